@@ -1,0 +1,113 @@
+/* Option parsing shared by the commands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "kedr %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nsee 'kedr %s --help'\n", cmd);
+    va_end(ap);
+    exit(CLI_EXIT_USAGE);
+}
+
+const char *cli_value(int argc, char **argv, int *i, const char *cmd)
+{
+    const char *opt = argv[*i];
+    const char *eq = strchr(opt, '=');
+    if (eq && strncmp(opt, "--", 2) == 0)
+        return eq + 1;
+    if (*i + 1 >= argc)
+        cli_usage_error(cmd, "option %s needs a value", opt);
+    return argv[++*i];
+}
+
+/* Matches "--name" and "--name=value". */
+static int is_option(const char *arg, const char *name)
+{
+    size_t len = strlen(name);
+    return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
+}
+
+int cli_common_option(int argc, char **argv, int *i, cli_common *c, const char *cmd)
+{
+    const char *a = argv[*i];
+    if (is_option(a, "--backend")) {
+        const char *v = cli_value(argc, argv, i, cmd);
+        if (kedr_backend_parse(v, &c->backend) != KEDR_OK)
+            cli_usage_error(cmd, "--backend %s: expected cpu, cuda or auto", v);
+        return 1;
+    }
+    if (is_option(a, "--device")) {
+        c->device = (int)cli_int(cli_value(argc, argv, i, cmd), 0, 1023, "--device", cmd);
+        return 1;
+    }
+    if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+        kedr_log_set_level(kedr_log_get_level() < KEDR_LOG_INFO ? KEDR_LOG_INFO : KEDR_LOG_DEBUG);
+        return 1;
+    }
+    if (strcmp(a, "-vv") == 0) {
+        kedr_log_set_level(KEDR_LOG_DEBUG);
+        return 1;
+    }
+    return 0;
+}
+
+long cli_int(const char *text, long lo, long hi, const char *option, const char *cmd)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v < lo || v > hi)
+        cli_usage_error(cmd, "%s %s: expected an integer from %ld to %ld", option, text, lo, hi);
+    return v;
+}
+
+size_t cli_size(const char *text, const char *option, const char *cmd)
+{
+    char *end = NULL;
+    errno = 0;
+    unsigned long long v = 0;
+    if (strncmp(text, "2^", 2) == 0) {
+        unsigned long long k = strtoull(text + 2, &end, 10);
+        if (end == text + 2 || *end || k > 40)
+            cli_usage_error(cmd, "%s %s: expected 2^K with K from 0 to 40", option, text);
+        v = 1ull << k;
+    } else {
+        v = strtoull(text, &end, 10);
+        if (errno || end == text || text[0] == '-')
+            cli_usage_error(cmd, "%s %s: expected a positive count such as 1000000, 64M or 2^26",
+                            option, text);
+        unsigned long long mult = 1;
+        if (*end == 'k' || *end == 'K')
+            mult = 1ull << 10, end++;
+        else if (*end == 'M')
+            mult = 1ull << 20, end++;
+        else if (*end == 'G')
+            mult = 1ull << 30, end++;
+        if (*end)
+            cli_usage_error(cmd, "%s %s: expected a positive count such as 1000000, 64M or 2^26",
+                            option, text);
+        v *= mult;
+    }
+    if (v == 0)
+        cli_usage_error(cmd, "%s %s: expected a count of at least 1", option, text);
+    return (size_t)v;
+}
+
+kedr_ctx *cli_context(const cli_common *c, const char *cmd)
+{
+    kedr_ctx *ctx = NULL;
+    if (kedr_ctx_create(&ctx, c->backend, c->device) != KEDR_OK) {
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+        exit(CLI_EXIT_FAIL);
+    }
+    return ctx;
+}

@@ -1,0 +1,43 @@
+/* Shared by the kedr commands: the global options and small parsing helpers. Exit codes: 0 done,
+ * 1 a run failed, 2 a bad command line. */
+#ifndef KEDR_CLI_H
+#define KEDR_CLI_H
+
+#include "kedr/kedr.h"
+
+#define CLI_EXIT_FAIL 1
+#define CLI_EXIT_USAGE 2
+
+typedef struct {
+    kedr_backend backend;
+    int device;
+} cli_common;
+
+/* Help for the options every command takes. */
+#define CLI_COMMON_HELP                                                                  \
+    "  --backend cpu|cuda|auto  where to run (default auto: cuda when a GPU is present)\n" \
+    "  --device N               which GPU (default 0)\n"                                  \
+    "  -v, --verbose            more messages (-vv: debug)\n"                             \
+    "  -h, --help               this help\n"
+
+/* If argv[*i] is a common option, consumes it (and its value) and returns 1; returns 0 if it is
+ * not one; on a bad value prints the error and exits 2. */
+int cli_common_option(int argc, char **argv, int *i, cli_common *c, const char *cmd);
+/* The value of option argv[*i] (advancing *i), or exit 2 naming the option. */
+const char *cli_value(int argc, char **argv, int *i, const char *cmd);
+/* A positive count: digits, optional k/M/G suffix (powers of 1024) or 2^K. Exit 2 otherwise. */
+size_t cli_size(const char *text, const char *option, const char *cmd);
+long cli_int(const char *text, long lo, long hi, const char *option, const char *cmd);
+/* Prints "kedr CMD: message" and "see 'kedr CMD --help'" and exits 2. */
+void cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3), noreturn))
+#endif
+    ;
+/* Creates the context for the chosen back end or prints why not and exits 1. */
+kedr_ctx *cli_context(const cli_common *c, const char *cmd);
+
+int cmd_info(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+#endif

@@ -1,0 +1,79 @@
+/* kedr bench <suite>: benchmark drivers (bench/). */
+#include "bench.h"
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static void help_prim(void)
+{
+    printf("usage: kedr bench prim [options]\n\n"
+           "Times each primitive (median of repeats after a warm-up) and prints size, time,\n"
+           "Gelem/s, GB/s, the fraction of the measured copy bandwidth and, on the GPU, the\n"
+           "ratio to CUB measured in the same run.\n\noptions:\n"
+           "  --n N          elements per input (default 2^28 on a GPU, 2^26 on the cpu);\n"
+           "                 also 64M or 2^26\n"
+           "  --repeats R    timed repeats (default 20)\n"
+           "  --only LIST    comma-separated benchmarks:");
+    for (int i = 0; kedr_bench_prim_names[i]; i++)
+        printf("%s%s", i ? "," : " ", kedr_bench_prim_names[i]);
+    printf("\n  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
+}
+
+static int bench_prim(int argc, char **argv)
+{
+    cli_common c = {KEDR_BACKEND_AUTO, 0};
+    kedr_bench_prim_opts o = {0, 20, NULL, NULL};
+    const char *cmd = "bench prim";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help_prim();
+            return 0;
+        }
+        if (cli_common_option(argc, argv, &i, &c, cmd))
+            continue;
+        if (strncmp(a, "--n", 3) == 0 && (a[3] == 0 || a[3] == '='))
+            o.n = cli_size(cli_value(argc, argv, &i, cmd), "--n", cmd);
+        else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
+            o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 100000, "--repeats", cmd);
+        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+            o.json = cli_value(argc, argv, &i, cmd);
+        else if (strncmp(a, "--only", 6) == 0 && (a[6] == 0 || a[6] == '='))
+            o.only = cli_value(argc, argv, &i, cmd);
+        else
+            cli_usage_error(cmd, "unknown option '%s'", a);
+    }
+    if (o.only) { /* every listed name must be known */
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", o.only);
+        for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+            int known = 0;
+            for (int k = 0; kedr_bench_prim_names[k]; k++)
+                known |= strcmp(tok, kedr_bench_prim_names[k]) == 0;
+            if (!known)
+                cli_usage_error(cmd, "--only: unknown benchmark '%s'", tok);
+        }
+    }
+    kedr_ctx *ctx = cli_context(&c, cmd);
+    if (o.n == 0)
+        o.n = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA ? (size_t)1 << 28 : (size_t)1 << 26;
+    kedr_status s = kedr_bench_prim(ctx, &o);
+    if (s != KEDR_OK)
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+    kedr_ctx_destroy(ctx);
+    return s == KEDR_OK ? 0 : CLI_EXIT_FAIL;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        printf("usage: kedr bench <suite> [options]\n\nsuites:\n"
+               "  prim   parallel primitives against CUB\n\n"
+               "'kedr bench <suite> --help' describes a suite.\n");
+        return argc < 2 ? CLI_EXIT_USAGE : 0;
+    }
+    if (strcmp(argv[1], "prim") == 0)
+        return bench_prim(argc - 1, argv + 1);
+    cli_usage_error("bench", "unknown suite '%s' (expected prim)", argv[1]);
+}

@@ -1,0 +1,49 @@
+/* kedr: the command-line program. `kedr <command> [options]`; `kedr <command> --help`. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"info", cmd_info, "version, back ends, GPUs and CPU threads"},
+    {"bench", cmd_bench, "benchmarks (kedr bench prim)"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "kedr %s: scientific computing on GPUs\n\n"
+               "usage: kedr <command> [options]\n\ncommands:\n", KEDR_VERSION);
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\noptions every command takes:\n" CLI_COMMON_HELP
+               "\n  --version                print the version\n"
+               "\n'kedr <command> --help' describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("kedr %s\n", KEDR_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "kedr: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

@@ -1,0 +1,21 @@
+/* Benchmark drivers behind `kedr bench ...`. */
+#ifndef KEDR_BENCH_H
+#define KEDR_BENCH_H
+
+#include "kedr/kedr.h"
+
+typedef struct {
+    size_t n;         /* elements per input */
+    int repeats;      /* timed repeats after warm-up; the median is reported */
+    const char *json; /* write results here as JSON, or NULL */
+    const char *only; /* comma-separated benchmark names to run, or NULL for all */
+} kedr_bench_prim_opts;
+
+/* Runs the primitive benchmarks on ctx, prints a table and optionally writes JSON. With the
+ * cuda back end each primitive is also timed through CUB in the same run, as the yardstick. */
+kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts);
+
+/* The names kedr_bench_prim knows, for --help and for checking --only. */
+extern const char *const kedr_bench_prim_names[];
+
+#endif

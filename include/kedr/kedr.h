@@ -1,0 +1,9 @@
+/* kedr: a toolkit for scientific computing on GPUs. Include this header for the whole API. */
+#ifndef KEDR_H
+#define KEDR_H
+
+#include "kedr/core.h"
+#include "kedr/prim.h"
+#include "kedr/rng.h"
+
+#endif

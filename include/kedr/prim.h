@@ -1,0 +1,130 @@
+/* kedr prim: parallel primitives. Every pointer argument named in/out/keys/values/flags/perm/
+ * counts lives in the context's memory (host memory for cpu, device memory for cuda); results
+ * described as "host" are written to host memory. Functions return KEDR_OK or a status whose
+ * message (kedr_last_error) names the offending argument. */
+#ifndef KEDR_PRIM_H
+#define KEDR_PRIM_H
+
+#include "kedr/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- reduce ------------------------------------------------------------------------------- */
+
+/* *result (host, one element of type t) = op over in[0..n). Types: all. For n = 0 the result is
+ * the identity: 0 for sum, the type's largest value for min, its smallest for max (for floats
+ * +inf and -inf). Float sums accumulate in double and are deterministic run to run on each back
+ * end: the association order depends only on n, not on timing or thread count. */
+kedr_status kedr_reduce(kedr_ctx *ctx, kedr_dtype t, kedr_op op, const void *in, size_t n,
+                        void *result);
+
+/* ---- scan --------------------------------------------------------------------------------- */
+
+/* Prefix sums of in[0..n) into out[0..n); out may equal in. Types: U32, U64, I32, F32, F64
+ * (integers wrap modulo 2^bits). inclusive: out[i] = in[0] + ... + in[i];
+ * exclusive: out[0] = 0, out[i] = in[0] + ... + in[i-1]. If total (host) is not NULL it receives
+ * the sum of all n elements. */
+kedr_status kedr_scan_inclusive(kedr_ctx *ctx, kedr_dtype t, const void *in, void *out, size_t n,
+                                void *total);
+kedr_status kedr_scan_exclusive(kedr_ctx *ctx, kedr_dtype t, const void *in, void *out, size_t n,
+                                void *total);
+
+/* ---- compaction --------------------------------------------------------------------------- */
+
+typedef union {
+    uint32_t u32;
+    uint64_t u64;
+    int32_t i32;
+    float f32;
+    double f64;
+} kedr_value;
+
+typedef enum {
+    KEDR_CMP_LT, /* x <  a */
+    KEDR_CMP_LE, /* x <= a */
+    KEDR_CMP_GT, /* x >  a */
+    KEDR_CMP_GE, /* x >= a */
+    KEDR_CMP_EQ, /* x == a */
+    KEDR_CMP_NE, /* x != a */
+    KEDR_CMP_IN  /* a <= x < b */
+} kedr_cmp;
+
+/* A predicate on elements of the type given beside it; a and b are read as that type. */
+typedef struct {
+    kedr_cmp cmp;
+    kedr_value a, b;
+} kedr_pred;
+
+/* Stable selection: copies the elements in[i] with flags[i] != 0, in order, to out[0..*n_out).
+ * elem_size: 1, 2, 4, 8 or 16 bytes. n_out is a host pointer. out must not overlap in. */
+kedr_status kedr_select_flagged(kedr_ctx *ctx, size_t elem_size, const void *in,
+                                const uint8_t *flags, void *out, size_t n, size_t *n_out);
+/* Stable selection of the elements for which pred holds. */
+kedr_status kedr_select_if(kedr_ctx *ctx, kedr_dtype t, const void *in, void *out, size_t n,
+                           kedr_pred pred, size_t *n_out);
+/* Stable partition: the flagged (or pred-true) elements in order, then the others in order.
+ * *n_true (host) receives the number of the former. out must not overlap in. */
+kedr_status kedr_partition_flagged(kedr_ctx *ctx, size_t elem_size, const void *in,
+                                   const uint8_t *flags, void *out, size_t n, size_t *n_true);
+kedr_status kedr_partition_if(kedr_ctx *ctx, kedr_dtype t, const void *in, void *out, size_t n,
+                              kedr_pred pred, size_t *n_true);
+
+/* ---- histogram ---------------------------------------------------------------------------- */
+
+/* counts[0..bins) = number of in[i] in each of bins even bins over [lo, hi); values outside
+ * [lo, hi) and NaNs are not counted. Types: U32, I32, F32, F64. For integer types lo and hi must
+ * be integers and bin = (x - lo) * bins / (hi - lo) in exact integer arithmetic; for floats
+ * bin = floor((x - lo) * (bins / (hi - lo))) in double, clamped to bins - 1, the same on every
+ * back end. counts is overwritten. */
+kedr_status kedr_histogram_even(kedr_ctx *ctx, kedr_dtype t, const void *in, size_t n, double lo,
+                                double hi, uint32_t bins, uint32_t *counts);
+
+/* ---- radix sort --------------------------------------------------------------------------- */
+
+/* Stable ascending LSD radix sort. Key types: U32, U64, I32, F32, F64 (floats by bit flipping,
+ * so negatives sort before positives; -0.0 sorts before +0.0; NaNs with the sign bit clear go
+ * last). Only bits [begin_bit, end_bit) of the (order-preserving) key are compared; end_bit = 0
+ * means the whole key. keys_in is left unchanged; keys_out must not overlap it. */
+kedr_status kedr_sort_keys(kedr_ctx *ctx, kedr_dtype t, const void *keys_in, void *keys_out,
+                           size_t n, int begin_bit, int end_bit);
+/* The same, carrying values of val_size bytes (4 or 8) along with the keys. */
+kedr_status kedr_sort_pairs(kedr_ctx *ctx, kedr_dtype t, const void *keys_in, void *keys_out,
+                            const void *vals_in, void *vals_out, size_t val_size, size_t n,
+                            int begin_bit, int end_bit);
+
+/* ---- by key ------------------------------------------------------------------------------- */
+
+/* Run-length encoding of consecutive equal keys (types U32, U64, I32): unique_out[k] the key of
+ * run k, counts_out[k] its length; *n_runs (host) the number of runs. */
+kedr_status kedr_run_length_encode(kedr_ctx *ctx, kedr_dtype t, const void *in, size_t n,
+                                   void *unique_out, uint32_t *counts_out, size_t *n_runs);
+/* For each run of consecutive equal keys (key types U32, U64, I32): keys_out[k] the key,
+ * vals_out[k] = op over the run's values (value types: all). *n_runs (host). */
+kedr_status kedr_reduce_by_key(kedr_ctx *ctx, kedr_dtype key_t, const void *keys_in,
+                               kedr_dtype val_t, const void *vals_in, size_t n, kedr_op op,
+                               void *keys_out, void *vals_out, size_t *n_runs);
+
+/* Key that kedr_counting_sort drops (any key >= nkeys is dropped). */
+#define KEDR_KEY_DROP UINT32_MAX
+
+/* Counting sort by a small key (keys[i] < nkeys), n < 2^32: the stable permutation that groups
+ * items by key. perm[j] (j < *n_kept) is the index of the j-th item in key order; starts[k] and
+ * counts[k] (k < nkeys) give each key's range in perm. Items whose key is >= nkeys (for example
+ * KEDR_KEY_DROP) are left out of perm; *n_kept (host, may be NULL) counts the rest. */
+kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
+                               uint32_t *perm, uint32_t *starts, uint32_t *counts,
+                               size_t *n_kept);
+
+/* ---- transpose ---------------------------------------------------------------------------- */
+
+/* out (cols x rows, row-major) = transpose of in (rows x cols, row-major). Types: F32, F64 (and
+ * U32, I32, U64 as raw bits). out must not overlap in. */
+kedr_status kedr_transpose(kedr_ctx *ctx, kedr_dtype t, const void *in, void *out, size_t rows,
+                           size_t cols);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

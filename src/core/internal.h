@@ -1,0 +1,61 @@
+/* Private to the library: the context layout and helpers shared by the cpu and cuda code. */
+#ifndef KEDR_INTERNAL_H
+#define KEDR_INTERNAL_H
+
+#include "kedr/core.h"
+
+#ifdef KEDR_HAVE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KEDR_SCRATCH_SLOTS 16
+
+typedef struct {
+    void *ptr;
+    size_t bytes;
+    int in_use;
+} kedr_scratch_block;
+
+struct kedr_ctx {
+    kedr_backend backend;
+    int device;
+    int threads;          /* OpenMP threads (cpu) */
+    int multiprocessors;  /* SMs (cuda) */
+    void *stream;         /* cudaStream_t (cuda) */
+    kedr_scratch_block scratch[KEDR_SCRATCH_SLOTS];
+};
+
+#ifdef KEDR_HAVE_CUDA
+/* Turns a CUDA error into a kedr status with a message naming the call and where it was made. */
+kedr_status kedr_cuda_status(cudaError_t err, const char *what, const char *file, int line);
+#define KEDR_CUDA_TRY(call)                                                        \
+    do {                                                                           \
+        cudaError_t kedr_cuda_e_ = (call);                                         \
+        if (kedr_cuda_e_ != cudaSuccess)                                           \
+            return kedr_cuda_status(kedr_cuda_e_, #call, __FILE__, __LINE__);      \
+    } while (0)
+/* After a kernel launch: reports a bad launch configuration at once. */
+#define KEDR_CUDA_LAUNCHED(name) KEDR_CUDA_TRY(cudaPeekAtLastError())
+#define KEDR_STREAM(ctx) ((cudaStream_t)(ctx)->stream)
+#endif
+
+/* True when the context runs on the GPU; dispatch code tests it inside #ifdef KEDR_HAVE_CUDA. */
+#define KEDR_IS_CUDA(ctx) ((ctx)->backend == KEDR_BACKEND_CUDA)
+
+/* Argument checks shared by the primitives. */
+kedr_status kedr_check_ptr(const void *p, size_t n, const char *fn, const char *name);
+kedr_status kedr_check_dtype(kedr_dtype t, unsigned allowed_mask, const char *fn, const char *arg);
+#define KEDR_TYPE_BIT(t) (1u << (t))
+#define KEDR_TYPES_ALL                                                                        \
+    (KEDR_TYPE_BIT(KEDR_U32) | KEDR_TYPE_BIT(KEDR_U64) | KEDR_TYPE_BIT(KEDR_I32) |            \
+     KEDR_TYPE_BIT(KEDR_F32) | KEDR_TYPE_BIT(KEDR_F64))
+#define KEDR_TYPES_INT (KEDR_TYPE_BIT(KEDR_U32) | KEDR_TYPE_BIT(KEDR_U64) | KEDR_TYPE_BIT(KEDR_I32))
+
+#ifdef __cplusplus
+}
+#endif
+#endif
