@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Installs the Debian packages kedr needs to build and test; does nothing when they are present.
-# Not root: prints the command to run instead. The CUDA toolkit is optional (the cuda back end is
-# built when nvcc is found) and is not installed from here.
+# Installs the Debian packages kedr needs to build and test; does nothing when they are present,
+# so it is safe to run before every build. Not root: prints the command to run instead.
+# The CUDA toolkit is optional (the cuda back end is built when nvcc is found) and is not
+# installed from here.
 set -euo pipefail
 
-packages=(gcc g++ make cmake pkg-config)
+# command -> Debian package that provides it
+declare -A need=([gcc]=gcc [g++]=g++ [make]=make [cmake]=cmake [pkg-config]=pkg-config [python3]=python3)
 missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+for cmd in "${!need[@]}"; do
+  command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
 done
+# OpenMP for C comes with gcc as libgomp; check it links.
+if command -v gcc >/dev/null 2>&1; then
+  echo 'int main(void){return 0;}' | gcc -fopenmp -x c - -o /dev/null 2>/dev/null || missing+=(libgomp1 libgcc-12-dev)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"
