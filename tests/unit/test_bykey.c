@@ -192,7 +192,7 @@ static void test_all(kedr_ctx *ctx)
     uint64_t seed = 3;
     for (size_t s = 0; s < TU_NSIZES; s++) {
         size_t n = tu_sizes[s];
-        int big = n > 100000;
+        int big = n > 60000;
         for (int dist = 0; dist < NRDIST; dist++)
             for (int ki = 0; ki < 3; ki++) {
                 check_bykey(ctx, key_types[ki], KEDR_U32, KEDR_OP_SUM, 1, dist, n, seed++);
