@@ -97,11 +97,14 @@ kedr_status kedr_sort_pairs(kedr_ctx *ctx, kedr_dtype t, const void *keys_in, vo
 /* ---- by key ------------------------------------------------------------------------------- */
 
 /* Run-length encoding of consecutive equal keys (types U32, U64, I32): unique_out[k] the key of
- * run k, counts_out[k] its length; *n_runs (host) the number of runs. */
+ * run k, counts_out[k] its length (modulo 2^32); *n_runs (host) the number of runs. */
 kedr_status kedr_run_length_encode(kedr_ctx *ctx, kedr_dtype t, const void *in, size_t n,
                                    void *unique_out, uint32_t *counts_out, size_t *n_runs);
 /* For each run of consecutive equal keys (key types U32, U64, I32): keys_out[k] the key,
- * vals_out[k] = op over the run's values (value types: all). *n_runs (host). */
+ * vals_out[k] = op over the run's values (value types: all). *n_runs (host). Integer sums wrap;
+ * float sums accumulate in double and are deterministic run to run on each back end (the
+ * association depends only on n); back ends agree within that rounding. Min and max are exact
+ * and keep the first of equal values (-0.0 vs +0.0). */
 kedr_status kedr_reduce_by_key(kedr_ctx *ctx, kedr_dtype key_t, const void *keys_in,
                                kedr_dtype val_t, const void *vals_in, size_t n, kedr_op op,
                                void *keys_out, void *vals_out, size_t *n_runs);
@@ -112,7 +115,9 @@ kedr_status kedr_reduce_by_key(kedr_ctx *ctx, kedr_dtype key_t, const void *keys
 /* Counting sort by a small key (keys[i] < nkeys), n < 2^32: the stable permutation that groups
  * items by key. perm[j] (j < *n_kept) is the index of the j-th item in key order; starts[k] and
  * counts[k] (k < nkeys) give each key's range in perm. Items whose key is >= nkeys (for example
- * KEDR_KEY_DROP) are left out of perm; *n_kept (host, may be NULL) counts the rest. */
+ * KEDR_KEY_DROP) are left out of perm; *n_kept (host, may be NULL) counts the rest.
+ * starts is the exclusive scan of counts. Scratch: cuda 16 bytes per item (8 when nkeys < 2^16,
+ * none when nkeys < 2^8); cpu: per-thread counters, 4 bytes per item or per key, the larger. */
 kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
                                uint32_t *perm, uint32_t *starts, uint32_t *counts,
                                size_t *n_kept);

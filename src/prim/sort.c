@@ -1,0 +1,359 @@
+/* Radix sort (stable LSD, 8-bit digits) and counting sort by a small key: the cpu back end and
+ * the dispatch. The cuda back end is in sort.cu. */
+#include "core/internal.h"
+#include "kedr/prim.h"
+#ifdef KEDR_HAVE_CUDA
+#include "prim/sort_cuda.h"
+#endif
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RADIX 256
+#define MAX_PASSES 8
+/* Below this many keys one thread sorts: starting a team costs more than it saves. */
+#define SERIAL_BELOW ((size_t)1 << 14)
+
+/* Order-preserving key bits (seed 002, "flipFloat"): key ^ (sign bit set ? neg : pos). Unsigned
+ * keys flip nothing; signed ints flip the sign bit; floats flip every bit of a negative
+ * (reversing their order) and the sign bit of the rest. */
+typedef struct {
+    uint64_t neg, pos;
+} key_flip;
+
+static key_flip flip_of(kedr_dtype t)
+{
+    switch (t) {
+    case KEDR_I32: return (key_flip){0x80000000u, 0x80000000u};
+    case KEDR_F32: return (key_flip){0xFFFFFFFFu, 0x80000000u};
+    case KEDR_F64: return (key_flip){UINT64_MAX, (uint64_t)1 << 63};
+    default: return (key_flip){0, 0};
+    }
+}
+
+/* The digits of one sort: pass p looks at bits [shift[p], shift[p] + bits) of the flipped key. */
+typedef struct {
+    int npass;
+    int shift[MAX_PASSES];
+    unsigned mask[MAX_PASSES];
+} digit_plan;
+
+static digit_plan plan_digits(int begin_bit, int end_bit)
+{
+    digit_plan d = {0, {0}, {0}};
+    for (int s = begin_bit; s < end_bit; s += 8) {
+        int bits = end_bit - s < 8 ? end_bit - s : 8;
+        d.shift[d.npass] = s;
+        d.mask[d.npass] = (1u << bits) - 1;
+        d.npass++;
+    }
+    return d;
+}
+
+/* Counting and scattering, once per key width. cnt/off hold RADIX entries per pass. */
+#define DEFINE_RADIX_WIDTH(W)                                                                   \
+    static void count_##W(const uint##W##_t *k, size_t lo, size_t hi, uint##W##_t neg,          \
+                          uint##W##_t pos, const digit_plan *dp, const int *passes, int np,     \
+                          size_t *cnt)                                                          \
+    {                                                                                           \
+        for (size_t i = lo; i < hi; i++) {                                                      \
+            uint##W##_t f = k[i] ^ ((k[i] >> (W - 1)) ? neg : pos);                             \
+            for (int q = 0; q < np; q++) {                                                      \
+                int p = passes[q];                                                              \
+                cnt[q * RADIX + ((f >> dp->shift[p]) & dp->mask[p])]++;                         \
+            }                                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    static void scatter_##W(const uint##W##_t *src, uint##W##_t *dst, const void *vsrc,         \
+                            void *vdst, size_t vsize, size_t lo, size_t hi, uint##W##_t neg,    \
+                            uint##W##_t pos, int shift, unsigned mask, size_t *off)             \
+    {                                                                                           \
+        for (size_t i = lo; i < hi; i++) {                                                      \
+            uint##W##_t k = src[i];                                                             \
+            uint##W##_t f = k ^ ((k >> (W - 1)) ? neg : pos);                                   \
+            size_t o = off[(f >> shift) & mask]++;                                              \
+            dst[o] = k;                                                                         \
+            if (vsize == 4)                                                                     \
+                ((uint32_t *)vdst)[o] = ((const uint32_t *)vsrc)[i];                            \
+            else if (vsize == 8)                                                                \
+                ((uint64_t *)vdst)[o] = ((const uint64_t *)vsrc)[i];                            \
+        }                                                                                       \
+    }
+
+DEFINE_RADIX_WIDTH(32)
+DEFINE_RADIX_WIDTH(64)
+
+static void count_keys(int width, const void *k, size_t lo, size_t hi, key_flip fl,
+                       const digit_plan *dp, const int *passes, int np, size_t *cnt)
+{
+    if (width == 32)
+        count_32(k, lo, hi, (uint32_t)fl.neg, (uint32_t)fl.pos, dp, passes, np, cnt);
+    else
+        count_64(k, lo, hi, fl.neg, fl.pos, dp, passes, np, cnt);
+}
+
+static size_t chunk_lo(size_t n, int t, int nt) { return (size_t)((unsigned __int128)n * t / nt); }
+
+/* Stable LSD radix sort. Every thread owns one contiguous chunk of the input; a digit's keys go
+ * out in (thread, input) order, which is input order, hence stability. Passes in which every
+ * key has the same digit are skipped: they would only copy. */
+static kedr_status sort_cpu(kedr_ctx *ctx, kedr_dtype t, const void *keys_in, void *keys_out,
+                            const void *vals_in, void *vals_out, size_t vsize, size_t n,
+                            int begin_bit, int end_bit)
+{
+    size_t ksize = kedr_dtype_size(t);
+    int width = (int)ksize * 8;
+    key_flip fl = flip_of(t);
+    digit_plan dp = plan_digits(begin_bit, end_bit);
+    int nt = n < SERIAL_BELOW ? 1 : ctx->threads;
+    int all[MAX_PASSES], active[MAX_PASSES], nactive = 0;
+    for (int p = 0; p < dp.npass; p++)
+        all[p] = p;
+
+    size_t *cnt = calloc((size_t)nt * MAX_PASSES * RADIX, sizeof *cnt);
+    size_t *off = malloc((size_t)nt * RADIX * sizeof *off);
+    if (!cnt || !off) {
+        free(cnt);
+        free(off);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_sort: out of host memory for %d histograms", nt);
+    }
+    /* One read of the keys gives every pass's histogram, to find the passes worth doing. */
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+    for (int th = 0; th < nt; th++)
+        count_keys(width, keys_in, chunk_lo(n, th, nt), chunk_lo(n, th + 1, nt), fl, &dp, all,
+                   dp.npass, cnt + (size_t)th * MAX_PASSES * RADIX);
+    for (int p = 0; p < dp.npass; p++) {
+        int trivial = 0;
+        for (int d = 0; d < RADIX && !trivial; d++) {
+            size_t total = 0;
+            for (int th = 0; th < nt; th++)
+                total += cnt[((size_t)th * MAX_PASSES + p) * RADIX + d];
+            trivial = total == n;
+        }
+        if (!trivial)
+            active[nactive++] = p;
+    }
+
+    kedr_status s = KEDR_OK;
+    void *kbuf = NULL, *vbuf = NULL;
+    if (nactive == 0) {
+        s = kedr_copy(ctx, keys_out, keys_in, n * ksize);
+        if (s == KEDR_OK && vsize)
+            s = kedr_copy(ctx, vals_out, vals_in, n * vsize);
+        goto done;
+    }
+    if (nactive > 1) {
+        s = kedr_scratch_get(ctx, &kbuf, n * ksize);
+        if (s == KEDR_OK && vsize)
+            s = kedr_scratch_get(ctx, &vbuf, n * vsize);
+        if (s != KEDR_OK)
+            goto done;
+    }
+    const void *ksrc = keys_in, *vsrc = vals_in;
+    for (int a = 0; a < nactive; a++) {
+        int p = active[a];
+        /* The last pass lands in keys_out; the ones before alternate with the scratch buffer. */
+        int to_out = (nactive - 1 - a) % 2 == 0;
+        void *kdst = to_out ? keys_out : kbuf;
+        void *vdst = to_out ? vals_out : vbuf;
+        if (a > 0) { /* the keys moved: count this pass's digits per chunk again */
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+            for (int th = 0; th < nt; th++) {
+                size_t *c = cnt + ((size_t)th * MAX_PASSES + p) * RADIX;
+                memset(c, 0, RADIX * sizeof *c);
+                count_keys(width, ksrc, chunk_lo(n, th, nt), chunk_lo(n, th + 1, nt), fl, &dp,
+                           &p, 1, c);
+            }
+        }
+        /* Digit d of thread th starts after all smaller digits and after d in earlier chunks.
+         * The counts of the first pass sit at offset p; those recounted above too. */
+        size_t base = 0;
+        for (int d = 0; d < RADIX; d++)
+            for (int th = 0; th < nt; th++) {
+                off[(size_t)th * RADIX + d] = base;
+                base += cnt[((size_t)th * MAX_PASSES + p) * RADIX + d];
+            }
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+        for (int th = 0; th < nt; th++) {
+            size_t lo = chunk_lo(n, th, nt), hi = chunk_lo(n, th + 1, nt);
+            size_t *o = off + (size_t)th * RADIX;
+            if (width == 32)
+                scatter_32(ksrc, kdst, vsrc, vdst, vsize, lo, hi, (uint32_t)fl.neg,
+                           (uint32_t)fl.pos, dp.shift[p], dp.mask[p], o);
+            else
+                scatter_64(ksrc, kdst, vsrc, vdst, vsize, lo, hi, fl.neg, fl.pos, dp.shift[p],
+                           dp.mask[p], o);
+        }
+        ksrc = kdst;
+        vsrc = vdst;
+    }
+done:
+    if (kbuf)
+        kedr_scratch_put(ctx, kbuf);
+    if (vbuf)
+        kedr_scratch_put(ctx, vbuf);
+    free(cnt);
+    free(off);
+    return s;
+}
+
+static int overlaps(const void *a, const void *b, size_t bytes)
+{
+    const char *x = a, *y = b;
+    return bytes && x < y + bytes && y < x + bytes;
+}
+
+static kedr_status sort_checked(const char *fn, kedr_ctx *ctx, kedr_dtype t, const void *keys_in,
+                                void *keys_out, const void *vals_in, void *vals_out,
+                                size_t vsize, size_t n, int begin_bit, int end_bit)
+{
+    KEDR_TRY(kedr_check_ptr(ctx, 1, fn, "ctx"));
+    KEDR_TRY(kedr_check_dtype(t, KEDR_TYPES_ALL, fn, "t"));
+    KEDR_TRY(kedr_check_ptr(keys_in, n, fn, "keys_in"));
+    KEDR_TRY(kedr_check_ptr(keys_out, n, fn, "keys_out"));
+    int width = (int)kedr_dtype_size(t) * 8;
+    if (end_bit == 0)
+        end_bit = width;
+    if (end_bit < 0 || end_bit > width)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: end_bit %d exceeds the %d bits of %s", fn, end_bit,
+                         width, kedr_dtype_name(t));
+    if (begin_bit < 0 || begin_bit > end_bit)
+        return kedr_fail(KEDR_ERR_INVALID,
+                         "%s: begin_bit %d: expected 0 <= begin_bit <= end_bit (%d)", fn,
+                         begin_bit, end_bit);
+    if (overlaps(keys_in, keys_out, n * (width / 8)))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: keys_out overlaps keys_in (n = %zu)", fn, n);
+    if (vsize) {
+        KEDR_TRY(kedr_check_ptr(vals_in, n, fn, "vals_in"));
+        KEDR_TRY(kedr_check_ptr(vals_out, n, fn, "vals_out"));
+        if (overlaps(vals_in, vals_out, n * vsize))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: vals_out overlaps vals_in (n = %zu)", fn, n);
+    }
+    if (n == 0)
+        return KEDR_OK;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return prim_sort_cuda(ctx, t, keys_in, keys_out, vals_in, vals_out, vsize, n, begin_bit,
+                              end_bit);
+#endif
+    return sort_cpu(ctx, t, keys_in, keys_out, vals_in, vals_out, vsize, n, begin_bit, end_bit);
+}
+
+kedr_status kedr_sort_keys(kedr_ctx *ctx, kedr_dtype t, const void *keys_in, void *keys_out,
+                           size_t n, int begin_bit, int end_bit)
+{
+    return sort_checked("kedr_sort_keys", ctx, t, keys_in, keys_out, NULL, NULL, 0, n, begin_bit,
+                        end_bit);
+}
+
+kedr_status kedr_sort_pairs(kedr_ctx *ctx, kedr_dtype t, const void *keys_in, void *keys_out,
+                            const void *vals_in, void *vals_out, size_t val_size, size_t n,
+                            int begin_bit, int end_bit)
+{
+    if (val_size != 4 && val_size != 8)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_sort_pairs: val_size %zu: expected 4 or 8",
+                         val_size);
+    return sort_checked("kedr_sort_pairs", ctx, t, keys_in, keys_out, vals_in, vals_out, val_size,
+                        n, begin_bit, end_bit);
+}
+
+/* ---- counting sort ------------------------------------------------------------------------ */
+
+/* Counting sort as in the DSMC indexing of seed 003: count the items of each key, scan the
+ * counts into starts, then place every item at its key's next free slot. To keep that stable in
+ * parallel, each thread counts its own contiguous chunk into a private histogram and places its
+ * items after those of the same key in earlier chunks. The private histograms cost
+ * threads x nkeys counters, so the number of threads is capped to keep them within n counters. */
+static kedr_status counting_sort_cpu(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                     uint32_t nkeys, uint32_t *perm, uint32_t *starts,
+                                     uint32_t *counts, size_t *n_kept)
+{
+    int nt = n < SERIAL_BELOW ? 1 : ctx->threads;
+    if ((size_t)nt * nkeys > n)
+        nt = (int)(n / nkeys > 1 ? n / nkeys : 1);
+    uint32_t *hist = malloc((size_t)nt * nkeys * sizeof *hist);
+    if (!hist)
+        return kedr_fail(KEDR_ERR_NOMEM,
+                         "kedr_counting_sort: out of host memory for %d x %u counters", nt, nkeys);
+    uint64_t kept = 0;
+    uint32_t block_sum[256];
+    int nb = ctx->threads < 256 ? ctx->threads : 256;
+    if (nkeys < SERIAL_BELOW)
+        nb = 1;
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+    for (int th = 0; th < nt; th++) {
+        uint32_t *h = hist + (size_t)th * nkeys;
+        memset(h, 0, (size_t)nkeys * sizeof *h);
+        for (size_t i = chunk_lo(n, th, nt), hi = chunk_lo(n, th + 1, nt); i < hi; i++)
+            if (keys[i] < nkeys)
+                h[keys[i]]++;
+    }
+    /* counts[k] = sum over chunks; each chunk's counter becomes the count of k in earlier chunks. */
+#pragma omp parallel for schedule(static) num_threads(ctx->threads)
+    for (long long k = 0; k < (long long)nkeys; k++) {
+        uint32_t run = 0;
+        for (int th = 0; th < nt; th++) {
+            uint32_t c = hist[(size_t)th * nkeys + k];
+            hist[(size_t)th * nkeys + k] = run;
+            run += c;
+        }
+        counts[k] = run;
+    }
+    /* starts = exclusive scan of counts: block sums, their scan, then each block again. */
+#pragma omp parallel for schedule(static, 1) num_threads(nb)
+    for (int b = 0; b < nb; b++) {
+        uint32_t sum = 0;
+        for (size_t k = chunk_lo(nkeys, b, nb), hi = chunk_lo(nkeys, b + 1, nb); k < hi; k++)
+            sum += counts[k];
+        block_sum[b] = sum;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(nb)
+    for (int b = 0; b < nb; b++) {
+        uint32_t run = 0;
+        for (int c = 0; c < b; c++)
+            run += block_sum[c];
+        for (size_t k = chunk_lo(nkeys, b, nb), hi = chunk_lo(nkeys, b + 1, nb); k < hi; k++) {
+            starts[k] = run;
+            run += counts[k];
+        }
+    }
+    for (int b = 0; b < nb; b++)
+        kept += block_sum[b];
+#pragma omp parallel for schedule(static, 1) num_threads(nt)
+    for (int th = 0; th < nt; th++) {
+        uint32_t *h = hist + (size_t)th * nkeys;
+        for (size_t i = chunk_lo(n, th, nt), hi = chunk_lo(n, th + 1, nt); i < hi; i++) {
+            uint32_t k = keys[i];
+            if (k < nkeys)
+                perm[starts[k] + h[k]++] = (uint32_t)i;
+        }
+    }
+    free(hist);
+    if (n_kept)
+        *n_kept = (size_t)kept;
+    return KEDR_OK;
+}
+
+kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
+                               uint32_t *perm, uint32_t *starts, uint32_t *counts,
+                               size_t *n_kept)
+{
+    const char *fn = "kedr_counting_sort";
+    KEDR_TRY(kedr_check_ptr(ctx, 1, fn, "ctx"));
+    KEDR_TRY(kedr_check_ptr(keys, n, fn, "keys"));
+    KEDR_TRY(kedr_check_ptr(perm, n, fn, "perm"));
+    KEDR_TRY(kedr_check_ptr(starts, nkeys, fn, "starts"));
+    KEDR_TRY(kedr_check_ptr(counts, nkeys, fn, "counts"));
+    if (n > UINT32_MAX)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: n = %zu: expected n < 2^32 (perm holds u32)", fn, n);
+    if (nkeys == 0) { /* every item is dropped */
+        if (n_kept)
+            *n_kept = 0;
+        return KEDR_OK;
+    }
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return prim_counting_sort_cuda(ctx, keys, n, nkeys, perm, starts, counts, n_kept);
+#endif
+    return counting_sort_cpu(ctx, keys, n, nkeys, perm, starts, counts, n_kept);
+}

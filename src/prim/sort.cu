@@ -1,0 +1,586 @@
+/* Radix sort and counting sort on the GPU.
+ *
+ * The radix sort is a stable LSD sort with 8-bit digits after Onesweep (Adinets & Merrill 2022).
+ * One kernel counts the digits of every pass in a single read of the keys; then each pass is one
+ * kernel. A block takes the next tile (ids from an atomic counter, so every tile it waits on is
+ * already running), ranks its keys per digit with warp ballots (a warp-level multisplit), learns
+ * the tile's global offset for each digit by decoupled look-back over the tiles before it
+ * (Merrill & Garland 2016), reorders the tile by digit in shared memory and writes each digit's
+ * keys as one contiguous run, so the scatter is mostly coalesced.
+ *
+ * The counting sort counts keys with atomics, scans the counts into starts and sorts the pairs
+ * (key, index) by the bits that nkeys needs, keys >= nkeys clamped to nkeys so they sort last. */
+#include "core/internal.h"
+#include "prim/sort_cuda.h"
+
+#include <cuda_runtime.h>
+
+#define RADIX 256
+#define MAX_PASSES 8
+#define SORT_BLOCK 384
+#define SORT_WARPS (SORT_BLOCK / 32)
+#define HIST_BLOCK 512
+#define SCAN_BLOCK 256
+#define SCAN_ITEMS 16
+#define FULL_MASK 0xFFFFFFFFu
+
+/* Look-back status words: 2 flag bits over a 62-bit count; 0 means not yet published. */
+#define ST_AGGREGATE (1ull << 62) /* the tile's own count of the digit */
+#define ST_PREFIX (2ull << 62)    /* the count over this tile and every tile before it */
+#define ST_VALUE ((1ull << 62) - 1)
+
+/* How a key becomes its order-preserving bits (seed 002, "flipFloat"). */
+enum { KM_NONE, KM_SIGN, KM_FLOAT, KM_CLAMP };
+/* Where values come from: none, loaded, or the item's index (counting sort, first pass). */
+enum { VM_NONE, VM_LOAD, VM_INDEX };
+
+template <typename K, int KM>
+__device__ __forceinline__ K ordered_bits(K k, K clamp)
+{
+    const K top = (K)1 << (sizeof(K) * 8 - 1);
+    if (KM == KM_SIGN)
+        return k ^ top;
+    if (KM == KM_FLOAT)
+        return k ^ ((k & top) ? ~(K)0 : top);
+    if (KM == KM_CLAMP)
+        return k < clamp ? k : clamp;
+    return k;
+}
+
+template <typename K, int KM>
+__device__ __forceinline__ unsigned digit_of(K k, K clamp, int shift, unsigned mask)
+{
+    return (unsigned)(ordered_bits<K, KM>(k, clamp) >> shift) & mask;
+}
+
+/* Items per thread of a sort tile: 16 when keys and values are 4 bytes, else 8, so that the
+ * shared exchange buffer stays at 24 KB. */
+template <typename K, typename V, int VM>
+__host__ __device__ constexpr int sort_items()
+{
+    return sizeof(K) == 4 && (VM == VM_NONE || sizeof(V) == 4) ? 16 : 8;
+}
+
+/* Every pass's digit counts in one read of the keys: shared-memory counters per block, added to
+ * hist[pass][digit] at the end. */
+template <typename K, int KM>
+__global__ void __launch_bounds__(HIST_BLOCK)
+    prim_sort_histogram(const K *keys, size_t n, K clamp, int begin_bit, int end_bit, int npass,
+                        unsigned long long *hist)
+{
+    __shared__ unsigned h[MAX_PASSES * RADIX];
+    for (int i = threadIdx.x; i < npass * RADIX; i += HIST_BLOCK)
+        h[i] = 0;
+    __syncthreads();
+    size_t stride = (size_t)gridDim.x * HIST_BLOCK;
+    for (size_t i = (size_t)blockIdx.x * HIST_BLOCK + threadIdx.x; i < n; i += stride) {
+        K f = ordered_bits<K, KM>(keys[i], clamp);
+        for (int p = 0; p < npass; p++) {
+            int shift = begin_bit + 8 * p;
+            int bits = min(8, end_bit - shift);
+            atomicAdd(&h[p * RADIX + ((unsigned)(f >> shift) & ((1u << bits) - 1))], 1u);
+        }
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < npass * RADIX; i += HIST_BLOCK)
+        if (h[i])
+            atomicAdd(&hist[i], (unsigned long long)h[i]);
+}
+
+/* One block of RADIX threads per pass: digit counts -> exclusive offsets, in place. */
+__global__ void __launch_bounds__(RADIX) prim_sort_digit_offsets(unsigned long long *hist)
+{
+    __shared__ unsigned long long s[RADIX];
+    unsigned long long *h = hist + (size_t)blockIdx.x * RADIX;
+    int t = threadIdx.x;
+    s[t] = h[t];
+    __syncthreads();
+    for (int o = 1; o < RADIX; o <<= 1) {
+        unsigned long long x = t >= o ? s[t - o] : 0;
+        __syncthreads();
+        s[t] += x;
+        __syncthreads();
+    }
+    h[t] = t ? s[t - 1] : 0;
+}
+
+template <typename K, typename V>
+struct pass_args {
+    const K *keys_in;
+    K *keys_out; /* NULL: the keys are not written (last pass of the counting sort) */
+    const V *vals_in;
+    V *vals_out;
+    size_t n;
+    K clamp;   /* KM_CLAMP: keys >= clamp count as clamp */
+    int drop;  /* items with keys >= clamp are not written (last pass of the counting sort) */
+    int shift; /* the digit is bits [shift, shift + popc(mask)) */
+    unsigned mask;
+    const unsigned long long *digit_off; /* where each digit starts in the output */
+    unsigned long long *status;          /* look-back words, RADIX per tile, zeroed */
+    unsigned *tile_counter;              /* zeroed */
+};
+
+template <typename K, int KM, typename V, int VM, int IPT>
+__global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
+{
+    constexpr int TILE = SORT_BLOCK * IPT;
+    constexpr int XBYTES = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
+    __shared__ __align__(16) unsigned char exchange[TILE * XBYTES];
+    __shared__ unsigned warp_hist[SORT_WARPS][RADIX];
+    __shared__ unsigned tile_start[RADIX];
+    __shared__ long long global_off[RADIX];
+    __shared__ unsigned scan_tmp[RADIX / 32];
+    __shared__ unsigned tile_s;
+
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0)
+        tile_s = atomicAdd(a.tile_counter, 1u);
+    for (int i = tid; i < SORT_WARPS * RADIX; i += SORT_BLOCK)
+        (&warp_hist[0][0])[i] = 0;
+    __syncthreads();
+    const size_t tile = tile_s;
+    const size_t tile_base = tile * TILE;
+    const unsigned valid = a.n - tile_base < (size_t)TILE ? (unsigned)(a.n - tile_base) : TILE;
+    /* Each warp owns 32 * IPT consecutive items, striped: item i of a lane is 32 i + lane, so
+     * ranking round by round follows the input order, which makes the sort stable. */
+    const size_t warp_base = tile_base + (size_t)warp * 32 * IPT;
+    const unsigned lanes_below = (1u << lane) - 1;
+    const int bits = __popc(a.mask);
+
+    K key[IPT];
+    unsigned pos[IPT];
+#pragma unroll
+    for (int i = 0; i < IPT; i++) {
+        size_t idx = warp_base + 32 * i + lane;
+        key[i] = idx < a.n ? a.keys_in[idx] : (K)0;
+        pos[i] = 0;
+    }
+
+    /* Rank within the warp: the peers with the same digit come from one ballot per digit bit;
+     * the lane's rank is the warp's count of the digit so far plus its peers in lower lanes. */
+#pragma unroll
+    for (int i = 0; i < IPT; i++) {
+        bool ok = warp_base + 32 * i + lane < a.n;
+        unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
+        unsigned peers = __ballot_sync(FULL_MASK, ok);
+        for (int b = 0; b < bits; b++) {
+            unsigned set = __ballot_sync(FULL_MASK, (d >> b) & 1);
+            peers &= ((d >> b) & 1) ? set : ~set;
+        }
+        unsigned before = ok ? warp_hist[warp][d] : 0;
+        __syncwarp();
+        if (ok) {
+            pos[i] = before + __popc(peers & lanes_below);
+            if (lane == 31 - __clz(peers))
+                warp_hist[warp][d] = before + __popc(peers);
+        }
+        __syncwarp();
+    }
+    __syncthreads();
+
+    /* One thread per digit: the warps' counts become exclusive offsets across warps; the tile's
+     * count is published at once so that later tiles can go on looking back. */
+    volatile unsigned long long *my_status = a.status + tile * RADIX;
+    unsigned count = 0, incl = 0;
+    if (tid < RADIX) {
+        for (int w = 0; w < SORT_WARPS; w++) {
+            unsigned c = warp_hist[w][tid];
+            warp_hist[w][tid] = count;
+            count += c;
+        }
+        my_status[tid] = (tile == 0 ? ST_PREFIX : ST_AGGREGATE) | count;
+        incl = count;
+        for (int o = 1; o < 32; o <<= 1) {
+            unsigned y = __shfl_up_sync(FULL_MASK, incl, o);
+            if (lane >= o)
+                incl += y;
+        }
+        if (lane == 31)
+            scan_tmp[warp] = incl;
+    }
+    __syncthreads();
+    if (tid < RADIX) {
+        unsigned start = incl - count;
+        for (int w = 0; w < warp; w++)
+            start += scan_tmp[w];
+        tile_start[tid] = start;
+        unsigned long long excl = 0;
+        if (tile > 0) {
+            const volatile unsigned long long *st = a.status;
+            /* Tile 0 publishes its prefix first thing, so the walk ends by tile 0 at the latest. */
+            for (size_t t = tile - 1;; t--) {
+                unsigned long long w;
+                do
+                    w = st[t * RADIX + tid];
+                while ((w >> 62) == 0);
+                excl += w & ST_VALUE;
+                if ((w >> 62) == 2)
+                    break;
+            }
+            my_status[tid] = ST_PREFIX | (excl + count);
+        }
+        global_off[tid] = (long long)(a.digit_off[tid] + excl) - (long long)start;
+    }
+    __syncthreads();
+
+    /* Reorder the tile by digit in shared memory, then write it out: consecutive threads write
+     * consecutive slots of one digit's run. */
+    K *xk = (K *)exchange;
+#pragma unroll
+    for (int i = 0; i < IPT; i++)
+        if (warp_base + 32 * i + lane < a.n) {
+            unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
+            pos[i] += tile_start[d] + warp_hist[warp][d];
+            xk[pos[i]] = key[i];
+        }
+    __syncthreads();
+    unsigned dig[IPT]; /* the digit of each slot written, bit 8 set when the item is dropped */
+#pragma unroll
+    for (int r = 0; r < IPT; r++) {
+        unsigned j = r * SORT_BLOCK + tid;
+        dig[r] = 0;
+        if (j < valid) {
+            K k = xk[j];
+            unsigned d = digit_of<K, KM>(k, a.clamp, a.shift, a.mask);
+            dig[r] = d | (a.drop && k >= a.clamp ? 0x100u : 0u);
+            if (a.keys_out)
+                a.keys_out[global_off[d] + j] = k;
+        }
+    }
+    if (VM != VM_NONE) {
+        V *xv = (V *)exchange;
+        __syncthreads();
+#pragma unroll
+        for (int i = 0; i < IPT; i++) {
+            size_t idx = warp_base + 32 * i + lane;
+            if (idx < a.n)
+                xv[pos[i]] = VM == VM_INDEX ? (V)idx : a.vals_in[idx];
+        }
+        __syncthreads();
+#pragma unroll
+        for (int r = 0; r < IPT; r++) {
+            unsigned j = r * SORT_BLOCK + tid;
+            if (j < valid && !(dig[r] & 0x100u))
+                a.vals_out[global_off[dig[r]] + j] = xv[j];
+        }
+    }
+}
+
+template <typename K, int KM, typename V, int VM>
+static kedr_status launch_pass(kedr_ctx *ctx, const pass_args<K, V> &a, size_t tiles)
+{
+    prim_onesweep<K, KM, V, VM, sort_items<K, V, VM>()>
+        <<<(unsigned)tiles, SORT_BLOCK, 0, KEDR_STREAM(ctx)>>>(a);
+    KEDR_CUDA_LAUNCHED("prim_onesweep");
+    return KEDR_OK;
+}
+
+/* Sorts n > 0 keys by bits [begin_bit, end_bit) of their ordered form. The last pass writes
+ * keys_out/vals_out; earlier ones alternate between scratch and the output (or, for the counting
+ * sort, whose last pass writes no keys and only the kept values, between two scratch buffers).
+ * counting: values are the item indices, made by the first pass; vals_in is not read. */
+template <typename K, int KM, typename V, int VM>
+static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, const V *vals_in,
+                              V *vals_out, size_t n, int begin_bit, int end_bit, K clamp,
+                              int counting)
+{
+    cudaStream_t stream = KEDR_STREAM(ctx);
+    const size_t vsize = VM == VM_NONE ? 0 : sizeof(V);
+    const int npass = (end_bit - begin_bit + 7) / 8;
+    if (npass == 0) {
+        KEDR_TRY(kedr_copy(ctx, keys_out, keys_in, n * sizeof(K)));
+        return vsize ? kedr_copy(ctx, vals_out, vals_in, n * vsize) : KEDR_OK;
+    }
+    const size_t tile_items = (size_t)SORT_BLOCK * sort_items<K, V, VM>();
+    const size_t tiles = (n + tile_items - 1) / tile_items;
+    /* meta: digit offsets of every pass, the tile counter (padded), the look-back words. */
+    const size_t hist_words = (size_t)MAX_PASSES * RADIX;
+    const size_t meta_bytes = (hist_words + 2 + tiles * RADIX) * sizeof(unsigned long long);
+    void *meta = NULL, *kb1 = NULL, *kb2 = NULL, *vb1 = NULL, *vb2 = NULL;
+    kedr_status s = kedr_scratch_get(ctx, &meta, meta_bytes);
+    if (s == KEDR_OK && npass >= 2) {
+        s = kedr_scratch_get(ctx, &kb1, n * sizeof(K));
+        if (s == KEDR_OK && vsize)
+            s = kedr_scratch_get(ctx, &vb1, n * vsize);
+    }
+    if (s == KEDR_OK && counting && npass >= 3) {
+        s = kedr_scratch_get(ctx, &kb2, n * sizeof(K));
+        if (s == KEDR_OK)
+            s = kedr_scratch_get(ctx, &vb2, n * vsize);
+    }
+    if (s == KEDR_OK) {
+        unsigned long long *hist = (unsigned long long *)meta;
+        unsigned *counter = (unsigned *)(hist + hist_words);
+        unsigned long long *status = hist + hist_words + 2;
+        if (!counting) {
+            kb2 = keys_out;
+            vb2 = vals_out;
+        }
+        s = [&]() -> kedr_status {
+            KEDR_CUDA_TRY(cudaMemsetAsync(hist, 0, (size_t)npass * RADIX * 8, stream));
+            size_t blocks = (n + HIST_BLOCK - 1) / HIST_BLOCK;
+            size_t cap = (size_t)ctx->multiprocessors * 4;
+            prim_sort_histogram<K, KM><<<(unsigned)(blocks < cap ? blocks : cap), HIST_BLOCK, 0,
+                                         stream>>>(keys_in, n, clamp, begin_bit, end_bit, npass,
+                                                   hist);
+            KEDR_CUDA_LAUNCHED("prim_sort_histogram");
+            prim_sort_digit_offsets<<<npass, RADIX, 0, stream>>>(hist);
+            KEDR_CUDA_LAUNCHED("prim_sort_digit_offsets");
+            const K *ksrc = keys_in;
+            const V *vsrc = vals_in;
+            for (int p = 0; p < npass; p++) {
+                int last = p == npass - 1;
+                int first_buffer = (npass - 2 - p) % 2 == 0;
+                pass_args<K, V> a;
+                a.keys_in = ksrc;
+                a.vals_in = vsrc;
+                a.keys_out = last ? keys_out : (K *)(first_buffer ? kb1 : kb2);
+                a.vals_out = last ? vals_out : (V *)(first_buffer ? vb1 : vb2);
+                a.n = n;
+                a.clamp = clamp;
+                a.drop = counting && last;
+                a.shift = begin_bit + 8 * p;
+                a.mask = (1u << min(8, end_bit - a.shift)) - 1;
+                a.digit_off = hist + (size_t)p * RADIX;
+                a.status = status;
+                a.tile_counter = counter;
+                KEDR_CUDA_TRY(cudaMemsetAsync(counter, 0, (2 + tiles * RADIX) * 8, stream));
+                if constexpr (VM != VM_NONE) {
+                    if (counting && p == 0)
+                        KEDR_TRY((launch_pass<K, KM, V, VM_INDEX>(ctx, a, tiles)));
+                    else
+                        KEDR_TRY((launch_pass<K, KM, V, VM>(ctx, a, tiles)));
+                } else {
+                    KEDR_TRY((launch_pass<K, KM, V, VM>(ctx, a, tiles)));
+                }
+                ksrc = a.keys_out;
+                vsrc = a.vals_out;
+            }
+            return KEDR_OK;
+        }();
+    }
+    if (counting) {
+        kedr_scratch_put(ctx, kb2);
+        kedr_scratch_put(ctx, vb2);
+    }
+    kedr_scratch_put(ctx, kb1);
+    kedr_scratch_put(ctx, vb1);
+    kedr_scratch_put(ctx, meta);
+    return s;
+}
+
+template <typename K, int KM>
+static kedr_status sort_values(kedr_ctx *ctx, const void *ki, void *ko, const void *vi, void *vo,
+                               size_t vsize, size_t n, int b, int e)
+{
+    if (vsize == 4)
+        return radix_sort<K, KM, unsigned, VM_LOAD>(ctx, (const K *)ki, (K *)ko,
+                                                    (const unsigned *)vi, (unsigned *)vo, n, b, e,
+                                                    0, 0);
+    if (vsize == 8)
+        return radix_sort<K, KM, unsigned long long, VM_LOAD>(
+            ctx, (const K *)ki, (K *)ko, (const unsigned long long *)vi, (unsigned long long *)vo,
+            n, b, e, 0, 0);
+    return radix_sort<K, KM, unsigned, VM_NONE>(ctx, (const K *)ki, (K *)ko, NULL, NULL, n, b, e,
+                                                0, 0);
+}
+
+extern "C" kedr_status prim_sort_cuda(kedr_ctx *ctx, kedr_dtype t, const void *keys_in,
+                                      void *keys_out, const void *vals_in, void *vals_out,
+                                      size_t vsize, size_t n, int begin_bit, int end_bit)
+{
+    typedef unsigned long long u64;
+    switch (t) {
+    case KEDR_U32:
+        return sort_values<unsigned, KM_NONE>(ctx, keys_in, keys_out, vals_in, vals_out, vsize, n,
+                                              begin_bit, end_bit);
+    case KEDR_I32:
+        return sort_values<unsigned, KM_SIGN>(ctx, keys_in, keys_out, vals_in, vals_out, vsize, n,
+                                              begin_bit, end_bit);
+    case KEDR_F32:
+        return sort_values<unsigned, KM_FLOAT>(ctx, keys_in, keys_out, vals_in, vals_out, vsize,
+                                               n, begin_bit, end_bit);
+    case KEDR_U64:
+        return sort_values<u64, KM_NONE>(ctx, keys_in, keys_out, vals_in, vals_out, vsize, n,
+                                         begin_bit, end_bit);
+    case KEDR_F64:
+        return sort_values<u64, KM_FLOAT>(ctx, keys_in, keys_out, vals_in, vals_out, vsize, n,
+                                          begin_bit, end_bit);
+    }
+    return kedr_fail(KEDR_ERR_UNSUPPORTED, "prim_sort_cuda: key type %d", (int)t);
+}
+
+/* ---- counting sort ------------------------------------------------------------------------ */
+
+/* counts[k] += number of keys equal to k (< nkeys). Lanes holding the same key add once, as a
+ * group (match), so that many equal keys do not serialise on one counter. SHARED: per-block
+ * counters in shared memory (nkeys small), flushed at the end. */
+template <bool SHARED>
+__global__ void __launch_bounds__(SCAN_BLOCK)
+    prim_count_keys(const unsigned *keys, size_t n, unsigned nkeys, unsigned *counts)
+{
+    extern __shared__ unsigned local[];
+    unsigned *h = SHARED ? local : counts;
+    const int lane = threadIdx.x & 31;
+    if (SHARED) {
+        for (unsigned i = threadIdx.x; i < nkeys; i += SCAN_BLOCK)
+            local[i] = 0;
+        __syncthreads();
+    }
+    size_t stride = (size_t)gridDim.x * SCAN_BLOCK;
+    /* The loop bound is the same for the whole warp, as the match needs. */
+    for (size_t base = (size_t)blockIdx.x * SCAN_BLOCK + (threadIdx.x & ~31u); base < n;
+         base += stride) {
+        size_t i = base + lane;
+        unsigned k = i < n ? keys[i] : nkeys;
+        bool ok = k < nkeys;
+        unsigned active = __ballot_sync(FULL_MASK, ok);
+        if (ok) {
+            unsigned peers = __match_any_sync(active, k);
+            if (lane == __ffs(peers) - 1)
+                atomicAdd(&h[k], (unsigned)__popc(peers));
+        }
+    }
+    if (SHARED) {
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < nkeys; i += SCAN_BLOCK)
+            if (local[i])
+                atomicAdd(&counts[i], local[i]);
+    }
+}
+
+/* Exclusive scan over the block (SCAN_BLOCK threads or 1024); tmp holds 32 words. */
+__device__ unsigned block_exclusive_u32(unsigned x, unsigned *tmp, unsigned *total)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    unsigned inc = x;
+    for (int o = 1; o < 32; o <<= 1) {
+        unsigned y = __shfl_up_sync(FULL_MASK, inc, o);
+        if (lane >= o)
+            inc += y;
+    }
+    if (lane == 31)
+        tmp[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+        unsigned w = lane < nwarps ? tmp[lane] : 0;
+        for (int o = 1; o < 32; o <<= 1) {
+            unsigned y = __shfl_up_sync(FULL_MASK, w, o);
+            if (lane >= o)
+                w += y;
+        }
+        tmp[lane] = w;
+    }
+    __syncthreads();
+    unsigned excl = inc - x + (warp ? tmp[warp - 1] : 0);
+    *total = tmp[nwarps - 1];
+    __syncthreads();
+    return excl;
+}
+
+#define SCAN_TILE (SCAN_BLOCK * SCAN_ITEMS)
+
+/* Scan of u32 counts in three steps: tile sums, their scan (one block), each tile again. */
+__global__ void __launch_bounds__(SCAN_BLOCK)
+    prim_scan_tile_sums(const unsigned *in, size_t n, unsigned *sums)
+{
+    __shared__ unsigned tmp[32];
+    size_t base = (size_t)blockIdx.x * SCAN_TILE;
+    unsigned s = 0, total;
+    for (int r = 0; r < SCAN_ITEMS; r++) {
+        size_t i = base + (size_t)r * SCAN_BLOCK + threadIdx.x;
+        if (i < n)
+            s += in[i];
+    }
+    block_exclusive_u32(s, tmp, &total);
+    if (threadIdx.x == 0)
+        sums[blockIdx.x] = total;
+}
+
+__global__ void __launch_bounds__(1024) prim_scan_sums(unsigned *sums, size_t ntiles,
+                                                        unsigned *grand_total)
+{
+    __shared__ unsigned tmp[32];
+    size_t per = (ntiles + 1023) / 1024;
+    size_t lo = threadIdx.x * per, hi = lo + per < ntiles ? lo + per : ntiles;
+    unsigned s = 0, total;
+    for (size_t i = lo; i < hi; i++)
+        s += sums[i];
+    unsigned run = block_exclusive_u32(s, tmp, &total);
+    for (size_t i = lo; i < hi; i++) {
+        unsigned c = sums[i];
+        sums[i] = run;
+        run += c;
+    }
+    if (threadIdx.x == 0)
+        *grand_total = total;
+}
+
+__global__ void __launch_bounds__(SCAN_BLOCK)
+    prim_scan_tiles(const unsigned *in, size_t n, const unsigned *carry, unsigned *out)
+{
+    __shared__ unsigned tmp[32];
+    size_t base = (size_t)blockIdx.x * SCAN_TILE + (size_t)threadIdx.x * SCAN_ITEMS;
+    unsigned v[SCAN_ITEMS], s = 0, total;
+#pragma unroll
+    for (int r = 0; r < SCAN_ITEMS; r++) {
+        v[r] = base + r < n ? in[base + r] : 0;
+        s += v[r];
+    }
+    unsigned run = carry[blockIdx.x] + block_exclusive_u32(s, tmp, &total);
+#pragma unroll
+    for (int r = 0; r < SCAN_ITEMS; r++)
+        if (base + r < n) {
+            out[base + r] = run;
+            run += v[r];
+        }
+}
+
+/* Per-block shared counters when the histogram fits in 32 KB. */
+#define SHARED_KEYS 8192
+
+extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                               uint32_t nkeys, uint32_t *perm, uint32_t *starts,
+                                               uint32_t *counts, size_t *n_kept)
+{
+    cudaStream_t stream = KEDR_STREAM(ctx);
+    KEDR_CUDA_TRY(cudaMemsetAsync(counts, 0, (size_t)nkeys * sizeof *counts, stream));
+    if (n > 0) {
+        size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
+        size_t cap = (size_t)ctx->multiprocessors * 8;
+        unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+        if (nkeys <= SHARED_KEYS)
+            prim_count_keys<true><<<grid, SCAN_BLOCK, nkeys * sizeof(unsigned), stream>>>(
+                keys, n, nkeys, counts);
+        else
+            prim_count_keys<false><<<grid, SCAN_BLOCK, 0, stream>>>(keys, n, nkeys, counts);
+        KEDR_CUDA_LAUNCHED("prim_count_keys");
+    }
+    size_t ntiles = ((size_t)nkeys + SCAN_TILE - 1) / SCAN_TILE;
+    void *tmp = NULL;
+    KEDR_TRY(kedr_scratch_get(ctx, &tmp, (ntiles + 1) * sizeof(unsigned)));
+    unsigned *sums = (unsigned *)tmp, *total = sums + ntiles;
+    kedr_status s = [&]() -> kedr_status {
+        prim_scan_tile_sums<<<(unsigned)ntiles, SCAN_BLOCK, 0, stream>>>(counts, nkeys, sums);
+        KEDR_CUDA_LAUNCHED("prim_scan_tile_sums");
+        prim_scan_sums<<<1, 1024, 0, stream>>>(sums, ntiles, total);
+        KEDR_CUDA_LAUNCHED("prim_scan_sums");
+        prim_scan_tiles<<<(unsigned)ntiles, SCAN_BLOCK, 0, stream>>>(counts, nkeys, sums, starts);
+        KEDR_CUDA_LAUNCHED("prim_scan_tiles");
+        if (n > 0) {
+            /* Keys take 1..32 bits: enough for nkeys itself, the rank of every dropped key. */
+            int bits = 32 - __builtin_clz(nkeys);
+            KEDR_TRY((radix_sort<unsigned, KM_CLAMP, unsigned, VM_LOAD>(
+                ctx, keys, NULL, NULL, perm, n, 0, bits, nkeys, 1)));
+        }
+        if (n_kept) {
+            unsigned kept = 0;
+            KEDR_CUDA_TRY(cudaMemcpyAsync(&kept, total, sizeof kept, cudaMemcpyDeviceToHost, stream));
+            KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+            *n_kept = kept;
+        }
+        return KEDR_OK;
+    }();
+    kedr_scratch_put(ctx, tmp);
+    return s;
+}
