@@ -14,8 +14,8 @@
  *    (n-1) c(n-1,k);
  *  - star graph diameter floor(3(n-1)/2) (Akers, Harel & Krishnamurthy 1987);
  *  - hypercube Z_2^k: F(s) = C(k, s); a directed ring Z_M: F(s) = 1 for s < M; an undirected
- *    ring: F(0) = 1, F(s) = 2 for 0 < s < M/2, F(M/2) = 1 for even M; a torus Z_M1 x Z_M2: the
- *    convolution of its two rings, distances adding over coordinates.
+ *    ring: F(0) = 1, F(s) = 2 for 0 < s < M/2, F(M/2) = 1 for even M; a torus Z_M1 x ... x Z_Mk:
+ *    the convolution of its rings, distances adding over coordinates.
  * All comparisons are exact (integers). */
 #include "test_util.h"
 
@@ -147,19 +147,27 @@ static void check_abelian_groups(kedr_ctx *ctx)
             snprintf(spec, sizeof spec, "abelian:%u", rings[i]);
             expect_growth(ctx, spec, inv, F, ring(rings[i], inv, F));
         }
-    /* tori: the convolution of two rings */
-    static const uint32_t tori[][2] = {{3, 4}, {10, 10}, {17, 64}, {1000, 999}};
+    /* tori: the convolution of their rings; the last one has more than 2^24 elements */
+    static const uint32_t tori[][3] = {{3, 4, 1}, {10, 10, 1}, {17, 64, 1}, {1000, 999, 1},
+                                       {5, 6, 7}, {257, 257, 255}};
     for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++)
-        for (int inv = 0; inv <= 1; inv++) {
-            int la = ring(tori[i][0], inv, A), lb = ring(tori[i][1], inv, B);
-            int levels = la + lb - 1;
-            for (int s = 0; s < levels; s++) {
-                F[s] = 0;
-                for (int a = 0; a < la; a++)
-                    if (s - a >= 0 && s - a < lb)
-                        F[s] += A[a] * B[s - a];
+        for (int inv = tori[i][0] == 257; inv <= 1; inv++) { /* the large one: undirected */
+            int levels = 1, len;
+            F[0] = 1;
+            len = snprintf(spec, sizeof spec, "abelian");
+            for (int d = 0; d < 3 && tori[i][d] > 1; d++) {
+                int lb = ring(tori[i][d], inv, B);
+                for (int s = 0; s < levels + lb - 1; s++) {
+                    A[s] = 0;
+                    for (int a = 0; a < levels; a++)
+                        if (s - a >= 0 && s - a < lb)
+                            A[s] += F[a] * B[s - a];
+                }
+                levels += lb - 1;
+                memcpy(F, A, (size_t)levels * sizeof F[0]);
+                len += snprintf(spec + len, sizeof spec - (size_t)len, "%c%u", d ? ',' : ':',
+                                tori[i][d]);
             }
-            snprintf(spec, sizeof spec, "abelian:%u,%u", tori[i][0], tori[i][1]);
             expect_growth(ctx, spec, inv, F, levels);
         }
 }
