@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
     {"info", cmd_info, "version, back ends, GPUs and CPU threads"},
     {"bench", cmd_bench, "benchmarks (kedr bench prim)"},
+    {"cayley", cmd_cayley, "growth function, diameter, average distance of Cayley graphs"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -2,6 +2,7 @@
 #ifndef KEDR_H
 #define KEDR_H
 
+#include "kedr/cayley.h"
 #include "kedr/core.h"
 #include "kedr/prim.h"
 #include "kedr/rng.h"

@@ -1,0 +1,274 @@
+/* Dense breadth-first search over a perfectly ranked group (cpu version and dispatch).
+ *
+ * Three bitmaps of |G| bits: visited, frontier, next. A level sweeps the frontier word by word
+ * (zero words cost one load), unranks each element found, multiplies it by every generator,
+ * ranks the product and sets its bit in next unless it is already visited. Then visited |= next,
+ * F(s+1) = popcount(next), and frontier and next swap (the sweep has already cleared the words
+ * of frontier it read, so the new next starts at zero). Memory is 3 bits per element. */
+#include "cayley_elem.h"
+#include "dense.h"
+#include "core/internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Words of the bitmap one OpenMP task sweeps: big enough to amortise scheduling, small enough
+ * to balance the dense middle levels between threads. */
+#define CPU_CHUNK_WORDS 512
+
+/* Without -mpopcnt the builtin is a library call; this is Hacker's Delight 5-2. */
+static inline uint64_t popcount64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (x * 0x0101010101010101ull) >> 56;
+}
+
+/* Below this much work (words swept plus products) a level runs on one thread: levels of tiny
+ * groups, or the first levels of big ones, would otherwise cost more in thread wake-ups and
+ * barriers than in work. */
+#define CPU_PARALLEL_WORK 65536
+
+static uint64_t level_cpu(cayley_dense *d, uint64_t frontier_size)
+{
+    const kedr_cayley_group *g = d->g;
+    uint64_t *frontier = d->frontier, *next = d->next, *visited = d->visited;
+    size_t words = d->bitmap_bytes / 8;
+    long chunks = (long)((words + CPU_CHUNK_WORDS - 1) / CPU_CHUNK_WORDS);
+    int ngens = g->ngens;
+    int parallel = words + frontier_size * (uint64_t)ngens > CPU_PARALLEL_WORK;
+
+#pragma omp parallel for schedule(dynamic, 1) num_threads(d->ctx->threads) if (parallel)
+    for (long c = 0; c < chunks; c++) {
+        size_t end = (size_t)(c + 1) * CPU_CHUNK_WORDS;
+        if (end > words)
+            end = words;
+        for (size_t w = (size_t)c * CPU_CHUNK_WORDS; w < end; w++) {
+            uint64_t bits = frontier[w];
+            if (!bits)
+                continue;
+            frontier[w] = 0;
+            do {
+                uint64_t rank = w * 64 + (uint64_t)__builtin_ctzll(bits);
+                bits &= bits - 1;
+                cayley_elem e = cayley_load(g, rank);
+                for (int k = 0; k < ngens; k++) {
+                    uint64_t r = cayley_neighbour(g, &e, k);
+                    uint64_t bit = 1ull << (r & 63);
+                    /* visited does not change during the sweep, so a plain read is safe */
+                    if (!(visited[r >> 6] & bit))
+                        __atomic_fetch_or(&next[r >> 6], bit, __ATOMIC_RELAXED);
+                }
+            } while (bits);
+        }
+    }
+
+    uint64_t count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count) num_threads(d->ctx->threads) \
+    if (words > CPU_PARALLEL_WORK)
+    for (size_t w = 0; w < words; w++) {
+        uint64_t a = next[w];
+        if (a) {
+            visited[w] |= a;
+            count += popcount64(a);
+        }
+    }
+    d->frontier = next;
+    d->next = frontier;
+    return count;
+}
+
+/* Memory the host can give without swapping: MemAvailable, else the physical memory. */
+static size_t host_available_memory(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        char line[256];
+        unsigned long long kb;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+                fclose(f);
+                return (size_t)kb * 1024;
+            }
+        fclose(f);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
+}
+
+static void format_bytes(double b, char *buf, size_t len)
+{
+    if (b >= 1e9)
+        snprintf(buf, len, "%.3g GB", b / 1e9);
+    else if (b >= 1e6)
+        snprintf(buf, len, "%.3g MB", b / 1e6);
+    else
+        snprintf(buf, len, "%.3g kB", b / 1e3);
+}
+
+static kedr_status check_memory(kedr_ctx *ctx, const kedr_cayley_group *g,
+                                const kedr_cayley_options *opt, size_t need)
+{
+    size_t limit = opt ? opt->memory_limit : 0;
+    const char *where = "memory allowed by the limit";
+    if (limit == 0) {
+        where = "host memory available";
+        limit = host_available_memory();
+#ifdef KEDR_HAVE_CUDA
+        if (KEDR_IS_CUDA(ctx)) {
+            where = "GPU memory free";
+            KEDR_TRY(cayley_cuda_free_memory(ctx, &limit));
+        }
+#else
+        (void)ctx;
+#endif
+    }
+    if (need <= limit)
+        return KEDR_OK;
+    char need_s[32], limit_s[32];
+    format_bytes((double)need, need_s, sizeof need_s);
+    format_bytes((double)limit, limit_s, sizeof limit_s);
+    return kedr_fail(KEDR_ERR_NOMEM,
+                     "%s needs %s in dense mode (3 bitmaps of %llu bits, one bit per element), "
+                     "more than the %s of %s",
+                     g->spec, need_s, (unsigned long long)g->order, limit_s, where);
+}
+
+static kedr_status dense_begin(cayley_dense *d)
+{
+    KEDR_TRY(kedr_alloc(d->ctx, &d->visited, d->bitmap_bytes));
+    KEDR_TRY(kedr_alloc(d->ctx, &d->frontier, d->bitmap_bytes));
+    KEDR_TRY(kedr_alloc(d->ctx, &d->next, d->bitmap_bytes));
+    KEDR_TRY(kedr_memset(d->ctx, d->visited, 0, d->bitmap_bytes));
+    KEDR_TRY(kedr_memset(d->ctx, d->frontier, 0, d->bitmap_bytes));
+    KEDR_TRY(kedr_memset(d->ctx, d->next, 0, d->bitmap_bytes));
+    /* the identity has rank 0: bit 0 of byte 0 whatever the word size */
+    const unsigned char one = 1;
+    KEDR_TRY(kedr_upload(d->ctx, d->visited, &one, 1));
+    KEDR_TRY(kedr_upload(d->ctx, d->frontier, &one, 1));
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(d->ctx))
+        KEDR_TRY(cayley_cuda_begin(d));
+#endif
+    return KEDR_OK;
+}
+
+static void dense_end(cayley_dense *d)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(d->ctx))
+        cayley_cuda_end(d);
+#endif
+    kedr_free(d->ctx, d->visited);
+    kedr_free(d->ctx, d->frontier);
+    kedr_free(d->ctx, d->next);
+}
+
+/* frontier_size: F(s), which sizes the work of the level */
+static kedr_status dense_level(cayley_dense *d, uint64_t frontier_size, uint64_t *count)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(d->ctx))
+        return cayley_cuda_level(d, count);
+#endif
+    *count = level_cpu(d, frontier_size);
+    return KEDR_OK;
+}
+
+/* Appends F(s) to the growth function, growing it by doubling. */
+static kedr_status push(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f)
+{
+    if (*len == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 64;
+        uint64_t *p = realloc(res->growth, ncap * sizeof *p);
+        if (!p)
+            return kedr_fail(KEDR_ERR_NOMEM, "kedr_cayley_growth: out of host memory for %zu levels",
+                             ncap);
+        res->growth = p;
+        *cap = ncap;
+    }
+    res->growth[(*len)++] = f;
+    return KEDR_OK;
+}
+
+static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_cayley_result *res)
+{
+    const kedr_cayley_group *g = d->g;
+    size_t len = 0, cap = 0;
+    double t0 = kedr_wall_seconds();
+    KEDR_TRY(push(res, &len, &cap, 1));
+    res->reached = 1;
+    double weighted = 0; /* sum s F(s) */
+    kedr_cayley_level lv = {0, 1, 1, 0, 0, 0, res->memory_bytes};
+    if (opt && opt->on_level)
+        opt->on_level(&lv, opt->user);
+    for (int s = 1;; s++) {
+        double t = kedr_wall_seconds();
+        uint64_t count = 0;
+        KEDR_TRY(dense_level(d, res->growth[s - 1], &count));
+        if (count == 0)
+            break;
+        if (count > g->order - res->reached) /* would otherwise never end */
+            return kedr_fail(KEDR_ERR_INVALID,
+                             "kedr_cayley_growth: internal error: level %d of %s found %llu new "
+                             "elements with only %llu left", s, g->spec, (unsigned long long)count,
+                             (unsigned long long)(g->order - res->reached));
+        lv.edge_visits = (double)res->growth[s - 1] * g->ngens;
+        KEDR_TRY(push(res, &len, &cap, count));
+        res->diameter = s;
+        res->reached += count;
+        weighted += (double)s * (double)count;
+        lv.level = s;
+        lv.new_elements = count;
+        lv.reached = res->reached;
+        double now = kedr_wall_seconds();
+        lv.seconds = now - t0;
+        lv.level_seconds = now - t;
+        if (opt && opt->on_level)
+            opt->on_level(&lv, opt->user);
+    }
+    res->seconds = kedr_wall_seconds() - t0;
+    res->average_distance = weighted / (double)res->reached;
+    res->edge_visits = (double)res->reached * g->ngens;
+    return KEDR_OK;
+}
+
+kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
+                               const kedr_cayley_options *opt, kedr_cayley_result *result)
+{
+    if (!ctx || !g || !result)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth: %s is NULL",
+                         !ctx ? "ctx" : !g ? "g" : "result");
+    memset(result, 0, sizeof *result);
+    if (g->order == 0 || g->ngens < 0 || g->ngens > KEDR_CAYLEY_MAX_GENERATORS)
+        return kedr_fail(KEDR_ERR_INVALID,
+                         "kedr_cayley_growth: g is not a group made by kedr_cayley_parse");
+    size_t need = kedr_cayley_dense_bytes(g);
+    KEDR_TRY(check_memory(ctx, g, opt, need));
+
+    cayley_dense d;
+    memset(&d, 0, sizeof d);
+    d.ctx = ctx;
+    d.g = g;
+    d.bitmap_bytes = need / 3;
+    result->order = g->order;
+    result->memory_bytes = need;
+    kedr_status s = dense_begin(&d);
+    if (s == KEDR_OK)
+        s = search(&d, opt, result);
+    dense_end(&d);
+    if (s != KEDR_OK)
+        kedr_cayley_result_free(result);
+    return s;
+}
+
+void kedr_cayley_result_free(kedr_cayley_result *result)
+{
+    if (!result)
+        return;
+    free(result->growth);
+    memset(result, 0, sizeof *result);
+}

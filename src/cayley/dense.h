@@ -1,0 +1,36 @@
+/* The dense search's state, shared by its cpu code (dense.c) and cuda code (dense.cu). */
+#ifndef CAYLEY_DENSE_H
+#define CAYLEY_DENSE_H
+
+#include "kedr/cayley.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Three bitmaps of order bits in the context's memory, bit r of word r / W standing for the
+ * element of rank r (W = 64 on the cpu, 32 on the GPU; the layout in bytes is the same). */
+typedef struct {
+    kedr_ctx *ctx;
+    const kedr_cayley_group *g;
+    void *visited;   /* every element found so far */
+    void *frontier;  /* the elements at distance s */
+    void *next;      /* the elements at distance s + 1 being found; zero between levels */
+    size_t bitmap_bytes;
+    void *counters;  /* cuda: the tile counter and the new-element count of a level */
+} cayley_dense;
+
+#ifdef KEDR_HAVE_CUDA
+/* Free GPU memory of ctx's device. */
+kedr_status cayley_cuda_free_memory(kedr_ctx *ctx, size_t *bytes);
+kedr_status cayley_cuda_begin(cayley_dense *d);
+/* One level: next = neighbours of frontier not in visited; visited |= next; *count = |next|;
+ * then frontier and next swap, so that next is zero again. */
+kedr_status cayley_cuda_level(cayley_dense *d, uint64_t *count);
+void cayley_cuda_end(cayley_dense *d);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
