@@ -38,20 +38,26 @@ typedef struct {
         E sel[SELECT_BUF], rej[SELECT_BUF];                                                  \
         for (size_t lo2 = lo; lo2 < hi; lo2 += SELECT_BUF) {                                 \
             size_t hi2 = hi - lo2 < SELECT_BUF ? hi : lo2 + SELECT_BUF, ns = 0, nr = 0;      \
-            for (size_t i = lo2; i < hi2; i++) {                                             \
-                E x = in[i];                                                                 \
-                size_t h = (TEST) != 0;                                                      \
-                sel[ns] = x;                                                                 \
-                rej[nr] = x;                                                                 \
-                ns += h;                                                                     \
-                nr += 1 - h;                                                                 \
+            if (partition) {                                                                 \
+                for (size_t i = lo2; i < hi2; i++) {                                         \
+                    E x = in[i];                                                             \
+                    size_t h = (TEST) != 0;                                                  \
+                    sel[ns] = x;                                                             \
+                    rej[nr] = x;                                                             \
+                    ns += h;                                                                 \
+                    nr += 1 - h;                                                             \
+                }                                                                            \
+                memcpy(out + fs, rej, nr * sizeof(E));                                       \
+                fs += nr;                                                                    \
+            } else {                                                                         \
+                for (size_t i = lo2; i < hi2; i++) {                                         \
+                    E x = in[i];                                                             \
+                    sel[ns] = x;                                                             \
+                    ns += (TEST) != 0;                                                       \
+                }                                                                            \
             }                                                                                \
             memcpy(out + ts, sel, ns * sizeof(E));                                           \
             ts += ns;                                                                        \
-            if (partition) {                                                                 \
-                memcpy(out + fs, rej, nr * sizeof(E));                                       \
-                fs += nr;                                                                    \
-            }                                                                                \
         }                                                                                    \
     } while (0)
 
