@@ -16,7 +16,9 @@ extern "C" {
 /* *result (host, one element of type t) = op over in[0..n). Types: all. For n = 0 the result is
  * the identity: 0 for sum, the type's largest value for min, its smallest for max (for floats
  * +inf and -inf). Float sums accumulate in double and are deterministic run to run on each back
- * end: the association order depends only on n, not on timing or thread count. */
+ * end: the association order depends only on n, not on timing or thread count. Float min and max
+ * ignore NaNs (all NaN gives the identity); -0.0 and +0.0 compare equal, so a zero result may
+ * carry either sign. */
 kedr_status kedr_reduce(kedr_ctx *ctx, kedr_dtype t, kedr_op op, const void *in, size_t n,
                         void *result);
 

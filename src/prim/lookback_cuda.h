@@ -1,0 +1,101 @@
+/* Single-pass prefix propagation between tiles by decoupled look-back (Merrill & Garland 2016,
+ * "Single-pass parallel prefix scan with decoupled look-back"). Device code shared by scan.cu
+ * and select.cu; include it from .cu files only.
+ *
+ * Each tile publishes its status in a word per tile: EMPTY, then AGG (its own aggregate), then
+ * INCL (the inclusive prefix up to and including it). A tile takes its index from an atomic
+ * counter, so every tile it waits on belongs to a block that is already running: no deadlock.
+ * The status words (and the counter) must be zero before the launch. */
+#ifndef PRIM_LOOKBACK_CUDA_H
+#define PRIM_LOOKBACK_CUDA_H
+
+#include <stddef.h>
+
+#define LB_EMPTY 0u
+#define LB_AGG 1u
+#define LB_INCL 2u
+#define LB_FULL_MASK 0xffffffffu
+
+/* Flag and value in one 64-bit word (value << 2 | flag), so one load sees a consistent pair:
+ * for values of up to 62 bits (u32 sums, element counts). */
+template <typename A> struct lb_packed {
+    unsigned long long *word;
+
+    __device__ __forceinline__ void publish(size_t t, unsigned flag, A v) const
+    {
+        ((volatile unsigned long long *)word)[t] = ((unsigned long long)v << 2) | flag;
+    }
+    __device__ __forceinline__ unsigned peek(size_t t, A *v) const
+    {
+        unsigned long long w = ((volatile unsigned long long *)word)[t];
+        *v = (A)(w >> 2);
+        return (unsigned)(w & 3);
+    }
+    __device__ __forceinline__ A value(size_t, unsigned, A v) const { return v; }
+};
+
+/* Flags and 64-bit values in separate arrays, ordered by fences: the value is written before
+ * the fence that precedes its flag, and read after a fence that follows the flag. Aggregates and
+ * inclusive prefixes have separate slots, so a reader that saw AGG still reads the aggregate. */
+template <typename A> struct lb_split {
+    unsigned *flag;
+    A *agg;
+    A *incl;
+
+    __device__ __forceinline__ void publish(size_t t, unsigned f, A v) const
+    {
+        ((volatile A *)(f == LB_AGG ? agg : incl))[t] = v;
+        __threadfence();
+        ((volatile unsigned *)flag)[t] = f;
+    }
+    __device__ __forceinline__ unsigned peek(size_t t, A *) const
+    {
+        return ((volatile unsigned *)flag)[t];
+    }
+    __device__ __forceinline__ A value(size_t t, unsigned f, A) const
+    {
+        __threadfence();
+        return ((volatile A *)(f == LB_AGG ? agg : incl))[t];
+    }
+};
+
+template <typename A> __device__ __forceinline__ A lb_warp_sum(A v)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(LB_FULL_MASK, v, o);
+    return v;
+}
+
+/* Called by a whole warp for tile >= 1 after the tile published its aggregate: returns (to
+ * every lane) the sum of all tiles before it. Lane l watches tile (end - 32 + l); the warp waits
+ * until all 32 have a status, stops at the nearest INCL, else adds the 32 aggregates and moves
+ * 32 tiles back. Tiles before 0 count as INCL with value 0. */
+template <typename A, typename S> __device__ A lb_exclusive_prefix(const S &st, size_t tile)
+{
+    int lane = threadIdx.x & 31;
+    A prefix = 0;
+    long long end = (long long)tile;
+    for (;;) {
+        long long t = end - 32 + lane;
+        unsigned f;
+        A v;
+        do {
+            f = LB_INCL;
+            v = 0;
+            if (t >= 0)
+                f = st.peek((size_t)t, &v);
+        } while (__any_sync(LB_FULL_MASK, f == LB_EMPTY));
+        if (t >= 0)
+            v = st.value((size_t)t, f, v);
+        unsigned incl = __ballot_sync(LB_FULL_MASK, f == LB_INCL);
+        if (incl) {
+            int nearest = 31 - __clz(incl);
+            prefix += lb_warp_sum<A>(lane >= nearest ? v : (A)0);
+            return prefix;
+        }
+        prefix += lb_warp_sum<A>(v);
+        end -= 32;
+    }
+}
+
+#endif
