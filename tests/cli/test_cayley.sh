@@ -2,25 +2,8 @@
 # kedr cayley: help, bad group specs and options (exit 2), a refused run (exit 1), and a small
 # run on the cpu with its table, JSON and CSV checked against known values.
 # usage: test_cayley.sh KEDR_BINARY SOURCE_DIR
-set -u
 kedr=$1
-passed=0 failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # check NAME EXPECTED_CODE PATTERN -- command...
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$tmp/out" 2>&1
-  local got=$?
-  if [ "$got" -eq "$want" ] && grep -qE -- "$pattern" "$tmp/out"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name: exit $got (want $want), output:" >&2
-    head -20 "$tmp/out" >&2
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 check help 0 'usage: kedr cayley GROUP' -- "$kedr" cayley --help
 check listed 0 'cayley' -- "$kedr" --help
@@ -50,12 +33,11 @@ assert abs(d["average_distance"] - sum(s * f for s, f in enumerate(d["growth"]))
 rows = list(csv.DictReader(open(sys.argv[2])))
 assert [int(r["F"]) for r in rows] == d["growth"] and int(rows[-1]["reached"]) == 720, rows
 PY
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL pancake:6 json/csv:" >&2; cat "$tmp/err" >&2
+  fail "pancake:6 json/csv: $(cat "$tmp/err")"
 fi
 check directed-ring 0 'closed under inverses: no' -- "$kedr" cayley abelian:5 --backend cpu -q
 check ring-inverses 0 'diameter +2' -- "$kedr" cayley abelian:5 --inverses --backend cpu -q
 
-echo "test_cayley: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish test_cayley

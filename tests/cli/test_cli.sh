@@ -1,25 +1,8 @@
 #!/usr/bin/env bash
 # The kedr program: help, version, errors with exit code 2, and a tiny benchmark run.
 # usage: test_cli.sh KEDR_BINARY SOURCE_DIR
-set -u
 kedr=$1
-passed=0 failed=0
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-check() { # check NAME EXPECTED_CODE PATTERN -- command...
-  local name=$1 want=$2 pattern=$3
-  shift 4
-  "$@" >"$tmp/out" 2>&1
-  local got=$?
-  if [ "$got" -eq "$want" ] && grep -qE -- "$pattern" "$tmp/out"; then
-    passed=$((passed + 1))
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name: exit $got (want $want), output:" >&2
-    head -20 "$tmp/out" >&2
-  fi
-}
+. "$(dirname "$0")/lib.sh"
 
 check version 0 '^kedr [0-9]+\.[0-9]+\.[0-9]+' -- "$kedr" --version
 check help 0 'usage: kedr <command>' -- "$kedr" --help
@@ -43,10 +26,9 @@ if ! "$kedr" info | grep -q 'GPUs: 0'; then :; else
 fi
 check bench-cpu 0 'reduce' -- "$kedr" bench prim --backend cpu --n 2^16 --repeats 2 --json "$tmp/b.json"
 if python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['results'] and all(r['ms'] > 0 for r in d['results'])" "$tmp/b.json" 2>"$tmp/err"; then
-  passed=$((passed + 1))
+  pass
 else
-  failed=$((failed + 1)); echo "FAIL bench json:" >&2; cat "$tmp/err" >&2
+  fail "bench json: $(cat "$tmp/err")"
 fi
 
-echo "test_cli: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish test_cli
