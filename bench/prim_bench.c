@@ -1092,7 +1092,7 @@ kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts)
     memset(&h, 0, sizeof h);
     device_name(ctx, h.device, sizeof h.device);
     h.backend = kedr_backend_name(kedr_ctx_backend(ctx));
-    h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT") : "unknown";
+    h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT") : KEDR_GIT_COMMIT;
     time_t now = time(NULL);
     strftime(h.date, sizeof h.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     h.n = opts->n;

@@ -38,7 +38,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(cmd, "--version") == 0) {
-        printf("kedr %s\n", KEDR_VERSION);
+        printf("kedr %s (commit %s)\n", KEDR_VERSION, KEDR_GIT_COMMIT);
         return 0;
     }
     for (size_t i = 0; i < NCOMMANDS; i++)
