@@ -11,6 +11,7 @@ static const struct {
 } commands[] = {
     {"info", cmd_info, "version, back ends, GPUs and CPU threads"},
     {"bench", cmd_bench, "benchmarks (kedr bench prim)"},
+    {"dsmc", cmd_dsmc, "rarefied gas flow by direct simulation Monte Carlo"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

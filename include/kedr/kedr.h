@@ -3,6 +3,8 @@
 #define KEDR_H
 
 #include "kedr/core.h"
+#include "kedr/dsmc.h"
+#include "kedr/ini.h"
 #include "kedr/prim.h"
 #include "kedr/rng.h"
 
