@@ -317,7 +317,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
     double sgmax = sgmax_cell[cell];
     double expect = 0.5 * (double)n * (double)(n - 1) * p->weight * sgmax * p->dt / p->cell_volume;
-    uint32_t m = (uint32_t)floor(expect + dsmc_u01(&r));
+    double mf = floor(expect + dsmc_u01(&r));
+    uint32_t m = mf < 4e9 ? (uint32_t)mf : 4000000000u; /* only absurd cases reach the cap */
     uint32_t ncoll = 0;
     for (uint32_t c = 0; c < m; c++) {
         uint32_t i = (uint32_t)(dsmc_u01(&r) * n), j = (uint32_t)(dsmc_u01(&r) * (n - 1));
