@@ -40,5 +40,6 @@ kedr_ctx *cli_context(const cli_common *c, const char *cmd);
 int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_cayley(int argc, char **argv);
+int cmd_dsmc(int argc, char **argv);
 
 #endif

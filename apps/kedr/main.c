@@ -12,6 +12,7 @@ static const struct {
     {"info", cmd_info, "version, back ends, GPUs and CPU threads"},
     {"bench", cmd_bench, "benchmarks (kedr bench prim)"},
     {"cayley", cmd_cayley, "growth function, diameter, average distance of Cayley graphs"},
+    {"dsmc", cmd_dsmc, "rarefied gas flow by direct simulation Monte Carlo"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

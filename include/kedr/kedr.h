@@ -4,6 +4,8 @@
 
 #include "kedr/cayley.h"
 #include "kedr/core.h"
+#include "kedr/dsmc.h"
+#include "kedr/ini.h"
 #include "kedr/prim.h"
 #include "kedr/rng.h"
 

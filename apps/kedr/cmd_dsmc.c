@@ -1,0 +1,196 @@
+/* kedr dsmc CASE.ini: runs a DSMC case, prints statistics and a stage timing table, writes the
+ * time-averaged cell fields as CSV and VTK. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void help(void)
+{
+    printf("usage: kedr dsmc CASE.ini [options]\n\n"
+           "Runs the direct simulation Monte Carlo case described by CASE.ini (keys: docs/dsmc.md),\n"
+           "printing a statistics line every [output] stats_every steps and a stage timing table\n"
+           "at the end, and writes the time-averaged cell fields to DIR/NAME.csv and DIR/NAME.vti.\n\n"
+           "options:\n"
+           "  --steps N      steps to run (overrides [run] steps)\n"
+           "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
+           "  --seed S       random seed (overrides [run] seed)\n" CLI_COMMON_HELP);
+}
+
+/* mkdir -p. */
+static int make_dirs(const char *path)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void format_eta(double s, char *buf, size_t size)
+{
+    if (s < 60)
+        snprintf(buf, size, "%.0f s", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, size, "%.1f h", s / 3600);
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "kedr dsmc: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
+    return CLI_EXIT_FAIL;
+}
+
+static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *seconds)
+{
+    double t0 = kedr_wall_seconds();
+    kedr_dsmc_fields f;
+    if (kedr_dsmc_get_fields(sim, &f) != KEDR_OK)
+        return fail(NULL);
+    if (f.samples == 0)
+        printf("note: no samples were taken ([sample] start = %lld is after the last step); the "
+               "fields are zero\n", (long long)c->sample_start);
+    if ((c->write_csv || c->write_vti) && make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        kedr_dsmc_fields_free(&f);
+        return CLI_EXIT_FAIL;
+    }
+    char path[1024];
+    kedr_status s = KEDR_OK;
+    if (c->write_csv) {
+        snprintf(path, sizeof path, "%s/%s.csv", c->out_dir, c->name);
+        s = kedr_dsmc_write_csv(c, &f, path);
+        if (s == KEDR_OK)
+            printf("wrote %s\n", path);
+    }
+    if (s == KEDR_OK && c->write_vti) {
+        snprintf(path, sizeof path, "%s/%s.vti", c->out_dir, c->name);
+        s = kedr_dsmc_write_vti(c, &f, path);
+        if (s == KEDR_OK)
+            printf("wrote %s\n", path);
+    }
+    kedr_dsmc_fields_free(&f);
+    *seconds = kedr_wall_seconds() - t0;
+    return s == KEDR_OK ? 0 : fail(NULL);
+}
+
+/* The stage table, laid out like Tables 2-4 of seed 003: time per step in ms, and the share. */
+static void print_timing(const kedr_dsmc_stats *st, double output_s, double wall_s)
+{
+    double steps = st->step > 0 ? (double)st->step : 1.0, total = output_s;
+    for (int k = 0; k < KEDR_DSMC_NSTAGES; k++)
+        total += st->stage_seconds[k];
+    printf("\n%-12s %12s %12s %8s\n", "stage", "total [s]", "per step [ms]", "share");
+    for (int k = 0; k <= KEDR_DSMC_NSTAGES; k++) {
+        double t = k < KEDR_DSMC_NSTAGES ? st->stage_seconds[k] : output_s;
+        printf("%-12s %12.3f %12.3f %7.1f%%\n",
+               k < KEDR_DSMC_NSTAGES ? kedr_dsmc_stage_name((kedr_dsmc_stage)k) : "output", t,
+               1e3 * t / steps, total > 0 ? 100 * t / total : 0);
+    }
+    printf("%-12s %12.3f %12.3f %7.1f%%\n", "sum", total, 1e3 * total / steps, 100.0);
+    printf("wall time %.3f s for %lld steps\n", wall_s, (long long)st->step);
+}
+
+int cmd_dsmc(int argc, char **argv)
+{
+    const char *cmd = "dsmc", *case_path = NULL, *out = NULL;
+    cli_common com = {KEDR_BACKEND_AUTO, 0};
+    long long steps = -1, seed = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help();
+            return 0;
+        }
+        if (cli_common_option(argc, argv, &i, &com, cmd))
+            continue;
+        if (strncmp(a, "--steps", 7) == 0 && (a[7] == 0 || a[7] == '='))
+            steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--steps", cmd);
+        else if (strncmp(a, "--seed", 6) == 0 && (a[6] == 0 || a[6] == '='))
+            seed = cli_int(cli_value(argc, argv, &i, cmd), 0, INT64_MAX, "--seed", cmd);
+        else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
+            out = cli_value(argc, argv, &i, cmd);
+        else if (a[0] == '-')
+            cli_usage_error(cmd, "unknown option '%s'", a);
+        else if (case_path)
+            cli_usage_error(cmd, "more than one case file ('%s' and '%s')", case_path, a);
+        else
+            case_path = a;
+    }
+    if (!case_path)
+        cli_usage_error(cmd, "no case file given");
+
+    kedr_dsmc_case c;
+    if (kedr_dsmc_case_load(case_path, &c) != KEDR_OK)
+        return fail(NULL);
+    if (steps >= 0)
+        c.steps = steps;
+    if (seed >= 0)
+        c.seed = (uint64_t)seed;
+    if (out)
+        snprintf(c.out_dir, sizeof c.out_dir, "%s", out);
+
+    kedr_ctx *ctx = cli_context(&com, cmd);
+    kedr_dsmc *sim = NULL;
+    double wall0 = kedr_wall_seconds();
+    if (kedr_dsmc_create(ctx, &c, &sim) != KEDR_OK) {
+        int rc = fail(NULL);
+        kedr_ctx_destroy(ctx);
+        return rc;
+    }
+    kedr_dsmc_stats st;
+    kedr_dsmc_get_stats(sim, &st);
+    printf("kedr dsmc %s on %s: %d x %d cells, %d species (%s%s), weight %.4g, dt %.4g s, "
+           "%lld steps, seed %llu\n",
+           case_path, kedr_backend_name(kedr_ctx_backend(ctx)), c.nx, c.ny, c.nspecies,
+           c.species[0].name, c.nspecies > 1 ? ", ..." : "", c.weight, c.dt, (long long)c.steps,
+           (unsigned long long)c.seed);
+    printf("start: %zu particles; sampling from step %lld every %lld\n", st.particles,
+           (long long)(c.sample_start < 0 ? c.steps / 2 : c.sample_start),
+           (long long)c.sample_every);
+
+    int rc = 0;
+    double t_last = kedr_wall_seconds(), psteps = 0, run0 = t_last;
+    for (int64_t s = 0; s < c.steps; s++) {
+        if (kedr_dsmc_step(sim) != KEDR_OK) {
+            rc = fail(NULL);
+            break;
+        }
+        kedr_dsmc_get_stats(sim, &st);
+        psteps += (double)st.particles;
+        if (c.stats_every > 0 && (st.step % c.stats_every == 0 || st.step == c.steps)) {
+            double now = kedr_wall_seconds();
+            double rate = now > t_last ? psteps / (now - t_last) : 0;
+            char eta[32];
+            format_eta((now - run0) / (double)st.step * (double)(c.steps - st.step), eta,
+                       sizeof eta);
+            printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  "
+                   "%.3g particle-steps/s  ETA %s\n",
+                   (long long)st.step, st.time, st.particles, (unsigned long long)st.collisions,
+                   rate, eta);
+            fflush(stdout);
+            t_last = now;
+            psteps = 0;
+        }
+    }
+    double output_s = 0;
+    if (rc == 0)
+        rc = write_outputs(sim, &c, &output_s);
+    if (rc == 0) {
+        kedr_dsmc_get_stats(sim, &st);
+        print_timing(&st, output_s, kedr_wall_seconds() - wall0);
+    }
+    kedr_dsmc_destroy(sim);
+    kedr_ctx_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,158 @@
+/* kedr dsmc: direct simulation Monte Carlo (Bird 1994) of rarefied gas flows, 2D planar.
+ *
+ * Each step: generation (Maxwellian inflow with the exact one-sided flux), move (ballistic, with
+ * specular walls, outflow removal and diffuse reflection on bodies), indexing (particles grouped
+ * by cell with kedr_counting_sort, which also drops those that left), collisions (Bird's NTC
+ * scheme for VHS/VSS molecules, cell by cell) and sampling of time-averaged cell fields.
+ * Particles live in the context's memory as structure-of-arrays. Random numbers come from
+ * Philox keyed by (seed, particle / cell / face id, step, purpose), so a run is reproducible from
+ * its seed on either back end. The planar flow has unit depth (1 m) in z. */
+#ifndef KEDR_DSMC_H
+#define KEDR_DSMC_H
+
+#include "kedr/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KEDR_DSMC_MAX_SPECIES 8
+#define KEDR_DSMC_MAX_SEGMENTS 32
+
+typedef struct {
+    char name[32];
+    double mass;      /* kg */
+    double d_ref;     /* VHS diameter at t_ref, m */
+    double omega;     /* viscosity-temperature exponent; 0.5 = hard sphere */
+    double t_ref;     /* K */
+    double alpha;     /* VSS scattering parameter; 1 = isotropic */
+    double d_ref_vss; /* VSS diameter at t_ref, m */
+    int rot_dof;
+    double z_rot;
+} kedr_dsmc_species;
+
+/* Boundary condition of a side of the domain. Inflow sides also remove particles that leave. */
+typedef enum { KEDR_DSMC_OUTFLOW = 0, KEDR_DSMC_INFLOW, KEDR_DSMC_SPECULAR } kedr_dsmc_boundary;
+/* Sides, in the order of kedr_dsmc_case.side. */
+enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX };
+typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
+
+/* A case: what a case file says (see docs/dsmc.md for every key). */
+typedef struct {
+    char name[128];                  /* the case file's base name, for output files */
+    double lo[2], hi[2];             /* [domain] m */
+    int nx, ny;                      /* [grid] */
+    kedr_dsmc_boundary side[4];      /* [domain] x_min x_max y_min y_max */
+    int nspecies;                    /* [species] */
+    kedr_dsmc_species species[KEDR_DSMC_MAX_SPECIES];
+    double fraction[KEDR_DSMC_MAX_SPECIES]; /* mole fractions, summing to 1 */
+    kedr_dsmc_model model;
+    double number_density;           /* [freestream] m^-3 */
+    double temperature;              /* K */
+    double velocity[3];              /* m/s */
+    int fill;                        /* start with the domain filled with freestream gas */
+    int nsegments;                   /* [body]: straight wall segments x0 y0 x1 y1 */
+    double segment[KEDR_DSMC_MAX_SEGMENTS][4];
+    double wall_temperature;         /* [wall] K, diffuse reflection with full accommodation */
+    double dt;                       /* [run] s */
+    int64_t steps;
+    uint64_t seed;
+    double weight;                   /* real molecules per simulated particle */
+    int64_t sample_start;            /* [sample] first sampled step */
+    int64_t sample_every;
+    int64_t stats_every;             /* [output] statistics line every N steps (0: none) */
+    char out_dir[512];
+    int write_csv, write_vti;
+} kedr_dsmc_case;
+
+/* Reads a case file (and the species file it names, relative to the case file). Every error is
+ * KEDR_ERR_PARSE (or KEDR_ERR_IO) with FILE:LINE, the key and what was expected. */
+kedr_status kedr_dsmc_case_load(const char *path, kedr_dsmc_case *c);
+/* Checks a case built in code (the loader calls it too); KEDR_ERR_INVALID names the field. */
+kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c);
+/* Reads one species or mixture from a species file into c (species, fractions, nspecies). */
+kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_case *c);
+
+typedef struct kedr_dsmc kedr_dsmc;
+
+/* Stages of a step, also the rows of the timing table. */
+typedef enum {
+    KEDR_DSMC_GENERATE = 0,
+    KEDR_DSMC_MOVE,
+    KEDR_DSMC_INDEX,
+    KEDR_DSMC_COLLIDE,
+    KEDR_DSMC_SAMPLE,
+    KEDR_DSMC_NSTAGES
+} kedr_dsmc_stage;
+#define KEDR_DSMC_STAGE_BIT(s) (1u << (s))
+#define KEDR_DSMC_ALL_STAGES ((1u << KEDR_DSMC_NSTAGES) - 1)
+const char *kedr_dsmc_stage_name(kedr_dsmc_stage s);
+
+/* A simulator for a case on a context; with c->fill the domain starts filled with freestream
+ * gas, else empty. The case is copied. */
+kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc **sim);
+void kedr_dsmc_destroy(kedr_dsmc *sim);
+/* One time step: every stage. */
+kedr_status kedr_dsmc_step(kedr_dsmc *sim);
+/* One step running only the stages in mask (KEDR_DSMC_STAGE_BIT): for tests and benchmarks,
+ * e.g. INDEX|COLLIDE in a box to test collisions alone. The step counter advances. */
+kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask);
+
+typedef struct {
+    int64_t step;            /* steps done */
+    double time;             /* simulated time, s */
+    size_t particles;        /* particles in the domain */
+    uint64_t collisions;     /* collisions in the last step */
+    uint64_t candidates;     /* candidate pairs in the last step */
+    uint64_t generated;      /* particles created by inflow in the last step */
+    uint64_t total_collisions, total_generated;
+    int64_t samples;         /* samples accumulated in the cell fields */
+    double stage_seconds[KEDR_DSMC_NSTAGES]; /* wall time per stage, all steps */
+} kedr_dsmc_stats;
+
+kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *stats);
+
+/* Replaces the particles with n given in host memory (species may be NULL: all species 0).
+ * Positions must lie in the domain. */
+kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, const double *y,
+                                    const double *vx, const double *vy, const double *vz,
+                                    const uint8_t *species);
+/* Copies the particles to host arrays of capacity cap (any may be NULL); *n = the count. When
+ * the count exceeds cap, nothing is copied and KEDR_ERR_INVALID says how many there are. */
+kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, double *x, double *y,
+                                    double *vx, double *vy, double *vz, uint8_t *species);
+
+/* Time-averaged cell fields (host arrays of nx * ny, x fastest), valid after samples > 0. */
+typedef struct {
+    int nx, ny;
+    int64_t samples;
+    double *number_density; /* m^-3 */
+    double *density;        /* kg/m^3 */
+    double *ux, *uy, *uz;   /* mass-averaged velocity, m/s */
+    double *temperature;    /* translational, K */
+    double *pressure;       /* n k T, Pa */
+    double *mach;           /* |u| / sqrt(gamma k T / m), gamma = 5/3 (translation only) */
+    double *particles;      /* mean particles per cell */
+} kedr_dsmc_fields;
+
+kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f);
+void kedr_dsmc_fields_free(kedr_dsmc_fields *f);
+/* Clears the accumulated samples. */
+kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim);
+
+/* Output of cell fields: CSV with a header line, and VTK XML ImageData (.vti, ASCII) with the
+ * fields as cell data, readable by ParaView. */
+kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
+                                const char *path);
+kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
+                                const char *path);
+
+/* Kinetic theory used by the tests and the statistics: the one-sided number flux [m^-2 s^-1]
+ * of a Maxwellian gas (n, T, molecular mass m) drifting with normal velocity u_n into a surface,
+ * n sqrt(kT / 2 pi m) [exp(-s^2) + sqrt(pi) s (1 + erf(s))], s = u_n / sqrt(2kT/m). */
+double kedr_dsmc_inflow_flux(double n, double temperature, double mass, double u_normal);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

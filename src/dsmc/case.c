@@ -1,0 +1,353 @@
+/* DSMC case files and species files: every key of docs/dsmc.md, read with kedr/ini.h, so every
+ * error names the file, line, key and what was expected. */
+#include "kedr/dsmc.h"
+#include "kedr/ini.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define INF HUGE_VAL
+#define REQ KEDR_INI_REQUIRED
+#define POS (KEDR_INI_LO_OPEN) /* with lo = 0: strictly positive */
+
+static kedr_status read_species(kedr_ini *ini, const char *name, kedr_dsmc_species *s)
+{
+    memset(s, 0, sizeof *s);
+    snprintf(s->name, sizeof s->name, "%s", name);
+    int64_t dof = 0;
+    s->alpha = 1;
+    s->z_rot = 1;
+    KEDR_TRY(kedr_ini_double(ini, name, "mass", REQ | POS, 0, 1e-20, &s->mass));
+    KEDR_TRY(kedr_ini_double(ini, name, "d_ref", REQ | POS, 0, 1e-8, &s->d_ref));
+    KEDR_TRY(kedr_ini_double(ini, name, "omega", REQ, 0.5, 1.0, &s->omega));
+    KEDR_TRY(kedr_ini_double(ini, name, "T_ref", REQ | POS, 0, 1e6, &s->t_ref));
+    KEDR_TRY(kedr_ini_double(ini, name, "alpha", 0, 1.0, 2.0, &s->alpha));
+    s->d_ref_vss = s->d_ref;
+    KEDR_TRY(kedr_ini_double(ini, name, "d_ref_vss", POS, 0, 1e-8, &s->d_ref_vss));
+    KEDR_TRY(kedr_ini_int(ini, name, "rot_dof", 0, 0, 3, &dof));
+    KEDR_TRY(kedr_ini_double(ini, name, "Z_rot", 0, 1.0, 1e6, &s->z_rot));
+    s->rot_dof = (int)dof;
+    return KEDR_OK;
+}
+
+static int find_species(const kedr_dsmc_case *c, const char *name)
+{
+    for (int i = 0; i < c->nspecies; i++)
+        if (strcmp(c->species[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* "N2 0.78, O2 0.21, Ar 0.01": pairs of a species section and a mole fraction. */
+static kedr_status read_mixture(kedr_ini *ini, const char *gas, kedr_dsmc_case *c)
+{
+    const char *text = NULL;
+    KEDR_TRY(kedr_ini_string(ini, gas, "mixture", REQ, &text));
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", text);
+    double total = 0;
+    c->nspecies = 0;
+    for (char *save = NULL, *part = strtok_r(buf, ",", &save); part;
+         part = strtok_r(NULL, ",", &save)) {
+        char name[64];
+        double x;
+        char extra;
+        if (sscanf(part, "%63s %lf %c", name, &x, &extra) != 2 || !(x > 0) || x > 1)
+            return kedr_ini_fail(ini, gas, "mixture",
+                                 "'%s': expected 'SPECIES FRACTION' pairs separated by commas, "
+                                 "fractions in (0, 1]", part);
+        if (!kedr_ini_has_section(ini, name))
+            return kedr_ini_fail(ini, gas, "mixture", "species '%s' is not in this file", name);
+        if (find_species(c, name) >= 0)
+            return kedr_ini_fail(ini, gas, "mixture", "species '%s' appears twice", name);
+        if (c->nspecies == KEDR_DSMC_MAX_SPECIES)
+            return kedr_ini_fail(ini, gas, "mixture", "more than %d species",
+                                 KEDR_DSMC_MAX_SPECIES);
+        KEDR_TRY(read_species(ini, name, &c->species[c->nspecies]));
+        c->fraction[c->nspecies++] = x;
+        total += x;
+    }
+    if (c->nspecies == 0)
+        return kedr_ini_fail(ini, gas, "mixture", "no species given");
+    for (int i = 0; i < c->nspecies; i++)
+        c->fraction[i] /= total;
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_case *c)
+{
+    kedr_ini *ini = NULL;
+    KEDR_TRY(kedr_ini_load(path, &ini));
+    kedr_status s = KEDR_OK;
+    if (!kedr_ini_has_section(ini, gas)) {
+        char known[512] = "";
+        for (int i = 0; i < kedr_ini_sections(ini); i++) {
+            size_t len = strlen(known);
+            snprintf(known + len, sizeof known - len, "%s%s", i ? ", " : "",
+                     kedr_ini_section(ini, i));
+        }
+        s = kedr_fail(KEDR_ERR_PARSE, "%s: no species or mixture '%s' (the file has: %s)", path,
+                      gas, known);
+    } else if (kedr_ini_has(ini, gas, "mixture")) {
+        s = read_mixture(ini, gas, c);
+    } else {
+        c->nspecies = 1;
+        c->fraction[0] = 1;
+        s = read_species(ini, gas, &c->species[0]);
+    }
+    /* The whole file is checked, so a typo in a species not used now is still caught. */
+    for (int i = 0; s == KEDR_OK && i < kedr_ini_sections(ini); i++) {
+        const char *sec = kedr_ini_section(ini, i);
+        kedr_dsmc_case scratch;
+        if (kedr_ini_has(ini, sec, "mixture"))
+            s = read_mixture(ini, sec, &scratch);
+        else
+            s = read_species(ini, sec, &scratch.species[0]);
+    }
+    if (s == KEDR_OK)
+        s = kedr_ini_finish(ini);
+    kedr_ini_free(ini);
+    return s;
+}
+
+kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
+{
+    const char *fn = "kedr_dsmc_case_check";
+    if (!(c->hi[0] > c->lo[0]) || !(c->hi[1] > c->lo[1]))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: domain [%g, %g] x [%g, %g] is empty", fn, c->lo[0],
+                         c->hi[0], c->lo[1], c->hi[1]);
+    if (c->nx < 1 || c->ny < 1 || (int64_t)c->nx * c->ny > ((int64_t)1 << 31))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: grid %d x %d: expected 1 to 2^31 cells", fn, c->nx,
+                         c->ny);
+    if (c->nspecies < 1 || c->nspecies > KEDR_DSMC_MAX_SPECIES)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %d species: expected 1 to %d", fn, c->nspecies,
+                         KEDR_DSMC_MAX_SPECIES);
+    for (int i = 0; i < c->nspecies; i++) {
+        const kedr_dsmc_species *s = &c->species[i];
+        if (!(s->mass > 0) || !(s->d_ref > 0) || !(s->d_ref_vss > 0) || !(s->t_ref > 0) ||
+            !(s->omega >= 0.5 && s->omega <= 1) || !(s->alpha >= 1 && s->alpha <= 2) ||
+            !(c->fraction[i] >= 0))
+            return kedr_fail(KEDR_ERR_INVALID,
+                             "%s: species %d (%s): expected mass, d_ref, T_ref > 0, omega in "
+                             "[0.5, 1], alpha in [1, 2], fraction >= 0",
+                             fn, i, s->name);
+    }
+    if (!(c->number_density >= 0) || !(c->temperature > 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: freestream n = %g, T = %g: expected n >= 0, T > 0",
+                         fn, c->number_density, c->temperature);
+    for (int d = 0; d < 3; d++)
+        if (!isfinite(c->velocity[d]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: velocity[%d] is not finite", fn, d);
+    if (c->nsegments < 0 || c->nsegments > KEDR_DSMC_MAX_SEGMENTS)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %d body segments: expected 0 to %d", fn,
+                         c->nsegments, KEDR_DSMC_MAX_SEGMENTS);
+    for (int k = 0; k < c->nsegments; k++) {
+        const double *s = c->segment[k];
+        for (int e = 0; e < 2; e++)
+            if (!(s[2 * e] >= c->lo[0] && s[2 * e] <= c->hi[0] && s[2 * e + 1] >= c->lo[1] &&
+                  s[2 * e + 1] <= c->hi[1]))
+                return kedr_fail(KEDR_ERR_INVALID, "%s: body point (%g, %g) is outside the domain",
+                                 fn, s[2 * e], s[2 * e + 1]);
+        if (s[0] == s[2] && s[1] == s[3])
+            return kedr_fail(KEDR_ERR_INVALID, "%s: body segment %d has zero length", fn, k);
+    }
+    if (c->nsegments > 0 && !(c->wall_temperature > 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: wall temperature %g: expected > 0", fn,
+                         c->wall_temperature);
+    if (!(c->dt > 0) || c->steps < 0 || !(c->weight > 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: dt %g, steps %lld, weight %g: expected dt > 0, "
+                         "steps >= 0, weight > 0", fn, c->dt, (long long)c->steps, c->weight);
+    if (c->sample_every < 1)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: sample_every %lld: expected >= 1", fn,
+                         (long long)c->sample_every);
+    return KEDR_OK;
+}
+
+static const char *const boundary_names[] = {"outflow", "inflow", "specular", NULL};
+
+static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
+{
+    memset(c, 0, sizeof *c);
+    const char *base = strrchr(kedr_ini_name(ini), '/');
+    snprintf(c->name, sizeof c->name, "%s", base ? base + 1 : kedr_ini_name(ini));
+    char *dot = strrchr(c->name, '.');
+    if (dot && dot != c->name)
+        *dot = 0;
+
+    KEDR_TRY(kedr_ini_double(ini, "domain", "x_min", REQ, -1e6, 1e6, &c->lo[0]));
+    KEDR_TRY(kedr_ini_double(ini, "domain", "x_max", REQ, -1e6, 1e6, &c->hi[0]));
+    KEDR_TRY(kedr_ini_double(ini, "domain", "y_min", REQ, -1e6, 1e6, &c->lo[1]));
+    KEDR_TRY(kedr_ini_double(ini, "domain", "y_max", REQ, -1e6, 1e6, &c->hi[1]));
+    if (!(c->hi[0] > c->lo[0]))
+        return kedr_ini_fail(ini, "domain", "x_max", "%g: expected more than x_min = %g", c->hi[0],
+                             c->lo[0]);
+    if (!(c->hi[1] > c->lo[1]))
+        return kedr_ini_fail(ini, "domain", "y_max", "%g: expected more than y_min = %g", c->hi[1],
+                             c->lo[1]);
+    static const char *const sides[] = {"x_min", "x_max", "y_min", "y_max"};
+    int bc[4] = {KEDR_DSMC_INFLOW, KEDR_DSMC_OUTFLOW, KEDR_DSMC_INFLOW, KEDR_DSMC_INFLOW};
+    for (int s = 0; s < 4; s++) {
+        char key[32];
+        snprintf(key, sizeof key, "boundary_%s", sides[s]);
+        KEDR_TRY(kedr_ini_choice(ini, "domain", key, 0, boundary_names, &bc[s]));
+        c->side[s] = (kedr_dsmc_boundary)bc[s];
+    }
+
+    int64_t nx = 0, ny = 0;
+    KEDR_TRY(kedr_ini_int(ini, "grid", "nx", REQ, 1, 1 << 24, &nx));
+    KEDR_TRY(kedr_ini_int(ini, "grid", "ny", REQ, 1, 1 << 24, &ny));
+    if (nx * ny > ((int64_t)1 << 31))
+        return kedr_ini_fail(ini, "grid", "ny", "%lld x %lld cells: expected at most 2^31 in all",
+                             (long long)nx, (long long)ny);
+    c->nx = (int)nx;
+    c->ny = (int)ny;
+
+    const char *file = "species.ini", *gas = NULL;
+    static const char *const models[] = {"vhs", "vss", NULL};
+    int model = KEDR_DSMC_VHS;
+    KEDR_TRY(kedr_ini_string(ini, "species", "file", 0, &file));
+    KEDR_TRY(kedr_ini_string(ini, "species", "gas", REQ, &gas));
+    KEDR_TRY(kedr_ini_choice(ini, "species", "model", 0, models, &model));
+    c->model = (kedr_dsmc_model)model;
+    char path[1024];
+    if (file[0] == '/') {
+        snprintf(path, sizeof path, "%s", file);
+    } else {
+        char dir[768];
+        kedr_ini_dir(ini, dir, sizeof dir);
+        snprintf(path, sizeof path, "%s/%s", dir, file);
+    }
+    kedr_status s = kedr_dsmc_species_load(path, gas, c);
+    if (s != KEDR_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", kedr_last_error());
+        return kedr_ini_fail(ini, "species", "gas", "%s", msg);
+    }
+
+    int has_n = kedr_ini_has(ini, "freestream", "number_density");
+    int has_rho = kedr_ini_has(ini, "freestream", "density");
+    if (has_n == has_rho)
+        return kedr_ini_fail(ini, "freestream", NULL,
+                             "give exactly one of number_density [m^-3] and density [kg/m^3]");
+    KEDR_TRY(kedr_ini_double(ini, "freestream", "number_density", 0, 0, 1e30, &c->number_density));
+    double rho = 0;
+    KEDR_TRY(kedr_ini_double(ini, "freestream", "density", 0, 0, 1e6, &rho));
+    if (has_rho) {
+        double mean_mass = 0;
+        for (int i = 0; i < c->nspecies; i++)
+            mean_mass += c->fraction[i] * c->species[i].mass;
+        c->number_density = rho / mean_mass;
+    }
+    KEDR_TRY(kedr_ini_double(ini, "freestream", "temperature", REQ | POS, 0, 1e6, &c->temperature));
+    KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_x", 0, -1e6, 1e6, &c->velocity[0]));
+    KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_y", 0, -1e6, 1e6, &c->velocity[1]));
+    c->fill = 1;
+    KEDR_TRY(kedr_ini_bool(ini, "freestream", "fill", 0, &c->fill));
+
+    static const char *const bodies[] = {"none", "plate", "polygon", NULL};
+    int body = 0;
+    KEDR_TRY(kedr_ini_choice(ini, "body", "type", 0, bodies, &body));
+    double pts[2 * (KEDR_DSMC_MAX_SEGMENTS + 1)];
+    int npts = 0;
+    KEDR_TRY(kedr_ini_doubles(ini, "body", "points", body ? REQ : 0, -1e6, 1e6, pts,
+                              body == 1 ? 4 : 2 * KEDR_DSMC_MAX_SEGMENTS, &npts));
+    if (body == 0 && kedr_ini_line(ini, "body", "points"))
+        return kedr_ini_fail(ini, "body", "points", "given, but [body] type is none");
+    if (body == 1 && npts != 4)
+        return kedr_ini_fail(ini, "body", "points", "a plate needs 4 numbers: x0 y0 x1 y1");
+    if (body == 2 && (npts % 2 || npts < 6))
+        return kedr_ini_fail(ini, "body", "points",
+                             "a polygon needs at least 3 points (x y pairs), got %d numbers", npts);
+    int np = npts / 2;
+    c->nsegments = body == 1 ? 1 : body == 2 ? np : 0;
+    for (int k = 0; k < c->nsegments; k++) {
+        int a = k, b = (k + 1) % np;
+        c->segment[k][0] = pts[2 * a];
+        c->segment[k][1] = pts[2 * a + 1];
+        c->segment[k][2] = pts[2 * b];
+        c->segment[k][3] = pts[2 * b + 1];
+    }
+    for (int i = 0; i < np; i++) {
+        if (pts[2 * i] < c->lo[0] || pts[2 * i] > c->hi[0] || pts[2 * i + 1] < c->lo[1] ||
+            pts[2 * i + 1] > c->hi[1])
+            return kedr_ini_fail(ini, "body", "points",
+                                 "point (%g, %g) is outside the domain [%g, %g] x [%g, %g]",
+                                 pts[2 * i], pts[2 * i + 1], c->lo[0], c->hi[0], c->lo[1],
+                                 c->hi[1]);
+        if (pts[2 * i] == pts[2 * ((i + 1) % np)] && pts[2 * i + 1] == pts[2 * ((i + 1) % np) + 1])
+            return kedr_ini_fail(ini, "body", "points", "points %d and %d coincide", i,
+                                 (i + 1) % np);
+    }
+
+    static const char *const walls[] = {"diffuse", NULL};
+    int wall = 0;
+    KEDR_TRY(kedr_ini_choice(ini, "wall", "model", 0, walls, &wall));
+    c->wall_temperature = c->temperature;
+    KEDR_TRY(kedr_ini_double(ini, "wall", "temperature", c->nsegments ? REQ | POS : POS, 0, 1e6,
+                             &c->wall_temperature));
+
+    int64_t steps = 0, seed = 1;
+    KEDR_TRY(kedr_ini_double(ini, "run", "dt", REQ | POS, 0, 1e3, &c->dt));
+    KEDR_TRY(kedr_ini_int(ini, "run", "steps", REQ, 0, (int64_t)1 << 32, &steps));
+    KEDR_TRY(kedr_ini_int(ini, "run", "seed", 0, 0, INT64_MAX, &seed));
+    c->steps = steps;
+    c->seed = (uint64_t)seed;
+    int has_w = kedr_ini_has(ini, "run", "weight");
+    int has_ppc = kedr_ini_has(ini, "run", "particles_per_cell");
+    if (has_w && has_ppc)
+        return kedr_ini_fail(ini, "run", "weight", "give weight or particles_per_cell, not both");
+    double ppc = 20;
+    KEDR_TRY(kedr_ini_double(ini, "run", "weight", POS, 0, 1e40, &c->weight));
+    KEDR_TRY(kedr_ini_double(ini, "run", "particles_per_cell", POS, 0, 1e9, &ppc));
+    if (!has_w) {
+        double volume = (c->hi[0] - c->lo[0]) / c->nx * (c->hi[1] - c->lo[1]) / c->ny;
+        if (!(c->number_density > 0))
+            return kedr_ini_fail(ini, "run", NULL, "particles_per_cell needs a freestream density "
+                                 "> 0; give weight instead");
+        c->weight = c->number_density * volume / ppc;
+    }
+
+    c->sample_start = -1;
+    c->sample_every = 1;
+    KEDR_TRY(kedr_ini_int(ini, "sample", "start", 0, 0, INT64_MAX, &c->sample_start));
+    KEDR_TRY(kedr_ini_int(ini, "sample", "every", 0, 1, INT64_MAX, &c->sample_every));
+
+    c->stats_every = 100;
+    c->write_csv = c->write_vti = 1;
+    const char *dir = ".";
+    KEDR_TRY(kedr_ini_int(ini, "output", "stats_every", 0, 0, INT64_MAX, &c->stats_every));
+    KEDR_TRY(kedr_ini_string(ini, "output", "dir", 0, &dir));
+    KEDR_TRY(kedr_ini_bool(ini, "output", "csv", 0, &c->write_csv));
+    KEDR_TRY(kedr_ini_bool(ini, "output", "vti", 0, &c->write_vti));
+    snprintf(c->out_dir, sizeof c->out_dir, "%s", dir);
+
+    KEDR_TRY(kedr_ini_finish(ini));
+    kedr_status st = kedr_dsmc_case_check(c);
+    if (st != KEDR_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", kedr_last_error());
+        return kedr_fail(KEDR_ERR_PARSE, "%s: %s", kedr_ini_name(ini), msg);
+    }
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_case_load(const char *path, kedr_dsmc_case *c)
+{
+    if (!path || !c)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_case_load: %s is NULL", path ? "c" : "path");
+    kedr_ini *ini = NULL;
+    KEDR_TRY(kedr_ini_load(path, &ini));
+    kedr_status s = read_case(ini, c);
+    kedr_ini_free(ini);
+    return s;
+}
+
+double kedr_dsmc_inflow_flux(double n, double temperature, double mass, double u_normal)
+{
+    double cm = sqrt(2.0 * 1.380649e-23 * temperature / mass); /* most probable speed */
+    double s = u_normal / cm;
+    return n * cm / (2.0 * sqrt(M_PI)) * (exp(-s * s) + sqrt(M_PI) * s * (1.0 + erf(s)));
+}

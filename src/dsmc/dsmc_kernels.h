@@ -1,0 +1,414 @@
+/* Private: the DSMC physics of one particle, one new particle or one cell, as inline code that
+ * both back ends compile (C with OpenMP loops in sim.c, CUDA kernels in sim.cu). Keeping a single
+ * copy of the physics is what makes the two back ends draw the same random numbers and follow
+ * the same logic. */
+#ifndef DSMC_KERNELS_H
+#define DSMC_KERNELS_H
+
+#include "kedr/dsmc.h"
+#include "kedr/prim.h"
+#include "kedr/rng.h"
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define DSMC_HD __host__ __device__ static inline
+#else
+#define DSMC_HD static inline
+#endif
+
+#define DSMC_MAXS KEDR_DSMC_MAX_SPECIES
+#define DSMC_DROP KEDR_KEY_DROP
+/* Wall and body events followed in one move before a particle is left where it is. */
+#define DSMC_MAX_EVENTS 16
+#define DSMC_PI 3.14159265358979323846
+
+/* Random-number purposes: the high byte of the Philox purpose word; the low 24 bits count the
+ * draws of one stream. */
+enum {
+    DSMC_P_FILL_COUNT = 1, /* entity: cell; low bits: species */
+    DSMC_P_FILL = 2,       /* entity: new particle in the fill batch */
+    DSMC_P_INFLOW_COUNT = 3, /* entity: boundary face; low bits: species */
+    DSMC_P_INFLOW = 4,     /* entity: new particle in this step's inflow batch */
+    DSMC_P_MOVE = 5,       /* entity: particle index before the move */
+    DSMC_P_COLLIDE = 6     /* entity: cell */
+};
+#define DSMC_PURPOSE(base, k) (((uint32_t)(base) << 24) | (uint32_t)(k))
+
+/* Everything the per-particle and per-cell code reads; passed by value to CUDA kernels (keep it
+ * under the 4 KB kernel-parameter limit). */
+typedef struct {
+    double lo[2], hi[2];
+    double dx, dy, inv_dx, inv_dy, cell_volume;
+    int nx, ny;
+    int side[4];
+    int nsegments;
+    double seg[KEDR_DSMC_MAX_SEGMENTS][4];
+    double wall_temperature;
+    int nspecies;
+    double mass[DSMC_MAXS];
+    /* Pair (p, q) at p * DSMC_MAXS + q: total cross-section sigma = a g^e, and 1/alpha. */
+    double sigma_a[DSMC_MAXS * DSMC_MAXS];
+    double sigma_e[DSMC_MAXS * DSMC_MAXS];
+    double inv_alpha[DSMC_MAXS * DSMC_MAXS];
+    double temperature, velocity[3], fraction[DSMC_MAXS];
+    double dt, weight;
+    uint64_t seed;
+    uint32_t step;
+    /* Inflow faces: side s owns global faces [face_start[s], face_start[s + 1]). */
+    uint32_t face_start[5];
+} dsmc_params;
+
+/* A stream of uniforms for one entity and purpose: two doubles per Philox draw. */
+typedef struct {
+    uint64_t seed, entity;
+    uint32_t step, purpose;
+    kedr_u32x4 w;
+    int left;
+} dsmc_rng;
+
+DSMC_HD dsmc_rng dsmc_rng_make(uint64_t seed, uint64_t entity, uint32_t step, uint32_t base)
+{
+    dsmc_rng r;
+    r.seed = seed;
+    r.entity = entity;
+    r.step = step;
+    r.purpose = DSMC_PURPOSE(base, 0);
+    r.left = 0;
+    r.w.v[0] = r.w.v[1] = r.w.v[2] = r.w.v[3] = 0;
+    return r;
+}
+
+/* Uniform in (0, 1). */
+DSMC_HD double dsmc_u01(dsmc_rng *r)
+{
+    if (r->left == 0) {
+        r->w = kedr_rng_draw(r->seed, r->entity, r->step, r->purpose++);
+        r->left = 2;
+    }
+    r->left--;
+    return kedr_u01_f64(r->w.v[2 * r->left], r->w.v[2 * r->left + 1]);
+}
+
+DSMC_HD void dsmc_sincos_2pi(double u, double *s, double *c)
+{
+#ifdef __CUDA_ARCH__
+    sincospi(2.0 * u, s, c);
+#else
+    *s = sin(2.0 * DSMC_PI * u);
+    *c = cos(2.0 * DSMC_PI * u);
+#endif
+}
+
+/* A standard normal deviate (Box-Muller, one of the pair). */
+DSMC_HD double dsmc_normal(dsmc_rng *r)
+{
+    double u1 = dsmc_u01(r), u2 = dsmc_u01(r), s, c;
+    dsmc_sincos_2pi(u2, &s, &c);
+    return sqrt(-2.0 * log(u1)) * c;
+}
+
+/* z = beta v_n of a molecule crossing a surface from a Maxwellian drifting with speed ratio
+ * s = beta u_n along the surface normal (beta = sqrt(m / 2kT)): density proportional to
+ * z exp(-(z - s)^2) on z > 0, sampled exactly. With w = z - s the density is (w + s) exp(-w^2)
+ * on w > -s. For s >= 0 the proposal (|w| + s) exp(-w^2) is a mixture of |w| exp(-w^2) (sampled
+ * by inversion) and s exp(-w^2) (a truncated normal), accepted with (w + s) / (|w| + s); for
+ * s < 0 the proposal w exp(-w^2) on w > -s is sampled by inversion and accepted with
+ * (w + s) / w. (The same target as Bird 1994 section 12.3 and Garcia & Wagner, J. Comput. Phys.
+ * 217 (2006) 693; this decomposition is ours.) */
+DSMC_HD double dsmc_flux_normal(dsmc_rng *r, double s)
+{
+    if (s < 0) {
+        for (;;) {
+            double w = sqrt(s * s - log(dsmc_u01(r)));
+            if (dsmc_u01(r) * w < w + s)
+                return w + s;
+        }
+    }
+    double neg = -expm1(-s * s);     /* 1 - exp(-s^2): twice the weight of the w < 0 part */
+    double wa = 0.5 + 0.5 * neg;     /* integral of |w| exp(-w^2) over w > -s */
+    double wb = 0.5 * sqrt(DSMC_PI) * s * (1.0 + erf(s));
+    for (;;) {
+        double w;
+        if (dsmc_u01(r) * (wa + wb) < wa) {
+            if (dsmc_u01(r) * wa < 0.5)
+                w = sqrt(-log(dsmc_u01(r)));
+            else
+                w = -sqrt(-log1p(-dsmc_u01(r) * neg));
+        } else {
+            do
+                w = dsmc_normal(r) * 0.70710678118654752440;
+            while (w <= -s);
+        }
+        if (w >= 0 || dsmc_u01(r) * (s - w) < w + s)
+            return w + s;
+    }
+}
+
+DSMC_HD uint32_t dsmc_cell_of(const dsmc_params *p, double x, double y)
+{
+    int ix = (int)((x - p->lo[0]) * p->inv_dx), iy = (int)((y - p->lo[1]) * p->inv_dy);
+    ix = ix < 0 ? 0 : ix >= p->nx ? p->nx - 1 : ix;
+    iy = iy < 0 ? 0 : iy >= p->ny ? p->ny - 1 : iy;
+    return (uint32_t)iy * (uint32_t)p->nx + (uint32_t)ix;
+}
+
+/* ---- generation --------------------------------------------------------------------------- */
+
+/* New particle e of the initial fill, in cell group g = cell * nspecies + species. */
+DSMC_HD void dsmc_fill_one(const dsmc_params *p, uint32_t g, uint64_t e, double *x, double *y,
+                           double *vx, double *vy, double *vz, uint8_t *sp)
+{
+    uint32_t cell = g / (uint32_t)p->nspecies, k = g % (uint32_t)p->nspecies;
+    dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, DSMC_P_FILL);
+    *x = p->lo[0] + ((double)(cell % (uint32_t)p->nx) + dsmc_u01(&r)) * p->dx;
+    *y = p->lo[1] + ((double)(cell / (uint32_t)p->nx) + dsmc_u01(&r)) * p->dy;
+    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / p->mass[k]);
+    *vx = p->velocity[0] + sigma * dsmc_normal(&r);
+    *vy = p->velocity[1] + sigma * dsmc_normal(&r);
+    *vz = p->velocity[2] + sigma * dsmc_normal(&r);
+    *sp = (uint8_t)k;
+}
+
+/* New particle e of this step's inflow, from face group g = face * nspecies + species: placed on
+ * the face with the flux-weighted velocity distribution. The move then advances it by a random
+ * fraction of the step, as if it had entered uniformly in time. */
+DSMC_HD void dsmc_inflow_one(const dsmc_params *p, uint32_t g, uint64_t e, double *x, double *y,
+                             double *vx, double *vy, double *vz, uint8_t *sp)
+{
+    uint32_t face = g / (uint32_t)p->nspecies, k = g % (uint32_t)p->nspecies;
+    int side = 0;
+    while (side < 3 && face >= p->face_start[side + 1])
+        side++;
+    double local = (double)(face - p->face_start[side]);
+    dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, DSMC_P_INFLOW);
+    double m = p->mass[k];
+    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / m);
+    double beta = 1.0 / (sigma * 1.4142135623730951);
+    int axis = side / 2;                              /* 0: an x side, 1: a y side */
+    double inward = side % 2 == 0 ? 1.0 : -1.0;
+    double vn = dsmc_flux_normal(&r, beta * inward * p->velocity[axis]) / beta * inward;
+    double along = (local + dsmc_u01(&r)) * (axis == 0 ? p->dy : p->dx);
+    double t1 = p->velocity[1 - axis] + sigma * dsmc_normal(&r);
+    double t2 = p->velocity[2] + sigma * dsmc_normal(&r);
+    double wall = side % 2 == 0 ? p->lo[axis] : p->hi[axis];
+    if (axis == 0) {
+        *x = wall;
+        *y = p->lo[1] + along;
+        *vx = vn;
+        *vy = t1;
+    } else {
+        *x = p->lo[0] + along;
+        *y = wall;
+        *vx = t1;
+        *vy = vn;
+    }
+    *vz = t2;
+    *sp = (uint8_t)k;
+}
+
+/* ---- move --------------------------------------------------------------------------------- */
+
+/* Diffuse reflection with full accommodation at the wall temperature from segment k: the normal
+ * speed from the flux-weighted (Rayleigh) distribution, on the side the particle came from. */
+DSMC_HD void dsmc_diffuse(const dsmc_params *p, int k, double m, dsmc_rng *r, double *ux,
+                          double *uy, double *uz)
+{
+    double dx = p->seg[k][2] - p->seg[k][0], dy = p->seg[k][3] - p->seg[k][1];
+    double len = sqrt(dx * dx + dy * dy);
+    double tx = dx / len, ty = dy / len, nx = -ty, ny = tx;
+    if (*ux * nx + *uy * ny > 0) { /* came from the -n side: leave on it */
+        nx = -nx;
+        ny = -ny;
+    }
+    double sigma = sqrt(KEDR_BOLTZMANN * p->wall_temperature / m);
+    double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
+    double ct = sigma * dsmc_normal(r);
+    *ux = cn * nx + ct * tx;
+    *uy = cn * ny + ct * ty;
+    *uz = sigma * dsmc_normal(r);
+}
+
+/* Moves particle i for the step (fresh: for a random fraction of it, as particles that entered
+ * in this step had, on average, entered uniformly in time), following specular walls and body segments; returns its new cell, or DSMC_DROP
+ * when it left through an outflow or inflow side. */
+DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
+                               double *vx, double *vy, double *vz, int species)
+{
+    double px = *x, py = *y, ux = *vx, uy = *vy, uz = *vz, t = p->dt;
+    int skip = -1;
+    dsmc_rng r = dsmc_rng_make(p->seed, i, p->step, DSMC_P_MOVE);
+    if (fresh)
+        t *= dsmc_u01(&r);
+    for (int ev = 0; ev < DSMC_MAX_EVENTS && t > 0; ev++) {
+        double tev = t;
+        int what = -1; /* < 0: none; 0..3: a side; 4 + k: segment k */
+        if (ux < 0 && px + ux * t < p->lo[0] && (p->lo[0] - px) / ux < tev)
+            tev = (p->lo[0] - px) / ux, what = KEDR_DSMC_XMIN;
+        if (ux > 0 && px + ux * t > p->hi[0] && (p->hi[0] - px) / ux < tev)
+            tev = (p->hi[0] - px) / ux, what = KEDR_DSMC_XMAX;
+        if (uy < 0 && py + uy * t < p->lo[1] && (p->lo[1] - py) / uy < tev)
+            tev = (p->lo[1] - py) / uy, what = KEDR_DSMC_YMIN;
+        if (uy > 0 && py + uy * t > p->hi[1] && (p->hi[1] - py) / uy < tev)
+            tev = (p->hi[1] - py) / uy, what = KEDR_DSMC_YMAX;
+        for (int k = 0; k < p->nsegments; k++) {
+            if (k == skip)
+                continue; /* a straight wall cannot be hit twice in a row */
+            double dx = p->seg[k][2] - p->seg[k][0], dy = p->seg[k][3] - p->seg[k][1];
+            double den = ux * dy - uy * dx;
+            if (den == 0)
+                continue;
+            double qx = p->seg[k][0] - px, qy = p->seg[k][1] - py;
+            double th = (qx * dy - qy * dx) / den, s = (qx * uy - qy * ux) / den;
+            if (th > 0 && th < tev && s >= 0 && s <= 1)
+                tev = th, what = 4 + k;
+        }
+        if (what < 0) {
+            px += ux * t;
+            py += uy * t;
+            break;
+        }
+        px += ux * tev;
+        py += uy * tev;
+        t -= tev;
+        if (what < 4) {
+            if (p->side[what] != KEDR_DSMC_SPECULAR)
+                return DSMC_DROP;
+            if (what < 2) { /* land exactly on the wall so rounding cannot leave the domain */
+                px = what == KEDR_DSMC_XMIN ? p->lo[0] : p->hi[0];
+                ux = -ux;
+            } else {
+                py = what == KEDR_DSMC_YMIN ? p->lo[1] : p->hi[1];
+                uy = -uy;
+            }
+            skip = -1;
+        } else {
+            dsmc_diffuse(p, what - 4, p->mass[species], &r, &ux, &uy, &uz);
+            skip = what - 4;
+        }
+    }
+    /* A particle past its event budget stays where it is; keep it inside the domain. */
+    px = px < p->lo[0] ? p->lo[0] : px > p->hi[0] ? p->hi[0] : px;
+    py = py < p->lo[1] ? p->lo[1] : py > p->hi[1] ? p->hi[1] : py;
+    *x = px;
+    *y = py;
+    *vx = ux;
+    *vy = uy;
+    *vz = uz;
+    return dsmc_cell_of(p, px, py);
+}
+
+/* ---- collisions --------------------------------------------------------------------------- */
+
+/* Bird's no-time-counter scheme in one cell (Bird 1994 section 11.1), particles [start, start+n)
+ * of the sorted arrays: 1/2 n (n - 1) W (sigma g)_max dt / V candidate pairs (rounded up or down
+ * at random, so the expectation is exact), each accepted with probability sigma g / (sigma g)_max.
+ * The cell's (sigma g)_max grows when a larger value is met. Collisions conserve momentum and
+ * energy; VHS scatters isotropically, VSS (Koura & Matsumoto 1991) with b/d = sqrt(u) and
+ * chi = 2 acos((b/d)^(1/alpha)), that is cos chi = 2 u^(1/alpha) - 1. Returns the collisions;
+ * *cand the candidates. */
+DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
+                                   double *vx, double *vy, double *vz, const uint8_t *sp,
+                                   double *sgmax_cell, uint32_t *cand)
+{
+    *cand = 0;
+    if (n < 2)
+        return 0;
+    dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
+    double sgmax = sgmax_cell[cell];
+    double expect = 0.5 * (double)n * (double)(n - 1) * p->weight * sgmax * p->dt / p->cell_volume;
+    double mf = floor(expect + dsmc_u01(&r));
+    uint32_t m = mf < 4e9 ? (uint32_t)mf : 4000000000u; /* only absurd cases reach the cap */
+    uint32_t ncoll = 0;
+    for (uint32_t c = 0; c < m; c++) {
+        uint32_t i = (uint32_t)(dsmc_u01(&r) * n), j = (uint32_t)(dsmc_u01(&r) * (n - 1));
+        i = i < n ? i : n - 1;
+        j = j < n - 1 ? j : n - 2;
+        j += j >= i;
+        i += start;
+        j += start;
+        double gx = vx[i] - vx[j], gy = vy[i] - vy[j], gz = vz[i] - vz[j];
+        double g2 = gx * gx + gy * gy + gz * gz;
+        double u = dsmc_u01(&r);
+        if (g2 <= 0)
+            continue;
+        double g = sqrt(g2);
+        int pair = sp[i] * DSMC_MAXS + sp[j];
+        double sg = p->sigma_a[pair] * pow(g, p->sigma_e[pair]) * g;
+        if (sg > sgmax)
+            sgmax = sg;
+        if (u * sgmax >= sg)
+            continue;
+        double m1 = p->mass[sp[i]], m2 = p->mass[sp[j]], mt = m1 + m2;
+        double cx = (m1 * vx[i] + m2 * vx[j]) / mt;
+        double cy = (m1 * vy[i] + m2 * vy[j]) / mt;
+        double cz = (m1 * vz[i] + m2 * vz[j]) / mt;
+        double ia = p->inv_alpha[pair], hx, hy, hz, s, c2;
+        double cosx = ia == 1.0 ? 2.0 * dsmc_u01(&r) - 1.0 : 2.0 * pow(dsmc_u01(&r), ia) - 1.0;
+        double sinx = sqrt(fmax(0.0, 1.0 - cosx * cosx));
+        dsmc_sincos_2pi(dsmc_u01(&r), &s, &c2);
+        double gp = sqrt(gy * gy + gz * gz);
+        if (ia == 1.0 || gp < 1e-12 * g) { /* isotropic, or g along x: any azimuth frame will do */
+            hx = cosx * g;
+            hy = sinx * c2 * g;
+            hz = sinx * s * g;
+        } else { /* rotate g by chi about a random azimuth (Bird 1994 eq. 2.22) */
+            hx = cosx * gx + sinx * s * gp;
+            hy = cosx * gy + sinx * (g * gz * c2 - gx * gy * s) / gp;
+            hz = cosx * gz - sinx * (g * gy * c2 + gx * gz * s) / gp;
+        }
+        vx[i] = cx + m2 / mt * hx;
+        vy[i] = cy + m2 / mt * hy;
+        vz[i] = cz + m2 / mt * hz;
+        vx[j] = cx - m1 / mt * hx;
+        vy[j] = cy - m1 / mt * hy;
+        vz[j] = cz - m1 / mt * hz;
+        ncoll++;
+    }
+    sgmax_cell[cell] = sgmax;
+    *cand = m;
+    return ncoll;
+}
+
+/* ---- sampling ----------------------------------------------------------------------------- */
+
+/* Accumulators per cell, structure of arrays: DSMC_NACC rows of ncells. */
+enum { DSMC_ACC_N = 0, DSMC_ACC_M, DSMC_ACC_MVX, DSMC_ACC_MVY, DSMC_ACC_MVZ, DSMC_ACC_MV2, DSMC_NACC };
+
+DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells, uint32_t start,
+                              uint32_t n, const double *vx, const double *vy, const double *vz,
+                              const uint8_t *sp, double *acc)
+{
+    double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
+    for (uint32_t i = start; i < start + n; i++) {
+        double m = p->mass[sp[i]];
+        sm += m;
+        smx += m * vx[i];
+        smy += m * vy[i];
+        smz += m * vz[i];
+        sm2 += m * (vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i]);
+    }
+    acc[DSMC_ACC_N * ncells + cell] += n;
+    acc[DSMC_ACC_M * ncells + cell] += sm;
+    acc[DSMC_ACC_MVX * ncells + cell] += smx;
+    acc[DSMC_ACC_MVY * ncells + cell] += smy;
+    acc[DSMC_ACC_MVZ * ncells + cell] += smz;
+    acc[DSMC_ACC_MV2 * ncells + cell] += sm2;
+}
+
+/* Index of the group owning item e: the last g with offsets[g] <= e (offsets ascending,
+ * offsets[0] = 0, ngroups + 1 entries, offsets[ngroups] > e). */
+DSMC_HD uint32_t dsmc_group_of(const uint32_t *offsets, uint32_t ngroups, uint32_t e)
+{
+    uint32_t lo = 0, hi = ngroups; /* invariant: offsets[lo] <= e < offsets[hi] */
+    while (hi - lo > 1) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (offsets[mid] <= e)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+#endif

@@ -1,0 +1,122 @@
+/* Output of DSMC cell fields: CSV and VTK XML ImageData (.vti). Files are written to a temporary
+ * name and renamed, so a reader never sees half a file. */
+#include "kedr/dsmc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    const double *v;
+} field_col;
+
+static int columns(const kedr_dsmc_fields *f, field_col cols[9])
+{
+    field_col all[9] = {{"number_density", f->number_density}, {"density", f->density},
+                        {"ux", f->ux},
+                        {"uy", f->uy},
+                        {"uz", f->uz},
+                        {"temperature", f->temperature},
+                        {"pressure", f->pressure},
+                        {"mach", f->mach},
+                        {"particles_per_cell", f->particles}};
+    memcpy(cols, all, sizeof all);
+    return 9;
+}
+
+static kedr_status check_args(const char *fn, const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
+                              const char *path)
+{
+    if (!c || !f || !path)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, !c ? "c" : !f ? "f" : "path");
+    if (f->nx != c->nx || f->ny != c->ny || !f->number_density)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d) do not match the case grid "
+                         "(%d x %d)", fn, f->nx, f->ny, c->nx, c->ny);
+    return KEDR_OK;
+}
+
+static kedr_status finish_file(FILE *out, const char *tmp, const char *path)
+{
+    int bad = ferror(out);
+    if (fclose(out) != 0 || bad) {
+        remove(tmp);
+        return kedr_fail(KEDR_ERR_IO, "%s: write error", path);
+    }
+    if (rename(tmp, path) != 0) {
+        kedr_status s = kedr_fail(KEDR_ERR_IO, "%s: cannot rename from %s: %s", path, tmp,
+                                  strerror(errno));
+        remove(tmp);
+        return s;
+    }
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
+                                const char *path)
+{
+    KEDR_TRY(check_args("kedr_dsmc_write_csv", c, f, path));
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out)
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    field_col cols[9];
+    int nc = columns(f, cols);
+    fprintf(out, "i,j,x,y");
+    for (int k = 0; k < nc; k++)
+        fprintf(out, ",%s", cols[k].name);
+    fputc('\n', out);
+    double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
+    for (int j = 0; j < c->ny; j++)
+        for (int i = 0; i < c->nx; i++) {
+            size_t cell = (size_t)j * c->nx + i;
+            fprintf(out, "%d,%d,%.9g,%.9g", i, j, c->lo[0] + (i + 0.5) * dx,
+                    c->lo[1] + (j + 0.5) * dy);
+            for (int k = 0; k < nc; k++)
+                fprintf(out, ",%.9g", cols[k].v[cell]);
+            fputc('\n', out);
+        }
+    return finish_file(out, tmp, path);
+}
+
+kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
+                                const char *path)
+{
+    KEDR_TRY(check_args("kedr_dsmc_write_vti", c, f, path));
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out)
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
+    /* Points span 0..nx x 0..ny; the fields are cell data, one value per cell, x fastest. */
+    fprintf(out, "<?xml version=\"1.0\"?>\n"
+                 "<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+                 "  <ImageData WholeExtent=\"0 %d 0 %d 0 0\" Origin=\"%.17g %.17g 0\" "
+                 "Spacing=\"%.17g %.17g 1\">\n"
+                 "    <Piece Extent=\"0 %d 0 %d 0 0\">\n"
+                 "      <CellData Scalars=\"temperature\">\n",
+            c->nx, c->ny, c->lo[0], c->lo[1], dx, dy, c->nx, c->ny);
+    field_col cols[9];
+    int nc = columns(f, cols);
+    size_t ncells = (size_t)c->nx * c->ny;
+    for (int k = 0; k < nc; k++) {
+        if (strcmp(cols[k].name, "uy") == 0 || strcmp(cols[k].name, "uz") == 0)
+            continue; /* written with ux as the velocity vector */
+        if (strcmp(cols[k].name, "ux") == 0) {
+            fprintf(out, "        <DataArray type=\"Float64\" Name=\"velocity\" "
+                         "NumberOfComponents=\"3\" format=\"ascii\">\n");
+            for (size_t i = 0; i < ncells; i++)
+                fprintf(out, "%.9g %.9g %.9g\n", f->ux[i], f->uy[i], f->uz[i]);
+        } else {
+            fprintf(out, "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n",
+                    cols[k].name);
+            for (size_t i = 0; i < ncells; i++)
+                fprintf(out, "%.9g\n", cols[k].v[i]);
+        }
+        fprintf(out, "        </DataArray>\n");
+    }
+    fprintf(out, "      </CellData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n");
+    return finish_file(out, tmp, path);
+}

@@ -1,0 +1,724 @@
+/* The DSMC simulator: state, the step driver, and the cpu back end (OpenMP loops over the
+ * inline physics of dsmc_kernels.h). The cuda back end (sim.cu) runs the same physics in
+ * kernels; this file dispatches to it. */
+#include "sim.h"
+
+#include "core/internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *kedr_dsmc_stage_name(kedr_dsmc_stage s)
+{
+    static const char *const names[] = {"generation", "move", "indexing", "collisions", "sampling"};
+    return (unsigned)s < KEDR_DSMC_NSTAGES ? names[s] : "?";
+}
+
+/* ---- cpu back end ------------------------------------------------------------------------- */
+
+/* Below this many items a loop runs on one thread: starting a team costs more than it saves. */
+#define DSMC_OMP_MIN 16384
+
+static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const uint32_t *offsets,
+                         uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
+{
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (count > DSMC_OMP_MIN)
+    for (size_t e = 0; e < count; e++) {
+        uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
+        size_t i = base + e;
+        if (fill)
+            dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
+        else
+            dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
+    }
+}
+
+static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
+                     uint32_t *cell)
+{
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+    for (size_t i = 0; i < n; i++)
+        cell[i] = dsmc_move_one(p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                                a.sp[i]);
+}
+
+static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
+                       uint32_t *cell)
+{
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+    for (size_t i = 0; i < n; i++)
+        cell[i] = dsmc_cell_of(p, a.x[i], a.y[i]);
+}
+
+static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src, void *dst,
+                       size_t elem)
+{
+    if (elem == 8) {
+        const double *s = src;
+        double *d = dst;
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+        for (size_t j = 0; j < n; j++)
+            d[j] = s[perm[j]];
+    } else {
+        const uint8_t *s = src;
+        uint8_t *d = dst;
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+        for (size_t j = 0; j < n; j++)
+            d[j] = s[perm[j]];
+    }
+}
+
+static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
+                        const uint32_t *counts, dsmc_particles a, double *sgmax, uint64_t *ncoll,
+                        uint64_t *ncand)
+{
+    uint64_t coll = 0, cand = 0;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) reduction(+ : coll, cand) \
+    if (ncells > DSMC_OMP_MIN / 16)
+    for (size_t c = 0; c < ncells; c++) {
+        uint32_t m = 0;
+        coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp,
+                                  sgmax, &m);
+        cand += m;
+    }
+    *ncoll = coll;
+    *ncand = cand;
+}
+
+static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
+                       const uint32_t *counts, dsmc_particles a, double *acc)
+{
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (ncells > DSMC_OMP_MIN / 4)
+    for (size_t c = 0; c < ncells; c++)
+        dsmc_sample_cell(p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp, acc);
+}
+
+/* ---- state -------------------------------------------------------------------------------- */
+
+static void free_particles(kedr_dsmc *sim)
+{
+    kedr_ctx *ctx = sim->ctx;
+    kedr_free(ctx, sim->a.x);
+    kedr_free(ctx, sim->a.y);
+    kedr_free(ctx, sim->a.vx);
+    kedr_free(ctx, sim->a.vy);
+    kedr_free(ctx, sim->a.vz);
+    kedr_free(ctx, sim->a.sp);
+    kedr_free(ctx, sim->spare);
+    kedr_free(ctx, sim->spare8);
+    kedr_free(ctx, sim->cell);
+    kedr_free(ctx, sim->perm);
+    memset(&sim->a, 0, sizeof sim->a);
+    sim->spare = NULL;
+    sim->spare8 = NULL;
+    sim->cell = sim->perm = NULL;
+}
+
+void kedr_dsmc_destroy(kedr_dsmc *sim)
+{
+    if (!sim)
+        return;
+    kedr_ctx *ctx = sim->ctx;
+    free_particles(sim);
+    kedr_free(ctx, sim->starts);
+    kedr_free(ctx, sim->counts);
+    kedr_free(ctx, sim->sgmax);
+    kedr_free(ctx, sim->acc);
+    kedr_free(ctx, sim->offsets);
+    kedr_free(ctx, sim->counters);
+    free(sim->host_offsets);
+    free(sim);
+}
+
+/* Makes room for at least need particles, keeping the first sim->n. */
+static kedr_status reserve(kedr_dsmc *sim, size_t need)
+{
+    if (need <= sim->cap)
+        return KEDR_OK;
+    if (need >= ((size_t)1 << 32))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: %zu particles: at most 2^32 - 1 are supported "
+                         "(indexing uses 32-bit permutations)", need);
+    size_t cap = sim->cap + sim->cap / 2;
+    cap = cap > need ? cap : need;
+    cap = cap < ((size_t)1 << 32) - 1 ? cap : ((size_t)1 << 32) - 1;
+    kedr_ctx *ctx = sim->ctx;
+    kedr_dsmc old = *sim;
+    dsmc_particles a = {0};
+    void *spare = NULL, *spare8 = NULL, *cell = NULL, *perm = NULL;
+    kedr_status s = KEDR_OK;
+    void **f64[5] = {(void **)&a.x, (void **)&a.y, (void **)&a.vx, (void **)&a.vy, (void **)&a.vz};
+    for (int k = 0; k < 5 && s == KEDR_OK; k++)
+        s = kedr_alloc(ctx, f64[k], cap * 8);
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, (void **)&a.sp, cap);
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, &spare, cap * 8);
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, &spare8, cap);
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, &cell, cap * 4);
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, &perm, cap * 4);
+    size_t n = sim->n;
+    if (s == KEDR_OK && n) {
+        s = kedr_copy(ctx, a.x, old.a.x, n * 8);
+        if (s == KEDR_OK) s = kedr_copy(ctx, a.y, old.a.y, n * 8);
+        if (s == KEDR_OK) s = kedr_copy(ctx, a.vx, old.a.vx, n * 8);
+        if (s == KEDR_OK) s = kedr_copy(ctx, a.vy, old.a.vy, n * 8);
+        if (s == KEDR_OK) s = kedr_copy(ctx, a.vz, old.a.vz, n * 8);
+        if (s == KEDR_OK) s = kedr_copy(ctx, a.sp, old.a.sp, n);
+    }
+    if (s != KEDR_OK) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", kedr_last_error());
+        for (int k = 0; k < 5; k++)
+            kedr_free(ctx, *f64[k]);
+        kedr_free(ctx, a.sp);
+        kedr_free(ctx, spare);
+        kedr_free(ctx, spare8);
+        kedr_free(ctx, cell);
+        kedr_free(ctx, perm);
+        return kedr_fail(s, "kedr_dsmc: no room for %zu particles (%zu bytes each): %s", cap,
+                         (size_t)DSMC_BYTES_PER_PARTICLE, msg);
+    }
+    free_particles(sim);
+    sim->a = a;
+    sim->spare = spare;
+    sim->spare8 = spare8;
+    sim->cell = cell;
+    sim->perm = perm;
+    sim->cap = cap;
+    return KEDR_OK;
+}
+
+/* Host offsets for ngroups groups of counts (in sim->host_offsets), uploaded to sim->offsets. */
+static kedr_status upload_offsets(kedr_dsmc *sim, uint32_t ngroups)
+{
+    size_t bytes = ((size_t)ngroups + 1) * 4;
+    if (bytes > sim->offsets_bytes) {
+        kedr_free(sim->ctx, sim->offsets);
+        sim->offsets = NULL;
+        sim->offsets_bytes = 0;
+        KEDR_TRY(kedr_alloc(sim->ctx, (void **)&sim->offsets, bytes));
+        sim->offsets_bytes = bytes;
+    }
+    return kedr_upload(sim->ctx, sim->offsets, sim->host_offsets, bytes);
+}
+
+static kedr_status host_offsets_room(kedr_dsmc *sim, size_t entries)
+{
+    if (entries <= sim->host_offsets_len)
+        return KEDR_OK;
+    uint32_t *h = realloc(sim->host_offsets, entries * 4);
+    if (!h)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: out of host memory (%zu offsets)", entries);
+    sim->host_offsets = h;
+    sim->host_offsets_len = entries;
+    return KEDR_OK;
+}
+
+static kedr_status run_generate(kedr_dsmc *sim, int fill, uint32_t ngroups, size_t count)
+{
+    KEDR_TRY(reserve(sim, sim->n + count));
+    if (count == 0)
+        return KEDR_OK;
+    KEDR_TRY(upload_offsets(sim, ngroups));
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx))
+        KEDR_TRY(dsmc_generate_cuda(sim->ctx, &sim->p, fill, sim->offsets, ngroups, sim->n, count,
+                                    sim->a));
+    else
+#endif
+        generate_cpu(sim->ctx, &sim->p, fill, sim->offsets, ngroups, sim->n, count, sim->a);
+    sim->n += count;
+    return KEDR_OK;
+}
+
+/* The initial fill: per cell and species, floor(expected + u) particles. */
+static kedr_status fill(kedr_dsmc *sim)
+{
+    const kedr_dsmc_case *c = &sim->c;
+    uint32_t ns = (uint32_t)c->nspecies, ngroups = (uint32_t)(sim->ncells * ns);
+    KEDR_TRY(host_offsets_room(sim, (size_t)ngroups + 1));
+    uint64_t total = 0;
+    for (uint32_t cell = 0; cell < sim->ncells; cell++)
+        for (uint32_t k = 0; k < ns; k++) {
+            double expect = c->number_density * c->fraction[k] * sim->p.cell_volume / c->weight;
+            kedr_u32x4 w = kedr_rng_draw(c->seed, cell, 0, DSMC_PURPOSE(DSMC_P_FILL_COUNT, k));
+            sim->host_offsets[cell * ns + k] = (uint32_t)total;
+            total += (uint64_t)floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
+            if (total >= ((uint64_t)1 << 32) - 1)
+                return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: the initial fill needs more than "
+                                 "2^32 particles: raise [run] weight");
+        }
+    sim->host_offsets[ngroups] = (uint32_t)total;
+    sim->p.step = 0;
+    return run_generate(sim, 1, ngroups, (size_t)total);
+}
+
+/* Inflow faces of one step: per face and species, floor(flux * area * dt / weight + u). */
+static kedr_status inflow(kedr_dsmc *sim)
+{
+    const kedr_dsmc_case *c = &sim->c;
+    uint32_t ns = (uint32_t)c->nspecies, nfaces = sim->p.face_start[4];
+    uint32_t ngroups = nfaces * ns;
+    sim->generated = 0;
+    if (ngroups == 0)
+        return KEDR_OK;
+    KEDR_TRY(host_offsets_room(sim, (size_t)ngroups + 1));
+    uint64_t total = 0;
+    for (int side = 0; side < 4; side++) {
+        double area = side < 2 ? sim->p.dy : sim->p.dx; /* face length x unit depth */
+        for (uint32_t f = sim->p.face_start[side]; f < sim->p.face_start[side + 1]; f++)
+            for (uint32_t k = 0; k < ns; k++) {
+                double expect = sim->flux[side][k] * area * c->dt / c->weight;
+                kedr_u32x4 w = kedr_rng_draw(c->seed, f, sim->p.step,
+                                             DSMC_PURPOSE(DSMC_P_INFLOW_COUNT, k));
+                sim->host_offsets[f * ns + k] = (uint32_t)total;
+                total += (uint64_t)floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
+            }
+    }
+    if (sim->n + total >= ((uint64_t)1 << 32) - 1)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than 2^32 particles: raise [run] weight");
+    sim->host_offsets[ngroups] = (uint32_t)total;
+    sim->generated = total;
+    return run_generate(sim, 0, ngroups, (size_t)total);
+}
+
+/* VHS/VSS pair constants: sigma_T = pi d^2 (2 k T_ref / (m_r g^2))^(omega - 1/2) / Gamma(5/2 -
+ * omega) (Bird 1994 eq. 4.63), with d, omega, T_ref, alpha averaged over the pair. */
+static void pair_constants(const kedr_dsmc_case *c, dsmc_params *p)
+{
+    for (int i = 0; i < c->nspecies; i++)
+        for (int j = 0; j < c->nspecies; j++) {
+            const kedr_dsmc_species *a = &c->species[i], *b = &c->species[j];
+            int vss = c->model == KEDR_DSMC_VSS;
+            double d = 0.5 * (vss ? a->d_ref_vss + b->d_ref_vss : a->d_ref + b->d_ref);
+            double w = 0.5 * (a->omega + b->omega), tr = 0.5 * (a->t_ref + b->t_ref);
+            double alpha = vss ? 0.5 * (a->alpha + b->alpha) : 1.0;
+            double mr = a->mass * b->mass / (a->mass + b->mass);
+            int k = i * DSMC_MAXS + j;
+            p->sigma_a[k] = M_PI * d * d * pow(2.0 * KEDR_BOLTZMANN * tr / mr, w - 0.5) /
+                            tgamma(2.5 - w);
+            p->sigma_e[k] = 1.0 - 2.0 * w;
+            p->inv_alpha[k] = 1.0 / alpha;
+        }
+}
+
+kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc **out)
+{
+    const char *fn = "kedr_dsmc_create";
+    if (!out)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: sim is NULL", fn);
+    *out = NULL;
+    KEDR_TRY(kedr_check_ptr(ctx, 1, fn, "ctx"));
+    KEDR_TRY(kedr_check_ptr(c, 1, fn, "c"));
+    KEDR_TRY(kedr_dsmc_case_check(c));
+    kedr_dsmc *sim = calloc(1, sizeof *sim);
+    if (!sim)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+    sim->ctx = ctx;
+    sim->c = *c;
+    if (sim->c.sample_start < 0)
+        sim->c.sample_start = c->steps / 2;
+    dsmc_params *p = &sim->p;
+    memset(p, 0, sizeof *p);
+    for (int d = 0; d < 2; d++) {
+        p->lo[d] = c->lo[d];
+        p->hi[d] = c->hi[d];
+    }
+    p->nx = c->nx;
+    p->ny = c->ny;
+    p->dx = (c->hi[0] - c->lo[0]) / c->nx;
+    p->dy = (c->hi[1] - c->lo[1]) / c->ny;
+    p->inv_dx = c->nx / (c->hi[0] - c->lo[0]);
+    p->inv_dy = c->ny / (c->hi[1] - c->lo[1]);
+    p->cell_volume = p->dx * p->dy;
+    for (int s = 0; s < 4; s++)
+        p->side[s] = c->side[s];
+    p->nsegments = c->nsegments;
+    memcpy(p->seg, c->segment, sizeof p->seg);
+    p->wall_temperature = c->wall_temperature;
+    p->nspecies = c->nspecies;
+    for (int k = 0; k < c->nspecies; k++) {
+        p->mass[k] = c->species[k].mass;
+        p->fraction[k] = c->fraction[k];
+    }
+    pair_constants(c, p);
+    p->temperature = c->temperature;
+    memcpy(p->velocity, c->velocity, sizeof p->velocity);
+    p->dt = c->dt;
+    p->weight = c->weight;
+    p->seed = c->seed;
+    uint32_t faces = 0;
+    for (int s = 0; s < 4; s++) {
+        p->face_start[s] = faces;
+        if (c->side[s] == KEDR_DSMC_INFLOW)
+            faces += (uint32_t)(s < 2 ? c->ny : c->nx);
+        int axis = s / 2;
+        double inward = s % 2 == 0 ? 1.0 : -1.0;
+        for (int k = 0; k < c->nspecies; k++)
+            sim->flux[s][k] = kedr_dsmc_inflow_flux(c->number_density * c->fraction[k],
+                                                    c->temperature, c->species[k].mass,
+                                                    inward * c->velocity[axis]);
+    }
+    p->face_start[4] = faces;
+    sim->ncells = (size_t)c->nx * (size_t)c->ny;
+
+    /* The initial (sigma g)_max: three most probable relative speeds at the hotter of gas and
+     * wall, for the pair where it is largest; cells raise it when they meet more. */
+    double t_hot = c->temperature > c->wall_temperature ? c->temperature : c->wall_temperature;
+    double sg0 = 0;
+    for (int i = 0; i < c->nspecies; i++)
+        for (int j = 0; j < c->nspecies; j++) {
+            double mr = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
+            double g = 3.0 * sqrt(2.0 * KEDR_BOLTZMANN * t_hot / mr);
+            int k = i * DSMC_MAXS + j;
+            double sg = p->sigma_a[k] * pow(g, p->sigma_e[k]) * g;
+            sg0 = sg > sg0 ? sg : sg0;
+        }
+
+    kedr_status s = KEDR_OK;
+    size_t nc = sim->ncells;
+    double *h = malloc(nc * sizeof *h);
+    if (!h)
+        s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu cells", fn, nc);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->starts, nc * 4);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * 8);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->acc, nc * 8 * DSMC_NACC);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 2 * sizeof(uint64_t));
+    if (s == KEDR_OK) {
+        for (size_t i = 0; i < nc; i++)
+            h[i] = sg0;
+        s = kedr_upload(ctx, sim->sgmax, h, nc * 8);
+    }
+    free(h);
+    if (s == KEDR_OK)
+        s = kedr_memset(ctx, sim->acc, 0, nc * 8 * DSMC_NACC);
+    if (s == KEDR_OK) {
+        size_t guess = (size_t)fmin(c->number_density * (c->hi[0] - c->lo[0]) *
+                                        (c->hi[1] - c->lo[1]) / c->weight * 1.2 + 1024,
+                                    (double)(((size_t)1 << 32) - 1));
+        s = reserve(sim, guess);
+    }
+    if (s == KEDR_OK && c->fill)
+        s = fill(sim);
+    if (s != KEDR_OK) {
+        kedr_dsmc_destroy(sim);
+        return s;
+    }
+    *out = sim;
+    return KEDR_OK;
+}
+
+/* ---- the step ----------------------------------------------------------------------------- */
+
+static kedr_status stage_begin(kedr_dsmc *sim, double *t0)
+{
+    KEDR_TRY(kedr_ctx_sync(sim->ctx));
+    *t0 = kedr_wall_seconds();
+    return KEDR_OK;
+}
+
+static kedr_status stage_end(kedr_dsmc *sim, kedr_dsmc_stage st, double t0)
+{
+    KEDR_TRY(kedr_ctx_sync(sim->ctx));
+    sim->stage_seconds[st] += kedr_wall_seconds() - t0;
+    return KEDR_OK;
+}
+
+static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx))
+        return dsmc_move_cuda(sim->ctx, &sim->p, sim->n, n_old, sim->a, sim->cell);
+#endif
+    move_cpu(sim->ctx, &sim->p, sim->n, n_old, sim->a, sim->cell);
+    return KEDR_OK;
+}
+
+static kedr_status run_locate(kedr_dsmc *sim)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx))
+        return dsmc_locate_cuda(sim->ctx, &sim->p, sim->n, sim->a, sim->cell);
+#endif
+    locate_cpu(sim->ctx, &sim->p, sim->n, sim->a, sim->cell);
+    return KEDR_OK;
+}
+
+static kedr_status gather(kedr_dsmc *sim, size_t n, void **field, void **spare, size_t elem)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx))
+        KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, *spare, elem));
+    else
+#endif
+        gather_cpu(sim->ctx, sim->perm, n, *field, *spare, elem);
+    void *t = *field;
+    *field = *spare;
+    *spare = t;
+    return KEDR_OK;
+}
+
+/* Groups particles by cell (dropping those that left) and puts them in that order. */
+static kedr_status run_index(kedr_dsmc *sim)
+{
+    size_t kept = 0;
+    KEDR_TRY(kedr_counting_sort(sim->ctx, sim->cell, sim->n, (uint32_t)sim->ncells, sim->perm,
+                                sim->starts, sim->counts, &kept));
+    if (sim->n == 0) { /* counting sort writes no counts for n = 0 */
+        KEDR_TRY(kedr_memset(sim->ctx, sim->counts, 0, sim->ncells * 4));
+        KEDR_TRY(kedr_memset(sim->ctx, sim->starts, 0, sim->ncells * 4));
+    }
+    void **f64[5] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
+                     (void **)&sim->a.vy, (void **)&sim->a.vz};
+    for (int k = 0; k < 5; k++)
+        KEDR_TRY(gather(sim, kept, f64[k], &sim->spare, 8));
+    KEDR_TRY(gather(sim, kept, (void **)&sim->a.sp, &sim->spare8, 1));
+    sim->n = kept;
+    sim->sorted = 1;
+    return KEDR_OK;
+}
+
+static kedr_status run_collide(kedr_dsmc *sim)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx)) {
+        uint64_t h[2];
+        KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof h));
+        KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
+                                   sim->sgmax, sim->counters));
+        KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
+        sim->collisions = h[0];
+        sim->candidates = h[1];
+        return KEDR_OK;
+    }
+#endif
+    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->sgmax,
+                &sim->collisions, &sim->candidates);
+    return KEDR_OK;
+}
+
+static kedr_status run_sample(kedr_dsmc *sim)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx))
+        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
+                                  sim->acc));
+    else
+#endif
+        sample_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->acc);
+    sim->samples++;
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
+{
+    if (!sim)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_step: sim is NULL");
+    if (mask & ~(unsigned)KEDR_DSMC_ALL_STAGES)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_step_stages: mask 0x%x has unknown stages",
+                         mask);
+    if (sim->step >= (int64_t)UINT32_MAX - 1)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_step: the step counter is exhausted");
+    double t0;
+    sim->p.step = (uint32_t)(sim->step + 1); /* step 0 is the initial fill */
+    sim->collisions = sim->candidates = sim->generated = 0;
+    size_t n_old = sim->n;
+    if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_GENERATE)) {
+        KEDR_TRY(stage_begin(sim, &t0));
+        KEDR_TRY(inflow(sim));
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_GENERATE, t0));
+        sim->sorted = 0;
+    }
+    if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE)) {
+        KEDR_TRY(stage_begin(sim, &t0));
+        KEDR_TRY(run_move(sim, n_old));
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_MOVE, t0));
+        sim->sorted = 0;
+        sim->located = 1;
+    }
+    if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX)) {
+        KEDR_TRY(stage_begin(sim, &t0));
+        if (!sim->located)
+            KEDR_TRY(run_locate(sim));
+        KEDR_TRY(run_index(sim));
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_INDEX, t0));
+        sim->located = 0;
+    }
+    unsigned needs_index = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE) |
+                           KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE);
+    if ((mask & needs_index) && !sim->sorted)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_step_stages: collisions and sampling need "
+                         "the particles indexed after they last moved (add the INDEX stage)");
+    if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE)) {
+        KEDR_TRY(stage_begin(sim, &t0));
+        KEDR_TRY(run_collide(sim));
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_COLLIDE, t0));
+    }
+    sim->step++;
+    sim->time += sim->c.dt;
+    sim->total_collisions += sim->collisions;
+    sim->total_generated += sim->generated;
+    if ((mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE)) && sim->step >= sim->c.sample_start &&
+        (sim->step - sim->c.sample_start) % sim->c.sample_every == 0) {
+        KEDR_TRY(stage_begin(sim, &t0));
+        KEDR_TRY(run_sample(sim));
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_SAMPLE, t0));
+    }
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_step(kedr_dsmc *sim)
+{
+    return kedr_dsmc_step_stages(sim, KEDR_DSMC_ALL_STAGES);
+}
+
+kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
+{
+    if (!sim || !st)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_stats: %s is NULL", sim ? "stats" : "sim");
+    memset(st, 0, sizeof *st);
+    st->step = sim->step;
+    st->time = sim->time;
+    st->particles = sim->n;
+    st->collisions = sim->collisions;
+    st->candidates = sim->candidates;
+    st->generated = sim->generated;
+    st->total_collisions = sim->total_collisions;
+    st->total_generated = sim->total_generated;
+    st->samples = sim->samples;
+    memcpy(st->stage_seconds, sim->stage_seconds, sizeof st->stage_seconds);
+    return KEDR_OK;
+}
+
+/* ---- particles in and out ----------------------------------------------------------------- */
+
+kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, const double *y,
+                                    const double *vx, const double *vy, const double *vz,
+                                    const uint8_t *species)
+{
+    const char *fn = "kedr_dsmc_set_particles";
+    if (!sim)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: sim is NULL", fn);
+    KEDR_TRY(kedr_check_ptr(x, n, fn, "x"));
+    KEDR_TRY(kedr_check_ptr(y, n, fn, "y"));
+    KEDR_TRY(kedr_check_ptr(vx, n, fn, "vx"));
+    KEDR_TRY(kedr_check_ptr(vy, n, fn, "vy"));
+    KEDR_TRY(kedr_check_ptr(vz, n, fn, "vz"));
+    const kedr_dsmc_case *c = &sim->c;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= c->lo[0] && x[i] <= c->hi[0] && y[i] >= c->lo[1] && y[i] <= c->hi[1]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu at (%g, %g) is outside the domain",
+                             fn, i, x[i], y[i]);
+        if (!isfinite(vx[i]) || !isfinite(vy[i]) || !isfinite(vz[i]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has a non-finite velocity", fn, i);
+        if (species && species[i] >= c->nspecies)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has species %u (the case has %d)",
+                             fn, i, species[i], c->nspecies);
+    }
+    sim->n = 0;
+    KEDR_TRY(reserve(sim, n));
+    KEDR_TRY(kedr_upload(sim->ctx, sim->a.x, x, n * 8));
+    KEDR_TRY(kedr_upload(sim->ctx, sim->a.y, y, n * 8));
+    KEDR_TRY(kedr_upload(sim->ctx, sim->a.vx, vx, n * 8));
+    KEDR_TRY(kedr_upload(sim->ctx, sim->a.vy, vy, n * 8));
+    KEDR_TRY(kedr_upload(sim->ctx, sim->a.vz, vz, n * 8));
+    if (species)
+        KEDR_TRY(kedr_upload(sim->ctx, sim->a.sp, species, n));
+    else
+        KEDR_TRY(kedr_memset(sim->ctx, sim->a.sp, 0, n));
+    sim->n = n;
+    sim->sorted = sim->located = 0;
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, double *x, double *y,
+                                    double *vx, double *vy, double *vz, uint8_t *species)
+{
+    if (!sim || !n)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_particles: %s is NULL", sim ? "n" : "sim");
+    *n = sim->n;
+    if (sim->n > cap)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_particles: %zu particles do not fit in "
+                         "cap = %zu", sim->n, cap);
+    size_t b = sim->n * 8;
+    if (x) KEDR_TRY(kedr_download(sim->ctx, x, sim->a.x, b));
+    if (y) KEDR_TRY(kedr_download(sim->ctx, y, sim->a.y, b));
+    if (vx) KEDR_TRY(kedr_download(sim->ctx, vx, sim->a.vx, b));
+    if (vy) KEDR_TRY(kedr_download(sim->ctx, vy, sim->a.vy, b));
+    if (vz) KEDR_TRY(kedr_download(sim->ctx, vz, sim->a.vz, b));
+    if (species) KEDR_TRY(kedr_download(sim->ctx, species, sim->a.sp, sim->n));
+    return KEDR_OK;
+}
+
+/* ---- fields ------------------------------------------------------------------------------- */
+
+kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim)
+{
+    if (!sim)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_reset_samples: sim is NULL");
+    sim->samples = 0;
+    return kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * DSMC_NACC);
+}
+
+void kedr_dsmc_fields_free(kedr_dsmc_fields *f)
+{
+    if (!f)
+        return;
+    free(f->number_density); /* one block holds every field */
+    memset(f, 0, sizeof *f);
+}
+
+kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
+{
+    if (!sim || !f)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_fields: %s is NULL", sim ? "f" : "sim");
+    memset(f, 0, sizeof *f);
+    size_t nc = sim->ncells;
+    double *acc = malloc(nc * 8 * DSMC_NACC), *block = calloc(nc * 9, 8);
+    if (!acc || !block) {
+        free(acc);
+        free(block);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_get_fields: out of host memory (%zu cells)", nc);
+    }
+    kedr_status s = kedr_download(sim->ctx, acc, sim->acc, nc * 8 * DSMC_NACC);
+    if (s != KEDR_OK) {
+        free(acc);
+        free(block);
+        return s;
+    }
+    f->nx = sim->c.nx;
+    f->ny = sim->c.ny;
+    f->samples = sim->samples;
+    double **cols[9] = {&f->number_density, &f->density, &f->ux, &f->uy, &f->uz,
+                        &f->temperature, &f->pressure, &f->mach, &f->particles};
+    for (int k = 0; k < 9; k++)
+        *cols[k] = block + (size_t)k * nc;
+    double samples = (double)sim->samples, w = sim->c.weight, v = sim->p.cell_volume;
+    for (size_t c = 0; c < nc && samples > 0; c++) {
+        double n = acc[DSMC_ACC_N * nc + c], m = acc[DSMC_ACC_M * nc + c];
+        f->particles[c] = n / samples;
+        if (n == 0)
+            continue;
+        double px = acc[DSMC_ACC_MVX * nc + c], py = acc[DSMC_ACC_MVY * nc + c];
+        double pz = acc[DSMC_ACC_MVZ * nc + c], e2 = acc[DSMC_ACC_MV2 * nc + c];
+        f->number_density[c] = n * w / (samples * v);
+        f->density[c] = m * w / (samples * v);
+        f->ux[c] = px / m;
+        f->uy[c] = py / m;
+        f->uz[c] = pz / m;
+        double t = (e2 - (px * px + py * py + pz * pz) / m) / (3.0 * KEDR_BOLTZMANN * n);
+        f->temperature[c] = t > 0 ? t : 0;
+        f->pressure[c] = f->number_density[c] * KEDR_BOLTZMANN * f->temperature[c];
+        double speed = sqrt(f->ux[c] * f->ux[c] + f->uy[c] * f->uy[c] + f->uz[c] * f->uz[c]);
+        double a = sqrt(5.0 / 3.0 * KEDR_BOLTZMANN * f->temperature[c] / (m / n));
+        f->mach[c] = a > 0 ? speed / a : 0;
+    }
+    free(acc);
+    return KEDR_OK;
+}

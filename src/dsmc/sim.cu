@@ -1,0 +1,173 @@
+/* The cuda back end of the DSMC simulator: one thread per particle (generation, move, gather)
+ * or per cell (collisions, sampling), each running the same inline physics as the cpu back end
+ * (dsmc_kernels.h). Cells own contiguous ranges of the sorted particle arrays, so no two threads
+ * write the same particle and no atomics touch particle data. */
+#include "sim.h"
+
+#include "core/internal.h"
+
+#define DSMC_BLOCK 256
+
+static_assert(sizeof(dsmc_params) < 4000, "dsmc_params is passed by value to kernels (4 KB limit)");
+
+/* Enough blocks to fill the GPU a few times over; kernels loop with a grid stride. */
+static unsigned grid_for(const kedr_ctx *ctx, size_t n)
+{
+    size_t blocks = (n + DSMC_BLOCK - 1) / DSMC_BLOCK;
+    size_t cap = (size_t)(ctx->multiprocessors > 0 ? ctx->multiprocessors : 1) * 16;
+    return (unsigned)(blocks < cap ? (blocks ? blocks : 1) : cap);
+}
+
+static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offsets,
+                                  uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
+{
+    for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
+         e += (size_t)gridDim.x * blockDim.x) {
+        uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
+        size_t i = base + e;
+        if (fill)
+            dsmc_fill_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
+        else
+            dsmc_inflow_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
+    }
+}
+
+static __global__ void k_move(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
+                              uint32_t *cell)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        cell[i] = dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                                a.sp[i]);
+}
+
+static __global__ void k_locate(dsmc_params p, size_t n, dsmc_particles a, uint32_t *cell)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        cell[i] = dsmc_cell_of(&p, a.x[i], a.y[i]);
+}
+
+static __global__ void k_gather_f64(const uint32_t *perm, size_t n, const double *src,
+                                    double *dst)
+{
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (size_t)gridDim.x * blockDim.x)
+        dst[j] = src[perm[j]];
+}
+
+static __global__ void k_gather_u8(const uint32_t *perm, size_t n, const uint8_t *src,
+                                   uint8_t *dst)
+{
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (size_t)gridDim.x * blockDim.x)
+        dst[j] = src[perm[j]];
+}
+
+static __device__ unsigned long long warp_sum(unsigned long long v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
+static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *starts,
+                                 const uint32_t *counts, dsmc_particles a, double *sgmax,
+                                 unsigned long long *counters)
+{
+    unsigned long long coll = 0, cand = 0;
+    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
+         c += (size_t)gridDim.x * blockDim.x) {
+        uint32_t m = 0;
+        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp,
+                                  sgmax, &m);
+        cand += m;
+    }
+    /* Every thread of the warp reaches here (the loop above has no early exit). */
+    coll = warp_sum(coll);
+    cand = warp_sum(cand);
+    if ((threadIdx.x & 31) == 0 && (coll || cand)) {
+        atomicAdd(&counters[0], coll);
+        atomicAdd(&counters[1], cand);
+    }
+}
+
+static __global__ void k_sample(dsmc_params p, size_t ncells, const uint32_t *starts,
+                                const uint32_t *counts, dsmc_particles a, double *acc)
+{
+    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
+         c += (size_t)gridDim.x * blockDim.x)
+        dsmc_sample_cell(&p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp,
+                         acc);
+}
+
+extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
+                                          const uint32_t *offsets, uint32_t ngroups, size_t base,
+                                          size_t count, dsmc_particles a)
+{
+    if (count == 0)
+        return KEDR_OK;
+    k_generate<<<grid_for(ctx, count), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, fill, offsets,
+                                                                          ngroups, base, count, a);
+    KEDR_CUDA_LAUNCHED("k_generate");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
+                                      dsmc_particles a, uint32_t *cell)
+{
+    if (n == 0)
+        return KEDR_OK;
+    k_move<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell);
+    KEDR_CUDA_LAUNCHED("k_move");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n,
+                                        dsmc_particles a, uint32_t *cell)
+{
+    if (n == 0)
+        return KEDR_OK;
+    k_locate<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, a, cell);
+    KEDR_CUDA_LAUNCHED("k_locate");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n,
+                                        const void *src, void *dst, size_t elem)
+{
+    if (n == 0)
+        return KEDR_OK;
+    if (elem == 8)
+        k_gather_f64<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            perm, n, (const double *)src, (double *)dst);
+    else
+        k_gather_u8<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            perm, n, (const uint8_t *)src, (uint8_t *)dst);
+    KEDR_CUDA_LAUNCHED("k_gather");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
+                                         const uint32_t *starts, const uint32_t *counts,
+                                         dsmc_particles a, double *sgmax, uint64_t *counters)
+{
+    if (ncells == 0)
+        return KEDR_OK;
+    k_collide<<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+        *p, ncells, starts, counts, a, sgmax, (unsigned long long *)counters);
+    KEDR_CUDA_LAUNCHED("k_collide");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
+                                        const uint32_t *starts, const uint32_t *counts,
+                                        dsmc_particles a, double *acc)
+{
+    if (ncells == 0)
+        return KEDR_OK;
+    k_sample<<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, ncells, starts, counts,
+                                                                         a, acc);
+    KEDR_CUDA_LAUNCHED("k_sample");
+    return KEDR_OK;
+}

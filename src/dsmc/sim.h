@@ -1,0 +1,69 @@
+/* Private: the simulator state shared by sim.c (cpu and dispatch) and output.c, and the cuda back
+ * end's entry points (sim.cu). */
+#ifndef DSMC_SIM_H
+#define DSMC_SIM_H
+
+#include "dsmc_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Particle arrays in the context's memory (structure of arrays). */
+typedef struct {
+    double *x, *y, *vx, *vy, *vz;
+    uint8_t *sp;
+} dsmc_particles;
+
+/* Context memory per particle slot: 5 doubles, species, the gather spares (8 + 1), cell key and
+ * permutation (the counting sort's own scratch comes on top). */
+#define DSMC_BYTES_PER_PARTICLE (5 * 8 + 1 + 8 + 1 + 4 + 4)
+
+struct kedr_dsmc {
+    kedr_ctx *ctx;
+    kedr_dsmc_case c;
+    dsmc_params p;
+    size_t ncells;
+    size_t n, cap;          /* particles and slots */
+    dsmc_particles a;
+    void *spare, *spare8;   /* gather targets, swapped with the field gathered */
+    uint32_t *cell, *perm;  /* per particle: cell key after the move; sort permutation */
+    uint32_t *starts, *counts; /* per cell, after indexing */
+    double *sgmax;          /* per cell (sigma g)_max, kept across steps */
+    double *acc;            /* DSMC_NACC x ncells sample sums */
+    uint64_t *counters;     /* cuda: collisions and candidates of a step */
+    uint32_t *offsets;      /* generation groups, context memory */
+    size_t offsets_bytes;
+    uint32_t *host_offsets;
+    size_t host_offsets_len;
+    double flux[4][KEDR_DSMC_MAX_SPECIES]; /* inflow number flux per side and species */
+    int sorted, located;
+    int64_t step, samples;
+    double time;
+    uint64_t collisions, candidates, generated, total_collisions, total_generated;
+    double stage_seconds[KEDR_DSMC_NSTAGES];
+};
+
+#ifdef KEDR_HAVE_CUDA
+kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
+                               const uint32_t *offsets, uint32_t ngroups, size_t base, size_t count,
+                               dsmc_particles a);
+kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
+                           dsmc_particles a, uint32_t *cell);
+kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
+                             uint32_t *cell);
+kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src,
+                             void *dst, size_t elem);
+/* counters[0] += collisions, counters[1] += candidates (device memory, zeroed by the caller). */
+kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
+                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                              double *sgmax, uint64_t *counters);
+kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
+                             const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                             double *acc);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,153 @@
+/* DSMC case files and species files: the shipped files load with the documented values, and
+ * every kind of bad input is refused with FILE:LINE, the key and the reason. Host only. */
+#include "test_util.h"
+
+#include <unistd.h>
+
+static char root[1024]; /* the source tree, from this file's path */
+
+static void find_root(void)
+{
+    snprintf(root, sizeof root, "%s", __FILE__);
+    char *p = strstr(root, "tests/unit/test_dsmc_case.c");
+    if (p)
+        *p = 0;
+    else
+        snprintf(root, sizeof root, "./");
+}
+
+static void test_shipped(void)
+{
+    char path[1200];
+    kedr_dsmc_case c;
+    snprintf(path, sizeof path, "%scases/dsmc/seed-test1.ini", root);
+    TU_OK(kedr_dsmc_case_load(path, &c));
+    TU_CHECK(c.nx == 200 && c.ny == 100 && c.hi[0] == 2 && c.hi[1] == 1, "seed-test1 grid/domain");
+    TU_CHECK(c.nspecies == 1 && strcmp(c.species[0].name, "N2") == 0, "seed-test1 gas");
+    TU_CHECK(fabs(c.number_density * c.species[0].mass - 1e-7) < 1e-19, "density %g",
+             c.number_density * c.species[0].mass);
+    TU_CHECK(c.nsegments == 1 && c.segment[0][0] == 1.0 && c.segment[0][3] == 0.6, "plate");
+    TU_CHECK(c.velocity[0] == 7500 && c.temperature == 300 && c.wall_temperature == 300, "flow");
+    TU_CHECK(c.dt == 1e-5 && c.side[0] == KEDR_DSMC_INFLOW && c.side[1] == KEDR_DSMC_OUTFLOW, "bc");
+    TU_CHECK(strcmp(c.name, "seed-test1") == 0, "name '%s'", c.name);
+    /* particles_per_cell = 5 sets the weight. */
+    double v = 0.01 * 0.01;
+    TU_CHECK(fabs(c.weight - c.number_density * v / 5) < 1e-9 * c.weight, "weight %g", c.weight);
+
+    snprintf(path, sizeof path, "%scases/dsmc/quick.ini", root);
+    TU_OK(kedr_dsmc_case_load(path, &c));
+    TU_CHECK(c.nspecies == 1 && strcmp(c.species[0].name, "Ar") == 0, "quick gas");
+
+    /* Every species and the air mixture of the shipped file. */
+    snprintf(path, sizeof path, "%scases/dsmc/species.ini", root);
+    static const char *const gases[] = {"N2", "O2", "Ar", "He", "NO", "O", "N"};
+    for (int i = 0; i < 7; i++) {
+        kedr_dsmc_case s;
+        memset(&s, 0, sizeof s);
+        TU_OK(kedr_dsmc_species_load(path, gases[i], &s));
+        TU_CHECK(s.nspecies == 1 && s.species[0].mass > 1e-27 && s.species[0].d_ref > 1e-10,
+                 "species %s", gases[i]);
+    }
+    kedr_dsmc_case air;
+    memset(&air, 0, sizeof air);
+    TU_OK(kedr_dsmc_species_load(path, "air", &air));
+    double sum = 0;
+    for (int i = 0; i < air.nspecies; i++)
+        sum += air.fraction[i];
+    TU_CHECK(air.nspecies == 3 && fabs(sum - 1) < 1e-12 && strcmp(air.species[1].name, "O2") == 0,
+             "air: %d species, fractions sum %g", air.nspecies, sum);
+    TU_CHECK(kedr_dsmc_species_load(path, "Xe", &air) == KEDR_ERR_PARSE, "Xe accepted");
+    TU_CHECK(strstr(kedr_last_error(), "no species or mixture 'Xe'") != NULL, "%s",
+             kedr_last_error());
+}
+
+/* A valid case with one line replaced; load must fail with a message holding frag. */
+static const char *base_case =
+    "[domain]\nx_min = 0\nx_max = 2\ny_min = 0\ny_max = 1\n"         /* lines 1-5 */
+    "[grid]\nnx = 20\nny = 10\n"                                      /* 6-8 */
+    "[species]\nfile = SPECIES\ngas = N2\n"                           /* 9-11 */
+    "[freestream]\nnumber_density = 1e20\ntemperature = 300\nvelocity_x = 1000\n" /* 12-15 */
+    "[body]\ntype = plate\npoints = 1 0.4 1 0.6\n"                    /* 16-18 */
+    "[wall]\ntemperature = 300\n"                                     /* 19-20 */
+    "[run]\ndt = 1e-6\nsteps = 10\n";                                 /* 21-23 */
+
+static kedr_status load_variant(const char *from, const char *to, const char *extra)
+{
+    char text[4096], species[1200];
+    snprintf(species, sizeof species, "%scases/dsmc/species.ini", root);
+    snprintf(text, sizeof text, "%s", base_case);
+    char *at = strstr(text, "SPECIES");
+    char tail[4096];
+    snprintf(tail, sizeof tail, "%s", at + 7);
+    snprintf(at, sizeof text - (size_t)(at - text), "%s%s", species, tail);
+    if (from) {
+        char *p = strstr(text, from);
+        if (!p) {
+            fprintf(stderr, "test bug: '%s' not in the base case\n", from);
+            exit(1);
+        }
+        snprintf(tail, sizeof tail, "%s", p + strlen(from));
+        snprintf(p, sizeof text - (size_t)(p - text), "%s%s", to, tail);
+    }
+    if (extra) {
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, "%s", extra);
+    }
+    char path[] = "/tmp/kedr_test_case_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+        fprintf(stderr, "cannot write a temporary case\n");
+        exit(1);
+    }
+    close(fd);
+    kedr_dsmc_case c;
+    kedr_status s = kedr_dsmc_case_load(path, &c);
+    unlink(path);
+    return s;
+}
+
+static void expect_error(const char *from, const char *to, const char *extra, const char *frag)
+{
+    kedr_status s = load_variant(from, to, extra);
+    TU_CHECK(s == KEDR_ERR_PARSE, "'%s' -> '%s': status %s", from ? from : "", to ? to : "",
+             kedr_status_name(s));
+    TU_CHECK(strstr(kedr_last_error(), frag) != NULL, "message '%s' lacks '%s'", kedr_last_error(),
+             frag);
+}
+
+static void test_errors(void)
+{
+    TU_OK(load_variant(NULL, NULL, NULL));
+    expect_error("nx = 20", "nxx = 20", NULL, "lacks the required key 'nx'");
+    expect_error("ny = 10", "ny = 10\nnz = 3", NULL, ":9: [grid] unknown key 'nz' (did you mean 'nx'?)");
+    expect_error("temperature = 300\nvelocity_x", "temprature = 300\nvelocity_x", NULL,
+                 "[freestream] lacks the required key 'temperature'");
+    expect_error("velocity_x = 1000", "velocity_x = 1000\nvelocty_y = 3", NULL,
+                 ":16: [freestream] unknown key 'velocty_y' (did you mean 'velocity_y'?)");
+    expect_error("nx = 20", "nx = 0", NULL, ":7: [grid] nx = 0: expected an integer from 1");
+    expect_error("number_density = 1e20", "number_density = -1e20", NULL,
+                 ":13: [freestream] number_density = -1e20: expected a number in [0, 1e+30]");
+    expect_error("number_density = 1e20", "number_density = 1e20\ndensity = 1e-7", NULL,
+                 "give exactly one of number_density");
+    expect_error("points = 1 0.4 1 0.6", "points = 1 0.4 3 0.6", NULL,
+                 ":18: [body] points: point (3, 0.6) is outside the domain");
+    expect_error("points = 1 0.4 1 0.6", "points = 1 0.4 1", NULL, "a plate needs 4 numbers");
+    expect_error("type = plate", "type = polygon", NULL, "a polygon needs at least 3 points");
+    expect_error("type = plate", "type = plat", NULL, "did you mean 'plate'?");
+    expect_error("gas = N2", "gas = Xe", NULL, ":11: [species] gas: ");
+    expect_error("x_max = 2", "x_max = -1", NULL, ":3: [domain] x_max: -1: expected more than x_min");
+    expect_error(NULL, NULL, "[sampel]\nstart = 3\n", ":24: unknown section [sampel] (did you mean [sample]?)");
+    expect_error("[wall]\ntemperature = 300\n", "", NULL, "[wall] with the required key 'temperature'");
+    expect_error(NULL, NULL, "weight = 1e12\nparticles_per_cell = 3\n", "not both");
+    TU_CHECK(kedr_dsmc_case_load("/nonexistent/case.ini", NULL) == KEDR_ERR_INVALID, "NULL c");
+    kedr_dsmc_case c;
+    TU_CHECK(kedr_dsmc_case_load("/nonexistent/case.ini", &c) == KEDR_ERR_IO, "missing file");
+}
+
+int main(void)
+{
+    find_root();
+    test_shipped();
+    test_errors();
+    return tu_finish("test_dsmc_case");
+}

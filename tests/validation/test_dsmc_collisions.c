@@ -1,0 +1,284 @@
+/* DSMC collisions against exact results:
+ *  (a) conservation: collisions in a closed specular box conserve particle count, momentum and
+ *      energy to rounding (mixtures, VHS and VSS); full steps in the box conserve count, energy
+ *      and the z momentum (the walls reverse x and y momentum);
+ *  (b) the equilibrium collision rate of hard spheres and of VHS nitrogen against kinetic theory,
+ *      Bird (1994) eq. 4.64: per unit volume 1/2 n^2 <sigma g>, with
+ *      <sigma g> = 2 sqrt(pi) d_ref^2 sqrt(2kT/m_r) (T/T_ref)^(1/2 - omega), which for hard
+ *      spheres of one species (m_r = m/2) is 1/2 n^2 4 d^2 sqrt(pi k T / m) = 2 n^2 d^2
+ *      sqrt(pi k T / m) (the 1/2 counts each pair once). In a cell of N simulated particles of
+ *      weight W the pairs are N (N - 1) / 2, so the expected count per step is
+ *      sum over cells of N (N - 1) / 2 W <sigma g> dt / V. The count is compared within 4
+ *      standard deviations (sqrt of the count: the per-step count is at most as variable as a
+ *      Poisson count) and within 1.5%;
+ *  (c) relaxation of a two-beam start (kurtosis of vx = 1) to a Maxwellian: kurtosis 3 in each
+ *      component within 5 sqrt(24/N), and equal temperatures in x, y, z within 3%. */
+#include "test_dsmc_util.h"
+
+static size_t fill_count[2];
+
+static void test_conservation(kedr_ctx *ctx, kedr_dsmc_model model)
+{
+    kedr_dsmc_case c = dt_box(1.0, 8, 1e20, 400, 60, 2e-5);
+    c.nspecies = 2;
+    c.species[1] = dt_nitrogen();
+    c.fraction[0] = 0.6;
+    c.fraction[1] = 0.4;
+    c.velocity[0] = 150;
+    c.velocity[1] = -80;
+    c.velocity[2] = 40;
+    c.model = model;
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    dt_particles p0 = dt_get(sim);
+    double m0[3], e0, scale;
+    dt_totals(&c, &p0, m0, &e0, &scale);
+    int both = 0;
+    for (size_t i = 0; i < p0.n; i++)
+        both |= 1 << p0.sp[i];
+    TU_CHECK(both == 3 && p0.n > 3000, "fill: %zu particles, species mask %d", p0.n, both);
+    for (int s = 0; s < 30; s++)
+        TU_OK(kedr_dsmc_step_stages(sim, KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX) |
+                                             KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE)));
+    kedr_dsmc_stats st;
+    TU_OK(kedr_dsmc_get_stats(sim, &st));
+    TU_CHECK(st.total_collisions > 10000, "only %llu collisions", (unsigned long long)st.total_collisions);
+    dt_particles p1 = dt_get(sim);
+    double m1[3], e1, scale1;
+    dt_totals(&c, &p1, m1, &e1, &scale1);
+    TU_CHECK(p1.n == p0.n, "collisions changed the count: %zu -> %zu", p0.n, p1.n);
+    for (int d = 0; d < 3; d++)
+        TU_CHECK(fabs(m1[d] - m0[d]) <= 1e-12 * scale, "model %d: momentum %d: %.17g -> %.17g",
+                 model, d, m0[d], m1[d]);
+    TU_CHECK(fabs(e1 - e0) <= 1e-12 * e0, "model %d: energy %.17g -> %.17g (rel %.3g)", model, e0,
+             e1, (e1 - e0) / e0);
+    /* The velocities did change. */
+    double moved = 0;
+    for (size_t i = 0; i < p1.n; i++)
+        moved += fabs(p1.vz[i]);
+    TU_CHECK(moved > 0, "no velocities");
+
+    for (int s = 0; s < 30; s++)
+        TU_OK(kedr_dsmc_step(sim));
+    dt_particles p2 = dt_get(sim);
+    double m2[3], e2, scale2;
+    dt_totals(&c, &p2, m2, &e2, &scale2);
+    TU_CHECK(p2.n == p0.n, "full steps in a closed box changed the count: %zu -> %zu", p0.n, p2.n);
+    TU_CHECK(fabs(e2 - e0) <= 1e-12 * e0, "full steps: energy %.17g -> %.17g", e0, e2);
+    TU_CHECK(fabs(m2[2] - m0[2]) <= 1e-12 * scale, "full steps: z momentum %.17g -> %.17g", m0[2],
+             m2[2]);
+    TU_OK(kedr_dsmc_get_stats(sim, &st));
+    TU_CHECK(st.generated == 0 && st.samples > 0, "closed box generated %llu, samples %lld",
+             (unsigned long long)st.generated, (long long)st.samples);
+    dt_free(&p0);
+    dt_free(&p1);
+    dt_free(&p2);
+    kedr_dsmc_destroy(sim);
+}
+
+/* <sigma g> at equilibrium for one species (Bird 1994 eq. 4.64 divided by n). */
+static double sigma_g_mean(const kedr_dsmc_species *s, double temperature)
+{
+    double mr = s->mass / 2;
+    return 2 * sqrt(M_PI) * s->d_ref * s->d_ref * sqrt(2 * K_B * temperature / mr) *
+           pow(temperature / s->t_ref, 0.5 - s->omega);
+}
+
+static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double temperature)
+{
+    /* Few particles per cell, so that N (N - 1) and N^2 differ by 5%. */
+    const int nx = 30;
+    const double n = 1e20, len = 1.0;
+    kedr_dsmc_case c = dt_box(len, nx, n, temperature, 20, 1);
+    c.species[0] = sp;
+    double tau = 1 / (n * sigma_g_mean(&sp, temperature)); /* mean collision time */
+    c.dt = 0.2 * tau;
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    unsigned mask = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
+    for (int s = 0; s < 20; s++) /* (sigma g)_max settles */
+        TU_OK(kedr_dsmc_step_stages(sim, mask));
+    /* Positions do not change without the move stage: the occupancy is fixed. */
+    dt_particles p = dt_get(sim);
+    double t_gas = dt_temperature(sp.mass, &p);
+    double dx = len / nx, pairs = 0;
+    size_t occ[30 * 30] = {0};
+    for (size_t i = 0; i < p.n; i++) {
+        int ix = (int)(p.x[i] / dx), iy = (int)(p.y[i] / dx);
+        ix = ix < nx ? ix : nx - 1;
+        iy = iy < nx ? iy : nx - 1;
+        occ[iy * nx + ix]++;
+    }
+    for (int k = 0; k < nx * nx; k++)
+        pairs += 0.5 * (double)occ[k] * (double)(occ[k] - 1);
+    const int steps = 150;
+    double total = 0;
+    for (int s = 0; s < steps; s++) {
+        TU_OK(kedr_dsmc_step_stages(sim, mask));
+        kedr_dsmc_stats st;
+        TU_OK(kedr_dsmc_get_stats(sim, &st));
+        total += (double)st.collisions;
+    }
+    double expected = steps * pairs * c.weight * sigma_g_mean(&sp, t_gas) * c.dt / (dx * dx);
+    double sd = sqrt(expected), ratio = total / expected;
+    printf("  collision rate %s (T = %.1f K): measured/theory = %.5f +- %.5f (1 sd, %.0f "
+           "collisions)\n", sp.name, t_gas, ratio, sd / expected, total);
+    TU_CHECK(fabs(total - expected) < 4 * sd && fabs(ratio - 1) < 0.015,
+             "%s: %.0f collisions, expected %.0f +- %.0f", sp.name, total, expected, sd);
+    TU_CHECK(fabs(t_gas / temperature - 1) < 0.02, "gas temperature %g, set %g", t_gas,
+             temperature);
+    if (which == 0) {
+        kedr_dsmc_stats st;
+        TU_OK(kedr_dsmc_get_stats(sim, &st));
+        TU_CHECK(st.particles == p.n, "count changed");
+    }
+    dt_free(&p);
+    kedr_dsmc_destroy(sim);
+}
+
+static double kurtosis(const double *v, size_t n, double *variance)
+{
+    double m = 0, m2 = 0, m4 = 0;
+    for (size_t i = 0; i < n; i++)
+        m += v[i];
+    m /= (double)n;
+    for (size_t i = 0; i < n; i++) {
+        double d = (v[i] - m) * (v[i] - m);
+        m2 += d;
+        m4 += d * d;
+    }
+    m2 /= (double)n;
+    m4 /= (double)n;
+    *variance = m2;
+    return m4 / (m2 * m2);
+}
+
+static void test_relaxation(kedr_ctx *ctx, kedr_dsmc_model model)
+{
+    const double temperature = 300, n = 1e20;
+    kedr_dsmc_case c = dt_box(1.0, 2, n, temperature, 16000, 1);
+    c.fill = 0;
+    c.model = model;
+    if (model == KEDR_DSMC_VSS)
+        c.species[0] = dt_nitrogen();
+    const kedr_dsmc_species *sp = &c.species[0];
+    c.dt = 0.1 / (n * sigma_g_mean(sp, temperature));
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    size_t np = 64000;
+    double *x = tu_host_alloc(np * 8), *y = tu_host_alloc(np * 8), *vx = tu_host_alloc(np * 8);
+    double *vy = tu_host_alloc(np * 8), *vz = tu_host_alloc(np * 8);
+    uint64_t rng = 99;
+    double u = sqrt(3 * K_B * temperature / sp->mass); /* two beams +-u along x carry 3/2 kT */
+    for (size_t i = 0; i < np; i++) {
+        x[i] = tu_uniform(&rng);
+        y[i] = tu_uniform(&rng);
+        vx[i] = i % 2 ? u : -u;
+        vy[i] = vz[i] = 0;
+    }
+    TU_OK(kedr_dsmc_set_particles(sim, np, x, y, vx, vy, vz, NULL));
+    dt_particles p0 = dt_get(sim);
+    double var;
+    TU_CHECK(fabs(kurtosis(p0.vx, p0.n, &var) - 1) < 1e-9, "two beams: kurtosis not 1");
+    unsigned mask = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
+    for (int s = 0; s < 150; s++) /* 15 mean collision times */
+        TU_OK(kedr_dsmc_step_stages(sim, mask));
+    dt_particles p = dt_get(sim);
+    TU_CHECK(p.n == np, "count %zu", p.n);
+    double tol = 5 * sqrt(24.0 / (double)np);
+    const double *comp[3] = {p.vx, p.vy, p.vz};
+    for (int d = 0; d < 3; d++) {
+        double k = kurtosis(comp[d], p.n, &var);
+        double td = sp->mass * var / K_B;
+        printf("  relaxation (%s): component %c kurtosis %.6f (+- %.4f), T %.4f K\n",
+               model == KEDR_DSMC_VSS ? "VSS N2" : "HS", "xyz"[d], k, tol / 5, td);
+        TU_CHECK(fabs(k - 3) < tol, "component %d kurtosis %.4f, expected 3 +- %.4f", d, k, tol);
+        TU_CHECK(fabs(td / temperature - 1) < 0.03, "component %d temperature %.2f, expected %.1f",
+                 d, td, temperature);
+    }
+    free(x);
+    free(y);
+    free(vx);
+    free(vy);
+    free(vz);
+    dt_free(&p0);
+    dt_free(&p);
+    kedr_dsmc_destroy(sim);
+}
+
+/* Cases built wrongly are refused with a message; stages out of order too. */
+static void test_errors(kedr_ctx *ctx)
+{
+    kedr_dsmc *sim = NULL;
+    kedr_dsmc_case c = dt_box(1.0, 4, 1e20, 300, 10, 1e-6);
+    c.nx = 0;
+    TU_CHECK(kedr_dsmc_create(ctx, &c, &sim) == KEDR_ERR_INVALID && !sim, "nx = 0 accepted");
+    TU_CHECK(strstr(kedr_last_error(), "grid 0 x 4") != NULL, "message: %s", kedr_last_error());
+    c = dt_box(1.0, 4, -1, 300, 10, 1e-6);
+    TU_CHECK(kedr_dsmc_create(ctx, &c, &sim) == KEDR_ERR_INVALID, "negative density accepted");
+    c = dt_box(1.0, 4, 1e20, 300, 10, 1e-6);
+    c.nsegments = 1;
+    double seg[4] = {0.5, 0.5, 1.5, 0.5};
+    memcpy(c.segment[0], seg, sizeof seg);
+    TU_CHECK(kedr_dsmc_create(ctx, &c, &sim) == KEDR_ERR_INVALID, "body outside accepted");
+    TU_CHECK(strstr(kedr_last_error(), "outside the domain") != NULL, "message: %s",
+             kedr_last_error());
+    c = dt_box(1.0, 4, 1e20, 300, 10, 1e-6);
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    TU_CHECK(kedr_dsmc_step_stages(sim, KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE)) == KEDR_ERR_INVALID,
+             "collide without index accepted");
+    TU_CHECK(kedr_dsmc_step_stages(sim, 1u << 7) == KEDR_ERR_INVALID, "bad stage mask accepted");
+    double x = 2, y = 0.5, v = 0;
+    TU_CHECK(kedr_dsmc_set_particles(sim, 1, &x, &y, &v, &v, &v, NULL) == KEDR_ERR_INVALID,
+             "particle outside accepted");
+    TU_CHECK(kedr_dsmc_set_particles(sim, 1, NULL, &y, &v, &v, &v, NULL) == KEDR_ERR_INVALID,
+             "NULL x accepted");
+    size_t n = 0;
+    TU_CHECK(kedr_dsmc_get_particles(sim, 0, &n, NULL, NULL, NULL, NULL, NULL, NULL) ==
+                 KEDR_ERR_INVALID && n > 0, "cap 0 accepted");
+    /* An empty box steps fine. */
+    TU_OK(kedr_dsmc_set_particles(sim, 0, &x, &y, &v, &v, &v, NULL));
+    TU_OK(kedr_dsmc_step(sim));
+    kedr_dsmc_stats st;
+    TU_OK(kedr_dsmc_get_stats(sim, &st));
+    TU_CHECK(st.particles == 0 && st.collisions == 0, "empty box: %zu particles", st.particles);
+    kedr_dsmc_destroy(sim);
+}
+
+int main(void)
+{
+    kedr_backend list[2];
+    int nb = tu_backends(list);
+    for (int b = 0; b < nb; b++) {
+        kedr_ctx *ctx = tu_ctx(list[b]);
+        test_errors(ctx);
+        test_conservation(ctx, KEDR_DSMC_VHS);
+        test_conservation(ctx, KEDR_DSMC_VSS);
+        test_rate(ctx, 0, dt_hard_sphere(), 300);
+        test_rate(ctx, 1, dt_nitrogen(), 500);
+        test_relaxation(ctx, KEDR_DSMC_VHS);
+        test_relaxation(ctx, KEDR_DSMC_VSS);
+        /* The fill counts come from the same host arithmetic on every back end. */
+        kedr_dsmc_case c = dt_box(1.0, 16, 1e20, 300, 7.3, 1e-6);
+        kedr_dsmc *sim = NULL;
+        TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+        kedr_dsmc_stats st = {0};
+        if (sim)
+            TU_OK(kedr_dsmc_get_stats(sim, &st));
+        fill_count[b] = st.particles;
+        if (b > 0)
+            TU_CHECK(fill_count[b] == fill_count[0], "fill: %zu particles on %s, %zu on cpu",
+                     fill_count[b], kedr_backend_name(list[b]), fill_count[0]);
+        kedr_dsmc_destroy(sim);
+        kedr_ctx_destroy(ctx);
+    }
+    return tu_finish("test_dsmc_collisions");
+}

@@ -1,0 +1,113 @@
+/* Shared by the DSMC validation tests: gases and closed boxes built in code, and moments of the
+ * particles. */
+#ifndef TEST_DSMC_UTIL_H
+#define TEST_DSMC_UTIL_H
+
+#include "test_util.h"
+
+#define K_B 1.380649e-23
+
+/* Hard-sphere argon-like gas (omega = 0.5). */
+static inline kedr_dsmc_species dt_hard_sphere(void)
+{
+    kedr_dsmc_species s = {"HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1};
+    return s;
+}
+
+/* VHS nitrogen of Bird (1994) table A1, VSS values of table A2. */
+static inline kedr_dsmc_species dt_nitrogen(void)
+{
+    kedr_dsmc_species s = {"N2", 46.5e-27, 4.17e-10, 0.74, 273, 1.36, 4.11e-10, 2, 5};
+    return s;
+}
+
+/* A closed box of side len with specular walls, nx x nx cells, filled with gas at n, T. */
+static inline kedr_dsmc_case dt_box(double len, int nx, double n, double temperature, double ppc,
+                                    double dt)
+{
+    kedr_dsmc_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "box");
+    c.hi[0] = c.hi[1] = len;
+    c.nx = c.ny = nx;
+    for (int s = 0; s < 4; s++)
+        c.side[s] = KEDR_DSMC_SPECULAR;
+    c.nspecies = 1;
+    c.species[0] = dt_hard_sphere();
+    c.fraction[0] = 1;
+    c.number_density = n;
+    c.temperature = c.wall_temperature = temperature;
+    c.fill = 1;
+    c.dt = dt;
+    c.steps = 1000;
+    c.seed = 7;
+    c.weight = n * (len / nx) * (len / nx) / ppc;
+    c.sample_start = 0;
+    c.sample_every = 1;
+    return c;
+}
+
+typedef struct {
+    size_t n;
+    double *x, *y, *vx, *vy, *vz;
+    uint8_t *sp;
+} dt_particles;
+
+static inline dt_particles dt_get(kedr_dsmc *sim)
+{
+    dt_particles p = {0};
+    kedr_dsmc_get_particles(sim, 0, &p.n, NULL, NULL, NULL, NULL, NULL, NULL);
+    size_t b = (p.n ? p.n : 1) * sizeof(double);
+    p.x = tu_host_alloc(b);
+    p.y = tu_host_alloc(b);
+    p.vx = tu_host_alloc(b);
+    p.vy = tu_host_alloc(b);
+    p.vz = tu_host_alloc(b);
+    p.sp = tu_host_alloc(p.n ? p.n : 1);
+    size_t n = 0;
+    TU_OK(kedr_dsmc_get_particles(sim, p.n, &n, p.x, p.y, p.vx, p.vy, p.vz, p.sp));
+    return p;
+}
+
+static inline void dt_free(dt_particles *p)
+{
+    free(p->x);
+    free(p->y);
+    free(p->vx);
+    free(p->vy);
+    free(p->vz);
+    free(p->sp);
+}
+
+/* Momentum (per unit mass scale: sum m v), kinetic energy (sum m v^2 / 2) and the sum of m |v|
+ * used to scale rounding tolerances. */
+static inline void dt_totals(const kedr_dsmc_case *c, const dt_particles *p, double mom[3],
+                             double *energy, double *scale)
+{
+    mom[0] = mom[1] = mom[2] = *energy = *scale = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        double m = c->species[p->sp[i]].mass;
+        mom[0] += m * p->vx[i];
+        mom[1] += m * p->vy[i];
+        mom[2] += m * p->vz[i];
+        double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
+        *energy += 0.5 * m * v2;
+        *scale += m * sqrt(v2);
+    }
+}
+
+/* Translational temperature of a single-species particle set (about its mean velocity). */
+static inline double dt_temperature(double mass, const dt_particles *p)
+{
+    double s[3] = {0}, s2 = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        s[0] += p->vx[i];
+        s[1] += p->vy[i];
+        s[2] += p->vz[i];
+        s2 += p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
+    }
+    double n = (double)p->n;
+    return mass * (s2 - (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]) / n) / (3.0 * K_B * n);
+}
+
+#endif
