@@ -1,16 +1,26 @@
-/* Run-length encoding and reduce by key on the GPU: the segmented reduction of bykey.c, in three
- * kernels (reduce, then scan): the state (c, v) of every tile, a scan of the tile states in one
- * block, then every tile again from its carry, writing run k where it ends. A single pass with
- * look-back would read the input once instead of twice, but the float sums would then depend on
- * timing; here the association depends on n alone, so results repeat run to run. */
+/* Run-length encoding and reduce by key on the GPU: the segmented reduction of bykey.c. The state
+ * (c, v) of a stretch of items is its number of run heads and the op over the values after its
+ * last head; states join associatively, so each tile learns the state of everything before it
+ * and then writes every run that ends in the tile at index c - 1.
+ *
+ * Exact accumulators (integers, and counts for rle) take one pass that reads the input once: the
+ * state before a tile comes by decoupled look-back (lookback_cuda.h) over (c, v) pairs. Float
+ * accumulators would then be associated in an order that depends on timing, so they take three
+ * kernels instead: the state of every tile, a scan of the tile states in one block, then every
+ * tile again from its carry; the association depends on n alone, and results repeat run to run.
+ *
+ * A tile is BK_BLOCK threads x 64 bytes of keys each (BK_ITEMS consecutive items per thread,
+ * loaded as 16-byte vectors); the keys just before and after a thread's items come from its
+ * neighbours by shuffles. */
 #include "core/internal.h"
 #include "prim/bykey_cuda.h"
+#include "prim/lookback_cuda.h"
 
 #include <cuda_runtime.h>
+#include <stdint.h>
 
 #define BK_BLOCK 256
-#define BK_ITEMS 8
-#define BK_TILE (BK_BLOCK * BK_ITEMS)
+#define BK_MIN_BLOCKS 4 /* resident blocks of the write kernel: caps it at 64 registers */
 #define CARRY_BLOCK 1024
 #define FULL_MASK 0xFFFFFFFFu
 
@@ -118,60 +128,140 @@ __device__ seg<A> block_exclusive(seg<A> x, seg<A> *tmp, seg<A> *total)
     return r;
 }
 
-/* A thread's items: BK_ITEMS consecutive ones, with the keys just before and after them. */
-template <typename K, typename V, typename A, bool ONES>
-struct items {
-    K key[BK_ITEMS + 2]; /* key[r + 1] is item r's */
-    A val[BK_ITEMS];
+/* Items per thread: 64 bytes of keys. */
+#define BK_ITEMS(K) (64 / (int)sizeof(K))
+
+/* Whether A's op is exact (associative), so the look-back may associate it in any order. */
+template <typename A> struct bk_exact { enum { value = 1 }; };
+template <> struct bk_exact<float> { enum { value = 0 }; };
+template <> struct bk_exact<double> { enum { value = 0 }; };
+
+/* The join of states as a look-back operation. */
+template <typename A, int OP> struct bk_join {
+    __device__ __forceinline__ seg<A> identity() const { return seg_identity<A, OP>(); }
+    __device__ __forceinline__ seg<A> operator()(seg<A> l, seg<A> r) const
+    {
+        return join<A, OP>(l, r);
+    }
+    __device__ __forceinline__ seg<A> shfl_down(seg<A> s, int d) const
+    {
+        seg<A> r;
+        r.c = __shfl_down_sync(FULL_MASK, s.c, d);
+        r.v = __shfl_down_sync(FULL_MASK, s.v, d);
+        return r;
+    }
 };
 
-template <typename K, typename V, typename A, bool ONES>
-__device__ __forceinline__ void load_items(items<K, V, A, ONES> &it, const K *keys, const V *vals,
-                                           size_t n, size_t base)
-{
-#pragma unroll
-    for (int r = 0; r < BK_ITEMS + 2; r++) {
-        size_t i = base + r - 1; /* wraps for base 0, r 0: then i >= n */
-        it.key[r] = i < n ? keys[i] : (K)0;
+/* Tile states for the look-back, one 16-byte word per tile: (c << 2 | flag, v's bits), written and
+ * read with single 16-byte volatile accesses so that a reader sees a flag and its state together
+ * without fences, as CUB's reduce-by-key tile states do. For exact (integer) A of up to 8 bytes. */
+template <typename A> struct bk_status {
+    ulonglong2 *word;
+
+    __device__ __forceinline__ void publish(size_t t, unsigned f, seg<A> s) const
+    {
+        unsigned long long lo = s.c << 2 | f, hi = (unsigned long long)s.v;
+        asm volatile("st.volatile.global.v2.u64 [%0], {%1, %2};" ::"l"(word + t), "l"(lo), "l"(hi)
+                     : "memory");
     }
+    __device__ __forceinline__ unsigned peek(size_t t, seg<A> *s) const
+    {
+        unsigned long long lo, hi;
+        asm volatile("ld.volatile.global.v2.u64 {%0, %1}, [%2];" : "=l"(lo), "=l"(hi) : "l"(word + t)
+                     : "memory");
+        s->c = lo >> 2;
+        s->v = (A)hi;
+        return (unsigned)(lo & 3);
+    }
+    __device__ __forceinline__ seg<A> value(size_t, unsigned, seg<A> s) const { return s; }
+};
+
+/* x[0..N) = p[base..base + N) as A, zero beyond n; vec: all in range and 16-byte aligned. */
+template <int N, typename T, typename A>
+__device__ __forceinline__ void load_blocked(A *x, const T *p, size_t base, size_t n, bool vec)
+{
+    const int VEC = 16 / sizeof(T);
+    if (vec) {
 #pragma unroll
-    for (int r = 0; r < BK_ITEMS; r++) {
-        size_t i = base + r;
-        it.val[r] = i < n ? (ONES ? (A)1 : (A)vals[i]) : (A)0;
+        for (int j = 0; j < N / VEC; j++) {
+            union { uint4 raw; T e[VEC]; } r;
+            r.raw = __ldg((const uint4 *)(p + base) + j);
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                x[j * VEC + k] = (A)r.e[k];
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < N; r++)
+            x[r] = base + r < n ? (A)p[base + r] : (A)0;
     }
 }
 
-template <typename K, typename V, typename A, int OP, bool ONES>
-__device__ __forceinline__ seg<A> thread_state(const items<K, V, A, ONES> &it, size_t n,
-                                               size_t base)
+/* A thread's items: N consecutive ones, with the keys just before and after them. */
+template <typename K, typename A, int N>
+struct items {
+    K key[N + 2]; /* key[r + 1] is item r's */
+    A val[N];
+};
+
+/* Loads the items from base; full: the whole tile is in range. Called by whole warps. */
+template <typename K, typename V, typename A, bool ONES, int N>
+__device__ __forceinline__ void load_items(items<K, A, N> &it, const K *keys, const V *vals,
+                                           size_t n, size_t base, bool full, int vec_k, int vec_v)
+{
+    int lane = threadIdx.x & 31;
+    load_blocked<N>(it.key + 1, keys, base, n, full && vec_k);
+    if (ONES) {
+#pragma unroll
+        for (int r = 0; r < N; r++)
+            it.val[r] = base + r < n ? (A)1 : (A)0;
+    } else {
+        load_blocked<N>(it.val, vals, base, n, full && vec_v);
+    }
+    K prev = __shfl_up_sync(FULL_MASK, it.key[N], 1);
+    K next = __shfl_down_sync(FULL_MASK, it.key[1], 1);
+    if (lane == 0)
+        prev = base > 0 && base - 1 < n ? keys[base - 1] : (K)0;
+    if (lane == 31)
+        next = base + N < n ? keys[base + N] : (K)0;
+    it.key[0] = prev;
+    it.key[N + 1] = next;
+}
+
+template <typename K, typename A, int OP, int N>
+__device__ __forceinline__ seg<A> thread_state(const items<K, A, N> &it, size_t n, size_t base)
 {
     seg<A> s = seg_identity<A, OP>();
 #pragma unroll
-    for (int r = 0; r < BK_ITEMS; r++)
+    for (int r = 0; r < N; r++)
         if (base + r < n)
             s = step<A, OP>(s, base + r == 0 || it.key[r + 1] != it.key[r], it.val[r]);
     return s;
 }
 
+/* The three-kernel path, first kernel: the state of every tile. */
 template <typename K, typename V, typename A, int OP, bool ONES>
 __global__ void __launch_bounds__(BK_BLOCK)
-    prim_bykey_tiles(const K *keys, const V *vals, size_t n, unsigned long long *tile_c,
-                     A *tile_v)
+    prim_bykey_tiles(const K *keys, const V *vals, size_t n, int vec_k, int vec_v,
+                     unsigned long long *tile_c, A *tile_v)
 {
+    const int N = BK_ITEMS(K);
     __shared__ seg<A> tmp[32];
-    size_t base = (size_t)blockIdx.x * BK_TILE + (size_t)threadIdx.x * BK_ITEMS;
-    items<K, V, A, ONES> it;
-    load_items(it, keys, vals, n, base);
+    size_t tile_base = (size_t)blockIdx.x * BK_BLOCK * N;
+    size_t base = tile_base + (size_t)threadIdx.x * N;
+    items<K, A, N> it;
+    load_items<K, V, A, ONES>(it, keys, vals, n, base, tile_base + BK_BLOCK * N <= n, vec_k,
+                              vec_v);
     seg<A> total;
-    block_exclusive<A, OP>(thread_state<K, V, A, OP, ONES>(it, n, base), tmp, &total);
+    block_exclusive<A, OP>(thread_state<K, A, OP>(it, n, base), tmp, &total);
     if (threadIdx.x == 0) {
         tile_c[blockIdx.x] = total.c;
         tile_v[blockIdx.x] = total.v;
     }
 }
 
-/* One block: tile states -> the state of everything before each tile, in place; the number of
- * runs in *runs. */
+/* The three-kernel path, second kernel, one block: tile states -> the state of everything before
+ * each tile, in place; the number of runs in *runs. */
 template <typename A, int OP>
 __global__ void __launch_bounds__(CARRY_BLOCK)
     prim_bykey_carry(unsigned long long *tile_c, A *tile_v, size_t ntiles,
@@ -194,21 +284,62 @@ __global__ void __launch_bounds__(CARRY_BLOCK)
         *runs = total.c;
 }
 
-template <typename K, typename V, typename A, int OP, bool ONES>
-__global__ void __launch_bounds__(BK_BLOCK)
-    prim_bykey_write(const K *keys, const V *vals, size_t n, const unsigned long long *carry_c,
-                     const A *carry_v, K *keys_out, V *vals_out)
+/* Writes the runs that end in a tile. LOOKBACK: the single pass (tiles in the order of an atomic
+ * counter, the state before the tile by look-back, *runs from the last tile); else the third
+ * kernel of the three, the state before the tile from carry_c and carry_v. */
+template <typename K, typename V, typename A, int OP, bool ONES, bool LOOKBACK>
+__global__ void __launch_bounds__(BK_BLOCK, BK_MIN_BLOCKS)
+    prim_bykey_write(const K *keys, const V *vals, size_t n, int vec_k, int vec_v,
+                     bk_status<A> st, unsigned *tile_counter, unsigned long long *runs,
+                     const unsigned long long *carry_c, const A *carry_v, K *keys_out,
+                     V *vals_out)
 {
+    const int N = BK_ITEMS(K);
     __shared__ seg<A> tmp[32];
-    size_t base = (size_t)blockIdx.x * BK_TILE + (size_t)threadIdx.x * BK_ITEMS;
-    items<K, V, A, ONES> it;
-    load_items(it, keys, vals, n, base);
+    __shared__ seg<A> s_carry;
+    __shared__ unsigned s_tile;
+    size_t tile = blockIdx.x;
+    if (LOOKBACK) {
+        if (threadIdx.x == 0)
+            s_tile = atomicAdd(tile_counter, 1u);
+        __syncthreads();
+        tile = s_tile;
+    }
+    size_t tile_base = tile * BK_BLOCK * N, base = tile_base + (size_t)threadIdx.x * N;
+    items<K, A, N> it;
+    load_items<K, V, A, ONES>(it, keys, vals, n, base, tile_base + BK_BLOCK * N <= n, vec_k,
+                              vec_v);
     seg<A> total;
-    seg<A> before = block_exclusive<A, OP>(thread_state<K, V, A, OP, ONES>(it, n, base), tmp,
-                                           &total);
-    seg<A> s = join<A, OP>(seg<A>{carry_c[blockIdx.x], carry_v[blockIdx.x]}, before);
+    seg<A> before = block_exclusive<A, OP>(thread_state<K, A, OP>(it, n, base), tmp, &total);
+    seg<A> carry;
+    if (LOOKBACK) {
+        if (threadIdx.x < 32) {
+            carry = seg_identity<A, OP>();
+            if (tile == 0) {
+                if (threadIdx.x == 0)
+                    st.publish(0, LB_INCL, total);
+            } else {
+                if (threadIdx.x == 0)
+                    st.publish(tile, LB_AGG, total);
+                carry = lb_exclusive_prefix<seg<A> >(st, tile, bk_join<A, OP>());
+                if (threadIdx.x == 0)
+                    st.publish(tile, LB_INCL, join<A, OP>(carry, total));
+            }
+            if (threadIdx.x == 0) {
+                s_carry = carry;
+                if (tile == gridDim.x - 1)
+                    *runs = carry.c + total.c;
+            }
+        }
+        __syncthreads();
+        carry = s_carry;
+    } else {
+        carry.c = carry_c[tile];
+        carry.v = carry_v[tile];
+    }
+    seg<A> s = join<A, OP>(carry, before);
 #pragma unroll
-    for (int r = 0; r < BK_ITEMS; r++) {
+    for (int r = 0; r < N; r++) {
         size_t i = base + r;
         if (i < n) {
             s = step<A, OP>(s, i == 0 || it.key[r + 1] != it.key[r], it.val[r]);
@@ -224,21 +355,38 @@ template <typename K, typename V, typename A, int OP, bool ONES>
 static kedr_status run_bykey(kedr_ctx *ctx, const void *keys, const void *vals, size_t n,
                              void *keys_out, void *vals_out, size_t *n_runs)
 {
+    const bool lookback = bk_exact<A>::value;
     cudaStream_t stream = KEDR_STREAM(ctx);
-    size_t ntiles = (n + BK_TILE - 1) / BK_TILE;
+    size_t tile = (size_t)BK_BLOCK * BK_ITEMS(K), ntiles = (n + tile - 1) / tile;
+    if (ntiles > 0x7fffffffu)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "reduce by key: n = %zu is beyond one launch", n);
+    int vec_k = (uintptr_t)keys % 16 == 0, vec_v = (uintptr_t)vals % 16 == 0;
+    /* Scratch: [runs, 8 bytes][tile counter, 8 bytes][then per tile: the look-back's state word,
+     * or the three kernels' c and v]. */
     void *tmp = NULL;
-    KEDR_TRY(kedr_scratch_get(ctx, &tmp, (2 * ntiles + 1) * sizeof(unsigned long long)));
-    unsigned long long *tile_c = (unsigned long long *)tmp, *runs = tile_c + ntiles;
-    A *tile_v = (A *)(runs + 1);
+    KEDR_TRY(kedr_scratch_get(ctx, &tmp, 16 + ntiles * 16));
+    unsigned long long *runs = (unsigned long long *)tmp, *tile_c = runs + 2;
+    unsigned *counter = (unsigned *)(runs + 1);
+    A *tile_v = (A *)(tile_c + ntiles);
+    bk_status<A> st = {(ulonglong2 *)tile_c};
     kedr_status s = [&]() -> kedr_status {
-        prim_bykey_tiles<K, V, A, OP, ONES><<<(unsigned)ntiles, BK_BLOCK, 0, stream>>>(
-            (const K *)keys, (const V *)vals, n, tile_c, tile_v);
-        KEDR_CUDA_LAUNCHED("prim_bykey_tiles");
-        prim_bykey_carry<A, OP><<<1, CARRY_BLOCK, 0, stream>>>(tile_c, tile_v, ntiles, runs);
-        KEDR_CUDA_LAUNCHED("prim_bykey_carry");
-        prim_bykey_write<K, V, A, OP, ONES><<<(unsigned)ntiles, BK_BLOCK, 0, stream>>>(
-            (const K *)keys, (const V *)vals, n, tile_c, tile_v, (K *)keys_out, (V *)vals_out);
-        KEDR_CUDA_LAUNCHED("prim_bykey_write");
+        if constexpr (lookback) {
+            KEDR_CUDA_TRY(cudaMemsetAsync(tmp, 0, 16 + ntiles * 16, stream));
+            prim_bykey_write<K, V, A, OP, ONES, true><<<(unsigned)ntiles, BK_BLOCK, 0, stream>>>(
+                (const K *)keys, (const V *)vals, n, vec_k, vec_v, st, counter, runs, NULL,
+                NULL, (K *)keys_out, (V *)vals_out);
+            KEDR_CUDA_LAUNCHED("prim_bykey_write");
+        } else {
+            prim_bykey_tiles<K, V, A, OP, ONES><<<(unsigned)ntiles, BK_BLOCK, 0, stream>>>(
+                (const K *)keys, (const V *)vals, n, vec_k, vec_v, tile_c, tile_v);
+            KEDR_CUDA_LAUNCHED("prim_bykey_tiles");
+            prim_bykey_carry<A, OP><<<1, CARRY_BLOCK, 0, stream>>>(tile_c, tile_v, ntiles, runs);
+            KEDR_CUDA_LAUNCHED("prim_bykey_carry");
+            prim_bykey_write<K, V, A, OP, ONES, false><<<(unsigned)ntiles, BK_BLOCK, 0, stream>>>(
+                (const K *)keys, (const V *)vals, n, vec_k, vec_v, st, counter, runs, tile_c,
+                tile_v, (K *)keys_out, (V *)vals_out);
+            KEDR_CUDA_LAUNCHED("prim_bykey_write");
+        }
         unsigned long long r = 0;
         KEDR_CUDA_TRY(cudaMemcpyAsync(&r, runs, sizeof r, cudaMemcpyDeviceToHost, stream));
         KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -266,8 +414,8 @@ template <typename K>
 static kedr_status by_value(kedr_ctx *ctx, kedr_dtype val_t, kedr_op op, const void *k,
                             const void *v, size_t n, void *ko, void *vo, size_t *n_runs, int rle)
 {
-    if (rle)
-        return run_bykey<K, unsigned, unsigned long long, KEDR_OP_SUM, true>(ctx, k, NULL, n, ko,
+    if (rle) /* lengths are written modulo 2^32, so they may as well be counted so */
+        return run_bykey<K, unsigned, unsigned, KEDR_OP_SUM, true>(ctx, k, NULL, n, ko,
                                                                              vo, n_runs);
     switch (val_t) {
     case KEDR_U32: return by_op<K, unsigned, unsigned>(ctx, op, k, v, n, ko, vo, n_runs);

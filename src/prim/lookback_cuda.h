@@ -1,6 +1,6 @@
 /* Single-pass prefix propagation between tiles by decoupled look-back (Merrill & Garland 2016,
- * "Single-pass parallel prefix scan with decoupled look-back"). Device code shared by scan.cu
- * and select.cu; include it from .cu files only.
+ * "Single-pass parallel prefix scan with decoupled look-back"). Device code shared by scan.cu,
+ * select.cu and bykey.cu; include it from .cu files only.
  *
  * Each tile publishes its status in a word per tile: EMPTY, then AGG (its own aggregate), then
  * INCL (the inclusive prefix up to and including it). A tile takes its index from an atomic
@@ -59,21 +59,38 @@ template <typename A> struct lb_split {
     }
 };
 
-template <typename A> __device__ __forceinline__ A lb_warp_sum(A v)
+/* The combining operation of a look-back: sums by default. Another operation (bykey.cu) needs
+ * only to be associative; it need not commute, as every fold keeps the tiles in order. */
+template <typename A> struct lb_plus {
+    __device__ __forceinline__ A identity() const { return (A)0; }
+    __device__ __forceinline__ A operator()(A l, A r) const { return l + r; }
+    __device__ __forceinline__ A shfl_down(A v, int d) const
+    {
+        return __shfl_down_sync(LB_FULL_MASK, v, d);
+    }
+};
+
+/* The fold of the 32 lanes' values in lane order, returned to lane 0. */
+template <typename A, typename Op> __device__ __forceinline__ A lb_warp_fold(A v, const Op &op)
 {
-    for (int o = 16; o > 0; o >>= 1)
-        v += __shfl_xor_sync(LB_FULL_MASK, v, o);
+    int lane = threadIdx.x & 31;
+    for (int d = 1; d < 32; d <<= 1) {
+        A o = op.shfl_down(v, d);
+        if (lane + d < 32)
+            v = op(v, o);
+    }
     return v;
 }
 
-/* Called by a whole warp for tile >= 1 after the tile published its aggregate: returns (to
- * every lane) the sum of all tiles before it. Lane l watches tile (end - 32 + l); the warp waits
- * until all 32 have a status, stops at the nearest INCL, else adds the 32 aggregates and moves
- * 32 tiles back. Tiles before 0 count as INCL with value 0. */
-template <typename A, typename S> __device__ A lb_exclusive_prefix(const S &st, size_t tile)
+/* Called by a whole warp for tile >= 1 after the tile published its aggregate: returns to lane 0
+ * (the other lanes get partial folds) the fold of all tiles before it. Lane l watches tile
+ * (end - 32 + l); the warp waits until all 32 have a status, stops at the nearest INCL, else folds
+ * the 32 aggregates and moves 32 tiles back. Tiles before 0 count as INCL with the identity. */
+template <typename A, typename S, typename Op = lb_plus<A> >
+__device__ A lb_exclusive_prefix(const S &st, size_t tile, Op op = Op())
 {
     int lane = threadIdx.x & 31;
-    A prefix = 0;
+    A prefix = op.identity();
     long long end = (long long)tile;
     for (;;) {
         long long t = end - 32 + lane;
@@ -81,19 +98,17 @@ template <typename A, typename S> __device__ A lb_exclusive_prefix(const S &st, 
         A v;
         do {
             f = LB_INCL;
-            v = 0;
+            v = op.identity();
             if (t >= 0)
                 f = st.peek((size_t)t, &v);
         } while (__any_sync(LB_FULL_MASK, f == LB_EMPTY));
         if (t >= 0)
             v = st.value((size_t)t, f, v);
         unsigned incl = __ballot_sync(LB_FULL_MASK, f == LB_INCL);
-        if (incl) {
-            int nearest = 31 - __clz(incl);
-            prefix += lb_warp_sum<A>(lane >= nearest ? v : (A)0);
+        int nearest = incl ? 31 - __clz(incl) : 0;
+        prefix = op(lb_warp_fold(lane >= nearest ? v : op.identity(), op), prefix);
+        if (incl)
             return prefix;
-        }
-        prefix += lb_warp_sum<A>(v);
         end -= 32;
     }
 }
