@@ -8,8 +8,9 @@
  * (Merrill & Garland 2016), reorders the tile by digit in shared memory and writes each digit's
  * keys as one contiguous run, so the scatter is mostly coalesced.
  *
- * The counting sort counts keys with atomics, scans the counts into starts and sorts the pairs
- * (key, index) by the bits that nkeys needs, keys >= nkeys clamped to nkeys so they sort last. */
+ * The counting sort sorts the pairs (key, index) by the bits that the keys below nkeys need, the
+ * indices made on the fly by the first pass; its last pass leaves the other keys out. The starts
+ * and counts come from the kept keys in order, or for few keys from atomic counts. */
 #include "core/internal.h"
 #include "prim/sort_cuda.h"
 
@@ -62,11 +63,12 @@ __host__ __device__ constexpr int sort_items()
 }
 
 /* Every pass's digit counts in one read of the keys: shared-memory counters per block, added to
- * hist[pass][digit] at the end. */
+ * hist[pass][digit] at the end. drop: the last pass does not count keys >= clamp, which it
+ * leaves out (counting sort). */
 template <typename K, int KM>
 __global__ void __launch_bounds__(HIST_BLOCK)
     prim_sort_histogram(const K *keys, size_t n, K clamp, int begin_bit, int end_bit, int npass,
-                        unsigned long long *hist)
+                        int drop, unsigned long long *hist)
 {
     __shared__ unsigned h[MAX_PASSES * RADIX];
     for (int i = threadIdx.x; i < npass * RADIX; i += HIST_BLOCK)
@@ -74,8 +76,10 @@ __global__ void __launch_bounds__(HIST_BLOCK)
     __syncthreads();
     size_t stride = (size_t)gridDim.x * HIST_BLOCK;
     for (size_t i = (size_t)blockIdx.x * HIST_BLOCK + threadIdx.x; i < n; i += stride) {
-        K f = ordered_bits<K, KM>(keys[i], clamp);
-        for (int p = 0; p < npass; p++) {
+        K k = keys[i];
+        K f = ordered_bits<K, KM>(k, clamp);
+        int counted = drop && k >= clamp ? npass - 1 : npass;
+        for (int p = 0; p < counted; p++) {
             int shift = begin_bit + 8 * p;
             int bits = min(8, end_bit - shift);
             atomicAdd(&h[p * RADIX + ((unsigned)(f >> shift) & ((1u << bits) - 1))], 1u);
@@ -87,8 +91,10 @@ __global__ void __launch_bounds__(HIST_BLOCK)
             atomicAdd(&hist[i], (unsigned long long)h[i]);
 }
 
-/* One block of RADIX threads per pass: digit counts -> exclusive offsets, in place. */
-__global__ void __launch_bounds__(RADIX) prim_sort_digit_offsets(unsigned long long *hist)
+/* One block of RADIX threads per pass: digit counts -> exclusive offsets, in place. The last
+ * pass's total goes to *last_total unless NULL. */
+__global__ void __launch_bounds__(RADIX)
+    prim_sort_digit_offsets(unsigned long long *hist, unsigned long long *last_total)
 {
     __shared__ unsigned long long s[RADIX];
     unsigned long long *h = hist + (size_t)blockIdx.x * RADIX;
@@ -102,17 +108,19 @@ __global__ void __launch_bounds__(RADIX) prim_sort_digit_offsets(unsigned long l
         __syncthreads();
     }
     h[t] = t ? s[t - 1] : 0;
+    if (last_total && blockIdx.x == gridDim.x - 1 && t == RADIX - 1)
+        *last_total = s[t];
 }
 
 template <typename K, typename V>
 struct pass_args {
     const K *keys_in;
-    K *keys_out; /* NULL: the keys are not written (last pass of the counting sort) */
+    K *keys_out;
     const V *vals_in;
     V *vals_out;
     size_t n;
     K clamp;   /* KM_CLAMP: keys >= clamp count as clamp */
-    int drop;  /* items with keys >= clamp are not written (last pass of the counting sort) */
+    int drop;  /* items with keys >= clamp take no place (last pass of the counting sort) */
     int shift; /* the digit is bits [shift, shift + popc(mask)) */
     unsigned mask;
     const unsigned long long *digit_off; /* where each digit starts in the output */
@@ -120,8 +128,9 @@ struct pass_args {
     unsigned *tile_counter;              /* zeroed */
 };
 
+/* 3 blocks of 384 threads per SM (56 registers) run faster than 2 without the spills. */
 template <typename K, int KM, typename V, int VM, int IPT>
-__global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
+__global__ void __launch_bounds__(SORT_BLOCK, 3) prim_onesweep(pass_args<K, V> a)
 {
     constexpr int TILE = SORT_BLOCK * IPT;
     constexpr int XBYTES = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
@@ -130,7 +139,7 @@ __global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
     __shared__ unsigned tile_start[RADIX];
     __shared__ long long global_off[RADIX];
     __shared__ unsigned scan_tmp[RADIX / 32];
-    __shared__ unsigned tile_s;
+    __shared__ unsigned tile_s, ranked_s;
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0)
@@ -140,7 +149,6 @@ __global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
     __syncthreads();
     const size_t tile = tile_s;
     const size_t tile_base = tile * TILE;
-    const unsigned valid = a.n - tile_base < (size_t)TILE ? (unsigned)(a.n - tile_base) : TILE;
     /* Each warp owns 32 * IPT consecutive items, striped: item i of a lane is 32 i + lane, so
      * ranking round by round follows the input order, which makes the sort stable. */
     const size_t warp_base = tile_base + (size_t)warp * 32 * IPT;
@@ -153,28 +161,29 @@ __global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
     for (int i = 0; i < IPT; i++) {
         size_t idx = warp_base + 32 * i + lane;
         key[i] = idx < a.n ? a.keys_in[idx] : (K)0;
-        pos[i] = 0;
     }
 
-    /* Rank within the warp: the peers with the same digit come from one ballot per digit bit;
-     * the lane's rank is the warp's count of the digit so far plus its peers in lower lanes. */
+    /* Rank within the warp: the peers with the same digit come from one ballot per digit bit
+     * (cheaper than __match_any_sync on an H100); the highest peer adds their number to the
+     * warp's counter of the digit and hands the old count to the others, each adding its peers
+     * in lower lanes (as CUB's match ranking does). The atomics of one warp on its counters take
+     * effect in program order, so ranks follow the input order round by round. Dropped items
+     * (counting sort, last pass) take no rank at all. */
 #pragma unroll
     for (int i = 0; i < IPT; i++) {
-        bool ok = warp_base + 32 * i + lane < a.n;
+        bool ok = warp_base + 32 * i + lane < a.n && !(a.drop && key[i] >= a.clamp);
         unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
         unsigned peers = __ballot_sync(FULL_MASK, ok);
         for (int b = 0; b < bits; b++) {
             unsigned set = __ballot_sync(FULL_MASK, (d >> b) & 1);
             peers &= ((d >> b) & 1) ? set : ~set;
         }
-        unsigned before = ok ? warp_hist[warp][d] : 0;
-        __syncwarp();
-        if (ok) {
-            pos[i] = before + __popc(peers & lanes_below);
-            if (lane == 31 - __clz(peers))
-                warp_hist[warp][d] = before + __popc(peers);
-        }
-        __syncwarp();
+        int leader = 31 - __clz(peers);
+        unsigned before = 0;
+        if (ok && lane == leader)
+            before = atomicAdd(&warp_hist[warp][d], (unsigned)__popc(peers));
+        before = __shfl_sync(FULL_MASK, before, leader);
+        pos[i] = ok ? before + __popc(peers & lanes_below) : ~0u;
     }
     __syncthreads();
 
@@ -204,6 +213,8 @@ __global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
         for (int w = 0; w < warp; w++)
             start += scan_tmp[w];
         tile_start[tid] = start;
+        if (tid == RADIX - 1)
+            ranked_s = start + count; /* the tile's items less the dropped ones */
         unsigned long long excl = 0;
         if (tile > 0) {
             const volatile unsigned long long *st = a.status;
@@ -226,25 +237,25 @@ __global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
     /* Reorder the tile by digit in shared memory, then write it out: consecutive threads write
      * consecutive slots of one digit's run. */
     K *xk = (K *)exchange;
+    const unsigned ranked = ranked_s;
 #pragma unroll
     for (int i = 0; i < IPT; i++)
-        if (warp_base + 32 * i + lane < a.n) {
+        if (pos[i] != ~0u) {
             unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
             pos[i] += tile_start[d] + warp_hist[warp][d];
             xk[pos[i]] = key[i];
         }
     __syncthreads();
-    unsigned dig[IPT]; /* the digit of each slot written, bit 8 set when the item is dropped */
+    unsigned dig[IPT]; /* the digit of each slot */
 #pragma unroll
     for (int r = 0; r < IPT; r++) {
         unsigned j = r * SORT_BLOCK + tid;
         dig[r] = 0;
-        if (j < valid) {
+        if (j < ranked) {
             K k = xk[j];
-            unsigned d = digit_of<K, KM>(k, a.clamp, a.shift, a.mask);
-            dig[r] = d | (a.drop && k >= a.clamp ? 0x100u : 0u);
+            dig[r] = digit_of<K, KM>(k, a.clamp, a.shift, a.mask);
             if (a.keys_out)
-                a.keys_out[global_off[d] + j] = k;
+                a.keys_out[global_off[dig[r]] + j] = k;
         }
     }
     if (VM != VM_NONE) {
@@ -253,14 +264,14 @@ __global__ void __launch_bounds__(SORT_BLOCK) prim_onesweep(pass_args<K, V> a)
 #pragma unroll
         for (int i = 0; i < IPT; i++) {
             size_t idx = warp_base + 32 * i + lane;
-            if (idx < a.n)
+            if (pos[i] != ~0u)
                 xv[pos[i]] = VM == VM_INDEX ? (V)idx : a.vals_in[idx];
         }
         __syncthreads();
 #pragma unroll
         for (int r = 0; r < IPT; r++) {
             unsigned j = r * SORT_BLOCK + tid;
-            if (j < valid && !(dig[r] & 0x100u))
+            if (j < ranked)
                 a.vals_out[global_off[dig[r]] + j] = xv[j];
         }
     }
@@ -276,13 +287,16 @@ static kedr_status launch_pass(kedr_ctx *ctx, const pass_args<K, V> &a, size_t t
 }
 
 /* Sorts n > 0 keys by bits [begin_bit, end_bit) of their ordered form. The last pass writes
- * keys_out/vals_out; earlier ones alternate between scratch and the output (or, for the counting
- * sort, whose last pass writes no keys and only the kept values, between two scratch buffers).
- * counting: values are the item indices, made by the first pass; vals_in is not read. */
+ * keys_out/vals_out; earlier ones alternate between scratch and the output.
+ * counting (the counting sort): values are the item indices, made by the first pass (vals_in is
+ * not read); the last pass leaves out the items with keys >= clamp and writes the others' keys
+ * to keys_out, or no keys when keys_out is NULL, which needs npass <= 2: with 3 passes or more,
+ * keys_out also serves as the second key buffer. The number of items kept goes to *kept
+ * (device memory) unless NULL. */
 template <typename K, int KM, typename V, int VM>
 static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, const V *vals_in,
                               V *vals_out, size_t n, int begin_bit, int end_bit, K clamp,
-                              int counting)
+                              int counting, unsigned long long *kept)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
     const size_t vsize = VM == VM_NONE ? 0 : sizeof(V);
@@ -303,28 +317,24 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
         if (s == KEDR_OK && vsize)
             s = kedr_scratch_get(ctx, &vb1, n * vsize);
     }
-    if (s == KEDR_OK && counting && npass >= 3) {
-        s = kedr_scratch_get(ctx, &kb2, n * sizeof(K));
-        if (s == KEDR_OK)
-            s = kedr_scratch_get(ctx, &vb2, n * vsize);
-    }
+    if (s == KEDR_OK && counting && npass >= 3)
+        s = kedr_scratch_get(ctx, &vb2, n * vsize);
     if (s == KEDR_OK) {
         unsigned long long *hist = (unsigned long long *)meta;
         unsigned *counter = (unsigned *)(hist + hist_words);
         unsigned long long *status = hist + hist_words + 2;
-        if (!counting) {
-            kb2 = keys_out;
+        kb2 = keys_out;
+        if (!counting)
             vb2 = vals_out;
-        }
         s = [&]() -> kedr_status {
             KEDR_CUDA_TRY(cudaMemsetAsync(hist, 0, (size_t)npass * RADIX * 8, stream));
             size_t blocks = (n + HIST_BLOCK - 1) / HIST_BLOCK;
             size_t cap = (size_t)ctx->multiprocessors * 4;
             prim_sort_histogram<K, KM><<<(unsigned)(blocks < cap ? blocks : cap), HIST_BLOCK, 0,
                                          stream>>>(keys_in, n, clamp, begin_bit, end_bit, npass,
-                                                   hist);
+                                                   counting, hist);
             KEDR_CUDA_LAUNCHED("prim_sort_histogram");
-            prim_sort_digit_offsets<<<npass, RADIX, 0, stream>>>(hist);
+            prim_sort_digit_offsets<<<npass, RADIX, 0, stream>>>(hist, kept);
             KEDR_CUDA_LAUNCHED("prim_sort_digit_offsets");
             const K *ksrc = keys_in;
             const V *vsrc = vals_in;
@@ -359,10 +369,8 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
             return KEDR_OK;
         }();
     }
-    if (counting) {
-        kedr_scratch_put(ctx, kb2);
+    if (counting)
         kedr_scratch_put(ctx, vb2);
-    }
     kedr_scratch_put(ctx, kb1);
     kedr_scratch_put(ctx, vb1);
     kedr_scratch_put(ctx, meta);
@@ -376,13 +384,13 @@ static kedr_status sort_values(kedr_ctx *ctx, const void *ki, void *ko, const vo
     if (vsize == 4)
         return radix_sort<K, KM, unsigned, VM_LOAD>(ctx, (const K *)ki, (K *)ko,
                                                     (const unsigned *)vi, (unsigned *)vo, n, b, e,
-                                                    0, 0);
+                                                    0, 0, NULL);
     if (vsize == 8)
         return radix_sort<K, KM, unsigned long long, VM_LOAD>(
             ctx, (const K *)ki, (K *)ko, (const unsigned long long *)vi, (unsigned long long *)vo,
-            n, b, e, 0, 0);
+            n, b, e, 0, 0, NULL);
     return radix_sort<K, KM, unsigned, VM_NONE>(ctx, (const K *)ki, (K *)ko, NULL, NULL, n, b, e,
-                                                0, 0);
+                                                0, 0, NULL);
 }
 
 extern "C" kedr_status prim_sort_cuda(kedr_ctx *ctx, kedr_dtype t, const void *keys_in,
@@ -539,23 +547,51 @@ __global__ void __launch_bounds__(SCAN_BLOCK)
 /* Per-block shared counters when the histogram fits in 32 KB. */
 #define SHARED_KEYS 8192
 
-extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
-                                               uint32_t nkeys, uint32_t *perm, uint32_t *starts,
-                                               uint32_t *counts, size_t *n_kept)
+/* From the kept keys in order: starts[k] = the first place of key k or of a larger key, so that
+ * empty keys start where the next one does. Place j starts the keys after the one before it up
+ * to its own; place kept, past the end, starts those after the last key. */
+__global__ void __launch_bounds__(SCAN_BLOCK)
+    prim_key_starts(const unsigned *sorted, const unsigned long long *kept, unsigned nkeys,
+                    unsigned *starts)
+{
+    const size_t m = *kept, stride = (size_t)gridDim.x * SCAN_BLOCK;
+    for (size_t j = (size_t)blockIdx.x * SCAN_BLOCK + threadIdx.x; j <= m; j += stride) {
+        unsigned lo = j ? sorted[j - 1] + 1 : 0;
+        unsigned hi = j < m ? sorted[j] : nkeys;
+        for (unsigned k = lo; k <= hi && k < nkeys; k++)
+            starts[k] = (unsigned)j;
+    }
+}
+
+__global__ void __launch_bounds__(SCAN_BLOCK)
+    prim_key_counts(const unsigned *starts, const unsigned long long *kept, unsigned nkeys,
+                    unsigned *counts)
+{
+    const unsigned m = (unsigned)*kept;
+    for (size_t k = (size_t)blockIdx.x * SCAN_BLOCK + threadIdx.x; k < nkeys;
+         k += (size_t)gridDim.x * SCAN_BLOCK)
+        counts[k] = (k + 1 < nkeys ? starts[k + 1] : m) - starts[k];
+}
+
+/* Up to 2 passes (nkeys <= 2^16) the keys are counted with atomics and the counts scanned; with
+ * more, the last pass writes the kept keys in order, in the buffer that the sort uses anyway,
+ * and the starts come from where the key changes: atomics on 2^24 counters at random took as
+ * long as the whole sort (12 ms for 2^28 keys on an H100). */
+static kedr_status counting_by_atomics(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                       uint32_t nkeys, int bits, uint32_t *perm, uint32_t *starts,
+                                       uint32_t *counts, size_t *n_kept)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
     KEDR_CUDA_TRY(cudaMemsetAsync(counts, 0, (size_t)nkeys * sizeof *counts, stream));
-    if (n > 0) {
-        size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
-        size_t cap = (size_t)ctx->multiprocessors * 8;
-        unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
-        if (nkeys <= SHARED_KEYS)
-            prim_count_keys<true><<<grid, SCAN_BLOCK, nkeys * sizeof(unsigned), stream>>>(
-                keys, n, nkeys, counts);
-        else
-            prim_count_keys<false><<<grid, SCAN_BLOCK, 0, stream>>>(keys, n, nkeys, counts);
-        KEDR_CUDA_LAUNCHED("prim_count_keys");
-    }
+    size_t blocks = (n + SCAN_BLOCK - 1) / SCAN_BLOCK;
+    size_t cap = (size_t)ctx->multiprocessors * 8;
+    unsigned grid = (unsigned)(blocks < cap ? blocks : cap);
+    if (nkeys <= SHARED_KEYS)
+        prim_count_keys<true><<<grid, SCAN_BLOCK, nkeys * sizeof(unsigned), stream>>>(
+            keys, n, nkeys, counts);
+    else
+        prim_count_keys<false><<<grid, SCAN_BLOCK, 0, stream>>>(keys, n, nkeys, counts);
+    KEDR_CUDA_LAUNCHED("prim_count_keys");
     size_t ntiles = ((size_t)nkeys + SCAN_TILE - 1) / SCAN_TILE;
     void *tmp = NULL;
     KEDR_TRY(kedr_scratch_get(ctx, &tmp, (ntiles + 1) * sizeof(unsigned)));
@@ -567,12 +603,8 @@ extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *ke
         KEDR_CUDA_LAUNCHED("prim_scan_sums");
         prim_scan_tiles<<<(unsigned)ntiles, SCAN_BLOCK, 0, stream>>>(counts, nkeys, sums, starts);
         KEDR_CUDA_LAUNCHED("prim_scan_tiles");
-        if (n > 0) {
-            /* Keys take 1..32 bits: enough for nkeys itself, the rank of every dropped key. */
-            int bits = 32 - __builtin_clz(nkeys);
-            KEDR_TRY((radix_sort<unsigned, KM_CLAMP, unsigned, VM_LOAD>(
-                ctx, keys, NULL, NULL, perm, n, 0, bits, nkeys, 1)));
-        }
+        KEDR_TRY((radix_sort<unsigned, KM_CLAMP, unsigned, VM_LOAD>(
+            ctx, keys, NULL, NULL, perm, n, 0, bits, nkeys, 1, NULL)));
         if (n_kept) {
             unsigned kept = 0;
             KEDR_CUDA_TRY(cudaMemcpyAsync(&kept, total, sizeof kept, cudaMemcpyDeviceToHost, stream));
@@ -583,4 +615,59 @@ extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *ke
     }();
     kedr_scratch_put(ctx, tmp);
     return s;
+}
+
+static kedr_status counting_by_sorted_keys(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                           uint32_t nkeys, int bits, uint32_t *perm,
+                                           uint32_t *starts, uint32_t *counts, size_t *n_kept)
+{
+    cudaStream_t stream = KEDR_STREAM(ctx);
+    void *sorted = NULL, *kept = NULL;
+    kedr_status s = kedr_scratch_get(ctx, &sorted, n * sizeof(unsigned));
+    if (s == KEDR_OK)
+        s = kedr_scratch_get(ctx, &kept, sizeof(unsigned long long));
+    if (s == KEDR_OK)
+        s = [&]() -> kedr_status {
+            unsigned long long *m = (unsigned long long *)kept;
+            KEDR_TRY((radix_sort<unsigned, KM_CLAMP, unsigned, VM_LOAD>(
+                ctx, keys, (unsigned *)sorted, NULL, perm, n, 0, bits, nkeys, 1, m)));
+            size_t cap = (size_t)ctx->multiprocessors * 16;
+            size_t blocks = (n + SCAN_BLOCK) / SCAN_BLOCK;
+            prim_key_starts<<<(unsigned)(blocks < cap ? blocks : cap), SCAN_BLOCK, 0, stream>>>(
+                (const unsigned *)sorted, m, nkeys, starts);
+            KEDR_CUDA_LAUNCHED("prim_key_starts");
+            blocks = ((size_t)nkeys + SCAN_BLOCK - 1) / SCAN_BLOCK;
+            prim_key_counts<<<(unsigned)(blocks < cap ? blocks : cap), SCAN_BLOCK, 0, stream>>>(
+                starts, m, nkeys, counts);
+            KEDR_CUDA_LAUNCHED("prim_key_counts");
+            if (n_kept) {
+                unsigned long long h = 0;
+                KEDR_CUDA_TRY(cudaMemcpyAsync(&h, m, sizeof h, cudaMemcpyDeviceToHost, stream));
+                KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+                *n_kept = (size_t)h;
+            }
+            return KEDR_OK;
+        }();
+    kedr_scratch_put(ctx, kept);
+    kedr_scratch_put(ctx, sorted);
+    return s;
+}
+
+extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                               uint32_t nkeys, uint32_t *perm, uint32_t *starts,
+                                               uint32_t *counts, size_t *n_kept)
+{
+    if (n == 0) {
+        cudaStream_t stream = KEDR_STREAM(ctx);
+        KEDR_CUDA_TRY(cudaMemsetAsync(counts, 0, (size_t)nkeys * sizeof *counts, stream));
+        KEDR_CUDA_TRY(cudaMemsetAsync(starts, 0, (size_t)nkeys * sizeof *starts, stream));
+        if (n_kept)
+            *n_kept = 0;
+        return KEDR_OK;
+    }
+    /* The bits of the largest key kept (at least 1); the last pass leaves the others out. */
+    int bits = nkeys > 2 ? 32 - __builtin_clz(nkeys - 1) : 1;
+    if (bits <= 16)
+        return counting_by_atomics(ctx, keys, n, nkeys, bits, perm, starts, counts, n_kept);
+    return counting_by_sorted_keys(ctx, keys, n, nkeys, bits, perm, starts, counts, n_kept);
 }
