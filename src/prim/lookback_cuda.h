@@ -82,6 +82,15 @@ template <typename A, typename Op> __device__ __forceinline__ A lb_warp_fold(A v
     return v;
 }
 
+/* Sums commute, so a butterfly serves them; scan and select measured about 9% slower with the
+ * ordered fold above (H100, 2^28 u32, select 0.97 -> 1.06 ms). */
+template <typename A> __device__ __forceinline__ A lb_warp_fold(A v, const lb_plus<A> &)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(LB_FULL_MASK, v, o);
+    return v;
+}
+
 /* Called by a whole warp for tile >= 1 after the tile published its aggregate: returns to lane 0
  * (the other lanes get partial folds) the fold of all tiles before it. Lane l watches tile
  * (end - 32 + l); the warp waits until all 32 have a status, stops at the nearest INCL, else folds
