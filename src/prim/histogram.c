@@ -76,40 +76,80 @@ static kedr_status hist_spec(kedr_dtype t, double lo, double hi, uint32_t bins, 
     return KEDR_OK;
 }
 
-/* Counts in[begin..end) into hist with the bin function the spec calls for. With atomic set the
- * increments are atomic (hist shared between threads). */
+/* Counts in[begin..end) into hist with the bin function the spec calls for; out-of-range
+ * samples are not counted. With atomic set the increments are atomic (hist shared between
+ * threads). The loops read their own copy of the spec: through the caller's pointer every field
+ * would be reloaded after each increment, since a uint32_t store may alias h->bins. */
 #define HIST_LOOP(T, BIN)                                                       \
     do {                                                                        \
         const T *x_ = (const T *)in;                                            \
-        for (size_t i = begin; i < end; i++) {                                  \
-            uint32_t k = BIN(x_[i], h);                                         \
-            if (k < h->bins) {                                                  \
-                if (atomic) {                                                   \
+        uint32_t bins_ = h->bins;                                               \
+        if (atomic) {                                                           \
+            for (size_t i = begin; i < end; i++) {                              \
+                uint32_t k = BIN(x_[i], h);                                     \
+                if (k < bins_) {                                                \
                     _Pragma("omp atomic") hist[k]++;                            \
-                } else {                                                        \
-                    hist[k]++;                                                  \
                 }                                                               \
+            }                                                                   \
+        } else {                                                                \
+            for (size_t i = begin; i < end; i++) {                              \
+                uint32_t k = BIN(x_[i], h);                                     \
+                if (k < bins_)                                                  \
+                    hist[k]++;                                                  \
             }                                                                   \
         }                                                                       \
     } while (0)
 
-#define HIST_INT_LOOPS(T)                                                       \
+/* The same into HIST_SUB private sub-histograms of bins + 1 counters each, sample i into
+ * sub-histogram i % HIST_SUB: consecutive samples of one bin then increment different
+ * counters, so an increment rarely waits for the one before it to reach memory (the usual cpu
+ * histogram trick). The last counter of each sub-histogram takes the out-of-range samples
+ * (the bin functions return bins for them), which spares a branch per sample. */
+#define HIST_SUB 4
+#define HIST_SUB_LOOP(T, BIN)                                                   \
+    do {                                                                        \
+        const T *x_ = (const T *)in;                                            \
+        size_t s1 = (size_t)h->bins + 1, i = begin;                             \
+        uint32_t *h0 = hist, *h1 = h0 + s1, *h2 = h1 + s1, *h3 = h2 + s1;       \
+        for (; i + HIST_SUB <= end; i += HIST_SUB) {                            \
+            h0[BIN(x_[i], h)]++;                                                \
+            h1[BIN(x_[i + 1], h)]++;                                            \
+            h2[BIN(x_[i + 2], h)]++;                                            \
+            h3[BIN(x_[i + 3], h)]++;                                            \
+        }                                                                       \
+        for (; i < end; i++)                                                    \
+            h0[BIN(x_[i], h)]++;                                                \
+    } while (0)
+
+#define HIST_INT_LOOPS(LOOP, T)                                                 \
     switch (h->mode) {                                                          \
-    case PRIM_HIST_SHIFT: HIST_LOOP(T, prim_hist_shift); break;                 \
-    case PRIM_HIST_MUL32: HIST_LOOP(T, prim_hist_mul32); break;                 \
-    case PRIM_HIST_MUL64: HIST_LOOP(T, prim_hist_mul64); break;                 \
-    default: HIST_LOOP(T, prim_hist_mul128); break;                             \
+    case PRIM_HIST_SHIFT: LOOP(T, prim_hist_shift); break;                      \
+    case PRIM_HIST_MUL32: LOOP(T, prim_hist_mul32); break;                      \
+    case PRIM_HIST_MUL64: LOOP(T, prim_hist_mul64); break;                      \
+    default: LOOP(T, prim_hist_mul128); break;                                  \
+    }
+
+#define HIST_TYPE_LOOPS(LOOP)                                                   \
+    switch (t) {                                                                \
+    case KEDR_U32: HIST_INT_LOOPS(LOOP, uint32_t); break;                       \
+    case KEDR_I32: HIST_INT_LOOPS(LOOP, int32_t); break;                        \
+    case KEDR_F32: LOOP(float, prim_hist_real); break;                          \
+    default: LOOP(double, prim_hist_real); break;                               \
     }
 
 static void hist_range(kedr_dtype t, const void *in, size_t begin, size_t end,
-                       const prim_hist_spec *h, uint32_t *hist, int atomic)
+                       const prim_hist_spec *spec, uint32_t *hist, int atomic)
 {
-    switch (t) {
-    case KEDR_U32: HIST_INT_LOOPS(uint32_t); break;
-    case KEDR_I32: HIST_INT_LOOPS(int32_t); break;
-    case KEDR_F32: HIST_LOOP(float, prim_hist_real); break;
-    default: HIST_LOOP(double, prim_hist_real); break;
-    }
+    const prim_hist_spec local = *spec, *h = &local;
+    HIST_TYPE_LOOPS(HIST_LOOP)
+}
+
+/* hist: HIST_SUB x (bins + 1) counters, zeroed by the caller. */
+static void hist_range_sub(kedr_dtype t, const void *in, size_t begin, size_t end,
+                           const prim_hist_spec *spec, uint32_t *hist)
+{
+    const prim_hist_spec local = *spec, *h = &local;
+    HIST_TYPE_LOOPS(HIST_SUB_LOOP)
 }
 
 /* The contiguous share of n samples that thread id of nt counts. */
@@ -130,13 +170,13 @@ static kedr_status hist_cpu(kedr_ctx *ctx, kedr_dtype t, const void *in, size_t 
 {
     uint32_t bins = h->bins;
     int threads = ctx->threads > 0 ? ctx->threads : 1;
-    if (n < HIST_SERIAL_N || threads == 1) {
+    if (n < HIST_SERIAL_N || bins > HIST_PRIVATE_MAX_BINS ||
+        (size_t)bins * HIST_SUB * threads > n) {
         memset(counts, 0, (size_t)bins * sizeof *counts);
-        hist_range(t, in, 0, n, h, counts, 0);
-        return KEDR_OK;
-    }
-    if (bins > HIST_PRIVATE_MAX_BINS || (size_t)bins * threads > n) {
-        memset(counts, 0, (size_t)bins * sizeof *counts);
+        if (n < HIST_SERIAL_N || threads == 1) {
+            hist_range(t, in, 0, n, h, counts, 0);
+            return KEDR_OK;
+        }
 #pragma omp parallel num_threads(threads)
         {
             size_t begin, end;
@@ -145,25 +185,27 @@ static kedr_status hist_cpu(kedr_ctx *ctx, kedr_dtype t, const void *in, size_t 
         }
         return KEDR_OK;
     }
+    /* Each thread owns HIST_SUB sub-histograms; bins + 1 counters each, see HIST_SUB_LOOP. */
+    size_t per_thread = (size_t)HIST_SUB * (bins + 1);
     uint32_t *priv = NULL;
-    KEDR_TRY(kedr_scratch_get(ctx, (void **)&priv, (size_t)threads * bins * sizeof *priv));
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&priv, (size_t)threads * per_thread * sizeof *priv));
     int used = threads;
 #pragma omp parallel num_threads(threads)
     {
         int nt = omp_get_num_threads(), id = omp_get_thread_num();
 #pragma omp single
         used = nt;
-        uint32_t *mine = priv + (size_t)id * bins;
-        memset(mine, 0, (size_t)bins * sizeof *mine);
+        uint32_t *mine = priv + (size_t)id * per_thread;
+        memset(mine, 0, per_thread * sizeof *mine);
         size_t begin, end;
         thread_span(n, nt, id, &begin, &end);
-        hist_range(t, in, begin, end, h, mine, 0);
+        hist_range_sub(t, in, begin, end, h, mine);
     }
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (long long b = 0; b < (long long)bins; b++) {
         uint32_t sum = 0;
-        for (int k = 0; k < used; k++)
-            sum += priv[(size_t)k * bins + (size_t)b];
+        for (size_t k = 0; k < (size_t)used * HIST_SUB; k++)
+            sum += priv[k * (bins + 1) + (size_t)b];
         counts[b] = sum;
     }
     kedr_scratch_put(ctx, priv);
