@@ -92,6 +92,18 @@ static inline uint64_t tu_next(uint64_t *state)
 }
 static inline double tu_uniform(uint64_t *state) { return (tu_next(state) >> 11) * 0x1p-53; }
 
+/* Stores element i of a host array of type t: integers from u (truncated), floats from f. */
+static inline void tu_store(kedr_dtype t, void *buf, size_t i, uint64_t u, double f)
+{
+    switch (t) {
+    case KEDR_U32: ((uint32_t *)buf)[i] = (uint32_t)u; break;
+    case KEDR_U64: ((uint64_t *)buf)[i] = u; break;
+    case KEDR_I32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)u; break;
+    case KEDR_F32: ((float *)buf)[i] = (float)f; break;
+    case KEDR_F64: ((double *)buf)[i] = f; break;
+    }
+}
+
 static inline void *tu_host_alloc(size_t bytes)
 {
     void *p = malloc(bytes ? bytes : 1);

@@ -33,21 +33,11 @@ static void help(void)
            "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n");
 }
 
-static void format_bytes(double b, char *buf, size_t len)
-{
-    if (b >= 1e9)
-        snprintf(buf, len, "%.3g GB", b / 1e9);
-    else if (b >= 1e6)
-        snprintf(buf, len, "%.3g MB", b / 1e6);
-    else
-        snprintf(buf, len, "%.3g kB", b / 1e3);
-}
-
 static void progress(const kedr_cayley_level *lv, void *user)
 {
     const kedr_cayley_group *g = user;
     char mem[32];
-    format_bytes((double)lv->memory_bytes, mem, sizeof mem);
+    kedr_format_bytes((double)lv->memory_bytes, mem, sizeof mem);
     double rate = lv->level_seconds > 0 ? lv->edge_visits / lv->level_seconds : 0;
     fprintf(stderr, "kedr cayley: level %d: %llu new, %llu reached (%.3g%%), %.3f s, %.3g edge "
                     "visits/s, memory %s\n",
@@ -58,7 +48,7 @@ static void progress(const kedr_cayley_level *lv, void *user)
 static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r, kedr_ctx *ctx)
 {
     char mem[32];
-    format_bytes((double)r->memory_bytes, mem, sizeof mem);
+    kedr_format_bytes((double)r->memory_bytes, mem, sizeof mem);
     printf("group              %s (%s)%s\n", g->spec, g->description,
            g->inverses ? " with inverses" : "");
     printf("order              %llu\n", (unsigned long long)g->order);

@@ -39,6 +39,9 @@ kedr_status kedr_fail(kedr_status s, const char *fmt, ...)
             return kedr_try_s_;               \
     } while (0)
 
+/* Writes a byte count for people: "512 kB", "3.27 GB" (decimal units). Returns buf. */
+char *kedr_format_bytes(double bytes, char *buf, size_t len);
+
 /* ---- data types and operators shared by the primitives ----------------------------------- */
 
 typedef enum { KEDR_U32, KEDR_U64, KEDR_I32, KEDR_F32, KEDR_F64 } kedr_dtype;

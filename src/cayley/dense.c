@@ -99,16 +99,6 @@ static size_t host_available_memory(void)
     return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
 }
 
-static void format_bytes(double b, char *buf, size_t len)
-{
-    if (b >= 1e9)
-        snprintf(buf, len, "%.3g GB", b / 1e9);
-    else if (b >= 1e6)
-        snprintf(buf, len, "%.3g MB", b / 1e6);
-    else
-        snprintf(buf, len, "%.3g kB", b / 1e3);
-}
-
 static kedr_status check_memory(kedr_ctx *ctx, const kedr_cayley_group *g,
                                 const kedr_cayley_options *opt, size_t need)
 {
@@ -129,8 +119,8 @@ static kedr_status check_memory(kedr_ctx *ctx, const kedr_cayley_group *g,
     if (need <= limit)
         return KEDR_OK;
     char need_s[32], limit_s[32];
-    format_bytes((double)need, need_s, sizeof need_s);
-    format_bytes((double)limit, limit_s, sizeof limit_s);
+    kedr_format_bytes((double)need, need_s, sizeof need_s);
+    kedr_format_bytes((double)limit, limit_s, sizeof limit_s);
     return kedr_fail(KEDR_ERR_NOMEM,
                      "%s needs %s in dense mode (3 bitmaps of %llu bits, one bit per element), "
                      "more than the %s of %s",

@@ -32,6 +32,17 @@ const char *kedr_status_name(kedr_status s)
     return "unknown status";
 }
 
+char *kedr_format_bytes(double b, char *buf, size_t len)
+{
+    if (b >= 1e9)
+        snprintf(buf, len, "%.3g GB", b / 1e9);
+    else if (b >= 1e6)
+        snprintf(buf, len, "%.3g MB", b / 1e6);
+    else
+        snprintf(buf, len, "%.3g kB", b / 1e3);
+    return buf;
+}
+
 size_t kedr_dtype_size(kedr_dtype t)
 {
     switch (t) {

@@ -43,13 +43,7 @@ static void fill(kedr_dtype t, int d, void *buf, size_t n, uint64_t seed)
             break;
         }
         }
-        switch (t) {
-        case KEDR_U32: ((uint32_t *)buf)[i] = (uint32_t)u; break;
-        case KEDR_U64: ((uint64_t *)buf)[i] = u; break;
-        case KEDR_I32: ((int32_t *)buf)[i] = (int32_t)(uint32_t)u; break;
-        case KEDR_F32: ((float *)buf)[i] = (float)f; break;
-        case KEDR_F64: ((double *)buf)[i] = f; break;
-        }
+        tu_store(t, buf, i, u, f);
     }
 }
 
