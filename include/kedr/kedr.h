@@ -6,6 +6,7 @@
 #include "kedr/core.h"
 #include "kedr/dsmc.h"
 #include "kedr/ini.h"
+#include "kedr/plot.h"
 #include "kedr/prim.h"
 #include "kedr/rng.h"
 
