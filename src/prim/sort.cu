@@ -136,7 +136,6 @@ __global__ void __launch_bounds__(SORT_BLOCK, 3) prim_onesweep(pass_args<K, V> a
     constexpr int XBYTES = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
     __shared__ __align__(16) unsigned char exchange[TILE * XBYTES];
     __shared__ unsigned warp_hist[SORT_WARPS][RADIX];
-    __shared__ unsigned tile_start[RADIX];
     __shared__ long long global_off[RADIX];
     __shared__ unsigned scan_tmp[RADIX / 32];
     __shared__ unsigned tile_s, ranked_s;
@@ -153,14 +152,20 @@ __global__ void __launch_bounds__(SORT_BLOCK, 3) prim_onesweep(pass_args<K, V> a
      * ranking round by round follows the input order, which makes the sort stable. */
     const size_t warp_base = tile_base + (size_t)warp * 32 * IPT;
     const unsigned lanes_below = (1u << lane) - 1;
-    const int bits = __popc(a.mask);
 
     K key[IPT];
     unsigned pos[IPT];
+    const bool full = tile_base + TILE <= a.n;
+    if (full) {
 #pragma unroll
-    for (int i = 0; i < IPT; i++) {
-        size_t idx = warp_base + 32 * i + lane;
-        key[i] = idx < a.n ? a.keys_in[idx] : (K)0;
+        for (int i = 0; i < IPT; i++)
+            key[i] = a.keys_in[warp_base + 32 * i + lane];
+    } else {
+#pragma unroll
+        for (int i = 0; i < IPT; i++) {
+            size_t idx = warp_base + 32 * i + lane;
+            key[i] = idx < a.n ? a.keys_in[idx] : (K)0;
+        }
     }
 
     /* Rank within the warp: the peers with the same digit come from one ballot per digit bit
@@ -168,13 +173,16 @@ __global__ void __launch_bounds__(SORT_BLOCK, 3) prim_onesweep(pass_args<K, V> a
      * warp's counter of the digit and hands the old count to the others, each adding its peers
      * in lower lanes (as CUB's match ranking does). The atomics of one warp on its counters take
      * effect in program order, so ranks follow the input order round by round. Dropped items
-     * (counting sort, last pass) take no rank at all. */
+     * (counting sort, last pass) take no rank at all. Always 8 ballots, unrolled: a narrower
+     * digit has zeros above its bits, and a loop bounded at run time costs more than the spare
+     * ballots. */
 #pragma unroll
     for (int i = 0; i < IPT; i++) {
         bool ok = warp_base + 32 * i + lane < a.n && !(a.drop && key[i] >= a.clamp);
         unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
         unsigned peers = __ballot_sync(FULL_MASK, ok);
-        for (int b = 0; b < bits; b++) {
+#pragma unroll
+        for (int b = 0; b < 8; b++) {
             unsigned set = __ballot_sync(FULL_MASK, (d >> b) & 1);
             peers &= ((d >> b) & 1) ? set : ~set;
         }
@@ -212,7 +220,9 @@ __global__ void __launch_bounds__(SORT_BLOCK, 3) prim_onesweep(pass_args<K, V> a
         unsigned start = incl - count;
         for (int w = 0; w < warp; w++)
             start += scan_tmp[w];
-        tile_start[tid] = start;
+        /* the slot of a warp's first item of the digit within the tile */
+        for (int w = 0; w < SORT_WARPS; w++)
+            warp_hist[w][tid] += start;
         if (tid == RADIX - 1)
             ranked_s = start + count; /* the tile's items less the dropped ones */
         unsigned long long excl = 0;
@@ -242,7 +252,7 @@ __global__ void __launch_bounds__(SORT_BLOCK, 3) prim_onesweep(pass_args<K, V> a
     for (int i = 0; i < IPT; i++)
         if (pos[i] != ~0u) {
             unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
-            pos[i] += tile_start[d] + warp_hist[warp][d];
+            pos[i] += warp_hist[warp][d];
             xk[pos[i]] = key[i];
         }
     __syncthreads();
