@@ -243,10 +243,11 @@ DSMC_HD float dsmc_erot_new(const dsmc_params *p, int fill, uint64_t e, int k)
 }
 
 /* Larsen-Borgnakke energy split (Borgnakke & Larsen, J. Comput. Phys. 18 (1975) 405; Bird 1994
- * section 5.3, eqs. 5.44 and 5.45): the fraction x = e_rot / E_c that a molecule with zeta rotational degrees of freedom takes
- * of the collision energy E_c = (relative translational) + e_rot samples the distribution of the
- * ratio of two modes with zeta / 2 and b = 5/2 - omega "half degrees of freedom" (the VHS
- * relative translational energy of colliding pairs), density x^(zeta/2 - 1) (1 - x)^(b - 1).
+ * section 5.3, eqs. 5.44 and 5.45): the fraction x = e_rot / E_c that a molecule with zeta
+ * rotational degrees of freedom takes of the collision energy E_c = (relative translational) +
+ * e_rot samples the distribution of the ratio of two modes with zeta / 2 and b = 5/2 - omega
+ * "half degrees of freedom" (b: the VHS relative translational energy of colliding pairs),
+ * density x^(zeta/2 - 1) (1 - x)^(b - 1).
  * For zeta = 2 it inverts in closed form, x = 1 - u^(1/b); for zeta = 3 it is sampled by
  * acceptance against the maximum at x = (zeta/2 - 1) / (zeta/2 + b - 2). */
 DSMC_HD double dsmc_lb_fraction(int zeta, double b, dsmc_rng *r)
@@ -376,9 +377,10 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
 
 /* One candidate pair of the cell's particles [start, start + n): chosen uniformly, accepted with
  * sigma g / (sigma g)max (raising *sgmax when exceeded). An accepted pair first exchanges
- * rotational energy (serial Larsen-Borgnakke, below), then scatters: VHS isotropically, VSS
- * (Koura & Matsumoto 1991) with b/d = sqrt(u) and chi = 2 acos((b/d)^(1/alpha)), that is
- * cos chi = 2 u^(1/alpha) - 1, the relative speed rescaled to the translational energy left.
+ * rotational energy (serial Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other),
+ * then scatters: VHS isotropically, VSS (Koura & Matsumoto 1991) with b/d = sqrt(u) and
+ * chi = 2 acos((b/d)^(1/alpha)), that is cos chi = 2 u^(1/alpha) - 1, with the relative speed
+ * rescaled to the translational energy left.
  * Momentum and total energy are conserved. Returns 1 and adds the pair's separation to *sep when
  * it collided. */
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, double *sgmax,

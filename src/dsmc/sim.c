@@ -620,7 +620,8 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
     st->total_generated = sim->total_generated;
     st->samples = sim->samples;
     st->mcs_mfp = sim->collisions ? sim->sep_mfp / (double)sim->collisions : 0;
-    st->total_mcs_mfp = sim->total_collisions ? sim->total_sep_mfp / (double)sim->total_collisions : 0;
+    st->total_mcs_mfp =
+        sim->total_collisions ? sim->total_sep_mfp / (double)sim->total_collisions : 0;
     memcpy(st->stage_seconds, sim->stage_seconds, sizeof st->stage_seconds);
     return KEDR_OK;
 }
