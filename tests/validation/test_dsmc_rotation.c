@@ -22,7 +22,8 @@
  *      snapshot (while d > d0/10) must lie within 0.02 d0 of the exponential (5 sd of one
  *      snapshot, printed), and T_tr, T_rot must end at T_eq within 2% (after more than 4
  *      e-foldings).
- *  (d) diffuse walls give reflected molecules rotational energies with mean k T_wall (5 sd). */
+ *  (d) diffuse walls give reflected molecules rotational energies with mean k T_wall, and
+ *      molecules entering through an inflow side have T_rot = the freestream T (5 sd). */
 #include "test_dsmc_util.h"
 
 static const unsigned COLLIDE_ONLY =
@@ -253,6 +254,33 @@ static void test_wall(kedr_ctx *ctx)
     kedr_dsmc_destroy(sim);
 }
 
+/* Molecules entering through an inflow side carry rotational energies from the equilibrium at
+ * the freestream temperature (the flux weighting applies to the normal velocity only). */
+static void test_inflow(kedr_ctx *ctx, int zeta)
+{
+    kedr_dsmc_case c = rot_box(zeta, KEDR_DSMC_NTC, 250, 4, 1000);
+    c.species[0].d_ref = 1e-16; /* no collisions in practice */
+    c.side[KEDR_DSMC_XMIN] = KEDR_DSMC_INFLOW;
+    c.side[KEDR_DSMC_XMAX] = KEDR_DSMC_OUTFLOW;
+    c.velocity[0] = 400;
+    c.fill = 0;
+    c.dt = 0.05 / 400;
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    for (int s = 0; s < 20; s++)
+        TU_OK(kedr_dsmc_step(sim));
+    dt_particles p = dt_get(sim);
+    double t_rot = dt_temperature_rot(zeta, &p), sd = 250 * sqrt(2 / (zeta * (double)p.n));
+    printf("  inflow zeta %d: %zu molecules entered, T_rot %.2f K (freestream 250 +- %.2f)\n",
+           zeta, p.n, t_rot, sd);
+    TU_CHECK(p.n > 5000 && fabs(t_rot - 250) < 5 * sd, "inflow zeta %d: %zu molecules, T_rot %.3f",
+             zeta, p.n, t_rot);
+    dt_free(&p);
+    kedr_dsmc_destroy(sim);
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -269,6 +297,8 @@ int main(void)
             }
         }
         test_wall(ctx);
+        test_inflow(ctx, 2);
+        test_inflow(ctx, 3);
         kedr_ctx_destroy(ctx);
     }
     return tu_finish("test_dsmc_rotation");
