@@ -150,10 +150,11 @@ int cmd_dsmc(int argc, char **argv)
     }
     kedr_dsmc_stats st;
     kedr_dsmc_get_stats(sim, &st);
-    printf("kedr dsmc %s on %s: %d x %d cells, %d species (%s%s), weight %.4g, dt %.4g s, "
-           "%lld steps, seed %llu\n",
+    printf("kedr dsmc %s on %s: %d x %d cells, %d species (%s%s), %s collisions, weight %.4g, "
+           "dt %.4g s, %lld steps, seed %llu\n",
            case_path, kedr_backend_name(kedr_ctx_backend(ctx)), c.nx, c.ny, c.nspecies,
-           c.species[0].name, c.nspecies > 1 ? ", ..." : "", c.weight, c.dt, (long long)c.steps,
+           c.species[0].name, c.nspecies > 1 ? ", ..." : "",
+           c.scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", c.weight, c.dt, (long long)c.steps,
            (unsigned long long)c.seed);
     printf("start: %zu particles; sampling from step %lld every %lld\n", st.particles,
            (long long)(c.sample_start < 0 ? c.steps / 2 : c.sample_start),
@@ -174,10 +175,10 @@ int cmd_dsmc(int argc, char **argv)
             char eta[32];
             format_eta((now - run0) / (double)st.step * (double)(c.steps - st.step), eta,
                        sizeof eta);
-            printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  "
+            printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  mcs/mfp %.3g  "
                    "%.3g particle-steps/s  ETA %s\n",
                    (long long)st.step, st.time, st.particles, (unsigned long long)st.collisions,
-                   rate, eta);
+                   st.mcs_mfp, rate, eta);
             fflush(stdout);
             t_last = now;
             psteps = 0;
@@ -188,6 +189,8 @@ int cmd_dsmc(int argc, char **argv)
         rc = write_outputs(sim, &c, &output_s);
     if (rc == 0) {
         kedr_dsmc_get_stats(sim, &st);
+        printf("mean collision separation / mean free path over the run: %.4g\n",
+               st.total_mcs_mfp);
         print_timing(&st, output_s, kedr_wall_seconds() - wall0);
     }
     kedr_dsmc_destroy(sim);

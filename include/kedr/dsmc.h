@@ -3,7 +3,8 @@
  * Each step: generation (Maxwellian inflow with the exact one-sided flux), move (ballistic, with
  * specular walls, outflow removal and diffuse reflection on bodies), indexing (particles grouped
  * by cell with kedr_counting_sort, which also drops those that left), collisions (Bird's NTC
- * scheme for VHS/VSS molecules, cell by cell) and sampling of time-averaged cell fields.
+ * scheme or the majorant frequency scheme, VHS/VSS molecules, Larsen-Borgnakke rotational
+ * exchange, cell by cell) and sampling of time-averaged cell fields.
  * Particles live in the context's memory as structure-of-arrays. Random numbers come from
  * Philox keyed by (seed, particle / cell / face id, step, purpose), so a run is reproducible from
  * its seed on either back end. The planar flow has unit depth (1 m) in z. */
@@ -27,8 +28,8 @@ typedef struct {
     double t_ref;     /* K */
     double alpha;     /* VSS scattering parameter; 1 = isotropic */
     double d_ref_vss; /* VSS diameter at t_ref, m */
-    int rot_dof;
-    double z_rot;
+    int rot_dof;      /* rotational degrees of freedom: 0, 2 (linear) or 3 */
+    double z_rot;     /* Larsen-Borgnakke: each molecule of a collision relaxes with 1 / z_rot */
 } kedr_dsmc_species;
 
 /* Boundary condition of a side of the domain. Inflow sides also remove particles that leave. */
@@ -36,6 +37,9 @@ typedef enum { KEDR_DSMC_OUTFLOW = 0, KEDR_DSMC_INFLOW, KEDR_DSMC_SPECULAR } ked
 /* Sides, in the order of kedr_dsmc_case.side. */
 enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX };
 typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
+/* Collision scheme: Bird's no-time-counter, or the majorant frequency scheme of Ivanov &
+ * Rogasinsky (1988). */
+typedef enum { KEDR_DSMC_NTC = 0, KEDR_DSMC_MFS } kedr_dsmc_scheme;
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
@@ -47,6 +51,7 @@ typedef struct {
     kedr_dsmc_species species[KEDR_DSMC_MAX_SPECIES];
     double fraction[KEDR_DSMC_MAX_SPECIES]; /* mole fractions, summing to 1 */
     kedr_dsmc_model model;
+    kedr_dsmc_scheme scheme;         /* [collisions] */
     double number_density;           /* [freestream] m^-3 */
     double temperature;              /* K */
     double velocity[3];              /* m/s */
@@ -107,20 +112,25 @@ typedef struct {
     uint64_t generated;      /* particles created by inflow in the last step */
     uint64_t total_collisions, total_generated;
     int64_t samples;         /* samples accumulated in the cell fields */
+    /* Mean separation of the collided pairs over the local mean free path: in the last step,
+     * and over all steps (0 before any collision). */
+    double mcs_mfp, total_mcs_mfp;
     double stage_seconds[KEDR_DSMC_NSTAGES]; /* wall time per stage, all steps */
 } kedr_dsmc_stats;
 
 kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *stats);
 
-/* Replaces the particles with n given in host memory (species may be NULL: all species 0).
- * Positions must lie in the domain. */
+/* Replaces the particles with n given in host memory: positions [m] (in the domain), velocities
+ * [m/s], rotational energies [J] (>= 0, stored in single precision; NULL: all zero; molecules
+ * of species without rotational degrees of freedom must have 0) and species (NULL: all 0). */
 kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, const double *y,
                                     const double *vx, const double *vy, const double *vz,
-                                    const uint8_t *species);
+                                    const float *erot, const uint8_t *species);
 /* Copies the particles to host arrays of capacity cap (any may be NULL); *n = the count. When
  * the count exceeds cap, nothing is copied and KEDR_ERR_INVALID says how many there are. */
 kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, double *x, double *y,
-                                    double *vx, double *vy, double *vz, uint8_t *species);
+                                    double *vx, double *vy, double *vz, float *erot,
+                                    uint8_t *species);
 
 /* Time-averaged cell fields (host arrays of nx * ny, x fastest), valid after samples > 0. */
 typedef struct {
@@ -130,8 +140,10 @@ typedef struct {
     double *density;        /* kg/m^3 */
     double *ux, *uy, *uz;   /* mass-averaged velocity, m/s */
     double *temperature;    /* translational, K */
-    double *pressure;       /* n k T, Pa */
-    double *mach;           /* |u| / sqrt(gamma k T / m), gamma = 5/3 (translation only) */
+    double *temperature_rot; /* rotational, 2 <e_rot> / (k <zeta>), K (0 for a monatomic gas) */
+    double *temperature_overall; /* (3 T + zeta T_rot) / (3 + zeta), zeta = <rot_dof>, K */
+    double *pressure;       /* n k T (translational), Pa */
+    double *mach;           /* |u| / sqrt(gamma k T_overall / m), gamma = (5 + zeta) / (3 + zeta) */
     double *particles;      /* mean particles per cell */
 } kedr_dsmc_fields;
 

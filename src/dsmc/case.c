@@ -29,6 +29,8 @@ static kedr_status read_species(kedr_ini *ini, const char *name, kedr_dsmc_speci
     KEDR_TRY(kedr_ini_double(ini, name, "d_ref_vss", POS, 0, 1e-8, &s->d_ref_vss));
     KEDR_TRY(kedr_ini_int(ini, name, "rot_dof", 0, 0, 3, &dof));
     KEDR_TRY(kedr_ini_double(ini, name, "Z_rot", 0, 1.0, 1e6, &s->z_rot));
+    if (dof == 1)
+        return kedr_ini_fail(ini, name, "rot_dof", "1: expected 0, 2 (linear molecules) or 3");
     s->rot_dof = (int)dof;
     return KEDR_OK;
 }
@@ -125,8 +127,15 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (c->nspecies < 1 || c->nspecies > KEDR_DSMC_MAX_SPECIES)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %d species: expected 1 to %d", fn, c->nspecies,
                          KEDR_DSMC_MAX_SPECIES);
+    if (c->scheme != KEDR_DSMC_NTC && c->scheme != KEDR_DSMC_MFS)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: collision scheme %d: expected NTC or MFS", fn,
+                         (int)c->scheme);
     for (int i = 0; i < c->nspecies; i++) {
         const kedr_dsmc_species *s = &c->species[i];
+        if (!(s->rot_dof == 0 || s->rot_dof == 2 || s->rot_dof == 3) || !(s->z_rot >= 1))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: species %d (%s): rot_dof %d, Z_rot %g: expected "
+                             "rot_dof 0, 2 or 3 and Z_rot >= 1", fn, i, s->name, s->rot_dof,
+                             s->z_rot);
         if (!(s->mass > 0) || !(s->d_ref > 0) || !(s->d_ref_vss > 0) || !(s->t_ref > 0) ||
             !(s->omega >= 0.5 && s->omega <= 1) || !(s->alpha >= 1 && s->alpha <= 2) ||
             !(c->fraction[i] >= 0))
@@ -212,6 +221,10 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_string(ini, "species", "gas", REQ, &gas));
     KEDR_TRY(kedr_ini_choice(ini, "species", "model", 0, models, &model));
     c->model = (kedr_dsmc_model)model;
+    static const char *const schemes[] = {"ntc", "mfs", NULL};
+    int scheme = KEDR_DSMC_NTC;
+    KEDR_TRY(kedr_ini_choice(ini, "collisions", "scheme", 0, schemes, &scheme));
+    c->scheme = (kedr_dsmc_scheme)scheme;
     char path[1024];
     if (file[0] == '/') {
         snprintf(path, sizeof path, "%s", file);

@@ -31,7 +31,9 @@ enum {
     DSMC_P_INFLOW_COUNT = 3, /* entity: boundary face; low bits: species */
     DSMC_P_INFLOW = 4,     /* entity: new particle in this step's inflow batch */
     DSMC_P_MOVE = 5,       /* entity: particle index before the move */
-    DSMC_P_COLLIDE = 6     /* entity: cell */
+    DSMC_P_COLLIDE = 6,    /* entity: cell */
+    DSMC_P_FILL_ROT = 7,   /* entity: new particle in the fill batch (rotational energy) */
+    DSMC_P_INFLOW_ROT = 8  /* entity: new particle in this step's inflow batch (same) */
 };
 #define DSMC_PURPOSE(base, k) (((uint32_t)(base) << 24) | (uint32_t)(k))
 
@@ -52,6 +54,11 @@ typedef struct {
     double sigma_e[DSMC_MAXS * DSMC_MAXS];
     double inv_alpha[DSMC_MAXS * DSMC_MAXS];
     double temperature, velocity[3], fraction[DSMC_MAXS];
+    int scheme;                /* KEDR_DSMC_NTC or KEDR_DSMC_MFS */
+    int rot_dof[DSMC_MAXS];    /* 0, 2 or 3 */
+    double rot_prob[DSMC_MAXS]; /* 1 / Z_rot */
+    /* Simple-gas VHS mean free path (Bird 1994 eq. 4.65): 1/lambda = n lam_a T^lam_e. */
+    double lam_a[DSMC_MAXS], lam_e[DSMC_MAXS];
     double dt, weight;
     uint64_t seed;
     uint32_t step;
@@ -207,6 +214,72 @@ DSMC_HD void dsmc_inflow_one(const dsmc_params *p, uint32_t g, uint64_t e, doubl
     *sp = (uint8_t)k;
 }
 
+/* ---- rotational energy -------------------------------------------------------------------- */
+
+/* A rotational energy [J] from the equilibrium distribution at temperature t for zeta degrees of
+ * freedom: kT times a Gamma(zeta / 2) deviate, that is an exponential for zeta = 2 and an
+ * exponential plus half a squared normal for zeta = 3 (zeta square terms of a Boltzmann
+ * distribution, each a half squared normal times kT). */
+DSMC_HD double dsmc_erot_equilibrium(int zeta, double t, dsmc_rng *r)
+{
+    if (zeta == 0)
+        return 0;
+    double e = -log(dsmc_u01(r));
+    if (zeta == 3) {
+        double z = dsmc_normal(r);
+        e += 0.5 * z * z;
+    }
+    return KEDR_BOLTZMANN * t * e;
+}
+
+/* The rotational energy of new particle e (fill or inflow batch) of species k at the freestream
+ * temperature, from its own random stream so that the velocity draws stay as they were. */
+DSMC_HD float dsmc_erot_new(const dsmc_params *p, int fill, uint64_t e, int k)
+{
+    if (p->rot_dof[k] == 0)
+        return 0.0f;
+    dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, fill ? DSMC_P_FILL_ROT : DSMC_P_INFLOW_ROT);
+    return (float)dsmc_erot_equilibrium(p->rot_dof[k], p->temperature, &r);
+}
+
+/* Larsen-Borgnakke energy split (Borgnakke & Larsen, J. Comput. Phys. 18 (1975) 405; Bird 1994
+ * section 5.3, eqs. 5.44 and 5.45): the fraction x = e_rot / E_c that a molecule with zeta
+ * rotational degrees of freedom takes of the collision energy E_c = (relative translational) +
+ * e_rot samples the distribution of the ratio of two modes with zeta / 2 and b = 5/2 - omega
+ * "half degrees of freedom" (b: the VHS relative translational energy of colliding pairs),
+ * density x^(zeta/2 - 1) (1 - x)^(b - 1).
+ * For zeta = 2 it inverts in closed form, x = 1 - u^(1/b); for zeta = 3 it is sampled by
+ * acceptance against the maximum at x = (zeta/2 - 1) / (zeta/2 + b - 2). */
+DSMC_HD double dsmc_lb_fraction(int zeta, double b, dsmc_rng *r)
+{
+    if (zeta == 2)
+        return 1.0 - pow(dsmc_u01(r), 1.0 / b);
+    double am = 0.5 * zeta - 1.0, bm = b - 1.0, xm = am / (am + bm);
+    for (;;) {
+        double x = dsmc_u01(r);
+        if (dsmc_u01(r) < pow(x / xm, am) * pow((1.0 - x) / (1.0 - xm), bm))
+            return x;
+    }
+}
+
+/* One molecule (species k, rotational energy *erot) of a collision with relative translational
+ * energy et: with probability 1 / Z_rot it exchanges by Larsen-Borgnakke. Returns the new et.
+ * The stored energy is rounded to float first and et takes the exact remainder, so the pair's
+ * total energy is conserved to double rounding. */
+DSMC_HD double dsmc_lb_one(const dsmc_params *p, int k, double b, double et, float *erot,
+                           dsmc_rng *r)
+{
+    int zeta = p->rot_dof[k];
+    if (zeta == 0 || dsmc_u01(r) >= p->rot_prob[k])
+        return et;
+    double ec = et + (double)*erot;
+    float e = (float)(ec * dsmc_lb_fraction(zeta, b, r));
+    if ((double)e > ec)
+        e = nextafterf(e, 0.0f);
+    *erot = e;
+    return ec - (double)e;
+}
+
 /* ---- move --------------------------------------------------------------------------------- */
 
 /* Diffuse reflection with full accommodation at the wall temperature from segment k: the normal
@@ -233,7 +306,7 @@ DSMC_HD void dsmc_diffuse(const dsmc_params *p, int k, double m, dsmc_rng *r, do
  * in this step had, on average, entered uniformly in time), following specular walls and body segments; returns its new cell, or DSMC_DROP
  * when it left through an outflow or inflow side. */
 DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
-                               double *vx, double *vy, double *vz, int species)
+                               double *vx, double *vy, double *vz, float *erot, int species)
 {
     double px = *x, py = *y, ux = *vx, uy = *vy, uz = *vz, t = p->dt;
     int skip = -1;
@@ -284,6 +357,8 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             skip = -1;
         } else {
             dsmc_diffuse(p, what - 4, p->mass[species], &r, &ux, &uy, &uz);
+            /* Full accommodation of the internal energy as well. */
+            *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
             skip = what - 4;
         }
     }
@@ -300,87 +375,161 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
 
 /* ---- collisions --------------------------------------------------------------------------- */
 
-/* Bird's no-time-counter scheme in one cell (Bird 1994 section 11.1), particles [start, start+n)
- * of the sorted arrays: 1/2 n (n - 1) W (sigma g)_max dt / V candidate pairs (rounded up or down
- * at random, so the expectation is exact), each accepted with probability sigma g / (sigma g)_max.
- * The cell's (sigma g)_max grows when a larger value is met. Collisions conserve momentum and
- * energy; VHS scatters isotropically, VSS (Koura & Matsumoto 1991) with b/d = sqrt(u) and
- * chi = 2 acos((b/d)^(1/alpha)), that is cos chi = 2 u^(1/alpha) - 1. Returns the collisions;
- * *cand the candidates. */
+/* One candidate pair of the cell's particles [start, start + n): chosen uniformly, accepted with
+ * sigma g / (sigma g)max (raising *sgmax when exceeded). An accepted pair first exchanges
+ * rotational energy (serial Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other),
+ * then scatters: VHS isotropically, VSS (Koura & Matsumoto 1991) with b/d = sqrt(u) and
+ * chi = 2 acos((b/d)^(1/alpha)), that is cos chi = 2 u^(1/alpha) - 1, with the relative speed
+ * rescaled to the translational energy left.
+ * Momentum and total energy are conserved. Returns 1 and adds the pair's separation to *sep when
+ * it collided. */
+DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, double *sgmax,
+                          dsmc_rng *r, const double *x, const double *y, double *vx, double *vy,
+                          double *vz, float *erot, const uint8_t *sp, double *sep)
+{
+    uint32_t i = (uint32_t)(dsmc_u01(r) * n), j = (uint32_t)(dsmc_u01(r) * (n - 1));
+    i = i < n ? i : n - 1;
+    j = j < n - 1 ? j : n - 2;
+    j += j >= i;
+    i += start;
+    j += start;
+    double gx = vx[i] - vx[j], gy = vy[i] - vy[j], gz = vz[i] - vz[j];
+    double g2 = gx * gx + gy * gy + gz * gz;
+    double u = dsmc_u01(r);
+    if (g2 <= 0)
+        return 0;
+    double g = sqrt(g2);
+    int pair = sp[i] * DSMC_MAXS + sp[j];
+    double sg = p->sigma_a[pair] * pow(g, p->sigma_e[pair]) * g;
+    if (sg > *sgmax)
+        *sgmax = sg;
+    if (u * *sgmax >= sg)
+        return 0;
+    double m1 = p->mass[sp[i]], m2 = p->mass[sp[j]], mt = m1 + m2;
+    double cx = (m1 * vx[i] + m2 * vx[j]) / mt;
+    double cy = (m1 * vy[i] + m2 * vy[j]) / mt;
+    double cz = (m1 * vz[i] + m2 * vz[j]) / mt;
+    double scale = 1.0;
+    if (p->rot_dof[sp[i]] || p->rot_dof[sp[j]]) {
+        /* sigma_e = 1 - 2 omega, so b = 5/2 - omega = 2 + sigma_e / 2 */
+        double mr = m1 * m2 / mt, b = 2.0 + 0.5 * p->sigma_e[pair], et = 0.5 * mr * g2;
+        et = dsmc_lb_one(p, sp[i], b, et, &erot[i], r);
+        et = dsmc_lb_one(p, sp[j], b, et, &erot[j], r);
+        scale = sqrt(2.0 * et / mr) / g;
+    }
+    double ia = p->inv_alpha[pair], hx, hy, hz, s, c2;
+    double cosx = ia == 1.0 ? 2.0 * dsmc_u01(r) - 1.0 : 2.0 * pow(dsmc_u01(r), ia) - 1.0;
+    double sinx = sqrt(fmax(0.0, 1.0 - cosx * cosx));
+    dsmc_sincos_2pi(dsmc_u01(r), &s, &c2);
+    double gp = sqrt(gy * gy + gz * gz);
+    if (ia == 1.0 || gp < 1e-12 * g) { /* isotropic, or g along x: any azimuth frame will do */
+        hx = cosx * g;
+        hy = sinx * c2 * g;
+        hz = sinx * s * g;
+    } else { /* rotate g by chi about a random azimuth (Bird 1994 eq. 2.22) */
+        hx = cosx * gx + sinx * s * gp;
+        hy = cosx * gy + sinx * (g * gz * c2 - gx * gy * s) / gp;
+        hz = cosx * gz - sinx * (g * gy * c2 + gx * gz * s) / gp;
+    }
+    hx *= scale;
+    hy *= scale;
+    hz *= scale;
+    vx[i] = cx + m2 / mt * hx;
+    vy[i] = cy + m2 / mt * hy;
+    vz[i] = cz + m2 / mt * hz;
+    vx[j] = cx - m1 / mt * hx;
+    vy[j] = cy - m1 / mt * hy;
+    vz[j] = cz - m1 / mt * hz;
+    double dx = x[i] - x[j], dy = y[i] - y[j];
+    *sep += sqrt(dx * dx + dy * dy);
+    return 1;
+}
+
+/* 1 / lambda in a cell of n particles [start, start + n): the mole-fraction average of the
+ * simple-gas VHS values at the cell's number density and translational temperature. */
+DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, uint32_t start, uint32_t n, const double *vx,
+                            const double *vy, const double *vz, const uint8_t *sp)
+{
+    double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
+    uint32_t count[DSMC_MAXS] = {0};
+    for (uint32_t i = start; i < start + n; i++) {
+        double m = p->mass[sp[i]];
+        sm += m;
+        smx += m * vx[i];
+        smy += m * vy[i];
+        smz += m * vz[i];
+        sm2 += m * (vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i]);
+        count[sp[i]]++;
+    }
+    double t = (sm2 - (smx * smx + smy * smy + smz * smz) / sm) / (3.0 * KEDR_BOLTZMANN * n);
+    if (!(t > 0))
+        return 0;
+    double density = (double)n * p->weight / p->cell_volume, s = 0;
+    for (int k = 0; k < p->nspecies; k++)
+        if (count[k])
+            s += (double)count[k] / n * p->lam_a[k] * pow(t, p->lam_e[k]);
+    return density * s;
+}
+
+/* Collisions in one cell, particles [start, start + n) of the sorted arrays.
+ * NTC, Bird's no-time-counter scheme (Bird 1994 section 11.1): 1/2 n (n - 1) W (sigma g)max dt / V
+ * candidate pairs, rounded up or down at random so that the expectation is exact.
+ * MFS, the majorant frequency scheme (Ivanov & Rogasinsky, Sov. J. Numer. Anal. Math. Modelling
+ * 3 (1988) 453): the cell's clock starts at 0 and advances after every candidate by an exponential
+ * interval of mean 1 / nu, nu = 1/2 n (n - 1) W (sigma g)max / V the majorant collision frequency
+ * (with the (sigma g)max of the moment); candidates are taken while the clock is within dt, so
+ * their number is Poisson with mean nu dt.
+ * Either way each candidate is accepted with sigma g / (sigma g)max and the cell's (sigma g)max
+ * grows when a larger value is met. Returns the collisions; *cand the candidates, *sep_mfp the sum
+ * of the collided pairs' separations over the cell's mean free path. */
 DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
-                                   double *vx, double *vy, double *vz, const uint8_t *sp,
-                                   double *sgmax_cell, uint32_t *cand)
+                                   const double *x, const double *y, double *vx, double *vy,
+                                   double *vz, float *erot, const uint8_t *sp, double *sgmax_cell,
+                                   uint32_t *cand, double *sep_mfp)
 {
     *cand = 0;
+    *sep_mfp = 0;
     if (n < 2)
         return 0;
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
-    double sgmax = sgmax_cell[cell];
-    double expect = 0.5 * (double)n * (double)(n - 1) * p->weight * sgmax * p->dt / p->cell_volume;
-    double mf = floor(expect + dsmc_u01(&r));
-    uint32_t m = mf < 4e9 ? (uint32_t)mf : 4000000000u; /* only absurd cases reach the cap */
-    uint32_t ncoll = 0;
-    for (uint32_t c = 0; c < m; c++) {
-        uint32_t i = (uint32_t)(dsmc_u01(&r) * n), j = (uint32_t)(dsmc_u01(&r) * (n - 1));
-        i = i < n ? i : n - 1;
-        j = j < n - 1 ? j : n - 2;
-        j += j >= i;
-        i += start;
-        j += start;
-        double gx = vx[i] - vx[j], gy = vy[i] - vy[j], gz = vz[i] - vz[j];
-        double g2 = gx * gx + gy * gy + gz * gz;
-        double u = dsmc_u01(&r);
-        if (g2 <= 0)
-            continue;
-        double g = sqrt(g2);
-        int pair = sp[i] * DSMC_MAXS + sp[j];
-        double sg = p->sigma_a[pair] * pow(g, p->sigma_e[pair]) * g;
-        if (sg > sgmax)
-            sgmax = sg;
-        if (u * sgmax >= sg)
-            continue;
-        double m1 = p->mass[sp[i]], m2 = p->mass[sp[j]], mt = m1 + m2;
-        double cx = (m1 * vx[i] + m2 * vx[j]) / mt;
-        double cy = (m1 * vy[i] + m2 * vy[j]) / mt;
-        double cz = (m1 * vz[i] + m2 * vz[j]) / mt;
-        double ia = p->inv_alpha[pair], hx, hy, hz, s, c2;
-        double cosx = ia == 1.0 ? 2.0 * dsmc_u01(&r) - 1.0 : 2.0 * pow(dsmc_u01(&r), ia) - 1.0;
-        double sinx = sqrt(fmax(0.0, 1.0 - cosx * cosx));
-        dsmc_sincos_2pi(dsmc_u01(&r), &s, &c2);
-        double gp = sqrt(gy * gy + gz * gz);
-        if (ia == 1.0 || gp < 1e-12 * g) { /* isotropic, or g along x: any azimuth frame will do */
-            hx = cosx * g;
-            hy = sinx * c2 * g;
-            hz = sinx * s * g;
-        } else { /* rotate g by chi about a random azimuth (Bird 1994 eq. 2.22) */
-            hx = cosx * gx + sinx * s * gp;
-            hy = cosx * gy + sinx * (g * gz * c2 - gx * gy * s) / gp;
-            hz = cosx * gz - sinx * (g * gy * c2 + gx * gz * s) / gp;
+    double sgmax = sgmax_cell[cell], sep = 0;
+    double pairs_rate = 0.5 * (double)n * (double)(n - 1) * p->weight / p->cell_volume;
+    const uint32_t cap = 4000000000u; /* only absurd cases reach the cap */
+    uint32_t m = 0, ncoll = 0;
+    if (p->scheme == KEDR_DSMC_MFS) {
+        double clock = -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
+        while (clock < p->dt && m < cap) {
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, &sep);
+            m++;
+            clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         }
-        vx[i] = cx + m2 / mt * hx;
-        vy[i] = cy + m2 / mt * hy;
-        vz[i] = cz + m2 / mt * hz;
-        vx[j] = cx - m1 / mt * hx;
-        vy[j] = cy - m1 / mt * hy;
-        vz[j] = cz - m1 / mt * hz;
-        ncoll++;
+    } else {
+        double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(&r));
+        m = mf < (double)cap ? (uint32_t)mf : cap;
+        for (uint32_t c = 0; c < m; c++)
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, &sep);
     }
     sgmax_cell[cell] = sgmax;
     *cand = m;
+    if (ncoll)
+        *sep_mfp = sep * dsmc_inv_mfp(p, start, n, vx, vy, vz, sp);
     return ncoll;
 }
 
 /* ---- sampling ----------------------------------------------------------------------------- */
 
 /* Accumulators per cell, structure of arrays: DSMC_NACC rows of ncells. */
-enum { DSMC_ACC_N = 0, DSMC_ACC_M, DSMC_ACC_MVX, DSMC_ACC_MVY, DSMC_ACC_MVZ, DSMC_ACC_MV2, DSMC_NACC };
+enum { DSMC_ACC_N = 0, DSMC_ACC_M, DSMC_ACC_MVX, DSMC_ACC_MVY, DSMC_ACC_MVZ, DSMC_ACC_MV2,
+       DSMC_ACC_EROT, DSMC_ACC_ZETA, DSMC_NACC };
 
 DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells, uint32_t start,
                               uint32_t n, const double *vx, const double *vy, const double *vz,
-                              const uint8_t *sp, double *acc)
+                              const float *erot, const uint8_t *sp, double *acc)
 {
-    double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
+    double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0, se = 0, sz = 0;
     for (uint32_t i = start; i < start + n; i++) {
+        se += (double)erot[i];
+        sz += p->rot_dof[sp[i]];
         double m = p->mass[sp[i]];
         sm += m;
         smx += m * vx[i];
@@ -394,6 +543,8 @@ DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells
     acc[DSMC_ACC_MVY * ncells + cell] += smy;
     acc[DSMC_ACC_MVZ * ncells + cell] += smz;
     acc[DSMC_ACC_MV2 * ncells + cell] += sm2;
+    acc[DSMC_ACC_EROT * ncells + cell] += se;
+    acc[DSMC_ACC_ZETA * ncells + cell] += sz;
 }
 
 /* Index of the group owning item e: the last g with offsets[g] <= e (offsets ascending,

@@ -11,18 +11,22 @@ typedef struct {
     const double *v;
 } field_col;
 
-static int columns(const kedr_dsmc_fields *f, field_col cols[9])
+#define NCOLS 11
+
+static int columns(const kedr_dsmc_fields *f, field_col cols[NCOLS])
 {
-    field_col all[9] = {{"number_density", f->number_density}, {"density", f->density},
+    field_col all[NCOLS] = {{"number_density", f->number_density}, {"density", f->density},
                         {"ux", f->ux},
                         {"uy", f->uy},
                         {"uz", f->uz},
                         {"temperature", f->temperature},
+                        {"temperature_rot", f->temperature_rot},
+                        {"temperature_overall", f->temperature_overall},
                         {"pressure", f->pressure},
                         {"mach", f->mach},
                         {"particles_per_cell", f->particles}};
     memcpy(cols, all, sizeof all);
-    return 9;
+    return NCOLS;
 }
 
 static kedr_status check_args(const char *fn, const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
@@ -61,7 +65,7 @@ kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     FILE *out = fopen(tmp, "w");
     if (!out)
         return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    field_col cols[9];
+    field_col cols[NCOLS];
     int nc = columns(f, cols);
     fprintf(out, "i,j,x,y");
     for (int k = 0; k < nc; k++)
@@ -98,7 +102,7 @@ kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields 
                  "    <Piece Extent=\"0 %d 0 %d 0 0\">\n"
                  "      <CellData Scalars=\"temperature\">\n",
             c->nx, c->ny, c->lo[0], c->lo[1], dx, dy, c->nx, c->ny);
-    field_col cols[9];
+    field_col cols[NCOLS];
     int nc = columns(f, cols);
     size_t ncells = (size_t)c->nx * c->ny;
     for (int k = 0; k < nc; k++) {

@@ -32,6 +32,7 @@ static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const ui
             dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
         else
             dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
+        a.erot[i] = dsmc_erot_new(p, fill, e, a.sp[i]);
     }
 }
 
@@ -41,7 +42,7 @@ static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
     for (size_t i = 0; i < n; i++)
         cell[i] = dsmc_move_one(p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                                a.sp[i]);
+                                &a.erot[i], a.sp[i]);
 }
 
 static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
@@ -61,6 +62,12 @@ static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
         for (size_t j = 0; j < n; j++)
             d[j] = s[perm[j]];
+    } else if (elem == 4) {
+        const uint32_t *s = src;
+        uint32_t *d = dst;
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+        for (size_t j = 0; j < n; j++)
+            d[j] = s[perm[j]];
     } else {
         const uint8_t *s = src;
         uint8_t *d = dst;
@@ -72,19 +79,23 @@ static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void
 
 static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
                         const uint32_t *counts, dsmc_particles a, double *sgmax, uint64_t *ncoll,
-                        uint64_t *ncand)
+                        uint64_t *ncand, double *nsep)
 {
     uint64_t coll = 0, cand = 0;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) reduction(+ : coll, cand) \
-    if (ncells > DSMC_OMP_MIN / 16)
+    double sep = 0;
+#pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) \
+    reduction(+ : coll, cand, sep) if (ncells > DSMC_OMP_MIN / 16)
     for (size_t c = 0; c < ncells; c++) {
         uint32_t m = 0;
-        coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp,
-                                  sgmax, &m);
+        double sc = 0;
+        coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.vx, a.vy, a.vz,
+                                  a.erot, a.sp, sgmax, &m, &sc);
         cand += m;
+        sep += sc;
     }
     *ncoll = coll;
     *ncand = cand;
+    *nsep = sep;
 }
 
 static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
@@ -92,7 +103,8 @@ static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const
 {
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (ncells > DSMC_OMP_MIN / 4)
     for (size_t c = 0; c < ncells; c++)
-        dsmc_sample_cell(p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp, acc);
+        dsmc_sample_cell(p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
+                         a.sp, acc);
 }
 
 /* ---- state -------------------------------------------------------------------------------- */
@@ -105,6 +117,7 @@ static void free_particles(kedr_dsmc *sim)
     kedr_free(ctx, sim->a.vx);
     kedr_free(ctx, sim->a.vy);
     kedr_free(ctx, sim->a.vz);
+    kedr_free(ctx, sim->a.erot);
     kedr_free(ctx, sim->a.sp);
     kedr_free(ctx, sim->spare);
     kedr_free(ctx, sim->spare8);
@@ -152,6 +165,8 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     for (int k = 0; k < 5 && s == KEDR_OK; k++)
         s = kedr_alloc(ctx, f64[k], cap * 8);
     if (s == KEDR_OK)
+        s = kedr_alloc(ctx, (void **)&a.erot, cap * 4);
+    if (s == KEDR_OK)
         s = kedr_alloc(ctx, (void **)&a.sp, cap);
     if (s == KEDR_OK)
         s = kedr_alloc(ctx, &spare, cap * 8);
@@ -168,6 +183,7 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vx, old.a.vx, n * 8);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vy, old.a.vy, n * 8);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vz, old.a.vz, n * 8);
+        if (s == KEDR_OK) s = kedr_copy(ctx, a.erot, old.a.erot, n * 4);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.sp, old.a.sp, n);
     }
     if (s != KEDR_OK) {
@@ -175,6 +191,7 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         snprintf(msg, sizeof msg, "%s", kedr_last_error());
         for (int k = 0; k < 5; k++)
             kedr_free(ctx, *f64[k]);
+        kedr_free(ctx, a.erot);
         kedr_free(ctx, a.sp);
         kedr_free(ctx, spare);
         kedr_free(ctx, spare8);
@@ -343,9 +360,15 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     p->wall_temperature = c->wall_temperature;
     p->nspecies = c->nspecies;
     for (int k = 0; k < c->nspecies; k++) {
-        p->mass[k] = c->species[k].mass;
+        const kedr_dsmc_species *sp = &c->species[k];
+        p->mass[k] = sp->mass;
         p->fraction[k] = c->fraction[k];
+        p->rot_dof[k] = sp->rot_dof;
+        p->rot_prob[k] = 1.0 / sp->z_rot;
+        p->lam_a[k] = sqrt(2.0) * M_PI * sp->d_ref * sp->d_ref * pow(sp->t_ref, sp->omega - 0.5);
+        p->lam_e[k] = 0.5 - sp->omega;
     }
+    p->scheme = c->scheme;
     pair_constants(c, p);
     p->temperature = c->temperature;
     memcpy(p->velocity, c->velocity, sizeof p->velocity);
@@ -389,7 +412,7 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * 8);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->acc, nc * 8 * DSMC_NACC);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 2 * sizeof(uint64_t));
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 3 * sizeof(uint64_t));
     if (s == KEDR_OK) {
         for (size_t i = 0; i < nc; i++)
             h[i] = sg0;
@@ -479,6 +502,7 @@ static kedr_status run_index(kedr_dsmc *sim)
     for (int k = 0; k < 5; k++)
         KEDR_TRY(gather(sim, kept, f64[k], &sim->spare, 8));
     KEDR_TRY(gather(sim, kept, (void **)&sim->a.sp, &sim->spare8, 1));
+    KEDR_TRY(gather(sim, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
     sim->n = kept;
     sim->sorted = 1;
     return KEDR_OK;
@@ -488,18 +512,19 @@ static kedr_status run_collide(kedr_dsmc *sim)
 {
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
-        uint64_t h[2];
+        uint64_t h[3];
         KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof h));
         KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
                                    sim->sgmax, sim->counters));
         KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
+        memcpy(&sim->sep_mfp, &h[2], sizeof sim->sep_mfp);
         return KEDR_OK;
     }
 #endif
     collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->sgmax,
-                &sim->collisions, &sim->candidates);
+                &sim->collisions, &sim->candidates, &sim->sep_mfp);
     return KEDR_OK;
 }
 
@@ -528,6 +553,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
     double t0;
     sim->p.step = (uint32_t)(sim->step + 1); /* step 0 is the initial fill */
     sim->collisions = sim->candidates = sim->generated = 0;
+    sim->sep_mfp = 0;
     size_t n_old = sim->n;
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_GENERATE)) {
         KEDR_TRY(stage_begin(sim, &t0));
@@ -563,6 +589,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
     sim->step++;
     sim->time += sim->c.dt;
     sim->total_collisions += sim->collisions;
+    sim->total_sep_mfp += sim->sep_mfp;
     sim->total_generated += sim->generated;
     if ((mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE)) && sim->step >= sim->c.sample_start &&
         (sim->step - sim->c.sample_start) % sim->c.sample_every == 0) {
@@ -592,6 +619,9 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
     st->total_collisions = sim->total_collisions;
     st->total_generated = sim->total_generated;
     st->samples = sim->samples;
+    st->mcs_mfp = sim->collisions ? sim->sep_mfp / (double)sim->collisions : 0;
+    st->total_mcs_mfp =
+        sim->total_collisions ? sim->total_sep_mfp / (double)sim->total_collisions : 0;
     memcpy(st->stage_seconds, sim->stage_seconds, sizeof st->stage_seconds);
     return KEDR_OK;
 }
@@ -600,7 +630,7 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
 
 kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, const double *y,
                                     const double *vx, const double *vy, const double *vz,
-                                    const uint8_t *species)
+                                    const float *erot, const uint8_t *species)
 {
     const char *fn = "kedr_dsmc_set_particles";
     if (!sim)
@@ -620,6 +650,13 @@ kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, c
         if (species && species[i] >= c->nspecies)
             return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has species %u (the case has %d)",
                              fn, i, species[i], c->nspecies);
+        if (erot && !(erot[i] >= 0 && isfinite(erot[i])))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has rotational energy %g: expected "
+                             "a finite value >= 0", fn, i, erot[i]);
+        if (erot && erot[i] != 0 && c->species[species ? species[i] : 0].rot_dof == 0)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has rotational energy %g but its "
+                             "species %s has no rotational degrees of freedom", fn, i, erot[i],
+                             c->species[species ? species[i] : 0].name);
     }
     sim->n = 0;
     KEDR_TRY(reserve(sim, n));
@@ -628,6 +665,10 @@ kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, c
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vx, vx, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vy, vy, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vz, vz, n * 8));
+    if (erot)
+        KEDR_TRY(kedr_upload(sim->ctx, sim->a.erot, erot, n * 4));
+    else
+        KEDR_TRY(kedr_memset(sim->ctx, sim->a.erot, 0, n * 4));
     if (species)
         KEDR_TRY(kedr_upload(sim->ctx, sim->a.sp, species, n));
     else
@@ -638,7 +679,8 @@ kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, c
 }
 
 kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, double *x, double *y,
-                                    double *vx, double *vy, double *vz, uint8_t *species)
+                                    double *vx, double *vy, double *vz, float *erot,
+                                    uint8_t *species)
 {
     if (!sim || !n)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_particles: %s is NULL", sim ? "n" : "sim");
@@ -652,6 +694,7 @@ kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, doubl
     if (vx) KEDR_TRY(kedr_download(sim->ctx, vx, sim->a.vx, b));
     if (vy) KEDR_TRY(kedr_download(sim->ctx, vy, sim->a.vy, b));
     if (vz) KEDR_TRY(kedr_download(sim->ctx, vz, sim->a.vz, b));
+    if (erot) KEDR_TRY(kedr_download(sim->ctx, erot, sim->a.erot, sim->n * 4));
     if (species) KEDR_TRY(kedr_download(sim->ctx, species, sim->a.sp, sim->n));
     return KEDR_OK;
 }
@@ -680,7 +723,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_fields: %s is NULL", sim ? "f" : "sim");
     memset(f, 0, sizeof *f);
     size_t nc = sim->ncells;
-    double *acc = malloc(nc * 8 * DSMC_NACC), *block = calloc(nc * 9, 8);
+    double *acc = malloc(nc * 8 * DSMC_NACC), *block = calloc(nc * 11, 8);
     if (!acc || !block) {
         free(acc);
         free(block);
@@ -695,9 +738,10 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
     f->nx = sim->c.nx;
     f->ny = sim->c.ny;
     f->samples = sim->samples;
-    double **cols[9] = {&f->number_density, &f->density, &f->ux, &f->uy, &f->uz,
-                        &f->temperature, &f->pressure, &f->mach, &f->particles};
-    for (int k = 0; k < 9; k++)
+    double **cols[11] = {&f->number_density, &f->density, &f->ux, &f->uy, &f->uz,
+                         &f->temperature, &f->temperature_rot, &f->temperature_overall,
+                         &f->pressure, &f->mach, &f->particles};
+    for (int k = 0; k < 11; k++)
         *cols[k] = block + (size_t)k * nc;
     double samples = (double)sim->samples, w = sim->c.weight, v = sim->p.cell_volume;
     for (size_t c = 0; c < nc && samples > 0; c++) {
@@ -715,8 +759,14 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         double t = (e2 - (px * px + py * py + pz * pz) / m) / (3.0 * KEDR_BOLTZMANN * n);
         f->temperature[c] = t > 0 ? t : 0;
         f->pressure[c] = f->number_density[c] * KEDR_BOLTZMANN * f->temperature[c];
+        double zeta = acc[DSMC_ACC_ZETA * nc + c] / n;
+        double erot = acc[DSMC_ACC_EROT * nc + c];
+        f->temperature_rot[c] = zeta > 0 ? 2.0 * erot / (KEDR_BOLTZMANN * zeta * n) : 0;
+        f->temperature_overall[c] = (3.0 * f->temperature[c] + zeta * f->temperature_rot[c]) /
+                                    (3.0 + zeta);
+        double gamma = (5.0 + zeta) / (3.0 + zeta);
         double speed = sqrt(f->ux[c] * f->ux[c] + f->uy[c] * f->uy[c] + f->uz[c] * f->uz[c]);
-        double a = sqrt(5.0 / 3.0 * KEDR_BOLTZMANN * f->temperature[c] / (m / n));
+        double a = sqrt(gamma * KEDR_BOLTZMANN * f->temperature_overall[c] / (m / n));
         f->mach[c] = a > 0 ? speed / a : 0;
     }
     free(acc);

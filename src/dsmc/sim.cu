@@ -29,6 +29,7 @@ static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offse
             dsmc_fill_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
         else
             dsmc_inflow_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
+        a.erot[i] = dsmc_erot_new(&p, fill, e, a.sp[i]);
     }
 }
 
@@ -38,7 +39,7 @@ static __global__ void k_move(dsmc_params p, size_t n, size_t n_old, dsmc_partic
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         cell[i] = dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                                a.sp[i]);
+                                &a.erot[i], a.sp[i]);
 }
 
 static __global__ void k_locate(dsmc_params p, size_t n, dsmc_particles a, uint32_t *cell)
@@ -50,6 +51,14 @@ static __global__ void k_locate(dsmc_params p, size_t n, dsmc_particles a, uint3
 
 static __global__ void k_gather_f64(const uint32_t *perm, size_t n, const double *src,
                                     double *dst)
+{
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
+         j += (size_t)gridDim.x * blockDim.x)
+        dst[j] = src[perm[j]];
+}
+
+static __global__ void k_gather_u32(const uint32_t *perm, size_t n, const uint32_t *src,
+                                    uint32_t *dst)
 {
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
          j += (size_t)gridDim.x * blockDim.x)
@@ -71,24 +80,36 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
     return v;
 }
 
+static __device__ double warp_sum_f64(double v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
 static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *starts,
                                  const uint32_t *counts, dsmc_particles a, double *sgmax,
                                  unsigned long long *counters)
 {
     unsigned long long coll = 0, cand = 0;
+    double sep = 0;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
          c += (size_t)gridDim.x * blockDim.x) {
         uint32_t m = 0;
-        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp,
-                                  sgmax, &m);
+        double sc = 0;
+        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.vx, a.vy,
+                                  a.vz, a.erot, a.sp, sgmax, &m, &sc);
         cand += m;
+        sep += sc;
     }
     /* Every thread of the warp reaches here (the loop above has no early exit). */
     coll = warp_sum(coll);
     cand = warp_sum(cand);
+    sep = warp_sum_f64(sep);
     if ((threadIdx.x & 31) == 0 && (coll || cand)) {
         atomicAdd(&counters[0], coll);
         atomicAdd(&counters[1], cand);
+        atomicAdd((double *)&counters[2], sep);
     }
 }
 
@@ -97,8 +118,8 @@ static __global__ void k_sample(dsmc_params p, size_t ncells, const uint32_t *st
 {
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
          c += (size_t)gridDim.x * blockDim.x)
-        dsmc_sample_cell(&p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp,
-                         acc);
+        dsmc_sample_cell(&p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
+                         a.sp, acc);
 }
 
 extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
@@ -141,6 +162,9 @@ extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, siz
     if (elem == 8)
         k_gather_f64<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
             perm, n, (const double *)src, (double *)dst);
+    else if (elem == 4)
+        k_gather_u32<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            perm, n, (const uint32_t *)src, (uint32_t *)dst);
     else
         k_gather_u8<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
             perm, n, (const uint8_t *)src, (uint8_t *)dst);

@@ -12,12 +12,14 @@ extern "C" {
 /* Particle arrays in the context's memory (structure of arrays). */
 typedef struct {
     double *x, *y, *vx, *vy, *vz;
+    float *erot; /* rotational energy, J: single precision keeps a particle within 64 bytes */
     uint8_t *sp;
 } dsmc_particles;
 
-/* Context memory per particle slot: 5 doubles, species, the gather spares (8 + 1), cell key and
- * permutation (the counting sort's own scratch comes on top). */
-#define DSMC_BYTES_PER_PARTICLE (5 * 8 + 1 + 8 + 1 + 4 + 4)
+/* Context memory per particle slot: 5 doubles, the rotational energy, species, the gather spares
+ * (8 + 1), cell key and permutation (the counting sort's own scratch comes on top). The
+ * rotational energy is gathered into the cell-key array, which is free once the sort is done. */
+#define DSMC_BYTES_PER_PARTICLE (5 * 8 + 4 + 1 + 8 + 1 + 4 + 4)
 
 struct kedr_dsmc {
     kedr_ctx *ctx;
@@ -31,7 +33,7 @@ struct kedr_dsmc {
     uint32_t *starts, *counts; /* per cell, after indexing */
     double *sgmax;          /* per cell (sigma g)_max, kept across steps */
     double *acc;            /* DSMC_NACC x ncells sample sums */
-    uint64_t *counters;     /* cuda: collisions and candidates of a step */
+    uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (a double) */
     uint32_t *offsets;      /* generation groups, context memory */
     size_t offsets_bytes;
     uint32_t *host_offsets;
@@ -41,6 +43,7 @@ struct kedr_dsmc {
     int64_t step, samples;
     double time;
     uint64_t collisions, candidates, generated, total_collisions, total_generated;
+    double sep_mfp, total_sep_mfp; /* sums of collided pairs' separation / mean free path */
     double stage_seconds[KEDR_DSMC_NSTAGES];
 };
 
@@ -54,7 +57,8 @@ kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc
                              uint32_t *cell);
 kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src,
                              void *dst, size_t elem);
-/* counters[0] += collisions, counters[1] += candidates (device memory, zeroed by the caller). */
+/* counters[0] += collisions, counters[1] += candidates, ((double *)counters)[2] += sum of the
+ * collided pairs' separations over the mean free path (device memory, zeroed by the caller). */
 kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                               double *sgmax, uint64_t *counters);

@@ -71,6 +71,8 @@ static const char *base_case =
     "[wall]\ntemperature = 300\n"                                     /* 19-20 */
     "[run]\ndt = 1e-6\nsteps = 10\n";                                 /* 21-23 */
 
+static kedr_dsmc_case loaded; /* what the last load_variant read */
+
 static kedr_status load_variant(const char *from, const char *to, const char *extra)
 {
     char text[4096], species[1200];
@@ -100,8 +102,7 @@ static kedr_status load_variant(const char *from, const char *to, const char *ex
         exit(1);
     }
     close(fd);
-    kedr_dsmc_case c;
-    kedr_status s = kedr_dsmc_case_load(path, &c);
+    kedr_status s = kedr_dsmc_case_load(path, &loaded);
     unlink(path);
     return s;
 }
@@ -118,6 +119,13 @@ static void expect_error(const char *from, const char *to, const char *extra, co
 static void test_errors(void)
 {
     TU_OK(load_variant(NULL, NULL, NULL));
+    TU_CHECK(loaded.scheme == KEDR_DSMC_NTC && loaded.species[0].rot_dof == 2 &&
+                 loaded.species[0].z_rot == 5, "defaults: scheme %d, N2 rot_dof %d Z_rot %g",
+             loaded.scheme, loaded.species[0].rot_dof, loaded.species[0].z_rot);
+    TU_OK(load_variant(NULL, NULL, "[collisions]\nscheme = mfs\n"));
+    TU_CHECK(loaded.scheme == KEDR_DSMC_MFS, "scheme = mfs read as %d", loaded.scheme);
+    expect_error(NULL, NULL, "[collisions]\nscheme = mf\n", ":25: [collisions] scheme");
+    expect_error(NULL, NULL, "[collisions]\nschema = ntc\n", "did you mean 'scheme'?");
     expect_error("nx = 20", "nxx = 20", NULL, "lacks the required key 'nx'");
     expect_error("ny = 10", "ny = 10\nnz = 3", NULL, ":9: [grid] unknown key 'nz' (did you mean 'nx'?)");
     expect_error("temperature = 300\nvelocity_x", "temprature = 300\nvelocity_x", NULL,

@@ -1,7 +1,8 @@
 /* DSMC collisions against exact results:
  *  (a) conservation: collisions in a closed specular box conserve particle count, momentum and
- *      energy to rounding (mixtures, VHS and VSS); full steps in the box conserve count, energy
- *      and the z momentum (the walls reverse x and y momentum);
+ *      energy (translational + rotational) to rounding (mixtures with N2, VHS and VSS, NTC and
+ *      MFS); full steps in the box conserve count, energy and the z momentum (the walls reverse
+ *      x and y momentum);
  *  (b) the equilibrium collision rate of hard spheres and of VHS nitrogen against kinetic theory,
  *      Bird (1994) eq. 4.64: per unit volume 1/2 n^2 <sigma g>, with
  *      <sigma g> = 2 sqrt(pi) d_ref^2 sqrt(2kT/m_r) (T/T_ref)^(1/2 - omega), which for hard
@@ -10,14 +11,16 @@
  *      weight W the pairs are N (N - 1) / 2, so the expected count per step is
  *      sum over cells of N (N - 1) / 2 W <sigma g> dt / V. The count is compared within 4
  *      standard deviations (sqrt of the count: the per-step count is at most as variable as a
- *      Poisson count) and within 1.5%;
+ *      Poisson count, and is one for the majorant frequency scheme) and within 1%; for both
+ *      schemes (NTC, MFS);
  *  (c) relaxation of a two-beam start (kurtosis of vx = 1) to a Maxwellian: kurtosis 3 in each
- *      component within 5 sqrt(24/N), and equal temperatures in x, y, z within 3%. */
+ *      component within 5 sqrt(24/N), and equal temperatures in x, y, z within 3% (N2 starts
+ *      with rotational energies at equilibrium at the same temperature). */
 #include "test_dsmc_util.h"
 
 static size_t fill_count[2];
 
-static void test_conservation(kedr_ctx *ctx, kedr_dsmc_model model)
+static void test_conservation(kedr_ctx *ctx, kedr_dsmc_model model, kedr_dsmc_scheme scheme)
 {
     kedr_dsmc_case c = dt_box(1.0, 8, 1e20, 400, 60, 2e-5);
     c.nspecies = 2;
@@ -28,6 +31,7 @@ static void test_conservation(kedr_ctx *ctx, kedr_dsmc_model model)
     c.velocity[1] = -80;
     c.velocity[2] = 40;
     c.model = model;
+    c.scheme = scheme;
     kedr_dsmc *sim = NULL;
     TU_OK(kedr_dsmc_create(ctx, &c, &sim));
     if (!sim)
@@ -86,13 +90,15 @@ static double sigma_g_mean(const kedr_dsmc_species *s, double temperature)
            pow(temperature / s->t_ref, 0.5 - s->omega);
 }
 
-static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double temperature)
+static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double temperature,
+                      kedr_dsmc_scheme scheme)
 {
     /* Few particles per cell, so that N (N - 1) and N^2 differ by 5%. */
     const int nx = 30;
     const double n = 1e20, len = 1.0;
     kedr_dsmc_case c = dt_box(len, nx, n, temperature, 20, 1);
     c.species[0] = sp;
+    c.scheme = scheme;
     double tau = 1 / (n * sigma_g_mean(&sp, temperature)); /* mean collision time */
     c.dt = 0.2 * tau;
     kedr_dsmc *sim = NULL;
@@ -125,9 +131,10 @@ static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double tem
     }
     double expected = steps * pairs * c.weight * sigma_g_mean(&sp, t_gas) * c.dt / (dx * dx);
     double sd = sqrt(expected), ratio = total / expected;
-    printf("  collision rate %s (T = %.1f K): measured/theory = %.5f +- %.5f (1 sd, %.0f "
-           "collisions)\n", sp.name, t_gas, ratio, sd / expected, total);
-    TU_CHECK(fabs(total - expected) < 4 * sd && fabs(ratio - 1) < 0.015,
+    printf("  collision rate %s %s (T = %.1f K): measured/theory = %.5f +- %.5f (1 sd, %.0f "
+           "collisions)\n", scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", sp.name, t_gas, ratio,
+           sd / expected, total);
+    TU_CHECK(fabs(total - expected) < 4 * sd && fabs(ratio - 1) < 0.01,
              "%s: %.0f collisions, expected %.0f +- %.0f", sp.name, total, expected, sd);
     TU_CHECK(fabs(t_gas / temperature - 1) < 0.02, "gas temperature %g, set %g", t_gas,
              temperature);
@@ -174,6 +181,7 @@ static void test_relaxation(kedr_ctx *ctx, kedr_dsmc_model model)
     size_t np = 64000;
     double *x = tu_host_alloc(np * 8), *y = tu_host_alloc(np * 8), *vx = tu_host_alloc(np * 8);
     double *vy = tu_host_alloc(np * 8), *vz = tu_host_alloc(np * 8);
+    float *erot = tu_host_alloc(np * sizeof(float));
     uint64_t rng = 99;
     double u = sqrt(3 * K_B * temperature / sp->mass); /* two beams +-u along x carry 3/2 kT */
     for (size_t i = 0; i < np; i++) {
@@ -181,8 +189,10 @@ static void test_relaxation(kedr_ctx *ctx, kedr_dsmc_model model)
         y[i] = tu_uniform(&rng);
         vx[i] = i % 2 ? u : -u;
         vy[i] = vz[i] = 0;
+        /* 2 rotational degrees of freedom at equilibrium: e = -kT ln u. */
+        erot[i] = sp->rot_dof ? (float)(-K_B * temperature * log(1 - tu_uniform(&rng))) : 0.0f;
     }
-    TU_OK(kedr_dsmc_set_particles(sim, np, x, y, vx, vy, vz, NULL));
+    TU_OK(kedr_dsmc_set_particles(sim, np, x, y, vx, vy, vz, erot, NULL));
     dt_particles p0 = dt_get(sim);
     double var;
     TU_CHECK(fabs(kurtosis(p0.vx, p0.n, &var) - 1) < 1e-9, "two beams: kurtosis not 1");
@@ -207,6 +217,7 @@ static void test_relaxation(kedr_ctx *ctx, kedr_dsmc_model model)
     free(vx);
     free(vy);
     free(vz);
+    free(erot);
     dt_free(&p0);
     dt_free(&p);
     kedr_dsmc_destroy(sim);
@@ -223,6 +234,14 @@ static void test_errors(kedr_ctx *ctx)
     c = dt_box(1.0, 4, -1, 300, 10, 1e-6);
     TU_CHECK(kedr_dsmc_create(ctx, &c, &sim) == KEDR_ERR_INVALID, "negative density accepted");
     c = dt_box(1.0, 4, 1e20, 300, 10, 1e-6);
+    c.species[0].rot_dof = 1;
+    TU_CHECK(kedr_dsmc_create(ctx, &c, &sim) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "rot_dof 1") != NULL,
+             "rot_dof 1 accepted: %s", kedr_last_error());
+    c = dt_box(1.0, 4, 1e20, 300, 10, 1e-6);
+    c.scheme = (kedr_dsmc_scheme)5;
+    TU_CHECK(kedr_dsmc_create(ctx, &c, &sim) == KEDR_ERR_INVALID, "scheme 5 accepted");
+    c = dt_box(1.0, 4, 1e20, 300, 10, 1e-6);
     c.nsegments = 1;
     double seg[4] = {0.5, 0.5, 1.5, 0.5};
     memcpy(c.segment[0], seg, sizeof seg);
@@ -237,15 +256,26 @@ static void test_errors(kedr_ctx *ctx)
              "collide without index accepted");
     TU_CHECK(kedr_dsmc_step_stages(sim, 1u << 7) == KEDR_ERR_INVALID, "bad stage mask accepted");
     double x = 2, y = 0.5, v = 0;
-    TU_CHECK(kedr_dsmc_set_particles(sim, 1, &x, &y, &v, &v, &v, NULL) == KEDR_ERR_INVALID,
+    TU_CHECK(kedr_dsmc_set_particles(sim, 1, &x, &y, &v, &v, &v, NULL, NULL) == KEDR_ERR_INVALID,
              "particle outside accepted");
-    TU_CHECK(kedr_dsmc_set_particles(sim, 1, NULL, &y, &v, &v, &v, NULL) == KEDR_ERR_INVALID,
+    TU_CHECK(kedr_dsmc_set_particles(sim, 1, NULL, &y, &v, &v, &v, NULL, NULL) == KEDR_ERR_INVALID,
              "NULL x accepted");
+    float e = -1.0f;
+    y = 0.5;
+    x = 0.5;
+    TU_CHECK(kedr_dsmc_set_particles(sim, 1, &x, &y, &v, &v, &v, &e, NULL) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "rotational energy") != NULL,
+             "negative rotational energy accepted: %s", kedr_last_error());
+    e = 1e-21f;
+    TU_CHECK(kedr_dsmc_set_particles(sim, 1, &x, &y, &v, &v, &v, &e, NULL) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "no rotational degrees") != NULL,
+             "rotational energy of an atom accepted: %s", kedr_last_error());
+    x = 2;
     size_t n = 0;
-    TU_CHECK(kedr_dsmc_get_particles(sim, 0, &n, NULL, NULL, NULL, NULL, NULL, NULL) ==
+    TU_CHECK(kedr_dsmc_get_particles(sim, 0, &n, NULL, NULL, NULL, NULL, NULL, NULL, NULL) ==
                  KEDR_ERR_INVALID && n > 0, "cap 0 accepted");
     /* An empty box steps fine. */
-    TU_OK(kedr_dsmc_set_particles(sim, 0, &x, &y, &v, &v, &v, NULL));
+    TU_OK(kedr_dsmc_set_particles(sim, 0, &x, &y, &v, &v, &v, NULL, NULL));
     TU_OK(kedr_dsmc_step(sim));
     kedr_dsmc_stats st;
     TU_OK(kedr_dsmc_get_stats(sim, &st));
@@ -260,10 +290,14 @@ int main(void)
     for (int b = 0; b < nb; b++) {
         kedr_ctx *ctx = tu_ctx(list[b]);
         test_errors(ctx);
-        test_conservation(ctx, KEDR_DSMC_VHS);
-        test_conservation(ctx, KEDR_DSMC_VSS);
-        test_rate(ctx, 0, dt_hard_sphere(), 300);
-        test_rate(ctx, 1, dt_nitrogen(), 500);
+        test_conservation(ctx, KEDR_DSMC_VHS, KEDR_DSMC_NTC);
+        test_conservation(ctx, KEDR_DSMC_VSS, KEDR_DSMC_NTC);
+        test_conservation(ctx, KEDR_DSMC_VHS, KEDR_DSMC_MFS);
+        test_conservation(ctx, KEDR_DSMC_VSS, KEDR_DSMC_MFS);
+        test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_NTC);
+        test_rate(ctx, 1, dt_nitrogen(), 500, KEDR_DSMC_NTC);
+        test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_MFS);
+        test_rate(ctx, 1, dt_nitrogen(), 500, KEDR_DSMC_MFS);
         test_relaxation(ctx, KEDR_DSMC_VHS);
         test_relaxation(ctx, KEDR_DSMC_VSS);
         /* The fill counts come from the same host arithmetic on every back end. */

@@ -50,22 +50,24 @@ static inline kedr_dsmc_case dt_box(double len, int nx, double n, double tempera
 typedef struct {
     size_t n;
     double *x, *y, *vx, *vy, *vz;
+    float *erot;
     uint8_t *sp;
 } dt_particles;
 
 static inline dt_particles dt_get(kedr_dsmc *sim)
 {
     dt_particles p = {0};
-    kedr_dsmc_get_particles(sim, 0, &p.n, NULL, NULL, NULL, NULL, NULL, NULL);
+    kedr_dsmc_get_particles(sim, 0, &p.n, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
     size_t b = (p.n ? p.n : 1) * sizeof(double);
     p.x = tu_host_alloc(b);
     p.y = tu_host_alloc(b);
     p.vx = tu_host_alloc(b);
     p.vy = tu_host_alloc(b);
     p.vz = tu_host_alloc(b);
+    p.erot = tu_host_alloc((p.n ? p.n : 1) * sizeof(float));
     p.sp = tu_host_alloc(p.n ? p.n : 1);
     size_t n = 0;
-    TU_OK(kedr_dsmc_get_particles(sim, p.n, &n, p.x, p.y, p.vx, p.vy, p.vz, p.sp));
+    TU_OK(kedr_dsmc_get_particles(sim, p.n, &n, p.x, p.y, p.vx, p.vy, p.vz, p.erot, p.sp));
     return p;
 }
 
@@ -76,11 +78,12 @@ static inline void dt_free(dt_particles *p)
     free(p->vx);
     free(p->vy);
     free(p->vz);
+    free(p->erot);
     free(p->sp);
 }
 
-/* Momentum (per unit mass scale: sum m v), kinetic energy (sum m v^2 / 2) and the sum of m |v|
- * used to scale rounding tolerances. */
+/* Momentum (per unit mass scale: sum m v), total energy (sum m v^2 / 2 + e_rot) and the sum of
+ * m |v| used to scale rounding tolerances. */
 static inline void dt_totals(const kedr_dsmc_case *c, const dt_particles *p, double mom[3],
                              double *energy, double *scale)
 {
@@ -91,9 +94,19 @@ static inline void dt_totals(const kedr_dsmc_case *c, const dt_particles *p, dou
         mom[1] += m * p->vy[i];
         mom[2] += m * p->vz[i];
         double v2 = p->vx[i] * p->vx[i] + p->vy[i] * p->vy[i] + p->vz[i] * p->vz[i];
-        *energy += 0.5 * m * v2;
+        *energy += 0.5 * m * v2 + (double)p->erot[i];
         *scale += m * sqrt(v2);
     }
+}
+
+/* Rotational temperature of a particle set whose molecules have zeta rotational degrees of
+ * freedom each: 2 <e_rot> / (zeta k). */
+static inline double dt_temperature_rot(int zeta, const dt_particles *p)
+{
+    double s = 0;
+    for (size_t i = 0; i < p->n; i++)
+        s += (double)p->erot[i];
+    return 2.0 * s / ((double)zeta * K_B * (double)p->n);
 }
 
 /* Translational temperature of a single-species particle set (about its mean velocity). */
