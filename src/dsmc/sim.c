@@ -614,9 +614,8 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_capacity: %s is NULL",
                          !sim ? "sim" : !now ? "now" : "fit");
     *now = sim->cap;
-    /* Growing needs the new arrays next to the old ones; in steady use what is free now plus
-     * what the arrays hold, at DSMC_BYTES_PER_PARTICLE (and the sort's scratch, about 8 bytes
-     * more) per particle. */
+    /* What is free now plus what the arrays hold, at DSMC_BYTES_PER_PARTICLE and the counting
+     * sort's scratch (up to 16 bytes per item on cuda) per particle. */
     double avail = (double)sim->cap * DSMC_BYTES_PER_PARTICLE;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
@@ -629,7 +628,7 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
         long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         avail += pages > 0 && page > 0 ? (double)pages * (double)page : 0;
     }
-    double f = avail / (DSMC_BYTES_PER_PARTICLE + 8);
+    double f = avail / (DSMC_BYTES_PER_PARTICLE + 16);
     size_t limit = sim->c.max_particles ? sim->c.max_particles : ((size_t)1 << 32) - 1;
     *fit = f < (double)limit ? (size_t)f : limit;
     return KEDR_OK;
