@@ -136,6 +136,10 @@ kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path)
     const char *fn = "kedr_dsmc_write_checkpoint";
     if (!sim || !path || !path[0])
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s", fn, !sim ? "sim is NULL" : "path is empty");
+    if (sim->mid_step)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s: step %lld failed after the particles moved; "
+                         "that state cannot be continued exactly, so it is not saved", fn, path,
+                         (long long)sim->step + 1);
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
     void *buf = malloc(CHK_CHUNK);
@@ -318,6 +322,7 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     sim->sorted = (int)h.sorted;
     sim->located = (int)h.located;
     sim->n = (size_t)h.n;
+    sim->mid_step = 0;
     return KEDR_OK;
 }
 

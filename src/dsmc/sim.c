@@ -547,7 +547,9 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(stage_end(sim, KEDR_DSMC_GENERATE, t0));
         sim->sorted = 0;
     }
+    /* From the move on, a failure leaves a state between two steps (moved, not indexed...). */
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE)) {
+        sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
         KEDR_TRY(run_move(sim, n_old));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_MOVE, t0));
@@ -555,6 +557,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         sim->located = 1;
     }
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX)) {
+        sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
         if (!sim->located)
             KEDR_TRY(run_locate(sim));
@@ -568,6 +571,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_step_stages: collisions and sampling need "
                          "the particles indexed after they last moved (add the INDEX stage)");
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE)) {
+        sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
         KEDR_TRY(run_collide(sim));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_COLLIDE, t0));
@@ -582,6 +586,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(run_sample(sim));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_SAMPLE, t0));
     }
+    sim->mid_step = 0;
     return KEDR_OK;
 }
 

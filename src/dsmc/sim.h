@@ -62,6 +62,7 @@ struct kedr_dsmc {
     size_t host_offsets_len;
     double flux[4][KEDR_DSMC_MAX_SPECIES]; /* inflow number flux per side and species */
     int sorted, located;
+    int mid_step; /* a step failed after changing the particles: no exact checkpoint */
     int64_t step, samples;
     double time;
     uint64_t collisions, candidates, generated, total_collisions, total_generated;

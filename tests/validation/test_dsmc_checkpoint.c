@@ -268,6 +268,17 @@ static void test_bad_files(kedr_ctx *ctx)
     TU_CHECK(kedr_dsmc_write_checkpoint(sim, "/no/such/dir/x.chk") == KEDR_ERR_IO &&
                  strstr(kedr_last_error(), "/no/such/dir/x.chk.tmp"),
              "unwritable: %s", kedr_last_error());
+    /* A step that fails after moving the particles leaves no state to continue exactly: no
+     * checkpoint of it, until a whole step succeeds again. */
+    unsigned move_collide = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE) |
+                            KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
+    TU_CHECK(kedr_dsmc_step_stages(sim, move_collide) == KEDR_ERR_INVALID, "move + collide");
+    TU_CHECK(kedr_dsmc_write_checkpoint(sim, good) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "cannot be continued exactly") &&
+                 strstr(kedr_last_error(), good),
+             "mid-step checkpoint: %s", kedr_last_error());
+    TU_OK(kedr_dsmc_step(sim));
+    TU_OK(kedr_dsmc_write_checkpoint(sim, good));
     TU_CHECK(kedr_dsmc_write_checkpoint(NULL, good) == KEDR_ERR_INVALID, "NULL sim");
     TU_CHECK(kedr_dsmc_read_checkpoint(sim, NULL) == KEDR_ERR_INVALID, "NULL path");
     kedr_dsmc_destroy(sim);
