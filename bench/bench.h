@@ -18,4 +18,14 @@ kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts);
 /* The names kedr_bench_prim knows, for --help and for checking --only. */
 extern const char *const kedr_bench_prim_names[];
 
+typedef struct {
+    size_t particles;  /* largest box (0: 10^8 on a GPU, capped by its memory; 10^6 on the cpu) */
+    const char *json;  /* write results here as JSON, or NULL */
+    const char *cases; /* folder with seed-test1.ini and seed-test2.ini (NULL: cases/dsmc) */
+} kedr_bench_dsmc_opts;
+
+/* The DSMC benchmarks (bench/dsmc_bench.c): the argon VSS box at sizes up to opts->particles
+ * and both seed 003 cases; particle-steps/s, stage breakdown and bytes per particle. */
+kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *opts);
+
 #endif

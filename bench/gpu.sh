@@ -6,9 +6,9 @@
 #   OUT=/some/dir bench/gpu.sh test       build, test
 #   OUT=/some/dir bench/gpu.sh bench      build, bench
 #
-# $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json and
-# prim-cpu.json. A failed test does not stop the benchmarks; the exit status is non-zero when
-# the build, a test or a benchmark failed. About 5 minutes on one H100 with 16 cores.
+# $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json,
+# prim-cpu.json and dsmc-cuda.json. A failed test does not stop the benchmarks; the exit status
+# is non-zero when the build, a test or a benchmark failed. About 5 minutes on one H100 with 16 cores.
 set -u -o pipefail
 
 out=${OUT:-gpu-out}
@@ -63,6 +63,10 @@ if has bench; then
     bench_rc=$?
     build/kedr bench prim --backend cpu --n 2^26 --repeats 10 --json "$out/prim-cpu.json" 2>&1 |
         tee -a "$out/bench.log"
+    rc=$?
+    [ $bench_rc -ne 0 ] || bench_rc=$rc
+    # DSMC: the argon box up to 10^8 particles and both seed 003 cases.
+    build/kedr bench dsmc --backend cuda --json "$out/dsmc-cuda.json" 2>&1 | tee -a "$out/bench.log"
     rc=$?
     [ $bench_rc -ne 0 ] || bench_rc=$rc
     echo "benchmarks took $((SECONDS - start)) s (exit $bench_rc)"

@@ -15,6 +15,12 @@ done
 if command -v gcc >/dev/null 2>&1; then
   echo 'int main(void){return 0;}' | gcc -fopenmp -x c - -o /dev/null 2>/dev/null || missing+=(libgomp1 libgcc-12-dev)
 fi
+# PNG plots: PLplot's headers (found through pkg-config) and its cairo driver (pngcairo).
+if command -v dpkg-query >/dev/null 2>&1; then
+  for pkg in libplplot-dev plplot-driver-cairo; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 cmd="apt-get update && apt-get install -y --no-install-recommends ${missing[*]}"

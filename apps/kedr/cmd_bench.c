@@ -65,15 +65,55 @@ static int bench_prim(int argc, char **argv)
     return s == KEDR_OK ? 0 : CLI_EXIT_FAIL;
 }
 
+static int bench_dsmc(int argc, char **argv)
+{
+    cli_common c = {KEDR_BACKEND_AUTO, 0};
+    kedr_bench_dsmc_opts o = {0, NULL, NULL};
+    const char *cmd = "bench dsmc";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: kedr bench dsmc [options]\n\n"
+                   "Times the DSMC simulator: an argon VSS box at 10 particles per cell (SPARTA's\n"
+                   "bench/in.collide) at sizes up to --particles, and both seed 003 cases; prints\n"
+                   "particle-steps/s, the stage breakdown and bytes per particle.\n\noptions:\n"
+                   "  --particles N  largest box (default 10^8 on a GPU, capped by its memory;\n"
+                   "                 10^6 on the cpu); also 64M or 2^26\n"
+                   "  --cases DIR    folder with seed-test1.ini, seed-test2.ini (cases/dsmc)\n"
+                   "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
+            return 0;
+        }
+        if (cli_common_option(argc, argv, &i, &c, cmd))
+            continue;
+        if (strncmp(a, "--particles", 11) == 0 && (a[11] == 0 || a[11] == '='))
+            o.particles = cli_size(cli_value(argc, argv, &i, cmd), "--particles", cmd);
+        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+            o.json = cli_value(argc, argv, &i, cmd);
+        else if (strncmp(a, "--cases", 7) == 0 && (a[7] == 0 || a[7] == '='))
+            o.cases = cli_value(argc, argv, &i, cmd);
+        else
+            cli_usage_error(cmd, "unknown option '%s'", a);
+    }
+    kedr_ctx *ctx = cli_context(&c, cmd);
+    kedr_status s = kedr_bench_dsmc(ctx, &o);
+    if (s != KEDR_OK)
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+    kedr_ctx_destroy(ctx);
+    return s == KEDR_OK ? 0 : CLI_EXIT_FAIL;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         printf("usage: kedr bench <suite> [options]\n\nsuites:\n"
-               "  prim   parallel primitives against CUB\n\n"
+               "  prim   parallel primitives against CUB\n"
+               "  dsmc   the DSMC simulator (particle-steps/s, stage breakdown)\n\n"
                "'kedr bench <suite> --help' describes a suite.\n");
         return argc < 2 ? CLI_EXIT_USAGE : 0;
     }
     if (strcmp(argv[1], "prim") == 0)
         return bench_prim(argc - 1, argv + 1);
-    cli_usage_error("bench", "unknown suite '%s' (expected prim)", argv[1]);
+    if (strcmp(argv[1], "dsmc") == 0)
+        return bench_dsmc(argc - 1, argv + 1);
+    cli_usage_error("bench", "unknown suite '%s' (expected prim or dsmc)", argv[1]);
 }

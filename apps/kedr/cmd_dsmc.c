@@ -16,7 +16,10 @@ static void help(void)
            "options:\n"
            "  --steps N      steps to run (overrides [run] steps)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
-           "  --seed S       random seed (overrides [run] seed)\n" CLI_COMMON_HELP);
+           "  --seed S       random seed (overrides [run] seed)\n"
+           "  --restart FILE continue from a checkpoint written for this case, up to step N\n"
+           "                 of --steps or [run] steps (steps count from the start of the run)\n"
+           CLI_COMMON_HELP);
 }
 
 /* mkdir -p. */
@@ -59,7 +62,7 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
     if (f.samples == 0)
         printf("note: no samples were taken ([sample] start = %lld is after the last step); the "
                "fields are zero\n", (long long)c->sample_start);
-    if ((c->write_csv || c->write_vti) && make_dirs(c->out_dir) != 0) {
+    if ((c->write_csv || c->write_vti || c->write_png) && make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         kedr_dsmc_fields_free(&f);
@@ -79,9 +82,53 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
         if (s == KEDR_OK)
             printf("wrote %s\n", path);
     }
+    if (s == KEDR_OK && c->write_png) {
+        /* CSV and VTK are already written: a missing PLplot only costs the pictures. */
+        s = kedr_dsmc_write_png(c, &f, c->out_dir);
+        if (s == KEDR_OK)
+            printf("wrote %s/%s-{temperature,density,mach}.png\n", c->out_dir, c->name);
+        else if (s == KEDR_ERR_UNSUPPORTED)
+            fprintf(stderr, "kedr dsmc: warning: no PNG maps: %s\n", kedr_last_error());
+        if (s == KEDR_ERR_UNSUPPORTED)
+            s = KEDR_OK;
+    }
     kedr_dsmc_fields_free(&f);
     *seconds = kedr_wall_seconds() - t0;
     return s == KEDR_OK ? 0 : fail(NULL);
+}
+
+/* DIR/NAME.chk: written every [output] checkpoint_every steps, at the end, and when memory runs
+ * out. */
+static int checkpoint(kedr_dsmc *sim, const kedr_dsmc_case *c)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
+    if (make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (kedr_dsmc_write_checkpoint(sim, path) != KEDR_OK)
+        return fail("checkpoint");
+    kedr_dsmc_stats st;
+    kedr_dsmc_get_stats(sim, &st);
+    printf("wrote checkpoint %s (step %lld)\n", path, (long long)st.step);
+    return 0;
+}
+
+/* A step ran out of memory: the state is still that before the step; keep it and say what fits. */
+static int out_of_memory(kedr_dsmc *sim, const kedr_dsmc_case *c)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", kedr_last_error());
+    size_t now = 0, fit = 0;
+    kedr_dsmc_capacity(sim, &now, &fit);
+    fprintf(stderr, "kedr dsmc: out of memory: %s\n"
+            "kedr dsmc: about %zu particles fit in the memory available (the arrays hold %zu "
+            "now); raise [run] weight or lower particles_per_cell, or run on a larger device\n",
+            why, fit, now);
+    checkpoint(sim, c);
+    return CLI_EXIT_FAIL;
 }
 
 /* The stage table, laid out like Tables 2-4 of seed 003: time per step in ms, and the share. */
@@ -103,7 +150,7 @@ static void print_timing(const kedr_dsmc_stats *st, double output_s, double wall
 
 int cmd_dsmc(int argc, char **argv)
 {
-    const char *cmd = "dsmc", *case_path = NULL, *out = NULL;
+    const char *cmd = "dsmc", *case_path = NULL, *out = NULL, *restart = NULL;
     cli_common com = {KEDR_BACKEND_AUTO, 0};
     long long steps = -1, seed = -1;
     for (int i = 1; i < argc; i++) {
@@ -118,6 +165,8 @@ int cmd_dsmc(int argc, char **argv)
             steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--steps", cmd);
         else if (strncmp(a, "--seed", 6) == 0 && (a[6] == 0 || a[6] == '='))
             seed = cli_int(cli_value(argc, argv, &i, cmd), 0, INT64_MAX, "--seed", cmd);
+        else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
+            restart = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
             out = cli_value(argc, argv, &i, cmd);
         else if (a[0] == '-')
@@ -143,7 +192,9 @@ int cmd_dsmc(int argc, char **argv)
     kedr_ctx *ctx = cli_context(&com, cmd);
     kedr_dsmc *sim = NULL;
     double wall0 = kedr_wall_seconds();
-    if (kedr_dsmc_create(ctx, &c, &sim) != KEDR_OK) {
+    kedr_status made = restart ? kedr_dsmc_restart(ctx, &c, restart, &sim)
+                               : kedr_dsmc_create(ctx, &c, &sim);
+    if (made != KEDR_OK) {
         int rc = fail(NULL);
         kedr_ctx_destroy(ctx);
         return rc;
@@ -156,14 +207,23 @@ int cmd_dsmc(int argc, char **argv)
            c.species[0].name, c.nspecies > 1 ? ", ..." : "",
            c.scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", c.weight, c.dt, (long long)c.steps,
            (unsigned long long)c.seed);
+    if (restart)
+        printf("restart from %s at step %lld (t = %.4e s; the checkpoint's seed)\n", restart,
+               (long long)st.step, st.time);
     printf("start: %zu particles; sampling from step %lld every %lld\n", st.particles,
            (long long)(c.sample_start < 0 ? c.steps / 2 : c.sample_start),
            (long long)c.sample_every);
 
     int rc = 0;
     double t_last = kedr_wall_seconds(), psteps = 0, run0 = t_last;
-    for (int64_t s = 0; s < c.steps; s++) {
-        if (kedr_dsmc_step(sim) != KEDR_OK) {
+    int64_t first = st.step;
+    while (st.step < c.steps) {
+        kedr_status ss = kedr_dsmc_step(sim);
+        if (ss == KEDR_ERR_NOMEM) {
+            rc = out_of_memory(sim, &c);
+            break;
+        }
+        if (ss != KEDR_OK) {
             rc = fail(NULL);
             break;
         }
@@ -173,7 +233,7 @@ int cmd_dsmc(int argc, char **argv)
             double now = kedr_wall_seconds();
             double rate = now > t_last ? psteps / (now - t_last) : 0;
             char eta[32];
-            format_eta((now - run0) / (double)st.step * (double)(c.steps - st.step), eta,
+            format_eta((now - run0) / (double)(st.step - first) * (double)(c.steps - st.step), eta,
                        sizeof eta);
             printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  mcs/mfp %.3g  "
                    "%.3g particle-steps/s  ETA %s\n",
@@ -183,7 +243,12 @@ int cmd_dsmc(int argc, char **argv)
             t_last = now;
             psteps = 0;
         }
+        if (c.checkpoint_every > 0 && st.step % c.checkpoint_every == 0 && st.step < c.steps &&
+            (rc = checkpoint(sim, &c)) != 0)
+            break;
     }
+    if (rc == 0 && c.checkpoint)
+        rc = checkpoint(sim, &c);
     double output_s = 0;
     if (rc == 0)
         rc = write_outputs(sim, &c, &output_s);

@@ -68,6 +68,12 @@ typedef struct {
     int64_t stats_every;             /* [output] statistics line every N steps (0: none) */
     char out_dir[512];
     int write_csv, write_vti;
+    /* Output extras, checkpoints and limits (docs/dsmc.md). */
+    int write_png;                   /* [output] png: temperature, density and Mach maps */
+    int64_t checkpoint_every;        /* [output] checkpoint every N steps (0: only at the end) */
+    int checkpoint;                  /* [output] checkpoint: write one at the end */
+    size_t max_particles;            /* [run] max_particles: refuse to grow past (0: no limit) */
+    int dt_auto;                     /* [run] dt = auto: dt was chosen by kedr_dsmc_auto_dt */
 } kedr_dsmc_case;
 
 /* Reads a case file (and the species file it names, relative to the case file). Every error is
@@ -163,6 +169,36 @@ kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields 
  * of a Maxwellian gas (n, T, molecular mass m) drifting with normal velocity u_n into a surface,
  * n sqrt(kT / 2 pi m) [exp(-s^2) + sqrt(pi) s (1 + erf(s))], s = u_n / sqrt(2kT/m). */
 double kedr_dsmc_inflow_flux(double n, double temperature, double mass, double u_normal);
+
+/* Time-step limits of a case: the freestream mean collision time (VHS, Bird 1994 eq. 4.64 for
+ * the collision rate) and the time a particle at the freestream speed plus three most probable
+ * thermal speeds takes to cross the smaller cell side. kedr_dsmc_auto_dt returns
+ * min(0.2 * collision time, 0.5 * transit time). Both are +inf for an empty gas. */
+void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, double *transit_time);
+double kedr_dsmc_auto_dt(const kedr_dsmc_case *c);
+
+/* PNG maps of the cell fields (include/kedr/plot.h): DIR/NAME-temperature.png,
+ * NAME-density.png and NAME-mach.png; cells without particles are grey. KEDR_ERR_UNSUPPORTED
+ * when kedr has no PNG output. */
+kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
+                                const char *dir);
+
+/* Checkpoints (format in docs/dsmc.md): the whole state of a run (step, time, counters, random
+ * stream position, every particle array, sample sums, per-cell (sigma g)max), written to
+ * FILE.tmp, synced and renamed. A run restarted from a checkpoint continues bit for bit like the
+ * uninterrupted run on the same back end; either back end reads a file written by the other. */
+kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path);
+/* Replaces sim's state with the checkpoint's. The file must have been written for the same
+ * case (same physics, grid and sampling: checked by a hash; steps and output keys may differ).
+ * KEDR_ERR_IO / KEDR_ERR_PARSE name the file and say what is wrong (truncated, corrupt, other
+ * version, other case); sim is unchanged then. */
+kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path);
+/* kedr_dsmc_create without the initial fill, then kedr_dsmc_read_checkpoint. */
+kedr_status kedr_dsmc_restart(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *path,
+                              kedr_dsmc **sim);
+/* How many particles the simulator's arrays hold now (its capacity) and, from the memory free
+ * on its context (and [run] max_particles), about how many would fit in all. */
+kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit);
 
 #ifdef __cplusplus
 }

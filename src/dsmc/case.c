@@ -2,6 +2,7 @@
  * error names the file, line, key and what was expected. */
 #include "kedr/dsmc.h"
 #include "kedr/ini.h"
+#include "kedr/rng.h"
 
 #include <float.h>
 #include <math.h>
@@ -175,6 +176,60 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     return KEDR_OK;
 }
 
+void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, double *transit_time)
+{
+    /* Collision rate per molecule of a VHS mixture (Bird 1994 eq. 4.76, summed over partners
+     * and averaged over species; eq. 4.64 for one species) at the freestream temperature. */
+    double nu = 0, cm = 0, speed = 0;
+    for (int p = 0; p < c->nspecies; p++) {
+        const kedr_dsmc_species *a = &c->species[p];
+        for (int q = 0; q < c->nspecies; q++) {
+            const kedr_dsmc_species *b = &c->species[q];
+            double d = 0.5 * (a->d_ref + b->d_ref), w = 0.5 * (a->omega + b->omega);
+            double tr = 0.5 * (a->t_ref + b->t_ref), mr = a->mass * b->mass / (a->mass + b->mass);
+            nu += c->fraction[p] * 2.0 * sqrt(M_PI) * d * d * c->number_density * c->fraction[q] *
+                  pow(c->temperature / tr, 1.0 - w) * sqrt(2.0 * KEDR_BOLTZMANN * tr / mr);
+        }
+        double cp = sqrt(2.0 * KEDR_BOLTZMANN * c->temperature / a->mass);
+        cm = cp > cm ? cp : cm;
+    }
+    for (int d = 0; d < 3; d++)
+        speed += c->velocity[d] * c->velocity[d];
+    double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
+    *collision_time = nu > 0 ? 1.0 / nu : HUGE_VAL;
+    /* The fastest common particles: freestream speed plus three most probable thermal speeds
+     * of the lightest species. */
+    *transit_time = (dx < dy ? dx : dy) / (sqrt(speed) + 3.0 * cm);
+}
+
+double kedr_dsmc_auto_dt(const kedr_dsmc_case *c)
+{
+    double tc, tt;
+    kedr_dsmc_time_scales(c, &tc, &tt);
+    return fmin(0.2 * tc, 0.5 * tt);
+}
+
+/* dt = auto chooses dt; a given dt longer than the mean collision time or the cell transit
+ * time is allowed (the seed cases do so) with a warning naming the line. */
+static kedr_status check_dt(kedr_ini *ini, kedr_dsmc_case *c)
+{
+    double tc, tt;
+    kedr_dsmc_time_scales(c, &tc, &tt);
+    if (c->dt_auto) {
+        c->dt = fmin(0.2 * tc, 0.5 * tt);
+        kedr_log(KEDR_LOG_INFO, "%s:%d: [run] dt = auto: %.4g s (mean collision time %.4g s, "
+                 "cell transit time %.4g s)", kedr_ini_name(ini), kedr_ini_line(ini, "run", "dt"),
+                 c->dt, tc, tt);
+        return KEDR_OK;
+    }
+    if (c->dt > tc || c->dt > tt)
+        kedr_log(KEDR_LOG_WARN, "%s:%d: [run] dt = %g s exceeds the %s (%.3g s); dt = auto "
+                 "would choose %.3g s", kedr_ini_name(ini), kedr_ini_line(ini, "run", "dt"), c->dt,
+                 c->dt > tc ? "mean collision time" : "cell transit time", c->dt > tc ? tc : tt,
+                 fmin(0.2 * tc, 0.5 * tt));
+    return KEDR_OK;
+}
+
 static const char *const boundary_names[] = {"outflow", "inflow", "specular", NULL};
 
 static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
@@ -303,7 +358,11 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
                              &c->wall_temperature));
 
     int64_t steps = 0, seed = 1;
-    KEDR_TRY(kedr_ini_double(ini, "run", "dt", REQ | POS, 0, 1e3, &c->dt));
+    const char *dt_text = NULL;
+    KEDR_TRY(kedr_ini_string(ini, "run", "dt", REQ, &dt_text));
+    c->dt_auto = strcmp(dt_text, "auto") == 0;
+    if (!c->dt_auto)
+        KEDR_TRY(kedr_ini_double(ini, "run", "dt", REQ | POS, 0, 1e3, &c->dt));
     KEDR_TRY(kedr_ini_int(ini, "run", "steps", REQ, 0, (int64_t)1 << 32, &steps));
     KEDR_TRY(kedr_ini_int(ini, "run", "seed", 0, 0, INT64_MAX, &seed));
     c->steps = steps;
@@ -322,6 +381,10 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
                                  "> 0; give weight instead");
         c->weight = c->number_density * volume / ppc;
     }
+    int64_t max_particles = 0;
+    KEDR_TRY(kedr_ini_int(ini, "run", "max_particles", 0, 0, INT64_MAX, &max_particles));
+    c->max_particles = (size_t)max_particles;
+    KEDR_TRY(check_dt(ini, c));
 
     c->sample_start = -1;
     c->sample_every = 1;
@@ -336,6 +399,11 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_bool(ini, "output", "csv", 0, &c->write_csv));
     KEDR_TRY(kedr_ini_bool(ini, "output", "vti", 0, &c->write_vti));
     snprintf(c->out_dir, sizeof c->out_dir, "%s", dir);
+    c->checkpoint = 1;
+    KEDR_TRY(kedr_ini_bool(ini, "output", "png", 0, &c->write_png));
+    KEDR_TRY(kedr_ini_bool(ini, "output", "checkpoint", 0, &c->checkpoint));
+    KEDR_TRY(kedr_ini_int(ini, "output", "checkpoint_every", 0, 0, INT64_MAX,
+                          &c->checkpoint_every));
 
     KEDR_TRY(kedr_ini_finish(ini));
     kedr_status st = kedr_dsmc_case_check(c);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *kedr_dsmc_stage_name(kedr_dsmc_stage s)
 {
@@ -153,9 +154,13 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     if (need >= ((size_t)1 << 32))
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: %zu particles: at most 2^32 - 1 are supported "
                          "(indexing uses 32-bit permutations)", need);
+    size_t limit = sim->c.max_particles ? sim->c.max_particles : ((size_t)1 << 32) - 1;
+    if (need > limit) /* the same path as running out of memory, so that it can be tested */
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: no room for %zu particles: [run] "
+                         "max_particles = %zu", need, limit);
     size_t cap = sim->cap + sim->cap / 2;
     cap = cap > need ? cap : need;
-    cap = cap < ((size_t)1 << 32) - 1 ? cap : ((size_t)1 << 32) - 1;
+    cap = cap < limit ? cap : limit;
     kedr_ctx *ctx = sim->ctx;
     kedr_dsmc old = *sim;
     dsmc_particles a = {0};
@@ -208,6 +213,11 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     sim->perm = perm;
     sim->cap = cap;
     return KEDR_OK;
+}
+
+kedr_status dsmc_reserve(kedr_dsmc *sim, size_t need)
+{
+    return reserve(sim, need);
 }
 
 /* Host offsets for ngroups groups of counts (in sim->host_offsets), uploaded to sim->offsets. */
@@ -425,6 +435,8 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         size_t guess = (size_t)fmin(c->number_density * (c->hi[0] - c->lo[0]) *
                                         (c->hi[1] - c->lo[1]) / c->weight * 1.2 + 1024,
                                     (double)(((size_t)1 << 32) - 1));
+        if (c->max_particles && guess > c->max_particles)
+            guess = c->max_particles;
         s = reserve(sim, guess);
     }
     if (s == KEDR_OK && c->fill)
@@ -561,7 +573,9 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(stage_end(sim, KEDR_DSMC_GENERATE, t0));
         sim->sorted = 0;
     }
+    /* From the move on, a failure leaves a state between two steps (moved, not indexed...). */
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE)) {
+        sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
         KEDR_TRY(run_move(sim, n_old));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_MOVE, t0));
@@ -569,6 +583,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         sim->located = 1;
     }
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX)) {
+        sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
         if (!sim->located)
             KEDR_TRY(run_locate(sim));
@@ -582,6 +597,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_step_stages: collisions and sampling need "
                          "the particles indexed after they last moved (add the INDEX stage)");
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE)) {
+        sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
         KEDR_TRY(run_collide(sim));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_COLLIDE, t0));
@@ -597,6 +613,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(run_sample(sim));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_SAMPLE, t0));
     }
+    sim->mid_step = 0;
     return KEDR_OK;
 }
 
@@ -623,6 +640,32 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
     st->total_mcs_mfp =
         sim->total_collisions ? sim->total_sep_mfp / (double)sim->total_collisions : 0;
     memcpy(st->stage_seconds, sim->stage_seconds, sizeof st->stage_seconds);
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
+{
+    if (!sim || !now || !fit)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_capacity: %s is NULL",
+                         !sim ? "sim" : !now ? "now" : "fit");
+    *now = sim->cap;
+    /* What is free now plus what the arrays hold, at DSMC_BYTES_PER_PARTICLE and the counting
+     * sort's scratch (up to 16 bytes per item on cuda) per particle. */
+    double avail = (double)sim->cap * DSMC_BYTES_PER_PARTICLE;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx)) {
+        size_t free_b = 0, total_b = 0;
+        KEDR_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+        avail += (double)free_b;
+    } else
+#endif
+    {
+        long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        avail += pages > 0 && page > 0 ? (double)pages * (double)page : 0;
+    }
+    double f = avail / (DSMC_BYTES_PER_PARTICLE + 16);
+    size_t limit = sim->c.max_particles ? sim->c.max_particles : ((size_t)1 << 32) - 1;
+    *fit = f < (double)limit ? (size_t)f : limit;
     return KEDR_OK;
 }
 

@@ -16,6 +16,31 @@ typedef struct {
     uint8_t *sp;
 } dsmc_particles;
 
+/* Every per-particle array, as (address of the pointer, element size, name): checkpoints
+ * serialise the particles through this table, so a new particle array is one line here. */
+typedef struct {
+    void **ptr;
+    size_t elem;
+    const char *name;
+} dsmc_field;
+#define DSMC_MAX_FIELDS 16
+
+#define DSMC_FIELD(arr, label) \
+    (f[n].ptr = (void **)&(arr), f[n].elem = sizeof *(arr), f[n].name = (label), n++)
+static inline int dsmc_particle_fields(dsmc_particles *a, dsmc_field f[DSMC_MAX_FIELDS])
+{
+    int n = 0;
+    DSMC_FIELD(a->x, "x");
+    DSMC_FIELD(a->y, "y");
+    DSMC_FIELD(a->vx, "vx");
+    DSMC_FIELD(a->vy, "vy");
+    DSMC_FIELD(a->vz, "vz");
+    DSMC_FIELD(a->erot, "erot");
+    DSMC_FIELD(a->sp, "species");
+    return n;
+}
+#undef DSMC_FIELD
+
 /* Context memory per particle slot: 5 doubles, the rotational energy, species, the gather spares
  * (8 + 1), cell key and permutation (the counting sort's own scratch comes on top). The
  * rotational energy is gathered into the cell-key array, which is free once the sort is done. */
@@ -40,12 +65,16 @@ struct kedr_dsmc {
     size_t host_offsets_len;
     double flux[4][KEDR_DSMC_MAX_SPECIES]; /* inflow number flux per side and species */
     int sorted, located;
+    int mid_step; /* a step failed after changing the particles: no exact checkpoint */
     int64_t step, samples;
     double time;
     uint64_t collisions, candidates, generated, total_collisions, total_generated;
     double sep_mfp, total_sep_mfp; /* sums of collided pairs' separation / mean free path */
     double stage_seconds[KEDR_DSMC_NSTAGES];
 };
+
+/* Makes room for at least need particles, keeping the first sim->n (sim.c). */
+kedr_status dsmc_reserve(struct kedr_dsmc *sim, size_t need);
 
 #ifdef KEDR_HAVE_CUDA
 kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,

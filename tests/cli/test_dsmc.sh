@@ -30,4 +30,50 @@ check run-csv-rows 0 '^1251$' -- bash -c "wc -l < '$tmp/run/quick.csv'"
 check run-vti 0 '<ImageData WholeExtent="0 50 0 25 0 0"' -- cat "$tmp/run/quick.vti"
 check run-vti-end 0 '</VTKFile>' -- tail -1 "$tmp/run/quick.vti"
 
+# Checkpoint and restart: 20 steps, then a restart to step 30, equals 30 steps in one go.
+check chk-end 0 'wrote checkpoint .*/quick.chk \(step 20\)' -- cat "$tmp/run.log"
+check restart-run 0 'restart from .* at step 20' -- \
+  "$kedr" dsmc "$quick" --backend cpu --steps 30 --out "$tmp/run" --seed 5 --restart "$tmp/run/quick.chk"
+check straight-run 0 'step 30 ' -- "$kedr" dsmc "$quick" --backend cpu --steps 30 --out "$tmp/straight" --seed 5
+if cmp -s "$tmp/run/quick.chk" "$tmp/straight/quick.chk" && cmp -s "$tmp/run/quick.csv" "$tmp/straight/quick.csv"; then
+  pass
+else
+  fail "restart: 20 + 10 steps differ from 30 steps"
+fi
+head -c 100 "$tmp/run/quick.chk" >"$tmp/cut.chk"
+check restart-truncated 1 'cut.chk: truncated checkpoint' -- \
+  "$kedr" dsmc "$quick" --backend cpu --steps 30 --out "$tmp/x" --restart "$tmp/cut.chk"
+check restart-missing 1 'nope.chk: cannot open' -- \
+  "$kedr" dsmc "$quick" --backend cpu --out "$tmp/x" --restart "$tmp/nope.chk"
+
+# checkpoint_every, PNG maps (or a warning where kedr has no PLplot), dt warnings.
+sed -e 's/^stats_every = 50/stats_every = 50\ncheckpoint_every = 4\npng = yes/' "$quick" >"$tmp/png.ini"
+check png-run 0 'wrote checkpoint .*/png.chk \(step 4\)' -- "$kedr" dsmc "$tmp/png.ini" --backend cpu --steps 6 --out "$tmp/png"
+cp "$tmp/out" "$tmp/png.log"
+if grep -q 'no PNG maps' "$tmp/png.log"; then
+  check png-warning 0 'warning: no PNG maps: .*PLplot' -- cat "$tmp/png.log"
+  check png-csv-kept 0 '^i,j,x' -- head -1 "$tmp/png/png.csv"
+else
+  for m in temperature density mach; do
+    if [ "$(head -c 4 "$tmp/png/png-$m.png" | od -An -tx1 | tr -d ' \n')" = 89504e47 ]; then
+      pass
+    else
+      fail "png-$m: no PNG written"
+    fi
+  done
+fi
+sed -e 's/^dt = 2e-6/dt = 1e-4/' "$quick" >"$tmp/dt.ini"
+check dt-warning 0 'dt.ini:[0-9]+: \[run\] dt = 0.0001 s exceeds the' -- "$kedr" dsmc "$tmp/dt.ini" --backend cpu --steps 1 --out "$tmp/dt"
+sed -e 's/^dt = 2e-6/dt = auto/' "$quick" >"$tmp/auto.ini"
+check dt-auto 0 'dt [0-9.e-]+ s' -- "$kedr" dsmc "$tmp/auto.ini" --backend cpu --steps 1 --out "$tmp/auto"
+
+# Out of room ([run] max_particles stands in for a full GPU): a checkpoint, and how many fit.
+sed -e 's/^fill = true/fill = false/' -e 's/^particles_per_cell = 10/particles_per_cell = 10\nmax_particles = 3000/' "$quick" >"$tmp/full.ini"
+check oom 1 'about 3000 particles fit' -- "$kedr" dsmc "$tmp/full.ini" --backend cpu --steps 50 --out "$tmp/full"
+cp "$tmp/out" "$tmp/oom.log"
+check oom-checkpoint 0 'wrote checkpoint .*/full.chk \(step [0-9]+\)' -- cat "$tmp/oom.log"
+sed -e 's/^max_particles = 3000/max_particles = 100000/' "$tmp/full.ini" >"$tmp/full2.ini"
+cp "$tmp/full/full.chk" "$tmp/full2.chk"
+check oom-restart 0 'step 50 ' -- "$kedr" dsmc "$tmp/full2.ini" --backend cpu --steps 50 --out "$tmp/full2" --restart "$tmp/full2.chk"
+
 finish test_dsmc

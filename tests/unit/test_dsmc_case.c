@@ -152,10 +152,62 @@ static void test_errors(void)
     TU_CHECK(kedr_dsmc_case_load("/nonexistent/case.ini", &c) == KEDR_ERR_IO, "missing file");
 }
 
+/* [run] dt = auto from the mean collision time (Bird 1994 eq. 4.64) and the cell transit time;
+ * particles_per_cell and weight set the weight; the output and limit keys. */
+static void test_time_step_and_weight(void)
+{
+    TU_OK(load_variant("dt = 1e-6", "dt = auto", NULL));
+    kedr_dsmc_case c = loaded;
+    const kedr_dsmc_species *n2 = &c.species[0];
+    double n = 1e20, t = 300, kb = 1.380649e-23;
+    double nu = 4 * n2->d_ref * n2->d_ref * n * sqrt(M_PI * kb * n2->t_ref / n2->mass) *
+                pow(t / n2->t_ref, 1 - n2->omega);
+    double transit = 0.1 / (1000 + 3 * sqrt(2 * kb * t / n2->mass));
+    double want = fmin(0.2 / nu, 0.5 * transit);
+    TU_CHECK(c.dt_auto && fabs(c.dt - want) < 1e-12 * want, "dt = auto: %g, expected %g", c.dt,
+             want);
+    double tc = 0, tt = 0;
+    kedr_dsmc_time_scales(&c, &tc, &tt);
+    TU_CHECK(fabs(tc * nu - 1) < 1e-12 && fabs(tt / transit - 1) < 1e-12, "scales %g %g", tc, tt);
+    TU_CHECK(kedr_dsmc_auto_dt(&c) == c.dt, "kedr_dsmc_auto_dt");
+    c.number_density = 0; /* no collisions: only the transit time limits dt */
+    kedr_dsmc_time_scales(&c, &tc, &tt);
+    TU_CHECK(isinf(tc) && kedr_dsmc_auto_dt(&c) == 0.5 * tt, "empty gas: %g", tc);
+    TU_OK(load_variant(NULL, NULL, NULL));
+    TU_CHECK(!loaded.dt_auto && loaded.dt == 1e-6, "given dt");
+    expect_error("dt = 1e-6", "dt = automatic", NULL, "[run] dt");
+    expect_error("dt = 1e-6", "dt = 0", NULL, "[run] dt");
+
+    /* The default 20 particles per cell, a given number, and a given weight. */
+    TU_OK(load_variant(NULL, NULL, NULL));
+    double volume = 0.1 * 0.1;
+    TU_CHECK(fabs(loaded.weight - n * volume / 20) < 1e-9 * loaded.weight, "default %g",
+             loaded.weight);
+    TU_OK(load_variant(NULL, NULL, "particles_per_cell = 3\n"));
+    TU_CHECK(fabs(loaded.weight - n * volume / 3) < 1e-9 * loaded.weight, "ppc 3: %g",
+             loaded.weight);
+    TU_OK(load_variant(NULL, NULL, "weight = 1e12\n"));
+    TU_CHECK(loaded.weight == 1e12, "weight %g", loaded.weight);
+    expect_error(NULL, NULL, "particles_per_cell = 0\n", "particles_per_cell");
+
+    /* Output and limit keys, with their defaults. */
+    TU_OK(load_variant(NULL, NULL, NULL));
+    TU_CHECK(!loaded.write_png && loaded.checkpoint && loaded.checkpoint_every == 0 &&
+                 loaded.max_particles == 0, "defaults");
+    TU_OK(load_variant(NULL, NULL, "max_particles = 5000\n[output]\npng = yes\n"
+                       "checkpoint_every = 7\ncheckpoint = no\n"));
+    TU_CHECK(loaded.max_particles == 5000 && loaded.write_png &&
+                 loaded.checkpoint_every == 7 && !loaded.checkpoint, "output keys");
+    expect_error(NULL, NULL, "max_particles = -3\n", "[run] max_particles");
+    expect_error(NULL, NULL, "[output]\npng = maybe\n", "[output] png");
+    expect_error(NULL, NULL, "[output]\ncheckpoint_evry = 3\n", "did you mean 'checkpoint_every'");
+}
+
 int main(void)
 {
     find_root();
     test_shipped();
     test_errors();
+    test_time_step_and_weight();
     return tu_finish("test_dsmc_case");
 }

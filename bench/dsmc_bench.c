@@ -1,0 +1,268 @@
+/* kedr bench dsmc: particle-steps per second and the stage breakdown of the DSMC simulator.
+ *
+ * Cases:
+ * - box: the counterpart of SPARTA's bench/in.collide: argon with VSS collisions (Bird 1994
+ *   table A2) at 273.15 K and n = 7.07043e22 m^-3, at rest, 10 particles per cell, cells of
+ *   1e-5 m, dt = 7e-9 s, specular (SPARTA: reflective) walls, no sampling; the steps move,
+ *   index and collide. What differs: kedr's box is 2D planar (SPARTA's is 3D), so the cell count
+ *   for a particle count is the same but the cells are squares of unit depth.
+ * - seed-test1, seed-test2: the two test cases of seed 003 (cases/dsmc/), every stage, timed
+ *   after the flow has crossed the domain twice.
+ * Bytes per particle count the simulator's arrays (particle arrays at their capacity and the
+ * per-cell arrays) over the particles in the domain; the counting sort's scratch comes on top. */
+#include "bench.h"
+
+#include "dsmc/sim.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct {
+    char name[48];
+    size_t particles, cells;
+    int steps;
+    double seconds, psteps; /* timed wall time and particle-steps */
+    double stage[KEDR_DSMC_NSTAGES];
+    double bytes_per_particle;
+    char status[16], message[256];
+} dsmc_row;
+
+/* The in.collide box with about n particles. */
+static kedr_dsmc_case box_case(size_t n)
+{
+    kedr_dsmc_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "box");
+    int side = (int)ceil(sqrt((double)n / 10.0));
+    side = side < 1 ? 1 : side;
+    c.nx = c.ny = side;
+    c.hi[0] = c.hi[1] = side * 1e-5;
+    for (int s = 0; s < 4; s++)
+        c.side[s] = KEDR_DSMC_SPECULAR;
+    c.nspecies = 1;
+    kedr_dsmc_species ar = {"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1};
+    c.species[0] = ar;
+    c.fraction[0] = 1;
+    c.model = KEDR_DSMC_VSS;
+    c.number_density = 7.07043e22;
+    c.temperature = c.wall_temperature = 273.15;
+    c.fill = 1;
+    c.dt = 7e-9;
+    c.steps = 1000000;
+    c.seed = 12345;
+    c.weight = c.number_density * 1e-5 * 1e-5 / 10.0;
+    c.sample_start = INT64_MAX / 2; /* no sampling, as in.collide */
+    c.sample_every = 1;
+    return c;
+}
+
+static double bytes_per_particle(const kedr_dsmc *sim)
+{
+    double cell_bytes = 4.0 + 4.0 + 8.0 + 8.0 * DSMC_NACC;
+    return sim->n ? ((double)sim->cap * DSMC_BYTES_PER_PARTICLE + cell_bytes * sim->ncells) /
+                        (double)sim->n
+                  : 0;
+}
+
+/* Runs warm steps, then timed steps of the stages in mask, into row. */
+static kedr_status time_case(kedr_ctx *ctx, const kedr_dsmc_case *c, unsigned mask, int warm,
+                             int steps, dsmc_row *row)
+{
+    kedr_dsmc *sim = NULL;
+    KEDR_TRY(kedr_dsmc_create(ctx, c, &sim));
+    kedr_status s = KEDR_OK;
+    for (int i = 0; i < warm && s == KEDR_OK; i++)
+        s = kedr_dsmc_step_stages(sim, mask);
+    kedr_dsmc_stats a, b;
+    kedr_dsmc_get_stats(sim, &a);
+    double t0 = kedr_wall_seconds(), psteps = 0;
+    for (int i = 0; i < steps && s == KEDR_OK; i++) {
+        psteps += (double)sim->n; /* the particles this step moves */
+        s = kedr_dsmc_step_stages(sim, mask);
+    }
+    if (s == KEDR_OK)
+        s = kedr_ctx_sync(ctx);
+    double t1 = kedr_wall_seconds();
+    if (s == KEDR_OK) {
+        kedr_dsmc_get_stats(sim, &b);
+        row->particles = b.particles;
+        row->cells = sim->ncells;
+        row->steps = steps;
+        row->seconds = t1 - t0;
+        row->psteps = psteps;
+        for (int k = 0; k < KEDR_DSMC_NSTAGES; k++)
+            row->stage[k] = b.stage_seconds[k] - a.stage_seconds[k];
+        row->bytes_per_particle = bytes_per_particle(sim);
+    }
+    kedr_dsmc_destroy(sim);
+    return s;
+}
+
+static void print_row(const dsmc_row *r)
+{
+    if (strcmp(r->status, "ok") != 0) {
+        printf("%-12s %s: %s\n", r->name, r->status, r->message);
+        return;
+    }
+    double per = r->steps ? 1e3 / r->steps : 0, total = 0;
+    for (int k = 0; k < KEDR_DSMC_NSTAGES; k++)
+        total += r->stage[k];
+    printf("%-12s %11zu %10zu %6d %10.3f %12.3e %8.1f\n", r->name, r->particles, r->cells,
+           r->steps, r->seconds * per, r->psteps / r->seconds, r->bytes_per_particle);
+    /* The stage breakdown, laid out like Tables 2-4 of seed 003. */
+    for (int k = 0; k < KEDR_DSMC_NSTAGES; k++)
+        if (r->stage[k] > 0)
+            printf("    %-12s %10.3f ms/step %6.1f%%\n",
+                   kedr_dsmc_stage_name((kedr_dsmc_stage)k), r->stage[k] * per,
+                   total > 0 ? 100 * r->stage[k] / total : 0);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *device,
+                              const char *date, const dsmc_row *rows, int nrows)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    const char *commit = getenv("KEDR_COMMIT");
+    fputs("{\n  \"device\": ", f);
+    json_string(f, device);
+    fputs(",\n  \"backend\": ", f);
+    json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
+    fputs(",\n  \"date\": ", f);
+    json_string(f, date);
+    fputs(",\n  \"commit\": ", f);
+    json_string(f, commit && *commit ? commit : "unknown");
+    fputs(",\n  \"results\": [", f);
+    for (int i = 0; i < nrows; i++) {
+        const dsmc_row *r = &rows[i];
+        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        json_string(f, r->name);
+        fprintf(f, ", \"status\": ");
+        json_string(f, r->status);
+        if (strcmp(r->status, "ok") == 0) {
+            fprintf(f, ", \"particles\": %zu, \"cells\": %zu, \"steps\": %d, \"ms_per_step\": "
+                    "%.6g, \"particle_steps_per_s\": %.6g, \"bytes_per_particle\": %.4g, "
+                    "\"stage_ms_per_step\": {", r->particles, r->cells, r->steps,
+                    1e3 * r->seconds / r->steps, r->psteps / r->seconds, r->bytes_per_particle);
+            for (int k = 0; k < KEDR_DSMC_NSTAGES; k++)
+                fprintf(f, "%s\"%s\": %.6g", k ? ", " : "",
+                        kedr_dsmc_stage_name((kedr_dsmc_stage)k), 1e3 * r->stage[k] / r->steps);
+            fputc('}', f);
+        } else {
+            fputs(", \"message\": ", f);
+            json_string(f, r->message);
+        }
+        fputc('}', f);
+    }
+    fputs("\n  ]\n}\n", f);
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return kedr_fail(KEDR_ERR_IO, "%s: write error", path);
+    return KEDR_OK;
+}
+
+static void device_name(kedr_ctx *ctx, char *buf, size_t size)
+{
+    kedr_device_info info;
+    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA &&
+        kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK)
+        snprintf(buf, size, "%s", info.name);
+    else
+        snprintf(buf, size, "cpu, %d threads", kedr_ctx_threads(ctx));
+}
+
+/* One measurement; a failure (out of memory at a large count, a missing case file) is recorded
+ * in its row and the others go on. */
+static void measure(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *name, unsigned mask,
+                    int warm, int steps, dsmc_row *row)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", name);
+    kedr_status s = time_case(ctx, c, mask, warm, steps, row);
+    snprintf(row->status, sizeof row->status, "%s", s == KEDR_OK ? "ok" : kedr_status_name(s));
+    if (s != KEDR_OK)
+        snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
+    print_row(row);
+    fflush(stdout);
+}
+
+kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
+{
+    int gpu = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    size_t top = o->particles ? o->particles : gpu ? (size_t)100000000 : (size_t)1000000;
+    if (gpu) { /* what fits, at about 80 bytes per particle with the sort's scratch */
+        kedr_device_info info;
+        if (kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK &&
+            top > info.memory_bytes / 100)
+            top = info.memory_bytes / 100;
+    }
+    char device[300], date[32];
+    device_name(ctx, device, sizeof device);
+    time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    printf("kedr bench dsmc: %s (%s), %s\n", device, kedr_backend_name(kedr_ctx_backend(ctx)),
+           date);
+    printf("%-12s %11s %10s %6s %10s %12s %8s\n", "case", "particles", "cells", "steps",
+           "ms/step", "p-steps/s", "B/part");
+    dsmc_row rows[16];
+    int nrows = 0;
+    unsigned box_mask = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX) |
+                        KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
+    /* Box sizes: decades from 10^5 up to the largest asked for. */
+    for (size_t n = 100000; nrows < 10; n *= 10) {
+        size_t size = n < top ? n : top;
+        kedr_dsmc_case c = box_case(size);
+        char name[48];
+        snprintf(name, sizeof name, "box-%.0e", (double)size);
+        int steps = gpu ? 50 : size > 1000000 ? 5 : 20;
+        measure(ctx, &c, name, box_mask, 3, steps, &rows[nrows++]);
+        if (size == top)
+            break;
+    }
+    static const char *const seeds[] = {"seed-test1", "seed-test2"};
+    for (int k = 0; k < 2; k++) {
+        char path[1100];
+        snprintf(path, sizeof path, "%s/%s.ini", o->cases ? o->cases : "cases/dsmc", seeds[k]);
+        kedr_dsmc_case c;
+        dsmc_row *row = &rows[nrows++];
+        if (kedr_dsmc_case_load(path, &c) != KEDR_OK) {
+            memset(row, 0, sizeof *row);
+            snprintf(row->name, sizeof row->name, "%s", seeds[k]);
+            snprintf(row->status, sizeof row->status, "error");
+            snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
+            print_row(row);
+            continue;
+        }
+        c.sample_start = 0; /* sampling is part of the step being timed */
+        /* The domain starts filled with freestream gas; on a GPU two flow-through times pass
+         * before timing (the flow crosses the 2 m in 27 steps), fewer on the cpu. */
+        int warm = gpu ? 60 : k == 0 ? 30 : 5, steps = gpu ? 100 : k == 0 ? 20 : 5;
+        measure(ctx, &c, seeds[k], KEDR_DSMC_ALL_STAGES, warm, steps, row);
+    }
+    kedr_status s = KEDR_OK;
+    if (o->json) {
+        s = write_json(o->json, ctx, device, date, rows, nrows);
+        if (s == KEDR_OK)
+            printf("wrote %s\n", o->json);
+    }
+    return s;
+}

@@ -1,0 +1,46 @@
+/* PNG maps of the DSMC cell fields (temperature, density, Mach number), like Fig. 6 of seed 003,
+ * drawn through kedr/plot.h. */
+#include "kedr/dsmc.h"
+#include "kedr/plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
+                                const char *dir)
+{
+    const char *fn = "kedr_dsmc_write_png";
+    if (!c || !f || !dir)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, !c ? "c" : !f ? "f" : "dir");
+    if (f->nx != c->nx || f->ny != c->ny || !f->temperature || !f->particles)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d) do not match the case grid "
+                         "(%d x %d)", fn, f->nx, f->ny, c->nx, c->ny);
+    KEDR_TRY(kedr_plot_available());
+    size_t nc = (size_t)c->nx * (size_t)c->ny;
+    double *v = malloc(nc * sizeof *v);
+    if (!v)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory (%zu cells)", fn, nc);
+    struct {
+        const char *what, *title, *label;
+        const double *data;
+        int log_scale;
+    } maps[3] = {
+        {"temperature", "translational temperature", "T [K]", f->temperature, 0},
+        {"density", "density", "rho [kg/m#u3#d]", f->density, 1},
+        {"mach", "Mach number", "Ma", f->mach, 0},
+    };
+    kedr_status s = KEDR_OK;
+    for (int k = 0; k < 3 && s == KEDR_OK; k++) {
+        /* Cells that never held a particle (inside a body, or not sampled) have no value. */
+        for (size_t i = 0; i < nc; i++)
+            v[i] = f->particles[i] > 0 ? maps[k].data[i] : NAN;
+        char path[1024], title[300];
+        snprintf(path, sizeof path, "%s/%s-%s.png", dir, c->name, maps[k].what);
+        snprintf(title, sizeof title, "%s: %s", c->name, maps[k].title);
+        s = kedr_plot_map(path, title, maps[k].label, c->nx, c->ny, c->lo, c->hi, v,
+                          maps[k].log_scale);
+    }
+    free(v);
+    return s;
+}

@@ -1,0 +1,149 @@
+/* PNG plots: with PLplot, maps and series are PNG files of a plausible size, written atomically
+ * (no FILE.tmp left); without it every call says plots are unavailable. Bad arguments are refused
+ * either way. Host only. */
+#include "test_util.h"
+
+#include <unistd.h>
+
+static char dir[256];
+
+/* Size of a file that must be a PNG, or -1. */
+static long png_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    unsigned char sig[8] = {0};
+    size_t got = fread(sig, 1, 8, f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    return got == 8 && memcmp(sig, "\x89PNG\r\n\x1a\n", 8) == 0 ? size : -1;
+}
+
+static int exists(const char *path)
+{
+    return access(path, F_OK) == 0;
+}
+
+static void test_available(void)
+{
+    double lo[2] = {0, 0}, hi[2] = {2, 1};
+    int nx = 40, ny = 20;
+    double *v = malloc(sizeof(double) * nx * ny);
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx; i++)
+            v[i + nx * j] = 300 + 10 * i + j;
+    for (int j = 8; j < 12; j++) /* a body without data */
+        v[20 + nx * j] = NAN;
+    char path[512], tmp[600];
+    snprintf(path, sizeof path, "%s/map.png", dir);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    TU_OK(kedr_plot_map(path, "temperature", "T [K]", nx, ny, lo, hi, v, 0));
+    long size = png_size(path);
+    TU_CHECK(size > 5000 && size < 5000000, "map.png: size %ld", size);
+    TU_CHECK(!exists(tmp), "map.png.tmp left behind");
+
+    /* Log scale with a zero and a negative cell (drawn grey), and a constant map. */
+    v[0] = 0;
+    v[1] = -5;
+    snprintf(path, sizeof path, "%s/log.png", dir);
+    TU_OK(kedr_plot_map(path, "density", "rho [kg/m^3]", nx, ny, lo, hi, v, 1));
+    TU_CHECK(png_size(path) > 5000, "log.png");
+    for (int k = 0; k < nx * ny; k++)
+        v[k] = 7;
+    snprintf(path, sizeof path, "%s/const.png", dir);
+    TU_OK(kedr_plot_map(path, NULL, NULL, nx, ny, lo, hi, v, 0));
+    TU_CHECK(png_size(path) > 1000, "const.png");
+    for (int k = 0; k < nx * ny; k++)
+        v[k] = NAN;
+    snprintf(path, sizeof path, "%s/nan.png", dir);
+    TU_OK(kedr_plot_map(path, "empty", "x", nx, ny, lo, hi, v, 0));
+    TU_CHECK(png_size(path) > 1000, "nan.png");
+    /* One cell. */
+    snprintf(path, sizeof path, "%s/one.png", dir);
+    TU_OK(kedr_plot_map(path, "one", "x", 1, 1, lo, hi, v, 0));
+    TU_CHECK(png_size(path) > 1000, "one.png");
+
+    /* A series on a log axis, with points that cannot be drawn. */
+    double x[50], y[50];
+    for (int i = 0; i < 50; i++) {
+        x[i] = i;
+        y[i] = exp(0.3 * i);
+    }
+    y[3] = 0;
+    y[4] = NAN;
+    kedr_plot_axes ax = {"growth", "s", "F(s)", 1};
+    snprintf(path, sizeof path, "%s/series.png", dir);
+    TU_OK(kedr_plot_series(path, &ax, 50, x, y));
+    TU_CHECK(png_size(path) > 3000, "series.png");
+    snprintf(path, sizeof path, "%s/series1.png", dir);
+    TU_OK(kedr_plot_series(path, NULL, 1, x, y));
+    TU_CHECK(png_size(path) > 1000, "series1.png");
+
+    /* Nothing drawable, and an unwritable place: errors, no file. */
+    double bad[2] = {-1, 0};
+    snprintf(path, sizeof path, "%s/bad.png", dir);
+    TU_CHECK(kedr_plot_series(path, &ax, 2, x, bad) == KEDR_ERR_INVALID, "all y <= 0 on log");
+    TU_CHECK(!exists(path), "bad.png written");
+    snprintf(path, sizeof path, "%s/no/such/dir/x.png", dir);
+    TU_CHECK(kedr_plot_map(path, "t", "l", nx, ny, lo, hi, v, 0) == KEDR_ERR_IO, "bad dir");
+    TU_CHECK(strstr(kedr_last_error(), "no/such/dir") != NULL, "message: %s", kedr_last_error());
+    free(v);
+}
+
+static void test_unavailable(void)
+{
+    double lo[2] = {0, 0}, hi[2] = {1, 1}, v[1] = {1}, x[1] = {0};
+    char path[512];
+    snprintf(path, sizeof path, "%s/none.png", dir);
+    TU_CHECK(kedr_plot_map(path, "t", "l", 1, 1, lo, hi, v, 0) == KEDR_ERR_UNSUPPORTED, "map");
+    TU_CHECK(strstr(kedr_last_error(), "PLplot") != NULL, "message: %s", kedr_last_error());
+    TU_CHECK(kedr_plot_series(path, NULL, 1, x, v) == KEDR_ERR_UNSUPPORTED, "series");
+    TU_CHECK(!exists(path), "a file was written");
+}
+
+static void test_bad_arguments(void)
+{
+    double lo[2] = {0, 0}, hi[2] = {1, 1}, flat[2] = {1, 0}, v[4] = {1, 2, 3, 4}, x[2] = {0, 1};
+    char path[512];
+    snprintf(path, sizeof path, "%s/args.png", dir);
+    TU_CHECK(kedr_plot_map(NULL, "t", "l", 2, 2, lo, hi, v, 0) == KEDR_ERR_INVALID, "NULL path");
+    TU_CHECK(strstr(kedr_last_error(), "path") != NULL, "%s", kedr_last_error());
+    if (kedr_plot_available() != KEDR_OK)
+        return; /* the rest is only checked where plots are drawn */
+    TU_CHECK(kedr_plot_map(path, "t", "l", 2, 2, lo, hi, NULL, 0) == KEDR_ERR_INVALID, "NULL v");
+    TU_CHECK(strstr(kedr_last_error(), "values") != NULL, "%s", kedr_last_error());
+    TU_CHECK(kedr_plot_map(path, "t", "l", 0, 2, lo, hi, v, 0) == KEDR_ERR_INVALID, "nx = 0");
+    TU_CHECK(kedr_plot_map(path, "t", "l", 2, -1, lo, hi, v, 0) == KEDR_ERR_INVALID, "ny < 0");
+    TU_CHECK(kedr_plot_map(path, "t", "l", 2, 2, lo, flat, v, 0) == KEDR_ERR_INVALID, "empty box");
+    TU_CHECK(strstr(kedr_last_error(), "empty") != NULL, "%s", kedr_last_error());
+    TU_CHECK(kedr_plot_map(path, "t", "l", 2, 2, NULL, hi, v, 0) == KEDR_ERR_INVALID, "NULL lo");
+    TU_CHECK(kedr_plot_series(path, NULL, 0, x, v) == KEDR_ERR_INVALID, "n = 0");
+    TU_CHECK(kedr_plot_series(path, NULL, 2, NULL, v) == KEDR_ERR_INVALID, "NULL x");
+    TU_CHECK(strstr(kedr_last_error(), "x") != NULL, "%s", kedr_last_error());
+    TU_CHECK(kedr_plot_series(path, NULL, 2, x, NULL) == KEDR_ERR_INVALID, "NULL y");
+    TU_CHECK(!exists(path), "a file was written");
+}
+
+int main(void)
+{
+    snprintf(dir, sizeof dir, "/tmp/kedr-test-plot-XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    if (kedr_plot_available() == KEDR_OK) {
+        printf("PLplot present: drawing\n");
+        test_available();
+    } else {
+        TU_CHECK(strstr(kedr_last_error(), "PLplot") != NULL, "%s", kedr_last_error());
+        test_unavailable();
+    }
+    test_bad_arguments();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tu_finish("test_plot");
+}

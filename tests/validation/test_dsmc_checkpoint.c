@@ -1,0 +1,361 @@
+/* DSMC checkpoints: a run of 2N steps equals, bit for bit on the same back end, N steps +
+ * checkpoint + restart + N steps (particles, cell fields, counters); a cpu checkpoint restarts on
+ * cuda when present; corrupt, truncated, wrong-version and foreign files are refused with the
+ * file's name and leave the simulator as it was; running out of room ([run] max_particles, the
+ * path a full GPU takes) leaves the state of before the step, which checkpoints and continues. */
+#include "test_dsmc_util.h"
+
+#include <unistd.h>
+
+#define N_STEPS 12
+
+static char root[1024], dir[256];
+
+static void find_root(void)
+{
+    snprintf(root, sizeof root, "%s", __FILE__);
+    char *p = strstr(root, "tests/validation/test_dsmc_checkpoint.c");
+    if (p)
+        *p = 0;
+    else
+        snprintf(root, sizeof root, "./");
+}
+
+/* The quick case (inflow, outflow, a plate, sampling in both halves of the run). */
+static kedr_dsmc_case quick_case(void)
+{
+    char path[1200];
+    kedr_dsmc_case c;
+    snprintf(path, sizeof path, "%scases/dsmc/quick.ini", root);
+    TU_OK(kedr_dsmc_case_load(path, &c));
+    c.sample_start = N_STEPS / 2;
+    c.steps = 2 * N_STEPS;
+    return c;
+}
+
+static void run_steps(kedr_dsmc *sim, int steps)
+{
+    for (int s = 0; s < steps; s++)
+        TU_OK(kedr_dsmc_step(sim));
+}
+
+static int same_bits(const void *a, const void *b, size_t bytes)
+{
+    return bytes == 0 || memcmp(a, b, bytes) == 0;
+}
+
+/* Two simulators in the same state: particles, fields and counters, bit for bit. */
+static void check_same(kedr_dsmc *a, kedr_dsmc *b, const char *what)
+{
+    kedr_dsmc_stats sa, sb;
+    TU_OK(kedr_dsmc_get_stats(a, &sa));
+    TU_OK(kedr_dsmc_get_stats(b, &sb));
+    TU_CHECK(sa.step == sb.step && sa.particles == sb.particles && sa.samples == sb.samples &&
+                 sa.total_collisions == sb.total_collisions &&
+                 sa.total_generated == sb.total_generated && sa.collisions == sb.collisions &&
+                 memcmp(&sa.time, &sb.time, sizeof sa.time) == 0,
+             "%s: step %lld/%lld particles %zu/%zu collisions %llu/%llu", what,
+             (long long)sa.step, (long long)sb.step, sa.particles, sb.particles,
+             (unsigned long long)sa.total_collisions, (unsigned long long)sb.total_collisions);
+    dt_particles pa = dt_get(a), pb = dt_get(b);
+    size_t n = pa.n == pb.n ? pa.n : 0, bad = 0;
+    bad += !same_bits(pa.x, pb.x, n * 8) + !same_bits(pa.y, pb.y, n * 8);
+    bad += !same_bits(pa.vx, pb.vx, n * 8) + !same_bits(pa.vy, pb.vy, n * 8);
+    bad += !same_bits(pa.vz, pb.vz, n * 8) + !same_bits(pa.sp, pb.sp, n);
+    TU_CHECK(pa.n == pb.n && bad == 0, "%s: %zu vs %zu particles, %zu arrays differ", what, pa.n,
+             pb.n, bad);
+    dt_free(&pa);
+    dt_free(&pb);
+    kedr_dsmc_fields fa, fb;
+    TU_OK(kedr_dsmc_get_fields(a, &fa));
+    TU_OK(kedr_dsmc_get_fields(b, &fb));
+    size_t nc = (size_t)fa.nx * fa.ny;
+    TU_CHECK(fa.samples == fb.samples && fa.samples > 0 &&
+                 same_bits(fa.number_density, fb.number_density, 9 * nc * 8),
+             "%s: cell fields differ (%lld / %lld samples)", what, (long long)fa.samples,
+             (long long)fb.samples);
+    kedr_dsmc_fields_free(&fa);
+    kedr_dsmc_fields_free(&fb);
+}
+
+static void test_restart(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = quick_case();
+    char path[512];
+    snprintf(path, sizeof path, "%s/quick.chk", dir);
+    kedr_dsmc *whole = NULL, *half = NULL, *again = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &whole));
+    TU_OK(kedr_dsmc_create(ctx, &c, &half));
+    if (!whole || !half)
+        return;
+    run_steps(whole, 2 * N_STEPS);
+    run_steps(half, N_STEPS);
+    TU_OK(kedr_dsmc_write_checkpoint(half, path));
+    kedr_dsmc_destroy(half);
+    TU_OK(kedr_dsmc_restart(ctx, &c, path, &again));
+    if (!again)
+        return;
+    kedr_dsmc_stats st;
+    TU_OK(kedr_dsmc_get_stats(again, &st));
+    TU_CHECK(st.step == N_STEPS && st.particles > 1000, "restart: step %lld, %zu particles",
+             (long long)st.step, st.particles);
+    run_steps(again, N_STEPS);
+    check_same(whole, again, "2N vs N + restart + N");
+
+    /* Reading into a running simulator also works, and a rewritten file is the same file. */
+    TU_OK(kedr_dsmc_write_checkpoint(again, path));
+    TU_OK(kedr_dsmc_read_checkpoint(whole, path));
+    check_same(whole, again, "read into a running simulator");
+    kedr_dsmc_destroy(whole);
+    kedr_dsmc_destroy(again);
+}
+
+/* A checkpoint written on the cpu restarts on cuda: the same particles, then it runs on. */
+static void test_cross_backend(void)
+{
+    if (!kedr_backend_available(KEDR_BACKEND_CUDA))
+        return;
+    kedr_ctx *cpu = tu_ctx(KEDR_BACKEND_CPU), *gpu = tu_ctx(KEDR_BACKEND_CUDA);
+    kedr_dsmc_case c = quick_case();
+    char path[512];
+    snprintf(path, sizeof path, "%s/cross.chk", dir);
+    kedr_dsmc *a = NULL, *b = NULL;
+    TU_OK(kedr_dsmc_create(cpu, &c, &a));
+    if (a) {
+        run_steps(a, N_STEPS);
+        TU_OK(kedr_dsmc_write_checkpoint(a, path));
+        TU_OK(kedr_dsmc_restart(gpu, &c, path, &b));
+    }
+    if (a && b) {
+        dt_particles pa = dt_get(a), pb = dt_get(b);
+        size_t n = pa.n == pb.n ? pa.n : 0;
+        TU_CHECK(pa.n == pb.n && same_bits(pa.x, pb.x, n * 8) && same_bits(pa.vz, pb.vz, n * 8) &&
+                     same_bits(pa.sp, pb.sp, n),
+                 "cpu checkpoint on cuda: %zu vs %zu particles or values differ", pa.n, pb.n);
+        dt_free(&pa);
+        dt_free(&pb);
+        run_steps(a, N_STEPS);
+        run_steps(b, N_STEPS);
+        kedr_dsmc_stats sa, sb;
+        TU_OK(kedr_dsmc_get_stats(a, &sa));
+        TU_OK(kedr_dsmc_get_stats(b, &sb));
+        TU_CHECK(sb.step == 2 * N_STEPS &&
+                     fabs((double)sa.particles - (double)sb.particles) < 0.05 * sa.particles,
+                 "cuda after a cpu checkpoint: step %lld, %zu particles (cpu %zu)",
+                 (long long)sb.step, sb.particles, sa.particles);
+    }
+    kedr_dsmc_destroy(a);
+    kedr_dsmc_destroy(b);
+    kedr_ctx_destroy(cpu);
+    kedr_ctx_destroy(gpu);
+}
+
+static long file_size(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* Copies src to dst with the bytes [at, at + len) replaced by with (or cut there if with is
+ * NULL). */
+static void damaged_copy(const char *src, const char *dst, long at, const void *with, size_t len)
+{
+    long n = file_size(src);
+    char *buf = malloc((size_t)n);
+    FILE *f = fopen(src, "rb");
+    TU_CHECK(f && fread(buf, 1, (size_t)n, f) == (size_t)n, "read %s", src);
+    if (f)
+        fclose(f);
+    if (with)
+        memcpy(buf + at, with, len);
+    f = fopen(dst, "wb");
+    TU_CHECK(f && fwrite(buf, 1, with ? (size_t)n : (size_t)at, f) == (with ? (size_t)n : (size_t)at),
+             "write %s", dst);
+    if (f)
+        fclose(f);
+    free(buf);
+}
+
+/* Loading path into sim must fail with a message naming the file and holding frag, leaving sim
+ * as it was. */
+static void expect_refused(kedr_dsmc *sim, const char *path, const char *frag)
+{
+    kedr_dsmc_stats before, after;
+    TU_OK(kedr_dsmc_get_stats(sim, &before));
+    kedr_status s = kedr_dsmc_read_checkpoint(sim, path);
+    TU_CHECK(s == KEDR_ERR_PARSE || s == KEDR_ERR_IO, "%s accepted (%s)", path,
+             kedr_status_name(s));
+    const char *msg = kedr_last_error();
+    TU_CHECK(strstr(msg, path) && strstr(msg, frag), "%s: message '%s' lacks '%s'", path, msg,
+             frag);
+    TU_OK(kedr_dsmc_get_stats(sim, &after));
+    TU_CHECK(after.step == before.step && after.particles == before.particles,
+             "%s: the simulator changed", path);
+}
+
+static void test_bad_files(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = quick_case();
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    run_steps(sim, 3);
+    char good[512], bad[512];
+    snprintf(good, sizeof good, "%s/good.chk", dir);
+    snprintf(bad, sizeof bad, "%s/bad.chk", dir);
+    TU_OK(kedr_dsmc_write_checkpoint(sim, good));
+    TU_CHECK(access(good, F_OK) == 0, "no checkpoint file");
+    char tmp[600];
+    snprintf(tmp, sizeof tmp, "%s.tmp", good);
+    TU_CHECK(access(tmp, F_OK) != 0, "%s left behind", tmp);
+    long n = file_size(good);
+    kedr_dsmc *other = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &other));
+    if (!other) {
+        kedr_dsmc_destroy(sim);
+        return;
+    }
+    run_steps(other, 1);
+
+    damaged_copy(good, bad, n / 2, NULL, 0);
+    expect_refused(other, bad, "truncated");
+    damaged_copy(good, bad, 100, NULL, 0);
+    expect_refused(other, bad, "truncated");
+    unsigned char flip = 0x5a;
+    damaged_copy(good, bad, n / 2, &flip, 1);
+    expect_refused(other, bad, "corrupt");
+    damaged_copy(good, bad, n - 12, &flip, 1); /* in the checksum */
+    expect_refused(other, bad, "corrupt");
+    uint32_t version = 99;
+    damaged_copy(good, bad, 8, &version, 4);
+    expect_refused(other, bad, "version 99");
+    damaged_copy(good, bad, 0, "NOTKEDR!", 8);
+    expect_refused(other, bad, "not a kedr DSMC checkpoint");
+    FILE *f = fopen(bad, "wb");
+    if (f)
+        fclose(f);
+    expect_refused(other, bad, "not a kedr DSMC checkpoint");
+    snprintf(bad, sizeof bad, "%s/missing.chk", dir);
+    expect_refused(other, bad, "cannot open");
+
+    /* The same file read by a simulator of another case (another dt). */
+    kedr_dsmc_case d = c;
+    d.dt *= 1.5;
+    kedr_dsmc *foreign = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &d, &foreign));
+    if (foreign)
+        expect_refused(foreign, good, "another case");
+    kedr_dsmc_destroy(foreign);
+    TU_CHECK(kedr_dsmc_restart(ctx, &d, good, &foreign) == KEDR_ERR_PARSE && !foreign,
+             "restart of another case");
+
+    /* A file with data after its end. */
+    snprintf(bad, sizeof bad, "%s/long.chk", dir);
+    damaged_copy(good, bad, 0, "KEDRDSMC", 8);
+    f = fopen(bad, "ab");
+    if (f) {
+        fputc(0, f);
+        fclose(f);
+    }
+    expect_refused(other, bad, "corrupt");
+
+    TU_CHECK(kedr_dsmc_write_checkpoint(sim, "/no/such/dir/x.chk") == KEDR_ERR_IO &&
+                 strstr(kedr_last_error(), "/no/such/dir/x.chk.tmp"),
+             "unwritable: %s", kedr_last_error());
+    /* A step that fails after moving the particles leaves no state to continue exactly: no
+     * checkpoint of it, until a whole step succeeds again. */
+    unsigned move_collide = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE) |
+                            KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
+    TU_CHECK(kedr_dsmc_step_stages(sim, move_collide) == KEDR_ERR_INVALID, "move + collide");
+    TU_CHECK(kedr_dsmc_write_checkpoint(sim, good) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "cannot be continued exactly") &&
+                 strstr(kedr_last_error(), good),
+             "mid-step checkpoint: %s", kedr_last_error());
+    TU_OK(kedr_dsmc_step(sim));
+    TU_OK(kedr_dsmc_write_checkpoint(sim, good));
+    TU_CHECK(kedr_dsmc_write_checkpoint(NULL, good) == KEDR_ERR_INVALID, "NULL sim");
+    TU_CHECK(kedr_dsmc_read_checkpoint(sim, NULL) == KEDR_ERR_INVALID, "NULL path");
+    kedr_dsmc_destroy(sim);
+    kedr_dsmc_destroy(other);
+}
+
+/* Running out of room: the failed step leaves the state of before it; its checkpoint restarts
+ * with room enough and ends where the unlimited run ends. */
+static void test_out_of_room(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = quick_case();
+    c.fill = 0; /* the domain fills from the inflow sides: the count grows every step */
+    kedr_dsmc *free_run = NULL, *tight = NULL, *again = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &free_run));
+    if (!free_run)
+        return;
+    run_steps(free_run, N_STEPS / 2);
+    kedr_dsmc_stats st;
+    TU_OK(kedr_dsmc_get_stats(free_run, &st));
+    run_steps(free_run, 2 * N_STEPS - N_STEPS / 2);
+    kedr_dsmc_case small = c;
+    small.max_particles = st.particles + 1; /* room for the first N/2 steps, not one more */
+    TU_OK(kedr_dsmc_create(ctx, &small, &tight));
+    if (!tight) {
+        kedr_dsmc_destroy(free_run);
+        return;
+    }
+    kedr_status s = KEDR_OK;
+    int steps = 0;
+    while (steps < 2 * N_STEPS && (s = kedr_dsmc_step(tight)) == KEDR_OK)
+        steps++;
+    TU_CHECK(s == KEDR_ERR_NOMEM && steps == N_STEPS / 2, "limit: %s after %d steps",
+             kedr_status_name(s), steps);
+    TU_CHECK(strstr(kedr_last_error(), "max_particles") != NULL, "%s", kedr_last_error());
+    size_t now = 0, fit = 0;
+    TU_OK(kedr_dsmc_capacity(tight, &now, &fit));
+    TU_CHECK(now <= small.max_particles && fit == small.max_particles, "capacity %zu, fit %zu",
+             now, fit);
+    kedr_dsmc_stats ts;
+    TU_OK(kedr_dsmc_get_stats(tight, &ts));
+    TU_CHECK(ts.step == N_STEPS / 2 && ts.particles == st.particles, "after the failed step: step "
+             "%lld, %zu particles (expected %d, %zu)", (long long)ts.step, ts.particles,
+             N_STEPS / 2, st.particles);
+    char path[512];
+    snprintf(path, sizeof path, "%s/full.chk", dir);
+    TU_OK(kedr_dsmc_write_checkpoint(tight, path));
+    kedr_dsmc_destroy(tight);
+    TU_OK(kedr_dsmc_restart(ctx, &c, path, &again)); /* no limit now */
+    if (again) {
+        run_steps(again, 2 * N_STEPS - N_STEPS / 2);
+        check_same(free_run, again, "out of room, checkpoint, restart");
+    }
+    kedr_dsmc_destroy(again);
+    kedr_dsmc_destroy(free_run);
+}
+
+int main(void)
+{
+    find_root();
+    snprintf(dir, sizeof dir, "/tmp/kedr-test-chk-XXXXXX");
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    kedr_backend list[2];
+    int nb = tu_backends(list);
+    for (int b = 0; b < nb; b++) {
+        kedr_ctx *ctx = tu_ctx(list[b]);
+        test_restart(ctx);
+        test_bad_files(ctx);
+        test_out_of_room(ctx);
+        kedr_ctx_destroy(ctx);
+    }
+    test_cross_backend();
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+    return tu_finish("test_dsmc_checkpoint");
+}
