@@ -7,6 +7,7 @@
  * of frontier it read, so the new next starts at zero). Memory is 3 bits per element. */
 #include "cayley_elem.h"
 #include "dense.h"
+#include "sparse.h"
 #include "core/internal.h"
 
 #include <stdio.h>
@@ -236,6 +237,10 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     if (g->order == 0 || g->ngens < 0 || g->ngens > KEDR_CAYLEY_MAX_GENERATORS)
         return kedr_fail(KEDR_ERR_INVALID,
                          "kedr_cayley_growth: g is not a group made by kedr_cayley_parse");
+    int sparse = 0;
+    KEDR_TRY(cayley_sparse_chosen(g, opt, &sparse));
+    if (sparse)
+        return cayley_sparse_growth(ctx, g, opt, result);
     size_t need = kedr_cayley_dense_bytes(g);
     KEDR_TRY(check_memory(ctx, g, opt, need));
 
@@ -246,6 +251,7 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     d.bitmap_bytes = need / 3;
     result->order = g->order;
     result->memory_bytes = need;
+    result->mode = KEDR_CAYLEY_DENSE;
     kedr_status s = dense_begin(&d);
     if (s == KEDR_OK)
         s = search(&d, opt, result);

@@ -1,5 +1,6 @@
 /* Cayley groups: parsing a spec into a group and its generators, and ranking elements. */
 #include "cayley_elem.h"
+#include "sparse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -140,7 +141,8 @@ static const struct {
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 #define CAYLEY_GROUPS_EXPECTED                                                                  \
-    "pancake:N, burnt-pancake:N, bubble:N, star:N, transpositions:N, lrx:N or abelian:M1,M2,..."
+    "pancake:N, burnt-pancake:N, bubble:N, star:N, transpositions:N, lrx:N, abelian:M1,M2,..., " \
+    "perm:N:GENERATORS or cube2"
 
 static kedr_status parse_abelian(kedr_cayley_group *g, const char *spec, const char *args)
 {
@@ -186,6 +188,8 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
     *out = NULL;
     if (!spec)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_parse: spec is NULL");
+    if (cayley_sparse_spec(spec))
+        return cayley_parse_sparse(spec, inverses, out);
     const char *colon = strchr(spec, ':');
     size_t flen = colon ? (size_t)(colon - spec) : strlen(spec);
     size_t f = 0;
@@ -266,6 +270,8 @@ kedr_status kedr_cayley_rank(const kedr_cayley_group *g, const uint32_t *x, uint
     if (!g || !x || !rank)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_rank: %s is NULL",
                          !g ? "g" : !x ? "x" : "rank");
+    if (g->kind == KEDR_CAYLEY_PERM_SUBGROUP || g->kind == KEDR_CAYLEY_CUBE2)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_cayley_rank: %s has no ranking", g->spec);
     if (g->kind == KEDR_CAYLEY_ABELIAN) {
         uint64_t r = 0;
         for (int d = 0; d < g->n; d++) {
@@ -307,6 +313,8 @@ kedr_status kedr_cayley_unrank(const kedr_cayley_group *g, uint64_t rank, uint32
 {
     if (!g || !x)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_unrank: %s is NULL", !g ? "g" : "x");
+    if (g->kind == KEDR_CAYLEY_PERM_SUBGROUP || g->kind == KEDR_CAYLEY_CUBE2)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_cayley_unrank: %s has no ranking", g->spec);
     if (rank >= g->order)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_unrank: rank %llu, expected 0..%llu in %s",
                          (unsigned long long)rank, (unsigned long long)(g->order - 1), g->spec);

@@ -40,4 +40,29 @@ fi
 check directed-ring 0 'closed under inverses: no' -- "$kedr" cayley abelian:5 --backend cpu -q
 check ring-inverses 0 'diameter +2' -- "$kedr" cayley abelian:5 --inverses --backend cpu -q
 
+# sparse mode: cube2 (God's numbers 11 and 14, OEIS A079761 and A079762), perm: groups, --mode
+check cube2-htm 0 'diameter +11' -- "$kedr" cayley cube2 --backend cpu -q
+check cube2-qtm 0 'diameter +14' -- "$kedr" cayley cube2 --metric qtm --backend cpu -q
+check cube2-order 0 'elements reached +3674160 of 3674160' -- "$kedr" cayley cube2 --backend cpu -q
+check sparse-pancake 0 'level 7: 2 new, 720 reached' -- "$kedr" cayley pancake:6 --mode sparse --backend cpu
+check perm-pancake 0 'diameter +7' -- \
+  "$kedr" cayley 'perm:6:[2,1,3,4,5,6],[3,2,1,4,5,6],[4,3,2,1,5,6],[5,4,3,2,1,6],[6,5,4,3,2,1]' --backend cpu -q
+check perm-directed 0 'closed under inverses: no' -- "$kedr" cayley 'perm:5:(1 2 3 4 5),(1 2)' --backend cpu -q
+check perm-order 0 'order +120' -- "$kedr" cayley 'perm:5:(1 2 3 4 5),(1 2)' --backend cpu -q
+printf '(1 2 3 4 5)\n# a comment\n(1 2)\n' >"$tmp/gens.txt"
+check perm-file 0 'elements reached +120 of 120' -- "$kedr" cayley "perm:5:@$tmp/gens.txt" --backend cpu -q
+printf '(1 2)\n[1,2]\n' >"$tmp/bad.txt"
+check perm-file-bad 2 "bad.txt:2: generator 2 '\\[1,2\\]': 2 images, expected 5" -- \
+  "$kedr" cayley "perm:5:@$tmp/bad.txt"
+check perm-missing-file 2 'cannot read the generator file' -- "$kedr" cayley "perm:5:@$tmp/none.txt"
+check perm-not-perm 2 "generator 1 '\\[1,1,2\\]': not a permutation: 1 appears twice" -- \
+  "$kedr" cayley 'perm:3:[1,1,2]'
+check perm-range 2 'point 9 is out of range 1..4' -- "$kedr" cayley 'perm:4:(1 9)'
+check perm-n 2 'with N from 1 to 16' -- "$kedr" cayley 'perm:20:(1 2)'
+check metric-not-cube 2 '--metric applies to cube2 only' -- "$kedr" cayley pancake:4 --metric qtm
+check bad-metric 2 '--metric stm: expected htm or qtm' -- "$kedr" cayley cube2 --metric stm
+check bad-mode 2 '--mode fast: expected auto, dense or sparse' -- "$kedr" cayley pancake:4 --mode fast
+check dense-cube 1 'no ranking for dense mode' -- "$kedr" cayley cube2 --mode dense --backend cpu
+check sparse-too-big 1 'in sparse mode' -- "$kedr" cayley cube2 --backend cpu --memory-limit 1K
+
 finish test_cayley

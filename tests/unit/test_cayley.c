@@ -527,7 +527,7 @@ static void check_errors_and_options(kedr_ctx *ctx)
 
     size_t need = kedr_cayley_dense_bytes(g);
     TU_CHECK(need == 3 * ((40320 + 127) / 128 * 16), "pancake:8 needs %zu bytes", need);
-    kedr_cayley_options opt = {need - 1, NULL, NULL};
+    kedr_cayley_options opt = {need - 1, NULL, NULL, KEDR_CAYLEY_AUTO};
     memset(&r, TU_POISON_BYTE, sizeof r);
     kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);
     TU_CHECK(s == KEDR_ERR_NOMEM && strstr(kedr_last_error(), "pancake:8 needs") &&

@@ -1,0 +1,405 @@
+/* Sparse breadth-first search, for groups far smaller than the ambient S_n (cpu version and
+ * the search itself, which runs on either back end through the primitives).
+ *
+ * States are u64 (sparse.h) and each layer is a sorted array of states in the context's memory.
+ * A level takes the layer L_s in chunks; for each chunk it
+ *   1. expands: the chunk's neighbours, chunk size x generators states;
+ *   2. sorts them (kedr_sort_keys, u64, only the bits a state uses);
+ *   3. flags the first of each run of equal states that is in none of: L_{s-1}, L_s and the part
+ *      of L_{s+1} already found, when the generating set is closed under inverses (the
+ *      neighbours of L_s then lie in L_{s-1}, L_s or L_{s+1}); otherwise every visited state
+ *      (kept as one sorted array, merged with each new layer) and that part of L_{s+1};
+ *   4. selects the flagged states (kedr_select_flagged) and merges them into L_{s+1}.
+ * Memory (bytes), for a layer of m states, g generators and a chunk of c states, at most
+ *   8 (|L_{s-1}| + m) + 16 min(m g, |G| - reached) + 41 c g
+ * (the next layer and a merge target; per candidate: two sort buffers, a flag, the selection
+ * and a share of the next layer), plus 8 (2 visited + next) when the set is not inverse-closed;
+ * the primitives' scratch (the radix sort's) comes on top. c is the whole layer when that fits
+ * the memory limit, otherwise as much as fits. */
+#include "sparse.h"
+#include "dense.h"
+#include "core/internal.h"
+#include "kedr/prim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Per candidate: sort input and output, flag, selected copy, and a share of the next layer and
+ * the merge target (plan_level). */
+#define CANDIDATE_BYTES 41
+/* Below this many items a loop runs on one thread. */
+#define CPU_PARALLEL_ITEMS 16384
+
+/* A growable array of states in the context's memory. */
+typedef struct {
+    uint64_t *p;
+    size_t n, cap;
+} svec;
+
+/* Makes room for cap states; the contents are lost when it has to grow. */
+static kedr_status svec_reserve(kedr_ctx *ctx, svec *v, size_t cap)
+{
+    if (v->cap >= cap)
+        return KEDR_OK;
+    kedr_free(ctx, v->p);
+    v->p = NULL;
+    v->cap = 0;
+    KEDR_TRY(kedr_alloc(ctx, (void **)&v->p, cap * sizeof(uint64_t)));
+    v->cap = cap;
+    return KEDR_OK;
+}
+
+static void svec_release(kedr_ctx *ctx, svec *v)
+{
+    kedr_free(ctx, v->p);
+    memset(v, 0, sizeof *v);
+}
+
+static void svec_swap(svec *a, svec *b)
+{
+    svec t = *a;
+    *a = *b;
+    *b = t;
+}
+
+static kedr_status expand(kedr_ctx *ctx, const kedr_cayley_group *g, const uint64_t *layer,
+                          size_t n, uint64_t *out)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return cayley_sparse_expand_cuda(ctx, g, layer, n, out);
+#endif
+    int ngens = g->ngens;
+    long long total = (long long)n;
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) \
+    if (total * ngens > CPU_PARALLEL_ITEMS)
+    for (long long i = 0; i < total; i++)
+        for (int k = 0; k < ngens; k++)
+            out[(size_t)i * (size_t)ngens + (size_t)k] = cayley_sparse_neighbour(g, layer[i], k);
+    return KEDR_OK;
+}
+
+static kedr_status flag(kedr_ctx *ctx, const uint64_t *cand, size_t n, const cayley_sparse_sets *s,
+                        uint8_t *flags)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return cayley_sparse_flag_cuda(ctx, cand, n, s, flags);
+#endif
+    long long total = (long long)n;
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) \
+    if (total > CPU_PARALLEL_ITEMS)
+    for (long long i = 0; i < total; i++)
+        flags[i] = cayley_sparse_flag(cand, (size_t)i, s);
+    return KEDR_OK;
+}
+
+/* out = the sorted union of the disjoint sorted arrays a and b: each element goes to its index
+ * plus the number of elements of the other array below it. */
+static kedr_status merge(kedr_ctx *ctx, const uint64_t *a, size_t na, const uint64_t *b,
+                         size_t nb, uint64_t *out)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return cayley_sparse_merge_cuda(ctx, a, na, b, nb, out);
+#endif
+    long long total = (long long)(na + nb);
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) \
+    if (total > CPU_PARALLEL_ITEMS)
+    for (long long t = 0; t < total; t++) {
+        size_t i = (size_t)t;
+        if (i < na)
+            out[i + cayley_sparse_rank_in(b, nb, a[i])] = a[i];
+        else
+            out[i - na + cayley_sparse_rank_in(a, na, b[i - na])] = b[i - na];
+    }
+    return KEDR_OK;
+}
+
+/* Bits of the key that a state can use, for the radix sort. */
+static int state_bits(const kedr_cayley_group *g)
+{
+    if (g->kind == KEDR_CAYLEY_PERM_SUBGROUP)
+        return 4 * g->n;
+    if (g->kind == KEDR_CAYLEY_CUBE2)
+        return 8 * CAYLEY_CUBE2_CORNERS;
+    int bits = 1;
+    while (bits < 64 && (g->order - 1) >> bits)
+        bits++;
+    return bits;
+}
+
+kedr_status cayley_sparse_chosen(const kedr_cayley_group *g, const kedr_cayley_options *opt,
+                                 int *sparse)
+{
+    kedr_cayley_mode mode = opt ? opt->mode : KEDR_CAYLEY_AUTO;
+    int sparse_kind = g->kind == KEDR_CAYLEY_PERM_SUBGROUP || g->kind == KEDR_CAYLEY_CUBE2;
+    if (mode != KEDR_CAYLEY_AUTO && mode != KEDR_CAYLEY_DENSE && mode != KEDR_CAYLEY_SPARSE)
+        return kedr_fail(KEDR_ERR_INVALID,
+                         "kedr_cayley_growth: opt->mode is %d, expected AUTO, DENSE or SPARSE",
+                         (int)mode);
+    if (mode == KEDR_CAYLEY_DENSE && sparse_kind)
+        return kedr_fail(KEDR_ERR_INVALID,
+                         "kedr_cayley_growth: %s has no ranking for dense mode: use sparse mode",
+                         g->spec);
+    *sparse = mode == KEDR_CAYLEY_SPARSE || (mode == KEDR_CAYLEY_AUTO && sparse_kind);
+    return KEDR_OK;
+}
+
+static kedr_status memory_limit(kedr_ctx *ctx, const kedr_cayley_options *opt, size_t *limit,
+                                const char **where)
+{
+    if (opt && opt->memory_limit) {
+        *limit = opt->memory_limit;
+        *where = "memory allowed by the limit";
+        return KEDR_OK;
+    }
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx)) {
+        *where = "GPU memory free";
+        return cayley_cuda_free_memory(ctx, limit);
+    }
+#else
+    (void)ctx;
+#endif
+    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    *limit = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
+    *where = "host memory free";
+    return KEDR_OK;
+}
+
+typedef struct {
+    kedr_ctx *ctx;
+    const kedr_cayley_group *g;
+    int closed;
+    svec prev, cur, next, visited, merged; /* merged: merge target */
+    svec cand, sorted, piece;              /* chunk buffers */
+    uint8_t *flags;
+    size_t flags_cap;
+    size_t limit;
+    int strict; /* the limit was given: keep below it at every step */
+    const char *limit_where;
+    size_t peak;
+} sparse_search;
+
+static size_t held_bytes(const sparse_search *S)
+{
+    return 8 * (S->prev.cap + S->cur.cap + S->next.cap + S->visited.cap + S->merged.cap +
+                S->cand.cap + S->sorted.cap + S->piece.cap) + S->flags_cap;
+}
+
+static void release_all(sparse_search *S)
+{
+    svec *all[] = {&S->prev, &S->cur, &S->next, &S->visited, &S->merged, &S->cand, &S->sorted,
+                   &S->piece};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        svec_release(S->ctx, all[i]);
+    kedr_free(S->ctx, S->flags);
+    S->flags = NULL;
+    S->flags_cap = 0;
+}
+
+/* Merges b into a (a and b disjoint), through the merge target. */
+static kedr_status merge_into(sparse_search *S, svec *a, const svec *b)
+{
+    KEDR_TRY(svec_reserve(S->ctx, &S->merged, a->n + b->n));
+    KEDR_TRY(merge(S->ctx, a->p, a->n, b->p, b->n, S->merged.p));
+    S->merged.n = a->n + b->n;
+    svec_swap(a, &S->merged);
+    return KEDR_OK;
+}
+
+/* Drops the buffers a level only uses inside itself (their capacities are those of earlier
+ * levels), so that what the level holds is what plan_level counted. */
+static void release_level_buffers(sparse_search *S)
+{
+    svec *bufs[] = {&S->next, &S->merged, &S->cand, &S->sorted, &S->piece};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        svec_release(S->ctx, bufs[i]);
+    kedr_free(S->ctx, S->flags);
+    S->flags = NULL;
+    S->flags_cap = 0;
+}
+
+/* The chunk size for level s, or KEDR_ERR_NOMEM saying what the level needs. Counted: the
+ * arrays kept between levels at their capacity; the next layer and the merge target, each at
+ * most the bound on the next layer plus a chunk's candidates; per candidate its two sort
+ * buffers, flag and selected copy; without inverse closure, the merge of visited and next. */
+static kedr_status plan_level(sparse_search *S, int s, uint64_t remaining, size_t *chunk)
+{
+    const kedr_cayley_group *g = S->g;
+    size_t m = S->cur.n, ngens = (size_t)g->ngens;
+    uint64_t bound = m > remaining / ngens ? remaining : m * ngens;
+    double fixed = 8.0 * ((double)S->prev.cap + (double)S->cur.cap + (double)S->visited.cap) +
+                   16.0 * (double)bound;
+    if (!S->closed)
+        fixed += 8.0 * ((double)S->visited.n + (double)bound);
+    double per = (double)CANDIDATE_BYTES * (double)ngens;
+    double room = (double)S->limit - fixed;
+    double c = room > 0 ? room / per : 0;
+    if (c >= 1) {
+        *chunk = c >= (double)m ? m : (size_t)c;
+        if (S->strict || *chunk < m)
+            release_level_buffers(S);
+        return KEDR_OK;
+    }
+    char need_s[32], limit_s[32];
+    kedr_format_bytes(fixed + per, need_s, sizeof need_s);
+    kedr_format_bytes((double)S->limit, limit_s, sizeof limit_s);
+    return kedr_fail(KEDR_ERR_NOMEM,
+                     "%s: level %d needs at least %s in sparse mode (layer of %zu states, "
+                     "%zu generators), more than the %s of %s",
+                     g->spec, s, need_s, m, ngens, limit_s, S->limit_where);
+}
+
+/* One level: S->next = the states at distance s + 1 (sorted). */
+static kedr_status level(sparse_search *S, size_t chunk)
+{
+    kedr_ctx *ctx = S->ctx;
+    size_t ngens = (size_t)S->g->ngens, m = S->cur.n, most = chunk * ngens;
+    int bits = state_bits(S->g);
+    KEDR_TRY(svec_reserve(ctx, &S->cand, most));
+    KEDR_TRY(svec_reserve(ctx, &S->sorted, most));
+    if (S->flags_cap < most) {
+        kedr_free(ctx, S->flags);
+        S->flags = NULL;
+        S->flags_cap = 0;
+        KEDR_TRY(kedr_alloc(ctx, (void **)&S->flags, most));
+        S->flags_cap = most;
+    }
+    S->next.n = 0;
+    for (size_t off = 0; off < m; off += chunk) {
+        size_t c = m - off < chunk ? m - off : chunk, n = c * ngens;
+        /* piece may hold the buffer of next after a swap */
+        KEDR_TRY(svec_reserve(ctx, &S->piece, n));
+        KEDR_TRY(expand(ctx, S->g, S->cur.p + off, c, S->cand.p));
+        KEDR_TRY(kedr_sort_keys(ctx, KEDR_U64, S->cand.p, S->sorted.p, n, 0, bits));
+        cayley_sparse_sets sets;
+        memset(&sets, 0, sizeof sets);
+        if (S->closed) {
+            sets.a[0] = S->prev.p;
+            sets.n[0] = S->prev.n;
+            sets.a[1] = S->cur.p;
+            sets.n[1] = S->cur.n;
+        } else {
+            sets.a[0] = S->visited.p;
+            sets.n[0] = S->visited.n;
+        }
+        sets.a[2] = S->next.p;
+        sets.n[2] = S->next.n;
+        KEDR_TRY(flag(ctx, S->sorted.p, n, &sets, S->flags));
+        size_t kept = 0;
+        KEDR_TRY(kedr_select_flagged(ctx, 8, S->sorted.p, S->flags, S->piece.p, n, &kept));
+        S->piece.n = kept;
+        if (S->next.n == 0)
+            svec_swap(&S->next, &S->piece);
+        else if (kept)
+            KEDR_TRY(merge_into(S, &S->next, &S->piece));
+        size_t held = held_bytes(S);
+        if (held > S->peak)
+            S->peak = held;
+    }
+    return KEDR_OK;
+}
+
+static kedr_status push(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f)
+{
+    if (*len == *cap) {
+        size_t ncap = *cap ? 2 * *cap : 64;
+        uint64_t *p = realloc(res->growth, ncap * sizeof *p);
+        if (!p)
+            return kedr_fail(KEDR_ERR_NOMEM, "kedr_cayley_growth: out of host memory for %zu levels",
+                             ncap);
+        res->growth = p;
+        *cap = ncap;
+    }
+    res->growth[(*len)++] = f;
+    return KEDR_OK;
+}
+
+static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr_cayley_result *res)
+{
+    const kedr_cayley_group *g = S->g;
+    kedr_ctx *ctx = S->ctx;
+    size_t len = 0, cap = 0;
+    double t0 = kedr_wall_seconds();
+    uint64_t id = cayley_sparse_identity(g);
+    KEDR_TRY(svec_reserve(ctx, &S->cur, 1));
+    KEDR_TRY(kedr_upload(ctx, S->cur.p, &id, sizeof id));
+    S->cur.n = 1;
+    if (!S->closed) {
+        KEDR_TRY(svec_reserve(ctx, &S->visited, 1));
+        KEDR_TRY(kedr_upload(ctx, S->visited.p, &id, sizeof id));
+        S->visited.n = 1;
+    }
+    KEDR_TRY(push(res, &len, &cap, 1));
+    res->reached = 1;
+    double weighted = 0;
+    kedr_cayley_level lv = {0, 1, 1, 0, 0, 0, held_bytes(S)};
+    if (opt && opt->on_level)
+        opt->on_level(&lv, opt->user);
+    for (int s = 1; g->ngens > 0; s++) {
+        double t = kedr_wall_seconds();
+        size_t chunk = 0;
+        KEDR_TRY(plan_level(S, s, g->order - res->reached, &chunk));
+        KEDR_TRY(level(S, chunk));
+        uint64_t count = S->next.n;
+        if (count == 0)
+            break;
+        if (count > g->order - res->reached)
+            return kedr_fail(KEDR_ERR_INVALID,
+                             "kedr_cayley_growth: internal error: level %d of %s found %llu new "
+                             "states with only %llu left", s, g->spec, (unsigned long long)count,
+                             (unsigned long long)(g->order - res->reached));
+        lv.edge_visits = (double)S->cur.n * g->ngens;
+        if (S->closed) {
+            svec_swap(&S->prev, &S->cur); /* prev <- L_s, cur <- L_{s+1}, next <- old L_{s-1} */
+            svec_swap(&S->cur, &S->next);
+        } else {
+            KEDR_TRY(merge_into(S, &S->visited, &S->next));
+            svec_swap(&S->cur, &S->next);
+        }
+        size_t held = held_bytes(S);
+        if (held > S->peak)
+            S->peak = held;
+        KEDR_TRY(push(res, &len, &cap, count));
+        res->diameter = s;
+        res->reached += count;
+        weighted += (double)s * (double)count;
+        lv.level = s;
+        lv.new_elements = count;
+        lv.reached = res->reached;
+        lv.memory_bytes = S->peak;
+        double now = kedr_wall_seconds();
+        lv.seconds = now - t0;
+        lv.level_seconds = now - t;
+        if (opt && opt->on_level)
+            opt->on_level(&lv, opt->user);
+    }
+    res->seconds = kedr_wall_seconds() - t0;
+    res->average_distance = weighted / (double)res->reached;
+    res->edge_visits = (double)res->reached * g->ngens;
+    res->memory_bytes = S->peak;
+    return KEDR_OK;
+}
+
+kedr_status cayley_sparse_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
+                                 const kedr_cayley_options *opt, kedr_cayley_result *result)
+{
+    sparse_search S;
+    memset(&S, 0, sizeof S);
+    S.ctx = ctx;
+    S.g = g;
+    S.closed = g->inverse_closed;
+    KEDR_TRY(memory_limit(ctx, opt, &S.limit, &S.limit_where));
+    S.strict = opt && opt->memory_limit;
+    result->order = g->order;
+    result->mode = KEDR_CAYLEY_SPARSE;
+    kedr_status s = search(&S, opt, result);
+    release_all(&S);
+    if (s != KEDR_OK)
+        kedr_cayley_result_free(result);
+    return s;
+}
