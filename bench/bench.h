@@ -18,4 +18,20 @@ kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts);
 /* The names kedr_bench_prim knows, for --help and for checking --only. */
 extern const char *const kedr_bench_prim_names[];
 
+typedef struct {
+    const char *groups; /* group specs separated by spaces or ';' (a spec may hold commas), or
+                         * NULL for the back end's default list */
+    int repeats;        /* runs of a group taking under 2 s: the median is reported */
+    const char *json;   /* write results here as JSON, or NULL */
+} kedr_bench_cayley_opts;
+
+/* Times the dense search of each group on ctx: elements, levels, diameter, seconds, edge visits
+ * per second and modelled bytes moved against the measured copy bandwidth; prints a table and
+ * optionally writes JSON. */
+kedr_status kedr_bench_cayley(kedr_ctx *ctx, const kedr_bench_cayley_opts *opts);
+
+/* The default group lists, NULL-terminated: plain strings, so that groups can be added. */
+extern const char *const kedr_bench_cayley_cpu_groups[];
+extern const char *const kedr_bench_cayley_cuda_groups[];
+
 #endif

@@ -6,8 +6,8 @@
 #   OUT=/some/dir bench/gpu.sh test       build, test
 #   OUT=/some/dir bench/gpu.sh bench      build, bench
 #
-# $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json and
-# prim-cpu.json. A failed test does not stop the benchmarks; the exit status is non-zero when
+# $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json,
+# prim-cpu.json, cayley-cuda.json and cayley-cpu.json. A failed test does not stop the benchmarks; the exit status is non-zero when
 # the build, a test or a benchmark failed. About 5 minutes on one H100 with 16 cores.
 set -u -o pipefail
 
@@ -65,6 +65,12 @@ if has bench; then
         tee -a "$out/bench.log"
     rc=$?
     [ $bench_rc -ne 0 ] || bench_rc=$rc
+    # cayley: the dense search on both back ends (about a minute on one H100)
+    for b in cuda cpu; do
+        build/kedr bench cayley --backend $b --json "$out/cayley-$b.json" 2>&1 | tee -a "$out/bench.log"
+        rc=$?
+        [ $bench_rc -ne 0 ] || bench_rc=$rc
+    done
     echo "benchmarks took $((SECONDS - start)) s (exit $bench_rc)"
 fi
 
