@@ -28,6 +28,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +45,7 @@
 #define CK_SPEC 160
 #define CK_BLOCK ((size_t)1 << 20)
 #define CK_CHUNK ((size_t)64 << 20) /* bytes staged between the back end and the file */
-#define CK_MAX_LEVEL (1 << 24)
+#define CK_MAX_LEVEL INT_MAX
 
 static uint64_t mix64(uint64_t x)
 {
@@ -67,22 +68,27 @@ static uint64_t popcount64(uint64_t x)
  * their set bits to *bits. */
 static void ck_sum(uint64_t *sum, uint64_t *bits, const unsigned char *p, size_t bytes)
 {
-    long nblocks = (long)((bytes + CK_BLOCK - 1) / CK_BLOCK);
-    uint64_t hash[CK_CHUNK / CK_BLOCK], ones = 0;
+    enum { GROUP = 64 }; /* blocks hashed in parallel before their hashes are folded */
+    uint64_t hash[GROUP], ones = 0;
+    for (size_t at = 0; at < bytes; at += GROUP * CK_BLOCK) {
+        size_t left = bytes - at;
+        long nblocks = (long)(left >= GROUP * CK_BLOCK ? GROUP : (left + CK_BLOCK - 1) / CK_BLOCK);
 #pragma omp parallel for schedule(static) reduction(+ : ones) if (nblocks > 1)
-    for (long b = 0; b < nblocks; b++) {
-        size_t lo = (size_t)b * CK_BLOCK, hi = lo + CK_BLOCK < bytes ? lo + CK_BLOCK : bytes;
-        uint64_t h = 0xcbf29ce484222325ull;
-        for (size_t i = lo; i < hi; i += 8) {
-            uint64_t w;
-            memcpy(&w, p + i, 8);
-            h = (h ^ w) * 0x100000001b3ull;
-            ones += popcount64(w);
+        for (long b = 0; b < nblocks; b++) {
+            size_t lo = at + (size_t)b * CK_BLOCK;
+            size_t hi = bytes - lo > CK_BLOCK ? lo + CK_BLOCK : bytes;
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (size_t i = lo; i < hi; i += 8) {
+                uint64_t w;
+                memcpy(&w, p + i, 8);
+                h = (h ^ w) * 0x100000001b3ull;
+                ones += popcount64(w);
+            }
+            hash[b] = h;
         }
-        hash[b] = h;
+        for (long b = 0; b < nblocks; b++)
+            *sum = mix64(*sum ^ hash[b]);
     }
-    for (long b = 0; b < nblocks; b++)
-        *sum = mix64(*sum ^ hash[b]);
     *bits += ones;
 }
 
@@ -226,7 +232,7 @@ static kedr_status check_header(const cayley_dense *d, const char *path, const u
                          "%llu)", path, (unsigned long long)get64(h + 184),
                          (unsigned long long)g->order);
     uint32_t lv = get32(h + 180), flags = get32(h + 12);
-    if (lv >= CK_MAX_LEVEL || flags > 1 || get64(h + 200) != 0)
+    if (lv >= (uint32_t)CK_MAX_LEVEL || flags > 1 || get64(h + 200) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (level or flags out of range)",
                          path);
     long long expect = CK_HEADER + 8 * ((long long)lv + 1) + 2 * (long long)d->bitmap_bytes + 8;

@@ -670,6 +670,34 @@ static void check_resume(kedr_ctx **ctxs, int nctx)
     }
 }
 
+/* A directed ring of 140000 elements: F(s) = 1 for s < 140000, more than 1 MiB of F in the
+ * checkpoint (more than one checksum block). */
+static void check_long_resume(kedr_ctx **ctxs, int nctx)
+{
+    kedr_cayley_group *g = NULL;
+    TU_OK(kedr_cayley_parse("abelian:140000", 0, &g));
+    if (!g)
+        return;
+    kedr_cayley_result part, rest;
+    kedr_status st = run_ck(ctxs[0], g, ck_path, 1e9, NULL, 139000, &part);
+    TU_CHECK(st == KEDR_OK && part.diameter == 139000 && !part.complete, "abelian:140000 to 139000: %s",
+             kedr_last_error());
+    if (st == KEDR_OK)
+        kedr_cayley_result_free(&part);
+    for (int b = 0; b < nctx; b++) {
+        st = run_ck(ctxs[b], g, NULL, 0, ck_path, 0, &rest);
+        int ok = st == KEDR_OK && rest.complete && rest.diameter == 139999 &&
+                 rest.reached == 140000 && rest.resumed_from == 139000;
+        for (int s = 0; ok && s <= rest.diameter; s++)
+            ok = rest.growth[s] == 1;
+        TU_CHECK(ok, "abelian:140000 resumed on %s: %s", kedr_backend_name(kedr_ctx_backend(ctxs[b])),
+                 st == KEDR_OK ? "another growth function" : kedr_last_error());
+        if (st == KEDR_OK)
+            kedr_cayley_result_free(&rest);
+    }
+    kedr_cayley_group_free(g);
+}
+
 static unsigned char *read_all(const char *path, size_t *size)
 {
     FILE *f = fopen(path, "rb");
@@ -816,6 +844,7 @@ int main(void)
     snprintf(ck_path, sizeof ck_path, "%s/kedr_test_cayley_%d.ckpt", dir, (int)getpid());
     snprintf(ck_other, sizeof ck_other, "%s/kedr_test_cayley_%d_bad.ckpt", dir, (int)getpid());
     check_resume(ctxs, nb);
+    check_long_resume(ctxs, nb);
     for (int b = 0; b < nb; b++)
         check_bad_checkpoints(ctxs[b]);
     remove(ck_path);
