@@ -55,6 +55,8 @@ static void progress(const kedr_cayley_level *lv, void *user)
                     "visits/s, memory %s\n",
             lv->level, (unsigned long long)lv->new_elements, (unsigned long long)lv->reached,
             100.0 * (double)lv->reached / (double)g->order, lv->seconds, rate, mem);
+    if (lv->checkpointed)
+        fprintf(stderr, "kedr cayley: level %d saved to the checkpoint\n", lv->level);
 }
 
 static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r, kedr_ctx *ctx)
@@ -241,6 +243,9 @@ int cmd_cayley(int argc, char **argv)
             fprintf(stderr, "kedr %s: --csv %s: cannot write the file\n", cmd, csv);
             code = CLI_EXIT_FAIL;
         }
+        if (r.complete && opt.checkpoint_path && !quiet)
+            fprintf(stderr, "kedr %s: the ended search saved to the checkpoint %s\n", cmd,
+                    opt.checkpoint_path);
         if (!r.complete && opt.checkpoint_path)
             fprintf(stderr, "kedr %s: continue with --resume %s\n", cmd, opt.checkpoint_path);
         /* last: the plot needs an optional library, and its failure must not cost the rest */

@@ -95,6 +95,7 @@ typedef struct {
     double level_seconds;  /* spent on this level */
     double edge_visits;    /* products computed for this level (F(s-1) * generators) */
     size_t memory_bytes;   /* held by the search */
+    int checkpointed;      /* a checkpoint was written at the end of this level */
 } kedr_cayley_level;
 
 typedef struct {

@@ -185,11 +185,13 @@ static kedr_status push(kedr_cayley_result *res, size_t *len, size_t *cap, uint6
     return KEDR_OK;
 }
 
-/* Writes a checkpoint when one is asked for and due (or `force`); *last is when the last was. */
+/* Writes a checkpoint when one is asked for and due (or `force`); *last is when the last was,
+ * *written says whether this call wrote one. */
 static kedr_status maybe_checkpoint(cayley_dense *d, const kedr_cayley_options *opt,
                                     const kedr_cayley_result *res, int complete, int force,
-                                    double *last)
+                                    double *last, int *written)
 {
+    *written = 0;
     if (!opt || !opt->checkpoint_path)
         return KEDR_OK;
     double now = kedr_wall_seconds();
@@ -198,6 +200,7 @@ static kedr_status maybe_checkpoint(cayley_dense *d, const kedr_cayley_options *
     KEDR_TRY(cayley_checkpoint_write(d, opt->checkpoint_path, res->growth, res->diameter,
                                      complete));
     *last = kedr_wall_seconds();
+    *written = 1;
     return KEDR_OK;
 }
 
@@ -215,10 +218,12 @@ static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_
         weighted += (double)s * (double)res->growth[s];
     }
     kedr_cayley_level lv = {res->diameter, res->growth[res->diameter], res->reached, 0, 0, 0,
-                            res->memory_bytes};
+                            res->memory_bytes, 0};
     if (res->resumed_from < 0 && opt && opt->on_level)
         opt->on_level(&lv, opt->user);
-    /* a checkpoint of an ended search has nothing left to expand */
+    /* a checkpoint of an ended search has nothing left to expand; it is still written out */
+    if (res->complete)
+        KEDR_TRY(maybe_checkpoint(d, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
     for (int s = res->diameter + 1; !res->complete && (max_levels <= 0 || s <= max_levels); s++) {
         double t = kedr_wall_seconds();
         uint64_t count = 0;
@@ -226,7 +231,7 @@ static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_
         res->edge_visits += (double)res->growth[s - 1] * g->ngens;
         if (count == 0) {
             res->complete = 1;
-            KEDR_TRY(maybe_checkpoint(d, opt, res, 1, 1, &last_checkpoint));
+            KEDR_TRY(maybe_checkpoint(d, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
             break;
         }
         if (count > g->order - res->reached) /* would otherwise never end */
@@ -246,7 +251,8 @@ static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_
         lv.seconds = now - t0;
         lv.level_seconds = now - t;
         /* the last level of a run stopped by max_levels is always written */
-        KEDR_TRY(maybe_checkpoint(d, opt, res, 0, s == max_levels, &last_checkpoint));
+        KEDR_TRY(maybe_checkpoint(d, opt, res, 0, s == max_levels, &last_checkpoint,
+                                  &lv.checkpointed));
         if (opt && opt->on_level)
             opt->on_level(&lv, opt->user);
     }
@@ -281,7 +287,7 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     if (g->order == 0 || g->ngens < 0 || g->ngens > KEDR_CAYLEY_MAX_GENERATORS)
         return kedr_fail(KEDR_ERR_INVALID,
                          "kedr_cayley_growth: g is not a group made by kedr_cayley_parse");
-    if (opt && (opt->checkpoint_every < 0 || opt->max_levels < 0))
+    if (opt && (!(opt->checkpoint_every >= 0) || opt->max_levels < 0))
         return kedr_fail(KEDR_ERR_INVALID,
                          "kedr_cayley_growth: checkpoint_every %g, max_levels %d: expected both >= 0",
                          opt->checkpoint_every, opt->max_levels);

@@ -68,6 +68,11 @@ done
 check ck-every 0 'diameter +8' -- \
   "$kedr" cayley pancake:7 --backend cpu -q --checkpoint "$tmp/every.ckpt" --checkpoint-every 0
 check ck-ended 0 'diameter +8' -- "$kedr" cayley pancake:7 --backend cpu -q --resume "$tmp/every.ckpt"
+check ck-progress 0 'level 3 saved to the checkpoint' -- \
+  "$kedr" cayley pancake:7 --backend cpu --max-levels 3 --checkpoint "$tmp/progress.ckpt"
+check ck-copy 0 'ended search saved to the checkpoint .*copy.ckpt' -- \
+  "$kedr" cayley pancake:7 --backend cpu --resume "$tmp/every.ckpt" --checkpoint "$tmp/copy.ckpt"
+if cmp -s "$tmp/every.ckpt" "$tmp/copy.ckpt"; then pass; else fail "ck-copy: another file"; fi
 check ck-other-group 1 'made for group pancake:7, not star:7' -- \
   "$kedr" cayley star:7 --backend cpu -q --resume "$tmp/p7.ckpt"
 check ck-inverses 1 'made without --inverses' -- \
