@@ -296,7 +296,9 @@ kedr_status kedr_bench_cayley(kedr_ctx *ctx, const kedr_bench_cayley_opts *opts)
     for (int i = 0; i < ngroups; i++) {
         kedr_cayley_group *g = NULL;
         if (kedr_cayley_parse(specs[i], 0, &g) != KEDR_OK) {
-            kedr_status s = kedr_fail(KEDR_ERR_INVALID, "--groups: %s", kedr_last_error());
+            char why[320]; /* kedr_fail must not format from its own message buffer */
+            snprintf(why, sizeof why, "%s", kedr_last_error());
+            kedr_status s = kedr_fail(KEDR_ERR_INVALID, "--groups: %s", why);
             free(list);
             return s;
         }

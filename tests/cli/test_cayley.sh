@@ -105,4 +105,23 @@ else
   fail "plot: exit $rc, $(head -c 600 "$tmp/plot.out")"
 fi
 
+# kedr bench cayley on small groups: the table, and JSON with the growth facts
+check bench 0 'abelian:4,4 +16 +7 +6' -- "$kedr" bench cayley --backend cpu --repeats 1 \
+  --groups 'pancake:6 abelian:4,4' --json "$tmp/bench.json"
+if python3 - "$tmp/bench.json" <<'PY' 2>"$tmp/err"; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["suite"] == "cayley" and d["backend"] == "cpu" and d["copy_gbps"] > 0, d
+p, a = d["results"]
+assert p["group"] == "pancake:6" and p["elements"] == 720 and p["diameter"] == 7, p
+assert p["edge_visits"] == 720 * 5 and p["edge_visits_per_s"] > 0 and p["status"] == "ok", p
+assert a["group"] == "abelian:4,4" and a["levels"] == 7 and a["frac_copy"] > 0, a
+PY
+  pass
+else
+  fail "bench json: $(cat "$tmp/err")"
+fi
+check bench-bad-group 2 'pancake:99' -- "$kedr" bench cayley --backend cpu --groups 'pancake:99'
+check bench-help 0 'burnt-pancake:10' -- "$kedr" bench cayley --help
+
 finish test_cayley
