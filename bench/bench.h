@@ -28,4 +28,20 @@ typedef struct {
  * and both seed 003 cases; particle-steps/s, stage breakdown and bytes per particle. */
 kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *opts);
 
+typedef struct {
+    const char *groups; /* group specs separated by spaces or ';' (a spec may hold commas), or
+                         * NULL for the back end's default list */
+    int repeats;        /* runs of a group taking under 2 s: the median is reported */
+    const char *json;   /* write results here as JSON, or NULL */
+} kedr_bench_cayley_opts;
+
+/* Times the dense search of each group on ctx: elements, levels, diameter, seconds, edge visits
+ * per second and modelled bytes moved against the measured copy bandwidth; prints a table and
+ * optionally writes JSON. */
+kedr_status kedr_bench_cayley(kedr_ctx *ctx, const kedr_bench_cayley_opts *opts);
+
+/* The default group lists, NULL-terminated: plain strings, so that groups can be added. */
+extern const char *const kedr_bench_cayley_cpu_groups[];
+extern const char *const kedr_bench_cayley_cuda_groups[];
+
 #endif

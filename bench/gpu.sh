@@ -7,8 +7,9 @@
 #   OUT=/some/dir bench/gpu.sh bench      build, bench
 #
 # $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json,
-# prim-cpu.json and dsmc-cuda.json. A failed test does not stop the benchmarks; the exit status
-# is non-zero when the build, a test or a benchmark failed. About 5 minutes on one H100 with 16 cores.
+# prim-cpu.json, dsmc-cuda.json, cayley-cuda.json and cayley-cpu.json. A failed test does not
+# stop the benchmarks; the exit status is non-zero when
+# the build, a test or a benchmark failed. About 5 minutes on one H100 with 16 cores.
 set -u -o pipefail
 
 out=${OUT:-gpu-out}
@@ -69,6 +70,12 @@ if has bench; then
     build/kedr bench dsmc --backend cuda --json "$out/dsmc-cuda.json" 2>&1 | tee -a "$out/bench.log"
     rc=$?
     [ $bench_rc -ne 0 ] || bench_rc=$rc
+    # cayley: the dense search on both back ends (about a minute on one H100)
+    for b in cuda cpu; do
+        build/kedr bench cayley --backend $b --json "$out/cayley-$b.json" 2>&1 | tee -a "$out/bench.log"
+        rc=$?
+        [ $bench_rc -ne 0 ] || bench_rc=$rc
+    done
     echo "benchmarks took $((SECONDS - start)) s (exit $bench_rc)"
 fi
 

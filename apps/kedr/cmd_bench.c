@@ -102,12 +102,60 @@ static int bench_dsmc(int argc, char **argv)
     return s == KEDR_OK ? 0 : CLI_EXIT_FAIL;
 }
 
+static void help_cayley(void)
+{
+    printf("usage: kedr bench cayley [options]\n\n"
+           "Times the dense breadth-first search of each group (median of the runs for groups\n"
+           "under 2 s, one run for bigger ones) and prints elements, levels, diameter, seconds,\n"
+           "edge visits per second, and modelled bytes moved against the copy bandwidth.\n\n"
+           "options:\n"
+           "  --groups LIST  group specs separated by spaces or ';' (default cpu:");
+    for (int i = 0; kedr_bench_cayley_cpu_groups[i]; i++)
+        printf(" %s", kedr_bench_cayley_cpu_groups[i]);
+    printf(";\n                 cuda:");
+    for (int i = 0; kedr_bench_cayley_cuda_groups[i]; i++)
+        printf(" %s", kedr_bench_cayley_cuda_groups[i]);
+    printf(")\n  --repeats R    runs of a group under 2 s (default 3, at most 16)\n"
+           "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
+}
+
+static int bench_cayley(int argc, char **argv)
+{
+    cli_common c = {KEDR_BACKEND_AUTO, 0};
+    kedr_bench_cayley_opts o = {NULL, 3, NULL};
+    const char *cmd = "bench cayley";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help_cayley();
+            return 0;
+        }
+        if (cli_common_option(argc, argv, &i, &c, cmd))
+            continue;
+        if (strncmp(a, "--groups", 8) == 0 && (a[8] == 0 || a[8] == '='))
+            o.groups = cli_value(argc, argv, &i, cmd);
+        else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
+            o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 16, "--repeats", cmd);
+        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+            o.json = cli_value(argc, argv, &i, cmd);
+        else
+            cli_usage_error(cmd, "unknown option '%s'", a);
+    }
+    kedr_ctx *ctx = cli_context(&c, cmd);
+    kedr_status s = kedr_bench_cayley(ctx, &o);
+    if (s != KEDR_OK)
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+    kedr_ctx_destroy(ctx);
+    return s == KEDR_OK ? 0 : s == KEDR_ERR_INVALID && o.groups ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         printf("usage: kedr bench <suite> [options]\n\nsuites:\n"
-               "  prim   parallel primitives against CUB\n"
-               "  dsmc   the DSMC simulator (particle-steps/s, stage breakdown)\n\n"
+               "  prim     parallel primitives against CUB\n"
+               "  dsmc     the DSMC simulator (particle-steps/s, stage breakdown)\n"
+               "  cayley   breadth-first search of Cayley graphs (kedr cayley)\n\n"
                "'kedr bench <suite> --help' describes a suite.\n");
         return argc < 2 ? CLI_EXIT_USAGE : 0;
     }
@@ -115,5 +163,7 @@ int cmd_bench(int argc, char **argv)
         return bench_prim(argc - 1, argv + 1);
     if (strcmp(argv[1], "dsmc") == 0)
         return bench_dsmc(argc - 1, argv + 1);
-    cli_usage_error("bench", "unknown suite '%s' (expected prim or dsmc)", argv[1]);
+    if (strcmp(argv[1], "cayley") == 0)
+        return bench_cayley(argc - 1, argv + 1);
+    cli_usage_error("bench", "unknown suite '%s' (expected prim, dsmc or cayley)", argv[1]);
 }

@@ -1,8 +1,11 @@
 /* kedr cayley GROUP: growth function, diameter and average distance of a Cayley graph. */
 #include "cli.h"
+#include "kedr/plot.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *cmd = "cayley";
 
@@ -33,11 +36,20 @@ static void help(void)
            "                       the ranked groups, to cross-check the two modes)\n"
            "  --json FILE          also write the results as JSON\n"
            "  --csv FILE           also write s, F(s) and the running total as CSV\n"
+           "  --plot FILE.png      also draw F(s) on a log scale as a PNG\n"
            "  --memory-limit SIZE  refuse runs needing more than SIZE bytes (e.g. 512M, 4G)\n"
+           "  --checkpoint FILE    save the search at level boundaries (atomically) so that\n"
+           "                       --resume can continue it after an interruption\n"
+           "  --checkpoint-every SECONDS  at most one checkpoint per SECONDS (default 600;\n"
+           "                       0: every level); the last level is always saved\n"
+           "  --resume FILE        continue from a checkpoint (of the same GROUP and\n"
+           "                       --inverses, written on any back end)\n"
+           "  --max-levels K       stop after level K (with --checkpoint: resume later)\n"
            "  -q, --quiet          no progress lines on stderr\n" CLI_COMMON_HELP
            "\nexamples:\n"
            "  kedr cayley pancake:11\n"
-           "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n");
+           "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n"
+           "  kedr cayley pancake:13 --checkpoint p13.ckpt   (later: --resume p13.ckpt)\n");
 }
 
 static void progress(const kedr_cayley_level *lv, void *user)
@@ -50,6 +62,8 @@ static void progress(const kedr_cayley_level *lv, void *user)
                     "visits/s, memory %s\n",
             lv->level, (unsigned long long)lv->new_elements, (unsigned long long)lv->reached,
             100.0 * (double)lv->reached / (double)g->order, lv->seconds, rate, mem);
+    if (lv->checkpointed)
+        fprintf(stderr, "kedr cayley: level %d saved to the checkpoint\n", lv->level);
 }
 
 static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r, kedr_ctx *ctx)
@@ -77,7 +91,13 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
         printf("%6d %20llu %20llu\n", s, (unsigned long long)r->growth[s],
                (unsigned long long)total);
     }
-    printf("\ndiameter           %d\n", r->diameter);
+    if (r->resumed_from >= 0)
+        printf("\nresumed            from level %d\n", r->resumed_from);
+    if (r->complete)
+        printf("\ndiameter           %d\n", r->diameter);
+    else
+        printf("\nstopped            after level %d (--max-levels); not the diameter\n",
+               r->diameter);
     printf("average distance   %.6f\n", r->average_distance);
     printf("elements reached   %llu of %llu\n", (unsigned long long)r->reached,
            (unsigned long long)g->order);
@@ -100,11 +120,43 @@ static int write_json(const char *path, const kedr_cayley_group *g, const kedr_c
             r->mode == KEDR_CAYLEY_SPARSE ? "sparse" : "dense");
     for (int s = 0; s <= r->diameter; s++)
         fprintf(f, "%s%llu", s ? ", " : "", (unsigned long long)r->growth[s]);
-    fprintf(f, "],\n  \"diameter\": %d,\n  \"average_distance\": %.17g,\n  \"reached\": %llu,\n",
-            r->diameter, r->average_distance, (unsigned long long)r->reached);
+    fprintf(f, "],\n  \"complete\": %s,\n  \"resumed_from\": ", r->complete ? "true" : "false");
+    if (r->resumed_from >= 0)
+        fprintf(f, "%d,\n  \"diameter\": ", r->resumed_from);
+    else
+        fprintf(f, "null,\n  \"diameter\": ");
+    if (r->complete)
+        fprintf(f, "%d", r->diameter);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\n  \"average_distance\": %.17g,\n  \"reached\": %llu,\n",
+            r->average_distance, (unsigned long long)r->reached);
     fprintf(f, "  \"edge_visits\": %.17g,\n  \"seconds\": %.6f,\n  \"memory_bytes\": %zu\n}\n",
             r->edge_visits, r->seconds, r->memory_bytes);
     return fclose(f) == 0;
+}
+
+/* F(s) on a log scale; prints the error and returns 0 when the plot cannot be made. */
+static int write_plot(const char *path, const kedr_cayley_group *g, const kedr_cayley_result *r)
+{
+    size_t n = (size_t)r->diameter + 1;
+    double *xy = malloc(2 * n * sizeof *xy);
+    if (!xy) {
+        fprintf(stderr, "kedr %s: --plot %s: out of host memory\n", cmd, path);
+        return 0;
+    }
+    for (size_t s = 0; s < n; s++) {
+        xy[s] = (double)s;
+        xy[n + s] = (double)r->growth[s];
+    }
+    char title[200];
+    snprintf(title, sizeof title, "growth of %s%s", g->spec, g->inverses ? " with inverses" : "");
+    kedr_plot_axes axes = {title, "distance s", "F(s)", 1};
+    kedr_status st = kedr_plot_series(path, &axes, n, xy, xy + n);
+    free(xy);
+    if (st != KEDR_OK)
+        fprintf(stderr, "kedr %s: --plot %s: %s\n", cmd, path, kedr_last_error());
+    return st == KEDR_OK;
 }
 
 static int write_csv(const char *path, const kedr_cayley_result *r)
@@ -132,9 +184,10 @@ static int is_option(const char *arg, const char *name)
 int cmd_cayley(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
-    const char *spec = NULL, *json = NULL, *csv = NULL, *metric = NULL;
+    const char *spec = NULL, *json = NULL, *csv = NULL, *plot = NULL, *metric = NULL;
     int inverses = 0, quiet = 0;
-    kedr_cayley_options opt = {0, progress, NULL, KEDR_CAYLEY_AUTO};
+    kedr_cayley_options opt = {.on_level = progress, .mode = KEDR_CAYLEY_AUTO,
+                               .checkpoint_every = 600};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -163,7 +216,19 @@ int cmd_cayley(int argc, char **argv)
                 opt.mode = KEDR_CAYLEY_SPARSE;
             else
                 cli_usage_error(cmd, "--mode %s: expected auto, dense or sparse", m);
-        } else if (is_option(a, "--memory-limit"))
+        } else if (is_option(a, "--plot"))
+            plot = cli_value(argc, argv, &i, cmd);
+        else if (is_option(a, "--checkpoint-every"))
+            opt.checkpoint_every = (double)cli_int(cli_value(argc, argv, &i, cmd), 0, 1000000000,
+                                                   "--checkpoint-every", cmd);
+        else if (is_option(a, "--checkpoint"))
+            opt.checkpoint_path = cli_value(argc, argv, &i, cmd);
+        else if (is_option(a, "--resume"))
+            opt.resume_path = cli_value(argc, argv, &i, cmd);
+        else if (is_option(a, "--max-levels"))
+            opt.max_levels = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 1 << 24,
+                                          "--max-levels", cmd);
+        else if (is_option(a, "--memory-limit"))
             opt.memory_limit = cli_size(cli_value(argc, argv, &i, cmd), "--memory-limit", cmd);
         else if (a[0] == '-' && a[1] != 0)
             cli_usage_error(cmd, "unknown option '%s'", a);
@@ -197,6 +262,9 @@ int cmd_cayley(int argc, char **argv)
     kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);
     if (s != KEDR_OK) {
         fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+        if (opt.checkpoint_path && access(opt.checkpoint_path, R_OK) == 0)
+            fprintf(stderr, "kedr %s: the last checkpoint %s is intact: continue with --resume %s\n",
+                    cmd, opt.checkpoint_path, opt.checkpoint_path);
         code = CLI_EXIT_FAIL;
     } else {
         print_table(g, &r, ctx);
@@ -208,6 +276,14 @@ int cmd_cayley(int argc, char **argv)
             fprintf(stderr, "kedr %s: --csv %s: cannot write the file\n", cmd, csv);
             code = CLI_EXIT_FAIL;
         }
+        if (r.complete && opt.checkpoint_path && !quiet)
+            fprintf(stderr, "kedr %s: the ended search saved to the checkpoint %s\n", cmd,
+                    opt.checkpoint_path);
+        if (!r.complete && opt.checkpoint_path)
+            fprintf(stderr, "kedr %s: continue with --resume %s\n", cmd, opt.checkpoint_path);
+        /* last: the plot needs an optional library, and its failure must not cost the rest */
+        if (plot && !write_plot(plot, g, &r))
+            code = CLI_EXIT_FAIL;
         kedr_cayley_result_free(&r);
     }
     kedr_ctx_destroy(ctx);

@@ -111,6 +111,7 @@ typedef struct {
     double level_seconds;  /* spent on this level */
     double edge_visits;    /* products computed for this level (F(s-1) * generators) */
     size_t memory_bytes;   /* held by the search */
+    int checkpointed;      /* a checkpoint was written at the end of this level */
 } kedr_cayley_level;
 
 typedef struct {
@@ -121,6 +122,19 @@ typedef struct {
     void (*on_level)(const kedr_cayley_level *level, void *user);
     void *user;
     kedr_cayley_mode mode; /* AUTO (0) by default */
+    /* Checkpoints (docs/cayley.md): when checkpoint_path is not NULL, the state of the search
+     * (F(0..s), the visited and frontier bitmaps) is written there at the end of a level when
+     * checkpoint_every seconds have passed since the last one (0: after every level), and
+     * always after the last level. The file is replaced atomically: a run that fails leaves the
+     * last checkpoint valid. KEDR_ERR_IO names the file when it cannot be written. */
+    const char *checkpoint_path;
+    double checkpoint_every;
+    /* Continue from this checkpoint (written on any back end) instead of from the identity.
+     * KEDR_ERR_IO when it cannot be read; KEDR_ERR_PARSE, naming the file and what is wrong,
+     * when it is truncated, corrupt (checksum), or for another group or generating set. */
+    const char *resume_path;
+    /* Stop after level max_levels (0: run to the end); the result then has complete = 0. */
+    int max_levels;
 } kedr_cayley_options;
 
 typedef struct {
@@ -129,10 +143,14 @@ typedef struct {
     int diameter;            /* D */
     uint64_t reached;        /* sum of F(s): equals order when S generates G */
     double average_distance; /* sum s F(s) / reached */
-    double edge_visits;      /* products computed: reached * generators */
-    double seconds;
+    double edge_visits;      /* products computed by this run (reached * generators when it ran
+                              * from the identity to the end) */
+    double seconds;          /* of this run, checkpoints included */
     size_t memory_bytes;     /* held by the search */
     kedr_cayley_mode mode;   /* the mode that ran: DENSE or SPARSE */
+    int complete;            /* 1: the search ran to the end; 0: it stopped at max_levels, and
+                              * growth, diameter, reached and average_distance cover F(0..level) */
+    int resumed_from;        /* the level of the checkpoint the run resumed from, or -1 */
 } kedr_cayley_result;
 
 /* Computes the growth function of g by a breadth-first search on ctx's back end: dense or

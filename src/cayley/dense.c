@@ -6,6 +6,7 @@
  * F(s+1) = popcount(next), and frontier and next swap (the sweep has already cleared the words
  * of frontier it read, so the new next starts at zero). Memory is 3 bits per element. */
 #include "cayley_elem.h"
+#include "checkpoint.h"
 #include "dense.h"
 #include "sparse.h"
 #include "core/internal.h"
@@ -185,23 +186,55 @@ static kedr_status push(kedr_cayley_result *res, size_t *len, size_t *cap, uint6
     return KEDR_OK;
 }
 
+/* Writes a checkpoint when one is asked for and due (or `force`); *last is when the last was,
+ * *written says whether this call wrote one. */
+static kedr_status maybe_checkpoint(cayley_dense *d, const kedr_cayley_options *opt,
+                                    const kedr_cayley_result *res, int complete, int force,
+                                    double *last, int *written)
+{
+    *written = 0;
+    if (!opt || !opt->checkpoint_path)
+        return KEDR_OK;
+    double now = kedr_wall_seconds();
+    if (!force && now - *last < opt->checkpoint_every)
+        return KEDR_OK;
+    KEDR_TRY(cayley_checkpoint_write(d, opt->checkpoint_path, res->growth, res->diameter,
+                                     complete));
+    *last = kedr_wall_seconds();
+    *written = 1;
+    return KEDR_OK;
+}
+
+/* Runs levels from the state in d, whose growth so far is res->growth[0..res->diameter]. */
 static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_cayley_result *res)
 {
     const kedr_cayley_group *g = d->g;
-    size_t len = 0, cap = 0;
-    double t0 = kedr_wall_seconds();
-    KEDR_TRY(push(res, &len, &cap, 1));
-    res->reached = 1;
+    size_t len = (size_t)res->diameter + 1, cap = len;
+    double t0 = kedr_wall_seconds(), last_checkpoint = t0;
+    int max_levels = opt ? opt->max_levels : 0;
     double weighted = 0; /* sum s F(s) */
-    kedr_cayley_level lv = {0, 1, 1, 0, 0, 0, res->memory_bytes};
-    if (opt && opt->on_level)
+    res->reached = 0;
+    for (int s = 0; s <= res->diameter; s++) {
+        res->reached += res->growth[s];
+        weighted += (double)s * (double)res->growth[s];
+    }
+    kedr_cayley_level lv = {res->diameter, res->growth[res->diameter], res->reached, 0, 0, 0,
+                            res->memory_bytes, 0};
+    if (res->resumed_from < 0 && opt && opt->on_level)
         opt->on_level(&lv, opt->user);
-    for (int s = 1;; s++) {
+    /* a checkpoint of an ended search has nothing left to expand; it is still written out */
+    if (res->complete)
+        KEDR_TRY(maybe_checkpoint(d, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
+    for (int s = res->diameter + 1; !res->complete && (max_levels <= 0 || s <= max_levels); s++) {
         double t = kedr_wall_seconds();
         uint64_t count = 0;
         KEDR_TRY(dense_level(d, res->growth[s - 1], &count));
-        if (count == 0)
+        res->edge_visits += (double)res->growth[s - 1] * g->ngens;
+        if (count == 0) {
+            res->complete = 1;
+            KEDR_TRY(maybe_checkpoint(d, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
             break;
+        }
         if (count > g->order - res->reached) /* would otherwise never end */
             return kedr_fail(KEDR_ERR_INVALID,
                              "kedr_cayley_growth: internal error: level %d of %s found %llu new "
@@ -218,13 +251,31 @@ static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_
         double now = kedr_wall_seconds();
         lv.seconds = now - t0;
         lv.level_seconds = now - t;
+        /* the last level of a run stopped by max_levels is always written */
+        KEDR_TRY(maybe_checkpoint(d, opt, res, 0, s == max_levels, &last_checkpoint,
+                                  &lv.checkpointed));
         if (opt && opt->on_level)
             opt->on_level(&lv, opt->user);
     }
     res->seconds = kedr_wall_seconds() - t0;
     res->average_distance = weighted / (double)res->reached;
-    res->edge_visits = (double)res->reached * g->ngens;
     return KEDR_OK;
+}
+
+/* The starting state: the identity alone, or the checkpoint resumed from. */
+static kedr_status start(cayley_dense *d, const kedr_cayley_options *opt, kedr_cayley_result *res)
+{
+    res->resumed_from = -1;
+    if (opt && opt->resume_path) {
+        int level = 0;
+        KEDR_TRY(cayley_checkpoint_read(d, opt->resume_path, &res->growth, &level,
+                                        &res->complete));
+        res->diameter = level;
+        res->resumed_from = level;
+        return KEDR_OK;
+    }
+    size_t len = 0, cap = 0;
+    return push(res, &len, &cap, 1);
 }
 
 kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
@@ -237,10 +288,23 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     if (g->order == 0 || g->ngens < 0 || g->ngens > KEDR_CAYLEY_MAX_GENERATORS)
         return kedr_fail(KEDR_ERR_INVALID,
                          "kedr_cayley_growth: g is not a group made by kedr_cayley_parse");
+    if (opt && (!(opt->checkpoint_every >= 0) || opt->max_levels < 0))
+        return kedr_fail(KEDR_ERR_INVALID,
+                         "kedr_cayley_growth: checkpoint_every %g, max_levels %d: expected both >= 0",
+                         opt->checkpoint_every, opt->max_levels);
     int sparse = 0;
     KEDR_TRY(cayley_sparse_chosen(g, opt, &sparse));
-    if (sparse)
-        return cayley_sparse_growth(ctx, g, opt, result);
+    if (sparse) {
+        if (opt && (opt->checkpoint_path || opt->resume_path || opt->max_levels))
+            return kedr_fail(KEDR_ERR_UNSUPPORTED,
+                             "kedr_cayley_growth: %s: checkpoints, resume and max_levels work in "
+                             "dense mode only (this group runs in sparse mode)",
+                             g->spec);
+        kedr_status s = cayley_sparse_growth(ctx, g, opt, result);
+        result->complete = s == KEDR_OK;
+        result->resumed_from = -1;
+        return s;
+    }
     size_t need = kedr_cayley_dense_bytes(g);
     KEDR_TRY(check_memory(ctx, g, opt, need));
 
@@ -253,6 +317,8 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     result->memory_bytes = need;
     result->mode = KEDR_CAYLEY_DENSE;
     kedr_status s = dense_begin(&d);
+    if (s == KEDR_OK)
+        s = start(&d, opt, result);
     if (s == KEDR_OK)
         s = search(&d, opt, result);
     dense_end(&d);

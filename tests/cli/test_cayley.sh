@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # kedr cayley: help, bad group specs and options (exit 2), a refused run (exit 1), and a small
-# run on the cpu with its table, JSON and CSV checked against known values.
+# run on the cpu with its table, JSON and CSV checked against known values. Then checkpoints
+# (stop, resume on every back end, bad files) and --plot.
 # usage: test_cayley.sh KEDR_BINARY SOURCE_DIR
 kedr=$1
 . "$(dirname "$0")/lib.sh"
@@ -64,5 +65,88 @@ check bad-metric 2 '--metric stm: expected htm or qtm' -- "$kedr" cayley cube2 -
 check bad-mode 2 '--mode fast: expected auto, dense or sparse' -- "$kedr" cayley pancake:4 --mode fast
 check dense-cube 1 'no ranking for dense mode' -- "$kedr" cayley cube2 --mode dense --backend cpu
 check sparse-too-big 1 'in sparse mode' -- "$kedr" cayley cube2 --backend cpu --memory-limit 1K
+# checkpoints: pancake:7 stopped after level 3, then resumed (on every back end the build has),
+# gives the growth function of one uninterrupted run; bad checkpoints are refused (exit 1)
+check ck-stop 0 'stopped +after level 3' -- \
+  "$kedr" cayley pancake:7 --backend cpu -q --max-levels 3 --checkpoint "$tmp/p7.ckpt"
+check ck-hint 0 'continue with --resume' -- \
+  "$kedr" cayley pancake:7 --backend cpu -q --max-levels 2 --checkpoint "$tmp/p7-2.ckpt"
+"$kedr" cayley pancake:7 --backend cpu -q --json "$tmp/full.json" >/dev/null 2>&1
+backends=cpu
+"$kedr" info 2>/dev/null | grep -qE '^GPUs: [1-9]' && backends="cpu cuda"
+for b in $backends; do
+  check "ck-resume-$b" 0 'resumed +from level 3' -- \
+    "$kedr" cayley pancake:7 --backend "$b" -q --resume "$tmp/p7.ckpt" --json "$tmp/resumed-$b.json"
+  if python3 - "$tmp/full.json" "$tmp/resumed-$b.json" <<'PY' 2>"$tmp/err"; then
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["growth"] == b["growth"] == [1, 6, 30, 149, 543, 1357, 1903, 1016, 35], (a, b)
+assert b["complete"] is True and b["resumed_from"] == 3 and b["diameter"] == 8, b
+assert a["resumed_from"] is None and a["complete"] is True, a
+PY
+    pass
+  else
+    fail "ck-resume-$b json: $(cat "$tmp/err")"
+  fi
+done
+check ck-every 0 'diameter +8' -- \
+  "$kedr" cayley pancake:7 --backend cpu -q --checkpoint "$tmp/every.ckpt" --checkpoint-every 0
+check ck-ended 0 'diameter +8' -- "$kedr" cayley pancake:7 --backend cpu -q --resume "$tmp/every.ckpt"
+check ck-progress 0 'level 3 saved to the checkpoint' -- \
+  "$kedr" cayley pancake:7 --backend cpu --max-levels 3 --checkpoint "$tmp/progress.ckpt"
+check ck-copy 0 'ended search saved to the checkpoint .*copy.ckpt' -- \
+  "$kedr" cayley pancake:7 --backend cpu --resume "$tmp/every.ckpt" --checkpoint "$tmp/copy.ckpt"
+if cmp -s "$tmp/every.ckpt" "$tmp/copy.ckpt"; then pass; else fail "ck-copy: another file"; fi
+check ck-other-group 1 'made for group pancake:7, not star:7' -- \
+  "$kedr" cayley star:7 --backend cpu -q --resume "$tmp/p7.ckpt"
+check ck-inverses 1 'made without --inverses' -- \
+  "$kedr" cayley pancake:7 --inverses --backend cpu -q --resume "$tmp/p7.ckpt"
+head -c 300 "$tmp/p7.ckpt" >"$tmp/short.ckpt"
+check ck-truncated 1 "checkpoint .*short.ckpt: truncated" -- \
+  "$kedr" cayley pancake:7 --backend cpu -q --resume "$tmp/short.ckpt"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[300] ^= 4; open(sys.argv[2], "wb").write(b)' \
+  "$tmp/p7.ckpt" "$tmp/flipped.ckpt"
+check ck-corrupt 1 'checksum does not match' -- \
+  "$kedr" cayley pancake:7 --backend cpu -q --resume "$tmp/flipped.ckpt"
+check ck-missing 1 'checkpoint .*none.ckpt: cannot open' -- \
+  "$kedr" cayley pancake:7 --backend cpu -q --resume "$tmp/none.ckpt"
+mkdir "$tmp/p7.ckpt.tmp"
+check ck-unwritable 1 'last checkpoint .*p7.ckpt is intact' -- \
+  "$kedr" cayley pancake:7 --backend cpu -q --resume "$tmp/p7.ckpt" --checkpoint "$tmp/p7.ckpt" --checkpoint-every 0
+check ck-kept 0 'diameter +8' -- "$kedr" cayley pancake:7 --backend cpu -q --resume "$tmp/p7.ckpt"
+check ck-bad-levels 2 '--max-levels' -- "$kedr" cayley pancake:7 --max-levels 0
 
+# --plot: a PNG when plots are built in, else a clear error after every other result is out
+"$kedr" cayley pancake:6 --backend cpu -q --plot "$tmp/p6.png" --json "$tmp/p6.json" \
+  >"$tmp/plot.out" 2>&1
+rc=$?
+if [ $rc -eq 0 ] && [ "$(head -c 8 "$tmp/p6.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ]; then
+  pass
+elif [ $rc -eq 1 ] && grep -q -- '--plot .*p6.png: .*plots are not built' "$tmp/plot.out" &&
+  grep -qE 'diameter +7' "$tmp/plot.out" && [ -s "$tmp/p6.json" ] && [ ! -e "$tmp/p6.png" ]; then
+  pass
+else
+  fail "plot: exit $rc, $(head -c 600 "$tmp/plot.out")"
+fi
+
+# kedr bench cayley on small groups: the table, and JSON with the growth facts
+check bench 0 'abelian:4,4 +16 +7 +6' -- "$kedr" bench cayley --backend cpu --repeats 1 \
+  --groups 'pancake:6 abelian:4,4' --json "$tmp/bench.json"
+if python3 - "$tmp/bench.json" <<'PY' 2>"$tmp/err"; then
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["suite"] == "cayley" and d["backend"] == "cpu" and d["copy_gbps"] > 0, d
+p, a = d["results"]
+assert p["group"] == "pancake:6" and p["elements"] == 720 and p["diameter"] == 7, p
+assert p["edge_visits"] == 720 * 5 and p["edge_visits_per_s"] > 0 and p["status"] == "ok", p
+assert a["group"] == "abelian:4,4" and a["levels"] == 7 and a["frac_copy"] > 0, a
+PY
+  pass
+else
+  fail "bench json: $(cat "$tmp/err")"
+fi
+check bench-bad-group 2 'pancake:99' -- "$kedr" bench cayley --backend cpu --groups 'pancake:99'
+check bench-help 0 'burnt-pancake:10' -- "$kedr" bench cayley --help
+
+check sparse-checkpoint 1 "dense mode only" -- "$kedr" cayley cube2 --backend cpu -q --checkpoint "$tmp/cube.ckpt"
 finish test_cayley

@@ -2,6 +2,9 @@
  * brute-force breadth-first search for every kind of group at small sizes, on every back end. */
 #include "test_util.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 /* ---- an independent brute-force BFS ------------------------------------------------------
  * Elements are explicit arrays packed into 64 bits (a byte per entry: the value plus 1, with the
  * top bit as the sign for signed permutations), kept in an open-addressing hash set. Generators
@@ -527,7 +530,7 @@ static void check_errors_and_options(kedr_ctx *ctx)
 
     size_t need = kedr_cayley_dense_bytes(g);
     TU_CHECK(need == 3 * ((40320 + 127) / 128 * 16), "pancake:8 needs %zu bytes", need);
-    kedr_cayley_options opt = {need - 1, NULL, NULL, KEDR_CAYLEY_AUTO};
+    kedr_cayley_options opt = {.memory_limit = need - 1};
     memset(&r, TU_POISON_BYTE, sizeof r);
     kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);
     TU_CHECK(s == KEDR_ERR_NOMEM && strstr(kedr_last_error(), "pancake:8 needs") &&
@@ -556,6 +559,273 @@ static void check_errors_and_options(kedr_ctx *ctx)
     kedr_cayley_group_free(g);
 }
 
+/* ---- checkpoints ------------------------------------------------------------------------ */
+
+static char ck_path[256], ck_other[256];
+
+static int same_growth(const kedr_cayley_result *a, const kedr_cayley_result *b)
+{
+    if (a->diameter != b->diameter || a->reached != b->reached)
+        return 0;
+    for (int s = 0; s <= a->diameter; s++)
+        if (a->growth[s] != b->growth[s])
+            return 0;
+    return 1;
+}
+
+static kedr_status run_ck(kedr_ctx *ctx, const kedr_cayley_group *g, const char *write,
+                          double every, const char *resume, int max_levels, kedr_cayley_result *r)
+{
+    kedr_cayley_options opt = {.checkpoint_path = write, .checkpoint_every = every,
+                               .resume_path = resume, .max_levels = max_levels};
+    memset(r, TU_POISON_BYTE, sizeof *r);
+    return kedr_cayley_growth(ctx, g, &opt, r);
+}
+
+/* An interrupted run resumed from its checkpoint, on every pair of back ends, gives the growth
+ * function of an uninterrupted run. */
+static void check_resume(kedr_ctx **ctxs, int nctx)
+{
+    static const char *const specs[] = {"pancake:7", "burnt-pancake:4", "abelian:5,7", "bubble:6",
+                                        "lrx:7", "star:8"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        kedr_cayley_group *g = NULL;
+        TU_OK(kedr_cayley_parse(specs[i], i == 3, &g));
+        if (!g)
+            continue;
+        kedr_cayley_result full, part, rest;
+        TU_OK(kedr_cayley_growth(ctxs[0], g, NULL, &full));
+        int D = full.diameter;
+        int stops[] = {1, 2, D / 2, D - 1, D, D + 1, D + 5};
+        for (int a = 0; a < nctx; a++)
+            for (size_t k = 0; k < sizeof stops / sizeof *stops; k++) {
+                int stop = stops[k];
+                if (stop < 1)
+                    continue;
+                /* 1e9 s: only the forced checkpoint, after the last level, is written */
+                kedr_status st = run_ck(ctxs[a], g, ck_path, 1e9, NULL, stop, &part);
+                TU_CHECK(st == KEDR_OK, "%s max_levels %d: %s", g->spec, stop, kedr_last_error());
+                if (st != KEDR_OK)
+                    continue;
+                int levels = stop < D ? stop : D, ok = part.diameter == levels &&
+                                                        part.complete == (stop > D) &&
+                                                        part.resumed_from == -1;
+                for (int s = 0; ok && s <= levels; s++)
+                    ok = part.growth[s] == full.growth[s];
+                TU_CHECK(ok, "%s stopped at %d on %s: diameter %d, complete %d", g->spec, stop,
+                         kedr_backend_name(kedr_ctx_backend(ctxs[a])), part.diameter,
+                         part.complete);
+                kedr_cayley_result_free(&part);
+                for (int b = 0; b < nctx; b++) {
+                    st = run_ck(ctxs[b], g, NULL, 0, ck_path, 0, &rest);
+                    TU_CHECK(st == KEDR_OK && same_growth(&rest, &full) && rest.complete &&
+                                 rest.resumed_from == levels &&
+                                 fabs(rest.average_distance - full.average_distance) < 1e-12,
+                             "%s stopped at %d on %s, resumed on %s: %s", g->spec, stop,
+                             kedr_backend_name(kedr_ctx_backend(ctxs[a])),
+                             kedr_backend_name(kedr_ctx_backend(ctxs[b])),
+                             st == KEDR_OK ? "another growth function" : kedr_last_error());
+                    if (st == KEDR_OK)
+                        kedr_cayley_result_free(&rest);
+                }
+            }
+
+        /* a chain: a checkpoint after every level, resumed two levels at a time, overwriting
+         * the file it resumed from */
+        kedr_status st = run_ck(ctxs[0], g, ck_path, 0, NULL, 1, &part);
+        TU_CHECK(st == KEDR_OK, "%s chain start: %s", g->spec, kedr_last_error());
+        if (st == KEDR_OK)
+            kedr_cayley_result_free(&part);
+        int steps = 0;
+        for (int level = 1; st == KEDR_OK && steps < 64; steps++) {
+            kedr_ctx *ctx = ctxs[steps % nctx];
+            st = run_ck(ctx, g, ck_path, 0, ck_path, level + 2, &part);
+            TU_CHECK(st == KEDR_OK, "%s chain at %d: %s", g->spec, level, kedr_last_error());
+            if (st != KEDR_OK)
+                break;
+            int done = part.complete;
+            level = part.diameter;
+            if (done)
+                TU_CHECK(same_growth(&part, &full), "%s: the chain gave another growth function",
+                         g->spec);
+            kedr_cayley_result_free(&part);
+            if (done)
+                break;
+        }
+        TU_CHECK(steps < 64, "%s: the chain did not end", g->spec);
+
+        /* a checkpoint of an ended search resumes to the same result without a level */
+        st = run_ck(ctxs[nctx - 1], g, ck_path, 1e9, NULL, 0, &part);
+        TU_CHECK(st == KEDR_OK, "%s full run with checkpoint: %s", g->spec, kedr_last_error());
+        if (st == KEDR_OK)
+            kedr_cayley_result_free(&part);
+        st = run_ck(ctxs[0], g, NULL, 0, ck_path, 0, &rest);
+        TU_CHECK(st == KEDR_OK && same_growth(&rest, &full) && rest.complete &&
+                     rest.edge_visits == 0 && rest.resumed_from == D,
+                 "%s resumed from the end: %s", g->spec, kedr_last_error());
+        if (st == KEDR_OK)
+            kedr_cayley_result_free(&rest);
+        kedr_cayley_result_free(&full);
+        kedr_cayley_group_free(g);
+    }
+}
+
+/* A directed ring of 140000 elements: F(s) = 1 for s < 140000, more than 1 MiB of F in the
+ * checkpoint (more than one checksum block). */
+static void check_long_resume(kedr_ctx **ctxs, int nctx)
+{
+    kedr_cayley_group *g = NULL;
+    TU_OK(kedr_cayley_parse("abelian:140000", 0, &g));
+    if (!g)
+        return;
+    kedr_cayley_result part, rest;
+    kedr_status st = run_ck(ctxs[0], g, ck_path, 1e9, NULL, 139000, &part);
+    TU_CHECK(st == KEDR_OK && part.diameter == 139000 && !part.complete, "abelian:140000 to 139000: %s",
+             kedr_last_error());
+    if (st == KEDR_OK)
+        kedr_cayley_result_free(&part);
+    for (int b = 0; b < nctx; b++) {
+        st = run_ck(ctxs[b], g, NULL, 0, ck_path, 0, &rest);
+        int ok = st == KEDR_OK && rest.complete && rest.diameter == 139999 &&
+                 rest.reached == 140000 && rest.resumed_from == 139000;
+        for (int s = 0; ok && s <= rest.diameter; s++)
+            ok = rest.growth[s] == 1;
+        TU_CHECK(ok, "abelian:140000 resumed on %s: %s", kedr_backend_name(kedr_ctx_backend(ctxs[b])),
+                 st == KEDR_OK ? "another growth function" : kedr_last_error());
+        if (st == KEDR_OK)
+            kedr_cayley_result_free(&rest);
+    }
+    kedr_cayley_group_free(g);
+}
+
+static unsigned char *read_all(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = NULL;
+    *size = 0;
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = tu_host_alloc(n > 0 ? (size_t)n : 1);
+    *size = fread(buf, 1, (size_t)n, f);
+    fclose(f);
+    return buf;
+}
+
+static void write_all(const char *path, const unsigned char *buf, size_t size)
+{
+    FILE *f = fopen(path, "wb");
+    TU_CHECK(f && fwrite(buf, 1, size, f) == size && fclose(f) == 0, "cannot write %s", path);
+}
+
+/* Resuming g from ck_other must fail with `want` and a message containing `text`. */
+static void expect_rejected(kedr_ctx *ctx, const kedr_cayley_group *g, kedr_status want,
+                            const char *text, const char *what)
+{
+    kedr_cayley_result r;
+    kedr_status st = run_ck(ctx, g, NULL, 0, ck_other, 0, &r);
+    TU_CHECK(st == want && strstr(kedr_last_error(), text) && strstr(kedr_last_error(), ck_other) &&
+                 r.growth == NULL,
+             "%s: %s, '%s' (expected %s and '%s')", what, kedr_status_name(st), kedr_last_error(),
+             kedr_status_name(want), text);
+    if (st == KEDR_OK)
+        kedr_cayley_result_free(&r);
+}
+
+/* Truncated, corrupt and mismatched checkpoints are refused; a failed write keeps the last one. */
+static void check_bad_checkpoints(kedr_ctx *ctx)
+{
+    kedr_cayley_group *g = NULL, *other = NULL, *inv = NULL;
+    TU_OK(kedr_cayley_parse("pancake:7", 0, &g));
+    TU_OK(kedr_cayley_parse("star:7", 0, &other));
+    TU_OK(kedr_cayley_parse("pancake:7", 1, &inv));
+    if (!g || !other || !inv)
+        return;
+    kedr_cayley_result r, full;
+    TU_OK(kedr_cayley_growth(ctx, g, NULL, &full));
+    TU_OK(run_ck(ctx, g, ck_path, 0, NULL, 3, &r));
+    kedr_cayley_result_free(&r);
+    size_t size = 0;
+    unsigned char *good = read_all(ck_path, &size);
+    size_t bitmap = kedr_cayley_dense_bytes(g) / 3;
+    TU_CHECK(good && size == 208 + 8 * 4 + 2 * bitmap + 8, "pancake:7 level 3: %zu bytes", size);
+    if (!good || size < 300) {
+        kedr_cayley_group_free(g);
+        return;
+    }
+
+    TU_CHECK(run_ck(ctx, g, NULL, 0, "/nonexistent/kedr.ckpt", 0, &r) == KEDR_ERR_IO &&
+                 strstr(kedr_last_error(), "/nonexistent/kedr.ckpt"),
+             "a missing checkpoint: '%s'", kedr_last_error());
+    size_t cuts[] = {0, 7, 100, 208, 230, 208 + 32 + bitmap, size - 8, size - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        write_all(ck_other, good, cuts[i]);
+        expect_rejected(ctx, g, KEDR_ERR_PARSE, "truncated", "a truncated checkpoint");
+    }
+    unsigned char *bad = tu_host_alloc(size + 1);
+    memcpy(bad, good, size);
+    bad[size] = 0;
+    write_all(ck_other, bad, size + 1);
+    expect_rejected(ctx, g, KEDR_ERR_PARSE, "trailing data", "a byte too many");
+    /* a flipped bit anywhere the header checks do not see: F, visited, frontier, checksum */
+    size_t flips[] = {208, 208 + 24, 208 + 32 + 5, 208 + 32 + bitmap + 3, size - 8, size - 1};
+    for (size_t i = 0; i < sizeof flips / sizeof *flips; i++) {
+        memcpy(bad, good, size);
+        bad[flips[i]] ^= 0x10;
+        write_all(ck_other, bad, size);
+        expect_rejected(ctx, g, KEDR_ERR_PARSE, "checksum", "a flipped bit");
+    }
+    memcpy(bad, good, size);
+    bad[0] = 'X';
+    write_all(ck_other, bad, size);
+    expect_rejected(ctx, g, KEDR_ERR_PARSE, "not a kedr cayley checkpoint", "a bad magic");
+    memcpy(bad, good, size);
+    bad[8] = 9;
+    write_all(ck_other, bad, size);
+    expect_rejected(ctx, g, KEDR_ERR_PARSE, "format version 9", "another version");
+    memcpy(bad, good, size);
+    bad[184] ^= 1;
+    write_all(ck_other, bad, size);
+    expect_rejected(ctx, g, KEDR_ERR_PARSE, "corrupt header", "another order");
+    write_all(ck_other, good, size);
+    expect_rejected(ctx, other, KEDR_ERR_PARSE, "made for group pancake:7, not star:7",
+                    "another group of the same order");
+    expect_rejected(ctx, inv, KEDR_ERR_PARSE, "made without --inverses", "inverses asked for");
+
+    /* a checkpoint that cannot be written fails the run and leaves the last one intact */
+    char tmp[300];
+    snprintf(tmp, sizeof tmp, "%s.tmp", ck_path);
+    TU_CHECK(mkdir(tmp, 0700) == 0, "cannot make the directory %s", tmp);
+    kedr_status st = run_ck(ctx, g, ck_path, 0, ck_path, 5, &r);
+    TU_CHECK(st == KEDR_ERR_IO && strstr(kedr_last_error(), tmp) && r.growth == NULL,
+             "an unwritable checkpoint: %s, '%s'", kedr_status_name(st), kedr_last_error());
+    rmdir(tmp);
+    size_t again = 0;
+    unsigned char *kept = read_all(ck_path, &again);
+    TU_CHECK(kept && again == size && memcmp(kept, good, size) == 0,
+             "the last checkpoint changed after a failed write");
+    st = run_ck(ctx, g, NULL, 0, ck_path, 0, &r);
+    TU_CHECK(st == KEDR_OK && same_growth(&r, &full), "the kept checkpoint resumes: %s",
+             kedr_last_error());
+    if (st == KEDR_OK)
+        kedr_cayley_result_free(&r);
+    TU_CHECK(run_ck(ctx, g, ck_path, -1, NULL, 0, &r) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "checkpoint_every"),
+             "a negative checkpoint_every: '%s'", kedr_last_error());
+    TU_CHECK(run_ck(ctx, g, NULL, 0, NULL, -2, &r) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "max_levels"),
+             "a negative max_levels: '%s'", kedr_last_error());
+    free(kept);
+    free(bad);
+    free(good);
+    kedr_cayley_result_free(&full);
+    kedr_cayley_group_free(g);
+    kedr_cayley_group_free(other);
+    kedr_cayley_group_free(inv);
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -570,6 +840,15 @@ int main(void)
     }
     if (nb > 1)
         check_backends_agree(ctxs, nb);
+    const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(ck_path, sizeof ck_path, "%s/kedr_test_cayley_%d.ckpt", dir, (int)getpid());
+    snprintf(ck_other, sizeof ck_other, "%s/kedr_test_cayley_%d_bad.ckpt", dir, (int)getpid());
+    check_resume(ctxs, nb);
+    check_long_resume(ctxs, nb);
+    for (int b = 0; b < nb; b++)
+        check_bad_checkpoints(ctxs[b]);
+    remove(ck_path);
+    remove(ck_other);
     for (int b = 0; b < nb; b++)
         kedr_ctx_destroy(ctxs[b]);
     return tu_finish("test_cayley");
