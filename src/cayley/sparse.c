@@ -337,7 +337,7 @@ static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr
     KEDR_TRY(push(res, &len, &cap, 1));
     res->reached = 1;
     double weighted = 0;
-    kedr_cayley_level lv = {0, 1, 1, 0, 0, 0, held_bytes(S)};
+    kedr_cayley_level lv = {.new_elements = 1, .reached = 1, .memory_bytes = held_bytes(S)};
     if (opt && opt->on_level)
         opt->on_level(&lv, opt->user);
     for (int s = 1; g->ngens > 0; s++) {
