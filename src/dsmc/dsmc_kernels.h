@@ -66,6 +66,15 @@ typedef struct {
     uint32_t face_start[5];
 } dsmc_params;
 
+/* Collision separations over the mean free path are summed in fixed point (units of 2^-24):
+ * integer sums do not depend on the order of addition, so the statistic is the same for any
+ * thread count and on both back ends, and a restarted run matches an uninterrupted one. */
+#define DSMC_SEP_UNIT 16777216.0
+DSMC_HD uint64_t dsmc_sep_fixed(double sep_over_mfp)
+{
+    return (uint64_t)(sep_over_mfp * DSMC_SEP_UNIT + 0.5);
+}
+
 /* A stream of uniforms for one entity and purpose: two doubles per Philox draw. */
 typedef struct {
     uint64_t seed, entity;

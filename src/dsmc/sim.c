@@ -82,8 +82,7 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
                         const uint32_t *counts, dsmc_particles a, double *sgmax, uint64_t *ncoll,
                         uint64_t *ncand, double *nsep)
 {
-    uint64_t coll = 0, cand = 0;
-    double sep = 0;
+    uint64_t coll = 0, cand = 0, sep = 0;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) \
     reduction(+ : coll, cand, sep) if (ncells > DSMC_OMP_MIN / 16)
     for (size_t c = 0; c < ncells; c++) {
@@ -92,11 +91,11 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
         coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.vx, a.vy, a.vz,
                                   a.erot, a.sp, sgmax, &m, &sc);
         cand += m;
-        sep += sc;
+        sep += dsmc_sep_fixed(sc);
     }
     *ncoll = coll;
     *ncand = cand;
-    *nsep = sep;
+    *nsep = (double)sep / DSMC_SEP_UNIT;
 }
 
 static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
@@ -531,7 +530,7 @@ static kedr_status run_collide(kedr_dsmc *sim)
         KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
-        memcpy(&sim->sep_mfp, &h[2], sizeof sim->sep_mfp);
+        sim->sep_mfp = (double)h[2] / DSMC_SEP_UNIT;
         return KEDR_OK;
     }
 #endif

@@ -80,19 +80,11 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
     return v;
 }
 
-static __device__ double warp_sum_f64(double v)
-{
-    for (int off = 16; off > 0; off >>= 1)
-        v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
-}
-
 static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *starts,
                                  const uint32_t *counts, dsmc_particles a, double *sgmax,
                                  unsigned long long *counters)
 {
-    unsigned long long coll = 0, cand = 0;
-    double sep = 0;
+    unsigned long long coll = 0, cand = 0, sep = 0;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
          c += (size_t)gridDim.x * blockDim.x) {
         uint32_t m = 0;
@@ -100,16 +92,16 @@ static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *s
         coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.vx, a.vy,
                                   a.vz, a.erot, a.sp, sgmax, &m, &sc);
         cand += m;
-        sep += sc;
+        sep += dsmc_sep_fixed(sc);
     }
     /* Every thread of the warp reaches here (the loop above has no early exit). */
     coll = warp_sum(coll);
     cand = warp_sum(cand);
-    sep = warp_sum_f64(sep);
+    sep = warp_sum(sep);
     if ((threadIdx.x & 31) == 0 && (coll || cand)) {
         atomicAdd(&counters[0], coll);
         atomicAdd(&counters[1], cand);
-        atomicAdd((double *)&counters[2], sep);
+        atomicAdd(&counters[2], sep);
     }
 }
 

@@ -58,7 +58,7 @@ struct kedr_dsmc {
     uint32_t *starts, *counts; /* per cell, after indexing */
     double *sgmax;          /* per cell (sigma g)_max, kept across steps */
     double *acc;            /* DSMC_NACC x ncells sample sums */
-    uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (a double) */
+    uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT) */
     uint32_t *offsets;      /* generation groups, context memory */
     size_t offsets_bytes;
     uint32_t *host_offsets;
