@@ -21,7 +21,9 @@ static void help(void)
            "  transpositions:N   S_N, all transpositions (N = 2..16)\n"
            "  lrx:N              S_N, left shift, right shift, swap of positions 1 and 2\n"
            "  abelian:M1,M2,...  Z_M1 x Z_M2 x ..., +1 in each coordinate (rings, tori,\n"
-           "                     hypercubes; M = 2..4294967295)\n\n"
+           "                     hypercubes; M = 2..4294967295)\n"
+           "  burnside:K         B_K = B0(2,5)/<a_{K+1},...,a_34>, order 5^K, generators a1, a2\n"
+           "                     (K = 1..14, Hall polynomials in Kuznetsov's basis)\n\n"
            "options:\n"
            "  --inverses           add the inverse of each generator (abelian: -1 as well)\n"
            "  --json FILE          also write the results as JSON\n"
@@ -30,7 +32,8 @@ static void help(void)
            "  -q, --quiet          no progress lines on stderr\n" CLI_COMMON_HELP
            "\nexamples:\n"
            "  kedr cayley pancake:11\n"
-           "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n");
+           "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n"
+           "  kedr cayley burnside:10 --inverses\n");
 }
 
 static void progress(const kedr_cayley_level *lv, void *user)

@@ -19,6 +19,9 @@
  *   lrx:N              S_N, left cyclic shift, right cyclic shift, swap of positions 1 and 2
  *   abelian:M1,M2,...  Z_M1 x Z_M2 x ..., +1 in each coordinate (M = 2..2^32-1, at most 64
  *                      factors, order at most 2^62)
+ *   burnside:K         B_K = B0(2,5)/<a_{K+1},...,a_34>, order 5^K, generators a1 and a2 in the
+ *                      pc basis of A. A. Kuznetsov (Prikl. Diskr. Mat. 3(33), 2016), K = 1 to
+ *                      the number of Hall polynomials available (BURNSIDE_MAX_K, 14 so far)
  * With inverses set, the inverse of every generator is added (for abelian groups: -1 in each
  * coordinate); generators that coincide are kept once.
  *
@@ -27,6 +30,9 @@
  * j > i with x[j] < x[i]; the identity has rank 0. A signed permutation has rank
  * rank(x) * 2^n + signs, bit i of signs being the sign (1 = burnt side up) at position i. An
  * element of Z_M1 x ... x Z_Mk has the mixed-radix rank x_1 + M1 (x_2 + M2 (x_3 + ...)).
+ * An element a1^y0 a2^y1 ... of B_K has the base-5 rank y0 + 5 y1 + 25 y2 + ...; generator a1
+ * adds 1 to y0 and a2 maps y by the Hall polynomials of data/cayley/burnside-a2.txt (dim[g] is
+ * 0 for a1^+-1 and 1 for a2^+-1, step[g] the sign of the exponent).
  * Generators act on positions: applying generator g to x gives y[i] = x[perm[g][i]] (and for
  * signed permutations sign_y[i] = sign_x[perm[g][i]] ^ bit i of flip[g]). */
 #ifndef KEDR_CAYLEY_H
@@ -45,7 +51,8 @@ extern "C" {
 typedef enum {
     KEDR_CAYLEY_PERMUTATION,        /* S_n */
     KEDR_CAYLEY_SIGNED_PERMUTATION, /* the hyperoctahedral group 2^n n! */
-    KEDR_CAYLEY_ABELIAN             /* Z_M1 x ... x Z_Mk */
+    KEDR_CAYLEY_ABELIAN,            /* Z_M1 x ... x Z_Mk */
+    KEDR_CAYLEY_BURNSIDE            /* B_K, a quotient of order 5^K of B0(2,5) */
 } kedr_cayley_kind;
 
 /* A group with its generating set, made by kedr_cayley_parse. Read-only for callers. */
@@ -53,7 +60,7 @@ typedef struct {
     char spec[160];        /* canonical spec, e.g. "pancake:9" */
     char description[96];  /* e.g. "prefix reversals" */
     kedr_cayley_kind kind;
-    int n;                 /* points (permutation kinds) or factors (abelian) */
+    int n;                 /* points (permutation kinds), factors (abelian) or K (Burnside) */
     uint64_t order;        /* |G| */
     int inverses;          /* inverses were asked for */
     int inverse_closed;    /* the generating set contains the inverse of each of its members */
@@ -61,7 +68,7 @@ typedef struct {
     /* permutation kinds: generator g maps x to y with y[i] = x[perm[g][i]] */
     uint8_t perm[KEDR_CAYLEY_MAX_GENERATORS][KEDR_CAYLEY_MAX_POINTS];
     uint16_t flip[KEDR_CAYLEY_MAX_GENERATORS]; /* signed: positions whose sign toggles */
-    /* abelian: generator g adds step[g] (+1 or -1) to coordinate dim[g] */
+    /* abelian: generator g adds step[g] (+1 or -1) to coordinate dim[g]; Burnside: see above */
     uint8_t dim[KEDR_CAYLEY_MAX_GENERATORS];
     int8_t step[KEDR_CAYLEY_MAX_GENERATORS];
     uint32_t moduli[KEDR_CAYLEY_MAX_FACTORS];
@@ -76,7 +83,8 @@ void kedr_cayley_group_free(kedr_cayley_group *g);
 
 /* Entries of an element as kedr_cayley_rank and kedr_cayley_unrank see it: n for permutations
  * (x[i] = the element at position i) and abelian groups (the coordinates), 2n for signed
- * permutations (x[0..n-1] the permutation, x[n+i] the sign 0 or 1 at position i). */
+ * permutations (x[0..n-1] the permutation, x[n+i] the sign 0 or 1 at position i); K for B_K
+ * (the exponents y0..y(K-1), each 0..4). */
 int kedr_cayley_element_size(const kedr_cayley_group *g);
 /* The rank of element x; KEDR_ERR_INVALID when x is not an element of g. */
 kedr_status kedr_cayley_rank(const kedr_cayley_group *g, const uint32_t *x, uint64_t *rank);
