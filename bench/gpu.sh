@@ -79,6 +79,21 @@ if has bench; then
     echo "benchmarks took $((SECONDS - start)) s (exit $bench_rc)"
 fi
 
+if has bench; then
+    echo "== burnside:11..14 on cuda against Kuznetsov's diameters (Prikl. Diskr. Mat. 3(33), 2016)"
+    for want in 11:35:24 12:40:26 13:40:28 14:45:30; do
+        IFS=: read -r k d dinv <<<"$want"
+        for inv in "" --inverses; do
+            got=$(build/kedr cayley "burnside:$k" $inv --backend cuda -q 2>&1 |
+                tee -a "$out/bench.log" | awk '/^diameter/ {print $2}')
+            expect=$([ -z "$inv" ] && echo "$d" || echo "$dinv")
+            verdict=$([ "$got" = "$expect" ] && echo match || echo MISMATCH)
+            [ "$verdict" = match ] || bench_rc=1
+            echo "burnside:$k ${inv:-(a1, a2)}: diameter ${got:-none}, published $expect: $verdict"
+        done
+    done
+fi
+
 status() { [ "$1" -eq 0 ] && echo ok || echo "FAILED (exit $1)"; }
 echo "== summary: tests $(has test && status $test_rc || echo skipped)," \
     "benchmarks $(has bench && status $bench_rc || echo skipped)"

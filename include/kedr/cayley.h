@@ -27,6 +27,9 @@
  *   cube2, cube2:htm, cube2:qtm   the 2x2x2 cube with corner DBL fixed (3,674,160 elements);
  *                      htm: U U2 U' R R2 R' F F2 F', qtm: U U' R R' F F'. perm[g][0..6] moves
  *                      the 7 free corners and flip[g] holds their twists, 2 bits per corner.
+ *   burnside:K         B_K = B0(2,5)/<a_{K+1},...,a_34>, order 5^K, generators a1 and a2 in the
+ *                      pc basis of A. A. Kuznetsov (Prikl. Diskr. Mat. 3(33), 2016), K = 1 to
+ *                      the number of Hall polynomials available (BURNSIDE_MAX_K)
  * With inverses set, the inverse of every generator is added (for abelian groups: -1 in each
  * coordinate); generators that coincide are kept once.
  *
@@ -35,6 +38,9 @@
  * j > i with x[j] < x[i]; the identity has rank 0. A signed permutation has rank
  * rank(x) * 2^n + signs, bit i of signs being the sign (1 = burnt side up) at position i. An
  * element of Z_M1 x ... x Z_Mk has the mixed-radix rank x_1 + M1 (x_2 + M2 (x_3 + ...)).
+ * An element a1^y0 a2^y1 ... of B_K has the base-5 rank y0 + 5 y1 + 25 y2 + ...; generator a1
+ * adds 1 to y0 and a2 maps y by the Hall polynomials of data/cayley/burnside-a2.txt (dim[g] is
+ * 0 for a1^+-1 and 1 for a2^+-1, step[g] the sign of the exponent).
  * Generators act on positions: applying generator g to x gives y[i] = x[perm[g][i]] (and for
  * signed permutations sign_y[i] = sign_x[perm[g][i]] ^ bit i of flip[g]). */
 #ifndef KEDR_CAYLEY_H
@@ -54,6 +60,7 @@ typedef enum {
     KEDR_CAYLEY_PERMUTATION,        /* S_n */
     KEDR_CAYLEY_SIGNED_PERMUTATION, /* the hyperoctahedral group 2^n n! */
     KEDR_CAYLEY_ABELIAN,            /* Z_M1 x ... x Z_Mk */
+    KEDR_CAYLEY_BURNSIDE,           /* B_K, a quotient of order 5^K of B0(2,5) */
     /* Sparse kinds (no ranking; searched in sparse mode, see docs/cayley.md): */
     KEDR_CAYLEY_PERM_SUBGROUP,      /* perm:N:GENERATORS, a subgroup of S_N (N <= 16) */
     KEDR_CAYLEY_CUBE2               /* cube2[:htm|:qtm], the 2x2x2 cube with one corner fixed */
@@ -68,7 +75,7 @@ typedef struct {
     char spec[160];        /* canonical spec, e.g. "pancake:9" */
     char description[96];  /* e.g. "prefix reversals" */
     kedr_cayley_kind kind;
-    int n;                 /* points (permutation kinds) or factors (abelian) */
+    int n;                 /* points (permutation kinds), factors (abelian) or K (Burnside) */
     uint64_t order;        /* |G| */
     int inverses;          /* inverses were asked for */
     int inverse_closed;    /* the generating set contains the inverse of each of its members */
@@ -76,7 +83,7 @@ typedef struct {
     /* permutation kinds: generator g maps x to y with y[i] = x[perm[g][i]] */
     uint8_t perm[KEDR_CAYLEY_MAX_GENERATORS][KEDR_CAYLEY_MAX_POINTS];
     uint16_t flip[KEDR_CAYLEY_MAX_GENERATORS]; /* signed: positions whose sign toggles */
-    /* abelian: generator g adds step[g] (+1 or -1) to coordinate dim[g] */
+    /* abelian: generator g adds step[g] (+1 or -1) to coordinate dim[g]; Burnside: see above */
     uint8_t dim[KEDR_CAYLEY_MAX_GENERATORS];
     int8_t step[KEDR_CAYLEY_MAX_GENERATORS];
     uint32_t moduli[KEDR_CAYLEY_MAX_FACTORS];
@@ -91,7 +98,8 @@ void kedr_cayley_group_free(kedr_cayley_group *g);
 
 /* Entries of an element as kedr_cayley_rank and kedr_cayley_unrank see it: n for permutations
  * (x[i] = the element at position i) and abelian groups (the coordinates), 2n for signed
- * permutations (x[0..n-1] the permutation, x[n+i] the sign 0 or 1 at position i). */
+ * permutations (x[0..n-1] the permutation, x[n+i] the sign 0 or 1 at position i); K for B_K
+ * (the exponents y0..y(K-1), each 0..4). */
 int kedr_cayley_element_size(const kedr_cayley_group *g);
 /* The rank of element x; KEDR_ERR_INVALID when x is not an element of g, KEDR_ERR_UNSUPPORTED
  * for the sparse kinds (no ranking). */

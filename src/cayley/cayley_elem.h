@@ -15,6 +15,14 @@
 #define CAYLEY_HD static inline
 #endif
 
+#ifdef __CUDA_ARCH__
+#define CAYLEY_UNROLL _Pragma("unroll")
+#else
+#define CAYLEY_UNROLL
+#endif
+
+#include "burnside_hall.h"
+
 /* Nibbles 0..15 in order: the list of unused elements before any is taken. */
 #define CAYLEY_NIBBLE_IOTA 0xFEDCBA9876543210ull
 
@@ -95,6 +103,79 @@ CAYLEY_HD uint32_t cayley_signs_apply(uint32_t s, const uint8_t *perm, int n)
     return t;
 }
 
+/* B_K: ranks are base-5 numbers of K digits. 5^13 < 2^32, so a rank splits into two halves of
+ * at most 13 digits each that are worked in 32 bits (one 64-bit division at most); K <= 26
+ * keeps the order 5^K below 2^62. Loops run to a constant bound, so that on the GPU they unroll
+ * and the digits live in registers. */
+#define CAYLEY_BURNSIDE_HALF 13
+#define CAYLEY_BURNSIDE_POW_HALF 1220703125u /* 5^13 */
+#define CAYLEY_BURNSIDE_LIMIT BURNSIDE_MAX_K /* at most 26: the generator's RANK_K */
+
+/* y[0..k) = the base-5 digits of rank < 5^k. */
+CAYLEY_HD void cayley_burnside_digits(uint64_t rank, int k, uint32_t *y)
+{
+    uint32_t lo, hi;
+    if (rank >> 32) {
+        uint64_t q = rank / CAYLEY_BURNSIDE_POW_HALF;
+        lo = (uint32_t)(rank - q * CAYLEY_BURNSIDE_POW_HALF);
+        hi = (uint32_t)q;
+    } else {
+        uint32_t r = (uint32_t)rank;
+        hi = r / CAYLEY_BURNSIDE_POW_HALF;
+        lo = r - hi * CAYLEY_BURNSIDE_POW_HALF;
+    }
+    CAYLEY_UNROLL
+    for (int i = 0; i < CAYLEY_BURNSIDE_LIMIT; i++) {
+        if (i < k) {
+            if (i == CAYLEY_BURNSIDE_HALF)
+                lo = hi;
+            uint32_t q = lo / 5u;
+            y[i] = lo - 5u * q;
+            lo = q;
+        }
+    }
+}
+
+/* sum z[i] 5^i for i < k, from the lowest digit up, so that each z[i] is dead once added (on
+ * the GPU they need not all be held in registers at once). */
+CAYLEY_HD uint64_t cayley_burnside_rank(const uint32_t *z, int k)
+{
+    uint32_t lo = 0, hi = 0, w = 1;
+    CAYLEY_UNROLL
+    for (int i = 0; i < CAYLEY_BURNSIDE_LIMIT; i++) {
+        if (i < k) {
+            if (i == CAYLEY_BURNSIDE_HALF)
+                w = 1;
+            if (i >= CAYLEY_BURNSIDE_HALF)
+                hi += z[i] * w;
+            else
+                lo += z[i] * w;
+            w *= 5u;
+        }
+    }
+    return (uint64_t)hi * CAYLEY_BURNSIDE_POW_HALF + lo;
+}
+
+/* The rank of y * generator k of B_K. a1 only changes the lowest digit, y0 = rank mod 5, taken
+ * from the two 32-bit halves of the rank since 2^32 = 1 (mod 5). */
+CAYLEY_HD uint64_t cayley_burnside_neighbour(const kedr_cayley_group *g, uint64_t rank, int k)
+{
+    if (g->dim[k] == 0) {
+        uint32_t y0 = ((uint32_t)rank % 5u + (uint32_t)(rank >> 32) % 5u) % 5u;
+        if (g->step[k] > 0)
+            return y0 == 4 ? rank - 4 : rank + 1;
+        return y0 == 0 ? rank + 4 : rank - 1;
+    }
+    /* zeroed only to quiet -Wmaybe-uninitialized: entries from g->n on are never read */
+    uint32_t y[CAYLEY_BURNSIDE_LIMIT] = {0}, z[CAYLEY_BURNSIDE_LIMIT] = {0};
+    cayley_burnside_digits(rank, g->n, y);
+    if (g->step[k] > 0)
+        burnside_a2(y, z, g->n);
+    else
+        burnside_a2_inverse(y, z, g->n);
+    return cayley_burnside_rank(z, g->n);
+}
+
 /* An element unranked once, ready for all its products. */
 typedef struct {
     uint64_t rank;
@@ -128,6 +209,8 @@ CAYLEY_HD uint64_t cayley_neighbour(const kedr_cayley_group *g, const cayley_ele
         uint32_t t = cayley_signs_apply(e->s, g->perm[k], n) ^ g->flip[k];
         return (cayley_perm_rank(q, n) << n) | t;
     }
+    if (g->kind == KEDR_CAYLEY_BURNSIDE)
+        return cayley_burnside_neighbour(g, e->rank, k);
     /* abelian: step one coordinate, wrapping around */
     int d = g->dim[k];
     uint64_t stride = g->stride[d], m = g->moduli[d];

@@ -32,7 +32,7 @@ static int parse_int(const char *text, size_t len, uint64_t lo, uint64_t hi, uin
 
 static int same_generator(const kedr_cayley_group *g, int a, int b)
 {
-    if (g->kind == KEDR_CAYLEY_ABELIAN)
+    if (g->kind == KEDR_CAYLEY_ABELIAN || g->kind == KEDR_CAYLEY_BURNSIDE)
         return g->dim[a] == g->dim[b] && g->step[a] == g->step[b];
     return memcmp(g->perm[a], g->perm[b], (size_t)g->n) == 0 && g->flip[a] == g->flip[b];
 }
@@ -56,6 +56,11 @@ static void invert_generator(kedr_cayley_group *g, int k, int at)
         g->dim[at] = g->dim[k];
         /* in Z_2, -1 = +1: keep one spelling so that duplicates are found */
         g->step[at] = (int8_t)(g->moduli[g->dim[k]] == 2 ? 1 : -g->step[k]);
+        return;
+    }
+    if (g->kind == KEDR_CAYLEY_BURNSIDE) {
+        g->dim[at] = g->dim[k];
+        g->step[at] = (int8_t)-g->step[k];
         return;
     }
     uint8_t inv[KEDR_CAYLEY_MAX_POINTS];
@@ -137,12 +142,13 @@ static const struct {
     {"transpositions", KEDR_CAYLEY_PERMUTATION, 2, "all transpositions"},
     {"lrx", KEDR_CAYLEY_PERMUTATION, 2, "left shift, right shift, swap of 1 and 2"},
     {"abelian", KEDR_CAYLEY_ABELIAN, 0, "+1 in each coordinate"},
+    {"burnside", KEDR_CAYLEY_BURNSIDE, 1, ""},
 };
 #define NFAMILIES (sizeof families / sizeof families[0])
 
 #define CAYLEY_GROUPS_EXPECTED                                                                  \
     "pancake:N, burnt-pancake:N, bubble:N, star:N, transpositions:N, lrx:N, abelian:M1,M2,..., " \
-    "perm:N:GENERATORS or cube2"
+    "burnside:K, perm:N:GENERATORS or cube2"
 
 static kedr_status parse_abelian(kedr_cayley_group *g, const char *spec, const char *args)
 {
@@ -181,6 +187,34 @@ static kedr_status parse_abelian(kedr_cayley_group *g, const char *spec, const c
     return KEDR_OK;
 }
 
+/* B_K: the exponents of a1^y0 a2^y1 ... a_K^y(K-1) in base 5; a1 and a2 as dim 0 and 1. */
+static kedr_status parse_burnside(kedr_cayley_group *g, const char *spec, const char *args)
+{
+    uint64_t k;
+    if (!parse_int(args, strlen(args), 1, CAYLEY_BURNSIDE_LIMIT, &k)) {
+        if (CAYLEY_BURNSIDE_LIMIT < BURNSIDE_DATA_K && parse_int(args, strlen(args), 1,
+                                                                 BURNSIDE_DATA_K, &k))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer K from 1 to %d (the "
+                             "order 5^K must stay below 2^62)", spec, CAYLEY_BURNSIDE_LIMIT);
+        return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer K from 1 to %d; the Hall "
+                         "polynomials of B0(2,5) for K > %d are not available", spec,
+                         CAYLEY_BURNSIDE_LIMIT, BURNSIDE_DATA_K);
+    }
+    g->n = (int)k;
+    g->order = 1;
+    for (int i = 0; i < g->n; i++)
+        g->order *= 5;
+    snprintf(g->spec, sizeof g->spec, "burnside:%d", g->n);
+    snprintf(g->description, sizeof g->description, "B0(2,5)/<a%d,...,a34>, generators a1, a2",
+             g->n + 1);
+    for (int d = 0; d < 2; d++) {
+        g->dim[g->ngens] = (uint8_t)d;
+        g->step[g->ngens] = 1;
+        keep_generator(g);
+    }
+    return KEDR_OK;
+}
+
 kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group **out)
 {
     if (!out)
@@ -201,7 +235,9 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
                          spec);
     if (!colon)
         return kedr_fail(KEDR_ERR_INVALID, "'%s': expected %s:%s", spec, families[f].name,
-                         families[f].kind == KEDR_CAYLEY_ABELIAN ? "M1,M2,..." : "N");
+                         families[f].kind == KEDR_CAYLEY_ABELIAN    ? "M1,M2,..."
+                         : families[f].kind == KEDR_CAYLEY_BURNSIDE ? "K"
+                                                                    : "N");
 
     kedr_cayley_group *g = calloc(1, sizeof *g);
     if (!g)
@@ -210,8 +246,9 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
     g->inverses = inverses != 0;
     snprintf(g->description, sizeof g->description, "%s", families[f].description);
     const char *args = colon + 1;
-    if (g->kind == KEDR_CAYLEY_ABELIAN) {
-        kedr_status s = parse_abelian(g, spec, args);
+    if (g->kind == KEDR_CAYLEY_ABELIAN || g->kind == KEDR_CAYLEY_BURNSIDE) {
+        kedr_status s = g->kind == KEDR_CAYLEY_ABELIAN ? parse_abelian(g, spec, args)
+                                                       : parse_burnside(g, spec, args);
         if (s != KEDR_OK) {
             free(g);
             return s;
@@ -284,6 +321,15 @@ kedr_status kedr_cayley_rank(const kedr_cayley_group *g, const uint32_t *x, uint
         *rank = r;
         return KEDR_OK;
     }
+    if (g->kind == KEDR_CAYLEY_BURNSIDE) {
+        for (int i = 0; i < g->n; i++)
+            if (x[i] > 4)
+                return kedr_fail(KEDR_ERR_INVALID,
+                                 "kedr_cayley_rank: exponent %d is %u, expected 0..4 in %s", i,
+                                 x[i], g->spec);
+        *rank = cayley_burnside_rank(x, g->n);
+        return KEDR_OK;
+    }
     uint64_t p = 0;
     uint32_t seen = 0, signs = 0;
     for (int i = 0; i < g->n; i++) {
@@ -321,6 +367,10 @@ kedr_status kedr_cayley_unrank(const kedr_cayley_group *g, uint64_t rank, uint32
     if (g->kind == KEDR_CAYLEY_ABELIAN) {
         for (int d = 0; d < g->n; d++)
             x[d] = (uint32_t)((rank / g->stride[d]) % g->moduli[d]);
+        return KEDR_OK;
+    }
+    if (g->kind == KEDR_CAYLEY_BURNSIDE) {
+        cayley_burnside_digits(rank, g->n, x);
         return KEDR_OK;
     }
     cayley_elem e = cayley_load(g, rank);

@@ -40,6 +40,10 @@ else
 fi
 check directed-ring 0 'closed under inverses: no' -- "$kedr" cayley abelian:5 --backend cpu -q
 check ring-inverses 0 'diameter +2' -- "$kedr" cayley abelian:5 --inverses --backend cpu -q
+# B_5: diameters 20 and 10 (Kuznetsov 2016); K beyond the Hall polynomials is refused
+check burnside 0 'diameter +20' -- "$kedr" cayley burnside:5 --backend cpu -q
+check burnside-inverses 0 'diameter +10' -- "$kedr" cayley burnside:5 --inverses --backend cpu -q
+check burnside-big 2 'burnside:99: expected an integer K from 1 to [0-9]+' -- "$kedr" cayley burnside:99
 
 # sparse mode: cube2 (God's numbers 11 and 14, OEIS A079761 and A079762), perm: groups, --mode
 check cube2-htm 0 'diameter +11' -- "$kedr" cayley cube2 --backend cpu -q
