@@ -4,6 +4,7 @@
 #define DSMC_SIM_H
 
 #include "dsmc_kernels.h"
+#include "geometry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,6 +43,7 @@ struct kedr_dsmc {
     double time;
     uint64_t collisions, candidates, generated, total_collisions, total_generated;
     double stage_seconds[KEDR_DSMC_NSTAGES];
+    dsmc_geometry geo;      /* bodies, cut cells, surface sums (geometry.c) */
 };
 
 #ifdef KEDR_HAVE_CUDA

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kedr dsmc: help, errors with exit codes, and a short run of cases/dsmc/quick.ini that writes
-# the statistics, the timing table, CSV and VTK files.
+# the statistics, the timing table, CSV and VTK files; a cylinder variant for the surface output.
 # usage: test_dsmc.sh KEDR_BINARY SOURCE_DIR
 kedr=$1
 src=$2
@@ -29,5 +29,14 @@ check run-csv 0 '^i,j,x,y,number_density,density,ux,uy,uz,temperature' -- head -
 check run-csv-rows 0 '^1251$' -- bash -c "wc -l < '$tmp/run/quick.csv'"
 check run-vti 0 '<ImageData WholeExtent="0 50 0 25 0 0"' -- cat "$tmp/run/quick.vti"
 check run-vti-end 0 '</VTKFile>' -- tail -1 "$tmp/run/quick.vti"
+
+# A cylinder instead of the plate: Cd printed, surface CSV and VTK PolyData written.
+sed -e 's/^type = plate/type = circle/' -e 's/^points = .*/center = 0.2 0.125\nradius = 0.04/' \
+  -e 's/^start = 100/start = 10/' "$quick" >"$tmp/cyl.ini"
+check cylinder 0 'body 1: Cd [0-9.]+  Cl -?[0-9.e-]+ .*reference length 0.08 m, 11 steps sampled' -- \
+  "$kedr" dsmc "$tmp/cyl.ini" --backend cpu --steps 20 --out "$tmp/cyl"
+check surface-csv 0 '^element,body,x,y,nx,ny,length,hits_per_step,pressure,shear,heat_flux,cp,cf,ch' -- \
+  head -1 "$tmp/cyl/cyl-surface.csv"
+check surface-vtp 0 '</VTKFile>' -- tail -1 "$tmp/cyl/cyl-surface.vtp"
 
 finish test_dsmc
