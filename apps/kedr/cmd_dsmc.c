@@ -12,7 +12,8 @@ static void help(void)
     printf("usage: kedr dsmc CASE.ini [options]\n\n"
            "Runs the direct simulation Monte Carlo case described by CASE.ini (keys: docs/dsmc.md),\n"
            "printing a statistics line every [output] stats_every steps and a stage timing table\n"
-           "at the end, and writes the time-averaged cell fields to DIR/NAME.csv and DIR/NAME.vti.\n\n"
+           "at the end, and writes the time-averaged cell fields to DIR/NAME.csv and DIR/NAME.vti;\n"
+           "with bodies, also their surface (DIR/NAME-surface.csv, .vtp) and Cd, Cl per body.\n\n"
            "options:\n"
            "  --steps N      steps to run (overrides [run] steps)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
@@ -51,6 +52,35 @@ static int fail(const char *what)
 {
     fprintf(stderr, "kedr dsmc: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
     return CLI_EXIT_FAIL;
+}
+
+/* The surface files and, per body, the force coefficients. */
+static kedr_status write_surface(kedr_dsmc *sim, const kedr_dsmc_case *c)
+{
+    kedr_dsmc_surface sf;
+    KEDR_TRY(kedr_dsmc_get_surface(sim, &sf));
+    kedr_status s = KEDR_OK;
+    if (sf.nelem > 0) {
+        for (int b = 0; b < sf.nbodies; b++)
+            printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N/m, lift %.5g N/m, reference length "
+                   "%.5g m, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b], sf.drag[b],
+                   sf.lift[b], sf.reference_length[b], (long long)sf.steps);
+        char path[1024];
+        if (c->write_csv) {
+            snprintf(path, sizeof path, "%s/%s-surface.csv", c->out_dir, c->name);
+            s = kedr_dsmc_write_surface_csv(&sf, path);
+            if (s == KEDR_OK)
+                printf("wrote %s\n", path);
+        }
+        if (s == KEDR_OK && c->write_vti) {
+            snprintf(path, sizeof path, "%s/%s-surface.vtp", c->out_dir, c->name);
+            s = kedr_dsmc_write_surface_vtp(&sf, path);
+            if (s == KEDR_OK)
+                printf("wrote %s\n", path);
+        }
+    }
+    kedr_dsmc_surface_free(&sf);
+    return s;
 }
 
 static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *seconds)
@@ -93,6 +123,8 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
             s = KEDR_OK;
     }
     kedr_dsmc_fields_free(&f);
+    if (s == KEDR_OK)
+        s = write_surface(sim, c);
     *seconds = kedr_wall_seconds() - t0;
     return s == KEDR_OK ? 0 : fail(NULL);
 }

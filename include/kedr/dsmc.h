@@ -19,6 +19,7 @@ extern "C" {
 
 #define KEDR_DSMC_MAX_SPECIES 8
 #define KEDR_DSMC_MAX_SEGMENTS 32
+#define KEDR_DSMC_MAX_BODIES 4
 
 typedef struct {
     char name[32];
@@ -32,14 +33,43 @@ typedef struct {
     double z_rot;     /* Larsen-Borgnakke: each molecule of a collision relaxes with 1 / z_rot */
 } kedr_dsmc_species;
 
-/* Boundary condition of a side of the domain. Inflow sides also remove particles that leave. */
-typedef enum { KEDR_DSMC_OUTFLOW = 0, KEDR_DSMC_INFLOW, KEDR_DSMC_SPECULAR } kedr_dsmc_boundary;
+/* Boundary condition of a side of the domain. Inflow sides also remove particles that leave.
+ * Periodic sides come in pairs (x_min with x_max, y_min with y_max). */
+typedef enum {
+    KEDR_DSMC_OUTFLOW = 0,
+    KEDR_DSMC_INFLOW,
+    KEDR_DSMC_SPECULAR,
+    KEDR_DSMC_PERIODIC
+} kedr_dsmc_boundary;
 /* Sides, in the order of kedr_dsmc_case.side. */
 enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX };
 typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
 /* Collision scheme: Bird's no-time-counter, or the majorant frequency scheme of Ivanov &
  * Rogasinsky (1988). */
 typedef enum { KEDR_DSMC_NTC = 0, KEDR_DSMC_MFS } kedr_dsmc_scheme;
+
+/* Gas-surface interaction of body walls: diffuse (full accommodation at the wall temperature),
+ * specular, or Maxwell's model (a fraction `accommodation` diffuse, the rest specular). */
+typedef enum { KEDR_DSMC_WALL_DIFFUSE = 0, KEDR_DSMC_WALL_SPECULAR, KEDR_DSMC_WALL_MAXWELL } kedr_dsmc_wall;
+
+/* A body. A plate is one two-sided segment; polygon, box and wedge are closed polygons of
+ * segments [first, first + count) of kedr_dsmc_case.segment; a circle (a cylinder in the planar
+ * flow) is exact geometry, not a polygon. Bodies must not overlap, and closed bodies must lie
+ * strictly inside the domain. */
+typedef enum {
+    KEDR_DSMC_BODY_PLATE = 0,
+    KEDR_DSMC_BODY_POLYGON,
+    KEDR_DSMC_BODY_CIRCLE,
+    KEDR_DSMC_BODY_BOX,
+    KEDR_DSMC_BODY_WEDGE
+} kedr_dsmc_body_type;
+
+typedef struct {
+    kedr_dsmc_body_type type;
+    int first, count;   /* its segments (not a circle) */
+    double center[2];   /* circle */
+    double radius;
+} kedr_dsmc_body;
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
@@ -58,7 +88,15 @@ typedef struct {
     int fill;                        /* start with the domain filled with freestream gas */
     int nsegments;                   /* [body]: straight wall segments x0 y0 x1 y1 */
     double segment[KEDR_DSMC_MAX_SEGMENTS][4];
-    double wall_temperature;         /* [wall] K, diffuse reflection with full accommodation */
+    /* [body], [body2] ... [body4]. A case built in code with nbodies = 0 and nsegments > 0 has
+     * its segments taken as one open (two-sided) body, as plates are. */
+    int nbodies;
+    kedr_dsmc_body body[KEDR_DSMC_MAX_BODIES];
+    double wall_temperature;         /* [wall] K */
+    kedr_dsmc_wall wall_model;       /* [wall] model */
+    double accommodation;            /* [wall] Maxwell model: diffuse fraction in [0, 1] */
+    double reference_length;         /* [surface] m; 0: each body's frontal height */
+    double element_size;             /* [surface] m; 0: the smaller cell side */
     double dt;                       /* [run] s */
     int64_t steps;
     uint64_t seed;
@@ -164,6 +202,42 @@ kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields 
                                 const char *path);
 kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path);
+
+/* Each cell's gas volume (area x unit depth, m^3) with the bodies cut out, exact for polygons
+ * and circles: host array of nx * ny, x fastest. Cells entirely inside a body have 0. */
+kedr_status kedr_dsmc_gas_volume(const kedr_dsmc *sim, double *volume);
+
+/* Surface sampling. Each body's surface is split into elements of about [surface] element_size
+ * (a plate has elements on both sides). During every step from [sample] start on, the move
+ * records per element the momentum and energy that molecules bring and take away; from them:
+ * pressure p, shear tau (force per area on the wall along t = (-ny, nx)), heat flux q into the
+ * wall, Cp = (p - p_inf) / q_inf, Cf = tau / q_inf, Ch = q / (1/2 rho_inf U^3), with
+ * q_inf = 1/2 rho_inf U^2 of the freestream. Forces are per unit span (1 m depth); drag is along
+ * the freestream velocity (x when it is zero), lift along the drag direction turned by +90
+ * degrees; Cd = D / (q_inf L), L the reference length. Coefficients are NaN when q_inf = 0. */
+typedef struct {
+    size_t nelem;
+    int nbodies;
+    int64_t steps;                 /* steps sampled */
+    double *x, *y;                 /* element centres, m */
+    double *nx, *ny;               /* unit normal pointing into the gas */
+    double *length;                /* element length, m (area per m of span) */
+    int *body;                     /* the element's body */
+    double *hits;                  /* simulated molecules that hit, per sampled step */
+    double *pressure, *shear, *heat_flux; /* Pa, Pa, W/m^2 */
+    double *cp, *cf, *ch;
+    double drag[KEDR_DSMC_MAX_BODIES], lift[KEDR_DSMC_MAX_BODIES]; /* N/m */
+    double cd[KEDR_DSMC_MAX_BODIES], cl[KEDR_DSMC_MAX_BODIES];
+    double reference_length[KEDR_DSMC_MAX_BODIES];
+    double q_inf, p_inf;           /* freestream dynamic and static pressure, Pa */
+} kedr_dsmc_surface;
+
+kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s);
+void kedr_dsmc_surface_free(kedr_dsmc_surface *s);
+/* NAME-surface.csv (one row per element) and VTK XML PolyData (.vtp, ASCII): the elements as
+ * lines with their coefficients as cell data. */
+kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *path);
+kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *path);
 
 /* Kinetic theory used by the tests and the statistics: the one-sided number flux [m^-2 s^-1]
  * of a Maxwellian gas (n, T, molecular mass m) drifting with normal velocity u_n into a surface,

@@ -4,6 +4,8 @@
 #include "kedr/ini.h"
 #include "kedr/rng.h"
 
+#include "geometry.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -154,19 +156,30 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (c->nsegments < 0 || c->nsegments > KEDR_DSMC_MAX_SEGMENTS)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %d body segments: expected 0 to %d", fn,
                          c->nsegments, KEDR_DSMC_MAX_SEGMENTS);
-    for (int k = 0; k < c->nsegments; k++) {
-        const double *s = c->segment[k];
-        for (int e = 0; e < 2; e++)
-            if (!(s[2 * e] >= c->lo[0] && s[2 * e] <= c->hi[0] && s[2 * e + 1] >= c->lo[1] &&
-                  s[2 * e + 1] <= c->hi[1]))
-                return kedr_fail(KEDR_ERR_INVALID, "%s: body point (%g, %g) is outside the domain",
-                                 fn, s[2 * e], s[2 * e + 1]);
-        if (s[0] == s[2] && s[1] == s[3])
-            return kedr_fail(KEDR_ERR_INVALID, "%s: body segment %d has zero length", fn, k);
-    }
-    if (c->nsegments > 0 && !(c->wall_temperature > 0))
+    for (int s = 0; s < 4; s++)
+        if ((unsigned)c->side[s] > KEDR_DSMC_PERIODIC)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: side %d has unknown boundary %d", fn, s,
+                             (int)c->side[s]);
+    for (int s = 0; s < 4; s += 2)
+        if ((c->side[s] == KEDR_DSMC_PERIODIC) != (c->side[s + 1] == KEDR_DSMC_PERIODIC))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: periodic sides come in pairs (%s)", fn,
+                             s ? "y_min and y_max" : "x_min and x_max");
+    char msg[512];
+    int bad = dsmc_body_problem(c, msg, sizeof msg);
+    if (bad >= 0)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: body %d: %s", fn, bad + 1, msg);
+    int bodies = c->nsegments > 0 || c->nbodies > 0;
+    if (bodies && !(c->wall_temperature > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: wall temperature %g: expected > 0", fn,
                          c->wall_temperature);
+    if ((unsigned)c->wall_model > KEDR_DSMC_WALL_MAXWELL ||
+        !(c->accommodation >= 0 && c->accommodation <= 1))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: wall model %d, accommodation %g: expected a "
+                         "kedr_dsmc_wall and an accommodation in [0, 1]", fn, (int)c->wall_model,
+                         c->accommodation);
+    if (!(c->reference_length >= 0) || !(c->element_size >= 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: reference_length %g, element_size %g: expected "
+                         ">= 0 (0: default)", fn, c->reference_length, c->element_size);
     if (!(c->dt > 0) || c->steps < 0 || !(c->weight > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: dt %g, steps %lld, weight %g: expected dt > 0, "
                          "steps >= 0, weight > 0", fn, c->dt, (long long)c->steps, c->weight);
@@ -230,7 +243,148 @@ static kedr_status check_dt(kedr_ini *ini, kedr_dsmc_case *c)
     return KEDR_OK;
 }
 
-static const char *const boundary_names[] = {"outflow", "inflow", "specular", NULL};
+static const char *const boundary_names[] = {"outflow", "inflow", "specular", "periodic", NULL};
+
+/* Appends a closed polygon of np points (x y pairs) as body b's segments. */
+static void add_polygon(kedr_dsmc_case *c, kedr_dsmc_body *b, const double *pts, int np)
+{
+    b->first = c->nsegments;
+    b->count = np;
+    for (int k = 0; k < np; k++) {
+        int n = (k + 1) % np;
+        double *sg = c->segment[c->nsegments++];
+        sg[0] = pts[2 * k];
+        sg[1] = pts[2 * k + 1];
+        sg[2] = pts[2 * n];
+        sg[3] = pts[2 * n + 1];
+    }
+}
+
+/* One body section: [body], [body2], ... */
+static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, int *made)
+{
+    static const char *const types[] = {"none", "plate", "polygon", "circle", "box", "wedge", NULL};
+    enum { NONE, PLATE, POLYGON, CIRCLE, BOX, WEDGE };
+    int type = NONE;
+    *made = 0;
+    KEDR_TRY(kedr_ini_choice(ini, sec, "type", 0, types, &type));
+    /* Which keys each type takes; any other given key is an error naming its line. */
+    static const char *const keys[] = {"points", "center", "radius", "size", "apex", "half_angle",
+                                       "length", NULL};
+    static const unsigned uses[] = {0, 1, 1, 2 | 4, 2 | 8, 16 | 32 | 64};
+    for (int k = 0; keys[k]; k++)
+        if (!(uses[type] & (1u << k)) && kedr_ini_line(ini, sec, keys[k]))
+            return kedr_ini_fail(ini, sec, keys[k], "not a key of a body of type %s", types[type]);
+    if (type == NONE)
+        return KEDR_OK;
+    int room = KEDR_DSMC_MAX_SEGMENTS - c->nsegments;
+    if (c->nbodies == KEDR_DSMC_MAX_BODIES)
+        return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);
+    kedr_dsmc_body *b = &c->body[c->nbodies];
+    memset(b, 0, sizeof *b);
+    double pts[2 * KEDR_DSMC_MAX_SEGMENTS], v[2];
+    int n = 0;
+    const char *what = "points";
+    switch (type) {
+    case PLATE:
+    case POLYGON:
+        KEDR_TRY(kedr_ini_doubles(ini, sec, "points", REQ, -1e6, 1e6, pts,
+                                  type == PLATE ? 4 : 2 * KEDR_DSMC_MAX_SEGMENTS, &n));
+        if (type == PLATE && n != 4)
+            return kedr_ini_fail(ini, sec, "points", "a plate needs 4 numbers: x0 y0 x1 y1");
+        if (type == POLYGON && (n % 2 || n < 6))
+            return kedr_ini_fail(ini, sec, "points",
+                                 "a polygon needs at least 3 points (x y pairs), got %d numbers", n);
+        if ((type == PLATE ? 1 : n / 2) > room)
+            return kedr_ini_fail(ini, sec, "points", "more than %d segments in all bodies",
+                                 KEDR_DSMC_MAX_SEGMENTS);
+        for (int i = 0; i < n / 2; i++) {
+            int j = (i + 1) % (n / 2);
+            if (pts[2 * i] == pts[2 * j] && pts[2 * i + 1] == pts[2 * j + 1])
+                return kedr_ini_fail(ini, sec, "points", "points %d and %d coincide", i, j);
+        }
+        if (type == PLATE) {
+            b->type = KEDR_DSMC_BODY_PLATE;
+            b->first = c->nsegments;
+            b->count = 1;
+            memcpy(c->segment[c->nsegments++], pts, 4 * sizeof(double));
+        } else {
+            b->type = KEDR_DSMC_BODY_POLYGON;
+            add_polygon(c, b, pts, n / 2);
+        }
+        break;
+    case CIRCLE:
+        KEDR_TRY(kedr_ini_doubles(ini, sec, "center", REQ, -1e6, 1e6, b->center, 2, &n));
+        if (n != 2)
+            return kedr_ini_fail(ini, sec, "center", "expected 2 numbers: x y");
+        KEDR_TRY(kedr_ini_double(ini, sec, "radius", REQ, -1e6, 1e6, &b->radius));
+        if (!(b->radius > 0))
+            return kedr_ini_fail(ini, sec, "radius", "%g: expected > 0", b->radius);
+        b->type = KEDR_DSMC_BODY_CIRCLE;
+        what = "center";
+        break;
+    case BOX: {
+        double size[2];
+        KEDR_TRY(kedr_ini_doubles(ini, sec, "center", REQ, -1e6, 1e6, v, 2, &n));
+        if (n != 2)
+            return kedr_ini_fail(ini, sec, "center", "expected 2 numbers: x y");
+        KEDR_TRY(kedr_ini_doubles(ini, sec, "size", REQ, -1e6, 1e6, size, 2, &n));
+        if (n != 2 || !(size[0] > 0) || !(size[1] > 0))
+            return kedr_ini_fail(ini, sec, "size", "expected 2 numbers > 0: width height");
+        if (room < 4)
+            return kedr_ini_fail(ini, sec, "type", "more than %d segments in all bodies",
+                                 KEDR_DSMC_MAX_SEGMENTS);
+        double hx = 0.5 * size[0], hy = 0.5 * size[1];
+        double box[8] = {v[0] - hx, v[1] - hy, v[0] + hx, v[1] - hy,
+                         v[0] + hx, v[1] + hy, v[0] - hx, v[1] + hy};
+        b->type = KEDR_DSMC_BODY_BOX;
+        add_polygon(c, b, box, 4);
+        what = "center";
+        break;
+    }
+    case WEDGE: {
+        double half = 0, len = 0;
+        KEDR_TRY(kedr_ini_doubles(ini, sec, "apex", REQ, -1e6, 1e6, v, 2, &n));
+        if (n != 2)
+            return kedr_ini_fail(ini, sec, "apex", "expected 2 numbers: x y");
+        KEDR_TRY(kedr_ini_double(ini, sec, "half_angle", REQ | POS | KEDR_INI_HI_OPEN, 0, 90,
+                                 &half));
+        KEDR_TRY(kedr_ini_double(ini, sec, "length", REQ | POS, 0, 1e6, &len));
+        if (room < 3)
+            return kedr_ini_fail(ini, sec, "type", "more than %d segments in all bodies",
+                                 KEDR_DSMC_MAX_SEGMENTS);
+        /* Apex upstream, opening towards +x, closed by a base at x = apex + length. */
+        double h = len * tan(half * M_PI / 180.0);
+        double tri[6] = {v[0], v[1], v[0] + len, v[1] - h, v[0] + len, v[1] + h};
+        b->type = KEDR_DSMC_BODY_WEDGE;
+        add_polygon(c, b, tri, 3);
+        what = "apex";
+        break;
+    }
+    }
+    c->nbodies++;
+    *made = 1;
+    char msg[512];
+    int bad = dsmc_body_problem(c, msg, sizeof msg);
+    if (bad >= 0)
+        return kedr_ini_fail(ini, sec, what, "%s", msg);
+    return KEDR_OK;
+}
+
+/* [body] and the numbered [body2] ... [body4] (see docs/dsmc.md). */
+static kedr_status read_bodies(kedr_ini *ini, kedr_dsmc_case *c)
+{
+    c->nsegments = c->nbodies = 0;
+    for (int i = 1; i <= KEDR_DSMC_MAX_BODIES; i++) {
+        char sec[16];
+        snprintf(sec, sizeof sec, i == 1 ? "body" : "body%d", i);
+        int made = 0;
+        if (i > 1 && !kedr_ini_has_section(ini, sec))
+            continue;
+        KEDR_TRY(read_body(ini, sec, c, &made));
+    }
+    return KEDR_OK;
+}
 
 static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
 {
@@ -259,6 +413,13 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
         KEDR_TRY(kedr_ini_choice(ini, "domain", key, 0, boundary_names, &bc[s]));
         c->side[s] = (kedr_dsmc_boundary)bc[s];
     }
+    for (int s = 0; s < 4; s += 2)
+        if ((bc[s] == KEDR_DSMC_PERIODIC) != (bc[s + 1] == KEDR_DSMC_PERIODIC)) {
+            char key[32];
+            snprintf(key, sizeof key, "boundary_%s", sides[bc[s] == KEDR_DSMC_PERIODIC ? s : s + 1]);
+            return kedr_ini_fail(ini, "domain", key, "periodic sides come in pairs: set both "
+                                 "boundary_%s and boundary_%s to periodic", sides[s], sides[s + 1]);
+        }
 
     int64_t nx = 0, ny = 0;
     KEDR_TRY(kedr_ini_int(ini, "grid", "nx", REQ, 1, 1 << 24, &nx));
@@ -315,47 +476,23 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     c->fill = 1;
     KEDR_TRY(kedr_ini_bool(ini, "freestream", "fill", 0, &c->fill));
 
-    static const char *const bodies[] = {"none", "plate", "polygon", NULL};
-    int body = 0;
-    KEDR_TRY(kedr_ini_choice(ini, "body", "type", 0, bodies, &body));
-    double pts[2 * (KEDR_DSMC_MAX_SEGMENTS + 1)];
-    int npts = 0;
-    KEDR_TRY(kedr_ini_doubles(ini, "body", "points", body ? REQ : 0, -1e6, 1e6, pts,
-                              body == 1 ? 4 : 2 * KEDR_DSMC_MAX_SEGMENTS, &npts));
-    if (body == 0 && kedr_ini_line(ini, "body", "points"))
-        return kedr_ini_fail(ini, "body", "points", "given, but [body] type is none");
-    if (body == 1 && npts != 4)
-        return kedr_ini_fail(ini, "body", "points", "a plate needs 4 numbers: x0 y0 x1 y1");
-    if (body == 2 && (npts % 2 || npts < 6))
-        return kedr_ini_fail(ini, "body", "points",
-                             "a polygon needs at least 3 points (x y pairs), got %d numbers", npts);
-    int np = npts / 2;
-    c->nsegments = body == 1 ? 1 : body == 2 ? np : 0;
-    for (int k = 0; k < c->nsegments; k++) {
-        int a = k, b = (k + 1) % np;
-        c->segment[k][0] = pts[2 * a];
-        c->segment[k][1] = pts[2 * a + 1];
-        c->segment[k][2] = pts[2 * b];
-        c->segment[k][3] = pts[2 * b + 1];
-    }
-    for (int i = 0; i < np; i++) {
-        if (pts[2 * i] < c->lo[0] || pts[2 * i] > c->hi[0] || pts[2 * i + 1] < c->lo[1] ||
-            pts[2 * i + 1] > c->hi[1])
-            return kedr_ini_fail(ini, "body", "points",
-                                 "point (%g, %g) is outside the domain [%g, %g] x [%g, %g]",
-                                 pts[2 * i], pts[2 * i + 1], c->lo[0], c->hi[0], c->lo[1],
-                                 c->hi[1]);
-        if (pts[2 * i] == pts[2 * ((i + 1) % np)] && pts[2 * i + 1] == pts[2 * ((i + 1) % np) + 1])
-            return kedr_ini_fail(ini, "body", "points", "points %d and %d coincide", i,
-                                 (i + 1) % np);
-    }
+    KEDR_TRY(read_bodies(ini, c));
 
-    static const char *const walls[] = {"diffuse", NULL};
+    static const char *const walls[] = {"diffuse", "specular", "maxwell", NULL};
     int wall = 0;
     KEDR_TRY(kedr_ini_choice(ini, "wall", "model", 0, walls, &wall));
+    c->wall_model = (kedr_dsmc_wall)wall;
+    c->accommodation = 1;
+    KEDR_TRY(kedr_ini_double(ini, "wall", "accommodation", 0, 0, 1, &c->accommodation));
+    if (wall != KEDR_DSMC_WALL_MAXWELL && kedr_ini_line(ini, "wall", "accommodation"))
+        return kedr_ini_fail(ini, "wall", "accommodation", "only the maxwell model has one");
     c->wall_temperature = c->temperature;
-    KEDR_TRY(kedr_ini_double(ini, "wall", "temperature", c->nsegments ? REQ | POS : POS, 0, 1e6,
+    int needs_tw = c->nsegments > 0 || c->nbodies > 0;
+    KEDR_TRY(kedr_ini_double(ini, "wall", "temperature", needs_tw ? REQ | POS : POS, 0, 1e6,
                              &c->wall_temperature));
+    KEDR_TRY(kedr_ini_double(ini, "surface", "reference_length", POS, 0, 1e6,
+                             &c->reference_length));
+    KEDR_TRY(kedr_ini_double(ini, "surface", "element_size", POS, 0, 1e6, &c->element_size));
 
     int64_t steps = 0, seed = 1;
     const char *dt_text = NULL;

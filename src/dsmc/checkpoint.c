@@ -31,6 +31,8 @@ typedef struct {
     uint64_t n, ncells;
     uint32_t nfields, nacc;
     double sep_mfp, total_sep_mfp; /* collision separation / mean free path sums */
+    uint64_t nelem;                /* surface elements whose sums follow the cell sums */
+    int64_t surf_steps;            /* steps in those sums */
 } chk_header;
 
 typedef struct {
@@ -54,6 +56,8 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     memcpy(&p, &sim->p, sizeof p); /* memcpy keeps the zeroed padding of sim->p */
     p.step = 0;
     p.seed = 0;
+    p.gas_volume = NULL; /* addresses of this run's buffers */
+    p.surf = NULL;
     uint64_t h = fnv1a(FNV_START, &p, sizeof p);
     int64_t sampling[2] = {sim->c.sample_start, sim->c.sample_every};
     h = fnv1a(h, sampling, sizeof sampling);
@@ -114,6 +118,8 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     h.ncells = sim->ncells;
     h.nfields = (uint32_t)nf;
     h.nacc = DSMC_NACC;
+    h.nelem = sim->geo.surf ? sim->geo.nelem : 0;
+    h.surf_steps = sim->geo.surf_steps;
     put(w, &h, sizeof h);
     for (int k = 0; k < nf; k++) {
         chk_field fd;
@@ -128,6 +134,8 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     KEDR_TRY(put_ctx(w, sim->ctx, sim->counts, nc * 4, buf));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * 8, buf));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * DSMC_NACC, buf));
+    if (h.nelem)
+        KEDR_TRY(put_ctx(w, sim->ctx, sim->geo.surf, h.nelem * 8 * DSMC_NSURF, buf));
     uint64_t sum = w->hash;
     put(w, &sum, sizeof sum);
     put(w, CHK_END, 8);
@@ -220,10 +228,14 @@ static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *
     dsmc_particles a = sim->a;
     dsmc_field fields[DSMC_MAX_FIELDS];
     uint32_t nf = (uint32_t)dsmc_particle_fields(&a, fields);
-    if (h->ncells != sim->ncells || h->nacc != DSMC_NACC || h->nfields != nf)
-        return kedr_fail(KEDR_ERR_PARSE, "%s: %llu cells, %u sample sums, %u particle arrays; "
-                         "this run has %zu, %d, %u", r->path, (unsigned long long)h->ncells,
-                         h->nacc, h->nfields, sim->ncells, DSMC_NACC, nf);
+    uint64_t nelem = sim->geo.surf ? sim->geo.nelem : 0;
+    if (h->ncells != sim->ncells || h->nacc != DSMC_NACC || h->nfields != nf ||
+        h->nelem != nelem)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: %llu cells, %u sample sums, %u particle arrays, "
+                         "%llu surface elements; this run has %zu, %d, %u, %llu", r->path,
+                         (unsigned long long)h->ncells, h->nacc, h->nfields,
+                         (unsigned long long)h->nelem, sim->ncells, DSMC_NACC, nf,
+                         (unsigned long long)nelem);
     if (h->n >= ((uint64_t)1 << 32) || h->step < 0 || h->step >= (int64_t)UINT32_MAX - 1 ||
         h->samples < 0 || h->sorted > 1 || h->located > 1)
         return kedr_fail(KEDR_ERR_PARSE, "%s: corrupt header (%llu particles, step %lld)", r->path,
@@ -256,6 +268,8 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
     KEDR_TRY(get_ctx(r, ctx, load ? sim->counts : NULL, nc * 4, buf));
     KEDR_TRY(get_ctx(r, ctx, load ? sim->sgmax : NULL, nc * 8, buf));
     KEDR_TRY(get_ctx(r, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
+    if (h->nelem)
+        KEDR_TRY(get_ctx(r, ctx, load ? sim->geo.surf : NULL, h->nelem * 8 * DSMC_NSURF, buf));
     uint64_t want = r->hash, sum = 0;
     char end[8];
     KEDR_TRY(get(r, &sum, sizeof sum));
@@ -324,6 +338,7 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     sim->total_generated = h.total_generated;
     sim->sep_mfp = h.sep_mfp;
     sim->total_sep_mfp = h.total_sep_mfp;
+    sim->geo.surf_steps = h.surf_steps;
     sim->sorted = (int)h.sorted;
     sim->located = (int)h.located;
     sim->n = (size_t)h.n;

@@ -46,6 +46,20 @@ typedef struct {
     int side[4];
     int nsegments;
     double seg[KEDR_DSMC_MAX_SEGMENTS][4];
+    /* Bodies (geometry.c): seg_out[k] is 0 for a two-sided segment (a plate), else +1 or -1,
+     * the sign that turns the segment's left normal (-dy, dx) into the outward one. Surface
+     * elements: segment k owns seg_nelem[k] per side from seg_elem[k]; circle j likewise. */
+    int8_t seg_out[KEDR_DSMC_MAX_SEGMENTS];
+    uint32_t seg_elem[KEDR_DSMC_MAX_SEGMENTS], seg_nelem[KEDR_DSMC_MAX_SEGMENTS];
+    int ncircles;
+    double circle[KEDR_DSMC_MAX_BODIES][3]; /* centre x, y, radius */
+    uint32_t circ_elem[KEDR_DSMC_MAX_BODIES], circ_nelem[KEDR_DSMC_MAX_BODIES];
+    uint32_t nelem;
+    double nudge;              /* distance a reflected molecule is put off the wall */
+    int wall_model;
+    double accommodation;
+    const double *gas_volume;  /* per cell, context memory; NULL: every cell is cell_volume */
+    double *surf;              /* DSMC_NSURF x nelem sums, context memory; NULL: not sampling */
     double wall_temperature;
     int nspecies;
     double mass[DSMC_MAXS];
@@ -161,6 +175,31 @@ DSMC_HD double dsmc_flux_normal(dsmc_rng *r, double s)
     }
 }
 
+DSMC_HD double dsmc_gas_volume(const dsmc_params *p, uint32_t cell)
+{
+    return p->gas_volume ? p->gas_volume[cell] : p->cell_volume;
+}
+
+/* Whether (x, y) lies inside a closed body: inside a circle, or inside the closed polygons by
+ * the crossing-number rule over all their segments (bodies do not overlap). */
+DSMC_HD int dsmc_inside_body(const dsmc_params *p, double x, double y)
+{
+    for (int j = 0; j < p->ncircles; j++) {
+        double dx = x - p->circle[j][0], dy = y - p->circle[j][1], r = p->circle[j][2];
+        if (dx * dx + dy * dy < r * r)
+            return 1;
+    }
+    int in = 0;
+    for (int k = 0; k < p->nsegments; k++) {
+        if (p->seg_out[k] == 0)
+            continue;
+        double x0 = p->seg[k][0], y0 = p->seg[k][1], x1 = p->seg[k][2], y1 = p->seg[k][3];
+        if ((y0 > y) != (y1 > y) && x < x0 + (y - y0) * (x1 - x0) / (y1 - y0))
+            in = !in;
+    }
+    return in;
+}
+
 DSMC_HD uint32_t dsmc_cell_of(const dsmc_params *p, double x, double y)
 {
     int ix = (int)((x - p->lo[0]) * p->inv_dx), iy = (int)((y - p->lo[1]) * p->inv_dy);
@@ -177,8 +216,14 @@ DSMC_HD void dsmc_fill_one(const dsmc_params *p, uint32_t g, uint64_t e, double 
 {
     uint32_t cell = g / (uint32_t)p->nspecies, k = g % (uint32_t)p->nspecies;
     dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, DSMC_P_FILL);
-    *x = p->lo[0] + ((double)(cell % (uint32_t)p->nx) + dsmc_u01(&r)) * p->dx;
-    *y = p->lo[1] + ((double)(cell / (uint32_t)p->nx) + dsmc_u01(&r)) * p->dy;
+    /* Rejection keeps molecules out of bodies; the fill skips cells with under DSMC_MIN_GAS of
+     * gas, so the tries almost never run out (probability below exp(-20)). */
+    for (int tries = 0; tries < 20000; tries++) {
+        *x = p->lo[0] + ((double)(cell % (uint32_t)p->nx) + dsmc_u01(&r)) * p->dx;
+        *y = p->lo[1] + ((double)(cell / (uint32_t)p->nx) + dsmc_u01(&r)) * p->dy;
+        if (p->gas_volume == NULL || !dsmc_inside_body(p, *x, *y))
+            break;
+    }
     double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / p->mass[k]);
     *vx = p->velocity[0] + sigma * dsmc_normal(&r);
     *vy = p->velocity[1] + sigma * dsmc_normal(&r);
@@ -291,29 +336,115 @@ DSMC_HD double dsmc_lb_one(const dsmc_params *p, int k, double b, double et, flo
 
 /* ---- move --------------------------------------------------------------------------------- */
 
-/* Diffuse reflection with full accommodation at the wall temperature from segment k: the normal
- * speed from the flux-weighted (Rayleigh) distribution, on the side the particle came from. */
-DSMC_HD void dsmc_diffuse(const dsmc_params *p, int k, double m, dsmc_rng *r, double *ux,
-                          double *uy, double *uz)
+/* Surface sums per element, structure of arrays: DSMC_NSURF rows of nelem. Momentum and energy
+ * are of simulated molecules (the weight is applied when they are read). */
+enum {
+    DSMC_SURF_HITS = 0,
+    DSMC_SURF_PIN,   /* normal momentum brought, m (-u.n) */
+    DSMC_SURF_POUT,  /* normal momentum taken away, m (u'.n) */
+    DSMC_SURF_SHEAR, /* tangential momentum given to the wall, m (u - u').t, t = (-ny, nx) */
+    DSMC_SURF_EIN,   /* kinetic energy brought */
+    DSMC_SURF_EOUT,  /* kinetic energy taken away */
+    DSMC_SURF_FX,    /* force components on the wall, m (u - u') */
+    DSMC_SURF_FY,
+    DSMC_NSURF
+};
+
+/* The minimum gas fraction of a cell that the initial fill puts molecules in, and below which
+ * a cut cell counts as solid. */
+#define DSMC_MIN_GAS 1e-3
+#define DSMC_SOLID 1e-12
+
+DSMC_HD void dsmc_surf_add(double *a, double v)
 {
-    double dx = p->seg[k][2] - p->seg[k][0], dy = p->seg[k][3] - p->seg[k][1];
-    double len = sqrt(dx * dx + dy * dy);
-    double tx = dx / len, ty = dy / len, nx = -ty, ny = tx;
-    if (*ux * nx + *uy * ny > 0) { /* came from the -n side: leave on it */
-        nx = -nx;
-        ny = -ny;
+#ifdef __CUDA_ARCH__
+    atomicAdd(a, v);
+#else
+    *a += v;
+#endif
+}
+
+/* THE place where a molecule leaving a body wall gets its new velocity: (nx, ny) is the unit
+ * normal into the gas on the side it came from. Specular reflection mirrors the normal
+ * component; diffuse reflection (with probability `accommodation` under Maxwell's model, always
+ * under the diffuse one) draws a full-accommodation molecule at the wall temperature: the normal
+ * speed from the flux-weighted (Rayleigh) distribution, the tangential ones Gaussian. Internal
+ * energy, when molecules carry it, is to be drawn here as well. */
+DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, double nx, double ny, double m, dsmc_rng *r,
+                              double *ux, double *uy, double *uz)
+{
+    int diffuse = p->wall_model == KEDR_DSMC_WALL_DIFFUSE ||
+                  (p->wall_model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->accommodation);
+    if (!diffuse) {
+        double un = *ux * nx + *uy * ny;
+        *ux -= 2.0 * un * nx;
+        *uy -= 2.0 * un * ny;
+        return 0;
     }
     double sigma = sqrt(KEDR_BOLTZMANN * p->wall_temperature / m);
     double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
     double ct = sigma * dsmc_normal(r);
-    *ux = cn * nx + ct * tx;
-    *uy = cn * ny + ct * ty;
+    *ux = cn * nx - ct * ny;
+    *uy = cn * ny + ct * nx;
     *uz = sigma * dsmc_normal(r);
+    return 1;
+}
+
+/* A molecule at (*px, *py) on body wall w (segment w, or circle w - nsegments) moving with
+ * (ux, uy): the normal into the gas on its side, its surface element, and its position moved
+ * p->nudge off the wall into the gas, so rounding cannot carry it into the body. */
+DSMC_HD void dsmc_wall_at(const dsmc_params *p, int w, double *px, double *py, double ux,
+                          double uy, double *nx, double *ny, uint32_t *elem)
+{
+    if (w < p->nsegments) {
+        const double *sg = p->seg[w];
+        double dx = sg[2] - sg[0], dy = sg[3] - sg[1], len2 = dx * dx + dy * dy;
+        double len = sqrt(len2), lx = -dy / len, ly = dx / len;
+        double s = ((*px - sg[0]) * dx + (*py - sg[1]) * dy) / len2;
+        uint32_t ne = p->seg_nelem[w], k = s <= 0 ? 0 : (uint32_t)(s * ne);
+        k = k < ne ? k : ne - 1;
+        int side = ux * lx + uy * ly < 0 ? 0 : 1; /* 0: it came from the left side */
+        *nx = side ? -lx : lx;
+        *ny = side ? -ly : ly;
+        *elem = p->seg_elem[w] + (p->seg_out[w] == 0 ? (uint32_t)side * ne : 0) + k;
+        *px += *nx * p->nudge;
+        *py += *ny * p->nudge;
+    } else {
+        int j = w - p->nsegments;
+        double cx = p->circle[j][0], cy = p->circle[j][1], r = p->circle[j][2];
+        double dx = *px - cx, dy = *py - cy, d = sqrt(dx * dx + dy * dy);
+        *nx = d > 0 ? dx / d : 1.0;
+        *ny = d > 0 ? dy / d : 0.0;
+        double a = atan2(*ny, *nx) * (0.5 / DSMC_PI); /* in [-1/2, 1/2] */
+        a = a < 0 ? a + 1.0 : a;
+        uint32_t ne = p->circ_nelem[j], k = (uint32_t)(a * ne);
+        *elem = p->circ_elem[j] + (k < ne ? k : ne - 1);
+        *px = cx + (r + p->nudge) * *nx;
+        *py = cy + (r + p->nudge) * *ny;
+    }
+}
+
+DSMC_HD void dsmc_surface_hit(const dsmc_params *p, uint32_t e, double nx, double ny, double m,
+                              double ax, double ay, double az, double bx, double by, double bz,
+                              double erot_in, double erot_out)
+{
+    double *s = p->surf;
+    size_t ne = p->nelem;
+    dsmc_surf_add(&s[DSMC_SURF_HITS * ne + e], 1.0);
+    dsmc_surf_add(&s[DSMC_SURF_PIN * ne + e], -m * (ax * nx + ay * ny));
+    dsmc_surf_add(&s[DSMC_SURF_POUT * ne + e], m * (bx * nx + by * ny));
+    dsmc_surf_add(&s[DSMC_SURF_SHEAR * ne + e], m * (-(ax - bx) * ny + (ay - by) * nx));
+    dsmc_surf_add(&s[DSMC_SURF_EIN * ne + e], 0.5 * m * (ax * ax + ay * ay + az * az) + erot_in);
+    dsmc_surf_add(&s[DSMC_SURF_EOUT * ne + e],
+                  0.5 * m * (bx * bx + by * by + bz * bz) + erot_out);
+    dsmc_surf_add(&s[DSMC_SURF_FX * ne + e], m * (ax - bx));
+    dsmc_surf_add(&s[DSMC_SURF_FY * ne + e], m * (ay - by));
 }
 
 /* Moves particle i for the step (fresh: for a random fraction of it, as particles that entered
- * in this step had, on average, entered uniformly in time), following specular walls and body segments; returns its new cell, or DSMC_DROP
- * when it left through an outflow or inflow side. */
+ * in this step had, on average, entered uniformly in time), following specular and periodic
+ * sides and body walls; returns its new cell, or DSMC_DROP when it left through an outflow or
+ * inflow side. Wall hits are added to the surface sums when p->surf is set. */
 DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
                                double *vx, double *vy, double *vz, float *erot, int species)
 {
@@ -324,7 +455,7 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
         t *= dsmc_u01(&r);
     for (int ev = 0; ev < DSMC_MAX_EVENTS && t > 0; ev++) {
         double tev = t;
-        int what = -1; /* < 0: none; 0..3: a side; 4 + k: segment k */
+        int what = -1; /* < 0: none; 0..3: a side; 4 + w: wall w (segments, then circles) */
         if (ux < 0 && px + ux * t < p->lo[0] && (p->lo[0] - px) / ux < tev)
             tev = (p->lo[0] - px) / ux, what = KEDR_DSMC_XMIN;
         if (ux > 0 && px + ux * t > p->hi[0] && (p->hi[0] - px) / ux < tev)
@@ -345,6 +476,20 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             if (th > 0 && th < tev && s >= 0 && s <= 1)
                 tev = th, what = 4 + k;
         }
+        for (int j = 0; j < p->ncircles; j++) {
+            if (p->nsegments + j == skip)
+                continue; /* nor a circle left outward */
+            /* |d + u t| = r with d from the centre: the first root, for a molecule outside
+             * (c > 0) moving towards the centre (b < 0). */
+            double dx = px - p->circle[j][0], dy = py - p->circle[j][1], rr = p->circle[j][2];
+            double a = ux * ux + uy * uy, b = dx * ux + dy * uy, c = dx * dx + dy * dy - rr * rr;
+            double disc = b * b - a * c;
+            if (c <= 0 || b >= 0 || disc <= 0)
+                continue;
+            double th = c / (-b + sqrt(disc)); /* = (-b - sqrt(disc)) / a, without cancellation */
+            if (th > 0 && th < tev)
+                tev = th, what = 4 + p->nsegments + j;
+        }
         if (what < 0) {
             px += ux * t;
             py += uy * t;
@@ -354,21 +499,39 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
         py += uy * tev;
         t -= tev;
         if (what < 4) {
-            if (p->side[what] != KEDR_DSMC_SPECULAR)
+            int bc = p->side[what];
+            if (bc != KEDR_DSMC_SPECULAR && bc != KEDR_DSMC_PERIODIC)
                 return DSMC_DROP;
-            if (what < 2) { /* land exactly on the wall so rounding cannot leave the domain */
-                px = what == KEDR_DSMC_XMIN ? p->lo[0] : p->hi[0];
-                ux = -ux;
+            /* Land exactly on the wall (or its periodic image) so rounding cannot leave. */
+            if (what < 2) {
+                int at_lo = what == KEDR_DSMC_XMIN;
+                if (bc == KEDR_DSMC_PERIODIC) {
+                    px = at_lo ? p->hi[0] : p->lo[0];
+                } else {
+                    px = at_lo ? p->lo[0] : p->hi[0];
+                    ux = -ux;
+                }
             } else {
-                py = what == KEDR_DSMC_YMIN ? p->lo[1] : p->hi[1];
-                uy = -uy;
+                int at_lo = what == KEDR_DSMC_YMIN;
+                if (bc == KEDR_DSMC_PERIODIC) {
+                    py = at_lo ? p->hi[1] : p->lo[1];
+                } else {
+                    py = at_lo ? p->lo[1] : p->hi[1];
+                    uy = -uy;
+                }
             }
             skip = -1;
         } else {
-            dsmc_diffuse(p, what - 4, p->mass[species], &r, &ux, &uy, &uz);
-            /* Full accommodation of the internal energy as well. */
-            *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
-            skip = what - 4;
+            int w = what - 4;
+            double nx, ny, ax = ux, ay = uy, az = uz, m = p->mass[species], ea = *erot;
+            uint32_t e;
+            dsmc_wall_at(p, w, &px, &py, ux, uy, &nx, &ny, &e);
+            /* A diffuse reflection accommodates the internal energy fully as well. */
+            if (dsmc_wall_reflect(p, nx, ny, m, &r, &ux, &uy, &uz))
+                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
+            if (p->surf)
+                dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, uy, uz, ea, *erot);
+            skip = w;
         }
     }
     /* A particle past its event budget stays where it is; keep it inside the domain. */
@@ -456,8 +619,9 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
 
 /* 1 / lambda in a cell of n particles [start, start + n): the mole-fraction average of the
  * simple-gas VHS values at the cell's number density and translational temperature. */
-DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, uint32_t start, uint32_t n, const double *vx,
-                            const double *vy, const double *vz, const uint8_t *sp)
+DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start, uint32_t n,
+                            const double *vx, const double *vy, const double *vz,
+                            const uint8_t *sp)
 {
     double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
     uint32_t count[DSMC_MAXS] = {0};
@@ -473,7 +637,7 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, uint32_t start, uint32_t n, co
     double t = (sm2 - (smx * smx + smy * smy + smz * smz) / sm) / (3.0 * KEDR_BOLTZMANN * n);
     if (!(t > 0))
         return 0;
-    double density = (double)n * p->weight / p->cell_volume, s = 0;
+    double density = (double)n * p->weight / volume, s = 0;
     for (int k = 0; k < p->nspecies; k++)
         if (count[k])
             s += (double)count[k] / n * p->lam_a[k] * pow(t, p->lam_e[k]);
@@ -498,11 +662,12 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
 {
     *cand = 0;
     *sep_mfp = 0;
-    if (n < 2)
+    double volume = dsmc_gas_volume(p, cell); /* the true gas volume of a cut cell */
+    if (n < 2 || !(volume > 0))
         return 0;
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
     double sgmax = sgmax_cell[cell], sep = 0;
-    double pairs_rate = 0.5 * (double)n * (double)(n - 1) * p->weight / p->cell_volume;
+    double pairs_rate = 0.5 * (double)n * (double)(n - 1) * p->weight / volume;
     const uint32_t cap = 4000000000u; /* only absurd cases reach the cap */
     uint32_t m = 0, ncoll = 0;
     if (p->scheme == KEDR_DSMC_MFS) {
@@ -521,7 +686,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     sgmax_cell[cell] = sgmax;
     *cand = m;
     if (ncoll)
-        *sep_mfp = sep * dsmc_inv_mfp(p, start, n, vx, vy, vz, sp);
+        *sep_mfp = sep * dsmc_inv_mfp(p, volume, start, n, vx, vy, vz, sp);
     return ncoll;
 }
 

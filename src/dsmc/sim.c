@@ -6,6 +6,7 @@
 #include "core/internal.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,13 +38,29 @@ static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const ui
     }
 }
 
+/* Surface sums go to one set per thread (partial), added up in thread order afterwards, so
+ * the cpu result does not depend on timing. */
 static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
-                     uint32_t *cell)
+                     uint32_t *cell, double *partial)
 {
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-    for (size_t i = 0; i < n; i++)
-        cell[i] = dsmc_move_one(p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                                &a.erot[i], a.sp[i]);
+    size_t nsum = (size_t)p->nelem * DSMC_NSURF;
+    int threads = ctx->threads > 0 ? ctx->threads : 1;
+    if (p->surf)
+        memset(partial, 0, nsum * (size_t)threads * sizeof(double));
+#pragma omp parallel num_threads(threads) if (n > DSMC_OMP_MIN)
+    {
+        dsmc_params local = *p;
+        if (p->surf)
+            local.surf = partial + nsum * (size_t)omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < n; i++)
+            cell[i] = dsmc_move_one(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
+                                    &a.vz[i], &a.erot[i], a.sp[i]);
+    }
+    if (p->surf)
+        for (int t = 0; t < threads; t++)
+            for (size_t k = 0; k < nsum; k++)
+                p->surf[k] += partial[nsum * (size_t)t + k];
 }
 
 static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
@@ -135,6 +152,7 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
         return;
     kedr_ctx *ctx = sim->ctx;
     free_particles(sim);
+    dsmc_geometry_free(sim);
     kedr_free(ctx, sim->starts);
     kedr_free(ctx, sim->counts);
     kedr_free(ctx, sim->sgmax);
@@ -271,7 +289,10 @@ static kedr_status fill(kedr_dsmc *sim)
     uint64_t total = 0;
     for (uint32_t cell = 0; cell < sim->ncells; cell++)
         for (uint32_t k = 0; k < ns; k++) {
-            double expect = c->number_density * c->fraction[k] * sim->p.cell_volume / c->weight;
+            /* Cut cells get molecules for their gas volume; nearly solid ones none. */
+            double v = sim->geo.gas_host[cell];
+            v = v < DSMC_MIN_GAS * sim->p.cell_volume ? 0.0 : v;
+            double expect = c->number_density * c->fraction[k] * v / c->weight;
             kedr_u32x4 w = kedr_rng_draw(c->seed, cell, 0, DSMC_PURPOSE(DSMC_P_FILL_COUNT, k));
             sim->host_offsets[cell * ns + k] = (uint32_t)total;
             total += (uint64_t)floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
@@ -398,6 +419,11 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     }
     p->face_start[4] = faces;
     sim->ncells = (size_t)c->nx * (size_t)c->ny;
+    kedr_status gs = dsmc_geometry_build(sim);
+    if (gs != KEDR_OK) {
+        kedr_dsmc_destroy(sim);
+        return gs;
+    }
 
     /* The initial (sigma g)_max: three most probable relative speeds at the hotter of gas and
      * wall, for the pair where it is largest; cells raise it when they meet more. */
@@ -464,13 +490,19 @@ static kedr_status stage_end(kedr_dsmc *sim, kedr_dsmc_stage st, double t0)
     return KEDR_OK;
 }
 
+/* Wall hits are sampled on every step from [sample] start on (the step about to be done is
+ * sim->step + 1). */
 static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
 {
+    dsmc_params p = sim->p;
+    p.surf = sim->geo.surf && sim->step + 1 >= sim->c.sample_start ? sim->geo.surf : NULL;
+    if (p.surf)
+        sim->geo.surf_steps++;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        return dsmc_move_cuda(sim->ctx, &sim->p, sim->n, n_old, sim->a, sim->cell);
+        return dsmc_move_cuda(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell);
 #endif
-    move_cpu(sim->ctx, &sim->p, sim->n, n_old, sim->a, sim->cell);
+    move_cpu(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell, sim->geo.surf_threads);
     return KEDR_OK;
 }
 
@@ -687,6 +719,9 @@ kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, c
         if (!(x[i] >= c->lo[0] && x[i] <= c->hi[0] && y[i] >= c->lo[1] && y[i] <= c->hi[1]))
             return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu at (%g, %g) is outside the domain",
                              fn, i, x[i], y[i]);
+        if (dsmc_inside_body(&sim->p, x[i], y[i]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu at (%g, %g) is inside a body", fn,
+                             i, x[i], y[i]);
         if (!isfinite(vx[i]) || !isfinite(vy[i]) || !isfinite(vz[i]))
             return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has a non-finite velocity", fn, i);
         if (species && species[i] >= c->nspecies)
@@ -748,6 +783,7 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim)
     if (!sim)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_reset_samples: sim is NULL");
     sim->samples = 0;
+    KEDR_TRY(dsmc_surface_reset(sim));
     return kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * DSMC_NACC);
 }
 
@@ -785,9 +821,10 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
                          &f->pressure, &f->mach, &f->particles};
     for (int k = 0; k < 11; k++)
         *cols[k] = block + (size_t)k * nc;
-    double samples = (double)sim->samples, w = sim->c.weight, v = sim->p.cell_volume;
+    double samples = (double)sim->samples, w = sim->c.weight;
     for (size_t c = 0; c < nc && samples > 0; c++) {
         double n = acc[DSMC_ACC_N * nc + c], m = acc[DSMC_ACC_M * nc + c];
+        double v = sim->geo.gas_host[c]; /* densities use the gas volume of cut cells */
         f->particles[c] = n / samples;
         if (n == 0)
             continue;
@@ -811,6 +848,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         double a = sqrt(gamma * KEDR_BOLTZMANN * f->temperature_overall[c] / (m / n));
         f->mach[c] = a > 0 ? speed / a : 0;
     }
+    dsmc_fields_mask_solid(sim, f);
     free(acc);
     return KEDR_OK;
 }

@@ -4,6 +4,7 @@
 #define DSMC_SIM_H
 
 #include "dsmc_kernels.h"
+#include "geometry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -71,6 +72,7 @@ struct kedr_dsmc {
     uint64_t collisions, candidates, generated, total_collisions, total_generated;
     double sep_mfp, total_sep_mfp; /* sums of collided pairs' separation / mean free path */
     double stage_seconds[KEDR_DSMC_NSTAGES];
+    dsmc_geometry geo;      /* bodies, cut cells, surface sums (geometry.c) */
 };
 
 /* Makes room for at least need particles, keeping the first sim->n (sim.c). */

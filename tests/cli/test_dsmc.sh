@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kedr dsmc: help, errors with exit codes, and a short run of cases/dsmc/quick.ini that writes
-# the statistics, the timing table, CSV and VTK files.
+# the statistics, the timing table, CSV and VTK files; a cylinder variant for the surface output.
 # usage: test_dsmc.sh KEDR_BINARY SOURCE_DIR
 kedr=$1
 src=$2
@@ -75,5 +75,14 @@ check oom-checkpoint 0 'wrote checkpoint .*/full.chk \(step [0-9]+\)' -- cat "$t
 sed -e 's/^max_particles = 3000/max_particles = 100000/' "$tmp/full.ini" >"$tmp/full2.ini"
 cp "$tmp/full/full.chk" "$tmp/full2.chk"
 check oom-restart 0 'step 50 ' -- "$kedr" dsmc "$tmp/full2.ini" --backend cpu --steps 50 --out "$tmp/full2" --restart "$tmp/full2.chk"
+
+# A cylinder instead of the plate: Cd printed, surface CSV and VTK PolyData written.
+sed -e 's/^type = plate/type = circle/' -e 's/^points = .*/center = 0.2 0.125\nradius = 0.04/' \
+  -e 's/^start = 100/start = 10/' "$quick" >"$tmp/cyl.ini"
+check cylinder 0 'body 1: Cd [0-9.]+  Cl -?[0-9.e-]+ .*reference length 0.08 m, 11 steps sampled' -- \
+  "$kedr" dsmc "$tmp/cyl.ini" --backend cpu --steps 20 --out "$tmp/cyl"
+check surface-csv 0 '^element,body,x,y,nx,ny,length,hits_per_step,pressure,shear,heat_flux,cp,cf,ch' -- \
+  head -1 "$tmp/cyl/cyl-surface.csv"
+check surface-vtp 0 '</VTKFile>' -- tail -1 "$tmp/cyl/cyl-surface.vtp"
 
 finish test_dsmc

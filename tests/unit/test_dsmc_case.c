@@ -203,11 +203,81 @@ static void test_time_step_and_weight(void)
     expect_error(NULL, NULL, "[output]\ncheckpoint_evry = 3\n", "did you mean 'checkpoint_every'");
 }
 
+/* Bodies, walls, surface and periodic keys. */
+static void test_bodies(void)
+{
+    const char *plate = "type = plate\npoints = 1 0.4 1 0.6";
+    TU_OK(load_variant(plate, "type = circle\ncenter = 1 0.5\nradius = 0.1", NULL));
+    kedr_dsmc_case *c = &loaded;
+    TU_CHECK(c->nbodies == 1 && c->body[0].type == KEDR_DSMC_BODY_CIRCLE &&
+             c->body[0].radius == 0.1 && c->nsegments == 0, "circle");
+    TU_OK(load_variant(plate, "type = box\ncenter = 1 0.5\nsize = 0.4 0.2", NULL));
+    TU_CHECK(c->nbodies == 1 && c->body[0].type == KEDR_DSMC_BODY_BOX && c->nsegments == 4 &&
+             c->segment[0][0] == 0.8 && c->segment[2][1] == 0.6, "box");
+    TU_OK(load_variant(plate, "type = wedge\napex = 0.5 0.5\nhalf_angle = 45\nlength = 0.2",
+                       NULL));
+    TU_CHECK(c->nbodies == 1 && c->nsegments == 3 && fabs(c->segment[1][3] - 0.7) < 1e-12,
+             "wedge");
+    TU_OK(load_variant("[wall]\ntemperature = 300\n",
+                       "[body2]\ntype = circle\ncenter = 1.5 0.5\nradius = 0.1\n"
+                       "[body3]\ntype = polygon\npoints = 0.2 0.2 0.4 0.2 0.3 0.4\n"
+                       "[wall]\ntemperature = 400\nmodel = maxwell\naccommodation = 0.8\n"
+                       "[surface]\nreference_length = 0.5\nelement_size = 0.01\n", NULL));
+    TU_CHECK(c->nbodies == 3 && c->nsegments == 4 && c->body[2].first == 1 &&
+             c->body[2].count == 3 && c->wall_model == KEDR_DSMC_WALL_MAXWELL &&
+             c->accommodation == 0.8 && c->reference_length == 0.5 && c->element_size == 0.01,
+             "three bodies, maxwell walls");
+    TU_OK(load_variant("y_max = 1\n", "y_max = 1\nboundary_y_min = periodic\n"
+                       "boundary_y_max = periodic\n", NULL));
+    TU_CHECK(c->side[KEDR_DSMC_YMIN] == KEDR_DSMC_PERIODIC, "periodic");
+
+    expect_error(plate, "type = circle\ncenter = 1 0.5\nradius = 0", NULL,
+                 ":19: [body] radius: 0: expected > 0");
+    expect_error(plate, "type = circle\ncenter = 1.95 0.5\nradius = 0.1", NULL,
+                 ":18: [body] center: circle at (1.95, 0.5) of radius 0.1 is not inside");
+    expect_error(plate, "type = circle\ncenter = 1 0.5\npoints = 1 2 3 4", NULL,
+                 ":19: [body] points: not a key of a body of type circle");
+    expect_error(plate, "type = polygon\npoints = 0.5 0.2 1.5 0.8 1.5 0.2 0.5 0.8", NULL,
+                 ":18: [body] points: the polygon intersects itself");
+    expect_error(plate, "type = box\ncenter = 0.1 0.5\nsize = 0.4 0.2", NULL,
+                 "closed bodies must not touch its sides");
+    expect_error(plate, "type = wedge\napex = 0.5 0.5\nhalf_angle = 90\nlength = 0.2", NULL,
+                 ":19: [body] half_angle");
+    expect_error("[wall]", "[body2]\ntype = circle\ncenter = 1.1 0.5\nradius = 0.2\n[wall]",
+                 NULL, ":21: [body2] center: bodies 1 and 2 overlap");
+    expect_error("temperature = 300\n[run]", "temperature = 300\naccommodation = 0.5\n[run]",
+                 NULL, "[wall] accommodation: only the maxwell model has one");
+    expect_error("temperature = 300\n[run]", "temperature = 300\nmodel = maxwell\n"
+                 "accommodation = 1.5\n[run]", NULL, "[wall] accommodation = 1.5");
+    expect_error("y_max = 1\n", "y_max = 1\nboundary_y_min = periodic\n", NULL,
+                 ":6: [domain] boundary_y_min: periodic sides come in pairs");
+
+    /* kedr_dsmc_case_check on cases built in code. */
+    TU_OK(load_variant(NULL, NULL, NULL));
+    kedr_dsmc_case d = loaded;
+    d.nbodies = 2;
+    d.body[1].type = KEDR_DSMC_BODY_CIRCLE;
+    d.body[1].center[0] = 1.0;
+    d.body[1].center[1] = 0.5;
+    d.body[1].radius = 0.05;
+    TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "overlap"), "overlap in code: %s", kedr_last_error());
+    d.body[1].center[0] = 1.5;
+    d.body[1].radius = 0;
+    TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "radius 0"), "zero radius in code: %s", kedr_last_error());
+    d.body[1].radius = 0.1;
+    TU_OK(kedr_dsmc_case_check(&d));
+    d.side[KEDR_DSMC_XMIN] = KEDR_DSMC_PERIODIC;
+    TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID, "unpaired periodic side in code");
+}
+
 int main(void)
 {
     find_root();
     test_shipped();
     test_errors();
     test_time_step_and_weight();
+    test_bodies();
     return tu_finish("test_dsmc_case");
 }

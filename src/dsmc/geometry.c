@@ -1,0 +1,523 @@
+/* Bodies of a DSMC case: validation, the gas volume of cells cut by bodies, and the surface
+ * elements on which wall hits are sampled. Host code, run once when a simulator is created. */
+#include "sim.h"
+
+#include "core/internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- areas -------------------------------------------------------------------------------- */
+
+/* Keeps the part of polygon in[0..n) on the side s * (coordinate axis - c) >= 0. */
+static int clip_half(const double *in, int n, int axis, double c, double s, double *out)
+{
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        const double *a = in + 2 * i, *b = in + 2 * ((i + 1) % n);
+        double da = s * (a[axis] - c), db = s * (b[axis] - c);
+        if (da >= 0) {
+            out[2 * m] = a[0];
+            out[2 * m + 1] = a[1];
+            m++;
+        }
+        if ((da >= 0) != (db >= 0)) {
+            double t = da / (da - db);
+            out[2 * m] = a[0] + t * (b[0] - a[0]);
+            out[2 * m + 1] = a[1] + t * (b[1] - a[1]);
+            m++;
+        }
+    }
+    return m;
+}
+
+static double shoelace(const double *xy, int n)
+{
+    double a = 0;
+    for (int i = 0; i < n; i++) {
+        const double *p = xy + 2 * i, *q = xy + 2 * ((i + 1) % n);
+        a += p[0] * q[1] - q[0] * p[1];
+    }
+    return 0.5 * a;
+}
+
+/* Each half-plane adds at most one vertex per edge crossing: 2n + 8 is ample for n <= 32. */
+#define CLIP_MAX (4 * KEDR_DSMC_MAX_SEGMENTS + 16)
+
+double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, double x1, double y1)
+{
+    double a[2 * CLIP_MAX], b[2 * CLIP_MAX];
+    if (n > KEDR_DSMC_MAX_SEGMENTS)
+        return NAN;
+    memcpy(a, xy, (size_t)n * 2 * sizeof(double));
+    n = clip_half(a, n, 0, x0, 1.0, b);
+    n = clip_half(b, n, 0, x1, -1.0, a);
+    n = clip_half(a, n, 1, y0, 1.0, b);
+    n = clip_half(b, n, 1, y1, -1.0, a);
+    return n < 3 ? 0.0 : fabs(shoelace(a, n));
+}
+
+/* The integral of sqrt(r^2 - u^2) from 0 to u. */
+static double half_chord_integral(double u, double r)
+{
+    u = u < -r ? -r : u > r ? r : u;
+    return 0.5 * (u * sqrt(fmax(0.0, r * r - u * u)) + r * r * asin(u / r));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y0, double x1,
+                             double y1)
+{
+    double a = fmax(x0 - cx, -r), b = fmin(x1 - cx, r), lo = y0 - cy, hi = y1 - cy;
+    if (!(a < b) || !(lo < hi) || lo >= r || hi <= -r)
+        return 0;
+    /* Breaks where the half chord h(u) = sqrt(r^2 - u^2) equals |lo| or |hi|: between them
+     * each bound of the clipped chord is either the rectangle's or the circle's. */
+    double u[6];
+    int n = 0;
+    u[n++] = a;
+    u[n++] = b;
+    double ys[2] = {lo, hi};
+    for (int k = 0; k < 2; k++)
+        if (fabs(ys[k]) < r) {
+            double w = sqrt(r * r - ys[k] * ys[k]);
+            if (-w > a && -w < b)
+                u[n++] = -w;
+            if (w > a && w < b)
+                u[n++] = w;
+        }
+    qsort(u, (size_t)n, sizeof u[0], cmp_double);
+    double area = 0;
+    for (int i = 0; i + 1 < n; i++) {
+        double u0 = u[i], u1 = u[i + 1], um = 0.5 * (u0 + u1);
+        if (!(u1 > u0))
+            continue;
+        double h = sqrt(fmax(0.0, r * r - um * um));
+        double hint = half_chord_integral(u1, r) - half_chord_integral(u0, r);
+        int top_rect = hi < h, bottom_rect = lo > -h;
+        double top = top_rect ? hi : h, bottom = bottom_rect ? lo : -h;
+        if (top <= bottom)
+            continue;
+        area += (top_rect ? hi * (u1 - u0) : hint) - (bottom_rect ? lo * (u1 - u0) : -hint);
+    }
+    return area;
+}
+
+/* ---- validation --------------------------------------------------------------------------- */
+
+static double cross3(const double *o, const double *a, const double *b)
+{
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+}
+
+/* Whether segments pq and rs share a point (touching counts). */
+static int segments_meet(const double *p, const double *q, const double *r, const double *s)
+{
+    double d1 = cross3(r, s, p), d2 = cross3(r, s, q), d3 = cross3(p, q, r), d4 = cross3(p, q, s);
+    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
+        return 1;
+    /* Collinear cases: an end point on the other segment. */
+    const double *pts[4] = {p, q, r, s};
+    double d[4] = {d1, d2, d3, d4};
+    for (int k = 0; k < 4; k++) {
+        const double *a = k < 2 ? r : p, *b = k < 2 ? s : q, *x = pts[k];
+        if (d[k] == 0 && x[0] >= fmin(a[0], b[0]) && x[0] <= fmax(a[0], b[0]) &&
+            x[1] >= fmin(a[1], b[1]) && x[1] <= fmax(a[1], b[1]))
+            return 1;
+    }
+    return 0;
+}
+
+static double point_segment_distance(const double *c, const double *s)
+{
+    double dx = s[2] - s[0], dy = s[3] - s[1], len2 = dx * dx + dy * dy;
+    double t = len2 > 0 ? ((c[0] - s[0]) * dx + (c[1] - s[1]) * dy) / len2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    double ex = s[0] + t * dx - c[0], ey = s[1] + t * dy - c[1];
+    return sqrt(ex * ex + ey * ey);
+}
+
+/* The bodies of c, with bare segments (nbodies = 0) as one open body. */
+static int resolve_bodies(const kedr_dsmc_case *c, kedr_dsmc_body *b)
+{
+    if (c->nbodies == 0 && c->nsegments > 0) {
+        memset(b, 0, sizeof *b);
+        b->type = KEDR_DSMC_BODY_PLATE;
+        b->count = c->nsegments;
+        return 1;
+    }
+    memcpy(b, c->body, sizeof c->body);
+    return c->nbodies;
+}
+
+static int closed_body(const kedr_dsmc_body *b)
+{
+    return b->type != KEDR_DSMC_BODY_PLATE;
+}
+
+/* Whether (x, y) is inside closed polygon body b of c (crossing number). */
+static int inside_polygon(const kedr_dsmc_case *c, const kedr_dsmc_body *b, double x, double y)
+{
+    int in = 0;
+    for (int k = b->first; k < b->first + b->count; k++) {
+        const double *s = c->segment[k];
+        if ((s[1] > y) != (s[3] > y) && x < s[0] + (y - s[1]) * (s[2] - s[0]) / (s[3] - s[1]))
+            in = !in;
+    }
+    return in;
+}
+
+int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
+{
+    kedr_dsmc_body bodies[KEDR_DSMC_MAX_BODIES];
+    if (c->nbodies < 0 || c->nbodies > KEDR_DSMC_MAX_BODIES) {
+        snprintf(msg, size, "%d bodies: expected 0 to %d", c->nbodies, KEDR_DSMC_MAX_BODIES);
+        return 0;
+    }
+    int nb = resolve_bodies(c, bodies);
+    const double *lo = c->lo, *hi = c->hi;
+    for (int i = 0; i < nb; i++) {
+        const kedr_dsmc_body *b = &bodies[i];
+        if (b->type == KEDR_DSMC_BODY_CIRCLE) {
+            double x = b->center[0], y = b->center[1], r = b->radius;
+            if (!(r > 0) || !isfinite(r)) {
+                snprintf(msg, size, "circle radius %g: expected > 0", r);
+                return i;
+            }
+            if (!(x - r > lo[0] && x + r < hi[0] && y - r > lo[1] && y + r < hi[1])) {
+                snprintf(msg, size, "circle at (%g, %g) of radius %g is not inside the domain "
+                         "[%g, %g] x [%g, %g]", x, y, r, lo[0], hi[0], lo[1], hi[1]);
+                return i;
+            }
+            continue;
+        }
+        if (b->count < 1 || b->first < 0 || b->first + b->count > c->nsegments ||
+            (closed_body(b) && b->count < 3)) {
+            snprintf(msg, size, "segments %d..%d: not a valid range of the %d segments (a closed "
+                     "body needs 3)", b->first, b->first + b->count - 1, c->nsegments);
+            return i;
+        }
+        for (int k = b->first; k < b->first + b->count; k++) {
+            const double *s = c->segment[k];
+            for (int e = 0; e < 2; e++) {
+                double x = s[2 * e], y = s[2 * e + 1];
+                int in = closed_body(b) ? x > lo[0] && x < hi[0] && y > lo[1] && y < hi[1]
+                                        : x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1];
+                if (!in) {
+                    snprintf(msg, size, "point (%g, %g) is outside the domain [%g, %g] x [%g, %g]%s",
+                             x, y, lo[0], hi[0], lo[1], hi[1],
+                             closed_body(b) ? " (closed bodies must not touch its sides)" : "");
+                    return i;
+                }
+            }
+            if (s[0] == s[2] && s[1] == s[3]) {
+                snprintf(msg, size, "segment %d has zero length", k - b->first);
+                return i;
+            }
+        }
+        if (!closed_body(b))
+            continue;
+        for (int k = b->first; k < b->first + b->count; k++) {
+            int next = b->first + (k - b->first + 1) % b->count;
+            if (c->segment[k][2] != c->segment[next][0] || c->segment[k][3] != c->segment[next][1]) {
+                snprintf(msg, size, "segments %d and %d are not joined: not a closed polygon",
+                         k - b->first, next - b->first);
+                return i;
+            }
+            for (int l = k + 1; l < b->first + b->count; l++) {
+                int adjacent = l == next || k == b->first + (l - b->first + 1) % b->count;
+                const double *s = c->segment[k], *t = c->segment[l];
+                if (!adjacent && segments_meet(s, s + 2, t, t + 2)) {
+                    snprintf(msg, size, "the polygon intersects itself (edges %d and %d)",
+                             k - b->first, l - b->first);
+                    return i;
+                }
+            }
+        }
+        double xy[2 * KEDR_DSMC_MAX_SEGMENTS];
+        for (int k = 0; k < b->count; k++) {
+            xy[2 * k] = c->segment[b->first + k][0];
+            xy[2 * k + 1] = c->segment[b->first + k][1];
+        }
+        if (shoelace(xy, b->count) == 0) {
+            snprintf(msg, size, "the polygon has zero area");
+            return i;
+        }
+    }
+    /* Bodies must not meet or contain one another. */
+    for (int i = 0; i < nb; i++)
+        for (int j = i + 1; j < nb; j++) {
+            const kedr_dsmc_body *a = &bodies[i], *b = &bodies[j];
+            int meet = 0;
+            if (a->type == KEDR_DSMC_BODY_CIRCLE && b->type == KEDR_DSMC_BODY_CIRCLE) {
+                meet = hypot(a->center[0] - b->center[0], a->center[1] - b->center[1]) <=
+                       a->radius + b->radius;
+            } else if (a->type == KEDR_DSMC_BODY_CIRCLE || b->type == KEDR_DSMC_BODY_CIRCLE) {
+                const kedr_dsmc_body *ci = a->type == KEDR_DSMC_BODY_CIRCLE ? a : b;
+                const kedr_dsmc_body *po = ci == a ? b : a;
+                for (int k = po->first; k < po->first + po->count && !meet; k++)
+                    meet = point_segment_distance(ci->center, c->segment[k]) <= ci->radius;
+                meet = meet || (closed_body(po) && inside_polygon(c, po, ci->center[0],
+                                                                  ci->center[1]));
+            } else {
+                for (int k = a->first; k < a->first + a->count && !meet; k++)
+                    for (int l = b->first; l < b->first + b->count && !meet; l++)
+                        meet = segments_meet(c->segment[k], c->segment[k] + 2, c->segment[l],
+                                             c->segment[l] + 2);
+                const double *pa = c->segment[a->first], *pb = c->segment[b->first];
+                meet = meet || (closed_body(b) && inside_polygon(c, b, pa[0], pa[1])) ||
+                       (closed_body(a) && inside_polygon(c, a, pb[0], pb[1]));
+            }
+            if (meet) {
+                snprintf(msg, size, "bodies %d and %d overlap or touch", i + 1, j + 1);
+                return j;
+            }
+        }
+    return -1;
+}
+
+/* ---- building ------------------------------------------------------------------------------ */
+
+static double body_cell_area(const kedr_dsmc_case *c, const kedr_dsmc_body *b, double x0,
+                             double y0, double x1, double y1)
+{
+    if (b->type == KEDR_DSMC_BODY_CIRCLE)
+        return dsmc_circle_rect_area(b->center[0], b->center[1], b->radius, x0, y0, x1, y1);
+    double xy[2 * KEDR_DSMC_MAX_SEGMENTS];
+    for (int k = 0; k < b->count; k++) {
+        xy[2 * k] = c->segment[b->first + k][0];
+        xy[2 * k + 1] = c->segment[b->first + k][1];
+    }
+    return dsmc_polygon_rect_area(xy, b->count, x0, y0, x1, y1);
+}
+
+static void body_box(const kedr_dsmc_case *c, const kedr_dsmc_body *b, double box[4])
+{
+    if (b->type == KEDR_DSMC_BODY_CIRCLE) {
+        box[0] = b->center[0] - b->radius;
+        box[1] = b->center[1] - b->radius;
+        box[2] = b->center[0] + b->radius;
+        box[3] = b->center[1] + b->radius;
+        return;
+    }
+    box[0] = box[1] = INFINITY;
+    box[2] = box[3] = -INFINITY;
+    for (int k = b->first; k < b->first + b->count; k++)
+        for (int e = 0; e < 2; e++) {
+            box[0] = fmin(box[0], c->segment[k][2 * e]);
+            box[1] = fmin(box[1], c->segment[k][2 * e + 1]);
+            box[2] = fmax(box[2], c->segment[k][2 * e]);
+            box[3] = fmax(box[3], c->segment[k][2 * e + 1]);
+        }
+}
+
+static kedr_status gas_volumes(kedr_dsmc *sim, int *cut)
+{
+    const kedr_dsmc_case *c = &sim->c;
+    dsmc_geometry *g = &sim->geo;
+    const dsmc_params *p = &sim->p;
+    size_t nc = sim->ncells;
+    g->gas_host = malloc(nc * sizeof(double));
+    if (!g->gas_host)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory (%zu cells)", nc);
+    for (size_t i = 0; i < nc; i++)
+        g->gas_host[i] = p->cell_volume;
+    *cut = 0;
+    for (int i = 0; i < g->nbodies; i++) {
+        const kedr_dsmc_body *b = &g->body[i];
+        if (!closed_body(b))
+            continue;
+        double box[4];
+        body_box(c, b, box);
+        int i0 = (int)floor((box[0] - p->lo[0]) * p->inv_dx), i1 = (int)((box[2] - p->lo[0]) * p->inv_dx);
+        int j0 = (int)floor((box[1] - p->lo[1]) * p->inv_dy), j1 = (int)((box[3] - p->lo[1]) * p->inv_dy);
+        i0 = i0 < 0 ? 0 : i0;
+        j0 = j0 < 0 ? 0 : j0;
+        i1 = i1 >= c->nx ? c->nx - 1 : i1;
+        j1 = j1 >= c->ny ? c->ny - 1 : j1;
+        for (int j = j0; j <= j1; j++)
+            for (int ix = i0; ix <= i1; ix++) {
+                double x0 = p->lo[0] + ix * p->dx, y0 = p->lo[1] + j * p->dy;
+                double a = body_cell_area(c, b, x0, y0, x0 + p->dx, y0 + p->dy);
+                if (a > 0) {
+                    double *v = &g->gas_host[(size_t)j * c->nx + ix];
+                    *v -= a;
+                    *v = *v < DSMC_SOLID * p->cell_volume ? 0.0 : *v;
+                    *cut = 1;
+                }
+            }
+    }
+    return KEDR_OK;
+}
+
+/* Elements: segment k has ceil(length / size) per side (both sides of a plate), a circle
+ * ceil(circumference / size), at least 8. */
+static kedr_status elements(kedr_dsmc *sim)
+{
+    const kedr_dsmc_case *c = &sim->c;
+    dsmc_geometry *g = &sim->geo;
+    dsmc_params *p = &sim->p;
+    double size = c->element_size > 0 ? c->element_size : fmin(p->dx, p->dy);
+    size_t ne = 0;
+    for (int i = 0; i < g->nbodies; i++) {
+        const kedr_dsmc_body *b = &g->body[i];
+        if (b->type == KEDR_DSMC_BODY_CIRCLE) {
+            int j = p->ncircles++;
+            p->circle[j][0] = b->center[0];
+            p->circle[j][1] = b->center[1];
+            p->circle[j][2] = b->radius;
+            double n = ceil(2.0 * DSMC_PI * b->radius / size);
+            p->circ_nelem[j] = n < 8 ? 8 : n > 1e6 ? 1000000 : (uint32_t)n;
+            p->circ_elem[j] = (uint32_t)ne;
+            ne += p->circ_nelem[j];
+            continue;
+        }
+        double xy[2 * KEDR_DSMC_MAX_SEGMENTS];
+        for (int k = 0; k < b->count; k++) {
+            xy[2 * k] = c->segment[b->first + k][0];
+            xy[2 * k + 1] = c->segment[b->first + k][1];
+        }
+        /* Counter-clockwise polygons have the outside on the right of each edge. */
+        int8_t out = !closed_body(b) ? 0 : shoelace(xy, b->count) > 0 ? -1 : 1;
+        for (int k = b->first; k < b->first + b->count; k++) {
+            const double *s = c->segment[k];
+            double n = ceil(hypot(s[2] - s[0], s[3] - s[1]) / size);
+            p->seg_out[k] = out;
+            p->seg_nelem[k] = n < 1 ? 1 : n > 1e6 ? 1000000 : (uint32_t)n;
+            p->seg_elem[k] = (uint32_t)ne;
+            ne += (size_t)p->seg_nelem[k] * (out == 0 ? 2 : 1);
+        }
+    }
+    p->nelem = (uint32_t)ne;
+    g->nelem = ne;
+    if (ne == 0)
+        return KEDR_OK;
+    double *block = malloc(ne * (5 * sizeof(double) + sizeof(int)));
+    if (!block)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory (%zu surface "
+                         "elements)", ne);
+    g->ex = block;
+    g->ey = block + ne;
+    g->enx = block + 2 * ne;
+    g->eny = block + 3 * ne;
+    g->elen = block + 4 * ne;
+    g->ebody = (int *)(block + 5 * ne);
+    for (int i = 0; i < g->nbodies; i++) {
+        const kedr_dsmc_body *b = &g->body[i];
+        if (b->type == KEDR_DSMC_BODY_CIRCLE) {
+            int j = 0;
+            while (p->circle[j][0] != b->center[0] || p->circle[j][1] != b->center[1])
+                j++;
+            uint32_t n = p->circ_nelem[j];
+            for (uint32_t k = 0; k < n; k++) {
+                size_t e = p->circ_elem[j] + k;
+                double a = 2.0 * DSMC_PI * (k + 0.5) / n;
+                g->enx[e] = cos(a);
+                g->eny[e] = sin(a);
+                g->ex[e] = b->center[0] + b->radius * g->enx[e];
+                g->ey[e] = b->center[1] + b->radius * g->eny[e];
+                g->elen[e] = 2.0 * DSMC_PI * b->radius / n;
+                g->ebody[e] = i;
+            }
+            continue;
+        }
+        for (int k = b->first; k < b->first + b->count; k++) {
+            const double *s = c->segment[k];
+            double dx = s[2] - s[0], dy = s[3] - s[1], len = hypot(dx, dy);
+            uint32_t n = p->seg_nelem[k];
+            for (int side = 0; side < (p->seg_out[k] == 0 ? 2 : 1); side++) {
+                double sign = p->seg_out[k] != 0 ? p->seg_out[k] : side == 0 ? 1.0 : -1.0;
+                for (uint32_t q = 0; q < n; q++) {
+                    size_t e = p->seg_elem[k] + (size_t)side * n + q;
+                    g->ex[e] = s[0] + dx * (q + 0.5) / n;
+                    g->ey[e] = s[1] + dy * (q + 0.5) / n;
+                    g->enx[e] = -sign * dy / len;
+                    g->eny[e] = sign * dx / len;
+                    g->elen[e] = len / n;
+                    g->ebody[e] = i;
+                }
+            }
+        }
+    }
+    return KEDR_OK;
+}
+
+kedr_status dsmc_geometry_build(kedr_dsmc *sim)
+{
+    kedr_ctx *ctx = sim->ctx;
+    dsmc_geometry *g = &sim->geo;
+    dsmc_params *p = &sim->p;
+    memset(g, 0, sizeof *g);
+    g->nbodies = resolve_bodies(&sim->c, g->body);
+    p->wall_model = sim->c.wall_model;
+    p->accommodation = sim->c.accommodation;
+    p->nudge = 1e-9 * fmin(p->dx, p->dy);
+    int cut = 0;
+    KEDR_TRY(gas_volumes(sim, &cut));
+    KEDR_TRY(elements(sim));
+    if (cut) {
+        KEDR_TRY(kedr_alloc(ctx, (void **)&g->gas, sim->ncells * sizeof(double)));
+        KEDR_TRY(kedr_upload(ctx, g->gas, g->gas_host, sim->ncells * sizeof(double)));
+        p->gas_volume = g->gas;
+    }
+    if (g->nelem) {
+        size_t bytes = g->nelem * DSMC_NSURF * sizeof(double);
+        KEDR_TRY(kedr_alloc(ctx, (void **)&g->surf, bytes));
+        KEDR_TRY(kedr_memset(ctx, g->surf, 0, bytes));
+        if (!KEDR_IS_CUDA(ctx)) {
+            g->threads = ctx->threads > 0 ? ctx->threads : 1;
+            g->surf_threads = malloc(bytes * (size_t)g->threads);
+            if (!g->surf_threads)
+                return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory for the "
+                                 "surface sums");
+        }
+    }
+    return KEDR_OK;
+}
+
+void dsmc_geometry_free(kedr_dsmc *sim)
+{
+    dsmc_geometry *g = &sim->geo;
+    kedr_free(sim->ctx, g->gas);
+    kedr_free(sim->ctx, g->surf);
+    free(g->gas_host);
+    free(g->surf_threads);
+    free(g->ex);
+    memset(g, 0, sizeof *g);
+}
+
+kedr_status dsmc_surface_reset(kedr_dsmc *sim)
+{
+    sim->geo.surf_steps = 0;
+    if (!sim->geo.surf)
+        return KEDR_OK;
+    return kedr_memset(sim->ctx, sim->geo.surf, 0, sim->geo.nelem * DSMC_NSURF * sizeof(double));
+}
+
+void dsmc_fields_mask_solid(const kedr_dsmc *sim, kedr_dsmc_fields *f)
+{
+    double *cols[] = {f->number_density, f->density, f->ux, f->uy, f->uz, f->temperature,
+                      f->temperature_rot, f->temperature_overall, f->pressure, f->mach,
+                      f->particles};
+    const int ncols = (int)(sizeof cols / sizeof cols[0]);
+    for (size_t c = 0; c < sim->ncells; c++)
+        if (sim->geo.gas_host[c] == 0)
+            for (int k = 0; k < ncols; k++)
+                cols[k][c] = NAN;
+}
+
+kedr_status kedr_dsmc_gas_volume(const kedr_dsmc *sim, double *volume)
+{
+    if (!sim || !volume)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_gas_volume: %s is NULL",
+                         sim ? "volume" : "sim");
+    memcpy(volume, sim->geo.gas_host, sim->ncells * sizeof(double));
+    return KEDR_OK;
+}

@@ -1,0 +1,221 @@
+/* Surface sampling results: per element pressure, shear and heat flux and their coefficients,
+ * body forces, and the surface files (CSV and VTK PolyData). */
+#include "sim.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void kedr_dsmc_surface_free(kedr_dsmc_surface *s)
+{
+    if (!s)
+        return;
+    free(s->x); /* one block holds every array */
+    memset(s, 0, sizeof *s);
+}
+
+/* Drag along the freestream velocity (x when it is zero), lift that turned by +90 degrees. */
+static void directions(const kedr_dsmc_case *c, double d[2], double l[2])
+{
+    double u = hypot(c->velocity[0], c->velocity[1]);
+    d[0] = u > 0 ? c->velocity[0] / u : 1.0;
+    d[1] = u > 0 ? c->velocity[1] / u : 0.0;
+    l[0] = -d[1];
+    l[1] = d[0];
+}
+
+/* A body's extent across the flow (along the lift direction). */
+static double frontal_height(const kedr_dsmc_case *c, const kedr_dsmc_body *b, const double l[2])
+{
+    if (b->type == KEDR_DSMC_BODY_CIRCLE)
+        return 2.0 * b->radius;
+    double lo = INFINITY, hi = -INFINITY;
+    for (int k = b->first; k < b->first + b->count; k++)
+        for (int e = 0; e < 2; e++) {
+            double h = c->segment[k][2 * e] * l[0] + c->segment[k][2 * e + 1] * l[1];
+            lo = fmin(lo, h);
+            hi = fmax(hi, h);
+        }
+    return hi - lo;
+}
+
+kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
+{
+    if (!sim || !s)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_surface: %s is NULL", sim ? "s" : "sim");
+    memset(s, 0, sizeof *s);
+    const dsmc_geometry *g = &sim->geo;
+    const kedr_dsmc_case *c = &sim->c;
+    size_t ne = g->nelem;
+    s->nelem = ne;
+    s->nbodies = g->nbodies;
+    s->steps = g->surf_steps;
+    double rho = 0;
+    for (int k = 0; k < c->nspecies; k++)
+        rho += c->number_density * c->fraction[k] * c->species[k].mass;
+    double u2 = c->velocity[0] * c->velocity[0] + c->velocity[1] * c->velocity[1] +
+                c->velocity[2] * c->velocity[2];
+    s->q_inf = 0.5 * rho * u2;
+    s->p_inf = c->number_density * KEDR_BOLTZMANN * c->temperature;
+    double inv_q = s->q_inf > 0 ? 1.0 / s->q_inf : NAN;
+    double inv_e = s->q_inf > 0 ? 1.0 / (s->q_inf * sqrt(u2)) : NAN;
+    double d[2], l[2];
+    directions(c, d, l);
+    for (int b = 0; b < g->nbodies; b++) {
+        s->reference_length[b] = c->reference_length > 0 ? c->reference_length
+                                                         : frontal_height(c, &g->body[b], l);
+        s->cd[b] = s->cl[b] = NAN;
+    }
+    if (ne == 0)
+        return KEDR_OK;
+    double *sum = malloc(ne * DSMC_NSURF * sizeof(double));
+    double *block = malloc(ne * (13 * sizeof(double) + sizeof(int)));
+    if (!sum || !block) {
+        free(sum);
+        free(block);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_get_surface: out of host memory (%zu "
+                         "elements)", ne);
+    }
+    kedr_status st = kedr_download(sim->ctx, sum, g->surf, ne * DSMC_NSURF * sizeof(double));
+    if (st != KEDR_OK) {
+        free(sum);
+        free(block);
+        return st;
+    }
+    double **cols[12] = {&s->x, &s->y, &s->nx, &s->ny, &s->length, &s->hits, &s->pressure,
+                         &s->shear, &s->heat_flux, &s->cp, &s->cf, &s->ch};
+    for (int k = 0; k < 12; k++)
+        *cols[k] = block + (size_t)k * ne;
+    s->body = (int *)(block + 13 * ne);
+    memcpy(s->x, g->ex, ne * sizeof(double));
+    memcpy(s->y, g->ey, ne * sizeof(double));
+    memcpy(s->nx, g->enx, ne * sizeof(double));
+    memcpy(s->ny, g->eny, ne * sizeof(double));
+    memcpy(s->length, g->elen, ne * sizeof(double));
+    memcpy(s->body, g->ebody, ne * sizeof(int));
+    /* Sums of simulated molecules over the sampled time: times the weight, per time and area. */
+    double time = (double)g->surf_steps * c->dt, w = c->weight;
+    double fx[KEDR_DSMC_MAX_BODIES] = {0}, fy[KEDR_DSMC_MAX_BODIES] = {0};
+    for (size_t e = 0; e < ne; e++) {
+        const double *r = sum;
+        double per = time > 0 ? w / (time * g->elen[e]) : NAN;
+        s->hits[e] = g->surf_steps > 0 ? r[DSMC_SURF_HITS * ne + e] / (double)g->surf_steps : NAN;
+        s->pressure[e] = (r[DSMC_SURF_PIN * ne + e] + r[DSMC_SURF_POUT * ne + e]) * per;
+        s->shear[e] = r[DSMC_SURF_SHEAR * ne + e] * per;
+        s->heat_flux[e] = (r[DSMC_SURF_EIN * ne + e] - r[DSMC_SURF_EOUT * ne + e]) * per;
+        s->cp[e] = (s->pressure[e] - s->p_inf) * inv_q;
+        s->cf[e] = s->shear[e] * inv_q;
+        s->ch[e] = s->heat_flux[e] * inv_e;
+        fx[g->ebody[e]] += r[DSMC_SURF_FX * ne + e];
+        fy[g->ebody[e]] += r[DSMC_SURF_FY * ne + e];
+    }
+    for (int b = 0; b < g->nbodies; b++) {
+        double fxb = time > 0 ? fx[b] * w / time : NAN, fyb = time > 0 ? fy[b] * w / time : NAN;
+        s->drag[b] = fxb * d[0] + fyb * d[1];
+        s->lift[b] = fxb * l[0] + fyb * l[1];
+        s->cd[b] = s->drag[b] * inv_q / s->reference_length[b];
+        s->cl[b] = s->lift[b] * inv_q / s->reference_length[b];
+    }
+    free(sum);
+    return KEDR_OK;
+}
+
+static kedr_status finish(FILE *out, const char *tmp, const char *path)
+{
+    int bad = ferror(out);
+    if (fclose(out) != 0 || bad) {
+        remove(tmp);
+        return kedr_fail(KEDR_ERR_IO, "%s: write error", path);
+    }
+    if (rename(tmp, path) != 0) {
+        kedr_status st = kedr_fail(KEDR_ERR_IO, "%s: cannot rename from %s: %s", path, tmp,
+                                   strerror(errno));
+        remove(tmp);
+        return st;
+    }
+    return KEDR_OK;
+}
+
+static kedr_status open_tmp(const char *fn, const kedr_dsmc_surface *s, const char *path,
+                            char *tmp, size_t size, FILE **out)
+{
+    if (!s || !path)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, s ? "path" : "s");
+    if (s->nelem > 0 && !s->x)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: the surface has no arrays", fn);
+    snprintf(tmp, size, "%s.tmp", path);
+    *out = fopen(tmp, "w");
+    if (!*out)
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *path)
+{
+    char tmp[1100];
+    FILE *out;
+    KEDR_TRY(open_tmp("kedr_dsmc_write_surface_csv", s, path, tmp, sizeof tmp, &out));
+    fprintf(out, "element,body,x,y,nx,ny,length,hits_per_step,pressure,shear,heat_flux,cp,cf,ch\n");
+    for (size_t e = 0; e < s->nelem; e++)
+        fprintf(out, "%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", e,
+                s->body[e] + 1, s->x[e], s->y[e], s->nx[e], s->ny[e], s->length[e], s->hits[e],
+                s->pressure[e], s->shear[e], s->heat_flux[e], s->cp[e], s->cf[e], s->ch[e]);
+    return finish(out, tmp, path);
+}
+
+/* Each element a line cell from its start to its end point (z = 0). */
+kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *path)
+{
+    char tmp[1100];
+    FILE *out;
+    KEDR_TRY(open_tmp("kedr_dsmc_write_surface_vtp", s, path, tmp, sizeof tmp, &out));
+    size_t ne = s->nelem;
+    fprintf(out, "<?xml version=\"1.0\"?>\n"
+                 "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+                 "  <PolyData>\n"
+                 "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"0\" NumberOfLines=\"%zu\" "
+                 "NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n"
+                 "      <Points>\n"
+                 "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n",
+            2 * ne, ne);
+    for (size_t e = 0; e < ne; e++) {
+        double tx = -s->ny[e] * 0.5 * s->length[e], ty = s->nx[e] * 0.5 * s->length[e];
+        fprintf(out, "%.9g %.9g 0\n%.9g %.9g 0\n", s->x[e] - tx, s->y[e] - ty, s->x[e] + tx,
+                s->y[e] + ty);
+    }
+    fprintf(out, "        </DataArray>\n      </Points>\n      <Lines>\n"
+                 "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n");
+    for (size_t e = 0; e < ne; e++)
+        fprintf(out, "%zu %zu\n", 2 * e, 2 * e + 1);
+    fprintf(out, "        </DataArray>\n"
+                 "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n");
+    for (size_t e = 0; e < ne; e++)
+        fprintf(out, "%zu\n", 2 * e + 2);
+    fprintf(out, "        </DataArray>\n      </Lines>\n      <CellData Scalars=\"cp\">\n");
+    struct {
+        const char *name;
+        const double *v;
+    } cols[] = {{"cp", s->cp},       {"cf", s->cf},         {"ch", s->ch},
+                {"pressure", s->pressure}, {"shear", s->shear}, {"heat_flux", s->heat_flux},
+                {"hits_per_step", s->hits}};
+    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+        fprintf(out, "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n",
+                cols[k].name);
+        for (size_t e = 0; e < ne; e++)
+            fprintf(out, "%.9g\n", cols[k].v[e]);
+        fprintf(out, "        </DataArray>\n");
+    }
+    fprintf(out, "        <DataArray type=\"Float64\" Name=\"normal\" NumberOfComponents=\"3\" "
+                 "format=\"ascii\">\n");
+    for (size_t e = 0; e < ne; e++)
+        fprintf(out, "%.9g %.9g 0\n", s->nx[e], s->ny[e]);
+    fprintf(out, "        </DataArray>\n        <DataArray type=\"Int32\" Name=\"body\" "
+                 "format=\"ascii\">\n");
+    for (size_t e = 0; e < ne; e++)
+        fprintf(out, "%d\n", s->body[e] + 1);
+    fprintf(out, "        </DataArray>\n      </CellData>\n    </Piece>\n  </PolyData>\n"
+                 "</VTKFile>\n");
+    return finish(out, tmp, path);
+}
