@@ -22,10 +22,13 @@
 #define KEDR_GIT_COMMIT "unknown"
 #endif
 
-const char *const kedr_bench_cayley_cpu_groups[] = {"pancake:10", "bubble:10", "burnt-pancake:7",
-                                                    "abelian:1024,1024", NULL};
-const char *const kedr_bench_cayley_cuda_groups[] = {"pancake:12", "pancake:13",
-                                                     "burnt-pancake:10", "star:12", NULL};
+const char *const kedr_bench_cayley_cpu_groups[] = {
+    "pancake:10", "bubble:10", "burnt-pancake:7", "abelian:1024,1024", "burnside:10", "cube2",
+    NULL};
+const char *const kedr_bench_cayley_cuda_groups[] = {
+    "pancake:12",   "pancake:13",   "pancake:14",   "burnt-pancake:10", "star:12",
+    "burnside:12",  "burnside:13",  "burnside:14",  "burnside:15",      "burnside:16",
+    "cube2",        NULL};
 
 #define CB_MAX_GROUPS 64
 #define CB_SMALL_SECONDS 2.0 /* a group faster than this is run `repeats` times */
@@ -151,9 +154,12 @@ static kedr_status bench_group(kedr_ctx *ctx, const char *spec, int repeats, cb_
     row->seconds = median(t, row->runs);
     row->edge_visits = first.edge_visits;
     row->memory_bytes = first.memory_bytes;
-    /* levels + 1 sweeps: the last, empty level is expanded too */
-    row->bytes = 4.0 * (double)(first.memory_bytes / 3) * (row->levels + 1) +
-                 CB_SECTOR * first.edge_visits;
+    /* levels + 1 sweeps: the last, empty level is expanded too. The model is the dense
+     * search's; a sparse search (sorting) has none here. */
+    row->bytes = first.mode == KEDR_CAYLEY_SPARSE
+                     ? NAN
+                     : 4.0 * (double)(first.memory_bytes / 3) * (row->levels + 1) +
+                           CB_SECTOR * first.edge_visits;
     kedr_cayley_result_free(&first);
     kedr_cayley_group_free(g);
     return s;
@@ -219,12 +225,13 @@ static kedr_status write_json(const char *path, const cb_header *h, const cb_row
         json_number(f, r->edge_visits, ok);
         fputs(", \"edge_visits_per_s\": ", f);
         json_number(f, r->edge_visits / r->seconds, ok);
+        int modelled = ok && !isnan(r->bytes);
         fputs(", \"bytes\": ", f);
-        json_number(f, r->bytes, ok);
+        json_number(f, r->bytes, modelled);
         fputs(", \"gbps\": ", f);
-        json_number(f, r->bytes / r->seconds / 1e9, ok);
+        json_number(f, r->bytes / r->seconds / 1e9, modelled);
         fputs(", \"frac_copy\": ", f);
-        json_number(f, r->bytes / r->seconds / 1e9 / h->copy_gbps, ok);
+        json_number(f, r->bytes / r->seconds / 1e9 / h->copy_gbps, modelled);
         fputs(", \"status\": ", f);
         json_string(f, r->status);
         if (!ok) {
@@ -245,9 +252,12 @@ static void print_row(const cb_row *r, double copy_gbps)
         printf("%-20s  %s\n", r->spec, r->status);
     } else {
         double gbps = r->bytes / r->seconds / 1e9;
-        printf("%-20s %14llu %6d %8d %4d %10.4f %10.3g %9.1f %7.2f\n", r->spec,
-               (unsigned long long)r->elements, r->levels, r->diameter, r->runs, r->seconds,
-               r->edge_visits / r->seconds, gbps, gbps / copy_gbps);
+        printf("%-20s %14llu %6d %8d %4d %10.4f %10.3g", r->spec, (unsigned long long)r->elements,
+               r->levels, r->diameter, r->runs, r->seconds, r->edge_visits / r->seconds);
+        if (isnan(gbps))
+            printf(" %9s %7s\n", "-", "-");
+        else
+            printf(" %9.1f %7.2f\n", gbps, gbps / copy_gbps);
     }
     fflush(stdout);
 }
