@@ -183,15 +183,19 @@ typedef struct {
     uint32_t s;  /* signs */
 } cayley_elem;
 
-CAYLEY_HD cayley_elem cayley_load(const kedr_cayley_group *g, uint64_t rank)
+/* The _as forms take the kind as an argument: called with a constant, as the cuda sweep kernel
+ * does (one instance per kind), the code of the other kinds drops out, and with it their
+ * registers. */
+CAYLEY_HD cayley_elem cayley_load_as(const kedr_cayley_group *g, uint64_t rank,
+                                     kedr_cayley_kind kind)
 {
     cayley_elem e;
     e.rank = rank;
     e.p = 0;
     e.s = 0;
-    if (g->kind == KEDR_CAYLEY_PERMUTATION) {
+    if (kind == KEDR_CAYLEY_PERMUTATION) {
         e.p = cayley_perm_unrank(rank, g->n);
-    } else if (g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION) {
+    } else if (kind == KEDR_CAYLEY_SIGNED_PERMUTATION) {
         e.s = (uint32_t)(rank & ((1ull << g->n) - 1ull));
         e.p = cayley_perm_unrank(rank >> g->n, g->n);
     }
@@ -199,17 +203,18 @@ CAYLEY_HD cayley_elem cayley_load(const kedr_cayley_group *g, uint64_t rank)
 }
 
 /* The rank of e * generator k. */
-CAYLEY_HD uint64_t cayley_neighbour(const kedr_cayley_group *g, const cayley_elem *e, int k)
+CAYLEY_HD uint64_t cayley_neighbour_as(const kedr_cayley_group *g, const cayley_elem *e, int k,
+                                       kedr_cayley_kind kind)
 {
     int n = g->n;
-    if (g->kind == KEDR_CAYLEY_PERMUTATION)
+    if (kind == KEDR_CAYLEY_PERMUTATION)
         return cayley_perm_rank(cayley_perm_apply(e->p, g->perm[k], n), n);
-    if (g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION) {
+    if (kind == KEDR_CAYLEY_SIGNED_PERMUTATION) {
         uint64_t q = cayley_perm_apply(e->p, g->perm[k], n);
         uint32_t t = cayley_signs_apply(e->s, g->perm[k], n) ^ g->flip[k];
         return (cayley_perm_rank(q, n) << n) | t;
     }
-    if (g->kind == KEDR_CAYLEY_BURNSIDE)
+    if (kind == KEDR_CAYLEY_BURNSIDE)
         return cayley_burnside_neighbour(g, e->rank, k);
     /* abelian: step one coordinate, wrapping around */
     int d = g->dim[k];
@@ -218,6 +223,16 @@ CAYLEY_HD uint64_t cayley_neighbour(const kedr_cayley_group *g, const cayley_ele
     if (g->step[k] > 0)
         return x == m - 1 ? e->rank - (m - 1) * stride : e->rank + stride;
     return x == 0 ? e->rank + (m - 1) * stride : e->rank - stride;
+}
+
+CAYLEY_HD cayley_elem cayley_load(const kedr_cayley_group *g, uint64_t rank)
+{
+    return cayley_load_as(g, rank, g->kind);
+}
+
+CAYLEY_HD uint64_t cayley_neighbour(const kedr_cayley_group *g, const cayley_elem *e, int k)
+{
+    return cayley_neighbour_as(g, e, k, g->kind);
 }
 
 #endif

@@ -23,6 +23,8 @@ typedef struct {
     unsigned long long count;
 } cayley_counters;
 
+/* One instance per kind of group (KIND), so that each holds only its own kind's registers. */
+template <int KIND>
 __global__ void __launch_bounds__(SWEEP_THREADS)
 cayley_sweep_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *frontier,
                     const uint32_t *__restrict__ visited, uint32_t *next, size_t words,
@@ -53,9 +55,10 @@ cayley_sweep_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *front
         __syncthreads();
         unsigned int n = queued;
         for (unsigned int i = threadIdx.x; i < n; i += SWEEP_THREADS) {
-            cayley_elem e = cayley_load(&g, (uint64_t)t * TILE_BITS + queue[i]);
+            cayley_elem e =
+                cayley_load_as(&g, (uint64_t)t * TILE_BITS + queue[i], (kedr_cayley_kind)KIND);
             for (int k = 0; k < g.ngens; k++) {
-                uint64_t r = cayley_neighbour(&g, &e, k);
+                uint64_t r = cayley_neighbour_as(&g, &e, k, (kedr_cayley_kind)KIND);
                 uint32_t bit = 1u << (r & 31);
                 /* visited does not change during the sweep */
                 if (!(__ldg(&visited[r >> 5]) & bit))
@@ -118,15 +121,34 @@ extern "C" kedr_status cayley_cuda_level(cayley_dense *d, uint64_t *count)
     size_t words = d->bitmap_bytes / 4;
     unsigned long long tiles = (words + SWEEP_THREADS - 1) / SWEEP_THREADS;
 
+    void (*sweep)(const kedr_cayley_group, uint32_t *, const uint32_t *, uint32_t *, size_t,
+                  unsigned long long, unsigned long long *);
+    switch (d->g->kind) {
+    case KEDR_CAYLEY_PERMUTATION:
+        sweep = cayley_sweep_kernel<KEDR_CAYLEY_PERMUTATION>;
+        break;
+    case KEDR_CAYLEY_SIGNED_PERMUTATION:
+        sweep = cayley_sweep_kernel<KEDR_CAYLEY_SIGNED_PERMUTATION>;
+        break;
+    case KEDR_CAYLEY_ABELIAN:
+        sweep = cayley_sweep_kernel<KEDR_CAYLEY_ABELIAN>;
+        break;
+    case KEDR_CAYLEY_BURNSIDE:
+        sweep = cayley_sweep_kernel<KEDR_CAYLEY_BURNSIDE>;
+        break;
+    default:
+        return kedr_fail(KEDR_ERR_INVALID, "cayley_cuda_level: %s has no dense ranking",
+                         d->g->spec);
+    }
     int per_sm = 0;
-    KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cayley_sweep_kernel,
-                                                                SWEEP_THREADS, 0));
+    KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep, SWEEP_THREADS,
+                                                                0));
     unsigned long long blocks = (unsigned long long)(per_sm > 0 ? per_sm : 1) * ctx->multiprocessors;
     if (blocks > tiles)
         blocks = tiles;
 
     KEDR_CUDA_TRY(cudaMemsetAsync(counters, 0, sizeof *counters, stream));
-    cayley_sweep_kernel<<<(unsigned int)blocks, SWEEP_THREADS, 0, stream>>>(
+    sweep<<<(unsigned int)blocks, SWEEP_THREADS, 0, stream>>>(
         *d->g, (uint32_t *)d->frontier, (const uint32_t *)d->visited, (uint32_t *)d->next, words,
         tiles, &counters->tile);
     KEDR_CUDA_LAUNCHED("cayley_sweep_kernel");
