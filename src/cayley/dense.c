@@ -11,6 +11,7 @@
 #include "sparse.h"
 #include "core/internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,10 +124,16 @@ static kedr_status check_memory(kedr_ctx *ctx, const kedr_cayley_group *g,
     char need_s[32], limit_s[32];
     kedr_format_bytes((double)need, need_s, sizeof need_s);
     kedr_format_bytes((double)limit, limit_s, sizeof limit_s);
+    /* What would fit instead: several devices of this size (not available yet), or the sparse
+     * mode, whose memory follows the widest levels (about 48 bytes a state, docs/cayley.md). */
+    double devices = ceil((double)need / (double)(limit ? limit : 1));
     return kedr_fail(KEDR_ERR_NOMEM,
                      "%s needs %s in dense mode (3 bitmaps of %llu bits, one bit per element), "
-                     "more than the %s of %s",
-                     g->spec, need_s, (unsigned long long)g->order, limit_s, where);
+                     "more than the %s of %s: a dense run would take %.0f %s of this size (runs "
+                     "over several are not available yet); --mode sparse fits while the widest "
+                     "levels hold under about %.2g states",
+                     g->spec, need_s, (unsigned long long)g->order, limit_s, where, devices,
+                     KEDR_IS_CUDA(ctx) ? "GPUs" : "hosts", (double)limit / 48.0);
 }
 
 static kedr_status dense_begin(cayley_dense *d)

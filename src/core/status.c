@@ -34,7 +34,11 @@ const char *kedr_status_name(kedr_status s)
 
 char *kedr_format_bytes(double b, char *buf, size_t len)
 {
-    if (b >= 1e9)
+    if (b >= 1e15)
+        snprintf(buf, len, "%.3g PB", b / 1e15);
+    else if (b >= 1e12)
+        snprintf(buf, len, "%.3g TB", b / 1e12);
+    else if (b >= 1e9)
         snprintf(buf, len, "%.3g GB", b / 1e9);
     else if (b >= 1e6)
         snprintf(buf, len, "%.3g MB", b / 1e6);

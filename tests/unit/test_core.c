@@ -1,6 +1,8 @@
 /* Core: contexts, buffers, copies, the scratch cache, timers and error reporting. */
 #include "test_util.h"
 
+#include <string.h>
+
 #include "core/internal.h"
 
 static void check_buffers(kedr_ctx *ctx, uint64_t seed)
@@ -90,9 +92,24 @@ static void check_errors(kedr_ctx *ctx)
     TU_CHECK(kedr_dtype_size(KEDR_F64) == 8 && kedr_dtype_size(KEDR_I32) == 4, "dtype sizes");
 }
 
+/* Byte counts for people, decimal units from kB to PB. */
+static void check_format_bytes(void)
+{
+    static const struct {
+        double bytes;
+        const char *text;
+    } cases[] = {{512, "0.512 kB"}, {3.27e9, "3.27 GB"}, {35.8e12, "35.8 TB"},
+                 {2e15, "2 PB"},   {999e6, "999 MB"}};
+    char buf[32];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        TU_CHECK(strcmp(kedr_format_bytes(cases[i].bytes, buf, sizeof buf), cases[i].text) == 0,
+                 "%g bytes: '%s', expected '%s'", cases[i].bytes, buf, cases[i].text);
+}
+
 int main(void)
 {
     kedr_backend list[2];
+    check_format_bytes();
     int nb = tu_backends(list);
     /* Without a GPU, asking for cuda fails with a message instead of crashing. */
     if (!kedr_backend_available(KEDR_BACKEND_CUDA)) {
