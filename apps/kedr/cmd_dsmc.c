@@ -61,10 +61,16 @@ static kedr_status write_surface(kedr_dsmc *sim, const kedr_dsmc_case *c)
     KEDR_TRY(kedr_dsmc_get_surface(sim, &sf));
     kedr_status s = KEDR_OK;
     if (sf.nelem > 0) {
-        for (int b = 0; b < sf.nbodies; b++)
+        for (int b = 0; b < sf.nbodies; b++) {
+            if (sf.steps == 0) {
+                printf("body %d: no surface samples yet (sampling starts at step %lld)\n", b + 1,
+                       (long long)c->sample_start);
+                continue;
+            }
             printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N/m, lift %.5g N/m, reference length "
                    "%.5g m, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b], sf.drag[b],
                    sf.lift[b], sf.reference_length[b], (long long)sf.steps);
+        }
         char path[1024];
         if (c->write_csv) {
             snprintf(path, sizeof path, "%s/%s-surface.csv", c->out_dir, c->name);
