@@ -192,13 +192,16 @@ static kedr_status parse_burnside(kedr_cayley_group *g, const char *spec, const 
 {
     uint64_t k;
     if (!parse_int(args, strlen(args), 1, CAYLEY_BURNSIDE_LIMIT, &k)) {
-        if (CAYLEY_BURNSIDE_LIMIT < BURNSIDE_DATA_K && parse_int(args, strlen(args), 1,
-                                                                 BURNSIDE_DATA_K, &k))
+        if (parse_int(args, strlen(args), CAYLEY_BURNSIDE_LIMIT + 1, BURNSIDE_DATA_K, &k))
             return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer K from 1 to %d (the "
                              "order 5^K must stay below 2^62)", spec, CAYLEY_BURNSIDE_LIMIT);
-        return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer K from 1 to %d; the Hall "
-                         "polynomials of B0(2,5) for K > %d are not available", spec,
-                         CAYLEY_BURNSIDE_LIMIT, BURNSIDE_DATA_K);
+        if (parse_int(args, strlen(args), BURNSIDE_DATA_K + 1, 1000000, &k))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer K from 1 to %d; B0(2,5) "
+                             "has %d pc generators, so the Hall polynomials for K > %d are not "
+                             "available", spec, CAYLEY_BURNSIDE_LIMIT, BURNSIDE_DATA_K,
+                             BURNSIDE_DATA_K);
+        return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer K from 1 to %d", spec,
+                         CAYLEY_BURNSIDE_LIMIT);
     }
     g->n = (int)k;
     g->order = 1;
