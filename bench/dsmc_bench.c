@@ -14,6 +14,10 @@
 
 #include "dsmc/sim.h"
 
+#ifndef KEDR_GIT_COMMIT
+#define KEDR_GIT_COMMIT "unknown"
+#endif
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -150,7 +154,7 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
     fputs(",\n  \"date\": ", f);
     json_string(f, date);
     fputs(",\n  \"commit\": ", f);
-    json_string(f, commit && *commit ? commit : "unknown");
+    json_string(f, commit && *commit ? commit : KEDR_GIT_COMMIT);
     fputs(",\n  \"results\": [", f);
     for (int i = 0; i < nrows; i++) {
         const dsmc_row *r = &rows[i];
