@@ -95,7 +95,11 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
     kedr_dsmc_fields f;
     if (kedr_dsmc_get_fields(sim, &f) != KEDR_OK)
         return fail(NULL);
-    if (f.samples == 0)
+    if (f.samples == 0 && c->sample_auto)
+        printf("note: no samples were taken: the flow did not become steady ([sample] start = "
+               "auto, steady_window %lld, steady_tolerance %g); the fields are zero\n",
+               (long long)c->steady_window, c->steady_tolerance);
+    else if (f.samples == 0)
         printf("note: no samples were taken ([sample] start = %lld is after the last step); the "
                "fields are zero\n", (long long)c->sample_start);
     if ((c->write_csv || c->write_vti || c->write_png) && make_dirs(c->out_dir) != 0) {
@@ -248,9 +252,13 @@ int cmd_dsmc(int argc, char **argv)
     if (restart)
         printf("restart from %s at step %lld (t = %.4e s; the checkpoint's seed)\n", restart,
                (long long)st.step, st.time);
-    printf("start: %zu particles; sampling from step %lld every %lld\n", st.particles,
-           (long long)(c.sample_start < 0 ? c.steps / 2 : c.sample_start),
-           (long long)c.sample_every);
+    if (c.sample_auto && st.sample_start == INT64_MAX)
+        printf("start: %zu particles; sampling every %lld step(s) once the flow is steady (mean "
+               "particle count of %lld-step windows within %g)\n", st.particles,
+               (long long)c.sample_every, (long long)c.steady_window, c.steady_tolerance);
+    else
+        printf("start: %zu particles; sampling from step %lld every %lld\n", st.particles,
+               (long long)st.sample_start, (long long)c.sample_every);
 
     int rc = 0;
     double t_last = kedr_wall_seconds(), psteps = 0, run0 = t_last;
@@ -265,8 +273,12 @@ int cmd_dsmc(int argc, char **argv)
             rc = fail(NULL);
             break;
         }
+        int64_t start_before = st.sample_start;
         kedr_dsmc_get_stats(sim, &st);
         psteps += (double)st.particles;
+        if (st.sample_start != start_before)
+            printf("steady flow at step %lld: sampling from step %lld\n", (long long)st.step,
+                   (long long)st.sample_start);
         if (c.stats_every > 0 && (st.step % c.stats_every == 0 || st.step == c.steps)) {
             double now = kedr_wall_seconds();
             double rate = now > t_last ? psteps / (now - t_last) : 0;

@@ -103,6 +103,12 @@ typedef struct {
     double weight;                   /* real molecules per simulated particle */
     int64_t sample_start;            /* [sample] first sampled step */
     int64_t sample_every;
+    /* [sample] start = auto: sampling starts once the flow is steady, when the mean particle
+     * count of a window of steady_window steps differs from the previous window's by at most
+     * steady_tolerance (relative). */
+    int sample_auto;
+    int64_t steady_window;
+    double steady_tolerance;
     int64_t stats_every;             /* [output] statistics line every N steps (0: none) */
     char out_dir[512];
     int write_csv, write_vti;
@@ -156,6 +162,7 @@ typedef struct {
     uint64_t generated;      /* particles created by inflow in the last step */
     uint64_t total_collisions, total_generated;
     int64_t samples;         /* samples accumulated in the cell fields */
+    int64_t sample_start;    /* the first sampled step (start = auto: INT64_MAX until steady) */
     /* Mean separation of the collided pairs over the local mean free path: in the last step,
      * and over all steps (0 before any collision). */
     double mcs_mfp, total_mcs_mfp;

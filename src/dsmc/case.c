@@ -183,6 +183,11 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (!(c->dt > 0) || c->steps < 0 || !(c->weight > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: dt %g, steps %lld, weight %g: expected dt > 0, "
                          "steps >= 0, weight > 0", fn, c->dt, (long long)c->steps, c->weight);
+    if (c->sample_auto && (c->steady_window < 2 || !(c->steady_tolerance > 0) ||
+                           !(c->steady_tolerance <= 1)))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: steady_window %lld, steady_tolerance %g: expected "
+                         ">= 2 steps and a tolerance in (0, 1]", fn, (long long)c->steady_window,
+                         c->steady_tolerance);
     if (c->sample_every < 1)
         return kedr_fail(KEDR_ERR_INVALID, "%s: sample_every %lld: expected >= 1", fn,
                          (long long)c->sample_every);
@@ -525,8 +530,21 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
 
     c->sample_start = -1;
     c->sample_every = 1;
-    KEDR_TRY(kedr_ini_int(ini, "sample", "start", 0, 0, INT64_MAX, &c->sample_start));
+    c->steady_window = 50;
+    c->steady_tolerance = 0.005;
+    const char *start_text = NULL;
+    KEDR_TRY(kedr_ini_string(ini, "sample", "start", 0, &start_text));
+    c->sample_auto = start_text && strcmp(start_text, "auto") == 0;
+    if (!c->sample_auto)
+        KEDR_TRY(kedr_ini_int(ini, "sample", "start", 0, 0, INT64_MAX, &c->sample_start));
     KEDR_TRY(kedr_ini_int(ini, "sample", "every", 0, 1, INT64_MAX, &c->sample_every));
+    KEDR_TRY(kedr_ini_int(ini, "sample", "steady_window", 0, 2, 1000000, &c->steady_window));
+    KEDR_TRY(kedr_ini_double(ini, "sample", "steady_tolerance", POS, 0, 1, &c->steady_tolerance));
+    if (!c->sample_auto && (kedr_ini_line(ini, "sample", "steady_window") ||
+                            kedr_ini_line(ini, "sample", "steady_tolerance")))
+        return kedr_ini_fail(ini, "sample", kedr_ini_line(ini, "sample", "steady_window")
+                                                ? "steady_window" : "steady_tolerance",
+                             "applies to start = auto only");
 
     c->stats_every = 100;
     c->write_csv = c->write_vti = 1;

@@ -33,6 +33,9 @@ typedef struct {
     double sep_mfp, total_sep_mfp; /* collision separation / mean free path sums */
     uint64_t nelem;                /* surface elements whose sums follow the cell sums */
     int64_t surf_steps;            /* steps in those sums */
+    int64_t sample_start;          /* as decided so far ([sample] start = auto) */
+    double steady_sum, steady_prev;
+    int64_t steady_count;
 } chk_header;
 
 typedef struct {
@@ -59,7 +62,8 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     p.gas_volume = NULL; /* addresses of this run's buffers */
     p.surf = NULL;
     uint64_t h = fnv1a(FNV_START, &p, sizeof p);
-    int64_t sampling[2] = {sim->c.sample_start, sim->c.sample_every};
+    /* start = auto is decided during the run, so the hash takes the setting, not the step */
+    int64_t sampling[2] = {sim->c.sample_auto ? -2 : sim->c.sample_start, sim->c.sample_every};
     h = fnv1a(h, sampling, sizeof sampling);
     uint64_t ncells = sim->ncells;
     return fnv1a(h, &ncells, sizeof ncells);
@@ -120,6 +124,10 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     h.nacc = DSMC_NACC;
     h.nelem = sim->geo.surf ? sim->geo.nelem : 0;
     h.surf_steps = sim->geo.surf_steps;
+    h.sample_start = sim->c.sample_start;
+    h.steady_sum = sim->steady_sum;
+    h.steady_prev = sim->steady_prev;
+    h.steady_count = sim->steady_count;
     put(w, &h, sizeof h);
     for (int k = 0; k < nf; k++) {
         chk_field fd;
@@ -339,6 +347,12 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     sim->sep_mfp = h.sep_mfp;
     sim->total_sep_mfp = h.total_sep_mfp;
     sim->geo.surf_steps = h.surf_steps;
+    if (sim->c.sample_auto) {
+        sim->c.sample_start = h.sample_start;
+        sim->steady_sum = h.steady_sum;
+        sim->steady_prev = h.steady_prev;
+        sim->steady_count = h.steady_count;
+    }
     sim->sorted = (int)h.sorted;
     sim->located = (int)h.located;
     sim->n = (size_t)h.n;

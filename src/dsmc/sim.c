@@ -368,7 +368,9 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     sim->ctx = ctx;
     sim->c = *c;
-    if (sim->c.sample_start < 0)
+    if (sim->c.sample_auto)
+        sim->c.sample_start = INT64_MAX; /* until the flow is steady */
+    else if (sim->c.sample_start < 0)
         sim->c.sample_start = c->steps / 2;
     dsmc_params *p = &sim->p;
     memset(p, 0, sizeof *p);
@@ -584,6 +586,27 @@ static kedr_status run_sample(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+/* [sample] start = auto: the flow is taken as steady when the mean particle count of a window
+ * of steps differs from the previous window's by at most the tolerance; sampling then starts
+ * with the next step. */
+static void steady_check(kedr_dsmc *sim)
+{
+    sim->steady_sum += (double)sim->n;
+    if (++sim->steady_count < sim->c.steady_window)
+        return;
+    double mean = sim->steady_sum / (double)sim->steady_count;
+    if (sim->steady_prev > 0 &&
+        fabs(mean - sim->steady_prev) <= sim->c.steady_tolerance * sim->steady_prev) {
+        sim->c.sample_start = sim->step + 1;
+        kedr_log(KEDR_LOG_INFO, "steady at step %lld (mean particles %.6g, previous window "
+                 "%.6g): sampling from step %lld", (long long)sim->step, mean, sim->steady_prev,
+                 (long long)sim->c.sample_start);
+    }
+    sim->steady_prev = mean;
+    sim->steady_sum = 0;
+    sim->steady_count = 0;
+}
+
 kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
 {
     if (!sim)
@@ -638,6 +661,8 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
     sim->total_collisions += sim->collisions;
     sim->total_sep_mfp += sim->sep_mfp;
     sim->total_generated += sim->generated;
+    if (sim->c.sample_auto && sim->c.sample_start == INT64_MAX)
+        steady_check(sim);
     if ((mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE)) && sim->step >= sim->c.sample_start &&
         (sim->step - sim->c.sample_start) % sim->c.sample_every == 0) {
         KEDR_TRY(stage_begin(sim, &t0));
@@ -667,6 +692,7 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
     st->total_collisions = sim->total_collisions;
     st->total_generated = sim->total_generated;
     st->samples = sim->samples;
+    st->sample_start = sim->c.sample_start;
     st->mcs_mfp = sim->collisions ? sim->sep_mfp / (double)sim->collisions : 0;
     st->total_mcs_mfp =
         sim->total_collisions ? sim->total_sep_mfp / (double)sim->total_collisions : 0;

@@ -71,6 +71,9 @@ struct kedr_dsmc {
     double time;
     uint64_t collisions, candidates, generated, total_collisions, total_generated;
     double sep_mfp, total_sep_mfp; /* sums of collided pairs' separation / mean free path */
+    /* [sample] start = auto: the particle counts of the current window and the last mean */
+    double steady_sum, steady_prev;
+    int64_t steady_count;
     double stage_seconds[KEDR_DSMC_NSTAGES];
     dsmc_geometry geo;      /* bodies, cut cells, surface sums (geometry.c) */
 };

@@ -76,6 +76,21 @@ sed -e 's/^max_particles = 3000/max_particles = 100000/' "$tmp/full.ini" >"$tmp/
 cp "$tmp/full/full.chk" "$tmp/full2.chk"
 check oom-restart 0 'step 50 ' -- "$kedr" dsmc "$tmp/full2.ini" --backend cpu --steps 50 --out "$tmp/full2" --restart "$tmp/full2.chk"
 
+# [sample] start = auto: sampling begins once the particle count is steady; a run restarted
+# before that point decides the same step and ends in the same state as a straight run.
+sed -e 's/^start = 100/start = auto\nsteady_window = 20/' "$quick" >"$tmp/auto.ini"
+check auto-start 0 'steady flow at step [0-9]+: sampling from step [0-9]+' -- \
+  "$kedr" dsmc "$tmp/auto.ini" --backend cpu --steps 120 --out "$tmp/autos" --seed 3
+check auto-part 0 'wrote checkpoint' -- \
+  "$kedr" dsmc "$tmp/auto.ini" --backend cpu --steps 30 --out "$tmp/autor" --seed 3
+check auto-restart 0 'step 120 ' -- \
+  "$kedr" dsmc "$tmp/auto.ini" --backend cpu --steps 120 --out "$tmp/autor" --seed 3 --restart "$tmp/autor/auto.chk"
+if cmp -s "$tmp/autos/auto.chk" "$tmp/autor/auto.chk" && cmp -s "$tmp/autos/auto.csv" "$tmp/autor/auto.csv"; then
+  pass
+else
+  fail "auto-restart: 30 + 90 steps differ from 120 steps"
+fi
+
 # A cylinder instead of the plate: Cd printed, surface CSV and VTK PolyData written.
 sed -e 's/^type = plate/type = circle/' -e 's/^points = .*/center = 0.2 0.125\nradius = 0.04/' \
   -e 's/^start = 100/start = 10/' "$quick" >"$tmp/cyl.ini"

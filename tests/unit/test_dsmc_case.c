@@ -201,6 +201,25 @@ static void test_time_step_and_weight(void)
     expect_error(NULL, NULL, "max_particles = -3\n", "[run] max_particles");
     expect_error(NULL, NULL, "[output]\npng = maybe\n", "[output] png");
     expect_error(NULL, NULL, "[output]\ncheckpoint_evry = 3\n", "did you mean 'checkpoint_every'");
+
+    /* [sample] start = auto and its steady-state test. */
+    TU_OK(load_variant(NULL, NULL, NULL));
+    TU_CHECK(!loaded.sample_auto && loaded.sample_start == -1, "start not given");
+    TU_OK(load_variant(NULL, NULL, "[sample]\nstart = auto\n"));
+    TU_CHECK(loaded.sample_auto && loaded.steady_window == 50 &&
+                 loaded.steady_tolerance == 0.005, "start = auto, defaults");
+    TU_OK(load_variant(NULL, NULL, "[sample]\nstart = auto\nsteady_window = 20\n"
+                       "steady_tolerance = 0.01\n"));
+    TU_CHECK(loaded.steady_window == 20 && loaded.steady_tolerance == 0.01, "steady keys");
+    TU_OK(load_variant(NULL, NULL, "[sample]\nstart = 7\n"));
+    TU_CHECK(!loaded.sample_auto && loaded.sample_start == 7, "start = 7");
+    expect_error(NULL, NULL, "[sample]\nstart = later\n", "[sample] start");
+    expect_error(NULL, NULL, "[sample]\nstart = 5\nsteady_window = 20\n",
+                 "steady_window: applies to start = auto only");
+    expect_error(NULL, NULL, "[sample]\nstart = auto\nsteady_window = 1\n",
+                 "[sample] steady_window");
+    expect_error(NULL, NULL, "[sample]\nstart = auto\nsteady_tolerance = 2\n",
+                 "[sample] steady_tolerance");
 }
 
 /* Bodies, walls, surface and periodic keys. */
