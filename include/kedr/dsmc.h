@@ -47,6 +47,10 @@ typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
 /* Collision scheme: Bird's no-time-counter, or the majorant frequency scheme of Ivanov &
  * Rogasinsky (1988). */
 typedef enum { KEDR_DSMC_NTC = 0, KEDR_DSMC_MFS } kedr_dsmc_scheme;
+/* Collision partner of a candidate's first molecule: any other molecule of the cell at random,
+ * or its nearest neighbour in the cell (a "virtual sub-cell", which lowers the mean collision
+ * separation without sub-cell indexing). */
+typedef enum { KEDR_DSMC_PARTNER_RANDOM = 0, KEDR_DSMC_PARTNER_NEAREST } kedr_dsmc_partner;
 
 /* Gas-surface interaction of body walls: diffuse (full accommodation at the wall temperature),
  * specular, or Maxwell's model (a fraction `accommodation` diffuse, the rest specular). */
@@ -82,6 +86,7 @@ typedef struct {
     double fraction[KEDR_DSMC_MAX_SPECIES]; /* mole fractions, summing to 1 */
     kedr_dsmc_model model;
     kedr_dsmc_scheme scheme;         /* [collisions] */
+    kedr_dsmc_partner partner;       /* [collisions] */
     double number_density;           /* [freestream] m^-3 */
     double temperature;              /* K */
     double velocity[3];              /* m/s */

@@ -69,6 +69,7 @@ typedef struct {
     double inv_alpha[DSMC_MAXS * DSMC_MAXS];
     double temperature, velocity[3], fraction[DSMC_MAXS];
     int scheme;                /* KEDR_DSMC_NTC or KEDR_DSMC_MFS */
+    int partner;               /* KEDR_DSMC_PARTNER_RANDOM or KEDR_DSMC_PARTNER_NEAREST */
     int rot_dof[DSMC_MAXS];    /* 0, 2 or 3 */
     double rot_prob[DSMC_MAXS]; /* 1 / Z_rot */
     /* Simple-gas VHS mean free path (Bird 1994 eq. 4.65): 1/lambda = n lam_a T^lam_e. */
@@ -565,6 +566,17 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     j += j >= i;
     i += start;
     j += start;
+    if (p->partner == KEDR_DSMC_PARTNER_NEAREST && n > 2) {
+        /* the nearest other molecule of the cell (the first of equals), instead of j */
+        double best = HUGE_VAL;
+        for (uint32_t k = start; k < start + n; k++) {
+            double dx = x[k] - x[i], dy = y[k] - y[i], d2 = dx * dx + dy * dy;
+            if (k != i && d2 < best) {
+                best = d2;
+                j = k;
+            }
+        }
+    }
     double gx = vx[i] - vx[j], gy = vy[i] - vy[j], gz = vz[i] - vz[j];
     double g2 = gx * gx + gy * gy + gz * gz;
     double u = dsmc_u01(r);

@@ -401,6 +401,7 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         p->lam_e[k] = 0.5 - sp->omega;
     }
     p->scheme = c->scheme;
+    p->partner = c->partner;
     pair_constants(c, p);
     p->temperature = c->temperature;
     memcpy(p->velocity, c->velocity, sizeof p->velocity);

@@ -90,8 +90,9 @@ static double sigma_g_mean(const kedr_dsmc_species *s, double temperature)
            pow(temperature / s->t_ref, 0.5 - s->omega);
 }
 
-static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double temperature,
-                      kedr_dsmc_scheme scheme)
+/* Returns the run's mean collision separation over the mean free path. */
+static double test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double temperature,
+                        kedr_dsmc_scheme scheme, kedr_dsmc_partner partner)
 {
     /* Few particles per cell, so that N (N - 1) and N^2 differ by 5%. */
     const int nx = 30;
@@ -99,12 +100,13 @@ static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double tem
     kedr_dsmc_case c = dt_box(len, nx, n, temperature, 20, 1);
     c.species[0] = sp;
     c.scheme = scheme;
+    c.partner = partner;
     double tau = 1 / (n * sigma_g_mean(&sp, temperature)); /* mean collision time */
     c.dt = 0.2 * tau;
     kedr_dsmc *sim = NULL;
     TU_OK(kedr_dsmc_create(ctx, &c, &sim));
     if (!sim)
-        return;
+        return 0;
     unsigned mask = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
     for (int s = 0; s < 20; s++) /* (sigma g)_max settles */
         TU_OK(kedr_dsmc_step_stages(sim, mask));
@@ -131,9 +133,12 @@ static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double tem
     }
     double expected = steps * pairs * c.weight * sigma_g_mean(&sp, t_gas) * c.dt / (dx * dx);
     double sd = sqrt(expected), ratio = total / expected;
-    printf("  collision rate %s %s (T = %.1f K): measured/theory = %.5f +- %.5f (1 sd, %.0f "
-           "collisions)\n", scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", sp.name, t_gas, ratio,
-           sd / expected, total);
+    kedr_dsmc_stats end;
+    TU_OK(kedr_dsmc_get_stats(sim, &end));
+    printf("  collision rate %s %s partner %s (T = %.1f K): measured/theory = %.5f +- %.5f (1 sd, "
+           "%.0f collisions), mcs/mfp %.3f\n", scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", sp.name,
+           partner == KEDR_DSMC_PARTNER_NEAREST ? "nearest" : "random", t_gas, ratio,
+           sd / expected, total, end.total_mcs_mfp);
     TU_CHECK(fabs(total - expected) < 4 * sd && fabs(ratio - 1) < 0.01,
              "%s: %.0f collisions, expected %.0f +- %.0f", sp.name, total, expected, sd);
     TU_CHECK(fabs(t_gas / temperature - 1) < 0.02, "gas temperature %g, set %g", t_gas,
@@ -145,6 +150,7 @@ static void test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double tem
     }
     dt_free(&p);
     kedr_dsmc_destroy(sim);
+    return end.total_mcs_mfp;
 }
 
 static double kurtosis(const double *v, size_t n, double *variance)
@@ -294,10 +300,18 @@ int main(void)
         test_conservation(ctx, KEDR_DSMC_VSS, KEDR_DSMC_NTC);
         test_conservation(ctx, KEDR_DSMC_VHS, KEDR_DSMC_MFS);
         test_conservation(ctx, KEDR_DSMC_VSS, KEDR_DSMC_MFS);
-        test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_NTC);
-        test_rate(ctx, 1, dt_nitrogen(), 500, KEDR_DSMC_NTC);
-        test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_MFS);
-        test_rate(ctx, 1, dt_nitrogen(), 500, KEDR_DSMC_MFS);
+        double random_mcs = test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_NTC,
+                                      KEDR_DSMC_PARTNER_RANDOM);
+        test_rate(ctx, 1, dt_nitrogen(), 500, KEDR_DSMC_NTC, KEDR_DSMC_PARTNER_RANDOM);
+        test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_MFS, KEDR_DSMC_PARTNER_RANDOM);
+        test_rate(ctx, 1, dt_nitrogen(), 500, KEDR_DSMC_MFS, KEDR_DSMC_PARTNER_RANDOM);
+        /* Nearest-neighbour partners: the equilibrium rate is unchanged (velocities do not
+         * depend on position), and the collision separation falls: with ~20 molecules a cell,
+         * the nearest of them lies at about a third of a random one's distance. */
+        double nearest_mcs = test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_NTC,
+                                       KEDR_DSMC_PARTNER_NEAREST);
+        TU_CHECK(nearest_mcs > 0 && nearest_mcs < 0.6 * random_mcs,
+                 "mcs/mfp with nearest partners %g, random %g", nearest_mcs, random_mcs);
         test_relaxation(ctx, KEDR_DSMC_VHS);
         test_relaxation(ctx, KEDR_DSMC_VSS);
         /* The fill counts come from the same host arithmetic on every back end. */
