@@ -201,6 +201,10 @@ typedef struct {
     double *pressure;       /* n k T (translational), Pa */
     double *mach;           /* |u| / sqrt(gamma k T_overall / m), gamma = (5 + zeta) / (3 + zeta) */
     double *particles;      /* mean particles per cell */
+    /* the VHS mean free path (Bird 1994 eq. 4.65, mole-fraction average with the case's
+     * fractions) at the cell's density and translational temperature, over the larger cell
+     * side: above 1, better 3, for a well resolved flow */
+    double *mfp_ratio;
 } kedr_dsmc_fields;
 
 kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f);

@@ -505,7 +505,7 @@ void dsmc_fields_mask_solid(const kedr_dsmc *sim, kedr_dsmc_fields *f)
 {
     double *cols[] = {f->number_density, f->density, f->ux, f->uy, f->uz, f->temperature,
                       f->temperature_rot, f->temperature_overall, f->pressure, f->mach,
-                      f->particles};
+                      f->particles, f->mfp_ratio};
     const int ncols = (int)(sizeof cols / sizeof cols[0]);
     for (size_t c = 0; c < sim->ncells; c++)
         if (sim->geo.gas_host[c] == 0)

@@ -11,7 +11,7 @@ typedef struct {
     const double *v;
 } field_col;
 
-#define NCOLS 11
+#define NCOLS 12
 
 static int columns(const kedr_dsmc_fields *f, field_col cols[NCOLS])
 {
@@ -24,7 +24,8 @@ static int columns(const kedr_dsmc_fields *f, field_col cols[NCOLS])
                         {"temperature_overall", f->temperature_overall},
                         {"pressure", f->pressure},
                         {"mach", f->mach},
-                        {"particles_per_cell", f->particles}};
+                        {"particles_per_cell", f->particles},
+                        {"mfp_over_cell", f->mfp_ratio}};
     memcpy(cols, all, sizeof all);
     return NCOLS;
 }

@@ -828,7 +828,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_fields: %s is NULL", sim ? "f" : "sim");
     memset(f, 0, sizeof *f);
     size_t nc = sim->ncells;
-    double *acc = malloc(nc * 8 * DSMC_NACC), *block = calloc(nc * 11, 8);
+    double *acc = malloc(nc * 8 * DSMC_NACC), *block = calloc(nc * 12, 8);
     if (!acc || !block) {
         free(acc);
         free(block);
@@ -843,11 +843,14 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
     f->nx = sim->c.nx;
     f->ny = sim->c.ny;
     f->samples = sim->samples;
-    double **cols[11] = {&f->number_density, &f->density, &f->ux, &f->uy, &f->uz,
-                         &f->temperature, &f->temperature_rot, &f->temperature_overall,
-                         &f->pressure, &f->mach, &f->particles};
-    for (int k = 0; k < 11; k++)
+    double **cols[12] = {&f->number_density, &f->density, &f->ux,       &f->uy,
+                         &f->uz,             &f->temperature, &f->temperature_rot,
+                         &f->temperature_overall, &f->pressure, &f->mach, &f->particles,
+                         &f->mfp_ratio};
+    for (int k = 0; k < 12; k++)
         *cols[k] = block + (size_t)k * nc;
+    double dx = (sim->c.hi[0] - sim->c.lo[0]) / sim->c.nx;
+    double dy = (sim->c.hi[1] - sim->c.lo[1]) / sim->c.ny, side = dx > dy ? dx : dy;
     double samples = (double)sim->samples, w = sim->c.weight;
     for (size_t c = 0; c < nc && samples > 0; c++) {
         double n = acc[DSMC_ACC_N * nc + c], m = acc[DSMC_ACC_M * nc + c];
@@ -874,6 +877,13 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         double speed = sqrt(f->ux[c] * f->ux[c] + f->uy[c] * f->uy[c] + f->uz[c] * f->uz[c]);
         double a = sqrt(gamma * KEDR_BOLTZMANN * f->temperature_overall[c] / (m / n));
         f->mach[c] = a > 0 ? speed / a : 0;
+        double inv_mfp = 0;
+        for (int k = 0; k < sim->c.nspecies && t > 0; k++) {
+            const kedr_dsmc_species *sp = &sim->c.species[k];
+            inv_mfp += sim->c.fraction[k] * sqrt(2.0) * M_PI * sp->d_ref * sp->d_ref *
+                       f->number_density[c] * pow(sp->t_ref / t, sp->omega - 0.5);
+        }
+        f->mfp_ratio[c] = inv_mfp > 0 ? 1.0 / (inv_mfp * side) : 0;
     }
     dsmc_fields_mask_solid(sim, f);
     free(acc);

@@ -152,6 +152,22 @@ static void test_equilibrium(kedr_ctx *ctx, int zeta, kedr_dsmc_scheme scheme)
     /* Time-averaged over 51 snapshots: at least as close as one. */
     TU_CHECK(fabs(sum_rot / count - t_eq) < 5 * sd_rot, "fields: T_rot %.3f, T_eq %.3f",
              sum_rot / count, t_eq);
+    /* Mean free path over the cell side: the VHS value (Bird 1994 eq. 4.65) at each cell's
+     * density and temperature, and on average the value at the box's density and T_eq. */
+    const kedr_dsmc_species *sp = &c.species[0];
+    double side = 1.0 / c.nx, wrong = 0, sum_ratio = 0;
+    for (int k = 0; k < f.nx * f.ny; k++) {
+        double lam = 1 / (sqrt(2.0) * M_PI * sp->d_ref * sp->d_ref * f.number_density[k] *
+                          pow(sp->t_ref / f.temperature[k], sp->omega - 0.5));
+        wrong += fabs(f.mfp_ratio[k] - lam / side) > 1e-9 * lam / side;
+        sum_ratio += f.mfp_ratio[k];
+    }
+    double lam_eq = 1 / (sqrt(2.0) * M_PI * sp->d_ref * sp->d_ref * c.number_density *
+                         pow(sp->t_ref / t_eq, sp->omega - 0.5));
+    double ratio_mean = sum_ratio / (f.nx * f.ny);
+    TU_CHECK(wrong == 0 && fabs(ratio_mean * side / lam_eq - 1) < 0.03,
+             "fields: %g cells with a wrong mfp_ratio; mean %.4f, expected about %.4f", wrong,
+             ratio_mean, lam_eq / side);
     kedr_dsmc_fields_free(&f);
     dt_free(&p0);
     dt_free(&p);
