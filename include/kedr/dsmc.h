@@ -73,6 +73,7 @@ typedef struct {
     int first, count;   /* its segments (not a circle) */
     double center[2];   /* circle */
     double radius;
+    double velocity[2]; /* m/s: the body moves rigidly (walls tangent to it: Couette flow) */
 } kedr_dsmc_body;
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */

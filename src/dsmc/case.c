@@ -370,6 +370,13 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
         break;
     }
     }
+    KEDR_TRY(kedr_ini_doubles(ini, sec, "velocity", 0, -1e6, 1e6, v, 2, &n));
+    if (kedr_ini_line(ini, sec, "velocity")) {
+        if (n != 2)
+            return kedr_ini_fail(ini, sec, "velocity", "expected 2 numbers: ux uy (m/s)");
+        b->velocity[0] = v[0];
+        b->velocity[1] = v[1];
+    }
     c->nbodies++;
     *made = 1;
     char msg[512];

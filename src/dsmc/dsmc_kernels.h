@@ -54,6 +54,10 @@ typedef struct {
     int ncircles;
     double circle[KEDR_DSMC_MAX_BODIES][3]; /* centre x, y, radius */
     uint32_t circ_elem[KEDR_DSMC_MAX_BODIES], circ_nelem[KEDR_DSMC_MAX_BODIES];
+    /* Wall velocities: segment k belongs to body seg_body[k], circle j to circ_body[j]; body b
+     * moves with body_u[b] (the last entry: the bare segments, at rest). */
+    uint8_t seg_body[KEDR_DSMC_MAX_SEGMENTS], circ_body[KEDR_DSMC_MAX_BODIES];
+    double body_u[KEDR_DSMC_MAX_BODIES + 1][2];
     uint32_t nelem;
     double nudge;              /* distance a reflected molecule is put off the wall */
     int wall_model;
@@ -372,12 +376,12 @@ DSMC_HD void dsmc_surf_add(double *a, double v)
  * speed from the flux-weighted (Rayleigh) distribution, the tangential ones Gaussian. Internal
  * energy, when molecules carry it, is to be drawn here as well. */
 DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, double nx, double ny, double m, dsmc_rng *r,
-                              double *ux, double *uy, double *uz)
+                              const double *wall_u, double *ux, double *uy, double *uz)
 {
     int diffuse = p->wall_model == KEDR_DSMC_WALL_DIFFUSE ||
                   (p->wall_model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->accommodation);
-    if (!diffuse) {
-        double un = *ux * nx + *uy * ny;
+    if (!diffuse) { /* mirror the velocity relative to the wall */
+        double un = (*ux - wall_u[0]) * nx + (*uy - wall_u[1]) * ny;
         *ux -= 2.0 * un * nx;
         *uy -= 2.0 * un * ny;
         return 0;
@@ -385,8 +389,8 @@ DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, double nx, double ny, double
     double sigma = sqrt(KEDR_BOLTZMANN * p->wall_temperature / m);
     double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
     double ct = sigma * dsmc_normal(r);
-    *ux = cn * nx - ct * ny;
-    *uy = cn * ny + ct * nx;
+    *ux = cn * nx - ct * ny + wall_u[0];
+    *uy = cn * ny + ct * nx + wall_u[1];
     *uz = sigma * dsmc_normal(r);
     return 1;
 }
@@ -528,7 +532,9 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             uint32_t e;
             dsmc_wall_at(p, w, &px, &py, ux, uy, &nx, &ny, &e);
             /* A diffuse reflection accommodates the internal energy fully as well. */
-            if (dsmc_wall_reflect(p, nx, ny, m, &r, &ux, &uy, &uz))
+            const double *wu =
+                p->body_u[w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments]];
+            if (dsmc_wall_reflect(p, nx, ny, m, &r, wu, &ux, &uy, &uz))
                 *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
             if (p->surf)
                 dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, uy, uz, ea, *erot);

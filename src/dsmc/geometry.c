@@ -370,6 +370,9 @@ static kedr_status elements(kedr_dsmc *sim)
         const kedr_dsmc_body *b = &g->body[i];
         if (b->type == KEDR_DSMC_BODY_CIRCLE) {
             int j = p->ncircles++;
+            p->circ_body[j] = (uint8_t)i;
+            p->body_u[i][0] = b->velocity[0];
+            p->body_u[i][1] = b->velocity[1];
             p->circle[j][0] = b->center[0];
             p->circle[j][1] = b->center[1];
             p->circle[j][2] = b->radius;
@@ -386,10 +389,13 @@ static kedr_status elements(kedr_dsmc *sim)
         }
         /* Counter-clockwise polygons have the outside on the right of each edge. */
         int8_t out = !closed_body(b) ? 0 : shoelace(xy, b->count) > 0 ? -1 : 1;
+        p->body_u[i][0] = b->velocity[0];
+        p->body_u[i][1] = b->velocity[1];
         for (int k = b->first; k < b->first + b->count; k++) {
             const double *s = c->segment[k];
             double n = ceil(hypot(s[2] - s[0], s[3] - s[1]) / size);
             p->seg_out[k] = out;
+            p->seg_body[k] = (uint8_t)i;
             p->seg_nelem[k] = n < 1 ? 1 : n > 1e6 ? 1000000 : (uint32_t)n;
             p->seg_elem[k] = (uint32_t)ne;
             ne += (size_t)p->seg_nelem[k] * (out == 0 ? 2 : 1);

@@ -255,6 +255,90 @@ static void test_periodic(kedr_ctx *ctx, const char *bname)
     dt_free(&b);
 }
 
+/* Free-molecular Couette flow: two diffuse plates moving at -U/2 and +U/2 across a periodic
+ * channel. Each molecule that reaches a plate last left the other one, so it brings the other
+ * plate's mean tangential velocity and leaves with this one's: the shear is the one-way number
+ * flux n cbar / 4 of a Maxwellian gas times m U: tau = rho cbar U / 4 with the mean speed
+ * cbar = sqrt(8 k T_w / (pi m)) (the gas between diffuse walls at T_w is made of
+ * half-Maxwellians at T_w). The plates span the periodic width, so the gap keeps its fill
+ * density n. */
+static void test_couette(kedr_ctx *ctx, const char *bname)
+{
+    const double n = 1e19, t = 300, u = 200, gap = 0.1;
+    kedr_dsmc_case c;
+    memset(&c, 0, sizeof c);
+    snprintf(c.name, sizeof c.name, "couette");
+    c.hi[0] = 0.1;
+    c.hi[1] = gap + 0.02;
+    c.nx = 10;
+    c.ny = 12;
+    c.side[KEDR_DSMC_XMIN] = c.side[KEDR_DSMC_XMAX] = KEDR_DSMC_PERIODIC;
+    c.side[KEDR_DSMC_YMIN] = c.side[KEDR_DSMC_YMAX] = KEDR_DSMC_SPECULAR;
+    c.nspecies = 1;
+    c.species[0] = dt_hard_sphere();
+    c.fraction[0] = 1;
+    c.number_density = n;
+    c.temperature = c.wall_temperature = t;
+    c.fill = 1;
+    c.dt = 1e-5;
+    c.seed = 5;
+    c.weight = n * 0.01 * 0.01 / 250;
+    c.sample_start = 200;
+    c.sample_every = 1;
+    c.wall_model = KEDR_DSMC_WALL_DIFFUSE;
+    c.nbodies = 2;
+    c.nsegments = 2;
+    double lower[4] = {0, 0.01, 0.1, 0.01}, upper[4] = {0, 0.01 + gap, 0.1, 0.01 + gap};
+    memcpy(c.segment[0], lower, sizeof lower);
+    memcpy(c.segment[1], upper, sizeof upper);
+    for (int b = 0; b < 2; b++) {
+        c.body[b].type = KEDR_DSMC_BODY_PLATE;
+        c.body[b].first = b;
+        c.body[b].count = 1;
+        c.body[b].velocity[0] = b == 0 ? -u / 2 : u / 2;
+    }
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    for (int64_t s = 0; s < c.sample_start; s++)
+        TU_OK(kedr_dsmc_step_stages(sim, FM_FREE));
+    /* Batches of steps give the statistical error of the mean shear on each plate's inner side. */
+    const int nb = 10, len = 100;
+    double sum[2] = {0, 0}, sum2[2] = {0, 0};
+    for (int k = 0; k < nb; k++) {
+        TU_OK(kedr_dsmc_reset_samples(sim));
+        for (int s = 0; s < len; s++)
+            TU_OK(kedr_dsmc_step_stages(sim, FM_FREE));
+        kedr_dsmc_surface sf;
+        TU_OK(kedr_dsmc_get_surface(sim, &sf));
+        double tau[2] = {0, 0}, len_in[2] = {0, 0};
+        for (size_t e = 0; e < sf.nelem; e++) {
+            int b = sf.body[e];
+            if ((b == 0 && sf.ny[e] > 0.5) || (b == 1 && sf.ny[e] < -0.5)) { /* facing the gap */
+                tau[b] += fabs(sf.shear[e]) * sf.length[e];
+                len_in[b] += sf.length[e];
+            }
+        }
+        for (int b = 0; b < 2; b++) {
+            tau[b] /= len_in[b];
+            sum[b] += tau[b];
+            sum2[b] += tau[b] * tau[b];
+        }
+        kedr_dsmc_surface_free(&sf);
+    }
+    kedr_dsmc_destroy(sim);
+    double m = c.species[0].mass, cbar = sqrt(8 * K_B * t / (M_PI * m));
+    double want = n * m * cbar * u / 4;
+    for (int b = 0; b < 2; b++) {
+        double mean = sum[b] / nb, err = sqrt(fmax(0.0, sum2[b] / nb - mean * mean) / (nb - 1));
+        printf("  %s couette plate %d: shear %.5g Pa, free-molecular %.5g Pa: %+.2f%% +- %.2f%%\n",
+               bname, b, mean, want, 100 * (mean / want - 1), 100 * err / want);
+        TU_CHECK(fabs(mean / want - 1) < 0.02 && err < 0.01 * want,
+                 "%s couette plate %d: shear %g +- %g Pa, expected %g", bname, b, mean, err, want);
+    }
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -265,6 +349,7 @@ int main(void)
         test_drag(ctx, bname);
         test_cut_cells(ctx, bname);
         test_periodic(ctx, bname);
+        test_couette(ctx, bname);
         kedr_ctx_destroy(ctx);
     }
     return tu_finish("test_dsmc_freemolecular");
