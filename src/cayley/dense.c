@@ -301,17 +301,8 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
                          opt->checkpoint_every, opt->max_levels);
     int sparse = 0;
     KEDR_TRY(cayley_sparse_chosen(g, opt, &sparse));
-    if (sparse) {
-        if (opt && (opt->checkpoint_path || opt->resume_path || opt->max_levels))
-            return kedr_fail(KEDR_ERR_UNSUPPORTED,
-                             "kedr_cayley_growth: %s: checkpoints, resume and max_levels work in "
-                             "dense mode only (this group runs in sparse mode)",
-                             g->spec);
-        kedr_status s = cayley_sparse_growth(ctx, g, opt, result);
-        result->complete = s == KEDR_OK;
-        result->resumed_from = -1;
-        return s;
-    }
+    if (sparse)
+        return cayley_sparse_growth(ctx, g, opt, result);
     size_t need = kedr_cayley_dense_bytes(g);
     KEDR_TRY(check_memory(ctx, g, opt, need));
 

@@ -21,6 +21,7 @@
 #include "core/internal.h"
 #include "kedr/prim.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,35 +320,229 @@ static kedr_status push(kedr_cayley_result *res, size_t *len, size_t *cap, uint6
     return KEDR_OK;
 }
 
+/* ---- checkpoints (docs/cayley.md): the layers the next level needs, at a level boundary ---- */
+
+#define SCK_MAGIC "KEDRCKS1"
+#define SCK_VERSION 1u
+#define SCK_CHUNK ((size_t)1 << 20) /* states per transfer */
+
+typedef struct {
+    char magic[8];
+    uint32_t version, inverses, closed, complete;
+    char spec[160];
+    int32_t level, pad;
+    uint64_t order, nprev, ncur, nvisited;
+} sck_header;
+
+static uint64_t sck_hash(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
+    return h;
+}
+
+static int sck_put(FILE *f, uint64_t *h, const void *p, size_t len)
+{
+    *h = sck_hash(*h, p, len);
+    return fwrite(p, 1, len, f) == len;
+}
+
+/* Writes F(0..level) and the layers atomically: path.tmp, flush, fsync, rename. */
+static kedr_status sck_write(sparse_search *S, const char *path, const kedr_cayley_result *res,
+                             int complete)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return kedr_fail(KEDR_ERR_IO, "checkpoint %s: path too long", path);
+    sck_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, SCK_MAGIC, 8);
+    h.version = SCK_VERSION;
+    h.inverses = (uint32_t)S->g->inverses;
+    h.closed = (uint32_t)S->closed;
+    h.complete = (uint32_t)complete;
+    snprintf(h.spec, sizeof h.spec, "%s", S->g->spec);
+    h.level = res->diameter;
+    h.order = S->g->order;
+    h.nprev = S->closed ? S->prev.n : 0;
+    h.ncur = S->cur.n;
+    h.nvisited = S->closed ? 0 : S->visited.n;
+    uint64_t *buf = malloc(SCK_CHUNK * 8);
+    FILE *f = buf ? fopen(tmp, "wb") : NULL;
+    if (!f) {
+        free(buf);
+        return kedr_fail(buf ? KEDR_ERR_IO : KEDR_ERR_NOMEM, "checkpoint %s: cannot write: %s",
+                         tmp, buf ? strerror(errno) : "out of host memory");
+    }
+    uint64_t hash = 0xcbf29ce484222325ull;
+    int ok = sck_put(f, &hash, &h, sizeof h) &&
+             sck_put(f, &hash, res->growth, ((size_t)h.level + 1) * 8);
+    const svec *arrays[3] = {&S->prev, &S->cur, &S->visited};
+    const uint64_t counts[3] = {h.nprev, h.ncur, h.nvisited};
+    kedr_status st = KEDR_OK;
+    for (int a = 0; a < 3 && ok && st == KEDR_OK; a++)
+        for (uint64_t i = 0; i < counts[a] && ok && st == KEDR_OK; i += SCK_CHUNK) {
+            size_t k = counts[a] - i < SCK_CHUNK ? (size_t)(counts[a] - i) : SCK_CHUNK;
+            st = kedr_download(S->ctx, buf, arrays[a]->p + i, k * 8);
+            ok = st == KEDR_OK && sck_put(f, &hash, buf, k * 8);
+        }
+    free(buf);
+    ok = ok && fwrite(&hash, 8, 1, f) == 1 && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    ok = fclose(f) == 0 && ok;
+    if (st != KEDR_OK || !ok || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        return st != KEDR_OK ? st : kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s",
+                                              path, strerror(e));
+    }
+    return KEDR_OK;
+}
+
+static int sck_get(FILE *f, uint64_t *h, void *p, size_t len)
+{
+    if (fread(p, 1, len, f) != len)
+        return 0;
+    *h = sck_hash(*h, p, len);
+    return 1;
+}
+
+/* Reads a checkpoint of this group into S's layers and res (growth, diameter, complete). The
+ * whole file is checked (checksum) before anything is loaded. */
+static kedr_status sck_read(sparse_search *S, const char *path, kedr_cayley_result *res,
+                            int *complete)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot open: %s", path, strerror(errno));
+    sck_header h;
+    uint64_t hash = 0xcbf29ce484222325ull, *host = NULL, *growth = NULL;
+    kedr_status st = KEDR_OK;
+    if (!sck_get(f, &hash, &h, sizeof h))
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated (no header)", path);
+    else if (memcmp(h.magic, SCK_MAGIC, 8) != 0)
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: not a sparse-mode checkpoint of kedr "
+                       "cayley", path);
+    else if (h.version != SCK_VERSION)
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: version %u; this kedr reads version %u",
+                       path, h.version, SCK_VERSION);
+    else if (memchr(h.spec, 0, sizeof h.spec) == NULL || strcmp(h.spec, S->g->spec) != 0 ||
+             h.order != S->g->order)
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,
+                       memchr(h.spec, 0, sizeof h.spec) ? h.spec : "?", S->g->spec);
+    else if (h.inverses != (uint32_t)S->g->inverses || h.closed != (uint32_t)S->closed)
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made %s --inverses", path,
+                       h.inverses ? "with" : "without");
+    else if (h.level < 0 || (uint64_t)h.level >= h.order + 1 || h.complete > 1 ||
+             h.nprev + h.ncur + h.nvisited > h.order || h.ncur == 0)
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header", path);
+    size_t nstates = st == KEDR_OK ? (size_t)(h.nprev + h.ncur + h.nvisited) : 0;
+    if (st == KEDR_OK) {
+        growth = malloc(((size_t)h.level + 1) * 8);
+        host = malloc(nstates ? nstates * 8 : 8);
+        if (!growth || !host)
+            st = kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory", path);
+    }
+    uint64_t want = 0;
+    if (st == KEDR_OK && (!sck_get(f, &hash, growth, ((size_t)h.level + 1) * 8) ||
+                          !sck_get(f, &hash, host, nstates * 8) ||
+                          fread(&want, 8, 1, f) != 1))
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated", path);
+    if (st == KEDR_OK && (want != hash || fgetc(f) != EOF))
+        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: the checksum does not match (corrupt "
+                       "file)", path);
+    fclose(f);
+    svec *arrays[3] = {&S->prev, &S->cur, &S->visited};
+    const uint64_t counts[3] = {h.nprev, h.ncur, h.nvisited};
+    size_t off = 0;
+    for (int a = 0; a < 3 && st == KEDR_OK; a++) {
+        st = svec_reserve(S->ctx, arrays[a], counts[a] ? (size_t)counts[a] : 1);
+        if (st == KEDR_OK && counts[a])
+            st = kedr_upload(S->ctx, arrays[a]->p, host + off, (size_t)counts[a] * 8);
+        arrays[a]->n = (size_t)counts[a];
+        off += (size_t)counts[a];
+    }
+    free(host);
+    if (st != KEDR_OK) {
+        free(growth);
+        return st;
+    }
+    free(res->growth);
+    res->growth = growth;
+    res->diameter = h.level;
+    *complete = (int)h.complete;
+    return KEDR_OK;
+}
+
+/* Writes a checkpoint when one is asked for and due (or `force`). */
+static kedr_status sck_maybe(sparse_search *S, const kedr_cayley_options *opt,
+                             const kedr_cayley_result *res, int complete, int force, double *last,
+                             int *written)
+{
+    *written = 0;
+    if (!opt || !opt->checkpoint_path)
+        return KEDR_OK;
+    double now = kedr_wall_seconds();
+    if (!force && now - *last < opt->checkpoint_every)
+        return KEDR_OK;
+    KEDR_TRY(sck_write(S, opt->checkpoint_path, res, complete));
+    *last = kedr_wall_seconds();
+    *written = 1;
+    return KEDR_OK;
+}
+
 static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr_cayley_result *res)
 {
     const kedr_cayley_group *g = S->g;
     kedr_ctx *ctx = S->ctx;
-    size_t len = 0, cap = 0;
-    double t0 = kedr_wall_seconds();
-    uint64_t id = cayley_sparse_identity(g);
-    KEDR_TRY(svec_reserve(ctx, &S->cur, 1));
-    KEDR_TRY(kedr_upload(ctx, S->cur.p, &id, sizeof id));
-    S->cur.n = 1;
-    if (!S->closed) {
-        KEDR_TRY(svec_reserve(ctx, &S->visited, 1));
-        KEDR_TRY(kedr_upload(ctx, S->visited.p, &id, sizeof id));
-        S->visited.n = 1;
+    double t0 = kedr_wall_seconds(), last_checkpoint = t0;
+    int max_levels = opt ? opt->max_levels : 0;
+    res->resumed_from = -1;
+    res->complete = 0;
+    if (opt && opt->resume_path) {
+        KEDR_TRY(sck_read(S, opt->resume_path, res, &res->complete));
+        res->resumed_from = res->diameter;
+    } else {
+        uint64_t id = cayley_sparse_identity(g);
+        KEDR_TRY(svec_reserve(ctx, &S->cur, 1));
+        KEDR_TRY(kedr_upload(ctx, S->cur.p, &id, sizeof id));
+        S->cur.n = 1;
+        if (!S->closed) {
+            KEDR_TRY(svec_reserve(ctx, &S->visited, 1));
+            KEDR_TRY(kedr_upload(ctx, S->visited.p, &id, sizeof id));
+            S->visited.n = 1;
+        }
+        size_t l0 = 0, c0 = 0;
+        KEDR_TRY(push(res, &l0, &c0, 1));
     }
-    KEDR_TRY(push(res, &len, &cap, 1));
-    res->reached = 1;
+    size_t len = (size_t)res->diameter + 1, cap = len;
     double weighted = 0;
-    kedr_cayley_level lv = {.new_elements = 1, .reached = 1, .memory_bytes = held_bytes(S)};
-    if (opt && opt->on_level)
+    res->reached = 0;
+    for (int s = 0; s <= res->diameter; s++) {
+        res->reached += res->growth[s];
+        weighted += (double)s * (double)res->growth[s];
+    }
+    kedr_cayley_level lv = {.level = res->diameter,
+                            .new_elements = res->growth[res->diameter],
+                            .reached = res->reached,
+                            .memory_bytes = held_bytes(S)};
+    if (res->resumed_from < 0 && opt && opt->on_level)
         opt->on_level(&lv, opt->user);
-    for (int s = 1; g->ngens > 0; s++) {
+    if (res->complete) /* an ended search: nothing to expand, still written out */
+        KEDR_TRY(sck_maybe(S, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
+    for (int s = res->diameter + 1;
+         g->ngens > 0 && !res->complete && (max_levels <= 0 || s <= max_levels); s++) {
         double t = kedr_wall_seconds();
         size_t chunk = 0;
         KEDR_TRY(plan_level(S, s, g->order - res->reached, &chunk));
         KEDR_TRY(level(S, chunk));
         uint64_t count = S->next.n;
-        if (count == 0)
+        res->edge_visits += (double)S->cur.n * g->ngens;
+        if (count == 0) {
+            res->complete = 1;
+            KEDR_TRY(sck_maybe(S, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
             break;
+        }
         if (count > g->order - res->reached)
             return kedr_fail(KEDR_ERR_INVALID,
                              "kedr_cayley_growth: internal error: level %d of %s found %llu new "
@@ -375,12 +570,15 @@ static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr
         double now = kedr_wall_seconds();
         lv.seconds = now - t0;
         lv.level_seconds = now - t;
+        /* the last level of a run stopped by max_levels is always written */
+        KEDR_TRY(sck_maybe(S, opt, res, 0, s == max_levels, &last_checkpoint, &lv.checkpointed));
         if (opt && opt->on_level)
             opt->on_level(&lv, opt->user);
     }
+    if (g->ngens == 0)
+        res->complete = 1;
     res->seconds = kedr_wall_seconds() - t0;
     res->average_distance = weighted / (double)res->reached;
-    res->edge_visits = (double)res->reached * g->ngens;
     res->memory_bytes = S->peak;
     return KEDR_OK;
 }

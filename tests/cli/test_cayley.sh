@@ -152,5 +152,30 @@ fi
 check bench-bad-group 2 'pancake:99' -- "$kedr" bench cayley --backend cpu --groups 'pancake:99'
 check bench-help 0 'burnt-pancake:10' -- "$kedr" bench cayley --help
 
-check sparse-checkpoint 1 "dense mode only" -- "$kedr" cayley cube2 --backend cpu -q --checkpoint "$tmp/cube.ckpt"
+# sparse-mode checkpoints: cube2 (inverse-closed: two layers kept) and a directed perm: group
+# (every visited state kept), stopped early and resumed, give the uninterrupted growth function
+for g in cube2 'perm:6:(1 2 3 4 5 6),(1 2)'; do
+  "$kedr" cayley "$g" --backend cpu -q --json "$tmp/sp-full.json" >/dev/null 2>&1
+  check "sp-stop $g" 0 'stopped +after level 4' -- \
+    "$kedr" cayley "$g" --backend cpu -q --max-levels 4 --checkpoint "$tmp/sp.ckpt"
+  for b in $backends; do
+    check "sp-resume $g $b" 0 'resumed +from level 4' -- \
+      "$kedr" cayley "$g" --backend "$b" -q --resume "$tmp/sp.ckpt" --json "$tmp/sp-res.json"
+    if python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); assert a["growth"]==b["growth"] and b["complete"] and b["resumed_from"]==4, (a["growth"], b["growth"])' \
+      "$tmp/sp-full.json" "$tmp/sp-res.json" 2>"$tmp/err"; then
+      pass
+    else
+      fail "sp-resume $g $b json: $(cat "$tmp/err")"
+    fi
+  done
+done
+head -c 200 "$tmp/sp.ckpt" >"$tmp/sp-short.ckpt"
+check sp-truncated 1 'sp-short.ckpt: truncated' -- \
+  "$kedr" cayley 'perm:6:(1 2 3 4 5 6),(1 2)' --backend cpu -q --resume "$tmp/sp-short.ckpt"
+python3 -c 'import sys; b = bytearray(open(sys.argv[1], "rb").read()); b[-20] ^= 1; open(sys.argv[2], "wb").write(b)' \
+  "$tmp/sp.ckpt" "$tmp/sp-flip.ckpt"
+check sp-corrupt 1 'checksum does not match' -- \
+  "$kedr" cayley 'perm:6:(1 2 3 4 5 6),(1 2)' --backend cpu -q --resume "$tmp/sp-flip.ckpt"
+check sp-other 1 'made for group perm:6' -- \
+  "$kedr" cayley cube2 --backend cpu -q --resume "$tmp/sp.ckpt"
 finish test_cayley
