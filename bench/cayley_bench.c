@@ -10,6 +10,7 @@
  *    copy bandwidth measured in the same run (bytes read + written by kedr_copy), as
  *    `kedr bench prim` does. */
 #include "bench.h"
+#include "bench_util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -46,18 +47,6 @@ typedef struct {
     char message[320];
 } cb_row;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *t, int n)
-{
-    qsort(t, (size_t)n, sizeof *t, cmp_double);
-    return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-}
-
 /* Bytes read + written per second by kedr_copy of n u32 (median of 5 after a warm-up). */
 static kedr_status copy_bandwidth(kedr_ctx *ctx, size_t n, double *gbps)
 {
@@ -81,33 +70,12 @@ static kedr_status copy_bandwidth(kedr_ctx *ctx, size_t n, double *gbps)
             s = kedr_timer_stop(timer, &t[r]);
     }
     if (s == KEDR_OK)
-        *gbps = 8.0 * (double)n / median(t, 5) / 1e9;
+        *gbps = 8.0 * (double)n / bench_median(t, 5) / 1e9;
     kedr_ctx_sync(ctx);
     kedr_timer_destroy(timer);
     kedr_free(ctx, a);
     kedr_free(ctx, b);
     return s;
-}
-
-static void device_name(kedr_ctx *ctx, char *buf, size_t size)
-{
-    kedr_device_info info;
-    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA &&
-        kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK) {
-        snprintf(buf, size, "%s", info.name);
-        return;
-    }
-    char line[512], model[256] = "cpu";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-            snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-            model[strcspn(model, "\n")] = 0;
-            break;
-        }
-    if (f)
-        fclose(f);
-    snprintf(buf, size, "%s, %d threads", model, kedr_ctx_threads(ctx));
 }
 
 /* Runs one group into row; KEDR_OK or the first error (also recorded in the row). */
@@ -153,7 +121,7 @@ static kedr_status bench_group(kedr_ctx *ctx, const char *spec, int repeats, cb_
     row->elements = first.reached;
     row->levels = first.diameter + 1;
     row->diameter = first.diameter;
-    row->seconds = median(t, row->runs);
+    row->seconds = bench_median(t, row->runs);
     row->edge_visits = first.edge_visits;
     row->memory_bytes = first.memory_bytes;
     /* levels + 1 sweeps: the last, empty level is expanded too. The model is the dense
@@ -165,29 +133,6 @@ static kedr_status bench_group(kedr_ctx *ctx, const char *spec, int repeats, cb_
     kedr_cayley_result_free(&first);
     kedr_cayley_group_free(g);
     return s;
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-static void json_number(FILE *f, double x, int present)
-{
-    if (present && isfinite(x))
-        fprintf(f, "%.6g", x);
-    else
-        fputs("null", f);
 }
 
 typedef struct {
@@ -204,41 +149,41 @@ static kedr_status write_json(const char *path, const cb_header *h, const cb_row
     if (!f)
         return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     fputs("{\n  \"suite\": \"cayley\",\n  \"device\": ", f);
-    json_string(f, h->device);
+    bench_json_string(f, h->device);
     fputs(",\n  \"backend\": ", f);
-    json_string(f, h->backend);
+    bench_json_string(f, h->backend);
     fputs(",\n  \"date\": ", f);
-    json_string(f, h->date);
+    bench_json_string(f, h->date);
     fputs(",\n  \"commit\": ", f);
-    json_string(f, h->commit);
+    bench_json_string(f, h->commit);
     fprintf(f, ",\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->repeats);
-    json_number(f, h->copy_gbps, 1);
+    bench_json_number(f, h->copy_gbps, 1);
     fputs(",\n  \"results\": [", f);
     for (int i = 0; i < nrows; i++) {
         const cb_row *r = &rows[i];
         int ok = strcmp(r->status, "ok") == 0;
         fprintf(f, "%s\n    {\"group\": ", i ? "," : "");
-        json_string(f, r->spec);
+        bench_json_string(f, r->spec);
         fprintf(f, ", \"elements\": %llu, \"levels\": %d, \"diameter\": %d, \"runs\": %d, "
                    "\"memory_bytes\": %zu, \"seconds\": ",
                 (unsigned long long)r->elements, r->levels, r->diameter, r->runs, r->memory_bytes);
-        json_number(f, r->seconds, ok);
+        bench_json_number(f, r->seconds, ok);
         fputs(", \"edge_visits\": ", f);
-        json_number(f, r->edge_visits, ok);
+        bench_json_number(f, r->edge_visits, ok);
         fputs(", \"edge_visits_per_s\": ", f);
-        json_number(f, r->edge_visits / r->seconds, ok);
+        bench_json_number(f, r->edge_visits / r->seconds, ok);
         int modelled = ok && !isnan(r->bytes);
         fputs(", \"bytes\": ", f);
-        json_number(f, r->bytes, modelled);
+        bench_json_number(f, r->bytes, modelled);
         fputs(", \"gbps\": ", f);
-        json_number(f, r->bytes / r->seconds / 1e9, modelled);
+        bench_json_number(f, r->bytes / r->seconds / 1e9, modelled);
         fputs(", \"frac_copy\": ", f);
-        json_number(f, r->bytes / r->seconds / 1e9 / h->copy_gbps, modelled);
+        bench_json_number(f, r->bytes / r->seconds / 1e9 / h->copy_gbps, modelled);
         fputs(", \"status\": ", f);
-        json_string(f, r->status);
+        bench_json_string(f, r->status);
         if (!ok) {
             fputs(", \"message\": ", f);
-            json_string(f, r->message);
+            bench_json_string(f, r->message);
         }
         fputc('}', f);
     }
@@ -319,11 +264,10 @@ kedr_status kedr_bench_cayley(kedr_ctx *ctx, const kedr_bench_cayley_opts *opts)
 
     cb_header h;
     memset(&h, 0, sizeof h);
-    device_name(ctx, h.device, sizeof h.device);
+    bench_device_name(ctx, h.device, sizeof h.device);
     h.backend = kedr_backend_name(kedr_ctx_backend(ctx));
     h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT") : KEDR_GIT_COMMIT;
-    time_t now = time(NULL);
-    strftime(h.date, sizeof h.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    bench_utc_date(h.date, sizeof h.date);
     h.repeats = opts->repeats;
     printf("kedr bench cayley: %s (%s), %s, commit %s\n", h.device, h.backend, h.date, h.commit);
     size_t n = cuda ? (size_t)1 << 28 : (size_t)1 << 25;

@@ -11,6 +11,7 @@
  * Bytes per particle count the simulator's arrays (particle arrays at their capacity and the
  * per-cell arrays) over the particles in the domain; the counting sort's scratch comes on top. */
 #include "bench.h"
+#include "bench_util.h"
 
 #include "dsmc/sim.h"
 
@@ -125,21 +126,6 @@ static void print_row(const dsmc_row *r)
                    total > 0 ? 100 * r->stage[k] / total : 0);
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
 static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *device,
                               const char *date, const dsmc_row *rows, int nrows)
 {
@@ -148,20 +134,20 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
         return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     const char *commit = getenv("KEDR_COMMIT");
     fputs("{\n  \"device\": ", f);
-    json_string(f, device);
+    bench_json_string(f, device);
     fputs(",\n  \"backend\": ", f);
-    json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
+    bench_json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
     fputs(",\n  \"date\": ", f);
-    json_string(f, date);
+    bench_json_string(f, date);
     fputs(",\n  \"commit\": ", f);
-    json_string(f, commit && *commit ? commit : KEDR_GIT_COMMIT);
+    bench_json_string(f, commit && *commit ? commit : KEDR_GIT_COMMIT);
     fputs(",\n  \"results\": [", f);
     for (int i = 0; i < nrows; i++) {
         const dsmc_row *r = &rows[i];
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        json_string(f, r->name);
+        bench_json_string(f, r->name);
         fprintf(f, ", \"status\": ");
-        json_string(f, r->status);
+        bench_json_string(f, r->status);
         if (strcmp(r->status, "ok") == 0) {
             fprintf(f, ", \"particles\": %zu, \"cells\": %zu, \"steps\": %d, \"ms_per_step\": "
                     "%.6g, \"particle_steps_per_s\": %.6g, \"bytes_per_particle\": %.4g, "
@@ -173,7 +159,7 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
             fputc('}', f);
         } else {
             fputs(", \"message\": ", f);
-            json_string(f, r->message);
+            bench_json_string(f, r->message);
         }
         fputc('}', f);
     }
@@ -182,16 +168,6 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
     if (fclose(f) != 0 || bad)
         return kedr_fail(KEDR_ERR_IO, "%s: write error", path);
     return KEDR_OK;
-}
-
-static void device_name(kedr_ctx *ctx, char *buf, size_t size)
-{
-    kedr_device_info info;
-    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA &&
-        kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK)
-        snprintf(buf, size, "%s", info.name);
-    else
-        snprintf(buf, size, "cpu, %d threads", kedr_ctx_threads(ctx));
 }
 
 /* One measurement; a failure (out of memory at a large count, a missing case file) is recorded
@@ -220,9 +196,8 @@ kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
             top = info.memory_bytes / 100;
     }
     char device[300], date[32];
-    device_name(ctx, device, sizeof device);
-    time_t now = time(NULL);
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    bench_device_name(ctx, device, sizeof device);
+    bench_utc_date(date, sizeof date);
     printf("kedr bench dsmc: %s (%s), %s\n", device, kedr_backend_name(kedr_ctx_backend(ctx)),
            date);
     printf("%-12s %11s %10s %6s %10s %12s %8s\n", "case", "particles", "cells", "steps",

@@ -3,6 +3,7 @@
  * Every kedr result is checked on the host, and CUB's against kedr's, so that no row reports the
  * time of a wrong answer. */
 #include "bench.h"
+#include "bench_util.h"
 
 #include "core/internal.h"
 #ifdef KEDR_HAVE_CUDA
@@ -836,12 +837,6 @@ static const bench_spec specs[] = {
 
 /* ---- timing ------------------------------------------------------------------------------- */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* One warm-up call, then the median of `repeats` timed calls, in ms. */
 static kedr_status time_calls(bench *b, kedr_status (*call)(bench *, int), int impl, int repeats,
                               double *ms)
@@ -861,8 +856,7 @@ static kedr_status time_calls(bench *b, kedr_status (*call)(bench *, int), int i
             s = kedr_timer_stop(timer, &t[r]);
     }
     if (s == KEDR_OK) {
-        qsort(t, (size_t)repeats, sizeof *t, cmp_double);
-        *ms = 1e3 * (repeats % 2 ? t[repeats / 2] : 0.5 * (t[repeats / 2 - 1] + t[repeats / 2]));
+        *ms = 1e3 * bench_median(t, repeats);
     } else {
         kedr_ctx_sync(b->ctx); /* nothing queued may outlive the buffers */
     }
@@ -948,51 +942,6 @@ static int selected(const char *only, const char *name)
     return 0;
 }
 
-static void device_name(kedr_ctx *ctx, char *buf, size_t size)
-{
-    kedr_device_info info;
-    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA &&
-        kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK) {
-        snprintf(buf, size, "%s", info.name);
-        return;
-    }
-    char line[512], model[256] = "cpu";
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, "model name", 10) == 0 && strchr(line, ':')) {
-            snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-            model[strcspn(model, "\n")] = 0;
-            break;
-        }
-    if (f)
-        fclose(f);
-    snprintf(buf, size, "%s, %d threads", model, kedr_ctx_threads(ctx));
-}
-
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(f, "\\u%04x", c);
-        else
-            fputc(c, f);
-    }
-    fputc('"', f);
-}
-
-/* A number, or null where there is none (JSON has no NaN). */
-static void json_number(FILE *f, double x, int present)
-{
-    if (present && isfinite(x))
-        fprintf(f, "%.6g", x);
-    else
-        fputs("null", f);
-}
-
 typedef struct {
     char device[320];
     const char *backend, *commit;
@@ -1009,39 +958,39 @@ static kedr_status write_json(const char *path, const bench_header *h, const ben
     if (!f)
         return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     fputs("{\n  \"device\": ", f);
-    json_string(f, h->device);
+    bench_json_string(f, h->device);
     fputs(",\n  \"backend\": ", f);
-    json_string(f, h->backend);
+    bench_json_string(f, h->backend);
     fputs(",\n  \"date\": ", f);
-    json_string(f, h->date);
+    bench_json_string(f, h->date);
     fputs(",\n  \"commit\": ", f);
-    json_string(f, h->commit);
+    bench_json_string(f, h->commit);
     fprintf(f, ",\n  \"n\": %zu,\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->n, h->repeats);
-    json_number(f, h->copy_gbps, 1);
+    bench_json_number(f, h->copy_gbps, 1);
     fputs(",\n  \"results\": [", f);
     for (int i = 0; i < nrows; i++) {
         const bench_row *r = &rows[i];
         int ok = strcmp(r->status, "ok") == 0, cub = ok && r->cub_ms > 0;
         double sec = r->ms * 1e-3;
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        json_string(f, r->name);
+        bench_json_string(f, r->name);
         fprintf(f, ", \"n\": %zu, \"ms\": ", r->n);
-        json_number(f, r->ms, ok);
+        bench_json_number(f, r->ms, ok);
         fputs(", \"gelems\": ", f);
-        json_number(f, r->n / sec / 1e9, ok);
+        bench_json_number(f, r->n / sec / 1e9, ok);
         fputs(", \"gbps\": ", f);
-        json_number(f, r->bytes / sec / 1e9, ok);
+        bench_json_number(f, r->bytes / sec / 1e9, ok);
         fputs(", \"frac_copy\": ", f);
-        json_number(f, r->bytes / sec / 1e9 / h->copy_gbps, ok);
+        bench_json_number(f, r->bytes / sec / 1e9 / h->copy_gbps, ok);
         fputs(", \"cub_ms\": ", f);
-        json_number(f, r->cub_ms, cub);
+        bench_json_number(f, r->cub_ms, cub);
         fputs(", \"ratio_vs_cub\": ", f);
-        json_number(f, r->cub_ms / r->ms, cub);
+        bench_json_number(f, r->cub_ms / r->ms, cub);
         fputs(", \"status\": ", f);
-        json_string(f, r->status);
+        bench_json_string(f, r->status);
         if (!ok) {
             fputs(", \"message\": ", f);
-            json_string(f, r->message);
+            bench_json_string(f, r->message);
         }
         fputc('}', f);
     }
@@ -1090,11 +1039,10 @@ kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts)
 #endif
     bench_header h;
     memset(&h, 0, sizeof h);
-    device_name(ctx, h.device, sizeof h.device);
+    bench_device_name(ctx, h.device, sizeof h.device);
     h.backend = kedr_backend_name(kedr_ctx_backend(ctx));
     h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT") : KEDR_GIT_COMMIT;
-    time_t now = time(NULL);
-    strftime(h.date, sizeof h.date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    bench_utc_date(h.date, sizeof h.date);
     h.n = opts->n;
     h.repeats = opts->repeats;
 
