@@ -178,7 +178,7 @@ static kedr_status dense_level(cayley_dense *d, uint64_t frontier_size, uint64_t
 }
 
 /* Appends F(s) to the growth function, growing it by doubling. */
-static kedr_status push(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f)
+kedr_status cayley_push_level(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f)
 {
     if (*len == *cap) {
         size_t ncap = *cap ? 2 * *cap : 64;
@@ -248,7 +248,7 @@ static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_
                              "elements with only %llu left", s, g->spec, (unsigned long long)count,
                              (unsigned long long)(g->order - res->reached));
         lv.edge_visits = (double)res->growth[s - 1] * g->ngens;
-        KEDR_TRY(push(res, &len, &cap, count));
+        KEDR_TRY(cayley_push_level(res, &len, &cap, count));
         res->diameter = s;
         res->reached += count;
         weighted += (double)s * (double)count;
@@ -282,7 +282,7 @@ static kedr_status start(cayley_dense *d, const kedr_cayley_options *opt, kedr_c
         return KEDR_OK;
     }
     size_t len = 0, cap = 0;
-    return push(res, &len, &cap, 1);
+    return cayley_push_level(res, &len, &cap, 1);
 }
 
 kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,

@@ -20,6 +20,9 @@ typedef struct {
     void *counters;  /* cuda: the tile counter and the new-element count of a level */
 } cayley_dense;
 
+/* Appends F(s) to res->growth (len entries of cap), growing it by doubling; both searches. */
+kedr_status cayley_push_level(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f);
+
 #ifdef KEDR_HAVE_CUDA
 /* Free GPU memory of ctx's device. */
 kedr_status cayley_cuda_free_memory(kedr_ctx *ctx, size_t *bytes);

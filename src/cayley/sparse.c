@@ -305,21 +305,6 @@ static kedr_status level(sparse_search *S, size_t chunk)
     return KEDR_OK;
 }
 
-static kedr_status push(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f)
-{
-    if (*len == *cap) {
-        size_t ncap = *cap ? 2 * *cap : 64;
-        uint64_t *p = realloc(res->growth, ncap * sizeof *p);
-        if (!p)
-            return kedr_fail(KEDR_ERR_NOMEM, "kedr_cayley_growth: out of host memory for %zu levels",
-                             ncap);
-        res->growth = p;
-        *cap = ncap;
-    }
-    res->growth[(*len)++] = f;
-    return KEDR_OK;
-}
-
 /* ---- checkpoints (docs/cayley.md): the layers the next level needs, at a level boundary ---- */
 
 #define SCK_MAGIC "KEDRCKS1"
@@ -513,7 +498,7 @@ static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr
             S->visited.n = 1;
         }
         size_t l0 = 0, c0 = 0;
-        KEDR_TRY(push(res, &l0, &c0, 1));
+        KEDR_TRY(cayley_push_level(res, &l0, &c0, 1));
     }
     size_t len = (size_t)res->diameter + 1, cap = len;
     double weighted = 0;
@@ -559,7 +544,7 @@ static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr
         size_t held = held_bytes(S);
         if (held > S->peak)
             S->peak = held;
-        KEDR_TRY(push(res, &len, &cap, count));
+        KEDR_TRY(cayley_push_level(res, &len, &cap, count));
         res->diameter = s;
         res->reached += count;
         weighted += (double)s * (double)count;
