@@ -67,9 +67,14 @@ static kedr_status write_surface(kedr_dsmc *sim, const kedr_dsmc_case *c)
                        (long long)c->sample_start);
                 continue;
             }
-            printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N/m, lift %.5g N/m, reference length "
-                   "%.5g m, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b], sf.drag[b],
-                   sf.lift[b], sf.reference_length[b], (long long)sf.steps);
+            if (sf.dims == 3)
+                printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N, lift %.5g N, reference area "
+                       "%.5g m^2, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b], sf.drag[b],
+                       sf.lift[b], sf.reference_length[b], (long long)sf.steps);
+            else
+                printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N/m, lift %.5g N/m, reference "
+                       "length %.5g m, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b],
+                       sf.drag[b], sf.lift[b], sf.reference_length[b], (long long)sf.steps);
         }
         char path[1024];
         if (c->write_csv) {
@@ -243,9 +248,14 @@ int cmd_dsmc(int argc, char **argv)
     }
     kedr_dsmc_stats st;
     kedr_dsmc_get_stats(sim, &st);
-    printf("kedr dsmc %s on %s: %d x %d cells, %d species (%s%s), %s collisions, weight %.4g, "
+    char grid[64];
+    if (c.dims == 3)
+        snprintf(grid, sizeof grid, "%d x %d x %d", c.nx, c.ny, c.nz);
+    else
+        snprintf(grid, sizeof grid, "%d x %d", c.nx, c.ny);
+    printf("kedr dsmc %s on %s: %s cells, %d species (%s%s), %s collisions, weight %.4g, "
            "dt %.4g s, %lld steps, seed %llu\n",
-           case_path, kedr_backend_name(kedr_ctx_backend(ctx)), c.nx, c.ny, c.nspecies,
+           case_path, kedr_backend_name(kedr_ctx_backend(ctx)), grid, c.nspecies,
            c.species[0].name, c.nspecies > 1 ? ", ..." : "",
            c.scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", c.weight, c.dt, (long long)c.steps,
            (unsigned long long)c.seed);

@@ -1,4 +1,4 @@
-/* kedr dsmc: direct simulation Monte Carlo (Bird 1994) of rarefied gas flows, 2D planar.
+/* kedr dsmc: direct simulation Monte Carlo (Bird 1994) of rarefied gas flows, 2D planar or 3D.
  *
  * Each step: generation (Maxwellian inflow with the exact one-sided flux), move (ballistic, with
  * specular walls, outflow removal and diffuse reflection on bodies), indexing (particles grouped
@@ -7,7 +7,8 @@
  * exchange, cell by cell) and sampling of time-averaged cell fields.
  * Particles live in the context's memory as structure-of-arrays. Random numbers come from
  * Philox keyed by (seed, particle / cell / face id, step, purpose), so a run is reproducible from
- * its seed on either back end. The planar flow has unit depth (1 m) in z. */
+ * its seed on either back end. The planar flow has unit depth (1 m) in z; a 3D case (dims = 3)
+ * has a uniform nx x ny x nz grid, a z position per particle and 3D bodies (sphere, box, cone). */
 #ifndef KEDR_DSMC_H
 #define KEDR_DSMC_H
 
@@ -34,7 +35,7 @@ typedef struct {
 } kedr_dsmc_species;
 
 /* Boundary condition of a side of the domain. Inflow sides also remove particles that leave.
- * Periodic sides come in pairs (x_min with x_max, y_min with y_max). */
+ * Periodic sides come in pairs (x_min with x_max, y_min with y_max, z_min with z_max). */
 typedef enum {
     KEDR_DSMC_OUTFLOW = 0,
     KEDR_DSMC_INFLOW,
@@ -42,7 +43,8 @@ typedef enum {
     KEDR_DSMC_PERIODIC
 } kedr_dsmc_boundary;
 /* Sides, in the order of kedr_dsmc_case.side. */
-enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX };
+enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX, KEDR_DSMC_ZMIN,
+       KEDR_DSMC_ZMAX };
 typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
 /* Collision scheme: Bird's no-time-counter, or the majorant frequency scheme of Ivanov &
  * Rogasinsky (1988). */
@@ -56,32 +58,41 @@ typedef enum { KEDR_DSMC_PARTNER_RANDOM = 0, KEDR_DSMC_PARTNER_NEAREST } kedr_ds
  * specular, or Maxwell's model (a fraction `accommodation` diffuse, the rest specular). */
 typedef enum { KEDR_DSMC_WALL_DIFFUSE = 0, KEDR_DSMC_WALL_SPECULAR, KEDR_DSMC_WALL_MAXWELL } kedr_dsmc_wall;
 
-/* A body. A plate is one two-sided segment; polygon, box and wedge are closed polygons of
+/* A body. 2D: a plate is one two-sided segment; polygon, box and wedge are closed polygons of
  * segments [first, first + count) of kedr_dsmc_case.segment; a circle (a cylinder in the planar
- * flow) is exact geometry, not a polygon. Bodies must not overlap, and closed bodies must lie
- * strictly inside the domain. */
+ * flow) is exact geometry, not a polygon. 3D (exact geometry, at rest): a sphere (center,
+ * radius), an axis-aligned cuboid (center, size) and a cone with its axis along +x (apex,
+ * half_angle, length; closed by its base disc of radius length tan(half_angle)). Bodies must not
+ * overlap, and closed bodies must lie strictly inside the domain. */
 typedef enum {
     KEDR_DSMC_BODY_PLATE = 0,
     KEDR_DSMC_BODY_POLYGON,
     KEDR_DSMC_BODY_CIRCLE,
     KEDR_DSMC_BODY_BOX,
-    KEDR_DSMC_BODY_WEDGE
+    KEDR_DSMC_BODY_WEDGE,
+    KEDR_DSMC_BODY_SPHERE,
+    KEDR_DSMC_BODY_CUBOID,
+    KEDR_DSMC_BODY_CONE
 } kedr_dsmc_body_type;
 
 typedef struct {
     kedr_dsmc_body_type type;
-    int first, count;   /* its segments (not a circle) */
-    double center[2];   /* circle */
-    double radius;
-    double velocity[2]; /* m/s: the body moves rigidly (walls tangent to it: Couette flow) */
+    int first, count;   /* its segments (2D polygons and plates) */
+    double center[3];   /* circle, sphere, cuboid; the apex of a cone */
+    double radius;      /* circle, sphere */
+    double velocity[2]; /* m/s: the body moves rigidly (walls tangent to it: Couette flow; 2D) */
+    double size[3];     /* cuboid: edge lengths along x, y, z */
+    double half_angle;  /* cone: degrees, in (0, 90) */
+    double length;      /* cone: apex to base along +x */
 } kedr_dsmc_body;
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
     char name[128];                  /* the case file's base name, for output files */
-    double lo[2], hi[2];             /* [domain] m */
-    int nx, ny;                      /* [grid] */
-    kedr_dsmc_boundary side[4];      /* [domain] x_min x_max y_min y_max */
+    int dims;                        /* [domain] dimensions: 3, or 2 (0 counts as 2) */
+    double lo[3], hi[3];             /* [domain] m (z only in 3D) */
+    int nx, ny, nz;                  /* [grid] (nz only in 3D) */
+    kedr_dsmc_boundary side[6];      /* [domain] x_min x_max y_min y_max z_min z_max */
     int nspecies;                    /* [species] */
     kedr_dsmc_species species[KEDR_DSMC_MAX_SPECIES];
     double fraction[KEDR_DSMC_MAX_SPECIES]; /* mole fractions, summing to 1 */
@@ -101,7 +112,8 @@ typedef struct {
     double wall_temperature;         /* [wall] K */
     kedr_dsmc_wall wall_model;       /* [wall] model */
     double accommodation;            /* [wall] Maxwell model: diffuse fraction in [0, 1] */
-    double reference_length;         /* [surface] m; 0: each body's frontal height */
+    double reference_length;         /* [surface] m; 0: each body's frontal height (2D) */
+    double reference_area;           /* [surface] m^2; 0: each body's frontal area (3D) */
     double element_size;             /* [surface] m; 0: the smaller cell side */
     double dt;                       /* [run] s */
     int64_t steps;
@@ -179,19 +191,29 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *stats);
 
 /* Replaces the particles with n given in host memory: positions [m] (in the domain), velocities
  * [m/s], rotational energies [J] (>= 0, stored in single precision; NULL: all zero; molecules
- * of species without rotational degrees of freedom must have 0) and species (NULL: all 0). */
+ * of species without rotational degrees of freedom must have 0) and species (NULL: all 0).
+ * A 3D case needs the z positions: kedr_dsmc_set_particles3. */
 kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, const double *y,
                                     const double *vx, const double *vy, const double *vz,
                                     const float *erot, const uint8_t *species);
+/* The same with z positions (required in 3D; must be NULL in 2D). */
+kedr_status kedr_dsmc_set_particles3(kedr_dsmc *sim, size_t n, const double *x, const double *y,
+                                     const double *z, const double *vx, const double *vy,
+                                     const double *vz, const float *erot, const uint8_t *species);
 /* Copies the particles to host arrays of capacity cap (any may be NULL); *n = the count. When
  * the count exceeds cap, nothing is copied and KEDR_ERR_INVALID says how many there are. */
 kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, double *x, double *y,
                                     double *vx, double *vy, double *vz, float *erot,
                                     uint8_t *species);
+/* The same with z positions (z must be NULL in 2D, where particles have none). */
+kedr_status kedr_dsmc_get_particles3(kedr_dsmc *sim, size_t cap, size_t *n, double *x, double *y,
+                                     double *z, double *vx, double *vy, double *vz, float *erot,
+                                     uint8_t *species);
 
-/* Time-averaged cell fields (host arrays of nx * ny, x fastest), valid after samples > 0. */
+/* Time-averaged cell fields (host arrays of nx * ny * nz, x fastest, then y, then z), valid
+ * after samples > 0. nz is 1 in 2D. */
 typedef struct {
-    int nx, ny;
+    int nx, ny, nz;
     int64_t samples;
     double *number_density; /* m^-3 */
     double *density;        /* kg/m^3 */
@@ -213,15 +235,18 @@ void kedr_dsmc_fields_free(kedr_dsmc_fields *f);
 /* Clears the accumulated samples. */
 kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim);
 
-/* Output of cell fields: CSV with a header line, and VTK XML ImageData (.vti, ASCII) with the
- * fields as cell data, readable by ParaView. */
+/* Output of cell fields: CSV with a header line (3D: with k and z columns), and VTK XML
+ * ImageData (.vti, ASCII, 3 dimensions in 3D) with the fields as cell data, readable by
+ * ParaView. */
 kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path);
 kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path);
 
-/* Each cell's gas volume (area x unit depth, m^3) with the bodies cut out, exact for polygons
- * and circles: host array of nx * ny, x fastest. Cells entirely inside a body have 0. */
+/* Each cell's gas volume (area x unit depth in 2D, m^3) with the bodies cut out, exact for
+ * polygons and circles and 3D cuboids; spheres and cones: exact chords along x on a 64 x 64
+ * sub-grid of the cell's y-z face (docs/dsmc.md states the accuracy). Host array of
+ * ncells = nx ny (nz), x fastest. Cells entirely inside a body have 0. */
 kedr_status kedr_dsmc_gas_volume(const kedr_dsmc *sim, double *volume);
 
 /* Surface sampling. Each body's surface is split into elements of about [surface] element_size
@@ -232,27 +257,33 @@ kedr_status kedr_dsmc_gas_volume(const kedr_dsmc *sim, double *volume);
  * q_inf = 1/2 rho_inf U^2 of the freestream. Forces are per unit span (1 m depth); drag is along
  * the freestream velocity (x when it is zero), lift along the drag direction turned by +90
  * degrees; Cd = D / (q_inf L), L the reference length. Coefficients are NaN when q_inf = 0. */
+/* 3D: forces are total, not per span; each element has an area and four corners; the shear is
+ * the tangential stress along the freestream direction projected on the element's plane; lift
+ * is along z x (drag direction); Cd = D / (q_inf A), A the reference area (default: the body's
+ * frontal area, pi r^2 for a sphere, pi R^2 for a cone, the projected area of a cuboid). */
 typedef struct {
     size_t nelem;
     int nbodies;
+    int dims;                      /* 2 or 3 */
     int64_t steps;                 /* steps sampled */
-    double *x, *y;                 /* element centres, m */
-    double *nx, *ny;               /* unit normal pointing into the gas */
-    double *length;                /* element length, m (area per m of span) */
+    double *x, *y, *z;             /* element centres, m (z: 0 in 2D) */
+    double *nx, *ny, *nz;          /* unit normal pointing into the gas (nz: 0 in 2D) */
+    double *length;                /* element length, m (area per m of span); 3D: area, m^2 */
+    double *corners;               /* 3D: 4 corners x y z per element (12 doubles); 2D: NULL */
     int *body;                     /* the element's body */
     double *hits;                  /* simulated molecules that hit, per sampled step */
     double *pressure, *shear, *heat_flux; /* Pa, Pa, W/m^2 */
     double *cp, *cf, *ch;
     double drag[KEDR_DSMC_MAX_BODIES], lift[KEDR_DSMC_MAX_BODIES]; /* N/m */
     double cd[KEDR_DSMC_MAX_BODIES], cl[KEDR_DSMC_MAX_BODIES];
-    double reference_length[KEDR_DSMC_MAX_BODIES];
+    double reference_length[KEDR_DSMC_MAX_BODIES]; /* 2D: m; 3D: the reference area, m^2 */
     double q_inf, p_inf;           /* freestream dynamic and static pressure, Pa */
 } kedr_dsmc_surface;
 
 kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s);
 void kedr_dsmc_surface_free(kedr_dsmc_surface *s);
 /* NAME-surface.csv (one row per element) and VTK XML PolyData (.vtp, ASCII): the elements as
- * lines with their coefficients as cell data. */
+ * lines (2D) or quadrilaterals (3D) with their coefficients as cell data. */
 kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *path);
 kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *path);
 
@@ -269,8 +300,8 @@ void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, doub
 double kedr_dsmc_auto_dt(const kedr_dsmc_case *c);
 
 /* PNG maps of the cell fields (include/kedr/plot.h): DIR/NAME-temperature.png,
- * NAME-density.png and NAME-mach.png; cells without particles are grey. KEDR_ERR_UNSUPPORTED
- * when kedr has no PNG output. */
+ * NAME-density.png and NAME-mach.png; cells without particles are grey; in 3D the maps show the
+ * x-y slice of cells k = nz / 2. KEDR_ERR_UNSUPPORTED when kedr has no PNG output. */
 kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *dir);
 

@@ -121,12 +121,21 @@ kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_
 kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
 {
     const char *fn = "kedr_dsmc_case_check";
+    if (c->dims != 0 && c->dims != 2 && c->dims != 3)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: dims %d: expected 2 or 3 (0: 2)", fn, c->dims);
+    int three = c->dims == 3;
     if (!(c->hi[0] > c->lo[0]) || !(c->hi[1] > c->lo[1]))
         return kedr_fail(KEDR_ERR_INVALID, "%s: domain [%g, %g] x [%g, %g] is empty", fn, c->lo[0],
                          c->hi[0], c->lo[1], c->hi[1]);
+    if (three && !(c->hi[2] > c->lo[2]))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: domain z extent [%g, %g] is empty", fn, c->lo[2],
+                         c->hi[2]);
     if (c->nx < 1 || c->ny < 1 || (int64_t)c->nx * c->ny > ((int64_t)1 << 31))
         return kedr_fail(KEDR_ERR_INVALID, "%s: grid %d x %d: expected 1 to 2^31 cells", fn, c->nx,
                          c->ny);
+    if (three && (c->nz < 1 || (int64_t)c->nx * c->ny * c->nz > ((int64_t)1 << 31)))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: grid %d x %d x %d: expected 1 to 2^31 cells", fn,
+                         c->nx, c->ny, c->nz);
     if (c->nspecies < 1 || c->nspecies > KEDR_DSMC_MAX_SPECIES)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %d species: expected 1 to %d", fn, c->nspecies,
                          KEDR_DSMC_MAX_SPECIES);
@@ -159,14 +168,19 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (c->nsegments < 0 || c->nsegments > KEDR_DSMC_MAX_SEGMENTS)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %d body segments: expected 0 to %d", fn,
                          c->nsegments, KEDR_DSMC_MAX_SEGMENTS);
-    for (int s = 0; s < 4; s++)
+    int nsides = three ? 6 : 4;
+    for (int s = 0; s < nsides; s++)
         if ((unsigned)c->side[s] > KEDR_DSMC_PERIODIC)
             return kedr_fail(KEDR_ERR_INVALID, "%s: side %d has unknown boundary %d", fn, s,
                              (int)c->side[s]);
-    for (int s = 0; s < 4; s += 2)
+    for (int s = 0; s < nsides; s += 2)
         if ((c->side[s] == KEDR_DSMC_PERIODIC) != (c->side[s + 1] == KEDR_DSMC_PERIODIC))
             return kedr_fail(KEDR_ERR_INVALID, "%s: periodic sides come in pairs (%s)", fn,
-                             s ? "y_min and y_max" : "x_min and x_max");
+                             s == 0 ? "x_min and x_max" : s == 2 ? "y_min and y_max"
+                                                                 : "z_min and z_max");
+    if (three && c->nsegments > 0)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %d body segments in a 3D case: 3D bodies are "
+                         "spheres, cuboids and cones", fn, c->nsegments);
     char msg[512];
     int bad = dsmc_body_problem(c, msg, sizeof msg);
     if (bad >= 0)
@@ -180,9 +194,10 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
         return kedr_fail(KEDR_ERR_INVALID, "%s: wall model %d, accommodation %g: expected a "
                          "kedr_dsmc_wall and an accommodation in [0, 1]", fn, (int)c->wall_model,
                          c->accommodation);
-    if (!(c->reference_length >= 0) || !(c->element_size >= 0))
-        return kedr_fail(KEDR_ERR_INVALID, "%s: reference_length %g, element_size %g: expected "
-                         ">= 0 (0: default)", fn, c->reference_length, c->element_size);
+    if (!(c->reference_length >= 0) || !(c->element_size >= 0) || !(c->reference_area >= 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: reference_length %g, reference_area %g, "
+                         "element_size %g: expected >= 0 (0: default)", fn, c->reference_length,
+                         c->reference_area, c->element_size);
     if (!(c->dt > 0) || c->steps < 0 || !(c->weight > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: dt %g, steps %lld, weight %g: expected dt > 0, "
                          "steps >= 0, weight > 0", fn, c->dt, (long long)c->steps, c->weight);
@@ -217,6 +232,10 @@ void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, doub
     for (int d = 0; d < 3; d++)
         speed += c->velocity[d] * c->velocity[d];
     double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
+    if (c->dims == 3) {
+        double dz = (c->hi[2] - c->lo[2]) / c->nz;
+        dx = dz < dx ? dz : dx;
+    }
     *collision_time = nu > 0 ? 1.0 / nu : HUGE_VAL;
     /* The fastest common particles: freestream speed plus three most probable thermal speeds
      * of the lightest species. */
@@ -268,23 +287,73 @@ static void add_polygon(kedr_dsmc_case *c, kedr_dsmc_body *b, const double *pts,
     }
 }
 
+/* A 3D body section: sphere (center x y z, radius), box (center x y z, size along x y z) or
+ * cone (apex x y z, half_angle, length; axis along +x). */
+static kedr_status read_body3(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
+                              kedr_dsmc_body_type type, int *made)
+{
+    if (c->nbodies == KEDR_DSMC_MAX_BODIES)
+        return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);
+    kedr_dsmc_body *b = &c->body[c->nbodies];
+    memset(b, 0, sizeof *b);
+    b->type = type;
+    int n = 0;
+    const char *where = type == KEDR_DSMC_BODY_CONE ? "apex" : "center";
+    KEDR_TRY(kedr_ini_doubles(ini, sec, where, REQ, -1e6, 1e6, b->center, 3, &n));
+    if (n != 3)
+        return kedr_ini_fail(ini, sec, where, "expected 3 numbers: x y z");
+    if (type == KEDR_DSMC_BODY_SPHERE) {
+        KEDR_TRY(kedr_ini_double(ini, sec, "radius", REQ | POS, 0, 1e6, &b->radius));
+    } else if (type == KEDR_DSMC_BODY_CUBOID) {
+        KEDR_TRY(kedr_ini_doubles(ini, sec, "size", REQ, -1e6, 1e6, b->size, 3, &n));
+        if (n != 3 || !(b->size[0] > 0) || !(b->size[1] > 0) || !(b->size[2] > 0))
+            return kedr_ini_fail(ini, sec, "size", "expected 3 numbers > 0: edge lengths along x, "
+                                 "y and z");
+    } else {
+        KEDR_TRY(kedr_ini_double(ini, sec, "half_angle", REQ | POS | KEDR_INI_HI_OPEN, 0, 90,
+                                 &b->half_angle));
+        KEDR_TRY(kedr_ini_double(ini, sec, "length", REQ | POS, 0, 1e6, &b->length));
+    }
+    c->nbodies++;
+    *made = 1;
+    char msg[512];
+    int bad = dsmc_body_problem(c, msg, sizeof msg);
+    if (bad >= 0)
+        return kedr_ini_fail(ini, sec, where, "%s", msg);
+    return KEDR_OK;
+}
+
 /* One body section: [body], [body2], ... */
 static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, int *made)
 {
-    static const char *const types[] = {"none", "plate", "polygon", "circle", "box", "wedge", NULL};
-    enum { NONE, PLATE, POLYGON, CIRCLE, BOX, WEDGE };
+    static const char *const types[] = {"none", "plate", "polygon", "circle", "box", "wedge",
+                                        "sphere", "cone", NULL};
+    enum { NONE, PLATE, POLYGON, CIRCLE, BOX, WEDGE, SPHERE, CONE };
     int type = NONE;
     *made = 0;
     KEDR_TRY(kedr_ini_choice(ini, sec, "type", 0, types, &type));
     /* Which keys each type takes; any other given key is an error naming its line. */
     static const char *const keys[] = {"points", "center", "radius", "size", "apex", "half_angle",
                                        "length", NULL};
-    static const unsigned uses[] = {0, 1, 1, 2 | 4, 2 | 8, 16 | 32 | 64};
+    static const unsigned uses[] = {0, 1, 1, 2 | 4, 2 | 8, 16 | 32 | 64, 2 | 4, 16 | 32 | 64};
     for (int k = 0; keys[k]; k++)
         if (!(uses[type] & (1u << k)) && kedr_ini_line(ini, sec, keys[k]))
             return kedr_ini_fail(ini, sec, keys[k], "not a key of a body of type %s", types[type]);
     if (type == NONE)
         return KEDR_OK;
+    if (c->dims == 3) {
+        if (type != SPHERE && type != BOX && type != CONE)
+            return kedr_ini_fail(ini, sec, "type", "%s: not a 3D body (3D cases take sphere, box "
+                                 "and cone)", types[type]);
+        if (kedr_ini_line(ini, sec, "velocity"))
+            return kedr_ini_fail(ini, sec, "velocity", "3D bodies are at rest");
+        return read_body3(ini, sec, c, type == SPHERE ? KEDR_DSMC_BODY_SPHERE
+                                       : type == BOX  ? KEDR_DSMC_BODY_CUBOID
+                                                      : KEDR_DSMC_BODY_CONE, made);
+    }
+    if (type == SPHERE || type == CONE)
+        return kedr_ini_fail(ini, sec, "type", "%s: a 3D body (needs [domain] dimensions = 3); 2D "
+                             "cases take plate, polygon, circle, box and wedge", types[type]);
     int room = KEDR_DSMC_MAX_SEGMENTS - c->nsegments;
     if (c->nbodies == KEDR_DSMC_MAX_BODIES)
         return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);
@@ -410,6 +479,20 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     if (dot && dot != c->name)
         *dot = 0;
 
+    int64_t dims = 2;
+    KEDR_TRY(kedr_ini_int(ini, "domain", "dimensions", 0, 2, 3, &dims));
+    c->dims = (int)dims;
+    int three = dims == 3;
+    /* z keys belong to 3D cases; in a 2D one they are an error naming their line */
+    static const char *const zkeys[][2] = {{"domain", "z_min"}, {"domain", "z_max"},
+                                           {"domain", "boundary_z_min"},
+                                           {"domain", "boundary_z_max"}, {"grid", "nz"},
+                                           {"freestream", "velocity_z"},
+                                           {"surface", "reference_area"}};
+    for (size_t k = 0; k < sizeof zkeys / sizeof zkeys[0] && !three; k++)
+        if (kedr_ini_line(ini, zkeys[k][0], zkeys[k][1]))
+            return kedr_ini_fail(ini, zkeys[k][0], zkeys[k][1], "only for 3D cases ([domain] "
+                                 "dimensions = 3)");
     KEDR_TRY(kedr_ini_double(ini, "domain", "x_min", REQ, -1e6, 1e6, &c->lo[0]));
     KEDR_TRY(kedr_ini_double(ini, "domain", "x_max", REQ, -1e6, 1e6, &c->hi[0]));
     KEDR_TRY(kedr_ini_double(ini, "domain", "y_min", REQ, -1e6, 1e6, &c->lo[1]));
@@ -420,15 +503,24 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     if (!(c->hi[1] > c->lo[1]))
         return kedr_ini_fail(ini, "domain", "y_max", "%g: expected more than y_min = %g", c->hi[1],
                              c->lo[1]);
-    static const char *const sides[] = {"x_min", "x_max", "y_min", "y_max"};
-    int bc[4] = {KEDR_DSMC_INFLOW, KEDR_DSMC_OUTFLOW, KEDR_DSMC_INFLOW, KEDR_DSMC_INFLOW};
-    for (int s = 0; s < 4; s++) {
+    if (three) {
+        KEDR_TRY(kedr_ini_double(ini, "domain", "z_min", REQ, -1e6, 1e6, &c->lo[2]));
+        KEDR_TRY(kedr_ini_double(ini, "domain", "z_max", REQ, -1e6, 1e6, &c->hi[2]));
+        if (!(c->hi[2] > c->lo[2]))
+            return kedr_ini_fail(ini, "domain", "z_max", "%g: expected more than z_min = %g",
+                                 c->hi[2], c->lo[2]);
+    }
+    static const char *const sides[] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
+    int bc[6] = {KEDR_DSMC_INFLOW, KEDR_DSMC_OUTFLOW, KEDR_DSMC_INFLOW, KEDR_DSMC_INFLOW,
+                 KEDR_DSMC_INFLOW, KEDR_DSMC_INFLOW};
+    int nsides = three ? 6 : 4;
+    for (int s = 0; s < nsides; s++) {
         char key[32];
         snprintf(key, sizeof key, "boundary_%s", sides[s]);
         KEDR_TRY(kedr_ini_choice(ini, "domain", key, 0, boundary_names, &bc[s]));
         c->side[s] = (kedr_dsmc_boundary)bc[s];
     }
-    for (int s = 0; s < 4; s += 2)
+    for (int s = 0; s < nsides; s += 2)
         if ((bc[s] == KEDR_DSMC_PERIODIC) != (bc[s + 1] == KEDR_DSMC_PERIODIC)) {
             char key[32];
             snprintf(key, sizeof key, "boundary_%s", sides[bc[s] == KEDR_DSMC_PERIODIC ? s : s + 1]);
@@ -444,6 +536,14 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
                              (long long)nx, (long long)ny);
     c->nx = (int)nx;
     c->ny = (int)ny;
+    if (three) {
+        int64_t nz = 0;
+        KEDR_TRY(kedr_ini_int(ini, "grid", "nz", REQ, 1, 1 << 24, &nz));
+        if (nx * ny * nz > ((int64_t)1 << 31))
+            return kedr_ini_fail(ini, "grid", "nz", "%lld x %lld x %lld cells: expected at most "
+                                 "2^31 in all", (long long)nx, (long long)ny, (long long)nz);
+        c->nz = (int)nz;
+    }
 
     const char *file = "species.ini", *gas = NULL;
     static const char *const models[] = {"vhs", "vss", NULL};
@@ -492,6 +592,8 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_double(ini, "freestream", "temperature", REQ | POS, 0, 1e6, &c->temperature));
     KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_x", 0, -1e6, 1e6, &c->velocity[0]));
     KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_y", 0, -1e6, 1e6, &c->velocity[1]));
+    if (three)
+        KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_z", 0, -1e6, 1e6, &c->velocity[2]));
     c->fill = 1;
     KEDR_TRY(kedr_ini_bool(ini, "freestream", "fill", 0, &c->fill));
 
@@ -509,8 +611,14 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     int needs_tw = c->nsegments > 0 || c->nbodies > 0;
     KEDR_TRY(kedr_ini_double(ini, "wall", "temperature", needs_tw ? REQ | POS : POS, 0, 1e6,
                              &c->wall_temperature));
+    if (three && kedr_ini_line(ini, "surface", "reference_length"))
+        return kedr_ini_fail(ini, "surface", "reference_length", "3D cases take reference_area "
+                             "(m^2)");
     KEDR_TRY(kedr_ini_double(ini, "surface", "reference_length", POS, 0, 1e6,
                              &c->reference_length));
+    if (three)
+        KEDR_TRY(kedr_ini_double(ini, "surface", "reference_area", POS, 0, 1e12,
+                                 &c->reference_area));
     KEDR_TRY(kedr_ini_double(ini, "surface", "element_size", POS, 0, 1e6, &c->element_size));
 
     int64_t steps = 0, seed = 1;
@@ -532,6 +640,8 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_double(ini, "run", "particles_per_cell", POS, 0, 1e9, &ppc));
     if (!has_w) {
         double volume = (c->hi[0] - c->lo[0]) / c->nx * (c->hi[1] - c->lo[1]) / c->ny;
+        if (three)
+            volume *= (c->hi[2] - c->lo[2]) / c->nz;
         if (!(c->number_density > 0))
             return kedr_ini_fail(ini, "run", NULL, "particles_per_cell needs a freestream density "
                                  "> 0; give weight instead");

@@ -40,12 +40,24 @@ enum {
 /* Everything the per-particle and per-cell code reads; passed by value to CUDA kernels (keep it
  * under the 4 KB kernel-parameter limit). */
 typedef struct {
-    double lo[2], hi[2];
-    double dx, dy, inv_dx, inv_dy, cell_volume;
-    int nx, ny;
-    int side[4];
+    int dims;                  /* 2 or 3 */
+    double lo[3], hi[3];
+    double dx, dy, dz, inv_dx, inv_dy, inv_dz, cell_volume;
+    int nx, ny, nz;
+    int side[6];
     int nsegments;
-    double seg[KEDR_DSMC_MAX_SEGMENTS][4];
+    /* 2D segments, or (3D, no segments there) the solids: sphere: centre, radius; cuboid: lo x y
+     * z, hi x y z; cone: apex x y z, tan(half angle), length, base radius. */
+    union {
+        double seg[KEDR_DSMC_MAX_SEGMENTS][4];
+        double solid[KEDR_DSMC_MAX_BODIES][8];
+    };
+    /* 3D solids: type (kedr_dsmc_body_type), body, first surface element and the element grid
+     * (sphere: bands, azimuths; cuboid: elements along x, y, z; cone: bands, azimuths, rings). */
+    int nsolids;
+    int8_t solid_type[KEDR_DSMC_MAX_BODIES];
+    uint8_t solid_body[KEDR_DSMC_MAX_BODIES];
+    uint32_t solid_elem[KEDR_DSMC_MAX_BODIES], solid_n[KEDR_DSMC_MAX_BODIES][3];
     /* Bodies (geometry.c): seg_out[k] is 0 for a two-sided segment (a plate), else +1 or -1,
      * the sign that turns the segment's left normal (-dy, dx) into the outward one. Surface
      * elements: segment k owns seg_nelem[k] per side from seg_elem[k]; circle j likewise. */
@@ -81,8 +93,9 @@ typedef struct {
     double dt, weight;
     uint64_t seed;
     uint32_t step;
-    /* Inflow faces: side s owns global faces [face_start[s], face_start[s + 1]). */
-    uint32_t face_start[5];
+    /* Inflow faces: side s owns global faces [face_start[s], face_start[s + 1]). In 2D the z
+     * sides own none. */
+    uint32_t face_start[7];
 } dsmc_params;
 
 /* Collision separations over the mean free path are summed in fixed point (units of 2^-24):
@@ -352,6 +365,7 @@ enum {
     DSMC_SURF_EOUT,  /* kinetic energy taken away */
     DSMC_SURF_FX,    /* force components on the wall, m (u - u') */
     DSMC_SURF_FY,
+    DSMC_SURF_FZ,
     DSMC_NSURF
 };
 
@@ -444,6 +458,7 @@ DSMC_HD void dsmc_surface_hit(const dsmc_params *p, uint32_t e, double nx, doubl
                   0.5 * m * (bx * bx + by * by + bz * bz) + erot_out);
     dsmc_surf_add(&s[DSMC_SURF_FX * ne + e], m * (ax - bx));
     dsmc_surf_add(&s[DSMC_SURF_FY * ne + e], m * (ay - by));
+    dsmc_surf_add(&s[DSMC_SURF_FZ * ne + e], m * (az - bz));
 }
 
 /* Moves particle i for the step (fresh: for a random fraction of it, as particles that entered
@@ -552,6 +567,386 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
     return dsmc_cell_of(p, px, py);
 }
 
+/* ---- 3D ----------------------------------------------------------------------------------- */
+
+/* The 3D stages mirror the 2D ones above (same random streams and purposes, same order of
+ * draws where the physics is the same); they are separate functions so that the 2D paths stay
+ * exactly as they were. Every 3D body is convex, so a molecule just reflected off one cannot
+ * meet it again before another event. */
+
+/* Whether (x, y, z) lies strictly inside solid j. */
+DSMC_HD int dsmc_inside_solid(const dsmc_params *p, int j, double x, double y, double z)
+{
+    const double *s = p->solid[j];
+    if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
+        double dx = x - s[0], dy = y - s[1], dz = z - s[2];
+        return dx * dx + dy * dy + dz * dz < s[3] * s[3];
+    }
+    if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID)
+        return x > s[0] && x < s[3] && y > s[1] && y < s[4] && z > s[2] && z < s[5];
+    double a = x - s[0], dy = y - s[1], dz = z - s[2]; /* cone */
+    return a > 0 && a < s[4] && dy * dy + dz * dz < a * a * s[3] * s[3];
+}
+
+DSMC_HD int dsmc_inside_body3(const dsmc_params *p, double x, double y, double z)
+{
+    for (int j = 0; j < p->nsolids; j++)
+        if (dsmc_inside_solid(p, j, x, y, z))
+            return 1;
+    return 0;
+}
+
+/* Cell x + nx (y + ny z). */
+DSMC_HD uint32_t dsmc_cell_of3(const dsmc_params *p, double x, double y, double z)
+{
+    int ix = (int)((x - p->lo[0]) * p->inv_dx), iy = (int)((y - p->lo[1]) * p->inv_dy);
+    int iz = (int)((z - p->lo[2]) * p->inv_dz);
+    ix = ix < 0 ? 0 : ix >= p->nx ? p->nx - 1 : ix;
+    iy = iy < 0 ? 0 : iy >= p->ny ? p->ny - 1 : iy;
+    iz = iz < 0 ? 0 : iz >= p->nz ? p->nz - 1 : iz;
+    return ((uint32_t)iz * (uint32_t)p->ny + (uint32_t)iy) * (uint32_t)p->nx + (uint32_t)ix;
+}
+
+/* dsmc_fill_one in 3D. */
+DSMC_HD void dsmc_fill_one3(const dsmc_params *p, uint32_t g, uint64_t e, double *x, double *y,
+                            double *z, double *vx, double *vy, double *vz, uint8_t *sp)
+{
+    uint32_t cell = g / (uint32_t)p->nspecies, k = g % (uint32_t)p->nspecies;
+    uint32_t nx = (uint32_t)p->nx, ny = (uint32_t)p->ny;
+    uint32_t ix = cell % nx, iy = cell / nx % ny, iz = cell / nx / ny;
+    dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, DSMC_P_FILL);
+    for (int tries = 0; tries < 20000; tries++) {
+        *x = p->lo[0] + ((double)ix + dsmc_u01(&r)) * p->dx;
+        *y = p->lo[1] + ((double)iy + dsmc_u01(&r)) * p->dy;
+        *z = p->lo[2] + ((double)iz + dsmc_u01(&r)) * p->dz;
+        if (p->gas_volume == NULL || !dsmc_inside_body3(p, *x, *y, *z))
+            break;
+    }
+    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / p->mass[k]);
+    *vx = p->velocity[0] + sigma * dsmc_normal(&r);
+    *vy = p->velocity[1] + sigma * dsmc_normal(&r);
+    *vz = p->velocity[2] + sigma * dsmc_normal(&r);
+    *sp = (uint8_t)k;
+}
+
+/* dsmc_inflow_one in 3D: side s (0..5) of axis a = s / 2 has one face per cell of the two
+ * other axes b < c, numbered ib + n_b ic. */
+DSMC_HD void dsmc_inflow_one3(const dsmc_params *p, uint32_t g, uint64_t e, double *x, double *y,
+                              double *z, double *vx, double *vy, double *vz, uint8_t *sp)
+{
+    uint32_t face = g / (uint32_t)p->nspecies, k = g % (uint32_t)p->nspecies;
+    int side = 0;
+    while (side < 5 && face >= p->face_start[side + 1])
+        side++;
+    uint32_t local = face - p->face_start[side];
+    dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, DSMC_P_INFLOW);
+    double m = p->mass[k];
+    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / m);
+    double beta = 1.0 / (sigma * 1.4142135623730951);
+    int axis = side / 2, b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    uint32_t nb = (uint32_t)(b == 0 ? p->nx : p->ny);
+    double db = b == 0 ? p->dx : p->dy, dc = c == 1 ? p->dy : p->dz;
+    double inward = side % 2 == 0 ? 1.0 : -1.0;
+    double pos[3], v[3];
+    v[axis] = dsmc_flux_normal(&r, beta * inward * p->velocity[axis]) / beta * inward;
+    pos[b] = p->lo[b] + ((double)(local % nb) + dsmc_u01(&r)) * db;
+    v[b] = p->velocity[b] + sigma * dsmc_normal(&r);
+    v[c] = p->velocity[c] + sigma * dsmc_normal(&r);
+    pos[c] = p->lo[c] + ((double)(local / nb) + dsmc_u01(&r)) * dc;
+    pos[axis] = side % 2 == 0 ? p->lo[axis] : p->hi[axis];
+    *x = pos[0];
+    *y = pos[1];
+    *z = pos[2];
+    *vx = v[0];
+    *vy = v[1];
+    *vz = v[2];
+    *sp = (uint8_t)k;
+}
+
+/* dsmc_wall_reflect for a 3D unit normal n into the gas (walls at rest): specular mirrors the
+ * normal component; diffuse draws the normal speed from the flux-weighted distribution and two
+ * Gaussian tangential components along an orthonormal tangent pair. */
+DSMC_HD int dsmc_wall_reflect3(const dsmc_params *p, const double *n, double m, dsmc_rng *r,
+                               double *u)
+{
+    int diffuse = p->wall_model == KEDR_DSMC_WALL_DIFFUSE ||
+                  (p->wall_model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->accommodation);
+    if (!diffuse) {
+        double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
+        for (int d = 0; d < 3; d++)
+            u[d] -= 2.0 * un * n[d];
+        return 0;
+    }
+    double sigma = sqrt(KEDR_BOLTZMANN * p->wall_temperature / m);
+    double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
+    double c1 = sigma * dsmc_normal(r), c2 = sigma * dsmc_normal(r);
+    /* t1: the coordinate axis least aligned with n, made orthogonal to it; t2 = n x t1 */
+    double t1[3] = {0, 0, 0}, t2[3];
+    t1[fabs(n[0]) < 0.9 ? 0 : 1] = 1.0;
+    double dot = t1[0] * n[0] + t1[1] * n[1] + t1[2] * n[2], len = 0;
+    for (int d = 0; d < 3; d++) {
+        t1[d] -= dot * n[d];
+        len += t1[d] * t1[d];
+    }
+    len = sqrt(len);
+    for (int d = 0; d < 3; d++)
+        t1[d] /= len;
+    t2[0] = n[1] * t1[2] - n[2] * t1[1];
+    t2[1] = n[2] * t1[0] - n[0] * t1[2];
+    t2[2] = n[0] * t1[1] - n[1] * t1[0];
+    for (int d = 0; d < 3; d++)
+        u[d] = cn * n[d] + c1 * t1[d] + c2 * t2[d];
+    return 1;
+}
+
+/* The time *th (0 < *th < tmax) at which a molecule at pos moving with u enters solid j from
+ * outside; returns the face entered (sphere: 0; cuboid: 2 axis + 1 for the upper face; cone: 0
+ * the lateral surface, 1 the base), or -1 when it does not within tmax. */
+DSMC_HD int dsmc_solid_hit(const dsmc_params *p, int j, const double *pos, const double *u,
+                           double tmax, double *th)
+{
+    const double *s = p->solid[j];
+    if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) { /* as the circle of the 2D move */
+        double dx = pos[0] - s[0], dy = pos[1] - s[1], dz = pos[2] - s[2];
+        double a = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
+        double b = dx * u[0] + dy * u[1] + dz * u[2];
+        double c = dx * dx + dy * dy + dz * dz - s[3] * s[3];
+        double disc = b * b - a * c;
+        if (c <= 0 || b >= 0 || disc <= 0)
+            return -1;
+        double t = c / (-b + sqrt(disc));
+        if (!(t > 0 && t < tmax))
+            return -1;
+        *th = t;
+        return 0;
+    }
+    /* Cuboid and cone: the ray's parameter interval [tin, tout] inside the convex solid, as
+     * the intersection of the intervals of its pieces; the entry face is the piece that set tin. */
+    double tin = -HUGE_VAL, tout = HUGE_VAL;
+    int face = -1;
+    if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID) {
+        for (int d = 0; d < 3; d++) {
+            if (u[d] == 0) {
+                if (pos[d] <= s[d] || pos[d] >= s[3 + d])
+                    return -1;
+                continue;
+            }
+            double t0 = (s[d] - pos[d]) / u[d], t1 = (s[3 + d] - pos[d]) / u[d];
+            int f = 2 * d;
+            if (t0 > t1) {
+                double t = t0;
+                t0 = t1;
+                t1 = t;
+                f = 2 * d + 1;
+            }
+            if (t0 > tin)
+                tin = t0, face = f;
+            tout = t1 < tout ? t1 : tout;
+        }
+    } else {
+        /* Cone: q(t) = rho^2 - tan^2 (x - apex)^2 <= 0 on the nappe x >= apex, then x <= base.
+         * q(t) = A t^2 + 2 B t + C. */
+        double a0 = pos[0] - s[0], dy = pos[1] - s[1], dz = pos[2] - s[2], t2 = s[3] * s[3];
+        double A = u[1] * u[1] + u[2] * u[2] - t2 * u[0] * u[0];
+        double B = dy * u[1] + dz * u[2] - t2 * a0 * u[0];
+        double C = dy * dy + dz * dz - t2 * a0 * a0;
+        double disc = B * B - A * C;
+        if (A > 0) { /* the ray crosses the double cone in one segment */
+            if (disc <= 0)
+                return -1;
+            double sq = sqrt(disc), r1 = (-B - sq) / A, r2 = (-B + sq) / A;
+            if (a0 + u[0] * 0.5 * (r1 + r2) < 0)
+                return -1; /* the other nappe */
+            tin = r1;
+            tout = r2;
+        } else if (A < 0) { /* inside for large |t|: the piece on the x >= apex side */
+            if (disc <= 0) {
+                double ta = -a0 / u[0];
+                tin = u[0] > 0 ? ta : -HUGE_VAL;
+                tout = u[0] > 0 ? HUGE_VAL : ta;
+            } else {
+                double sq = sqrt(disc), r1 = (-B - sq) / A, r2 = (-B + sq) / A;
+                double lo = r1 < r2 ? r1 : r2, hi = r1 < r2 ? r2 : r1;
+                tin = u[0] > 0 ? hi : -HUGE_VAL;
+                tout = u[0] > 0 ? HUGE_VAL : lo;
+            }
+        } else {
+            return -1; /* parallel to a generator: a set of measure zero */
+        }
+        face = 0;
+        double lb = s[4] - a0; /* x - apex <= length */
+        if (u[0] == 0) {
+            if (lb <= 0)
+                return -1;
+        } else if (u[0] > 0) {
+            double t = lb / u[0];
+            tout = t < tout ? t : tout;
+        } else {
+            double t = lb / u[0];
+            if (t > tin)
+                tin = t, face = 1;
+        }
+    }
+    if (face < 0 || !(tin < tout) || !(tin > 0) || !(tin < tmax))
+        return -1;
+    *th = tin;
+    return face;
+}
+
+/* Index in [0, n) of a fraction f (clamped). */
+DSMC_HD uint32_t dsmc_bin(double f, uint32_t n)
+{
+    uint32_t k = f <= 0 ? 0 : (uint32_t)(f * n);
+    return k < n ? k : n - 1;
+}
+
+/* Azimuth about the x axis, as a fraction of a turn in [0, 1). */
+DSMC_HD double dsmc_azimuth(double dy, double dz)
+{
+    double a = atan2(dz, dy) * (0.5 / DSMC_PI);
+    return a < 0 ? a + 1.0 : a;
+}
+
+/* A molecule at pos on face `face` of solid j: the unit normal into the gas, the position moved
+ * p->nudge off the wall, and the surface element (returned). Elements: sphere, bands of equal
+ * width in n_x (equal areas, Archimedes) times equal azimuths about x; cuboid, per face
+ * (x-, x+, y-, y+, z-, z+) a grid of the two other axes (the lower axis fastest); cone, bands of
+ * equal area on the lateral surface (equal steps of (x - apex)^2) times azimuths, then rings of
+ * equal area on the base (equal steps of r^2) times azimuths. */
+DSMC_HD uint32_t dsmc_solid_at(const dsmc_params *p, int j, int face, double *pos, double *n)
+{
+    const double *s = p->solid[j];
+    const uint32_t *ne = p->solid_n[j];
+    uint32_t e = 0;
+    if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
+        double d[3] = {pos[0] - s[0], pos[1] - s[1], pos[2] - s[2]};
+        double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+        for (int k = 0; k < 3; k++) {
+            n[k] = len > 0 ? d[k] / len : k == 0;
+            pos[k] = s[k] + (s[3] + p->nudge) * n[k];
+        }
+        e = dsmc_bin(0.5 * (n[0] + 1.0), ne[0]) * ne[1] + dsmc_bin(dsmc_azimuth(n[1], n[2]), ne[1]);
+    } else if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID) {
+        int d = face / 2, up = face % 2, b = (d + 1) % 3, c = (d + 2) % 3;
+        int lo_ax = b < c ? b : c, hi_ax = b < c ? c : b;
+        n[0] = n[1] = n[2] = 0;
+        n[d] = up ? 1.0 : -1.0;
+        pos[d] = up ? s[3 + d] + p->nudge : s[d] - p->nudge;
+        for (int k = 0; k < d; k++) {
+            int kb = (k + 1) % 3, kc = (k + 2) % 3;
+            e += 2 * ne[kb] * ne[kc];
+        }
+        e += (uint32_t)up * ne[b] * ne[c];
+        uint32_t i0 = dsmc_bin((pos[lo_ax] - s[lo_ax]) / (s[3 + lo_ax] - s[lo_ax]), ne[lo_ax]);
+        uint32_t i1 = dsmc_bin((pos[hi_ax] - s[hi_ax]) / (s[3 + hi_ax] - s[hi_ax]), ne[hi_ax]);
+        e += i1 * ne[lo_ax] + i0;
+    } else {
+        double a = pos[0] - s[0], dy = pos[1] - s[1], dz = pos[2] - s[2];
+        uint32_t az = dsmc_bin(dsmc_azimuth(dy, dz), ne[1]);
+        if (face == 1) {
+            n[0] = 1.0;
+            n[1] = n[2] = 0;
+            pos[0] = s[0] + s[4] + p->nudge;
+            double rr = (dy * dy + dz * dz) / (s[5] * s[5]);
+            e = ne[0] * ne[1] + dsmc_bin(rr, ne[2]) * ne[1] + az;
+        } else {
+            double t2 = s[3] * s[3], gx = -t2 * a, len = sqrt(gx * gx + dy * dy + dz * dz);
+            n[0] = len > 0 ? gx / len : -1.0;
+            n[1] = len > 0 ? dy / len : 0.0;
+            n[2] = len > 0 ? dz / len : 0.0;
+            for (int k = 0; k < 3; k++)
+                pos[k] += p->nudge * n[k];
+            e = dsmc_bin(a * a / (s[4] * s[4]), ne[0]) * ne[1] + az;
+        }
+    }
+    return p->solid_elem[j] + e;
+}
+
+DSMC_HD void dsmc_surface_hit3(const dsmc_params *p, uint32_t e, const double *n, double m,
+                               const double *a, const double *b, double erot_in, double erot_out)
+{
+    double *s = p->surf;
+    size_t ne = p->nelem;
+    double an = a[0] * n[0] + a[1] * n[1] + a[2] * n[2];
+    double bn = b[0] * n[0] + b[1] * n[1] + b[2] * n[2];
+    dsmc_surf_add(&s[DSMC_SURF_HITS * ne + e], 1.0);
+    dsmc_surf_add(&s[DSMC_SURF_PIN * ne + e], -m * an);
+    dsmc_surf_add(&s[DSMC_SURF_POUT * ne + e], m * bn);
+    dsmc_surf_add(&s[DSMC_SURF_EIN * ne + e],
+                  0.5 * m * (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]) + erot_in);
+    dsmc_surf_add(&s[DSMC_SURF_EOUT * ne + e],
+                  0.5 * m * (b[0] * b[0] + b[1] * b[1] + b[2] * b[2]) + erot_out);
+    dsmc_surf_add(&s[DSMC_SURF_FX * ne + e], m * (a[0] - b[0]));
+    dsmc_surf_add(&s[DSMC_SURF_FY * ne + e], m * (a[1] - b[1]));
+    dsmc_surf_add(&s[DSMC_SURF_FZ * ne + e], m * (a[2] - b[2]));
+}
+
+/* dsmc_move_one in 3D: six sides and the solids. */
+DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
+                                double *z, double *vx, double *vy, double *vz, float *erot,
+                                int species)
+{
+    double pos[3] = {*x, *y, *z}, u[3] = {*vx, *vy, *vz}, t = p->dt;
+    int skip = -1;
+    dsmc_rng r = dsmc_rng_make(p->seed, i, p->step, DSMC_P_MOVE);
+    if (fresh)
+        t *= dsmc_u01(&r);
+    for (int ev = 0; ev < DSMC_MAX_EVENTS && t > 0; ev++) {
+        double tev = t;
+        int what = -1, face = -1; /* what: < 0 none; 0..5 a side; 6 + j solid j */
+        for (int d = 0; d < 3; d++) {
+            if (u[d] < 0 && pos[d] + u[d] * t < p->lo[d] && (p->lo[d] - pos[d]) / u[d] < tev)
+                tev = (p->lo[d] - pos[d]) / u[d], what = 2 * d;
+            if (u[d] > 0 && pos[d] + u[d] * t > p->hi[d] && (p->hi[d] - pos[d]) / u[d] < tev)
+                tev = (p->hi[d] - pos[d]) / u[d], what = 2 * d + 1;
+        }
+        for (int j = 0; j < p->nsolids; j++) {
+            double th = 0;
+            int f = j == skip ? -1 : dsmc_solid_hit(p, j, pos, u, tev, &th);
+            if (f >= 0)
+                tev = th, what = 6 + j, face = f;
+        }
+        if (what < 0) {
+            for (int d = 0; d < 3; d++)
+                pos[d] += u[d] * t;
+            break;
+        }
+        for (int d = 0; d < 3; d++)
+            pos[d] += u[d] * tev;
+        t -= tev;
+        if (what < 6) {
+            int d = what / 2, at_lo = what % 2 == 0, bc = p->side[what];
+            if (bc != KEDR_DSMC_SPECULAR && bc != KEDR_DSMC_PERIODIC)
+                return DSMC_DROP;
+            if (bc == KEDR_DSMC_PERIODIC) {
+                pos[d] = at_lo ? p->hi[d] : p->lo[d];
+            } else {
+                pos[d] = at_lo ? p->lo[d] : p->hi[d];
+                u[d] = -u[d];
+            }
+            skip = -1;
+        } else {
+            int j = what - 6;
+            double n[3], a[3] = {u[0], u[1], u[2]}, m = p->mass[species], ea = *erot;
+            uint32_t e = dsmc_solid_at(p, j, face, pos, n);
+            if (dsmc_wall_reflect3(p, n, m, &r, u))
+                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
+            if (p->surf)
+                dsmc_surface_hit3(p, e, n, m, a, u, ea, *erot);
+            skip = j;
+        }
+    }
+    for (int d = 0; d < 3; d++)
+        pos[d] = pos[d] < p->lo[d] ? p->lo[d] : pos[d] > p->hi[d] ? p->hi[d] : pos[d];
+    *x = pos[0];
+    *y = pos[1];
+    *z = pos[2];
+    *vx = u[0];
+    *vy = u[1];
+    *vz = u[2];
+    return dsmc_cell_of3(p, pos[0], pos[1], pos[2]);
+}
+
 /* ---- collisions --------------------------------------------------------------------------- */
 
 /* One candidate pair of the cell's particles [start, start + n): chosen uniformly, accepted with
@@ -563,8 +958,9 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
  * Momentum and total energy are conserved. Returns 1 and adds the pair's separation to *sep when
  * it collided. */
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, double *sgmax,
-                          dsmc_rng *r, const double *x, const double *y, double *vx, double *vy,
-                          double *vz, float *erot, const uint8_t *sp, double *sep)
+                          dsmc_rng *r, const double *x, const double *y, const double *z,
+                          double *vx, double *vy, double *vz, float *erot, const uint8_t *sp,
+                          double *sep)
 {
     uint32_t i = (uint32_t)(dsmc_u01(r) * n), j = (uint32_t)(dsmc_u01(r) * (n - 1));
     i = i < n ? i : n - 1;
@@ -575,11 +971,22 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     if (p->partner == KEDR_DSMC_PARTNER_NEAREST && n > 2) {
         /* the nearest other molecule of the cell (the first of equals), instead of j */
         double best = HUGE_VAL;
-        for (uint32_t k = start; k < start + n; k++) {
-            double dx = x[k] - x[i], dy = y[k] - y[i], d2 = dx * dx + dy * dy;
-            if (k != i && d2 < best) {
-                best = d2;
-                j = k;
+        if (z) { /* 3D (z is NULL in 2D) */
+            for (uint32_t k = start; k < start + n; k++) {
+                double dx = x[k] - x[i], dy = y[k] - y[i], dz = z[k] - z[i];
+                double d2 = dx * dx + dy * dy + dz * dz;
+                if (k != i && d2 < best) {
+                    best = d2;
+                    j = k;
+                }
+            }
+        } else {
+            for (uint32_t k = start; k < start + n; k++) {
+                double dx = x[k] - x[i], dy = y[k] - y[i], d2 = dx * dx + dy * dy;
+                if (k != i && d2 < best) {
+                    best = d2;
+                    j = k;
+                }
             }
         }
     }
@@ -631,7 +1038,12 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     vy[j] = cy - m1 / mt * hy;
     vz[j] = cz - m1 / mt * hz;
     double dx = x[i] - x[j], dy = y[i] - y[j];
-    *sep += sqrt(dx * dx + dy * dy);
+    if (z) {
+        double dz = z[i] - z[j];
+        *sep += sqrt(dx * dx + dy * dy + dz * dz);
+    } else {
+        *sep += sqrt(dx * dx + dy * dy);
+    }
     return 1;
 }
 
@@ -674,9 +1086,9 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start,
  * grows when a larger value is met. Returns the collisions; *cand the candidates, *sep_mfp the sum
  * of the collided pairs' separations over the cell's mean free path. */
 DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
-                                   const double *x, const double *y, double *vx, double *vy,
-                                   double *vz, float *erot, const uint8_t *sp, double *sgmax_cell,
-                                   uint32_t *cand, double *sep_mfp)
+                                   const double *x, const double *y, const double *z, double *vx,
+                                   double *vy, double *vz, float *erot, const uint8_t *sp,
+                                   double *sgmax_cell, uint32_t *cand, double *sep_mfp)
 {
     *cand = 0;
     *sep_mfp = 0;
@@ -691,7 +1103,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     if (p->scheme == KEDR_DSMC_MFS) {
         double clock = -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         while (clock < p->dt && m < cap) {
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, &sep);
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, &sep);
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         }
@@ -699,7 +1111,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(&r));
         m = mf < (double)cap ? (uint32_t)mf : cap;
         for (uint32_t c = 0; c < m; c++)
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, &sep);
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, &sep);
     }
     sgmax_cell[cell] = sgmax;
     *cand = m;

@@ -174,6 +174,77 @@ static int inside_polygon(const kedr_dsmc_case *c, const kedr_dsmc_body *b, doub
     return in;
 }
 
+int dsmc_solid_body(kedr_dsmc_body_type t)
+{
+    return t == KEDR_DSMC_BODY_SPHERE || t == KEDR_DSMC_BODY_CUBOID || t == KEDR_DSMC_BODY_CONE;
+}
+
+void dsmc_solid_box(const kedr_dsmc_body *b, double box[6])
+{
+    for (int d = 0; d < 3; d++) {
+        double h = b->type == KEDR_DSMC_BODY_SPHERE ? b->radius : 0.5 * b->size[d];
+        box[d] = b->center[d] - h;
+        box[3 + d] = b->center[d] + h;
+    }
+    if (b->type == KEDR_DSMC_BODY_CONE) {
+        double r = b->length * tan(b->half_angle * M_PI / 180.0);
+        box[0] = b->center[0];
+        box[3] = b->center[0] + b->length;
+        for (int d = 1; d < 3; d++) {
+            box[d] = b->center[d] - r;
+            box[3 + d] = b->center[d] + r;
+        }
+    }
+}
+
+/* The 3D part of dsmc_body_problem: parameters, inside the domain, no two bounding boxes
+ * meeting (a conservative test of overlap). */
+static int solid_problem(const kedr_dsmc_case *c, const kedr_dsmc_body *bodies, int nb, char *msg,
+                         size_t size)
+{
+    static const char *const axes = "xyz";
+    for (int i = 0; i < nb; i++) {
+        const kedr_dsmc_body *b = &bodies[i];
+        if (!dsmc_solid_body(b->type)) {
+            snprintf(msg, size, "not a 3D body (3D cases take spheres, cuboids and cones)");
+            return i;
+        }
+        int ok = b->type == KEDR_DSMC_BODY_SPHERE
+                     ? b->radius > 0 && isfinite(b->radius)
+                 : b->type == KEDR_DSMC_BODY_CUBOID
+                     ? b->size[0] > 0 && b->size[1] > 0 && b->size[2] > 0 &&
+                           isfinite(b->size[0] + b->size[1] + b->size[2])
+                     : b->half_angle > 0 && b->half_angle < 90 && b->length > 0 &&
+                           isfinite(b->length);
+        if (!ok) {
+            snprintf(msg, size, "bad dimensions: expected a radius > 0, sizes > 0, or a cone "
+                     "half angle in (0, 90) degrees and a length > 0");
+            return i;
+        }
+        double box[6];
+        dsmc_solid_box(b, box);
+        for (int d = 0; d < 3; d++)
+            if (!(box[d] > c->lo[d] && box[3 + d] < c->hi[d])) {
+                snprintf(msg, size, "extends over %c from %g to %g: not strictly inside the "
+                         "domain's [%g, %g]", axes[d], box[d], box[3 + d], c->lo[d], c->hi[d]);
+                return i;
+            }
+        for (int j = 0; j < i; j++) {
+            double o[6];
+            dsmc_solid_box(&bodies[j], o);
+            int meet = 1;
+            for (int d = 0; d < 3; d++)
+                meet = meet && box[d] <= o[3 + d] && o[d] <= box[3 + d];
+            if (meet) {
+                snprintf(msg, size, "the bounding boxes of bodies %d and %d meet (3D bodies "
+                         "must be apart)", j + 1, i + 1);
+                return i;
+            }
+        }
+    }
+    return -1;
+}
+
 int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
 {
     kedr_dsmc_body bodies[KEDR_DSMC_MAX_BODIES];
@@ -182,9 +253,15 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
         return 0;
     }
     int nb = resolve_bodies(c, bodies);
+    if (c->dims == 3)
+        return solid_problem(c, bodies, nb, msg, size);
     const double *lo = c->lo, *hi = c->hi;
     for (int i = 0; i < nb; i++) {
         const kedr_dsmc_body *b = &bodies[i];
+        if (dsmc_solid_body(b->type)) {
+            snprintf(msg, size, "a 3D body in a 2D case");
+            return i;
+        }
         if (b->type == KEDR_DSMC_BODY_CIRCLE) {
             double x = b->center[0], y = b->center[1], r = b->radius;
             if (!(r > 0) || !isfinite(r)) {
@@ -357,6 +434,29 @@ static kedr_status gas_volumes(kedr_dsmc *sim, int *cut)
     return KEDR_OK;
 }
 
+/* The per-element host arrays (ez, enz zero in 2D), with the corners in 3D. */
+static kedr_status element_arrays(dsmc_geometry *g, size_t ne, int three)
+{
+    double *block = calloc(ne, 7 * sizeof(double) + sizeof(int));
+    double *corners = three ? malloc(ne * 12 * sizeof(double)) : NULL;
+    if (!block || (three && !corners)) {
+        free(block);
+        free(corners);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory (%zu surface "
+                         "elements)", ne);
+    }
+    g->ex = block;
+    g->ey = block + ne;
+    g->ez = block + 2 * ne;
+    g->enx = block + 3 * ne;
+    g->eny = block + 4 * ne;
+    g->enz = block + 5 * ne;
+    g->elen = block + 6 * ne;
+    g->ebody = (int *)(block + 7 * ne);
+    g->corners = corners;
+    return KEDR_OK;
+}
+
 /* Elements: segment k has ceil(length / size) per side (both sides of a plate), a circle
  * ceil(circumference / size), at least 8. */
 static kedr_status elements(kedr_dsmc *sim)
@@ -405,16 +505,7 @@ static kedr_status elements(kedr_dsmc *sim)
     g->nelem = ne;
     if (ne == 0)
         return KEDR_OK;
-    double *block = malloc(ne * (5 * sizeof(double) + sizeof(int)));
-    if (!block)
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory (%zu surface "
-                         "elements)", ne);
-    g->ex = block;
-    g->ey = block + ne;
-    g->enx = block + 2 * ne;
-    g->eny = block + 3 * ne;
-    g->elen = block + 4 * ne;
-    g->ebody = (int *)(block + 5 * ne);
+    KEDR_TRY(element_arrays(g, ne, 0));
     for (int i = 0; i < g->nbodies; i++) {
         const kedr_dsmc_body *b = &g->body[i];
         if (b->type == KEDR_DSMC_BODY_CIRCLE) {
@@ -455,6 +546,239 @@ static kedr_status elements(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+/* ---- 3D solids ----------------------------------------------------------------------------- */
+
+/* The interval [*x0, *x1] of x inside solid b on the line through (y, z) along x; 0 when the
+ * line misses it. */
+static int solid_chord(const kedr_dsmc_body *b, const double *s, double y, double z, double *x0,
+                       double *x1)
+{
+    double dy = y - s[1], dz = z - s[2], rho2 = dy * dy + dz * dz;
+    if (b->type == KEDR_DSMC_BODY_SPHERE) {
+        if (rho2 >= s[3] * s[3])
+            return 0;
+        double h = sqrt(s[3] * s[3] - rho2);
+        *x0 = s[0] - h;
+        *x1 = s[0] + h;
+        return 1;
+    }
+    /* cone: from the lateral surface at x - apex = rho / tan to the base */
+    if (rho2 >= s[5] * s[5])
+        return 0;
+    *x0 = s[0] + sqrt(rho2) / s[3];
+    *x1 = s[0] + s[4];
+    return 1;
+}
+
+/* Sub-grid of a cut cell's y-z face for spheres and cones: the x chord is exact per sub-point. */
+#define SOLID_SUB 64
+
+/* Volume of solid j (params p->solid[j]) inside cell box [c0, c1]. Cuboids exactly; spheres and
+ * cones by the midpoint rule over a SOLID_SUB^2 grid of lines along x, each clipped exactly. A
+ * cell whose 8 corners are inside is wholly inside (the solids are convex). */
+static double solid_cell_volume(const dsmc_params *p, int j, const kedr_dsmc_body *b,
+                                const double *c0, const double *c1)
+{
+    const double *s = p->solid[j];
+    if (b->type == KEDR_DSMC_BODY_CUBOID) {
+        double v = 1;
+        for (int d = 0; d < 3; d++)
+            v *= fmax(0.0, fmin(c1[d], s[3 + d]) - fmax(c0[d], s[d]));
+        return v;
+    }
+    int corners = 0;
+    for (int k = 0; k < 8; k++)
+        corners += dsmc_inside_solid(p, j, k & 1 ? c1[0] : c0[0], k & 2 ? c1[1] : c0[1],
+                                     k & 4 ? c1[2] : c0[2]);
+    double full = (c1[0] - c0[0]) * (c1[1] - c0[1]) * (c1[2] - c0[2]);
+    if (corners == 8)
+        return full;
+    double hy = (c1[1] - c0[1]) / SOLID_SUB, hz = (c1[2] - c0[2]) / SOLID_SUB, len = 0;
+    for (int a = 0; a < SOLID_SUB; a++)
+        for (int q = 0; q < SOLID_SUB; q++) {
+            double x0, x1;
+            if (solid_chord(b, s, c0[1] + (a + 0.5) * hy, c0[2] + (q + 0.5) * hz, &x0, &x1))
+                len += fmax(0.0, fmin(x1, c1[0]) - fmax(x0, c0[0]));
+        }
+    return fmin(full, len * hy * hz);
+}
+
+/* Sets the 3D solids of sim->p, their cut cells' gas volumes and their surface elements. */
+static kedr_status solids(kedr_dsmc *sim, int *cut)
+{
+    const kedr_dsmc_case *c = &sim->c;
+    dsmc_geometry *g = &sim->geo;
+    dsmc_params *p = &sim->p;
+    size_t nc = sim->ncells;
+    double size = c->element_size > 0 ? c->element_size : fmin(p->dx, fmin(p->dy, p->dz));
+    g->gas_host = malloc(nc * sizeof(double));
+    if (!g->gas_host)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory (%zu cells)", nc);
+    for (size_t i = 0; i < nc; i++)
+        g->gas_host[i] = p->cell_volume;
+    *cut = 0;
+    size_t ne = 0;
+    for (int j = 0; j < g->nbodies; j++) {
+        const kedr_dsmc_body *b = &g->body[j];
+        double *s = p->solid[j];
+        uint32_t *n = p->solid_n[j];
+        p->solid_type[j] = (int8_t)b->type;
+        p->solid_body[j] = (uint8_t)j;
+        p->solid_elem[j] = (uint32_t)ne;
+        if (b->type == KEDR_DSMC_BODY_SPHERE) {
+            for (int d = 0; d < 3; d++)
+                s[d] = b->center[d];
+            s[3] = b->radius;
+            double want = 4.0 * DSMC_PI * b->radius * b->radius / (size * size);
+            double bands = ceil(sqrt(0.5 * want));
+            n[0] = bands < 8 ? 8 : bands > 1000 ? 1000 : (uint32_t)bands;
+            n[1] = 2 * n[0];
+            ne += (size_t)n[0] * n[1];
+        } else if (b->type == KEDR_DSMC_BODY_CUBOID) {
+            for (int d = 0; d < 3; d++) {
+                s[d] = b->center[d] - 0.5 * b->size[d];
+                s[3 + d] = b->center[d] + 0.5 * b->size[d];
+                double k = ceil(b->size[d] / size);
+                n[d] = k < 1 ? 1 : k > 1000 ? 1000 : (uint32_t)k;
+            }
+            ne += 2 * ((size_t)n[1] * n[2] + (size_t)n[0] * n[2] + (size_t)n[0] * n[1]);
+        } else {
+            double ta = tan(b->half_angle * DSMC_PI / 180.0), r = b->length * ta;
+            for (int d = 0; d < 3; d++)
+                s[d] = b->center[d];
+            s[3] = ta;
+            s[4] = b->length;
+            s[5] = r;
+            double slant = hypot(b->length, r);
+            double az = ceil(2.0 * DSMC_PI * r / size), bands = ceil(slant / size);
+            double rings = ceil(r / size);
+            n[0] = bands < 2 ? 2 : bands > 1000 ? 1000 : (uint32_t)bands;
+            n[1] = az < 8 ? 8 : az > 1000 ? 1000 : (uint32_t)az;
+            n[2] = rings < 1 ? 1 : rings > 1000 ? 1000 : (uint32_t)rings;
+            ne += (size_t)n[1] * (n[0] + n[2]);
+        }
+        p->nsolids = j + 1;
+        /* cut cells within the bounding box */
+        double box[6];
+        dsmc_solid_box(b, box);
+        int i0[3], i1[3];
+        const double inv[3] = {p->inv_dx, p->inv_dy, p->inv_dz}, step[3] = {p->dx, p->dy, p->dz};
+        const int cells[3] = {p->nx, p->ny, p->nz};
+        for (int d = 0; d < 3; d++) {
+            i0[d] = (int)floor((box[d] - p->lo[d]) * inv[d]);
+            i1[d] = (int)((box[3 + d] - p->lo[d]) * inv[d]);
+            i0[d] = i0[d] < 0 ? 0 : i0[d];
+            i1[d] = i1[d] >= cells[d] ? cells[d] - 1 : i1[d];
+        }
+        for (int kz = i0[2]; kz <= i1[2]; kz++)
+            for (int ky = i0[1]; ky <= i1[1]; ky++)
+                for (int kx = i0[0]; kx <= i1[0]; kx++) {
+                    int k[3] = {kx, ky, kz};
+                    double c0[3], c1[3];
+                    for (int d = 0; d < 3; d++) {
+                        c0[d] = p->lo[d] + k[d] * step[d];
+                        c1[d] = c0[d] + step[d];
+                    }
+                    double v = solid_cell_volume(p, j, b, c0, c1);
+                    if (v > 0) {
+                        double *gv = &g->gas_host[((size_t)kz * p->ny + ky) * p->nx + kx];
+                        *gv -= v;
+                        *gv = *gv < DSMC_SOLID * p->cell_volume ? 0.0 : *gv;
+                        *cut = 1;
+                    }
+                }
+    }
+    p->nelem = (uint32_t)ne;
+    g->nelem = ne;
+    if (ne == 0)
+        return KEDR_OK;
+    KEDR_TRY(element_arrays(g, ne, 1));
+    for (int j = 0; j < p->nsolids; j++) {
+        const double *s = p->solid[j];
+        const uint32_t *n = p->solid_n[j];
+        size_t e = p->solid_elem[j];
+        /* each element: centre, normal, area and corners (as points on the surface) */
+#define ELEM(cx, cy, cz, nnx, nny, nnz, area)                                                      \
+    (g->ex[e] = (cx), g->ey[e] = (cy), g->ez[e] = (cz), g->enx[e] = (nnx), g->eny[e] = (nny),       \
+     g->enz[e] = (nnz), g->elen[e] = (area), g->ebody[e] = p->solid_body[j])
+        if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
+            double r = s[3], area = 4.0 * DSMC_PI * r * r / ((double)n[0] * n[1]);
+            for (uint32_t bd = 0; bd < n[0]; bd++)
+                for (uint32_t az = 0; az < n[1]; az++, e++) {
+                    double u = -1.0 + 2.0 * (bd + 0.5) / n[0], f = 2.0 * DSMC_PI * (az + 0.5) / n[1];
+                    double w = sqrt(fmax(0.0, 1.0 - u * u));
+                    ELEM(s[0] + r * u, s[1] + r * w * cos(f), s[2] + r * w * sin(f), u,
+                         w * cos(f), w * sin(f), area);
+                    for (int q = 0; q < 4; q++) {
+                        double uq = -1.0 + 2.0 * (bd + (q == 1 || q == 2)) / n[0];
+                        double fq = 2.0 * DSMC_PI * (az + (q >= 2)) / n[1];
+                        double wq = sqrt(fmax(0.0, 1.0 - uq * uq));
+                        double *cq = g->corners + 12 * e + 3 * q;
+                        cq[0] = s[0] + r * uq;
+                        cq[1] = s[1] + r * wq * cos(fq);
+                        cq[2] = s[2] + r * wq * sin(fq);
+                    }
+                }
+        } else if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID) {
+            for (int d = 0; d < 3; d++)
+                for (int up = 0; up < 2; up++) {
+                    int b1 = (d + 1) % 3, b2 = (d + 2) % 3;
+                    int lo_ax = b1 < b2 ? b1 : b2, hi_ax = b1 < b2 ? b2 : b1;
+                    double wl = (s[3 + lo_ax] - s[lo_ax]) / n[lo_ax];
+                    double wh = (s[3 + hi_ax] - s[hi_ax]) / n[hi_ax];
+                    for (uint32_t kh = 0; kh < n[hi_ax]; kh++)
+                        for (uint32_t kl = 0; kl < n[lo_ax]; kl++, e++) {
+                            double cen[3], nn[3] = {0, 0, 0};
+                            cen[d] = up ? s[3 + d] : s[d];
+                            cen[lo_ax] = s[lo_ax] + (kl + 0.5) * wl;
+                            cen[hi_ax] = s[hi_ax] + (kh + 0.5) * wh;
+                            nn[d] = up ? 1.0 : -1.0;
+                            ELEM(cen[0], cen[1], cen[2], nn[0], nn[1], nn[2], wl * wh);
+                            for (int q = 0; q < 4; q++) {
+                                double *cq = g->corners + 12 * e + 3 * q;
+                                cq[d] = cen[d];
+                                cq[lo_ax] = s[lo_ax] + (kl + (q == 1 || q == 2)) * wl;
+                                cq[hi_ax] = s[hi_ax] + (kh + (q >= 2)) * wh;
+                            }
+                        }
+                }
+        } else {
+            double ta = s[3], len = s[4], r = s[5], ca = 1.0 / sqrt(1.0 + ta * ta), sa = ta * ca;
+            double lat = DSMC_PI * r * hypot(len, r) / ((double)n[0] * n[1]);
+            double base = DSMC_PI * r * r / ((double)n[2] * n[1]);
+            for (uint32_t bd = 0; bd < n[0]; bd++)
+                for (uint32_t az = 0; az < n[1]; az++, e++) {
+                    double a = len * sqrt((bd + 0.5) / n[0]), f = 2.0 * DSMC_PI * (az + 0.5) / n[1];
+                    ELEM(s[0] + a, s[1] + a * ta * cos(f), s[2] + a * ta * sin(f), -sa,
+                         ca * cos(f), ca * sin(f), lat);
+                    for (int q = 0; q < 4; q++) {
+                        double aq = len * sqrt((double)(bd + (q == 1 || q == 2)) / n[0]);
+                        double fq = 2.0 * DSMC_PI * (az + (q >= 2)) / n[1];
+                        double *cq = g->corners + 12 * e + 3 * q;
+                        cq[0] = s[0] + aq;
+                        cq[1] = s[1] + aq * ta * cos(fq);
+                        cq[2] = s[2] + aq * ta * sin(fq);
+                    }
+                }
+            for (uint32_t rg = 0; rg < n[2]; rg++)
+                for (uint32_t az = 0; az < n[1]; az++, e++) {
+                    double rho = r * sqrt((rg + 0.5) / n[2]), f = 2.0 * DSMC_PI * (az + 0.5) / n[1];
+                    ELEM(s[0] + len, s[1] + rho * cos(f), s[2] + rho * sin(f), 1.0, 0.0, 0.0, base);
+                    for (int q = 0; q < 4; q++) {
+                        double rq = r * sqrt((double)(rg + (q == 1 || q == 2)) / n[2]);
+                        double fq = 2.0 * DSMC_PI * (az + (q >= 2)) / n[1];
+                        double *cq = g->corners + 12 * e + 3 * q;
+                        cq[0] = s[0] + len;
+                        cq[1] = s[1] + rq * cos(fq);
+                        cq[2] = s[2] + rq * sin(fq);
+                    }
+                }
+        }
+#undef ELEM
+    }
+    return KEDR_OK;
+}
+
 kedr_status dsmc_geometry_build(kedr_dsmc *sim)
 {
     kedr_ctx *ctx = sim->ctx;
@@ -466,8 +790,13 @@ kedr_status dsmc_geometry_build(kedr_dsmc *sim)
     p->accommodation = sim->c.accommodation;
     p->nudge = 1e-9 * fmin(p->dx, p->dy);
     int cut = 0;
-    KEDR_TRY(gas_volumes(sim, &cut));
-    KEDR_TRY(elements(sim));
+    if (p->dims == 3) {
+        p->nudge = 1e-9 * fmin(p->dx, fmin(p->dy, p->dz));
+        KEDR_TRY(solids(sim, &cut));
+    } else {
+        KEDR_TRY(gas_volumes(sim, &cut));
+        KEDR_TRY(elements(sim));
+    }
     if (cut) {
         KEDR_TRY(kedr_alloc(ctx, (void **)&g->gas, sim->ncells * sizeof(double)));
         KEDR_TRY(kedr_upload(ctx, g->gas, g->gas_host, sim->ncells * sizeof(double)));
@@ -496,6 +825,7 @@ void dsmc_geometry_free(kedr_dsmc *sim)
     free(g->gas_host);
     free(g->surf_threads);
     free(g->ex);
+    free(g->corners);
     memset(g, 0, sizeof *g);
 }
 

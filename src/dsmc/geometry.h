@@ -13,9 +13,11 @@ typedef struct {
     int nbodies;
     kedr_dsmc_body body[KEDR_DSMC_MAX_BODIES]; /* with the implicit body of bare segments */
     size_t nelem;
-    /* Per element, host memory (one block): centre, normal into the gas, length, body. */
-    double *ex, *ey, *enx, *eny, *elen;
+    /* Per element, host memory (one block): centre, normal into the gas, length (3D: area),
+     * body; 3D: 4 corners (x y z each) per element in a block of their own. */
+    double *ex, *ey, *ez, *enx, *eny, *enz, *elen;
     int *ebody;
+    double *corners;
     double *gas_host;     /* per cell gas volume */
     double *gas;          /* the same in context memory (NULL when no cell is cut) */
     double *surf;         /* DSMC_NSURF x nelem sums, context memory */
@@ -33,6 +35,9 @@ double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, dou
  * over x, split where the circle crosses y0 or y1, each piece in closed form. */
 double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y0, double x1,
                              double y1);
+/* Whether a body type is a 3D solid; its bounding box lo x y z, hi x y z. */
+int dsmc_solid_body(kedr_dsmc_body_type t);
+void dsmc_solid_box(const kedr_dsmc_body *b, double box[6]);
 /* Checks the bodies of a case: on a problem, writes why to msg and returns the body's index
  * (the case's nbodies when it concerns bare segments), else -1. */
 int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size);

@@ -35,9 +35,10 @@ static kedr_status check_args(const char *fn, const kedr_dsmc_case *c, const ked
 {
     if (!c || !f || !path)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, !c ? "c" : !f ? "f" : "path");
-    if (f->nx != c->nx || f->ny != c->ny || !f->number_density)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d) do not match the case grid "
-                         "(%d x %d)", fn, f->nx, f->ny, c->nx, c->ny);
+    int nz = c->dims == 3 ? c->nz : 1;
+    if (f->nx != c->nx || f->ny != c->ny || (f->nz > 1 ? f->nz : 1) != nz || !f->number_density)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d x %d) do not match the case grid "
+                         "(%d x %d x %d)", fn, f->nx, f->ny, f->nz, c->nx, c->ny, nz);
     return KEDR_OK;
 }
 
@@ -68,20 +69,27 @@ kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields 
         return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
     field_col cols[NCOLS];
     int nc = columns(f, cols);
-    fprintf(out, "i,j,x,y");
+    int three = c->dims == 3, nz = three ? c->nz : 1;
+    fprintf(out, three ? "i,j,k,x,y,z" : "i,j,x,y");
     for (int k = 0; k < nc; k++)
         fprintf(out, ",%s", cols[k].name);
     fputc('\n', out);
     double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
-    for (int j = 0; j < c->ny; j++)
-        for (int i = 0; i < c->nx; i++) {
-            size_t cell = (size_t)j * c->nx + i;
-            fprintf(out, "%d,%d,%.9g,%.9g", i, j, c->lo[0] + (i + 0.5) * dx,
-                    c->lo[1] + (j + 0.5) * dy);
-            for (int k = 0; k < nc; k++)
-                fprintf(out, ",%.9g", cols[k].v[cell]);
-            fputc('\n', out);
-        }
+    double dz = three ? (c->hi[2] - c->lo[2]) / c->nz : 0;
+    for (int l = 0; l < nz; l++)
+        for (int j = 0; j < c->ny; j++)
+            for (int i = 0; i < c->nx; i++) {
+                size_t cell = ((size_t)l * c->ny + j) * c->nx + i;
+                if (three)
+                    fprintf(out, "%d,%d,%d,%.9g,%.9g,%.9g", i, j, l, c->lo[0] + (i + 0.5) * dx,
+                            c->lo[1] + (j + 0.5) * dy, c->lo[2] + (l + 0.5) * dz);
+                else
+                    fprintf(out, "%d,%d,%.9g,%.9g", i, j, c->lo[0] + (i + 0.5) * dx,
+                            c->lo[1] + (j + 0.5) * dy);
+                for (int k = 0; k < nc; k++)
+                    fprintf(out, ",%.9g", cols[k].v[cell]);
+                fputc('\n', out);
+            }
     return finish_file(out, tmp, path);
 }
 
@@ -95,17 +103,30 @@ kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     if (!out)
         return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
     double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
-    /* Points span 0..nx x 0..ny; the fields are cell data, one value per cell, x fastest. */
-    fprintf(out, "<?xml version=\"1.0\"?>\n"
-                 "<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-                 "  <ImageData WholeExtent=\"0 %d 0 %d 0 0\" Origin=\"%.17g %.17g 0\" "
-                 "Spacing=\"%.17g %.17g 1\">\n"
-                 "    <Piece Extent=\"0 %d 0 %d 0 0\">\n"
-                 "      <CellData Scalars=\"temperature\">\n",
-            c->nx, c->ny, c->lo[0], c->lo[1], dx, dy, c->nx, c->ny);
+    /* Points span 0..nx x 0..ny (x 0..nz in 3D); the fields are cell data, one value per cell,
+     * x fastest. */
+    if (c->dims == 3) {
+        double dz = (c->hi[2] - c->lo[2]) / c->nz;
+        fprintf(out, "<?xml version=\"1.0\"?>\n"
+                     "<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+                     "  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"%.17g %.17g %.17g\" "
+                     "Spacing=\"%.17g %.17g %.17g\">\n"
+                     "    <Piece Extent=\"0 %d 0 %d 0 %d\">\n"
+                     "      <CellData Scalars=\"temperature\">\n",
+                c->nx, c->ny, c->nz, c->lo[0], c->lo[1], c->lo[2], dx, dy, dz, c->nx, c->ny,
+                c->nz);
+    } else {
+        fprintf(out, "<?xml version=\"1.0\"?>\n"
+                     "<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+                     "  <ImageData WholeExtent=\"0 %d 0 %d 0 0\" Origin=\"%.17g %.17g 0\" "
+                     "Spacing=\"%.17g %.17g 1\">\n"
+                     "    <Piece Extent=\"0 %d 0 %d 0 0\">\n"
+                     "      <CellData Scalars=\"temperature\">\n",
+                c->nx, c->ny, c->lo[0], c->lo[1], dx, dy, c->nx, c->ny);
+    }
     field_col cols[NCOLS];
     int nc = columns(f, cols);
-    size_t ncells = (size_t)c->nx * c->ny;
+    size_t ncells = (size_t)c->nx * c->ny * (size_t)(c->dims == 3 ? c->nz : 1);
     for (int k = 0; k < nc; k++) {
         if (strcmp(cols[k].name, "uy") == 0 || strcmp(cols[k].name, "uz") == 0)
             continue; /* written with ux as the velocity vector */

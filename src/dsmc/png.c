@@ -13,11 +13,14 @@ kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     const char *fn = "kedr_dsmc_write_png";
     if (!c || !f || !dir)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, !c ? "c" : !f ? "f" : "dir");
-    if (f->nx != c->nx || f->ny != c->ny || !f->temperature || !f->particles)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d) do not match the case grid "
-                         "(%d x %d)", fn, f->nx, f->ny, c->nx, c->ny);
+    int nz = c->dims == 3 ? c->nz : 1;
+    if (f->nx != c->nx || f->ny != c->ny || (f->nz > 1 ? f->nz : 1) != nz || !f->temperature ||
+        !f->particles)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d x %d) do not match the case grid "
+                         "(%d x %d x %d)", fn, f->nx, f->ny, f->nz, c->nx, c->ny, nz);
     KEDR_TRY(kedr_plot_available());
     size_t nc = (size_t)c->nx * (size_t)c->ny;
+    size_t slice = (size_t)(nz / 2) * nc; /* 3D: the x-y plane of cells k = nz / 2 */
     double *v = malloc(nc * sizeof *v);
     if (!v)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory (%zu cells)", fn, nc);
@@ -34,10 +37,14 @@ kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     for (int k = 0; k < 3 && s == KEDR_OK; k++) {
         /* Cells that never held a particle (inside a body, or not sampled) have no value. */
         for (size_t i = 0; i < nc; i++)
-            v[i] = f->particles[i] > 0 ? maps[k].data[i] : NAN;
+            v[i] = f->particles[slice + i] > 0 ? maps[k].data[slice + i] : NAN;
         char path[1024], title[300];
         snprintf(path, sizeof path, "%s/%s-%s.png", dir, c->name, maps[k].what);
-        snprintf(title, sizeof title, "%s: %s", c->name, maps[k].title);
+        if (nz > 1)
+            snprintf(title, sizeof title, "%s: %s, z = %.4g m", c->name, maps[k].title,
+                     c->lo[2] + (nz / 2 + 0.5) * (c->hi[2] - c->lo[2]) / nz);
+        else
+            snprintf(title, sizeof title, "%s: %s", c->name, maps[k].title);
         s = kedr_plot_map(path, title, maps[k].label, c->nx, c->ny, c->lo, c->hi, v,
                           maps[k].log_scale);
     }

@@ -30,7 +30,13 @@ static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const ui
     for (size_t e = 0; e < count; e++) {
         uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
         size_t i = base + e;
-        if (fill)
+        if (p->dims == 3 && fill)
+            dsmc_fill_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                           &a.sp[i]);
+        else if (p->dims == 3)
+            dsmc_inflow_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                             &a.sp[i]);
+        else if (fill)
             dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
         else
             dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
@@ -54,8 +60,11 @@ static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old
             local.surf = partial + nsum * (size_t)omp_get_thread_num();
 #pragma omp for schedule(static)
         for (size_t i = 0; i < n; i++)
-            cell[i] = dsmc_move_one(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                    &a.vz[i], &a.erot[i], a.sp[i]);
+            cell[i] = p->dims == 3
+                          ? dsmc_move_one3(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i],
+                                           &a.vx[i], &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i])
+                          : dsmc_move_one(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i],
+                                          &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
     }
     if (p->surf)
         for (int t = 0; t < threads; t++)
@@ -68,7 +77,8 @@ static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_parti
 {
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
     for (size_t i = 0; i < n; i++)
-        cell[i] = dsmc_cell_of(p, a.x[i], a.y[i]);
+        cell[i] = p->dims == 3 ? dsmc_cell_of3(p, a.x[i], a.y[i], a.z[i])
+                               : dsmc_cell_of(p, a.x[i], a.y[i]);
 }
 
 static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src, void *dst,
@@ -105,8 +115,8 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
     for (size_t c = 0; c < ncells; c++) {
         uint32_t m = 0;
         double sc = 0;
-        coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.vx, a.vy, a.vz,
-                                  a.erot, a.sp, sgmax, &m, &sc);
+        coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z, a.vx, a.vy,
+                                  a.vz, a.erot, a.sp, sgmax, &m, &sc);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -131,6 +141,7 @@ static void free_particles(kedr_dsmc *sim)
     kedr_ctx *ctx = sim->ctx;
     kedr_free(ctx, sim->a.x);
     kedr_free(ctx, sim->a.y);
+    kedr_free(ctx, sim->a.z);
     kedr_free(ctx, sim->a.vx);
     kedr_free(ctx, sim->a.vy);
     kedr_free(ctx, sim->a.vz);
@@ -183,8 +194,10 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     dsmc_particles a = {0};
     void *spare = NULL, *spare8 = NULL, *cell = NULL, *perm = NULL;
     kedr_status s = KEDR_OK;
-    void **f64[5] = {(void **)&a.x, (void **)&a.y, (void **)&a.vx, (void **)&a.vy, (void **)&a.vz};
-    for (int k = 0; k < 5 && s == KEDR_OK; k++)
+    void **f64[6] = {(void **)&a.x, (void **)&a.y, (void **)&a.vx, (void **)&a.vy, (void **)&a.vz,
+                     (void **)&a.z};
+    int nf64 = sim->p.dims == 3 ? 6 : 5; /* z only in 3D */
+    for (int k = 0; k < nf64 && s == KEDR_OK; k++)
         s = kedr_alloc(ctx, f64[k], cap * 8);
     if (s == KEDR_OK)
         s = kedr_alloc(ctx, (void **)&a.erot, cap * 4);
@@ -205,13 +218,14 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vx, old.a.vx, n * 8);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vy, old.a.vy, n * 8);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vz, old.a.vz, n * 8);
+        if (s == KEDR_OK && a.z) s = kedr_copy(ctx, a.z, old.a.z, n * 8);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.erot, old.a.erot, n * 4);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.sp, old.a.sp, n);
     }
     if (s != KEDR_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", kedr_last_error());
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < nf64; k++)
             kedr_free(ctx, *f64[k]);
         kedr_free(ctx, a.erot);
         kedr_free(ctx, a.sp);
@@ -220,7 +234,8 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         kedr_free(ctx, cell);
         kedr_free(ctx, perm);
         return kedr_fail(s, "kedr_dsmc: no room for %zu particles (%zu bytes each): %s", cap,
-                         (size_t)DSMC_BYTES_PER_PARTICLE, msg);
+                         (size_t)(sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D
+                                                   : DSMC_BYTES_PER_PARTICLE), msg);
     }
     free_particles(sim);
     sim->a = a;
@@ -309,15 +324,19 @@ static kedr_status fill(kedr_dsmc *sim)
 static kedr_status inflow(kedr_dsmc *sim)
 {
     const kedr_dsmc_case *c = &sim->c;
-    uint32_t ns = (uint32_t)c->nspecies, nfaces = sim->p.face_start[4];
+    uint32_t ns = (uint32_t)c->nspecies, nfaces = sim->p.face_start[6];
     uint32_t ngroups = nfaces * ns;
     sim->generated = 0;
     if (ngroups == 0)
         return KEDR_OK;
     KEDR_TRY(host_offsets_room(sim, (size_t)ngroups + 1));
     uint64_t total = 0;
-    for (int side = 0; side < 4; side++) {
-        double area = side < 2 ? sim->p.dy : sim->p.dx; /* face length x unit depth */
+    const dsmc_params *p = &sim->p;
+    for (int side = 0; side < 6; side++) {
+        /* face length x unit depth in 2D */
+        double area = side < 2 ? p->dy : side < 4 ? p->dx : p->dx * p->dy;
+        if (p->dims == 3 && side < 4)
+            area *= p->dz;
         for (uint32_t f = sim->p.face_start[side]; f < sim->p.face_start[side + 1]; f++)
             for (uint32_t k = 0; k < ns; k++) {
                 double expect = sim->flux[side][k] * area * c->dt / c->weight;
@@ -374,18 +393,26 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         sim->c.sample_start = c->steps / 2;
     dsmc_params *p = &sim->p;
     memset(p, 0, sizeof *p);
-    for (int d = 0; d < 2; d++) {
+    int three = c->dims == 3;
+    p->dims = three ? 3 : 2;
+    for (int d = 0; d < p->dims; d++) {
         p->lo[d] = c->lo[d];
         p->hi[d] = c->hi[d];
     }
     p->nx = c->nx;
     p->ny = c->ny;
+    p->nz = three ? c->nz : 1;
     p->dx = (c->hi[0] - c->lo[0]) / c->nx;
     p->dy = (c->hi[1] - c->lo[1]) / c->ny;
     p->inv_dx = c->nx / (c->hi[0] - c->lo[0]);
     p->inv_dy = c->ny / (c->hi[1] - c->lo[1]);
     p->cell_volume = p->dx * p->dy;
-    for (int s = 0; s < 4; s++)
+    if (three) {
+        p->dz = (c->hi[2] - c->lo[2]) / c->nz;
+        p->inv_dz = c->nz / (c->hi[2] - c->lo[2]);
+        p->cell_volume *= p->dz;
+    }
+    for (int s = 0; s < 2 * p->dims; s++)
         p->side[s] = c->side[s];
     p->nsegments = c->nsegments;
     memcpy(p->seg, c->segment, sizeof p->seg);
@@ -409,10 +436,15 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     p->weight = c->weight;
     p->seed = c->seed;
     uint32_t faces = 0;
-    for (int s = 0; s < 4; s++) {
+    for (int s = 0; s < 6; s++) {
+        /* faces per side: the cells of the other axes (2D: none on the z sides) */
+        uint32_t across = s < 2 ? (uint32_t)c->ny : s < 4 ? (uint32_t)c->nx : 0;
+        if (three)
+            across = s < 2 ? (uint32_t)(c->ny * c->nz) : s < 4 ? (uint32_t)(c->nx * c->nz)
+                                                              : (uint32_t)(c->nx * c->ny);
         p->face_start[s] = faces;
-        if (c->side[s] == KEDR_DSMC_INFLOW)
-            faces += (uint32_t)(s < 2 ? c->ny : c->nx);
+        if (s < 2 * p->dims && c->side[s] == KEDR_DSMC_INFLOW)
+            faces += across;
         int axis = s / 2;
         double inward = s % 2 == 0 ? 1.0 : -1.0;
         for (int k = 0; k < c->nspecies; k++)
@@ -420,8 +452,8 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
                                                     c->temperature, c->species[k].mass,
                                                     inward * c->velocity[axis]);
     }
-    p->face_start[4] = faces;
-    sim->ncells = (size_t)c->nx * (size_t)c->ny;
+    p->face_start[6] = faces;
+    sim->ncells = (size_t)c->nx * (size_t)c->ny * (size_t)p->nz;
     kedr_status gs = dsmc_geometry_build(sim);
     if (gs != KEDR_OK) {
         kedr_dsmc_destroy(sim);
@@ -460,8 +492,9 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     if (s == KEDR_OK)
         s = kedr_memset(ctx, sim->acc, 0, nc * 8 * DSMC_NACC);
     if (s == KEDR_OK) {
-        size_t guess = (size_t)fmin(c->number_density * (c->hi[0] - c->lo[0]) *
-                                        (c->hi[1] - c->lo[1]) / c->weight * 1.2 + 1024,
+        double volume = (c->hi[0] - c->lo[0]) * (c->hi[1] - c->lo[1]) *
+                        (three ? c->hi[2] - c->lo[2] : 1.0);
+        size_t guess = (size_t)fmin(c->number_density * volume / c->weight * 1.2 + 1024,
                                     (double)(((size_t)1 << 32) - 1));
         if (c->max_particles && guess > c->max_particles)
             guess = c->max_particles;
@@ -543,9 +576,9 @@ static kedr_status run_index(kedr_dsmc *sim)
         KEDR_TRY(kedr_memset(sim->ctx, sim->counts, 0, sim->ncells * 4));
         KEDR_TRY(kedr_memset(sim->ctx, sim->starts, 0, sim->ncells * 4));
     }
-    void **f64[5] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
-                     (void **)&sim->a.vy, (void **)&sim->a.vz};
-    for (int k = 0; k < 5; k++)
+    void **f64[6] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
+                     (void **)&sim->a.vy, (void **)&sim->a.vz, (void **)&sim->a.z};
+    for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++)
         KEDR_TRY(gather(sim, kept, f64[k], &sim->spare, 8));
     KEDR_TRY(gather(sim, kept, (void **)&sim->a.sp, &sim->spare8, 1));
     KEDR_TRY(gather(sim, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
@@ -709,7 +742,8 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
     *now = sim->cap;
     /* What is free now plus what the arrays hold, at DSMC_BYTES_PER_PARTICLE and the counting
      * sort's scratch (up to 16 bytes per item on cuda) per particle. */
-    double avail = (double)sim->cap * DSMC_BYTES_PER_PARTICLE;
+    double bytes = sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D : DSMC_BYTES_PER_PARTICLE;
+    double avail = (double)sim->cap * bytes;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
         size_t free_b = 0, total_b = 0;
@@ -721,7 +755,7 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
         long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         avail += pages > 0 && page > 0 ? (double)pages * (double)page : 0;
     }
-    double f = avail / (DSMC_BYTES_PER_PARTICLE + 16);
+    double f = avail / (bytes + 16);
     size_t limit = sim->c.max_particles ? sim->c.max_particles : ((size_t)1 << 32) - 1;
     *fit = f < (double)limit ? (size_t)f : limit;
     return KEDR_OK;
@@ -733,22 +767,41 @@ kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, c
                                     const double *vx, const double *vy, const double *vz,
                                     const float *erot, const uint8_t *species)
 {
+    return kedr_dsmc_set_particles3(sim, n, x, y, NULL, vx, vy, vz, erot, species);
+}
+
+kedr_status kedr_dsmc_set_particles3(kedr_dsmc *sim, size_t n, const double *x, const double *y,
+                                     const double *z, const double *vx, const double *vy,
+                                     const double *vz, const float *erot, const uint8_t *species)
+{
     const char *fn = "kedr_dsmc_set_particles";
     if (!sim)
         return kedr_fail(KEDR_ERR_INVALID, "%s: sim is NULL", fn);
     KEDR_TRY(kedr_check_ptr(x, n, fn, "x"));
     KEDR_TRY(kedr_check_ptr(y, n, fn, "y"));
+    int three = sim->p.dims == 3;
+    if (three)
+        KEDR_TRY(kedr_check_ptr(z, n, fn, "z (the case is 3D: use kedr_dsmc_set_particles3)"));
+    else if (z)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: z given for a 2D case (expected NULL)", fn);
     KEDR_TRY(kedr_check_ptr(vx, n, fn, "vx"));
     KEDR_TRY(kedr_check_ptr(vy, n, fn, "vy"));
     KEDR_TRY(kedr_check_ptr(vz, n, fn, "vz"));
     const kedr_dsmc_case *c = &sim->c;
     for (size_t i = 0; i < n; i++) {
-        if (!(x[i] >= c->lo[0] && x[i] <= c->hi[0] && y[i] >= c->lo[1] && y[i] <= c->hi[1]))
-            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu at (%g, %g) is outside the domain",
-                             fn, i, x[i], y[i]);
-        if (dsmc_inside_body(&sim->p, x[i], y[i]))
-            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu at (%g, %g) is inside a body", fn,
-                             i, x[i], y[i]);
+        double zi = three ? z[i] : 0;
+        int out = !(x[i] >= c->lo[0] && x[i] <= c->hi[0] && y[i] >= c->lo[1] && y[i] <= c->hi[1]) ||
+                  (three && !(zi >= c->lo[2] && zi <= c->hi[2]));
+        if (out || (three ? dsmc_inside_body3(&sim->p, x[i], y[i], zi)
+                          : dsmc_inside_body(&sim->p, x[i], y[i]))) {
+            char at[96];
+            if (three)
+                snprintf(at, sizeof at, "(%g, %g, %g)", x[i], y[i], zi);
+            else
+                snprintf(at, sizeof at, "(%g, %g)", x[i], y[i]);
+            return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu at %s is %s", fn, i, at,
+                             out ? "outside the domain" : "inside a body");
+        }
         if (!isfinite(vx[i]) || !isfinite(vy[i]) || !isfinite(vz[i]))
             return kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has a non-finite velocity", fn, i);
         if (species && species[i] >= c->nspecies)
@@ -766,6 +819,8 @@ kedr_status kedr_dsmc_set_particles(kedr_dsmc *sim, size_t n, const double *x, c
     KEDR_TRY(reserve(sim, n));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.x, x, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.y, y, n * 8));
+    if (three)
+        KEDR_TRY(kedr_upload(sim->ctx, sim->a.z, z, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vx, vx, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vy, vy, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vz, vz, n * 8));
@@ -786,8 +841,18 @@ kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, doubl
                                     double *vx, double *vy, double *vz, float *erot,
                                     uint8_t *species)
 {
+    return kedr_dsmc_get_particles3(sim, cap, n, x, y, NULL, vx, vy, vz, erot, species);
+}
+
+kedr_status kedr_dsmc_get_particles3(kedr_dsmc *sim, size_t cap, size_t *n, double *x, double *y,
+                                     double *z, double *vx, double *vy, double *vz, float *erot,
+                                     uint8_t *species)
+{
     if (!sim || !n)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_particles: %s is NULL", sim ? "n" : "sim");
+    if (z && sim->p.dims != 3)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_particles: z given for a 2D case "
+                         "(expected NULL)");
     *n = sim->n;
     if (sim->n > cap)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_particles: %zu particles do not fit in "
@@ -795,6 +860,7 @@ kedr_status kedr_dsmc_get_particles(kedr_dsmc *sim, size_t cap, size_t *n, doubl
     size_t b = sim->n * 8;
     if (x) KEDR_TRY(kedr_download(sim->ctx, x, sim->a.x, b));
     if (y) KEDR_TRY(kedr_download(sim->ctx, y, sim->a.y, b));
+    if (z) KEDR_TRY(kedr_download(sim->ctx, z, sim->a.z, b));
     if (vx) KEDR_TRY(kedr_download(sim->ctx, vx, sim->a.vx, b));
     if (vy) KEDR_TRY(kedr_download(sim->ctx, vy, sim->a.vy, b));
     if (vz) KEDR_TRY(kedr_download(sim->ctx, vz, sim->a.vz, b));
@@ -842,6 +908,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
     }
     f->nx = sim->c.nx;
     f->ny = sim->c.ny;
+    f->nz = sim->p.nz;
     f->samples = sim->samples;
     double **cols[12] = {&f->number_density, &f->density, &f->ux,       &f->uy,
                          &f->uz,             &f->temperature, &f->temperature_rot,
@@ -851,6 +918,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         *cols[k] = block + (size_t)k * nc;
     double dx = (sim->c.hi[0] - sim->c.lo[0]) / sim->c.nx;
     double dy = (sim->c.hi[1] - sim->c.lo[1]) / sim->c.ny, side = dx > dy ? dx : dy;
+    side = sim->p.dims == 3 && sim->p.dz > side ? sim->p.dz : side;
     double samples = (double)sim->samples, w = sim->c.weight;
     for (size_t c = 0; c < nc && samples > 0; c++) {
         double n = acc[DSMC_ACC_N * nc + c], m = acc[DSMC_ACC_M * nc + c];

@@ -18,6 +18,9 @@ static unsigned grid_for(const kedr_ctx *ctx, size_t n)
     return (unsigned)(blocks < cap ? (blocks ? blocks : 1) : cap);
 }
 
+/* The kernels that differ between 2D and 3D are instantiated per dimension (THREE), so the 2D
+ * kernels compile to what they were before the 3D mode, without its registers and stack. */
+template <int THREE>
 static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offsets,
                                   uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
 {
@@ -25,7 +28,13 @@ static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offse
          e += (size_t)gridDim.x * blockDim.x) {
         uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
         size_t i = base + e;
-        if (fill)
+        if (THREE && fill)
+            dsmc_fill_one3(&p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                           &a.sp[i]);
+        else if (THREE)
+            dsmc_inflow_one3(&p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                             &a.sp[i]);
+        else if (fill)
             dsmc_fill_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
         else
             dsmc_inflow_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
@@ -33,20 +42,25 @@ static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offse
     }
 }
 
+template <int THREE>
 static __global__ void k_move(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
                               uint32_t *cell)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        cell[i] = dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                                &a.erot[i], a.sp[i]);
+        cell[i] = THREE
+                      ? dsmc_move_one3(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i], &a.vx[i],
+                                       &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i])
+                      : dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
+                                      &a.vz[i], &a.erot[i], a.sp[i]);
 }
 
 static __global__ void k_locate(dsmc_params p, size_t n, dsmc_particles a, uint32_t *cell)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        cell[i] = dsmc_cell_of(&p, a.x[i], a.y[i]);
+        cell[i] = p.dims == 3 ? dsmc_cell_of3(&p, a.x[i], a.y[i], a.z[i])
+                              : dsmc_cell_of(&p, a.x[i], a.y[i]);
 }
 
 static __global__ void k_gather_f64(const uint32_t *perm, size_t n, const double *src,
@@ -80,6 +94,7 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
     return v;
 }
 
+template <int THREE>
 static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *starts,
                                  const uint32_t *counts, dsmc_particles a, double *sgmax,
                                  unsigned long long *counters)
@@ -89,8 +104,9 @@ static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *s
          c += (size_t)gridDim.x * blockDim.x) {
         uint32_t m = 0;
         double sc = 0;
-        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.vx, a.vy,
-                                  a.vz, a.erot, a.sp, sgmax, &m, &sc);
+        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.x, a.y,
+                                  THREE ? a.z : NULL, a.vx,
+                                  a.vy, a.vz, a.erot, a.sp, sgmax, &m, &sc);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -120,8 +136,12 @@ extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, i
 {
     if (count == 0)
         return KEDR_OK;
-    k_generate<<<grid_for(ctx, count), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, fill, offsets,
-                                                                          ngroups, base, count, a);
+    if (p->dims == 3)
+        k_generate<1><<<grid_for(ctx, count), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, fill, offsets, ngroups, base, count, a);
+    else
+        k_generate<0><<<grid_for(ctx, count), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, fill, offsets, ngroups, base, count, a);
     KEDR_CUDA_LAUNCHED("k_generate");
     return KEDR_OK;
 }
@@ -131,7 +151,10 @@ extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_
 {
     if (n == 0)
         return KEDR_OK;
-    k_move<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell);
+    if (p->dims == 3)
+        k_move<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell);
+    else
+        k_move<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell);
     KEDR_CUDA_LAUNCHED("k_move");
     return KEDR_OK;
 }
@@ -170,8 +193,12 @@ extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, si
 {
     if (ncells == 0)
         return KEDR_OK;
-    k_collide<<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-        *p, ncells, starts, counts, a, sgmax, (unsigned long long *)counters);
+    if (p->dims == 3)
+        k_collide<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, ncells, starts, counts, a, sgmax, (unsigned long long *)counters);
+    else
+        k_collide<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, ncells, starts, counts, a, sgmax, (unsigned long long *)counters);
     KEDR_CUDA_LAUNCHED("k_collide");
     return KEDR_OK;
 }

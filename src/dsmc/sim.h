@@ -10,9 +10,9 @@
 extern "C" {
 #endif
 
-/* Particle arrays in the context's memory (structure of arrays). */
+/* Particle arrays in the context's memory (structure of arrays); z only in 3D (NULL in 2D). */
 typedef struct {
-    double *x, *y, *vx, *vy, *vz;
+    double *x, *y, *z, *vx, *vy, *vz;
     float *erot; /* rotational energy, J: single precision keeps a particle within 64 bytes */
     uint8_t *sp;
 } dsmc_particles;
@@ -28,11 +28,13 @@ typedef struct {
 
 #define DSMC_FIELD(arr, label) \
     (f[n].ptr = (void **)&(arr), f[n].elem = sizeof *(arr), f[n].name = (label), n++)
-static inline int dsmc_particle_fields(dsmc_particles *a, dsmc_field f[DSMC_MAX_FIELDS])
+static inline int dsmc_particle_fields(dsmc_particles *a, int dims, dsmc_field f[DSMC_MAX_FIELDS])
 {
     int n = 0;
     DSMC_FIELD(a->x, "x");
     DSMC_FIELD(a->y, "y");
+    if (dims == 3)
+        DSMC_FIELD(a->z, "z");
     DSMC_FIELD(a->vx, "vx");
     DSMC_FIELD(a->vy, "vy");
     DSMC_FIELD(a->vz, "vz");
@@ -44,8 +46,10 @@ static inline int dsmc_particle_fields(dsmc_particles *a, dsmc_field f[DSMC_MAX_
 
 /* Context memory per particle slot: 5 doubles, the rotational energy, species, the gather spares
  * (8 + 1), cell key and permutation (the counting sort's own scratch comes on top). The
- * rotational energy is gathered into the cell-key array, which is free once the sort is done. */
+ * rotational energy is gathered into the cell-key array, which is free once the sort is done.
+ * 3D adds the z position. */
 #define DSMC_BYTES_PER_PARTICLE (5 * 8 + 4 + 1 + 8 + 1 + 4 + 4)
+#define DSMC_BYTES_PER_PARTICLE_3D (DSMC_BYTES_PER_PARTICLE + 8)
 
 struct kedr_dsmc {
     kedr_ctx *ctx;
@@ -64,7 +68,7 @@ struct kedr_dsmc {
     size_t offsets_bytes;
     uint32_t *host_offsets;
     size_t host_offsets_len;
-    double flux[4][KEDR_DSMC_MAX_SPECIES]; /* inflow number flux per side and species */
+    double flux[6][KEDR_DSMC_MAX_SPECIES]; /* inflow number flux per side and species */
     int sorted, located;
     int mid_step; /* a step failed after changing the particles: no exact checkpoint */
     int64_t step, samples;

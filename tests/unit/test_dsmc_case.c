@@ -127,7 +127,8 @@ static void test_errors(void)
     expect_error(NULL, NULL, "[collisions]\nscheme = mf\n", ":25: [collisions] scheme");
     expect_error(NULL, NULL, "[collisions]\nschema = ntc\n", "did you mean 'scheme'?");
     expect_error("nx = 20", "nxx = 20", NULL, "lacks the required key 'nx'");
-    expect_error("ny = 10", "ny = 10\nnz = 3", NULL, ":9: [grid] unknown key 'nz' (did you mean 'nx'?)");
+    expect_error("ny = 10", "ny = 10\nnz = 3", NULL, ":9: [grid] nz: only for 3D cases");
+    expect_error("ny = 10", "ny = 10\nnzz = 3", NULL, ":9: [grid] unknown key 'nzz'");
     expect_error("temperature = 300\nvelocity_x", "temprature = 300\nvelocity_x", NULL,
                  "[freestream] lacks the required key 'temperature'");
     expect_error("velocity_x = 1000", "velocity_x = 1000\nvelocty_y = 3", NULL,
@@ -291,9 +292,106 @@ static void test_bodies(void)
     TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID, "unpaired periodic side in code");
 }
 
+/* A 3D case: the base case with [domain] dimensions = 3, z bounds and sides, nz = 5, the given
+ * [body] lines and extra lines at the end. Line numbers: [body] type is line 22. */
+static kedr_status load_3d(const char *body, const char *extra)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[domain]\ndimensions = 3\nx_min = 0\nx_max = 2\ny_min = 0\ny_max = 1\n" /* 1-6 */
+             "z_min = 0\nz_max = 1\nboundary_z_min = specular\n"                   /* 7-9 */
+             "boundary_z_max = outflow\n[grid]\nnx = 20\nny = 10\nnz = 5\n"        /* 10-14 */
+             "[species]\nfile = SPECIES\ngas = N2\n"                                 /* 15-17 */
+             "[freestream]\nnumber_density = 1e20\ntemperature = 300\n"             /* 18-20 */
+             "[body]\n%s\n[wall]\ntemperature = 300\n[run]\ndt = 1e-6\nsteps = 10\n%s",
+             body, extra ? extra : "");
+    char species[1200], tail[2048];
+    snprintf(species, sizeof species, "%scases/dsmc/species.ini", root);
+    char *at = strstr(text, "SPECIES");
+    snprintf(tail, sizeof tail, "%s", at + 7);
+    snprintf(at, sizeof text - (size_t)(at - text), "%s%s", species, tail);
+    char path[] = "/tmp/kedr_test_case_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+        fprintf(stderr, "cannot write a temporary case\n");
+        exit(1);
+    }
+    close(fd);
+    kedr_status s = kedr_dsmc_case_load(path, &loaded);
+    unlink(path);
+    return s;
+}
+
+static void expect_3d_error(const char *body, const char *extra, const char *frag)
+{
+    kedr_status s = load_3d(body, extra);
+    TU_CHECK(s == KEDR_ERR_PARSE, "3D '%s': status %s", body, kedr_status_name(s));
+    TU_CHECK(strstr(kedr_last_error(), frag) != NULL, "message '%s' lacks '%s'", kedr_last_error(),
+             frag);
+}
+
+static void test_3d(void)
+{
+    char path[1200];
+    snprintf(path, sizeof path, "%scases/dsmc/sphere-3d.ini", root);
+    kedr_dsmc_case c;
+    TU_OK(kedr_dsmc_case_load(path, &c));
+    TU_CHECK(c.dims == 3 && c.nz > 1 && c.nbodies == 1 && c.body[0].type == KEDR_DSMC_BODY_SPHERE,
+             "sphere-3d: dims %d, nz %d, %d bodies", c.dims, c.nz, c.nbodies);
+
+    const char *sphere = "type = sphere\ncenter = 1 0.5 0.5\nradius = 0.2";
+    TU_OK(load_3d(sphere, "[surface]\nreference_area = 0.5\n"));
+    kedr_dsmc_case *d = &loaded;
+    TU_CHECK(d->dims == 3 && d->nz == 5 && d->lo[2] == 0 && d->hi[2] == 1 &&
+             d->side[KEDR_DSMC_ZMIN] == KEDR_DSMC_SPECULAR &&
+             d->side[KEDR_DSMC_ZMAX] == KEDR_DSMC_OUTFLOW && d->body[0].center[2] == 0.5 &&
+             d->body[0].radius == 0.2 && d->reference_area == 0.5, "3D sphere case");
+    /* particles_per_cell = 20 (the default) over cells of 0.1 x 0.1 x 0.2 m */
+    TU_CHECK(fabs(d->weight - 1e20 * 0.002 / 20) < 1e-9 * d->weight, "3D weight %g", d->weight);
+    TU_OK(load_3d("type = box\ncenter = 1 0.5 0.5\nsize = 0.2 0.3 0.4", NULL));
+    TU_CHECK(d->body[0].type == KEDR_DSMC_BODY_CUBOID && d->body[0].size[2] == 0.4, "cuboid");
+    TU_OK(load_3d("type = cone\napex = 0.5 0.5 0.5\nhalf_angle = 20\nlength = 0.5", NULL));
+    TU_CHECK(d->body[0].type == KEDR_DSMC_BODY_CONE && d->body[0].length == 0.5 &&
+             d->body[0].half_angle == 20, "cone");
+
+    expect_3d_error("type = sphere\ncenter = 1 0.5\nradius = 0.2",
+                    NULL, ":23: [body] center: expected 3 numbers: x y z");
+    expect_3d_error("type = sphere\ncenter = 1 0.5 0.9\nradius = 0.2", NULL,
+                    ":23: [body] center: extends over z from 0.7 to 1.1: not strictly inside");
+    expect_3d_error("type = circle\ncenter = 1 0.5\nradius = 0.2", NULL,
+                    ":22: [body] type: circle: not a 3D body");
+    expect_3d_error("type = cone\napex = 0.5 0.5 0.5\nhalf_angle = 95\nlength = 0.5", NULL,
+                    ":24: [body] half_angle");
+    expect_3d_error("type = box\ncenter = 1 0.5 0.5\nsize = 0.2 0.3", NULL,
+                    ":24: [body] size: expected 3 numbers > 0");
+    expect_3d_error(sphere, "[body2]\ntype = sphere\ncenter = 1.3 0.5 0.5\nradius = 0.2\n",
+                    "[body2] center: the bounding boxes of bodies 1 and 2 meet");
+    expect_3d_error(sphere, "[surface]\nreference_length = 0.5\n",
+                    "[surface] reference_length: 3D cases take reference_area");
+    /* z keys in a 2D case, and a sphere there */
+    expect_error("y_max = 1\n", "y_max = 1\nz_min = 0\n", NULL,
+                 ":6: [domain] z_min: only for 3D cases");
+    expect_error("type = plate\npoints = 1 0.4 1 0.6",
+                 "type = sphere\ncenter = 1 0.5 0.5\nradius = 0.1", NULL,
+                 ":17: [body] type: sphere: a 3D body");
+    expect_error("y_max = 1\n", "y_max = 1\ndimensions = 4\n", NULL,
+                 ":6: [domain] dimensions");
+    /* z sides: pairs and the z extent */
+    TU_CHECK(load_3d(sphere, NULL) == KEDR_OK, "base 3D case");
+    kedr_dsmc_case e = loaded;
+    e.side[KEDR_DSMC_ZMAX] = KEDR_DSMC_PERIODIC;
+    TU_CHECK(kedr_dsmc_case_check(&e) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "z_min and z_max"), "unpaired z: %s", kedr_last_error());
+    e = loaded;
+    e.hi[2] = e.lo[2];
+    TU_CHECK(kedr_dsmc_case_check(&e) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "z extent"), "empty z: %s", kedr_last_error());
+}
+
 int main(void)
 {
     find_root();
+    test_3d();
     test_shipped();
     test_errors();
     test_time_step_and_weight();
