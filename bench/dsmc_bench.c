@@ -6,6 +6,8 @@
  *   1e-5 m, dt = 7e-9 s, specular (SPARTA: reflective) walls, no sampling; the steps move,
  *   index and collide. What differs: kedr's box is 2D planar (SPARTA's is 3D), so the cell count
  *   for a particle count is the same but the cells are squares of unit depth.
+ * - box3d: the same gas in kedr's 3D mode, cubic cells of 1e-5 m as in SPARTA, at the largest
+ *   particle count asked for.
  * - seed-test1, seed-test2: the two test cases of seed 003 (cases/dsmc/), every stage, timed
  *   after the flow has crossed the domain twice.
  * Bytes per particle count the simulator's arrays (particle arrays at their capacity and the
@@ -36,17 +38,18 @@ typedef struct {
     char status[16], message[256];
 } dsmc_row;
 
-/* The in.collide box with about n particles. */
-static kedr_dsmc_case box_case(size_t n)
+/* The in.collide box with about n particles, planar (dims 2) or 3D. */
+static kedr_dsmc_case box_case(size_t n, int dims)
 {
     kedr_dsmc_case c;
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "box");
-    int side = (int)ceil(sqrt((double)n / 10.0));
+    int side = (int)ceil(dims == 3 ? cbrt((double)n / 10.0) : sqrt((double)n / 10.0));
     side = side < 1 ? 1 : side;
-    c.nx = c.ny = side;
-    c.hi[0] = c.hi[1] = side * 1e-5;
-    for (int s = 0; s < 4; s++)
+    c.dims = dims;
+    c.nx = c.ny = c.nz = side;
+    c.hi[0] = c.hi[1] = c.hi[2] = side * 1e-5;
+    for (int s = 0; s < 6; s++)
         c.side[s] = KEDR_DSMC_SPECULAR;
     c.nspecies = 1;
     kedr_dsmc_species ar = {"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1};
@@ -59,7 +62,7 @@ static kedr_dsmc_case box_case(size_t n)
     c.dt = 7e-9;
     c.steps = 1000000;
     c.seed = 12345;
-    c.weight = c.number_density * 1e-5 * 1e-5 / 10.0;
+    c.weight = c.number_density * 1e-5 * 1e-5 * (dims == 3 ? 1e-5 : 1.0) / 10.0;
     c.sample_start = INT64_MAX / 2; /* no sampling, as in.collide */
     c.sample_every = 1;
     return c;
@@ -68,9 +71,8 @@ static kedr_dsmc_case box_case(size_t n)
 static double bytes_per_particle(const kedr_dsmc *sim)
 {
     double cell_bytes = 4.0 + 4.0 + 8.0 + 8.0 * DSMC_NACC;
-    return sim->n ? ((double)sim->cap * DSMC_BYTES_PER_PARTICLE + cell_bytes * sim->ncells) /
-                        (double)sim->n
-                  : 0;
+    double slot = sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D : DSMC_BYTES_PER_PARTICLE;
+    return sim->n ? ((double)sim->cap * slot + cell_bytes * sim->ncells) / (double)sim->n : 0;
 }
 
 /* Runs warm steps, then timed steps of the stages in mask, into row. */
@@ -209,13 +211,19 @@ kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
     /* Box sizes: decades from 10^5 up to the largest asked for. */
     for (size_t n = 100000; nrows < 10; n *= 10) {
         size_t size = n < top ? n : top;
-        kedr_dsmc_case c = box_case(size);
+        kedr_dsmc_case c = box_case(size, 2);
         char name[48];
         snprintf(name, sizeof name, "box-%.0e", (double)size);
         int steps = gpu ? 50 : size > 1000000 ? 5 : 20;
         measure(ctx, &c, name, box_mask, 3, steps, &rows[nrows++]);
         if (size == top)
             break;
+    }
+    {
+        kedr_dsmc_case c = box_case(top, 3);
+        char name[48];
+        snprintf(name, sizeof name, "box3d-%.0e", (double)top);
+        measure(ctx, &c, name, box_mask, 3, gpu ? 50 : top > 1000000 ? 5 : 20, &rows[nrows++]);
     }
     static const char *const seeds[] = {"seed-test1", "seed-test2"};
     for (int k = 0; k < 2; k++) {
