@@ -27,6 +27,9 @@
 #define MT_THREADS 256                 /* one 32-bit word (16 elements) a thread */
 #define MT_TILE_ELEMS (MT_THREADS * 16)
 #define MT_MAX_DEVICES 16
+/* Tiles a block takes from the shared counter at once: a level sweeps every word, and most
+ * tiles of most levels hold no frontier element, so one atomicAdd per tile would dominate. */
+#define MT_CHUNK 16
 
 /* Where the codes live: GPU i holds words [i * words_per, (i + 1) * words_per) of the whole
  * array (the last GPU fewer), as a pointer valid on every GPU (peer access). */
@@ -41,7 +44,7 @@ struct cayley_multi {
     int dev[MT_MAX_DEVICES];
     size_t words[MT_MAX_DEVICES];      /* words GPU i holds */
     cudaStream_t stream[MT_MAX_DEVICES];
-    unsigned long long *counters[MT_MAX_DEVICES]; /* [0] next tile, [1] new elements */
+    unsigned long long *counters[MT_MAX_DEVICES]; /* [0] next chunk of tiles, [1] new elements */
     int blocks[MT_MAX_DEVICES];
     mt_parts parts;
     int level;                         /* the frontier's level: its code is 1 + level % 2 */
@@ -59,50 +62,62 @@ mt_sweep_kernel(const __grid_constant__ kedr_cayley_group g, const __grid_consta
 {
     __shared__ uint16_t queue[MT_TILE_ELEMS]; /* element offsets inside the tile */
     __shared__ unsigned int queued;
-    __shared__ unsigned long long tile;
+    __shared__ unsigned long long chunk;
     uint32_t *mine = parts.part[me];
     uint64_t first_rank = (uint64_t)me * parts.words_per * 16;
     unsigned long long found = 0;
+    if (threadIdx.x == 0)
+        queued = 0;
     for (;;) {
-        if (threadIdx.x == 0) {
-            tile = atomicAdd(&counters[0], 1ull);
-            queued = 0;
-        }
+        if (threadIdx.x == 0)
+            chunk = atomicAdd(&counters[0], 1ull);
         __syncthreads();
-        unsigned long long t = tile;
+        unsigned long long t = chunk * MT_CHUNK, end = t + MT_CHUNK;
         if (t >= tiles)
             break; /* the same for the whole block */
-        size_t w = (size_t)t * MT_THREADS + threadIdx.x;
-        if (w < words) {
-            uint32_t y = *(volatile uint32_t *)&mine[w] ^ frontier_pattern;
-            uint32_t m = ~(y | (y >> 1)) & 0x55555555u; /* low bit of each field of code c(s) */
+        if (end > tiles)
+            end = tiles;
+        /* every tile below has at least one barrier before thread 0 writes chunk again */
+        for (; t < end; t++) {
+            size_t w = (size_t)t * MT_THREADS + threadIdx.x;
+            uint32_t m = 0;
+            if (w < words) {
+                uint32_t y = *(volatile uint32_t *)&mine[w] ^ frontier_pattern;
+                m = ~(y | (y >> 1)) & 0x55555555u; /* low bit of each field of code c(s) */
+            }
+            if (!__syncthreads_or(m != 0))
+                continue; /* most tiles of most levels: one load and one barrier */
             if (m) {
                 atomicOr(&mine[w], m | (m << 1)); /* expanded: code 3 */
                 unsigned int pos = atomicAdd(&queued, (unsigned int)__popc(m));
                 do {
-                    queue[pos++] = (uint16_t)(threadIdx.x * 16 + (unsigned int)(__ffs((int)m) - 1) / 2);
+                    queue[pos++] =
+                        (uint16_t)(threadIdx.x * 16 + (unsigned int)(__ffs((int)m) - 1) / 2);
                     m &= m - 1;
                 } while (m);
             }
-        }
-        __syncthreads();
-        unsigned int n = queued;
-        for (unsigned int i = threadIdx.x; i < n; i += MT_THREADS) {
-            cayley_elem e = cayley_load_as(&g, first_rank + (uint64_t)t * MT_TILE_ELEMS + queue[i],
-                                           (kedr_cayley_kind)KIND);
-            for (int k = 0; k < g.ngens; k++) {
-                uint64_t r = cayley_neighbour_as(&g, &e, k, (kedr_cayley_kind)KIND);
-                uint64_t gw = r >> 4;
-                unsigned long long owner = parts.ndev == 1 ? 0 : gw / parts.words_per;
-                uint32_t *p = parts.part[owner] + (gw - owner * parts.words_per);
-                unsigned int shift = (unsigned int)(r & 15) * 2;
-                if ((*(volatile uint32_t *)p >> shift) & 3u)
-                    continue;
-                uint32_t old = atomicOr(p, next_code << shift);
-                found += ((old >> shift) & 3u) == 0;
+            __syncthreads();
+            unsigned int n = queued;
+            for (unsigned int i = threadIdx.x; i < n; i += MT_THREADS) {
+                cayley_elem e = cayley_load_as(&g, first_rank + (uint64_t)t * MT_TILE_ELEMS +
+                                                       queue[i],
+                                               (kedr_cayley_kind)KIND);
+                for (int k = 0; k < g.ngens; k++) {
+                    uint64_t r = cayley_neighbour_as(&g, &e, k, (kedr_cayley_kind)KIND);
+                    uint64_t gw = r >> 4;
+                    unsigned long long owner = parts.ndev == 1 ? 0 : gw / parts.words_per;
+                    uint32_t *p = parts.part[owner] + (gw - owner * parts.words_per);
+                    unsigned int shift = (unsigned int)(r & 15) * 2;
+                    if ((*(volatile uint32_t *)p >> shift) & 3u)
+                        continue;
+                    uint32_t old = atomicOr(p, next_code << shift);
+                    found += ((old >> shift) & 3u) == 0;
+                }
             }
+            __syncthreads(); /* the queue is reused */
+            if (threadIdx.x == 0)
+                queued = 0; /* the next tile's barrier comes before its first atomicAdd */
         }
-        __syncthreads(); /* the queue, tile and queued are reused */
     }
     for (int off = 16; off > 0; off >>= 1)
         found += __shfl_down_sync(0xffffffffu, found, off);
@@ -262,9 +277,10 @@ extern "C" kedr_status cayley_multi_level(cayley_dense *d, uint64_t *count)
         unsigned long long tiles = (m->words[i] + MT_THREADS - 1) / MT_THREADS;
         if (tiles == 0)
             continue;
-        unsigned long long blocks = (unsigned long long)m->blocks[i];
-        if (blocks > tiles)
-            blocks = tiles;
+        unsigned long long blocks = (unsigned long long)m->blocks[i],
+                           chunks = (tiles + MT_CHUNK - 1) / MT_CHUNK;
+        if (blocks > chunks)
+            blocks = chunks;
         KEDR_CUDA_TRY(cudaMemsetAsync(m->counters[i], 0, 2 * sizeof(unsigned long long),
                                       m->stream[i]));
         sweep<<<(unsigned int)blocks, MT_THREADS, 0, m->stream[i]>>>(
