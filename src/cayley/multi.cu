@@ -61,34 +61,45 @@ mt_sweep_kernel(const __grid_constant__ kedr_cayley_group g, const __grid_consta
                 uint32_t next_code, unsigned long long *counters)
 {
     __shared__ uint16_t queue[MT_TILE_ELEMS]; /* element offsets inside the tile */
-    __shared__ unsigned int queued;
+    __shared__ unsigned int queued, busy;      /* busy: tiles of the chunk with frontier */
     __shared__ unsigned long long chunk;
     uint32_t *mine = parts.part[me];
     uint64_t first_rank = (uint64_t)me * parts.words_per * 16;
     unsigned long long found = 0;
     if (threadIdx.x == 0)
-        queued = 0;
+        queued = busy = 0;
     for (;;) {
         if (threadIdx.x == 0)
             chunk = atomicAdd(&counters[0], 1ull);
         __syncthreads();
-        unsigned long long t = chunk * MT_CHUNK, end = t + MT_CHUNK;
-        if (t >= tiles)
+        unsigned long long t0 = chunk * MT_CHUNK;
+        if (t0 >= tiles)
             break; /* the same for the whole block */
-        if (end > tiles)
-            end = tiles;
-        /* every tile below has at least one barrier before thread 0 writes chunk again */
-        for (; t < end; t++) {
-            size_t w = (size_t)t * MT_THREADS + threadIdx.x;
-            uint32_t m = 0;
-            if (w < words) {
+        /* which tiles of the chunk hold frontier elements: MT_CHUNK loads in flight at once,
+         * since most tiles of most levels hold none */
+        unsigned int mask = 0;
+#pragma unroll
+        for (int j = 0; j < MT_CHUNK; j++) {
+            size_t w = (size_t)(t0 + j) * MT_THREADS + threadIdx.x;
+            if (t0 + j < tiles && w < words) {
                 uint32_t y = *(volatile uint32_t *)&mine[w] ^ frontier_pattern;
-                m = ~(y | (y >> 1)) & 0x55555555u; /* low bit of each field of code c(s) */
+                mask |= (unsigned int)((~(y | (y >> 1)) & 0x55555555u) != 0) << j;
             }
-            if (!__syncthreads_or(m != 0))
-                continue; /* most tiles of most levels: one load and one barrier */
-            if (m) {
-                atomicOr(&mine[w], m | (m << 1)); /* expanded: code 3 */
+        }
+        if (mask)
+            atomicOr(&busy, mask);
+        __syncthreads();
+        unsigned int todo = busy;
+        while (todo) {
+            int j = __ffs((int)todo) - 1;
+            todo &= todo - 1;
+            unsigned long long t = t0 + (unsigned long long)j;
+            size_t w = (size_t)t * MT_THREADS + threadIdx.x;
+            if ((mask >> j) & 1u) {
+                /* frontier codes of this word change only here, so the reload sees them */
+                uint32_t y = *(volatile uint32_t *)&mine[w] ^ frontier_pattern;
+                uint32_t m = ~(y | (y >> 1)) & 0x55555555u; /* low bit of each c(s) field */
+                atomicOr(&mine[w], m | (m << 1));             /* expanded: code 3 */
                 unsigned int pos = atomicAdd(&queued, (unsigned int)__popc(m));
                 do {
                     queue[pos++] =
@@ -114,10 +125,14 @@ mt_sweep_kernel(const __grid_constant__ kedr_cayley_group g, const __grid_consta
                     found += ((old >> shift) & 3u) == 0;
                 }
             }
-            __syncthreads(); /* the queue is reused */
+            __syncthreads(); /* every thread has read queued and the queue */
             if (threadIdx.x == 0)
-                queued = 0; /* the next tile's barrier comes before its first atomicAdd */
+                queued = 0;
+            __syncthreads();
         }
+        if (threadIdx.x == 0)
+            busy = 0; /* every thread read it before the loop's barriers; the next chunk's
+                       * first barrier comes before the next atomicOr */
     }
     for (int off = 16; off > 0; off >>= 1)
         found += __shfl_down_sync(0xffffffffu, found, off);
