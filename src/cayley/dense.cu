@@ -35,37 +35,26 @@ cayley_sweep_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *front
                     unsigned long long tiles, unsigned long long *tile_counter)
 {
     __shared__ uint16_t queue[TILE_BITS]; /* bit offsets inside the tile */
-    __shared__ unsigned int queued, busy; /* busy: tiles of the chunk with frontier bits */
+    __shared__ unsigned int queued;
     __shared__ unsigned long long chunk;
     if (threadIdx.x == 0)
-        queued = busy = 0;
+        queued = 0;
     for (;;) {
         if (threadIdx.x == 0)
             chunk = atomicAdd(tile_counter, 1ull);
         __syncthreads();
-        unsigned long long t0 = chunk * SWEEP_CHUNK;
-        if (t0 >= tiles)
+        unsigned long long t = chunk * SWEEP_CHUNK, end = t + SWEEP_CHUNK;
+        if (t >= tiles)
             return; /* the same for the whole block */
-        /* which tiles of the chunk hold frontier bits: SWEEP_CHUNK loads in flight at once,
-         * since most tiles of most levels hold none */
-        unsigned int mask = 0;
-#pragma unroll
-        for (int j = 0; j < SWEEP_CHUNK; j++) {
-            size_t w = (size_t)(t0 + j) * SWEEP_THREADS + threadIdx.x;
-            if (t0 + j < tiles && w < words)
-                mask |= (unsigned int)(frontier[w] != 0) << j;
-        }
-        if (mask)
-            atomicOr(&busy, mask);
-        __syncthreads();
-        unsigned int todo = busy;
-        while (todo) {
-            int j = __ffs((int)todo) - 1;
-            todo &= todo - 1;
-            unsigned long long t = t0 + (unsigned long long)j;
+        if (end > tiles)
+            end = tiles;
+        /* every tile below has at least one barrier before thread 0 writes chunk again */
+        for (; t < end; t++) {
             size_t w = (size_t)t * SWEEP_THREADS + threadIdx.x;
-            if ((mask >> j) & 1u) {
-                uint32_t bits = frontier[w];
+            uint32_t bits = w < words ? frontier[w] : 0u;
+            if (!__syncthreads_or(bits != 0))
+                continue; /* most tiles of most levels: one load and one barrier */
+            if (bits) {
                 frontier[w] = 0;
                 unsigned int pos = atomicAdd(&queued, (unsigned int)__popc(bits));
                 do {
@@ -87,14 +76,10 @@ cayley_sweep_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *front
                         atomicOr(&next[r >> 5], bit);
                 }
             }
-            __syncthreads(); /* every thread has read queued and the queue */
+            __syncthreads(); /* the queue is reused */
             if (threadIdx.x == 0)
-                queued = 0;
-            __syncthreads();
+                queued = 0; /* the next tile's barrier comes before its first atomicAdd */
         }
-        if (threadIdx.x == 0)
-            busy = 0; /* read by every thread before the loop's barriers; the next chunk's
-                       * first barrier comes before the next atomicOr */
     }
 }
 
