@@ -4,9 +4,8 @@
  *  - sweep: each block takes chunks of 16 tiles of 256 words (8192 ranks) of the frontier from
  *    a global counter; it collects the set bits of a tile in a shared-memory queue (so that
  *    every thread has work however the bits are spread over the words), clears the tile, and
- *    then expands the
- *    queued elements: unrank, multiply by each generator, rank, atomicOr into next unless the
- *    bit is already visited. Zero tiles cost one coalesced load.
+ *    then expands the queued elements: unrank, multiply by each generator, rank, atomicOr into
+ *    next unless the bit is already visited. Zero tiles cost one coalesced load and a barrier.
  *  - merge: visited |= next and a popcount of next, 16 bytes a thread.
  * The group, generators included, travels as a __grid_constant__ kernel parameter (about
  * 3.6 kB), so that every thread reads the same generator from the constant bank at once. */
