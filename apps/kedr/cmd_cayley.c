@@ -273,6 +273,10 @@ int cmd_cayley(int argc, char **argv)
     opt.user = g;
 
     kedr_ctx *ctx = cli_context(&c, cmd);
+    if (opt.devices && opt.mode == KEDR_CAYLEY_SPARSE)
+        cli_usage_error(cmd, "--devices applies to the dense mode, not --mode sparse");
+    if (opt.devices && kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA)
+        cli_usage_error(cmd, "--devices needs the cuda back end (this run is on the cpu)");
     kedr_cayley_result r;
     int code = 0;
     kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);
