@@ -185,9 +185,6 @@ __global__ void __launch_bounds__(SEL_THREADS)
         s_warp[warp] = carry;
     __syncthreads();
 
-    /* Warp 0 turns the warps' counts into offsets and publishes the tile's count; the other
-     * warps then gather their elements into shared memory (tile-local ranks need no prefix)
-     * while warp 0 waits on the look-back, and gathers its own after it. */
     if (warp == 0) {
         unsigned w = lane < SEL_WARPS ? s_warp[lane] : 0, incl = w;
         for (int d = 1; d < 32; d <<= 1) {
@@ -198,29 +195,29 @@ __global__ void __launch_bounds__(SEL_THREADS)
         unsigned tile_sel = __shfl_sync(FULL_MASK, incl, SEL_WARPS - 1);
         if (lane < SEL_WARPS)
             s_warp[lane] = incl - w;
-        if (lane == 0) {
-            s_tile_sel = tile_sel;
-            st.publish(tile, tile == 0 ? LB_INCL : LB_AGG, tile_sel);
-        }
-    }
-    __syncthreads();
-
-    unsigned tile_sel = s_tile_sel, wofs = s_warp[warp];
-    if (warp == 0) {
         unsigned long long prefix = 0;
-        if (tile != 0) {
+        if (tile == 0) {
+            if (lane == 0)
+                st.publish(0, LB_INCL, tile_sel);
+        } else {
+            if (lane == 0)
+                st.publish(tile, LB_AGG, tile_sel);
             prefix = lb_exclusive_prefix<unsigned long long>(st, tile);
             if (lane == 0)
                 st.publish(tile, LB_INCL, prefix + tile_sel);
         }
         if (lane == 0) {
             s_prefix = prefix;
+            s_tile_sel = tile_sel;
             if (tile == gridDim.x - 1)
                 *count = prefix + tile_sel;
         }
     }
+    __syncthreads();
+
     /* Gather in order: selected at their rank, rejected after all selected of the tile. Only
      * the tile's last elements can lie beyond n, so every rejected element has a valid rank. */
+    unsigned tile_sel = s_tile_sel, wofs = s_warp[warp];
 #pragma unroll
     for (int j = 0; j < SEL_NV; j++) {
         unsigned r = wofs + start[j];
