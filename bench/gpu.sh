@@ -5,6 +5,9 @@
 #   OUT=/some/dir bench/gpu.sh            build, test, bench
 #   OUT=/some/dir bench/gpu.sh test       build, test
 #   OUT=/some/dir bench/gpu.sh bench      build, bench
+#   OUT=/some/dir bench/gpu.sh multi      build, the cayley tests and burnside:14..16 timings
+#                                         over every GPU of the host (KEDR_B17=1: and burnside:17,
+#                                         KEDR_B17=inverses: with inverses)
 #
 # $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json,
 # prim-cpu.json, dsmc-cuda.json, cayley-cuda.json and cayley-cpu.json. A failed test does not
@@ -16,9 +19,9 @@ out=${OUT:-gpu-out}
 phases=${*:-test bench}
 for p in $phases; do
     case $p in
-    test | bench) ;;
+    test | bench | multi) ;;
     *)
-        echo "usage: bench/gpu.sh [test] [bench]   (default: both; the build always runs)" >&2
+        echo "usage: bench/gpu.sh [test] [bench] [multi]   (default: test bench; the build always runs)" >&2
         exit 2
         ;;
     esac
@@ -94,7 +97,31 @@ if has bench; then
     done
 fi
 
+multi_rc=0
+if has multi; then
+    echo "== cayley: the dense search over every GPU of the host"
+    gpus=$(nvidia-smi --list-gpus | wc -l)
+    (cd build && KEDR_BACKEND=all ./test_cayley) 2>&1 | tee "$out/multi.log"
+    multi_rc=${PIPESTATUS[0]}
+    for k in 14 15 16; do
+        for d in 0 1 $gpus; do
+            opt=$([ "$d" = 0 ] && echo "" || echo "--devices $d")
+            build/kedr cayley "burnside:$k" --backend cuda -q $opt --json "$out/b$k-d$d.json" 2>&1 |
+                tee -a "$out/multi.log" | grep -E "^(diameter|time|memory|back end)" |
+                sed "s/^/burnside:$k devices=$d  /"
+            [ "${PIPESTATUS[0]}" -eq 0 ] || multi_rc=1
+        done
+    done
+    if [ -n "${KEDR_B17:-}" ]; then
+        inv=$([ "$KEDR_B17" = inverses ] && echo --inverses || echo "")
+        timeout "${KEDR_B17_TIMEOUT:-420}" build/kedr cayley burnside:17 $inv --backend cuda --devices all \
+            --json "$out/b17${inv:+-inverses}.json" 2>&1 | tee -a "$out/multi.log" | tail -n 70
+        [ "${PIPESTATUS[0]}" -eq 0 ] || multi_rc=1
+    fi
+fi
+
 status() { [ "$1" -eq 0 ] && echo ok || echo "FAILED (exit $1)"; }
 echo "== summary: tests $(has test && status $test_rc || echo skipped)," \
-    "benchmarks $(has bench && status $bench_rc || echo skipped)"
-[ $test_rc -eq 0 ] && [ $bench_rc -eq 0 ]
+    "benchmarks $(has bench && status $bench_rc || echo skipped)," \
+    "multi-GPU $(has multi && status $multi_rc || echo skipped)"
+[ $test_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $multi_rc -eq 0 ]

@@ -39,6 +39,8 @@ static void help(void)
            "  --json FILE          also write the results as JSON\n"
            "  --csv FILE           also write s, F(s) and the running total as CSV\n"
            "  --plot FILE.png      also draw F(s) on a log scale as a PNG\n"
+           "  --devices N|all      cuda, dense mode: spread the search over N GPUs of this\n"
+           "                       host (2 bits per element, split evenly between them)\n"
            "  --memory-limit SIZE  refuse runs needing more than SIZE bytes (e.g. 512M, 4G)\n"
            "  --checkpoint FILE    save the search at level boundaries (atomically) so that\n"
            "                       --resume can continue it after an interruption\n"
@@ -78,12 +80,18 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
     printf("order              %llu\n", (unsigned long long)g->order);
     printf("generators         %d, closed under inverses: %s\n", g->ngens,
            g->inverse_closed ? "yes" : "no");
-    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA)
+    if (r->devices > 0)
+        printf("back end           cuda (%d GPU%s from GPU %d)\n", r->devices,
+               r->devices == 1 ? "" : "s", kedr_ctx_device(ctx));
+    else if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA)
         printf("back end           cuda (GPU %d)\n", kedr_ctx_device(ctx));
     else
         printf("back end           cpu (%d threads)\n", kedr_ctx_threads(ctx));
     if (r->mode == KEDR_CAYLEY_SPARSE)
         printf("memory             %s (sparse: sorted layers of 64-bit states)\n\n", mem);
+    else if (r->devices > 0)
+        printf("memory             %s (dense: 2 bits per element over %d GPU%s)\n\n", mem,
+               r->devices, r->devices == 1 ? "" : "s");
     else
         printf("memory             %s (dense: 3 bitmaps of %llu bits)\n\n", mem,
                (unsigned long long)g->order);
@@ -231,7 +239,12 @@ int cmd_cayley(int argc, char **argv)
         else if (is_option(a, "--max-levels"))
             opt.max_levels = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 1 << 24,
                                           "--max-levels", cmd);
-        else if (is_option(a, "--memory-limit"))
+        else if (is_option(a, "--devices")) {
+            const char *v = cli_value(argc, argv, &i, cmd);
+            opt.devices = strcmp(v, "all") == 0
+                              ? -1
+                              : (int)cli_int(v, 1, 1024, "--devices", cmd);
+        } else if (is_option(a, "--memory-limit"))
             opt.memory_limit = cli_size(cli_value(argc, argv, &i, cmd), "--memory-limit", cmd);
         else if (a[0] == '-' && a[1] != 0)
             cli_usage_error(cmd, "unknown option '%s'", a);
@@ -260,6 +273,10 @@ int cmd_cayley(int argc, char **argv)
     opt.user = g;
 
     kedr_ctx *ctx = cli_context(&c, cmd);
+    if (opt.devices && opt.mode == KEDR_CAYLEY_SPARSE)
+        cli_usage_error(cmd, "--devices applies to the dense mode, not --mode sparse");
+    if (opt.devices && kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA)
+        cli_usage_error(cmd, "--devices needs the cuda back end (this run is on the cpu)");
     kedr_cayley_result r;
     int code = 0;
     kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);

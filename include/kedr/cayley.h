@@ -109,6 +109,9 @@ kedr_status kedr_cayley_unrank(const kedr_cayley_group *g, uint64_t rank, uint32
 
 /* Bytes the dense search needs: three bitmaps of |G| bits (each rounded up to 16 bytes). */
 size_t kedr_cayley_dense_bytes(const kedr_cayley_group *g);
+/* Bytes the dense search over GPUs (kedr_cayley_options.devices) needs in all: 2 bits per
+ * element. */
+size_t kedr_cayley_multi_bytes(const kedr_cayley_group *g);
 
 /* What kedr_cayley_growth reports after each level. */
 typedef struct {
@@ -143,6 +146,11 @@ typedef struct {
     const char *resume_path;
     /* Stop after level max_levels (0: run to the end); the result then has complete = 0. */
     int max_levels;
+    /* cuda, dense mode: spread the search over this many GPUs of the host (the context's GPU
+     * and the next ones), which must reach each other's memory (peer access). 0: the
+     * single-GPU search (3 bits per element); 1 or more: 2 bits per element, split evenly
+     * between the GPUs (docs/cayley.md); -1: every GPU of the host. */
+    int devices;
 } kedr_cayley_options;
 
 typedef struct {
@@ -159,6 +167,7 @@ typedef struct {
     int complete;            /* 1: the search ran to the end; 0: it stopped at max_levels, and
                               * growth, diameter, reached and average_distance cover F(0..level) */
     int resumed_from;        /* the level of the checkpoint the run resumed from, or -1 */
+    int devices;             /* GPUs the dense search was spread over; 0: one context's search */
 } kedr_cayley_result;
 
 /* Computes the growth function of g by a breadth-first search on ctx's back end: dense or

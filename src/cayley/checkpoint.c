@@ -113,13 +113,13 @@ static kedr_status write_fail(const char *path, const char *what)
 }
 
 /* Streams a bitmap from the back end into f through buf, folding it into the checksum. */
-static kedr_status write_bitmap(cayley_dense *d, FILE *f, const char *path, const void *bitmap,
+static kedr_status write_bitmap(cayley_dense *d, FILE *f, const char *path, int which,
                                 unsigned char *buf, uint64_t *sum)
 {
     uint64_t ones = 0;
     for (size_t off = 0; off < d->bitmap_bytes; off += CK_CHUNK) {
         size_t n = d->bitmap_bytes - off < CK_CHUNK ? d->bitmap_bytes - off : CK_CHUNK;
-        KEDR_TRY(kedr_download(d->ctx, buf, (const char *)bitmap + off, n));
+        KEDR_TRY(cayley_dense_download(d, which, off, buf, n));
         ck_sum(sum, &ones, buf, n);
         if (fwrite(buf, 1, n, f) != n)
             return write_fail(path, "write the file");
@@ -185,9 +185,9 @@ kedr_status cayley_checkpoint_write(cayley_dense *d, const char *path, const uin
              fwrite(growth, 8, (size_t)level + 1, f) != (size_t)level + 1)
         s = write_fail(tmp, "write the file");
     if (s == KEDR_OK)
-        s = write_bitmap(d, f, tmp, d->visited, buf, &sum);
+        s = write_bitmap(d, f, tmp, 0, buf, &sum);
     if (s == KEDR_OK)
-        s = write_bitmap(d, f, tmp, d->frontier, buf, &sum);
+        s = write_bitmap(d, f, tmp, 1, buf, &sum);
     if (s == KEDR_OK) {
         put64(buf, sum);
         if (fwrite(buf, 1, 8, f) != 8 || fflush(f) != 0 || fsync(fileno(f)) != 0)
@@ -252,7 +252,7 @@ static kedr_status read_fail(const char *path, FILE *f)
 }
 
 /* Streams a bitmap from f through buf to the back end; *ones counts its set bits. */
-static kedr_status read_bitmap(cayley_dense *d, FILE *f, const char *path, void *bitmap,
+static kedr_status read_bitmap(cayley_dense *d, FILE *f, const char *path, int which, int level,
                                unsigned char *buf, uint64_t *sum, uint64_t *ones)
 {
     for (size_t off = 0; off < d->bitmap_bytes; off += CK_CHUNK) {
@@ -260,7 +260,7 @@ static kedr_status read_bitmap(cayley_dense *d, FILE *f, const char *path, void 
         if (fread(buf, 1, n, f) != n)
             return read_fail(path, f);
         ck_sum(sum, ones, buf, n);
-        KEDR_TRY(kedr_upload(d->ctx, (char *)bitmap + off, buf, n));
+        KEDR_TRY(cayley_dense_upload(d, which, off, buf, n, level));
     }
     return KEDR_OK;
 }
@@ -326,10 +326,10 @@ kedr_status cayley_checkpoint_read(cayley_dense *d, const char *path, uint64_t *
     if (s == KEDR_OK) {
         ck_sum(&sum, &ones, head, CK_HEADER);
         ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
-        s = read_bitmap(d, f, path, d->visited, buf, &sum, &visited);
+        s = read_bitmap(d, f, path, 0, *level, buf, &sum, &visited);
     }
     if (s == KEDR_OK)
-        s = read_bitmap(d, f, path, d->frontier, buf, &sum, &frontier);
+        s = read_bitmap(d, f, path, 1, *level, buf, &sum, &frontier);
     unsigned char stored[8];
     if (s == KEDR_OK && fread(stored, 1, 8, f) != 8)
         s = read_fail(path, f);

@@ -124,20 +124,58 @@ static kedr_status check_memory(kedr_ctx *ctx, const kedr_cayley_group *g,
     char need_s[32], limit_s[32];
     kedr_format_bytes((double)need, need_s, sizeof need_s);
     kedr_format_bytes((double)limit, limit_s, sizeof limit_s);
-    /* What would fit instead: several devices of this size (not available yet), or the sparse
+    /* What would fit instead: the search over several GPUs at 2 bits per element, or the sparse
      * mode, whose memory follows the widest levels (about 48 bytes a state, docs/cayley.md). */
-    double devices = ceil((double)need / (double)(limit ? limit : 1));
+    if (!KEDR_IS_CUDA(ctx))
+        return kedr_fail(KEDR_ERR_NOMEM,
+                         "%s needs %s in dense mode (3 bitmaps of %llu bits, one bit per element), "
+                         "more than the %s of %s; --mode sparse fits while the widest levels hold "
+                         "under about %.2g states", g->spec, need_s, (unsigned long long)g->order,
+                         limit_s, where, (double)limit / 48.0);
+    double gpus = ceil((double)kedr_cayley_multi_bytes(g) / (double)(limit ? limit : 1));
     return kedr_fail(KEDR_ERR_NOMEM,
                      "%s needs %s in dense mode (3 bitmaps of %llu bits, one bit per element), "
-                     "more than the %s of %s: a dense run would take %.0f %s of this size (runs "
-                     "over several are not available yet); --mode sparse fits while the widest "
-                     "levels hold under about %.2g states",
-                     g->spec, need_s, (unsigned long long)g->order, limit_s, where, devices,
-                     KEDR_IS_CUDA(ctx) ? "GPUs" : "hosts", (double)limit / 48.0);
+                     "more than the %s of %s: over GPUs at 2 bits per element it would take "
+                     "%.0f GPU%s of this size (--devices %.0f); --mode sparse fits while the "
+                     "widest levels hold under about %.2g states",
+                     g->spec, need_s, (unsigned long long)g->order, limit_s, where, gpus,
+                     gpus == 1 ? "" : "s", gpus, (double)limit / 48.0);
 }
 
-static kedr_status dense_begin(cayley_dense *d)
+/* The search over GPUs: cuda only, a device count the host has, and within the memory limit
+ * (each GPU's free memory is checked when it is set up). *devices: -1 becomes the count. */
+static kedr_status check_devices(kedr_ctx *ctx, const kedr_cayley_group *g,
+                                 const kedr_cayley_options *opt, int *devices)
 {
+    if (!KEDR_IS_CUDA(ctx))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth: devices = %d needs the cuda back "
+                         "end (this context is cpu)", *devices);
+    if (*devices < -1)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth: devices = %d: expected -1 (all), "
+                         "0 (one GPU, 3 bits per element) or a GPU count", *devices);
+#ifdef KEDR_HAVE_CUDA
+    if (*devices == -1)
+        KEDR_TRY(cayley_multi_devices(devices));
+#endif
+    size_t need = kedr_cayley_multi_bytes(g);
+    if (opt->memory_limit && need > opt->memory_limit) {
+        char need_s[32], limit_s[32];
+        kedr_format_bytes((double)need, need_s, sizeof need_s);
+        kedr_format_bytes((double)opt->memory_limit, limit_s, sizeof limit_s);
+        return kedr_fail(KEDR_ERR_NOMEM, "%s needs %s over GPUs (2 bits per element), more than "
+                         "the memory limit of %s", g->spec, need_s, limit_s);
+    }
+    return KEDR_OK;
+}
+
+static kedr_status dense_begin(cayley_dense *d, int devices)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (devices != 0)
+        return cayley_multi_begin(d, devices);
+#else
+    (void)devices;
+#endif
     KEDR_TRY(kedr_alloc(d->ctx, &d->visited, d->bitmap_bytes));
     KEDR_TRY(kedr_alloc(d->ctx, &d->frontier, d->bitmap_bytes));
     KEDR_TRY(kedr_alloc(d->ctx, &d->next, d->bitmap_bytes));
@@ -158,6 +196,10 @@ static kedr_status dense_begin(cayley_dense *d)
 static void dense_end(cayley_dense *d)
 {
 #ifdef KEDR_HAVE_CUDA
+    if (d->multi) {
+        cayley_multi_end(d);
+        return;
+    }
     if (KEDR_IS_CUDA(d->ctx))
         cayley_cuda_end(d);
 #endif
@@ -170,11 +212,33 @@ static void dense_end(cayley_dense *d)
 static kedr_status dense_level(cayley_dense *d, uint64_t frontier_size, uint64_t *count)
 {
 #ifdef KEDR_HAVE_CUDA
+    if (d->multi)
+        return cayley_multi_level(d, count);
     if (KEDR_IS_CUDA(d->ctx))
         return cayley_cuda_level(d, count);
 #endif
     *count = level_cpu(d, frontier_size);
     return KEDR_OK;
+}
+
+kedr_status cayley_dense_download(cayley_dense *d, int which, size_t off, void *buf, size_t n)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (d->multi)
+        return cayley_multi_download(d, which, off, buf, n);
+#endif
+    return kedr_download(d->ctx, buf, (const char *)(which ? d->frontier : d->visited) + off, n);
+}
+
+kedr_status cayley_dense_upload(cayley_dense *d, int which, size_t off, const void *buf, size_t n,
+                                int level)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (d->multi)
+        return cayley_multi_upload(d, which, off, buf, n, level);
+#endif
+    (void)level;
+    return kedr_upload(d->ctx, (char *)(which ? d->frontier : d->visited) + off, buf, n);
 }
 
 /* Appends F(s) to the growth function, growing it by doubling. */
@@ -301,10 +365,18 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
                          opt->checkpoint_every, opt->max_levels);
     int sparse = 0;
     KEDR_TRY(cayley_sparse_chosen(g, opt, &sparse));
+    if (sparse && opt && opt->devices != 0)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth: devices = %d applies to the dense "
+                         "mode; %s runs in sparse mode", opt->devices, g->spec);
     if (sparse)
         return cayley_sparse_growth(ctx, g, opt, result);
+    int devices = opt ? opt->devices : 0;
     size_t need = kedr_cayley_dense_bytes(g);
-    KEDR_TRY(check_memory(ctx, g, opt, need));
+    if (devices != 0) {
+        KEDR_TRY(check_devices(ctx, g, opt, &devices));
+    } else {
+        KEDR_TRY(check_memory(ctx, g, opt, need));
+    }
 
     cayley_dense d;
     memset(&d, 0, sizeof d);
@@ -312,9 +384,10 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     d.g = g;
     d.bitmap_bytes = need / 3;
     result->order = g->order;
-    result->memory_bytes = need;
+    result->memory_bytes = devices ? kedr_cayley_multi_bytes(g) : need;
+    result->devices = devices;
     result->mode = KEDR_CAYLEY_DENSE;
-    kedr_status s = dense_begin(&d);
+    kedr_status s = dense_begin(&d, devices);
     if (s == KEDR_OK)
         s = start(&d, opt, result);
     if (s == KEDR_OK)

@@ -1,11 +1,11 @@
 /* Dense breadth-first search, cuda version; the algorithm is described in dense.c.
  *
  * A level is two kernels and one 8-byte download:
- *  - sweep: each block takes tiles of 256 words (8192 ranks) of the frontier from a global
- *    counter; it collects the set bits of a tile in a shared-memory queue (so that every thread
- *    has work however the bits are spread over the words), clears the tile, and then expands the
- *    queued elements: unrank, multiply by each generator, rank, atomicOr into next unless the
- *    bit is already visited. Zero tiles cost one coalesced load.
+ *  - sweep: each block takes chunks of 16 tiles of 256 words (8192 ranks) of the frontier from
+ *    a global counter; it collects the set bits of a tile in a shared-memory queue (so that
+ *    every thread has work however the bits are spread over the words), clears the tile, and
+ *    then expands the queued elements: unrank, multiply by each generator, rank, atomicOr into
+ *    next unless the bit is already visited. Zero tiles cost one coalesced load and a barrier.
  *  - merge: visited |= next and a popcount of next, 16 bytes a thread.
  * The group, generators included, travels as a __grid_constant__ kernel parameter (about
  * 3.6 kB), so that every thread reads the same generator from the constant bank at once. */
@@ -15,6 +15,9 @@
 
 #define SWEEP_THREADS 256            /* one 32-bit word of a tile per thread */
 #define TILE_BITS (SWEEP_THREADS * 32)
+/* Tiles a block takes from the tile counter at once: most tiles of most levels are empty, and
+ * one atomicAdd per tile would then cost more than the sweep itself. */
+#define SWEEP_CHUNK 16
 #define MERGE_THREADS 256
 
 /* Device counters: the next tile to sweep, and the new elements of a level. */
@@ -32,40 +35,50 @@ cayley_sweep_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *front
 {
     __shared__ uint16_t queue[TILE_BITS]; /* bit offsets inside the tile */
     __shared__ unsigned int queued;
-    __shared__ unsigned long long tile;
+    __shared__ unsigned long long chunk;
+    if (threadIdx.x == 0)
+        queued = 0;
     for (;;) {
-        if (threadIdx.x == 0) {
-            tile = atomicAdd(tile_counter, 1ull);
-            queued = 0;
-        }
+        if (threadIdx.x == 0)
+            chunk = atomicAdd(tile_counter, 1ull);
         __syncthreads();
-        unsigned long long t = tile;
+        unsigned long long t = chunk * SWEEP_CHUNK, end = t + SWEEP_CHUNK;
         if (t >= tiles)
             return; /* the same for the whole block */
-        size_t w = (size_t)t * SWEEP_THREADS + threadIdx.x;
-        uint32_t bits = w < words ? frontier[w] : 0u;
-        if (bits) {
-            frontier[w] = 0;
-            unsigned int pos = atomicAdd(&queued, (unsigned int)__popc(bits));
-            do {
-                queue[pos++] = (uint16_t)(threadIdx.x * 32 + (unsigned int)(__ffs((int)bits) - 1));
-                bits &= bits - 1;
-            } while (bits);
-        }
-        __syncthreads();
-        unsigned int n = queued;
-        for (unsigned int i = threadIdx.x; i < n; i += SWEEP_THREADS) {
-            cayley_elem e =
-                cayley_load_as(&g, (uint64_t)t * TILE_BITS + queue[i], (kedr_cayley_kind)KIND);
-            for (int k = 0; k < g.ngens; k++) {
-                uint64_t r = cayley_neighbour_as(&g, &e, k, (kedr_cayley_kind)KIND);
-                uint32_t bit = 1u << (r & 31);
-                /* visited does not change during the sweep */
-                if (!(__ldg(&visited[r >> 5]) & bit))
-                    atomicOr(&next[r >> 5], bit);
+        if (end > tiles)
+            end = tiles;
+        /* every tile below has at least one barrier before thread 0 writes chunk again */
+        for (; t < end; t++) {
+            size_t w = (size_t)t * SWEEP_THREADS + threadIdx.x;
+            uint32_t bits = w < words ? frontier[w] : 0u;
+            if (!__syncthreads_or(bits != 0))
+                continue; /* most tiles of most levels: one load and one barrier */
+            if (bits) {
+                frontier[w] = 0;
+                unsigned int pos = atomicAdd(&queued, (unsigned int)__popc(bits));
+                do {
+                    queue[pos++] =
+                        (uint16_t)(threadIdx.x * 32 + (unsigned int)(__ffs((int)bits) - 1));
+                    bits &= bits - 1;
+                } while (bits);
             }
+            __syncthreads();
+            unsigned int n = queued;
+            for (unsigned int i = threadIdx.x; i < n; i += SWEEP_THREADS) {
+                cayley_elem e = cayley_load_as(&g, (uint64_t)t * TILE_BITS + queue[i],
+                                               (kedr_cayley_kind)KIND);
+                for (int k = 0; k < g.ngens; k++) {
+                    uint64_t r = cayley_neighbour_as(&g, &e, k, (kedr_cayley_kind)KIND);
+                    uint32_t bit = 1u << (r & 31);
+                    /* visited does not change during the sweep */
+                    if (!(__ldg(&visited[r >> 5]) & bit))
+                        atomicOr(&next[r >> 5], bit);
+                }
+            }
+            __syncthreads(); /* the queue is reused */
+            if (threadIdx.x == 0)
+                queued = 0; /* the next tile's barrier comes before its first atomicAdd */
         }
-        __syncthreads(); /* the queue, tile and queued are reused */
     }
 }
 
@@ -143,9 +156,10 @@ extern "C" kedr_status cayley_cuda_level(cayley_dense *d, uint64_t *count)
     int per_sm = 0;
     KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, sweep, SWEEP_THREADS,
                                                                 0));
-    unsigned long long blocks = (unsigned long long)(per_sm > 0 ? per_sm : 1) * ctx->multiprocessors;
-    if (blocks > tiles)
-        blocks = tiles;
+    unsigned long long blocks = (unsigned long long)(per_sm > 0 ? per_sm : 1) * ctx->multiprocessors,
+                       chunks = (tiles + SWEEP_CHUNK - 1) / SWEEP_CHUNK;
+    if (blocks > chunks)
+        blocks = chunks;
 
     KEDR_CUDA_TRY(cudaMemsetAsync(counters, 0, sizeof *counters, stream));
     sweep<<<(unsigned int)blocks, SWEEP_THREADS, 0, stream>>>(

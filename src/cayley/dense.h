@@ -18,12 +18,32 @@ typedef struct {
     void *next;      /* the elements at distance s + 1 being found; zero between levels */
     size_t bitmap_bytes;
     void *counters;  /* cuda: the tile counter and the new-element count of a level */
+    /* cuda over kedr_cayley_options.devices GPUs (multi.cu): 2-bit codes instead of the three
+     * bitmaps, which are then NULL; bitmap_bytes still sizes the checkpoint's bitmaps */
+    struct cayley_multi *multi;
 } cayley_dense;
+
+typedef struct cayley_multi cayley_multi;
 
 /* Appends F(s) to res->growth (len entries of cap), growing it by doubling; both searches. */
 kedr_status cayley_push_level(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f);
 
+/* Copies bytes [off, off + n) of the visited (which = 0) or frontier (1) bitmap, in the layout
+ * of the cpu and single-GPU searches, to or from host memory (checkpoints). An upload sets the
+ * frontier's level (the multi-GPU layout needs it): visited first, then frontier. */
+kedr_status cayley_dense_download(cayley_dense *d, int which, size_t off, void *buf, size_t n);
+kedr_status cayley_dense_upload(cayley_dense *d, int which, size_t off, const void *buf, size_t n,
+                                int level);
+
 #ifdef KEDR_HAVE_CUDA
+/* The search over several GPUs (multi.cu). */
+kedr_status cayley_multi_devices(int *count);
+kedr_status cayley_multi_begin(cayley_dense *d, int ndev);
+kedr_status cayley_multi_level(cayley_dense *d, uint64_t *count);
+void cayley_multi_end(cayley_dense *d);
+kedr_status cayley_multi_download(cayley_dense *d, int which, size_t off, void *buf, size_t n);
+kedr_status cayley_multi_upload(cayley_dense *d, int which, size_t off, const void *buf, size_t n,
+                                int level);
 /* Free GPU memory of ctx's device. */
 kedr_status cayley_cuda_free_memory(kedr_ctx *ctx, size_t *bytes);
 kedr_status cayley_cuda_begin(cayley_dense *d);

@@ -390,3 +390,8 @@ size_t kedr_cayley_dense_bytes(const kedr_cayley_group *g)
     size_t bitmap = (size_t)((g->order + 127) / 128) * 16;
     return 3 * bitmap;
 }
+
+size_t kedr_cayley_multi_bytes(const kedr_cayley_group *g)
+{
+    return (size_t)((g->order + 15) / 16) * 4;
+}

@@ -294,10 +294,15 @@ __global__ void __launch_bounds__(BK_BLOCK, BK_MIN_BLOCKS)
                      const unsigned long long *carry_c, const A *carry_v, K *keys_out,
                      V *vals_out)
 {
-    const int N = BK_ITEMS(K);
+    const int N = BK_ITEMS(K), TILE_ITEMS = BK_BLOCK * N;
+    /* The runs that end in the tile are gathered in shared memory and written out with
+     * coalesced stores, when their keys and values fit in 32 KB (all pairs of types but 4-byte
+     * keys with 8-byte values, which are written where they are found). */
+    constexpr bool STAGE = (sizeof(K) + sizeof(V)) * TILE_ITEMS <= 32768;
+    __shared__ __align__(16) unsigned char stage[STAGE ? (sizeof(K) + sizeof(V)) * TILE_ITEMS : 16];
     __shared__ seg<A> tmp[32];
     __shared__ seg<A> s_carry;
-    __shared__ unsigned s_tile;
+    __shared__ unsigned s_tile, s_written, s_head0;
     size_t tile = blockIdx.x;
     if (LOOKBACK) {
         if (threadIdx.x == 0)
@@ -309,6 +314,10 @@ __global__ void __launch_bounds__(BK_BLOCK, BK_MIN_BLOCKS)
     items<K, A, N> it;
     load_items<K, V, A, ONES>(it, keys, vals, n, base, tile_base + BK_BLOCK * N <= n, vec_k,
                               vec_v);
+    if (threadIdx.x == 0) { /* ordered before their use by block_exclusive's barriers */
+        s_written = 0;
+        s_head0 = tile_base == 0 || it.key[1] != it.key[0];
+    }
     seg<A> total;
     seg<A> before = block_exclusive<A, OP>(thread_state<K, A, OP>(it, n, base), tmp, &total);
     seg<A> carry;
@@ -338,15 +347,38 @@ __global__ void __launch_bounds__(BK_BLOCK, BK_MIN_BLOCKS)
         carry.v = carry_v[tile];
     }
     seg<A> s = join<A, OP>(carry, before);
+    /* Run s.c - 1 ends at item i; the tile's first item is in run first_run. */
+    unsigned long long first_run = carry.c - 1 + s_head0;
+    K *stage_k = (K *)stage;
+    V *stage_v = (V *)(stage + (STAGE ? sizeof(K) * TILE_ITEMS : 0));
+    unsigned written = 0;
 #pragma unroll
     for (int r = 0; r < N; r++) {
         size_t i = base + r;
         if (i < n) {
             s = step<A, OP>(s, i == 0 || it.key[r + 1] != it.key[r], it.val[r]);
             if (i + 1 == n || it.key[r + 2] != it.key[r + 1]) {
-                keys_out[s.c - 1] = it.key[r + 1];
-                vals_out[s.c - 1] = (V)s.v;
+                if (STAGE) {
+                    unsigned local = (unsigned)(s.c - 1 - first_run);
+                    stage_k[local] = it.key[r + 1];
+                    stage_v[local] = (V)s.v;
+                    written = local + 1;
+                } else {
+                    keys_out[s.c - 1] = it.key[r + 1];
+                    vals_out[s.c - 1] = (V)s.v;
+                }
             }
+        }
+    }
+    if (STAGE) {
+        /* the runs that end in the tile are first_run, first_run + 1, ...: consecutive */
+        if (written)
+            atomicMax(&s_written, written);
+        __syncthreads();
+        unsigned count = s_written;
+        for (unsigned k = threadIdx.x; k < count; k += BK_BLOCK) {
+            keys_out[first_run + k] = stage_k[k];
+            vals_out[first_run + k] = stage_v[k];
         }
     }
 }

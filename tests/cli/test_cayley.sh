@@ -67,6 +67,9 @@ check perm-n 2 'with N from 1 to 16' -- "$kedr" cayley 'perm:20:(1 2)'
 check metric-not-cube 2 '--metric applies to cube2 only' -- "$kedr" cayley pancake:4 --metric qtm
 check bad-metric 2 '--metric stm: expected htm or qtm' -- "$kedr" cayley cube2 --metric stm
 check bad-mode 2 '--mode fast: expected auto, dense or sparse' -- "$kedr" cayley pancake:4 --mode fast
+check bad-devices 2 '--devices 0: expected an integer from 1 to 1024' -- "$kedr" cayley pancake:4 --devices 0
+check devices-cpu 2 '--devices needs the cuda back end' -- "$kedr" cayley pancake:4 --backend cpu --devices 2
+check devices-sparse 2 '--devices applies to the dense mode' -- "$kedr" cayley pancake:4 --backend cpu --mode sparse --devices all
 check dense-cube 1 'no ranking for dense mode' -- "$kedr" cayley cube2 --mode dense --backend cpu
 check sparse-too-big 1 'in sparse mode' -- "$kedr" cayley cube2 --backend cpu --memory-limit 1K
 # checkpoints: pancake:7 stopped after level 3, then resumed (on every back end the build has),

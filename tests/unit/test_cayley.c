@@ -826,6 +826,108 @@ static void check_bad_checkpoints(kedr_ctx *ctx)
     kedr_cayley_group_free(inv);
 }
 
+/* ---- the search over GPUs (kedr_cayley_options.devices) ------------------------------------ */
+
+static kedr_status run_dev(kedr_ctx *ctx, const kedr_cayley_group *g, int devices,
+                           const char *write, const char *resume, int max_levels,
+                           kedr_cayley_result *r)
+{
+    kedr_cayley_options opt = {.devices = devices, .checkpoint_path = write,
+                               .checkpoint_every = 1e9, .resume_path = resume,
+                               .max_levels = max_levels};
+    memset(r, TU_POISON_BYTE, sizeof *r);
+    return kedr_cayley_growth(ctx, g, &opt, r);
+}
+
+/* The 2-bit search on one GPU and on every GPU of the host gives the single-GPU growth
+ * functions, and its checkpoints resume on the other searches and back. */
+static void check_devices(kedr_ctx **ctxs, int nctx)
+{
+    static const struct {
+        const char *spec;
+        int inverses;
+    } groups[] = {{"pancake:2", 0},  {"pancake:5", 1},     {"pancake:8", 0},
+                  {"pancake:9", 1},  {"burnt-pancake:6", 0}, {"star:9", 0},
+                  {"transpositions:8", 0}, {"lrx:9", 0},   {"bubble:8", 1},
+                  {"abelian:7", 0},  {"abelian:8193", 0},  {"abelian:131,127", 1},
+                  {"abelian:64,64,64,4", 0}, {"abelian:4096,3", 0}, {"burnside:7", 0},
+                  {"burnside:8", 1}, {"burnside:9", 0}};
+    for (int c = 0; c < nctx; c++) {
+        kedr_ctx *ctx = ctxs[c];
+        kedr_cayley_group *g = NULL;
+        kedr_cayley_result r, ref;
+        if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA) {
+            TU_OK(kedr_cayley_parse("pancake:5", 0, &g));
+            kedr_status st = run_dev(ctx, g, 1, NULL, NULL, 0, &r);
+            TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "cuda"),
+                     "devices = 1 on the cpu: status %d, '%s'", (int)st, kedr_last_error());
+            kedr_cayley_group_free(g);
+            continue;
+        }
+        TU_OK(kedr_cayley_parse("pancake:5", 0, &g));
+        kedr_status st = run_dev(ctx, g, -2, NULL, NULL, 0, &r);
+        TU_CHECK(st == KEDR_ERR_INVALID, "devices = -2 accepted");
+        st = run_dev(ctx, g, 4096, NULL, NULL, 0, &r);
+        TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "GPU"),
+                 "devices = 4096: status %d, '%s'", (int)st, kedr_last_error());
+        kedr_cayley_group_free(g);
+        TU_OK(kedr_cayley_parse("cube2", 0, &g));
+        st = run_dev(ctx, g, 1, NULL, NULL, 0, &r);
+        TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "sparse"),
+                 "devices = 1 for cube2: status %d, '%s'", (int)st, kedr_last_error());
+        kedr_cayley_group_free(g);
+
+        for (size_t i = 0; i < sizeof groups / sizeof *groups; i++) {
+            g = NULL;
+            TU_OK(kedr_cayley_parse(groups[i].spec, groups[i].inverses, &g));
+            if (!g)
+                continue;
+            TU_OK(kedr_cayley_growth(ctx, g, NULL, &ref));
+            for (int devices = 1; devices >= -1; devices -= 2) {
+                st = run_dev(ctx, g, devices, NULL, NULL, 0, &r);
+                TU_CHECK(st == KEDR_OK && same_growth(&r, &ref) && r.complete &&
+                             r.devices >= 1 && r.memory_bytes == kedr_cayley_multi_bytes(g) &&
+                             r.edge_visits == ref.edge_visits,
+                         "%s%s over %d GPUs: %s", g->spec, g->inverses ? " (inverses)" : "",
+                         devices, st == KEDR_OK ? "another result" : kedr_last_error());
+                if (st == KEDR_OK)
+                    kedr_cayley_result_free(&r);
+            }
+            /* interrupted on one search, resumed on another: every pair of the 2-bit search
+             * (all GPUs), the single-GPU search and the cpu */
+            int D = ref.diameter, stops[] = {1, D / 2, D - 1, D + 1};
+            for (size_t k = 0; i % 4 == 0 && k < sizeof stops / sizeof *stops; k++) {
+                if (stops[k] < 1)
+                    continue;
+                for (int w = 0; w < 2; w++) {
+                    kedr_cayley_result part;
+                    st = run_dev(ctx, g, w ? -1 : 0, ck_path, NULL, stops[k], &part);
+                    TU_CHECK(st == KEDR_OK, "%s to level %d: %s", g->spec, stops[k],
+                             kedr_last_error());
+                    if (st != KEDR_OK)
+                        continue;
+                    kedr_cayley_result_free(&part);
+                    for (int b = 0; b <= nctx; b++) {
+                        kedr_ctx *rc = b < nctx ? ctxs[b] : ctx;
+                        int devices = b < nctx ? 0 : -1;
+                        st = run_dev(rc, g, devices, NULL, ck_path, 0, &r);
+                        TU_CHECK(st == KEDR_OK && same_growth(&r, &ref) && r.complete,
+                                 "%s stopped at %d (%s), resumed on %s%s: %s", g->spec, stops[k],
+                                 w ? "all GPUs" : "one GPU",
+                                 kedr_backend_name(kedr_ctx_backend(rc)),
+                                 devices ? " over all GPUs" : "",
+                                 st == KEDR_OK ? "another growth function" : kedr_last_error());
+                        if (st == KEDR_OK)
+                            kedr_cayley_result_free(&r);
+                    }
+                }
+            }
+            kedr_cayley_result_free(&ref);
+            kedr_cayley_group_free(g);
+        }
+    }
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -845,6 +947,7 @@ int main(void)
     snprintf(ck_other, sizeof ck_other, "%s/kedr_test_cayley_%d_bad.ckpt", dir, (int)getpid());
     check_resume(ctxs, nb);
     check_long_resume(ctxs, nb);
+    check_devices(ctxs, nb);
     for (int b = 0; b < nb; b++)
         check_bad_checkpoints(ctxs[b]);
     remove(ck_path);
