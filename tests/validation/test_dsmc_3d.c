@@ -4,6 +4,13 @@
  *      Cd = (2s^2+1)/(sqrt(pi) s^3) e^{-s^2} + (4s^4+4s^2-1)/(2s^4) erf(s)
  *           + 2 sqrt(pi)/(3s) sqrt(T_w/T_inf), reference area pi r^2: within 1.5%, the
  *      statistical error (batch means) printed and required under 0.5%;
+ *      A cone along the flow (half angle a, base included, reference area pi R^2) against the
+ *      local free-molecular coefficients of Schaaf & Chambre integrated over its surface, exact
+ *      here because every lateral element meets the flow at the same angle:
+ *      Cd = Cp(s sin a) + cot(a) Cf(s sin a) - Cp(-s), with per element (s_n = s sin(theta), theta
+ *      the angle between flow and surface) Cp(s_n) = [s_n/sqrt(pi) e^{-s_n^2} + (1/2 + s_n^2)
+ *      (1 + erf s_n)] / s^2 + sqrt(T_w/T) [e^{-s_n^2} + sqrt(pi) s_n (1 + erf s_n)] / (2 s^2) and
+ *      Cf = cos(theta) [e^{-s_n^2} + sqrt(pi) s_n (1 + erf s_n)] / (sqrt(pi) s): within 1.5%;
  *  (b) a closed specular box conserves count and energy over full steps with collisions, a
  *      periodic box also momentum (1e-12 relative), and the equilibrium collision rate of hard
  *      spheres matches Bird 1994 eq. 4.64 (with N (N - 1) / 2 pairs per cell of volume dx^3);
@@ -144,6 +151,32 @@ static void test_sphere_drag(kedr_ctx *ctx)
            "%.5f, ratio %.5f\n", FM_S, cd, err, want, cd / want);
     TU_CHECK(fabs(cd / want - 1) < 0.015, "sphere Cd %.5f, closed form %.5f", cd, want);
     TU_CHECK(err / want < 0.005, "sphere Cd sd %.5f too large", err);
+}
+
+/* Local free-molecular pressure coefficient of a diffuse element (T_w = T) whose surface meets
+ * the flow at theta, sn = s sin(theta); the shear coefficient over cos(theta). */
+static double fm_cp(double s, double sn)
+{
+    double e = exp(-sn * sn), g = 1 + erf(sn);
+    return (sn / sqrt(M_PI) * e + (0.5 + sn * sn) * g) / (s * s) +
+           (e + sqrt(M_PI) * sn * g) / (2 * s * s);
+}
+
+static double fm_cf(double s, double sn)
+{
+    return (exp(-sn * sn) + sqrt(M_PI) * sn * (1 + erf(sn))) / (sqrt(M_PI) * s);
+}
+
+static void test_cone_drag(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = fm_case(KEDR_DSMC_BODY_CONE, 0, KEDR_DSMC_WALL_DIFFUSE);
+    double err = 0, ch = 0, cd = run_cd(ctx, &c, 12, 50, &err, &ch);
+    double a = c.body[0].half_angle * M_PI / 180, sn = FM_S * sin(a);
+    double want = fm_cp(FM_S, sn) + fm_cf(FM_S, sn) * cos(a) / tan(a) - fm_cp(FM_S, -FM_S);
+    printf("  cone (half angle %.0f deg), free molecular, diffuse, s = %.1f: Cd = %.5f +- %.5f, "
+           "closed form %.5f, ratio %.5f\n", c.body[0].half_angle, FM_S, cd, err, want, cd / want);
+    TU_CHECK(fabs(cd / want - 1) < 0.015 && err / want < 0.005, "cone Cd %.5f +- %.5f, closed "
+             "form %.5f", cd, err, want);
 }
 
 /* A cube along x, y and z: equal Cd (the drag direction follows the freestream). */
@@ -659,6 +692,7 @@ int main(void)
         test_channels(ctx);
         test_specular_bodies(ctx);
         test_sphere_drag(ctx);
+        test_cone_drag(ctx);
         test_cube_axes(ctx);
         kedr_ctx_destroy(ctx);
     }
