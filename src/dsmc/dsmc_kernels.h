@@ -647,19 +647,19 @@ DSMC_HD void dsmc_inflow_one3(const dsmc_params *p, uint32_t g, uint64_t e, doub
     uint32_t nb = (uint32_t)(b == 0 ? p->nx : p->ny);
     double db = b == 0 ? p->dx : p->dy, dc = c == 1 ? p->dy : p->dz;
     double inward = side % 2 == 0 ? 1.0 : -1.0;
-    double pos[3], v[3];
-    v[axis] = dsmc_flux_normal(&r, beta * inward * p->velocity[axis]) / beta * inward;
-    pos[b] = p->lo[b] + ((double)(local % nb) + dsmc_u01(&r)) * db;
-    v[b] = p->velocity[b] + sigma * dsmc_normal(&r);
-    v[c] = p->velocity[c] + sigma * dsmc_normal(&r);
-    pos[c] = p->lo[c] + ((double)(local / nb) + dsmc_u01(&r)) * dc;
-    pos[axis] = side % 2 == 0 ? p->lo[axis] : p->hi[axis];
-    *x = pos[0];
-    *y = pos[1];
-    *z = pos[2];
-    *vx = v[0];
-    *vy = v[1];
-    *vz = v[2];
+    double vn = dsmc_flux_normal(&r, beta * inward * p->velocity[axis]) / beta * inward;
+    double pb = p->lo[b] + ((double)(local % nb) + dsmc_u01(&r)) * db;
+    double vb = p->velocity[b] + sigma * dsmc_normal(&r);
+    double vc = p->velocity[c] + sigma * dsmc_normal(&r);
+    double pc = p->lo[c] + ((double)(local / nb) + dsmc_u01(&r)) * dc;
+    double pa = side % 2 == 0 ? p->lo[axis] : p->hi[axis];
+    /* selects rather than arrays indexed by axis, so CUDA keeps them in registers */
+    *x = axis == 0 ? pa : pb;
+    *y = axis == 1 ? pa : b == 1 ? pb : pc;
+    *z = axis == 2 ? pa : pc;
+    *vx = axis == 0 ? vn : vb;
+    *vy = axis == 1 ? vn : b == 1 ? vb : vc;
+    *vz = axis == 2 ? vn : vc;
     *sp = (uint8_t)k;
 }
 
@@ -681,8 +681,8 @@ DSMC_HD int dsmc_wall_reflect3(const dsmc_params *p, const double *n, double m, 
     double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
     double c1 = sigma * dsmc_normal(r), c2 = sigma * dsmc_normal(r);
     /* t1: the coordinate axis least aligned with n, made orthogonal to it; t2 = n x t1 */
-    double t1[3] = {0, 0, 0}, t2[3];
-    t1[fabs(n[0]) < 0.9 ? 0 : 1] = 1.0;
+    int ax = fabs(n[0]) < 0.9;
+    double t1[3] = {ax ? 1.0 : 0.0, ax ? 0.0 : 1.0, 0.0}, t2[3];
     double dot = t1[0] * n[0] + t1[1] * n[1] + t1[2] * n[2], len = 0;
     for (int d = 0; d < 3; d++) {
         t1[d] -= dot * n[d];
@@ -829,16 +829,19 @@ DSMC_HD uint32_t dsmc_solid_at(const dsmc_params *p, int j, int face, double *po
     } else if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID) {
         int d = face / 2, up = face % 2, b = (d + 1) % 3, c = (d + 2) % 3;
         int lo_ax = b < c ? b : c, hi_ax = b < c ? c : b;
-        n[0] = n[1] = n[2] = 0;
-        n[d] = up ? 1.0 : -1.0;
-        pos[d] = up ? s[3 + d] + p->nudge : s[d] - p->nudge;
-        for (int k = 0; k < d; k++) {
-            int kb = (k + 1) % 3, kc = (k + 2) % 3;
-            e += 2 * ne[kb] * ne[kc];
+        double plo = 0, phi = 0;
+        for (int k = 0; k < 3; k++) { /* unrolled: pos and n stay in registers on CUDA */
+            n[k] = k != d ? 0.0 : up ? 1.0 : -1.0;
+            if (k == d)
+                pos[k] = up ? s[3 + k] + p->nudge : s[k] - p->nudge;
+            if (k < d)
+                e += 2 * ne[(k + 1) % 3] * ne[(k + 2) % 3];
+            plo = k == lo_ax ? pos[k] : plo;
+            phi = k == hi_ax ? pos[k] : phi;
         }
         e += (uint32_t)up * ne[b] * ne[c];
-        uint32_t i0 = dsmc_bin((pos[lo_ax] - s[lo_ax]) / (s[3 + lo_ax] - s[lo_ax]), ne[lo_ax]);
-        uint32_t i1 = dsmc_bin((pos[hi_ax] - s[hi_ax]) / (s[3 + hi_ax] - s[hi_ax]), ne[hi_ax]);
+        uint32_t i0 = dsmc_bin((plo - s[lo_ax]) / (s[3 + lo_ax] - s[lo_ax]), ne[lo_ax]);
+        uint32_t i1 = dsmc_bin((phi - s[hi_ax]) / (s[3 + hi_ax] - s[hi_ax]), ne[hi_ax]);
         e += i1 * ne[lo_ax] + i0;
     } else {
         double a = pos[0] - s[0], dy = pos[1] - s[1], dz = pos[2] - s[2];
@@ -915,14 +918,18 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
             pos[d] += u[d] * tev;
         t -= tev;
         if (what < 6) {
-            int d = what / 2, at_lo = what % 2 == 0, bc = p->side[what];
+            int at_lo = what % 2 == 0, bc = p->side[what];
             if (bc != KEDR_DSMC_SPECULAR && bc != KEDR_DSMC_PERIODIC)
                 return DSMC_DROP;
-            if (bc == KEDR_DSMC_PERIODIC) {
-                pos[d] = at_lo ? p->hi[d] : p->lo[d];
-            } else {
-                pos[d] = at_lo ? p->lo[d] : p->hi[d];
-                u[d] = -u[d];
+            for (int d = 0; d < 3; d++) { /* d == what / 2 (unrolled: no indexed arrays) */
+                if (d != what / 2)
+                    continue;
+                if (bc == KEDR_DSMC_PERIODIC) {
+                    pos[d] = at_lo ? p->hi[d] : p->lo[d];
+                } else {
+                    pos[d] = at_lo ? p->lo[d] : p->hi[d];
+                    u[d] = -u[d];
+                }
             }
             skip = -1;
         } else {
