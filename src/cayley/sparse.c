@@ -79,6 +79,117 @@ static void svec_at(const svec *v, size_t off, int words, uint64_t **out)
         out[w] = w < words && v->w[w] ? v->w[w] + off : NULL;
 }
 
+/* ---- cpu: membership and merges by sweeps over sorted arrays ----
+ * One binary search per element reads scattered memory; on the cpu a block of sorted
+ * candidates instead walks each sorted array forwards, galloping from where the last
+ * candidate stopped (exponential then binary search, O(log gap) a step), and a merge splits
+ * its output by merge path (Odeh, Green, Mwassi, Shmueli & Birk, "Merge Path - parallel
+ * merging made simple", IPDPSW 2012) and merges each piece sequentially. The arrays hold
+ * states of `words` words (one array per word), as in sparse.h. */
+
+/* Items per block of the sweeps. */
+#define SWEEP_BLOCK 65536
+
+/* The first index >= from of the sorted states a[0..n) that is not below key, when those
+ * before from are below it. */
+static size_t gallop(const uint64_t *const *a, size_t n, size_t from, const uint64_t *key,
+                     int words)
+{
+    if (from >= n || cayley_wide_cmp(a, from, key, words) >= 0)
+        return from;
+    size_t lo = from, hi, step = 1; /* a[lo] < key */
+    for (;;) {
+        hi = lo + step;
+        if (hi >= n) {
+            hi = n;
+            break;
+        }
+        if (cayley_wide_cmp(a, hi, key, words) >= 0)
+            break;
+        lo = hi;
+        step *= 2;
+    }
+    lo++;
+    while (lo < hi) { /* the answer is in [lo, hi] */
+        size_t mid = lo + (hi - lo) / 2;
+        if (cayley_wide_cmp(a, mid, key, words) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void flag_sweep(int threads, const uint64_t *const *cand, size_t n,
+                       const cayley_wide_sets *s, uint8_t *flags)
+{
+    int words = s->words;
+    long long blocks = (long long)((n + SWEEP_BLOCK - 1) / SWEEP_BLOCK);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (blocks > 1)
+    for (long long b = 0; b < blocks; b++) {
+        size_t lo = (size_t)b * SWEEP_BLOCK, hi = lo + SWEEP_BLOCK < n ? lo + SWEEP_BLOCK : n;
+        size_t pos[3] = {0, 0, 0};
+        for (size_t i = lo; i < hi; i++) {
+            uint64_t x[CAYLEY_MAX_WORDS] = {0, 0, 0};
+            for (int w = 0; w < words; w++)
+                x[w] = cand[w][i];
+            uint8_t f = !(i > 0 && cayley_wide_cmp(cand, i - 1, x, words) == 0);
+            for (int j = 0; j < 3 && f; j++)
+                if (s->n[j]) {
+                    pos[j] = gallop(s->a[j], s->n[j], pos[j], x, words);
+                    f = !(pos[j] < s->n[j] && cayley_wide_cmp(s->a[j], pos[j], x, words) == 0);
+                }
+            flags[i] = f;
+        }
+    }
+}
+
+/* How many of the first d outputs of merging the disjoint sorted a and b come from a. */
+static size_t merge_split(const uint64_t *const *a, size_t na, const uint64_t *const *b,
+                          size_t nb, size_t d, int words)
+{
+    size_t lo = d > nb ? d - nb : 0, hi = d < na ? d : na;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint64_t key[CAYLEY_MAX_WORDS] = {0, 0, 0};
+        for (int w = 0; w < words; w++)
+            key[w] = b[w][d - mid - 1];
+        if (cayley_wide_cmp(a, mid, key, words) < 0) /* a[mid] comes before b[d - mid - 1] */
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void merge_sweep(int threads, int words, const uint64_t *const *a, size_t na,
+                        const uint64_t *const *b, size_t nb, uint64_t *const *out)
+{
+    size_t total = na + nb;
+    long long pieces = (long long)((total + SWEEP_BLOCK - 1) / SWEEP_BLOCK);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (pieces > 1)
+    for (long long p = 0; p < pieces; p++) {
+        size_t d0 = (size_t)p * SWEEP_BLOCK, d1 = d0 + SWEEP_BLOCK < total ? d0 + SWEEP_BLOCK : total;
+        size_t i = merge_split(a, na, b, nb, d0, words), i1 = merge_split(a, na, b, nb, d1, words);
+        size_t j = d0 - i, j1 = d1 - i1;
+        for (size_t d = d0; d < d1; d++) {
+            int from_a = j >= j1;
+            if (!from_a && i < i1) {
+                uint64_t key[CAYLEY_MAX_WORDS] = {0, 0, 0};
+                for (int w = 0; w < words; w++)
+                    key[w] = b[w][j];
+                from_a = cayley_wide_cmp(a, i, key, words) < 0;
+            }
+            for (int w = 0; w < words; w++)
+                out[w][d] = from_a ? a[w][i] : b[w][j];
+            if (from_a)
+                i++;
+            else
+                j++;
+        }
+    }
+}
+
 static kedr_status expand(kedr_ctx *ctx, const kedr_cayley_group *g, const uint64_t *layer,
                           size_t n, uint64_t *out)
 {
@@ -103,16 +214,19 @@ static kedr_status flag(kedr_ctx *ctx, const uint64_t *cand, size_t n, const cay
     if (KEDR_IS_CUDA(ctx))
         return cayley_sparse_flag_cuda(ctx, cand, n, s, flags);
 #endif
-    long long total = (long long)n;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) \
-    if (total > CPU_PARALLEL_ITEMS)
-    for (long long i = 0; i < total; i++)
-        flags[i] = cayley_sparse_flag(cand, (size_t)i, s);
+    cayley_wide_sets w;
+    memset(&w, 0, sizeof w);
+    w.words = 1;
+    for (int j = 0; j < 3; j++) {
+        w.a[j][0] = s->a[j];
+        w.n[j] = s->n[j];
+    }
+    flag_sweep(ctx->threads, &cand, n, &w, flags);
     return KEDR_OK;
 }
 
-/* out = the sorted union of the disjoint sorted arrays a and b: each element goes to its index
- * plus the number of elements of the other array below it. */
+/* out = the sorted union of the disjoint sorted arrays a and b (cuda: each element goes to its
+ * index plus the number of elements of the other array below it). */
 static kedr_status merge(kedr_ctx *ctx, const uint64_t *a, size_t na, const uint64_t *b,
                          size_t nb, uint64_t *out)
 {
@@ -120,16 +234,7 @@ static kedr_status merge(kedr_ctx *ctx, const uint64_t *a, size_t na, const uint
     if (KEDR_IS_CUDA(ctx))
         return cayley_sparse_merge_cuda(ctx, a, na, b, nb, out);
 #endif
-    long long total = (long long)(na + nb);
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) \
-    if (total > CPU_PARALLEL_ITEMS)
-    for (long long t = 0; t < total; t++) {
-        size_t i = (size_t)t;
-        if (i < na)
-            out[i + cayley_sparse_rank_in(b, nb, a[i])] = a[i];
-        else
-            out[i - na + cayley_sparse_rank_in(a, na, b[i - na])] = b[i - na];
-    }
+    merge_sweep(ctx->threads, 1, &a, na, &b, nb, &out);
     return KEDR_OK;
 }
 
@@ -161,11 +266,7 @@ static kedr_status flag_wide(kedr_ctx *ctx, const uint64_t *const *cand, size_t 
     if (KEDR_IS_CUDA(ctx))
         return cayley_wide_flag_cuda(ctx, cand, n, s, flags);
 #endif
-    long long total = (long long)n;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) \
-    if (total > CPU_PARALLEL_ITEMS)
-    for (long long i = 0; i < total; i++)
-        flags[i] = cayley_wide_flag(cand, (size_t)i, s, s->words);
+    flag_sweep(ctx->threads, cand, n, s, flags);
     return KEDR_OK;
 }
 
@@ -177,24 +278,7 @@ static kedr_status merge_wide(kedr_ctx *ctx, int words, const uint64_t *const *a
     if (KEDR_IS_CUDA(ctx))
         return cayley_wide_merge_cuda(ctx, words, a, na, b, nb, out);
 #endif
-    long long total = (long long)(na + nb);
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) \
-    if (total > CPU_PARALLEL_ITEMS)
-    for (long long t = 0; t < total; t++) {
-        size_t i = (size_t)t, to;
-        uint64_t x[CAYLEY_MAX_WORDS] = {0, 0, 0};
-        if (i < na) {
-            for (int w = 0; w < words; w++)
-                x[w] = a[w][i];
-            to = i + cayley_wide_rank_in(b, nb, x, words);
-        } else {
-            for (int w = 0; w < words; w++)
-                x[w] = b[w][i - na];
-            to = i - na + cayley_wide_rank_in(a, na, x, words);
-        }
-        for (int w = 0; w < words; w++)
-            out[w][to] = x[w];
-    }
+    merge_sweep(ctx->threads, words, a, na, b, nb, out);
     return KEDR_OK;
 }
 
