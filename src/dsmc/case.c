@@ -359,7 +359,8 @@ static kedr_status read_downstream(kedr_ini *ini, kedr_dsmc_case *c)
     char buf[256];
     snprintf(buf, sizeof buf, "%s", text);
     int count = 0, one = KEDR_DSMC_XMAX;
-    for (char *save = NULL, *w = strtok_r(buf, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+    for (char *save = NULL, *w = strtok_r(buf, ", \t", &save); w;
+         w = strtok_r(NULL, ", \t", &save)) {
         int s = 0;
         while (side_names[s] && strcmp(side_names[s], w) != 0)
             s++;

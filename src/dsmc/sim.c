@@ -440,7 +440,8 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         double inward = s % 2 == 0 ? 1.0 : -1.0;
         for (int k = 0; k < c->nspecies; k++)
             sim->flux[s][k] = kedr_dsmc_inflow_flux(p->gas_n[st] * c->fraction[k], p->gas_t[st],
-                                                    c->species[k].mass, inward * p->gas_u[st][axis]);
+                                                    c->species[k].mass,
+                                                    inward * p->gas_u[st][axis]);
     }
     p->face_start[4] = faces;
     sim->ncells = (size_t)c->nx * (size_t)c->ny;
