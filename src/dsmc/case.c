@@ -417,6 +417,9 @@ static kedr_status read_downstream(kedr_ini *ini, kedr_dsmc_case *c)
         int axis = one / 2;
         if (count != 1)
             return kedr_ini_fail(ini, sec, "shock_position", "needs exactly one downstream side");
+        if (!c->fill)
+            return kedr_ini_fail(ini, sec, "shock_position", "places the initial fill, but "
+                                 "[freestream] fill is false");
         KEDR_TRY(kedr_ini_double(ini, sec, "shock_position", 0, c->lo[axis], c->hi[axis],
                                  &d->shock_position));
         d->has_shock_position = 1;

@@ -385,6 +385,10 @@ static void test_downstream(void)
                  "temperature = 400\n", "[downstream] number_density = -1");
     expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nshock_position = 3\n",
                  "[downstream] shock_position = 3: expected a number in [0, 2]");
+    expect_error("velocity_x = 1000", "velocity_x = 1000\nfill = no",
+                 "[downstream]\nstate = explicit\nsides = y_max\nnumber_density = 1e20\n"
+                 "temperature = 400\nshock_position = 0.5\n",
+                 "[downstream] shock_position: places the initial fill");
     expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nshock_positon = 1\n",
                  "did you mean 'shock_position'?");
     expect_error(bc, "y_max = 1\nboundary_x_max = inflow\nboundary_y_max = inflow\n",
