@@ -84,13 +84,13 @@ typedef struct {
     /* Inflow faces: side s owns global faces [face_start[s], face_start[s + 1]). */
     uint32_t face_start[5];
     /* Gas states of new molecules: 0 the freestream, 1 the [downstream] state. Inflow side s
-     * draws from state side_state[s]; the initial fill takes state 1 in the cells whose centre
-     * c along fill_axis has (c - fill_split) * fill_dir >= 0 (fill_axis < 0: nowhere). gas_n is
+     * draws from state side_state[s]; the initial fill takes state 1 in the cells whose index
+     * along fill_axis lies in [fill_from, fill_to) (fill_axis < 0: none). Cell indices, not
+     * coordinates, so that host and device cannot round a cell to different states. gas_n is
      * used on the host (counts); it is here so that the checkpoint's case hash covers it. */
     double gas_n[2], gas_t[2], gas_u[2][3];
     uint8_t side_state[4];
-    int fill_axis, fill_dir;
-    double fill_split;
+    int fill_axis, fill_from, fill_to;
 } dsmc_params;
 
 /* Collision separations over the mean free path are summed in fixed point (units of 2^-24):
@@ -228,9 +228,8 @@ DSMC_HD int dsmc_fill_state(const dsmc_params *p, uint32_t cell)
 {
     if (p->fill_axis < 0)
         return 0;
-    double c = p->fill_axis == 0 ? p->lo[0] + ((double)(cell % (uint32_t)p->nx) + 0.5) * p->dx
-                                 : p->lo[1] + ((double)(cell / (uint32_t)p->nx) + 0.5) * p->dy;
-    return (c - p->fill_split) * p->fill_dir >= 0 ? 1 : 0;
+    int i = (int)(p->fill_axis == 0 ? cell % (uint32_t)p->nx : cell / (uint32_t)p->nx);
+    return i >= p->fill_from && i < p->fill_to ? 1 : 0;
 }
 
 /* The side that owns inflow face `face`. */

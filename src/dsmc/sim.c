@@ -370,11 +370,18 @@ static void gas_states(const kedr_dsmc_case *c, dsmc_params *p)
     p->fill_axis = -1;
     for (int s = 0; s < 4; s++) {
         p->side_state[s] = down && (d->sides & (1u << s)) ? 1 : 0;
-        if (p->side_state[s] && d->has_shock_position) {
-            p->fill_axis = s / 2;
-            p->fill_dir = s % 2 ? 1 : -1; /* towards the downstream side */
-            p->fill_split = d->shock_position;
-        }
+        if (!p->side_state[s] || !d->has_shock_position)
+            continue;
+        /* The cells whose centre lies between the shock position and side s. */
+        int axis = s / 2, cells = axis ? c->ny : c->nx, first = cells;
+        double step = (c->hi[axis] - c->lo[axis]) / cells;
+        for (int i = cells - 1; i >= 0; i--)
+            if (s % 2 ? c->lo[axis] + (i + 0.5) * step >= d->shock_position
+                      : c->lo[axis] + (i + 0.5) * step > d->shock_position)
+                first = i;
+        p->fill_axis = axis;
+        p->fill_from = s % 2 ? first : 0;
+        p->fill_to = s % 2 ? cells : first;
     }
 }
 

