@@ -8,7 +8,7 @@
  * n1 (x_s - x_min) + n2 (x_max - x_s)), and the windows' profiles are shifted by whole cells to
  * a common shock position before they are averaged. Checks:
  *  (a) the Rankine-Hugoniot jump: density, temperature and velocity of the aligned profile's
- *      downstream plateau against n2, T2, u2, within 1% (batch standard errors about 0.1-0.2%);
+ *      downstream plateau against n2, T2, u2, within 1% (batch standard errors 0.04-0.3%);
  *  (b) the reciprocal density thickness lambda_1 / delta, delta = (n2 - n1) / max(dn/dx) on the
  *      aligned profile (slopes by least squares over lambda_1 / 2 on either side), lambda_1 =
  *      16 mu_1 / (5 rho_1 sqrt(2 pi R T_1)) the upstream mean free path of the shock-thickness
