@@ -86,6 +86,28 @@ typedef struct {
     double length;      /* cone: apex to base along +x */
 } kedr_dsmc_body;
 
+/* [downstream]: a second gas state for some inflow sides, for a stationary normal shock held
+ * between the freestream entering at one side and this state entering at the other. With
+ * KEDR_DSMC_RANKINE_HUGONIOT the loader computes the state from the freestream
+ * (kedr_dsmc_rankine_hugoniot); a case built in code fills in the values itself. */
+typedef enum {
+    KEDR_DSMC_DOWNSTREAM_NONE = 0,
+    KEDR_DSMC_DOWNSTREAM_EXPLICIT,
+    KEDR_DSMC_RANKINE_HUGONIOT
+} kedr_dsmc_downstream_mode;
+
+typedef struct {
+    kedr_dsmc_downstream_mode mode;
+    unsigned sides;          /* bit s (KEDR_DSMC_XMIN...): inflow side s takes this state */
+    double number_density;   /* m^-3 */
+    double temperature;      /* K */
+    double velocity[3];      /* m/s */
+    /* The initial fill (with fill set) puts this state in the cells whose centre lies between
+     * shock_position and the one downstream side, along that side's axis (m). */
+    int has_shock_position;
+    double shock_position;
+} kedr_dsmc_downstream;
+
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
     char name[128];                  /* the case file's base name, for output files */
@@ -136,6 +158,7 @@ typedef struct {
     int checkpoint;                  /* [output] checkpoint: write one at the end */
     size_t max_particles;            /* [run] max_particles: refuse to grow past (0: no limit) */
     int dt_auto;                     /* [run] dt = auto: dt was chosen by kedr_dsmc_auto_dt */
+    kedr_dsmc_downstream downstream; /* [downstream] (mode NONE: every inflow is freestream) */
 } kedr_dsmc_case;
 
 /* Reads a case file (and the species file it names, relative to the case file). Every error is
@@ -292,9 +315,20 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
  * n sqrt(kT / 2 pi m) [exp(-s^2) + sqrt(pi) s (1 + erf(s))], s = u_n / sqrt(2kT/m). */
 double kedr_dsmc_inflow_flux(double n, double temperature, double mass, double u_normal);
 
+/* The state behind a stationary normal shock facing side `side` (the freestream enters at the
+ * opposite side and flows towards this one): the Rankine-Hugoniot relations for a perfect gas
+ * of gamma = (5 + zeta) / (3 + zeta), zeta the mole-averaged rotational degrees of freedom,
+ * with M the freestream's Mach number along the side's normal:
+ * n2/n1 = (gamma+1) M^2 / ((gamma-1) M^2 + 2), p2/p1 = (2 gamma M^2 - (gamma-1)) / (gamma+1),
+ * T2/T1 = (p2/p1) / (n2/n1), u2 = u1 n1/n2 along the normal, the tangential velocity unchanged.
+ * KEDR_ERR_INVALID when that Mach number is not above 1. */
+kedr_status kedr_dsmc_rankine_hugoniot(const kedr_dsmc_case *c, int side, double *number_density,
+                                       double *temperature, double velocity[3]);
+
 /* Time-step limits of a case: the freestream mean collision time (VHS, Bird 1994 eq. 4.64 for
  * the collision rate) and the time a particle at the freestream speed plus three most probable
- * thermal speeds takes to cross the smaller cell side. kedr_dsmc_auto_dt returns
+ * thermal speeds takes to cross the smaller cell side; with a [downstream] state, the smaller
+ * of the two states' values. kedr_dsmc_auto_dt returns
  * min(0.2 * collision time, 0.5 * transit time). Both are +inf for an empty gas. */
 void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, double *transit_time);
 double kedr_dsmc_auto_dt(const kedr_dsmc_case *c);

@@ -247,6 +247,7 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_cayley_parse: out of host memory");
     g->kind = families[f].kind;
     g->inverses = inverses != 0;
+    g->state_words = 1;
     snprintf(g->description, sizeof g->description, "%s", families[f].description);
     const char *args = colon + 1;
     if (g->kind == KEDR_CAYLEY_ABELIAN || g->kind == KEDR_CAYLEY_BURNSIDE) {
@@ -258,10 +259,11 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
         }
     } else {
         uint64_t n;
-        if (!parse_int(args, strlen(args), (uint64_t)families[f].min_n, KEDR_CAYLEY_MAX_POINTS, &n)) {
+        if (!parse_int(args, strlen(args), (uint64_t)families[f].min_n,
+                       KEDR_CAYLEY_MAX_RANKED_POINTS, &n)) {
             free(g);
             return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer N from %d to %d", spec,
-                             families[f].min_n, KEDR_CAYLEY_MAX_POINTS);
+                             families[f].min_n, KEDR_CAYLEY_MAX_RANKED_POINTS);
         }
         g->n = (int)n;
         g->order = 1;

@@ -49,6 +49,7 @@ struct cayley_multi {
     mt_parts parts;
     int level;                         /* the frontier's level: its code is 1 + level % 2 */
     uint32_t *staging;                 /* pinned host words for checkpoints */
+    uint32_t staging_one;              /* the identity's code on its way to GPU 0 */
     size_t staging_words;
 };
 
@@ -261,9 +262,14 @@ static kedr_status multi_setup(cayley_dense *d, cayley_multi *m, int ndev)
         KEDR_CUDA_TRY(cudaSetDevice(m->dev[i]));
         KEDR_CUDA_TRY(cudaStreamSynchronize(m->stream[i]));
     }
-    /* the identity (rank 0) is the frontier of level 0 */
-    uint32_t one = mt_code(0);
-    KEDR_CUDA_TRY(cudaMemcpy(m->parts.part[0], &one, 4, cudaMemcpyHostToDevice));
+    /* the identity (rank 0) is the frontier of level 0. Every copy goes through the GPU's own
+     * stream and is waited for: the streams do not wait on the legacy default stream, and a
+     * plain cudaMemcpy from pageable memory may return before its data has arrived. */
+    KEDR_CUDA_TRY(cudaSetDevice(m->dev[0]));
+    m->staging_one = mt_code(0);
+    KEDR_CUDA_TRY(cudaMemcpyAsync(m->parts.part[0], &m->staging_one, 4, cudaMemcpyHostToDevice,
+                                  m->stream[0]));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(m->stream[0]));
     m->level = 0;
     return KEDR_OK;
 }
@@ -334,12 +340,15 @@ static kedr_status mt_copy(cayley_multi *m, uint64_t w0, size_t n, uint32_t *wor
         size_t span = m->parts.words_per - local < n ? (size_t)(m->parts.words_per - local) : n;
         size_t k = avail < span ? avail : span;
         KEDR_CUDA_TRY(cudaSetDevice(m->dev[i]));
-        if (k && up)
-            KEDR_CUDA_TRY(cudaMemcpy(m->parts.part[i] + local, words, 4 * k,
-                                     cudaMemcpyHostToDevice));
-        else if (k)
-            KEDR_CUDA_TRY(cudaMemcpy(words, m->parts.part[i] + local, 4 * k,
-                                     cudaMemcpyDeviceToHost));
+        if (k) {
+            if (up)
+                KEDR_CUDA_TRY(cudaMemcpyAsync(m->parts.part[i] + local, words, 4 * k,
+                                              cudaMemcpyHostToDevice, m->stream[i]));
+            else
+                KEDR_CUDA_TRY(cudaMemcpyAsync(words, m->parts.part[i] + local, 4 * k,
+                                              cudaMemcpyDeviceToHost, m->stream[i]));
+            KEDR_CUDA_TRY(cudaStreamSynchronize(m->stream[i]));
+        }
         if (!up && span > k) /* past the end of the group: nothing there */
             memset(words + k, 0, 4 * (span - k));
         w0 += span;

@@ -6,8 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CUBE2_ORDER 3674160ull /* 7! 3^6: the 8!·3^7 corner states over the 24 rotations */
-/* Subgroup chains of S_16 are far shorter (Cameron, Solomon & Turull 1989: < 3n/2). */
+#define CUBE2_ORDER 3674160ull
+#define CAYLEY_MAX_SPARSE_ORDER (1ull << 62) /* 7! 3^6: the 8!·3^7 corner states over the 24 rotations */
+/* Subgroup chains of S_32 are far shorter (Cameron, Solomon & Turull 1989: < 3n/2 = 48). */
 #define SS_MAX_GENS 64
 
 int cayley_sparse_spec(const char *spec)
@@ -22,63 +23,78 @@ static int positions(const kedr_cayley_group *g)
     return g->kind == KEDR_CAYLEY_CUBE2 ? CAYLEY_CUBE2_CORNERS : g->n;
 }
 
-/* Writes the generator whose action takes the identity to state x at index k: the state holds
- * the generator's moves (and twists) directly. */
-static void generator_from_state(kedr_cayley_group *g, int k, uint64_t x)
+/* Adds the generator moving position i to perm[i] (twists flip: cube2) unless it is the
+ * identity or already there; 0 when the table is full. */
+static int add_generator(kedr_cayley_group *g, const uint8_t *perm, uint16_t flip)
 {
-    int n = positions(g);
-    for (int i = 0; i < KEDR_CAYLEY_MAX_POINTS; i++)
-        g->perm[k][i] = (uint8_t)(i < n ? cayley_nibble(x, i) : (uint32_t)i);
-    g->flip[k] = 0;
-    if (g->kind == KEDR_CAYLEY_CUBE2)
-        for (int i = 0; i < n; i++)
-            g->flip[k] |= (uint16_t)(cayley_nibble(x, CAYLEY_CUBE2_CORNERS + i) << (2 * i));
-}
-
-static uint64_t generator_state(const kedr_cayley_group *g, int k)
-{
-    return cayley_sparse_apply(g, cayley_sparse_identity(g), k);
-}
-
-/* Adds the generator of state x unless it is the identity or already there; 0 when full. */
-static int add_generator(kedr_cayley_group *g, uint64_t x)
-{
-    if (x == cayley_sparse_identity(g))
+    int n = positions(g), identity = flip == 0;
+    for (int i = 0; i < n && identity; i++)
+        identity = perm[i] == i;
+    if (identity)
         return 1;
     for (int k = 0; k < g->ngens; k++)
-        if (generator_state(g, k) == x)
+        if (memcmp(g->perm[k], perm, (size_t)n) == 0 && g->flip[k] == flip)
             return 1;
     if (g->ngens == KEDR_CAYLEY_MAX_GENERATORS)
         return 0;
-    generator_from_state(g, g->ngens++, x);
+    int k = g->ngens++;
+    for (int i = 0; i < KEDR_CAYLEY_MAX_POINTS; i++)
+        g->perm[k][i] = (uint8_t)(i < n ? perm[i] : i);
+    g->flip[k] = flip;
     return 1;
 }
 
-/* The state of the inverse of generator k: the last power before the identity. */
-static uint64_t inverse_state(const kedr_cayley_group *g, int k)
+/* cube2: adds the generator whose action takes the identity to state x (the state holds the
+ * generator's moves and twists directly). */
+static void add_state(kedr_cayley_group *g, uint64_t x)
 {
-    uint64_t id = cayley_sparse_identity(g), y = generator_state(g, k);
+    uint8_t perm[CAYLEY_CUBE2_CORNERS];
+    uint16_t flip = 0;
+    for (int i = 0; i < CAYLEY_CUBE2_CORNERS; i++) {
+        perm[i] = (uint8_t)cayley_nibble(x, i);
+        flip |= (uint16_t)(cayley_nibble(x, CAYLEY_CUBE2_CORNERS + i) << (2 * i));
+    }
+    add_generator(g, perm, flip);
+}
+
+/* The inverse of generator k: the inverse permutation, and for cube2 the last power before
+ * the identity (which also undoes the twists). */
+static void inverse_of(const kedr_cayley_group *g, int k, uint8_t *perm, uint16_t *flip)
+{
+    *flip = 0;
+    if (g->kind != KEDR_CAYLEY_CUBE2) {
+        for (int i = 0; i < g->n; i++)
+            perm[g->perm[k][i]] = (uint8_t)i;
+        return;
+    }
+    uint64_t id = cayley_sparse_identity(g), y = cayley_sparse_apply(g, id, k);
     for (;;) {
         uint64_t z = cayley_sparse_apply(g, y, k);
         if (z == id)
-            return y;
+            break;
         y = z;
+    }
+    for (int i = 0; i < CAYLEY_CUBE2_CORNERS; i++) {
+        perm[i] = (uint8_t)cayley_nibble(y, i);
+        *flip |= (uint16_t)(cayley_nibble(y, CAYLEY_CUBE2_CORNERS + i) << (2 * i));
     }
 }
 
 static kedr_status close_inverses(kedr_cayley_group *g)
 {
-    int given = g->ngens;
+    int given = g->ngens, n = positions(g);
     g->inverse_closed = 1;
     for (int k = 0; k < given; k++) {
-        uint64_t inv = inverse_state(g, k);
+        uint8_t inv[KEDR_CAYLEY_MAX_POINTS];
+        uint16_t flip;
+        inverse_of(g, k, inv, &flip);
         int found = 0;
         for (int j = 0; j < g->ngens && !found; j++)
-            found = generator_state(g, j) == inv;
+            found = memcmp(g->perm[j], inv, (size_t)n) == 0 && g->flip[j] == flip;
         if (found)
             continue;
         g->inverse_closed = 0;
-        if (g->inverses && !add_generator(g, inv))
+        if (g->inverses && !add_generator(g, inv, flip))
             return kedr_fail(KEDR_ERR_INVALID, "%s: more than %d generators with the inverses",
                              g->spec, KEDR_CAYLEY_MAX_GENERATORS);
     }
@@ -112,6 +128,7 @@ static kedr_status parse_cube2(kedr_cayley_group *g, const char *spec)
         return kedr_fail(KEDR_ERR_INVALID, "%s: expected cube2, cube2:htm or cube2:qtm", spec);
     g->kind = KEDR_CAYLEY_CUBE2;
     g->n = CAYLEY_CUBE2_CORNERS;
+    g->state_words = 1;
     g->order = CUBE2_ORDER;
     snprintf(g->spec, sizeof g->spec, "cube2:%s", htm ? "htm" : "qtm");
     snprintf(g->description, sizeof g->description, "2x2x2 cube, %s turns of U R F, DBL fixed",
@@ -122,11 +139,11 @@ static kedr_status parse_cube2(kedr_cayley_group *g, const char *spec)
             turn |= ((uint64_t)cube2_turns[f].perm[i] << (4 * i)) |
                     ((uint64_t)cube2_turns[f].twist[i] << (4 * (CAYLEY_CUBE2_CORNERS + i)));
         int k = g->ngens;
-        add_generator(g, turn);
+        add_state(g, turn);
         uint64_t twice = cayley_sparse_apply(g, turn, k);
         if (htm)
-            add_generator(g, twice);
-        add_generator(g, cayley_sparse_apply(g, twice, k));
+            add_state(g, twice);
+        add_state(g, cayley_sparse_apply(g, twice, k));
     }
     return KEDR_OK;
 }
@@ -214,6 +231,15 @@ static void ss_add(schreier *ss, int i, const uint8_t *g)
         }
 }
 
+/* Words of base images for nbase base points. */
+static int words_for(int nbase)
+{
+    return nbase <= CAYLEY_WORD_FIELDS ? 1 : (nbase + CAYLEY_WORD_FIELDS - 1) / CAYLEY_WORD_FIELDS;
+}
+
+/* The order (product of the orbit sizes) and the base: the points whose orbit under the
+ * stabiliser of the points before them is nontrivial. An element fixing every base point fixes
+ * every point (by induction along the chain), so the base images determine an element. */
 static kedr_status group_order(kedr_cayley_group *g)
 {
     schreier *ss = calloc(1, sizeof *ss);
@@ -227,18 +253,51 @@ static kedr_status group_order(kedr_cayley_group *g)
     }
     for (int k = 0; k < g->ngens; k++)
         ss_add(ss, 0, g->perm[k]);
-    int overflow = ss->overflow;
+    int overflow = ss->overflow, too_big = 0;
     g->order = 1;
+    g->nbase = 0;
     for (int i = 0; i < g->n; i++) {
-        int orbit = 0;
+        uint64_t orbit = 0;
         for (int j = 0; j < g->n; j++)
             orbit += ss->have[i][j];
-        g->order *= (uint64_t)orbit;
+        if (orbit > 1)
+            g->base[g->nbase++] = (uint8_t)i;
+        if (g->order > CAYLEY_MAX_SPARSE_ORDER / orbit)
+            too_big = 1;
+        else
+            g->order *= orbit;
     }
     free(ss);
+    g->state_words = g->n > CAYLEY_PACKED_POINTS ? words_for(g->nbase) : 1;
     if (overflow)
         return kedr_fail(KEDR_ERR_INVALID, "%s: internal error: Schreier-Sims needs more than %d "
                          "generators on a level", g->spec, SS_MAX_GENS);
+    if (too_big)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: the group has order above 2^62 (Schreier-Sims), "
+                         "beyond what a search can hold", g->spec);
+    return KEDR_OK;
+}
+
+kedr_status cayley_perm_set_base(kedr_cayley_group *g, const uint8_t *base, int nbase)
+{
+    if (!g || !base || !cayley_sparse_based(g) || nbase < g->nbase || nbase > g->n)
+        return kedr_fail(KEDR_ERR_INVALID, "cayley_perm_set_base: expected a perm:N group with "
+                         "N > %d and from its %d base points to N points",
+                         CAYLEY_PACKED_POINTS, g ? g->nbase : 0);
+    uint32_t seen = 0;
+    for (int j = 0; j < nbase; j++) {
+        if (base[j] >= g->n || (seen >> base[j]) & 1u)
+            return kedr_fail(KEDR_ERR_INVALID, "cayley_perm_set_base: base[%d] = %d repeats or "
+                             "is not a point 0..%d", j, base[j], g->n - 1);
+        seen |= 1u << base[j];
+    }
+    for (int j = 0; j < g->nbase; j++)
+        if (!((seen >> g->base[j]) & 1u))
+            return kedr_fail(KEDR_ERR_INVALID, "cayley_perm_set_base: the base lacks point %d",
+                             g->base[j]);
+    memcpy(g->base, base, (size_t)nbase);
+    g->nbase = nbase;
+    g->state_words = words_for(nbase);
     return KEDR_OK;
 }
 
@@ -386,10 +445,7 @@ static kedr_status parse_list(kedr_cayley_group *g, const char *where, const cha
         if (!parse_generator(text + b, e - b, g->n, img, why, sizeof why))
             return kedr_fail(KEDR_ERR_INVALID, "%s: generator %d '%.*s': %s", where, *index,
                              (int)(e - b), text + b, why);
-        uint64_t x = 0;
-        for (int p = 0; p < g->n; p++)
-            x |= (uint64_t)img[p] << (4 * p);
-        if (!add_generator(g, x))
+        if (!add_generator(g, img, 0))
             return kedr_fail(KEDR_ERR_INVALID, "%s: more than %d generators", where,
                              KEDR_CAYLEY_MAX_GENERATORS);
         start = i + 1;

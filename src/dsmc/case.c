@@ -118,6 +118,83 @@ kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_
     return s;
 }
 
+static const char *const side_names[] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max",
+                                         NULL};
+
+/* The downstream state of a case built in code or read (KEDR_ERR_INVALID names the field). */
+static kedr_status check_downstream(const kedr_dsmc_case *c, const char *fn)
+{
+    const kedr_dsmc_downstream *d = &c->downstream;
+    if (d->mode == KEDR_DSMC_DOWNSTREAM_NONE)
+        return KEDR_OK;
+    if ((unsigned)d->mode > KEDR_DSMC_RANKINE_HUGONIOT)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: downstream mode %d: expected a "
+                         "kedr_dsmc_downstream_mode", fn, (int)d->mode);
+    int nsides = c->dims == 3 ? 6 : 4;
+    if (d->sides == 0 || d->sides >= (1u << nsides))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: downstream sides 0x%x: expected a nonempty set "
+                         "of sides (bits 0 to %d)", fn, d->sides, nsides - 1);
+    int count = 0, one = 0;
+    for (int s = 0; s < nsides; s++)
+        if (d->sides & (1u << s)) {
+            if (c->side[s] != KEDR_DSMC_INFLOW)
+                return kedr_fail(KEDR_ERR_INVALID, "%s: downstream side %s is not an inflow side",
+                                 fn, side_names[s]);
+            count++;
+            one = s;
+        }
+    if (!(d->number_density > 0) || !(d->number_density <= 1e30) || !(d->temperature > 0) ||
+        !(d->temperature <= 1e7))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: downstream n = %g, T = %g: expected n in "
+                         "(0, 1e30] and T in (0, 1e7]", fn, d->number_density, d->temperature);
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(d->velocity[k]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: downstream velocity[%d] is not finite", fn, k);
+    if (d->has_shock_position) {
+        int axis = one / 2;
+        if (count != 1 || !(d->shock_position >= c->lo[axis] && d->shock_position <= c->hi[axis]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: downstream shock_position %g: expected one "
+                             "downstream side and a position in [%g, %g]", fn, d->shock_position,
+                             c->lo[axis], c->hi[axis]);
+    }
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_rankine_hugoniot(const kedr_dsmc_case *c, int side, double *number_density,
+                                       double *temperature, double velocity[3])
+{
+    const char *fn = "kedr_dsmc_rankine_hugoniot";
+    if (!c || !number_density || !temperature || !velocity)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: an argument is NULL", fn);
+    int last = c && c->dims == 3 ? 5 : 3;
+    if (side < 0 || side > last)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: side %d: expected 0 to %d", fn, side, last);
+    if (c->nspecies < 1 || !(c->temperature > 0) || !(c->number_density > 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: the freestream needs a gas, T > 0 and n > 0", fn);
+    double mass = 0, zeta = 0;
+    for (int k = 0; k < c->nspecies; k++) {
+        mass += c->fraction[k] * c->species[k].mass;
+        zeta += c->fraction[k] * c->species[k].rot_dof;
+    }
+    double gamma = (5.0 + zeta) / (3.0 + zeta);
+    int axis = side / 2;
+    double toward = side % 2 ? 1.0 : -1.0; /* the side's outward normal */
+    double un = toward * c->velocity[axis];
+    double mach = un / sqrt(gamma * KEDR_BOLTZMANN * c->temperature / mass);
+    if (!(mach > 1))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: the freestream's Mach number towards %s is %g: a "
+                         "normal shock needs it above 1", fn, side_names[side], mach);
+    double m2 = mach * mach;
+    double rn = (gamma + 1) * m2 / ((gamma - 1) * m2 + 2);
+    double rp = (2 * gamma * m2 - (gamma - 1)) / (gamma + 1);
+    *number_density = c->number_density * rn;
+    *temperature = c->temperature * rp / rn;
+    for (int k = 0; k < 3; k++)
+        velocity[k] = c->velocity[k];
+    velocity[axis] = c->velocity[axis] / rn;
+    return KEDR_OK;
+}
+
 kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
 {
     const char *fn = "kedr_dsmc_case_check";
@@ -209,13 +286,15 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (c->sample_every < 1)
         return kedr_fail(KEDR_ERR_INVALID, "%s: sample_every %lld: expected >= 1", fn,
                          (long long)c->sample_every);
-    return KEDR_OK;
+    return check_downstream(c, fn);
 }
 
-void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, double *transit_time)
+/* The time scales of one gas state (n, T, u) of the case's gas. */
+static void state_scales(const kedr_dsmc_case *c, double n, double temperature, const double *u,
+                         double *collision_time, double *transit_time)
 {
     /* Collision rate per molecule of a VHS mixture (Bird 1994 eq. 4.76, summed over partners
-     * and averaged over species; eq. 4.64 for one species) at the freestream temperature. */
+     * and averaged over species; eq. 4.64 for one species) at the state's temperature. */
     double nu = 0, cm = 0, speed = 0;
     for (int p = 0; p < c->nspecies; p++) {
         const kedr_dsmc_species *a = &c->species[p];
@@ -223,23 +302,35 @@ void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, doub
             const kedr_dsmc_species *b = &c->species[q];
             double d = 0.5 * (a->d_ref + b->d_ref), w = 0.5 * (a->omega + b->omega);
             double tr = 0.5 * (a->t_ref + b->t_ref), mr = a->mass * b->mass / (a->mass + b->mass);
-            nu += c->fraction[p] * 2.0 * sqrt(M_PI) * d * d * c->number_density * c->fraction[q] *
-                  pow(c->temperature / tr, 1.0 - w) * sqrt(2.0 * KEDR_BOLTZMANN * tr / mr);
+            nu += c->fraction[p] * 2.0 * sqrt(M_PI) * d * d * n * c->fraction[q] *
+                  pow(temperature / tr, 1.0 - w) * sqrt(2.0 * KEDR_BOLTZMANN * tr / mr);
         }
-        double cp = sqrt(2.0 * KEDR_BOLTZMANN * c->temperature / a->mass);
+        double cp = sqrt(2.0 * KEDR_BOLTZMANN * temperature / a->mass);
         cm = cp > cm ? cp : cm;
     }
     for (int d = 0; d < 3; d++)
-        speed += c->velocity[d] * c->velocity[d];
+        speed += u[d] * u[d];
     double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
     if (c->dims == 3) {
         double dz = (c->hi[2] - c->lo[2]) / c->nz;
         dx = dz < dx ? dz : dx;
     }
     *collision_time = nu > 0 ? 1.0 / nu : HUGE_VAL;
-    /* The fastest common particles: freestream speed plus three most probable thermal speeds
+    /* The fastest common particles: the state's speed plus three most probable thermal speeds
      * of the lightest species. */
     *transit_time = (dx < dy ? dx : dy) / (sqrt(speed) + 3.0 * cm);
+}
+
+void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, double *transit_time)
+{
+    state_scales(c, c->number_density, c->temperature, c->velocity, collision_time, transit_time);
+    const kedr_dsmc_downstream *d = &c->downstream;
+    if (d->mode != KEDR_DSMC_DOWNSTREAM_NONE) {
+        double tc, tt;
+        state_scales(c, d->number_density, d->temperature, d->velocity, &tc, &tt);
+        *collision_time = fmin(*collision_time, tc);
+        *transit_time = fmin(*transit_time, tt);
+    }
 }
 
 double kedr_dsmc_auto_dt(const kedr_dsmc_case *c)
@@ -271,6 +362,95 @@ static kedr_status check_dt(kedr_ini *ini, kedr_dsmc_case *c)
 }
 
 static const char *const boundary_names[] = {"outflow", "inflow", "specular", "periodic", NULL};
+
+/* [downstream] (docs/dsmc.md): the inflow sides named by `sides` take their own state, given
+ * or computed by the Rankine-Hugoniot relations from the freestream. */
+static kedr_status read_downstream(kedr_ini *ini, kedr_dsmc_case *c)
+{
+    const char *sec = "downstream";
+    kedr_dsmc_downstream *d = &c->downstream;
+    memset(d, 0, sizeof *d);
+    if (!kedr_ini_has_section(ini, sec))
+        return KEDR_OK;
+    static const char *const states[] = {"explicit", "rankine-hugoniot", NULL};
+    int state = 0;
+    KEDR_TRY(kedr_ini_choice(ini, sec, "state", REQ, states, &state));
+    d->mode = state ? KEDR_DSMC_RANKINE_HUGONIOT : KEDR_DSMC_DOWNSTREAM_EXPLICIT;
+    const char *text = "x_max";
+    KEDR_TRY(kedr_ini_string(ini, sec, "sides", 0, &text));
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", text);
+    int count = 0, one = KEDR_DSMC_XMAX, nsides = c->dims == 3 ? 6 : 4;
+    for (char *save = NULL, *w = strtok_r(buf, ", \t", &save); w;
+         w = strtok_r(NULL, ", \t", &save)) {
+        int s = 0;
+        while (s < nsides && strcmp(side_names[s], w) != 0)
+            s++;
+        if (s == nsides)
+            return kedr_ini_fail(ini, sec, "sides", "'%s': expected side names x_min, x_max, "
+                                 "y_min, y_max%s separated by commas", w,
+                                 nsides == 6 ? ", z_min, z_max" : "");
+        if (d->sides & (1u << s))
+            return kedr_ini_fail(ini, sec, "sides", "%s appears twice", w);
+        if (c->side[s] != KEDR_DSMC_INFLOW)
+            return kedr_ini_fail(ini, sec, "sides", "%s is %s in [domain]: a downstream side "
+                                 "must be an inflow side", w, boundary_names[c->side[s]]);
+        d->sides |= 1u << s;
+        one = s;
+        count++;
+    }
+    if (count == 0)
+        return kedr_ini_fail(ini, sec, "sides", "no side given");
+    static const char *const given[] = {"number_density", "density", "temperature", "velocity_x",
+                                        "velocity_y", "velocity_z", NULL};
+    if (d->mode == KEDR_DSMC_RANKINE_HUGONIOT) {
+        for (int k = 0; given[k]; k++)
+            if (kedr_ini_line(ini, sec, given[k]))
+                return kedr_ini_fail(ini, sec, given[k], "state = rankine-hugoniot computes it "
+                                     "from [freestream]: remove it, or use state = explicit");
+        if (count != 1)
+            return kedr_ini_fail(ini, sec, "sides", "state = rankine-hugoniot needs exactly one "
+                                 "side (the one the shock faces)");
+        if (kedr_dsmc_rankine_hugoniot(c, one, &d->number_density, &d->temperature,
+                                       d->velocity) != KEDR_OK) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", kedr_last_error());
+            return kedr_ini_fail(ini, sec, "state", "%s", msg);
+        }
+    } else {
+        int has_n = kedr_ini_has(ini, sec, "number_density");
+        int has_rho = kedr_ini_has(ini, sec, "density");
+        if (has_n == has_rho)
+            return kedr_ini_fail(ini, sec, NULL, "state = explicit: give exactly one of "
+                                 "number_density [m^-3] and density [kg/m^3]");
+        KEDR_TRY(kedr_ini_double(ini, sec, "number_density", POS, 0, 1e30, &d->number_density));
+        double rho = 0;
+        KEDR_TRY(kedr_ini_double(ini, sec, "density", POS, 0, 1e6, &rho));
+        if (has_rho) {
+            double mean_mass = 0;
+            for (int i = 0; i < c->nspecies; i++)
+                mean_mass += c->fraction[i] * c->species[i].mass;
+            d->number_density = rho / mean_mass;
+        }
+        KEDR_TRY(kedr_ini_double(ini, sec, "temperature", REQ | POS, 0, 1e6, &d->temperature));
+        KEDR_TRY(kedr_ini_double(ini, sec, "velocity_x", 0, -1e6, 1e6, &d->velocity[0]));
+        KEDR_TRY(kedr_ini_double(ini, sec, "velocity_y", 0, -1e6, 1e6, &d->velocity[1]));
+        if (c->dims == 3)
+            KEDR_TRY(kedr_ini_double(ini, sec, "velocity_z", 0, -1e6, 1e6, &d->velocity[2]));
+    }
+    if (kedr_ini_has(ini, sec, "shock_position")) {
+        int axis = one / 2;
+        if (count != 1)
+            return kedr_ini_fail(ini, sec, "shock_position", "needs exactly one downstream side");
+        if (!c->fill)
+            return kedr_ini_fail(ini, sec, "shock_position", "places the initial fill, but "
+                                 "[freestream] fill is false");
+        KEDR_TRY(kedr_ini_double(ini, sec, "shock_position", 0, c->lo[axis], c->hi[axis],
+                                 &d->shock_position));
+        d->has_shock_position = 1;
+    }
+    return KEDR_OK;
+}
 
 /* Appends a closed polygon of np points (x y pairs) as body b's segments. */
 static void add_polygon(kedr_dsmc_case *c, kedr_dsmc_body *b, const double *pts, int np)
@@ -488,7 +668,8 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
                                            {"domain", "boundary_z_min"},
                                            {"domain", "boundary_z_max"}, {"grid", "nz"},
                                            {"freestream", "velocity_z"},
-                                           {"surface", "reference_area"}};
+                                           {"surface", "reference_area"},
+                                           {"downstream", "velocity_z"}};
     for (size_t k = 0; k < sizeof zkeys / sizeof zkeys[0] && !three; k++)
         if (kedr_ini_line(ini, zkeys[k][0], zkeys[k][1]))
             return kedr_ini_fail(ini, zkeys[k][0], zkeys[k][1], "only for 3D cases ([domain] "
@@ -596,6 +777,7 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
         KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_z", 0, -1e6, 1e6, &c->velocity[2]));
     c->fill = 1;
     KEDR_TRY(kedr_ini_bool(ini, "freestream", "fill", 0, &c->fill));
+    KEDR_TRY(read_downstream(ini, c));
 
     KEDR_TRY(read_bodies(ini, c));
 

@@ -83,7 +83,7 @@ typedef struct {
     double sigma_a[DSMC_MAXS * DSMC_MAXS];
     double sigma_e[DSMC_MAXS * DSMC_MAXS];
     double inv_alpha[DSMC_MAXS * DSMC_MAXS];
-    double temperature, velocity[3], fraction[DSMC_MAXS];
+    double fraction[DSMC_MAXS];
     int scheme;                /* KEDR_DSMC_NTC or KEDR_DSMC_MFS */
     int partner;               /* KEDR_DSMC_PARTNER_RANDOM or KEDR_DSMC_PARTNER_NEAREST */
     int rot_dof[DSMC_MAXS];    /* 0, 2 or 3 */
@@ -96,6 +96,14 @@ typedef struct {
     /* Inflow faces: side s owns global faces [face_start[s], face_start[s + 1]). In 2D the z
      * sides own none. */
     uint32_t face_start[7];
+    /* Gas states of new molecules: 0 the freestream, 1 the [downstream] state. Inflow side s
+     * draws from state side_state[s]; the initial fill takes state 1 in the cells whose index
+     * along fill_axis lies in [fill_from, fill_to) (fill_axis < 0: none). Cell indices, not
+     * coordinates, so that host and device cannot round a cell to different states. gas_n is
+     * used on the host (counts); it is here so that the checkpoint's case hash covers it. */
+    double gas_n[2], gas_t[2], gas_u[2][3];
+    uint8_t side_state[6];
+    int fill_axis, fill_from, fill_to;
 } dsmc_params;
 
 /* Collision separations over the mean free path are summed in fixed point (units of 2^-24):
@@ -228,6 +236,26 @@ DSMC_HD uint32_t dsmc_cell_of(const dsmc_params *p, double x, double y)
 
 /* ---- generation --------------------------------------------------------------------------- */
 
+/* The gas state (0 freestream, 1 downstream) of the initial fill in a cell. */
+DSMC_HD int dsmc_fill_state(const dsmc_params *p, uint32_t cell)
+{
+    if (p->fill_axis < 0)
+        return 0;
+    uint32_t nx = (uint32_t)p->nx, ny = (uint32_t)p->ny; /* 2D: cell / nx < ny */
+    int i = (int)(p->fill_axis == 0 ? cell % nx : p->fill_axis == 1 ? cell / nx % ny
+                                                                    : cell / nx / ny);
+    return i >= p->fill_from && i < p->fill_to ? 1 : 0;
+}
+
+/* The side that owns inflow face `face`. */
+DSMC_HD int dsmc_face_side(const dsmc_params *p, uint32_t face)
+{
+    int side = 0; /* 2D: the z sides own no faces, so this stops at 3 at most */
+    while (side < 5 && face >= p->face_start[side + 1])
+        side++;
+    return side;
+}
+
 /* New particle e of the initial fill, in cell group g = cell * nspecies + species. */
 DSMC_HD void dsmc_fill_one(const dsmc_params *p, uint32_t g, uint64_t e, double *x, double *y,
                            double *vx, double *vy, double *vz, uint8_t *sp)
@@ -242,10 +270,11 @@ DSMC_HD void dsmc_fill_one(const dsmc_params *p, uint32_t g, uint64_t e, double 
         if (p->gas_volume == NULL || !dsmc_inside_body(p, *x, *y))
             break;
     }
-    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / p->mass[k]);
-    *vx = p->velocity[0] + sigma * dsmc_normal(&r);
-    *vy = p->velocity[1] + sigma * dsmc_normal(&r);
-    *vz = p->velocity[2] + sigma * dsmc_normal(&r);
+    int st = dsmc_fill_state(p, cell);
+    double sigma = sqrt(KEDR_BOLTZMANN * p->gas_t[st] / p->mass[k]);
+    *vx = p->gas_u[st][0] + sigma * dsmc_normal(&r);
+    *vy = p->gas_u[st][1] + sigma * dsmc_normal(&r);
+    *vz = p->gas_u[st][2] + sigma * dsmc_normal(&r);
     *sp = (uint8_t)k;
 }
 
@@ -256,20 +285,19 @@ DSMC_HD void dsmc_inflow_one(const dsmc_params *p, uint32_t g, uint64_t e, doubl
                              double *vx, double *vy, double *vz, uint8_t *sp)
 {
     uint32_t face = g / (uint32_t)p->nspecies, k = g % (uint32_t)p->nspecies;
-    int side = 0;
-    while (side < 3 && face >= p->face_start[side + 1])
-        side++;
+    int side = dsmc_face_side(p, face);
     double local = (double)(face - p->face_start[side]);
     dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, DSMC_P_INFLOW);
     double m = p->mass[k];
-    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / m);
+    const double *u = p->gas_u[p->side_state[side]];
+    double sigma = sqrt(KEDR_BOLTZMANN * p->gas_t[p->side_state[side]] / m);
     double beta = 1.0 / (sigma * 1.4142135623730951);
     int axis = side / 2;                              /* 0: an x side, 1: a y side */
     double inward = side % 2 == 0 ? 1.0 : -1.0;
-    double vn = dsmc_flux_normal(&r, beta * inward * p->velocity[axis]) / beta * inward;
+    double vn = dsmc_flux_normal(&r, beta * inward * u[axis]) / beta * inward;
     double along = (local + dsmc_u01(&r)) * (axis == 0 ? p->dy : p->dx);
-    double t1 = p->velocity[1 - axis] + sigma * dsmc_normal(&r);
-    double t2 = p->velocity[2] + sigma * dsmc_normal(&r);
+    double t1 = u[1 - axis] + sigma * dsmc_normal(&r);
+    double t2 = u[2] + sigma * dsmc_normal(&r);
     double wall = side % 2 == 0 ? p->lo[axis] : p->hi[axis];
     if (axis == 0) {
         *x = wall;
@@ -304,14 +332,17 @@ DSMC_HD double dsmc_erot_equilibrium(int zeta, double t, dsmc_rng *r)
     return KEDR_BOLTZMANN * t * e;
 }
 
-/* The rotational energy of new particle e (fill or inflow batch) of species k at the freestream
- * temperature, from its own random stream so that the velocity draws stay as they were. */
-DSMC_HD float dsmc_erot_new(const dsmc_params *p, int fill, uint64_t e, int k)
+/* The rotational energy of new particle e (fill or inflow batch, group g as for dsmc_fill_one
+ * and dsmc_inflow_one) of species k at the temperature of its gas state, from its own random
+ * stream so that the velocity draws stay as they were. */
+DSMC_HD float dsmc_erot_new(const dsmc_params *p, int fill, uint32_t g, uint64_t e, int k)
 {
     if (p->rot_dof[k] == 0)
         return 0.0f;
+    uint32_t at = g / (uint32_t)p->nspecies; /* the cell or the face */
+    int st = fill ? dsmc_fill_state(p, at) : p->side_state[dsmc_face_side(p, at)];
     dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, fill ? DSMC_P_FILL_ROT : DSMC_P_INFLOW_ROT);
-    return (float)dsmc_erot_equilibrium(p->rot_dof[k], p->temperature, &r);
+    return (float)dsmc_erot_equilibrium(p->rot_dof[k], p->gas_t[st], &r);
 }
 
 /* Larsen-Borgnakke energy split (Borgnakke & Larsen, J. Comput. Phys. 18 (1975) 405; Bird 1994
@@ -622,10 +653,11 @@ DSMC_HD void dsmc_fill_one3(const dsmc_params *p, uint32_t g, uint64_t e, double
         if (p->gas_volume == NULL || !dsmc_inside_body3(p, *x, *y, *z))
             break;
     }
-    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / p->mass[k]);
-    *vx = p->velocity[0] + sigma * dsmc_normal(&r);
-    *vy = p->velocity[1] + sigma * dsmc_normal(&r);
-    *vz = p->velocity[2] + sigma * dsmc_normal(&r);
+    int st = dsmc_fill_state(p, cell);
+    double sigma = sqrt(KEDR_BOLTZMANN * p->gas_t[st] / p->mass[k]);
+    *vx = p->gas_u[st][0] + sigma * dsmc_normal(&r);
+    *vy = p->gas_u[st][1] + sigma * dsmc_normal(&r);
+    *vz = p->gas_u[st][2] + sigma * dsmc_normal(&r);
     *sp = (uint8_t)k;
 }
 
@@ -635,22 +667,21 @@ DSMC_HD void dsmc_inflow_one3(const dsmc_params *p, uint32_t g, uint64_t e, doub
                               double *z, double *vx, double *vy, double *vz, uint8_t *sp)
 {
     uint32_t face = g / (uint32_t)p->nspecies, k = g % (uint32_t)p->nspecies;
-    int side = 0;
-    while (side < 5 && face >= p->face_start[side + 1])
-        side++;
+    int side = dsmc_face_side(p, face);
     uint32_t local = face - p->face_start[side];
     dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, DSMC_P_INFLOW);
     double m = p->mass[k];
-    double sigma = sqrt(KEDR_BOLTZMANN * p->temperature / m);
+    const double *u = p->gas_u[p->side_state[side]];
+    double sigma = sqrt(KEDR_BOLTZMANN * p->gas_t[p->side_state[side]] / m);
     double beta = 1.0 / (sigma * 1.4142135623730951);
     int axis = side / 2, b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
     uint32_t nb = (uint32_t)(b == 0 ? p->nx : p->ny);
     double db = b == 0 ? p->dx : p->dy, dc = c == 1 ? p->dy : p->dz;
     double inward = side % 2 == 0 ? 1.0 : -1.0;
-    double vn = dsmc_flux_normal(&r, beta * inward * p->velocity[axis]) / beta * inward;
+    double vn = dsmc_flux_normal(&r, beta * inward * u[axis]) / beta * inward;
     double pb = p->lo[b] + ((double)(local % nb) + dsmc_u01(&r)) * db;
-    double vb = p->velocity[b] + sigma * dsmc_normal(&r);
-    double vc = p->velocity[c] + sigma * dsmc_normal(&r);
+    double vb = u[b] + sigma * dsmc_normal(&r);
+    double vc = u[c] + sigma * dsmc_normal(&r);
     double pc = p->lo[c] + ((double)(local / nb) + dsmc_u01(&r)) * dc;
     double pa = side % 2 == 0 ? p->lo[axis] : p->hi[axis];
     /* selects rather than arrays indexed by axis, so CUDA keeps them in registers */

@@ -40,7 +40,7 @@ static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const ui
             dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
         else
             dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        a.erot[i] = dsmc_erot_new(p, fill, e, a.sp[i]);
+        a.erot[i] = dsmc_erot_new(p, fill, g, e, a.sp[i]);
     }
 }
 
@@ -307,7 +307,8 @@ static kedr_status fill(kedr_dsmc *sim)
             /* Cut cells get molecules for their gas volume; nearly solid ones none. */
             double v = sim->geo.gas_host[cell];
             v = v < DSMC_MIN_GAS * sim->p.cell_volume ? 0.0 : v;
-            double expect = c->number_density * c->fraction[k] * v / c->weight;
+            double expect = sim->p.gas_n[dsmc_fill_state(&sim->p, cell)] * c->fraction[k] * v /
+                            c->weight;
             kedr_u32x4 w = kedr_rng_draw(c->seed, cell, 0, DSMC_PURPOSE(DSMC_P_FILL_COUNT, k));
             sim->host_offsets[cell * ns + k] = (uint32_t)total;
             total += (uint64_t)floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
@@ -373,6 +374,36 @@ static void pair_constants(const kedr_dsmc_case *c, dsmc_params *p)
         }
 }
 
+/* The gas states of new molecules (dsmc_params): the freestream, and the [downstream] state
+ * on its sides and, from the shock position on, in the initial fill. */
+static void gas_states(const kedr_dsmc_case *c, dsmc_params *p)
+{
+    const kedr_dsmc_downstream *d = &c->downstream;
+    int down = d->mode != KEDR_DSMC_DOWNSTREAM_NONE;
+    p->gas_n[0] = c->number_density;
+    p->gas_t[0] = c->temperature;
+    memcpy(p->gas_u[0], c->velocity, sizeof p->gas_u[0]);
+    p->gas_n[1] = down ? d->number_density : c->number_density;
+    p->gas_t[1] = down ? d->temperature : c->temperature;
+    memcpy(p->gas_u[1], down ? d->velocity : c->velocity, sizeof p->gas_u[1]);
+    p->fill_axis = -1;
+    for (int s = 0; s < (c->dims == 3 ? 6 : 4); s++) {
+        p->side_state[s] = down && (d->sides & (1u << s)) ? 1 : 0;
+        if (!p->side_state[s] || !d->has_shock_position)
+            continue;
+        /* The cells whose centre lies between the shock position and side s. */
+        int axis = s / 2, cells = axis == 0 ? c->nx : axis == 1 ? c->ny : c->nz, first = cells;
+        double step = (c->hi[axis] - c->lo[axis]) / cells;
+        for (int i = cells - 1; i >= 0; i--)
+            if (s % 2 ? c->lo[axis] + (i + 0.5) * step >= d->shock_position
+                      : c->lo[axis] + (i + 0.5) * step > d->shock_position)
+                first = i;
+        p->fill_axis = axis;
+        p->fill_from = s % 2 ? first : 0;
+        p->fill_to = s % 2 ? cells : first;
+    }
+}
+
 kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc **out)
 {
     const char *fn = "kedr_dsmc_create";
@@ -430,11 +461,10 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     p->scheme = c->scheme;
     p->partner = c->partner;
     pair_constants(c, p);
-    p->temperature = c->temperature;
-    memcpy(p->velocity, c->velocity, sizeof p->velocity);
     p->dt = c->dt;
     p->weight = c->weight;
     p->seed = c->seed;
+    gas_states(c, p);
     uint32_t faces = 0;
     for (int s = 0; s < 6; s++) {
         /* faces per side: the cells of the other axes (2D: none on the z sides) */
@@ -445,12 +475,12 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         p->face_start[s] = faces;
         if (s < 2 * p->dims && c->side[s] == KEDR_DSMC_INFLOW)
             faces += across;
-        int axis = s / 2;
+        int axis = s / 2, st = p->side_state[s];
         double inward = s % 2 == 0 ? 1.0 : -1.0;
         for (int k = 0; k < c->nspecies; k++)
-            sim->flux[s][k] = kedr_dsmc_inflow_flux(c->number_density * c->fraction[k],
-                                                    c->temperature, c->species[k].mass,
-                                                    inward * c->velocity[axis]);
+            sim->flux[s][k] = kedr_dsmc_inflow_flux(p->gas_n[st] * c->fraction[k], p->gas_t[st],
+                                                    c->species[k].mass,
+                                                    inward * p->gas_u[st][axis]);
     }
     p->face_start[6] = faces;
     sim->ncells = (size_t)c->nx * (size_t)c->ny * (size_t)p->nz;
@@ -462,7 +492,7 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
 
     /* The initial (sigma g)_max: three most probable relative speeds at the hotter of gas and
      * wall, for the pair where it is largest; cells raise it when they meet more. */
-    double t_hot = c->temperature > c->wall_temperature ? c->temperature : c->wall_temperature;
+    double t_hot = fmax(fmax(c->temperature, c->wall_temperature), p->gas_t[1]);
     double sg0 = 0;
     for (int i = 0; i < c->nspecies; i++)
         for (int j = 0; j < c->nspecies; j++) {

@@ -38,7 +38,7 @@ static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offse
             dsmc_fill_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
         else
             dsmc_inflow_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        a.erot[i] = dsmc_erot_new(&p, fill, e, a.sp[i]);
+        a.erot[i] = dsmc_erot_new(&p, fill, g, e, a.sp[i]);
     }
 }
 

@@ -146,8 +146,11 @@ __global__ void __launch_bounds__(SORT_BLOCK, VM == VM_NONE ? 3 : 2)
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0)
         tile_s = atomicAdd(a.tile_counter, 1u);
-    for (int i = tid; i < SORT_WARPS * RADIX; i += SORT_BLOCK)
+    static_assert(TILE * XBYTES >= SORT_WARPS * RADIX * 4, "the match words fit in exchange");
+    for (int i = tid; i < SORT_WARPS * RADIX; i += SORT_BLOCK) {
         (&warp_hist[0][0])[i] = 0;
+        ((unsigned *)exchange)[i] = 0;
+    }
     __syncthreads();
     const size_t tile = tile_s;
     const size_t tile_base = tile * TILE;
@@ -179,29 +182,33 @@ __global__ void __launch_bounds__(SORT_BLOCK, VM == VM_NONE ? 3 : 2)
         }
     }
 
-    /* Rank within the warp: the peers with the same digit come from one ballot per digit bit
-     * (cheaper than __match_any_sync on an H100); the highest peer adds their number to the
-     * warp's counter of the digit and hands the old count to the others, each adding its peers
-     * in lower lanes (as CUB's match ranking does). The atomics of one warp on its counters take
-     * effect in program order, so ranks follow the input order round by round. Dropped items
-     * (counting sort, last pass) take no rank at all. Always 8 ballots, unrolled: a narrower
-     * digit has zeros above its bits, and a loop bounded at run time costs more than the spare
-     * ballots. */
+    /* Rank within the warp: each lane ORs its bit into its warp's match word of its digit (the
+     * exchange buffer, free until the ranking ends), so that the word read back names its peers,
+     * the lanes with the same digit (as CUB's "match atomic or" ranking; two shared accesses
+     * instead of a ballot per digit bit). The highest peer adds their number to the warp's
+     * counter of the digit, clears the word, and hands the old count to the others, each adding
+     * its peers in lower lanes; rounds follow the input order, which makes the ranks stable.
+     * Dropped items (counting sort, last pass) take no rank at all. */
+    unsigned *match = (unsigned *)exchange + warp * RADIX;
 #pragma unroll
     for (int i = 0; i < IPT; i++) {
         bool ok = warp_base + 32 * i + lane < a.n && !(a.drop && key[i] >= a.clamp);
         unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
-        unsigned peers = __ballot_sync(FULL_MASK, ok);
-#pragma unroll
-        for (int b = 0; b < 8; b++) {
-            unsigned set = __ballot_sync(FULL_MASK, (d >> b) & 1);
-            peers &= ((d >> b) & 1) ? set : ~set;
-        }
+        if (ok)
+            atomicOr(&match[d], 1u << lane);
+        __syncwarp();
+        unsigned peers = ok ? match[d] : 0u;
         int leader = 31 - __clz(peers);
         unsigned before = 0;
+        if (ok && lane == leader) {
+            before = warp_hist[warp][d];
+            warp_hist[warp][d] = before + (unsigned)__popc(peers);
+        }
+        __syncwarp(); /* every peer has read the match word */
         if (ok && lane == leader)
-            before = atomicAdd(&warp_hist[warp][d], (unsigned)__popc(peers));
-        before = __shfl_sync(FULL_MASK, before, leader);
+            match[d] = 0;
+        __syncwarp(); /* cleared before the next round's ORs */
+        before = __shfl_sync(FULL_MASK, before, leader & 31);
         pos[i] = ok ? before + __popc(peers & lanes_below) : ~0u;
     }
     __syncthreads();

@@ -4,6 +4,7 @@
 # (stop, resume on every back end, bad files) and --plot.
 # usage: test_cayley.sh KEDR_BINARY SOURCE_DIR
 kedr=$1
+src=$2
 . "$(dirname "$0")/lib.sh"
 
 check help 0 'usage: kedr cayley GROUP' -- "$kedr" cayley --help
@@ -63,7 +64,14 @@ check perm-missing-file 2 'cannot read the generator file' -- "$kedr" cayley "pe
 check perm-not-perm 2 "generator 1 '\\[1,1,2\\]': not a permutation: 1 appears twice" -- \
   "$kedr" cayley 'perm:3:[1,1,2]'
 check perm-range 2 'point 9 is out of range 1..4' -- "$kedr" cayley 'perm:4:(1 9)'
-check perm-n 2 'with N from 1 to 16' -- "$kedr" cayley 'perm:20:(1 2)'
+check perm-n 2 'with N from 1 to 32' -- "$kedr" cayley 'perm:33:(1 2)'
+# perm: on more than 16 points: the Mathieu groups from data/cayley (orders by Schreier-Sims)
+check perm-m24 0 'order +244823040' -- \
+  "$kedr" cayley "perm:24:@$src/data/cayley/m24.txt" --backend cpu -q --max-levels 3
+check perm-m23 0 'level 3: 8 new, 15 reached' -- \
+  "$kedr" cayley "perm:23:@$src/data/cayley/m23.txt" --backend cpu --max-levels 3
+check perm-wide 0 '128-bit states' -- \
+  "$kedr" cayley 'perm:21:(1 2),(1 2 3),(4 5),(4 5 6),(7 8),(7 8 9),(10 11),(10 11 12),(13 14),(13 14 15),(16 17),(16 17 18),(19 20),(19 20 21)' --backend cpu -q --max-levels 2
 check metric-not-cube 2 '--metric applies to cube2 only' -- "$kedr" cayley pancake:4 --metric qtm
 check bad-metric 2 '--metric stm: expected htm or qtm' -- "$kedr" cayley cube2 --metric stm
 check bad-mode 2 '--mode fast: expected auto, dense or sparse' -- "$kedr" cayley pancake:4 --mode fast

@@ -376,6 +376,15 @@ static void test_3d(void)
                  ":17: [body] type: sphere: a 3D body");
     expect_error("y_max = 1\n", "y_max = 1\ndimensions = 4\n", NULL,
                  ":6: [domain] dimensions");
+    /* [downstream] in 3D: the z sides are side names, velocity_z a key */
+    TU_OK(load_3d(sphere, "[downstream]\nstate = explicit\nsides = y_max\nnumber_density = 2e20\n"
+                          "temperature = 400\nvelocity_z = -50\n"));
+    TU_CHECK(loaded.downstream.sides == 1u << KEDR_DSMC_YMAX &&
+             loaded.downstream.velocity[2] == -50, "3D downstream");
+    expect_3d_error(sphere, "[downstream]\nstate = explicit\nsides = z_max\nnumber_density = 2e20\n"
+                            "temperature = 400\n", "[downstream] sides: z_max is outflow in [domain]");
+    expect_error(NULL, NULL, "[downstream]\nstate = explicit\nnumber_density = 2e20\n"
+                 "temperature = 400\nvelocity_z = 3\n", "[downstream] velocity_z: only for 3D cases");
     /* z sides: pairs and the z extent */
     TU_CHECK(load_3d(sphere, NULL) == KEDR_OK, "base 3D case");
     kedr_dsmc_case e = loaded;
@@ -388,6 +397,111 @@ static void test_3d(void)
              strstr(kedr_last_error(), "z extent"), "empty z: %s", kedr_last_error());
 }
 
+/* [downstream]: the Rankine-Hugoniot state (gamma 5/3 for argon, 7/5 for N2) and an explicit
+ * one, and every kind of bad input. */
+static void test_downstream(void)
+{
+    const char *bc = "y_max = 1\n";
+    const char *shock_bc = "y_max = 1\nboundary_x_max = inflow\n";
+    TU_OK(load_variant(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\n"));
+    kedr_dsmc_downstream *d = &loaded.downstream;
+    /* N2 at 300 K, 1000 m/s: M = 1000 / sqrt(1.4 k T / m) */
+    double kb = 1.380649e-23, m = loaded.species[0].mass, g = 1.4;
+    double mach = 1000 / sqrt(g * kb * 300 / m), m2 = mach * mach;
+    double rn = (g + 1) * m2 / ((g - 1) * m2 + 2), rp = (2 * g * m2 - (g - 1)) / (g + 1);
+    TU_CHECK(d->mode == KEDR_DSMC_RANKINE_HUGONIOT && d->sides == 1u << KEDR_DSMC_XMAX &&
+             fabs(d->number_density / (1e20 * rn) - 1) < 1e-12 &&
+             fabs(d->temperature / (300 * rp / rn) - 1) < 1e-12 &&
+             fabs(d->velocity[0] * rn / 1000 - 1) < 1e-12 && d->velocity[1] == 0 &&
+             !d->has_shock_position, "N2 Rankine-Hugoniot: n %g T %g u %g", d->number_density,
+             d->temperature, d->velocity[0]);
+    /* Mass, momentum and energy fluxes are continuous across the shock. */
+    double n1 = 1e20, t1 = 300, u1 = 1000, n2 = d->number_density, t2 = d->temperature;
+    double u2 = d->velocity[0], cp = g / (g - 1) * kb / m;
+    TU_CHECK(fabs(n2 * u2 / (n1 * u1) - 1) < 1e-12, "mass flux");
+    double mom2 = n2 * m * u2 * u2 + n2 * kb * t2, mom1 = n1 * m * u1 * u1 + n1 * kb * t1;
+    TU_CHECK(fabs(mom2 / mom1 - 1) < 1e-12, "momentum flux");
+    TU_CHECK(fabs((cp * t2 + u2 * u2 / 2) / (cp * t1 + u1 * u1 / 2) - 1) < 1e-12, "energy flux");
+
+    /* The shipped argon case: gamma 5/3, Mach 8. */
+    char path[1200];
+    kedr_dsmc_case c;
+    snprintf(path, sizeof path, "%scases/dsmc/shock-ar-m8.ini", root);
+    TU_OK(kedr_dsmc_case_load(path, &c));
+    TU_CHECK(fabs(c.downstream.number_density / c.number_density - 3.8209) < 1e-4 &&
+             fabs(c.downstream.temperature / c.temperature - 20.872) < 1e-3 &&
+             c.downstream.has_shock_position && c.downstream.shock_position == 0,
+             "argon Mach 8: n2/n1 %g, T2/T1 %g", c.downstream.number_density / c.number_density,
+             c.downstream.temperature / c.temperature);
+    /* dt = auto takes the hot downstream state's transit time. */
+    double tc, tt;
+    kedr_dsmc_downstream keep = c.downstream;
+    kedr_dsmc_time_scales(&c, &tc, &tt);
+    c.downstream.mode = KEDR_DSMC_DOWNSTREAM_NONE;
+    double tc1, tt1;
+    kedr_dsmc_time_scales(&c, &tc1, &tt1);
+    TU_CHECK(tt < tt1 && tc < tc1, "downstream time scales %g %g vs freestream %g %g", tc, tt, tc1,
+             tt1);
+    c.downstream = keep;
+    TU_OK(kedr_dsmc_case_check(&c));
+    c.downstream.temperature = -1;
+    TU_CHECK(kedr_dsmc_case_check(&c) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "downstream n ="), "T < 0 in code: %s", kedr_last_error());
+    c.downstream = keep;
+    c.side[KEDR_DSMC_XMAX] = KEDR_DSMC_OUTFLOW;
+    TU_CHECK(kedr_dsmc_case_check(&c) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "x_max is not an inflow"), "outflow side in code: %s",
+             kedr_last_error());
+    double rn2, rt2, ru2[3];
+    c.velocity[0] = 100;
+    TU_CHECK(kedr_dsmc_rankine_hugoniot(&c, KEDR_DSMC_XMAX, &rn2, &rt2, ru2) == KEDR_ERR_INVALID,
+             "subsonic Rankine-Hugoniot");
+    c.velocity[0] = -3000; /* flowing towards x_min: the shock faces x_min */
+    TU_OK(kedr_dsmc_rankine_hugoniot(&c, KEDR_DSMC_XMIN, &rn2, &rt2, ru2));
+    TU_CHECK(ru2[0] < 0 && rn2 > c.number_density, "shock facing x_min: u2 %g", ru2[0]);
+
+    /* Explicit state, several sides, density instead of number density. */
+    TU_OK(load_variant(bc, "y_max = 1\nboundary_x_max = inflow\nboundary_y_max = inflow\n",
+                       "[downstream]\nstate = explicit\nsides = x_max, y_max\n"
+                       "density = 1e-5\ntemperature = 500\nvelocity_x = 10\n"));
+    TU_CHECK(d->mode == KEDR_DSMC_DOWNSTREAM_EXPLICIT &&
+             d->sides == (1u << KEDR_DSMC_XMAX | 1u << KEDR_DSMC_YMAX) &&
+             fabs(d->number_density * m / 1e-5 - 1) < 1e-12 && d->temperature == 500 &&
+             d->velocity[0] == 10, "explicit state");
+
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine\n",
+                 "[downstream] state = rankine: expected one of");
+    expect_error(NULL, NULL, "[downstream]\nstate = rankine-hugoniot\n",
+                 ":24: [downstream] sides: x_max is outflow in [domain]");
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nsides = x_max y_min\n",
+                 "needs exactly one side");
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nsides = z_max\n",
+                 "[downstream] sides: 'z_max': expected side names");
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nsides = x_max,x_max\n",
+                 "x_max appears twice");
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\ntemperature = 400\n",
+                 "[downstream] temperature: state = rankine-hugoniot computes it");
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nsides = x_min\n",
+                 "Mach number towards x_min is -");
+    expect_error(bc, shock_bc, "[downstream]\nstate = explicit\nnumber_density = 1e21\n",
+                 "[downstream] lacks the required key 'temperature'");
+    expect_error(bc, shock_bc, "[downstream]\nstate = explicit\ntemperature = 400\n",
+                 "give exactly one of number_density");
+    expect_error(bc, shock_bc, "[downstream]\nstate = explicit\nnumber_density = -1\n"
+                 "temperature = 400\n", "[downstream] number_density = -1");
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nshock_position = 3\n",
+                 "[downstream] shock_position = 3: expected a number in [0, 2]");
+    expect_error("velocity_x = 1000", "velocity_x = 1000\nfill = no",
+                 "[downstream]\nstate = explicit\nsides = y_max\nnumber_density = 1e20\n"
+                 "temperature = 400\nshock_position = 0.5\n",
+                 "[downstream] shock_position: places the initial fill");
+    expect_error(bc, shock_bc, "[downstream]\nstate = rankine-hugoniot\nshock_positon = 1\n",
+                 "did you mean 'shock_position'?");
+    expect_error(bc, "y_max = 1\nboundary_x_max = inflow\nboundary_y_max = inflow\n",
+                 "[downstream]\nstate = explicit\nsides = x_max y_max\nnumber_density = 1e20\n"
+                 "temperature = 400\nshock_position = 1\n", "needs exactly one downstream side");
+}
+
 int main(void)
 {
     find_root();
@@ -396,5 +510,6 @@ int main(void)
     test_errors();
     test_time_step_and_weight();
     test_bodies();
+    test_downstream();
     return tu_finish("test_dsmc_case");
 }

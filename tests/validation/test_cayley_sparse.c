@@ -338,9 +338,12 @@ static void check_errors(kedr_ctx *ctx)
         const char *spec, *message;
     } bad[] = {
         {"perm", "expected perm:N:GENERATORS"},
-        {"perm:0:(1 2)", "with N from 1 to 16"},
-        {"perm:17:(1 2)", "with N from 1 to 16"},
-        {"perm:x:(1 2)", "with N from 1 to 16"},
+        {"perm:0:(1 2)", "with N from 1 to 32"},
+        {"perm:33:(1 2)", "with N from 1 to 32"},
+        {"perm:x:(1 2)", "with N from 1 to 32"},
+        {"perm:32:(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 "
+         "30 31 32),(1 2)", "order above 2^62"},
+        {"perm:20:(1 21)", "point 21 is out of range 1..20"},
         {"perm:4", "expected perm:N:GENERATORS"},
         {"perm:4:", "expected at least one generator"},
         {"perm:4:[2,1,3]", "generator 1 '[2,1,3]': 3 images, expected 4"},
