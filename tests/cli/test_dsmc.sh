@@ -105,8 +105,8 @@ check surface-vtp 0 '</VTKFile>' -- tail -1 "$tmp/cyl/cyl-surface.vtp"
 # straight run bit for bit.
 sphere=$src/cases/dsmc/sphere-3d.ini
 cp "$src/cases/dsmc/species.ini" "$tmp/" 2>/dev/null
-sed -e 's/^nx = 40/nx = 16/' -e 's/^ny = 30/ny = 12/' -e 's/^nz = 30/nz = 12/' \
-  -e 's/^particles_per_cell = 10/particles_per_cell = 4/' -e 's/^start = 200/start = 2/' \
+sed -e 's/^nx = 80/nx = 16/' -e 's/^ny = 60/ny = 12/' -e 's/^nz = 60/nz = 12/' \
+  -e 's/^particles_per_cell = 10/particles_per_cell = 4/' -e 's/^start = 400/start = 2/' \
   "$sphere" >"$tmp/s3.ini"
 check s3-run 0 'body 1: Cd [0-9.]+  Cl -?[0-9.e-]+ .*reference area 0.031416 m\^2, 5 steps sampled' -- \
   "$kedr" dsmc "$tmp/s3.ini" --backend cpu --steps 6 --out "$tmp/s3" --seed 4
