@@ -117,27 +117,41 @@ static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_parti
         cell[i] = dsmc_cell_of(p, a.x[i], a.y[i]);
 }
 
-static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src, void *dst,
-                       size_t elem)
+/* The cpu gathers of one indexing, d[j] = s[perm[j]] for each array in turn, run in one
+ * parallel region (a barrier between arrays, as the next one may write where this one reads):
+ * on a machine shared with other jobs every fork and join can wait for a thread that is not
+ * running, and the indexing had seven of them. */
+#define DSMC_MAX_GATHERS 16
+typedef struct {
+    int count;
+    const void *src[DSMC_MAX_GATHERS];
+    void *dst[DSMC_MAX_GATHERS];
+    size_t elem[DSMC_MAX_GATHERS];
+} gather_plan;
+
+static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const gather_plan *g)
 {
-    if (elem == 8) {
-        const double *s = src;
-        double *d = dst;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-        for (size_t j = 0; j < n; j++)
-            d[j] = s[perm[j]];
-    } else if (elem == 4) {
-        const uint32_t *s = src;
-        uint32_t *d = dst;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-        for (size_t j = 0; j < n; j++)
-            d[j] = s[perm[j]];
-    } else {
-        const uint8_t *s = src;
-        uint8_t *d = dst;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-        for (size_t j = 0; j < n; j++)
-            d[j] = s[perm[j]];
+#pragma omp parallel num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+    for (int f = 0; f < g->count; f++) {
+        if (g->elem[f] == 8) {
+            const double *s = g->src[f];
+            double *d = g->dst[f];
+#pragma omp for schedule(static)
+            for (size_t j = 0; j < n; j++)
+                d[j] = s[perm[j]];
+        } else if (g->elem[f] == 4) {
+            const uint32_t *s = g->src[f];
+            uint32_t *d = g->dst[f];
+#pragma omp for schedule(static)
+            for (size_t j = 0; j < n; j++)
+                d[j] = s[perm[j]];
+        } else {
+            const uint8_t *s = g->src[f];
+            uint8_t *d = g->dst[f];
+#pragma omp for schedule(static)
+            for (size_t j = 0; j < n; j++)
+                d[j] = s[perm[j]];
+        }
     }
 }
 
@@ -565,14 +579,27 @@ static kedr_status run_locate(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
-static kedr_status gather(kedr_dsmc *sim, size_t n, void **field, void **spare, size_t elem)
+/* Puts field in perm order through spare (the two swap). The cpu back end only notes the
+ * gather in g; gather_cpu does them all. */
+static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field, void **spare,
+                          size_t elem)
 {
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
         KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, *spare, elem));
     else
+#else
+    (void)sim; /* the cpu gathers run later, on every noted array at once */
+    (void)n;
 #endif
-        gather_cpu(sim->ctx, sim->perm, n, *field, *spare, elem);
+    {
+        if (g->count == DSMC_MAX_GATHERS)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than %d particle arrays to "
+                             "gather", DSMC_MAX_GATHERS);
+        g->src[g->count] = *field;
+        g->dst[g->count] = *spare;
+        g->elem[g->count++] = elem;
+    }
     void *t = *field;
     *field = *spare;
     *spare = t;
@@ -591,10 +618,13 @@ static kedr_status run_index(kedr_dsmc *sim)
     }
     void **f64[5] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
                      (void **)&sim->a.vy, (void **)&sim->a.vz};
+    gather_plan g = {0};
     for (int k = 0; k < 5; k++)
-        KEDR_TRY(gather(sim, kept, f64[k], &sim->spare, 8));
-    KEDR_TRY(gather(sim, kept, (void **)&sim->a.sp, &sim->spare8, 1));
-    KEDR_TRY(gather(sim, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
+        KEDR_TRY(gather(sim, &g, kept, f64[k], &sim->spare, 8));
+    KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.sp, &sim->spare8, 1));
+    KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
+    if (g.count)
+        gather_cpu(sim->ctx, sim->perm, kept, &g);
     sim->n = kept;
     sim->sorted = 1;
     return KEDR_OK;
