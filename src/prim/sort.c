@@ -157,7 +157,7 @@ static inline size_t tail_from(size_t end, size_t first, size_t skew, size_t per
 }
 
 /* One scatter per (key width, value type): keys src[lo..hi) to dst at next[digit]++, values
- * alongside when HAS_V. first[d] is where this thread's digit d starts (next[d] on entry); kb
+ * alongside when HAS_V (HAS_V 2: the values are the input indices i). first[d] is where this thread's digit d starts (next[d] on entry); kb
  * and vb hold RADIX blocks each. Element j completes a block when its slot is the last one; the
  * block is whole when it starts at or after first[d], else it is the digit's first, partial
  * block. What is left in the buffers at the end goes out partially. */
@@ -188,7 +188,7 @@ static inline size_t tail_from(size_t end, size_t first, size_t skew, size_t per
             }                                                                                   \
             if (HAS_V) {                                                                        \
                 size_t t = SLOT(j, vs, VP);                                                     \
-                vb[d * VP + t] = vsrc[i];                                                       \
+                vb[d * VP + t] = HAS_V == 2 ? (V)i : vsrc[i];                                   \
                 if (t == VP - 1) {                                                              \
                     if (j + 1 >= first[d] + VP)                                                 \
                         block_out(vdst + (j + 1 - VP), vb + d * VP, stream);                    \
@@ -214,6 +214,7 @@ DEFINE_SCATTER(scatter_32_v8, 32, 1, uint64_t)
 DEFINE_SCATTER(scatter_64_k, 64, 0, uint32_t)
 DEFINE_SCATTER(scatter_64_v4, 64, 1, uint32_t)
 DEFINE_SCATTER(scatter_64_v8, 64, 1, uint64_t)
+DEFINE_SCATTER(scatter_32_iota, 32, 2, uint32_t)
 
 /* Scatters keys (and values of vsize bytes, if any) src[lo..hi) by one digit. off: where each
  * digit of this chunk starts (advanced past its keys); wc: this thread's buffers, RADIX blocks
@@ -423,10 +424,146 @@ kedr_status kedr_sort_pairs(kedr_ctx *ctx, kedr_dtype t, const void *keys_in, vo
  * call should have as few as it can (measured on a loaded 2-core machine: six regions per call
  * made the DSMC indexing up to 100 times slower than one thread). */
 #define MAX_TEAM 256
+
+/* Keys in random order (as when DSMC molecules cross many cells in a step) make every placement
+ * above a cache miss on a counter and on perm, plus a TLB miss once perm outgrows the TLB's
+ * reach. Then a two-level sort is faster: one radix pass scatters (key, index) pairs by the key's
+ * top 8 bits (bits [low, low + 8) of keys < nkeys) through the write-combining blocks, and each of
+ * those 256 buckets is then counting-sorted alone, with its 2^low counters and its window of perm
+ * in cache. Both levels are stable, so the permutation is the same. Scratch: 8 bytes per item. */
+#define TWO_LEVEL_MIN ((size_t)1 << 16) /* items; below, everything is in cache anyway */
+#define TWO_LEVEL_MIN_KEYS 4096u      /* fewer keys: their counters fit in L1 */
+#define TWO_LEVEL_MAX_LOW 16          /* 2^16 counters per bucket at most */
+
+/* Whether keys look scattered: in a fixed sample of neighbouring pairs, more than half jump
+ * further than the caches reach, so that the direct placement would miss on its counter and its
+ * slot of perm. A jump of d keys moves about 4 d (n / nkeys + 1) bytes in perm and the counters;
+ * far is beyond 256 KB. DSMC molecules that stay in or near their cell, or that drift together
+ * by a few cells a step, give near neighbours; random keys give far ones. */
+static int keys_scattered(const uint32_t *keys, size_t n, uint32_t nkeys)
+{
+    size_t samples = 4096, far = 0;
+    uint64_t per_key = 4 * ((uint64_t)(n / nkeys) + 1), reach = (uint64_t)1 << 18;
+    for (size_t s = 0; s < samples; s++) {
+        size_t i = (size_t)((unsigned __int128)(n - 1) * s / samples);
+        uint32_t a = keys[i], b = keys[i + 1];
+        far += (uint64_t)(a > b ? a - b : b - a) * per_key > reach;
+    }
+    return far * 2 > samples;
+}
+
+static kedr_status counting_sort_two_level(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                           uint32_t nkeys, int low, uint32_t *perm,
+                                           uint32_t *starts, uint32_t *counts, size_t *n_kept)
+{
+    int nt = ctx->threads < MAX_TEAM ? ctx->threads : MAX_TEAM;
+    uint32_t nbuckets = ((nkeys - 1) >> low) + 1;
+    size_t wc_bytes = (size_t)RADIX * (2 * BLOCK + sizeof(size_t));
+    size_t *cnt = calloc((size_t)nt * RADIX, sizeof *cnt);        /* all items, per chunk */
+    size_t *valid = calloc((size_t)nt * RADIX, sizeof *valid);    /* keys < nkeys, per chunk */
+    size_t *off = malloc((size_t)nt * RADIX * sizeof *off);
+    char *wc = aligned_alloc(BLOCK, (size_t)nt * wc_bytes);
+    uint32_t *ctr = malloc((size_t)nt * ((size_t)1 << low) * sizeof *ctr);
+    void *tk = NULL, *ti = NULL;
+    kedr_status s = KEDR_OK;
+    if (!cnt || !valid || !off || !wc || !ctr)
+        s = kedr_fail(KEDR_ERR_NOMEM, "kedr_counting_sort: out of host memory for %d x %u "
+                      "counters", nt, 1u << low);
+    if (s == KEDR_OK)
+        s = kedr_scratch_get(ctx, &tk, n * 4);
+    if (s == KEDR_OK)
+        s = kedr_scratch_get(ctx, &ti, n * 4);
+    if (s != KEDR_OK)
+        goto done;
+    int stream = n * 8 > STREAM_ABOVE;
+    unsigned mask = RADIX - 1;
+    size_t bucket_start[RADIX + 1], bucket_base[RADIX + 1];
+#pragma omp parallel num_threads(nt)
+    {
+        int me = omp_get_thread_num(), team = omp_get_num_threads();
+        /* 1. Bucket counts of each chunk: every item, and the kept ones. */
+        for (int c = me; c < nt; c += team) {
+            size_t *h = cnt + (size_t)c * RADIX, *v = valid + (size_t)c * RADIX;
+            for (size_t i = chunk_lo(n, c, nt), hi = chunk_lo(n, c + 1, nt); i < hi; i++) {
+                uint32_t k = keys[i];
+                h[(k >> low) & mask]++;
+                v[(k >> low) & mask] += k < nkeys;
+            }
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            size_t base = 0, kept = 0;
+            for (int d = 0; d < RADIX; d++) {
+                bucket_start[d] = base;
+                bucket_base[d] = kept;
+                for (int c = 0; c < nt; c++) {
+                    off[(size_t)c * RADIX + d] = base;
+                    base += cnt[(size_t)c * RADIX + d];
+                    kept += valid[(size_t)c * RADIX + d];
+                }
+            }
+            bucket_start[RADIX] = base;
+            bucket_base[RADIX] = kept;
+            if (n_kept)
+                *n_kept = kept;
+        }
+        /* 2. The pairs, scattered by bucket (keys of every bucket, kept or not). */
+        for (int c = me; c < nt; c += team) {
+            char *w = wc + (size_t)c * wc_bytes;
+            size_t *first = (size_t *)(w + (size_t)RADIX * 2 * BLOCK);
+            scatter_32_iota(keys, tk, NULL, ti, chunk_lo(n, c, nt), chunk_lo(n, c + 1, nt), 0, 0,
+                            low, mask, off + (size_t)c * RADIX, first, (uint32_t *)w,
+                            (uint32_t *)(w + (size_t)RADIX * BLOCK), stream);
+        }
+#pragma omp barrier
+        /* 3. Each bucket alone: its keys' counts, starts, and the placement of its items. */
+        uint32_t *h = ctr + (size_t)me * ((size_t)1 << low);
+#pragma omp for schedule(dynamic, 1)
+        for (uint32_t b = 0; b < nbuckets; b++) {
+            const uint32_t *bk = (const uint32_t *)tk, *bi = (const uint32_t *)ti;
+            uint32_t k0 = b << low, k1 = b + 1 < nbuckets ? (b + 1) << low : nkeys;
+            size_t lo = bucket_start[b], hi = bucket_start[b + 1];
+            memset(h, 0, (size_t)(k1 - k0) * sizeof *h);
+            for (size_t j = lo; j < hi; j++)
+                if (bk[j] < nkeys)
+                    h[bk[j] - k0]++;
+            uint32_t run = (uint32_t)bucket_base[b];
+            for (uint32_t k = k0; k < k1; k++) {
+                uint32_t c = h[k - k0];
+                starts[k] = run;
+                counts[k] = c;
+                h[k - k0] = run;
+                run += c;
+            }
+            for (size_t j = lo; j < hi; j++)
+                if (bk[j] < nkeys)
+                    perm[h[bk[j] - k0]++] = bi[j];
+        }
+    }
+done:
+    if (tk)
+        kedr_scratch_put(ctx, tk);
+    if (ti)
+        kedr_scratch_put(ctx, ti);
+    free(cnt);
+    free(valid);
+    free(off);
+    free(wc);
+    free(ctr);
+    return s;
+}
+
 static kedr_status counting_sort_cpu(kedr_ctx *ctx, const uint32_t *keys, size_t n,
                                      uint32_t nkeys, uint32_t *perm, uint32_t *starts,
                                      uint32_t *counts, size_t *n_kept)
 {
+    int low = 0;
+    while (low < 32 && ((uint64_t)(nkeys - 1) >> low) >= RADIX)
+        low++;
+    if (n >= TWO_LEVEL_MIN && nkeys >= TWO_LEVEL_MIN_KEYS && low <= TWO_LEVEL_MAX_LOW &&
+        keys_scattered(keys, n, nkeys))
+        return counting_sort_two_level(ctx, keys, n, nkeys, low, perm, starts, counts, n_kept);
     int team = ctx->threads < MAX_TEAM ? ctx->threads : MAX_TEAM;
     if (n < SERIAL_BELOW && nkeys < SERIAL_BELOW)
         team = 1;

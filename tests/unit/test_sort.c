@@ -277,7 +277,7 @@ static void test_sort_errors(kedr_ctx *ctx)
 
 /* ---- counting sort ------------------------------------------------------------------------ */
 
-enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, NCDIST };
+enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, C_FEW, NCDIST };
 
 static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, int drops,
                            uint64_t seed)
@@ -292,6 +292,7 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
         case C_ONE_KEY: k = one; break;
         case C_SORTED: k = (uint32_t)((uint64_t)i * nkeys / (n ? n : 1)); break;
         case C_REVERSED: k = nkeys - 1 - (uint32_t)((uint64_t)i * nkeys / (n ? n : 1)); break;
+        case C_FEW: k = (uint32_t)(tu_next(&rng) % 3 * (nkeys / 3)); break; /* random order */
         }
         /* Dropped: KEDR_KEY_DROP, nkeys itself, or just above it. */
         if (drops && tu_next(&rng) % 8 == 0) {
