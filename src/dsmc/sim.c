@@ -23,18 +23,30 @@ const char *kedr_dsmc_stage_name(kedr_dsmc_stage s)
 /* Below this many items a loop runs on one thread: starting a team costs more than it saves. */
 #define DSMC_OMP_MIN 16384
 
+/* A thread's items are consecutive, so after a binary search for its first item it finds the
+ * group of the next by walking forward: the same group as dsmc_group_of (the last one starting
+ * at or before e), without a search per item. */
 static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const uint32_t *offsets,
                          uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
 {
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (count > DSMC_OMP_MIN)
-    for (size_t e = 0; e < count; e++) {
-        uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
-        size_t i = base + e;
-        if (fill)
-            dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        else
-            dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        a.erot[i] = dsmc_erot_new(p, fill, e, a.sp[i]);
+#pragma omp parallel num_threads(ctx->threads) if (count > DSMC_OMP_MIN)
+    {
+        uint32_t g = UINT32_MAX;
+#pragma omp for schedule(static)
+        for (size_t e = 0; e < count; e++) {
+            if (g == UINT32_MAX)
+                g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
+            while (offsets[g + 1] <= e)
+                g++;
+            size_t i = base + e;
+            if (fill)
+                dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                              &a.sp[i]);
+            else
+                dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                                &a.sp[i]);
+            a.erot[i] = dsmc_erot_new(p, fill, e, a.sp[i]);
+        }
     }
 }
 
