@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct {
     char name[48];
@@ -202,6 +204,18 @@ kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
     bench_utc_date(date, sizeof date);
     printf("kedr bench dsmc: %s (%s), %s\n", device, kedr_backend_name(kedr_ctx_backend(ctx)),
            date);
+    double load;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    const char *wait = getenv("OMP_WAIT_POLICY");
+    if (!gpu && getloadavg(&load, 1) == 1) {
+        /* Threads that spin at a barrier while the thread they wait for is descheduled make a
+         * loaded machine look many times slower than it is (docs/performance.md). */
+        printf("load average %.2f on %ld cpus, OMP_WAIT_POLICY=%s\n", load, cpus,
+               wait ? wait : "(unset)");
+        if (load > cpus && !(wait && strcasecmp(wait, "passive") == 0))
+            printf("note: the machine is loaded; OpenMP threads spinning at barriers can make "
+                   "these times many times too long: OMP_WAIT_POLICY=passive avoids it\n");
+    }
     printf("%-12s %11s %10s %6s %10s %12s %8s\n", "case", "particles", "cells", "steps",
            "ms/step", "p-steps/s", "B/part");
     dsmc_row rows[16];

@@ -119,7 +119,8 @@ kedr_status kedr_reduce_by_key(kedr_ctx *ctx, kedr_dtype key_t, const void *keys
  * counts[k] (k < nkeys) give each key's range in perm. Items whose key is >= nkeys (for example
  * KEDR_KEY_DROP) are left out of perm; *n_kept (host, may be NULL) counts the rest.
  * starts is the exclusive scan of counts. Scratch: cuda 16 bytes per item (8 when nkeys < 2^16,
- * none when nkeys < 2^8); cpu: per-thread counters, 4 bytes per item or per key, the larger. */
+ * none when nkeys < 2^8); cpu: per-thread counters, 4 bytes per item or per key, the larger,
+ * plus 8 bytes per item when the keys come in random order (n >= 2^16, nkeys >= 4096). */
 kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
                                uint32_t *perm, uint32_t *starts, uint32_t *counts,
                                size_t *n_kept);

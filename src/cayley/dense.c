@@ -102,25 +102,44 @@ static size_t host_available_memory(void)
     return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
 }
 
-static kedr_status check_memory(kedr_ctx *ctx, const kedr_cayley_group *g,
-                                const kedr_cayley_options *opt, size_t need)
+/* What a search may use: the memory limit, else free GPU memory or available host memory. */
+static kedr_status memory_allowed(kedr_ctx *ctx, const kedr_cayley_options *opt, size_t *limit,
+                                  const char **where)
 {
-    size_t limit = opt ? opt->memory_limit : 0;
-    const char *where = "memory allowed by the limit";
-    if (limit == 0) {
-        where = "host memory available";
-        limit = host_available_memory();
+    *limit = opt ? opt->memory_limit : 0;
+    *where = "memory allowed by the limit";
+    if (*limit)
+        return KEDR_OK;
+    *where = "host memory available";
+    *limit = host_available_memory();
 #ifdef KEDR_HAVE_CUDA
-        if (KEDR_IS_CUDA(ctx)) {
-            where = "GPU memory free";
-            KEDR_TRY(cayley_cuda_free_memory(ctx, &limit));
-        }
-#else
-        (void)ctx;
-#endif
+    if (KEDR_IS_CUDA(ctx)) {
+        *where = "GPU memory free";
+        KEDR_TRY(cayley_cuda_free_memory(ctx, limit));
     }
+#else
+    (void)ctx;
+#endif
+    return KEDR_OK;
+}
+
+/* KEDR_OK when the single-context search fits; else, on the GPU, *devices = 1 when the 2-bit
+ * search fits on this GPU alone; else KEDR_ERR_NOMEM saying what would fit. */
+static kedr_status check_memory(kedr_ctx *ctx, const kedr_cayley_group *g,
+                                const kedr_cayley_options *opt, size_t need, int *devices)
+{
+    size_t limit;
+    const char *where;
+    KEDR_TRY(memory_allowed(ctx, opt, &limit, &where));
     if (need <= limit)
         return KEDR_OK;
+    /* 2 bits per element instead of 3, with 1/64 to spare */
+    if (KEDR_IS_CUDA(ctx) && kedr_cayley_multi_bytes(g) + limit / 64 <= limit) {
+        kedr_log(KEDR_LOG_INFO, "%s: 3 bits per element do not fit in the %s; searching with "
+                 "2 bits per element (the search over GPUs, on this GPU alone)", g->spec, where);
+        *devices = 1;
+        return KEDR_OK;
+    }
     char need_s[32], limit_s[32];
     kedr_format_bytes((double)need, need_s, sizeof need_s);
     kedr_format_bytes((double)limit, limit_s, sizeof limit_s);
@@ -375,7 +394,7 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     if (devices != 0) {
         KEDR_TRY(check_devices(ctx, g, opt, &devices));
     } else {
-        KEDR_TRY(check_memory(ctx, g, opt, need));
+        KEDR_TRY(check_memory(ctx, g, opt, need, &devices));
     }
 
     cayley_dense d;

@@ -23,29 +23,138 @@ const char *kedr_dsmc_stage_name(kedr_dsmc_stage s)
 /* Below this many items a loop runs on one thread: starting a team costs more than it saves. */
 #define DSMC_OMP_MIN 16384
 
+/* A thread's items are consecutive, so after a binary search for its first item it finds the
+ * group of the next by walking forward: the same group as dsmc_group_of (the last one starting
+ * at or before e), without a search per item. */
 static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const uint32_t *offsets,
                          uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
 {
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (count > DSMC_OMP_MIN)
-    for (size_t e = 0; e < count; e++) {
-        uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
-        size_t i = base + e;
-        if (p->dims == 3 && fill)
-            dsmc_fill_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                           &a.sp[i]);
-        else if (p->dims == 3)
-            dsmc_inflow_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                             &a.sp[i]);
-        else if (fill)
-            dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        else
-            dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        a.erot[i] = dsmc_erot_new(p, fill, g, e, a.sp[i]);
+#pragma omp parallel num_threads(ctx->threads) if (count > DSMC_OMP_MIN)
+    {
+        uint32_t g = UINT32_MAX;
+#pragma omp for schedule(static)
+        for (size_t e = 0; e < count; e++) {
+            if (g == UINT32_MAX)
+                g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
+            while (offsets[g + 1] <= e)
+                g++;
+            size_t i = base + e;
+            if (p->dims == 3 && fill)
+                dsmc_fill_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                               &a.sp[i]);
+            else if (p->dims == 3)
+                dsmc_inflow_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i],
+                                 &a.vz[i], &a.sp[i]);
+            else if (fill)
+                dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                              &a.sp[i]);
+            else
+                dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
+                                &a.sp[i]);
+            a.erot[i] = dsmc_erot_new(p, fill, g, e, a.sp[i]);
+        }
+    }
+}
+
+/* A box around every body wall, widened by a margin far above the rounding of the crossing
+ * tests: a straight path whose box misses it cannot hit a wall. Empty without bodies. */
+static void body_box(const dsmc_params *p, double box[4])
+{
+    box[0] = box[1] = HUGE_VAL;
+    box[2] = box[3] = -HUGE_VAL;
+    for (int k = 0; k < p->nsegments; k++)
+        for (int e = 0; e < 2; e++) {
+            box[0] = fmin(box[0], p->seg[k][2 * e]);
+            box[1] = fmin(box[1], p->seg[k][2 * e + 1]);
+            box[2] = fmax(box[2], p->seg[k][2 * e]);
+            box[3] = fmax(box[3], p->seg[k][2 * e + 1]);
+        }
+    for (int j = 0; j < p->ncircles; j++) {
+        box[0] = fmin(box[0], p->circle[j][0] - p->circle[j][2]);
+        box[1] = fmin(box[1], p->circle[j][1] - p->circle[j][2]);
+        box[2] = fmax(box[2], p->circle[j][0] + p->circle[j][2]);
+        box[3] = fmax(box[3], p->circle[j][1] + p->circle[j][2]);
+    }
+    double margin = 1e-6 * (p->dx + p->dy);
+    box[0] -= margin;
+    box[1] -= margin;
+    box[2] += margin;
+    box[3] += margin;
+}
+
+/* body_box in 3D: lo x y z, hi x y z around the solids (empty without). */
+static void solid_box(const dsmc_params *p, double box[6])
+{
+    for (int d = 0; d < 3; d++) {
+        box[d] = HUGE_VAL;
+        box[3 + d] = -HUGE_VAL;
+    }
+    for (int j = 0; j < p->nsolids; j++) {
+        const double *s = p->solid[j];
+        for (int d = 0; d < 3; d++) {
+            double lo, hi;
+            if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
+                lo = s[d] - s[3];
+                hi = s[d] + s[3];
+            } else if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID) {
+                lo = s[d];
+                hi = s[3 + d];
+            } else { /* cone: apex to base along x, the base radius across */
+                lo = d == 0 ? s[0] : s[d] - s[5];
+                hi = d == 0 ? s[0] + s[4] : s[d] + s[5];
+            }
+            box[d] = fmin(box[d], lo);
+            box[3 + d] = fmax(box[3 + d], hi);
+        }
+    }
+    double margin = 1e-6 * (p->dx + p->dy + p->dz);
+    for (int d = 0; d < 3; d++) {
+        box[d] -= margin;
+        box[3 + d] += margin;
+    }
+}
+
+/* move_cpu's loop in 3D, with the same shortcut for molecules that meet no side and no solid
+ * (the expressions of dsmc_move_one3, so the same bits). */
+static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
+                      uint32_t *cell, double *partial, size_t nsum, int threads)
+{
+    double box[6];
+    solid_box(p, box);
+#pragma omp parallel num_threads(threads) if (n > DSMC_OMP_MIN)
+    {
+        dsmc_params local = *p;
+        if (p->surf)
+            local.surf = partial + nsum * (size_t)omp_get_thread_num();
+        const double t = p->dt;
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < n; i++) {
+            double pos[3] = {a.x[i], a.y[i], a.z[i]}, u[3] = {a.vx[i], a.vy[i], a.vz[i]}, q[3];
+            int inside = 1, far = 0;
+            for (int d = 0; d < 3; d++) {
+                q[d] = pos[d] + u[d] * t;
+                inside = inside && q[d] >= p->lo[d] && q[d] <= p->hi[d];
+                far = far || fmax(pos[d], q[d]) < box[d] || fmin(pos[d], q[d]) > box[3 + d];
+            }
+            if (i < n_old && inside && far) {
+                a.x[i] = q[0];
+                a.y[i] = q[1];
+                a.z[i] = q[2];
+                cell[i] = dsmc_cell_of3(&local, q[0], q[1], q[2]);
+            } else {
+                cell[i] = dsmc_move_one3(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i],
+                                         &a.vx[i], &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
+            }
+        }
     }
 }
 
 /* Surface sums go to one set per thread (partial), added up in thread order afterwards, so
- * the cpu result does not depend on timing. */
+ * the cpu result does not depend on timing.
+ * Most molecules fly the whole step without meeting a side or a wall. For them the loop does
+ * here what dsmc_move_one would do (the same expressions, so the same bits: a straight flight
+ * for dt, no random draw) without its event search; the rest, and this step's new molecules,
+ * go through dsmc_move_one. */
 static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
                      uint32_t *cell, double *partial)
 {
@@ -53,18 +162,36 @@ static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old
     int threads = ctx->threads > 0 ? ctx->threads : 1;
     if (p->surf)
         memset(partial, 0, nsum * (size_t)threads * sizeof(double));
+    if (p->dims == 3) {
+        move3_cpu(p, n, n_old, a, cell, partial, nsum, threads);
+    } else {
+        double box[4];
+        body_box(p, box);
 #pragma omp parallel num_threads(threads) if (n > DSMC_OMP_MIN)
-    {
-        dsmc_params local = *p;
-        if (p->surf)
-            local.surf = partial + nsum * (size_t)omp_get_thread_num();
+        {
+            dsmc_params local = *p;
+            if (p->surf)
+                local.surf = partial + nsum * (size_t)omp_get_thread_num();
+            const double t = p->dt, xlo = p->lo[0], xhi = p->hi[0];
+            const double ylo = p->lo[1], yhi = p->hi[1];
+            const double bx0 = box[0], by0 = box[1], bx1 = box[2], by1 = box[3];
 #pragma omp for schedule(static)
-        for (size_t i = 0; i < n; i++)
-            cell[i] = p->dims == 3
-                          ? dsmc_move_one3(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i],
-                                           &a.vx[i], &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i])
-                          : dsmc_move_one(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i],
-                                          &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
+            for (size_t i = 0; i < n; i++) {
+                double px = a.x[i], py = a.y[i];
+                double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t;
+                int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi;
+                int far = (px > qx ? px : qx) < bx0 || (px < qx ? px : qx) > bx1 ||
+                          (py > qy ? py : qy) < by0 || (py < qy ? py : qy) > by1;
+                if (i < n_old && inside && far) {
+                    a.x[i] = qx;
+                    a.y[i] = qy;
+                    cell[i] = dsmc_cell_of(&local, qx, qy);
+                } else {
+                    cell[i] = dsmc_move_one(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i],
+                                            &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
+                }
+            }
+        }
     }
     if (p->surf)
         for (int t = 0; t < threads; t++)
@@ -81,27 +208,41 @@ static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_parti
                                : dsmc_cell_of(p, a.x[i], a.y[i]);
 }
 
-static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src, void *dst,
-                       size_t elem)
+/* The cpu gathers of one indexing, d[j] = s[perm[j]] for each array in turn, run in one
+ * parallel region (a barrier between arrays, as the next one may write where this one reads):
+ * on a machine shared with other jobs every fork and join can wait for a thread that is not
+ * running, and the indexing had seven of them. */
+#define DSMC_MAX_GATHERS 16
+typedef struct {
+    int count;
+    const void *src[DSMC_MAX_GATHERS];
+    void *dst[DSMC_MAX_GATHERS];
+    size_t elem[DSMC_MAX_GATHERS];
+} gather_plan;
+
+static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const gather_plan *g)
 {
-    if (elem == 8) {
-        const double *s = src;
-        double *d = dst;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-        for (size_t j = 0; j < n; j++)
-            d[j] = s[perm[j]];
-    } else if (elem == 4) {
-        const uint32_t *s = src;
-        uint32_t *d = dst;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-        for (size_t j = 0; j < n; j++)
-            d[j] = s[perm[j]];
-    } else {
-        const uint8_t *s = src;
-        uint8_t *d = dst;
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-        for (size_t j = 0; j < n; j++)
-            d[j] = s[perm[j]];
+#pragma omp parallel num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+    for (int f = 0; f < g->count; f++) {
+        if (g->elem[f] == 8) {
+            const double *s = g->src[f];
+            double *d = g->dst[f];
+#pragma omp for schedule(static)
+            for (size_t j = 0; j < n; j++)
+                d[j] = s[perm[j]];
+        } else if (g->elem[f] == 4) {
+            const uint32_t *s = g->src[f];
+            uint32_t *d = g->dst[f];
+#pragma omp for schedule(static)
+            for (size_t j = 0; j < n; j++)
+                d[j] = s[perm[j]];
+        } else {
+            const uint8_t *s = g->src[f];
+            uint8_t *d = g->dst[f];
+#pragma omp for schedule(static)
+            for (size_t j = 0; j < n; j++)
+                d[j] = s[perm[j]];
+        }
     }
 }
 
@@ -582,14 +723,27 @@ static kedr_status run_locate(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
-static kedr_status gather(kedr_dsmc *sim, size_t n, void **field, void **spare, size_t elem)
+/* Puts field in perm order through spare (the two swap). The cpu back end only notes the
+ * gather in g; gather_cpu does them all. */
+static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field, void **spare,
+                          size_t elem)
 {
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
         KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, *spare, elem));
     else
+#else
+    (void)sim; /* the cpu gathers run later, on every noted array at once */
+    (void)n;
 #endif
-        gather_cpu(sim->ctx, sim->perm, n, *field, *spare, elem);
+    {
+        if (g->count == DSMC_MAX_GATHERS)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than %d particle arrays to "
+                             "gather", DSMC_MAX_GATHERS);
+        g->src[g->count] = *field;
+        g->dst[g->count] = *spare;
+        g->elem[g->count++] = elem;
+    }
     void *t = *field;
     *field = *spare;
     *spare = t;
@@ -608,10 +762,13 @@ static kedr_status run_index(kedr_dsmc *sim)
     }
     void **f64[6] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
                      (void **)&sim->a.vy, (void **)&sim->a.vz, (void **)&sim->a.z};
-    for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++)
-        KEDR_TRY(gather(sim, kept, f64[k], &sim->spare, 8));
-    KEDR_TRY(gather(sim, kept, (void **)&sim->a.sp, &sim->spare8, 1));
-    KEDR_TRY(gather(sim, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
+    gather_plan g = {0};
+    for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++) /* z only in 3D */
+        KEDR_TRY(gather(sim, &g, kept, f64[k], &sim->spare, 8));
+    KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.sp, &sim->spare8, 1));
+    KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
+    if (g.count)
+        gather_cpu(sim->ctx, sim->perm, kept, &g);
     sim->n = kept;
     sim->sorted = 1;
     return KEDR_OK;

@@ -530,12 +530,30 @@ static void check_errors_and_options(kedr_ctx *ctx)
 
     size_t need = kedr_cayley_dense_bytes(g);
     TU_CHECK(need == 3 * ((40320 + 127) / 128 * 16), "pancake:8 needs %zu bytes", need);
+    /* below the need of 3 bits per element: the GPU goes on with 2 bits, the cpu refuses */
     kedr_cayley_options opt = {.memory_limit = need - 1};
     memset(&r, TU_POISON_BYTE, sizeof r);
     kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);
+    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA) {
+        TU_CHECK(s == KEDR_OK && r.devices == 1 && r.memory_bytes == kedr_cayley_multi_bytes(g) &&
+                     r.reached == 40320 && r.diameter == 9,
+                 "a memory limit below 3 bits per element on the GPU: %s, '%s'",
+                 kedr_status_name(s), kedr_last_error());
+        if (s == KEDR_OK)
+            kedr_cayley_result_free(&r);
+    } else {
+        TU_CHECK(s == KEDR_ERR_NOMEM && strstr(kedr_last_error(), "pancake:8 needs") &&
+                     r.growth == NULL,
+                 "a memory limit below the need: %s, '%s'", kedr_status_name(s),
+                 kedr_last_error());
+    }
+    opt.memory_limit = kedr_cayley_multi_bytes(g) - 1;
+    memset(&r, TU_POISON_BYTE, sizeof r);
+    s = kedr_cayley_growth(ctx, g, &opt, &r);
     TU_CHECK(s == KEDR_ERR_NOMEM && strstr(kedr_last_error(), "pancake:8 needs") &&
                  r.growth == NULL,
-             "a memory limit below the need: %s, '%s'", kedr_status_name(s), kedr_last_error());
+             "a memory limit below 2 bits per element: %s, '%s'", kedr_status_name(s),
+             kedr_last_error());
     kedr_cayley_group *huge = NULL;
     TU_OK(kedr_cayley_parse("burnt-pancake:16", 0, &huge));
     s = huge ? kedr_cayley_growth(ctx, huge, NULL, &r) : KEDR_OK;

@@ -114,6 +114,10 @@ static ref_item *reference_order(kedr_dtype t, const void *keys, size_t n, int b
     return r;
 }
 
+/* Elements by which check_sort shifts its outputs from the start of their allocations, to move
+ * them off cache-line boundaries. */
+static size_t out_shift;
+
 /* One sort call on ctx, checked in full. vsize 0: keys only. */
 static void check_sort(kedr_ctx *ctx, kedr_dtype t, int dist, size_t n, size_t vsize, int begin,
                        int end, uint64_t seed)
@@ -130,9 +134,11 @@ static void check_sort(kedr_ctx *ctx, kedr_dtype t, int dist, size_t n, size_t v
             ((uint32_t *)vals)[i] = (uint32_t)vals[i];
 
     void *d_keys = tu_upload(ctx, keys, n * ks);
-    void *d_out = tu_poisoned(ctx, n * ks);
+    void *d_out_base = tu_poisoned(ctx, (n + out_shift) * ks);
+    void *d_out = (char *)d_out_base + out_shift * ks;
     void *d_vals = vsize ? tu_upload(ctx, vals, n * vsize) : NULL;
-    void *d_vout = vsize ? tu_poisoned(ctx, n * vsize) : NULL;
+    void *d_vout_base = vsize ? tu_poisoned(ctx, (n + out_shift) * vsize) : NULL;
+    void *d_vout = vsize ? (char *)d_vout_base + out_shift * vsize : NULL;
     if (vsize)
         TU_OK(kedr_sort_pairs(ctx, t, d_keys, d_out, d_vals, d_vout, vsize, n, begin, end));
     else
@@ -174,9 +180,9 @@ static void check_sort(kedr_ctx *ctx, kedr_dtype t, int dist, size_t n, size_t v
     free(keys);
     free(vals);
     kedr_free(ctx, d_keys);
-    kedr_free(ctx, d_out);
+    kedr_free(ctx, d_out_base);
     kedr_free(ctx, d_vals);
-    kedr_free(ctx, d_vout);
+    kedr_free(ctx, d_vout_base);
 }
 
 static void test_sorts(kedr_ctx *ctx)
@@ -212,6 +218,13 @@ static void test_sorts(kedr_ctx *ctx)
         check_sort(ctx, key_types[k % NTYPES], D_RANDOM, 4095, 4, 0, 0, 1000 + k);
     check_sort(ctx, KEDR_U32, D_RANDOM, TU_LARGE, 4, 0, 0, seed++);
     check_sort(ctx, KEDR_F32, D_SPECIAL, (1u << 20) + 1, 0, 0, 0, seed++);
+    /* Outputs off their alignment, large enough for the cpu's streaming stores. */
+    for (out_shift = 1; out_shift < 4; out_shift += 2) {
+        check_sort(ctx, KEDR_U32, D_RANDOM, (1u << 20) + 1, 8, 0, 0, seed++);
+        check_sort(ctx, KEDR_U64, D_FEW, (1u << 19) + 3, 4, 0, 0, seed++);
+        check_sort(ctx, KEDR_F32, D_RANDOM, 1025, 4, 0, 0, seed++);
+    }
+    out_shift = 0;
 }
 
 static void test_sort_errors(kedr_ctx *ctx)
@@ -264,7 +277,7 @@ static void test_sort_errors(kedr_ctx *ctx)
 
 /* ---- counting sort ------------------------------------------------------------------------ */
 
-enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, NCDIST };
+enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, C_FEW, NCDIST };
 
 static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, int drops,
                            uint64_t seed)
@@ -279,6 +292,7 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
         case C_ONE_KEY: k = one; break;
         case C_SORTED: k = (uint32_t)((uint64_t)i * nkeys / (n ? n : 1)); break;
         case C_REVERSED: k = nkeys - 1 - (uint32_t)((uint64_t)i * nkeys / (n ? n : 1)); break;
+        case C_FEW: k = (uint32_t)(tu_next(&rng) % 3 * (nkeys / 3)); break; /* random order */
         }
         /* Dropped: KEDR_KEY_DROP, nkeys itself, or just above it. */
         if (drops && tu_next(&rng) % 8 == 0) {
