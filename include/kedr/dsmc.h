@@ -74,6 +74,7 @@ typedef struct {
     double center[2];   /* circle */
     double radius;
     double velocity[2]; /* m/s: the body moves rigidly (walls tangent to it: Couette flow) */
+    double temperature; /* K: its wall temperature; 0: the case's wall_temperature */
 } kedr_dsmc_body;
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */
@@ -98,7 +99,7 @@ typedef struct {
      * its segments taken as one open (two-sided) body, as plates are. */
     int nbodies;
     kedr_dsmc_body body[KEDR_DSMC_MAX_BODIES];
-    double wall_temperature;         /* [wall] K */
+    double wall_temperature;         /* [wall] K, of the bodies without their own */
     kedr_dsmc_wall wall_model;       /* [wall] model */
     double accommodation;            /* [wall] Maxwell model: diffuse fraction in [0, 1] */
     double reference_length;         /* [surface] m; 0: each body's frontal height */

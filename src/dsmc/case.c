@@ -118,6 +118,17 @@ kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_
     return s;
 }
 
+/* Whether a body wall takes [wall] temperature: bare segments, or a body without its own. */
+static int uses_wall_temperature(const kedr_dsmc_case *c)
+{
+    if (c->nbodies == 0)
+        return c->nsegments > 0;
+    for (int b = 0; b < c->nbodies; b++)
+        if (!(c->body[b].temperature > 0))
+            return 1;
+    return 0;
+}
+
 kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
 {
     const char *fn = "kedr_dsmc_case_check";
@@ -171,8 +182,12 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     int bad = dsmc_body_problem(c, msg, sizeof msg);
     if (bad >= 0)
         return kedr_fail(KEDR_ERR_INVALID, "%s: body %d: %s", fn, bad + 1, msg);
-    int bodies = c->nsegments > 0 || c->nbodies > 0;
-    if (bodies && !(c->wall_temperature > 0))
+    for (int b = 0; b < c->nbodies; b++)
+        if (!(c->body[b].temperature >= 0 && c->body[b].temperature <= 1e6))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: body %d: temperature %g: expected a wall "
+                             "temperature in (0, 1e6] K, or 0 for the case's", fn, b + 1,
+                             c->body[b].temperature);
+    if (uses_wall_temperature(c) && !(c->wall_temperature > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: wall temperature %g: expected > 0", fn,
                          c->wall_temperature);
     if ((unsigned)c->wall_model > KEDR_DSMC_WALL_MAXWELL ||
@@ -377,6 +392,7 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
         b->velocity[0] = v[0];
         b->velocity[1] = v[1];
     }
+    KEDR_TRY(kedr_ini_double(ini, sec, "temperature", POS, 0, 1e6, &b->temperature));
     c->nbodies++;
     *made = 1;
     char msg[512];
@@ -506,7 +522,7 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     if (wall != KEDR_DSMC_WALL_MAXWELL && kedr_ini_line(ini, "wall", "accommodation"))
         return kedr_ini_fail(ini, "wall", "accommodation", "only the maxwell model has one");
     c->wall_temperature = c->temperature;
-    int needs_tw = c->nsegments > 0 || c->nbodies > 0;
+    int needs_tw = uses_wall_temperature(c);
     KEDR_TRY(kedr_ini_double(ini, "wall", "temperature", needs_tw ? REQ | POS : POS, 0, 1e6,
                              &c->wall_temperature));
     KEDR_TRY(kedr_ini_double(ini, "surface", "reference_length", POS, 0, 1e6,

@@ -464,6 +464,9 @@ kedr_status dsmc_geometry_build(kedr_dsmc *sim)
     g->nbodies = resolve_bodies(&sim->c, g->body);
     p->wall_model = sim->c.wall_model;
     p->accommodation = sim->c.accommodation;
+    for (int i = 0; i <= KEDR_DSMC_MAX_BODIES; i++)
+        p->body_t[i] = i < g->nbodies && g->body[i].temperature > 0 ? g->body[i].temperature
+                                                                    : sim->c.wall_temperature;
     p->nudge = 1e-9 * fmin(p->dx, p->dy);
     int cut = 0;
     KEDR_TRY(gas_volumes(sim, &cut));
