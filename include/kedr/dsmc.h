@@ -75,6 +75,10 @@ typedef struct {
     double radius;
     double velocity[2]; /* m/s: the body moves rigidly (walls tangent to it: Couette flow) */
     double temperature; /* K: its wall temperature; 0: the case's wall_temperature */
+    /* 1: its walls follow wall_model and accommodation below; 0: the case's [wall] ones */
+    int own_wall;
+    kedr_dsmc_wall wall_model;
+    double accommodation;
 } kedr_dsmc_body;
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */

@@ -10,7 +10,8 @@
  *    (each with its own [body] temperature): the wall heat flux against q = kappa dT/dy,
  *    kappa = (15/4) (k/m) mu;
  *  - the free-molecular limit (collisions off, Kn = infinity), plates at 250 K and 350 K: the
- *    wall heat flux against the closed form derived at fm_heat_flux.
+ *    wall heat flux against the closed form derived at fm_heat_flux;
+ *  - a body with its own wall model ([body] wall = specular) exchanges no heat and no shear.
  * Transport coefficients (S. Chapman & T. G. Cowling, The Mathematical Theory of Non-Uniform
  * Gases, 3rd ed., Cambridge 1970, ch. 10; G. A. Bird, Molecular Gas Dynamics and the Direct
  * Simulation of Gas Flows, 1994, eq. 4.62 for the first approximation): for hard spheres of
@@ -395,6 +396,46 @@ static void test_free_molecular(kedr_ctx *ctx, const char *bname, int full)
     free(r);
 }
 
+/* A body's own wall model: the upper plate specular ([body] wall = specular), the lower one
+ * diffuse at 250 K, the upper one moving along itself. A specular wall exchanges no energy and
+ * no tangential momentum with the molecules, so its heat flux and shear are zero to rounding
+ * (the sums in and out are added separately), while the diffuse plate's are not. */
+static void test_specular_body(kedr_ctx *ctx, const char *bname)
+{
+    channel ch = {4, 1e-3, 20e-3, 20, 50, 250, 350, 200, 0};
+    ch.dt = 0.5 * ch.gap / ch.ny_gap / mean_speed(300);
+    kedr_dsmc_case c = channel_case(&ch, 6);
+    c.body[1].own_wall = 1;
+    c.body[1].wall_model = KEDR_DSMC_WALL_SPECULAR;
+    c.sample_start = 0;
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    channel_start(sim, &c, &ch, 77);
+    for (int s = 0; s < 200; s++)
+        TU_OK(kedr_dsmc_step_stages(sim, CH_FREE));
+    kedr_dsmc_surface sf;
+    TU_OK(kedr_dsmc_get_surface(sim, &sf));
+    /* the scale of the energy flux each way: n k T cbar */
+    double scale = c.number_density * K_B * 300 * mean_speed(300), q[2] = {0, 0}, tau[2] = {0, 0};
+    for (size_t e = 0; e < sf.nelem; e++) {
+        int b = sf.body[e];
+        if ((b == 0 && sf.ny[e] > 0.5) || (b == 1 && sf.ny[e] < -0.5)) {
+            q[b] = fmax(q[b], fabs(sf.heat_flux[e]));
+            tau[b] = fmax(tau[b], fabs(sf.shear[e]));
+        }
+    }
+    printf("  %s specular upper plate: |q| %.2g W/m^2, |tau| %.2g Pa; diffuse lower plate: "
+           "|q| %.3g W/m^2, |tau| %.3g Pa\n", bname, q[1], tau[1], q[0], tau[0]);
+    TU_CHECK(q[1] < 1e-9 * scale && tau[1] < 1e-9 * scale / mean_speed(300) &&
+                 q[0] > 1e-3 * scale && tau[0] > 1e-3 * scale / mean_speed(300),
+             "%s specular body: |q| %g, |tau| %g (diffuse: %g, %g)", bname, q[1], tau[1], q[0],
+             tau[0]);
+    kedr_dsmc_surface_free(&sf);
+    kedr_dsmc_destroy(sim);
+}
+
 int main(int argc, char **argv)
 {
     int full = argc > 1 && strcmp(argv[1], "--full") == 0;
@@ -407,6 +448,7 @@ int main(int argc, char **argv)
         test_couette(ctx, bname, &z);
         test_fourier(ctx, bname, &z);
         test_free_molecular(ctx, bname, full);
+        test_specular_body(ctx, bname);
         kedr_ctx_destroy(ctx);
     }
     return tu_finish("test_dsmc_couette");
