@@ -159,7 +159,7 @@ static void channel_start(kedr_dsmc *sim, const kedr_dsmc_case *c, const channel
     free(vz);
 }
 
-/* Least-squares line through (x[i], f[i]), i < n: returns the slope, *mean the mean of f. */
+/* Least-squares line through (x[i], f[i]), i < n: returns the slope and sets *intercept. */
 static double fit_slope(const double *x, const double *f, int n, double *intercept)
 {
     double sx = 0, sf = 0, sxx = 0, sxf = 0;
@@ -177,10 +177,11 @@ static double fit_slope(const double *x, const double *f, int n, double *interce
 #define CH_MAX_BATCH 64
 #define CH_MAX_FIT 512
 
-/* What a run measured: per batch, the wall shear tau (force per area along the lower plate's
- * motion... taken as mu du/dy > 0), the wall heat flux q (into the cold wall, > 0 when it is
- * the lower one), the bulk slopes of u_x and of T^(1 + omega), the bulk mean temperature; and
- * the batch-averaged bulk profiles. */
+/* What a run measured: per batch, the wall shear tau (the x force per area that the gas puts
+ * on the lower plate, minus that on the upper one, halved: mu du/dy), the wall heat flux q
+ * (into the lower plate, minus into the upper one, halved: kappa dT/dy), the bulk slopes of u_x
+ * and of T^(1 + omega) and the bulk mean temperature; the bulk profiles of every batch; the
+ * mean number density in the gap. */
 typedef struct {
     int nb, nfit;
     double tau[CH_MAX_BATCH], q[CH_MAX_BATCH], du[CH_MAX_BATCH], dtheta[CH_MAX_BATCH];
@@ -227,7 +228,8 @@ static void channel_run(kedr_ctx *ctx, const channel *ch, int seed, int warm, in
         TU_OK(kedr_dsmc_get_fields(sim, &f));
         double shear = 0, heat = 0, len_in = 0;
         for (size_t e = 0; e < sf.nelem; e++) {
-            int lower = sf.body[e] == 0 && sf.ny[e] > 0.5, upper = sf.body[e] == 1 && sf.ny[e] < -0.5;
+            int lower = sf.body[e] == 0 && sf.ny[e] > 0.5;
+            int upper = sf.body[e] == 1 && sf.ny[e] < -0.5;
             if (lower || upper) { /* the faces towards the gap */
                 /* shear is along t = (-ny, nx): -F_x on the lower face, +F_x on the upper one,
                  * and both are -mu du/dy */
