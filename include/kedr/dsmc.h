@@ -74,6 +74,11 @@ typedef struct {
     double center[2];   /* circle */
     double radius;
     double velocity[2]; /* m/s: the body moves rigidly (walls tangent to it: Couette flow) */
+    double temperature; /* K: its wall temperature; 0: the case's wall_temperature */
+    /* 1: its walls follow wall_model and accommodation below; 0: the case's [wall] ones */
+    int own_wall;
+    kedr_dsmc_wall wall_model;
+    double accommodation;
 } kedr_dsmc_body;
 
 /* [downstream]: a second gas state for some inflow sides, for a stationary normal shock held
@@ -120,7 +125,7 @@ typedef struct {
      * its segments taken as one open (two-sided) body, as plates are. */
     int nbodies;
     kedr_dsmc_body body[KEDR_DSMC_MAX_BODIES];
-    double wall_temperature;         /* [wall] K */
+    double wall_temperature;         /* [wall] K, of the bodies without their own */
     kedr_dsmc_wall wall_model;       /* [wall] model */
     double accommodation;            /* [wall] Maxwell model: diffuse fraction in [0, 1] */
     double reference_length;         /* [surface] m; 0: each body's frontal height */

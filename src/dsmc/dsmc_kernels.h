@@ -54,17 +54,19 @@ typedef struct {
     int ncircles;
     double circle[KEDR_DSMC_MAX_BODIES][3]; /* centre x, y, radius */
     uint32_t circ_elem[KEDR_DSMC_MAX_BODIES], circ_nelem[KEDR_DSMC_MAX_BODIES];
-    /* Wall velocities: segment k belongs to body seg_body[k], circle j to circ_body[j]; body b
-     * moves with body_u[b] (the last entry: the bare segments, at rest). */
+    /* Walls: segment k belongs to body seg_body[k], circle j to circ_body[j]; body b moves with
+     * body_u[b], has the wall temperature body_t[b], the wall model body_wall[b] (a
+     * kedr_dsmc_wall) and the accommodation body_acc[b] (the last entry: the bare segments, at
+     * rest). */
     uint8_t seg_body[KEDR_DSMC_MAX_SEGMENTS], circ_body[KEDR_DSMC_MAX_BODIES];
     double body_u[KEDR_DSMC_MAX_BODIES + 1][2];
+    double body_t[KEDR_DSMC_MAX_BODIES + 1];
+    int body_wall[KEDR_DSMC_MAX_BODIES + 1];
+    double body_acc[KEDR_DSMC_MAX_BODIES + 1];
     uint32_t nelem;
     double nudge;              /* distance a reflected molecule is put off the wall */
-    int wall_model;
-    double accommodation;
     const double *gas_volume;  /* per cell, context memory; NULL: every cell is cell_volume */
     double *surf;              /* DSMC_NSURF x nelem sums, context memory; NULL: not sampling */
-    double wall_temperature;
     int nspecies;
     double mass[DSMC_MAXS];
     /* Pair (p, q) at p * DSMC_MAXS + q: total cross-section sigma = a g^e, and 1/alpha. */
@@ -399,23 +401,26 @@ DSMC_HD void dsmc_surf_add(double *a, double v)
 }
 
 /* THE place where a molecule leaving a body wall gets its new velocity: (nx, ny) is the unit
- * normal into the gas on the side it came from. Specular reflection mirrors the normal
- * component; diffuse reflection (with probability `accommodation` under Maxwell's model, always
- * under the diffuse one) draws a full-accommodation molecule at the wall temperature: the normal
- * speed from the flux-weighted (Rayleigh) distribution, the tangential ones Gaussian. Internal
- * energy, when molecules carry it, is to be drawn here as well. */
-DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, double nx, double ny, double m, dsmc_rng *r,
-                              const double *wall_u, double *ux, double *uy, double *uz)
+ * normal into the gas on the side it came from, b the body (its velocity, temperature and wall
+ * model). Specular reflection mirrors the normal component; diffuse reflection (with
+ * probability `accommodation` under Maxwell's model, always under the diffuse one) draws a
+ * full-accommodation molecule at the wall temperature: the normal speed from the flux-weighted
+ * (Rayleigh) distribution, the tangential ones Gaussian. Returns whether it was diffuse (the
+ * caller then draws the internal energy at the wall temperature). */
+DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, int b, double nx, double ny, double m,
+                              dsmc_rng *r, double *ux, double *uy, double *uz)
 {
-    int diffuse = p->wall_model == KEDR_DSMC_WALL_DIFFUSE ||
-                  (p->wall_model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->accommodation);
+    const double *wall_u = p->body_u[b];
+    int model = p->body_wall[b];
+    int diffuse = model == KEDR_DSMC_WALL_DIFFUSE ||
+                  (model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->body_acc[b]);
     if (!diffuse) { /* mirror the velocity relative to the wall */
         double un = (*ux - wall_u[0]) * nx + (*uy - wall_u[1]) * ny;
         *ux -= 2.0 * un * nx;
         *uy -= 2.0 * un * ny;
         return 0;
     }
-    double sigma = sqrt(KEDR_BOLTZMANN * p->wall_temperature / m);
+    double sigma = sqrt(KEDR_BOLTZMANN * p->body_t[b] / m);
     double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
     double ct = sigma * dsmc_normal(r);
     *ux = cn * nx - ct * ny + wall_u[0];
@@ -561,10 +566,9 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             uint32_t e;
             dsmc_wall_at(p, w, &px, &py, ux, uy, &nx, &ny, &e);
             /* A diffuse reflection accommodates the internal energy fully as well. */
-            const double *wu =
-                p->body_u[w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments]];
-            if (dsmc_wall_reflect(p, nx, ny, m, &r, wu, &ux, &uy, &uz))
-                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
+            int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
+            if (dsmc_wall_reflect(p, b, nx, ny, m, &r, &ux, &uy, &uz))
+                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
             if (p->surf)
                 dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, uy, uz, ea, *erot);
             skip = w;

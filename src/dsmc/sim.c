@@ -492,7 +492,6 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         p->side[s] = c->side[s];
     p->nsegments = c->nsegments;
     memcpy(p->seg, c->segment, sizeof p->seg);
-    p->wall_temperature = c->wall_temperature;
     p->nspecies = c->nspecies;
     for (int k = 0; k < c->nspecies; k++) {
         const kedr_dsmc_species *sp = &c->species[k];
@@ -530,9 +529,12 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         return gs;
     }
 
-    /* The initial (sigma g)_max: three most probable relative speeds at the hotter of gas and
-     * wall, for the pair where it is largest; cells raise it when they meet more. */
-    double t_hot = fmax(fmax(c->temperature, c->wall_temperature), p->gas_t[1]);
+    /* The initial (sigma g)_max: three most probable relative speeds at the hottest of the
+     * gas states and walls, for the pair where it is largest; cells raise it when they meet
+     * more. */
+    double t_hot = fmax(c->temperature, p->gas_t[1]);
+    for (int b = 0; b <= KEDR_DSMC_MAX_BODIES; b++)
+        t_hot = p->body_t[b] > t_hot ? p->body_t[b] : t_hot;
     double sg0 = 0;
     for (int i = 0; i < c->nspecies; i++)
         for (int j = 0; j < c->nspecies; j++) {
