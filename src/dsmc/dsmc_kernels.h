@@ -597,7 +597,7 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
  * it collided. */
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, double *sgmax,
                           dsmc_rng *r, const double *x, const double *y, double *vx, double *vy,
-                          double *vz, float *erot, const uint8_t *sp, double *sep)
+                          double *vz, float *erot, const uint8_t *sp, uint32_t *last, double *sep)
 {
     uint32_t i = (uint32_t)(dsmc_u01(r) * n), j = (uint32_t)(dsmc_u01(r) * (n - 1));
     i = i < n ? i : n - 1;
@@ -606,11 +606,14 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     i += start;
     j += start;
     if (p->partner == KEDR_DSMC_PARTNER_NEAREST && n > 2) {
-        /* the nearest other molecule of the cell (the first of equals), instead of j */
+        /* the nearest other molecule of the cell (the first of equals), instead of j, but not
+         * the one i last collided with in this step: molecules do not move during the
+         * collisions, so i would otherwise meet the same partner every time it is drawn (Bird's
+         * prohibition of repeated collisions) */
         double best = HUGE_VAL;
         for (uint32_t k = start; k < start + n; k++) {
             double dx = x[k] - x[i], dy = y[k] - y[i], d2 = dx * dx + dy * dy;
-            if (k != i && d2 < best) {
+            if (k != i && k != last[i] && d2 < best) {
                 best = d2;
                 j = k;
             }
@@ -665,6 +668,10 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     vz[j] = cz - m1 / mt * hz;
     double dx = x[i] - x[j], dy = y[i] - y[j];
     *sep += sqrt(dx * dx + dy * dy);
+    if (p->partner == KEDR_DSMC_PARTNER_NEAREST) {
+        last[i] = j;
+        last[j] = i;
+    }
     return 1;
 }
 
@@ -705,11 +712,12 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start,
  * their number is Poisson with mean nu dt.
  * Either way each candidate is accepted with sigma g / (sigma g)max and the cell's (sigma g)max
  * grows when a larger value is met. Returns the collisions; *cand the candidates, *sep_mfp the sum
- * of the collided pairs' separations over the cell's mean free path. */
+ * of the collided pairs' separations over the cell's mean free path. last: one word per particle
+ * of scratch, where nearest-partner collisions keep each molecule's last partner of the step. */
 DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
                                    const double *x, const double *y, double *vx, double *vy,
-                                   double *vz, float *erot, const uint8_t *sp, double *sgmax_cell,
-                                   uint32_t *cand, double *sep_mfp)
+                                   double *vz, float *erot, const uint8_t *sp, uint32_t *last,
+                                   double *sgmax_cell, uint32_t *cand, double *sep_mfp)
 {
     *cand = 0;
     *sep_mfp = 0;
@@ -718,13 +726,16 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         return 0;
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
     double sgmax = sgmax_cell[cell], sep = 0;
+    if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
+        for (uint32_t k = start; k < start + n; k++)
+            last[k] = UINT32_MAX; /* no collision yet in this step */
     double pairs_rate = 0.5 * (double)n * (double)(n - 1) * p->weight / volume;
     const uint32_t cap = 4000000000u; /* only absurd cases reach the cap */
     uint32_t m = 0, ncoll = 0;
     if (p->scheme == KEDR_DSMC_MFS) {
         double clock = -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         while (clock < p->dt && m < cap) {
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, &sep);
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, last, &sep);
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         }
@@ -732,7 +743,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(&r));
         m = mf < (double)cap ? (uint32_t)mf : cap;
         for (uint32_t c = 0; c < m; c++)
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, &sep);
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, vx, vy, vz, erot, sp, last, &sep);
     }
     sgmax_cell[cell] = sgmax;
     *cand = m;

@@ -168,8 +168,8 @@ static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const gath
 }
 
 static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
-                        const uint32_t *counts, dsmc_particles a, double *sgmax, uint64_t *ncoll,
-                        uint64_t *ncand, double *nsep)
+                        const uint32_t *counts, dsmc_particles a, uint32_t *last, double *sgmax,
+                        uint64_t *ncoll, uint64_t *ncand, double *nsep)
 {
     uint64_t coll = 0, cand = 0, sep = 0;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) \
@@ -178,7 +178,7 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
         uint32_t m = 0;
         double sc = 0;
         coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.vx, a.vy, a.vz,
-                                  a.erot, a.sp, sgmax, &m, &sc);
+                                  a.erot, a.sp, last, sgmax, &m, &sc);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -674,6 +674,8 @@ static kedr_status run_index(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+/* The sort permutation is free between the gathers and the next indexing: collisions use it as
+ * the scratch of dsmc_collide_cell (each molecule's last partner). */
 static kedr_status run_collide(kedr_dsmc *sim)
 {
 #ifdef KEDR_HAVE_CUDA
@@ -681,7 +683,7 @@ static kedr_status run_collide(kedr_dsmc *sim)
         uint64_t h[3];
         KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof h));
         KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
-                                   sim->sgmax, sim->counters));
+                                   sim->perm, sim->sgmax, sim->counters));
         KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
@@ -689,8 +691,8 @@ static kedr_status run_collide(kedr_dsmc *sim)
         return KEDR_OK;
     }
 #endif
-    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->sgmax,
-                &sim->collisions, &sim->candidates, &sim->sep_mfp);
+    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->perm,
+                sim->sgmax, &sim->collisions, &sim->candidates, &sim->sep_mfp);
     return KEDR_OK;
 }
 
