@@ -84,6 +84,11 @@ typedef struct {
     double size[3];     /* cuboid: edge lengths along x, y, z */
     double half_angle;  /* cone: degrees, in (0, 90) */
     double length;      /* cone: apex to base along +x */
+    double temperature; /* K: its wall temperature; 0: the case's wall_temperature */
+    /* 1: its walls follow wall_model and accommodation below; 0: the case's [wall] ones */
+    int own_wall;
+    kedr_dsmc_wall wall_model;
+    double accommodation;
 } kedr_dsmc_body;
 
 /* [downstream]: a second gas state for some inflow sides, for a stationary normal shock held
@@ -131,7 +136,7 @@ typedef struct {
      * its segments taken as one open (two-sided) body, as plates are. */
     int nbodies;
     kedr_dsmc_body body[KEDR_DSMC_MAX_BODIES];
-    double wall_temperature;         /* [wall] K */
+    double wall_temperature;         /* [wall] K, of the bodies without their own */
     kedr_dsmc_wall wall_model;       /* [wall] model */
     double accommodation;            /* [wall] Maxwell model: diffuse fraction in [0, 1] */
     double reference_length;         /* [surface] m; 0: each body's frontal height (2D) */

@@ -195,6 +195,17 @@ kedr_status kedr_dsmc_rankine_hugoniot(const kedr_dsmc_case *c, int side, double
     return KEDR_OK;
 }
 
+/* Whether a body wall takes [wall] temperature: bare segments, or a body without its own. */
+static int uses_wall_temperature(const kedr_dsmc_case *c)
+{
+    if (c->nbodies == 0)
+        return c->nsegments > 0;
+    for (int b = 0; b < c->nbodies; b++)
+        if (!(c->body[b].temperature > 0))
+            return 1;
+    return 0;
+}
+
 kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
 {
     const char *fn = "kedr_dsmc_case_check";
@@ -262,8 +273,19 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     int bad = dsmc_body_problem(c, msg, sizeof msg);
     if (bad >= 0)
         return kedr_fail(KEDR_ERR_INVALID, "%s: body %d: %s", fn, bad + 1, msg);
-    int bodies = c->nsegments > 0 || c->nbodies > 0;
-    if (bodies && !(c->wall_temperature > 0))
+    for (int b = 0; b < c->nbodies; b++) {
+        const kedr_dsmc_body *bd = &c->body[b];
+        if (!(bd->temperature >= 0 && bd->temperature <= 1e6))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: body %d: temperature %g: expected a wall "
+                             "temperature in (0, 1e6] K, or 0 for the case's", fn, b + 1,
+                             bd->temperature);
+        if (bd->own_wall && ((unsigned)bd->wall_model > KEDR_DSMC_WALL_MAXWELL ||
+                             !(bd->accommodation >= 0 && bd->accommodation <= 1)))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: body %d: wall model %d, accommodation %g: "
+                             "expected a kedr_dsmc_wall and an accommodation in [0, 1]", fn,
+                             b + 1, (int)bd->wall_model, bd->accommodation);
+    }
+    if (uses_wall_temperature(c) && !(c->wall_temperature > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: wall temperature %g: expected > 0", fn,
                          c->wall_temperature);
     if ((unsigned)c->wall_model > KEDR_DSMC_WALL_MAXWELL ||
@@ -362,6 +384,7 @@ static kedr_status check_dt(kedr_ini *ini, kedr_dsmc_case *c)
 }
 
 static const char *const boundary_names[] = {"outflow", "inflow", "specular", "periodic", NULL};
+static const char *const wall_names[] = {"diffuse", "specular", "maxwell", NULL};
 
 /* [downstream] (docs/dsmc.md): the inflow sides named by `sides` take their own state, given
  * or computed by the Rankine-Hugoniot relations from the freestream. */
@@ -467,6 +490,22 @@ static void add_polygon(kedr_dsmc_case *c, kedr_dsmc_body *b, const double *pts,
     }
 }
 
+/* A body's own wall temperature, model and accommodation (2D and 3D bodies alike). */
+static kedr_status read_body_wall(kedr_ini *ini, const char *sec, kedr_dsmc_body *b)
+{
+    KEDR_TRY(kedr_ini_double(ini, sec, "temperature", POS, 0, 1e6, &b->temperature));
+    /* Its own wall model replaces [wall] model and accommodation for this body. */
+    int wall = KEDR_DSMC_WALL_DIFFUSE;
+    KEDR_TRY(kedr_ini_choice(ini, sec, "wall", 0, wall_names, &wall));
+    b->own_wall = kedr_ini_line(ini, sec, "wall") != 0;
+    b->wall_model = (kedr_dsmc_wall)wall;
+    b->accommodation = 1;
+    KEDR_TRY(kedr_ini_double(ini, sec, "accommodation", 0, 0, 1, &b->accommodation));
+    if (kedr_ini_line(ini, sec, "accommodation") && wall != KEDR_DSMC_WALL_MAXWELL)
+        return kedr_ini_fail(ini, sec, "accommodation", "only a body with wall = maxwell has one");
+    return KEDR_OK;
+}
+
 /* A 3D body section: sphere (center x y z, radius), box (center x y z, size along x y z) or
  * cone (apex x y z, half_angle, length; axis along +x). */
 static kedr_status read_body3(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
@@ -494,6 +533,7 @@ static kedr_status read_body3(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
                                  &b->half_angle));
         KEDR_TRY(kedr_ini_double(ini, sec, "length", REQ | POS, 0, 1e6, &b->length));
     }
+    KEDR_TRY(read_body_wall(ini, sec, b));
     c->nbodies++;
     *made = 1;
     char msg[512];
@@ -626,6 +666,7 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
         b->velocity[0] = v[0];
         b->velocity[1] = v[1];
     }
+    KEDR_TRY(read_body_wall(ini, sec, b));
     c->nbodies++;
     *made = 1;
     char msg[512];
@@ -781,16 +822,15 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
 
     KEDR_TRY(read_bodies(ini, c));
 
-    static const char *const walls[] = {"diffuse", "specular", "maxwell", NULL};
     int wall = 0;
-    KEDR_TRY(kedr_ini_choice(ini, "wall", "model", 0, walls, &wall));
+    KEDR_TRY(kedr_ini_choice(ini, "wall", "model", 0, wall_names, &wall));
     c->wall_model = (kedr_dsmc_wall)wall;
     c->accommodation = 1;
     KEDR_TRY(kedr_ini_double(ini, "wall", "accommodation", 0, 0, 1, &c->accommodation));
     if (wall != KEDR_DSMC_WALL_MAXWELL && kedr_ini_line(ini, "wall", "accommodation"))
         return kedr_ini_fail(ini, "wall", "accommodation", "only the maxwell model has one");
     c->wall_temperature = c->temperature;
-    int needs_tw = c->nsegments > 0 || c->nbodies > 0;
+    int needs_tw = uses_wall_temperature(c);
     KEDR_TRY(kedr_ini_double(ini, "wall", "temperature", needs_tw ? REQ | POS : POS, 0, 1e6,
                              &c->wall_temperature));
     if (three && kedr_ini_line(ini, "surface", "reference_length"))

@@ -66,17 +66,19 @@ typedef struct {
     int ncircles;
     double circle[KEDR_DSMC_MAX_BODIES][3]; /* centre x, y, radius */
     uint32_t circ_elem[KEDR_DSMC_MAX_BODIES], circ_nelem[KEDR_DSMC_MAX_BODIES];
-    /* Wall velocities: segment k belongs to body seg_body[k], circle j to circ_body[j]; body b
-     * moves with body_u[b] (the last entry: the bare segments, at rest). */
+    /* Walls: segment k belongs to body seg_body[k], circle j to circ_body[j]; body b moves with
+     * body_u[b], has the wall temperature body_t[b], the wall model body_wall[b] (a
+     * kedr_dsmc_wall) and the accommodation body_acc[b] (the last entry: the bare segments, at
+     * rest). */
     uint8_t seg_body[KEDR_DSMC_MAX_SEGMENTS], circ_body[KEDR_DSMC_MAX_BODIES];
     double body_u[KEDR_DSMC_MAX_BODIES + 1][2];
+    double body_t[KEDR_DSMC_MAX_BODIES + 1];
+    int body_wall[KEDR_DSMC_MAX_BODIES + 1];
+    double body_acc[KEDR_DSMC_MAX_BODIES + 1];
     uint32_t nelem;
     double nudge;              /* distance a reflected molecule is put off the wall */
-    int wall_model;
-    double accommodation;
     const double *gas_volume;  /* per cell, context memory; NULL: every cell is cell_volume */
     double *surf;              /* DSMC_NSURF x nelem sums, context memory; NULL: not sampling */
-    double wall_temperature;
     int nspecies;
     double mass[DSMC_MAXS];
     /* Pair (p, q) at p * DSMC_MAXS + q: total cross-section sigma = a g^e, and 1/alpha. */
@@ -415,23 +417,26 @@ DSMC_HD void dsmc_surf_add(double *a, double v)
 }
 
 /* THE place where a molecule leaving a body wall gets its new velocity: (nx, ny) is the unit
- * normal into the gas on the side it came from. Specular reflection mirrors the normal
- * component; diffuse reflection (with probability `accommodation` under Maxwell's model, always
- * under the diffuse one) draws a full-accommodation molecule at the wall temperature: the normal
- * speed from the flux-weighted (Rayleigh) distribution, the tangential ones Gaussian. Internal
- * energy, when molecules carry it, is to be drawn here as well. */
-DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, double nx, double ny, double m, dsmc_rng *r,
-                              const double *wall_u, double *ux, double *uy, double *uz)
+ * normal into the gas on the side it came from, b the body (its velocity, temperature and wall
+ * model). Specular reflection mirrors the normal component; diffuse reflection (with
+ * probability `accommodation` under Maxwell's model, always under the diffuse one) draws a
+ * full-accommodation molecule at the wall temperature: the normal speed from the flux-weighted
+ * (Rayleigh) distribution, the tangential ones Gaussian. Returns whether it was diffuse (the
+ * caller then draws the internal energy at the wall temperature). */
+DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, int b, double nx, double ny, double m,
+                              dsmc_rng *r, double *ux, double *uy, double *uz)
 {
-    int diffuse = p->wall_model == KEDR_DSMC_WALL_DIFFUSE ||
-                  (p->wall_model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->accommodation);
+    const double *wall_u = p->body_u[b];
+    int model = p->body_wall[b];
+    int diffuse = model == KEDR_DSMC_WALL_DIFFUSE ||
+                  (model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->body_acc[b]);
     if (!diffuse) { /* mirror the velocity relative to the wall */
         double un = (*ux - wall_u[0]) * nx + (*uy - wall_u[1]) * ny;
         *ux -= 2.0 * un * nx;
         *uy -= 2.0 * un * ny;
         return 0;
     }
-    double sigma = sqrt(KEDR_BOLTZMANN * p->wall_temperature / m);
+    double sigma = sqrt(KEDR_BOLTZMANN * p->body_t[b] / m);
     double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
     double ct = sigma * dsmc_normal(r);
     *ux = cn * nx - ct * ny + wall_u[0];
@@ -578,10 +583,9 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             uint32_t e;
             dsmc_wall_at(p, w, &px, &py, ux, uy, &nx, &ny, &e);
             /* A diffuse reflection accommodates the internal energy fully as well. */
-            const double *wu =
-                p->body_u[w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments]];
-            if (dsmc_wall_reflect(p, nx, ny, m, &r, wu, &ux, &uy, &uz))
-                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
+            int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
+            if (dsmc_wall_reflect(p, b, nx, ny, m, &r, &ux, &uy, &uz))
+                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
             if (p->surf)
                 dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, uy, uz, ea, *erot);
             skip = w;
@@ -694,21 +698,23 @@ DSMC_HD void dsmc_inflow_one3(const dsmc_params *p, uint32_t g, uint64_t e, doub
     *sp = (uint8_t)k;
 }
 
-/* dsmc_wall_reflect for a 3D unit normal n into the gas (walls at rest): specular mirrors the
- * normal component; diffuse draws the normal speed from the flux-weighted distribution and two
- * Gaussian tangential components along an orthonormal tangent pair. */
-DSMC_HD int dsmc_wall_reflect3(const dsmc_params *p, const double *n, double m, dsmc_rng *r,
-                               double *u)
+/* dsmc_wall_reflect for a 3D unit normal n into the gas of body b (at rest; its wall model and
+ * temperature): specular mirrors the normal component; diffuse draws the normal speed from the
+ * flux-weighted distribution and two Gaussian tangential components along an orthonormal
+ * tangent pair. */
+DSMC_HD int dsmc_wall_reflect3(const dsmc_params *p, int b, const double *n, double m,
+                               dsmc_rng *r, double *u)
 {
-    int diffuse = p->wall_model == KEDR_DSMC_WALL_DIFFUSE ||
-                  (p->wall_model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->accommodation);
+    int model = p->body_wall[b];
+    int diffuse = model == KEDR_DSMC_WALL_DIFFUSE ||
+                  (model == KEDR_DSMC_WALL_MAXWELL && dsmc_u01(r) < p->body_acc[b]);
     if (!diffuse) {
         double un = u[0] * n[0] + u[1] * n[1] + u[2] * n[2];
         for (int d = 0; d < 3; d++)
             u[d] -= 2.0 * un * n[d];
         return 0;
     }
-    double sigma = sqrt(KEDR_BOLTZMANN * p->wall_temperature / m);
+    double sigma = sqrt(KEDR_BOLTZMANN * p->body_t[b] / m);
     double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
     double c1 = sigma * dsmc_normal(r), c2 = sigma * dsmc_normal(r);
     /* t1: the coordinate axis least aligned with n, made orthogonal to it; t2 = n x t1 */
@@ -967,8 +973,9 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
             int j = what - 6;
             double n[3], a[3] = {u[0], u[1], u[2]}, m = p->mass[species], ea = *erot;
             uint32_t e = dsmc_solid_at(p, j, face, pos, n);
-            if (dsmc_wall_reflect3(p, n, m, &r, u))
-                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->wall_temperature, &r);
+            int b = p->solid_body[j];
+            if (dsmc_wall_reflect3(p, b, n, m, &r, u))
+                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
             if (p->surf)
                 dsmc_surface_hit3(p, e, n, m, a, u, ea, *erot);
             skip = j;
@@ -998,7 +1005,7 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, double *sgmax,
                           dsmc_rng *r, const double *x, const double *y, const double *z,
                           double *vx, double *vy, double *vz, float *erot, const uint8_t *sp,
-                          double *sep)
+                          uint32_t *last, double *sep)
 {
     uint32_t i = (uint32_t)(dsmc_u01(r) * n), j = (uint32_t)(dsmc_u01(r) * (n - 1));
     i = i < n ? i : n - 1;
@@ -1007,13 +1014,16 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     i += start;
     j += start;
     if (p->partner == KEDR_DSMC_PARTNER_NEAREST && n > 2) {
-        /* the nearest other molecule of the cell (the first of equals), instead of j */
+        /* the nearest other molecule of the cell (the first of equals), instead of j, but not
+         * the one i last collided with in this step: molecules do not move during the
+         * collisions, so i would otherwise meet the same partner every time it is drawn (Bird's
+         * prohibition of repeated collisions) */
         double best = HUGE_VAL;
         if (z) { /* 3D (z is NULL in 2D) */
             for (uint32_t k = start; k < start + n; k++) {
                 double dx = x[k] - x[i], dy = y[k] - y[i], dz = z[k] - z[i];
                 double d2 = dx * dx + dy * dy + dz * dz;
-                if (k != i && d2 < best) {
+                if (k != i && k != last[i] && d2 < best) {
                     best = d2;
                     j = k;
                 }
@@ -1021,7 +1031,7 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
         } else {
             for (uint32_t k = start; k < start + n; k++) {
                 double dx = x[k] - x[i], dy = y[k] - y[i], d2 = dx * dx + dy * dy;
-                if (k != i && d2 < best) {
+                if (k != i && k != last[i] && d2 < best) {
                     best = d2;
                     j = k;
                 }
@@ -1082,6 +1092,10 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     } else {
         *sep += sqrt(dx * dx + dy * dy);
     }
+    if (p->partner == KEDR_DSMC_PARTNER_NEAREST) {
+        last[i] = j;
+        last[j] = i;
+    }
     return 1;
 }
 
@@ -1122,11 +1136,13 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start,
  * their number is Poisson with mean nu dt.
  * Either way each candidate is accepted with sigma g / (sigma g)max and the cell's (sigma g)max
  * grows when a larger value is met. Returns the collisions; *cand the candidates, *sep_mfp the sum
- * of the collided pairs' separations over the cell's mean free path. */
+ * of the collided pairs' separations over the cell's mean free path. last: one word per particle
+ * of scratch, where nearest-partner collisions keep each molecule's last partner of the step. */
 DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
                                    const double *x, const double *y, const double *z, double *vx,
                                    double *vy, double *vz, float *erot, const uint8_t *sp,
-                                   double *sgmax_cell, uint32_t *cand, double *sep_mfp)
+                                   uint32_t *last, double *sgmax_cell, uint32_t *cand,
+                                   double *sep_mfp)
 {
     *cand = 0;
     *sep_mfp = 0;
@@ -1135,13 +1151,17 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         return 0;
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
     double sgmax = sgmax_cell[cell], sep = 0;
+    if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
+        for (uint32_t k = start; k < start + n; k++)
+            last[k] = UINT32_MAX; /* no collision yet in this step */
     double pairs_rate = 0.5 * (double)n * (double)(n - 1) * p->weight / volume;
     const uint32_t cap = 4000000000u; /* only absurd cases reach the cap */
     uint32_t m = 0, ncoll = 0;
     if (p->scheme == KEDR_DSMC_MFS) {
         double clock = -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         while (clock < p->dt && m < cap) {
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, &sep);
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, last,
+                                   &sep);
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         }
@@ -1149,7 +1169,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(&r));
         m = mf < (double)cap ? (uint32_t)mf : cap;
         for (uint32_t c = 0; c < m; c++)
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, &sep);
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, last,
+                                   &sep);
     }
     sgmax_cell[cell] = sgmax;
     *cand = m;

@@ -786,8 +786,12 @@ kedr_status dsmc_geometry_build(kedr_dsmc *sim)
     dsmc_params *p = &sim->p;
     memset(g, 0, sizeof *g);
     g->nbodies = resolve_bodies(&sim->c, g->body);
-    p->wall_model = sim->c.wall_model;
-    p->accommodation = sim->c.accommodation;
+    for (int i = 0; i <= KEDR_DSMC_MAX_BODIES; i++) {
+        const kedr_dsmc_body *b = i < g->nbodies ? &g->body[i] : NULL;
+        p->body_t[i] = b && b->temperature > 0 ? b->temperature : sim->c.wall_temperature;
+        p->body_wall[i] = b && b->own_wall ? (int)b->wall_model : (int)sim->c.wall_model;
+        p->body_acc[i] = b && b->own_wall ? b->accommodation : sim->c.accommodation;
+    }
     p->nudge = 1e-9 * fmin(p->dx, p->dy);
     int cut = 0;
     if (p->dims == 3) {

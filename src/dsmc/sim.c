@@ -247,8 +247,8 @@ static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const gath
 }
 
 static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
-                        const uint32_t *counts, dsmc_particles a, double *sgmax, uint64_t *ncoll,
-                        uint64_t *ncand, double *nsep)
+                        const uint32_t *counts, dsmc_particles a, uint32_t *last, double *sgmax,
+                        uint64_t *ncoll, uint64_t *ncand, double *nsep)
 {
     uint64_t coll = 0, cand = 0, sep = 0;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) \
@@ -257,7 +257,7 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
         uint32_t m = 0;
         double sc = 0;
         coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z, a.vx, a.vy,
-                                  a.vz, a.erot, a.sp, sgmax, &m, &sc);
+                                  a.vz, a.erot, a.sp, last, sgmax, &m, &sc);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -588,7 +588,6 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         p->side[s] = c->side[s];
     p->nsegments = c->nsegments;
     memcpy(p->seg, c->segment, sizeof p->seg);
-    p->wall_temperature = c->wall_temperature;
     p->nspecies = c->nspecies;
     for (int k = 0; k < c->nspecies; k++) {
         const kedr_dsmc_species *sp = &c->species[k];
@@ -631,9 +630,12 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         return gs;
     }
 
-    /* The initial (sigma g)_max: three most probable relative speeds at the hotter of gas and
-     * wall, for the pair where it is largest; cells raise it when they meet more. */
-    double t_hot = fmax(fmax(c->temperature, c->wall_temperature), p->gas_t[1]);
+    /* The initial (sigma g)_max: three most probable relative speeds at the hottest of the
+     * gas states and walls, for the pair where it is largest; cells raise it when they meet
+     * more. */
+    double t_hot = fmax(c->temperature, p->gas_t[1]);
+    for (int b = 0; b <= KEDR_DSMC_MAX_BODIES; b++)
+        t_hot = p->body_t[b] > t_hot ? p->body_t[b] : t_hot;
     double sg0 = 0;
     for (int i = 0; i < c->nspecies; i++)
         for (int j = 0; j < c->nspecies; j++) {
@@ -774,6 +776,8 @@ static kedr_status run_index(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+/* The sort permutation is free between the gathers and the next indexing: collisions use it as
+ * the scratch of dsmc_collide_cell (each molecule's last partner). */
 static kedr_status run_collide(kedr_dsmc *sim)
 {
 #ifdef KEDR_HAVE_CUDA
@@ -781,7 +785,7 @@ static kedr_status run_collide(kedr_dsmc *sim)
         uint64_t h[3];
         KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof h));
         KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
-                                   sim->sgmax, sim->counters));
+                                   sim->perm, sim->sgmax, sim->counters));
         KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
@@ -789,8 +793,8 @@ static kedr_status run_collide(kedr_dsmc *sim)
         return KEDR_OK;
     }
 #endif
-    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->sgmax,
-                &sim->collisions, &sim->candidates, &sim->sep_mfp);
+    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->perm,
+                sim->sgmax, &sim->collisions, &sim->candidates, &sim->sep_mfp);
     return KEDR_OK;
 }
 

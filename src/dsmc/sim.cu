@@ -96,8 +96,8 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
 
 template <int THREE>
 static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *starts,
-                                 const uint32_t *counts, dsmc_particles a, double *sgmax,
-                                 unsigned long long *counters)
+                                 const uint32_t *counts, dsmc_particles a, uint32_t *last,
+                                 double *sgmax, unsigned long long *counters)
 {
     unsigned long long coll = 0, cand = 0, sep = 0;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
@@ -105,8 +105,8 @@ static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *s
         uint32_t m = 0;
         double sc = 0;
         coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.x, a.y,
-                                  THREE ? a.z : NULL, a.vx,
-                                  a.vy, a.vz, a.erot, a.sp, sgmax, &m, &sc);
+                                  THREE ? a.z : NULL, a.vx, a.vy, a.vz, a.erot, a.sp, last, sgmax,
+                                  &m, &sc);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -189,16 +189,17 @@ extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, siz
 
 extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                                          const uint32_t *starts, const uint32_t *counts,
-                                         dsmc_particles a, double *sgmax, uint64_t *counters)
+                                         dsmc_particles a, uint32_t *last, double *sgmax,
+                                         uint64_t *counters)
 {
     if (ncells == 0)
         return KEDR_OK;
     if (p->dims == 3)
         k_collide<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, sgmax, (unsigned long long *)counters);
+            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters);
     else
         k_collide<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, sgmax, (unsigned long long *)counters);
+            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters);
     KEDR_CUDA_LAUNCHED("k_collide");
     return KEDR_OK;
 }

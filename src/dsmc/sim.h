@@ -99,7 +99,7 @@ kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, cons
  * collided pairs' separations over the mean free path (device memory, zeroed by the caller). */
 kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
-                              double *sgmax, uint64_t *counters);
+                              uint32_t *last, double *sgmax, uint64_t *counters);
 kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                              double *acc);

@@ -251,6 +251,48 @@ static void test_bodies(void)
                        "boundary_y_max = periodic\n", NULL));
     TU_CHECK(c->side[KEDR_DSMC_YMIN] == KEDR_DSMC_PERIODIC, "periodic");
 
+    /* [body] temperature overrides [wall] temperature for that body; [wall] temperature is
+     * only required while some body has none of its own. */
+    TU_OK(load_variant(plate, "type = plate\npoints = 1 0.4 1 0.6\ntemperature = 250", NULL));
+    TU_CHECK(c->body[0].temperature == 250 && c->wall_temperature == 300, "body temperature");
+    TU_OK(load_variant(NULL, NULL, NULL));
+    TU_CHECK(c->body[0].temperature == 0, "no body temperature: %g", c->body[0].temperature);
+    const char *plate_wall = "type = plate\npoints = 1 0.4 1 0.6\n[wall]\ntemperature = 300\n";
+    TU_OK(load_variant(plate_wall, "type = plate\npoints = 1 0.4 1 0.6\ntemperature = 250\n"
+                       "[body2]\ntype = circle\ncenter = 1.5 0.5\nradius = 0.1\n"
+                       "temperature = 350\n", NULL));
+    TU_CHECK(c->nbodies == 2 && c->body[0].temperature == 250 && c->body[1].temperature == 350,
+             "two bodies with their own temperatures, no [wall]");
+    expect_error(plate_wall, "type = plate\npoints = 1 0.4 1 0.6\ntemperature = 250\n"
+                 "[body2]\ntype = circle\ncenter = 1.5 0.5\nradius = 0.1\n", NULL,
+                 "[wall] with the required key 'temperature'");
+    expect_error(plate, "type = plate\npoints = 1 0.4 1 0.6\ntemperature = 0", NULL,
+                 ":19: [body] temperature = 0: expected");
+    expect_error(plate, "type = plate\npoints = 1 0.4 1 0.6\ntemperature = -20", NULL,
+                 ":19: [body] temperature = -20: expected");
+    expect_error(plate, "type = plate\npoints = 1 0.4 1 0.6\ntemperature = warm", NULL,
+                 ":19: [body] temperature");
+    expect_error(plate, "type = plate\npoints = 1 0.4 1 0.6\ntemprature = 250", NULL,
+                 ":19: [body] unknown key 'temprature' (did you mean 'temperature'?)");
+
+    /* [body] wall and accommodation override [wall] model and accommodation for that body. */
+    TU_OK(load_variant(plate, "type = plate\npoints = 1 0.4 1 0.6\nwall = maxwell\n"
+                       "accommodation = 0.3", NULL));
+    TU_CHECK(c->body[0].own_wall && c->body[0].wall_model == KEDR_DSMC_WALL_MAXWELL &&
+             c->body[0].accommodation == 0.3 && c->wall_model == KEDR_DSMC_WALL_DIFFUSE,
+             "body wall maxwell");
+    TU_OK(load_variant(plate, "type = plate\npoints = 1 0.4 1 0.6\nwall = specular", NULL));
+    TU_CHECK(c->body[0].own_wall && c->body[0].wall_model == KEDR_DSMC_WALL_SPECULAR,
+             "body wall specular");
+    TU_OK(load_variant(NULL, NULL, NULL));
+    TU_CHECK(!c->body[0].own_wall, "no body wall");
+    expect_error(plate, "type = plate\npoints = 1 0.4 1 0.6\naccommodation = 0.5", NULL,
+                 ":19: [body] accommodation: only a body with wall = maxwell has one");
+    expect_error(plate, "type = plate\npoints = 1 0.4 1 0.6\nwall = maxwell\naccommodation = 2",
+                 NULL, ":20: [body] accommodation = 2");
+    expect_error(plate, "type = plate\npoints = 1 0.4 1 0.6\nwall = difuse", NULL,
+                 ":19: [body] wall");
+
     expect_error(plate, "type = circle\ncenter = 1 0.5\nradius = 0", NULL,
                  ":19: [body] radius: 0: expected > 0");
     expect_error(plate, "type = circle\ncenter = 1.95 0.5\nradius = 0.1", NULL,
@@ -287,6 +329,27 @@ static void test_bodies(void)
     TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID &&
              strstr(kedr_last_error(), "radius 0"), "zero radius in code: %s", kedr_last_error());
     d.body[1].radius = 0.1;
+    TU_OK(kedr_dsmc_case_check(&d));
+    d.body[1].temperature = -1;
+    TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "body 2: temperature -1"), "negative body temperature in "
+             "code: %s", kedr_last_error());
+    d.body[1].temperature = NAN;
+    TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID, "NaN body temperature in code");
+    d.body[1].temperature = 400;
+    d.wall_temperature = 0; /* body 1 still takes it */
+    TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "wall temperature 0"), "no wall temperature in code: %s",
+             kedr_last_error());
+    d.body[0].temperature = 250;
+    TU_OK(kedr_dsmc_case_check(&d));
+    d.body[1].own_wall = 1;
+    d.body[1].wall_model = KEDR_DSMC_WALL_MAXWELL;
+    d.body[1].accommodation = 1.5;
+    TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "body 2: wall model 2, accommodation 1.5"),
+             "body accommodation in code: %s", kedr_last_error());
+    d.body[1].accommodation = 0.5;
     TU_OK(kedr_dsmc_case_check(&d));
     d.side[KEDR_DSMC_XMIN] = KEDR_DSMC_PERIODIC;
     TU_CHECK(kedr_dsmc_case_check(&d) == KEDR_ERR_INVALID, "unpaired periodic side in code");
@@ -350,7 +413,11 @@ static void test_3d(void)
     TU_CHECK(fabs(d->weight - 1e20 * 0.002 / 20) < 1e-9 * d->weight, "3D weight %g", d->weight);
     TU_OK(load_3d("type = box\ncenter = 1 0.5 0.5\nsize = 0.2 0.3 0.4", NULL));
     TU_CHECK(d->body[0].type == KEDR_DSMC_BODY_CUBOID && d->body[0].size[2] == 0.4, "cuboid");
-    TU_OK(load_3d("type = cone\napex = 0.5 0.5 0.5\nhalf_angle = 20\nlength = 0.5", NULL));
+    TU_OK(load_3d("type = cone\napex = 0.5 0.5 0.5\nhalf_angle = 20\nlength = 0.5\n"
+                  "temperature = 800\nwall = maxwell\naccommodation = 0.5", NULL));
+    TU_CHECK(d->body[0].temperature == 800 && d->body[0].own_wall &&
+             d->body[0].wall_model == KEDR_DSMC_WALL_MAXWELL && d->body[0].accommodation == 0.5,
+             "3D body's own wall");
     TU_CHECK(d->body[0].type == KEDR_DSMC_BODY_CONE && d->body[0].length == 0.5 &&
              d->body[0].half_angle == 20, "cone");
 

@@ -596,8 +596,8 @@ static void test_reflect3(void)
 {
     dsmc_params p;
     memset(&p, 0, sizeof p);
-    p.wall_model = KEDR_DSMC_WALL_DIFFUSE;
-    p.wall_temperature = 500;
+    p.body_wall[1] = KEDR_DSMC_WALL_DIFFUSE; /* body 1: its own wall at 500 K */
+    p.body_t[1] = 500;
     const double m = 66.3e-27, kt = K_B * 500 / m;
     const int n = 200000;
     double s1 = 0, s2 = 0, s4 = 0, t1 = 0, t2 = 0, t4 = 0, cross = 0;
@@ -614,7 +614,7 @@ static void test_reflect3(void)
         a[0] /= la;
         a[1] /= la;
         double u[3] = {1, 2, 3};
-        dsmc_wall_reflect3(&p, nv, m, &r, u);
+        dsmc_wall_reflect3(&p, 1, nv, m, &r, u);
         double un = u[0] * nv[0] + u[1] * nv[1] + u[2] * nv[2], ut = u[0] * a[0] + u[1] * a[1];
         bad += !(un > 0);
         s1 += un;
@@ -634,10 +634,10 @@ static void test_reflect3(void)
     TU_CHECK(fabs(t2 - kt) < 5 * sqrt((t4 - t2 * t2) / n), "<(u.t)^2> %.6g, expected %.6g", t2, kt);
     TU_CHECK(fabs(cross - s1 * t1) < 5 * sqrt(s2 * t2 / n), "u.n and u.t correlated: %g", cross);
     /* specular: u.n flips, |u| stays */
-    p.wall_model = KEDR_DSMC_WALL_SPECULAR;
+    p.body_wall[1] = KEDR_DSMC_WALL_SPECULAR;
     double nv[3] = {0.6, 0, -0.8}, u[3] = {100, 200, 300};
     dsmc_rng r = dsmc_rng_make(5, 0, 1, DSMC_P_MOVE);
-    dsmc_wall_reflect3(&p, nv, m, &r, u);
+    dsmc_wall_reflect3(&p, 1, nv, m, &r, u);
     TU_CHECK(fabs(u[0] * 0.6 - u[2] * 0.8 - 180) < 1e-12 && fabs(u[1] - 200) < 1e-12 &&
              fabs(u[0] * u[0] + u[1] * u[1] + u[2] * u[2] - 140000) < 1e-8,
              "specular 3D: (%g, %g, %g)", u[0], u[1], u[2]);

@@ -254,6 +254,13 @@ static void test_bad_files(kedr_ctx *ctx)
     kedr_dsmc_destroy(foreign);
     TU_CHECK(kedr_dsmc_restart(ctx, &d, good, &foreign) == KEDR_ERR_PARSE && !foreign,
              "restart of another case");
+    /* ... or another wall temperature of a body ([body] temperature). */
+    d = c;
+    d.body[0].temperature = 400;
+    TU_OK(kedr_dsmc_create(ctx, &d, &foreign));
+    if (foreign)
+        expect_refused(foreign, good, "another case");
+    kedr_dsmc_destroy(foreign);
 
     /* A file with data after its end. */
     snprintf(bad, sizeof bad, "%s/long.chk", dir);
