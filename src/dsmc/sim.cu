@@ -8,7 +8,9 @@
 
 #define DSMC_BLOCK 256
 
-static_assert(sizeof(dsmc_params) < 4000, "dsmc_params is passed by value to kernels (4 KB limit)");
+/* dsmc_params is passed by value to kernels: up to 32764 bytes of parameters since CUDA 12.1
+ * (sm_70 and later; the cayley kernels rely on it too), 4 KB before. */
+static_assert(sizeof(dsmc_params) <= 32764, "dsmc_params is passed by value to kernels");
 
 /* Enough blocks to fill the GPU a few times over; kernels loop with a grid stride. */
 static unsigned grid_for(const kedr_ctx *ctx, size_t n)
