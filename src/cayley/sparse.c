@@ -109,15 +109,11 @@ static size_t gallop(const uint64_t *const *a, size_t n, size_t from, const uint
         lo = hi;
         step *= 2;
     }
-    lo++;
-    while (lo < hi) { /* the answer is in [lo, hi] */
-        size_t mid = lo + (hi - lo) / 2;
-        if (cayley_wide_cmp(a, mid, key, words) < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    lo++; /* the answer is in [lo, hi]: a binary search of a[lo..hi) */
+    const uint64_t *sub[CAYLEY_MAX_WORDS];
+    for (int w = 0; w < words; w++)
+        sub[w] = a[w] + lo;
+    return lo + cayley_wide_rank_in(sub, hi - lo, key, words);
 }
 
 static void flag_sweep(int threads, const uint64_t *const *cand, size_t n,
