@@ -17,7 +17,7 @@ build: deps
 	@grep -- '-- kedr ' $(BUILD)/configure.log || true
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# Seed 003 test 1 on the best back end present (about a minute on 2 cpu cores): statistics,
+# Seed 003 test 1 on the best back end present (seconds on 2 cpu cores): statistics,
 # then PNG maps, VTK and CSV in $(BUILD)/demo.
 demo: build
 	$(KEDR) info
