@@ -506,6 +506,20 @@ static kedr_status read_body_wall(kedr_ini *ini, const char *sec, kedr_dsmc_body
     return KEDR_OK;
 }
 
+/* Ends a body section: its wall keys, then the body joins the case if it fits in the domain
+ * and clears the others (an error names the section's key `key`). */
+static kedr_status add_body(kedr_ini *ini, const char *sec, const char *key, kedr_dsmc_case *c,
+                            int *made)
+{
+    KEDR_TRY(read_body_wall(ini, sec, &c->body[c->nbodies]));
+    c->nbodies++;
+    *made = 1;
+    char msg[512];
+    if (dsmc_body_problem(c, msg, sizeof msg) >= 0)
+        return kedr_ini_fail(ini, sec, key, "%s", msg);
+    return KEDR_OK;
+}
+
 /* A 3D body section: sphere (center x y z, radius), box (center x y z, size along x y z) or
  * cone (apex x y z, half_angle, length; axis along +x). */
 static kedr_status read_body3(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
@@ -533,14 +547,7 @@ static kedr_status read_body3(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
                                  &b->half_angle));
         KEDR_TRY(kedr_ini_double(ini, sec, "length", REQ | POS, 0, 1e6, &b->length));
     }
-    KEDR_TRY(read_body_wall(ini, sec, b));
-    c->nbodies++;
-    *made = 1;
-    char msg[512];
-    int bad = dsmc_body_problem(c, msg, sizeof msg);
-    if (bad >= 0)
-        return kedr_ini_fail(ini, sec, where, "%s", msg);
-    return KEDR_OK;
+    return add_body(ini, sec, where, c, made);
 }
 
 /* One body section: [body], [body2], ... */
@@ -666,14 +673,7 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
         b->velocity[0] = v[0];
         b->velocity[1] = v[1];
     }
-    KEDR_TRY(read_body_wall(ini, sec, b));
-    c->nbodies++;
-    *made = 1;
-    char msg[512];
-    int bad = dsmc_body_problem(c, msg, sizeof msg);
-    if (bad >= 0)
-        return kedr_ini_fail(ini, sec, what, "%s", msg);
-    return KEDR_OK;
+    return add_body(ini, sec, what, c, made);
 }
 
 /* [body] and the numbered [body2] ... [body4] (see docs/dsmc.md). */

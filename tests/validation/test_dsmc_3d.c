@@ -342,13 +342,7 @@ static void test_rate(kedr_ctx *ctx)
     for (int k = 0; k < nx * nx * nx; k++)
         pairs += 0.5 * (double)occ[k] * (double)(occ[k] - 1);
     const int steps = 100;
-    double total = 0;
-    for (int s = 0; s < steps; s++) {
-        TU_OK(kedr_dsmc_step_stages(sim, mask));
-        kedr_dsmc_stats st;
-        TU_OK(kedr_dsmc_get_stats(sim, &st));
-        total += (double)st.collisions;
-    }
+    double total = dt_count_collisions(sim, mask, steps);
     double sgt = 2 * sqrt(M_PI) * sp.d_ref * sp.d_ref * sqrt(2 * K_B * t_gas / mr);
     double expected = steps * pairs * c.weight * sgt * c.dt / (dx * dx * dx);
     double sd = sqrt(expected);

@@ -124,13 +124,7 @@ static double test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double t
     for (int k = 0; k < nx * nx; k++)
         pairs += 0.5 * (double)occ[k] * (double)(occ[k] - 1);
     const int steps = 150;
-    double total = 0;
-    for (int s = 0; s < steps; s++) {
-        TU_OK(kedr_dsmc_step_stages(sim, mask));
-        kedr_dsmc_stats st;
-        TU_OK(kedr_dsmc_get_stats(sim, &st));
-        total += (double)st.collisions;
-    }
+    double total = dt_count_collisions(sim, mask, steps);
     double expected = steps * pairs * c.weight * sigma_g_mean(&sp, t_gas) * c.dt / (dx * dx);
     double sd = sqrt(expected), ratio = total / expected;
     kedr_dsmc_stats end;

@@ -110,6 +110,19 @@ static inline double dt_temperature_rot(int zeta, const dt_particles *p)
 }
 
 /* Translational temperature of a single-species particle set (about its mean velocity). */
+/* Collisions over `steps` steps that run the stages in mask. */
+static inline double dt_count_collisions(kedr_dsmc *sim, unsigned mask, int steps)
+{
+    double total = 0;
+    for (int s = 0; s < steps; s++) {
+        TU_OK(kedr_dsmc_step_stages(sim, mask));
+        kedr_dsmc_stats st;
+        TU_OK(kedr_dsmc_get_stats(sim, &st));
+        total += (double)st.collisions;
+    }
+    return total;
+}
+
 static inline double dt_temperature(double mass, const dt_particles *p)
 {
     double s[3] = {0}, s2 = 0;
