@@ -88,6 +88,8 @@ kedr_status kedr_memset(kedr_ctx *ctx, void *dst, int byte, size_t bytes);
  * one primitive do not pay for allocation. Release every block taken. */
 kedr_status kedr_scratch_get(kedr_ctx *ctx, void **ptr, size_t bytes);
 void kedr_scratch_put(kedr_ctx *ctx, void *ptr);
+/* Bytes the scratch cache holds (in use or cached). */
+size_t kedr_scratch_held(const kedr_ctx *ctx);
 /* Frees the cached scratch blocks. */
 void kedr_scratch_trim(kedr_ctx *ctx);
 

@@ -360,6 +360,10 @@ kedr_status kedr_dsmc_restart(kedr_ctx *ctx, const kedr_dsmc_case *c, const char
 /* How many particles the simulator's arrays hold now (its capacity) and, from the memory free
  * on its context (and [run] max_particles), about how many would fit in all. */
 kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit);
+/* Context memory the simulator holds now, in bytes: the particle slots (their capacity, sort
+ * buffers included), the per-cell arrays (the sample sums once sampling has begun), the
+ * geometry's, and the context's scratch cache. */
+kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes);
 
 #ifdef __cplusplus
 }

@@ -342,6 +342,15 @@ void kedr_scratch_put(kedr_ctx *ctx, void *ptr)
         }
 }
 
+size_t kedr_scratch_held(const kedr_ctx *ctx)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < KEDR_SCRATCH_SLOTS; i++)
+        if (ctx->scratch[i].ptr)
+            bytes += ctx->scratch[i].bytes;
+    return bytes;
+}
+
 void kedr_scratch_trim(kedr_ctx *ctx)
 {
 #ifdef KEDR_HAVE_CUDA

@@ -16,7 +16,7 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-#define CHK_VERSION 2u
+#define CHK_VERSION 3u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -140,7 +140,8 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     size_t nc = sim->ncells;
     KEDR_TRY(put_ctx(w, sim->ctx, sim->starts, nc * 4, buf));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->counts, nc * 4, buf));
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * 8, buf));
+    KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * sizeof *sim->sgmax, buf));
+    KEDR_TRY(dsmc_sample_sums(sim));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * DSMC_NACC, buf));
     if (h.nelem)
         KEDR_TRY(put_ctx(w, sim->ctx, sim->geo.surf, h.nelem * 8 * DSMC_NSURF, buf));
@@ -274,7 +275,9 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
     size_t nc = sim->ncells;
     KEDR_TRY(get_ctx(r, ctx, load ? sim->starts : NULL, nc * 4, buf));
     KEDR_TRY(get_ctx(r, ctx, load ? sim->counts : NULL, nc * 4, buf));
-    KEDR_TRY(get_ctx(r, ctx, load ? sim->sgmax : NULL, nc * 8, buf));
+    KEDR_TRY(get_ctx(r, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax, buf));
+    if (load)
+        KEDR_TRY(dsmc_sample_sums(sim));
     KEDR_TRY(get_ctx(r, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
     if (h->nelem)
         KEDR_TRY(get_ctx(r, ctx, load ? sim->geo.surf : NULL, h->nelem * 8 * DSMC_NSURF, buf));

@@ -1126,6 +1126,14 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start,
     return density * s;
 }
 
+/* The per-cell (sigma g)max is stored in single precision (4 bytes a cell), rounded up so that
+ * the stored bound never falls below a value it has seen. */
+DSMC_HD float dsmc_float_up(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
 /* Collisions in one cell, particles [start, start + n) of the sorted arrays.
  * NTC, Bird's no-time-counter scheme (Bird 1994 section 11.1): 1/2 n (n - 1) W (sigma g)max dt / V
  * candidate pairs, rounded up or down at random so that the expectation is exact.
@@ -1141,7 +1149,7 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start,
 DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
                                    const double *x, const double *y, const double *z, double *vx,
                                    double *vy, double *vz, float *erot, const uint8_t *sp,
-                                   uint32_t *last, double *sgmax_cell, uint32_t *cand,
+                                   uint32_t *last, float *sgmax_cell, uint32_t *cand,
                                    double *sep_mfp)
 {
     *cand = 0;
@@ -1172,7 +1180,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
             ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, last,
                                    &sep);
     }
-    sgmax_cell[cell] = sgmax;
+    sgmax_cell[cell] = dsmc_float_up(sgmax);
     *cand = m;
     if (ncoll)
         *sep_mfp = sep * dsmc_inv_mfp(p, volume, start, n, vx, vy, vz, sp);

@@ -247,7 +247,7 @@ static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const gath
 }
 
 static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
-                        const uint32_t *counts, dsmc_particles a, uint32_t *last, double *sgmax,
+                        const uint32_t *counts, dsmc_particles a, uint32_t *last, float *sgmax,
                         uint64_t *ncoll, uint64_t *ncand, double *nsep)
 {
     uint64_t coll = 0, cand = 0, sep = 0;
@@ -292,10 +292,13 @@ static void free_particles(kedr_dsmc *sim)
     kedr_free(ctx, sim->spare8);
     kedr_free(ctx, sim->cell);
     kedr_free(ctx, sim->perm);
+    kedr_free(ctx, sim->sort_scratch);
     memset(&sim->a, 0, sizeof sim->a);
     sim->spare = NULL;
     sim->spare8 = NULL;
     sim->cell = sim->perm = NULL;
+    sim->sort_scratch = NULL;
+    sim->sort_scratch_bytes = 0;
 }
 
 void kedr_dsmc_destroy(kedr_dsmc *sim)
@@ -327,13 +330,16 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     if (need > limit) /* the same path as running out of memory, so that it can be tested */
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: no room for %zu particles: [run] "
                          "max_particles = %zu", need, limit);
-    size_t cap = sim->cap + sim->cap / 2;
+    /* An eighth to spare: few regrowths, and slots close to the particle count (a closed box
+     * filled at the start holds exactly its particles). */
+    size_t cap = sim->cap + sim->cap / 8;
     cap = cap > need ? cap : need;
     cap = cap < limit ? cap : limit;
     kedr_ctx *ctx = sim->ctx;
     kedr_dsmc old = *sim;
     dsmc_particles a = {0};
-    void *spare = NULL, *spare8 = NULL, *cell = NULL, *perm = NULL;
+    void *spare = NULL, *spare8 = NULL, *cell = NULL, *perm = NULL, *scratch = NULL;
+    size_t scratch_bytes = kedr_counting_sort_scratch(ctx, cap, (uint32_t)sim->ncells);
     kedr_status s = KEDR_OK;
     void **f64[6] = {(void **)&a.x, (void **)&a.y, (void **)&a.vx, (void **)&a.vy, (void **)&a.vz,
                      (void **)&a.z};
@@ -352,6 +358,8 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         s = kedr_alloc(ctx, &cell, cap * 4);
     if (s == KEDR_OK)
         s = kedr_alloc(ctx, &perm, cap * 4);
+    if (s == KEDR_OK && scratch_bytes)
+        s = kedr_alloc(ctx, &scratch, scratch_bytes);
     size_t n = sim->n;
     if (s == KEDR_OK && n) {
         s = kedr_copy(ctx, a.x, old.a.x, n * 8);
@@ -374,6 +382,7 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         kedr_free(ctx, spare8);
         kedr_free(ctx, cell);
         kedr_free(ctx, perm);
+        kedr_free(ctx, scratch);
         return kedr_fail(s, "kedr_dsmc: no room for %zu particles (%zu bytes each): %s", cap,
                          (size_t)(sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D
                                                    : DSMC_BYTES_PER_PARTICLE), msg);
@@ -384,6 +393,8 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     sim->spare8 = spare8;
     sim->cell = cell;
     sim->perm = perm;
+    sim->sort_scratch = scratch;
+    sim->sort_scratch_bytes = scratch_bytes;
     sim->cap = cap;
     return KEDR_OK;
 }
@@ -459,7 +470,12 @@ static kedr_status fill(kedr_dsmc *sim)
         }
     sim->host_offsets[ngroups] = (uint32_t)total;
     sim->p.step = 0;
-    return run_generate(sim, 1, ngroups, (size_t)total);
+    KEDR_TRY(run_generate(sim, 1, ngroups, (size_t)total));
+    /* The fill's offsets, one per cell, are far more than inflow faces need: give them back. */
+    kedr_free(sim->ctx, sim->offsets);
+    sim->offsets = NULL;
+    sim->offsets_bytes = 0;
+    return KEDR_OK;
 }
 
 /* Inflow faces of one step: per face and species, floor(flux * area * dt / weight + u). */
@@ -648,27 +664,25 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
 
     kedr_status s = KEDR_OK;
     size_t nc = sim->ncells;
-    double *h = malloc(nc * sizeof *h);
+    float *h = malloc(nc * sizeof *h);
     if (!h)
         s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu cells", fn, nc);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->starts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * 8);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->acc, nc * 8 * DSMC_NACC);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * sizeof *sim->sgmax);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 3 * sizeof(uint64_t));
     if (s == KEDR_OK) {
         for (size_t i = 0; i < nc; i++)
-            h[i] = sg0;
-        s = kedr_upload(ctx, sim->sgmax, h, nc * 8);
+            h[i] = dsmc_float_up(sg0);
+        s = kedr_upload(ctx, sim->sgmax, h, nc * sizeof *h);
     }
     free(h);
-    if (s == KEDR_OK)
-        s = kedr_memset(ctx, sim->acc, 0, nc * 8 * DSMC_NACC);
-    if (s == KEDR_OK) {
+    if (s == KEDR_OK) { /* a fill reserves what it makes itself */
         double volume = (c->hi[0] - c->lo[0]) * (c->hi[1] - c->lo[1]) *
                         (three ? c->hi[2] - c->lo[2] : 1.0);
-        size_t guess = (size_t)fmin(c->number_density * volume / c->weight * 1.2 + 1024,
-                                    (double)(((size_t)1 << 32) - 1));
+        size_t guess = c->fill ? 1024
+                               : (size_t)fmin(c->number_density * volume / c->weight * 1.05 + 1024,
+                                              (double)(((size_t)1 << 32) - 1));
         if (c->max_particles && guess > c->max_particles)
             guess = c->max_particles;
         s = reserve(sim, guess);
@@ -756,8 +770,11 @@ static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field
 static kedr_status run_index(kedr_dsmc *sim)
 {
     size_t kept = 0;
-    KEDR_TRY(kedr_counting_sort(sim->ctx, sim->cell, sim->n, (uint32_t)sim->ncells, sim->perm,
-                                sim->starts, sim->counts, &kept));
+    /* The sort works in the cell keys (dead after it) and the double spare (idle until the
+     * gathers), so indexing takes no memory beyond the particle slots. */
+    KEDR_TRY(kedr_counting_sort_in(sim->ctx, sim->cell, sim->n, (uint32_t)sim->ncells, sim->perm,
+                                   sim->starts, sim->counts, &kept, sim->spare,
+                                   sim->sort_scratch, sim->sort_scratch_bytes));
     if (sim->n == 0) { /* counting sort writes no counts for n = 0 */
         KEDR_TRY(kedr_memset(sim->ctx, sim->counts, 0, sim->ncells * 4));
         KEDR_TRY(kedr_memset(sim->ctx, sim->starts, 0, sim->ncells * 4));
@@ -798,8 +815,18 @@ static kedr_status run_collide(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+kedr_status dsmc_sample_sums(kedr_dsmc *sim)
+{
+    if (sim->acc)
+        return KEDR_OK;
+    size_t bytes = sim->ncells * 8 * DSMC_NACC;
+    KEDR_TRY(kedr_alloc(sim->ctx, (void **)&sim->acc, bytes));
+    return kedr_memset(sim->ctx, sim->acc, 0, bytes);
+}
+
 static kedr_status run_sample(kedr_dsmc *sim)
 {
+    KEDR_TRY(dsmc_sample_sums(sim));
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
         KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
@@ -932,7 +959,7 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
                          !sim ? "sim" : !now ? "now" : "fit");
     *now = sim->cap;
     /* What is free now plus what the arrays hold, at DSMC_BYTES_PER_PARTICLE and the counting
-     * sort's scratch (up to 16 bytes per item on cuda) per particle. */
+     * sort's look-back words (a third of a byte per slot on cuda) per particle. */
     double bytes = sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D : DSMC_BYTES_PER_PARTICLE;
     double avail = (double)sim->cap * bytes;
 #ifdef KEDR_HAVE_CUDA
@@ -946,9 +973,21 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
         long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         avail += pages > 0 && page > 0 ? (double)pages * (double)page : 0;
     }
-    double f = avail / (bytes + 16);
+    double f = avail / (bytes + 1);
     size_t limit = sim->c.max_particles ? sim->c.max_particles : ((size_t)1 << 32) - 1;
     *fit = f < (double)limit ? (size_t)f : limit;
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
+{
+    if (!sim || !bytes)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_memory: %s is NULL", !sim ? "sim" : "bytes");
+    size_t slot = sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D : DSMC_BYTES_PER_PARTICLE;
+    size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * DSMC_NACC : 0) + (sim->geo.gas ? 8 : 0);
+    *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
+             sim->offsets_bytes + 3 * sizeof(uint64_t) +
+             (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx);
     return KEDR_OK;
 }
 
@@ -1068,7 +1107,7 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_reset_samples: sim is NULL");
     sim->samples = 0;
     KEDR_TRY(dsmc_surface_reset(sim));
-    return kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * DSMC_NACC);
+    return sim->acc ? kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * DSMC_NACC) : KEDR_OK;
 }
 
 void kedr_dsmc_fields_free(kedr_dsmc_fields *f)
@@ -1084,6 +1123,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
     if (!sim || !f)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_fields: %s is NULL", sim ? "f" : "sim");
     memset(f, 0, sizeof *f);
+    KEDR_TRY(dsmc_sample_sums(sim));
     size_t nc = sim->ncells;
     double *acc = malloc(nc * 8 * DSMC_NACC), *block = calloc(nc * 12, 8);
     if (!acc || !block) {

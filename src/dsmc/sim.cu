@@ -99,7 +99,7 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
 template <int THREE>
 static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *starts,
                                  const uint32_t *counts, dsmc_particles a, uint32_t *last,
-                                 double *sgmax, unsigned long long *counters)
+                                 float *sgmax, unsigned long long *counters)
 {
     unsigned long long coll = 0, cand = 0, sep = 0;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
@@ -191,7 +191,7 @@ extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, siz
 
 extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                                          const uint32_t *starts, const uint32_t *counts,
-                                         dsmc_particles a, uint32_t *last, double *sgmax,
+                                         dsmc_particles a, uint32_t *last, float *sgmax,
                                          uint64_t *counters)
 {
     if (ncells == 0)

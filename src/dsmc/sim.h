@@ -45,9 +45,10 @@ static inline int dsmc_particle_fields(dsmc_particles *a, int dims, dsmc_field f
 #undef DSMC_FIELD
 
 /* Context memory per particle slot: 5 doubles, the rotational energy, species, the gather spares
- * (8 + 1), cell key and permutation (the counting sort's own scratch comes on top). The
- * rotational energy is gathered into the cell-key array, which is free once the sort is done.
- * 3D adds the z position. */
+ * (8 + 1), cell key and permutation. The counting sort works in the cell keys and the double
+ * spare, plus sort_scratch (about a third of a byte per slot on cuda). The rotational energy is
+ * gathered into the cell-key array, which is free once the sort is done. 3D adds the z
+ * position. */
 #define DSMC_BYTES_PER_PARTICLE (5 * 8 + 4 + 1 + 8 + 1 + 4 + 4)
 #define DSMC_BYTES_PER_PARTICLE_3D (DSMC_BYTES_PER_PARTICLE + 8)
 
@@ -60,9 +61,11 @@ struct kedr_dsmc {
     dsmc_particles a;
     void *spare, *spare8;   /* gather targets, swapped with the field gathered */
     uint32_t *cell, *perm;  /* per particle: cell key after the move; sort permutation */
+    void *sort_scratch;     /* the counting sort's look-back words (kedr_counting_sort_in) */
+    size_t sort_scratch_bytes;
     uint32_t *starts, *counts; /* per cell, after indexing */
-    double *sgmax;          /* per cell (sigma g)_max, kept across steps */
-    double *acc;            /* DSMC_NACC x ncells sample sums */
+    float *sgmax;           /* per cell (sigma g)_max, kept across steps (dsmc_float_up) */
+    double *acc;            /* DSMC_NACC x ncells sample sums; NULL until first needed */
     uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT) */
     uint32_t *offsets;      /* generation groups, context memory */
     size_t offsets_bytes;
@@ -84,6 +87,9 @@ struct kedr_dsmc {
 
 /* Makes room for at least need particles, keeping the first sim->n (sim.c). */
 kedr_status dsmc_reserve(struct kedr_dsmc *sim, size_t need);
+/* Allocates and zeroes the sample sums on first use: a run that never samples (a benchmark)
+ * keeps that memory free (sim.c). */
+kedr_status dsmc_sample_sums(struct kedr_dsmc *sim);
 
 #ifdef KEDR_HAVE_CUDA
 kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
@@ -99,7 +105,7 @@ kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, cons
  * collided pairs' separations over the mean free path (device memory, zeroed by the caller). */
 kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
-                              uint32_t *last, double *sgmax, uint64_t *counters);
+                              uint32_t *last, float *sgmax, uint64_t *counters);
 kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                              double *acc);

@@ -637,11 +637,23 @@ static kedr_status counting_sort_cpu(kedr_ctx *ctx, const uint32_t *keys, size_t
     return KEDR_OK;
 }
 
-kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
-                               uint32_t *perm, uint32_t *starts, uint32_t *counts,
-                               size_t *n_kept)
+size_t kedr_counting_sort_scratch(const kedr_ctx *ctx, size_t n, uint32_t nkeys)
 {
-    const char *fn = "kedr_counting_sort";
+#ifdef KEDR_HAVE_CUDA
+    if (ctx && KEDR_IS_CUDA(ctx))
+        return prim_counting_sort_scratch_cuda(n, nkeys);
+#endif
+    (void)ctx;
+    (void)n;
+    (void)nkeys;
+    return 0;
+}
+
+/* Both entry points: scratch NULL takes the context's scratch cache. */
+static kedr_status counting_sort(const char *fn, kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                 uint32_t nkeys, uint32_t *perm, uint32_t *starts,
+                                 uint32_t *counts, size_t *n_kept, void *work, void *scratch)
+{
     KEDR_TRY(kedr_check_ptr(ctx, 1, fn, "ctx"));
     KEDR_TRY(kedr_check_ptr(keys, n, fn, "keys"));
     KEDR_TRY(kedr_check_ptr(perm, n, fn, "perm"));
@@ -656,7 +668,36 @@ kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, ui
     }
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(ctx))
-        return prim_counting_sort_cuda(ctx, keys, n, nkeys, perm, starts, counts, n_kept);
+        return prim_counting_sort_cuda(ctx, keys, n, nkeys, perm, starts, counts, n_kept, work,
+                                       scratch);
 #endif
+    (void)work;
+    (void)scratch;
     return counting_sort_cpu(ctx, keys, n, nkeys, perm, starts, counts, n_kept);
+}
+
+kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
+                               uint32_t *perm, uint32_t *starts, uint32_t *counts,
+                               size_t *n_kept)
+{
+    return counting_sort("kedr_counting_sort", ctx, keys, n, nkeys, perm, starts, counts, n_kept,
+                         NULL, NULL);
+}
+
+kedr_status kedr_counting_sort_in(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t nkeys,
+                                  uint32_t *perm, uint32_t *starts, uint32_t *counts,
+                                  size_t *n_kept, void *work, void *scratch,
+                                  size_t scratch_bytes)
+{
+    const char *fn = "kedr_counting_sort_in";
+    size_t need = kedr_counting_sort_scratch(ctx, n, nkeys);
+    if (need) {
+        KEDR_TRY(kedr_check_ptr(work, 2 * n, fn, "work"));
+        if (!scratch || scratch_bytes < need)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: scratch of %zu bytes at %p: expected at "
+                             "least %zu bytes (kedr_counting_sort_scratch)", fn, scratch_bytes,
+                             scratch, need);
+    }
+    return counting_sort(fn, ctx, keys, n, nkeys, perm, starts, counts, n_kept,
+                         need ? work : NULL, need ? scratch : NULL);
 }

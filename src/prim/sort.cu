@@ -324,10 +324,33 @@ static kedr_status launch_pass(kedr_ctx *ctx, const pass_args<K, V> &a, size_t t
  * to keys_out, or no keys when keys_out is NULL, which needs npass <= 2: with 3 passes or more,
  * keys_out also serves as the second key buffer. The number of items kept goes to *kept
  * (device memory) unless NULL. */
+/* The caller's memory for a counting sort (kedr_counting_sort_in): the input keys may be
+ * overwritten, and these hold the look-back words, a second key buffer and a second value
+ * buffer of n items each. */
+struct sort_ext {
+    void *meta;
+    void *keys_alt;
+    void *vals_alt;
+};
+
+static size_t sort_meta_bytes(size_t tiles)
+{
+    return ((size_t)MAX_PASSES * RADIX + 2 + tiles * RADIX) * sizeof(unsigned long long);
+}
+
+/* Where the sorted keys of an npass sort in the caller's memory end: each pass writes the other
+ * key buffer, so an odd number of passes ends in the second one. */
+template <typename K>
+static K *ext_final_keys(int npass, K *keys, const sort_ext *ext)
+{
+    return npass % 2 ? (K *)ext->keys_alt : keys;
+}
+
 template <typename K, int KM, typename V, int VM>
 static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, const V *vals_in,
                               V *vals_out, size_t n, int begin_bit, int end_bit, K clamp,
-                              int counting, unsigned long long *kept)
+                              int counting, unsigned long long *kept,
+                              const sort_ext *ext = NULL)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
     const size_t vsize = VM == VM_NONE ? 0 : sizeof(V);
@@ -340,23 +363,29 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
     const size_t tiles = (n + tile_items - 1) / tile_items;
     /* meta: digit offsets of every pass, the tile counter (padded), the look-back words. */
     const size_t hist_words = (size_t)MAX_PASSES * RADIX;
-    const size_t meta_bytes = (hist_words + 2 + tiles * RADIX) * sizeof(unsigned long long);
-    void *meta = NULL, *kb1 = NULL, *kb2 = NULL, *vb1 = NULL, *vb2 = NULL;
-    kedr_status s = kedr_scratch_get(ctx, &meta, meta_bytes);
-    if (s == KEDR_OK && npass >= 2) {
-        s = kedr_scratch_get(ctx, &kb1, n * sizeof(K));
-        if (s == KEDR_OK && vsize)
-            s = kedr_scratch_get(ctx, &vb1, n * vsize);
+    void *meta = NULL, *kb1 = NULL, *vb1 = NULL;
+    kedr_status s = KEDR_OK;
+    if (ext) {
+        meta = ext->meta;
+        kb1 = ext->keys_alt;
+        vb1 = ext->vals_alt;
+    } else {
+        s = kedr_scratch_get(ctx, &meta, sort_meta_bytes(tiles));
+        if (s == KEDR_OK && npass >= 2) {
+            s = kedr_scratch_get(ctx, &kb1, n * sizeof(K));
+            if (s == KEDR_OK && vsize)
+                s = kedr_scratch_get(ctx, &vb1, n * vsize);
+        }
     }
-    if (s == KEDR_OK && counting && npass >= 3)
-        s = kedr_scratch_get(ctx, &vb2, n * vsize);
     if (s == KEDR_OK) {
         unsigned long long *hist = (unsigned long long *)meta;
         unsigned *counter = (unsigned *)(hist + hist_words);
         unsigned long long *status = hist + hist_words + 2;
-        kb2 = keys_out;
-        if (!counting)
-            vb2 = vals_out;
+        /* Pass p writes the final buffers when npass - 1 - p is even, the others when it is odd,
+         * so the last pass lands in the final ones and no pass writes what it reads. In the
+         * caller's memory the input keys are one of the two key buffers. */
+        K *kfinal = ext ? ext_final_keys(npass, (K *)keys_in, ext) : keys_out;
+        K *kother = ext && kfinal == (K *)kb1 ? (K *)keys_in : (K *)kb1;
         s = [&]() -> kedr_status {
             KEDR_CUDA_TRY(cudaMemsetAsync(hist, 0, (size_t)npass * RADIX * 8, stream));
             size_t blocks = (n + HIST_BLOCK - 1) / HIST_BLOCK;
@@ -371,12 +400,12 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
             const V *vsrc = vals_in;
             for (int p = 0; p < npass; p++) {
                 int last = p == npass - 1;
-                int first_buffer = (npass - 2 - p) % 2 == 0;
+                int to_final = (npass - 1 - p) % 2 == 0;
                 pass_args<K, V> a;
                 a.keys_in = ksrc;
                 a.vals_in = vsrc;
-                a.keys_out = last ? keys_out : (K *)(first_buffer ? kb1 : kb2);
-                a.vals_out = last ? vals_out : (V *)(first_buffer ? vb1 : vb2);
+                a.keys_out = last ? keys_out : to_final ? kfinal : kother;
+                a.vals_out = to_final ? vals_out : (V *)vb1;
                 a.n = n;
                 a.clamp = clamp;
                 a.drop = counting && last;
@@ -400,11 +429,11 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
             return KEDR_OK;
         }();
     }
-    if (counting)
-        kedr_scratch_put(ctx, vb2);
-    kedr_scratch_put(ctx, kb1);
-    kedr_scratch_put(ctx, vb1);
-    kedr_scratch_put(ctx, meta);
+    if (!ext) {
+        kedr_scratch_put(ctx, kb1);
+        kedr_scratch_put(ctx, vb1);
+        kedr_scratch_put(ctx, meta);
+    }
     return s;
 }
 
@@ -610,7 +639,8 @@ __global__ void __launch_bounds__(SCAN_BLOCK)
  * long as the whole sort (12 ms for 2^28 keys on an H100). */
 static kedr_status counting_by_atomics(kedr_ctx *ctx, const uint32_t *keys, size_t n,
                                        uint32_t nkeys, int bits, uint32_t *perm, uint32_t *starts,
-                                       uint32_t *counts, size_t *n_kept)
+                                       uint32_t *counts, size_t *n_kept, const sort_ext *ext,
+                                       void *small)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
     KEDR_CUDA_TRY(cudaMemsetAsync(counts, 0, (size_t)nkeys * sizeof *counts, stream));
@@ -624,8 +654,9 @@ static kedr_status counting_by_atomics(kedr_ctx *ctx, const uint32_t *keys, size
         prim_count_keys<false><<<grid, SCAN_BLOCK, 0, stream>>>(keys, n, nkeys, counts);
     KEDR_CUDA_LAUNCHED("prim_count_keys");
     size_t ntiles = ((size_t)nkeys + SCAN_TILE - 1) / SCAN_TILE;
-    void *tmp = NULL;
-    KEDR_TRY(kedr_scratch_get(ctx, &tmp, (ntiles + 1) * sizeof(unsigned)));
+    void *tmp = small;
+    if (!ext)
+        KEDR_TRY(kedr_scratch_get(ctx, &tmp, (ntiles + 1) * sizeof(unsigned)));
     unsigned *sums = (unsigned *)tmp, *total = sums + ntiles;
     kedr_status s = [&]() -> kedr_status {
         prim_scan_tile_sums<<<(unsigned)ntiles, SCAN_BLOCK, 0, stream>>>(counts, nkeys, sums);
@@ -635,7 +666,7 @@ static kedr_status counting_by_atomics(kedr_ctx *ctx, const uint32_t *keys, size
         prim_scan_tiles<<<(unsigned)ntiles, SCAN_BLOCK, 0, stream>>>(counts, nkeys, sums, starts);
         KEDR_CUDA_LAUNCHED("prim_scan_tiles");
         KEDR_TRY((radix_sort<unsigned, KM_CLAMP, unsigned, VM_LOAD>(
-            ctx, keys, NULL, NULL, perm, n, 0, bits, nkeys, 1, NULL)));
+            ctx, keys, NULL, NULL, perm, n, 0, bits, nkeys, 1, NULL, ext)));
         if (n_kept) {
             unsigned kept = 0;
             KEDR_CUDA_TRY(cudaMemcpyAsync(&kept, total, sizeof kept, cudaMemcpyDeviceToHost, stream));
@@ -644,24 +675,31 @@ static kedr_status counting_by_atomics(kedr_ctx *ctx, const uint32_t *keys, size
         }
         return KEDR_OK;
     }();
-    kedr_scratch_put(ctx, tmp);
+    if (!ext)
+        kedr_scratch_put(ctx, tmp);
     return s;
 }
 
 static kedr_status counting_by_sorted_keys(kedr_ctx *ctx, const uint32_t *keys, size_t n,
                                            uint32_t nkeys, int bits, uint32_t *perm,
-                                           uint32_t *starts, uint32_t *counts, size_t *n_kept)
+                                           uint32_t *starts, uint32_t *counts, size_t *n_kept,
+                                           const sort_ext *ext, void *small)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
-    void *sorted = NULL, *kept = NULL;
-    kedr_status s = kedr_scratch_get(ctx, &sorted, n * sizeof(unsigned));
-    if (s == KEDR_OK)
-        s = kedr_scratch_get(ctx, &kept, sizeof(unsigned long long));
+    void *sorted = NULL, *kept = small;
+    kedr_status s = KEDR_OK;
+    if (ext) {
+        sorted = ext_final_keys((bits + 7) / 8, (unsigned *)keys, ext);
+    } else {
+        s = kedr_scratch_get(ctx, &sorted, n * sizeof(unsigned));
+        if (s == KEDR_OK)
+            s = kedr_scratch_get(ctx, &kept, sizeof(unsigned long long));
+    }
     if (s == KEDR_OK)
         s = [&]() -> kedr_status {
             unsigned long long *m = (unsigned long long *)kept;
             KEDR_TRY((radix_sort<unsigned, KM_CLAMP, unsigned, VM_LOAD>(
-                ctx, keys, (unsigned *)sorted, NULL, perm, n, 0, bits, nkeys, 1, m)));
+                ctx, keys, (unsigned *)sorted, NULL, perm, n, 0, bits, nkeys, 1, m, ext)));
             size_t cap = (size_t)ctx->multiprocessors * 16;
             size_t blocks = (n + SCAN_BLOCK) / SCAN_BLOCK;
             prim_key_starts<<<(unsigned)(blocks < cap ? blocks : cap), SCAN_BLOCK, 0, stream>>>(
@@ -679,14 +717,38 @@ static kedr_status counting_by_sorted_keys(kedr_ctx *ctx, const uint32_t *keys, 
             }
             return KEDR_OK;
         }();
-    kedr_scratch_put(ctx, kept);
-    kedr_scratch_put(ctx, sorted);
+    if (!ext) {
+        kedr_scratch_put(ctx, kept);
+        kedr_scratch_put(ctx, sorted);
+    }
     return s;
+}
+
+/* The caller's scratch of kedr_counting_sort_in, in 256-byte aligned parts: the look-back
+ * words, and the scan's tile sums or the kept count (the second key and value buffers are its
+ * work block). */
+#define EXT_ALIGN(b) (((b) + 255) & ~(size_t)255)
+static size_t counting_small_bytes(uint32_t nkeys)
+{
+    size_t sums = ((size_t)nkeys + SCAN_TILE - 1) / SCAN_TILE + 1;
+    return EXT_ALIGN(sums * sizeof(unsigned) > 8 ? sums * sizeof(unsigned) : 8);
+}
+
+static size_t counting_meta_bytes(size_t n)
+{
+    const size_t tile_items = (size_t)SORT_BLOCK * sort_items<unsigned, unsigned, VM_LOAD>();
+    return EXT_ALIGN(sort_meta_bytes((n + tile_items - 1) / tile_items));
+}
+
+extern "C" size_t prim_counting_sort_scratch_cuda(size_t n, uint32_t nkeys)
+{
+    return counting_meta_bytes(n) + counting_small_bytes(nkeys);
 }
 
 extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
                                                uint32_t nkeys, uint32_t *perm, uint32_t *starts,
-                                               uint32_t *counts, size_t *n_kept)
+                                               uint32_t *counts, size_t *n_kept, void *work,
+                                               void *scratch)
 {
     if (n == 0) {
         cudaStream_t stream = KEDR_STREAM(ctx);
@@ -698,7 +760,18 @@ extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *ke
     }
     /* The bits of the largest key kept (at least 1); the last pass leaves the others out. */
     int bits = nkeys > 2 ? 32 - __builtin_clz(nkeys - 1) : 1;
+    sort_ext ext_mem, *ext = NULL;
+    void *small = NULL;
+    if (work) {
+        ext_mem.meta = scratch;
+        small = (char *)scratch + counting_meta_bytes(n);
+        ext_mem.keys_alt = work;
+        ext_mem.vals_alt = (unsigned *)work + n;
+        ext = &ext_mem;
+    }
     if (bits <= 16)
-        return counting_by_atomics(ctx, keys, n, nkeys, bits, perm, starts, counts, n_kept);
-    return counting_by_sorted_keys(ctx, keys, n, nkeys, bits, perm, starts, counts, n_kept);
+        return counting_by_atomics(ctx, keys, n, nkeys, bits, perm, starts, counts, n_kept, ext,
+                                   small);
+    return counting_by_sorted_keys(ctx, keys, n, nkeys, bits, perm, starts, counts, n_kept, ext,
+                                   small);
 }

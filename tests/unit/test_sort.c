@@ -279,8 +279,10 @@ static void test_sort_errors(kedr_ctx *ctx)
 
 enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, C_FEW, NCDIST };
 
+/* in: through kedr_counting_sort_in, with poisoned scratch of exactly the size it asks for
+ * (keys may be overwritten then). */
 static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, int drops,
-                           uint64_t seed)
+                           uint64_t seed, int in)
 {
     uint32_t *keys = tu_host_alloc(n * 4);
     uint64_t rng = seed;
@@ -321,25 +323,31 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
     uint32_t *d_perm = tu_poisoned(ctx, n * 4);
     uint32_t *d_starts = tu_poisoned(ctx, (size_t)nkeys * 4);
     uint32_t *d_counts = tu_poisoned(ctx, (size_t)nkeys * 4);
-    size_t got_kept = (size_t)-1;
-    TU_OK(kedr_counting_sort(ctx, d_keys, n, nkeys, d_perm, d_starts, d_counts, &got_kept));
+    size_t got_kept = (size_t)-1, scratch_bytes = kedr_counting_sort_scratch(ctx, n, nkeys);
+    void *d_scratch = in && scratch_bytes ? tu_poisoned(ctx, scratch_bytes) : NULL;
+    void *d_work = in && scratch_bytes ? tu_poisoned(ctx, n * 8 + 8) : NULL;
+    if (in)
+        TU_OK(kedr_counting_sort_in(ctx, d_keys, n, nkeys, d_perm, d_starts, d_counts, &got_kept,
+                                    d_work, d_scratch, scratch_bytes));
+    else
+        TU_OK(kedr_counting_sort(ctx, d_keys, n, nkeys, d_perm, d_starts, d_counts, &got_kept));
     uint32_t *perm = tu_download(ctx, d_perm, n * 4);
     uint32_t *starts = tu_download(ctx, d_starts, (size_t)nkeys * 4);
     uint32_t *counts = tu_download(ctx, d_counts, (size_t)nkeys * 4);
     const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
-    TU_CHECK(got_kept == kept, "%s counting n=%zu nkeys=%u dist %d: n_kept %zu, want %zu", be, n,
-             nkeys, dist, got_kept, kept);
+    TU_CHECK(got_kept == kept, "%s counting%s n=%zu nkeys=%u dist %d: n_kept %zu, want %zu", be,
+             in ? "_in" : "", n, nkeys, dist, got_kept, kept);
     size_t bad_c = 0, bad_p = 0, first = 0;
     for (uint32_t k = 0; k < nkeys; k++)
         bad_c += counts[k] != rc[k] || starts[k] != rs[k];
     for (size_t j = 0; j < kept; j++)
         if (perm[j] != rp[j] && bad_p++ == 0)
             first = j;
-    TU_CHECK(bad_c == 0, "%s counting n=%zu nkeys=%u dist %d drops %d: %zu keys with wrong count/start",
-             be, n, nkeys, dist, drops, bad_c);
+    TU_CHECK(bad_c == 0, "%s counting%s n=%zu nkeys=%u dist %d drops %d: %zu keys with wrong count/start",
+             be, in ? "_in" : "", n, nkeys, dist, drops, bad_c);
     TU_CHECK(bad_p == 0,
-             "%s counting n=%zu nkeys=%u dist %d drops %d: %zu perm entries wrong, first at %zu (got %u, want %u)",
-             be, n, nkeys, dist, drops, bad_p, first, bad_p ? perm[first] : 0,
+             "%s counting%s n=%zu nkeys=%u dist %d drops %d: %zu perm entries wrong, first at %zu (got %u, want %u)",
+             be, in ? "_in" : "", n, nkeys, dist, drops, bad_p, first, bad_p ? perm[first] : 0,
              bad_p ? rp[first] : 0);
     free(keys);
     free(rc);
@@ -353,6 +361,8 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
     kedr_free(ctx, d_perm);
     kedr_free(ctx, d_starts);
     kedr_free(ctx, d_counts);
+    kedr_free(ctx, d_scratch);
+    kedr_free(ctx, d_work);
 }
 
 static void test_counting(kedr_ctx *ctx)
@@ -365,11 +375,34 @@ static void test_counting(kedr_ctx *ctx)
                 if (tu_sizes[s] > 100000 && dist != (int)(k + s) % NCDIST)
                     continue;
                 check_counting(ctx, tu_sizes[s], nkeys_list[k], dist, (dist + (int)k) % 2,
-                               seed++);
+                               seed, (int)(seed % 2));
+                seed++;
             }
-    check_counting(ctx, TU_LARGE, 20000, C_UNIFORM, 1, seed++);
-    check_counting(ctx, 100000, 10000000, C_UNIFORM, 1, seed++);
-    check_counting(ctx, 5000, (1u << 24) + 1, C_UNIFORM, 1, seed++); /* 25 bits: 4 passes */
+    for (int in = 0; in < 2; in++) { /* 2, 3 and 4 passes over large inputs */
+        check_counting(ctx, TU_LARGE, 20000, C_UNIFORM, 1, seed++, in);
+        check_counting(ctx, 100000, 10000000, C_UNIFORM, 1, seed++, in);
+        check_counting(ctx, 5000, (1u << 24) + 1, C_UNIFORM, 1, seed++, in); /* 25 bits */
+    }
+    /* kedr_counting_sort_in refuses scratch below what it needs (cuda; the cpu needs none). */
+    size_t need = kedr_counting_sort_scratch(ctx, 1000, 100);
+    if (need) {
+        uint32_t *k = tu_poisoned(ctx, 4000), *p = tu_poisoned(ctx, 4000);
+        uint32_t *st = tu_poisoned(ctx, 400), *c = tu_poisoned(ctx, 400);
+        void *sc = tu_poisoned(ctx, need), *w = tu_poisoned(ctx, 8000);
+        TU_CHECK(kedr_counting_sort_in(ctx, k, 1000, 100, p, st, c, NULL, w, sc, need - 1) ==
+                     KEDR_ERR_INVALID, "counting_sort_in took %zu bytes of scratch, needs %zu",
+                 need - 1, need);
+        TU_CHECK(kedr_counting_sort_in(ctx, k, 1000, 100, p, st, c, NULL, w, NULL, need) ==
+                     KEDR_ERR_INVALID, "counting_sort_in took NULL scratch");
+        TU_CHECK(kedr_counting_sort_in(ctx, k, 1000, 100, p, st, c, NULL, NULL, sc, need) ==
+                     KEDR_ERR_INVALID, "counting_sort_in took NULL work");
+        kedr_free(ctx, w);
+        kedr_free(ctx, k);
+        kedr_free(ctx, p);
+        kedr_free(ctx, st);
+        kedr_free(ctx, c);
+        kedr_free(ctx, sc);
+    }
 }
 
 int main(void)

@@ -342,6 +342,37 @@ static void test_out_of_room(kedr_ctx *ctx)
     kedr_dsmc_destroy(free_run);
 }
 
+/* The memory goal of a planar run: at most 64 bytes of context memory per particle in all (sort
+ * buffers and per-cell arrays included) in a closed box at 10 particles per cell before
+ * sampling starts; sampling then adds its per-cell sums. Slots follow the particle count. */
+static void test_memory(kedr_ctx *ctx)
+{
+    const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
+    kedr_dsmc_case c = dt_box(0.02, 100, 1e21, 300, 10, 1e-7);
+    c.sample_start = 4;
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    size_t bytes[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+        run_steps(sim, 3);
+        kedr_dsmc_stats st;
+        TU_OK(kedr_dsmc_get_stats(sim, &st));
+        TU_OK(kedr_dsmc_memory(sim, &bytes[k]));
+        double per = (double)bytes[k] / (double)st.particles;
+        printf("%s: %zu particles, %zu bytes (%.1f per particle) %s sampling\n", be,
+               st.particles, bytes[k], per, k ? "with" : "without");
+        TU_CHECK(st.particles > 90000 && per >= 56 && per <= (k ? 72 : 64),
+                 "%s: %.1f bytes per particle %s sampling (%zu particles)", be, per,
+                 k ? "with" : "without", st.particles);
+    }
+    TU_CHECK(bytes[1] == bytes[0] + (size_t)c.nx * c.ny * 64,
+             "%s: sampling took %zu bytes, expected the 64-byte sums of %d cells", be,
+             bytes[1] - bytes[0], c.nx * c.ny);
+    kedr_dsmc_destroy(sim);
+}
+
 int main(void)
 {
     find_root();
@@ -357,6 +388,7 @@ int main(void)
         test_restart(ctx);
         test_bad_files(ctx);
         test_out_of_room(ctx);
+        test_memory(ctx);
         kedr_ctx_destroy(ctx);
     }
     test_cross_backend();
