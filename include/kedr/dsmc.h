@@ -8,7 +8,10 @@
  * Particles live in the context's memory as structure-of-arrays. Random numbers come from
  * Philox keyed by (seed, particle / cell / face id, step, purpose), so a run is reproducible from
  * its seed on either back end. The planar flow has unit depth (1 m) in z; a 3D case (dims = 3)
- * has a uniform nx x ny x nz grid, a z position per particle and 3D bodies (sphere, box, cone). */
+ * has a uniform nx x ny x nz grid, a z position per particle and 3D bodies (sphere, box, cone);
+ * an axisymmetric case (2D, axisymmetric = 1) takes x as the axis and y as the radius, its cells
+ * are rings, its bodies bodies of revolution, and with radial weighting a particle stands for a
+ * number of molecules proportional to its cell's radius. */
 #ifndef KEDR_DSMC_H
 #define KEDR_DSMC_H
 
@@ -35,12 +38,15 @@ typedef struct {
 } kedr_dsmc_species;
 
 /* Boundary condition of a side of the domain. Inflow sides also remove particles that leave.
- * Periodic sides come in pairs (x_min with x_max, y_min with y_max, z_min with z_max). */
+ * Periodic sides come in pairs (x_min with x_max, y_min with y_max, z_min with z_max). AXIS is
+ * the y_min side of an axisymmetric case with y_min = 0 (and only that side): molecules pass
+ * near the axis and come back out, nothing crosses it. */
 typedef enum {
     KEDR_DSMC_OUTFLOW = 0,
     KEDR_DSMC_INFLOW,
     KEDR_DSMC_SPECULAR,
-    KEDR_DSMC_PERIODIC
+    KEDR_DSMC_PERIODIC,
+    KEDR_DSMC_AXIS
 } kedr_dsmc_boundary;
 /* Sides, in the order of kedr_dsmc_case.side. */
 enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX, KEDR_DSMC_ZMIN,
@@ -117,6 +123,14 @@ typedef struct {
 typedef struct {
     char name[128];                  /* the case file's base name, for output files */
     int dims;                        /* [domain] dimensions: 3, or 2 (0 counts as 2) */
+    /* [domain] axisymmetric (2D only): x is the axis of symmetry, y >= 0 the radius; cells are
+     * rings of volume pi (r_hi^2 - r_lo^2) dx, inflow faces rings and cylinders, a circle body a
+     * sphere (its centre on the axis), a polygon a body of revolution. */
+    int axisymmetric;
+    /* [run] radial_weighting (axisymmetric only): a particle in a cell whose centre is at radius
+     * r stands for weight r / r_out molecules, r_out the centre radius of the outermost row of
+     * cells; particles are cloned or removed at random as they move between rows. */
+    int radial_weighting;
     double lo[3], hi[3];             /* [domain] m (z only in 3D) */
     int nx, ny, nz;                  /* [grid] (nz only in 3D) */
     kedr_dsmc_boundary side[6];      /* [domain] x_min x_max y_min y_max z_min z_max */
@@ -140,12 +154,13 @@ typedef struct {
     kedr_dsmc_wall wall_model;       /* [wall] model */
     double accommodation;            /* [wall] Maxwell model: diffuse fraction in [0, 1] */
     double reference_length;         /* [surface] m; 0: each body's frontal height (2D) */
-    double reference_area;           /* [surface] m^2; 0: each body's frontal area (3D) */
+    double reference_area;           /* [surface] m^2; 0: each body's frontal area (3D, axisymmetric) */
     double element_size;             /* [surface] m; 0: the smaller cell side */
     double dt;                       /* [run] s */
     int64_t steps;
     uint64_t seed;
-    double weight;                   /* real molecules per simulated particle */
+    double weight;                   /* real molecules per simulated particle (radial weighting:
+                                      * in the outermost row of cells) */
     int64_t sample_start;            /* [sample] first sampled step */
     int64_t sample_every;
     /* [sample] start = auto: sampling starts once the flow is steady, when the mean particle
@@ -289,10 +304,15 @@ kedr_status kedr_dsmc_gas_volume(const kedr_dsmc *sim, double *volume);
  * the tangential stress along the freestream direction projected on the element's plane; lift
  * is along z x (drag direction); Cd = D / (q_inf A), A the reference area (default: the body's
  * frontal area, pi r^2 for a sphere, pi R^2 for a cone, the projected area of a cuboid). */
+/* Axisymmetric cases: the elements are bands of the bodies of revolution (x, y of the element
+ * in the meridional plane, length its area in m^2); forces are totals over the revolution, drag
+ * along x, lift 0 (the radial forces cancel), Cd = D / (q_inf A) with A = [surface]
+ * reference_area or the body's frontal area pi r_max^2. */
 typedef struct {
     size_t nelem;
     int nbodies;
     int dims;                      /* 2 or 3 */
+    int axisymmetric;
     int64_t steps;                 /* steps sampled */
     double *x, *y, *z;             /* element centres, m (z: 0 in 2D) */
     double *nx, *ny, *nz;          /* unit normal pointing into the gas (nz: 0 in 2D) */
@@ -304,7 +324,7 @@ typedef struct {
     double *cp, *cf, *ch;
     double drag[KEDR_DSMC_MAX_BODIES], lift[KEDR_DSMC_MAX_BODIES]; /* N/m */
     double cd[KEDR_DSMC_MAX_BODIES], cl[KEDR_DSMC_MAX_BODIES];
-    double reference_length[KEDR_DSMC_MAX_BODIES]; /* 2D: m; 3D: the reference area, m^2 */
+    double reference_length[KEDR_DSMC_MAX_BODIES]; /* 2D: m; 3D, axisymmetric: the reference area, m^2 */
     double q_inf, p_inf;           /* freestream dynamic and static pressure, Pa */
 } kedr_dsmc_surface;
 

@@ -206,6 +206,40 @@ static int uses_wall_temperature(const kedr_dsmc_case *c)
     return 0;
 }
 
+/* The axisymmetric mode's rules (docs/dsmc.md): 2D, y >= 0 the radius, the axis side exactly
+ * when y_min = 0, no radial periodicity, a flow along the axis. */
+static kedr_status check_axisymmetric(const kedr_dsmc_case *c, const char *fn)
+{
+    for (int s = 0; s < (c->dims == 3 ? 6 : 4); s++)
+        if (c->side[s] == KEDR_DSMC_AXIS && !(c->axisymmetric && s == KEDR_DSMC_YMIN))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: side %s is the axis: only y_min of an "
+                             "axisymmetric case can be", fn, side_names[s]);
+    if (!c->axisymmetric) {
+        if (c->radial_weighting)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: radial weighting needs an axisymmetric case",
+                             fn);
+        return KEDR_OK;
+    }
+    if (c->dims == 3)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: an axisymmetric case is 2D (dims 2)", fn);
+    if (!(c->lo[1] >= 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: y_min %g: the radius of an axisymmetric case "
+                         "starts at 0 or above", fn, c->lo[1]);
+    if ((c->lo[1] == 0) != (c->side[KEDR_DSMC_YMIN] == KEDR_DSMC_AXIS))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: y_min = %g with side y_min %s: the y_min side is "
+                         "the axis exactly when y_min = 0", fn, c->lo[1],
+                         c->side[KEDR_DSMC_YMIN] == KEDR_DSMC_AXIS ? "the axis" : "not the axis");
+    if (c->side[KEDR_DSMC_YMIN] == KEDR_DSMC_PERIODIC)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: periodic y sides in an axisymmetric case: the "
+                         "radial sides are cylinders", fn);
+    if (c->velocity[1] != 0 || c->velocity[2] != 0 ||
+        (c->downstream.mode != KEDR_DSMC_DOWNSTREAM_NONE &&
+         (c->downstream.velocity[1] != 0 || c->downstream.velocity[2] != 0)))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: an axisymmetric flow moves along the axis: "
+                         "expected velocity_y = 0 (and no swirl)", fn);
+    return KEDR_OK;
+}
+
 kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
 {
     const char *fn = "kedr_dsmc_case_check";
@@ -258,7 +292,7 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
                          c->nsegments, KEDR_DSMC_MAX_SEGMENTS);
     int nsides = three ? 6 : 4;
     for (int s = 0; s < nsides; s++)
-        if ((unsigned)c->side[s] > KEDR_DSMC_PERIODIC)
+        if ((unsigned)c->side[s] > KEDR_DSMC_AXIS)
             return kedr_fail(KEDR_ERR_INVALID, "%s: side %d has unknown boundary %d", fn, s,
                              (int)c->side[s]);
     for (int s = 0; s < nsides; s += 2)
@@ -266,6 +300,7 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
             return kedr_fail(KEDR_ERR_INVALID, "%s: periodic sides come in pairs (%s)", fn,
                              s == 0 ? "x_min and x_max" : s == 2 ? "y_min and y_max"
                                                                  : "z_min and z_max");
+    KEDR_TRY(check_axisymmetric(c, fn));
     if (three && c->nsegments > 0)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %d body segments in a 3D case: 3D bodies are "
                          "spheres, cuboids and cones", fn, c->nsegments);
@@ -383,7 +418,8 @@ static kedr_status check_dt(kedr_ini *ini, kedr_dsmc_case *c)
     return KEDR_OK;
 }
 
-static const char *const boundary_names[] = {"outflow", "inflow", "specular", "periodic", NULL};
+static const char *const boundary_names[] = {"outflow", "inflow", "specular", "periodic", "axis",
+                                             NULL};
 static const char *const wall_names[] = {"diffuse", "specular", "maxwell", NULL};
 
 /* [downstream] (docs/dsmc.md): the inflow sides named by `sides` take their own state, given
@@ -711,10 +747,16 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
                                            {"freestream", "velocity_z"},
                                            {"surface", "reference_area"},
                                            {"downstream", "velocity_z"}};
+    KEDR_TRY(kedr_ini_bool(ini, "domain", "axisymmetric", 0, &c->axisymmetric));
+    if (three && c->axisymmetric)
+        return kedr_ini_fail(ini, "domain", "axisymmetric", "an axisymmetric case is 2D: remove "
+                             "dimensions = 3 or this key");
     for (size_t k = 0; k < sizeof zkeys / sizeof zkeys[0] && !three; k++)
-        if (kedr_ini_line(ini, zkeys[k][0], zkeys[k][1]))
+        if (kedr_ini_line(ini, zkeys[k][0], zkeys[k][1]) &&
+            !(c->axisymmetric && strcmp(zkeys[k][1], "reference_area") == 0))
             return kedr_ini_fail(ini, zkeys[k][0], zkeys[k][1], "only for 3D cases ([domain] "
-                                 "dimensions = 3)");
+                                 "dimensions = 3)%s", strcmp(zkeys[k][1], "reference_area") == 0
+                                 ? " and axisymmetric ones" : "");
     KEDR_TRY(kedr_ini_double(ini, "domain", "x_min", REQ, -1e6, 1e6, &c->lo[0]));
     KEDR_TRY(kedr_ini_double(ini, "domain", "x_max", REQ, -1e6, 1e6, &c->hi[0]));
     KEDR_TRY(kedr_ini_double(ini, "domain", "y_min", REQ, -1e6, 1e6, &c->lo[1]));
@@ -735,12 +777,24 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     static const char *const sides[] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
     int bc[6] = {KEDR_DSMC_INFLOW, KEDR_DSMC_OUTFLOW, KEDR_DSMC_INFLOW, KEDR_DSMC_INFLOW,
                  KEDR_DSMC_INFLOW, KEDR_DSMC_INFLOW};
+    if (c->axisymmetric && c->lo[1] < 0)
+        return kedr_ini_fail(ini, "domain", "y_min", "%g: y is the radius in an axisymmetric case "
+                             "(expected >= 0)", c->lo[1]);
+    int axis = c->axisymmetric && c->lo[1] == 0;
+    if (axis)
+        bc[KEDR_DSMC_YMIN] = KEDR_DSMC_AXIS;
     int nsides = three ? 6 : 4;
     for (int s = 0; s < nsides; s++) {
         char key[32];
         snprintf(key, sizeof key, "boundary_%s", sides[s]);
         KEDR_TRY(kedr_ini_choice(ini, "domain", key, 0, boundary_names, &bc[s]));
         c->side[s] = (kedr_dsmc_boundary)bc[s];
+        int want_axis = axis && s == KEDR_DSMC_YMIN;
+        if ((bc[s] == KEDR_DSMC_AXIS) != want_axis)
+            return kedr_ini_fail(ini, "domain", key, want_axis
+                                 ? "y_min = 0 in an axisymmetric case is the axis: expected axis"
+                                 : "axis: only boundary_y_min of an axisymmetric case with y_min = 0 "
+                                   "is the axis");
     }
     for (int s = 0; s < nsides; s += 2)
         if ((bc[s] == KEDR_DSMC_PERIODIC) != (bc[s + 1] == KEDR_DSMC_PERIODIC)) {
@@ -814,6 +868,9 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_double(ini, "freestream", "temperature", REQ | POS, 0, 1e6, &c->temperature));
     KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_x", 0, -1e6, 1e6, &c->velocity[0]));
     KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_y", 0, -1e6, 1e6, &c->velocity[1]));
+    if (c->axisymmetric && c->velocity[1] != 0)
+        return kedr_ini_fail(ini, "freestream", "velocity_y", "%g: an axisymmetric flow moves "
+                             "along the axis (expected 0)", c->velocity[1]);
     if (three)
         KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_z", 0, -1e6, 1e6, &c->velocity[2]));
     c->fill = 1;
@@ -833,12 +890,12 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     int needs_tw = uses_wall_temperature(c);
     KEDR_TRY(kedr_ini_double(ini, "wall", "temperature", needs_tw ? REQ | POS : POS, 0, 1e6,
                              &c->wall_temperature));
-    if (three && kedr_ini_line(ini, "surface", "reference_length"))
-        return kedr_ini_fail(ini, "surface", "reference_length", "3D cases take reference_area "
-                             "(m^2)");
+    if ((three || c->axisymmetric) && kedr_ini_line(ini, "surface", "reference_length"))
+        return kedr_ini_fail(ini, "surface", "reference_length", "%s cases take reference_area "
+                             "(m^2)", three ? "3D" : "axisymmetric");
     KEDR_TRY(kedr_ini_double(ini, "surface", "reference_length", POS, 0, 1e6,
                              &c->reference_length));
-    if (three)
+    if (three || c->axisymmetric)
         KEDR_TRY(kedr_ini_double(ini, "surface", "reference_area", POS, 0, 1e12,
                                  &c->reference_area));
     KEDR_TRY(kedr_ini_double(ini, "surface", "element_size", POS, 0, 1e6, &c->element_size));
@@ -860,10 +917,18 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     double ppc = 20;
     KEDR_TRY(kedr_ini_double(ini, "run", "weight", POS, 0, 1e40, &c->weight));
     KEDR_TRY(kedr_ini_double(ini, "run", "particles_per_cell", POS, 0, 1e9, &ppc));
+    c->radial_weighting = c->axisymmetric;
+    if (!c->axisymmetric && kedr_ini_line(ini, "run", "radial_weighting"))
+        return kedr_ini_fail(ini, "run", "radial_weighting", "only for axisymmetric cases "
+                             "([domain] axisymmetric = yes)");
+    KEDR_TRY(kedr_ini_bool(ini, "run", "radial_weighting", 0, &c->radial_weighting));
     if (!has_w) {
-        double volume = (c->hi[0] - c->lo[0]) / c->nx * (c->hi[1] - c->lo[1]) / c->ny;
+        double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
+        double volume = dx * dy;
         if (three)
             volume *= (c->hi[2] - c->lo[2]) / c->nz;
+        if (c->axisymmetric) /* the ring of the outermost row, whose weight is `weight` */
+            volume = 2.0 * M_PI * (c->lo[1] + (c->ny - 0.5) * dy) * dx * dy;
         if (!(c->number_density > 0))
             return kedr_ini_fail(ini, "run", NULL, "particles_per_cell needs a freestream density "
                                  "> 0; give weight instead");

@@ -44,6 +44,10 @@ typedef struct {
     double lo[3], hi[3];
     double dx, dy, dz, inv_dx, inv_dy, inv_dz, cell_volume;
     int nx, ny, nz;
+    /* Axisymmetric (2D): x is the axis, y the radius. radial: radial weighting, a particle of
+     * cell row j stands for weight (lo[1] + (j + 1/2) dy) wr_inv molecules (dsmc_weight_factor). */
+    int axisym, radial;
+    double wr_inv;
     int side[6];
     int nsegments;
     /* 2D segments, or (3D, no segments there) the solids: sphere: centre, radius; cuboid: lo x y
@@ -208,6 +212,24 @@ DSMC_HD double dsmc_gas_volume(const dsmc_params *p, uint32_t cell)
     return p->gas_volume ? p->gas_volume[cell] : p->cell_volume;
 }
 
+/* The molecules a particle of `cell` stands for, over p->weight: under radial weighting the
+ * radius of its row's centre over that of the outermost row, else 1. */
+DSMC_HD double dsmc_weight_factor(const dsmc_params *p, uint32_t cell)
+{
+    if (!p->radial)
+        return 1.0;
+    uint32_t row = cell / (uint32_t)p->nx;
+    return (p->lo[1] + ((double)row + 0.5) * p->dy) * p->wr_inv;
+}
+
+/* A radius drawn uniformly over the volume of the ring r0 <= r <= r0 + dr of an axisymmetric
+ * case (density proportional to r), from u in (0, 1). */
+DSMC_HD double dsmc_ring_radius(double r0, double dr, double u)
+{
+    double r1 = r0 + dr;
+    return sqrt(r0 * r0 + u * (r1 * r1 - r0 * r0));
+}
+
 /* Whether (x, y) lies inside a closed body: inside a circle, or inside the closed polygons by
  * the crossing-number rule over all their segments (bodies do not overlap). */
 DSMC_HD int dsmc_inside_body(const dsmc_params *p, double x, double y)
@@ -268,7 +290,9 @@ DSMC_HD void dsmc_fill_one(const dsmc_params *p, uint32_t g, uint64_t e, double 
      * gas, so the tries almost never run out (probability below exp(-20)). */
     for (int tries = 0; tries < 20000; tries++) {
         *x = p->lo[0] + ((double)(cell % (uint32_t)p->nx) + dsmc_u01(&r)) * p->dx;
-        *y = p->lo[1] + ((double)(cell / (uint32_t)p->nx) + dsmc_u01(&r)) * p->dy;
+        double row = (double)(cell / (uint32_t)p->nx), u = dsmc_u01(&r);
+        *y = p->axisym ? dsmc_ring_radius(p->lo[1] + row * p->dy, p->dy, u)
+                       : p->lo[1] + (row + u) * p->dy;
         if (p->gas_volume == NULL || !dsmc_inside_body(p, *x, *y))
             break;
     }
@@ -297,13 +321,13 @@ DSMC_HD void dsmc_inflow_one(const dsmc_params *p, uint32_t g, uint64_t e, doubl
     int axis = side / 2;                              /* 0: an x side, 1: a y side */
     double inward = side % 2 == 0 ? 1.0 : -1.0;
     double vn = dsmc_flux_normal(&r, beta * inward * u[axis]) / beta * inward;
-    double along = (local + dsmc_u01(&r)) * (axis == 0 ? p->dy : p->dx);
+    double uf = dsmc_u01(&r), along = (local + uf) * (axis == 0 ? p->dy : p->dx);
     double t1 = u[1 - axis] + sigma * dsmc_normal(&r);
     double t2 = u[2] + sigma * dsmc_normal(&r);
     double wall = side % 2 == 0 ? p->lo[axis] : p->hi[axis];
-    if (axis == 0) {
+    if (axis == 0) { /* axisymmetric: the face is a ring */
         *x = wall;
-        *y = p->lo[1] + along;
+        *y = p->axisym ? dsmc_ring_radius(p->lo[1] + local * p->dy, p->dy, uf) : p->lo[1] + along;
         *vx = vn;
         *vy = t1;
     } else {
@@ -470,7 +494,9 @@ DSMC_HD void dsmc_wall_at(const dsmc_params *p, int w, double *px, double *py, d
         double dx = *px - cx, dy = *py - cy, d = sqrt(dx * dx + dy * dy);
         *nx = d > 0 ? dx / d : 1.0;
         *ny = d > 0 ? dy / d : 0.0;
-        double a = atan2(*ny, *nx) * (0.5 / DSMC_PI); /* in [-1/2, 1/2] */
+        /* the angle from +x as a fraction of the circle (axisymmetric: of its upper half, the
+         * sphere's meridian) */
+        double a = atan2(*ny, *nx) * ((p->axisym ? 1.0 : 0.5) / DSMC_PI); /* in [-1/2, 1/2] */
         a = a < 0 ? a + 1.0 : a;
         uint32_t ne = p->circ_nelem[j], k = (uint32_t)(a * ne);
         *elem = p->circ_elem[j] + (k < ne ? k : ne - 1);
@@ -479,13 +505,17 @@ DSMC_HD void dsmc_wall_at(const dsmc_params *p, int w, double *px, double *py, d
     }
 }
 
+/* w: the molecules the particle stands for over p->weight (radial weighting; 1 otherwise). */
 DSMC_HD void dsmc_surface_hit(const dsmc_params *p, uint32_t e, double nx, double ny, double m,
                               double ax, double ay, double az, double bx, double by, double bz,
-                              double erot_in, double erot_out)
+                              double erot_in, double erot_out, double w)
 {
     double *s = p->surf;
     size_t ne = p->nelem;
-    dsmc_surf_add(&s[DSMC_SURF_HITS * ne + e], 1.0);
+    m *= w;
+    erot_in *= w;
+    erot_out *= w;
+    dsmc_surf_add(&s[DSMC_SURF_HITS * ne + e], w);
     dsmc_surf_add(&s[DSMC_SURF_PIN * ne + e], -m * (ax * nx + ay * ny));
     dsmc_surf_add(&s[DSMC_SURF_POUT * ne + e], m * (bx * nx + by * ny));
     dsmc_surf_add(&s[DSMC_SURF_SHEAR * ne + e], m * (-(ax - bx) * ny + (ay - by) * nx));
@@ -587,7 +617,7 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             if (dsmc_wall_reflect(p, b, nx, ny, m, &r, &ux, &uy, &uz))
                 *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
             if (p->surf)
-                dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, uy, uz, ea, *erot);
+                dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, uy, uz, ea, *erot, 1.0);
             skip = w;
         }
     }
@@ -600,6 +630,184 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
     *vy = uy;
     *vz = uz;
     return dsmc_cell_of(p, px, py);
+}
+
+/* ---- axisymmetric ------------------------------------------------------------------------- */
+
+/* In an axisymmetric case a particle is kept in its meridional plane: (x, y) = (x, r) with
+ * velocity (vx, vy, vz) = (axial, radial, circumferential). It flies straight in 3D: after a
+ * time t it is at radius R(t) = sqrt((r + vr t)^2 + (vt t)^2), where the velocity is turned into
+ * the new meridional plane (Bird 1994 section 15.1). Bodies are surfaces of revolution of the
+ * segments (cones, cylinders, discs) and of circles centred on the axis (spheres); every
+ * intersection is solved exactly on the straight 3D path. */
+
+/* The first time in (0, tmax) at which the path of a molecule at (x, r) with velocity
+ * (vx, vr, vt) meets the surface of revolution of segment k, or -1. The segment's line,
+ * D (R - r0) = E (X - x0) with D = x1 - x0 and E = r1 - r0, squared, (D R)^2 = L(t)^2 with
+ * L = D r0 + E (X - x0), is a quadratic in t; roots on the mirror cone (L / D < 0) or beyond the
+ * segment's ends are discarded. A molecule that has just left the surface was put off it into
+ * the gas, so the root of that reflection lies at t < 0. */
+DSMC_HD double dsmc_cone_hit(const dsmc_params *p, int k, double x, double r, double vx,
+                             double vr, double vt, double tmax)
+{
+    const double *s = p->seg[k];
+    double D = s[2] - s[0], E = s[3] - s[1], roots[2];
+    int nroots = 0;
+    if (D == 0) { /* a disc or annulus normal to the axis: the plane x = x0 */
+        if (vx != 0)
+            roots[nroots++] = (s[0] - x) / vx;
+    } else {
+        double L0 = D * s[1] + E * (x - s[0]);
+        double h0 = D * (r - s[1]) - E * (x - s[0]); /* D r - L0, without cancellation */
+        double A = D * D * (vr * vr + vt * vt) - E * E * vx * vx;
+        double B = D * D * r * vr - L0 * E * vx;
+        double C = h0 * (D * r + L0);
+        if (A == 0) {
+            if (B != 0)
+                roots[nroots++] = -C / (2.0 * B);
+        } else {
+            double disc = B * B - A * C;
+            if (disc < 0)
+                return -1;
+            double q = -(B + copysign(sqrt(disc), B));
+            if (q != 0) {
+                roots[nroots++] = q / A;
+                roots[nroots++] = C / q;
+            }
+        }
+    }
+    double best = -1;
+    for (int m = 0; m < nroots; m++) {
+        double t = roots[m];
+        if (!(t > 0 && t < tmax) || (best > 0 && t >= best))
+            continue;
+        double X = x + vx * t, Y = r + vr * t, Z = vt * t, R = sqrt(Y * Y + Z * Z);
+        if (D != 0 && (D * s[1] + E * (X - s[0])) * D < 0)
+            continue; /* the mirror cone */
+        double f = fabs(D) >= fabs(E) ? (X - s[0]) / D : (R - s[1]) / E;
+        if (f >= 0 && f <= 1)
+            best = t;
+    }
+    return best;
+}
+
+/* dsmc_move_one in an axisymmetric case: ends x_min and x_max, the cylinder r = y_max, the
+ * cylinder r = y_min when y_min > 0 (the axis otherwise, which nothing crosses), bodies of
+ * revolution. Under radial weighting the particle then keeps its weight by chance: moving to a
+ * row of smaller weight factor it asks for floor(f_old / f_new + u) - 1 copies of itself
+ * (*copies), to a larger one it survives with probability f_old / f_new (Bird 1994 section
+ * 15.2); its wall hits count with f_old. */
+DSMC_HD uint32_t dsmc_move_axi(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
+                               double *vx, double *vy, double *vz, float *erot, int species,
+                               uint32_t *copies)
+{
+    double px = *x, pr = *y, ux = *vx, ur = *vy, ut = *vz, t = p->dt;
+    double f0 = dsmc_weight_factor(p, dsmc_cell_of(p, px, pr));
+    double rin = p->lo[1], rout = p->hi[1];
+    *copies = 0;
+    dsmc_rng r = dsmc_rng_make(p->seed, i, p->step, DSMC_P_MOVE);
+    if (fresh)
+        t *= dsmc_u01(&r);
+    for (int ev = 0; ev < DSMC_MAX_EVENTS && t > 0; ev++) {
+        double tev = t;
+        int what = -1; /* < 0: none; 0..3: a side; 4 + w: wall w (segments, then spheres) */
+        if (ux < 0 && px + ux * t < p->lo[0] && (p->lo[0] - px) / ux < tev)
+            tev = (p->lo[0] - px) / ux, what = KEDR_DSMC_XMIN;
+        if (ux > 0 && px + ux * t > p->hi[0] && (p->hi[0] - px) / ux < tev)
+            tev = (p->hi[0] - px) / ux, what = KEDR_DSMC_XMAX;
+        /* R(t)^2 = a t^2 + 2 b t + r^2 is convex in t: the path is beyond rout at some time
+         * within the step exactly when it is at the end of it. */
+        double a = ur * ur + ut * ut, b = pr * ur;
+        double ye = pr + ur * t, ze = ut * t;
+        if (a > 0 && ye * ye + ze * ze > rout * rout) {
+            double c = fmin(pr * pr - rout * rout, 0.0), sq = sqrt(b * b - a * c);
+            double th = b > 0 ? -c / (b + sq) : (sq - b) / a; /* the root after now */
+            if (th < tev)
+                tev = th, what = KEDR_DSMC_YMAX;
+        }
+        if (rin > 0 && b < 0) { /* inward, towards the inner cylinder */
+            double c = fmax(pr * pr - rin * rin, 0.0), disc = b * b - a * c;
+            if (disc > 0) {
+                double th = c / (sqrt(disc) - b);
+                if (th < tev)
+                    tev = th, what = KEDR_DSMC_YMIN;
+            }
+        }
+        for (int k = 0; k < p->nsegments; k++) {
+            if (p->seg_nelem[k] == 0)
+                continue; /* a segment on the axis: no surface */
+            double th = dsmc_cone_hit(p, k, px, pr, ux, ur, ut, tev);
+            if (th > 0)
+                tev = th, what = 4 + k;
+        }
+        for (int j = 0; j < p->ncircles; j++) { /* spheres centred on the axis */
+            double dx = px - p->circle[j][0], rr = p->circle[j][2];
+            double A = ux * ux + a, B = dx * ux + pr * ur, C = dx * dx + pr * pr - rr * rr;
+            double disc = B * B - A * C;
+            if (C <= 0 || B >= 0 || disc <= 0)
+                continue;
+            double th = C / (-B + sqrt(disc));
+            if (th > 0 && th < tev)
+                tev = th, what = 4 + p->nsegments + j;
+        }
+        double tt = what < 0 ? t : tev;
+        double Y = pr + ur * tt, Z = ut * tt, R = sqrt(Y * Y + Z * Z);
+        px += ux * tt;
+        if (R > 0) { /* into the meridional plane of the new position */
+            double cs = Y / R, sn = Z / R, nr = ur * cs + ut * sn;
+            ut = ut * cs - ur * sn;
+            ur = nr;
+        }
+        pr = R;
+        if (what < 0)
+            break;
+        t -= tev;
+        if (what < 4) {
+            int bc = p->side[what];
+            if (bc != KEDR_DSMC_SPECULAR && bc != KEDR_DSMC_PERIODIC)
+                return DSMC_DROP;
+            if (what < 2) {
+                int at_lo = what == KEDR_DSMC_XMIN;
+                if (bc == KEDR_DSMC_PERIODIC) {
+                    px = at_lo ? p->hi[0] : p->lo[0];
+                } else {
+                    px = at_lo ? p->lo[0] : p->hi[0];
+                    ux = -ux;
+                }
+            } else { /* a specular cylinder (the radial sides are never periodic) */
+                pr = what == KEDR_DSMC_YMIN ? rin : rout;
+                ur = -ur;
+            }
+        } else {
+            int w = what - 4;
+            double nx, ny, ax = ux, ay = ur, az = ut, m = p->mass[species], ea = *erot;
+            uint32_t e;
+            dsmc_wall_at(p, w, &px, &pr, ux, ur, &nx, &ny, &e);
+            int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
+            if (dsmc_wall_reflect(p, b, nx, ny, m, &r, &ux, &ur, &ut))
+                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
+            if (p->surf)
+                dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, ur, ut, ea, *erot, f0);
+        }
+    }
+    px = px < p->lo[0] ? p->lo[0] : px > p->hi[0] ? p->hi[0] : px;
+    pr = pr < rin ? rin : pr > rout ? rout : pr;
+    *x = px;
+    *y = pr;
+    *vx = ux;
+    *vy = ur;
+    *vz = ut;
+    uint32_t cell = dsmc_cell_of(p, px, pr);
+    if (p->radial) {
+        double ratio = f0 / dsmc_weight_factor(p, cell), u = dsmc_u01(&r);
+        if (ratio < 1.0) {
+            if (u >= ratio)
+                return DSMC_DROP;
+        } else {
+            *copies = (uint32_t)floor(ratio + u) - 1;
+        }
+    }
+    return cell;
 }
 
 /* ---- 3D ----------------------------------------------------------------------------------- */
@@ -1099,10 +1307,11 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     return 1;
 }
 
-/* 1 / lambda in a cell of n particles [start, start + n): the mole-fraction average of the
- * simple-gas VHS values at the cell's number density and translational temperature. */
-DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start, uint32_t n,
-                            const double *vx, const double *vy, const double *vz,
+/* 1 / lambda in a cell of n particles [start, start + n), each standing for `weight` molecules:
+ * the mole-fraction average of the simple-gas VHS values at the cell's number density and
+ * translational temperature. */
+DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double weight, double volume, uint32_t start,
+                            uint32_t n, const double *vx, const double *vy, const double *vz,
                             const uint8_t *sp)
 {
     double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
@@ -1119,7 +1328,7 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double volume, uint32_t start,
     double t = (sm2 - (smx * smx + smy * smy + smz * smz) / sm) / (3.0 * KEDR_BOLTZMANN * n);
     if (!(t > 0))
         return 0;
-    double density = (double)n * p->weight / volume, s = 0;
+    double density = (double)n * weight / volume, s = 0;
     for (int k = 0; k < p->nspecies; k++)
         if (count[k])
             s += (double)count[k] / n * p->lam_a[k] * pow(t, p->lam_e[k]);
@@ -1162,7 +1371,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
         for (uint32_t k = start; k < start + n; k++)
             last[k] = UINT32_MAX; /* no collision yet in this step */
-    double pairs_rate = 0.5 * (double)n * (double)(n - 1) * p->weight / volume;
+    double weight = p->weight * dsmc_weight_factor(p, cell);
+    double pairs_rate = 0.5 * (double)n * (double)(n - 1) * weight / volume;
     const uint32_t cap = 4000000000u; /* only absurd cases reach the cap */
     uint32_t m = 0, ncoll = 0;
     if (p->scheme == KEDR_DSMC_MFS) {
@@ -1183,7 +1393,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     sgmax_cell[cell] = dsmc_float_up(sgmax);
     *cand = m;
     if (ncoll)
-        *sep_mfp = sep * dsmc_inv_mfp(p, volume, start, n, vx, vy, vz, sp);
+        *sep_mfp = sep * dsmc_inv_mfp(p, weight, volume, start, n, vx, vy, vz, sp);
     return ncoll;
 }
 

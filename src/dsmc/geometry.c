@@ -46,17 +46,43 @@ static double shoelace(const double *xy, int n)
 /* Each half-plane adds at most one vertex per edge crossing: 2n + 8 is ample for n <= 32. */
 #define CLIP_MAX (4 * KEDR_DSMC_MAX_SEGMENTS + 16)
 
-double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, double x1, double y1)
+/* The part of the polygon inside the rectangle (Sutherland & Hodgman 1974 clipping) in a; its
+ * vertex count, or -1 for too many vertices. */
+static int clip_rect(const double *xy, int n, double x0, double y0, double x1, double y1,
+                     double a[2 * CLIP_MAX])
 {
-    double a[2 * CLIP_MAX], b[2 * CLIP_MAX];
+    double b[2 * CLIP_MAX];
     if (n > KEDR_DSMC_MAX_SEGMENTS)
-        return NAN;
+        return -1;
     memcpy(a, xy, (size_t)n * 2 * sizeof(double));
     n = clip_half(a, n, 0, x0, 1.0, b);
     n = clip_half(b, n, 0, x1, -1.0, a);
     n = clip_half(a, n, 1, y0, 1.0, b);
-    n = clip_half(b, n, 1, y1, -1.0, a);
-    return n < 3 ? 0.0 : fabs(shoelace(a, n));
+    return clip_half(b, n, 1, y1, -1.0, a);
+}
+
+double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, double x1, double y1)
+{
+    double a[2 * CLIP_MAX];
+    n = clip_rect(xy, n, x0, y0, x1, y1, a);
+    return n < 0 ? NAN : n < 3 ? 0.0 : fabs(shoelace(a, n));
+}
+
+double dsmc_polygon_rect_moment(const double *xy, int n, double x0, double y0, double x1,
+                                double y1)
+{
+    double a[2 * CLIP_MAX];
+    n = clip_rect(xy, n, x0, y0, x1, y1, a);
+    if (n < 3)
+        return n < 0 ? NAN : 0.0;
+    /* the integral of y over a polygon: sum of (x_i y_j - x_j y_i)(y_i + y_j) / 6 over its
+     * edges (i, j), with the sign of its orientation */
+    double m = 0;
+    for (int i = 0; i < n; i++) {
+        const double *p = a + 2 * i, *q = a + 2 * ((i + 1) % n);
+        m += (p[0] * q[1] - q[0] * p[1]) * (p[1] + q[1]);
+    }
+    return shoelace(a, n) < 0 ? -m / 6.0 : m / 6.0;
 }
 
 /* The integral of sqrt(r^2 - u^2) from 0 to u. */
@@ -72,10 +98,19 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y0, double x1,
-                             double y1)
+/* The integral of r^2 - u^2 from u0 to u1. */
+static double chord_square_integral(double u0, double u1, double r)
+{
+    return r * r * (u1 - u0) - (u1 * u1 * u1 - u0 * u0 * u0) / 3.0;
+}
+
+/* Area of the disc within the rectangle and, in *moment, the integral of y over it: the
+ * integral over x of the clipped chord [bottom, top], and of (top^2 - bottom^2) / 2. */
+static double circle_rect(double cx, double cy, double r, double x0, double y0, double x1,
+                          double y1, double *moment)
 {
     double a = fmax(x0 - cx, -r), b = fmin(x1 - cx, r), lo = y0 - cy, hi = y1 - cy;
+    *moment = 0;
     if (!(a < b) || !(lo < hi) || lo >= r || hi <= -r)
         return 0;
     /* Breaks where the half chord h(u) = sqrt(r^2 - u^2) equals |lo| or |hi|: between them
@@ -94,20 +129,47 @@ double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y
                 u[n++] = w;
         }
     qsort(u, (size_t)n, sizeof u[0], cmp_double);
-    double area = 0;
+    double area = 0, m = 0; /* m: the integral of y - cy */
     for (int i = 0; i + 1 < n; i++) {
         double u0 = u[i], u1 = u[i + 1], um = 0.5 * (u0 + u1);
         if (!(u1 > u0))
             continue;
         double h = sqrt(fmax(0.0, r * r - um * um));
         double hint = half_chord_integral(u1, r) - half_chord_integral(u0, r);
+        double h2int = chord_square_integral(u0, u1, r);
         int top_rect = hi < h, bottom_rect = lo > -h;
         double top = top_rect ? hi : h, bottom = bottom_rect ? lo : -h;
         if (top <= bottom)
             continue;
         area += (top_rect ? hi * (u1 - u0) : hint) - (bottom_rect ? lo * (u1 - u0) : -hint);
+        m += 0.5 * ((top_rect ? hi * hi * (u1 - u0) : h2int) -
+                    (bottom_rect ? lo * lo * (u1 - u0) : h2int));
     }
+    *moment = m + cy * area;
     return area;
+}
+
+double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y0, double x1,
+                             double y1)
+{
+    double m;
+    return circle_rect(cx, cy, r, x0, y0, x1, y1, &m);
+}
+
+double dsmc_circle_rect_moment(double cx, double cy, double r, double x0, double y0, double x1,
+                               double y1)
+{
+    double m;
+    circle_rect(cx, cy, r, x0, y0, x1, y1, &m);
+    return m;
+}
+
+double dsmc_cell_full_volume(const dsmc_params *p, size_t cell)
+{
+    if (!p->axisym)
+        return p->cell_volume;
+    double rc = p->lo[1] + ((double)(cell / (size_t)p->nx) + 0.5) * p->dy;
+    return 2.0 * M_PI * rc * p->dx * p->dy; /* pi (r1^2 - r0^2) dx */
 }
 
 /* ---- validation --------------------------------------------------------------------------- */
@@ -262,13 +324,29 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
             snprintf(msg, size, "a 3D body in a 2D case");
             return i;
         }
+        if (c->axisymmetric && b->velocity[1] != 0) {
+            snprintf(msg, size, "velocity_y %g: a body of revolution moves along the axis only "
+                     "(expected 0)", b->velocity[1]);
+            return i;
+        }
         if (b->type == KEDR_DSMC_BODY_CIRCLE) {
             double x = b->center[0], y = b->center[1], r = b->radius;
             if (!(r > 0) || !isfinite(r)) {
                 snprintf(msg, size, "circle radius %g: expected > 0", r);
                 return i;
             }
-            if (!(x - r > lo[0] && x + r < hi[0] && y - r > lo[1] && y + r < hi[1])) {
+            if (c->axisymmetric && (y != 0 || lo[1] != 0)) {
+                snprintf(msg, size, "circle centre y = %g: in an axisymmetric case a circle is a "
+                         "sphere, centred on the axis (expected y = 0, with y_min = 0)", y);
+                return i;
+            }
+            if (c->axisymmetric && !(x - r > lo[0] && x + r < hi[0] && r < hi[1])) {
+                snprintf(msg, size, "sphere at x = %g of radius %g is not inside the domain "
+                         "[%g, %g] x [0, %g]", x, r, lo[0], hi[0], hi[1]);
+                return i;
+            }
+            if (!c->axisymmetric && !(x - r > lo[0] && x + r < hi[0] && y - r > lo[1] &&
+                                      y + r < hi[1])) {
                 snprintf(msg, size, "circle at (%g, %g) of radius %g is not inside the domain "
                          "[%g, %g] x [%g, %g]", x, y, r, lo[0], hi[0], lo[1], hi[1]);
                 return i;
@@ -285,7 +363,10 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
             const double *s = c->segment[k];
             for (int e = 0; e < 2; e++) {
                 double x = s[2 * e], y = s[2 * e + 1];
-                int in = closed_body(b) ? x > lo[0] && x < hi[0] && y > lo[1] && y < hi[1]
+                /* closed bodies of revolution may lie on the axis */
+                int on_axis = c->axisymmetric && lo[1] == 0 && y == 0;
+                int in = closed_body(b) ? x > lo[0] && x < hi[0] && (y > lo[1] || on_axis) &&
+                                              y < hi[1]
                                         : x >= lo[0] && x <= hi[0] && y >= lo[1] && y <= hi[1];
                 if (!in) {
                     snprintf(msg, size, "point (%g, %g) is outside the domain [%g, %g] x [%g, %g]%s",
@@ -296,6 +377,11 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
             }
             if (s[0] == s[2] && s[1] == s[3]) {
                 snprintf(msg, size, "segment %d has zero length", k - b->first);
+                return i;
+            }
+            if (c->axisymmetric && !closed_body(b) && s[1] == 0 && s[3] == 0) {
+                snprintf(msg, size, "segment %d lies on the axis: a plate there has no surface",
+                         k - b->first);
                 return i;
             }
         }
@@ -362,17 +448,23 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
 
 /* ---- building ------------------------------------------------------------------------------ */
 
-static double body_cell_area(const kedr_dsmc_case *c, const kedr_dsmc_body *b, double x0,
-                             double y0, double x1, double y1)
+/* The volume body b takes from the cell [x0, x1] x [y0, y1]: its area there (unit depth), or
+ * in an axisymmetric case 2 pi times the integral of the radius over that area (Pappus). */
+static double body_cell_volume(const kedr_dsmc_case *c, const kedr_dsmc_body *b, double x0,
+                               double y0, double x1, double y1)
 {
+    int axi = c->axisymmetric;
     if (b->type == KEDR_DSMC_BODY_CIRCLE)
-        return dsmc_circle_rect_area(b->center[0], b->center[1], b->radius, x0, y0, x1, y1);
+        return axi ? 2.0 * M_PI * dsmc_circle_rect_moment(b->center[0], b->center[1], b->radius,
+                                                          x0, y0, x1, y1)
+                   : dsmc_circle_rect_area(b->center[0], b->center[1], b->radius, x0, y0, x1, y1);
     double xy[2 * KEDR_DSMC_MAX_SEGMENTS];
     for (int k = 0; k < b->count; k++) {
         xy[2 * k] = c->segment[b->first + k][0];
         xy[2 * k + 1] = c->segment[b->first + k][1];
     }
-    return dsmc_polygon_rect_area(xy, b->count, x0, y0, x1, y1);
+    return axi ? 2.0 * M_PI * dsmc_polygon_rect_moment(xy, b->count, x0, y0, x1, y1)
+               : dsmc_polygon_rect_area(xy, b->count, x0, y0, x1, y1);
 }
 
 static void body_box(const kedr_dsmc_case *c, const kedr_dsmc_body *b, double box[4])
@@ -405,8 +497,8 @@ static kedr_status gas_volumes(kedr_dsmc *sim, int *cut)
     if (!g->gas_host)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory (%zu cells)", nc);
     for (size_t i = 0; i < nc; i++)
-        g->gas_host[i] = p->cell_volume;
-    *cut = 0;
+        g->gas_host[i] = dsmc_cell_full_volume(p, i);
+    *cut = p->axisym; /* ring volumes differ from row to row: always a table */
     for (int i = 0; i < g->nbodies; i++) {
         const kedr_dsmc_body *b = &g->body[i];
         if (!closed_body(b))
@@ -422,11 +514,12 @@ static kedr_status gas_volumes(kedr_dsmc *sim, int *cut)
         for (int j = j0; j <= j1; j++)
             for (int ix = i0; ix <= i1; ix++) {
                 double x0 = p->lo[0] + ix * p->dx, y0 = p->lo[1] + j * p->dy;
-                double a = body_cell_area(c, b, x0, y0, x0 + p->dx, y0 + p->dy);
+                double a = body_cell_volume(c, b, x0, y0, x0 + p->dx, y0 + p->dy);
                 if (a > 0) {
-                    double *v = &g->gas_host[(size_t)j * c->nx + ix];
+                    size_t cell = (size_t)j * c->nx + ix;
+                    double *v = &g->gas_host[cell];
                     *v -= a;
-                    *v = *v < DSMC_SOLID * p->cell_volume ? 0.0 : *v;
+                    *v = *v < DSMC_SOLID * dsmc_cell_full_volume(p, cell) ? 0.0 : *v;
                     *cut = 1;
                 }
             }
@@ -458,7 +551,9 @@ static kedr_status element_arrays(dsmc_geometry *g, size_t ne, int three)
 }
 
 /* Elements: segment k has ceil(length / size) per side (both sides of a plate), a circle
- * ceil(circumference / size), at least 8. */
+ * ceil(circumference / size), at least 8. Axisymmetric: a circle (a sphere) has them on its
+ * upper half only, ceil(pi r / size), at least 8, a segment on the axis none (it has no
+ * surface), and an element's length is the area of its band of the body of revolution. */
 static kedr_status elements(kedr_dsmc *sim)
 {
     const kedr_dsmc_case *c = &sim->c;
@@ -476,7 +571,7 @@ static kedr_status elements(kedr_dsmc *sim)
             p->circle[j][0] = b->center[0];
             p->circle[j][1] = b->center[1];
             p->circle[j][2] = b->radius;
-            double n = ceil(2.0 * DSMC_PI * b->radius / size);
+            double n = ceil((p->axisym ? 1.0 : 2.0) * DSMC_PI * b->radius / size);
             p->circ_nelem[j] = n < 8 ? 8 : n > 1e6 ? 1000000 : (uint32_t)n;
             p->circ_elem[j] = (uint32_t)ne;
             ne += p->circ_nelem[j];
@@ -497,6 +592,8 @@ static kedr_status elements(kedr_dsmc *sim)
             p->seg_out[k] = out;
             p->seg_body[k] = (uint8_t)i;
             p->seg_nelem[k] = n < 1 ? 1 : n > 1e6 ? 1000000 : (uint32_t)n;
+            if (p->axisym && s[1] == 0 && s[3] == 0)
+                p->seg_nelem[k] = 0;
             p->seg_elem[k] = (uint32_t)ne;
             ne += (size_t)p->seg_nelem[k] * (out == 0 ? 2 : 1);
         }
@@ -513,14 +610,18 @@ static kedr_status elements(kedr_dsmc *sim)
             while (p->circle[j][0] != b->center[0] || p->circle[j][1] != b->center[1])
                 j++;
             uint32_t n = p->circ_nelem[j];
+            double turn = p->axisym ? DSMC_PI : 2.0 * DSMC_PI, r = b->radius;
             for (uint32_t k = 0; k < n; k++) {
                 size_t e = p->circ_elem[j] + k;
-                double a = 2.0 * DSMC_PI * (k + 0.5) / n;
+                double a = turn * (k + 0.5) / n;
                 g->enx[e] = cos(a);
                 g->eny[e] = sin(a);
-                g->ex[e] = b->center[0] + b->radius * g->enx[e];
-                g->ey[e] = b->center[1] + b->radius * g->eny[e];
-                g->elen[e] = 2.0 * DSMC_PI * b->radius / n;
+                g->ex[e] = b->center[0] + r * g->enx[e];
+                g->ey[e] = b->center[1] + r * g->eny[e];
+                /* a zone of the sphere: 2 pi r^2 (cos a0 - cos a1) */
+                g->elen[e] = p->axisym ? 2.0 * DSMC_PI * r * r *
+                                             (cos(turn * k / n) - cos(turn * (k + 1.0) / n))
+                                       : turn * r / n;
                 g->ebody[e] = i;
             }
             continue;
@@ -538,6 +639,8 @@ static kedr_status elements(kedr_dsmc *sim)
                     g->enx[e] = -sign * dy / len;
                     g->eny[e] = sign * dx / len;
                     g->elen[e] = len / n;
+                    if (p->axisym) /* a conical band: pi (r_a + r_b) length */
+                        g->elen[e] *= 2.0 * DSMC_PI * g->ey[e];
                     g->ebody[e] = i;
                 }
             }

@@ -35,6 +35,14 @@ double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, dou
  * over x, split where the circle crosses y0 or y1, each piece in closed form. */
 double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y0, double x1,
                              double y1);
+/* The integral of y over the same parts: the gas volume a body takes from a ring cell of an
+ * axisymmetric case is 2 pi times it (Pappus). */
+double dsmc_polygon_rect_moment(const double *xy, int n, double x0, double y0, double x1,
+                                double y1);
+double dsmc_circle_rect_moment(double cx, double cy, double r, double x0, double y0, double x1,
+                               double y1);
+/* A cell's volume without bodies: dx dy (dz), in an axisymmetric case its ring's. */
+double dsmc_cell_full_volume(const dsmc_params *p, size_t cell);
 /* Whether a body type is a 3D solid; its bounding box lo x y z, hi x y z. */
 int dsmc_solid_body(kedr_dsmc_body_type t);
 void dsmc_solid_box(const kedr_dsmc_body *b, double box[6]);

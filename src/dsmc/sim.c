@@ -149,20 +149,45 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
     }
 }
 
+/* The axisymmetric move (dsmc_move_axi) of every particle: each one's extra copies under radial
+ * weighting in copies[i], their sum returned. */
+static uint64_t move_axi_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
+                             uint32_t *cell, uint32_t *copies, double *partial, size_t nsum,
+                             int threads)
+{
+    uint64_t extra = 0;
+#pragma omp parallel num_threads(threads) if (n > DSMC_OMP_MIN) reduction(+ : extra)
+    {
+        dsmc_params local = *p;
+        if (p->surf)
+            local.surf = partial + nsum * (size_t)omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (size_t i = 0; i < n; i++) {
+            cell[i] = dsmc_move_axi(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
+                                    &a.vz[i], &a.erot[i], a.sp[i], &copies[i]);
+            extra += copies[i];
+        }
+    }
+    return extra;
+}
+
 /* Surface sums go to one set per thread (partial), added up in thread order afterwards, so
  * the cpu result does not depend on timing.
  * Most molecules fly the whole step without meeting a side or a wall. For them the loop does
  * here what dsmc_move_one would do (the same expressions, so the same bits: a straight flight
  * for dt, no random draw) without its event search; the rest, and this step's new molecules,
  * go through dsmc_move_one. */
-static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
-                     uint32_t *cell, double *partial)
+static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
+                         dsmc_particles a, uint32_t *cell, uint32_t *copies, double *partial)
 {
     size_t nsum = (size_t)p->nelem * DSMC_NSURF;
     int threads = ctx->threads > 0 ? ctx->threads : 1;
+    uint64_t extra = 0;
     if (p->surf)
         memset(partial, 0, nsum * (size_t)threads * sizeof(double));
-    if (p->dims == 3) {
+    if (p->axisym) {
+        extra = move_axi_cpu(p, n, n_old, a, cell, copies, partial, nsum, threads);
+    } else if (p->dims == 3) {
         move3_cpu(p, n, n_old, a, cell, partial, nsum, threads);
     } else {
         double box[4];
@@ -197,6 +222,29 @@ static void move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old
         for (int t = 0; t < threads; t++)
             for (size_t k = 0; k < nsum; k++)
                 p->surf[k] += partial[nsum * (size_t)t + k];
+    return extra;
+}
+
+/* Radial weighting: after the move, particle i of the n asked for the number of extra copies
+ * that incl[i] - incl[i - 1] now holds (incl: their inclusive scan); the copies go to the slots
+ * from n on in that order, in the same cell. */
+static void clone_cpu(kedr_ctx *ctx, size_t n, const uint32_t *incl, dsmc_particles a,
+                      uint32_t *cell)
+{
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+    for (size_t i = 0; i < n; i++) {
+        uint32_t first = i ? incl[i - 1] : 0;
+        for (size_t j = n + first; j < n + incl[i]; j++) {
+            a.x[j] = a.x[i];
+            a.y[j] = a.y[i];
+            a.vx[j] = a.vx[i];
+            a.vy[j] = a.vy[i];
+            a.vz[j] = a.vz[i];
+            a.erot[j] = a.erot[i];
+            a.sp[j] = a.sp[i];
+            cell[j] = cell[i];
+        }
+    }
 }
 
 static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
@@ -370,6 +418,9 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         if (s == KEDR_OK && a.z) s = kedr_copy(ctx, a.z, old.a.z, n * 8);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.erot, old.a.erot, n * 4);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.sp, old.a.sp, n);
+        /* the move's cell keys and copy counts, for the copies of radial weighting */
+        if (s == KEDR_OK) s = kedr_copy(ctx, cell, old.cell, n * 4);
+        if (s == KEDR_OK) s = kedr_copy(ctx, perm, old.perm, n * 4);
     }
     if (s != KEDR_OK) {
         char msg[512];
@@ -458,9 +509,9 @@ static kedr_status fill(kedr_dsmc *sim)
         for (uint32_t k = 0; k < ns; k++) {
             /* Cut cells get molecules for their gas volume; nearly solid ones none. */
             double v = sim->geo.gas_host[cell];
-            v = v < DSMC_MIN_GAS * sim->p.cell_volume ? 0.0 : v;
+            v = v < DSMC_MIN_GAS * dsmc_cell_full_volume(&sim->p, cell) ? 0.0 : v;
             double expect = sim->p.gas_n[dsmc_fill_state(&sim->p, cell)] * c->fraction[k] * v /
-                            c->weight;
+                            (c->weight * dsmc_weight_factor(&sim->p, cell));
             kedr_u32x4 w = kedr_rng_draw(c->seed, cell, 0, DSMC_PURPOSE(DSMC_P_FILL_COUNT, k));
             sim->host_offsets[cell * ns + k] = (uint32_t)total;
             total += (uint64_t)floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
@@ -495,14 +546,26 @@ static kedr_status inflow(kedr_dsmc *sim)
         double area = side < 2 ? p->dy : side < 4 ? p->dx : p->dx * p->dy;
         if (p->dims == 3 && side < 4)
             area *= p->dz;
-        for (uint32_t f = sim->p.face_start[side]; f < sim->p.face_start[side + 1]; f++)
+        for (uint32_t f = sim->p.face_start[side]; f < sim->p.face_start[side + 1]; f++) {
+            /* the weight of the cell the face opens into */
+            double w = c->weight;
+            if (p->axisym) { /* rings on the ends, cylinders on the radial sides */
+                uint32_t local = f - sim->p.face_start[side];
+                double r0 = p->lo[1] + local * p->dy, r1 = r0 + p->dy;
+                area = side < 2 ? M_PI * (r1 * r1 - r0 * r0) : 2.0 * M_PI * p->lo[1] * p->dx;
+                if (side == KEDR_DSMC_YMAX)
+                    area = 2.0 * M_PI * p->hi[1] * p->dx;
+                uint32_t row = side < 2 ? local : side == KEDR_DSMC_YMIN ? 0 : (uint32_t)p->ny - 1;
+                w *= dsmc_weight_factor(p, row * (uint32_t)p->nx);
+            }
             for (uint32_t k = 0; k < ns; k++) {
-                double expect = sim->flux[side][k] * area * c->dt / c->weight;
-                kedr_u32x4 w = kedr_rng_draw(c->seed, f, sim->p.step,
+                double expect = sim->flux[side][k] * area * c->dt / w;
+                kedr_u32x4 u = kedr_rng_draw(c->seed, f, sim->p.step,
                                              DSMC_PURPOSE(DSMC_P_INFLOW_COUNT, k));
                 sim->host_offsets[f * ns + k] = (uint32_t)total;
-                total += (uint64_t)floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
+                total += (uint64_t)floor(expect + kedr_u01_f64(u.v[0], u.v[1]));
             }
+        }
     }
     if (sim->n + total >= ((uint64_t)1 << 32) - 1)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than 2^32 particles: raise [run] weight");
@@ -590,11 +653,14 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     p->nx = c->nx;
     p->ny = c->ny;
     p->nz = three ? c->nz : 1;
+    p->axisym = c->axisymmetric;
+    p->radial = c->axisymmetric && c->radial_weighting;
     p->dx = (c->hi[0] - c->lo[0]) / c->nx;
     p->dy = (c->hi[1] - c->lo[1]) / c->ny;
     p->inv_dx = c->nx / (c->hi[0] - c->lo[0]);
     p->inv_dy = c->ny / (c->hi[1] - c->lo[1]);
     p->cell_volume = p->dx * p->dy;
+    p->wr_inv = 1.0 / (p->lo[1] + (c->ny - 0.5) * p->dy); /* the outermost row's factor is 1 */
     if (three) {
         p->dz = (c->hi[2] - c->lo[2]) / c->nz;
         p->inv_dz = c->nz / (c->hi[2] - c->lo[2]);
@@ -713,6 +779,27 @@ static kedr_status stage_end(kedr_dsmc *sim, kedr_dsmc_stage st, double t0)
     return KEDR_OK;
 }
 
+/* Radial weighting: the move asked for `extra` copies of particles in all, particle i for
+ * sim->perm[i] of them; they are appended after the n particles, in particle order. */
+static kedr_status run_clones(kedr_dsmc *sim, uint64_t extra)
+{
+    size_t n = sim->n;
+    if (n + extra >= ((uint64_t)1 << 32) - 1)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: radial weighting asks for %zu + %llu "
+                         "particles, more than 2^32 - 1: raise [run] weight", n,
+                         (unsigned long long)extra);
+    KEDR_TRY(kedr_scan_inclusive(sim->ctx, KEDR_U32, sim->perm, sim->perm, n, NULL));
+    KEDR_TRY(reserve(sim, n + extra)); /* keeps the cell keys and the scan */
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx))
+        KEDR_TRY(dsmc_clone_cuda(sim->ctx, n, sim->perm, sim->a, sim->cell));
+    else
+#endif
+        clone_cpu(sim->ctx, n, sim->perm, sim->a, sim->cell);
+    sim->n = n + extra;
+    return KEDR_OK;
+}
+
 /* Wall hits are sampled on every step from [sample] start on (the step about to be done is
  * sim->step + 1). */
 static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
@@ -721,12 +808,20 @@ static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
     p.surf = sim->geo.surf && sim->step + 1 >= sim->c.sample_start ? sim->geo.surf : NULL;
     if (p.surf)
         sim->geo.surf_steps++;
+    uint64_t extra = 0; /* copies asked for under radial weighting */
 #ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(sim->ctx))
-        return dsmc_move_cuda(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell);
+    if (KEDR_IS_CUDA(sim->ctx)) {
+        if (p.radial)
+            KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof extra));
+        KEDR_TRY(dsmc_move_cuda(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell, sim->perm,
+                                sim->counters));
+        if (p.radial)
+            KEDR_TRY(kedr_download(sim->ctx, &extra, sim->counters, sizeof extra));
+    } else
 #endif
-    move_cpu(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell, sim->geo.surf_threads);
-    return KEDR_OK;
+        extra = move_cpu(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell, sim->perm,
+                         sim->geo.surf_threads);
+    return extra ? run_clones(sim, extra) : KEDR_OK;
 }
 
 static kedr_status run_locate(kedr_dsmc *sim)
@@ -1159,8 +1254,9 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
             continue;
         double px = acc[DSMC_ACC_MVX * nc + c], py = acc[DSMC_ACC_MVY * nc + c];
         double pz = acc[DSMC_ACC_MVZ * nc + c], e2 = acc[DSMC_ACC_MV2 * nc + c];
-        f->number_density[c] = n * w / (samples * v);
-        f->density[c] = m * w / (samples * v);
+        double wc = w * dsmc_weight_factor(&sim->p, (uint32_t)c);
+        f->number_density[c] = n * wc / (samples * v);
+        f->density[c] = m * wc / (samples * v);
         f->ux[c] = px / m;
         f->uy[c] = py / m;
         f->uz[c] = pz / m;

@@ -44,17 +44,60 @@ static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offse
     }
 }
 
-template <int THREE>
+static __device__ unsigned long long warp_sum(unsigned long long v)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        v += __shfl_down_sync(0xffffffffu, v, off);
+    return v;
+}
+
+/* MODE: 0 planar, 1 3D, 2 axisymmetric (which writes each particle's extra copies under radial
+ * weighting and adds their sum to *extra). */
+template <int MODE>
 static __global__ void k_move(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
-                              uint32_t *cell)
+                              uint32_t *cell, uint32_t *copies, unsigned long long *extra)
+{
+    unsigned long long sum = 0;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        if (MODE == 2) {
+            uint32_t k;
+            cell[i] = dsmc_move_axi(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
+                                    &a.vz[i], &a.erot[i], a.sp[i], &k);
+            if (p.radial)
+                copies[i] = k;
+            sum += k;
+        } else if (MODE == 1) {
+            cell[i] = dsmc_move_one3(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i], &a.vx[i],
+                                     &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
+        } else {
+            cell[i] = dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
+                                    &a.vz[i], &a.erot[i], a.sp[i]);
+        }
+    }
+    if (MODE == 2 && p.radial) { /* every lane of the warp reaches here */
+        sum = warp_sum(sum);
+        if ((threadIdx.x & 31) == 0 && sum)
+            atomicAdd(extra, sum);
+    }
+}
+
+static __global__ void k_clone(size_t n, const uint32_t *incl, dsmc_particles a, uint32_t *cell)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += (size_t)gridDim.x * blockDim.x)
-        cell[i] = THREE
-                      ? dsmc_move_one3(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i], &a.vx[i],
-                                       &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i])
-                      : dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                      &a.vz[i], &a.erot[i], a.sp[i]);
+         i += (size_t)gridDim.x * blockDim.x) {
+        uint32_t first = i ? incl[i - 1] : 0;
+        for (size_t j = n + first; j < n + incl[i]; j++) {
+            a.x[j] = a.x[i];
+            a.y[j] = a.y[i];
+            a.vx[j] = a.vx[i];
+            a.vy[j] = a.vy[i];
+            a.vz[j] = a.vz[i];
+            a.erot[j] = a.erot[i];
+            a.sp[j] = a.sp[i];
+            cell[j] = cell[i];
+        }
+    }
 }
 
 static __global__ void k_locate(dsmc_params p, size_t n, dsmc_particles a, uint32_t *cell)
@@ -87,13 +130,6 @@ static __global__ void k_gather_u8(const uint32_t *perm, size_t n, const uint8_t
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < n;
          j += (size_t)gridDim.x * blockDim.x)
         dst[j] = src[perm[j]];
-}
-
-static __device__ unsigned long long warp_sum(unsigned long long v)
-{
-    for (int off = 16; off > 0; off >>= 1)
-        v += __shfl_down_sync(0xffffffffu, v, off);
-    return v;
 }
 
 template <int THREE>
@@ -149,15 +185,32 @@ extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, i
 }
 
 extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
-                                      dsmc_particles a, uint32_t *cell)
+                                      dsmc_particles a, uint32_t *cell, uint32_t *copies,
+                                      uint64_t *counters)
 {
     if (n == 0)
         return KEDR_OK;
-    if (p->dims == 3)
-        k_move<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell);
+    unsigned long long *extra = (unsigned long long *)counters;
+    if (p->axisym)
+        k_move<2><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
+                                                                         copies, extra);
+    else if (p->dims == 3)
+        k_move<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
+                                                                         copies, extra);
     else
-        k_move<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell);
+        k_move<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
+                                                                         copies, extra);
     KEDR_CUDA_LAUNCHED("k_move");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status dsmc_clone_cuda(kedr_ctx *ctx, size_t n, const uint32_t *incl,
+                                       dsmc_particles a, uint32_t *cell)
+{
+    if (n == 0)
+        return KEDR_OK;
+    k_clone<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(n, incl, a, cell);
+    KEDR_CUDA_LAUNCHED("k_clone");
     return KEDR_OK;
 }
 

@@ -95,8 +95,14 @@ kedr_status dsmc_sample_sums(struct kedr_dsmc *sim);
 kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
                                const uint32_t *offsets, uint32_t ngroups, size_t base, size_t count,
                                dsmc_particles a);
+/* Axisymmetric cases with radial weighting also write each particle's extra copies to copies[i]
+ * and add their sum to counters[0] (zeroed by the caller). */
 kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
-                           dsmc_particles a, uint32_t *cell);
+                           dsmc_particles a, uint32_t *cell, uint32_t *copies,
+                           uint64_t *counters);
+/* The copies of radial weighting (clone_cpu in sim.c). */
+kedr_status dsmc_clone_cuda(kedr_ctx *ctx, size_t n, const uint32_t *incl, dsmc_particles a,
+                            uint32_t *cell);
 kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
                              uint32_t *cell);
 kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src,

@@ -52,6 +52,15 @@ static double frontal_area(const kedr_dsmc_body *b, const double d[3])
     return M_PI * r * r;
 }
 
+/* Axisymmetric: a body of revolution's area seen along the axis, pi r_max^2. */
+static double frontal_disc(const kedr_dsmc_case *c, const kedr_dsmc_body *b)
+{
+    double r = b->type == KEDR_DSMC_BODY_CIRCLE ? b->radius : 0;
+    for (int k = b->first; k < b->first + b->count && b->type != KEDR_DSMC_BODY_CIRCLE; k++)
+        r = fmax(r, fmax(c->segment[k][1], c->segment[k][3]));
+    return M_PI * r * r;
+}
+
 /* A body's extent across the flow (along the lift direction). */
 static double frontal_height(const kedr_dsmc_case *c, const kedr_dsmc_body *b, const double l[2])
 {
@@ -79,6 +88,7 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
     s->nelem = ne;
     s->nbodies = g->nbodies;
     s->dims = three ? 3 : 2;
+    s->axisymmetric = c->axisymmetric;
     s->steps = g->surf_steps;
     double rho = 0;
     for (int k = 0; k < c->nspecies; k++)
@@ -98,6 +108,9 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
         if (three)
             s->reference_length[b] = c->reference_area > 0 ? c->reference_area
                                                            : frontal_area(&g->body[b], d);
+        else if (c->axisymmetric)
+            s->reference_length[b] = c->reference_area > 0 ? c->reference_area
+                                                           : frontal_disc(c, &g->body[b]);
         else
             s->reference_length[b] = c->reference_length > 0 ? c->reference_length
                                                              : frontal_height(c, &g->body[b], l);
@@ -175,6 +188,10 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
         double fzb = time > 0 ? fz[b] * w / time : NAN;
         s->drag[b] = fxb * d[0] + fyb * d[1];
         s->lift[b] = fxb * l[0] + fyb * l[1];
+        if (c->axisymmetric) { /* radial forces cancel over the revolution */
+            s->drag[b] = fxb * d[0];
+            s->lift[b] = 0;
+        }
         if (three) {
             s->drag[b] += fzb * d[2];
             s->lift[b] += fzb * l[2];
@@ -231,7 +248,8 @@ kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *
                     s->heat_flux[e], s->cp[e], s->cf[e], s->ch[e]);
         return finish(out, tmp, path);
     }
-    fprintf(out, "element,body,x,y,nx,ny,length,hits_per_step,pressure,shear,heat_flux,cp,cf,ch\n");
+    fprintf(out, "element,body,x,y,nx,ny,%s,hits_per_step,pressure,shear,heat_flux,cp,cf,ch\n",
+            s->axisymmetric ? "area" : "length");
     for (size_t e = 0; e < s->nelem; e++)
         fprintf(out, "%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", e,
                 s->body[e] + 1, s->x[e], s->y[e], s->nx[e], s->ny[e], s->length[e], s->hits[e],
@@ -239,8 +257,9 @@ kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *
     return finish(out, tmp, path);
 }
 
-/* Each element a line cell from its start to its end point (z = 0) in 2D, a quadrilateral of
- * its 4 corners in 3D. */
+/* Each element a line cell from its start to its end point (z = 0) in 2D (axisymmetric: in the
+ * meridional plane, which ParaView's Rotational Extrusion turns into the body of revolution), a
+ * quadrilateral of its 4 corners in 3D. */
 kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *path)
 {
     char tmp[1100];
@@ -264,7 +283,10 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
                 fprintf(out, "%.9g %.9g %.9g\n", q[3 * k], q[3 * k + 1], q[3 * k + 2]);
             continue;
         }
-        double tx = -s->ny[e] * 0.5 * s->length[e], ty = s->nx[e] * 0.5 * s->length[e];
+        /* axisymmetric: length is the band's area, 2 pi y times its meridional length (for a
+         * sphere's zone, the chord's) */
+        double len = s->axisymmetric ? s->length[e] / (2.0 * M_PI * s->y[e]) : s->length[e];
+        double tx = -s->ny[e] * 0.5 * len, ty = s->nx[e] * 0.5 * len;
         fprintf(out, "%.9g %.9g 0\n%.9g %.9g 0\n", s->x[e] - tx, s->y[e] - ty, s->x[e] + tx,
                 s->y[e] + ty);
     }

@@ -50,14 +50,6 @@ static kedr_dsmc_case box3(double len, int n, kedr_dsmc_boundary side, double pp
     return c;
 }
 
-/* Diffuse sphere, free molecular (Schaaf & Chambre 1961; Bird 1994 section 7.6). */
-static double cd_sphere(double s, double tr)
-{
-    double s2 = s * s, s4 = s2 * s2;
-    return (2 * s2 + 1) / (sqrt(M_PI) * s2 * s) * exp(-s2) + (4 * s4 + 4 * s2 - 1) / (2 * s4) *
-           erf(s) + 2 * sqrt(M_PI) / (3 * s) * sqrt(tr);
-}
-
 #define FM_S 2.0
 #define FM_T 300.0
 
@@ -146,33 +138,18 @@ static void test_sphere_drag(kedr_ctx *ctx)
 {
     kedr_dsmc_case c = fm_case(KEDR_DSMC_BODY_SPHERE, 0, KEDR_DSMC_WALL_DIFFUSE);
     double err = 0, ch = 0, cd = run_cd(ctx, &c, 16, 50, &err, &ch);
-    double want = cd_sphere(FM_S, 1.0);
+    double want = dt_cd_sphere(FM_S, 1.0);
     printf("  sphere, free molecular, diffuse, s = %.1f: Cd = %.5f +- %.5f (1 sd), closed form "
            "%.5f, ratio %.5f\n", FM_S, cd, err, want, cd / want);
     TU_CHECK(fabs(cd / want - 1) < 0.015, "sphere Cd %.5f, closed form %.5f", cd, want);
     TU_CHECK(err / want < 0.005, "sphere Cd sd %.5f too large", err);
 }
 
-/* Local free-molecular pressure coefficient of a diffuse element (T_w = T) whose surface meets
- * the flow at theta, sn = s sin(theta); the shear coefficient over cos(theta). */
-static double fm_cp(double s, double sn)
-{
-    double e = exp(-sn * sn), g = 1 + erf(sn);
-    return (sn / sqrt(M_PI) * e + (0.5 + sn * sn) * g) / (s * s) +
-           (e + sqrt(M_PI) * sn * g) / (2 * s * s);
-}
-
-static double fm_cf(double s, double sn)
-{
-    return (exp(-sn * sn) + sqrt(M_PI) * sn * (1 + erf(sn))) / (sqrt(M_PI) * s);
-}
-
 static void test_cone_drag(kedr_ctx *ctx)
 {
     kedr_dsmc_case c = fm_case(KEDR_DSMC_BODY_CONE, 0, KEDR_DSMC_WALL_DIFFUSE);
     double err = 0, ch = 0, cd = run_cd(ctx, &c, 12, 50, &err, &ch);
-    double a = c.body[0].half_angle * M_PI / 180, sn = FM_S * sin(a);
-    double want = fm_cp(FM_S, sn) + fm_cf(FM_S, sn) * cos(a) / tan(a) - fm_cp(FM_S, -FM_S);
+    double want = dt_cd_cone(FM_S, c.body[0].half_angle * M_PI / 180);
     printf("  cone (half angle %.0f deg), free molecular, diffuse, s = %.1f: Cd = %.5f +- %.5f, "
            "closed form %.5f, ratio %.5f\n", c.body[0].half_angle, FM_S, cd, err, want, cd / want);
     TU_CHECK(fabs(cd / want - 1) < 0.015 && err / want < 0.005, "cone Cd %.5f +- %.5f, closed "

@@ -109,7 +109,6 @@ static inline double dt_temperature_rot(int zeta, const dt_particles *p)
     return 2.0 * s / ((double)zeta * K_B * (double)p->n);
 }
 
-/* Translational temperature of a single-species particle set (about its mean velocity). */
 /* Collisions over `steps` steps that run the stages in mask. */
 static inline double dt_count_collisions(kedr_dsmc *sim, unsigned mask, int steps)
 {
@@ -123,6 +122,38 @@ static inline double dt_count_collisions(kedr_dsmc *sim, unsigned mask, int step
     return total;
 }
 
+/* Free-molecular flow, diffuse walls (Schaaf & Chambre, "Flow of Rarefied Gases", 1961; Bird
+ * 1994 section 7.6), speed ratio s, wall over gas temperature tr. A sphere's Cd on pi r^2: */
+static inline double dt_cd_sphere(double s, double tr)
+{
+    double s2 = s * s, s4 = s2 * s2;
+    return (2 * s2 + 1) / (sqrt(M_PI) * s2 * s) * exp(-s2) + (4 * s4 + 4 * s2 - 1) / (2 * s4) *
+           erf(s) + 2 * sqrt(M_PI) / (3 * s) * sqrt(tr);
+}
+
+/* The local pressure coefficient of an element (T_w = T) whose surface meets the flow at theta,
+ * sn = s sin(theta); and its shear coefficient over cos(theta). */
+static inline double dt_fm_cp(double s, double sn)
+{
+    double e = exp(-sn * sn), g = 1 + erf(sn);
+    return (sn / sqrt(M_PI) * e + (0.5 + sn * sn) * g) / (s * s) +
+           (e + sqrt(M_PI) * sn * g) / (2 * s * s);
+}
+
+static inline double dt_fm_cf(double s, double sn)
+{
+    return (exp(-sn * sn) + sqrt(M_PI) * sn * (1 + erf(sn))) / (sqrt(M_PI) * s);
+}
+
+/* A cone along the flow (half angle a, base included, reference area its base) in the same
+ * flow: every lateral element meets the flow at a, the base faces away from it. */
+static inline double dt_cd_cone(double s, double a)
+{
+    double sn = s * sin(a);
+    return dt_fm_cp(s, sn) + dt_fm_cf(s, sn) * cos(a) / tan(a) - dt_fm_cp(s, -s);
+}
+
+/* Translational temperature of a single-species particle set (about its mean velocity). */
 static inline double dt_temperature(double mass, const dt_particles *p)
 {
     double s[3] = {0}, s2 = 0;
