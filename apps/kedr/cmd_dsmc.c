@@ -67,7 +67,11 @@ static kedr_status write_surface(kedr_dsmc *sim, const kedr_dsmc_case *c)
                        (long long)c->sample_start);
                 continue;
             }
-            if (sf.dims == 3)
+            if (sf.axisymmetric)
+                printf("body %d: Cd %.5g  (drag %.5g N along the axis, reference area %.5g m^2, "
+                       "%lld steps sampled)\n", b + 1, sf.cd[b], sf.drag[b],
+                       sf.reference_length[b], (long long)sf.steps);
+            else if (sf.dims == 3)
                 printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N, lift %.5g N, reference area "
                        "%.5g m^2, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b], sf.drag[b],
                        sf.lift[b], sf.reference_length[b], (long long)sf.steps);
@@ -252,7 +256,9 @@ int cmd_dsmc(int argc, char **argv)
     if (c.dims == 3)
         snprintf(grid, sizeof grid, "%d x %d x %d", c.nx, c.ny, c.nz);
     else
-        snprintf(grid, sizeof grid, "%d x %d", c.nx, c.ny);
+        snprintf(grid, sizeof grid, "%d x %d%s", c.nx, c.ny,
+                 c.axisymmetric ? c.radial_weighting ? " axisymmetric (radially weighted)"
+                                                     : " axisymmetric" : "");
     printf("kedr dsmc %s on %s: %s cells, %d species (%s%s), %s collisions, weight %.4g, "
            "dt %.4g s, %lld steps, seed %llu\n",
            case_path, kedr_backend_name(kedr_ctx_backend(ctx)), grid, c.nspecies,

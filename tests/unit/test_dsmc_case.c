@@ -62,7 +62,7 @@ static void test_shipped(void)
 }
 
 /* A valid case with one line replaced; load must fail with a message holding frag. */
-static const char *base_case =
+static const char *base_case = /* test_axisymmetric swaps it */
     "[domain]\nx_min = 0\nx_max = 2\ny_min = 0\ny_max = 1\n"         /* lines 1-5 */
     "[grid]\nnx = 20\nny = 10\n"                                      /* 6-8 */
     "[species]\nfile = SPECIES\ngas = N2\n"                           /* 9-11 */
@@ -569,6 +569,57 @@ static void test_downstream(void)
                  "temperature = 400\nshock_position = 1\n", "needs exactly one downstream side");
 }
 
+/* [domain] axisymmetric, the axis side, [run] radial_weighting and what they refuse. */
+static void test_axisymmetric(void)
+{
+    expect_error(NULL, NULL, "radial_weighting = no\n",
+                 "[run] radial_weighting: only for axisymmetric cases");
+    expect_error("x_min = 0\n", "boundary_y_max = axis\nx_min = 0\n", NULL,
+                 "[domain] boundary_y_max: axis: only boundary_y_min of an axisymmetric case");
+    expect_error("x_min = 0\n", "dimensions = 3\naxisymmetric = yes\nx_min = 0\n", NULL,
+                 "[domain] axisymmetric: an axisymmetric case is 2D");
+    const char *planar = base_case;
+    base_case = "[domain]\naxisymmetric = yes\nx_min = 0\nx_max = 2\ny_min = 0\ny_max = 1\n"
+                "[grid]\nnx = 20\nny = 10\n"
+                "[species]\nfile = SPECIES\ngas = N2\n"
+                "[freestream]\nnumber_density = 1e20\ntemperature = 300\nvelocity_x = 1000\n"
+                "[body]\ntype = plate\npoints = 1 0.4 1 0.6\n"
+                "[wall]\ntemperature = 300\n"
+                "[run]\ndt = 1e-6\nsteps = 10\n";
+    TU_OK(load_variant(NULL, NULL, NULL));
+    TU_CHECK(loaded.axisymmetric && loaded.radial_weighting &&
+                 loaded.side[KEDR_DSMC_YMIN] == KEDR_DSMC_AXIS &&
+                 loaded.side[KEDR_DSMC_YMAX] == KEDR_DSMC_INFLOW,
+             "axisymmetric %d, radial weighting %d, y sides %d %d", loaded.axisymmetric,
+             loaded.radial_weighting, loaded.side[KEDR_DSMC_YMIN], loaded.side[KEDR_DSMC_YMAX]);
+    /* particles_per_cell (20) in the outermost ring: 2 pi r_c dx dy, r_c = 0.95 */
+    double v = 2 * M_PI * 0.95 * 0.1 * 0.1;
+    TU_CHECK(fabs(loaded.weight - 1e20 * v / 20) < 1e-9 * loaded.weight, "weight %g",
+             loaded.weight);
+    TU_OK(load_variant(NULL, NULL, "radial_weighting = no\n[surface]\nreference_area = 0.5\n"));
+    TU_CHECK(!loaded.radial_weighting && loaded.reference_area == 0.5, "radial_weighting = no");
+    TU_OK(load_variant("y_min = 0\n", "y_min = 0.1\nboundary_y_min = specular\n", NULL));
+    TU_CHECK(loaded.side[KEDR_DSMC_YMIN] == KEDR_DSMC_SPECULAR, "an annulus' inner cylinder");
+    TU_OK(load_variant("type = plate\npoints = 1 0.4 1 0.6", "type = circle\ncenter = 1 0\n"
+                       "radius = 0.2", NULL));
+    expect_error("y_min = 0\n", "y_min = 0\nboundary_y_min = inflow\n", NULL,
+                 ":6: [domain] boundary_y_min: y_min = 0 in an axisymmetric case is the axis");
+    expect_error("y_min = 0\n", "y_min = -0.5\n", NULL, "[domain] y_min: -0.5: y is the radius");
+    expect_error("y_min = 0\n", "y_min = 0.1\nboundary_y_min = axis\n", NULL,
+                 "boundary_y_min: axis: only boundary_y_min of an axisymmetric case with y_min = 0");
+    expect_error("y_min = 0\n", "y_min = 0.1\nboundary_y_min = periodic\n"
+                 "boundary_y_max = periodic\n", NULL, "periodic y sides in an axisymmetric case");
+    expect_error("velocity_x = 1000", "velocity_x = 1000\nvelocity_y = 3", NULL,
+                 ":17: [freestream] velocity_y: 3: an axisymmetric flow moves along the axis");
+    expect_error(NULL, NULL, "[surface]\nreference_length = 1\n",
+                 "[surface] reference_length: axisymmetric cases take reference_area");
+    expect_error("type = plate\npoints = 1 0.4 1 0.6", "type = circle\ncenter = 1 0.5\n"
+                 "radius = 0.2", NULL, "a circle is a sphere, centred on the axis");
+    expect_error("type = plate\npoints = 1 0.4 1 0.6", "type = plate\npoints = 0.5 0 1.5 0",
+                 NULL, "lies on the axis");
+    base_case = planar;
+}
+
 int main(void)
 {
     find_root();
@@ -578,5 +629,6 @@ int main(void)
     test_time_step_and_weight();
     test_bodies();
     test_downstream();
+    test_axisymmetric();
     return tu_finish("test_dsmc_case");
 }
