@@ -974,6 +974,10 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(stage_end(sim, KEDR_DSMC_GENERATE, t0));
         sim->sorted = 0;
     }
+    /* Radial weighting adds copies after the move: room for a sixteenth more (a step's
+     * copies are usually a few in a hundred) is made now, while a failure changes nothing. */
+    if ((mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE)) && sim->p.radial)
+        KEDR_TRY(reserve(sim, sim->n + sim->n / 16 + 64));
     /* From the move on, a failure leaves a state between two steps (moved, not indexed...). */
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE)) {
         sim->mid_step = 1;
