@@ -362,7 +362,6 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->acc);
     kedr_free(ctx, sim->offsets);
     kedr_free(ctx, sim->counters);
-    kedr_free(ctx, sim->cell_bins);
     free(sim->host_offsets);
     free(sim);
 }
@@ -738,8 +737,6 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * sizeof *sim->sgmax);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 3 * sizeof(uint64_t));
-    if (s == KEDR_OK && KEDR_IS_CUDA(ctx))
-        s = kedr_alloc(ctx, (void **)&sim->cell_bins, (DSMC_BINS + 1) * sizeof(uint32_t));
     if (s == KEDR_OK) {
         for (size_t i = 0; i < nc; i++)
             h[i] = dsmc_float_up(sg0);
@@ -899,10 +896,8 @@ static kedr_status run_collide(kedr_dsmc *sim)
     if (KEDR_IS_CUDA(sim->ctx)) {
         uint64_t h[3];
         KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof h));
-        /* The cell keys' array is free from the gathers to the next move: the cell order. */
-        uint32_t *order = sim->ncells <= sim->cap ? sim->cell : NULL;
         KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
-                                   sim->perm, sim->sgmax, sim->counters, order, sim->cell_bins));
+                                   sim->perm, sim->sgmax, sim->counters));
         KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
@@ -1091,7 +1086,6 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
     size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * DSMC_NACC : 0) + (sim->geo.gas ? 8 : 0);
     *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
              sim->offsets_bytes + 3 * sizeof(uint64_t) +
-             (sim->cell_bins ? (DSMC_BINS + 1) * sizeof(uint32_t) : 0) +
              (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx);
     return KEDR_OK;
 }

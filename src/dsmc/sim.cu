@@ -132,85 +132,14 @@ static __global__ void k_gather_u8(const uint32_t *perm, size_t n, const uint8_t
         dst[j] = src[perm[j]];
 }
 
-/* The collision kernel takes the cells with two particles or more, the fullest first, so that a
- * warp's cells have about the same work and the long ones start at once (one thread per cell
- * of the natural order made a warp wait for its fullest cell: 13.5 times the work in seed 003
- * test 2). The order changes no result: each cell draws from its own random stream and the
- * counters are integer sums. Cells are binned by count, DSMC_BINS - 1 - min(n, DSMC_BINS - 1);
- * bins[DSMC_BINS] receives the number of such cells. */
-static __device__ __forceinline__ int cell_bin(uint32_t n)
-{
-    return n < 2 ? -1 : DSMC_BINS - 1 - (int)(n < DSMC_BINS - 1 ? n : DSMC_BINS - 1);
-}
-
-static __global__ void k_cell_bins(size_t ncells, const uint32_t *counts, uint32_t *bins)
-{
-    __shared__ uint32_t h[DSMC_BINS];
-    for (int k = threadIdx.x; k < DSMC_BINS; k += blockDim.x)
-        h[k] = 0;
-    __syncthreads();
-    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
-         c += (size_t)gridDim.x * blockDim.x) {
-        int b = cell_bin(counts[c]);
-        if (b >= 0)
-            atomicAdd(&h[b], 1u);
-    }
-    __syncthreads();
-    for (int k = threadIdx.x; k < DSMC_BINS; k += blockDim.x)
-        if (h[k])
-            atomicAdd(&bins[k], h[k]);
-}
-
-/* One block of DSMC_BINS threads: counts to exclusive offsets, the total to bins[DSMC_BINS]. */
-static __global__ void k_cell_bin_offsets(uint32_t *bins)
-{
-    __shared__ uint32_t s[DSMC_BINS];
-    int t = threadIdx.x;
-    s[t] = bins[t];
-    __syncthreads();
-    for (int o = 1; o < DSMC_BINS; o <<= 1) {
-        uint32_t x = t >= o ? s[t - o] : 0;
-        __syncthreads();
-        s[t] += x;
-        __syncthreads();
-    }
-    bins[t] = t ? s[t - 1] : 0;
-    if (t == DSMC_BINS - 1)
-        bins[DSMC_BINS] = s[t];
-}
-
-/* Each cell takes a slot of its bin; the lanes of a warp with the same bin share one atomic. */
-static __global__ void k_cell_order(size_t ncells, const uint32_t *counts, uint32_t *bins,
-                                    uint32_t *order)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t end = (ncells + 31) / 32 * 32; /* whole warps, for the match below */
-    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < end; c += stride) {
-        int b = c < ncells ? cell_bin(counts[c]) : -1;
-        unsigned active = __ballot_sync(0xffffffffu, b >= 0);
-        if (b < 0)
-            continue;
-        unsigned peers = __match_any_sync(active, b);
-        int leader = __ffs(peers) - 1, lane = threadIdx.x & 31;
-        uint32_t base = 0;
-        if (lane == leader)
-            base = atomicAdd(&bins[b], (uint32_t)__popc(peers));
-        base = __shfl_sync(peers, base, leader);
-        order[base + __popc(peers & ((1u << lane) - 1))] = (uint32_t)c;
-    }
-}
-
 template <int THREE>
 static __global__ void k_collide(dsmc_params p, size_t ncells, const uint32_t *starts,
                                  const uint32_t *counts, dsmc_particles a, uint32_t *last,
-                                 float *sgmax, unsigned long long *counters,
-                                 const uint32_t *order, const uint32_t *norder)
+                                 float *sgmax, unsigned long long *counters)
 {
     unsigned long long coll = 0, cand = 0, sep = 0;
-    size_t todo = order ? *norder : ncells;
-    for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < todo;
-         t += (size_t)gridDim.x * blockDim.x) {
-        size_t c = order ? order[t] : t;
+    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
+         c += (size_t)gridDim.x * blockDim.x) {
         uint32_t m = 0;
         double sc = 0;
         coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.x, a.y,
@@ -316,29 +245,16 @@ extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, siz
 extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                                          const uint32_t *starts, const uint32_t *counts,
                                          dsmc_particles a, uint32_t *last, float *sgmax,
-                                         uint64_t *counters, uint32_t *order, uint32_t *bins)
+                                         uint64_t *counters)
 {
     if (ncells == 0)
         return KEDR_OK;
-    cudaStream_t st = KEDR_STREAM(ctx);
-    if (order) {
-        KEDR_CUDA_TRY(cudaMemsetAsync(bins, 0, DSMC_BINS * sizeof *bins, st));
-        k_cell_bins<<<grid_for(ctx, ncells), DSMC_BLOCK, 0, st>>>(ncells, counts, bins);
-        KEDR_CUDA_LAUNCHED("k_cell_bins");
-        k_cell_bin_offsets<<<1, DSMC_BINS, 0, st>>>(bins);
-        KEDR_CUDA_LAUNCHED("k_cell_bin_offsets");
-        k_cell_order<<<grid_for(ctx, ncells), DSMC_BLOCK, 0, st>>>(ncells, counts, bins, order);
-        KEDR_CUDA_LAUNCHED("k_cell_order");
-    }
-    const uint32_t *norder = bins + DSMC_BINS;
     if (p->dims == 3)
-        k_collide<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, st>>>(
-            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters, order,
-            norder);
+        k_collide<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters);
     else
-        k_collide<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, st>>>(
-            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters, order,
-            norder);
+        k_collide<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters);
     KEDR_CUDA_LAUNCHED("k_collide");
     return KEDR_OK;
 }

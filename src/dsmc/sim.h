@@ -51,8 +51,6 @@ static inline int dsmc_particle_fields(dsmc_particles *a, int dims, dsmc_field f
  * position. */
 #define DSMC_BYTES_PER_PARTICLE (5 * 8 + 4 + 1 + 8 + 1 + 4 + 4)
 #define DSMC_BYTES_PER_PARTICLE_3D (DSMC_BYTES_PER_PARTICLE + 8)
-/* Bins of cells by particle count for the cuda collision kernel's order. */
-#define DSMC_BINS 256
 
 struct kedr_dsmc {
     kedr_ctx *ctx;
@@ -69,7 +67,6 @@ struct kedr_dsmc {
     float *sgmax;           /* per cell (sigma g)_max, kept across steps (dsmc_float_up) */
     double *acc;            /* DSMC_NACC x ncells sample sums; NULL until first needed */
     uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT) */
-    uint32_t *cell_bins;    /* cuda: DSMC_BINS + 1 words, the collision kernel's cell order */
     uint32_t *offsets;      /* generation groups, context memory */
     size_t offsets_bytes;
     uint32_t *host_offsets;
@@ -110,14 +107,11 @@ kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc
                              uint32_t *cell);
 kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src,
                              void *dst, size_t elem);
-/* counters[0] += collisions, counters[1] += candidates, counters[2] += the sum of the collided
- * pairs' separations over the mean free path in units of 1 / DSMC_SEP_UNIT (device memory,
- * zeroed by the caller). order (ncells words, or NULL for the natural order) receives the cells
- * in the order the kernel takes them; bins holds DSMC_BINS + 1 words. */
+/* counters[0] += collisions, counters[1] += candidates, ((double *)counters)[2] += sum of the
+ * collided pairs' separations over the mean free path (device memory, zeroed by the caller). */
 kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
-                              uint32_t *last, float *sgmax, uint64_t *counters, uint32_t *order,
-                              uint32_t *bins);
+                              uint32_t *last, float *sgmax, uint64_t *counters);
 kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                              double *acc);
