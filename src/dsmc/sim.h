@@ -107,8 +107,9 @@ kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc
                              uint32_t *cell);
 kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src,
                              void *dst, size_t elem);
-/* counters[0] += collisions, counters[1] += candidates, ((double *)counters)[2] += sum of the
- * collided pairs' separations over the mean free path (device memory, zeroed by the caller). */
+/* counters[0] += collisions, counters[1] += candidates, counters[2] += the sum of the collided
+ * pairs' separations over the mean free path in units of 1 / DSMC_SEP_UNIT (device memory,
+ * zeroed by the caller). */
 kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                               uint32_t *last, float *sgmax, uint64_t *counters);
