@@ -675,8 +675,9 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
             return kedr_ini_fail(ini, sec, "type", "more than %d segments in all bodies",
                                  KEDR_DSMC_MAX_SEGMENTS);
         double hx = 0.5 * size[0], hy = 0.5 * size[1];
-        double box[8] = {v[0] - hx, v[1] - hy, v[0] + hx, v[1] - hy,
-                         v[0] + hx, v[1] + hy, v[0] - hx, v[1] + hy};
+        /* axisymmetric, centred on the axis: its upper half, whose revolution is the cylinder */
+        double lo = c->axisymmetric && v[1] == 0 ? 0.0 : v[1] - hy;
+        double box[8] = {v[0] - hx, lo, v[0] + hx, lo, v[0] + hx, v[1] + hy, v[0] - hx, v[1] + hy};
         b->type = KEDR_DSMC_BODY_BOX;
         add_polygon(c, b, box, 4);
         what = "center";
@@ -693,9 +694,11 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
         if (room < 3)
             return kedr_ini_fail(ini, sec, "type", "more than %d segments in all bodies",
                                  KEDR_DSMC_MAX_SEGMENTS);
-        /* Apex upstream, opening towards +x, closed by a base at x = apex + length. */
+        /* Apex upstream, opening towards +x, closed by a base at x = apex + length;
+         * axisymmetric with the apex on the axis: the upper half, whose revolution is the cone. */
         double h = len * tan(half * M_PI / 180.0);
-        double tri[6] = {v[0], v[1], v[0] + len, v[1] - h, v[0] + len, v[1] + h};
+        double low = c->axisymmetric && v[1] == 0 ? 0.0 : v[1] - h;
+        double tri[6] = {v[0], v[1], v[0] + len, low, v[0] + len, v[1] + h};
         b->type = KEDR_DSMC_BODY_WEDGE;
         add_polygon(c, b, tri, 3);
         what = "apex";

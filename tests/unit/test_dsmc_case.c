@@ -602,6 +602,17 @@ static void test_axisymmetric(void)
     TU_CHECK(loaded.side[KEDR_DSMC_YMIN] == KEDR_DSMC_SPECULAR, "an annulus' inner cylinder");
     TU_OK(load_variant("type = plate\npoints = 1 0.4 1 0.6", "type = circle\ncenter = 1 0\n"
                        "radius = 0.2", NULL));
+    /* a wedge with its apex on the axis is a cone, a box centred on it a cylinder */
+    TU_OK(load_variant("type = plate\npoints = 1 0.4 1 0.6", "type = wedge\napex = 0.5 0\n"
+                       "half_angle = 20\nlength = 0.6", NULL));
+    TU_CHECK(loaded.nsegments == 3 && loaded.segment[0][1] == 0 && loaded.segment[1][1] == 0 &&
+                 fabs(loaded.segment[1][3] - 0.6 * tan(20 * M_PI / 180)) < 1e-15,
+             "axisymmetric wedge: segments %d, y %g %g %g", loaded.nsegments,
+             loaded.segment[0][1], loaded.segment[1][1], loaded.segment[1][3]);
+    TU_OK(load_variant("type = plate\npoints = 1 0.4 1 0.6", "type = box\ncenter = 1 0\n"
+                       "size = 0.4 0.6", NULL));
+    TU_CHECK(loaded.nsegments == 4 && loaded.segment[0][1] == 0 && loaded.segment[1][3] == 0.3,
+             "axisymmetric box: y %g to %g", loaded.segment[0][1], loaded.segment[1][3]);
     expect_error("y_min = 0\n", "y_min = 0\nboundary_y_min = inflow\n", NULL,
                  ":6: [domain] boundary_y_min: y_min = 0 in an axisymmetric case is the axis");
     expect_error("y_min = 0\n", "y_min = -0.5\n", NULL, "[domain] y_min: -0.5: y is the radius");
