@@ -527,6 +527,48 @@ DSMC_HD void dsmc_surface_hit(const dsmc_params *p, uint32_t e, double nx, doubl
     dsmc_surf_add(&s[DSMC_SURF_FZ * ne + e], m * (az - bz));
 }
 
+/* Whether a molecule at x = px moving with ux reaches an x side within t and before *tev: then
+ * *tev becomes the time it takes and *what the side. */
+DSMC_HD void dsmc_x_event(const dsmc_params *p, double px, double ux, double t, double *tev,
+                          int *what)
+{
+    if (ux < 0 && px + ux * t < p->lo[0] && (p->lo[0] - px) / ux < *tev)
+        *tev = (p->lo[0] - px) / ux, *what = KEDR_DSMC_XMIN;
+    if (ux > 0 && px + ux * t > p->hi[0] && (p->hi[0] - px) / ux < *tev)
+        *tev = (p->hi[0] - px) / ux, *what = KEDR_DSMC_XMAX;
+}
+
+/* A molecule reaching x side `what` (specular or periodic) is put exactly on it, or on its
+ * periodic image, so that rounding cannot carry it out; a specular side reverses ux. */
+DSMC_HD void dsmc_x_side(const dsmc_params *p, int what, double *px, double *ux)
+{
+    int at_lo = what == KEDR_DSMC_XMIN;
+    if (p->side[what] == KEDR_DSMC_PERIODIC) {
+        *px = at_lo ? p->hi[0] : p->lo[0];
+    } else {
+        *px = at_lo ? p->lo[0] : p->hi[0];
+        *ux = -*ux;
+    }
+}
+
+/* A molecule of `species` meeting body wall w (segment w, or circle w - nsegments) at (*px, *py)
+ * with velocity (*ux, *uy, *uz): put off the wall and reflected by its body's wall model (a
+ * diffuse reflection accommodates the internal energy fully as well); from [sample] start on
+ * the hit adds to its surface element, standing for f molecules over p->weight. */
+DSMC_HD void dsmc_hit_wall(const dsmc_params *p, int w, int species, double f, dsmc_rng *r,
+                           double *px, double *py, double *ux, double *uy, double *uz,
+                           float *erot)
+{
+    double nx, ny, ax = *ux, ay = *uy, az = *uz, m = p->mass[species], ea = *erot;
+    uint32_t e;
+    dsmc_wall_at(p, w, px, py, *ux, *uy, &nx, &ny, &e);
+    int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
+    if (dsmc_wall_reflect(p, b, nx, ny, m, r, ux, uy, uz))
+        *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], r);
+    if (p->surf)
+        dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, *ux, *uy, *uz, ea, *erot, f);
+}
+
 /* Moves particle i for the step (fresh: for a random fraction of it, as particles that entered
  * in this step had, on average, entered uniformly in time), following specular and periodic
  * sides and body walls; returns its new cell, or DSMC_DROP when it left through an outflow or
@@ -542,10 +584,7 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
     for (int ev = 0; ev < DSMC_MAX_EVENTS && t > 0; ev++) {
         double tev = t;
         int what = -1; /* < 0: none; 0..3: a side; 4 + w: wall w (segments, then circles) */
-        if (ux < 0 && px + ux * t < p->lo[0] && (p->lo[0] - px) / ux < tev)
-            tev = (p->lo[0] - px) / ux, what = KEDR_DSMC_XMIN;
-        if (ux > 0 && px + ux * t > p->hi[0] && (p->hi[0] - px) / ux < tev)
-            tev = (p->hi[0] - px) / ux, what = KEDR_DSMC_XMAX;
+        dsmc_x_event(p, px, ux, t, &tev, &what);
         if (uy < 0 && py + uy * t < p->lo[1] && (p->lo[1] - py) / uy < tev)
             tev = (p->lo[1] - py) / uy, what = KEDR_DSMC_YMIN;
         if (uy > 0 && py + uy * t > p->hi[1] && (p->hi[1] - py) / uy < tev)
@@ -590,13 +629,7 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
                 return DSMC_DROP;
             /* Land exactly on the wall (or its periodic image) so rounding cannot leave. */
             if (what < 2) {
-                int at_lo = what == KEDR_DSMC_XMIN;
-                if (bc == KEDR_DSMC_PERIODIC) {
-                    px = at_lo ? p->hi[0] : p->lo[0];
-                } else {
-                    px = at_lo ? p->lo[0] : p->hi[0];
-                    ux = -ux;
-                }
+                dsmc_x_side(p, what, &px, &ux);
             } else {
                 int at_lo = what == KEDR_DSMC_YMIN;
                 if (bc == KEDR_DSMC_PERIODIC) {
@@ -608,17 +641,8 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             }
             skip = -1;
         } else {
-            int w = what - 4;
-            double nx, ny, ax = ux, ay = uy, az = uz, m = p->mass[species], ea = *erot;
-            uint32_t e;
-            dsmc_wall_at(p, w, &px, &py, ux, uy, &nx, &ny, &e);
-            /* A diffuse reflection accommodates the internal energy fully as well. */
-            int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
-            if (dsmc_wall_reflect(p, b, nx, ny, m, &r, &ux, &uy, &uz))
-                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
-            if (p->surf)
-                dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, uy, uz, ea, *erot, 1.0);
-            skip = w;
+            dsmc_hit_wall(p, what - 4, species, 1.0, &r, &px, &py, &ux, &uy, &uz, erot);
+            skip = what - 4;
         }
     }
     /* A particle past its event budget stays where it is; keep it inside the domain. */
@@ -711,10 +735,7 @@ DSMC_HD uint32_t dsmc_move_axi(const dsmc_params *p, uint64_t i, int fresh, doub
     for (int ev = 0; ev < DSMC_MAX_EVENTS && t > 0; ev++) {
         double tev = t;
         int what = -1; /* < 0: none; 0..3: a side; 4 + w: wall w (segments, then spheres) */
-        if (ux < 0 && px + ux * t < p->lo[0] && (p->lo[0] - px) / ux < tev)
-            tev = (p->lo[0] - px) / ux, what = KEDR_DSMC_XMIN;
-        if (ux > 0 && px + ux * t > p->hi[0] && (p->hi[0] - px) / ux < tev)
-            tev = (p->hi[0] - px) / ux, what = KEDR_DSMC_XMAX;
+        dsmc_x_event(p, px, ux, t, &tev, &what);
         /* R(t)^2 = a t^2 + 2 b t + r^2 is convex in t: the path is beyond rout at some time
          * within the step exactly when it is at the end of it. */
         double a = ur * ur + ut * ut, b = pr * ur;
@@ -767,27 +788,13 @@ DSMC_HD uint32_t dsmc_move_axi(const dsmc_params *p, uint64_t i, int fresh, doub
             if (bc != KEDR_DSMC_SPECULAR && bc != KEDR_DSMC_PERIODIC)
                 return DSMC_DROP;
             if (what < 2) {
-                int at_lo = what == KEDR_DSMC_XMIN;
-                if (bc == KEDR_DSMC_PERIODIC) {
-                    px = at_lo ? p->hi[0] : p->lo[0];
-                } else {
-                    px = at_lo ? p->lo[0] : p->hi[0];
-                    ux = -ux;
-                }
+                dsmc_x_side(p, what, &px, &ux);
             } else { /* a specular cylinder (the radial sides are never periodic) */
                 pr = what == KEDR_DSMC_YMIN ? rin : rout;
                 ur = -ur;
             }
-        } else {
-            int w = what - 4;
-            double nx, ny, ax = ux, ay = ur, az = ut, m = p->mass[species], ea = *erot;
-            uint32_t e;
-            dsmc_wall_at(p, w, &px, &pr, ux, ur, &nx, &ny, &e);
-            int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
-            if (dsmc_wall_reflect(p, b, nx, ny, m, &r, &ux, &ur, &ut))
-                *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
-            if (p->surf)
-                dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, ux, ur, ut, ea, *erot, f0);
+        } else { /* the wall's normal lies in the meridional plane, ut is tangential */
+            dsmc_hit_wall(p, what - 4, species, f0, &r, &px, &pr, &ux, &ur, &ut, erot);
         }
     }
     px = px < p->lo[0] ? p->lo[0] : px > p->hi[0] ? p->hi[0] : px;

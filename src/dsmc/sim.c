@@ -234,16 +234,8 @@ static void clone_cpu(kedr_ctx *ctx, size_t n, const uint32_t *incl, dsmc_partic
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
     for (size_t i = 0; i < n; i++) {
         uint32_t first = i ? incl[i - 1] : 0;
-        for (size_t j = n + first; j < n + incl[i]; j++) {
-            a.x[j] = a.x[i];
-            a.y[j] = a.y[i];
-            a.vx[j] = a.vx[i];
-            a.vy[j] = a.vy[i];
-            a.vz[j] = a.vz[i];
-            a.erot[j] = a.erot[i];
-            a.sp[j] = a.sp[i];
-            cell[j] = cell[i];
-        }
+        for (size_t j = n + first; j < n + incl[i]; j++)
+            dsmc_copy_particle(a, cell, i, j);
     }
 }
 

@@ -87,16 +87,8 @@ static __global__ void k_clone(size_t n, const uint32_t *incl, dsmc_particles a,
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         uint32_t first = i ? incl[i - 1] : 0;
-        for (size_t j = n + first; j < n + incl[i]; j++) {
-            a.x[j] = a.x[i];
-            a.y[j] = a.y[i];
-            a.vx[j] = a.vx[i];
-            a.vy[j] = a.vy[i];
-            a.vz[j] = a.vz[i];
-            a.erot[j] = a.erot[i];
-            a.sp[j] = a.sp[i];
-            cell[j] = cell[i];
-        }
+        for (size_t j = n + first; j < n + incl[i]; j++)
+            dsmc_copy_particle(a, cell, i, j);
     }
 }
 

@@ -17,6 +17,20 @@ typedef struct {
     uint8_t *sp;
 } dsmc_particles;
 
+/* Slot `to` becomes a copy of particle `from`, with its cell key (the copies of radial
+ * weighting, made after the move). */
+DSMC_HD void dsmc_copy_particle(dsmc_particles a, uint32_t *cell, size_t from, size_t to)
+{
+    a.x[to] = a.x[from];
+    a.y[to] = a.y[from];
+    a.vx[to] = a.vx[from];
+    a.vy[to] = a.vy[from];
+    a.vz[to] = a.vz[from];
+    a.erot[to] = a.erot[from];
+    a.sp[to] = a.sp[from];
+    cell[to] = cell[from];
+}
+
 /* Every per-particle array, as (address of the pointer, element size, name): checkpoints
  * serialise the particles through this table, so a new particle array is one line here. */
 typedef struct {

@@ -100,6 +100,22 @@ check surface-csv 0 '^element,body,x,y,nx,ny,length,hits_per_step,pressure,shear
   head -1 "$tmp/cyl/cyl-surface.csv"
 check surface-vtp 0 '</VTKFile>' -- tail -1 "$tmp/cyl/cyl-surface.vtp"
 
+# Case $tmp/NAME.ini run to HALF steps (seed 4), then restarted to FULL, must end as the
+# straight run of FULL steps in $tmp/NAME did: the checkpoint and the cell CSV, bit for bit.
+restart_matches() {
+  local name=$1 half=$2 full=$3
+  check "$name-part" 0 'wrote checkpoint' -- \
+    "$kedr" dsmc "$tmp/$name.ini" --backend cpu --steps "$half" --out "$tmp/${name}r" --seed 4
+  check "$name-restart" 0 "step $full " -- "$kedr" dsmc "$tmp/$name.ini" --backend cpu \
+    --steps "$full" --out "$tmp/${name}r" --seed 4 --restart "$tmp/${name}r/$name.chk"
+  if cmp -s "$tmp/$name/$name.chk" "$tmp/${name}r/$name.chk" &&
+    cmp -s "$tmp/$name/$name.csv" "$tmp/${name}r/$name.csv"; then
+    pass
+  else
+    fail "$name-restart: $half + $((full - half)) steps differ from $full steps"
+  fi
+}
+
 # The 3D sphere case, made small: the grid and run shortened, sampling from step 2. Cd printed
 # on the frontal area, 3D CSV / VTK ImageData / surface polygons, and a restart that matches a
 # straight run bit for bit.
@@ -117,14 +133,7 @@ check s3-csv-rows 0 '^2305$' -- bash -c "wc -l < '$tmp/s3/s3.csv'"
 check s3-vti 0 '<ImageData WholeExtent="0 16 0 12 0 12"' -- cat "$tmp/s3/s3.vti"
 check s3-surface-csv 0 '^element,body,x,y,z,nx,ny,nz,area,hits_per_step' -- head -1 "$tmp/s3/s3-surface.csv"
 check s3-vtp 0 '<Polys>' -- cat "$tmp/s3/s3-surface.vtp"
-check s3-part 0 'wrote checkpoint' -- "$kedr" dsmc "$tmp/s3.ini" --backend cpu --steps 3 --out "$tmp/s3r" --seed 4
-check s3-restart 0 'step 6 ' -- \
-  "$kedr" dsmc "$tmp/s3.ini" --backend cpu --steps 6 --out "$tmp/s3r" --seed 4 --restart "$tmp/s3r/s3.chk"
-if cmp -s "$tmp/s3/s3.chk" "$tmp/s3r/s3.chk" && cmp -s "$tmp/s3/s3.csv" "$tmp/s3r/s3.csv"; then
-  pass
-else
-  fail "s3-restart: 3 + 3 steps differ from 6 steps"
-fi
+restart_matches s3 3 6
 check s3-2d-restart 1 'written for another case' -- \
   "$kedr" dsmc "$quick" --backend cpu --steps 6 --out "$tmp/x" --restart "$tmp/s3r/s3.chk"
 
@@ -138,14 +147,7 @@ check axi-run 0 'body 1: Cd [0-9.]+  \(drag [0-9.e-]+ N along the axis, referenc
 cp "$tmp/out" "$tmp/sa.log"
 check axi-grid 0 '40 x 30 axisymmetric \(radially weighted\) cells' -- cat "$tmp/sa.log"
 check axi-surface-csv 0 '^element,body,x,y,nx,ny,area,hits_per_step' -- head -1 "$tmp/sa/sa-surface.csv"
-check axi-part 0 'wrote checkpoint' -- "$kedr" dsmc "$tmp/sa.ini" --backend cpu --steps 4 --out "$tmp/sar" --seed 4
-check axi-restart 0 'step 8 ' -- \
-  "$kedr" dsmc "$tmp/sa.ini" --backend cpu --steps 8 --out "$tmp/sar" --seed 4 --restart "$tmp/sar/sa.chk"
-if cmp -s "$tmp/sa/sa.chk" "$tmp/sar/sa.chk" && cmp -s "$tmp/sa/sa.csv" "$tmp/sar/sa.csv"; then
-  pass
-else
-  fail "axi-restart: 4 + 4 steps differ from 8 steps"
-fi
+restart_matches sa 4 8
 sed -e 's/^y_min = 0/y_min = 0\nboundary_y_min = inflow/' "$axi" >"$tmp/sab.ini"
 check axi-bad-axis 1 'sab.ini:[0-9]+: \[domain\] boundary_y_min: y_min = 0 in an axisymmetric case is the axis' -- \
   "$kedr" dsmc "$tmp/sab.ini" --backend cpu --steps 1 --out "$tmp/x"

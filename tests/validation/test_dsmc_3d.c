@@ -621,24 +621,7 @@ static size_t first_count[2];
 static void test_counts(kedr_ctx *ctx, int b)
 {
     kedr_dsmc_case c = fm_case(KEDR_DSMC_BODY_CONE, 2, KEDR_DSMC_WALL_DIFFUSE);
-    kedr_dsmc *sim = NULL;
-    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
-    if (!sim)
-        return;
-    kedr_dsmc_stats st;
-    TU_OK(kedr_dsmc_get_stats(sim, &st));
-    size_t fill = st.particles;
-    TU_OK(kedr_dsmc_step(sim));
-    TU_OK(kedr_dsmc_get_stats(sim, &st));
-    if (b == 0) {
-        first_count[0] = fill;
-        first_count[1] = st.generated;
-    } else {
-        TU_CHECK(fill == first_count[0] && st.generated == first_count[1],
-                 "fill %zu / inflow %llu, cpu %zu / %zu", fill, (unsigned long long)st.generated,
-                 first_count[0], first_count[1]);
-    }
-    kedr_dsmc_destroy(sim);
+    kedr_dsmc_destroy(dt_counts_match(ctx, &c, b, first_count));
 }
 
 int main(void)

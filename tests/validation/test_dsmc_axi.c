@@ -394,23 +394,9 @@ static void test_counts_restart(kedr_ctx *ctx, int b, const char *dir)
     kedr_dsmc_case c = cylinder(0.1, 0.1, 4, 10, KEDR_DSMC_INFLOW, 20);
     c.velocity[0] = 300;
     c.sample_start = 0;
-    kedr_dsmc *sim = NULL;
-    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    kedr_dsmc *sim = dt_counts_match(ctx, &c, b, first_count);
     if (!sim)
         return;
-    kedr_dsmc_stats st;
-    TU_OK(kedr_dsmc_get_stats(sim, &st));
-    size_t fill = st.particles;
-    TU_OK(kedr_dsmc_step(sim));
-    TU_OK(kedr_dsmc_get_stats(sim, &st));
-    if (b == 0) {
-        first_count[0] = fill;
-        first_count[1] = st.generated;
-    } else {
-        TU_CHECK(fill == first_count[0] && st.generated == first_count[1],
-                 "fill %zu / inflow %llu, cpu %zu / %zu", fill, (unsigned long long)st.generated,
-                 first_count[0], first_count[1]);
-    }
     if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CPU) {
         kedr_dsmc_destroy(sim);
         return;

@@ -109,6 +109,32 @@ static inline double dt_temperature_rot(int zeta, const dt_particles *p)
     return 2.0 * s / ((double)zeta * K_B * (double)p->n);
 }
 
+/* The fill and the first step's inflow counts of case c on the b-th back end tested: the first
+ * one records them in first, the others must match them exactly (they come from the same host
+ * draws). Returns the simulator after that step, or NULL. */
+static inline kedr_dsmc *dt_counts_match(kedr_ctx *ctx, const kedr_dsmc_case *c, int b,
+                                         size_t first[2])
+{
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, c, &sim));
+    if (!sim)
+        return NULL;
+    kedr_dsmc_stats st;
+    TU_OK(kedr_dsmc_get_stats(sim, &st));
+    size_t fill = st.particles;
+    TU_OK(kedr_dsmc_step(sim));
+    TU_OK(kedr_dsmc_get_stats(sim, &st));
+    if (b == 0) {
+        first[0] = fill;
+        first[1] = st.generated;
+    } else {
+        TU_CHECK(fill == first[0] && st.generated == first[1], "fill %zu / inflow %llu, first "
+                 "back end %zu / %zu", fill, (unsigned long long)st.generated, first[0],
+                 first[1]);
+    }
+    return sim;
+}
+
 /* Collisions over `steps` steps that run the stages in mask. */
 static inline double dt_count_collisions(kedr_dsmc *sim, unsigned mask, int steps)
 {
