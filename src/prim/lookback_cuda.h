@@ -11,6 +11,17 @@
 
 #include <stddef.h>
 
+/* Back-off of the look-back. A warp that polls as soon as it has published its aggregate mostly
+ * finds its predecessors still EMPTY, and the polls of every waiting block crowd L2 at the few
+ * lines that hold the newest statuses. Sleeping about an L2 write's latency before the first
+ * poll, and a little between polls, took scan from 0.95 to 0.87 ms and select from 0.87 to 0.70
+ * ms (H100, 2^28 u32; sleeping only between polls gained nothing; bench/notes-prim.md). Grids of
+ * fewer than LB_SLEEP_GRID blocks do not sleep: their polls are few, and sleeping would only add
+ * latency to small calls. */
+#define LB_FIRST_NS 1200
+#define LB_POLL_NS 650
+#define LB_SLEEP_GRID 512
+
 #define LB_EMPTY 0u
 #define LB_AGG 1u
 #define LB_INCL 2u
@@ -101,16 +112,23 @@ __device__ A lb_exclusive_prefix(const S &st, size_t tile, Op op = Op())
     int lane = threadIdx.x & 31;
     A prefix = op.identity();
     long long end = (long long)tile;
+    bool back_off = gridDim.x >= LB_SLEEP_GRID;
+    if (back_off)
+        __nanosleep(LB_FIRST_NS);
     for (;;) {
         long long t = end - 32 + lane;
         unsigned f;
         A v;
-        do {
+        for (;;) {
             f = LB_INCL;
             v = op.identity();
             if (t >= 0)
                 f = st.peek((size_t)t, &v);
-        } while (__any_sync(LB_FULL_MASK, f == LB_EMPTY));
+            if (!__any_sync(LB_FULL_MASK, f == LB_EMPTY))
+                break;
+            if (back_off)
+                __nanosleep(LB_POLL_NS);
+        }
         if (t >= 0)
             v = st.value((size_t)t, f, v);
         unsigned incl = __ballot_sync(LB_FULL_MASK, f == LB_INCL);

@@ -1,6 +1,7 @@
 /* Prefix sums on the GPU: one launch, decoupled look-back between tiles (lookback_cuda.h).
  *
- * A tile is SCAN_THREADS x SCAN_ITEMS elements; warp w owns the w-th run of 32 x SCAN_ITEMS.
+ * A tile is SCAN_THREADS x SCAN_VECS 16-byte vectors (ITEMS elements per thread); warp w owns
+ * the w-th run of 32 x ITEMS.
  * Within a warp's run, lane l of group j holds the VEC consecutive elements that one coalesced
  * 16-byte load brings (elements j*32*VEC + l*VEC ...), so no shared-memory transpose is needed:
  * the warp scans group by group with shuffles and carries the group totals along. The same
@@ -14,8 +15,15 @@
 
 #define SCAN_THREADS 256
 #define SCAN_WARPS (SCAN_THREADS / 32)
-#define SCAN_ITEMS 16 /* per thread: four 16-byte loads of 4-byte elements */
-#define SCAN_TILE (SCAN_THREADS * SCAN_ITEMS)
+/* 16-byte vectors per thread. 32 KB tiles took u32 from 0.865 to 0.838 ms against 16 KB ones
+ * (H100, 2^28): half the look-backs, each of which sleeps (lookback_cuda.h). f32, whose double
+ * accumulators would take 100 registers, keeps 16 KB tiles. */
+#define SCAN_VECS 8
+
+template <typename T, typename A> __host__ __device__ constexpr int scan_vecs()
+{
+    return sizeof(A) > sizeof(T) ? SCAN_VECS / 2 : SCAN_VECS;
+}
 #define FULL_MASK 0xffffffffu
 
 template <typename A> __device__ __forceinline__ A warp_inclusive_scan(A v, int lane)
@@ -39,7 +47,9 @@ template <typename T, typename A, typename S, bool EXCL>
 __global__ void __launch_bounds__(SCAN_THREADS)
     scan_tiles(const T *in, T *out, size_t n, int vec_ok, S st, unsigned *tile_counter, A *total)
 {
-    const int VEC = 16 / sizeof(T), NV = SCAN_ITEMS / VEC, WARP_ITEMS = 32 * SCAN_ITEMS;
+    const int VEC = 16 / sizeof(T), NV = scan_vecs<T, A>(), ITEMS = NV * VEC;
+    const int WARP_ITEMS = 32 * ITEMS;
+    const size_t TILE = (size_t)SCAN_THREADS * ITEMS;
     __shared__ unsigned s_tile;
     __shared__ A s_warp[SCAN_WARPS];
     __shared__ A s_prefix;
@@ -49,10 +59,10 @@ __global__ void __launch_bounds__(SCAN_THREADS)
         s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();
     size_t tile = s_tile;
-    size_t base = tile * SCAN_TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;
-    bool vec = vec_ok && tile * SCAN_TILE + (size_t)(warp + 1) * WARP_ITEMS <= n;
+    size_t base = tile * TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;
+    bool vec = vec_ok && tile * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n;
 
-    T x[SCAN_ITEMS];
+    T x[ITEMS];
     if (vec) {
 #pragma unroll
         for (int j = 0; j < NV; j++) {
@@ -115,7 +125,7 @@ __global__ void __launch_bounds__(SCAN_THREADS)
     __syncthreads();
 
     A run0 = s_prefix + s_warp[warp];
-    T y[SCAN_ITEMS];
+    T y[ITEMS];
 #pragma unroll
     for (int j = 0; j < NV; j++) {
         A run = run0 + start[j];
@@ -147,13 +157,19 @@ __global__ void __launch_bounds__(SCAN_THREADS)
     }
 }
 
+/* Elements in a tile. */
+template <typename T, typename A> static size_t scan_tile(void)
+{
+    return (size_t)SCAN_THREADS * scan_vecs<T, A>() * (16 / sizeof(T));
+}
+
 template <typename T, typename A, typename S>
 static kedr_status scan_launch(kedr_ctx *ctx, const T *in, T *out, size_t n, int exclusive,
                                S st, unsigned *counter, size_t clear_bytes, A *d_total,
                                void *total)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
-    size_t ntiles = (n + SCAN_TILE - 1) / SCAN_TILE;
+    size_t ntiles = (n + scan_tile<T, A>() - 1) / scan_tile<T, A>();
     int vec_ok = (uintptr_t)in % 16 == 0 && (uintptr_t)out % 16 == 0;
     A *tot = total ? d_total : NULL;
     KEDR_CUDA_TRY(cudaMemsetAsync(counter, 0, clear_bytes, stream));
@@ -179,7 +195,7 @@ template <typename T>
 static kedr_status scan_packed(kedr_ctx *ctx, const void *in, void *out, size_t n, void *total,
                                int exclusive)
 {
-    size_t ntiles = (n + SCAN_TILE - 1) / SCAN_TILE;
+    size_t ntiles = (n + scan_tile<T, T>() - 1) / scan_tile<T, T>();
     size_t clear = 16 + ntiles * 8;
     void *scratch = NULL;
     KEDR_TRY(kedr_scratch_get(ctx, &scratch, clear + 16));
@@ -195,7 +211,7 @@ template <typename T, typename A>
 static kedr_status scan_split(kedr_ctx *ctx, const void *in, void *out, size_t n, void *total,
                               int exclusive)
 {
-    size_t ntiles = (n + SCAN_TILE - 1) / SCAN_TILE;
+    size_t ntiles = (n + scan_tile<T, A>() - 1) / scan_tile<T, A>();
     size_t clear = 16 + (ntiles * 4 + 15) / 16 * 16;
     void *scratch = NULL;
     KEDR_TRY(kedr_scratch_get(ctx, &scratch, clear + 2 * ntiles * sizeof(A) + 16));
@@ -210,7 +226,8 @@ static kedr_status scan_split(kedr_ctx *ctx, const void *in, void *out, size_t n
 extern "C" kedr_status prim_scan_cuda(kedr_ctx *ctx, kedr_dtype t, const void *in, void *out,
                                       size_t n, void *total, int exclusive)
 {
-    if ((n + SCAN_TILE - 1) / SCAN_TILE > 0x7fffffffu)
+    /* The smallest tiles (f32, 8-byte types) give the most tiles. */
+    if ((n + scan_tile<float, double>() - 1) / scan_tile<float, double>() > 0x7fffffffu)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_scan: n = %zu is beyond one launch", n);
     switch (t) {
     case KEDR_U32:

@@ -1,25 +1,31 @@
-/* Stable compaction and partition on the GPU: one pass with decoupled look-back on the count of
- * selected elements (lookback_cuda.h), like the scan.
+/* Stable compaction and partition on the GPU.
  *
- * A tile is SEL_THREADS threads x four 16-byte vectors of elements, laid out as in scan.cu
- * (lane l of group j holds the VEC consecutive elements of one coalesced load). Each block ranks
- * its selected elements with warp scans of per-group counts, learns the count before its tile by
- * look-back, gathers the tile's selected elements (then, for a partition, the rejected ones) in
- * order in shared memory, and writes them out with coalesced stores.
+ * A tile is SEL_THREADS threads x SEL_NV 16-byte vectors of elements, laid out as in scan.cu
+ * (lane l of group j holds the VEC consecutive elements of one coalesced load). A thread issues
+ * all its loads before it tests any element, so a tile's loads are in flight together. One warp
+ * scan of the thread's per-group counts, packed into one word, ranks the selected elements. The
+ * tile's elements are gathered in order in shared memory, placed so that the output's 16-byte
+ * boundaries fall on shared memory's, and written out in aligned 16-byte chunks.
  *
- * A partition's rejected element goes to n_true + (its index - selected before it); n_true is
- * needed before any tile writes, so a partition first runs a counting pass (for flags it reads
- * only the flag bytes). */
+ * select: one pass; the count before a tile comes by decoupled look-back (lookback_cuda.h).
+ *
+ * partition: a rejected element goes to n_true + (its index - selected before it), so n_true is
+ * needed before any tile writes. A counting pass (for flags it reads only the flag bytes) counts
+ * the selected elements of each block's range of consecutive tiles; the main pass gives each
+ * block the same range, which it walks in order keeping both output positions itself, so no
+ * block waits for another. The bytes moved are the main pass's read and write of every element
+ * plus the counting pass's read. */
 #include "core/internal.h"
 #include "prim/lookback_cuda.h"
 #include "prim/select_cuda.h"
 
+#include <math.h>
 #include <stdint.h>
 
 #define SEL_THREADS 256
 #define SEL_WARPS (SEL_THREADS / 32)
 #define SEL_NV 4 /* 16-byte vectors per thread */
-#define SEL_COUNT_BLOCKS 1024
+#define SEL_STAGE (SEL_THREADS * SEL_NV + 3) /* staging in 16-byte units: a tile, 3 for shifts */
 #define FULL_MASK 0xffffffffu
 
 /* 16-byte elements need only 8-byte alignment, as on the cpu; aligned input still takes
@@ -65,136 +71,229 @@ struct sel_flags {
     }
 };
 
-/* Selection by a comparison, without branches: the result is an OR of the comparisons that
- * mask names (1: x < a, 2: x == a, 4: x > a, 8: a <= x < b), flipped for NE. A NaN fails every
- * comparison, so it satisfies NE only. */
-template <typename T> struct sel_cmp {
-    T a, b;
-    unsigned mask, negate;
+/* Integer predicates as one interval test: every comparison selects an interval of the type's
+ * order or its complement, and x lies in [lo, lo + span] exactly when (x - lo) mod 2^bits <=
+ * span. Signed values take the same test on their bits (lo as the bits of the signed bound). */
+template <typename U> struct sel_int {
+    U lo, span;
+    unsigned negate;
     enum { uses_elems = 1 };
 
-    __device__ __forceinline__ bool test(T x) const
-    {
-        bool r = ((mask & 1) && x < a) || ((mask & 2) && x == a) || ((mask & 4) && x > a) ||
-                 ((mask & 8) && a <= x && x < b);
-        return r != (bool)negate;
-    }
     template <int VEC, typename E>
-    __device__ __forceinline__ unsigned bits(size_t i0, size_t n, bool, const E *x) const
+    __device__ __forceinline__ unsigned bits(size_t, size_t, bool, const E *x) const
     {
         unsigned r = 0;
 #pragma unroll
         for (int k = 0; k < VEC; k++)
-            if (i0 + k < n && test(x[k]))
-                r |= 1u << k;
+            r |= (unsigned)(((U)(x[k] - lo) <= span) != (bool)negate) << k;
         return r;
     }
 };
 
-/* Loads this thread's part of a tile: elements (when wanted) into x, selection bits per group.
- * base is the thread's first element; group j starts at base + j * 32 * VEC. */
-template <typename E, typename P, bool LOAD>
-__device__ __forceinline__ void sel_load(const E *in, const P &p, size_t base, size_t n, bool full,
-                                         int vec_in, int vec_flags, E *x, unsigned *bits)
+/* Float predicates as a closed interval [lo, hi] or its complement (x < a is x <= the float
+ * before a, and so on); a NaN fails both comparisons, so it satisfies only complements, as it
+ * satisfies only NE. */
+template <typename T> struct sel_float {
+    T lo, hi;
+    unsigned negate;
+    enum { uses_elems = 1 };
+
+    template <int VEC, typename E>
+    __device__ __forceinline__ unsigned bits(size_t, size_t, bool, const E *x) const
+    {
+        unsigned r = 0;
+#pragma unroll
+        for (int k = 0; k < VEC; k++)
+            r |= (unsigned)((x[k] >= lo && x[k] <= hi) != (bool)negate) << k;
+        return r;
+    }
+};
+
+/* Loads this thread's elements of a tile into x; base is its first element, group j starts at
+ * base + j * 32 * VEC. full: the warp's run lies within n. */
+template <typename E>
+__device__ __forceinline__ void sel_load(const E *in, size_t base, size_t n, bool full, int vec_in,
+                                         E *x)
+{
+    const int VEC = 16 / sizeof(E);
+    if (full && vec_in) {
+#pragma unroll
+        for (int j = 0; j < SEL_NV; j++) {
+            union { uint4 raw; E e[VEC]; } r;
+            r.raw = __ldg((const uint4 *)(in + base + (size_t)j * 32 * VEC));
+#pragma unroll
+            for (int k = 0; k < VEC; k++)
+                x[j * VEC + k] = r.e[k];
+        }
+    } else {
+#pragma unroll
+        for (int j = 0; j < SEL_NV; j++)
+#pragma unroll
+            for (int k = 0; k < VEC; k++) {
+                size_t i = base + (size_t)j * 32 * VEC + k;
+                x[j * VEC + k] = i < n ? in[i] : E();
+            }
+    }
+}
+
+/* The selection bits of the thread's groups; elements at or past n are not selected. */
+template <typename E, typename P>
+__device__ __forceinline__ void sel_test(const P &p, size_t base, size_t n, bool full,
+                                         int vec_flags, const E *x, unsigned *bits)
 {
     const int VEC = 16 / sizeof(E);
 #pragma unroll
     for (int j = 0; j < SEL_NV; j++) {
         size_t i0 = base + (size_t)j * 32 * VEC;
-        E *xj = x + j * VEC;
-        if (LOAD) {
-            if (full && vec_in) {
-                union { uint4 raw; E e[VEC]; } r;
-                r.raw = __ldg((const uint4 *)(in + i0));
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    xj[k] = r.e[k];
-            } else {
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    xj[k] = i0 + k < n ? in[i0 + k] : E();
-            }
-        }
-        bits[j] = p.template bits<VEC>(i0, n, full && vec_flags, xj);
+        unsigned b = p.template bits<VEC>(i0, n, full && vec_flags, x + j * VEC);
+        if (!full)
+            b &= i0 >= n ? 0u : n - i0 >= VEC ? (1u << VEC) - 1 : (1u << (n - i0)) - 1;
+        bits[j] = b;
     }
 }
 
-/* The partition's counting pass: *n_true += selected elements. */
-template <typename E, typename P>
-__global__ void __launch_bounds__(SEL_THREADS)
-    select_count(const E *__restrict__ in, P p, size_t n, int vec_in, int vec_flags,
-                 unsigned long long *n_true)
+/* Per-group counts packed in one word, FIELD bits each: a group has at most 32 * VEC selected. */
+template <int VEC> struct sel_pack {
+    typedef unsigned word;
+    enum { FIELD = 8 };
+};
+template <> struct sel_pack<8> {
+    typedef unsigned long long word;
+    enum { FIELD = 16 };
+};
+template <> struct sel_pack<16> {
+    typedef unsigned long long word;
+    enum { FIELD = 16 };
+};
+
+/* start[j] = selected elements of the warp's run before this thread's group j, from one warp
+ * scan of the packed group counts; returns the run's count (to every lane). */
+template <int VEC>
+__device__ __forceinline__ unsigned sel_warp_rank(const unsigned *bits, unsigned *start)
 {
-    const int VEC = 16 / sizeof(E), WARP_ITEMS = 32 * SEL_NV * VEC, TILE = SEL_WARPS * WARP_ITEMS;
-    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    size_t ntiles = (n + TILE - 1) / TILE;
-    unsigned long long c = 0;
-    for (size_t tile = blockIdx.x; tile < ntiles; tile += gridDim.x) {
-        size_t wbase = tile * TILE + (size_t)warp * WARP_ITEMS;
-        E x[SEL_NV * VEC];
-        unsigned bits[SEL_NV];
-        sel_load<E, P, P::uses_elems>(in, p, wbase + (size_t)lane * VEC, n,
-                                      wbase + WARP_ITEMS <= n, vec_in, vec_flags, x, bits);
+    typedef typename sel_pack<VEC>::word W;
+    const int F = sel_pack<VEC>::FIELD;
+    const W mask = ((W)1 << F) - 1;
+    int lane = threadIdx.x & 31;
+    W c = 0;
 #pragma unroll
-        for (int j = 0; j < SEL_NV; j++)
-            c += __popc(bits[j]);
+    for (int j = 0; j < SEL_NV; j++)
+        c |= (W)__popc(bits[j]) << (F * j);
+    W incl = c;
+#pragma unroll
+    for (int d = 1; d < 32; d <<= 1) {
+        W o = __shfl_up_sync(FULL_MASK, incl, d);
+        if (lane >= d)
+            incl += o;
     }
-    for (int o = 16; o > 0; o >>= 1)
-        c += __shfl_xor_sync(FULL_MASK, c, o);
-    if (lane == 0 && c)
-        atomicAdd(n_true, c);
+    W total = __shfl_sync(FULL_MASK, incl, 31), excl = incl - c;
+    unsigned before = 0;
+#pragma unroll
+    for (int j = 0; j < SEL_NV; j++) {
+        start[j] = before + (unsigned)(excl >> (F * j) & mask);
+        before += (unsigned)(total >> (F * j) & mask);
+    }
+    return before;
 }
 
-template <typename E, typename P, bool PARTITION>
+/* This warp's offset among the tile's selected elements, and the tile's count, from the warp
+ * counts in shared memory (every warp reads them; no second barrier is needed). */
+__device__ __forceinline__ unsigned sel_tile_offsets(const unsigned *s_warp, unsigned *tile_sel)
+{
+    int warp = threadIdx.x >> 5;
+    unsigned wofs = 0, all = 0;
+#pragma unroll
+    for (int w = 0; w < SEL_WARPS; w++) {
+        unsigned c = s_warp[w];
+        wofs += w < warp ? c : 0;
+        all += c;
+    }
+    *tile_sel = all;
+    return wofs;
+}
+
+/* Stages the thread's elements: the selected one of tile rank r at s_sel[r] and, with REJ, the
+ * rejected one of tile rank q (among the rejected) at s_rej[q]. A partial tile's elements past n
+ * are staged as rejected past the last one, inside the staging area, and never written out. */
+template <typename E, bool REJ>
+__device__ __forceinline__ void sel_gather(E *s_sel, E *s_rej, const E *x, const unsigned *bits,
+                                           const unsigned *start, unsigned wofs)
+{
+    const int VEC = 16 / sizeof(E), WARP_ITEMS = 32 * SEL_NV * VEC;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+#pragma unroll
+    for (int j = 0; j < SEL_NV; j++) {
+        unsigned r = wofs + start[j];
+        unsigned local = warp * WARP_ITEMS + j * 32 * VEC + lane * VEC;
+#pragma unroll
+        for (int k = 0; k < VEC; k++) {
+            if (bits[j] >> k & 1)
+                s_sel[r++] = x[j * VEC + k];
+            else if (REJ)
+                s_rej[local + k - r] = x[j * VEC + k];
+        }
+    }
+}
+
+/* Elements from p to the next 16-byte boundary below it (p aligned to its element size). */
+template <typename E> __device__ __forceinline__ unsigned sel_shift(const E *p)
+{
+    return (unsigned)((uintptr_t)p % 16 / sizeof(E));
+}
+
+/* Writes s[0..cnt) to dst[0..cnt) in 16-byte chunks aligned in dst; s lies sel_shift(dst)
+ * elements past a 16-byte boundary of shared memory, so a whole chunk is one 16-byte load from
+ * shared memory and one store. */
+template <typename E> __device__ __forceinline__ void sel_write(E *dst, const E *s, unsigned cnt)
+{
+    const int VEC = 16 / sizeof(E);
+    int shift = (int)sel_shift(dst);
+    int chunks = (shift + (int)cnt + VEC - 1) / VEC;
+    for (int c = threadIdx.x; c < chunks; c += SEL_THREADS) {
+        int first = c * VEC - shift;
+        if (VEC > 1 && first >= 0 && first + VEC <= (int)cnt) {
+            *(uint4 *)(dst + first) = *(const uint4 *)(s + first);
+        } else {
+#pragma unroll
+            for (int e = 0; e < VEC; e++)
+                if (first + e >= 0 && first + e < (int)cnt)
+                    dst[first + e] = s[first + e];
+        }
+    }
+}
+
+/* One tile per block, its index from the ticket counter. (Persistent blocks that took their next
+ * ticket early were slower: a held ticket delays that tile's aggregate; bench/notes-prim.md.) */
+template <typename E, typename P>
 __global__ void __launch_bounds__(SEL_THREADS)
     select_tiles(const E *__restrict__ in, P p, E *__restrict__ out, size_t n, int vec_in,
                  int vec_flags, lb_packed<unsigned long long> st, unsigned *tile_counter,
-                 const unsigned long long *n_true, unsigned long long *count)
+                 unsigned long long *count)
 {
     const int VEC = 16 / sizeof(E), ITEMS = SEL_NV * VEC, WARP_ITEMS = 32 * ITEMS;
     const int TILE = SEL_WARPS * WARP_ITEMS;
-    __shared__ E s_items[TILE];
-    __shared__ unsigned s_tile, s_warp[SEL_WARPS], s_tile_sel;
+    __shared__ uint4 s_stage[SEL_STAGE];
+    __shared__ unsigned s_tile, s_warp[SEL_WARPS];
     __shared__ unsigned long long s_prefix;
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
 
     if (threadIdx.x == 0)
         s_tile = atomicAdd(tile_counter, 1u);
     __syncthreads();
-    size_t tile = s_tile, tile_base = tile * TILE;
-    size_t wbase = tile_base + (size_t)warp * WARP_ITEMS;
+    size_t tile = s_tile;
+    size_t base = tile * TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;
+    bool full = tile * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n;
     E x[ITEMS];
-    unsigned bits[SEL_NV];
-    sel_load<E, P, true>(in, p, wbase + (size_t)lane * VEC, n, wbase + WARP_ITEMS <= n, vec_in,
-                         vec_flags, x, bits);
-
-    /* start[j]: selected elements of the warp's run before this thread's group j. */
-    unsigned start[SEL_NV], carry = 0;
-#pragma unroll
-    for (int j = 0; j < SEL_NV; j++) {
-        unsigned c = __popc(bits[j]), incl = c;
-        for (int d = 1; d < 32; d <<= 1) {
-            unsigned o = __shfl_up_sync(FULL_MASK, incl, d);
-            if (lane >= d)
-                incl += o;
-        }
-        start[j] = carry + incl - c;
-        carry += __shfl_sync(FULL_MASK, incl, 31);
-    }
+    unsigned bits[SEL_NV], start[SEL_NV];
+    sel_load(in, base, n, full, vec_in, x);
+    sel_test(p, base, n, full, vec_flags, x, bits);
+    unsigned wsel = sel_warp_rank<VEC>(bits, start);
     if (lane == 0)
-        s_warp[warp] = carry;
+        s_warp[warp] = wsel;
     __syncthreads();
 
+    unsigned tile_sel, wofs = sel_tile_offsets(s_warp, &tile_sel);
     if (warp == 0) {
-        unsigned w = lane < SEL_WARPS ? s_warp[lane] : 0, incl = w;
-        for (int d = 1; d < 32; d <<= 1) {
-            unsigned o = __shfl_up_sync(FULL_MASK, incl, d);
-            if (lane >= d)
-                incl += o;
-        }
-        unsigned tile_sel = __shfl_sync(FULL_MASK, incl, SEL_WARPS - 1);
-        if (lane < SEL_WARPS)
-            s_warp[lane] = incl - w;
         unsigned long long prefix = 0;
         if (tile == 0) {
             if (lane == 0)
@@ -208,62 +307,163 @@ __global__ void __launch_bounds__(SEL_THREADS)
         }
         if (lane == 0) {
             s_prefix = prefix;
-            s_tile_sel = tile_sel;
             if (tile == gridDim.x - 1)
                 *count = prefix + tile_sel;
         }
     }
     __syncthreads();
 
-    /* Gather in order: selected at their rank, rejected after all selected of the tile. Only
-     * the tile's last elements can lie beyond n, so every rejected element has a valid rank. */
-    unsigned tile_sel = s_tile_sel, wofs = s_warp[warp];
-#pragma unroll
-    for (int j = 0; j < SEL_NV; j++) {
-        unsigned r = wofs + start[j];
-        unsigned local = warp * WARP_ITEMS + j * 32 * VEC + lane * VEC;
-#pragma unroll
-        for (int k = 0; k < VEC; k++) {
-            if (bits[j] >> k & 1)
-                s_items[r++] = x[j * VEC + k];
-            else if (PARTITION && wbase + (size_t)lane * VEC + (size_t)j * 32 * VEC + k < n)
-                s_items[tile_sel + local + k - r] = x[j * VEC + k];
-        }
-    }
+    E *dst = out + s_prefix;
+    E *s_sel = (E *)s_stage + sel_shift(dst);
+    sel_gather<E, false>(s_sel, NULL, x, bits, start, wofs);
     __syncthreads();
-
-    size_t sel_prefix = s_prefix;
-    size_t valid = n - tile_base < (size_t)TILE ? n - tile_base : (size_t)TILE;
-    unsigned limit = PARTITION ? (unsigned)valid : tile_sel;
-    /* Rejected element k (k >= tile_sel) of the tile goes to rej_base + k. */
-    size_t rej_base = PARTITION ? (size_t)*n_true + (tile_base - sel_prefix) - tile_sel : 0;
-    for (unsigned k = threadIdx.x; k < limit; k += SEL_THREADS)
-        out[k < tile_sel ? sel_prefix + k : rej_base + k] = s_items[k];
+    sel_write(dst, s_sel, tile_sel);
 }
 
+/* The consecutive tiles of block b in both partition passes. */
+__device__ __forceinline__ void sel_range(size_t ntiles, size_t per_block, size_t *t0, size_t *t1)
+{
+    *t0 = blockIdx.x * per_block;
+    *t1 = *t0 + per_block < ntiles ? *t0 + per_block : ntiles;
+}
+
+/* Sums v over the block; every thread gets the sum. s_red: SEL_WARPS words. */
+__device__ __forceinline__ unsigned long long sel_block_sum(unsigned long long v,
+                                                            unsigned long long *s_red)
+{
+    for (int o = 16; o > 0; o >>= 1)
+        v += __shfl_xor_sync(FULL_MASK, v, o);
+    if ((threadIdx.x & 31) == 0)
+        s_red[threadIdx.x >> 5] = v;
+    __syncthreads();
+    unsigned long long s = 0;
+#pragma unroll
+    for (int w = 0; w < SEL_WARPS; w++)
+        s += s_red[w];
+    return s;
+}
+
+/* The partition's counting pass: counts[b] = selected elements in block b's tiles. It walks them
+ * backwards, so the tiles it reads last are the first that the main pass reads, and may still
+ * be in L2. */
+template <typename E, typename P>
+__global__ void __launch_bounds__(SEL_THREADS)
+    partition_count(const E *__restrict__ in, P p, size_t n, int vec_in, int vec_flags,
+                    size_t per_block, unsigned long long *counts)
+{
+    const int VEC = 16 / sizeof(E), ITEMS = SEL_NV * VEC, WARP_ITEMS = 32 * ITEMS;
+    const int TILE = SEL_WARPS * WARP_ITEMS;
+    __shared__ unsigned long long s_red[SEL_WARPS];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    size_t t0, t1;
+    sel_range((n + TILE - 1) / TILE, per_block, &t0, &t1);
+    unsigned long long c = 0;
+    for (size_t t = t1; t-- > t0;) {
+        size_t wbase = t * TILE + (size_t)warp * WARP_ITEMS, base = wbase + (size_t)lane * VEC;
+        bool full = wbase + WARP_ITEMS <= n;
+        E x[ITEMS];
+        unsigned bits[SEL_NV];
+        if (P::uses_elems)
+            sel_load(in, base, n, full, vec_in, x);
+        sel_test(p, base, n, full, vec_flags, x, bits);
+#pragma unroll
+        for (int j = 0; j < SEL_NV; j++)
+            c += __popc(bits[j]);
+    }
+    c = sel_block_sum(c, s_red);
+    if (threadIdx.x == 0)
+        counts[blockIdx.x] = c;
+}
+
+/* The partition's main pass over block b's tiles, in order. The next tile's elements are loaded
+ * while the current one is written out. */
+template <typename E, typename P>
+__global__ void __launch_bounds__(SEL_THREADS)
+    partition_tiles(const E *__restrict__ in, P p, E *__restrict__ out, size_t n, int vec_in,
+                    int vec_flags, size_t per_block, const unsigned long long *counts,
+                    unsigned long long *count)
+{
+    const int VEC = 16 / sizeof(E), ITEMS = SEL_NV * VEC, WARP_ITEMS = 32 * ITEMS;
+    const int TILE = SEL_WARPS * WARP_ITEMS;
+    __shared__ uint4 s_stage[SEL_STAGE];
+    __shared__ unsigned s_warp[SEL_WARPS];
+    __shared__ unsigned long long s_red[2][SEL_WARPS];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    size_t t0, t1;
+    sel_range((n + TILE - 1) / TILE, per_block, &t0, &t1);
+
+    unsigned long long before = 0, all = 0;
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += SEL_THREADS) {
+        unsigned long long c = counts[b];
+        all += c;
+        before += b < blockIdx.x ? c : 0;
+    }
+    all = sel_block_sum(all, s_red[0]);
+    before = sel_block_sum(before, s_red[1]);
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *count = all;
+    /* Output positions of this block's next selected and next rejected element. */
+    size_t sel_pos = before, rej_pos = all + (t0 * TILE - before);
+
+    size_t base = t0 * TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;
+    E x[ITEMS];
+    if (t0 < t1)
+        sel_load(in, base, n, t0 * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n, vec_in, x);
+    for (size_t t = t0; t < t1; t++) {
+        bool full = t * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n;
+        unsigned bits[SEL_NV], start[SEL_NV];
+        sel_test(p, base, n, full, vec_flags, x, bits);
+        unsigned wsel = sel_warp_rank<VEC>(bits, start);
+        if (lane == 0)
+            s_warp[warp] = wsel;
+        __syncthreads();
+
+        unsigned tile_sel, wofs = sel_tile_offsets(s_warp, &tile_sel);
+        size_t valid = n - t * TILE < (size_t)TILE ? n - t * TILE : (size_t)TILE;
+        unsigned rejected = (unsigned)valid - tile_sel;
+        E *dsel = out + sel_pos, *drej = out + rej_pos;
+        E *s_sel = (E *)s_stage + sel_shift(dsel);
+        unsigned rej_at = (sel_shift(dsel) + tile_sel + VEC - 1) / VEC * VEC + sel_shift(drej);
+        E *s_rej = (E *)s_stage + rej_at;
+        sel_gather<E, true>(s_sel, s_rej, x, bits, start, wofs);
+        base += TILE;
+        if (t + 1 < t1)
+            sel_load(in, base, n, (t + 1) * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n, vec_in,
+                     x);
+        __syncthreads();
+
+        sel_write(dsel, s_sel, tile_sel);
+        sel_write(drej, s_rej, rejected);
+        sel_pos += tile_sel;
+        rej_pos += rejected;
+    }
+}
+
+/* Scratch (8-byte words): select [tile counter, 2 words][status per tile][count]; partition
+ * [count per block][count]. A select block takes one tile, a partition block per_block tiles. */
 template <typename E, typename P>
 static kedr_status select_launch(kedr_ctx *ctx, const E *in, P p, int vec_flags, E *out,
                                  size_t n, int partition, size_t *n_sel, char *scratch,
-                                 size_t ntiles)
+                                 size_t blocks, size_t per_block)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
-    unsigned *counter = (unsigned *)scratch;
-    lb_packed<unsigned long long> st = {(unsigned long long *)(scratch + 16)};
-    unsigned long long *d_true = (unsigned long long *)(scratch + 16 + ntiles * 8);
-    unsigned long long *d_count = d_true + 1;
     int vec_in = (uintptr_t)in % 16 == 0;
-    KEDR_CUDA_TRY(cudaMemsetAsync(scratch, 0, 16 + ntiles * 8 + 16, stream));
+    unsigned long long *counts = (unsigned long long *)scratch;
+    unsigned long long *d_count = counts + (partition ? blocks : 2 + blocks);
     if (partition) {
-        unsigned blocks = ntiles < SEL_COUNT_BLOCKS ? (unsigned)ntiles : SEL_COUNT_BLOCKS;
-        select_count<E, P><<<blocks, SEL_THREADS, 0, stream>>>(in, p, n, vec_in, vec_flags, d_true);
-        KEDR_CUDA_LAUNCHED("select_count");
-        select_tiles<E, P, true><<<(unsigned)ntiles, SEL_THREADS, 0, stream>>>(
-            in, p, out, n, vec_in, vec_flags, st, counter, d_true, d_count);
+        partition_count<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
+            in, p, n, vec_in, vec_flags, per_block, counts);
+        KEDR_CUDA_LAUNCHED("partition_count");
+        partition_tiles<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
+            in, p, out, n, vec_in, vec_flags, per_block, counts, d_count);
+        KEDR_CUDA_LAUNCHED("partition_tiles");
     } else {
-        select_tiles<E, P, false><<<(unsigned)ntiles, SEL_THREADS, 0, stream>>>(
-            in, p, out, n, vec_in, vec_flags, st, counter, d_true, d_count);
+        lb_packed<unsigned long long> st = {counts + 2};
+        KEDR_CUDA_TRY(cudaMemsetAsync(scratch, 0, 16 + blocks * 8, stream));
+        select_tiles<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
+            in, p, out, n, vec_in, vec_flags, st, (unsigned *)scratch, d_count);
+        KEDR_CUDA_LAUNCHED("select_tiles");
     }
-    KEDR_CUDA_LAUNCHED("select_tiles");
     unsigned long long count = 0;
     KEDR_CUDA_TRY(cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream));
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -272,17 +472,32 @@ static kedr_status select_launch(kedr_ctx *ctx, const E *in, P p, int vec_flags,
 }
 
 template <typename E, typename P>
-static kedr_status select_run(kedr_ctx *ctx, const void *in, P p, int vec_flags, void *out,
-                              size_t n, int partition, size_t *n_sel)
+static kedr_status select_run(kedr_ctx *ctx, const E *in, P p, int vec_flags, E *out, size_t n,
+                              int partition, size_t *n_sel)
 {
     const size_t tile = (size_t)SEL_THREADS * SEL_NV * (16 / sizeof(E));
-    size_t ntiles = (n + tile - 1) / tile;
+    size_t ntiles = (n + tile - 1) / tile, blocks = ntiles, per_block = 1;
     if (ntiles > 0x7fffffffu)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_select: n = %zu is beyond one launch", n);
+    if (partition) {
+        /* One block per resident slot, each with a range of consecutive tiles. The count
+         * depends only on the kernel and the GPU model, so it is asked once (a process's GPUs
+         * are taken to be alike; a wrong count costs only speed). */
+        static int per_sm;
+        if (!per_sm) {
+            int k = 0;
+            KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                &k, partition_tiles<E, P>, SEL_THREADS, 0));
+            per_sm = k > 0 ? k : 1;
+        }
+        size_t slots = (size_t)per_sm * (size_t)ctx->multiprocessors;
+        per_block = (ntiles + slots - 1) / slots;
+        blocks = (ntiles + per_block - 1) / per_block;
+    }
     void *scratch = NULL;
-    KEDR_TRY(kedr_scratch_get(ctx, &scratch, 16 + ntiles * 8 + 16));
-    kedr_status s = select_launch<E, P>(ctx, (const E *)in, p, vec_flags, (E *)out, n, partition,
-                                        n_sel, (char *)scratch, ntiles);
+    KEDR_TRY(kedr_scratch_get(ctx, &scratch, (partition ? blocks : 2 + blocks) * 8 + 8));
+    kedr_status s = select_launch(ctx, in, p, vec_flags, out, n, partition, n_sel,
+                                  (char *)scratch, blocks, per_block);
     kedr_scratch_put(ctx, scratch);
     return s;
 }
@@ -294,19 +509,72 @@ extern "C" kedr_status prim_select_flagged_cuda(kedr_ctx *ctx, size_t elem_size,
     sel_flags p = {flags};
     int vf = (uintptr_t)flags % 16 == 0;
     switch (elem_size) {
-    case 1: return select_run<uint8_t>(ctx, in, p, vf, out, n, partition, n_sel);
-    case 2: return select_run<uint16_t>(ctx, in, p, vf, out, n, partition, n_sel);
-    case 4: return select_run<uint32_t>(ctx, in, p, vf, out, n, partition, n_sel);
-    case 8: return select_run<uint64_t>(ctx, in, p, vf, out, n, partition, n_sel);
-    case 16: return select_run<sel_e16>(ctx, in, p, vf, out, n, partition, n_sel);
+    case 1:
+        return select_run(ctx, (const uint8_t *)in, p, vf, (uint8_t *)out, n, partition, n_sel);
+    case 2:
+        return select_run(ctx, (const uint16_t *)in, p, vf, (uint16_t *)out, n, partition,
+                             n_sel);
+    case 4:
+        return select_run(ctx, (const uint32_t *)in, p, vf, (uint32_t *)out, n, partition,
+                             n_sel);
+    case 8:
+        return select_run(ctx, (const uint64_t *)in, p, vf, (uint64_t *)out, n, partition,
+                             n_sel);
+    case 16:
+        return select_run(ctx, (const sel_e16 *)in, p, vf, (sel_e16 *)out, n, partition,
+                             n_sel);
     }
     return kedr_fail(KEDR_ERR_INVALID, "kedr_select_flagged: elem_size %zu", elem_size);
 }
 
-template <typename T> static sel_cmp<T> sel_make_cmp(kedr_cmp cmp, T a, T b)
+/* The interval [lo, hi] of keys (unsigned, in the type's order) that cmp selects, or its
+ * complement (negate); an empty set is the complement of all keys. */
+template <typename U> static sel_int<U> sel_make_int(kedr_cmp cmp, U ka, U kb, U sign)
 {
-    static const unsigned masks[] = {1, 1 | 2, 4, 4 | 2, 2, 2, 8}; /* LT LE GT GE EQ NE IN */
-    sel_cmp<T> p = {a, b, masks[cmp], cmp == KEDR_CMP_NE};
+    const U top = (U)~(U)0;
+    U lo = 0, hi = top;
+    unsigned negate = 0;
+    switch (cmp) {
+    case KEDR_CMP_LT: hi = ka - 1; negate = ka == 0; break;
+    case KEDR_CMP_LE: hi = ka; break;
+    case KEDR_CMP_GT: lo = ka + 1; negate = ka == top; break;
+    case KEDR_CMP_GE: lo = ka; break;
+    case KEDR_CMP_EQ: lo = hi = ka; break;
+    case KEDR_CMP_NE: lo = hi = ka; negate = 1; break;
+    case KEDR_CMP_IN: lo = ka; hi = kb - 1; negate = !(ka < kb); break;
+    }
+    if (negate && cmp != KEDR_CMP_NE) { /* empty */
+        lo = 0;
+        hi = top;
+    }
+    sel_int<U> p = {(U)(lo ^ sign), (U)(hi - lo), negate};
+    return p;
+}
+
+static float sel_next(float a, float to) { return nextafterf(a, to); }
+static double sel_next(double a, double to) { return nextafter(a, to); }
+
+/* The same for floats: the closed interval [lo, hi], or its complement for NE. */
+template <typename T> static sel_float<T> sel_make_float(kedr_cmp cmp, T a, T b)
+{
+    const T inf = (T)INFINITY;
+    T lo = -inf, hi = inf;
+    unsigned negate = 0;
+    int empty = isnan(a);
+    switch (cmp) {
+    case KEDR_CMP_LT: hi = sel_next(a, -inf); empty |= a == -inf; break;
+    case KEDR_CMP_LE: hi = a; break;
+    case KEDR_CMP_GT: lo = sel_next(a, inf); empty |= a == inf; break;
+    case KEDR_CMP_GE: lo = a; break;
+    case KEDR_CMP_EQ: lo = hi = a; break;
+    case KEDR_CMP_NE: lo = hi = a; negate = 1; break;
+    case KEDR_CMP_IN: lo = a; hi = sel_next(b, -inf); empty |= isnan(b) || b == -inf; break;
+    }
+    if (empty) { /* for NE: the complement of nothing */
+        lo = inf;
+        hi = -inf;
+    }
+    sel_float<T> p = {lo, hi, negate};
     return p;
 }
 
@@ -314,22 +582,28 @@ extern "C" kedr_status prim_select_if_cuda(kedr_ctx *ctx, kedr_dtype t, const vo
                                            size_t n, kedr_pred pred, int partition, size_t *n_sel)
 {
     kedr_cmp c = pred.cmp;
+    const uint32_t *i32 = (const uint32_t *)in;
+    const uint64_t *i64 = (const uint64_t *)in;
     switch (t) {
     case KEDR_U32:
-        return select_run<uint32_t>(ctx, in, sel_make_cmp(c, pred.a.u32, pred.b.u32), 0, out, n,
-                                    partition, n_sel);
+        return select_run(ctx, i32, sel_make_int<uint32_t>(c, pred.a.u32, pred.b.u32, 0), 0,
+                             (uint32_t *)out, n, partition, n_sel);
+    case KEDR_I32: { /* keys in unsigned order: the sign bit flipped */
+        const uint32_t sign = 0x80000000u;
+        return select_run(ctx, i32,
+                             sel_make_int<uint32_t>(c, (uint32_t)pred.a.i32 ^ sign,
+                                                    (uint32_t)pred.b.i32 ^ sign, sign),
+                             0, (uint32_t *)out, n, partition, n_sel);
+    }
     case KEDR_U64:
-        return select_run<uint64_t>(ctx, in, sel_make_cmp(c, pred.a.u64, pred.b.u64), 0, out, n,
-                                    partition, n_sel);
-    case KEDR_I32:
-        return select_run<int32_t>(ctx, in, sel_make_cmp(c, pred.a.i32, pred.b.i32), 0, out, n,
-                                   partition, n_sel);
+        return select_run(ctx, i64, sel_make_int<uint64_t>(c, pred.a.u64, pred.b.u64, 0), 0,
+                             (uint64_t *)out, n, partition, n_sel);
     case KEDR_F32:
-        return select_run<float>(ctx, in, sel_make_cmp(c, pred.a.f32, pred.b.f32), 0, out, n,
-                                 partition, n_sel);
+        return select_run(ctx, (const float *)in, sel_make_float(c, pred.a.f32, pred.b.f32), 0,
+                             (float *)out, n, partition, n_sel);
     case KEDR_F64:
-        return select_run<double>(ctx, in, sel_make_cmp(c, pred.a.f64, pred.b.f64), 0, out, n,
-                                  partition, n_sel);
+        return select_run(ctx, (const double *)in, sel_make_float(c, pred.a.f64, pred.b.f64),
+                             0, (double *)out, n, partition, n_sel);
     }
     return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_select_if: element type %d", (int)t);
 }
