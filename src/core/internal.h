@@ -55,6 +55,14 @@ kedr_status kedr_check_dtype(kedr_dtype t, unsigned allowed_mask, const char *fn
      KEDR_TYPE_BIT(KEDR_F32) | KEDR_TYPE_BIT(KEDR_F64))
 #define KEDR_TYPES_INT (KEDR_TYPE_BIT(KEDR_U32) | KEDR_TYPE_BIT(KEDR_U64) | KEDR_TYPE_BIT(KEDR_I32))
 
+/* kedr_plot_map's figure (without title and colour-bar label) drawn by the same renderer into
+ * rgb, KEDR_PLOT_WIDTH x KEDR_PLOT_HEIGHT pixels of 3 bytes, rows from the top: for the tests,
+ * which read back its colours. */
+#define KEDR_PLOT_WIDTH 1200
+#define KEDR_PLOT_HEIGHT 720
+kedr_status kedr_plot_map_rgb(unsigned char *rgb, int nx, int ny, const double lo[2],
+                              const double hi[2], const double *values, int log_scale);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,9 @@
 /* PNG plots: with PLplot, maps and series are PNG files of a plausible size, written atomically
- * (no FILE.tmp left); without it every call says plots are unavailable. Bad arguments are refused
- * either way. Host only. */
+ * (no FILE.tmp left), and a map drawn into memory by the same renderer has its colour map spread
+ * over the data (the smallest value blue, the largest red, cells without data grey); without
+ * PLplot every call says plots are unavailable. Bad arguments are refused either way. Host
+ * only. */
+#include "core/internal.h"
 #include "test_util.h"
 
 #include <unistd.h>
@@ -92,6 +95,54 @@ static void test_available(void)
     free(v);
 }
 
+/* Pixels within 8 of (r, g, b) in each channel. */
+static long count_colour(const unsigned char *rgb, int r, int g, int b)
+{
+    long n = 0;
+    for (long k = 0; k < (long)KEDR_PLOT_WIDTH * KEDR_PLOT_HEIGHT; k++)
+        n += abs(rgb[3 * k] - r) <= 8 && abs(rgb[3 * k + 1] - g) <= 8 &&
+             abs(rgb[3 * k + 2] - b) <= 8;
+    return n;
+}
+
+/* Eight columns of cells valued 0 to 7 (one cell without data): the column of 0 is drawn in the
+ * colour map's first colour (blue), the column of 7 in its last (red), each over a large area;
+ * the colour bar alone shows either in a sliver. A map whose cells without data stretched the
+ * colour range drew no cell blue. */
+static void test_map_colours(void)
+{
+    double lo[2] = {0, 0}, hi[2] = {2, 1}, v[8 * 4];
+    for (int j = 0; j < 4; j++)
+        for (int i = 0; i < 8; i++)
+            v[i + 8 * j] = i;
+    v[3 + 8 * 2] = NAN;
+    unsigned char *rgb = malloc((size_t)KEDR_PLOT_WIDTH * KEDR_PLOT_HEIGHT * 3);
+    TU_OK(kedr_plot_map_rgb(rgb, 8, 4, lo, hi, v, 0));
+    long total = (long)KEDR_PLOT_WIDTH * KEDR_PLOT_HEIGHT;
+    long blue = count_colour(rgb, 0, 0, 255), red = count_colour(rgb, 255, 0, 0);
+    long grey = count_colour(rgb, 170, 170, 170);
+    printf("  map colours: %.2f%% blue, %.2f%% red, %.2f%% grey pixels\n", 100.0 * blue / total,
+           100.0 * red / total, 100.0 * grey / total);
+    TU_CHECK(blue > total / 100 && red > total / 100, "cells of the smallest and largest value "
+             "drawn over %ld (blue) and %ld (red) of %ld pixels", blue, red, total);
+    TU_CHECK(grey > total / 1000 && grey < total / 50, "the cell without data: %ld grey pixels",
+             grey);
+    /* 40 columns valued 0 to 39 and one cell of 10^6: the colours span the percentiles, so the
+     * high columns are still red (the data's full range would leave every column but the
+     * outlier's blue). */
+    double *w = malloc(sizeof(double) * 40 * 20);
+    for (int j = 0; j < 20; j++)
+        for (int i = 0; i < 40; i++)
+            w[i + 40 * j] = i;
+    w[5 + 40 * 7] = 1e6;
+    TU_OK(kedr_plot_map_rgb(rgb, 40, 20, lo, hi, w, 0));
+    red = count_colour(rgb, 255, 0, 0);
+    printf("  map with an outlier: %.2f%% red pixels\n", 100.0 * red / total);
+    TU_CHECK(red > total / 200, "an outlying cell flattened the colours: %ld red pixels", red);
+    free(w);
+    free(rgb);
+}
+
 static void test_unavailable(void)
 {
     double lo[2] = {0, 0}, hi[2] = {1, 1}, v[1] = {1}, x[1] = {0};
@@ -136,6 +187,7 @@ int main(void)
     if (kedr_plot_available() == KEDR_OK) {
         printf("PLplot present: drawing\n");
         test_available();
+        test_map_colours();
     } else {
         TU_CHECK(strstr(kedr_last_error(), "PLplot") != NULL, "%s", kedr_last_error());
         test_unavailable();
