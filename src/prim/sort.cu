@@ -3,10 +3,11 @@
  * The radix sort is a stable LSD sort with 8-bit digits after Onesweep (Adinets & Merrill 2022).
  * One kernel counts the digits of every pass in a single read of the keys; then each pass is one
  * kernel. A block takes the next tile (ids from an atomic counter, so every tile it waits on is
- * already running), ranks its keys per digit with warp ballots (a warp-level multisplit), learns
- * the tile's global offset for each digit by decoupled look-back over the tiles before it
- * (Merrill & Garland 2016), reorders the tile by digit in shared memory and writes each digit's
- * keys as one contiguous run, so the scatter is mostly coalesced.
+ * already running), counts the tile's digits and publishes the counts at once, ranks its keys per
+ * digit within each warp (a warp-level multisplit), learns the tile's global offset for each digit
+ * by decoupled look-back over the tiles before it (Merrill & Garland 2016), reorders the tile by
+ * digit in shared memory and writes each digit's keys as one contiguous run, so the scatter is
+ * mostly coalesced.
  *
  * The counting sort sorts the pairs (key, index) by the bits that the keys below nkeys need, the
  * indices made on the fly by the first pass; its last pass leaves the other keys out. The starts
@@ -25,10 +26,23 @@
 #define SCAN_ITEMS 16
 #define FULL_MASK 0xFFFFFFFFu
 
-/* Look-back status words: 2 flag bits over a 62-bit count; 0 means not yet published. */
-#define ST_AGGREGATE (1ull << 62) /* the tile's own count of the digit */
-#define ST_PREFIX (2ull << 62)    /* the count over this tile and every tile before it */
-#define ST_VALUE ((1ull << 62) - 1)
+/* Look-back status words: 2 flag bits over a count; 0 means not yet published. The words are
+ * 32 bits while every count fits in their 30 bits (n < 2^30), half the memory to clear and
+ * write each pass; 64 bits above. */
+#define ST_AGGREGATE 1u /* the tile's own count of the digit */
+#define ST_PREFIX 2u    /* the count over this tile and every tile before it */
+#define STATUS32_MAX_N ((size_t)1 << 30)
+
+template <typename S>
+__device__ __forceinline__ S status_word(unsigned flag, unsigned long long value)
+{
+    return ((S)flag << (sizeof(S) * 8 - 2)) | (S)value;
+}
+
+static size_t status_word_bytes(size_t n)
+{
+    return n < STATUS32_MAX_N ? 4 : 8;
+}
 
 /* How a key becomes its order-preserving bits (seed 002, "flipFloat"). */
 enum { KM_NONE, KM_SIGN, KM_FLOAT, KM_CLAMP };
@@ -54,20 +68,44 @@ __device__ __forceinline__ unsigned digit_of(K k, K clamp, int shift, unsigned m
     return (unsigned)(ordered_bits<K, KM>(k, clamp) >> shift) & mask;
 }
 
-/* Items per thread of a sort tile: 16 when keys and values are 4 bytes; 10 for 8-byte keys alone
- * (a 30 KB exchange buffer, the most that leaves the block's static shared memory under 48 KB:
- * 22.4 against 23.9 ms for 2^28 u64 keys with 8 on an H100); else 8 (24 KB). */
+/* Items per thread of a sort tile, and blocks per SM. 4-byte keys alone: 16 items, 3 blocks;
+ * 4-byte keys and values: 20 items, 2 blocks; 8-byte keys alone: 15 items, 2 blocks (a 45 KB
+ * exchange buffer, near the 48 KB of static shared memory); else 8 items, 2 blocks. For 2^28
+ * items on an H100: u32 keys 6.58 ms with 16 items and 3 blocks against 6.82 with 20 and 2;
+ * u32 pairs 10.06 against 10.22 with 16; u64 keys 17.80 against 18.78 with 10 and 3 blocks. */
 template <typename K, typename V, int VM>
 __host__ __device__ constexpr int sort_items()
 {
-    return sizeof(K) == 4 && (VM == VM_NONE || sizeof(V) == 4) ? 16
-           : sizeof(K) == 8 && VM == VM_NONE                  ? 10
+    return sizeof(K) == 4 && VM == VM_NONE                    ? 16
+           : sizeof(K) == 4 && sizeof(V) == 4                 ? 20
+           : sizeof(K) == 8 && VM == VM_NONE                  ? 15
                                                                : 8;
 }
 
+template <typename K, typename V, int VM>
+__host__ __device__ constexpr int sort_min_blocks()
+{
+    return sizeof(K) == 4 && VM == VM_NONE ? 3 : 2;
+}
+
+/* One key into a block's digit counters, h[pass][digit]: its ordered bits from begin_bit up to
+ * end_bit (low), a byte per pass; the last pass leaves out a dropped key (counting sort). */
+template <typename K, int KM>
+__device__ __forceinline__ void count_digits(unsigned *h, K k, K clamp, int begin_bit, K low,
+                                             int npass, int drop)
+{
+    const K f = ordered_bits<K, KM>(k, clamp) >> begin_bit & low;
+    const int counted = KM == KM_CLAMP && drop && k >= clamp ? npass - 1 : npass;
+#pragma unroll
+    for (int p = 0; p < (int)sizeof(K); p++)
+        if (p < counted)
+            atomicAdd(&h[p * RADIX + (unsigned)(f >> 8 * p & 0xFF)], 1u);
+}
+
 /* Every pass's digit counts in one read of the keys: shared-memory counters per block, added to
- * hist[pass][digit] at the end. drop: the last pass does not count keys >= clamp, which it
- * leaves out (counting sort). */
+ * hist[pass][digit] at the end. Four loads in flight per thread: with one, the kernel waited on
+ * memory (221 against 125 us for 2^26 u32 keys on an H100). drop: the last pass does not count
+ * keys >= clamp, which it leaves out (counting sort). */
 template <typename K, int KM>
 __global__ void __launch_bounds__(HIST_BLOCK)
     prim_sort_histogram(const K *keys, size_t n, K clamp, int begin_bit, int end_bit, int npass,
@@ -77,21 +115,25 @@ __global__ void __launch_bounds__(HIST_BLOCK)
     for (int i = threadIdx.x; i < npass * RADIX; i += HIST_BLOCK)
         h[i] = 0;
     __syncthreads();
-    size_t stride = (size_t)gridDim.x * HIST_BLOCK;
-    for (size_t i = (size_t)blockIdx.x * HIST_BLOCK + threadIdx.x; i < n; i += stride) {
-        K k = keys[i];
-        K f = ordered_bits<K, KM>(k, clamp);
-        int counted = drop && k >= clamp ? npass - 1 : npass;
-        for (int p = 0; p < counted; p++) {
-            int shift = begin_bit + 8 * p;
-            int bits = min(8, end_bit - shift);
-            atomicAdd(&h[p * RADIX + ((unsigned)(f >> shift) & ((1u << bits) - 1))], 1u);
-        }
+    const int width = end_bit - begin_bit;
+    const K low = width >= (int)sizeof(K) * 8 ? ~(K)0 : ((K)1 << width) - 1;
+    const size_t stride = (size_t)gridDim.x * HIST_BLOCK;
+    size_t i = (size_t)blockIdx.x * HIST_BLOCK + threadIdx.x;
+    for (; i + 3 * stride < n; i += 4 * stride) {
+        K k[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            k[u] = keys[i + u * stride];
+#pragma unroll
+        for (int u = 0; u < 4; u++)
+            count_digits<K, KM>(h, k[u], clamp, begin_bit, low, npass, drop);
     }
+    for (; i < n; i += stride)
+        count_digits<K, KM>(h, keys[i], clamp, begin_bit, low, npass, drop);
     __syncthreads();
-    for (int i = threadIdx.x; i < npass * RADIX; i += HIST_BLOCK)
-        if (h[i])
-            atomicAdd(&hist[i], (unsigned long long)h[i]);
+    for (int j = threadIdx.x; j < npass * RADIX; j += HIST_BLOCK)
+        if (h[j])
+            atomicAdd(&hist[j], (unsigned long long)h[j]);
 }
 
 /* One block of RADIX threads per pass: digit counts -> exclusive offsets, in place. The last
@@ -127,106 +169,97 @@ struct pass_args {
     int shift; /* the digit is bits [shift, shift + popc(mask)) */
     unsigned mask;
     const unsigned long long *digit_off; /* where each digit starts in the output */
-    unsigned long long *status;          /* look-back words, RADIX per tile, zeroed */
+    void *status;                        /* look-back words, RADIX per tile, zeroed */
     unsigned *tile_counter;              /* zeroed */
 };
 
-/* Keys only: 3 blocks of 384 threads per SM (56 registers). With values: 2 blocks, so that the
- * values can be loaded with the keys, before the ranking, without spills (faster than 3 blocks
- * that load the values late). */
-template <typename K, int KM, typename V, int VM, int IPT>
-__global__ void __launch_bounds__(SORT_BLOCK, VM == VM_NONE ? 3 : 2)
-    prim_onesweep(pass_args<K, V> a)
+/* Shared memory of a pass: the ranking's match words and per-warp digit offsets, then the
+ * tile reordered by digit (keys, then values) in the same bytes. Column RADIX takes the items
+ * that have no place (past n, or dropped), so that every item ranks without a branch. */
+template <int XBYTES>
+union pass_shared {
+    unsigned char exchange[XBYTES];
+    struct {
+        unsigned match[SORT_WARPS][RADIX + 1];
+        unsigned offset[SORT_WARPS][RADIX + 1];
+    } rank;
+};
+
+/* One tile per block. The tile's digit counts come first (a shared atomic per key) and are
+ * published at once, so that later tiles find them while this one ranks; its own look-back
+ * waits until its keys are ranked and in shared memory, by when the tiles before it have mostly
+ * published their prefixes (as CUB's "early counts"). S: the look-back word, unsigned or
+ * unsigned long long; global offsets are taken modulo its width. */
+template <typename K, int KM, typename V, int VM, int IPT, int MINB, typename S>
+__global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V> a)
 {
     constexpr int TILE = SORT_BLOCK * IPT;
     constexpr int XBYTES = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
-    __shared__ __align__(16) unsigned char exchange[TILE * XBYTES];
-    __shared__ unsigned warp_hist[SORT_WARPS][RADIX];
-    __shared__ long long global_off[RADIX];
+    __shared__ __align__(16) pass_shared<TILE * XBYTES> sm;
+    /* Where slot j of digit d goes: global_off[d] + j, modulo 2^(8 sizeof(S)). */
+    __shared__ S global_off[RADIX];
     __shared__ unsigned scan_tmp[RADIX / 32];
     __shared__ unsigned tile_s, ranked_s;
 
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     if (tid == 0)
         tile_s = atomicAdd(a.tile_counter, 1u);
-    static_assert(TILE * XBYTES >= SORT_WARPS * RADIX * 4, "the match words fit in exchange");
-    for (int i = tid; i < SORT_WARPS * RADIX; i += SORT_BLOCK) {
-        (&warp_hist[0][0])[i] = 0;
-        ((unsigned *)exchange)[i] = 0;
-    }
+    for (int i = tid; i < 2 * SORT_WARPS * (RADIX + 1) / 4; i += SORT_BLOCK)
+        ((uint4 *)&sm.rank)[i] = make_uint4(0, 0, 0, 0);
     __syncthreads();
     const size_t tile = tile_s;
     const size_t tile_base = tile * TILE;
     /* Each warp owns 32 * IPT consecutive items, striped: item i of a lane is 32 i + lane, so
      * ranking round by round follows the input order, which makes the sort stable. */
     const size_t warp_base = tile_base + (size_t)warp * 32 * IPT;
+    const unsigned in_warp =
+        warp_base >= a.n ? 0u : (unsigned)min(a.n - warp_base, (size_t)32 * IPT);
     const unsigned lanes_below = (1u << lane) - 1;
 
     K key[IPT];
-    unsigned pos[IPT];
-    const bool full = tile_base + TILE <= a.n;
-    if (full) {
+    if (tile_base + TILE <= a.n) {
 #pragma unroll
         for (int i = 0; i < IPT; i++)
             key[i] = a.keys_in[warp_base + 32 * i + lane];
     } else {
 #pragma unroll
-        for (int i = 0; i < IPT; i++) {
-            size_t idx = warp_base + 32 * i + lane;
-            key[i] = idx < a.n ? a.keys_in[idx] : (K)0;
-        }
+        for (int i = 0; i < IPT; i++)
+            key[i] = 32 * i + lane < in_warp ? a.keys_in[warp_base + 32 * i + lane] : (K)0;
     }
     V val[VM == VM_LOAD ? IPT : 1];
     if (VM == VM_LOAD) {
 #pragma unroll
-        for (int i = 0; i < IPT; i++) {
-            size_t idx = warp_base + 32 * i + lane;
-            val[VM == VM_LOAD ? i : 0] = idx < a.n ? a.vals_in[idx] : (V)0;
-        }
+        for (int i = 0; i < IPT; i++)
+            val[VM == VM_LOAD ? i : 0] =
+                32 * i + lane < in_warp ? a.vals_in[warp_base + 32 * i + lane] : (V)0;
     }
+    /* Bit i: item i takes a place (in range, and not dropped by the counting sort). */
+    unsigned kept = 0;
+#pragma unroll
+    for (int i = 0; i < IPT; i++)
+        if (32 * i + lane < in_warp && !(KM == KM_CLAMP && a.drop && key[i] >= a.clamp))
+            kept |= 1u << i;
 
-    /* Rank within the warp: each lane ORs its bit into its warp's match word of its digit (the
-     * exchange buffer, free until the ranking ends), so that the word read back names its peers,
-     * the lanes with the same digit (as CUB's "match atomic or" ranking; two shared accesses
-     * instead of a ballot per digit bit). The highest peer adds their number to the warp's
-     * counter of the digit, clears the word, and hands the old count to the others, each adding
-     * its peers in lower lanes; rounds follow the input order, which makes the ranks stable.
-     * Dropped items (counting sort, last pass) take no rank at all. */
-    unsigned *match = (unsigned *)exchange + warp * RADIX;
+    /* The warps' digit counts; the digits stay in registers for the ranking. */
+    unsigned *offset = sm.rank.offset[warp];
+    unsigned digit[IPT];
 #pragma unroll
     for (int i = 0; i < IPT; i++) {
-        bool ok = warp_base + 32 * i + lane < a.n && !(a.drop && key[i] >= a.clamp);
-        unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
-        if (ok)
-            atomicOr(&match[d], 1u << lane);
-        __syncwarp();
-        unsigned peers = ok ? match[d] : 0u;
-        int leader = 31 - __clz(peers);
-        unsigned before = 0;
-        if (ok && lane == leader) {
-            before = warp_hist[warp][d];
-            warp_hist[warp][d] = before + (unsigned)__popc(peers);
-        }
-        __syncwarp(); /* every peer has read the match word */
-        if (ok && lane == leader)
-            match[d] = 0;
-        __syncwarp(); /* cleared before the next round's ORs */
-        before = __shfl_sync(FULL_MASK, before, leader & 31);
-        pos[i] = ok ? before + __popc(peers & lanes_below) : ~0u;
+        digit[i] = kept >> i & 1 ? digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask) : RADIX;
+        atomicAdd(&offset[digit[i]], 1u);
     }
     __syncthreads();
 
-    /* One thread per digit: the warps' counts become exclusive offsets across warps; the tile's
-     * count is published at once so that later tiles can go on looking back. */
-    volatile unsigned long long *my_status = a.status + tile * RADIX;
-    unsigned count = 0, incl = 0;
+    /* One thread per digit: the tile's count, published at once, and where the digit starts in
+     * the tile (a scan over digits); each warp's counter then starts at its first slot. */
+    S *status = (S *)a.status;
+    volatile S *my_status = status + tile * RADIX;
+    unsigned count = 0, start = 0, incl = 0;
     if (tid < RADIX) {
-        for (int w = 0; w < SORT_WARPS; w++) {
-            unsigned c = warp_hist[w][tid];
-            warp_hist[w][tid] = count;
-            count += c;
-        }
-        my_status[tid] = (tile == 0 ? ST_PREFIX : ST_AGGREGATE) | count;
+#pragma unroll
+        for (int w = 0; w < SORT_WARPS; w++)
+            count += sm.rank.offset[w][tid];
+        my_status[tid] = status_word<S>(tile == 0 ? ST_PREFIX : ST_AGGREGATE, count);
         incl = count;
         for (int o = 1; o < 32; o <<= 1) {
             unsigned y = __shfl_up_sync(FULL_MASK, incl, o);
@@ -238,83 +271,139 @@ __global__ void __launch_bounds__(SORT_BLOCK, VM == VM_NONE ? 3 : 2)
     }
     __syncthreads();
     if (tid < RADIX) {
-        unsigned start = incl - count;
+        start = incl - count;
         for (int w = 0; w < warp; w++)
             start += scan_tmp[w];
-        /* the slot of a warp's first item of the digit within the tile */
-        for (int w = 0; w < SORT_WARPS; w++)
-            warp_hist[w][tid] += start;
-        if (tid == RADIX - 1)
-            ranked_s = start + count; /* the tile's items less the dropped ones */
-        unsigned long long excl = 0;
-        if (tile > 0) {
-            const volatile unsigned long long *st = a.status;
-            /* Tile 0 publishes its prefix first thing, so the walk ends by tile 0 at the latest. */
-            for (size_t t = tile - 1;; t--) {
-                unsigned long long w;
-                do
-                    w = st[t * RADIX + tid];
-                while ((w >> 62) == 0);
-                excl += w & ST_VALUE;
-                if ((w >> 62) == 2)
-                    break;
-            }
-            my_status[tid] = ST_PREFIX | (excl + count);
+        unsigned run = start;
+#pragma unroll
+        for (int w = 0; w < SORT_WARPS; w++) {
+            unsigned c = sm.rank.offset[w][tid];
+            sm.rank.offset[w][tid] = run;
+            run += c;
         }
-        global_off[tid] = (long long)(a.digit_off[tid] + excl) - (long long)start;
+        if (tid == RADIX - 1)
+            ranked_s = run; /* the tile's items less the dropped ones */
     }
     __syncthreads();
 
-    /* Reorder the tile by digit in shared memory, then write it out: consecutive threads write
-     * consecutive slots of one digit's run. */
-    K *xk = (K *)exchange;
-    const unsigned ranked = ranked_s;
+    /* Rank within the warp: each lane ORs its bit into its warp's match word of its digit, so
+     * that the word read back names its peers, the lanes with the same digit (as CUB's "match
+     * atomic or" ranking). The highest peer takes their number of slots from the warp's counter
+     * of the digit, clears the word, and hands the first slot to the others, each adding its
+     * peers in lower lanes; rounds follow the input order, which makes the ranks stable. The
+     * slots are places in the tile; items without a place rank in column RADIX, unused. */
+    unsigned *match = sm.rank.match[warp];
+    unsigned pos[IPT];
+#pragma unroll
+    for (int i = 0; i < IPT; i++) {
+        const unsigned d = digit[i];
+        atomicOr(&match[d], 1u << lane);
+        __syncwarp();
+        const unsigned peers = match[d];
+        const int leader = 31 - __clz(peers);
+        unsigned first = 0;
+        if (lane == leader)
+            first = atomicAdd(&offset[d], (unsigned)__popc(peers));
+        __syncwarp(); /* every peer has read the match word */
+        if (lane == leader)
+            match[d] = 0;
+        __syncwarp(); /* cleared before the next round's ORs */
+        first = __shfl_sync(FULL_MASK, first, leader);
+        pos[i] = first + __popc(peers & lanes_below);
+    }
+    __syncthreads();
+
+    /* Reorder the tile by digit in shared memory; meanwhile one thread per digit learns the
+     * tile's global offset for it by decoupled look-back over the tiles before it. */
+    K *xk = (K *)sm.exchange;
 #pragma unroll
     for (int i = 0; i < IPT; i++)
-        if (pos[i] != ~0u) {
-            unsigned d = digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask);
-            pos[i] += warp_hist[warp][d];
+        if (kept >> i & 1)
             xk[pos[i]] = key[i];
+    if (tid < RADIX) {
+        const unsigned long long base = a.digit_off[tid];
+        unsigned long long excl = 0;
+        if (tile > 0) {
+            constexpr int SHIFT = sizeof(S) * 8 - 2;
+            const volatile S *st = status;
+            /* Tile 0 publishes its prefix first thing, so the walk ends by tile 0 at the latest. */
+            for (size_t t = tile - 1;; t--) {
+                S w;
+                do
+                    w = st[t * RADIX + tid];
+                while ((w >> SHIFT) == 0);
+                excl += w & (((S)1 << SHIFT) - 1);
+                if ((w >> SHIFT) == ST_PREFIX)
+                    break;
+            }
+            my_status[tid] = status_word<S>(ST_PREFIX, excl + count);
         }
+        global_off[tid] = (S)(base + excl - start);
+    }
     __syncthreads();
-    unsigned dig[IPT]; /* the digit of each slot */
+
+    /* Write the tile out: consecutive threads write consecutive slots of one digit's run. A
+     * full tile (all but the last) takes a loop without bounds checks. */
+    const unsigned ranked = ranked_s;
+    S dst[IPT]; /* where slot r * SORT_BLOCK + tid goes */
+    if (ranked == TILE) {
 #pragma unroll
-    for (int r = 0; r < IPT; r++) {
-        unsigned j = r * SORT_BLOCK + tid;
-        dig[r] = 0;
-        if (j < ranked) {
-            K k = xk[j];
-            dig[r] = digit_of<K, KM>(k, a.clamp, a.shift, a.mask);
+        for (int r = 0; r < IPT; r++) {
+            const unsigned j = r * SORT_BLOCK + tid;
+            const K k = xk[j];
+            dst[r] = global_off[digit_of<K, KM>(k, a.clamp, a.shift, a.mask)] + j;
             if (a.keys_out)
-                a.keys_out[global_off[dig[r]] + j] = k;
+                a.keys_out[dst[r]] = k;
+        }
+    } else {
+#pragma unroll
+        for (int r = 0; r < IPT; r++) {
+            const unsigned j = r * SORT_BLOCK + tid;
+            if (j < ranked) {
+                const K k = xk[j];
+                dst[r] = global_off[digit_of<K, KM>(k, a.clamp, a.shift, a.mask)] + j;
+                if (a.keys_out)
+                    a.keys_out[dst[r]] = k;
+            }
         }
     }
     if (VM != VM_NONE) {
-        V *xv = (V *)exchange;
+        V *xv = (V *)sm.exchange;
         __syncthreads();
 #pragma unroll
-        for (int i = 0; i < IPT; i++) {
-            size_t idx = warp_base + 32 * i + lane;
-            if (pos[i] != ~0u)
-                xv[pos[i]] = VM == VM_INDEX ? (V)idx : val[VM == VM_LOAD ? i : 0];
-        }
+        for (int i = 0; i < IPT; i++)
+            if (kept >> i & 1)
+                xv[pos[i]] = VM == VM_INDEX ? (V)(warp_base + 32 * i + lane)
+                                            : val[VM == VM_LOAD ? i : 0];
         __syncthreads();
+        if (ranked == TILE) {
 #pragma unroll
-        for (int r = 0; r < IPT; r++) {
-            unsigned j = r * SORT_BLOCK + tid;
-            if (j < ranked)
-                a.vals_out[global_off[dig[r]] + j] = xv[j];
+            for (int r = 0; r < IPT; r++)
+                a.vals_out[dst[r]] = xv[r * SORT_BLOCK + tid];
+        } else {
+#pragma unroll
+            for (int r = 0; r < IPT; r++)
+                if (r * SORT_BLOCK + tid < ranked)
+                    a.vals_out[dst[r]] = xv[r * SORT_BLOCK + tid];
         }
     }
+}
+
+template <typename K, int KM, typename V, int VM, typename S>
+static kedr_status launch_onesweep(kedr_ctx *ctx, const pass_args<K, V> &a, size_t tiles)
+{
+    prim_onesweep<K, KM, V, VM, sort_items<K, V, VM>(), sort_min_blocks<K, V, VM>(), S>
+        <<<(unsigned)tiles, SORT_BLOCK, 0, KEDR_STREAM(ctx)>>>(a);
+    KEDR_CUDA_LAUNCHED("prim_onesweep");
+    return KEDR_OK;
 }
 
 template <typename K, int KM, typename V, int VM>
 static kedr_status launch_pass(kedr_ctx *ctx, const pass_args<K, V> &a, size_t tiles)
 {
-    prim_onesweep<K, KM, V, VM, sort_items<K, V, VM>()>
-        <<<(unsigned)tiles, SORT_BLOCK, 0, KEDR_STREAM(ctx)>>>(a);
-    KEDR_CUDA_LAUNCHED("prim_onesweep");
-    return KEDR_OK;
+    if (status_word_bytes(a.n) == 4)
+        return launch_onesweep<K, KM, V, VM, unsigned>(ctx, a, tiles);
+    return launch_onesweep<K, KM, V, VM, unsigned long long>(ctx, a, tiles);
 }
 
 /* Sorts n > 0 keys by bits [begin_bit, end_bit) of their ordered form. The last pass writes
@@ -333,9 +422,11 @@ struct sort_ext {
     void *vals_alt;
 };
 
-static size_t sort_meta_bytes(size_t tiles)
+/* Digit offsets of every pass, the tile counter (padded) and the look-back words. */
+static size_t sort_meta_bytes(size_t n, size_t tiles)
 {
-    return ((size_t)MAX_PASSES * RADIX + 2 + tiles * RADIX) * sizeof(unsigned long long);
+    return ((size_t)MAX_PASSES * RADIX + 2) * sizeof(unsigned long long) +
+           tiles * RADIX * status_word_bytes(n);
 }
 
 /* Where the sorted keys of an npass sort in the caller's memory end: each pass writes the other
@@ -370,7 +461,7 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
         kb1 = ext->keys_alt;
         vb1 = ext->vals_alt;
     } else {
-        s = kedr_scratch_get(ctx, &meta, sort_meta_bytes(tiles));
+        s = kedr_scratch_get(ctx, &meta, sort_meta_bytes(n, tiles));
         if (s == KEDR_OK && npass >= 2) {
             s = kedr_scratch_get(ctx, &kb1, n * sizeof(K));
             if (s == KEDR_OK && vsize)
@@ -380,7 +471,7 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
     if (s == KEDR_OK) {
         unsigned long long *hist = (unsigned long long *)meta;
         unsigned *counter = (unsigned *)(hist + hist_words);
-        unsigned long long *status = hist + hist_words + 2;
+        void *status = hist + hist_words + 2;
         /* Pass p writes the final buffers when npass - 1 - p is even, the others when it is odd,
          * so the last pass lands in the final ones and no pass writes what it reads. In the
          * caller's memory the input keys are one of the two key buffers. */
@@ -414,8 +505,11 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
                 a.digit_off = hist + (size_t)p * RADIX;
                 a.status = status;
                 a.tile_counter = counter;
-                KEDR_CUDA_TRY(cudaMemsetAsync(counter, 0, (2 + tiles * RADIX) * 8, stream));
+                KEDR_CUDA_TRY(cudaMemsetAsync(
+                    counter, 0, 2 * sizeof *hist + tiles * RADIX * status_word_bytes(n), stream));
                 if constexpr (VM != VM_NONE) {
+                    static_assert(sort_items<K, V, VM_INDEX>() == sort_items<K, V, VM>(),
+                                  "the passes of a counting sort share their tiles");
                     if (counting && p == 0)
                         KEDR_TRY((launch_pass<K, KM, V, VM_INDEX>(ctx, a, tiles)));
                     else
@@ -737,7 +831,7 @@ static size_t counting_small_bytes(uint32_t nkeys)
 static size_t counting_meta_bytes(size_t n)
 {
     const size_t tile_items = (size_t)SORT_BLOCK * sort_items<unsigned, unsigned, VM_LOAD>();
-    return EXT_ALIGN(sort_meta_bytes((n + tile_items - 1) / tile_items));
+    return EXT_ALIGN(sort_meta_bytes(n, (n + tile_items - 1) / tile_items));
 }
 
 extern "C" size_t prim_counting_sort_scratch_cuda(size_t n, uint32_t nkeys)

@@ -227,6 +227,55 @@ static void test_sorts(kedr_ctx *ctx)
     out_shift = 0;
 }
 
+/* n >= 2^30 (cuda, with 40 GiB of device memory): the look-back words are 64 bits there. Keys
+ * i * M mod 2^32 (M odd, so all distinct) with the indices as values: each output pair must be
+ * an input pair, key from index, and the keys must rise strictly, so the output is the sorted
+ * permutation. Keys alone are checked the same way through M's inverse. */
+static void test_sort_huge(kedr_ctx *ctx)
+{
+    kedr_device_info info;
+    if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA ||
+        kedr_device_get_info(kedr_ctx_device(ctx), &info) != KEDR_OK ||
+        info.memory_bytes < ((size_t)40 << 30))
+        return;
+    const size_t n = ((size_t)1 << 30) + 5;
+    const uint32_t mul = 2654435761u;
+    uint32_t inv = mul; /* Newton: each step doubles the correct low bits */
+    for (int i = 0; i < 5; i++)
+        inv *= 2 - mul * inv;
+    uint32_t *h = tu_host_alloc(n * 4);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (uint32_t)i * mul;
+    uint32_t *d_keys = tu_upload(ctx, h, n * 4);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (uint32_t)i;
+    uint32_t *d_vals = tu_upload(ctx, h, n * 4);
+    free(h);
+    uint32_t *d_out = tu_poisoned(ctx, n * 4), *d_vout = tu_poisoned(ctx, n * 4);
+    for (int pairs = 1; pairs >= 0; pairs--) {
+        if (pairs)
+            TU_OK(kedr_sort_pairs(ctx, KEDR_U32, d_keys, d_out, d_vals, d_vout, 4, n, 0, 0));
+        else
+            TU_OK(kedr_sort_keys(ctx, KEDR_U32, d_keys, d_out, n, 0, 0));
+        uint32_t *k = tu_download(ctx, d_out, n * 4);
+        uint32_t *v = pairs ? tu_download(ctx, d_vout, n * 4) : NULL;
+        size_t bad = n;
+        for (size_t j = 0; j < n && bad == n; j++) {
+            size_t index = pairs ? v[j] : (uint32_t)(k[j] * inv);
+            if (index >= n || (uint32_t)index * mul != k[j] || (j && k[j - 1] >= k[j]))
+                bad = j;
+        }
+        TU_CHECK(bad == n, "cuda sort %s n=%zu: output %zu is wrong (key %08x)",
+                 pairs ? "pairs" : "keys", n, bad, bad < n ? k[bad] : 0);
+        free(k);
+        free(v);
+    }
+    kedr_free(ctx, d_keys);
+    kedr_free(ctx, d_vals);
+    kedr_free(ctx, d_out);
+    kedr_free(ctx, d_vout);
+}
+
 static void test_sort_errors(kedr_ctx *ctx)
 {
     uint32_t *k = NULL, *o = NULL, *v = NULL, *vo = NULL;
@@ -413,6 +462,7 @@ int main(void)
         kedr_ctx *ctx = tu_ctx(list[b]);
         test_sort_errors(ctx);
         test_sorts(ctx);
+        test_sort_huge(ctx);
         test_counting(ctx);
         kedr_ctx_destroy(ctx);
     }
