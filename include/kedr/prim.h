@@ -127,10 +127,11 @@ kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, ui
 /* The same sort in the caller's memory, for callers that keep their own buffers (the DSMC
  * particle slots): keys may be overwritten (the cuda sort uses them as one of its two key
  * buffers), work holds 8 bytes per item (a second key and a second index buffer) and scratch at
- * least kedr_counting_sort_scratch(ctx, n, nkeys) bytes (about n / 3 + 20 KB), all in the
- * context's memory, so the call takes no memory of its own. On the cpu both may be NULL and
- * are not used (the cpu sort takes host memory as kedr_counting_sort does, and leaves keys as
- * they were); kedr_counting_sort_scratch returns 0 there. Same results as kedr_counting_sort. */
+ * least kedr_counting_sort_scratch(ctx, n, nkeys) bytes (about n / 7.5 + 20 KB; n / 3.75 from
+ * 2^30 items on), all in the context's memory, so the call takes no memory of its own. On the
+ * cpu both may be NULL and are not used (the cpu sort takes host memory as kedr_counting_sort
+ * does, and leaves keys as they were); kedr_counting_sort_scratch returns 0 there. Same results
+ * as kedr_counting_sort. */
 size_t kedr_counting_sort_scratch(const kedr_ctx *ctx, size_t n, uint32_t nkeys);
 kedr_status kedr_counting_sort_in(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t nkeys,
                                   uint32_t *perm, uint32_t *starts, uint32_t *counts,

@@ -1050,7 +1050,7 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
                          !sim ? "sim" : !now ? "now" : "fit");
     *now = sim->cap;
     /* What is free now plus what the arrays hold, at DSMC_BYTES_PER_PARTICLE and the counting
-     * sort's look-back words (a third of a byte per slot on cuda) per particle. */
+     * sort's look-back words (an eighth of a byte per slot on cuda) per particle. */
     double bytes = sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D : DSMC_BYTES_PER_PARTICLE;
     double avail = (double)sim->cap * bytes;
 #ifdef KEDR_HAVE_CUDA

@@ -60,7 +60,7 @@ static inline int dsmc_particle_fields(dsmc_particles *a, int dims, dsmc_field f
 
 /* Context memory per particle slot: 5 doubles, the rotational energy, species, the gather spares
  * (8 + 1), cell key and permutation. The counting sort works in the cell keys and the double
- * spare, plus sort_scratch (about a third of a byte per slot on cuda). The rotational energy is
+ * spare, plus sort_scratch (about an eighth of a byte per slot on cuda). The rotational energy is
  * gathered into the cell-key array, which is free once the sort is done. 3D adds the z
  * position. */
 #define DSMC_BYTES_PER_PARTICLE (5 * 8 + 4 + 1 + 8 + 1 + 4 + 4)
