@@ -256,7 +256,7 @@ static kedr_status plot_map(const char *fn, const char *path, unsigned char *rgb
             double v = values[(size_t)i + (size_t)nx * j];
             if (log_scale)
                 v = v > 0 ? log10(v) : NAN;
-            rows[i][j] = v;
+            rows[i][j] = isfinite(v) ? v : NAN;
             if (isfinite(v))
                 sorted[nfin++] = v;
         }
@@ -277,9 +277,6 @@ static kedr_status plot_map(const char *fn, const char *path, unsigned char *rgb
         z0 = 0, z1 = 1;
     else if (z1 == z0)
         z1 = z0 + (z0 != 0 ? 1e-6 * fabs(z0) : 1.0);
-    for (size_t k = 0; k < cells; k++)
-        if (!isfinite(block[k]))
-            block[k] = NAN;
     char tmp[1000];
     if (path)
         snprintf(tmp, sizeof tmp, "%s.tmp", path);

@@ -496,7 +496,7 @@ DSMC_HD void dsmc_wall_at(const dsmc_params *p, int w, double *px, double *py, d
         *ny = d > 0 ? dy / d : 0.0;
         /* the angle from +x as a fraction of the circle (axisymmetric: of its upper half, the
          * sphere's meridian) */
-        double a = atan2(*ny, *nx) * ((p->axisym ? 1.0 : 0.5) / DSMC_PI); /* in [-1/2, 1/2] */
+        double a = atan2(*ny, *nx) * ((p->axisym ? 1.0 : 0.5) / DSMC_PI); /* |a| <= 1/2, 1 */
         a = a < 0 ? a + 1.0 : a;
         uint32_t ne = p->circ_nelem[j], k = (uint32_t)(a * ne);
         *elem = p->circ_elem[j] + (k < ne ? k : ne - 1);

@@ -544,9 +544,8 @@ static kedr_status inflow(kedr_dsmc *sim)
             if (p->axisym) { /* rings on the ends, cylinders on the radial sides */
                 uint32_t local = f - sim->p.face_start[side];
                 double r0 = p->lo[1] + local * p->dy, r1 = r0 + p->dy;
-                area = side < 2 ? M_PI * (r1 * r1 - r0 * r0) : 2.0 * M_PI * p->lo[1] * p->dx;
-                if (side == KEDR_DSMC_YMAX)
-                    area = 2.0 * M_PI * p->hi[1] * p->dx;
+                double radius = side == KEDR_DSMC_YMIN ? p->lo[1] : p->hi[1];
+                area = side < 2 ? M_PI * (r1 * r1 - r0 * r0) : 2.0 * M_PI * radius * p->dx;
                 uint32_t row = side < 2 ? local : side == KEDR_DSMC_YMIN ? 0 : (uint32_t)p->ny - 1;
                 w *= dsmc_weight_factor(p, row * (uint32_t)p->nx);
             }

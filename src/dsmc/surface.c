@@ -188,10 +188,8 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
         double fzb = time > 0 ? fz[b] * w / time : NAN;
         s->drag[b] = fxb * d[0] + fyb * d[1];
         s->lift[b] = fxb * l[0] + fyb * l[1];
-        if (c->axisymmetric) { /* radial forces cancel over the revolution */
-            s->drag[b] = fxb * d[0];
+        if (c->axisymmetric) /* radial forces cancel over the revolution (the drag is along x) */
             s->lift[b] = 0;
-        }
         if (three) {
             s->drag[b] += fzb * d[2];
             s->lift[b] += fzb * l[2];
