@@ -33,7 +33,8 @@ enum {
     DSMC_P_MOVE = 5,       /* entity: particle index before the move */
     DSMC_P_COLLIDE = 6,    /* entity: cell */
     DSMC_P_FILL_ROT = 7,   /* entity: new particle in the fill batch (rotational energy) */
-    DSMC_P_INFLOW_ROT = 8  /* entity: new particle in this step's inflow batch (same) */
+    DSMC_P_INFLOW_ROT = 8, /* entity: new particle in this step's inflow batch (same) */
+    DSMC_P_PAIR = 9        /* entity: cell; low bits: candidate pair (its choice) */
 };
 #define DSMC_PURPOSE(base, k) (((uint32_t)(base) << 24) | (uint32_t)(k))
 
@@ -150,6 +151,30 @@ DSMC_HD double dsmc_u01(dsmc_rng *r)
     }
     r->left--;
     return kedr_u01_f64(r->w.v[2 * r->left], r->w.v[2 * r->left + 1]);
+}
+
+/* A fresh block of four words of the stream (the rest of the current block is skipped). */
+DSMC_HD kedr_u32x4 dsmc_draw4(dsmc_rng *r)
+{
+    r->left = 0;
+    return kedr_rng_draw(r->seed, r->entity, r->step, r->purpose++);
+}
+
+/* The high 64 bits of a * b. */
+DSMC_HD uint64_t dsmc_mulhi64(uint64_t a, uint64_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __umul64hi(a, b);
+#else
+    return (uint64_t)(((unsigned __int128)a * b) >> 64);
+#endif
+}
+
+/* x^y for x > 0 as exp(y log x): a few ulps from pow (where a probability or a power-law cross
+ * section needs no more) at less than half its cost on the cpu. */
+DSMC_HD double dsmc_pow(double x, double y)
+{
+    return exp(y * log(x));
 }
 
 DSMC_HD void dsmc_sincos_2pi(double u, double *s, double *c)
@@ -382,11 +407,11 @@ DSMC_HD float dsmc_erot_new(const dsmc_params *p, int fill, uint32_t g, uint64_t
 DSMC_HD double dsmc_lb_fraction(int zeta, double b, dsmc_rng *r)
 {
     if (zeta == 2)
-        return 1.0 - pow(dsmc_u01(r), 1.0 / b);
+        return 1.0 - dsmc_pow(dsmc_u01(r), 1.0 / b);
     double am = 0.5 * zeta - 1.0, bm = b - 1.0, xm = am / (am + bm);
     for (;;) {
         double x = dsmc_u01(r);
-        if (dsmc_u01(r) < pow(x / xm, am) * pow((1.0 - x) / (1.0 - xm), bm))
+        if (dsmc_u01(r) < dsmc_pow(x / xm, am) * dsmc_pow((1.0 - x) / (1.0 - xm), bm))
             return x;
     }
 }
@@ -1218,13 +1243,14 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
  * Momentum and total energy are conserved. Returns 1 and adds the pair's separation to *sep when
  * it collided. */
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, double *sgmax,
-                          dsmc_rng *r, const double *x, const double *y, const double *z,
+                          kedr_u32x4 w, dsmc_rng *r, const double *x, const double *y, const double *z,
                           double *vx, double *vy, double *vz, float *erot, const uint8_t *sp,
                           uint32_t *last, double *sep)
 {
-    uint32_t i = (uint32_t)(dsmc_u01(r) * n), j = (uint32_t)(dsmc_u01(r) * (n - 1));
-    i = i < n ? i : n - 1;
-    j = j < n - 1 ? j : n - 2;
+    /* w, the candidate's own draw: the ordered pair (i, j != i) as one of n (n - 1) from 64
+     * bits (bias below n^2 / 2^64), and the acceptance uniform from the other two words */
+    uint64_t k = dsmc_mulhi64(((uint64_t)w.v[0] << 32) | w.v[1], (uint64_t)n * (n - 1));
+    uint32_t i = (uint32_t)(k / (n - 1)), j = (uint32_t)(k % (n - 1));
     j += j >= i;
     i += start;
     j += start;
@@ -1255,12 +1281,13 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     }
     double gx = vx[i] - vx[j], gy = vy[i] - vy[j], gz = vz[i] - vz[j];
     double g2 = gx * gx + gy * gy + gz * gz;
-    double u = dsmc_u01(r);
+    double u = kedr_u01_f64(w.v[2], w.v[3]);
     if (g2 <= 0)
         return 0;
     double g = sqrt(g2);
     int pair = sp[i] * DSMC_MAXS + sp[j];
-    double sg = p->sigma_a[pair] * pow(g, p->sigma_e[pair]) * g;
+    double se = p->sigma_e[pair];
+    double sg = p->sigma_a[pair] * (se == 0 ? 1.0 : dsmc_pow(g, se)) * g;
     if (sg > *sgmax)
         *sgmax = sg;
     if (u * *sgmax >= sg)
@@ -1278,8 +1305,8 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
         scale = sqrt(2.0 * et / mr) / g;
     }
     double ia = p->inv_alpha[pair], hx, hy, hz, s, c2;
-    double cosx = ia == 1.0 ? 2.0 * dsmc_u01(r) - 1.0 : 2.0 * pow(dsmc_u01(r), ia) - 1.0;
-    double sinx = sqrt(fmax(0.0, 1.0 - cosx * cosx));
+    double cosx = ia == 1.0 ? 2.0 * dsmc_u01(r) - 1.0 : 2.0 * dsmc_pow(dsmc_u01(r), ia) - 1.0;
+    double sin2 = 1.0 - cosx * cosx, sinx = sin2 > 0 ? sqrt(sin2) : 0.0;
     dsmc_sincos_2pi(dsmc_u01(r), &s, &c2);
     double gp = sqrt(gy * gy + gz * gz);
     if (ia == 1.0 || gp < 1e-12 * g) { /* isotropic, or g along x: any azimuth frame will do */
@@ -1321,6 +1348,19 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double weight, double volume, 
                             uint32_t n, const double *vx, const double *vy, const double *vz,
                             const uint8_t *sp)
 {
+    double density = (double)n * weight / volume;
+    if (p->nspecies == 1) { /* a simple gas: no masses to weigh by */
+        double sx = 0, sy = 0, sz = 0, s2 = 0;
+        for (uint32_t i = start; i < start + n; i++) {
+            sx += vx[i];
+            sy += vy[i];
+            sz += vz[i];
+            s2 += vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i];
+        }
+        double t = p->mass[0] * (s2 - (sx * sx + sy * sy + sz * sz) / n) /
+                   (3.0 * KEDR_BOLTZMANN * n);
+        return t > 0 ? density * p->lam_a[0] * dsmc_pow(t, p->lam_e[0]) : 0;
+    }
     double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
     uint32_t count[DSMC_MAXS] = {0};
     for (uint32_t i = start; i < start + n; i++) {
@@ -1335,10 +1375,10 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double weight, double volume, 
     double t = (sm2 - (smx * smx + smy * smy + smz * smz) / sm) / (3.0 * KEDR_BOLTZMANN * n);
     if (!(t > 0))
         return 0;
-    double density = (double)n * weight / volume, s = 0;
+    double s = 0;
     for (int k = 0; k < p->nspecies; k++)
         if (count[k])
-            s += (double)count[k] / n * p->lam_a[k] * pow(t, p->lam_e[k]);
+            s += (double)count[k] / n * p->lam_a[k] * dsmc_pow(t, p->lam_e[k]);
     return density * s;
 }
 
@@ -1382,20 +1422,31 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     double pairs_rate = 0.5 * (double)n * (double)(n - 1) * weight / volume;
     const uint32_t cap = 4000000000u; /* only absurd cases reach the cap */
     uint32_t m = 0, ncoll = 0;
+    /* The candidates' choices come from a stream of their own, one draw each, and the draw of
+     * the next candidate is made before this one is tried: it depends on nothing the pair
+     * does, so a cpu overlaps the two chains of dependent arithmetic. */
+    dsmc_rng pick = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_PAIR);
     if (p->scheme == KEDR_DSMC_MFS) {
         double clock = -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
+        kedr_u32x4 w = dsmc_draw4(&pick);
         while (clock < p->dt && m < cap) {
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, last,
-                                   &sep);
+            kedr_u32x4 next = dsmc_draw4(&pick);
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, w, &r, x, y, z, vx, vy, vz, erot, sp,
+                                   last, &sep);
+            w = next;
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         }
     } else {
         double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(&r));
         m = mf < (double)cap ? (uint32_t)mf : cap;
-        for (uint32_t c = 0; c < m; c++)
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, &r, x, y, z, vx, vy, vz, erot, sp, last,
-                                   &sep);
+        kedr_u32x4 w = dsmc_draw4(&pick);
+        for (uint32_t c = 0; c < m; c++) {
+            kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
+            ncoll += dsmc_try_pair(p, start, n, &sgmax, w, &r, x, y, z, vx, vy, vz, erot, sp,
+                                   last, &sep);
+            w = next;
+        }
     }
     sgmax_cell[cell] = dsmc_float_up(sgmax);
     *cand = m;

@@ -126,21 +126,24 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
         dsmc_params local = *p;
         if (p->surf)
             local.surf = partial + nsum * (size_t)omp_get_thread_num();
-        const double t = p->dt;
+        const double t = p->dt, xlo = p->lo[0], xhi = p->hi[0], ylo = p->lo[1];
+        const double yhi = p->hi[1], zlo = p->lo[2], zhi = p->hi[2];
+        const double bx0 = box[0], by0 = box[1], bz0 = box[2], bx1 = box[3], by1 = box[4];
+        const double bz1 = box[5];
 #pragma omp for schedule(static)
         for (size_t i = 0; i < n; i++) {
-            double pos[3] = {a.x[i], a.y[i], a.z[i]}, u[3] = {a.vx[i], a.vy[i], a.vz[i]}, q[3];
-            int inside = 1, far = 0;
-            for (int d = 0; d < 3; d++) {
-                q[d] = pos[d] + u[d] * t;
-                inside = inside && q[d] >= p->lo[d] && q[d] <= p->hi[d];
-                far = far || fmax(pos[d], q[d]) < box[d] || fmin(pos[d], q[d]) > box[3 + d];
-            }
+            double px = a.x[i], py = a.y[i], pz = a.z[i];
+            double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t, qz = pz + a.vz[i] * t;
+            int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi && qz >= zlo &&
+                         qz <= zhi;
+            int far = (px > qx ? px : qx) < bx0 || (px < qx ? px : qx) > bx1 ||
+                      (py > qy ? py : qy) < by0 || (py < qy ? py : qy) > by1 ||
+                      (pz > qz ? pz : qz) < bz0 || (pz < qz ? pz : qz) > bz1;
             if (i < n_old && inside && far) {
-                a.x[i] = q[0];
-                a.y[i] = q[1];
-                a.z[i] = q[2];
-                cell[i] = dsmc_cell_of3(&local, q[0], q[1], q[2]);
+                a.x[i] = qx;
+                a.y[i] = qy;
+                a.z[i] = qz;
+                cell[i] = dsmc_cell_of3(&local, qx, qy, qz);
             } else {
                 cell[i] = dsmc_move_one3(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i],
                                          &a.vx[i], &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
@@ -870,8 +873,16 @@ static kedr_status run_index(kedr_dsmc *sim)
     gather_plan g = {0};
     for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++) /* z only in 3D */
         KEDR_TRY(gather(sim, &g, kept, f64[k], &sim->spare, 8));
-    KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.sp, &sim->spare8, 1));
-    KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
+    /* a simple gas has species 0 everywhere and a monatomic one no rotational energy: those
+     * arrays are the same in any order (the argon benchmark box gathers five arrays, not
+     * seven) */
+    int rotating = 0;
+    for (int k = 0; k < sim->p.nspecies; k++)
+        rotating |= sim->p.rot_dof[k] != 0;
+    if (sim->p.nspecies > 1)
+        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.sp, &sim->spare8, 1));
+    if (rotating)
+        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
     if (g.count)
         gather_cpu(sim->ctx, sim->perm, kept, &g);
     sim->n = kept;

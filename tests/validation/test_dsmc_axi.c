@@ -77,7 +77,7 @@ static void test_open_cylinder(kedr_ctx *ctx)
     static double b[3][OPEN_BATCHES][OPEN_ROWS];
     for (int k = 0; k < OPEN_BATCHES; k++) {
         TU_OK(kedr_dsmc_reset_samples(sim));
-        for (int s = 0; s < 200; s++)
+        for (int s = 0; s < 300; s++)
             TU_OK(kedr_dsmc_step(sim));
         kedr_dsmc_fields f;
         TU_OK(kedr_dsmc_get_fields(sim, &f));
@@ -293,7 +293,7 @@ static void test_rate(kedr_ctx *ctx)
         rate += 0.5 * (double)occ[k] * (double)(occ[k] - 1) * c.weight * rc / r_out /
                 (2 * M_PI * rc * dx * dy);
     }
-    const int steps = 100;
+    const int steps = 400;
     double total = dt_count_collisions(sim, mask, steps);
     double sgt = 2 * sqrt(M_PI) * sp.d_ref * sp.d_ref * sqrt(2 * K_B * t_gas / mr);
     double expected = steps * rate * sgt * c.dt, sd = sqrt(expected);
