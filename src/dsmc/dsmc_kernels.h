@@ -1440,7 +1440,9 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     } else {
         double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(&r));
         m = mf < (double)cap ? (uint32_t)mf : cap;
-        kedr_u32x4 w = dsmc_draw4(&pick);
+        kedr_u32x4 w = {{0, 0, 0, 0}};
+        if (m)
+            w = dsmc_draw4(&pick);
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
             ncoll += dsmc_try_pair(p, start, n, &sgmax, w, &r, x, y, z, vx, vy, vz, erot, sp,
