@@ -345,11 +345,10 @@ __device__ __forceinline__ unsigned long long sel_block_sum(unsigned long long v
     return s;
 }
 
-/* The partition's counting pass over range r = blockIdx.x, walked backwards, so that the tiles
- * it reads last are those the main pass takes first, and may still be in L2. For tile t, warp w
- * writes wsfx[t * SEL_WARPS + w] = the selected elements of its parts of tiles t .. the range's
- * end (below 2^32: a range holds fewer elements); totals[r] = the range's count. Block 0 clears
- * the main pass's ticket. */
+/* The partition's counting pass over range r = blockIdx.x, walked backwards, so that a warp's
+ * running count at tile t is its count from t to the range's end: it writes that to
+ * wsfx[t * SEL_WARPS + w] (below 2^32: a range holds fewer elements); totals[r] = the range's
+ * count. Block 0 clears the main pass's ticket. */
 template <typename E, typename P>
 __global__ void __launch_bounds__(SEL_THREADS)
     partition_count(const E *__restrict__ in, P p, size_t n, int vec_in, int vec_flags,
@@ -386,30 +385,12 @@ __global__ void __launch_bounds__(SEL_THREADS)
 }
 
 #define SEL_MAX_RANGES 1024
-#define SEL_L2_TILES 4 /* tiles of each range the main pass takes first */
-
-/* The tile of ticket k, ntiles when none is left: first the first SEL_L2_TILES tiles of every
- * range, the ranges in turn (the counting pass read them last), then the others in order. */
-__device__ __forceinline__ size_t sel_ticket_tile(unsigned k, size_t ntiles, size_t per_range,
-                                                  unsigned ranges, unsigned *ticket)
+/* The tile of ticket k, ntiles when none is left: the tiles in order. (Taking each range's first
+ * four tiles first, which the counting pass read last and may still be in L2, measured the same:
+ * bench/notes-prim.md.) */
+__device__ __forceinline__ size_t sel_ticket_tile(unsigned k, size_t ntiles)
 {
-    const size_t f = per_range < SEL_L2_TILES ? per_range : SEL_L2_TILES;
-    for (;;) {
-        size_t t;
-        if (k < ranges * f) {
-            t = (k % ranges) * per_range + k / ranges;
-        } else {
-            if (per_range == f)
-                return ntiles;
-            size_t j = k - ranges * f, r = j / (per_range - f);
-            if (r >= ranges)
-                return ntiles;
-            t = r * per_range + f + j % (per_range - f);
-        }
-        if (t < ntiles)
-            return t;
-        k = atomicAdd(ticket, 1u); /* a slot past the end of the last range */
-    }
+    return k < ntiles ? k : ntiles;
 }
 
 /* The selected elements before tile t: s_incl[r] (ranges 0..r) less the warps' counts from t to
@@ -478,7 +459,7 @@ __global__ void __launch_bounds__(SEL_THREADS, SEL_MAIN_MIN_BLOCKS(E))
     }
     unsigned ahead = 0; /* thread 0: the ticket of the tile after the next */
     if (threadIdx.x == 0) {
-        s_next = sel_ticket_tile(atomicAdd(ticket, 1u), ntiles, per_range, ranges, ticket);
+        s_next = sel_ticket_tile(atomicAdd(ticket, 1u), ntiles);
         ahead = atomicAdd(ticket, 1u);
     }
     __syncthreads();
@@ -501,7 +482,7 @@ __global__ void __launch_bounds__(SEL_THREADS, SEL_MAIN_MIN_BLOCKS(E))
         if (lane == 0)
             s_warp[warp] = wsel;
         if (threadIdx.x == 0) {
-            s_next = sel_ticket_tile(ahead, ntiles, per_range, ranges, ticket);
+            s_next = sel_ticket_tile(ahead, ntiles);
             ahead = atomicAdd(ticket, 1u);
         }
         __syncthreads();
