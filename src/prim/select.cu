@@ -11,10 +11,12 @@
  *
  * partition: a rejected element goes to n_true + (its index - selected before it), so n_true is
  * needed before any tile writes. A counting pass (for flags it reads only the flag bytes) counts
- * the selected elements of each block's range of consecutive tiles; the main pass gives each
- * block the same range, which it walks in order keeping both output positions itself, so no
- * block waits for another. The bytes moved are the main pass's read and write of every element
- * plus the counting pass's read. */
+ * the selected elements of ranges of consecutive tiles, a block a range; besides each range's
+ * total it keeps, for every tile, each warp's count from that tile to the end of its range, so
+ * the number selected before any tile is known. The main pass then hands out tiles one at a
+ * time (an atomic ticket, taken a tile ahead), so SMs that run faster take more of them and all
+ * finish together; no tile waits for another. The bytes moved are the main pass's read and
+ * write of every element plus the counting pass's read. */
 #include "core/internal.h"
 #include "prim/lookback_cuda.h"
 #include "prim/select_cuda.h"
@@ -320,11 +322,11 @@ __global__ void __launch_bounds__(SEL_THREADS)
     sel_write(dst, s_sel, tile_sel);
 }
 
-/* The consecutive tiles of block b in both partition passes. */
-__device__ __forceinline__ void sel_range(size_t ntiles, size_t per_block, size_t *t0, size_t *t1)
+/* The consecutive tiles of range r (block r of the counting pass). */
+__device__ __forceinline__ void sel_range(size_t ntiles, size_t per_range, size_t *t0, size_t *t1)
 {
-    *t0 = blockIdx.x * per_block;
-    *t1 = *t0 + per_block < ntiles ? *t0 + per_block : ntiles;
+    *t0 = blockIdx.x * per_range;
+    *t1 = *t0 + per_range < ntiles ? *t0 + per_range : ntiles;
 }
 
 /* Sums v over the block; every thread gets the sum. s_red: SEL_WARPS words. */
@@ -343,80 +345,152 @@ __device__ __forceinline__ unsigned long long sel_block_sum(unsigned long long v
     return s;
 }
 
-/* The partition's counting pass: counts[b] = selected elements in block b's tiles. It walks them
- * backwards, so the tiles it reads last are the first that the main pass reads, and may still
- * be in L2. */
+/* The partition's counting pass over range r = blockIdx.x, walked backwards, so that a warp's
+ * running count at tile t is its count from t to the range's end: it writes that to
+ * wsfx[t * SEL_WARPS + w] (below 2^32: a range holds fewer elements); totals[r] = the range's
+ * count. Block 0 clears the main pass's ticket. */
 template <typename E, typename P>
 __global__ void __launch_bounds__(SEL_THREADS)
     partition_count(const E *__restrict__ in, P p, size_t n, int vec_in, int vec_flags,
-                    size_t per_block, unsigned long long *counts)
+                    size_t per_range, unsigned *wsfx, unsigned long long *totals, unsigned *ticket)
 {
     const int VEC = 16 / sizeof(E), ITEMS = SEL_NV * VEC, WARP_ITEMS = 32 * ITEMS;
     const int TILE = SEL_WARPS * WARP_ITEMS;
     __shared__ unsigned long long s_red[SEL_WARPS];
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+        *ticket = 0;
     size_t t0, t1;
-    sel_range((n + TILE - 1) / TILE, per_block, &t0, &t1);
-    unsigned long long c = 0;
+    sel_range((n + TILE - 1) / TILE, per_range, &t0, &t1);
+    unsigned c = 0, wc = 0; /* the thread's count, and its warp's */
     for (size_t t = t1; t-- > t0;) {
         size_t wbase = t * TILE + (size_t)warp * WARP_ITEMS, base = wbase + (size_t)lane * VEC;
         bool full = wbase + WARP_ITEMS <= n;
         E x[ITEMS];
-        unsigned bits[SEL_NV];
+        unsigned bits[SEL_NV], tc = 0;
         if (P::uses_elems)
             sel_load(in, base, n, full, vec_in, x);
         sel_test(p, base, n, full, vec_flags, x, bits);
 #pragma unroll
         for (int j = 0; j < SEL_NV; j++)
-            c += __popc(bits[j]);
+            tc += __popc(bits[j]);
+        c += tc;
+        wc += __reduce_add_sync(FULL_MASK, tc);
+        if (lane == 0)
+            wsfx[t * SEL_WARPS + warp] = wc;
     }
-    c = sel_block_sum(c, s_red);
+    unsigned long long total = sel_block_sum(c, s_red);
     if (threadIdx.x == 0)
-        counts[blockIdx.x] = c;
+        totals[blockIdx.x] = total;
 }
 
-/* The partition's main pass over block b's tiles, in order. The next tile's elements are loaded
- * while the current one is written out. */
+#define SEL_MAX_RANGES 1024
+/* The tile of ticket k, ntiles when none is left: the tiles in order. (Taking each range's first
+ * four tiles first, which the counting pass read last and may still be in L2, measured the same:
+ * bench/notes-prim.md.) */
+__device__ __forceinline__ size_t sel_ticket_tile(unsigned k, size_t ntiles)
+{
+    return k < ntiles ? k : ntiles;
+}
+
+/* The selected elements before tile t: s_incl[r] (ranges 0..r) less the warps' counts from t to
+ * the end of t's range r. */
+__device__ __forceinline__ unsigned long long sel_before(const unsigned long long *s_incl,
+                                                         const unsigned *wsfx, size_t t,
+                                                         size_t per_range)
+{
+    const uint4 *w = (const uint4 *)(wsfx + t * SEL_WARPS);
+    uint4 a = w[0], b = w[1];
+    unsigned long long after = (unsigned long long)a.x + a.y + a.z + a.w + b.x + b.y + b.z + b.w;
+    return s_incl[t / per_range] - after;
+}
+
+/* Resident blocks asked of the compiler: 4 for elements of 4 bytes or more (64 registers; u32
+ * took 77 without the cap, 3 blocks); narrower elements hold more of them a thread: 3 for 2
+ * bytes, 2 for 1 byte. */
+#define SEL_MAIN_MIN_BLOCKS(E) (sizeof(E) >= 4 ? 4 : sizeof(E) == 2 ? 3 : 2)
+
+/* The partition's main pass: persistent blocks take tiles by ticket. Thread 0 holds the ticket
+ * of the tile after the next, so the atomic's latency is hidden behind a tile; the next tile's
+ * elements are loaded while the current one is written out. */
 template <typename E, typename P>
-__global__ void __launch_bounds__(SEL_THREADS)
+__global__ void __launch_bounds__(SEL_THREADS, SEL_MAIN_MIN_BLOCKS(E))
     partition_tiles(const E *__restrict__ in, P p, E *__restrict__ out, size_t n, int vec_in,
-                    int vec_flags, size_t per_block, const unsigned long long *counts,
-                    unsigned long long *count)
+                    int vec_flags, size_t per_range, unsigned ranges, const unsigned *wsfx,
+                    const unsigned long long *totals, unsigned *ticket, unsigned long long *count)
 {
     const int VEC = 16 / sizeof(E), ITEMS = SEL_NV * VEC, WARP_ITEMS = 32 * ITEMS;
     const int TILE = SEL_WARPS * WARP_ITEMS;
     __shared__ uint4 s_stage[SEL_STAGE];
     __shared__ unsigned s_warp[SEL_WARPS];
-    __shared__ unsigned long long s_red[2][SEL_WARPS];
+    __shared__ unsigned long long s_incl[SEL_MAX_RANGES], s_red[SEL_WARPS], s_next;
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-    size_t t0, t1;
-    sel_range((n + TILE - 1) / TILE, per_block, &t0, &t1);
+    const size_t ntiles = (n + TILE - 1) / TILE;
 
-    unsigned long long before = 0, all = 0;
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += SEL_THREADS) {
-        unsigned long long c = counts[b];
-        all += c;
-        before += b < blockIdx.x ? c : 0;
+    /* s_incl[r] = the selected elements of ranges 0..r: 4 ranges a thread, one block scan */
+    {
+        unsigned long long v[4], run = 0;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            unsigned r = threadIdx.x * 4 + k;
+            run += r < ranges ? totals[r] : 0;
+            v[k] = run;
+        }
+        unsigned long long incl = run;
+#pragma unroll
+        for (int d = 1; d < 32; d <<= 1) {
+            unsigned long long o = __shfl_up_sync(FULL_MASK, incl, d);
+            if (lane >= d)
+                incl += o;
+        }
+        if (lane == 31)
+            s_red[warp] = incl;
+        __syncthreads();
+        unsigned long long excl = incl - run;
+#pragma unroll
+        for (int w = 0; w < SEL_WARPS; w++)
+            excl += w < warp ? s_red[w] : 0;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            unsigned r = threadIdx.x * 4 + k;
+            if (r < ranges)
+                s_incl[r] = excl + v[k];
+        }
     }
-    all = sel_block_sum(all, s_red[0]);
-    before = sel_block_sum(before, s_red[1]);
+    unsigned ahead = 0; /* thread 0: the ticket of the tile after the next */
+    if (threadIdx.x == 0) {
+        s_next = sel_ticket_tile(atomicAdd(ticket, 1u), ntiles);
+        ahead = atomicAdd(ticket, 1u);
+    }
+    __syncthreads();
+    const unsigned long long all = s_incl[ranges - 1];
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *count = all;
-    /* Output positions of this block's next selected and next rejected element. */
-    size_t sel_pos = before, rej_pos = all + (t0 * TILE - before);
-
-    size_t base = t0 * TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;
+    size_t t = s_next;
+    if (t >= ntiles)
+        return;
+    /* output positions of the tile's next selected and next rejected element */
+    size_t sel_pos = sel_before(s_incl, wsfx, t, per_range), rej_pos = all + (t * TILE - sel_pos);
+    size_t base = t * TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;
     E x[ITEMS];
-    if (t0 < t1)
-        sel_load(in, base, n, t0 * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n, vec_in, x);
-    for (size_t t = t0; t < t1; t++) {
+    sel_load(in, base, n, t * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n, vec_in, x);
+    for (;;) {
         bool full = t * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n;
         unsigned bits[SEL_NV], start[SEL_NV];
         sel_test(p, base, n, full, vec_flags, x, bits);
         unsigned wsel = sel_warp_rank<VEC>(bits, start);
         if (lane == 0)
             s_warp[warp] = wsel;
+        if (threadIdx.x == 0) {
+            s_next = sel_ticket_tile(ahead, ntiles);
+            ahead = atomicAdd(ticket, 1u);
+        }
         __syncthreads();
+        const size_t nt = s_next;
+        const bool more = nt < ntiles;
+        unsigned long long next_before = 0;
+        if (more)
+            next_before = sel_before(s_incl, wsfx, nt, per_range);
 
         unsigned tile_sel, wofs = sel_tile_offsets(s_warp, &tile_sel);
         size_t valid = n - t * TILE < (size_t)TILE ? n - t * TILE : (size_t)TILE;
@@ -426,44 +500,61 @@ __global__ void __launch_bounds__(SEL_THREADS)
         unsigned rej_at = (sel_shift(dsel) + tile_sel + VEC - 1) / VEC * VEC + sel_shift(drej);
         E *s_rej = (E *)s_stage + rej_at;
         sel_gather<E, true>(s_sel, s_rej, x, bits, start, wofs);
-        base += TILE;
-        if (t + 1 < t1)
-            sel_load(in, base, n, (t + 1) * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n, vec_in,
-                     x);
+        const size_t nbase = nt * TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;
+        if (more)
+            sel_load(in, nbase, n, nt * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n, vec_in, x);
         __syncthreads();
 
         sel_write(dsel, s_sel, tile_sel);
         sel_write(drej, s_rej, rejected);
-        sel_pos += tile_sel;
-        rej_pos += rejected;
+        if (!more)
+            break;
+        t = nt;
+        base = nbase;
+        sel_pos = next_before;
+        rej_pos = all + (t * TILE - sel_pos);
     }
 }
 
-/* Scratch (8-byte words): select [tile counter, 2 words][status per tile][count]; partition
- * [count per block][count]. A select block takes one tile, a partition block per_block tiles. */
+/* Scratch (8-byte words): [tile counter, 2 words][status per tile][count]. */
 template <typename E, typename P>
 static kedr_status select_launch(kedr_ctx *ctx, const E *in, P p, int vec_flags, E *out,
-                                 size_t n, int partition, size_t *n_sel, char *scratch,
-                                 size_t blocks, size_t per_block)
+                                 size_t n, size_t *n_sel, char *scratch, size_t blocks)
 {
     cudaStream_t stream = KEDR_STREAM(ctx);
     int vec_in = (uintptr_t)in % 16 == 0;
-    unsigned long long *counts = (unsigned long long *)scratch;
-    unsigned long long *d_count = counts + (partition ? blocks : 2 + blocks);
-    if (partition) {
-        partition_count<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
-            in, p, n, vec_in, vec_flags, per_block, counts);
-        KEDR_CUDA_LAUNCHED("partition_count");
-        partition_tiles<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
-            in, p, out, n, vec_in, vec_flags, per_block, counts, d_count);
-        KEDR_CUDA_LAUNCHED("partition_tiles");
-    } else {
-        lb_packed<unsigned long long> st = {counts + 2};
-        KEDR_CUDA_TRY(cudaMemsetAsync(scratch, 0, 16 + blocks * 8, stream));
-        select_tiles<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
-            in, p, out, n, vec_in, vec_flags, st, (unsigned *)scratch, d_count);
-        KEDR_CUDA_LAUNCHED("select_tiles");
-    }
+    unsigned long long *d_count = (unsigned long long *)scratch + 2 + blocks;
+    lb_packed<unsigned long long> st = {(unsigned long long *)scratch + 2};
+    KEDR_CUDA_TRY(cudaMemsetAsync(scratch, 0, 16 + blocks * 8, stream));
+    select_tiles<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
+        in, p, out, n, vec_in, vec_flags, st, (unsigned *)scratch, d_count);
+    KEDR_CUDA_LAUNCHED("select_tiles");
+    unsigned long long count = 0;
+    KEDR_CUDA_TRY(cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+    *n_sel = (size_t)count;
+    return KEDR_OK;
+}
+
+/* Scratch: [range totals, 8 bytes each][count, 8][ticket, 8][from a 16-byte boundary: the
+ * warps' counts, SEL_WARPS words a tile]. */
+template <typename E, typename P>
+static kedr_status partition_launch(kedr_ctx *ctx, const E *in, P p, int vec_flags, E *out,
+                                    size_t n, size_t *n_sel, char *scratch, size_t blocks,
+                                    size_t ranges, size_t per_range)
+{
+    cudaStream_t stream = KEDR_STREAM(ctx);
+    int vec_in = (uintptr_t)in % 16 == 0;
+    unsigned long long *totals = (unsigned long long *)scratch, *d_count = totals + ranges;
+    unsigned *ticket = (unsigned *)(d_count + 1);
+    unsigned *wsfx = (unsigned *)(scratch + ((ranges + 2) * 8 + 15) / 16 * 16);
+    partition_count<E, P><<<(unsigned)ranges, SEL_THREADS, 0, stream>>>(
+        in, p, n, vec_in, vec_flags, per_range, wsfx, totals, ticket);
+    KEDR_CUDA_LAUNCHED("partition_count");
+    partition_tiles<E, P><<<(unsigned)blocks, SEL_THREADS, 0, stream>>>(
+        in, p, out, n, vec_in, vec_flags, per_range, (unsigned)ranges, wsfx, totals, ticket,
+        d_count);
+    KEDR_CUDA_LAUNCHED("partition_tiles");
     unsigned long long count = 0;
     KEDR_CUDA_TRY(cudaMemcpyAsync(&count, d_count, sizeof count, cudaMemcpyDeviceToHost, stream));
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
@@ -476,28 +567,39 @@ static kedr_status select_run(kedr_ctx *ctx, const E *in, P p, int vec_flags, E 
                               int partition, size_t *n_sel)
 {
     const size_t tile = (size_t)SEL_THREADS * SEL_NV * (16 / sizeof(E));
-    size_t ntiles = (n + tile - 1) / tile, blocks = ntiles, per_block = 1;
+    size_t ntiles = (n + tile - 1) / tile;
     if (ntiles > 0x7fffffffu)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_select: n = %zu is beyond one launch", n);
-    if (partition) {
-        /* One block per resident slot, each with a range of consecutive tiles. The count
-         * depends only on the kernel and the GPU model, so it is asked once (a process's GPUs
-         * are taken to be alike; a wrong count costs only speed). */
-        static int per_sm;
-        if (!per_sm) {
-            int k = 0;
-            KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                &k, partition_tiles<E, P>, SEL_THREADS, 0));
-            per_sm = k > 0 ? k : 1;
-        }
-        size_t slots = (size_t)per_sm * (size_t)ctx->multiprocessors;
-        per_block = (ntiles + slots - 1) / slots;
-        blocks = (ntiles + per_block - 1) / per_block;
-    }
     void *scratch = NULL;
-    KEDR_TRY(kedr_scratch_get(ctx, &scratch, (partition ? blocks : 2 + blocks) * 8 + 8));
-    kedr_status s = select_launch(ctx, in, p, vec_flags, out, n, partition, n_sel,
-                                  (char *)scratch, blocks, per_block);
+    if (!partition) {
+        KEDR_TRY(kedr_scratch_get(ctx, &scratch, (2 + ntiles) * 8 + 8));
+        kedr_status s = select_launch(ctx, in, p, vec_flags, out, n, n_sel, (char *)scratch,
+                                      ntiles);
+        kedr_scratch_put(ctx, scratch);
+        return s;
+    }
+    /* The main pass: one block per resident slot. The count depends only on the kernel and the
+     * GPU model, so it is asked once (a process's GPUs are taken to be alike; a wrong count
+     * costs only speed). The counting pass: as many ranges of consecutive tiles, at most
+     * SEL_MAX_RANGES. */
+    static int per_sm;
+    if (!per_sm) {
+        int k = 0;
+        KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&k, partition_tiles<E, P>,
+                                                                    SEL_THREADS, 0));
+        per_sm = k > 0 ? k : 1;
+    }
+    size_t slots = (size_t)per_sm * (size_t)ctx->multiprocessors;
+    size_t blocks = slots < ntiles ? slots : ntiles;
+    size_t ranges = blocks < SEL_MAX_RANGES ? blocks : SEL_MAX_RANGES;
+    size_t per_range = (ntiles + ranges - 1) / ranges;
+    ranges = (ntiles + per_range - 1) / per_range;
+    if (per_range * tile > 0xffffffffu)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_partition: n = %zu is beyond its counters",
+                         n);
+    KEDR_TRY(kedr_scratch_get(ctx, &scratch, (ranges + 2) * 8 + 16 + ntiles * SEL_WARPS * 4));
+    kedr_status s = partition_launch(ctx, in, p, vec_flags, out, n, n_sel, (char *)scratch,
+                                     blocks, ranges, per_range);
     kedr_scratch_put(ctx, scratch);
     return s;
 }

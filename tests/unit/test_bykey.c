@@ -96,8 +96,10 @@ static int better(kedr_dtype t, kedr_op op, const void *v, size_t i, size_t acc_
     return op == KEDR_OP_MIN ? b < a : a < b;
 }
 
+/* shift: every device buffer (keys, values, both outputs) lies one element past its 16-byte
+ * alignment. */
 static void check_bykey(kedr_ctx *ctx, kedr_dtype kt, kedr_dtype vt, kedr_op op, int rle,
-                        int dist, size_t n, uint64_t seed)
+                        int dist, size_t n, uint64_t seed, int shift)
 {
     size_t ks = kedr_dtype_size(kt), vs = rle ? 4 : kedr_dtype_size(vt);
     void *keys = tu_host_alloc(n * ks), *vals = tu_host_alloc(n * 8);
@@ -134,10 +136,12 @@ static void check_bykey(kedr_ctx *ctx, kedr_dtype kt, kedr_dtype vt, kedr_op op,
         }
     }
 
-    void *d_keys = tu_upload(ctx, keys, n * ks);
-    void *d_vals = tu_upload(ctx, vals, n * vs);
-    void *d_kout = tu_poisoned(ctx, n * ks);
-    void *d_vout = tu_poisoned(ctx, n * vs);
+    char *b_keys = tu_poisoned(ctx, (n + 1) * ks), *b_vals = tu_poisoned(ctx, (n + 1) * vs);
+    char *b_kout = tu_poisoned(ctx, (n + 1) * ks), *b_vout = tu_poisoned(ctx, (n + 1) * vs);
+    void *d_keys = b_keys + (shift ? ks : 0), *d_vals = b_vals + (shift ? vs : 0);
+    void *d_kout = b_kout + (shift ? ks : 0), *d_vout = b_vout + (shift ? vs : 0);
+    TU_OK(kedr_upload(ctx, d_keys, keys, n * ks));
+    TU_OK(kedr_upload(ctx, d_vals, vals, n * vs));
     size_t got_runs = (size_t)-1;
     if (rle)
         TU_OK(kedr_run_length_encode(ctx, kt, d_keys, n, d_kout, d_vout, &got_runs));
@@ -146,9 +150,9 @@ static void check_bykey(kedr_ctx *ctx, kedr_dtype kt, kedr_dtype vt, kedr_op op,
     void *kout = tu_download(ctx, d_kout, n * ks), *vout = tu_download(ctx, d_vout, n * vs);
     const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
     char what[160];
-    snprintf(what, sizeof what, "%s %s key %s val %s op %s, %s, n=%zu", be,
+    snprintf(what, sizeof what, "%s %s key %s val %s op %s, %s, n=%zu%s", be,
              rle ? "rle" : "reduce_by_key", kedr_dtype_name(kt), rle ? "-" : kedr_dtype_name(vt),
-             rle ? "-" : kedr_op_name(op), dist_name[dist], n);
+             rle ? "-" : kedr_op_name(op), dist_name[dist], n, shift ? ", shifted" : "");
     TU_CHECK(got_runs == nr, "%s: %zu runs, want %zu", what, got_runs, nr);
     size_t bad_k = 0, bad_v = 0, first = 0;
     double worst = 0;
@@ -181,10 +185,10 @@ static void check_bykey(kedr_ctx *ctx, kedr_dtype kt, kedr_dtype vt, kedr_op op,
     free(ref_keys);
     free(kout);
     free(vout);
-    kedr_free(ctx, d_keys);
-    kedr_free(ctx, d_vals);
-    kedr_free(ctx, d_kout);
-    kedr_free(ctx, d_vout);
+    kedr_free(ctx, b_keys);
+    kedr_free(ctx, b_vals);
+    kedr_free(ctx, b_kout);
+    kedr_free(ctx, b_vout);
 }
 
 static void test_all(kedr_ctx *ctx)
@@ -195,23 +199,36 @@ static void test_all(kedr_ctx *ctx)
         int big = n > 60000;
         for (int dist = 0; dist < NRDIST; dist++)
             for (int ki = 0; ki < 3; ki++) {
-                check_bykey(ctx, key_types[ki], KEDR_U32, KEDR_OP_SUM, 1, dist, n, seed++);
+                check_bykey(ctx, key_types[ki], KEDR_U32, KEDR_OP_SUM, 1, dist, n, seed++, 0);
                 for (int vi = 0; vi < 5; vi++)
                     for (int oi = 0; oi < 3; oi++) {
                         /* Large sizes: a rotating few of the 45 combinations. */
                         if (big && (ki * 15 + vi * 3 + oi + dist * 7 + (int)s) % 11 != 0)
                             continue;
                         check_bykey(ctx, key_types[ki], val_types[vi], ops[oi], 0, dist, n,
-                                    seed++);
+                                    seed++, 0);
                     }
             }
     }
     for (int k = 0; k < 4; k++) /* more seeds */
-        check_bykey(ctx, KEDR_U32, val_types[k], ops[k % 3], 0, R_RUNS, 4095, 500 + k);
-    check_bykey(ctx, KEDR_U32, KEDR_F32, KEDR_OP_SUM, 0, R_RUNS, TU_LARGE, seed++);
-    check_bykey(ctx, KEDR_U64, KEDR_F64, KEDR_OP_SUM, 0, R_ONE_RUN, TU_LARGE, seed++);
-    check_bykey(ctx, KEDR_I32, KEDR_I32, KEDR_OP_MIN, 0, R_FLIP, TU_LARGE, seed++);
-    check_bykey(ctx, KEDR_U32, KEDR_U32, KEDR_OP_SUM, 1, R_RUNS, TU_LARGE, seed++);
+        check_bykey(ctx, KEDR_U32, val_types[k], ops[k % 3], 0, R_RUNS, 4095, 500 + k, 0);
+    /* Unaligned buffers: every key type, each integer value type summed, rle. */
+    static const size_t shifted_sizes[] = {1, 33, 4095, 65537};
+    for (size_t s = 0; s < sizeof shifted_sizes / sizeof shifted_sizes[0]; s++)
+        for (int ki = 0; ki < 3; ki++) {
+            int dist = (int)(s + ki) % NRDIST;
+            check_bykey(ctx, key_types[ki], KEDR_U32, KEDR_OP_SUM, 1, dist, shifted_sizes[s],
+                        seed++, 1);
+            for (int vi = 0; vi < 3; vi++)
+                check_bykey(ctx, key_types[ki], val_types[vi], KEDR_OP_SUM, 0, dist,
+                            shifted_sizes[s], seed++, 1);
+        }
+    check_bykey(ctx, KEDR_U32, KEDR_F32, KEDR_OP_SUM, 0, R_RUNS, TU_LARGE, seed++, 0);
+    check_bykey(ctx, KEDR_U64, KEDR_F64, KEDR_OP_SUM, 0, R_ONE_RUN, TU_LARGE, seed++, 0);
+    check_bykey(ctx, KEDR_I32, KEDR_I32, KEDR_OP_MIN, 0, R_FLIP, TU_LARGE, seed++, 0);
+    check_bykey(ctx, KEDR_U32, KEDR_U32, KEDR_OP_SUM, 1, R_RUNS, TU_LARGE, seed++, 0);
+    check_bykey(ctx, KEDR_U32, KEDR_U32, KEDR_OP_SUM, 0, R_FLIP, TU_LARGE, seed++, 0);
+    check_bykey(ctx, KEDR_U64, KEDR_U64, KEDR_OP_SUM, 1, R_DISTINCT, TU_LARGE, seed++, 1);
 }
 
 static void test_errors(kedr_ctx *ctx)
