@@ -467,6 +467,21 @@ static void test_counting(kedr_ctx *ctx)
     }
 }
 
+/* cuda, n >= 2^30: the passes' 64-bit look-back words; 4 passes through kedr_counting_sort,
+ * 3 through kedr_counting_sort_in (whose last pass keeps its words in the caller's keys or its
+ * second key buffer). */
+static void test_counting_huge(kedr_ctx *ctx)
+{
+    kedr_device_info info;
+    if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA ||
+        kedr_device_get_info(kedr_ctx_device(ctx), &info) != KEDR_OK ||
+        info.memory_bytes < ((size_t)40 << 30))
+        return;
+    const size_t n = ((size_t)1 << 30) + 5;
+    check_counting(ctx, n, 3u << 23, C_UNIFORM, 1, 901, 0);
+    check_counting(ctx, n, 1u << 24, C_SORTED, 1, 902, 1);
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -477,6 +492,7 @@ int main(void)
         test_sorts(ctx);
         test_sort_huge(ctx);
         test_counting(ctx);
+        test_counting_huge(ctx);
         kedr_ctx_destroy(ctx);
     }
     return tu_finish("test_sort");
