@@ -326,7 +326,8 @@ static void test_sort_errors(kedr_ctx *ctx)
 
 /* ---- counting sort ------------------------------------------------------------------------ */
 
-enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, C_FEW, NCDIST };
+/* C_DROPPED (every key dropped) is checked on its own, outside the loop over NCDIST. */
+enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, C_FEW, NCDIST, C_DROPPED = NCDIST };
 
 /* in: through kedr_counting_sort_in, with poisoned scratch of exactly the size it asks for
  * (keys may be overwritten then). */
@@ -344,6 +345,10 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
         case C_SORTED: k = (uint32_t)((uint64_t)i * nkeys / (n ? n : 1)); break;
         case C_REVERSED: k = nkeys - 1 - (uint32_t)((uint64_t)i * nkeys / (n ? n : 1)); break;
         case C_FEW: k = (uint32_t)(tu_next(&rng) % 3 * (nkeys / 3)); break; /* random order */
+        case C_DROPPED: /* nkeys and just above, or KEDR_KEY_DROP where that wraps */
+            k = nkeys + (uint32_t)(i % 3);
+            k = k < nkeys ? KEDR_KEY_DROP : k;
+            break;
         }
         /* Dropped: KEDR_KEY_DROP, nkeys itself, or just above it. */
         if (drops && tu_next(&rng) % 8 == 0) {
@@ -431,6 +436,14 @@ static void test_counting(kedr_ctx *ctx)
         check_counting(ctx, TU_LARGE, 20000, C_UNIFORM, 1, seed++, in);
         check_counting(ctx, 100000, 10000000, C_UNIFORM, 1, seed++, in);
         check_counting(ctx, 5000, (1u << 24) + 1, C_UNIFORM, 1, seed++, in); /* 25 bits */
+        /* The cuda sort's last pass finds the starts (3 passes and more): about 16 items a key
+         * over many tiles, as DSMC's cells; keys in the top digit of a full last pass; few keys
+         * far apart (digits without items between); every key dropped. */
+        check_counting(ctx, TU_LARGE, 1u << 20, C_UNIFORM, 1, seed++, in);
+        check_counting(ctx, 100000, 1u << 24, C_SORTED, 1, seed++, in);
+        check_counting(ctx, 65537, 1u << 24, C_FEW, 1, seed++, in);
+        check_counting(ctx, 70000, 70000, C_DROPPED, 0, seed++, in);
+        check_counting(ctx, 300, 1u << 20, C_DROPPED, 0, seed++, in);
     }
     /* kedr_counting_sort_in refuses scratch below what it needs (cuda; the cpu needs none). */
     size_t need = kedr_counting_sort_scratch(ctx, 1000, 100);
@@ -454,6 +467,21 @@ static void test_counting(kedr_ctx *ctx)
     }
 }
 
+/* cuda, n >= 2^30: the passes' 64-bit look-back words; 4 passes through kedr_counting_sort,
+ * 3 through kedr_counting_sort_in (whose last pass keeps its words in the caller's keys or its
+ * second key buffer). */
+static void test_counting_huge(kedr_ctx *ctx)
+{
+    kedr_device_info info;
+    if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA ||
+        kedr_device_get_info(kedr_ctx_device(ctx), &info) != KEDR_OK ||
+        info.memory_bytes < ((size_t)40 << 30))
+        return;
+    const size_t n = ((size_t)1 << 30) + 5;
+    check_counting(ctx, n, 3u << 23, C_UNIFORM, 1, 901, 0);
+    check_counting(ctx, n, 1u << 24, C_SORTED, 1, 902, 1);
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -464,6 +492,7 @@ int main(void)
         test_sorts(ctx);
         test_sort_huge(ctx);
         test_counting(ctx);
+        test_counting_huge(ctx);
         kedr_ctx_destroy(ctx);
     }
     return tu_finish("test_sort");
