@@ -263,29 +263,34 @@ typedef struct {
     size_t elem[DSMC_MAX_GATHERS];
 } gather_plan;
 
+/* How far ahead the gathers prefetch their sources. The molecules of a cell come from nearby
+ * slots, but in 3D the slots of the next plane of cells lie beyond the caches, and a gather that
+ * waits for each of those loads in turn ran at a third of the core's bandwidth: 128 slots ahead
+ * took the 3D box's indexing at 10^6 molecules from 15.5 to 9.5 ms a step on one core (2D: 9.1
+ * to 7.4; 16, 32, 64 and 256 were measured too). */
+#define DSMC_GATHER_AHEAD 128
+#define DSMC_GATHER_LOOP(T)                                                                   \
+    {                                                                                        \
+        const T *s = g->src[f];                                                              \
+        T *d = g->dst[f];                                                                    \
+        _Pragma("omp for schedule(static)")                                                  \
+        for (size_t j = 0; j < n; j++) {                                                     \
+            if (j + DSMC_GATHER_AHEAD < n)                                                   \
+                __builtin_prefetch(&s[perm[j + DSMC_GATHER_AHEAD]]);                         \
+            d[j] = s[perm[j]];                                                               \
+        }                                                                                    \
+    }
+
 static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const gather_plan *g)
 {
 #pragma omp parallel num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
     for (int f = 0; f < g->count; f++) {
-        if (g->elem[f] == 8) {
-            const double *s = g->src[f];
-            double *d = g->dst[f];
-#pragma omp for schedule(static)
-            for (size_t j = 0; j < n; j++)
-                d[j] = s[perm[j]];
-        } else if (g->elem[f] == 4) {
-            const uint32_t *s = g->src[f];
-            uint32_t *d = g->dst[f];
-#pragma omp for schedule(static)
-            for (size_t j = 0; j < n; j++)
-                d[j] = s[perm[j]];
-        } else {
-            const uint8_t *s = g->src[f];
-            uint8_t *d = g->dst[f];
-#pragma omp for schedule(static)
-            for (size_t j = 0; j < n; j++)
-                d[j] = s[perm[j]];
-        }
+        if (g->elem[f] == 8)
+            DSMC_GATHER_LOOP(double)
+        else if (g->elem[f] == 4)
+            DSMC_GATHER_LOOP(uint32_t)
+        else
+            DSMC_GATHER_LOOP(uint8_t)
     }
 }
 
