@@ -24,6 +24,7 @@ extern "C" {
 #define KEDR_DSMC_MAX_SPECIES 8
 #define KEDR_DSMC_MAX_SEGMENTS 32
 #define KEDR_DSMC_MAX_BODIES 4
+#define KEDR_DSMC_MAX_SUBCELLS 16 /* along each axis of a cell */
 
 typedef struct {
     char name[32];
@@ -56,9 +57,14 @@ typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
  * Rogasinsky (1988). */
 typedef enum { KEDR_DSMC_NTC = 0, KEDR_DSMC_MFS } kedr_dsmc_scheme;
 /* Collision partner of a candidate's first molecule: any other molecule of the cell at random,
- * or its nearest neighbour in the cell (a "virtual sub-cell", which lowers the mean collision
- * separation without sub-cell indexing). */
-typedef enum { KEDR_DSMC_PARTNER_RANDOM = 0, KEDR_DSMC_PARTNER_NEAREST } kedr_dsmc_partner;
+ * its nearest neighbour in the cell (a "virtual sub-cell", which lowers the mean collision
+ * separation without sub-cell indexing), or any other molecule of its sub-cell (the cell cut
+ * into `subcells` parts along each axis; the whole cell when the sub-cell holds no other). */
+typedef enum {
+    KEDR_DSMC_PARTNER_RANDOM = 0,
+    KEDR_DSMC_PARTNER_NEAREST,
+    KEDR_DSMC_PARTNER_SUBCELL
+} kedr_dsmc_partner;
 
 /* Gas-surface interaction of body walls: diffuse (full accommodation at the wall temperature),
  * specular, or Maxwell's model (a fraction `accommodation` diffuse, the rest specular). */
@@ -140,6 +146,8 @@ typedef struct {
     kedr_dsmc_model model;
     kedr_dsmc_scheme scheme;         /* [collisions] */
     kedr_dsmc_partner partner;       /* [collisions] */
+    int subcells;                    /* sub-cells along each axis of a cell (partner = subcell;
+                                      * 0: 2) */
     double number_density;           /* [freestream] m^-3 */
     double temperature;              /* K */
     double velocity[3];              /* m/s */

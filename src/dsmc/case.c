@@ -261,9 +261,13 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (c->nspecies < 1 || c->nspecies > KEDR_DSMC_MAX_SPECIES)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %d species: expected 1 to %d", fn, c->nspecies,
                          KEDR_DSMC_MAX_SPECIES);
-    if (c->partner != KEDR_DSMC_PARTNER_RANDOM && c->partner != KEDR_DSMC_PARTNER_NEAREST)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: collision partner %d: expected RANDOM or NEAREST",
-                         fn, (int)c->partner);
+    if (c->partner != KEDR_DSMC_PARTNER_RANDOM && c->partner != KEDR_DSMC_PARTNER_NEAREST &&
+        c->partner != KEDR_DSMC_PARTNER_SUBCELL)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: collision partner %d: expected RANDOM, NEAREST "
+                         "or SUBCELL", fn, (int)c->partner);
+    if (c->subcells < 0 || c->subcells > KEDR_DSMC_MAX_SUBCELLS)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %d sub-cells a side: expected 1 to %d (0: 2)", fn,
+                         c->subcells, KEDR_DSMC_MAX_SUBCELLS);
     if (c->scheme != KEDR_DSMC_NTC && c->scheme != KEDR_DSMC_MFS)
         return kedr_fail(KEDR_ERR_INVALID, "%s: collision scheme %d: expected NTC or MFS", fn,
                          (int)c->scheme);
@@ -835,10 +839,13 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     int scheme = KEDR_DSMC_NTC;
     KEDR_TRY(kedr_ini_choice(ini, "collisions", "scheme", 0, schemes, &scheme));
     c->scheme = (kedr_dsmc_scheme)scheme;
-    static const char *const partners[] = {"random", "nearest", NULL};
+    static const char *const partners[] = {"random", "nearest", "subcell", NULL};
     int partner = KEDR_DSMC_PARTNER_RANDOM;
     KEDR_TRY(kedr_ini_choice(ini, "collisions", "partner", 0, partners, &partner));
     c->partner = (kedr_dsmc_partner)partner;
+    int64_t subcells = 2;
+    KEDR_TRY(kedr_ini_int(ini, "collisions", "subcells", 0, 1, KEDR_DSMC_MAX_SUBCELLS, &subcells));
+    c->subcells = (int)subcells;
     char path[1024];
     if (file[0] == '/') {
         snprintf(path, sizeof path, "%s", file);

@@ -16,7 +16,7 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-#define CHK_VERSION 4u
+#define CHK_VERSION 5u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 

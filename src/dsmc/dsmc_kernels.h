@@ -92,7 +92,8 @@ typedef struct {
     double inv_alpha[DSMC_MAXS * DSMC_MAXS];
     double fraction[DSMC_MAXS];
     int scheme;                /* KEDR_DSMC_NTC or KEDR_DSMC_MFS */
-    int partner;               /* KEDR_DSMC_PARTNER_RANDOM or KEDR_DSMC_PARTNER_NEAREST */
+    int partner;               /* KEDR_DSMC_PARTNER_RANDOM, _NEAREST or _SUBCELL */
+    int subcells;              /* sub-cells along each axis of a cell (partner = subcell) */
     int rot_dof[DSMC_MAXS];    /* 0, 2 or 3 */
     double rot_prob[DSMC_MAXS]; /* 1 / Z_rot */
     /* Simple-gas VHS mean free path (Bird 1994 eq. 4.65): 1/lambda = n lam_a T^lam_e. */
@@ -1234,6 +1235,30 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
 
 /* ---- collisions --------------------------------------------------------------------------- */
 
+/* The part, of s along one axis, of a cell that a coordinate u (in cell widths from the
+ * domain's low side) falls in; the cell clamped as dsmc_cell_of clamps it, so that a position
+ * on the domain's far face counts in its last cell's last part. */
+DSMC_HD uint32_t dsmc_sub_axis(double u, int cells, uint32_t s)
+{
+    double c = floor(u);
+    c = c < 0 ? 0 : c > cells - 1 ? cells - 1 : c;
+    double f = (u - c) * s;
+    uint32_t k = f > 0 ? (uint32_t)f : 0;
+    return k < s ? k : s - 1;
+}
+
+/* The sub-cell of a molecule at (x, y, z) within its cell: s parts along each axis (z ignored
+ * in 2D and axisymmetric runs), numbered x fastest. */
+DSMC_HD uint32_t dsmc_subcell(const dsmc_params *p, double x, double y, double z)
+{
+    uint32_t s = (uint32_t)p->subcells;
+    uint32_t id = dsmc_sub_axis((y - p->lo[1]) * p->inv_dy, p->ny, s) * s +
+                  dsmc_sub_axis((x - p->lo[0]) * p->inv_dx, p->nx, s);
+    if (p->dims == 3)
+        id += dsmc_sub_axis((z - p->lo[2]) * p->inv_dz, p->nz, s) * s * s;
+    return id;
+}
+
 /* One candidate pair of the cell's particles [start, start + n): chosen uniformly, accepted with
  * sigma g / (sigma g)max (raising *sgmax when exceeded). An accepted pair first exchanges
  * rotational energy (serial Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other),
@@ -1277,6 +1302,23 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
                     j = k;
                 }
             }
+        }
+    }
+    if (p->partner == KEDR_DSMC_PARTNER_SUBCELL && n > 2) {
+        /* Bird 1994 section 11.1: the partner is any other molecule of the first one's sub-cell,
+         * each with the same chance, or, when it holds no other, the random j above */
+        double zi = z ? z[i] : 0.0;
+        uint32_t si = dsmc_subcell(p, x[i], y[i], zi), same = 0;
+        for (uint32_t k = start; k < start + n; k++)
+            same += k != i && dsmc_subcell(p, x[k], y[k], z ? z[k] : 0.0) == si;
+        if (same) {
+            uint32_t pick = (uint32_t)(dsmc_u01(r) * same);
+            pick = pick < same ? pick : same - 1;
+            for (uint32_t k = start; k < start + n; k++)
+                if (k != i && dsmc_subcell(p, x[k], y[k], z ? z[k] : 0.0) == si && pick-- == 0) {
+                    j = k;
+                    break;
+                }
         }
     }
     double gx = vx[i] - vx[j], gy = vy[i] - vy[j], gz = vz[i] - vz[j];

@@ -681,6 +681,7 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     }
     p->scheme = c->scheme;
     p->partner = c->partner;
+    p->subcells = c->subcells > 0 ? c->subcells : 2;
     pair_constants(c, p);
     p->dt = c->dt;
     p->weight = c->weight;

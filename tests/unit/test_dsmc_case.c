@@ -125,6 +125,14 @@ static void test_errors(void)
     TU_OK(load_variant(NULL, NULL, "[collisions]\nscheme = mfs\n"));
     TU_CHECK(loaded.scheme == KEDR_DSMC_MFS, "scheme = mfs read as %d", loaded.scheme);
     expect_error(NULL, NULL, "[collisions]\nscheme = mf\n", ":25: [collisions] scheme");
+    TU_OK(load_variant(NULL, NULL, "[collisions]\npartner = subcell\nsubcells = 3\n"));
+    TU_CHECK(loaded.partner == KEDR_DSMC_PARTNER_SUBCELL && loaded.subcells == 3,
+             "partner = subcell, subcells = 3 read as %d, %d", loaded.partner, loaded.subcells);
+    TU_OK(load_variant(NULL, NULL, "[collisions]\npartner = subcell\n"));
+    TU_CHECK(loaded.subcells == 2, "subcells default %d, expected 2", loaded.subcells);
+    expect_error(NULL, NULL, "[collisions]\npartner = subcell\nsubcells = 0\n",
+                 ":26: [collisions] subcells = 0: expected an integer from 1");
+    expect_error(NULL, NULL, "[collisions]\nsubcells = 40\n", "[collisions] subcells = 40");
     expect_error(NULL, NULL, "[collisions]\nschema = ntc\n", "did you mean 'scheme'?");
     expect_error("nx = 20", "nxx = 20", NULL, "lacks the required key 'nx'");
     expect_error("ny = 10", "ny = 10\nnz = 3", NULL, ":9: [grid] nz: only for 3D cases");

@@ -251,7 +251,9 @@ static void test_conservation(kedr_ctx *ctx)
         c.weight = c.number_density * 1.25e-3 * 1.25e-3 * 1.25e-3 / 20;
         c.velocity[0] = 300;
         c.velocity[2] = -200;
-        c.partner = KEDR_DSMC_PARTNER_NEAREST;
+        /* the periodic box takes its partners from 3 x 3 x 3 sub-cells */
+        c.partner = periodic ? KEDR_DSMC_PARTNER_SUBCELL : KEDR_DSMC_PARTNER_NEAREST;
+        c.subcells = 3;
         c.dt = 2e-7;
         kedr_dsmc *sim = NULL;
         TU_OK(kedr_dsmc_create(ctx, &c, &sim));

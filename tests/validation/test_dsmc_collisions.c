@@ -129,9 +129,10 @@ static double test_rate(kedr_ctx *ctx, int which, kedr_dsmc_species sp, double t
     double sd = sqrt(expected), ratio = total / expected;
     kedr_dsmc_stats end;
     TU_OK(kedr_dsmc_get_stats(sim, &end));
+    static const char *const partner_names[] = {"random", "nearest", "subcell"};
     printf("  collision rate %s %s partner %s (T = %.1f K): measured/theory = %.5f +- %.5f (1 sd, "
            "%.0f collisions), mcs/mfp %.3f\n", scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", sp.name,
-           partner == KEDR_DSMC_PARTNER_NEAREST ? "nearest" : "random", t_gas, ratio,
+           partner_names[partner], t_gas, ratio,
            sd / expected, total, end.total_mcs_mfp);
     /* Nearest partners with the prohibition of repeated collisions draw a rejected pair again
      * while an accepted one moves on to another partner, which favours slow pairs a little:
@@ -313,6 +314,12 @@ int main(void)
                                        KEDR_DSMC_PARTNER_NEAREST);
         TU_CHECK(nearest_mcs > 0 && nearest_mcs < 0.6 * random_mcs,
                  "mcs/mfp with nearest partners %g, random %g", nearest_mcs, random_mcs);
+        /* Sub-cell partners (2 x 2): the rate is the cell's, exactly as with random partners,
+         * and a partner from the same quarter of the cell lies at about half the distance. */
+        double subcell_mcs = test_rate(ctx, 0, dt_hard_sphere(), 300, KEDR_DSMC_NTC,
+                                       KEDR_DSMC_PARTNER_SUBCELL);
+        TU_CHECK(subcell_mcs > 0.3 * random_mcs && subcell_mcs < 0.7 * random_mcs,
+                 "mcs/mfp with 2 x 2 sub-cell partners %g, random %g", subcell_mcs, random_mcs);
         test_relaxation(ctx, KEDR_DSMC_VHS);
         test_relaxation(ctx, KEDR_DSMC_VSS);
         /* The fill counts come from the same host arithmetic on every back end. */
