@@ -713,6 +713,17 @@ __global__ void __launch_bounds__(BK_BLOCK, BT_MIN_BLOCKS(ONES))
     bt_write_diffs(vals_out + prefix, s_sum + VA, tile_sel);
 }
 
+/* Waits for the kernels and brings the number of runs they wrote to *runs to the host. */
+static kedr_status fetch_runs(const unsigned long long *runs, cudaStream_t stream,
+                              size_t *n_runs)
+{
+    unsigned long long r = 0;
+    KEDR_CUDA_TRY(cudaMemcpyAsync(&r, runs, sizeof r, cudaMemcpyDeviceToHost, stream));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+    *n_runs = (size_t)r;
+    return KEDR_OK;
+}
+
 /* Scratch: [runs, 8 bytes][tile counter, 8 bytes][the look-back's state word per tile]. */
 template <typename K, typename V, typename A, bool ONES>
 static kedr_status run_tails(kedr_ctx *ctx, const void *keys, const void *vals, size_t n,
@@ -733,11 +744,7 @@ static kedr_status run_tails(kedr_ctx *ctx, const void *keys, const void *vals, 
             (const K *)keys, (const V *)vals, n, vec_k, vec_v, st, (unsigned *)(runs + 1), runs,
             (K *)keys_out, (V *)vals_out);
         KEDR_CUDA_LAUNCHED("bykey_tails");
-        unsigned long long r = 0;
-        KEDR_CUDA_TRY(cudaMemcpyAsync(&r, runs, sizeof r, cudaMemcpyDeviceToHost, stream));
-        KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
-        *n_runs = (size_t)r;
-        return KEDR_OK;
+        return fetch_runs(runs, stream, n_runs);
     }();
     kedr_scratch_put(ctx, tmp);
     return s;
@@ -780,11 +787,7 @@ static kedr_status run_bykey(kedr_ctx *ctx, const void *keys, const void *vals, 
                 tile_v, (K *)keys_out, (V *)vals_out);
             KEDR_CUDA_LAUNCHED("prim_bykey_write");
         }
-        unsigned long long r = 0;
-        KEDR_CUDA_TRY(cudaMemcpyAsync(&r, runs, sizeof r, cudaMemcpyDeviceToHost, stream));
-        KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
-        *n_runs = (size_t)r;
-        return KEDR_OK;
+        return fetch_runs(runs, stream, n_runs);
     }();
     kedr_scratch_put(ctx, tmp);
     return s;

@@ -227,16 +227,22 @@ static void test_sorts(kedr_ctx *ctx)
     out_shift = 0;
 }
 
+/* A cuda context on a GPU with 40 GiB or more: room for the 2^30-item tests. */
+static int big_gpu(kedr_ctx *ctx)
+{
+    kedr_device_info info;
+    return kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA &&
+           kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK &&
+           info.memory_bytes >= ((size_t)40 << 30);
+}
+
 /* n >= 2^30 (cuda, with 40 GiB of device memory): the look-back words are 64 bits there. Keys
  * i * M mod 2^32 (M odd, so all distinct) with the indices as values: each output pair must be
  * an input pair, key from index, and the keys must rise strictly, so the output is the sorted
  * permutation. Keys alone are checked the same way through M's inverse. */
 static void test_sort_huge(kedr_ctx *ctx)
 {
-    kedr_device_info info;
-    if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA ||
-        kedr_device_get_info(kedr_ctx_device(ctx), &info) != KEDR_OK ||
-        info.memory_bytes < ((size_t)40 << 30))
+    if (!big_gpu(ctx))
         return;
     const size_t n = ((size_t)1 << 30) + 5;
     const uint32_t mul = 2654435761u;
@@ -472,10 +478,7 @@ static void test_counting(kedr_ctx *ctx)
  * second key buffer). */
 static void test_counting_huge(kedr_ctx *ctx)
 {
-    kedr_device_info info;
-    if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA ||
-        kedr_device_get_info(kedr_ctx_device(ctx), &info) != KEDR_OK ||
-        info.memory_bytes < ((size_t)40 << 30))
+    if (!big_gpu(ctx))
         return;
     const size_t n = ((size_t)1 << 30) + 5;
     check_counting(ctx, n, 3u << 23, C_UNIFORM, 1, 901, 0);
