@@ -56,62 +56,57 @@ static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const ui
     }
 }
 
-/* A box around every body wall, widened by a margin far above the rounding of the crossing
- * tests: a straight path whose box misses it cannot hit a wall. Empty without bodies. */
-static void body_box(const dsmc_params *p, double box[4])
+/* The moves' dsmc_box: around the body walls in 2D (segments and circles), around the
+ * solids in 3D, widened by a margin far above the rounding of the crossing tests. */
+static dsmc_box far_box(const dsmc_params *p)
 {
-    box[0] = box[1] = HUGE_VAL;
-    box[2] = box[3] = -HUGE_VAL;
-    for (int k = 0; k < p->nsegments; k++)
-        for (int e = 0; e < 2; e++) {
-            box[0] = fmin(box[0], p->seg[k][2 * e]);
-            box[1] = fmin(box[1], p->seg[k][2 * e + 1]);
-            box[2] = fmax(box[2], p->seg[k][2 * e]);
-            box[3] = fmax(box[3], p->seg[k][2 * e + 1]);
-        }
-    for (int j = 0; j < p->ncircles; j++) {
-        box[0] = fmin(box[0], p->circle[j][0] - p->circle[j][2]);
-        box[1] = fmin(box[1], p->circle[j][1] - p->circle[j][2]);
-        box[2] = fmax(box[2], p->circle[j][0] + p->circle[j][2]);
-        box[3] = fmax(box[3], p->circle[j][1] + p->circle[j][2]);
-    }
-    double margin = 1e-6 * (p->dx + p->dy);
-    box[0] -= margin;
-    box[1] -= margin;
-    box[2] += margin;
-    box[3] += margin;
-}
-
-/* body_box in 3D: lo x y z, hi x y z around the solids (empty without). */
-static void solid_box(const dsmc_params *p, double box[6])
-{
+    dsmc_box b;
     for (int d = 0; d < 3; d++) {
-        box[d] = HUGE_VAL;
-        box[3 + d] = -HUGE_VAL;
+        b.lo[d] = HUGE_VAL;
+        b.hi[d] = -HUGE_VAL;
     }
-    for (int j = 0; j < p->nsolids; j++) {
-        const double *s = p->solid[j];
-        for (int d = 0; d < 3; d++) {
-            double lo, hi;
-            if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
-                lo = s[d] - s[3];
-                hi = s[d] + s[3];
-            } else if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID) {
-                lo = s[d];
-                hi = s[3 + d];
-            } else { /* cone: apex to base along x, the base radius across */
-                lo = d == 0 ? s[0] : s[d] - s[5];
-                hi = d == 0 ? s[0] + s[4] : s[d] + s[5];
+    if (p->dims == 3) {
+        for (int j = 0; j < p->nsolids; j++) {
+            const double *s = p->solid[j];
+            for (int d = 0; d < 3; d++) {
+                double lo, hi;
+                if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
+                    lo = s[d] - s[3];
+                    hi = s[d] + s[3];
+                } else if (p->solid_type[j] == KEDR_DSMC_BODY_CUBOID) {
+                    lo = s[d];
+                    hi = s[3 + d];
+                } else { /* cone: apex to base along x, the base radius across */
+                    lo = d == 0 ? s[0] : s[d] - s[5];
+                    hi = d == 0 ? s[0] + s[4] : s[d] + s[5];
+                }
+                b.lo[d] = fmin(b.lo[d], lo);
+                b.hi[d] = fmax(b.hi[d], hi);
             }
-            box[d] = fmin(box[d], lo);
-            box[3 + d] = fmax(box[3 + d], hi);
+        }
+    } else {
+        for (int k = 0; k < p->nsegments; k++)
+            for (int e = 0; e < 2; e++)
+                for (int d = 0; d < 2; d++) {
+                    b.lo[d] = fmin(b.lo[d], p->seg[k][2 * e + d]);
+                    b.hi[d] = fmax(b.hi[d], p->seg[k][2 * e + d]);
+                }
+        for (int j = 0; j < p->ncircles; j++)
+            for (int d = 0; d < 2; d++) {
+                b.lo[d] = fmin(b.lo[d], p->circle[j][d] - p->circle[j][2]);
+                b.hi[d] = fmax(b.hi[d], p->circle[j][d] + p->circle[j][2]);
+            }
+        if (p->nsegments + p->ncircles > 0) { /* z unbounded: only x and y can miss */
+            b.lo[2] = -HUGE_VAL;
+            b.hi[2] = HUGE_VAL;
         }
     }
-    double margin = 1e-6 * (p->dx + p->dy + p->dz);
+    double margin = 1e-6 * (p->dx + p->dy + (p->dims == 3 ? p->dz : 0));
     for (int d = 0; d < 3; d++) {
-        box[d] -= margin;
-        box[3 + d] += margin;
+        b.lo[d] -= margin;
+        b.hi[d] += margin;
     }
+    return b;
 }
 
 /* move_cpu's loop in 3D, with the same shortcut for molecules that meet no side and no solid
@@ -119,8 +114,7 @@ static void solid_box(const dsmc_params *p, double box[6])
 static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
                       uint32_t *cell, double *partial, size_t nsum, int threads)
 {
-    double box[6];
-    solid_box(p, box);
+    dsmc_box box = far_box(p);
 #pragma omp parallel num_threads(threads) if (n > DSMC_OMP_MIN)
     {
         dsmc_params local = *p;
@@ -128,8 +122,8 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
             local.surf = partial + nsum * (size_t)omp_get_thread_num();
         const double t = p->dt, xlo = p->lo[0], xhi = p->hi[0], ylo = p->lo[1];
         const double yhi = p->hi[1], zlo = p->lo[2], zhi = p->hi[2];
-        const double bx0 = box[0], by0 = box[1], bz0 = box[2], bx1 = box[3], by1 = box[4];
-        const double bz1 = box[5];
+        const double bx0 = box.lo[0], by0 = box.lo[1], bz0 = box.lo[2], bx1 = box.hi[0];
+        const double by1 = box.hi[1], bz1 = box.hi[2];
 #pragma omp for schedule(static)
         for (size_t i = 0; i < n; i++) {
             double px = a.x[i], py = a.y[i], pz = a.z[i];
@@ -193,8 +187,7 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
     } else if (p->dims == 3) {
         move3_cpu(p, n, n_old, a, cell, partial, nsum, threads);
     } else {
-        double box[4];
-        body_box(p, box);
+        dsmc_box box = far_box(p);
 #pragma omp parallel num_threads(threads) if (n > DSMC_OMP_MIN)
         {
             dsmc_params local = *p;
@@ -202,7 +195,7 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
                 local.surf = partial + nsum * (size_t)omp_get_thread_num();
             const double t = p->dt, xlo = p->lo[0], xhi = p->hi[0];
             const double ylo = p->lo[1], yhi = p->hi[1];
-            const double bx0 = box[0], by0 = box[1], bx1 = box[2], by1 = box[3];
+            const double bx0 = box.lo[0], by0 = box.lo[1], bx1 = box.hi[0], by1 = box.hi[1];
 #pragma omp for schedule(static)
             for (size_t i = 0; i < n; i++) {
                 double px = a.x[i], py = a.y[i];
@@ -814,7 +807,7 @@ static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
         if (p.radial)
             KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof extra));
         KEDR_TRY(dsmc_move_cuda(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell, sim->perm,
-                                sim->counters));
+                                sim->counters, far_box(&p)));
         if (p.radial)
             KEDR_TRY(kedr_download(sim->ctx, &extra, sim->counters, sizeof extra));
     } else

@@ -52,14 +52,47 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
 }
 
 /* MODE: 0 planar, 1 3D, 2 axisymmetric (which writes each particle's extra copies under radial
- * weighting and adds their sum to *extra). */
+ * weighting and adds their sum to *extra). In planar and 3D runs a molecule whose straight
+ * step stays in the domain and misses the box around the bodies (fb) moves here, with the
+ * expressions of dsmc_move_one and dsmc_move_one3 (so the same bits) and without their event
+ * search, as on the cpu (sim.c). */
 template <int MODE>
 static __global__ void k_move(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
-                              uint32_t *cell, uint32_t *copies, unsigned long long *extra)
+                              uint32_t *cell, uint32_t *copies, unsigned long long *extra,
+                              dsmc_box fb)
 {
     unsigned long long sum = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
+        if (MODE == 0 && i < n_old) {
+            double px = a.x[i], py = a.y[i];
+            double qx = px + a.vx[i] * p.dt, qy = py + a.vy[i] * p.dt;
+            bool inside = qx >= p.lo[0] && qx <= p.hi[0] && qy >= p.lo[1] && qy <= p.hi[1];
+            bool far = (px > qx ? px : qx) < fb.lo[0] || (px < qx ? px : qx) > fb.hi[0] ||
+                       (py > qy ? py : qy) < fb.lo[1] || (py < qy ? py : qy) > fb.hi[1];
+            if (inside && far) {
+                a.x[i] = qx;
+                a.y[i] = qy;
+                cell[i] = dsmc_cell_of(&p, qx, qy);
+                continue;
+            }
+        }
+        if (MODE == 1 && i < n_old) {
+            double px = a.x[i], py = a.y[i], pz = a.z[i];
+            double qx = px + a.vx[i] * p.dt, qy = py + a.vy[i] * p.dt, qz = pz + a.vz[i] * p.dt;
+            bool inside = qx >= p.lo[0] && qx <= p.hi[0] && qy >= p.lo[1] && qy <= p.hi[1] &&
+                          qz >= p.lo[2] && qz <= p.hi[2];
+            bool far = (px > qx ? px : qx) < fb.lo[0] || (px < qx ? px : qx) > fb.hi[0] ||
+                       (py > qy ? py : qy) < fb.lo[1] || (py < qy ? py : qy) > fb.hi[1] ||
+                       (pz > qz ? pz : qz) < fb.lo[2] || (pz < qz ? pz : qz) > fb.hi[2];
+            if (inside && far) {
+                a.x[i] = qx;
+                a.y[i] = qy;
+                a.z[i] = qz;
+                cell[i] = dsmc_cell_of3(&p, qx, qy, qz);
+                continue;
+            }
+        }
         if (MODE == 2) {
             uint32_t k;
             cell[i] = dsmc_move_axi(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
@@ -181,20 +214,20 @@ extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, i
 
 extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
                                       dsmc_particles a, uint32_t *cell, uint32_t *copies,
-                                      uint64_t *counters)
+                                      uint64_t *counters, dsmc_box far)
 {
     if (n == 0)
         return KEDR_OK;
     unsigned long long *extra = (unsigned long long *)counters;
     if (p->axisym)
         k_move<2><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
-                                                                         copies, extra);
+                                                                         copies, extra, far);
     else if (p->dims == 3)
         k_move<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
-                                                                         copies, extra);
+                                                                         copies, extra, far);
     else
         k_move<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
-                                                                         copies, extra);
+                                                                         copies, extra, far);
     KEDR_CUDA_LAUNCHED("k_move");
     return KEDR_OK;
 }

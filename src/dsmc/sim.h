@@ -10,6 +10,14 @@
 extern "C" {
 #endif
 
+/* A box around every body wall (2D) or solid (3D), widened far beyond the rounding of the
+ * crossing tests: a straight path whose box misses it cannot hit a wall. Empty (lo > hi)
+ * without bodies; 2D leaves z unbounded. The moves take molecules whose step stays inside the
+ * domain and misses this box straight through, without the event search (sim.c: dsmc_far_box). */
+typedef struct {
+    double lo[3], hi[3];
+} dsmc_box;
+
 /* Particle arrays in the context's memory (structure of arrays); z only in 3D (NULL in 2D). */
 typedef struct {
     double *x, *y, *z, *vx, *vy, *vz;
@@ -113,7 +121,7 @@ kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
  * and add their sum to counters[0] (zeroed by the caller). */
 kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
                            dsmc_particles a, uint32_t *cell, uint32_t *copies,
-                           uint64_t *counters);
+                           uint64_t *counters, dsmc_box far);
 /* The copies of radial weighting (clone_cpu in sim.c). */
 kedr_status dsmc_clone_cuda(kedr_ctx *ctx, size_t n, const uint32_t *incl, dsmc_particles a,
                             uint32_t *cell);
