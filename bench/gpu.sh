@@ -28,6 +28,8 @@ for p in $phases; do
 done
 has() { [[ " $phases " == *" $1 "* ]]; }
 mkdir -p "$out" || exit 1
+# The commit stamped in the JSON: set KEDR_COMMIT when the tree was copied without its own git
+# history (a checkout's .git may name another commit than the files that came with it).
 export KEDR_COMMIT=${KEDR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 
 echo "== build (commit $KEDR_COMMIT)"
