@@ -43,6 +43,15 @@ static inline int tu_finish(const char *name)
     return tu_failed ? 1 : 0;
 }
 
+/* Removes a test's temporary directory (made with mkdtemp) and everything in it. */
+static inline void tu_remove_dir(const char *dir)
+{
+    char cmd[1100];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0)
+        fprintf(stderr, "could not remove %s\n", dir);
+}
+
 /* The sizes every primitive is checked at. */
 static const size_t tu_sizes[] = {0, 1, 2, 31, 32, 33, 1023, 1025, 4095, 65537,
                                   (1u << 20) - 1, (1u << 20) + 1};

@@ -193,9 +193,6 @@ int main(void)
         test_unavailable();
     }
     test_bad_arguments();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    tu_remove_dir(dir);
     return tu_finish("test_plot");
 }

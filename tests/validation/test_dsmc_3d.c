@@ -652,9 +652,6 @@ int main(void)
         test_cube_axes(ctx);
         kedr_ctx_destroy(ctx);
     }
-    char cmd[700];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    tu_remove_dir(dir);
     return tu_finish("test_dsmc_3d");
 }

@@ -392,9 +392,6 @@ int main(void)
         kedr_ctx_destroy(ctx);
     }
     test_cross_backend();
-    char cmd[400];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        fprintf(stderr, "could not remove %s\n", dir);
+    tu_remove_dir(dir);
     return tu_finish("test_dsmc_checkpoint");
 }
