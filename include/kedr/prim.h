@@ -125,15 +125,17 @@ kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, ui
                                uint32_t *perm, uint32_t *starts, uint32_t *counts,
                                size_t *n_kept);
 /* The same sort in the caller's memory, for callers that keep their own buffers (the DSMC
- * particle slots): keys may be overwritten (the cuda sort uses them as one of its two key
- * buffers), work holds 8 bytes per item (a second key and a second index buffer) and scratch at
- * least kedr_counting_sort_scratch(ctx, n, nkeys) bytes (about n / 7.5 + 20 KB; n / 3.75 from
- * 2^30 items on), all in the context's memory, so the call takes no memory of its own. On the
- * cpu both may be NULL and are not used (the cpu sort takes host memory as kedr_counting_sort
- * does, and leaves keys as they were); kedr_counting_sort_scratch returns 0 there. Same results
+ * particle slots): work holds 4 bytes per item (a second index buffer) and scratch at least
+ * kedr_counting_sort_scratch(ctx, n, nkeys) bytes (about n / 3.75 + 20 KB), all in the
+ * context's memory, so the call takes no memory of its own, and keys are left as they were. On
+ * cuda the passes after the first read each item's key through its index instead of from a
+ * second key buffer: as fast as kedr_counting_sort when the keys come nearly in order (a DSMC
+ * step's cells, where most items keep their key and place), much slower for keys in random
+ * order. On the cpu work and scratch may be NULL and are not used (the cpu sort takes host
+ * memory as kedr_counting_sort does); kedr_counting_sort_scratch returns 0 there. Same results
  * as kedr_counting_sort. */
 size_t kedr_counting_sort_scratch(const kedr_ctx *ctx, size_t n, uint32_t nkeys);
-kedr_status kedr_counting_sort_in(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t nkeys,
+kedr_status kedr_counting_sort_in(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
                                   uint32_t *perm, uint32_t *starts, uint32_t *counts,
                                   size_t *n_kept, void *work, void *scratch,
                                   size_t scratch_bytes);

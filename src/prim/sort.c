@@ -684,7 +684,7 @@ kedr_status kedr_counting_sort(kedr_ctx *ctx, const uint32_t *keys, size_t n, ui
                          NULL, NULL);
 }
 
-kedr_status kedr_counting_sort_in(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t nkeys,
+kedr_status kedr_counting_sort_in(kedr_ctx *ctx, const uint32_t *keys, size_t n, uint32_t nkeys,
                                   uint32_t *perm, uint32_t *starts, uint32_t *counts,
                                   size_t *n_kept, void *work, void *scratch,
                                   size_t scratch_bytes)
@@ -692,7 +692,7 @@ kedr_status kedr_counting_sort_in(kedr_ctx *ctx, uint32_t *keys, size_t n, uint3
     const char *fn = "kedr_counting_sort_in";
     size_t need = kedr_counting_sort_scratch(ctx, n, nkeys);
     if (need) {
-        KEDR_TRY(kedr_check_ptr(work, 2 * n, fn, "work"));
+        KEDR_TRY(kedr_check_ptr(work, n, fn, "work"));
         if (!scratch || scratch_bytes < need)
             return kedr_fail(KEDR_ERR_INVALID, "%s: scratch of %zu bytes at %p: expected at "
                              "least %zu bytes (kedr_counting_sort_scratch)", fn, scratch_bytes,

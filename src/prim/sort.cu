@@ -239,13 +239,19 @@ __device__ __forceinline__ void start_keys(unsigned *starts, const unsigned *xk,
  *
  * LATE_VALUES: the values are loaded once the keys are ranked and in shared memory, not with
  * the keys, so that fewer registers are live while ranking (the STARTS pass: 2.39 -> 2.31 ms at
- * 2^28 items on an H100; no gain in a pass that writes its keys, 2.29 either way). */
+ * 2^28 items on an H100; no gain in a pass that writes its keys, 2.29 either way).
+ *
+ * BY_INDEX (a counting sort in the caller's memory after its first pass): the values are the
+ * items' indices into the unsorted keys, keys_in, and each item's key is read through its
+ * index rather than from a key buffer of the pass before, which therefore holds no keys. */
 template <typename K, int KM, typename V, int VM, int IPT, int MINB, typename S,
-          bool STARTS = false, bool LATE_VALUES = false>
+          bool STARTS = false, bool LATE_VALUES = false, bool BY_INDEX = false>
 __global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V> a)
 {
     static_assert(!STARTS || (sizeof(K) == 4 && KM == KM_CLAMP && sizeof(S) == 8),
                   "STARTS: u32 keys below a clamp, 64-bit look-back words");
+    static_assert(!BY_INDEX || (VM == VM_LOAD && !LATE_VALUES),
+                  "BY_INDEX: the values are the indices, loaded before the keys");
     typedef typename std::conditional<STARTS, unsigned, S>::type D;
     constexpr int TILE = SORT_BLOCK * IPT;
     constexpr int XBYTES = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
@@ -276,21 +282,30 @@ __global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V
     const unsigned lanes_below = (1u << lane) - 1;
 
     K key[IPT];
-    if (tile_base + TILE <= a.n) {
-#pragma unroll
-        for (int i = 0; i < IPT; i++)
-            key[i] = a.keys_in[warp_base + 32 * i + lane];
-    } else {
-#pragma unroll
-        for (int i = 0; i < IPT; i++)
-            key[i] = 32 * i + lane < in_warp ? a.keys_in[warp_base + 32 * i + lane] : (K)0;
-    }
     V val[VM == VM_LOAD ? IPT : 1];
-    if (VM == VM_LOAD && !LATE_VALUES) {
+    if constexpr (BY_INDEX) {
 #pragma unroll
         for (int i = 0; i < IPT; i++)
-            val[VM == VM_LOAD ? i : 0] =
-                32 * i + lane < in_warp ? a.vals_in[warp_base + 32 * i + lane] : (V)0;
+            val[i] = 32 * i + lane < in_warp ? a.vals_in[warp_base + 32 * i + lane] : (V)0;
+#pragma unroll
+        for (int i = 0; i < IPT; i++)
+            key[i] = 32 * i + lane < in_warp ? a.keys_in[val[i]] : (K)0;
+    } else {
+        if (tile_base + TILE <= a.n) {
+#pragma unroll
+            for (int i = 0; i < IPT; i++)
+                key[i] = a.keys_in[warp_base + 32 * i + lane];
+        } else {
+#pragma unroll
+            for (int i = 0; i < IPT; i++)
+                key[i] = 32 * i + lane < in_warp ? a.keys_in[warp_base + 32 * i + lane] : (K)0;
+        }
+        if (VM == VM_LOAD && !LATE_VALUES) {
+#pragma unroll
+            for (int i = 0; i < IPT; i++)
+                val[VM == VM_LOAD ? i : 0] =
+                    32 * i + lane < in_warp ? a.vals_in[warp_base + 32 * i + lane] : (V)0;
+        }
     }
     /* Bit i: item i takes a place (in range, and not dropped by the counting sort). */
     unsigned kept = 0;
@@ -519,36 +534,28 @@ __global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V
     }
 }
 
-template <typename K, int KM, typename V, int VM, typename S, bool STARTS = false>
+template <typename K, int KM, typename V, int VM, typename S, bool BY_INDEX>
 static kedr_status launch_onesweep(kedr_ctx *ctx, const pass_args<K, V> &a, size_t tiles)
 {
-    prim_onesweep<K, KM, V, VM, sort_items<K, V, VM>(), sort_min_blocks<K, V, VM>(), S, STARTS>
-        <<<(unsigned)tiles, SORT_BLOCK, 0, KEDR_STREAM(ctx)>>>(a);
+    prim_onesweep<K, KM, V, VM, sort_items<K, V, VM>(), sort_min_blocks<K, V, VM>(), S, false,
+                  false, BY_INDEX><<<(unsigned)tiles, SORT_BLOCK, 0, KEDR_STREAM(ctx)>>>(a);
     KEDR_CUDA_LAUNCHED("prim_onesweep");
     return KEDR_OK;
 }
 
-template <typename K, int KM, typename V, int VM>
+template <typename K, int KM, typename V, int VM, bool BY_INDEX = false>
 static kedr_status launch_pass(kedr_ctx *ctx, const pass_args<K, V> &a, size_t tiles)
 {
     if (status_word_bytes(a.n) == 4)
-        return launch_onesweep<K, KM, V, VM, unsigned>(ctx, a, tiles);
-    return launch_onesweep<K, KM, V, VM, unsigned long long>(ctx, a, tiles);
+        return launch_onesweep<K, KM, V, VM, unsigned, BY_INDEX>(ctx, a, tiles);
+    return launch_onesweep<K, KM, V, VM, unsigned long long, BY_INDEX>(ctx, a, tiles);
 }
 
-/* Sorts n > 0 keys by bits [begin_bit, end_bit) of their ordered form. The last pass writes
- * keys_out/vals_out; earlier ones alternate between scratch and the output.
- * counting (the counting sort): values are the item indices, made by the first pass (vals_in is
- * not read); the last pass leaves out the items with keys >= clamp and writes the others' keys
- * to keys_out, or no keys when keys_out is NULL, which needs npass <= 2: with 3 passes or more,
- * keys_out also serves as the second key buffer. The number of items kept goes to *kept
- * (device memory) unless NULL. */
-/* The caller's memory for a counting sort (kedr_counting_sort_in): the input keys may be
- * overwritten, and these hold the look-back words, a second key buffer and a second value
- * buffer of n items each. */
+/* The caller's memory for a counting sort (kedr_counting_sort_in): the look-back words and a
+ * second value buffer of n items. Its passes after the first read the keys through the item
+ * indices (BY_INDEX), so it needs no second key buffer and leaves the keys as they were. */
 struct sort_ext {
     void *meta;
-    void *keys_alt;
     void *vals_alt;
 };
 
@@ -559,14 +566,14 @@ static size_t sort_meta_bytes(size_t n, size_t tiles)
            tiles * RADIX * status_word_bytes(n);
 }
 
-/* Where the sorted keys of an npass sort in the caller's memory end: each pass writes the other
- * key buffer, so an odd number of passes ends in the second one. */
-template <typename K>
-static K *ext_final_keys(int npass, K *keys, const sort_ext *ext)
-{
-    return npass % 2 ? (K *)ext->keys_alt : keys;
-}
-
+/* Sorts n > 0 keys by bits [begin_bit, end_bit) of their ordered form. The last pass writes
+ * keys_out/vals_out; earlier ones alternate between scratch and the output.
+ * counting (the counting sort): values are the item indices, made by the first pass (vals_in is
+ * not read); the last pass leaves out the items with keys >= clamp and writes the others' keys
+ * to keys_out, or no keys when keys_out is NULL, which needs npass <= 2: with 3 passes or more,
+ * keys_out also serves as the second key buffer. The number of items kept goes to *kept
+ * (device memory) unless NULL. ext (counting, keys_out NULL): the caller's memory, no key
+ * buffers. */
 template <typename K, int KM, typename V, int VM>
 static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, const V *vals_in,
                               V *vals_out, size_t n, int begin_bit, int end_bit, K clamp,
@@ -588,7 +595,6 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
     kedr_status s = KEDR_OK;
     if (ext) {
         meta = ext->meta;
-        kb1 = ext->keys_alt;
         vb1 = ext->vals_alt;
     } else {
         s = kedr_scratch_get(ctx, &meta, sort_meta_bytes(n, tiles));
@@ -603,10 +609,8 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
         unsigned *counter = (unsigned *)(hist + hist_words);
         void *status = hist + hist_words + 2;
         /* Pass p writes the final buffers when npass - 1 - p is even, the others when it is odd,
-         * so the last pass lands in the final ones and no pass writes what it reads. In the
-         * caller's memory the input keys are one of the two key buffers. */
-        K *kfinal = ext ? ext_final_keys(npass, (K *)keys_in, ext) : keys_out;
-        K *kother = ext && kfinal == (K *)kb1 ? (K *)keys_in : (K *)kb1;
+         * so the last pass lands in the final ones and no pass writes what it reads. */
+        K *kfinal = keys_out, *kother = (K *)kb1;
         s = [&]() -> kedr_status {
             KEDR_CUDA_TRY(cudaMemsetAsync(hist, 0, (size_t)npass * RADIX * 8, stream));
             size_t blocks = (n + HIST_BLOCK - 1) / HIST_BLOCK;
@@ -623,9 +627,9 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
                 int last = p == npass - 1;
                 int to_final = (npass - 1 - p) % 2 == 0;
                 pass_args<K, V> a;
-                a.keys_in = ksrc;
+                a.keys_in = ext ? keys_in : ksrc;
                 a.vals_in = vsrc;
-                a.keys_out = last ? keys_out : to_final ? kfinal : kother;
+                a.keys_out = last || ext ? keys_out : to_final ? kfinal : kother;
                 a.vals_out = to_final ? vals_out : (V *)vb1;
                 a.n = n;
                 a.clamp = clamp;
@@ -642,8 +646,11 @@ static kedr_status radix_sort(kedr_ctx *ctx, const K *keys_in, K *keys_out, cons
                 if constexpr (VM != VM_NONE) {
                     static_assert(sort_items<K, V, VM_INDEX>() == sort_items<K, V, VM>(),
                                   "the passes of a counting sort share their tiles");
+                    constexpr bool may_ext = KM == KM_CLAMP && std::is_same<V, unsigned>::value;
                     if (counting && p == 0)
                         KEDR_TRY((launch_pass<K, KM, V, VM_INDEX>(ctx, a, tiles)));
+                    else if (may_ext && ext)
+                        KEDR_TRY((launch_pass<K, KM, V, VM, may_ext>(ctx, a, tiles)));
                     else
                         KEDR_TRY((launch_pass<K, KM, V, VM>(ctx, a, tiles)));
                 } else {
@@ -924,10 +931,11 @@ static int last_pass_in_keys(size_t n, size_t tiles)
 }
 
 /* Digit offsets of every pass, the tile counter (padded) and the look-back words of the
- * passes before the last, or of the last for a single small tile. */
-static size_t counting_sort_meta_bytes(size_t n, size_t tiles)
+ * passes before the last, or of the last (64 bits) for a single small tile or in the caller's
+ * memory (last_here). */
+static size_t counting_sort_meta_bytes(size_t n, size_t tiles, int last_here)
 {
-    const size_t words = tiles * RADIX * status_word_bytes(n);
+    const size_t words = tiles * RADIX * (last_here ? 8 : status_word_bytes(n));
     const size_t one_tile = RADIX * sizeof(unsigned long long);
     return ((size_t)MAX_PASSES * RADIX + 2) * sizeof(unsigned long long) +
            (words > one_tile ? words : one_tile);
@@ -938,11 +946,11 @@ static size_t counting_sort_meta_bytes(size_t n, size_t tiles)
  * load values was slower); with 64-bit look-back words (n >= 2^30), the common 20. */
 #define COUNTING_FIRST_ITEMS 24
 
-template <int VM, typename S, bool STARTS, bool LATE_VALUES, int IPT>
+template <int VM, typename S, bool STARTS, bool LATE_VALUES, int IPT, bool BY_INDEX = false>
 static kedr_status launch_counting_pass(kedr_ctx *ctx, const pass_args<unsigned, unsigned> &a)
 {
     const size_t tiles = (a.n + (size_t)SORT_BLOCK * IPT - 1) / ((size_t)SORT_BLOCK * IPT);
-    prim_onesweep<unsigned, KM_CLAMP, unsigned, VM, IPT, 2, S, STARTS, LATE_VALUES>
+    prim_onesweep<unsigned, KM_CLAMP, unsigned, VM, IPT, 2, S, STARTS, LATE_VALUES, BY_INDEX>
         <<<(unsigned)tiles, SORT_BLOCK, 0, KEDR_STREAM(ctx)>>>(a);
     KEDR_CUDA_LAUNCHED("prim_onesweep");
     return KEDR_OK;
@@ -952,7 +960,8 @@ static kedr_status launch_counting_pass(kedr_ctx *ctx, const pass_args<unsigned,
  * writes the permutation and each key's start but no keys (STARTS); then the empty digits'
  * starts and every count. Atomic counts on 2^24 counters at random took as long as the whole
  * sort (12 ms for 2^28 keys on an H100). Key buffers: the passes alternate between kb[0] and
- * kb[1] (in the caller's memory: its second key buffer and the keys themselves). */
+ * kb[1]; in the caller's memory there are none, the passes after the first read the keys
+ * through the indices (BY_INDEX), and the last pass keeps its look-back words in meta. */
 static kedr_status counting_by_last_pass(kedr_ctx *ctx, const uint32_t *keys, size_t n,
                                          uint32_t nkeys, int bits, uint32_t *perm,
                                          uint32_t *starts, uint32_t *counts, size_t *n_kept,
@@ -967,11 +976,9 @@ static kedr_status counting_by_last_pass(kedr_ctx *ctx, const uint32_t *keys, si
     kedr_status s = KEDR_OK;
     if (ext) {
         meta = ext->meta;
-        kb[0] = ext->keys_alt;
-        kb[1] = (void *)keys;
         vb1 = ext->vals_alt;
     } else {
-        s = kedr_scratch_get(ctx, &meta, counting_sort_meta_bytes(n, tiles));
+        s = kedr_scratch_get(ctx, &meta, counting_sort_meta_bytes(n, tiles, 0));
         for (int i = 0; i < 2 && s == KEDR_OK; i++)
             s = kedr_scratch_get(ctx, &kb[i], n * sizeof(unsigned));
         if (s == KEDR_OK)
@@ -998,8 +1005,8 @@ static kedr_status counting_by_last_pass(kedr_ctx *ctx, const uint32_t *keys, si
             for (int p = 0; p < npass; p++) {
                 const int last = p == npass - 1;
                 pass_args<unsigned, unsigned> a;
-                a.keys_in = p ? (const unsigned *)kb[(p - 1) % 2] : keys;
-                a.keys_out = last ? NULL : (unsigned *)kb[p % 2];
+                a.keys_in = p && !ext ? (const unsigned *)kb[(p - 1) % 2] : keys;
+                a.keys_out = last || ext ? NULL : (unsigned *)kb[p % 2];
                 /* The values land in perm after the last pass, so in perm after every other. */
                 a.vals_in = p ? ((npass - p) % 2 == 0 ? perm : (unsigned *)vb1) : NULL;
                 a.vals_out = (npass - 1 - p) % 2 == 0 ? perm : (unsigned *)vb1;
@@ -1022,13 +1029,16 @@ static kedr_status counting_by_last_pass(kedr_ctx *ctx, const uint32_t *keys, si
                     else if (p == 0)
                         KEDR_TRY((launch_pass<unsigned, KM_CLAMP, unsigned, VM_INDEX>(ctx, a,
                                                                                       tiles)));
+                    else if (ext)
+                        KEDR_TRY((launch_pass<unsigned, KM_CLAMP, unsigned, VM_LOAD, true>(
+                            ctx, a, tiles)));
                     else
                         KEDR_TRY((launch_pass<unsigned, KM_CLAMP, unsigned, VM_LOAD>(ctx, a,
                                                                                      tiles)));
                     continue;
                 }
                 char *region;
-                if (last_pass_in_keys(n, tiles)) {
+                if (!ext && last_pass_in_keys(n, tiles)) {
                     uintptr_t free_keys = (uintptr_t)kb[p % 2];
                     region = (char *)((free_keys + 255) & ~(uintptr_t)255);
                     a.tile_counter = (unsigned *)region;
@@ -1038,8 +1048,11 @@ static kedr_status counting_by_last_pass(kedr_ctx *ctx, const uint32_t *keys, si
                 }
                 KEDR_CUDA_TRY(cudaMemsetAsync(
                     region, 0, (char *)a.status - region + tiles * RADIX * sizeof(u64), stream));
-                KEDR_TRY((launch_counting_pass<VM_LOAD, u64, true, true,
-                                               sort_items<unsigned, unsigned, VM_LOAD>()>(ctx, a)));
+                constexpr int items = sort_items<unsigned, unsigned, VM_LOAD>();
+                if (ext)
+                    KEDR_TRY((launch_counting_pass<VM_LOAD, u64, true, false, items, true>(ctx, a)));
+                else
+                    KEDR_TRY((launch_counting_pass<VM_LOAD, u64, true, true, items>(ctx, a)));
             }
             size_t blocks2 = ((size_t)nkeys + SCAN_BLOCK - 1) / SCAN_BLOCK;
             size_t cap2 = (size_t)ctx->multiprocessors * 16;
@@ -1066,8 +1079,8 @@ static kedr_status counting_by_last_pass(kedr_ctx *ctx, const uint32_t *keys, si
 }
 
 /* The caller's scratch of kedr_counting_sort_in, in 256-byte aligned parts: the look-back
- * words, and the scan's tile sums or the kept count (the second key and value buffers are its
- * work block). */
+ * words (the last pass's too), and the scan's tile sums or the kept count (the second value
+ * buffer is its work block). */
 #define EXT_ALIGN(b) (((b) + 255) & ~(size_t)255)
 static size_t counting_small_bytes(uint32_t nkeys)
 {
@@ -1078,7 +1091,7 @@ static size_t counting_small_bytes(uint32_t nkeys)
 static size_t counting_meta_bytes(size_t n)
 {
     const size_t tile_items = (size_t)SORT_BLOCK * sort_items<unsigned, unsigned, VM_LOAD>();
-    return EXT_ALIGN(counting_sort_meta_bytes(n, (n + tile_items - 1) / tile_items));
+    return EXT_ALIGN(counting_sort_meta_bytes(n, (n + tile_items - 1) / tile_items, 1));
 }
 
 extern "C" size_t prim_counting_sort_scratch_cuda(size_t n, uint32_t nkeys)
@@ -1106,8 +1119,7 @@ extern "C" kedr_status prim_counting_sort_cuda(kedr_ctx *ctx, const uint32_t *ke
     if (work) {
         ext_mem.meta = scratch;
         small = (char *)scratch + counting_meta_bytes(n);
-        ext_mem.keys_alt = work;
-        ext_mem.vals_alt = (unsigned *)work + n;
+        ext_mem.vals_alt = work;
         ext = &ext_mem;
     }
     if (bits <= 16)

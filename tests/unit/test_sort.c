@@ -335,8 +335,8 @@ static void test_sort_errors(kedr_ctx *ctx)
 /* C_DROPPED (every key dropped) is checked on its own, outside the loop over NCDIST. */
 enum { C_UNIFORM, C_ONE_KEY, C_SORTED, C_REVERSED, C_FEW, NCDIST, C_DROPPED = NCDIST };
 
-/* in: through kedr_counting_sort_in, with poisoned scratch of exactly the size it asks for
- * (keys may be overwritten then). */
+/* in: through kedr_counting_sort_in, with poisoned work and scratch of exactly the sizes it
+ * asks for; the keys must stay as they were. */
 static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, int drops,
                            uint64_t seed, int in)
 {
@@ -385,7 +385,7 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
     uint32_t *d_counts = tu_poisoned(ctx, (size_t)nkeys * 4);
     size_t got_kept = (size_t)-1, scratch_bytes = kedr_counting_sort_scratch(ctx, n, nkeys);
     void *d_scratch = in && scratch_bytes ? tu_poisoned(ctx, scratch_bytes) : NULL;
-    void *d_work = in && scratch_bytes ? tu_poisoned(ctx, n * 8 + 8) : NULL;
+    void *d_work = in && scratch_bytes ? tu_poisoned(ctx, n * 4 + 4) : NULL;
     if (in)
         TU_OK(kedr_counting_sort_in(ctx, d_keys, n, nkeys, d_perm, d_starts, d_counts, &got_kept,
                                     d_work, d_scratch, scratch_bytes));
@@ -394,7 +394,11 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
     uint32_t *perm = tu_download(ctx, d_perm, n * 4);
     uint32_t *starts = tu_download(ctx, d_starts, (size_t)nkeys * 4);
     uint32_t *counts = tu_download(ctx, d_counts, (size_t)nkeys * 4);
+    uint32_t *keys_after = tu_download(ctx, d_keys, n * 4);
     const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
+    TU_CHECK(n == 0 || memcmp(keys_after, keys, n * 4) == 0,
+             "%s counting%s n=%zu nkeys=%u dist %d: the keys changed", be, in ? "_in" : "", n,
+             nkeys, dist);
     TU_CHECK(got_kept == kept, "%s counting%s n=%zu nkeys=%u dist %d: n_kept %zu, want %zu", be,
              in ? "_in" : "", n, nkeys, dist, got_kept, kept);
     size_t bad_c = 0, bad_p = 0, first = 0;
@@ -410,6 +414,7 @@ static void check_counting(kedr_ctx *ctx, size_t n, uint32_t nkeys, int dist, in
              be, in ? "_in" : "", n, nkeys, dist, drops, bad_p, first, bad_p ? perm[first] : 0,
              bad_p ? rp[first] : 0);
     free(keys);
+    free(keys_after);
     free(rc);
     free(rs);
     free(fill);
@@ -456,7 +461,7 @@ static void test_counting(kedr_ctx *ctx)
     if (need) {
         uint32_t *k = tu_poisoned(ctx, 4000), *p = tu_poisoned(ctx, 4000);
         uint32_t *st = tu_poisoned(ctx, 400), *c = tu_poisoned(ctx, 400);
-        void *sc = tu_poisoned(ctx, need), *w = tu_poisoned(ctx, 8000);
+        void *sc = tu_poisoned(ctx, need), *w = tu_poisoned(ctx, 4000);
         TU_CHECK(kedr_counting_sort_in(ctx, k, 1000, 100, p, st, c, NULL, w, sc, need - 1) ==
                      KEDR_ERR_INVALID, "counting_sort_in took %zu bytes of scratch, needs %zu",
                  need - 1, need);
@@ -474,8 +479,7 @@ static void test_counting(kedr_ctx *ctx)
 }
 
 /* cuda, n >= 2^30: the passes' 64-bit look-back words; 4 passes through kedr_counting_sort,
- * 3 through kedr_counting_sort_in (whose last pass keeps its words in the caller's keys or its
- * second key buffer). */
+ * 3 through kedr_counting_sort_in (keys read through the indices). */
 static void test_counting_huge(kedr_ctx *ctx)
 {
     if (!big_gpu(ctx))
