@@ -51,13 +51,15 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
     return v;
 }
 
-/* The 3D move in two kernels. k_move_straight moves every molecule whose straight step stays in
- * the domain and misses the box around the bodies (fb), with the expressions of dsmc_move_one3
- * (so the same bits) and without its event search, as the cpu does (sim.c); it lists the others,
- * and this step's new molecules, in rest (*nrest of them, a warp's at once), for k_move_rest.
- * With the shortcut as a branch in front of the event search (as the planar k_move has it), a
- * warp with one molecule at a wall ran both paths, and every warp was held to the registers of
- * the event search: the 3D box's move went from 6.3 to 6.9 ms. */
+/* The planar and 3D moves in two kernels. k_move_straight moves every molecule whose straight
+ * step stays in the domain and misses the box around the bodies (fb), with the expressions of
+ * dsmc_move_one / dsmc_move_one3 (so the same bits) and without their event search, as the cpu
+ * does (sim.c); it lists the others, and this step's new molecules, in rest (*nrest of them, a
+ * warp's at once) for k_move_rest. The straight kernel needs 32 registers (38 in 3D) against the
+ * event search's 68 (74), and its warps do not wait on a lane at a wall. On an H100 the 10^8
+ * box's move took 2.54 ms with the shortcut as a branch in front of the event search, 1.88 ms
+ * so; the 3D box's 6.4 ms with the event search for every molecule (the branch made it 6.9),
+ * 2.83 ms so. */
 template <int THREE>
 static __global__ void __launch_bounds__(DSMC_BLOCK)
     k_move_straight(dsmc_params p, size_t n, size_t n_old, dsmc_particles a, uint32_t *cell,
@@ -118,45 +120,22 @@ static __global__ void k_move_rest(dsmc_params p, size_t n_old, dsmc_particles a
     }
 }
 
-/* MODE: 0 planar, 2 axisymmetric (which writes each particle's extra copies under radial
- * weighting and adds their sum to *extra). In planar runs a molecule whose straight step stays
- * in the domain and misses the box around the bodies (fb) moves here, with the expressions of
- * dsmc_move_one (so the same bits) and without its event search, as on the cpu (sim.c): the
- * 10^8 box's move 3.42 -> 2.54 ms on an H100. */
-template <int MODE>
-static __global__ void k_move(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
-                              uint32_t *cell, uint32_t *copies, unsigned long long *extra,
-                              dsmc_box fb)
+/* The axisymmetric move, which writes each particle's extra copies under radial weighting and
+ * adds their sum to *extra. */
+static __global__ void k_move_axi(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
+                                  uint32_t *cell, uint32_t *copies, unsigned long long *extra)
 {
     unsigned long long sum = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        if (MODE == 0 && i < n_old) {
-            double px = a.x[i], py = a.y[i];
-            double qx = px + a.vx[i] * p.dt, qy = py + a.vy[i] * p.dt;
-            bool inside = qx >= p.lo[0] && qx <= p.hi[0] && qy >= p.lo[1] && qy <= p.hi[1];
-            bool far = (px > qx ? px : qx) < fb.lo[0] || (px < qx ? px : qx) > fb.hi[0] ||
-                       (py > qy ? py : qy) < fb.lo[1] || (py < qy ? py : qy) > fb.hi[1];
-            if (inside && far) {
-                a.x[i] = qx;
-                a.y[i] = qy;
-                cell[i] = dsmc_cell_of(&p, qx, qy);
-                continue;
-            }
-        }
-        if (MODE == 2) {
-            uint32_t k;
-            cell[i] = dsmc_move_axi(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                    &a.vz[i], &a.erot[i], a.sp[i], &k);
-            if (p.radial)
-                copies[i] = k;
-            sum += k;
-        } else {
-            cell[i] = dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                    &a.vz[i], &a.erot[i], a.sp[i]);
-        }
+        uint32_t k;
+        cell[i] = dsmc_move_axi(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
+                                &a.vz[i], &a.erot[i], a.sp[i], &k);
+        if (p.radial)
+            copies[i] = k;
+        sum += k;
     }
-    if (MODE == 2 && p.radial) { /* every lane of the warp reaches here */
+    if (p.radial) { /* every lane of the warp reaches here */
         sum = warp_sum(sum);
         if ((threadIdx.x & 31) == 0 && sum)
             atomicAdd(extra, sum);
@@ -267,11 +246,13 @@ extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_
     if (n == 0)
         return KEDR_OK;
     unsigned long long *extra = (unsigned long long *)counters;
-    if (p->axisym)
-        k_move<2><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
-                                                                         copies, extra, far);
-    else if (p->dims == 3 || getenv("KEDR_DSMC_SPLIT_MOVE")) {
-        /* copies (the sort permutation, free until the next indexing) takes the list */
+    if (p->axisym) {
+        k_move_axi<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
+                                                                         copies, extra);
+        KEDR_CUDA_LAUNCHED("k_move_axi");
+    } else {
+        /* the list goes to copies (the sort permutation, free until the next indexing), its
+         * length to counters[0] */
         KEDR_CUDA_TRY(cudaMemsetAsync(extra, 0, sizeof *extra, KEDR_STREAM(ctx)));
         if (p->dims == 3)
             k_move_straight<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
@@ -287,11 +268,7 @@ extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_
             k_move_rest<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
                 *p, n_old, a, cell, copies, extra);
         KEDR_CUDA_LAUNCHED("k_move_rest");
-        return KEDR_OK;
-    } else
-        k_move<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
-                                                                         copies, extra, far);
-    KEDR_CUDA_LAUNCHED("k_move");
+    }
     return KEDR_OK;
 }
 

@@ -118,7 +118,8 @@ kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
                                const uint32_t *offsets, uint32_t ngroups, size_t base, size_t count,
                                dsmc_particles a);
 /* Axisymmetric cases with radial weighting also write each particle's extra copies to copies[i]
- * and add their sum to counters[0] (zeroed by the caller). */
+ * and add their sum to counters[0] (zeroed by the caller). Planar and 3D runs use copies (n
+ * words) and counters[0] as scratch: the molecules that need the event search. */
 kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
                            dsmc_particles a, uint32_t *cell, uint32_t *copies,
                            uint64_t *counters, dsmc_box far);
