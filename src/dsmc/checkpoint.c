@@ -16,7 +16,7 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-#define CHK_VERSION 5u
+#define CHK_VERSION 6u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -98,7 +98,7 @@ static kedr_status put_ctx(chk_writer *w, kedr_ctx *ctx, const void *src, size_t
 static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
 {
     dsmc_field fields[DSMC_MAX_FIELDS];
-    int nf = dsmc_particle_fields(&sim->a, sim->p.dims, fields);
+    int nf = dsmc_particle_fields(&sim->a, &sim->p, fields);
     chk_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, CHK_MAGIC, 8);
@@ -236,7 +236,7 @@ static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *
                          "sampling differ, or another kedr build)", r->path);
     dsmc_particles a = sim->a;
     dsmc_field fields[DSMC_MAX_FIELDS];
-    uint32_t nf = (uint32_t)dsmc_particle_fields(&a, sim->p.dims, fields);
+    uint32_t nf = (uint32_t)dsmc_particle_fields(&a, &sim->p, fields);
     uint64_t nelem = sim->geo.surf ? sim->geo.nelem : 0;
     if (h->ncells != sim->ncells || h->nacc != DSMC_NACC || h->nfields != nf ||
         h->nelem != nelem)
@@ -260,7 +260,7 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
                              void *buf)
 {
     dsmc_field fields[DSMC_MAX_FIELDS];
-    int nf = dsmc_particle_fields(&sim->a, sim->p.dims, fields);
+    int nf = dsmc_particle_fields(&sim->a, &sim->p, fields);
     kedr_ctx *ctx = sim->ctx;
     for (int k = 0; k < nf; k++) {
         chk_field fd;

@@ -1327,23 +1327,24 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
     if (g2 <= 0)
         return 0;
     double g = sqrt(g2);
-    int pair = sp[i] * DSMC_MAXS + sp[j];
+    int si = sp ? sp[i] : 0, sj = sp ? sp[j] : 0; /* sp is NULL for a simple gas */
+    int pair = si * DSMC_MAXS + sj;
     double se = p->sigma_e[pair];
     double sg = p->sigma_a[pair] * (se == 0 ? 1.0 : dsmc_pow(g, se)) * g;
     if (sg > *sgmax)
         *sgmax = sg;
     if (u * *sgmax >= sg)
         return 0;
-    double m1 = p->mass[sp[i]], m2 = p->mass[sp[j]], mt = m1 + m2;
+    double m1 = p->mass[si], m2 = p->mass[sj], mt = m1 + m2;
     double cx = (m1 * vx[i] + m2 * vx[j]) / mt;
     double cy = (m1 * vy[i] + m2 * vy[j]) / mt;
     double cz = (m1 * vz[i] + m2 * vz[j]) / mt;
     double scale = 1.0;
-    if (p->rot_dof[sp[i]] || p->rot_dof[sp[j]]) {
+    if (p->rot_dof[si] || p->rot_dof[sj]) {
         /* sigma_e = 1 - 2 omega, so b = 5/2 - omega = 2 + sigma_e / 2 */
         double mr = m1 * m2 / mt, b = 2.0 + 0.5 * p->sigma_e[pair], et = 0.5 * mr * g2;
-        et = dsmc_lb_one(p, sp[i], b, et, &erot[i], r);
-        et = dsmc_lb_one(p, sp[j], b, et, &erot[j], r);
+        et = dsmc_lb_one(p, si, b, et, &erot[i], r);
+        et = dsmc_lb_one(p, sj, b, et, &erot[j], r);
         scale = sqrt(2.0 * et / mr) / g;
     }
     double ia = p->inv_alpha[pair], hx, hy, hz, s, c2;
@@ -1511,9 +1512,10 @@ DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells
 {
     double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0, se = 0, sz = 0;
     for (uint32_t i = start; i < start + n; i++) {
-        se += (double)erot[i];
-        sz += p->rot_dof[sp[i]];
-        double m = p->mass[sp[i]];
+        int k = sp ? sp[i] : 0; /* NULL for a simple gas, as erot for a monatomic one */
+        se += erot ? (double)erot[i] : 0.0;
+        sz += p->rot_dof[k];
+        double m = p->mass[k];
         sm += m;
         smx += m * vx[i];
         smy += m * vy[i];

@@ -38,20 +38,7 @@ static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const ui
                 g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
             while (offsets[g + 1] <= e)
                 g++;
-            size_t i = base + e;
-            if (p->dims == 3 && fill)
-                dsmc_fill_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                               &a.sp[i]);
-            else if (p->dims == 3)
-                dsmc_inflow_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i],
-                                 &a.vz[i], &a.sp[i]);
-            else if (fill)
-                dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                              &a.sp[i]);
-            else
-                dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                                &a.sp[i]);
-            a.erot[i] = dsmc_erot_new(p, fill, g, e, a.sp[i]);
+            dsmc_generate_slot(p, p->dims == 3, fill, g, e, a, base + e);
         }
     }
 }
@@ -139,8 +126,7 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
                 a.z[i] = qz;
                 cell[i] = dsmc_cell_of3(&local, qx, qy, qz);
             } else {
-                cell[i] = dsmc_move_one3(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i],
-                                         &a.vx[i], &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
+                cell[i] = dsmc_move_slot(&local, 1, a, i, i >= n_old);
             }
         }
     }
@@ -160,8 +146,7 @@ static uint64_t move_axi_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_
             local.surf = partial + nsum * (size_t)omp_get_thread_num();
 #pragma omp for schedule(static)
         for (size_t i = 0; i < n; i++) {
-            cell[i] = dsmc_move_axi(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                    &a.vz[i], &a.erot[i], a.sp[i], &copies[i]);
+            cell[i] = dsmc_move_slot_axi(&local, a, i, i >= n_old, &copies[i]);
             extra += copies[i];
         }
     }
@@ -208,8 +193,7 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
                     a.y[i] = qy;
                     cell[i] = dsmc_cell_of(&local, qx, qy);
                 } else {
-                    cell[i] = dsmc_move_one(&local, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i],
-                                            &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
+                    cell[i] = dsmc_move_slot(&local, 0, a, i, i >= n_old);
                 }
             }
         }
@@ -251,9 +235,10 @@ static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_parti
 #define DSMC_MAX_GATHERS 16
 typedef struct {
     int count;
-    const void *src[DSMC_MAX_GATHERS];
+    void *src[DSMC_MAX_GATHERS];
     void *dst[DSMC_MAX_GATHERS];
     size_t elem[DSMC_MAX_GATHERS];
+    int back[DSMC_MAX_GATHERS]; /* then copied back from dst to src */
 } gather_plan;
 
 /* How far ahead the gathers prefetch their sources. The molecules of a cell come from nearby
@@ -264,13 +249,18 @@ typedef struct {
 #define DSMC_GATHER_AHEAD 128
 #define DSMC_GATHER_LOOP(T)                                                                   \
     {                                                                                        \
-        const T *s = g->src[f];                                                              \
+        T *s = g->src[f];                                                                    \
         T *d = g->dst[f];                                                                    \
         _Pragma("omp for schedule(static)")                                                  \
         for (size_t j = 0; j < n; j++) {                                                     \
             if (j + DSMC_GATHER_AHEAD < n)                                                   \
                 __builtin_prefetch(&s[perm[j + DSMC_GATHER_AHEAD]]);                         \
             d[j] = s[perm[j]];                                                               \
+        }                                                                                    \
+        if (g->back[f]) {                                                                    \
+            _Pragma("omp for schedule(static)")                                              \
+            for (size_t j = 0; j < n; j++)                                                   \
+                s[j] = d[j];                                                                 \
         }                                                                                    \
     }
 
@@ -330,14 +320,11 @@ static void free_particles(kedr_dsmc *sim)
     kedr_free(ctx, sim->a.erot);
     kedr_free(ctx, sim->a.sp);
     kedr_free(ctx, sim->spare);
-    kedr_free(ctx, sim->spare8);
-    kedr_free(ctx, sim->cell);
     kedr_free(ctx, sim->perm);
     kedr_free(ctx, sim->sort_scratch);
     memset(&sim->a, 0, sizeof sim->a);
     sim->spare = NULL;
-    sim->spare8 = NULL;
-    sim->cell = sim->perm = NULL;
+    sim->perm = NULL;
     sim->sort_scratch = NULL;
     sim->sort_scratch_bytes = 0;
 }
@@ -357,6 +344,12 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->counters);
     free(sim->host_offsets);
     free(sim);
+}
+
+/* The cell keys of the move (or the locate) live in the first half of the idle gather spare. */
+static uint32_t *cell_keys(const kedr_dsmc *sim)
+{
+    return (uint32_t *)sim->spare;
 }
 
 /* Makes room for at least need particles, keeping the first sim->n. */
@@ -379,7 +372,7 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     kedr_ctx *ctx = sim->ctx;
     kedr_dsmc old = *sim;
     dsmc_particles a = {0};
-    void *spare = NULL, *spare8 = NULL, *cell = NULL, *perm = NULL, *scratch = NULL;
+    void *spare = NULL, *perm = NULL, *scratch = NULL;
     size_t scratch_bytes = kedr_counting_sort_scratch(ctx, cap, (uint32_t)sim->ncells);
     kedr_status s = KEDR_OK;
     void **f64[6] = {(void **)&a.x, (void **)&a.y, (void **)&a.vx, (void **)&a.vy, (void **)&a.vz,
@@ -387,16 +380,12 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     int nf64 = sim->p.dims == 3 ? 6 : 5; /* z only in 3D */
     for (int k = 0; k < nf64 && s == KEDR_OK; k++)
         s = kedr_alloc(ctx, f64[k], cap * 8);
-    if (s == KEDR_OK)
+    if (s == KEDR_OK && dsmc_keeps_erot(&sim->p))
         s = kedr_alloc(ctx, (void **)&a.erot, cap * 4);
-    if (s == KEDR_OK)
+    if (s == KEDR_OK && dsmc_keeps_species(&sim->p))
         s = kedr_alloc(ctx, (void **)&a.sp, cap);
     if (s == KEDR_OK)
         s = kedr_alloc(ctx, &spare, cap * 8);
-    if (s == KEDR_OK)
-        s = kedr_alloc(ctx, &spare8, cap);
-    if (s == KEDR_OK)
-        s = kedr_alloc(ctx, &cell, cap * 4);
     if (s == KEDR_OK)
         s = kedr_alloc(ctx, &perm, cap * 4);
     if (s == KEDR_OK && scratch_bytes)
@@ -409,10 +398,11 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vy, old.a.vy, n * 8);
         if (s == KEDR_OK) s = kedr_copy(ctx, a.vz, old.a.vz, n * 8);
         if (s == KEDR_OK && a.z) s = kedr_copy(ctx, a.z, old.a.z, n * 8);
-        if (s == KEDR_OK) s = kedr_copy(ctx, a.erot, old.a.erot, n * 4);
-        if (s == KEDR_OK) s = kedr_copy(ctx, a.sp, old.a.sp, n);
-        /* the move's cell keys and copy counts, for the copies of radial weighting */
-        if (s == KEDR_OK) s = kedr_copy(ctx, cell, old.cell, n * 4);
+        if (s == KEDR_OK && a.erot) s = kedr_copy(ctx, a.erot, old.a.erot, n * 4);
+        if (s == KEDR_OK && a.sp) s = kedr_copy(ctx, a.sp, old.a.sp, n);
+        /* the move's cell keys (in the spare) and copy counts, for the copies of radial
+         * weighting */
+        if (s == KEDR_OK) s = kedr_copy(ctx, spare, old.spare, n * 4);
         if (s == KEDR_OK) s = kedr_copy(ctx, perm, old.perm, n * 4);
     }
     if (s != KEDR_OK) {
@@ -423,19 +413,14 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         kedr_free(ctx, a.erot);
         kedr_free(ctx, a.sp);
         kedr_free(ctx, spare);
-        kedr_free(ctx, spare8);
-        kedr_free(ctx, cell);
         kedr_free(ctx, perm);
         kedr_free(ctx, scratch);
         return kedr_fail(s, "kedr_dsmc: no room for %zu particles (%zu bytes each): %s", cap,
-                         (size_t)(sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D
-                                                   : DSMC_BYTES_PER_PARTICLE), msg);
+                         dsmc_slot_bytes(&sim->p), msg);
     }
     free_particles(sim);
     sim->a = a;
     sim->spare = spare;
-    sim->spare8 = spare8;
-    sim->cell = cell;
     sim->perm = perm;
     sim->sort_scratch = scratch;
     sim->sort_scratch_bytes = scratch_bytes;
@@ -785,10 +770,10 @@ static kedr_status run_clones(kedr_dsmc *sim, uint64_t extra)
     KEDR_TRY(reserve(sim, n + extra)); /* keeps the cell keys and the scan */
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_clone_cuda(sim->ctx, n, sim->perm, sim->a, sim->cell));
+        KEDR_TRY(dsmc_clone_cuda(sim->ctx, n, sim->perm, sim->a, cell_keys(sim)));
     else
 #endif
-        clone_cpu(sim->ctx, n, sim->perm, sim->a, sim->cell);
+        clone_cpu(sim->ctx, n, sim->perm, sim->a, cell_keys(sim));
     sim->n = n + extra;
     return KEDR_OK;
 }
@@ -806,13 +791,13 @@ static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
     if (KEDR_IS_CUDA(sim->ctx)) {
         if (p.radial)
             KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof extra));
-        KEDR_TRY(dsmc_move_cuda(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell, sim->perm,
+        KEDR_TRY(dsmc_move_cuda(sim->ctx, &p, sim->n, n_old, sim->a, cell_keys(sim), sim->perm,
                                 sim->counters, far_box(&p)));
         if (p.radial)
             KEDR_TRY(kedr_download(sim->ctx, &extra, sim->counters, sizeof extra));
     } else
 #endif
-        extra = move_cpu(sim->ctx, &p, sim->n, n_old, sim->a, sim->cell, sim->perm,
+        extra = move_cpu(sim->ctx, &p, sim->n, n_old, sim->a, cell_keys(sim), sim->perm,
                          sim->geo.surf_threads);
     return extra ? run_clones(sim, extra) : KEDR_OK;
 }
@@ -821,36 +806,39 @@ static kedr_status run_locate(kedr_dsmc *sim)
 {
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        return dsmc_locate_cuda(sim->ctx, &sim->p, sim->n, sim->a, sim->cell);
+        return dsmc_locate_cuda(sim->ctx, &sim->p, sim->n, sim->a, cell_keys(sim));
 #endif
-    locate_cpu(sim->ctx, &sim->p, sim->n, sim->a, sim->cell);
+    locate_cpu(sim->ctx, &sim->p, sim->n, sim->a, cell_keys(sim));
     return KEDR_OK;
 }
 
-/* Puts field in perm order through spare (the two swap). The cpu back end only notes the
- * gather in g; gather_cpu does them all. */
-static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field, void **spare,
-                          size_t elem)
+/* Puts field in perm order through the spare: an array of doubles swaps places with it; a
+ * narrower one (rotational energies, species) is gathered into it and copied back. The cpu back
+ * end only notes the gather in g; gather_cpu does them all. */
+static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field, size_t elem)
 {
+    int back = elem != 8;
 #ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, *spare, elem));
-    else
-#else
-    (void)sim; /* the cpu gathers run later, on every noted array at once */
-    (void)n;
+    if (KEDR_IS_CUDA(sim->ctx)) {
+        KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, sim->spare, elem));
+        if (back)
+            return kedr_copy(sim->ctx, *field, sim->spare, n * elem);
+    } else
 #endif
     {
         if (g->count == DSMC_MAX_GATHERS)
             return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than %d particle arrays to "
                              "gather", DSMC_MAX_GATHERS);
         g->src[g->count] = *field;
-        g->dst[g->count] = *spare;
-        g->elem[g->count++] = elem;
+        g->dst[g->count] = sim->spare;
+        g->elem[g->count] = elem;
+        g->back[g->count++] = back;
+        if (back)
+            return KEDR_OK;
     }
     void *t = *field;
-    *field = *spare;
-    *spare = t;
+    *field = sim->spare;
+    sim->spare = t;
     return KEDR_OK;
 }
 
@@ -858,11 +846,12 @@ static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field
 static kedr_status run_index(kedr_dsmc *sim)
 {
     size_t kept = 0;
-    /* The sort works in the cell keys (dead after it) and the double spare (idle until the
-     * gathers), so indexing takes no memory beyond the particle slots. */
-    KEDR_TRY(kedr_counting_sort_in(sim->ctx, sim->cell, sim->n, (uint32_t)sim->ncells, sim->perm,
-                                   sim->starts, sim->counts, &kept, sim->spare,
-                                   sim->sort_scratch, sim->sort_scratch_bytes));
+    /* The sort reads the cell keys in the spare's first half and works in its second, so
+     * indexing takes no memory beyond the particle slots. */
+    KEDR_TRY(kedr_counting_sort_in(sim->ctx, cell_keys(sim), sim->n, (uint32_t)sim->ncells,
+                                   sim->perm, sim->starts, sim->counts, &kept,
+                                   (uint32_t *)sim->spare + sim->cap, sim->sort_scratch,
+                                   sim->sort_scratch_bytes));
     if (sim->n == 0) { /* counting sort writes no counts for n = 0 */
         KEDR_TRY(kedr_memset(sim->ctx, sim->counts, 0, sim->ncells * 4));
         KEDR_TRY(kedr_memset(sim->ctx, sim->starts, 0, sim->ncells * 4));
@@ -871,17 +860,13 @@ static kedr_status run_index(kedr_dsmc *sim)
                      (void **)&sim->a.vy, (void **)&sim->a.vz, (void **)&sim->a.z};
     gather_plan g = {0};
     for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++) /* z only in 3D */
-        KEDR_TRY(gather(sim, &g, kept, f64[k], &sim->spare, 8));
-    /* a simple gas has species 0 everywhere and a monatomic one no rotational energy: those
-     * arrays are the same in any order (the argon benchmark box gathers five arrays, not
-     * seven) */
-    int rotating = 0;
-    for (int k = 0; k < sim->p.nspecies; k++)
-        rotating |= sim->p.rot_dof[k] != 0;
-    if (sim->p.nspecies > 1)
-        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.sp, &sim->spare8, 1));
-    if (rotating)
-        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.erot, (void **)&sim->cell, 4));
+        KEDR_TRY(gather(sim, &g, kept, f64[k], 8));
+    /* a gas without them keeps no species or rotational energies (the argon benchmark box
+     * gathers five arrays, not seven) */
+    if (sim->a.sp)
+        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.sp, 1));
+    if (sim->a.erot)
+        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.erot, 4));
     if (g.count)
         gather_cpu(sim->ctx, sim->perm, kept, &g);
     sim->n = kept;
@@ -1058,9 +1043,9 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_capacity: %s is NULL",
                          !sim ? "sim" : !now ? "now" : "fit");
     *now = sim->cap;
-    /* What is free now plus what the arrays hold, at DSMC_BYTES_PER_PARTICLE and the counting
-     * sort's look-back words (an eighth of a byte per slot on cuda) per particle. */
-    double bytes = sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D : DSMC_BYTES_PER_PARTICLE;
+    /* What is free now plus what the arrays hold, at dsmc_slot_bytes and the counting sort's
+     * look-back words (an eighth of a byte per slot on cuda) per particle. */
+    double bytes = (double)dsmc_slot_bytes(&sim->p);
     double avail = (double)sim->cap * bytes;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
@@ -1083,7 +1068,7 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
 {
     if (!sim || !bytes)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_memory: %s is NULL", !sim ? "sim" : "bytes");
-    size_t slot = sim->p.dims == 3 ? DSMC_BYTES_PER_PARTICLE_3D : DSMC_BYTES_PER_PARTICLE;
+    size_t slot = dsmc_slot_bytes(&sim->p);
     size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * DSMC_NACC : 0) + (sim->geo.gas ? 8 : 0);
     *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
              sim->offsets_bytes + 3 * sizeof(uint64_t) +
@@ -1154,13 +1139,14 @@ kedr_status kedr_dsmc_set_particles3(kedr_dsmc *sim, size_t n, const double *x, 
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vx, vx, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vy, vy, n * 8));
     KEDR_TRY(kedr_upload(sim->ctx, sim->a.vz, vz, n * 8));
-    if (erot)
+    /* without these arrays every erot and species checked above is 0 */
+    if (sim->a.erot && erot)
         KEDR_TRY(kedr_upload(sim->ctx, sim->a.erot, erot, n * 4));
-    else
+    else if (sim->a.erot)
         KEDR_TRY(kedr_memset(sim->ctx, sim->a.erot, 0, n * 4));
-    if (species)
+    if (sim->a.sp && species)
         KEDR_TRY(kedr_upload(sim->ctx, sim->a.sp, species, n));
-    else
+    else if (sim->a.sp)
         KEDR_TRY(kedr_memset(sim->ctx, sim->a.sp, 0, n));
     sim->n = n;
     sim->sorted = sim->located = 0;
@@ -1194,8 +1180,10 @@ kedr_status kedr_dsmc_get_particles3(kedr_dsmc *sim, size_t cap, size_t *n, doub
     if (vx) KEDR_TRY(kedr_download(sim->ctx, vx, sim->a.vx, b));
     if (vy) KEDR_TRY(kedr_download(sim->ctx, vy, sim->a.vy, b));
     if (vz) KEDR_TRY(kedr_download(sim->ctx, vz, sim->a.vz, b));
-    if (erot) KEDR_TRY(kedr_download(sim->ctx, erot, sim->a.erot, sim->n * 4));
-    if (species) KEDR_TRY(kedr_download(sim->ctx, species, sim->a.sp, sim->n));
+    if (erot && sim->a.erot) KEDR_TRY(kedr_download(sim->ctx, erot, sim->a.erot, sim->n * 4));
+    else if (erot) memset(erot, 0, sim->n * sizeof *erot);
+    if (species && sim->a.sp) KEDR_TRY(kedr_download(sim->ctx, species, sim->a.sp, sim->n));
+    else if (species) memset(species, 0, sim->n);
     return KEDR_OK;
 }
 

@@ -29,18 +29,7 @@ static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offse
     for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
          e += (size_t)gridDim.x * blockDim.x) {
         uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
-        size_t i = base + e;
-        if (THREE && fill)
-            dsmc_fill_one3(&p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                           &a.sp[i]);
-        else if (THREE)
-            dsmc_inflow_one3(&p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i],
-                             &a.sp[i]);
-        else if (fill)
-            dsmc_fill_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        else
-            dsmc_inflow_one(&p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &a.sp[i]);
-        a.erot[i] = dsmc_erot_new(&p, fill, g, e, a.sp[i]);
+        dsmc_generate_slot(&p, THREE, fill, g, e, a, base + e);
     }
 }
 
@@ -111,12 +100,7 @@ static __global__ void k_move_rest(dsmc_params p, size_t n_old, dsmc_particles a
     for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
          k += (size_t)gridDim.x * blockDim.x) {
         const size_t i = rest[k];
-        if (THREE)
-            cell[i] = dsmc_move_one3(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.z[i], &a.vx[i],
-                                     &a.vy[i], &a.vz[i], &a.erot[i], a.sp[i]);
-        else
-            cell[i] = dsmc_move_one(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                    &a.vz[i], &a.erot[i], a.sp[i]);
+        cell[i] = dsmc_move_slot(&p, THREE, a, i, i >= n_old);
     }
 }
 
@@ -129,8 +113,7 @@ static __global__ void k_move_axi(dsmc_params p, size_t n, size_t n_old, dsmc_pa
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         uint32_t k;
-        cell[i] = dsmc_move_axi(&p, i, i >= n_old, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                &a.vz[i], &a.erot[i], a.sp[i], &k);
+        cell[i] = dsmc_move_slot_axi(&p, a, i, i >= n_old, &k);
         if (p.radial)
             copies[i] = k;
         sum += k;

@@ -18,12 +18,74 @@ typedef struct {
     double lo[3], hi[3];
 } dsmc_box;
 
-/* Particle arrays in the context's memory (structure of arrays); z only in 3D (NULL in 2D). */
+/* Particle arrays in the context's memory (structure of arrays); z only in 3D (NULL in 2D). A
+ * gas whose species have no rotational degrees of freedom keeps no rotational energies (erot
+ * NULL), a gas of one species no species bytes (sp NULL): every molecule reads 0 there. */
 typedef struct {
     double *x, *y, *z, *vx, *vy, *vz;
     float *erot; /* rotational energy, J: single precision keeps a particle within 64 bytes */
     uint8_t *sp;
 } dsmc_particles;
+
+/* Which of the optional arrays a run keeps (the cpu and cuda back ends alike). */
+static inline int dsmc_keeps_erot(const dsmc_params *p)
+{
+    for (int k = 0; k < p->nspecies; k++)
+        if (p->rot_dof[k])
+            return 1;
+    return 0;
+}
+static inline int dsmc_keeps_species(const dsmc_params *p) { return p->nspecies > 1; }
+
+DSMC_HD float dsmc_erot_of(dsmc_particles a, size_t i) { return a.erot ? a.erot[i] : 0.0f; }
+DSMC_HD int dsmc_species_of(dsmc_particles a, size_t i) { return a.sp ? a.sp[i] : 0; }
+
+/* New molecule e of generation group g (the initial fill or this step's inflow) into slot i. */
+DSMC_HD void dsmc_generate_slot(const dsmc_params *p, int three, int fill, uint32_t g, uint64_t e,
+                                dsmc_particles a, size_t i)
+{
+    uint8_t k;
+    if (three && fill)
+        dsmc_fill_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i], &k);
+    else if (three)
+        dsmc_inflow_one3(p, g, e, &a.x[i], &a.y[i], &a.z[i], &a.vx[i], &a.vy[i], &a.vz[i], &k);
+    else if (fill)
+        dsmc_fill_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &k);
+    else
+        dsmc_inflow_one(p, g, e, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &k);
+    if (a.sp)
+        a.sp[i] = k;
+    if (a.erot)
+        a.erot[i] = dsmc_erot_new(p, fill, g, e, k);
+}
+
+/* Particle i of a planar (three = 0) or 3D run through the event search (dsmc_move_one,
+ * dsmc_move_one3): its new cell, or DSMC_DROP. */
+DSMC_HD uint32_t dsmc_move_slot(const dsmc_params *p, int three, dsmc_particles a, size_t i,
+                                int fresh)
+{
+    float e = dsmc_erot_of(a, i);
+    int k = dsmc_species_of(a, i);
+    uint32_t c = three ? dsmc_move_one3(p, i, fresh, &a.x[i], &a.y[i], &a.z[i], &a.vx[i],
+                                        &a.vy[i], &a.vz[i], &e, k)
+                       : dsmc_move_one(p, i, fresh, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
+                                       &a.vz[i], &e, k);
+    if (a.erot)
+        a.erot[i] = e;
+    return c;
+}
+
+/* Particle i of an axisymmetric run (dsmc_move_axi), its extra copies in *copies. */
+DSMC_HD uint32_t dsmc_move_slot_axi(const dsmc_params *p, dsmc_particles a, size_t i, int fresh,
+                                    uint32_t *copies)
+{
+    float e = dsmc_erot_of(a, i);
+    uint32_t c = dsmc_move_axi(p, i, fresh, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &e,
+                               dsmc_species_of(a, i), copies);
+    if (a.erot)
+        a.erot[i] = e;
+    return c;
+}
 
 /* Slot `to` becomes a copy of particle `from`, with its cell key (the copies of radial
  * weighting, made after the move). */
@@ -34,8 +96,10 @@ DSMC_HD void dsmc_copy_particle(dsmc_particles a, uint32_t *cell, size_t from, s
     a.vx[to] = a.vx[from];
     a.vy[to] = a.vy[from];
     a.vz[to] = a.vz[from];
-    a.erot[to] = a.erot[from];
-    a.sp[to] = a.sp[from];
+    if (a.erot)
+        a.erot[to] = a.erot[from];
+    if (a.sp)
+        a.sp[to] = a.sp[from];
     cell[to] = cell[from];
 }
 
@@ -50,29 +114,37 @@ typedef struct {
 
 #define DSMC_FIELD(arr, label) \
     (f[n].ptr = (void **)&(arr), f[n].elem = sizeof *(arr), f[n].name = (label), n++)
-static inline int dsmc_particle_fields(dsmc_particles *a, int dims, dsmc_field f[DSMC_MAX_FIELDS])
+static inline int dsmc_particle_fields(dsmc_particles *a, const dsmc_params *p,
+                                       dsmc_field f[DSMC_MAX_FIELDS])
 {
     int n = 0;
     DSMC_FIELD(a->x, "x");
     DSMC_FIELD(a->y, "y");
-    if (dims == 3)
+    if (p->dims == 3)
         DSMC_FIELD(a->z, "z");
     DSMC_FIELD(a->vx, "vx");
     DSMC_FIELD(a->vy, "vy");
     DSMC_FIELD(a->vz, "vz");
-    DSMC_FIELD(a->erot, "erot");
-    DSMC_FIELD(a->sp, "species");
+    if (dsmc_keeps_erot(p))
+        DSMC_FIELD(a->erot, "erot");
+    if (dsmc_keeps_species(p))
+        DSMC_FIELD(a->sp, "species");
     return n;
 }
 #undef DSMC_FIELD
 
-/* Context memory per particle slot: 5 doubles, the rotational energy, species, the gather spares
- * (8 + 1), cell key and permutation. The counting sort works in the cell keys and the double
- * spare, plus sort_scratch (about an eighth of a byte per slot on cuda). The rotational energy is
- * gathered into the cell-key array, which is free once the sort is done. 3D adds the z
- * position. */
-#define DSMC_BYTES_PER_PARTICLE (5 * 8 + 4 + 1 + 8 + 1 + 4 + 4)
-#define DSMC_BYTES_PER_PARTICLE_3D (DSMC_BYTES_PER_PARTICLE + 8)
+/* Context memory per particle slot: the doubles (x, y, vx, vy, vz; z in 3D), the rotational
+ * energy and the species where the gas needs them (dsmc_keeps_erot, dsmc_keeps_species), one
+ * 8-byte spare and the sort permutation (dsmc_slot_bytes). While the spare is idle it holds the
+ * cell keys in its first half and the counting sort's work in its second; after the sort it is
+ * the gathers' target, swapped with each double array in turn, and the rotational energies and
+ * species are gathered into it and copied back. The sort's look-back words
+ * (sort_scratch) add about an eighth of a byte per slot on cuda. */
+static inline size_t dsmc_slot_bytes(const dsmc_params *p)
+{
+    return 8 * (p->dims == 3 ? 6 : 5) + 8 + 4 + (dsmc_keeps_erot(p) ? 4 : 0) +
+           (dsmc_keeps_species(p) ? 1 : 0);
+}
 
 struct kedr_dsmc {
     kedr_ctx *ctx;
@@ -81,8 +153,8 @@ struct kedr_dsmc {
     size_t ncells;
     size_t n, cap;          /* particles and slots */
     dsmc_particles a;
-    void *spare, *spare8;   /* gather targets, swapped with the field gathered */
-    uint32_t *cell, *perm;  /* per particle: cell key after the move; sort permutation */
+    void *spare;            /* 8 bytes a slot: the cell keys and sort work, then the gathers' target */
+    uint32_t *perm;         /* per particle: the sort permutation */
     void *sort_scratch;     /* the counting sort's look-back words (kedr_counting_sort_in) */
     size_t sort_scratch_bytes;
     uint32_t *starts, *counts; /* per cell, after indexing */
