@@ -34,7 +34,8 @@ enum {
     DSMC_P_COLLIDE = 6,    /* entity: cell */
     DSMC_P_FILL_ROT = 7,   /* entity: new particle in the fill batch (rotational energy) */
     DSMC_P_INFLOW_ROT = 8, /* entity: new particle in this step's inflow batch (same) */
-    DSMC_P_PAIR = 9        /* entity: cell; low bits: candidate pair (its choice) */
+    DSMC_P_PAIR = 9,       /* entity: cell; low bits: candidate pair (its choice) */
+    DSMC_P_SCATTER = 10    /* entity: cell + 2^32 candidate pair (its partner and scattering) */
 };
 #define DSMC_PURPOSE(base, k) (((uint32_t)(base) << 24) | (uint32_t)(k))
 
@@ -1259,21 +1260,31 @@ DSMC_HD uint32_t dsmc_subcell(const dsmc_params *p, double x, double y, double z
     return id;
 }
 
-/* One candidate pair of the cell's particles [start, start + n): chosen uniformly, accepted with
- * sigma g / (sigma g)max (raising *sgmax when exceeded). An accepted pair first exchanges
- * rotational energy (serial Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other),
- * then scatters: VHS isotropically, VSS (Koura & Matsumoto 1991) with b/d = sqrt(u) and
- * chi = 2 acos((b/d)^(1/alpha)), that is cos chi = 2 u^(1/alpha) - 1, with the relative speed
- * rescaled to the translational energy left.
- * Momentum and total energy are conserved. Returns 1 and adds the pair's separation to *sep when
- * it collided. */
-DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, double *sgmax,
-                          kedr_u32x4 w, dsmc_rng *r, const double *x, const double *y, const double *z,
-                          double *vx, double *vy, double *vz, float *erot, const uint8_t *sp,
-                          uint32_t *last, double *sep)
+/* A candidate pair of a cell and what its acceptance needs. */
+typedef struct {
+    uint32_t i, j;       /* the molecules (indices into the sorted arrays) */
+    int si, sj, pair;    /* their species and the pair's row of the cross-section tables */
+    double gx, gy, gz, g2, g; /* relative velocity v_i - v_j, its square and its magnitude */
+    double sg;           /* sigma g, 0 when g = 0 */
+} dsmc_cand;
+
+/* The stream of candidate number k of a cell (its partner and scattering draws): every candidate
+ * has its own, so its draws do not depend on what earlier candidates did, and candidates that
+ * share no molecule can be tried together with the result of trying them one after the other
+ * (the cuda back end does so in crowded cells). */
+DSMC_HD dsmc_rng dsmc_candidate_rng(const dsmc_params *p, uint32_t cell, uint32_t k)
 {
-    /* w, the candidate's own draw: the ordered pair (i, j != i) as one of n (n - 1) from 64
-     * bits (bias below n^2 / 2^64), and the acceptance uniform from the other two words */
+    return dsmc_rng_make(p->seed, ((uint64_t)k << 32) | cell, p->step, DSMC_P_SCATTER);
+}
+
+/* The pair of a candidate among the cell's particles [start, start + n), n >= 2, from its draw w
+ * of the cell's DSMC_P_PAIR stream: the ordered pair (i, j != i) as one of n (n - 1) from 64
+ * bits (bias below n^2 / 2^64); then, for nearest or sub-cell partners, j replaced by the
+ * partner of i. r: the candidate's own stream. */
+DSMC_HD void dsmc_pick_pair(const dsmc_params *p, uint32_t start, uint32_t n, kedr_u32x4 w,
+                            dsmc_rng *r, const double *x, const double *y, const double *z,
+                            const uint32_t *last, uint32_t *pi, uint32_t *pj)
+{
     uint64_t k = dsmc_mulhi64(((uint64_t)w.v[0] << 32) | w.v[1], (uint64_t)n * (n - 1));
     uint32_t i = (uint32_t)(k / (n - 1)), j = (uint32_t)(k % (n - 1));
     j += j >= i;
@@ -1321,33 +1332,58 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
                 }
         }
     }
-    double gx = vx[i] - vx[j], gy = vy[i] - vy[j], gz = vz[i] - vz[j];
-    double g2 = gx * gx + gy * gy + gz * gz;
-    double u = kedr_u01_f64(w.v[2], w.v[3]);
-    if (g2 <= 0)
-        return 0;
-    double g = sqrt(g2);
-    int si = sp ? sp[i] : 0, sj = sp ? sp[j] : 0; /* sp is NULL for a simple gas */
-    int pair = si * DSMC_MAXS + sj;
-    double se = p->sigma_e[pair];
-    double sg = p->sigma_a[pair] * (se == 0 ? 1.0 : dsmc_pow(g, se)) * g;
-    if (sg > *sgmax)
-        *sgmax = sg;
-    if (u * *sgmax >= sg)
-        return 0;
-    double m1 = p->mass[si], m2 = p->mass[sj], mt = m1 + m2;
+    *pi = i;
+    *pj = j;
+}
+
+/* Candidate (i, j)'s relative velocity and sigma g at the particles' current velocities. */
+DSMC_HD dsmc_cand dsmc_cand_eval(const dsmc_params *p, uint32_t i, uint32_t j, const double *vx,
+                                 const double *vy, const double *vz, const uint8_t *sp)
+{
+    dsmc_cand c;
+    c.i = i;
+    c.j = j;
+    c.si = sp ? sp[i] : 0; /* sp is NULL for a simple gas */
+    c.sj = sp ? sp[j] : 0;
+    c.pair = c.si * DSMC_MAXS + c.sj;
+    c.gx = vx[i] - vx[j];
+    c.gy = vy[i] - vy[j];
+    c.gz = vz[i] - vz[j];
+    c.g2 = c.gx * c.gx + c.gy * c.gy + c.gz * c.gz;
+    c.g = 0;
+    c.sg = 0;
+    if (c.g2 > 0) {
+        c.g = sqrt(c.g2);
+        double se = p->sigma_e[c.pair];
+        c.sg = p->sigma_a[c.pair] * (se == 0 ? 1.0 : dsmc_pow(c.g, se)) * c.g;
+    }
+    return c;
+}
+
+/* An accepted candidate collides: first it exchanges rotational energy (serial
+ * Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other), then it scatters: VHS
+ * isotropically, VSS (Koura & Matsumoto 1991) with b/d = sqrt(u) and chi = 2 acos((b/d)^(1/alpha)),
+ * that is cos chi = 2 u^(1/alpha) - 1, with the relative speed rescaled to the translational
+ * energy left. Momentum and total energy are conserved. Adds the pair's separation to *sep. */
+DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
+                               const double *x, const double *y, const double *z, double *vx,
+                               double *vy, double *vz, float *erot, uint32_t *last, double *sep)
+{
+    const uint32_t i = k->i, j = k->j;
+    const double gx = k->gx, gy = k->gy, gz = k->gz, g = k->g;
+    double m1 = p->mass[k->si], m2 = p->mass[k->sj], mt = m1 + m2;
     double cx = (m1 * vx[i] + m2 * vx[j]) / mt;
     double cy = (m1 * vy[i] + m2 * vy[j]) / mt;
     double cz = (m1 * vz[i] + m2 * vz[j]) / mt;
     double scale = 1.0;
-    if (p->rot_dof[si] || p->rot_dof[sj]) {
+    if (p->rot_dof[k->si] || p->rot_dof[k->sj]) {
         /* sigma_e = 1 - 2 omega, so b = 5/2 - omega = 2 + sigma_e / 2 */
-        double mr = m1 * m2 / mt, b = 2.0 + 0.5 * p->sigma_e[pair], et = 0.5 * mr * g2;
-        et = dsmc_lb_one(p, si, b, et, &erot[i], r);
-        et = dsmc_lb_one(p, sj, b, et, &erot[j], r);
+        double mr = m1 * m2 / mt, b = 2.0 + 0.5 * p->sigma_e[k->pair], et = 0.5 * mr * k->g2;
+        et = dsmc_lb_one(p, k->si, b, et, &erot[i], r);
+        et = dsmc_lb_one(p, k->sj, b, et, &erot[j], r);
         scale = sqrt(2.0 * et / mr) / g;
     }
-    double ia = p->inv_alpha[pair], hx, hy, hz, s, c2;
+    double ia = p->inv_alpha[k->pair], hx, hy, hz, s, c2;
     double cosx = ia == 1.0 ? 2.0 * dsmc_u01(r) - 1.0 : 2.0 * dsmc_pow(dsmc_u01(r), ia) - 1.0;
     double sin2 = 1.0 - cosx * cosx, sinx = sin2 > 0 ? sqrt(sin2) : 0.0;
     dsmc_sincos_2pi(dsmc_u01(r), &s, &c2);
@@ -1381,6 +1417,27 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t start, uint32_t n, doub
         last[i] = j;
         last[j] = i;
     }
+}
+
+/* Candidate number k of the cell's particles [start, start + n): its pair chosen uniformly
+ * (dsmc_pick_pair, from w, its draw of the cell's DSMC_P_PAIR stream), accepted with
+ * sigma g / (sigma g)max (raising *sgmax when exceeded), then collided (dsmc_cand_collide).
+ * Returns 1 when it collided. */
+DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t cell, uint32_t k, uint32_t start,
+                          uint32_t n, double *sgmax, kedr_u32x4 w, const double *x,
+                          const double *y, const double *z, double *vx, double *vy, double *vz,
+                          float *erot, const uint8_t *sp, uint32_t *last, double *sep)
+{
+    dsmc_rng r = dsmc_candidate_rng(p, cell, k);
+    uint32_t i, j;
+    dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
+    dsmc_cand c = dsmc_cand_eval(p, i, j, vx, vy, vz, sp);
+    double u = kedr_u01_f64(w.v[2], w.v[3]);
+    if (c.sg > *sgmax)
+        *sgmax = c.sg;
+    if (u * *sgmax >= c.sg) /* always when g = 0 */
+        return 0;
+    dsmc_cand_collide(p, &c, &r, x, y, z, vx, vy, vz, erot, last, sep);
     return 1;
 }
 
@@ -1433,6 +1490,33 @@ DSMC_HD float dsmc_float_up(double x)
     return (double)f < x ? nextafterf(f, INFINITY) : f;
 }
 
+/* The most candidates a cell tries in one step: candidate k draws from counter k of the cell's
+ * DSMC_P_PAIR stream, whose low 24 bits count draws. Only absurd cases reach it (thousands of
+ * molecules in a cell and a dt far above the mean collision time). */
+#define DSMC_MAX_CANDIDATES ((1u << 24) - 1)
+
+/* What a cell's collisions start from: its gas volume, its molecules' weight and the pair rate
+ * 1/2 n (n - 1) W / V. 0 when it has no collisions (fewer than two molecules, no gas). */
+DSMC_HD int dsmc_cell_rates(const dsmc_params *p, uint32_t cell, uint32_t n, double *volume,
+                            double *weight, double *pairs_rate)
+{
+    *volume = dsmc_gas_volume(p, cell); /* the true gas volume of a cut cell */
+    if (n < 2 || !(*volume > 0))
+        return 0;
+    *weight = p->weight * dsmc_weight_factor(p, cell);
+    *pairs_rate = 0.5 * (double)n * (double)(n - 1) * *weight / *volume;
+    return 1;
+}
+
+/* NTC's candidates in a step, floor(pairs_rate (sigma g)max dt + u) with u from the cell's
+ * DSMC_P_COLLIDE stream r. */
+DSMC_HD uint32_t dsmc_ntc_candidates(const dsmc_params *p, double pairs_rate, double sgmax,
+                                     dsmc_rng *r)
+{
+    double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(r));
+    return mf < (double)DSMC_MAX_CANDIDATES ? (uint32_t)mf : DSMC_MAX_CANDIDATES;
+}
+
 /* Collisions in one cell, particles [start, start + n) of the sorted arrays.
  * NTC, Bird's no-time-counter scheme (Bird 1994 section 11.1): 1/2 n (n - 1) W (sigma g)max dt / V
  * candidate pairs, rounded up or down at random so that the expectation is exact.
@@ -1453,17 +1537,14 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
 {
     *cand = 0;
     *sep_mfp = 0;
-    double volume = dsmc_gas_volume(p, cell); /* the true gas volume of a cut cell */
-    if (n < 2 || !(volume > 0))
+    double volume, weight, pairs_rate;
+    if (!dsmc_cell_rates(p, cell, n, &volume, &weight, &pairs_rate))
         return 0;
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
     double sgmax = sgmax_cell[cell], sep = 0;
     if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
         for (uint32_t k = start; k < start + n; k++)
             last[k] = UINT32_MAX; /* no collision yet in this step */
-    double weight = p->weight * dsmc_weight_factor(p, cell);
-    double pairs_rate = 0.5 * (double)n * (double)(n - 1) * weight / volume;
-    const uint32_t cap = 4000000000u; /* only absurd cases reach the cap */
     uint32_t m = 0, ncoll = 0;
     /* The candidates' choices come from a stream of their own, one draw each, and the draw of
      * the next candidate is made before this one is tried: it depends on nothing the pair
@@ -1472,24 +1553,23 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     if (p->scheme == KEDR_DSMC_MFS) {
         double clock = -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         kedr_u32x4 w = dsmc_draw4(&pick);
-        while (clock < p->dt && m < cap) {
+        while (clock < p->dt && m < DSMC_MAX_CANDIDATES) {
             kedr_u32x4 next = dsmc_draw4(&pick);
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, w, &r, x, y, z, vx, vy, vz, erot, sp,
-                                   last, &sep);
+            ncoll += dsmc_try_pair(p, cell, m, start, n, &sgmax, w, x, y, z, vx, vy, vz, erot,
+                                   sp, last, &sep);
             w = next;
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         }
     } else {
-        double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(&r));
-        m = mf < (double)cap ? (uint32_t)mf : cap;
+        m = dsmc_ntc_candidates(p, pairs_rate, sgmax, &r);
         kedr_u32x4 w = {{0, 0, 0, 0}};
         if (m)
             w = dsmc_draw4(&pick);
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
-            ncoll += dsmc_try_pair(p, start, n, &sgmax, w, &r, x, y, z, vx, vy, vz, erot, sp,
-                                   last, &sep);
+            ncoll += dsmc_try_pair(p, cell, c, start, n, &sgmax, w, x, y, z, vx, vy, vz, erot,
+                                   sp, last, &sep);
             w = next;
         }
     }

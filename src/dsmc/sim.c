@@ -614,6 +614,9 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     if (!sim)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     sim->ctx = ctx;
+    sim->crowded_min = DSMC_CROWDED_MIN;
+    if (getenv("KEDR_DSMC_CROWDED")) /* measurement only, not kept */
+        sim->crowded_min = (uint32_t)strtoul(getenv("KEDR_DSMC_CROWDED"), NULL, 10);
     sim->c = *c;
     if (sim->c.sample_auto)
         sim->c.sample_start = INT64_MAX; /* until the flow is steady */
@@ -714,7 +717,7 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->starts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * sizeof *sim->sgmax);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 3 * sizeof(uint64_t));
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 4 * sizeof(uint64_t));
     if (s == KEDR_OK) {
         for (size_t i = 0; i < nc; i++)
             h[i] = dsmc_float_up(sg0);
@@ -880,11 +883,11 @@ static kedr_status run_collide(kedr_dsmc *sim)
 {
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
-        uint64_t h[3];
+        uint64_t h[4];
         KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof h));
         KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
-                                   sim->perm, sim->sgmax, sim->counters));
-        KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
+                                   sim->perm, sim->sgmax, sim->counters, sim->crowded_min));
+        KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, 3 * sizeof h[0]));
         sim->collisions = h[0];
         sim->candidates = h[1];
         sim->sep_mfp = (double)h[2] / DSMC_SEP_UNIT;
@@ -1071,7 +1074,7 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
     size_t slot = dsmc_slot_bytes(&sim->p);
     size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * DSMC_NACC : 0) + (sim->geo.gas ? 8 : 0);
     *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
-             sim->offsets_bytes + 3 * sizeof(uint64_t) +
+             sim->offsets_bytes + 4 * sizeof(uint64_t) +
              (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx);
     return KEDR_OK;
 }

@@ -169,20 +169,27 @@ static __global__ void k_gather_u8(const uint32_t *perm, size_t n, const uint8_t
 
 /* Two blocks of 256 per SM: at 136 registers (the radial weight factor added 8) there was room
  * for one. Held to 128 (48 bytes of spills), the 10^8 box's collisions take 4.2 instead of
- * 5.5 ms, the seed cases' 2.5% more (H100, A/B in one run, 2026-11-25). */
+ * 5.5 ms, the seed cases' 2.5% more (H100, A/B in one run, 2026-11-25).
+ * One thread per cell; cells of at least crowded_min molecules are only listed (in crowded,
+ * *ncrowded of them) for k_collide_crowded. */
 template <int THREE>
 static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
     k_collide(dsmc_params p, size_t ncells, const uint32_t *starts, const uint32_t *counts,
-              dsmc_particles a, uint32_t *last, float *sgmax, unsigned long long *counters)
+              dsmc_particles a, uint32_t *last, float *sgmax, unsigned long long *counters,
+              uint32_t crowded_min, uint32_t *crowded, unsigned long long *ncrowded)
 {
     unsigned long long coll = 0, cand = 0, sep = 0;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
          c += (size_t)gridDim.x * blockDim.x) {
+        uint32_t n = counts[c];
+        if (n >= crowded_min) {
+            crowded[atomicAdd(ncrowded, 1ull)] = (uint32_t)c;
+            continue;
+        }
         uint32_t m = 0;
         double sc = 0;
-        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], counts[c], a.x, a.y,
-                                  THREE ? a.z : NULL, a.vx, a.vy, a.vz, a.erot, a.sp, last, sgmax,
-                                  &m, &sc);
+        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], n, a.x, a.y, THREE ? a.z : NULL,
+                                  a.vx, a.vy, a.vz, a.erot, a.sp, last, sgmax, &m, &sc);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -194,6 +201,97 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
         atomicAdd(&counters[0], coll);
         atomicAdd(&counters[1], cand);
         atomicAdd(&counters[2], sep);
+    }
+}
+
+/* The crowded cells that k_collide listed, a warp each: NTC with random or sub-cell partners,
+ * whose candidates each have their own draws (dsmc_candidate_rng). One thread per cell tries a
+ * full cell's candidates one after the other, each a long chain of dependent arithmetic, and
+ * the step waited for the fullest cells. Here the lanes take the next 32 candidates at once: the
+ * leading ones that share no molecule with an earlier one of them are tried together (the rest
+ * wait for the next round), with the cell's (sigma g)max as their running maximum, so the
+ * result is bit for bit that of dsmc_collide_cell on the same device: the same pairs, the same
+ * acceptances and collisions, and the separations added in candidate order. */
+#define DSMC_CROWD_BLOCK 128
+template <int THREE>
+static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
+    k_collide_crowded(dsmc_params p, const uint32_t *starts, const uint32_t *counts,
+                      dsmc_particles a, float *sgmax_cell, unsigned long long *counters,
+                      const uint32_t *crowded, const unsigned long long *ncrowded)
+{
+    const unsigned full = 0xffffffffu, lane = threadIdx.x & 31;
+    const size_t nwarps = ((size_t)gridDim.x * blockDim.x) >> 5;
+    const size_t total = *ncrowded;
+    const double *z = THREE ? a.z : NULL;
+    unsigned long long coll = 0, cand = 0, sepfix = 0;
+    for (size_t h = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; h < total;
+         h += nwarps) {
+        const uint32_t cell = crowded[h], start = starts[cell], n = counts[cell];
+        double volume, weight, rate;
+        if (!dsmc_cell_rates(&p, cell, n, &volume, &weight, &rate))
+            continue;
+        dsmc_rng r = dsmc_rng_make(p.seed, cell, p.step, DSMC_P_COLLIDE);
+        double sgmax = sgmax_cell[cell], sep = 0;
+        const uint32_t m = dsmc_ntc_candidates(&p, rate, sgmax, &r);
+        uint32_t ncoll = 0;
+        for (uint32_t base = 0; base < m;) {
+            const uint32_t k = base + lane;
+            const bool live = k < m;
+            uint32_t i = 0, j = 0;
+            kedr_u32x4 w = {{0, 0, 0, 0}};
+            dsmc_rng cr = dsmc_candidate_rng(&p, cell, k);
+            if (live) {
+                w = kedr_rng_draw(p.seed, cell, p.step, DSMC_PURPOSE(DSMC_P_PAIR, k));
+                dsmc_pick_pair(&p, start, n, w, &cr, a.x, a.y, z, NULL, &i, &j);
+            }
+            bool clash = false; /* a molecule of an earlier lane's pair */
+            for (unsigned l = 0; l < 31; l++) {
+                uint32_t il = __shfl_sync(full, i, l), jl = __shfl_sync(full, j, l);
+                clash |= l < lane && (il == i || il == j || jl == i || jl == j);
+            }
+            const unsigned held = __ballot_sync(full, clash || !live);
+            const unsigned go = held ? __ffs(held) - 1 : 32; /* lane 0 always goes */
+            dsmc_cand c;
+            c.sg = 0;
+            double u = 1;
+            if (lane < go) {
+                c = dsmc_cand_eval(&p, i, j, a.vx, a.vy, a.vz, a.sp);
+                u = kedr_u01_f64(w.v[2], w.v[3]);
+            }
+            double run = c.sg > sgmax ? c.sg : sgmax; /* (sigma g)max as lane's candidate sees it */
+            for (unsigned d = 1; d < 32; d <<= 1) {
+                double o = __shfl_up_sync(full, run, d);
+                if (lane >= d && o > run)
+                    run = o;
+            }
+            const bool hit = lane < go && !(u * run >= c.sg);
+            double s = 0;
+            if (hit)
+                dsmc_cand_collide(&p, &c, &cr, a.x, a.y, z, a.vx, a.vy, a.vz, a.erot, NULL, &s);
+            const unsigned hits = __ballot_sync(full, hit);
+            for (unsigned l = 0; l < go; l++) {
+                double sl = __shfl_sync(full, s, l);
+                if (hits >> l & 1)
+                    sep += sl;
+            }
+            ncoll += __popc(hits);
+            sgmax = __shfl_sync(full, run, go - 1);
+            base += go;
+            __syncwarp(); /* this round's velocities before the next round reads them */
+        }
+        if (lane == 0) {
+            sgmax_cell[cell] = dsmc_float_up(sgmax);
+            coll += ncoll;
+            cand += m;
+            if (ncoll)
+                sepfix += dsmc_sep_fixed(
+                    sep * dsmc_inv_mfp(&p, weight, volume, start, n, a.vx, a.vy, a.vz, a.sp));
+        }
+    }
+    if (lane == 0 && (coll || cand)) {
+        atomicAdd(&counters[0], coll);
+        atomicAdd(&counters[1], cand);
+        atomicAdd(&counters[2], sepfix);
     }
 }
 
@@ -296,17 +394,33 @@ extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, siz
 extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                                          const uint32_t *starts, const uint32_t *counts,
                                          dsmc_particles a, uint32_t *last, float *sgmax,
-                                         uint64_t *counters)
+                                         uint64_t *counters, uint32_t crowded_min)
 {
     if (ncells == 0)
         return KEDR_OK;
+    unsigned long long *cnt = (unsigned long long *)counters;
+    /* the crowded cells' list goes to last (the sort permutation: each listed cell holds at least
+     * two of its slots), its length to counters[3]; nearest partners keep their last partner
+     * there and have a serial dependence between candidates, MFS between their clocks */
+    if (p->scheme != KEDR_DSMC_NTC || p->partner == KEDR_DSMC_PARTNER_NEAREST || crowded_min < 2)
+        crowded_min = UINT32_MAX;
     if (p->dims == 3)
         k_collide<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters);
+            *p, ncells, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
     else
         k_collide<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, last, sgmax, (unsigned long long *)counters);
+            *p, ncells, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
     KEDR_CUDA_LAUNCHED("k_collide");
+    if (crowded_min == UINT32_MAX)
+        return KEDR_OK;
+    unsigned blocks = (unsigned)(ctx->multiprocessors > 0 ? ctx->multiprocessors : 1) * 8;
+    if (p->dims == 3)
+        k_collide_crowded<1><<<blocks, DSMC_CROWD_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, starts, counts, a, sgmax, cnt, last, cnt + 3);
+    else
+        k_collide_crowded<0><<<blocks, DSMC_CROWD_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, starts, counts, a, sgmax, cnt, last, cnt + 3);
+    KEDR_CUDA_LAUNCHED("k_collide_crowded");
     return KEDR_OK;
 }
 

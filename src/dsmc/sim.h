@@ -146,6 +146,10 @@ static inline size_t dsmc_slot_bytes(const dsmc_params *p)
            (dsmc_keeps_species(p) ? 1 : 0);
 }
 
+/* On cuda, cells of at least this many molecules collide a warp each (sim.cu:
+ * k_collide_crowded). */
+#define DSMC_CROWDED_MIN 48
+
 struct kedr_dsmc {
     kedr_ctx *ctx;
     kedr_dsmc_case c;
@@ -160,7 +164,9 @@ struct kedr_dsmc {
     uint32_t *starts, *counts; /* per cell, after indexing */
     float *sgmax;           /* per cell (sigma g)_max, kept across steps (dsmc_float_up) */
     double *acc;            /* DSMC_NACC x ncells sample sums; NULL until first needed */
-    uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT) */
+    uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT),
+                             * scratch */
+    uint32_t crowded_min;   /* cuda: cells of this many molecules or more collide a warp each */
     uint32_t *offsets;      /* generation groups, context memory */
     size_t offsets_bytes;
     uint32_t *host_offsets;
@@ -203,11 +209,13 @@ kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc
 kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, const void *src,
                              void *dst, size_t elem);
 /* counters[0] += collisions, counters[1] += candidates, counters[2] += the sum of the collided
- * pairs' separations over the mean free path in units of 1 / DSMC_SEP_UNIT (device memory,
- * zeroed by the caller). */
+ * pairs' separations over the mean free path in units of 1 / DSMC_SEP_UNIT; counters[3] is
+ * scratch (device memory, the four zeroed by the caller). Cells of at least crowded_min
+ * molecules are collided a warp each where the scheme allows it (sim.cu: k_collide_crowded). */
 kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
-                              uint32_t *last, float *sgmax, uint64_t *counters);
+                              uint32_t *last, float *sgmax, uint64_t *counters,
+                              uint32_t crowded_min);
 kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                              double *acc);

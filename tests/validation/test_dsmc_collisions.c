@@ -15,8 +15,13 @@
  *      schemes (NTC, MFS);
  *  (c) relaxation of a two-beam start (kurtosis of vx = 1) to a Maxwellian: kurtosis 3 in each
  *      component within 5 sqrt(24/N), and equal temperatures in x, y, z within 3% (N2 starts
- *      with rotational energies at equilibrium at the same temperature). */
+ *      with rotational energies at equilibrium at the same temperature);
+ *  (d) crowded cells: on cuda a cell of at least crowded_min molecules collides a warp at a
+ *      time (candidates that share no molecule together); its particles, counts and collision
+ *      separations are bit for bit those of one thread per cell. */
 #include "test_dsmc_util.h"
+
+#include "dsmc/sim.h"
 
 static size_t fill_count[2];
 
@@ -291,6 +296,69 @@ static void test_errors(kedr_ctx *ctx)
     kedr_dsmc_destroy(sim);
 }
 
+/* Three runs of one case, every cell through one thread (crowded_min above any count), the
+ * cells of 100 molecules or more through a warp, and every cell through a warp, must end in the
+ * same state bit for bit: cells of about 70 to 130 molecules (100 a cell on average), a mixture
+ * with a rotating species, VSS, NTC, full steps in a closed box. On the cpu the three take the
+ * same path, and the check is that runs repeat exactly. */
+static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
+{
+    const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
+    kedr_dsmc_case c = dt_box(1.0, 6, 1e20, 400, 100, 2e-5);
+    if (dims == 3) {
+        c.dims = 3;
+        c.hi[2] = 1.0;
+        c.nx = c.ny = c.nz = 4;
+        for (int s = 0; s < 6; s++)
+            c.side[s] = KEDR_DSMC_SPECULAR;
+        c.weight = c.number_density / (4 * 4 * 4) / 100;
+    }
+    c.nspecies = 2;
+    c.species[1] = dt_nitrogen();
+    c.fraction[0] = 0.5;
+    c.fraction[1] = 0.5;
+    c.velocity[0] = 120;
+    c.model = KEDR_DSMC_VSS;
+    c.partner = partner;
+    const uint32_t mins[3] = {UINT32_MAX, 100, 2};
+    dt_particles p[3];
+    kedr_dsmc_stats st[3];
+    memset(p, 0, sizeof p);
+    memset(st, 0, sizeof st);
+    for (int r = 0; r < 3; r++) {
+        kedr_dsmc *sim = NULL;
+        TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+        if (!sim)
+            return;
+        sim->crowded_min = mins[r];
+        for (int s = 0; s < 12; s++)
+            TU_OK(kedr_dsmc_step(sim));
+        TU_OK(kedr_dsmc_get_stats(sim, &st[r]));
+        p[r] = dt_get(sim);
+        kedr_dsmc_destroy(sim);
+    }
+    TU_CHECK(st[0].total_collisions > 10000 && st[0].collisions > 500,
+             "%s crowded %dD: only %llu collisions", be, dims,
+             (unsigned long long)st[0].total_collisions);
+    for (int r = 1; r < 3; r++) {
+        size_t n = p[r].n == p[0].n ? p[0].n : 0;
+        int same = p[r].n == p[0].n && !memcmp(p[r].x, p[0].x, n * 8) &&
+                   !memcmp(p[r].vx, p[0].vx, n * 8) && !memcmp(p[r].vy, p[0].vy, n * 8) &&
+                   !memcmp(p[r].vz, p[0].vz, n * 8) && !memcmp(p[r].erot, p[0].erot, n * 4) &&
+                   !memcmp(p[r].sp, p[0].sp, n);
+        TU_CHECK(same && st[r].total_collisions == st[0].total_collisions &&
+                     st[r].candidates == st[0].candidates &&
+                     st[r].total_mcs_mfp == st[0].total_mcs_mfp,
+                 "%s crowded %dD, partner %d, crowded_min %u: particles %s, collisions %llu "
+                 "(one thread a cell: %llu), mcs/mfp %.17g (%.17g)", be, dims, (int)partner,
+                 mins[r], same ? "same" : "differ", (unsigned long long)st[r].total_collisions,
+                 (unsigned long long)st[0].total_collisions, st[r].total_mcs_mfp,
+                 st[0].total_mcs_mfp);
+    }
+    for (int r = 0; r < 3; r++)
+        dt_free(&p[r]);
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -322,6 +390,9 @@ int main(void)
                  "mcs/mfp with 2 x 2 sub-cell partners %g, random %g", subcell_mcs, random_mcs);
         test_relaxation(ctx, KEDR_DSMC_VHS);
         test_relaxation(ctx, KEDR_DSMC_VSS);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 2);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_SUBCELL, 2);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 3);
         /* The fill counts come from the same host arithmetic on every back end. */
         kedr_dsmc_case c = dt_box(1.0, 16, 1e20, 300, 7.3, 1e-6);
         kedr_dsmc *sim = NULL;
