@@ -148,7 +148,7 @@ static inline size_t dsmc_slot_bytes(const dsmc_params *p)
 
 /* On cuda, cells of at least this many molecules collide a warp each (sim.cu:
  * k_collide_crowded). */
-#define DSMC_CROWDED_MIN 48
+#define DSMC_CROWDED_MIN 16
 
 struct kedr_dsmc {
     kedr_ctx *ctx;
