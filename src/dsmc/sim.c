@@ -615,8 +615,6 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     sim->ctx = ctx;
     sim->crowded_min = DSMC_CROWDED_MIN;
-    if (getenv("KEDR_DSMC_CROWDED")) /* measurement only, not kept */
-        sim->crowded_min = (uint32_t)strtoul(getenv("KEDR_DSMC_CROWDED"), NULL, 10);
     sim->c = *c;
     if (sim->c.sample_auto)
         sim->c.sample_start = INT64_MAX; /* until the flow is steady */

@@ -147,8 +147,11 @@ static inline size_t dsmc_slot_bytes(const dsmc_params *p)
 }
 
 /* On cuda, cells of at least this many molecules collide a warp each (sim.cu:
- * k_collide_crowded). */
-#define DSMC_CROWDED_MIN 16
+ * k_collide_crowded). From 32: the seed cases' collisions take 3.3 ms a step instead of 12.1
+ * (test 2) and 0.18 instead of 0.56 (test 1), and the benchmark box, whose cells hold 10 on
+ * average, keeps its time; from 16 the box's collisions took 1.6 times as long (H100,
+ * 2026-11-25, docs/performance.md). */
+#define DSMC_CROWDED_MIN 32
 
 struct kedr_dsmc {
     kedr_ctx *ctx;
