@@ -827,6 +827,7 @@ static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field
     } else
 #endif
     {
+        (void)n; /* the cpu gathers run later, on every noted array at once */
         if (g->count == DSMC_MAX_GATHERS)
             return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than %d particle arrays to "
                              "gather", DSMC_MAX_GATHERS);
@@ -881,11 +882,11 @@ static kedr_status run_collide(kedr_dsmc *sim)
 {
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
-        uint64_t h[4];
-        KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof h));
+        uint64_t h[3];
+        KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, 4 * sizeof h[0])); /* [3]: scratch */
         KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
                                    sim->perm, sim->sgmax, sim->counters, sim->crowded_min));
-        KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, 3 * sizeof h[0]));
+        KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
         sim->sep_mfp = (double)h[2] / DSMC_SEP_UNIT;
