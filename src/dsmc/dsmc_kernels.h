@@ -10,6 +10,7 @@
 #include "kedr/rng.h"
 
 #include <math.h>
+#include <string.h>
 
 #ifdef __CUDACC__
 #define DSMC_HD __host__ __device__ static inline
@@ -1286,7 +1287,14 @@ DSMC_HD void dsmc_pick_pair(const dsmc_params *p, uint32_t start, uint32_t n, ke
                             const uint32_t *last, uint32_t *pi, uint32_t *pj)
 {
     uint64_t k = dsmc_mulhi64(((uint64_t)w.v[0] << 32) | w.v[1], (uint64_t)n * (n - 1));
-    uint32_t i = (uint32_t)(k / (n - 1)), j = (uint32_t)(k % (n - 1));
+    uint32_t i, j;
+    if (k >> 32) { /* cells of more than 65536 molecules */
+        i = (uint32_t)(k / (n - 1));
+        j = (uint32_t)(k % (n - 1));
+    } else { /* the same quotient by a 32-bit division, several times faster */
+        i = (uint32_t)k / (n - 1);
+        j = (uint32_t)k % (n - 1);
+    }
     j += j >= i;
     i += start;
     j += start;
@@ -1336,9 +1344,9 @@ DSMC_HD void dsmc_pick_pair(const dsmc_params *p, uint32_t start, uint32_t n, ke
     *pj = j;
 }
 
-/* Candidate (i, j)'s relative velocity and sigma g at the particles' current velocities. */
-DSMC_HD dsmc_cand dsmc_cand_eval(const dsmc_params *p, uint32_t i, uint32_t j, const double *vx,
-                                 const double *vy, const double *vz, const uint8_t *sp)
+/* Candidate (i, j)'s relative velocity at the particles' current velocities (sg left 0). */
+DSMC_HD dsmc_cand dsmc_cand_rel(const dsmc_params *p, uint32_t i, uint32_t j, const double *vx,
+                                const double *vy, const double *vz, const uint8_t *sp)
 {
     dsmc_cand c;
     c.i = i;
@@ -1350,14 +1358,75 @@ DSMC_HD dsmc_cand dsmc_cand_eval(const dsmc_params *p, uint32_t i, uint32_t j, c
     c.gy = vy[i] - vy[j];
     c.gz = vz[i] - vz[j];
     c.g2 = c.gx * c.gx + c.gy * c.gy + c.gz * c.gz;
-    c.g = 0;
+    c.g = c.g2 > 0 ? sqrt(c.g2) : 0;
     c.sg = 0;
-    if (c.g2 > 0) {
-        c.g = sqrt(c.g2);
-        double se = p->sigma_e[c.pair];
-        c.sg = p->sigma_a[c.pair] * (se == 0 ? 1.0 : dsmc_pow(c.g, se)) * c.g;
-    }
+    (void)p;
     return c;
+}
+
+/* Its sigma g = a g^e g (0 when g = 0). */
+DSMC_HD void dsmc_cand_sg(const dsmc_params *p, dsmc_cand *c)
+{
+    if (c->g2 > 0) {
+        double se = p->sigma_e[c->pair];
+        c->sg = p->sigma_a[c->pair] * (se == 0 ? 1.0 : dsmc_pow(c->g, se)) * c->g;
+    }
+}
+
+/* Candidate (i, j)'s relative velocity and sigma g. */
+DSMC_HD dsmc_cand dsmc_cand_eval(const dsmc_params *p, uint32_t i, uint32_t j, const double *vx,
+                                 const double *vy, const double *vz, const uint8_t *sp)
+{
+    dsmc_cand c = dsmc_cand_rel(p, i, j, vx, vy, vz, sp);
+    dsmc_cand_sg(p, &c);
+    return c;
+}
+
+/* Bounds on sigma g that settle most acceptances without the power g^e, whose exp and log cost
+ * a cpu more than the rest of a rejected candidate (the cuda back end does without). For a pair
+ * with e != 0 and g = 2^k m, m in [1, 2): g^e = 2^(k e) m^e, 2^(k e) is scale[k + DSMC_SGB_EXP]
+ * and m^e lies between frac[b] and frac[b + 1], b the bin of m. The tables come from pow (within
+ * an ulp) and exp(e log g) is within a few ulps of g^e, so the bounds widened by 1e-9 hold the
+ * sigma g of dsmc_cand_sg; what they cannot settle is left to it. */
+#define DSMC_SGB_EXP 60   /* 2^-60 <= g < 2^60 m/s; other speeds take the exact path */
+#define DSMC_SGB_BINS 64
+typedef struct {
+    double scale[2 * DSMC_SGB_EXP];
+    double frac[DSMC_SGB_BINS + 1];
+} dsmc_sg_bounds;
+
+/* Candidate c (dsmc_cand_rel) with uniform u against (sigma g)max: 1 when it is accepted and
+ * leaves (sigma g)max as it is, 0 when it is rejected, -1 when only the exact sigma g can say.
+ * b: DSMC_MAXS^2 tables indexed by pair, or NULL. */
+DSMC_HD int dsmc_sg_verdict(const dsmc_params *p, const dsmc_sg_bounds *b, const dsmc_cand *c,
+                            double u, double sgmax)
+{
+#ifdef __CUDA_ARCH__
+    (void)p, (void)b, (void)c, (void)u, (void)sgmax;
+    return -1;
+#else
+    if (!(c->g2 > 0))
+        return 0; /* sigma g = 0: always rejected */
+    double e = p->sigma_e[c->pair];
+    if (!b || e == 0)
+        return -1;
+    uint64_t bits;
+    memcpy(&bits, &c->g, sizeof bits);
+    int k = (int)((bits >> 52) & 0x7ff) - 1023;
+    if (k < -DSMC_SGB_EXP || k >= DSMC_SGB_EXP)
+        return -1;
+    const dsmc_sg_bounds *t = &b[c->pair];
+    uint32_t bin = (uint32_t)(bits >> (52 - 6)) & (DSMC_SGB_BINS - 1);
+    double f0 = t->frac[bin], f1 = t->frac[bin + 1];
+    double s = p->sigma_a[c->pair] * t->scale[k + DSMC_SGB_EXP] * c->g;
+    double hi = s * (f0 > f1 ? f0 : f1) * (1 + 1e-9), lo = s * (f0 > f1 ? f1 : f0) * (1 - 1e-9);
+    double us = u * sgmax;
+    if (us >= hi)
+        return 0;
+    if (us < lo && hi <= sgmax)
+        return 1;
+    return -1;
+#endif
 }
 
 /* An accepted candidate collides: first it exchanges rotational energy (serial
@@ -1422,20 +1491,27 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
 /* Candidate number k of the cell's particles [start, start + n): its pair chosen uniformly
  * (dsmc_pick_pair, from w, its draw of the cell's DSMC_P_PAIR stream), accepted with
  * sigma g / (sigma g)max (raising *sgmax when exceeded), then collided (dsmc_cand_collide).
+ * sgb: the cpu's bounds on sigma g (dsmc_sg_verdict), or NULL.
  * Returns 1 when it collided. */
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t cell, uint32_t k, uint32_t start,
                           uint32_t n, double *sgmax, kedr_u32x4 w, const double *x,
                           const double *y, const double *z, double *vx, double *vy, double *vz,
-                          float *erot, const uint8_t *sp, uint32_t *last, double *sep)
+                          float *erot, const uint8_t *sp, uint32_t *last, double *sep,
+                          const dsmc_sg_bounds *sgb)
 {
     dsmc_rng r = dsmc_candidate_rng(p, cell, k);
     uint32_t i, j;
     dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
-    dsmc_cand c = dsmc_cand_eval(p, i, j, vx, vy, vz, sp);
+    dsmc_cand c = dsmc_cand_rel(p, i, j, vx, vy, vz, sp);
     double u = kedr_u01_f64(w.v[2], w.v[3]);
-    if (c.sg > *sgmax)
-        *sgmax = c.sg;
-    if (u * *sgmax >= c.sg) /* always when g = 0 */
+    int verdict = dsmc_sg_verdict(p, sgb, &c, u, *sgmax);
+    if (verdict < 0) {
+        dsmc_cand_sg(p, &c);
+        if (c.sg > *sgmax)
+            *sgmax = c.sg;
+        verdict = u * *sgmax < c.sg; /* never when g = 0 */
+    }
+    if (!verdict)
         return 0;
     dsmc_cand_collide(p, &c, &r, x, y, z, vx, vy, vz, erot, last, sep);
     return 1;
@@ -1533,7 +1609,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
                                    const double *x, const double *y, const double *z, double *vx,
                                    double *vy, double *vz, float *erot, const uint8_t *sp,
                                    uint32_t *last, float *sgmax_cell, uint32_t *cand,
-                                   double *sep_mfp)
+                                   double *sep_mfp, const dsmc_sg_bounds *sgb)
 {
     *cand = 0;
     *sep_mfp = 0;
@@ -1556,7 +1632,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         while (clock < p->dt && m < DSMC_MAX_CANDIDATES) {
             kedr_u32x4 next = dsmc_draw4(&pick);
             ncoll += dsmc_try_pair(p, cell, m, start, n, &sgmax, w, x, y, z, vx, vy, vz, erot,
-                                   sp, last, &sep);
+                                   sp, last, &sep, sgb);
             w = next;
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
@@ -1569,7 +1645,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
             ncoll += dsmc_try_pair(p, cell, c, start, n, &sgmax, w, x, y, z, vx, vy, vz, erot,
-                                   sp, last, &sep);
+                                   sp, last, &sep, sgb);
             w = next;
         }
     }

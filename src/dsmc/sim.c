@@ -228,67 +228,74 @@ static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_parti
                                : dsmc_cell_of(p, a.x[i], a.y[i]);
 }
 
-/* The cpu gathers of one indexing, d[j] = s[perm[j]] for each array in turn, run in one
- * parallel region (a barrier between arrays, as the next one may write where this one reads):
- * on a machine shared with other jobs every fork and join can wait for a thread that is not
- * running, and the indexing had seven of them. */
-#define DSMC_MAX_GATHERS 16
-typedef struct {
-    int count;
-    void *src[DSMC_MAX_GATHERS];
-    void *dst[DSMC_MAX_GATHERS];
-    size_t elem[DSMC_MAX_GATHERS];
-    int back[DSMC_MAX_GATHERS]; /* then copied back from dst to src */
-} gather_plan;
-
-/* How far ahead the gathers prefetch their sources. The molecules of a cell come from nearby
- * slots, but in 3D the slots of the next plane of cells lie beyond the caches, and a gather that
- * waits for each of those loads in turn ran at a third of the core's bandwidth: 128 slots ahead
- * took the 3D box's indexing at 10^6 molecules from 15.5 to 9.5 ms a step on one core (2D: 9.1
- * to 7.4; 16, 32, 64 and 256 were measured too). */
+/* The cpu puts the particles in cell order out of place: to[j] = from[perm[j]] for every array
+ * at once, so that perm is read once and a cell's molecules arrive together. The molecules of a
+ * cell come from nearby slots, but in 3D the slots of the next plane of cells lie beyond the
+ * caches, and a gather that waits for each of those loads in turn ran at a third of the core's
+ * bandwidth: the sources are prefetched DSMC_GATHER_AHEAD slots ahead (128 took the 3D box's
+ * indexing at 10^6 molecules from 15.5 to 9.5 ms a step on one core; 16 to 256 were measured). */
 #define DSMC_GATHER_AHEAD 128
-#define DSMC_GATHER_LOOP(T)                                                                   \
-    {                                                                                        \
-        T *s = g->src[f];                                                                    \
-        T *d = g->dst[f];                                                                    \
-        _Pragma("omp for schedule(static)")                                                  \
-        for (size_t j = 0; j < n; j++) {                                                     \
-            if (j + DSMC_GATHER_AHEAD < n)                                                   \
-                __builtin_prefetch(&s[perm[j + DSMC_GATHER_AHEAD]]);                         \
-            d[j] = s[perm[j]];                                                               \
-        }                                                                                    \
-        if (g->back[f]) {                                                                    \
-            _Pragma("omp for schedule(static)")                                              \
-            for (size_t j = 0; j < n; j++)                                                   \
-                s[j] = d[j];                                                                 \
-        }                                                                                    \
-    }
-
-static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, const gather_plan *g)
+static inline void gather_range(const uint32_t *perm, size_t lo, size_t hi, size_t n,
+                                dsmc_particles from, dsmc_particles to)
 {
-#pragma omp parallel num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
-    for (int f = 0; f < g->count; f++) {
-        if (g->elem[f] == 8)
-            DSMC_GATHER_LOOP(double)
-        else if (g->elem[f] == 4)
-            DSMC_GATHER_LOOP(uint32_t)
-        else
-            DSMC_GATHER_LOOP(uint8_t)
+    const int three = to.z != NULL;
+    for (size_t j = lo; j < hi; j++) {
+        if (j + DSMC_GATHER_AHEAD < n) {
+            uint32_t q = perm[j + DSMC_GATHER_AHEAD];
+            __builtin_prefetch(&from.x[q]);
+            __builtin_prefetch(&from.y[q]);
+            __builtin_prefetch(&from.vx[q]);
+            __builtin_prefetch(&from.vy[q]);
+            __builtin_prefetch(&from.vz[q]);
+            if (three)
+                __builtin_prefetch(&from.z[q]);
+        }
+        uint32_t q = perm[j];
+        to.x[j] = from.x[q];
+        to.y[j] = from.y[q];
+        to.vx[j] = from.vx[q];
+        to.vy[j] = from.vy[q];
+        to.vz[j] = from.vz[q];
+        if (three)
+            to.z[j] = from.z[q];
     }
+    /* the arrays of gases with rotation or several species, in passes of their own */
+    if (to.erot)
+        for (size_t j = lo; j < hi; j++)
+            to.erot[j] = from.erot[perm[j]];
+    if (to.sp)
+        for (size_t j = lo; j < hi; j++)
+            to.sp[j] = from.sp[perm[j]];
 }
 
+/* The whole gather, when no collision stage does it cell by cell. */
+static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, dsmc_particles from,
+                       dsmc_particles to)
+{
+    const size_t chunk = 4096; /* slots a pass of gather_range takes, within the caches */
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
+    for (size_t lo = 0; lo < n; lo += chunk)
+        gather_range(perm, lo, lo + chunk < n ? lo + chunk : n, n, from, to);
+}
+
+/* With from non-NULL the molecules of each cell are first gathered from *from through perm
+ * (perm[j] the slot in from of sorted particle j) into a; perm then serves as the scratch of
+ * dsmc_collide_cell (each molecule's last partner), the cell's part of it read before. */
 static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
-                        const uint32_t *counts, dsmc_particles a, uint32_t *last, float *sgmax,
+                        const uint32_t *counts, dsmc_particles a, const dsmc_particles *from,
+                        size_t n, uint32_t *perm, float *sgmax, const dsmc_sg_bounds *sgb,
                         uint64_t *ncoll, uint64_t *ncand, double *nsep)
 {
     uint64_t coll = 0, cand = 0, sep = 0;
 #pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) \
     reduction(+ : coll, cand, sep) if (ncells > DSMC_OMP_MIN / 16)
     for (size_t c = 0; c < ncells; c++) {
+        if (from)
+            gather_range(perm, starts[c], (size_t)starts[c] + counts[c], n, *from, a);
         uint32_t m = 0;
         double sc = 0;
         coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z, a.vx, a.vy,
-                                  a.vz, a.erot, a.sp, last, sgmax, &m, &sc);
+                                  a.vz, a.erot, a.sp, perm, sgmax, &m, &sc, sgb);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -308,23 +315,90 @@ static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const
 
 /* ---- state -------------------------------------------------------------------------------- */
 
+/* The particle slots: the arrays of a (and on the cpu of back), the spare and perm. The cuda
+ * back end allocates each array alone (the gathers swap them with the spare); the cpu carves
+ * them out of one block (block), each starting at another offset within a 4 KB page: arrays that
+ * all began at the same offset met in the same sets of the first-level cache, and a gather that
+ * walks a dozen of them together took twice as long. */
+typedef struct {
+    dsmc_particles a, back;
+    void *spare, *perm, *block;
+} dsmc_slots;
+
+static void release_slots(kedr_ctx *ctx, dsmc_slots *t)
+{
+    if (t->block) {
+        kedr_free(ctx, t->block);
+    } else {
+        void *arrays[10] = {t->a.x, t->a.y, t->a.z, t->a.vx, t->a.vy, t->a.vz, t->a.erot,
+                            t->a.sp, t->spare, t->perm};
+        for (int k = 0; k < 10; k++)
+            kedr_free(ctx, arrays[k]);
+    }
+    memset(t, 0, sizeof *t);
+}
+
+static kedr_status alloc_slots(kedr_ctx *ctx, const dsmc_params *p, size_t cap, dsmc_slots *t)
+{
+    memset(t, 0, sizeof *t);
+    int cpu = !KEDR_IS_CUDA(ctx);
+    void **where[18];
+    size_t elem[18];
+    int n = 0;
+    for (int set = 0; set < (cpu ? 2 : 1); set++) {
+        dsmc_particles *q = set ? &t->back : &t->a;
+        void **f64[6] = {(void **)&q->x, (void **)&q->y, (void **)&q->vx, (void **)&q->vy,
+                         (void **)&q->vz, (void **)&q->z};
+        for (int k = 0; k < (p->dims == 3 ? 6 : 5); k++) { /* z only in 3D */
+            where[n] = f64[k];
+            elem[n++] = 8;
+        }
+        if (dsmc_keeps_erot(p)) {
+            where[n] = (void **)&q->erot;
+            elem[n++] = 4;
+        }
+        if (dsmc_keeps_species(p)) {
+            where[n] = (void **)&q->sp;
+            elem[n++] = 1;
+        }
+    }
+    where[n] = &t->spare;
+    elem[n++] = 8;
+    where[n] = &t->perm;
+    elem[n++] = 4;
+    if (!cpu) {
+        for (int k = 0; k < n; k++) {
+            kedr_status s = kedr_alloc(ctx, where[k], cap * elem[k]);
+            if (s != KEDR_OK) {
+                release_slots(ctx, t);
+                return s;
+            }
+        }
+        return KEDR_OK;
+    }
+    const size_t page = 4096, shift = 256; /* array k starts k * shift bytes into a page */
+    size_t off[18], end = 0;
+    for (int k = 0; k < n; k++) {
+        off[k] = (end + page - 1) / page * page + (size_t)k * shift % page;
+        end = off[k] + cap * elem[k];
+    }
+    KEDR_TRY(kedr_alloc(ctx, &t->block, end + page));
+    char *base = (char *)(((uintptr_t)t->block + page - 1) / page * page);
+    for (int k = 0; k < n; k++)
+        *where[k] = base + off[k];
+    return KEDR_OK;
+}
+
 static void free_particles(kedr_dsmc *sim)
 {
-    kedr_ctx *ctx = sim->ctx;
-    kedr_free(ctx, sim->a.x);
-    kedr_free(ctx, sim->a.y);
-    kedr_free(ctx, sim->a.z);
-    kedr_free(ctx, sim->a.vx);
-    kedr_free(ctx, sim->a.vy);
-    kedr_free(ctx, sim->a.vz);
-    kedr_free(ctx, sim->a.erot);
-    kedr_free(ctx, sim->a.sp);
-    kedr_free(ctx, sim->spare);
-    kedr_free(ctx, sim->perm);
-    kedr_free(ctx, sim->sort_scratch);
+    dsmc_slots t = {sim->a, sim->back, sim->spare, sim->perm, sim->slot_block};
+    release_slots(sim->ctx, &t);
+    kedr_free(sim->ctx, sim->sort_scratch);
     memset(&sim->a, 0, sizeof sim->a);
+    memset(&sim->back, 0, sizeof sim->back);
     sim->spare = NULL;
     sim->perm = NULL;
+    sim->slot_block = NULL;
     sim->sort_scratch = NULL;
     sim->sort_scratch_bytes = 0;
 }
@@ -343,6 +417,7 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->offsets);
     kedr_free(ctx, sim->counters);
     free(sim->host_offsets);
+    free(sim->sgb);
     free(sim);
 }
 
@@ -371,23 +446,12 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     cap = cap < limit ? cap : limit;
     kedr_ctx *ctx = sim->ctx;
     kedr_dsmc old = *sim;
-    dsmc_particles a = {0};
-    void *spare = NULL, *perm = NULL, *scratch = NULL;
+    dsmc_slots t;
+    void *scratch = NULL;
     size_t scratch_bytes = kedr_counting_sort_scratch(ctx, cap, (uint32_t)sim->ncells);
-    kedr_status s = KEDR_OK;
-    void **f64[6] = {(void **)&a.x, (void **)&a.y, (void **)&a.vx, (void **)&a.vy, (void **)&a.vz,
-                     (void **)&a.z};
-    int nf64 = sim->p.dims == 3 ? 6 : 5; /* z only in 3D */
-    for (int k = 0; k < nf64 && s == KEDR_OK; k++)
-        s = kedr_alloc(ctx, f64[k], cap * 8);
-    if (s == KEDR_OK && dsmc_keeps_erot(&sim->p))
-        s = kedr_alloc(ctx, (void **)&a.erot, cap * 4);
-    if (s == KEDR_OK && dsmc_keeps_species(&sim->p))
-        s = kedr_alloc(ctx, (void **)&a.sp, cap);
-    if (s == KEDR_OK)
-        s = kedr_alloc(ctx, &spare, cap * 8);
-    if (s == KEDR_OK)
-        s = kedr_alloc(ctx, &perm, cap * 4);
+    kedr_status s = alloc_slots(ctx, &sim->p, cap, &t);
+    dsmc_particles a = t.a;
+    void *spare = t.spare, *perm = t.perm;
     if (s == KEDR_OK && scratch_bytes)
         s = kedr_alloc(ctx, &scratch, scratch_bytes);
     size_t n = sim->n;
@@ -408,20 +472,17 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     if (s != KEDR_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", kedr_last_error());
-        for (int k = 0; k < nf64; k++)
-            kedr_free(ctx, *f64[k]);
-        kedr_free(ctx, a.erot);
-        kedr_free(ctx, a.sp);
-        kedr_free(ctx, spare);
-        kedr_free(ctx, perm);
+        release_slots(ctx, &t);
         kedr_free(ctx, scratch);
         return kedr_fail(s, "kedr_dsmc: no room for %zu particles (%zu bytes each): %s", cap,
-                         dsmc_slot_bytes(&sim->p), msg);
+                         dsmc_slot_bytes(&sim->p, !KEDR_IS_CUDA(sim->ctx)), msg);
     }
     free_particles(sim);
     sim->a = a;
+    sim->back = t.back;
     sim->spare = spare;
     sim->perm = perm;
+    sim->slot_block = t.block;
     sim->sort_scratch = scratch;
     sim->sort_scratch_bytes = scratch_bytes;
     sim->cap = cap;
@@ -571,6 +632,24 @@ static void pair_constants(const kedr_dsmc_case *c, dsmc_params *p)
         }
 }
 
+/* The cpu's bounds on sigma g (dsmc_sg_verdict) for every pair of a power-law cross-section. */
+static dsmc_sg_bounds *sg_bounds(const dsmc_params *p)
+{
+    dsmc_sg_bounds *b = calloc((size_t)DSMC_MAXS * DSMC_MAXS, sizeof *b);
+    if (!b)
+        return NULL;
+    for (int i = 0; i < p->nspecies; i++)
+        for (int j = 0; j < p->nspecies; j++) {
+            int q = i * DSMC_MAXS + j;
+            double e = p->sigma_e[q];
+            for (int k = -DSMC_SGB_EXP; k < DSMC_SGB_EXP; k++)
+                b[q].scale[k + DSMC_SGB_EXP] = pow(2.0, k * e);
+            for (int m = 0; m <= DSMC_SGB_BINS; m++)
+                b[q].frac[m] = pow(1.0 + (double)m / DSMC_SGB_BINS, e);
+        }
+    return b;
+}
+
 /* The gas states of new molecules (dsmc_params): the freestream, and the [downstream] state
  * on its sides and, from the shock position on, in the initial fill. */
 static void gas_states(const kedr_dsmc_case *c, dsmc_params *p)
@@ -716,6 +795,8 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * sizeof *sim->sgmax);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 4 * sizeof(uint64_t));
+    if (s == KEDR_OK && !KEDR_IS_CUDA(ctx) && !(sim->sgb = sg_bounds(p)))
+        s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     if (s == KEDR_OK) {
         for (size_t i = 0; i < nc; i++)
             h[i] = dsmc_float_up(sg0);
@@ -813,38 +894,40 @@ static kedr_status run_locate(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
-/* Puts field in perm order through the spare: an array of doubles swaps places with it; a
- * narrower one (rotational energies, species) is gathered into it and copied back. The cpu back
- * end only notes the gather in g; gather_cpu does them all. */
-static kedr_status gather(kedr_dsmc *sim, gather_plan *g, size_t n, void **field, size_t elem)
-{
-    int back = elem != 8;
 #ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(sim->ctx)) {
-        KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, sim->spare, elem));
-        if (back)
-            return kedr_copy(sim->ctx, *field, sim->spare, n * elem);
-    } else
-#endif
-    {
-        (void)n; /* the cpu gathers run later, on every noted array at once */
-        if (g->count == DSMC_MAX_GATHERS)
-            return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than %d particle arrays to "
-                             "gather", DSMC_MAX_GATHERS);
-        g->src[g->count] = *field;
-        g->dst[g->count] = sim->spare;
-        g->elem[g->count] = elem;
-        g->back[g->count++] = back;
-        if (back)
-            return KEDR_OK;
-    }
+/* cuda: puts field in perm order through the spare: an array of doubles swaps places with it; a
+ * narrower one (rotational energies, species) is gathered into it and copied back. */
+static kedr_status gather_cuda(kedr_dsmc *sim, size_t n, void **field, size_t elem)
+{
+    KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, sim->spare, elem));
+    if (elem != 8)
+        return kedr_copy(sim->ctx, *field, sim->spare, n * elem);
     void *t = *field;
     *field = sim->spare;
     sim->spare = t;
     return KEDR_OK;
 }
+#endif
 
-/* Groups particles by cell (dropping those that left) and puts them in that order. */
+static void swap_sets(kedr_dsmc *sim)
+{
+    dsmc_particles t = sim->a;
+    sim->a = sim->back;
+    sim->back = t;
+    sim->gather_pending = 0;
+}
+
+/* cpu: the gather an indexing left to the collisions, when they did not run. */
+static void finish_gather(kedr_dsmc *sim)
+{
+    if (!sim->gather_pending)
+        return;
+    gather_cpu(sim->ctx, sim->perm, sim->n, sim->a, sim->back);
+    swap_sets(sim);
+}
+
+/* Groups particles by cell (dropping those that left) and puts them in that order (on the cpu
+ * the collisions do that, cell by cell: gather_pending). */
 static kedr_status run_index(kedr_dsmc *sim)
 {
     size_t kept = 0;
@@ -858,19 +941,21 @@ static kedr_status run_index(kedr_dsmc *sim)
         KEDR_TRY(kedr_memset(sim->ctx, sim->counts, 0, sim->ncells * 4));
         KEDR_TRY(kedr_memset(sim->ctx, sim->starts, 0, sim->ncells * 4));
     }
-    void **f64[6] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
-                     (void **)&sim->a.vy, (void **)&sim->a.vz, (void **)&sim->a.z};
-    gather_plan g = {0};
-    for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++) /* z only in 3D */
-        KEDR_TRY(gather(sim, &g, kept, f64[k], 8));
-    /* a gas without them keeps no species or rotational energies (the argon benchmark box
-     * gathers five arrays, not seven) */
-    if (sim->a.sp)
-        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.sp, 1));
-    if (sim->a.erot)
-        KEDR_TRY(gather(sim, &g, kept, (void **)&sim->a.erot, 4));
-    if (g.count)
-        gather_cpu(sim->ctx, sim->perm, kept, &g);
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx)) {
+        void **f64[6] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
+                         (void **)&sim->a.vy, (void **)&sim->a.vz, (void **)&sim->a.z};
+        for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++) /* z only in 3D */
+            KEDR_TRY(gather_cuda(sim, kept, f64[k], 8));
+        /* a gas without them keeps no species or rotational energies (the argon benchmark
+         * box gathers five arrays, not seven) */
+        if (sim->a.sp)
+            KEDR_TRY(gather_cuda(sim, kept, (void **)&sim->a.sp, 1));
+        if (sim->a.erot)
+            KEDR_TRY(gather_cuda(sim, kept, (void **)&sim->a.erot, 4));
+    } else
+#endif
+        sim->gather_pending = 1;
     sim->n = kept;
     sim->sorted = 1;
     return KEDR_OK;
@@ -893,8 +978,13 @@ static kedr_status run_collide(kedr_dsmc *sim)
         return KEDR_OK;
     }
 #endif
-    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->perm,
-                sim->sgmax, &sim->collisions, &sim->candidates, &sim->sep_mfp);
+    if (getenv("SEPARATE")) finish_gather(sim);
+    int pending = sim->gather_pending;
+    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts,
+                pending ? sim->back : sim->a, pending ? &sim->a : NULL, sim->n, sim->perm,
+                sim->sgmax, sim->sgb, &sim->collisions, &sim->candidates, &sim->sep_mfp);
+    if (pending)
+        swap_sets(sim);
     return KEDR_OK;
 }
 
@@ -995,6 +1085,11 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(run_collide(sim));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_COLLIDE, t0));
     }
+    if (sim->gather_pending) { /* no collisions took the cells in order: the indexing does */
+        KEDR_TRY(stage_begin(sim, &t0));
+        finish_gather(sim);
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_INDEX, t0));
+    }
     sim->step++;
     sim->time += sim->c.dt;
     sim->total_collisions += sim->collisions;
@@ -1047,7 +1142,7 @@ kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
     *now = sim->cap;
     /* What is free now plus what the arrays hold, at dsmc_slot_bytes and the counting sort's
      * look-back words (an eighth of a byte per slot on cuda) per particle. */
-    double bytes = (double)dsmc_slot_bytes(&sim->p);
+    double bytes = (double)dsmc_slot_bytes(&sim->p, !KEDR_IS_CUDA(sim->ctx));
     double avail = (double)sim->cap * bytes;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
@@ -1070,7 +1165,7 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
 {
     if (!sim || !bytes)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_memory: %s is NULL", !sim ? "sim" : "bytes");
-    size_t slot = dsmc_slot_bytes(&sim->p);
+    size_t slot = dsmc_slot_bytes(&sim->p, !KEDR_IS_CUDA(sim->ctx));
     size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * DSMC_NACC : 0) + (sim->geo.gas ? 8 : 0);
     *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
              sim->offsets_bytes + 4 * sizeof(uint64_t) +

@@ -189,7 +189,7 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
         uint32_t m = 0;
         double sc = 0;
         coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], n, a.x, a.y, THREE ? a.z : NULL,
-                                  a.vx, a.vy, a.vz, a.erot, a.sp, last, sgmax, &m, &sc);
+                                  a.vx, a.vy, a.vz, a.erot, a.sp, last, sgmax, &m, &sc, NULL);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }

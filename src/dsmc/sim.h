@@ -133,17 +133,24 @@ static inline int dsmc_particle_fields(dsmc_particles *a, const dsmc_params *p,
 }
 #undef DSMC_FIELD
 
-/* Context memory per particle slot: the doubles (x, y, vx, vy, vz; z in 3D), the rotational
- * energy and the species where the gas needs them (dsmc_keeps_erot, dsmc_keeps_species), one
- * 8-byte spare and the sort permutation (dsmc_slot_bytes). While the spare is idle it holds the
- * cell keys in its first half and the counting sort's work in its second; after the sort it is
- * the gathers' target, swapped with each double array in turn, and the rotational energies and
- * species are gathered into it and copied back. The sort's look-back words
- * (sort_scratch) add about an eighth of a byte per slot on cuda. */
-static inline size_t dsmc_slot_bytes(const dsmc_params *p)
+/* The bytes of one particle's arrays: the doubles (x, y, vx, vy, vz; z in 3D), the rotational
+ * energy and the species where the gas needs them (dsmc_keeps_erot, dsmc_keeps_species). */
+static inline size_t dsmc_particle_bytes(const dsmc_params *p)
 {
-    return 8 * (p->dims == 3 ? 6 : 5) + 8 + 4 + (dsmc_keeps_erot(p) ? 4 : 0) +
+    return 8 * (p->dims == 3 ? 6 : 5) + (dsmc_keeps_erot(p) ? 4 : 0) +
            (dsmc_keeps_species(p) ? 1 : 0);
+}
+
+/* Context memory per particle slot: the particle's arrays, one 8-byte spare and the sort
+ * permutation. While the spare is idle it holds the cell keys in its first half and the counting
+ * sort's work in its second. On cuda, after the sort, it is the gathers' target, swapped with
+ * each double array in turn, and the rotational energies and species are gathered into it and
+ * copied back; the sort's look-back words (sort_scratch) add about an eighth of a byte per slot.
+ * The cpu keeps the particle arrays twice (kedr_dsmc.back) and gathers from one set into the
+ * other. */
+static inline size_t dsmc_slot_bytes(const dsmc_params *p, int cpu)
+{
+    return dsmc_particle_bytes(p) * (cpu ? 2 : 1) + 8 + 4;
 }
 
 /* On cuda, cells of at least this many molecules collide a warp each (sim.cu:
@@ -160,12 +167,19 @@ struct kedr_dsmc {
     size_t ncells;
     size_t n, cap;          /* particles and slots */
     dsmc_particles a;
+    /* cpu: a second set of the particle arrays. The indexing only sorts; the collisions then
+     * read each cell's molecules from a through perm, write them in cell order here and collide
+     * them there, and the sets swap (gather_pending meanwhile: a is not yet in cell order). */
+    dsmc_particles back;
+    int gather_pending;
+    void *slot_block;       /* cpu: the one allocation that holds a, back, spare and perm */
     void *spare;            /* 8 bytes a slot: the cell keys and sort work, then the gathers' target */
     uint32_t *perm;         /* per particle: the sort permutation */
     void *sort_scratch;     /* the counting sort's look-back words (kedr_counting_sort_in) */
     size_t sort_scratch_bytes;
     uint32_t *starts, *counts; /* per cell, after indexing */
     float *sgmax;           /* per cell (sigma g)_max, kept across steps (dsmc_float_up) */
+    dsmc_sg_bounds *sgb;    /* cpu: bounds on sigma g per pair (dsmc_sg_verdict), host memory */
     double *acc;            /* DSMC_NACC x ncells sample sums; NULL until first needed */
     uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT),
                              * scratch */

@@ -554,6 +554,72 @@ done:
     return s;
 }
 
+/* The counting sort's histogram and placement walk the keys in order, and a key repeated in a
+ * row (cell keys of particles that stayed in their cell) makes each count wait for the store of
+ * the one before. A thread therefore takes SORT_LANES consecutive chunks at once, each with
+ * counters of its own, stepping through them side by side: their chains are independent. The
+ * chunks keep input order, so the sort stays stable. With the DSMC box's keys (ten items a key,
+ * mostly in order) this took the sort of 10^5 keys from 0.6 to ... ms on one core. */
+#define SORT_LANES 4
+
+/* hist[c][k] += the items of key k < nkeys in chunk c, for chunks c0 .. c0 + lanes - 1. */
+static void count_lanes(const uint32_t *keys, size_t n, uint32_t nkeys, uint32_t *hist, int nt,
+                        int c0, int lanes)
+{
+    size_t lo[SORT_LANES], hi[SORT_LANES], m = SIZE_MAX;
+    uint32_t *h[SORT_LANES];
+    for (int l = 0; l < lanes; l++) {
+        lo[l] = chunk_lo(n, c0 + l, nt);
+        hi[l] = chunk_lo(n, c0 + l + 1, nt);
+        h[l] = hist + (size_t)(c0 + l) * nkeys;
+        memset(h[l], 0, (size_t)nkeys * sizeof *h[l]);
+        m = hi[l] - lo[l] < m ? hi[l] - lo[l] : m;
+    }
+    if (lanes == SORT_LANES)
+        for (size_t t = 0; t < m; t++)
+            for (int l = 0; l < SORT_LANES; l++) {
+                uint32_t k = keys[lo[l] + t];
+                if (k < nkeys)
+                    h[l][k]++;
+            }
+    else
+        m = 0;
+    for (int l = 0; l < lanes; l++)
+        for (size_t i = lo[l] + m; i < hi[l]; i++)
+            if (keys[i] < nkeys)
+                h[l][keys[i]]++;
+}
+
+/* perm[hist[c][k]++] = i for item i of key k < nkeys in chunk c, chunks c0 .. c0 + lanes - 1. */
+static void place_lanes(const uint32_t *keys, size_t n, uint32_t nkeys, uint32_t *hist, int nt,
+                        int c0, int lanes, uint32_t *perm)
+{
+    size_t lo[SORT_LANES], hi[SORT_LANES], m = SIZE_MAX;
+    uint32_t *h[SORT_LANES];
+    for (int l = 0; l < lanes; l++) {
+        lo[l] = chunk_lo(n, c0 + l, nt);
+        hi[l] = chunk_lo(n, c0 + l + 1, nt);
+        h[l] = hist + (size_t)(c0 + l) * nkeys;
+        m = hi[l] - lo[l] < m ? hi[l] - lo[l] : m;
+    }
+    if (lanes == SORT_LANES)
+        for (size_t t = 0; t < m; t++)
+            for (int l = 0; l < SORT_LANES; l++) {
+                size_t i = lo[l] + t;
+                uint32_t k = keys[i];
+                if (k < nkeys)
+                    perm[h[l][k]++] = (uint32_t)i;
+            }
+    else
+        m = 0;
+    for (int l = 0; l < lanes; l++)
+        for (size_t i = lo[l] + m; i < hi[l]; i++) {
+            uint32_t k = keys[i];
+            if (k < nkeys)
+                perm[h[l][k]++] = (uint32_t)i;
+        }
+}
+
 static kedr_status counting_sort_cpu(kedr_ctx *ctx, const uint32_t *keys, size_t n,
                                      uint32_t nkeys, uint32_t *perm, uint32_t *starts,
                                      uint32_t *counts, size_t *n_kept)
@@ -570,6 +636,9 @@ static kedr_status counting_sort_cpu(kedr_ctx *ctx, const uint32_t *keys, size_t
     int nt = n < SERIAL_BELOW ? 1 : team; /* chunks of the items */
     if ((size_t)nt * nkeys > n)
         nt = (int)(n / nkeys > 1 ? n / nkeys : 1);
+    /* SORT_LANES chunks a thread where their counters take no more than the items */
+    int lanes = (size_t)nt * SORT_LANES * nkeys <= n ? SORT_LANES : 1;
+    nt *= lanes;
     uint32_t *hist = malloc((size_t)nt * nkeys * sizeof *hist);
     if (!hist)
         return kedr_fail(KEDR_ERR_NOMEM,
@@ -580,13 +649,8 @@ static kedr_status counting_sort_cpu(kedr_ctx *ctx, const uint32_t *keys, size_t
         int me = omp_get_thread_num(), nb = omp_get_num_threads();
         size_t klo = chunk_lo(nkeys, me, nb), khi = chunk_lo(nkeys, me + 1, nb);
         /* 1. Each chunk's histogram (a team smaller than asked for takes several chunks). */
-        for (int c = me; c < nt; c += nb) {
-            uint32_t *h = hist + (size_t)c * nkeys;
-            memset(h, 0, (size_t)nkeys * sizeof *h);
-            for (size_t i = chunk_lo(n, c, nt), hi = chunk_lo(n, c + 1, nt); i < hi; i++)
-                if (keys[i] < nkeys)
-                    h[keys[i]]++;
-        }
+        for (int g = me; g < nt / lanes; g += nb)
+            count_lanes(keys, n, nkeys, hist, nt, g * lanes, lanes);
 #pragma omp barrier
         /* 2. Per key of this thread's block: counts[k] = the sum over chunks, each chunk's
          * counter the count of k in earlier chunks; and the block's total. */
@@ -617,14 +681,8 @@ static kedr_status counting_sort_cpu(kedr_ctx *ctx, const uint32_t *keys, size_t
         }
 #pragma omp barrier
         /* 4. Placement. */
-        for (int c = me; c < nt; c += nb) {
-            uint32_t *h = hist + (size_t)c * nkeys;
-            for (size_t i = chunk_lo(n, c, nt), hi = chunk_lo(n, c + 1, nt); i < hi; i++) {
-                uint32_t k = keys[i];
-                if (k < nkeys)
-                    perm[h[k]++] = (uint32_t)i;
-            }
-        }
+        for (int g = me; g < nt / lanes; g += nb)
+            place_lanes(keys, n, nkeys, hist, nt, g * lanes, lanes, perm);
         if (me == 0) {
             uint64_t kept = 0;
             for (int b = 0; b < nb; b++)
