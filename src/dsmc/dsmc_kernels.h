@@ -145,6 +145,18 @@ DSMC_HD dsmc_rng dsmc_rng_make(uint64_t seed, uint64_t entity, uint32_t step, ui
     return r;
 }
 
+/* The stream whose first block (purpose DSMC_PURPOSE(base, 0)) was drawn already: the same
+ * numbers as dsmc_rng_make's (the cpu draws many first blocks at once: kedr_rng_draw_many). */
+DSMC_HD dsmc_rng dsmc_rng_drawn(uint64_t seed, uint64_t entity, uint32_t step, uint32_t base,
+                                kedr_u32x4 first)
+{
+    dsmc_rng r = dsmc_rng_make(seed, entity, step, base);
+    r.w = first;
+    r.left = 2;
+    r.purpose++;
+    return r;
+}
+
 /* Uniform in (0, 1). */
 DSMC_HD double dsmc_u01(dsmc_rng *r)
 {
@@ -1488,18 +1500,18 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
     }
 }
 
-/* Candidate number k of the cell's particles [start, start + n): its pair chosen uniformly
- * (dsmc_pick_pair, from w, its draw of the cell's DSMC_P_PAIR stream), accepted with
+/* A candidate of the cell's particles [start, start + n), r its stream (dsmc_candidate_rng):
+ * its pair chosen uniformly (dsmc_pick_pair, from w, its draw of the cell's DSMC_P_PAIR stream),
+ * accepted with
  * sigma g / (sigma g)max (raising *sgmax when exceeded), then collided (dsmc_cand_collide).
  * sgb: the cpu's bounds on sigma g (dsmc_sg_verdict), or NULL.
  * Returns 1 when it collided. */
-DSMC_HD int dsmc_try_pair(const dsmc_params *p, uint32_t cell, uint32_t k, uint32_t start,
+DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
                           uint32_t n, double *sgmax, kedr_u32x4 w, const double *x,
                           const double *y, const double *z, double *vx, double *vy, double *vz,
                           float *erot, const uint8_t *sp, uint32_t *last, double *sep,
                           const dsmc_sg_bounds *sgb)
 {
-    dsmc_rng r = dsmc_candidate_rng(p, cell, k);
     uint32_t i, j;
     dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
     dsmc_cand c = dsmc_cand_rel(p, i, j, vx, vy, vz, sp);
@@ -1586,11 +1598,15 @@ DSMC_HD int dsmc_cell_rates(const dsmc_params *p, uint32_t cell, uint32_t n, dou
 
 /* NTC's candidates in a step, floor(pairs_rate (sigma g)max dt + u) with u from the cell's
  * DSMC_P_COLLIDE stream r. */
+DSMC_HD uint32_t dsmc_ntc_count(const dsmc_params *p, double pairs_rate, double sgmax, double u)
+{
+    double mf = floor(pairs_rate * sgmax * p->dt + u);
+    return mf < (double)DSMC_MAX_CANDIDATES ? (uint32_t)mf : DSMC_MAX_CANDIDATES;
+}
 DSMC_HD uint32_t dsmc_ntc_candidates(const dsmc_params *p, double pairs_rate, double sgmax,
                                      dsmc_rng *r)
 {
-    double mf = floor(pairs_rate * sgmax * p->dt + dsmc_u01(r));
-    return mf < (double)DSMC_MAX_CANDIDATES ? (uint32_t)mf : DSMC_MAX_CANDIDATES;
+    return dsmc_ntc_count(p, pairs_rate, sgmax, dsmc_u01(r));
 }
 
 /* Collisions in one cell, particles [start, start + n) of the sorted arrays.
@@ -1631,8 +1647,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         kedr_u32x4 w = dsmc_draw4(&pick);
         while (clock < p->dt && m < DSMC_MAX_CANDIDATES) {
             kedr_u32x4 next = dsmc_draw4(&pick);
-            ncoll += dsmc_try_pair(p, cell, m, start, n, &sgmax, w, x, y, z, vx, vy, vz, erot,
-                                   sp, last, &sep, sgb);
+            ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, m), start, n, &sgmax, w, x, y,
+                                   z, vx, vy, vz, erot, sp, last, &sep, sgb);
             w = next;
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
@@ -1644,8 +1660,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
             w = dsmc_draw4(&pick);
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
-            ncoll += dsmc_try_pair(p, cell, c, start, n, &sgmax, w, x, y, z, vx, vy, vz, erot,
-                                   sp, last, &sep, sgb);
+            ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, c), start, n, &sgmax, w, x, y,
+                                   z, vx, vy, vz, erot, sp, last, &sep, sgb);
             w = next;
         }
     }

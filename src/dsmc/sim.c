@@ -111,6 +111,8 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
         const double yhi = p->hi[1], zlo = p->lo[2], zhi = p->hi[2];
         const double bx0 = box.lo[0], by0 = box.lo[1], bz0 = box.lo[2], bx1 = box.hi[0];
         const double by1 = box.hi[1], bz1 = box.hi[2];
+        const double idx = p->inv_dx, idy = p->inv_dy, idz = p->inv_dz;
+        const int nx = p->nx, ny = p->ny, nz = p->nz;
 #pragma omp for schedule(static)
         for (size_t i = 0; i < n; i++) {
             double px = a.x[i], py = a.y[i], pz = a.z[i];
@@ -124,7 +126,13 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
                 a.x[i] = qx;
                 a.y[i] = qy;
                 a.z[i] = qz;
-                cell[i] = dsmc_cell_of3(&local, qx, qy, qz);
+                /* dsmc_cell_of3 inside the domain: no index below 0, the far faces clamped */
+                int ix = (int)((qx - xlo) * idx), iy = (int)((qy - ylo) * idy);
+                int iz = (int)((qz - zlo) * idz);
+                ix = ix < nx ? ix : nx - 1;
+                iy = iy < ny ? iy : ny - 1;
+                iz = iz < nz ? iz : nz - 1;
+                cell[i] = ((uint32_t)iz * (uint32_t)ny + (uint32_t)iy) * (uint32_t)nx + (uint32_t)ix;
             } else {
                 cell[i] = dsmc_move_slot(&local, 1, a, i, i >= n_old);
             }
@@ -181,6 +189,8 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
             const double t = p->dt, xlo = p->lo[0], xhi = p->hi[0];
             const double ylo = p->lo[1], yhi = p->hi[1];
             const double bx0 = box.lo[0], by0 = box.lo[1], bx1 = box.hi[0], by1 = box.hi[1];
+            const double idx = p->inv_dx, idy = p->inv_dy;
+            const int nx = p->nx, ny = p->ny;
 #pragma omp for schedule(static)
             for (size_t i = 0; i < n; i++) {
                 double px = a.x[i], py = a.y[i];
@@ -191,7 +201,11 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
                 if (i < n_old && inside && far) {
                     a.x[i] = qx;
                     a.y[i] = qy;
-                    cell[i] = dsmc_cell_of(&local, qx, qy);
+                    /* dsmc_cell_of inside the domain: no index below 0, the far faces clamped */
+                    int ix = (int)((qx - xlo) * idx), iy = (int)((qy - ylo) * idy);
+                    ix = ix < nx ? ix : nx - 1;
+                    iy = iy < ny ? iy : ny - 1;
+                    cell[i] = (uint32_t)iy * (uint32_t)nx + (uint32_t)ix;
                 } else {
                     cell[i] = dsmc_move_slot(&local, 0, a, i, i >= n_old);
                 }
@@ -278,26 +292,121 @@ static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, dsmc_parti
         gather_range(perm, lo, lo + chunk < n ? lo + chunk : n, n, from, to);
 }
 
+/* NTC collisions of the cells [c0, c1) on the cpu: dsmc_collide_cell's work with the random
+ * blocks that do not depend on the collisions (each cell's candidate count, each candidate's
+ * pair and its first block of scattering) drawn beforehand, many at once (kedr_rng_draw_many,
+ * vector code): the same numbers in the same order, so the same result, bit for bit. */
+#define DSMC_CELL_BLOCK 64 /* cells */
+#define DSMC_CAND_BATCH 128 /* candidates whose draws are made together */
+typedef struct {
+    uint64_t coll, cand, sep;
+} collide_sums;
+
+static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const uint32_t *starts,
+                              const uint32_t *counts, dsmc_particles a, uint32_t *last,
+                              float *sgmax_cell, const dsmc_sg_bounds *sgb, collide_sums *sum)
+{
+    uint32_t cell[DSMC_CELL_BLOCK], m[DSMC_CELL_BLOCK], ncoll[DSMC_CELL_BLOCK], nc = 0;
+    double sgmax[DSMC_CELL_BLOCK], volume[DSMC_CELL_BLOCK], weight[DSMC_CELL_BLOCK];
+    double rate[DSMC_CELL_BLOCK], sep[DSMC_CELL_BLOCK];
+    uint64_t entity[2 * DSMC_CAND_BATCH];
+    uint32_t purpose[2 * DSMC_CAND_BATCH];
+    kedr_u32x4 drawn[2 * DSMC_CAND_BATCH];
+    for (size_t c = c0; c < c1; c++) {
+        uint32_t b = nc;
+        if (!dsmc_cell_rates(p, (uint32_t)c, counts[c], &volume[b], &weight[b], &rate[b]))
+            continue; /* fewer than two molecules or no gas */
+        cell[b] = (uint32_t)c;
+        sgmax[b] = sgmax_cell[c];
+        sep[b] = 0;
+        ncoll[b] = 0;
+        entity[b] = c;
+        purpose[b] = DSMC_PURPOSE(DSMC_P_COLLIDE, 0);
+        if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
+            for (uint32_t k = starts[c]; k < starts[c] + counts[c]; k++)
+                last[k] = UINT32_MAX; /* no collision yet in this step */
+        nc++;
+    }
+    /* the candidate counts (the first uniform of each cell's DSMC_P_COLLIDE stream) */
+    kedr_rng_draw_many(p->seed, entity, p->step, purpose, nc, drawn);
+    for (uint32_t b = 0; b < nc; b++)
+        m[b] = dsmc_ntc_count(p, rate[b], sgmax[b], kedr_u01_f64(drawn[b].v[2], drawn[b].v[3]));
+    /* the candidates in cell order, DSMC_CAND_BATCH at a time: candidate k of a cell draws
+     * block k of the cell's DSMC_P_PAIR stream and starts its own stream (dsmc_candidate_rng) */
+    uint32_t b = 0, k = 0, qb[DSMC_CAND_BATCH];
+    while (b < nc) {
+        uint32_t q = 0;
+        for (; b < nc && q < DSMC_CAND_BATCH; k++) {
+            if (k >= m[b]) {
+                b++;
+                k = UINT32_MAX; /* 0 after the increment */
+                continue;
+            }
+            qb[q] = b;
+            entity[q] = cell[b];
+            purpose[q] = DSMC_PURPOSE(DSMC_P_PAIR, k);
+            entity[DSMC_CAND_BATCH + q] = ((uint64_t)k << 32) | cell[b];
+            purpose[DSMC_CAND_BATCH + q] = DSMC_PURPOSE(DSMC_P_SCATTER, 0);
+            q++;
+        }
+        kedr_rng_draw_many(p->seed, entity, p->step, purpose, q, drawn);
+        kedr_rng_draw_many(p->seed, entity + DSMC_CAND_BATCH, p->step,
+                           purpose + DSMC_CAND_BATCH, q, drawn + DSMC_CAND_BATCH);
+        for (uint32_t t = 0; t < q; t++) {
+            uint32_t j = qb[t], c = cell[j];
+            dsmc_rng r = dsmc_rng_drawn(p->seed, entity[DSMC_CAND_BATCH + t], p->step,
+                                        DSMC_P_SCATTER, drawn[DSMC_CAND_BATCH + t]);
+            ncoll[j] += dsmc_try_pair(p, r, starts[c], counts[c], &sgmax[j], drawn[t], a.x, a.y,
+                                      a.z, a.vx, a.vy, a.vz, a.erot, a.sp, last, &sep[j], sgb);
+        }
+    }
+    for (uint32_t j = 0; j < nc; j++) {
+        uint32_t c = cell[j];
+        sgmax_cell[c] = dsmc_float_up(sgmax[j]);
+        sum->cand += m[j];
+        sum->coll += ncoll[j];
+        if (ncoll[j])
+            sum->sep += dsmc_sep_fixed(sep[j] * dsmc_inv_mfp(p, weight[j], volume[j], starts[c],
+                                                             counts[c], a.vx, a.vy, a.vz, a.sp));
+    }
+}
+
 /* With from non-NULL the molecules of each cell are first gathered from *from through perm
  * (perm[j] the slot in from of sorted particle j) into a; perm then serves as the scratch of
- * dsmc_collide_cell (each molecule's last partner), the cell's part of it read before. */
+ * the collisions (each molecule's last partner), the cell's part of it read before. NTC takes
+ * blocks of cells (collide_ntc_block); the majorant frequency scheme one cell at a time
+ * (dsmc_collide_cell). */
 static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
                         const uint32_t *counts, dsmc_particles a, const dsmc_particles *from,
                         size_t n, uint32_t *perm, float *sgmax, const dsmc_sg_bounds *sgb,
                         uint64_t *ncoll, uint64_t *ncand, double *nsep)
 {
     uint64_t coll = 0, cand = 0, sep = 0;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(ctx->threads) \
+    size_t nblocks = (ncells + DSMC_CELL_BLOCK - 1) / DSMC_CELL_BLOCK;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ctx->threads) \
     reduction(+ : coll, cand, sep) if (ncells > DSMC_OMP_MIN / 16)
-    for (size_t c = 0; c < ncells; c++) {
+    for (size_t blk = 0; blk < nblocks; blk++) {
+        size_t c0 = blk * DSMC_CELL_BLOCK;
+        size_t c1 = c0 + DSMC_CELL_BLOCK < ncells ? c0 + DSMC_CELL_BLOCK : ncells;
         if (from)
-            gather_range(perm, starts[c], (size_t)starts[c] + counts[c], n, *from, a);
-        uint32_t m = 0;
-        double sc = 0;
-        coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z, a.vx, a.vy,
-                                  a.vz, a.erot, a.sp, perm, sgmax, &m, &sc, sgb);
-        cand += m;
-        sep += dsmc_sep_fixed(sc);
+            gather_range(perm, starts[c0], (size_t)starts[c1 - 1] + counts[c1 - 1], n, *from, a);
+        collide_sums s = {0, 0, 0};
+        if (p->scheme == KEDR_DSMC_NTC) {
+            collide_ntc_block(p, c0, c1, starts, counts, a, perm, sgmax, sgb, &s);
+        } else {
+            for (size_t c = c0; c < c1; c++) {
+                uint32_t m = 0;
+                double sc = 0;
+                s.coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z,
+                                            a.vx, a.vy, a.vz, a.erot, a.sp, perm, sgmax, &m, &sc,
+                                            sgb);
+                s.cand += m;
+                s.sep += dsmc_sep_fixed(sc);
+            }
+        }
+        coll += s.coll;
+        cand += s.cand;
+        sep += s.sep;
     }
     *ncoll = coll;
     *ncand = cand;

@@ -50,6 +50,40 @@ static void check_kat_host(void)
 
 /* The first known-answer vector (counter 0, key 0) is the first draw of the U32 fill with seed,
  * step and purpose 0. */
+/* The batched draws (vector code where the build targets AVX2) against one draw at a time, for
+ * counts around the vector width and entities and purposes that use all their bits. */
+static void check_draw_many(void)
+{
+    enum { MAX = 1031 };
+    static uint64_t entity[MAX];
+    static uint32_t purpose[MAX];
+    static kedr_u32x4 out[MAX + 1];
+    uint64_t x = 0x9E3779B97F4A7C15ull;
+    for (int k = 0; k < MAX; k++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        entity[k] = k % 5 == 0 ? UINT64_MAX - (uint64_t)k : x;
+        purpose[k] = (uint32_t)(x >> 17) ^ (k % 3 == 0 ? 0xFFFFFFFFu : 0);
+    }
+    const size_t counts[] = {0, 1, 3, 4, 5, 8, 37, MAX};
+    const uint64_t seeds[] = {0, 12345, 0xFFFFFFFFFFFFFFFFull, 0x243F6A8885A308D3ull};
+    for (int si = 0; si < 4; si++)
+        for (int ci = 0; ci < 8; ci++) {
+            size_t n = counts[ci];
+            out[n].v[0] = 0xDEADBEEFu; /* must stay */
+            kedr_rng_draw_many(seeds[si], entity, 77u + (uint32_t)si * 0x80000000u, purpose, n,
+                               out);
+            int bad = out[n].v[0] != 0xDEADBEEFu;
+            for (size_t k = 0; k < n && !bad; k++) {
+                kedr_u32x4 r = kedr_rng_draw(seeds[si], entity[k], 77u + (uint32_t)si * 0x80000000u,
+                                             purpose[k]);
+                for (int j = 0; j < 4; j++)
+                    bad |= r.v[j] != out[k].v[j];
+            }
+            TU_CHECK(!bad, "kedr_rng_draw_many: seed %d, n = %zu differs from kedr_rng_draw",
+                     si, n);
+        }
+}
+
 static void check_kat_fill(kedr_ctx *ctx)
 {
     static const uint32_t want[4] = {0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8};
@@ -354,6 +388,7 @@ static void check_errors(kedr_ctx *ctx)
 int main(void)
 {
     check_kat_host();
+    check_draw_many();
     kedr_backend list[2];
     int nb = tu_backends(list);
     static const kedr_dtype ut[] = {KEDR_U32, KEDR_F32, KEDR_F64};
