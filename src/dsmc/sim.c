@@ -1087,7 +1087,6 @@ static kedr_status run_collide(kedr_dsmc *sim)
         return KEDR_OK;
     }
 #endif
-    if (getenv("SEPARATE")) finish_gather(sim);
     int pending = sim->gather_pending;
     collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts,
                 pending ? sim->back : sim->a, pending ? &sim->a : NULL, sim->n, sim->perm,
