@@ -251,7 +251,7 @@ static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_parti
 #define DSMC_GATHER_AHEAD 128
 static inline void gather_range(const uint32_t *perm, size_t lo, size_t hi, size_t n,
                                 dsmc_particles from, dsmc_particles to)
-{
+{ /* perm is read up to n (the prefetch), the slots [lo, hi) are written */
     const int three = to.z != NULL;
     for (size_t j = lo; j < hi; j++) {
         if (j + DSMC_GATHER_AHEAD < n) {
@@ -388,8 +388,12 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
     for (size_t blk = 0; blk < nblocks; blk++) {
         size_t c0 = blk * DSMC_CELL_BLOCK;
         size_t c1 = c0 + DSMC_CELL_BLOCK < ncells ? c0 + DSMC_CELL_BLOCK : ncells;
+        size_t lo = starts[c0], hi = (size_t)starts[c1 - 1] + counts[c1 - 1];
+        /* nearest partners overwrite perm in a block's cells (their scratch), perhaps in
+         * another thread's block: the prefetch then looks no further than this block */
         if (from)
-            gather_range(perm, starts[c0], (size_t)starts[c1 - 1] + counts[c1 - 1], n, *from, a);
+            gather_range(perm, lo, hi, p->partner == KEDR_DSMC_PARTNER_NEAREST ? hi : n, *from,
+                         a);
         collide_sums s = {0, 0, 0};
         if (p->scheme == KEDR_DSMC_NTC) {
             collide_ntc_block(p, c0, c1, starts, counts, a, perm, sgmax, sgb, &s);
