@@ -374,12 +374,12 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
 /* With from non-NULL the molecules of each cell are first gathered from *from through perm
  * (perm[j] the slot in from of sorted particle j) into a; perm then serves as the scratch of
  * the collisions (each molecule's last partner), the cell's part of it read before. NTC takes
- * blocks of cells (collide_ntc_block); the majorant frequency scheme one cell at a time
- * (dsmc_collide_cell). */
+ * blocks of cells (collide_ntc_block); the majorant frequency scheme, and every cell when plain
+ * (a test's reference), one cell at a time (dsmc_collide_cell). */
 static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
                         const uint32_t *counts, dsmc_particles a, const dsmc_particles *from,
                         size_t n, uint32_t *perm, float *sgmax, const dsmc_sg_bounds *sgb,
-                        uint64_t *ncoll, uint64_t *ncand, double *nsep)
+                        int plain, uint64_t *ncoll, uint64_t *ncand, double *nsep)
 {
     uint64_t coll = 0, cand = 0, sep = 0;
     size_t nblocks = (ncells + DSMC_CELL_BLOCK - 1) / DSMC_CELL_BLOCK;
@@ -395,7 +395,7 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
             gather_range(perm, lo, hi, p->partner == KEDR_DSMC_PARTNER_NEAREST ? hi : n, *from,
                          a);
         collide_sums s = {0, 0, 0};
-        if (p->scheme == KEDR_DSMC_NTC) {
+        if (p->scheme == KEDR_DSMC_NTC && !plain) {
             collide_ntc_block(p, c0, c1, starts, counts, a, perm, sgmax, sgb, &s);
         } else {
             for (size_t c = c0; c < c1; c++) {
@@ -1094,7 +1094,8 @@ static kedr_status run_collide(kedr_dsmc *sim)
     int pending = sim->gather_pending;
     collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts,
                 pending ? sim->back : sim->a, pending ? &sim->a : NULL, sim->n, sim->perm,
-                sim->sgmax, sim->sgb, &sim->collisions, &sim->candidates, &sim->sep_mfp);
+                sim->sgmax, sim->cpu_plain ? NULL : sim->sgb, sim->cpu_plain, &sim->collisions,
+                &sim->candidates, &sim->sep_mfp);
     if (pending)
         swap_sets(sim);
     return KEDR_OK;

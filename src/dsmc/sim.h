@@ -184,6 +184,7 @@ struct kedr_dsmc {
     uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT),
                              * scratch */
     uint32_t crowded_min;   /* cuda: cells of this many molecules or more collide a warp each */
+    int cpu_plain;          /* cpu, for tests: every cell through dsmc_collide_cell, no bounds */
     uint32_t *offsets;      /* generation groups, context memory */
     size_t offsets_bytes;
     uint32_t *host_offsets;

@@ -299,8 +299,9 @@ static void test_errors(kedr_ctx *ctx)
 /* Three runs of one case, every cell through one thread (crowded_min above any count), the
  * cells of 100 molecules or more through a warp, and every cell through a warp, must end in the
  * same state bit for bit: cells of about 70 to 130 molecules (100 a cell on average), a mixture
- * with a rotating species, VSS, NTC, full steps in a closed box. On the cpu the three take the
- * same path, and the check is that runs repeat exactly. */
+ * with a rotating species, VSS, NTC, full steps in a closed box. On the cpu the second run takes
+ * every cell through dsmc_collide_cell without the bounds on sigma g (cpu_plain), the others the
+ * blocks of cells with their random numbers drawn ahead: the same state bit for bit too. */
 static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
 {
     const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
@@ -331,6 +332,7 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
         if (!sim)
             return;
         sim->crowded_min = mins[r];
+        sim->cpu_plain = r == 1;
         for (int s = 0; s < 12; s++)
             TU_OK(kedr_dsmc_step(sim));
         TU_OK(kedr_dsmc_get_stats(sim, &st[r]));
@@ -357,6 +359,87 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
     }
     for (int r = 0; r < 3; r++)
         dt_free(&p[r]);
+}
+
+/* The cpu's bounds on sigma g (dsmc_sg_verdict) against the exact acceptance of dsmc_try_pair,
+ * for the three pairs of a hard-sphere and nitrogen mixture (e = 0, -0.24, -0.48) and of argon
+ * VSS (-0.62): speeds log-uniform over 2^-70 to 2^70 (beyond the tables too), on the tables' bin
+ * edges and an ulp either side, and (sigma g)max and the uniform so that u (sigma g)max falls
+ * within a relative 1e-12 to 1 of sigma g, on either side. A verdict of 1 or 0 must be the
+ * exact one; -1 (ask the exact value) must be rare for the speeds of a gas. */
+static void test_sg_bounds(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = dt_box(1.0, 4, 1e20, 300, 10, 1e-6);
+    c.nspecies = 2;
+    c.species[1] = dt_nitrogen();
+    c.fraction[0] = c.fraction[1] = 0.5;
+    kedr_dsmc_case ar = c;
+    ar.nspecies = 1;
+    ar.species[0] = (kedr_dsmc_species){"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1};
+    ar.model = KEDR_DSMC_VSS;
+    long wrong = 0, undecided = 0, gas = 0, gas_undecided = 0, total = 0;
+    uint64_t x = 0x2545F4914F6CDD1Dull;
+    for (int which = 0; which < 2; which++) {
+        kedr_dsmc *sim = NULL;
+        TU_OK(kedr_dsmc_create(ctx, which ? &ar : &c, &sim));
+        if (!sim)
+            return;
+        TU_CHECK(sim->sgb != NULL, "the cpu keeps no bounds on sigma g");
+        const dsmc_params *p = &sim->p;
+        for (int si = 0; si < p->nspecies; si++)
+            for (int sj = 0; sj < p->nspecies; sj++)
+                for (int t = 0; t < 200000; t++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    double r1 = (double)(x >> 11) * 0x1p-53;
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    double r2 = (double)(x >> 11) * 0x1p-53;
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    double r3 = (double)(x >> 11) * 0x1p-53;
+                    double g;
+                    int kind = t % 4;
+                    if (kind == 3) { /* a bin edge of the tables, or an ulp off it */
+                        g = ldexp(1.0 + floor(r1 * DSMC_SGB_BINS) / DSMC_SGB_BINS,
+                                  (int)(r2 * 120) - 60);
+                        g = t % 3 == 0 ? g : t % 3 == 1 ? nextafter(g, 0) : nextafter(g, 1e300);
+                    } else if (kind == 2) { /* a gas's relative speeds */
+                        g = 10.0 * pow(1000.0, r1);
+                    } else {
+                        g = exp2(-70.0 + 140.0 * r1);
+                    }
+                    dsmc_cand k = {0};
+                    k.si = si;
+                    k.sj = sj;
+                    k.pair = si * DSMC_MAXS + sj;
+                    k.g = g;
+                    k.g2 = g * g;
+                    dsmc_cand exact = k;
+                    dsmc_cand_sg(p, &exact);
+                    /* u (sigma g)max near sigma g: sgmax = sg (1 + d), d in +-1e-12 to +-1 */
+                    double d = (r2 < 0.5 ? -1 : 1) * pow(10.0, -12.0 * r3);
+                    double sgmax = exact.sg * (t % 7 == 0 ? 1 + d : 1.5 + d);
+                    double u = t % 7 == 0 ? r1 : exact.sg / sgmax * (1 + 1e-3 * d);
+                    u = u > 0 && u < 1 ? u : 0.5;
+                    int v = dsmc_sg_verdict(p, sim->sgb, &k, u, sgmax);
+                    double m = exact.sg > sgmax ? exact.sg : sgmax;
+                    int accept = u * m < exact.sg, raised = exact.sg > sgmax;
+                    wrong += (v == 1 && (!accept || raised)) || (v == 0 && (accept || raised));
+                    undecided += v < 0;
+                    total++;
+                    if (kind == 2 && t % 7 != 0) { /* typical: uniform u, sgmax 1.5 sg */
+                        double ut = r3, vt = dsmc_sg_verdict(p, sim->sgb, &k, ut, 1.5 * exact.sg);
+                        gas++;
+                        gas_undecided += vt < 0 && p->sigma_e[k.pair] != 0;
+                        int at = ut * 1.5 * exact.sg < exact.sg;
+                        wrong += (vt == 1 && !at) || (vt == 0 && at);
+                    }
+                }
+        kedr_dsmc_destroy(sim);
+    }
+    printf("sigma g bounds: %ld verdicts, %ld left to the exact value (%ld of %ld typical ones), "
+           "%ld wrong\n", total, undecided, gas_undecided, gas, wrong);
+    TU_CHECK(wrong == 0, "sigma g bounds: %ld verdicts differ from the exact acceptance", wrong);
+    TU_CHECK(gas_undecided < gas / 50, "sigma g bounds: %ld of %ld typical candidates undecided",
+             gas_undecided, gas);
 }
 
 int main(void)
@@ -393,6 +476,9 @@ int main(void)
         test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 2);
         test_crowded(ctx, KEDR_DSMC_PARTNER_SUBCELL, 2);
         test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 3);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_NEAREST, 2);
+        if (list[b] == KEDR_BACKEND_CPU)
+            test_sg_bounds(ctx);
         /* The fill counts come from the same host arithmetic on every back end. */
         kedr_dsmc_case c = dt_box(1.0, 16, 1e20, 300, 7.3, 1e-6);
         kedr_dsmc *sim = NULL;
