@@ -1401,7 +1401,8 @@ DSMC_HD dsmc_cand dsmc_cand_eval(const dsmc_params *p, uint32_t i, uint32_t j, c
  * an ulp) and exp(e log g) is within a few ulps of g^e, so the bounds widened by 1e-9 hold the
  * sigma g of dsmc_cand_sg; what they cannot settle is left to it. */
 #define DSMC_SGB_EXP 60   /* 2^-60 <= g < 2^60 m/s; other speeds take the exact path */
-#define DSMC_SGB_BINS 64
+#define DSMC_SGB_BITS 6 /* the leading bits of m's mantissa that name its bin */
+#define DSMC_SGB_BINS (1 << DSMC_SGB_BITS)
 typedef struct {
     double scale[2 * DSMC_SGB_EXP];
     double frac[DSMC_SGB_BINS + 1];
@@ -1428,7 +1429,7 @@ DSMC_HD int dsmc_sg_verdict(const dsmc_params *p, const dsmc_sg_bounds *b, const
     if (k < -DSMC_SGB_EXP || k >= DSMC_SGB_EXP)
         return -1;
     const dsmc_sg_bounds *t = &b[c->pair];
-    uint32_t bin = (uint32_t)(bits >> (52 - 6)) & (DSMC_SGB_BINS - 1);
+    uint32_t bin = (uint32_t)(bits >> (52 - DSMC_SGB_BITS)) & (DSMC_SGB_BINS - 1);
     double f0 = t->frac[bin], f1 = t->frac[bin + 1];
     double s = p->sigma_a[c->pair] * t->scale[k + DSMC_SGB_EXP] * c->g;
     double hi = s * (f0 > f1 ? f0 : f1) * (1 + 1e-9), lo = s * (f0 > f1 ? f1 : f0) * (1 - 1e-9);
