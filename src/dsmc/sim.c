@@ -336,10 +336,10 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
     uint32_t b = 0, k = 0, qb[DSMC_CAND_BATCH];
     while (b < nc) {
         uint32_t q = 0;
-        for (; b < nc && q < DSMC_CAND_BATCH; k++) {
-            if (k >= m[b]) {
+        while (b < nc && q < DSMC_CAND_BATCH) {
+            if (k == m[b]) { /* the cell's candidates are all in */
                 b++;
-                k = UINT32_MAX; /* 0 after the increment */
+                k = 0;
                 continue;
             }
             qb[q] = b;
@@ -348,6 +348,7 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
             entity[DSMC_CAND_BATCH + q] = ((uint64_t)k << 32) | cell[b];
             purpose[DSMC_CAND_BATCH + q] = DSMC_PURPOSE(DSMC_P_SCATTER, 0);
             q++;
+            k++;
         }
         kedr_rng_draw_many(p->seed, entity, p->step, purpose, q, drawn);
         kedr_rng_draw_many(p->seed, entity + DSMC_CAND_BATCH, p->step,

@@ -563,28 +563,37 @@ done:
  * 2 GHz AMD EPYC (10^5: 0.46 to 0.42 ms). */
 #define SORT_LANES 4
 
-/* hist[c][k] += the items of key k < nkeys in chunk c, for chunks c0 .. c0 + lanes - 1. */
-static void count_lanes(const uint32_t *keys, size_t n, uint32_t nkeys, uint32_t *hist, int nt,
-                        int c0, int lanes)
+/* Chunks c0 .. c0 + lanes - 1 of n items in nt: their ranges [lo, hi) and counters h (rows
+ * of hist); returns how many items each takes in the side-by-side walk (0 unless lanes is
+ * SORT_LANES: the rest go one chunk after another). */
+static size_t lanes_of(size_t n, uint32_t nkeys, uint32_t *hist, int nt, int c0, int lanes,
+                       size_t *lo, size_t *hi, uint32_t **h)
 {
-    size_t lo[SORT_LANES], hi[SORT_LANES], m = SIZE_MAX;
-    uint32_t *h[SORT_LANES];
+    size_t m = SIZE_MAX;
     for (int l = 0; l < lanes; l++) {
         lo[l] = chunk_lo(n, c0 + l, nt);
         hi[l] = chunk_lo(n, c0 + l + 1, nt);
         h[l] = hist + (size_t)(c0 + l) * nkeys;
-        memset(h[l], 0, (size_t)nkeys * sizeof *h[l]);
         m = hi[l] - lo[l] < m ? hi[l] - lo[l] : m;
     }
-    if (lanes == SORT_LANES)
-        for (size_t t = 0; t < m; t++)
-            for (int l = 0; l < SORT_LANES; l++) {
-                uint32_t k = keys[lo[l] + t];
-                if (k < nkeys)
-                    h[l][k]++;
-            }
-    else
-        m = 0;
+    return lanes == SORT_LANES ? m : 0;
+}
+
+/* hist[c][k] = the items of key k < nkeys in chunk c, for chunks c0 .. c0 + lanes - 1. */
+static void count_lanes(const uint32_t *keys, size_t n, uint32_t nkeys, uint32_t *hist, int nt,
+                        int c0, int lanes)
+{
+    size_t lo[SORT_LANES], hi[SORT_LANES];
+    uint32_t *h[SORT_LANES];
+    size_t m = lanes_of(n, nkeys, hist, nt, c0, lanes, lo, hi, h);
+    for (int l = 0; l < lanes; l++)
+        memset(h[l], 0, (size_t)nkeys * sizeof *h[l]);
+    for (size_t t = 0; t < m; t++)
+        for (int l = 0; l < SORT_LANES; l++) {
+            uint32_t k = keys[lo[l] + t];
+            if (k < nkeys)
+                h[l][k]++;
+        }
     for (int l = 0; l < lanes; l++)
         for (size_t i = lo[l] + m; i < hi[l]; i++)
             if (keys[i] < nkeys)
@@ -595,24 +604,16 @@ static void count_lanes(const uint32_t *keys, size_t n, uint32_t nkeys, uint32_t
 static void place_lanes(const uint32_t *keys, size_t n, uint32_t nkeys, uint32_t *hist, int nt,
                         int c0, int lanes, uint32_t *perm)
 {
-    size_t lo[SORT_LANES], hi[SORT_LANES], m = SIZE_MAX;
+    size_t lo[SORT_LANES], hi[SORT_LANES];
     uint32_t *h[SORT_LANES];
-    for (int l = 0; l < lanes; l++) {
-        lo[l] = chunk_lo(n, c0 + l, nt);
-        hi[l] = chunk_lo(n, c0 + l + 1, nt);
-        h[l] = hist + (size_t)(c0 + l) * nkeys;
-        m = hi[l] - lo[l] < m ? hi[l] - lo[l] : m;
-    }
-    if (lanes == SORT_LANES)
-        for (size_t t = 0; t < m; t++)
-            for (int l = 0; l < SORT_LANES; l++) {
-                size_t i = lo[l] + t;
-                uint32_t k = keys[i];
-                if (k < nkeys)
-                    perm[h[l][k]++] = (uint32_t)i;
-            }
-    else
-        m = 0;
+    size_t m = lanes_of(n, nkeys, hist, nt, c0, lanes, lo, hi, h);
+    for (size_t t = 0; t < m; t++)
+        for (int l = 0; l < SORT_LANES; l++) {
+            size_t i = lo[l] + t;
+            uint32_t k = keys[i];
+            if (k < nkeys)
+                perm[h[l][k]++] = (uint32_t)i;
+        }
     for (int l = 0; l < lanes; l++)
         for (size_t i = lo[l] + m; i < hi[l]; i++) {
             uint32_t k = keys[i];
