@@ -9,6 +9,8 @@
 #include "kedr/prim.h"
 #include "kedr/rng.h"
 
+#include "dsmc_math.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -186,19 +188,34 @@ DSMC_HD uint64_t dsmc_mulhi64(uint64_t a, uint64_t b)
 }
 
 /* x^y for x > 0 as exp(y log x): a few ulps from pow (where a probability or a power-law cross
- * section needs no more) at less than half its cost on the cpu. */
+ * section needs no more). The cpu evaluates exp and log with its own code (dsmc_math.h), the
+ * same in scalar and in vector code. */
 DSMC_HD double dsmc_pow(double x, double y)
 {
+#ifdef __CUDA_ARCH__
     return exp(y * log(x));
+#else
+    return dsmc_pow_cpu(x, y); /* the same formula, dsmc_math.h */
+#endif
 }
 
+/* log x: CUDA's, or the cpu's own (dsmc_math.h) */
+DSMC_HD double dsmc_log(double x)
+{
+#ifdef __CUDA_ARCH__
+    return log(x);
+#else
+    return dsmc_log_cpu(x);
+#endif
+}
+
+/* sin and cos of 2 pi u, u in [0, 1) (a fraction of a turn) */
 DSMC_HD void dsmc_sincos_2pi(double u, double *s, double *c)
 {
 #ifdef __CUDA_ARCH__
     sincospi(2.0 * u, s, c);
 #else
-    *s = sin(2.0 * DSMC_PI * u);
-    *c = cos(2.0 * DSMC_PI * u);
+    dsmc_sincos_2pi_cpu(u, s, c); /* dsmc_math.h */
 #endif
 }
 
@@ -207,7 +224,7 @@ DSMC_HD double dsmc_normal(dsmc_rng *r)
 {
     double u1 = dsmc_u01(r), u2 = dsmc_u01(r), s, c;
     dsmc_sincos_2pi(u2, &s, &c);
-    return sqrt(-2.0 * log(u1)) * c;
+    return sqrt(-2.0 * dsmc_log(u1)) * c;
 }
 
 /* z = beta v_n of a molecule crossing a surface from a Maxwellian drifting with speed ratio
@@ -222,7 +239,7 @@ DSMC_HD double dsmc_flux_normal(dsmc_rng *r, double s)
 {
     if (s < 0) {
         for (;;) {
-            double w = sqrt(s * s - log(dsmc_u01(r)));
+            double w = sqrt(s * s - dsmc_log(dsmc_u01(r)));
             if (dsmc_u01(r) * w < w + s)
                 return w + s;
         }
@@ -234,7 +251,7 @@ DSMC_HD double dsmc_flux_normal(dsmc_rng *r, double s)
         double w;
         if (dsmc_u01(r) * (wa + wb) < wa) {
             if (dsmc_u01(r) * wa < 0.5)
-                w = sqrt(-log(dsmc_u01(r)));
+                w = sqrt(-dsmc_log(dsmc_u01(r)));
             else
                 w = -sqrt(-log1p(-dsmc_u01(r) * neg));
         } else {
@@ -390,7 +407,7 @@ DSMC_HD double dsmc_erot_equilibrium(int zeta, double t, dsmc_rng *r)
 {
     if (zeta == 0)
         return 0;
-    double e = -log(dsmc_u01(r));
+    double e = -dsmc_log(dsmc_u01(r));
     if (zeta == 3) {
         double z = dsmc_normal(r);
         e += 0.5 * z * z;
@@ -501,7 +518,7 @@ DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, int b, double nx, double ny,
         return 0;
     }
     double sigma = sqrt(KEDR_BOLTZMANN * p->body_t[b] / m);
-    double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
+    double cn = sigma * 1.4142135623730951 * sqrt(-dsmc_log(dsmc_u01(r)));
     double ct = sigma * dsmc_normal(r);
     *ux = cn * nx - ct * ny + wall_u[0];
     *uy = cn * ny + ct * nx + wall_u[1];
@@ -970,7 +987,7 @@ DSMC_HD int dsmc_wall_reflect3(const dsmc_params *p, int b, const double *n, dou
         return 0;
     }
     double sigma = sqrt(KEDR_BOLTZMANN * p->body_t[b] / m);
-    double cn = sigma * 1.4142135623730951 * sqrt(-log(dsmc_u01(r)));
+    double cn = sigma * 1.4142135623730951 * sqrt(-dsmc_log(dsmc_u01(r)));
     double c1 = sigma * dsmc_normal(r), c2 = sigma * dsmc_normal(r);
     /* t1: the coordinate axis least aligned with n, made orthogonal to it; t2 = n x t1 */
     int ax = fabs(n[0]) < 0.9;
@@ -1442,14 +1459,34 @@ DSMC_HD int dsmc_sg_verdict(const dsmc_params *p, const dsmc_sg_bounds *b, const
 #endif
 }
 
+/* A collision's deflection: cos and sin of the deflection angle chi and of the azimuth. */
+typedef struct {
+    double cosx, sinx, s, c;
+} dsmc_defl;
+
+/* The deflection from two uniforms: u for chi (1/alpha = ia; VHS, ia = 1: isotropic,
+ * cos chi = 2u - 1; VSS (Koura & Matsumoto 1991): b/d = sqrt(u) and
+ * chi = 2 acos((b/d)^(1/alpha)), that is cos chi = 2 u^(1/alpha) - 1), v for the azimuth 2 pi v. */
+DSMC_HD dsmc_defl dsmc_deflection(double ia, double u, double v)
+{
+    dsmc_defl d;
+    d.cosx = ia == 1.0 ? 2.0 * u - 1.0 : 2.0 * dsmc_pow(u, ia) - 1.0;
+    double sin2 = 1.0 - d.cosx * d.cosx;
+    d.sinx = sin2 > 0 ? sqrt(sin2) : 0.0;
+    dsmc_sincos_2pi(v, &d.s, &d.c);
+    return d;
+}
+
 /* An accepted candidate collides: first it exchanges rotational energy (serial
- * Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other), then it scatters: VHS
- * isotropically, VSS (Koura & Matsumoto 1991) with b/d = sqrt(u) and chi = 2 acos((b/d)^(1/alpha)),
- * that is cos chi = 2 u^(1/alpha) - 1, with the relative speed rescaled to the translational
- * energy left. Momentum and total energy are conserved. Adds the pair's separation to *sep. */
+ * Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other), then it scatters
+ * (dsmc_deflection, from the next two uniforms of r, or from pre when the caller drew them
+ * already: the cpu computes a batch of deflections in vector code when no molecule rotates),
+ * with the relative speed rescaled to the translational energy left. Momentum and total
+ * energy are conserved. Adds the pair's separation to *sep. */
 DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
-                               const double *x, const double *y, const double *z, double *vx,
-                               double *vy, double *vz, float *erot, uint32_t *last, double *sep)
+                               const dsmc_defl *pre, const double *x, const double *y,
+                               const double *z, double *vx, double *vy, double *vz, float *erot,
+                               uint32_t *last, double *sep)
 {
     const uint32_t i = k->i, j = k->j;
     const double gx = k->gx, gy = k->gy, gz = k->gz, g = k->g;
@@ -1465,10 +1502,15 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
         et = dsmc_lb_one(p, k->sj, b, et, &erot[j], r);
         scale = sqrt(2.0 * et / mr) / g;
     }
-    double ia = p->inv_alpha[k->pair], hx, hy, hz, s, c2;
-    double cosx = ia == 1.0 ? 2.0 * dsmc_u01(r) - 1.0 : 2.0 * dsmc_pow(dsmc_u01(r), ia) - 1.0;
-    double sin2 = 1.0 - cosx * cosx, sinx = sin2 > 0 ? sqrt(sin2) : 0.0;
-    dsmc_sincos_2pi(dsmc_u01(r), &s, &c2);
+    double ia = p->inv_alpha[k->pair], hx, hy, hz;
+    dsmc_defl d;
+    if (pre) {
+        d = *pre;
+    } else {
+        double u = dsmc_u01(r), v = dsmc_u01(r);
+        d = dsmc_deflection(ia, u, v);
+    }
+    const double cosx = d.cosx, sinx = d.sinx, s = d.s, c2 = d.c;
     double gp = sqrt(gy * gy + gz * gz);
     if (ia == 1.0 || gp < 1e-12 * g) { /* isotropic, or g along x: any azimuth frame will do */
         hx = cosx * g;
@@ -1505,13 +1547,14 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
  * its pair chosen uniformly (dsmc_pick_pair, from w, its draw of the cell's DSMC_P_PAIR stream),
  * accepted with
  * sigma g / (sigma g)max (raising *sgmax when exceeded), then collided (dsmc_cand_collide).
- * sgb: the cpu's bounds on sigma g (dsmc_sg_verdict), or NULL.
+ * sgb: the cpu's bounds on sigma g (dsmc_sg_verdict), or NULL; pre: the deflection from r's
+ * first two uniforms, made already (dsmc_cand_collide), or NULL.
  * Returns 1 when it collided. */
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
                           uint32_t n, double *sgmax, kedr_u32x4 w, const double *x,
                           const double *y, const double *z, double *vx, double *vy, double *vz,
                           float *erot, const uint8_t *sp, uint32_t *last, double *sep,
-                          const dsmc_sg_bounds *sgb)
+                          const dsmc_sg_bounds *sgb, const dsmc_defl *pre)
 {
     uint32_t i, j;
     dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
@@ -1526,8 +1569,31 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
     }
     if (!verdict)
         return 0;
-    dsmc_cand_collide(p, &c, &r, x, y, z, vx, vy, vz, erot, last, sep);
+    dsmc_cand_collide(p, &c, &r, pre, x, y, z, vx, vy, vz, erot, last, sep);
     return 1;
+}
+
+/* The translational temperature of a cell of a simple gas, particles [start, start + n). */
+DSMC_HD double dsmc_temp_simple(const dsmc_params *p, uint32_t start, uint32_t n,
+                                const double *vx, const double *vy, const double *vz)
+{
+    double sx = 0, sy = 0, sz = 0, s2 = 0;
+    for (uint32_t i = start; i < start + n; i++) {
+        sx += vx[i];
+        sy += vy[i];
+        sz += vz[i];
+        s2 += vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i];
+    }
+    return p->mass[0] * (s2 - (sx * sx + sy * sy + sz * sz) / n) / (3.0 * KEDR_BOLTZMANN * n);
+}
+
+/* 1 / lambda of a simple gas at the cell's number density and temperature t > 0, with
+ * pw = t^lam_e (the cpu makes a block's powers together). */
+DSMC_HD double dsmc_inv_mfp_simple(const dsmc_params *p, double weight, double volume,
+                                   uint32_t n, double pw)
+{
+    double density = (double)n * weight / volume;
+    return density * p->lam_a[0] * pw;
 }
 
 /* 1 / lambda in a cell of n particles [start, start + n), each standing for `weight` molecules:
@@ -1539,16 +1605,8 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double weight, double volume, 
 {
     double density = (double)n * weight / volume;
     if (p->nspecies == 1) { /* a simple gas: no masses to weigh by */
-        double sx = 0, sy = 0, sz = 0, s2 = 0;
-        for (uint32_t i = start; i < start + n; i++) {
-            sx += vx[i];
-            sy += vy[i];
-            sz += vz[i];
-            s2 += vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i];
-        }
-        double t = p->mass[0] * (s2 - (sx * sx + sy * sy + sz * sz) / n) /
-                   (3.0 * KEDR_BOLTZMANN * n);
-        return t > 0 ? density * p->lam_a[0] * dsmc_pow(t, p->lam_e[0]) : 0;
+        double t = dsmc_temp_simple(p, start, n, vx, vy, vz);
+        return t > 0 ? dsmc_inv_mfp_simple(p, weight, volume, n, dsmc_pow(t, p->lam_e[0])) : 0;
     }
     double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
     uint32_t count[DSMC_MAXS] = {0};
@@ -1644,15 +1702,15 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
      * does, so a cpu overlaps the two chains of dependent arithmetic. */
     dsmc_rng pick = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_PAIR);
     if (p->scheme == KEDR_DSMC_MFS) {
-        double clock = -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
+        double clock = -dsmc_log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         kedr_u32x4 w = dsmc_draw4(&pick);
         while (clock < p->dt && m < DSMC_MAX_CANDIDATES) {
             kedr_u32x4 next = dsmc_draw4(&pick);
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, m), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, sp, last, &sep, sgb);
+                                   z, vx, vy, vz, erot, sp, last, &sep, sgb, NULL);
             w = next;
             m++;
-            clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
+            clock += -dsmc_log(dsmc_u01(&r)) / (pairs_rate * sgmax);
         }
     } else {
         m = dsmc_ntc_candidates(p, pairs_rate, sgmax, &r);
@@ -1662,7 +1720,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, c), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, sp, last, &sep, sgb);
+                                   z, vx, vy, vz, erot, sp, last, &sep, sgb, NULL);
             w = next;
         }
     }

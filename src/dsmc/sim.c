@@ -12,6 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+
 const char *kedr_dsmc_stage_name(kedr_dsmc_stage s)
 {
     static const char *const names[] = {"generation", "move", "indexing", "collisions", "sampling"};
@@ -96,6 +100,68 @@ static dsmc_box far_box(const dsmc_params *p)
     return b;
 }
 
+/* The straight flight of the cpu's moves for four particles at once: the constants of
+ * move_cpu's and move3_cpu's loops. */
+typedef struct {
+    double t, lo[3], hi[3], blo[3], bhi[3], inv[3];
+    int n[3];
+} dsmc_flight;
+
+#ifdef __AVX2__
+static dsmc_flight flight_of(const dsmc_params *p, dsmc_box box)
+{
+    dsmc_flight f;
+    f.t = p->dt;
+    const double inv[3] = {p->inv_dx, p->inv_dy, p->inv_dz};
+    const int n[3] = {p->nx, p->ny, p->nz};
+    for (int d = 0; d < 3; d++) {
+        f.lo[d] = p->lo[d];
+        f.hi[d] = p->hi[d];
+        f.blo[d] = box.lo[d];
+        f.bhi[d] = box.hi[d];
+        f.inv[d] = inv[d];
+        f.n[d] = n[d];
+    }
+    return f;
+}
+
+/* Particles i..i + 3 (none new in this step) in dims dimensions: when all four fly the whole
+ * step without meeting a side or coming near a solid (the far box), their positions and cells
+ * as the scalar loops write them (the same tests and arithmetic, so the same bits), and 1;
+ * otherwise nothing written and 0. */
+static inline int flights4(const dsmc_flight *f, dsmc_particles a, size_t i, uint32_t *cell,
+                           int dims)
+{
+    double *pos[3] = {a.x, a.y, a.z};
+    const double *vel[3] = {a.vx, a.vy, a.vz};
+    const __m256d t = _mm256_set1_pd(f->t);
+    __m256d q[3], inside = _mm256_castsi256_pd(_mm256_set1_epi64x(-1)), far = _mm256_setzero_pd();
+    for (int d = 0; d < dims; d++) {
+        __m256d pp = _mm256_loadu_pd(pos[d] + i);
+        q[d] = _mm256_add_pd(pp, _mm256_mul_pd(_mm256_loadu_pd(vel[d] + i), t));
+        inside = _mm256_and_pd(inside, _mm256_cmp_pd(q[d], _mm256_set1_pd(f->lo[d]), _CMP_GE_OQ));
+        inside = _mm256_and_pd(inside, _mm256_cmp_pd(q[d], _mm256_set1_pd(f->hi[d]), _CMP_LE_OQ));
+        /* max(p, q) and min(p, q) as the scalar p > q ? p : q and p < q ? p : q */
+        far = _mm256_or_pd(far, _mm256_cmp_pd(_mm256_max_pd(pp, q[d]),
+                                              _mm256_set1_pd(f->blo[d]), _CMP_LT_OQ));
+        far = _mm256_or_pd(far, _mm256_cmp_pd(_mm256_min_pd(pp, q[d]),
+                                              _mm256_set1_pd(f->bhi[d]), _CMP_GT_OQ));
+    }
+    if (_mm256_movemask_pd(_mm256_and_pd(inside, far)) != 15)
+        return 0;
+    __m128i key = _mm_setzero_si128();
+    for (int d = dims - 1; d >= 0; d--) { /* ((iz ny + iy) nx + ix), as the scalar code */
+        _mm256_storeu_pd(pos[d] + i, q[d]);
+        __m128i k = _mm256_cvttpd_epi32(
+            _mm256_mul_pd(_mm256_sub_pd(q[d], _mm256_set1_pd(f->lo[d])), _mm256_set1_pd(f->inv[d])));
+        k = _mm_min_epi32(k, _mm_set1_epi32(f->n[d] - 1));
+        key = d == dims - 1 ? k : _mm_add_epi32(_mm_mullo_epi32(key, _mm_set1_epi32(f->n[d])), k);
+    }
+    _mm_storeu_si128((__m128i *)(cell + i), key);
+    return 1;
+}
+#endif
+
 /* move_cpu's loop in 3D, with the same shortcut for molecules that meet no side and no solid
  * (the expressions of dsmc_move_one3, so the same bits). */
 static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particles a,
@@ -113,8 +179,16 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
         const double by1 = box.hi[1], bz1 = box.hi[2];
         const double idx = p->inv_dx, idy = p->inv_dy, idz = p->inv_dz;
         const int nx = p->nx, ny = p->ny, nz = p->nz;
+#ifdef __AVX2__
+        const dsmc_flight fl = flight_of(p, box);
+#endif
 #pragma omp for schedule(static)
-        for (size_t i = 0; i < n; i++) {
+        for (size_t g = 0; g < (n + 3) / 4; g++) {
+#ifdef __AVX2__
+            if (4 * g + 4 <= n_old && flights4(&fl, a, 4 * g, cell, 3))
+                continue;
+#endif
+        for (size_t i = 4 * g; i < 4 * g + 4 && i < n; i++) {
             double px = a.x[i], py = a.y[i], pz = a.z[i];
             double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t, qz = pz + a.vz[i] * t;
             int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi && qz >= zlo &&
@@ -136,6 +210,7 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
             } else {
                 cell[i] = dsmc_move_slot(&local, 1, a, i, i >= n_old);
             }
+        }
         }
     }
 }
@@ -191,8 +266,16 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
             const double bx0 = box.lo[0], by0 = box.lo[1], bx1 = box.hi[0], by1 = box.hi[1];
             const double idx = p->inv_dx, idy = p->inv_dy;
             const int nx = p->nx, ny = p->ny;
+#ifdef __AVX2__
+            const dsmc_flight fl = flight_of(p, box);
+#endif
 #pragma omp for schedule(static)
-            for (size_t i = 0; i < n; i++) {
+            for (size_t g = 0; g < (n + 3) / 4; g++) {
+#ifdef __AVX2__
+                if (4 * g + 4 <= n_old && flights4(&fl, a, 4 * g, cell, 2))
+                    continue;
+#endif
+            for (size_t i = 4 * g; i < 4 * g + 4 && i < n; i++) {
                 double px = a.x[i], py = a.y[i];
                 double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t;
                 int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi;
@@ -209,6 +292,7 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
                 } else {
                     cell[i] = dsmc_move_slot(&local, 0, a, i, i >= n_old);
                 }
+            }
             }
         }
     }
@@ -302,6 +386,76 @@ typedef struct {
     uint64_t coll, cand, sep;
 } collide_sums;
 
+/* The deflections (dsmc_deflection) of candidates whose scattering streams begin with the
+ * blocks w[0..q): each one's first two uniforms, which dsmc_cand_collide draws first when no
+ * molecule rotates and the partner is not chosen by sub-cell. Four at a time in vector code where the compiler targets AVX2, with the
+ * same bits as the scalar code. */
+static void deflect_many(double ia, const kedr_u32x4 *w, uint32_t q, dsmc_defl *out)
+{
+    double u[DSMC_CAND_BATCH], v[DSMC_CAND_BATCH];
+    for (uint32_t t = 0; t < q; t++) {
+        u[t] = kedr_u01_f64(w[t].v[2], w[t].v[3]); /* the order of dsmc_u01's draws */
+        v[t] = kedr_u01_f64(w[t].v[0], w[t].v[1]);
+    }
+    uint32_t t = 0;
+#ifdef DSMC_MATH_AVX2
+    const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+    for (; t + 4 <= q; t += 4) {
+        __m256d uu = _mm256_loadu_pd(u + t), s, c;
+        __m256d cosx = _mm256_sub_pd(_mm256_mul_pd(two, ia == 1.0 ? uu : dsmc_pow4(uu, ia)), one);
+        __m256d sin2 = _mm256_sub_pd(one, _mm256_mul_pd(cosx, cosx));
+        __m256d sinx = _mm256_and_pd(_mm256_cmp_pd(sin2, _mm256_setzero_pd(), _CMP_GT_OQ),
+                                     _mm256_sqrt_pd(sin2));
+        dsmc_sincos_2pi4(_mm256_loadu_pd(v + t), &s, &c);
+        /* four (cosx, sinx, s, c) records: a 4 x 4 transpose */
+        __m256d a = _mm256_unpacklo_pd(cosx, sinx), b = _mm256_unpackhi_pd(cosx, sinx);
+        __m256d e = _mm256_unpacklo_pd(s, c), f = _mm256_unpackhi_pd(s, c);
+        _mm256_storeu_pd(&out[t].cosx, _mm256_permute2f128_pd(a, e, 0x20));
+        _mm256_storeu_pd(&out[t + 1].cosx, _mm256_permute2f128_pd(b, f, 0x20));
+        _mm256_storeu_pd(&out[t + 2].cosx, _mm256_permute2f128_pd(a, e, 0x31));
+        _mm256_storeu_pd(&out[t + 3].cosx, _mm256_permute2f128_pd(b, f, 0x31));
+    }
+#endif
+    for (; t < q; t++)
+        out[t] = dsmc_deflection(ia, u[t], v[t]);
+}
+
+/* The mcs/mfp statistic's sum for the cells of a block with collisions: their separations sep
+ * over their mean free paths (dsmc_inv_mfp), a simple gas's powers of the temperature made
+ * together (dsmc_pow_many). */
+static uint64_t sep_over_mfp(const dsmc_params *p, uint32_t nc, const uint32_t *cell,
+                             const uint32_t *ncoll, const double *sep, const double *weight,
+                             const double *volume, const uint32_t *starts, const uint32_t *counts,
+                             dsmc_particles a)
+{
+    uint64_t sum = 0;
+    if (p->nspecies != 1) {
+        for (uint32_t j = 0; j < nc; j++) {
+            uint32_t c = cell[j];
+            if (ncoll[j])
+                sum += dsmc_sep_fixed(sep[j] * dsmc_inv_mfp(p, weight[j], volume[j], starts[c],
+                                                            counts[c], a.vx, a.vy, a.vz, a.sp));
+        }
+        return sum;
+    }
+    double t[DSMC_CELL_BLOCK], pw[DSMC_CELL_BLOCK];
+    uint32_t at[DSMC_CELL_BLOCK], nt = 0;
+    for (uint32_t j = 0; j < nc; j++) {
+        if (!ncoll[j])
+            continue;
+        t[nt] = dsmc_temp_simple(p, starts[cell[j]], counts[cell[j]], a.vx, a.vy, a.vz);
+        at[nt] = j;
+        nt += t[nt] > 0; /* 1 / lambda = 0 otherwise */
+    }
+    dsmc_pow_many(t, p->lam_e[0], pw, nt);
+    for (uint32_t k = 0; k < nt; k++) {
+        uint32_t j = at[k];
+        sum += dsmc_sep_fixed(
+            sep[j] * dsmc_inv_mfp_simple(p, weight[j], volume[j], counts[cell[j]], pw[k]));
+    }
+    return sum;
+}
+
 static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const uint32_t *starts,
                               const uint32_t *counts, dsmc_particles a, uint32_t *last,
                               float *sgmax_cell, const dsmc_sg_bounds *sgb, collide_sums *sum)
@@ -312,6 +466,11 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
     uint64_t entity[2 * DSMC_CAND_BATCH];
     uint32_t purpose[2 * DSMC_CAND_BATCH];
     kedr_u32x4 drawn[2 * DSMC_CAND_BATCH];
+    /* a simple gas without rotation: the deflections in vector code, a batch at a time (not
+     * with sub-cell partners, whose choice takes the candidate's first uniform) */
+    const int pre = p->nspecies == 1 && !p->rot_dof[0] &&
+                    p->partner != KEDR_DSMC_PARTNER_SUBCELL;
+    dsmc_defl defl[DSMC_CAND_BATCH];
     for (size_t c = c0; c < c1; c++) {
         uint32_t b = nc;
         if (!dsmc_cell_rates(p, (uint32_t)c, counts[c], &volume[b], &weight[b], &rate[b]))
@@ -353,23 +512,23 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
         kedr_rng_draw_many(p->seed, entity, p->step, purpose, q, drawn);
         kedr_rng_draw_many(p->seed, entity + DSMC_CAND_BATCH, p->step,
                            purpose + DSMC_CAND_BATCH, q, drawn + DSMC_CAND_BATCH);
+        if (pre)
+            deflect_many(p->inv_alpha[0], drawn + DSMC_CAND_BATCH, q, defl);
         for (uint32_t t = 0; t < q; t++) {
             uint32_t j = qb[t], c = cell[j];
             dsmc_rng r = dsmc_rng_drawn(p->seed, entity[DSMC_CAND_BATCH + t], p->step,
                                         DSMC_P_SCATTER, drawn[DSMC_CAND_BATCH + t]);
             ncoll[j] += dsmc_try_pair(p, r, starts[c], counts[c], &sgmax[j], drawn[t], a.x, a.y,
-                                      a.z, a.vx, a.vy, a.vz, a.erot, a.sp, last, &sep[j], sgb);
+                                      a.z, a.vx, a.vy, a.vz, a.erot, a.sp, last, &sep[j], sgb,
+                                      pre ? &defl[t] : NULL);
         }
     }
     for (uint32_t j = 0; j < nc; j++) {
-        uint32_t c = cell[j];
-        sgmax_cell[c] = dsmc_float_up(sgmax[j]);
+        sgmax_cell[cell[j]] = dsmc_float_up(sgmax[j]);
         sum->cand += m[j];
         sum->coll += ncoll[j];
-        if (ncoll[j])
-            sum->sep += dsmc_sep_fixed(sep[j] * dsmc_inv_mfp(p, weight[j], volume[j], starts[c],
-                                                             counts[c], a.vx, a.vy, a.vz, a.sp));
     }
+    sum->sep += sep_over_mfp(p, nc, cell, ncoll, sep, weight, volume, starts, counts, a);
 }
 
 /* With from non-NULL the molecules of each cell are first gathered from *from through perm

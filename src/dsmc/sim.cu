@@ -267,7 +267,7 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
             const bool hit = lane < go && !(u * run >= c.sg);
             double s = 0;
             if (hit)
-                dsmc_cand_collide(&p, &c, &cr, a.x, a.y, z, a.vx, a.vy, a.vz, a.erot, NULL, &s);
+                dsmc_cand_collide(&p, &c, &cr, NULL, a.x, a.y, z, a.vx, a.vy, a.vz, a.erot, NULL, &s);
             const unsigned hits = __ballot_sync(full, hit);
             for (unsigned l = 0; l < go; l++) {
                 double sl = __shfl_sync(full, s, l);

@@ -18,7 +18,10 @@
  *      with rotational energies at equilibrium at the same temperature);
  *  (d) crowded cells: on cuda a cell of at least crowded_min molecules collides a warp at a
  *      time (candidates that share no molecule together); its particles, counts and collision
- *      separations are bit for bit those of one thread per cell. */
+ *      separations are bit for bit those of one thread per cell; on the cpu the blocks of cells
+ *      (random numbers drawn ahead, bounds on sigma g, vector deflections and mean free paths)
+ *      are bit for bit dsmc_collide_cell's, for a mixture with rotation, argon and hard
+ *      spheres. */
 #include "test_dsmc_util.h"
 
 #include "dsmc/sim.h"
@@ -298,11 +301,14 @@ static void test_errors(kedr_ctx *ctx)
 
 /* Three runs of one case, every cell through one thread (crowded_min above any count), the
  * cells of 100 molecules or more through a warp, and every cell through a warp, must end in the
- * same state bit for bit: cells of about 70 to 130 molecules (100 a cell on average), a mixture
- * with a rotating species, VSS, NTC, full steps in a closed box. On the cpu the second run takes
- * every cell through dsmc_collide_cell without the bounds on sigma g (cpu_plain), the others the
- * blocks of cells with their random numbers drawn ahead: the same state bit for bit too. */
-static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
+ * same state bit for bit: cells of about 70 to 130 molecules (100 a cell on average), VSS, NTC,
+ * full steps in a closed box, of a gas: 0, a mixture with a rotating species; 1, argon (a simple
+ * gas, VSS alpha 1.4); 2, hard spheres (isotropic). On the cpu the second run takes every cell
+ * through dsmc_collide_cell without the bounds on sigma g (cpu_plain), the others the blocks of
+ * cells with their random numbers drawn ahead and, for a simple gas without rotation, the
+ * deflections and the mean free paths of the mcs/mfp statistic in vector code: the same state
+ * and statistics bit for bit too. */
+static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims, int gas)
 {
     const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
     kedr_dsmc_case c = dt_box(1.0, 6, 1e20, 400, 100, 2e-5);
@@ -314,10 +320,14 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
             c.side[s] = KEDR_DSMC_SPECULAR;
         c.weight = c.number_density / (4 * 4 * 4) / 100;
     }
-    c.nspecies = 2;
-    c.species[1] = dt_nitrogen();
-    c.fraction[0] = 0.5;
-    c.fraction[1] = 0.5;
+    if (gas == 0) {
+        c.nspecies = 2;
+        c.species[1] = dt_nitrogen();
+        c.fraction[0] = 0.5;
+        c.fraction[1] = 0.5;
+    } else if (gas == 1) {
+        c.species[0] = (kedr_dsmc_species){"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1};
+    }
     c.velocity[0] = 120;
     c.model = KEDR_DSMC_VSS;
     c.partner = partner;
@@ -340,7 +350,7 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
         kedr_dsmc_destroy(sim);
     }
     TU_CHECK(st[0].total_collisions > 10000 && st[0].collisions > 500,
-             "%s crowded %dD: only %llu collisions", be, dims,
+             "%s crowded %dD gas %d: only %llu collisions", be, dims, gas,
              (unsigned long long)st[0].total_collisions);
     for (int r = 1; r < 3; r++) {
         size_t n = p[r].n == p[0].n ? p[0].n : 0;
@@ -351,8 +361,8 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims)
         TU_CHECK(same && st[r].total_collisions == st[0].total_collisions &&
                      st[r].candidates == st[0].candidates &&
                      st[r].total_mcs_mfp == st[0].total_mcs_mfp,
-                 "%s crowded %dD, partner %d, crowded_min %u: particles %s, collisions %llu "
-                 "(one thread a cell: %llu), mcs/mfp %.17g (%.17g)", be, dims, (int)partner,
+                 "%s crowded %dD gas %d, partner %d, crowded_min %u: particles %s, collisions %llu "
+                 "(one thread a cell: %llu), mcs/mfp %.17g (%.17g)", be, dims, gas, (int)partner,
                  mins[r], same ? "same" : "differ", (unsigned long long)st[r].total_collisions,
                  (unsigned long long)st[0].total_collisions, st[r].total_mcs_mfp,
                  st[0].total_mcs_mfp);
@@ -473,10 +483,14 @@ int main(void)
                  "mcs/mfp with 2 x 2 sub-cell partners %g, random %g", subcell_mcs, random_mcs);
         test_relaxation(ctx, KEDR_DSMC_VHS);
         test_relaxation(ctx, KEDR_DSMC_VSS);
-        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 2);
-        test_crowded(ctx, KEDR_DSMC_PARTNER_SUBCELL, 2);
-        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 3);
-        test_crowded(ctx, KEDR_DSMC_PARTNER_NEAREST, 2);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 2, 0);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_SUBCELL, 2, 0);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 3, 0);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_NEAREST, 2, 0);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 2, 1);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 3, 1);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_NEAREST, 2, 1);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_SUBCELL, 2, 2);
         if (list[b] == KEDR_BACKEND_CPU)
             test_sg_bounds(ctx);
         /* The fill counts come from the same host arithmetic on every back end. */
