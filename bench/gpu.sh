@@ -19,9 +19,9 @@ out=${OUT:-gpu-out}
 phases=${*:-test bench}
 for p in $phases; do
     case $p in
-    test | bench | multi) ;;
+    test | bench | dsmc | multi) ;;
     *)
-        echo "usage: bench/gpu.sh [test] [bench] [multi]   (default: test bench; the build always runs)" >&2
+        echo "usage: bench/gpu.sh [test] [bench] [dsmc] [multi]   (default: test bench; the build always runs)" >&2
         exit 2
         ;;
     esac
@@ -99,6 +99,18 @@ if has bench; then
     done
 fi
 
+if has dsmc; then
+    # the DSMC benchmark alone, on the GPU and on one core of the host
+    echo "== dsmc benchmark"
+    build/kedr bench dsmc --backend cuda --json "$out/dsmc-cuda.json" 2>&1 | tee "$out/dsmc.log"
+    rc=${PIPESTATUS[0]}
+    [ $bench_rc -ne 0 ] || bench_rc=$rc
+    OMP_NUM_THREADS=1 OMP_WAIT_POLICY=passive build/kedr bench dsmc --backend cpu \
+        --json "$out/dsmc-cpu-1thread.json" 2>&1 | tee -a "$out/dsmc.log"
+    rc=${PIPESTATUS[0]}
+    [ $bench_rc -ne 0 ] || bench_rc=$rc
+fi
+
 multi_rc=0
 if has multi; then
     echo "== cayley: the dense search over every GPU of the host"
@@ -124,6 +136,6 @@ fi
 
 status() { [ "$1" -eq 0 ] && echo ok || echo "FAILED (exit $1)"; }
 echo "== summary: tests $(has test && status $test_rc || echo skipped)," \
-    "benchmarks $(has bench && status $bench_rc || echo skipped)," \
+    "benchmarks $(has bench || has dsmc && status $bench_rc || echo skipped)," \
     "multi-GPU $(has multi && status $multi_rc || echo skipped)"
 [ $test_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $multi_rc -eq 0 ]
