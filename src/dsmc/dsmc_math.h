@@ -1,9 +1,9 @@
 /* Elementary functions of the cpu's DSMC code: log, exp and the sine and cosine of a fraction
  * of a turn, each written once as scalar code and once for four lanes of AVX2 with the same
- * operations in the same order, so that the two give the same bits. The collision stage then
- * evaluates a batch of them in vector code (the deflection of every candidate of a batch, the
- * mean free path of every cell of a block) and the scalar code elsewhere, and a cell gets the
- * same result either way. The GPU uses CUDA's own functions instead (docs/dsmc.md: the back ends
+ * operations in the same order, so that the two give the same bits. The cpu's collision stage
+ * evaluates batches of them in vector code (the deflection of every candidate of a batch, the
+ * mean free path of every cell of a block), and dsmc_powv and dsmc_sincos_2pi (dsmc_kernels.h)
+ * the same quantities one at a time in scalar code, so a cell gets the same result either way. The GPU uses CUDA's own functions instead (docs/dsmc.md: the back ends
  * agree statistically, not bit for bit).
  *
  * Accuracy, checked by tests/unit/test_dsmc_math.c against long double: log within 1 ulp, exp
@@ -176,7 +176,7 @@ static inline __m256d dsmc_log4(__m256d x)
     __m256d s = _mm256_div_pd(f, _mm256_add_pd(DSMC_V(2.0), f));
     __m256d z = _mm256_mul_pd(s, s), w = _mm256_mul_pd(z, z);
     __m256d hfsq = _mm256_mul_pd(_mm256_mul_pd(DSMC_V(0.5), f), f);
-__m256d pe = DSMC_VPOLY5(w, 2.0 / 3, 2.0 / 7, 2.0 / 11, 2.0 / 15, 2.0 / 19);
+    __m256d pe = DSMC_VPOLY5(w, 2.0 / 3, 2.0 / 7, 2.0 / 11, 2.0 / 15, 2.0 / 19);
     __m256d po = DSMC_VPOLY5(w, 2.0 / 5, 2.0 / 9, 2.0 / 13, 2.0 / 17, 2.0 / 21);
     __m256d r = _mm256_mul_pd(z, _mm256_add_pd(pe, _mm256_mul_pd(z, po)));
     __m256d inner = _mm256_add_pd(_mm256_mul_pd(s, _mm256_add_pd(hfsq, r)),
