@@ -3,8 +3,9 @@
  * operations in the same order, so that the two give the same bits. The cpu's collision stage
  * evaluates batches of them in vector code (the deflection of every candidate of a batch, the
  * mean free path of every cell of a block), and dsmc_powv and dsmc_sincos_2pi (dsmc_kernels.h)
- * the same quantities one at a time in scalar code, so a cell gets the same result either way. The GPU uses CUDA's own functions instead (docs/dsmc.md: the back ends
- * agree statistically, not bit for bit).
+ * the same quantities one at a time in scalar code, so a cell gets the same result either way.
+ * The GPU uses CUDA's own functions instead (docs/dsmc.md: the back ends agree statistically,
+ * not bit for bit).
  *
  * Accuracy, checked by tests/unit/test_dsmc_math.c against long double: log within 1 ulp, exp
  * within 1.5 ulp, sin and cos of 2 pi u within 2.5 ulp. Inputs outside the fast paths' ranges
@@ -51,9 +52,10 @@ static inline uint64_t dsmc_double_bits(double d)
 
 /* The series parts, shared by the scalar and the vector code through these macros (the same
  * operations in the same order). */
-#define DSMC_LOG_TAIL(z, w)                                                                     \
-    ((z) * ((2.0 / 3 + (w) * (2.0 / 7 + (w) * (2.0 / 11 + (w) * (2.0 / 15 + (w) * (2.0 / 19))))) + \
-            (z) * (2.0 / 5 + (w) * (2.0 / 9 + (w) * (2.0 / 13 + (w) * (2.0 / 17 + (w) * (2.0 / 21)))))))
+#define DSMC_LOG_TAIL(z, w)                                                                        \
+    ((z) *                                                                                         \
+     ((2.0 / 3 + (w) * (2.0 / 7 + (w) * (2.0 / 11 + (w) * (2.0 / 15 + (w) * (2.0 / 19))))) +       \
+      (z) * (2.0 / 5 + (w) * (2.0 / 9 + (w) * (2.0 / 13 + (w) * (2.0 / 17 + (w) * (2.0 / 21)))))))
 
 /* log x */
 static inline double dsmc_log_cpu(double x)
@@ -73,12 +75,15 @@ static inline double dsmc_log_cpu(double x)
 }
 
 /* exp(r) - 1 - r for |r| <= ln2 / 2, as (r^2) (even + r odd) */
-#define DSMC_EXP_EVEN(q)                                                                        \
-    (1.0 / 2 + (q) * (1.0 / 24 + (q) * (1.0 / 720 + (q) * (1.0 / 40320 + (q) * (1.0 / 3628800 +  \
-                                                                                (q) * (1.0 / 479001600))))))
-#define DSMC_EXP_ODD(q)                                                                         \
-    (1.0 / 6 + (q) * (1.0 / 120 + (q) * (1.0 / 5040 + (q) * (1.0 / 362880 + (q) * (1.0 / 39916800 + \
-                                                                                  (q) * (1.0 / 6227020800.0))))))
+#define DSMC_EXP_EVEN(q)                                                                           \
+    (1.0 / 2 +                                                                                     \
+     (q) * (1.0 / 24 + (q) * (1.0 / 720 + (q) * (1.0 / 40320 + (q) * (1.0 / 3628800 +              \
+                                                                      (q) * (1.0 / 479001600))))))
+#define DSMC_EXP_ODD(q)                                                                            \
+    (1.0 / 6 +                                                                                     \
+     (q) * (1.0 / 120 +                                                                            \
+            (q) * (1.0 / 5040 +                                                                    \
+                   (q) * (1.0 / 362880 + (q) * (1.0 / 39916800 + (q) * (1.0 / 6227020800.0))))))
 
 /* exp x */
 static inline double dsmc_exp_cpu(double x)
@@ -100,19 +105,21 @@ static inline double dsmc_pow_cpu(double x, double y)
 }
 
 /* sin(x) / r and cos(x) with x = r pi/2 (|r| <= 1/2), z = r^2, w = z^2 */
-#define DSMC_SIN_EVEN(w)                                                                        \
-    (1.5707963267948966 +                                                                       \
-     (w) * (0.079692626246167048 +                                                              \
-            (w) * (0.00016044118478735983 + (w) * (5.6921729219679267e-08 + (w) * 6.0669357311061955e-12))))
-#define DSMC_SIN_ODD(w)                                                                         \
-    (-0.64596409750624628 +                                                                     \
-     (w) * (-0.0046817541353186883 + (w) * (-3.5988432352120852e-06 + (w) * -6.6880351098114677e-10)))
-#define DSMC_COS_EVEN(w)                                                                        \
-    (0.25366950790104803 +                                                                      \
-     (w) * (0.00091926027483942659 + (w) * (4.7108747788181717e-07 + (w) * 6.5659631149794728e-11)))
-#define DSMC_COS_ODD(w)                                                                         \
-    (-1.2337005501361697 +                                                                      \
-     (w) * (-0.020863480763352961 + (w) * (-2.5202042373060607e-05 + (w) * -6.3866030837918521e-09)))
+#define DSMC_SIN_EVEN(w)                                                                           \
+    (1.5707963267948966 +                                                                          \
+     (w) * (0.079692626246167048 +                                                                 \
+            (w) * (0.00016044118478735983 +                                                        \
+                   (w) * (5.6921729219679267e-08 + (w)*6.0669357311061955e-12))))
+#define DSMC_SIN_ODD(w)                                                                            \
+    (-0.64596409750624628 +                                                                        \
+     (w) * (-0.0046817541353186883 +                                                               \
+            (w) * (-3.5988432352120852e-06 + (w) * -6.6880351098114677e-10)))
+#define DSMC_COS_EVEN(w)                                                                           \
+    (0.25366950790104803 +                                                                         \
+     (w) * (0.00091926027483942659 + (w) * (4.7108747788181717e-07 + (w)*6.5659631149794728e-11)))
+#define DSMC_COS_ODD(w)                                                                            \
+    (-1.2337005501361697 + (w) * (-0.020863480763352961 + (w) * (-2.5202042373060607e-05 +         \
+                                                                 (w) * -6.3866030837918521e-09)))
 
 /* sin and cos of 2 pi u */
 static inline void dsmc_sincos_2pi_cpu(double u, double *s, double *c)
@@ -143,8 +150,7 @@ static inline __m256d dsmc_vh(double c, __m256d w, __m256d acc) /* c + w acc */
     return _mm256_add_pd(_mm256_set1_pd(c), _mm256_mul_pd(w, acc));
 }
 /* c0 + w (c1 + w (c2 + w (c3 + w c4))), as the scalar code's Horner form */
-#define DSMC_VPOLY4(w, c0, c1, c2, c3)                                                           \
-    dsmc_vh(c0, w, dsmc_vh(c1, w, dsmc_vh(c2, w, DSMC_V(c3))))
+#define DSMC_VPOLY4(w, c0, c1, c2, c3) dsmc_vh(c0, w, dsmc_vh(c1, w, dsmc_vh(c2, w, DSMC_V(c3))))
 #define DSMC_VPOLY5(w, c0, c1, c2, c3, c4) dsmc_vh(c0, w, DSMC_VPOLY4(w, c1, c2, c3, c4))
 #define DSMC_VPOLY6(w, c0, c1, c2, c3, c4, c5) dsmc_vh(c0, w, DSMC_VPOLY5(w, c1, c2, c3, c4, c5))
 static inline __m256d dsmc_log4(__m256d x)
@@ -152,8 +158,9 @@ static inline __m256d dsmc_log4(__m256d x)
     __m256i b = _mm256_castpd_si256(x);
     __m256i off = _mm256_sub_epi64(b, _mm256_set1_epi64x(0x0010000000000000LL));
     /* unsigned off >= 0x7fe0...: as signed, off < 0 or off >= 0x7fe0... */
-    __m256i bad = _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), off),
-                                  _mm256_cmpgt_epi64(off, _mm256_set1_epi64x(0x7fdfffffffffffffLL)));
+    __m256i bad =
+        _mm256_or_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), off),
+                        _mm256_cmpgt_epi64(off, _mm256_set1_epi64x(0x7fdfffffffffffffLL)));
     if (!_mm256_testz_si256(bad, bad)) {
         double v[4];
         _mm256_storeu_pd(v, x);
@@ -201,15 +208,14 @@ static inline __m256d dsmc_exp4(__m256d x)
     __m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(n, DSMC_V(DSMC_LN2_HI))),
                               _mm256_mul_pd(n, DSMC_V(DSMC_LN2_LO)));
     __m256d q = _mm256_mul_pd(r, r);
-    __m256d pe = DSMC_VPOLY6(q, 1.0 / 2, 1.0 / 24, 1.0 / 720, 1.0 / 40320, 1.0 / 3628800,
-                             1.0 / 479001600);
+    __m256d pe =
+        DSMC_VPOLY6(q, 1.0 / 2, 1.0 / 24, 1.0 / 720, 1.0 / 40320, 1.0 / 3628800, 1.0 / 479001600);
     __m256d po = DSMC_VPOLY6(q, 1.0 / 6, 1.0 / 120, 1.0 / 5040, 1.0 / 362880, 1.0 / 39916800,
                              1.0 / 6227020800.0);
     __m256d e = _mm256_add_pd(
-        DSMC_V(1.0),
-        _mm256_add_pd(r, _mm256_mul_pd(q, _mm256_add_pd(pe, _mm256_mul_pd(r, po)))));
-    __m256i nb = _mm256_sub_epi64(_mm256_castpd_si256(t),
-                                  _mm256_castpd_si256(DSMC_V(DSMC_ROUND_SHIFT)));
+        DSMC_V(1.0), _mm256_add_pd(r, _mm256_mul_pd(q, _mm256_add_pd(pe, _mm256_mul_pd(r, po)))));
+    __m256i nb =
+        _mm256_sub_epi64(_mm256_castpd_si256(t), _mm256_castpd_si256(DSMC_V(DSMC_ROUND_SHIFT)));
     __m256i sb = _mm256_slli_epi64(_mm256_add_epi64(nb, _mm256_set1_epi64x(1023)), 52);
     return _mm256_mul_pd(e, _mm256_castsi256_pd(sb));
 }
@@ -235,17 +241,17 @@ static inline void dsmc_sincos_2pi4(__m256d u, __m256d *s, __m256d *c)
     }
     __m256d qd = _mm256_floor_pd(_mm256_add_pd(t, DSMC_V(0.5)));
     __m256d r = _mm256_sub_pd(t, qd), z = _mm256_mul_pd(r, r), w = _mm256_mul_pd(z, z);
-    __m256d se = DSMC_VPOLY5(w, 1.5707963267948966, 0.079692626246167048,
-                             0.00016044118478735983, 5.6921729219679267e-08,
-                             6.0669357311061955e-12);
+    __m256d se = DSMC_VPOLY5(w, 1.5707963267948966, 0.079692626246167048, 0.00016044118478735983,
+                             5.6921729219679267e-08, 6.0669357311061955e-12);
     __m256d so = DSMC_VPOLY4(w, -0.64596409750624628, -0.0046817541353186883,
                              -3.5988432352120852e-06, -6.6880351098114677e-10);
-    __m256d ce = DSMC_VPOLY4(w, 0.25366950790104803, 0.00091926027483942659,
-                             4.7108747788181717e-07, 6.5659631149794728e-11);
-    __m256d co = DSMC_VPOLY4(w, -1.2337005501361697, -0.020863480763352961,
-                             -2.5202042373060607e-05, -6.3866030837918521e-09);
+    __m256d ce = DSMC_VPOLY4(w, 0.25366950790104803, 0.00091926027483942659, 4.7108747788181717e-07,
+                             6.5659631149794728e-11);
+    __m256d co = DSMC_VPOLY4(w, -1.2337005501361697, -0.020863480763352961, -2.5202042373060607e-05,
+                             -6.3866030837918521e-09);
     __m256d sx = _mm256_mul_pd(r, _mm256_add_pd(se, _mm256_mul_pd(z, so)));
-    __m256d cx = _mm256_add_pd(DSMC_V(1.0), _mm256_mul_pd(z, _mm256_add_pd(co, _mm256_mul_pd(z, ce))));
+    __m256d cx =
+        _mm256_add_pd(DSMC_V(1.0), _mm256_mul_pd(z, _mm256_add_pd(co, _mm256_mul_pd(z, ce))));
     /* the quadrant q & 3 (q in 0..4): odd q swaps sin and cos; sin is negated for q & 3 in
      * {2, 3}, cos for q & 3 in {1, 2} */
     __m256i q = _mm256_cvtepi32_epi64(_mm256_cvttpd_epi32(qd));

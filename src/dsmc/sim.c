@@ -188,29 +188,30 @@ static void move3_cpu(const dsmc_params *p, size_t n, size_t n_old, dsmc_particl
             if (4 * g + 4 <= n_old && flights4(&fl, a, 4 * g, cell, 3))
                 continue;
 #endif
-        for (size_t i = 4 * g; i < 4 * g + 4 && i < n; i++) {
-            double px = a.x[i], py = a.y[i], pz = a.z[i];
-            double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t, qz = pz + a.vz[i] * t;
-            int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi && qz >= zlo &&
-                         qz <= zhi;
-            int far = (px > qx ? px : qx) < bx0 || (px < qx ? px : qx) > bx1 ||
-                      (py > qy ? py : qy) < by0 || (py < qy ? py : qy) > by1 ||
-                      (pz > qz ? pz : qz) < bz0 || (pz < qz ? pz : qz) > bz1;
-            if (i < n_old && inside && far) {
-                a.x[i] = qx;
-                a.y[i] = qy;
-                a.z[i] = qz;
-                /* dsmc_cell_of3 inside the domain: no index below 0, the far faces clamped */
-                int ix = (int)((qx - xlo) * idx), iy = (int)((qy - ylo) * idy);
-                int iz = (int)((qz - zlo) * idz);
-                ix = ix < nx ? ix : nx - 1;
-                iy = iy < ny ? iy : ny - 1;
-                iz = iz < nz ? iz : nz - 1;
-                cell[i] = ((uint32_t)iz * (uint32_t)ny + (uint32_t)iy) * (uint32_t)nx + (uint32_t)ix;
-            } else {
-                cell[i] = dsmc_move_slot(&local, 1, a, i, i >= n_old);
+            for (size_t i = 4 * g; i < 4 * g + 4 && i < n; i++) {
+                double px = a.x[i], py = a.y[i], pz = a.z[i];
+                double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t, qz = pz + a.vz[i] * t;
+                int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi && qz >= zlo &&
+                             qz <= zhi;
+                int far = (px > qx ? px : qx) < bx0 || (px < qx ? px : qx) > bx1 ||
+                          (py > qy ? py : qy) < by0 || (py < qy ? py : qy) > by1 ||
+                          (pz > qz ? pz : qz) < bz0 || (pz < qz ? pz : qz) > bz1;
+                if (i < n_old && inside && far) {
+                    a.x[i] = qx;
+                    a.y[i] = qy;
+                    a.z[i] = qz;
+                    /* dsmc_cell_of3 inside the domain: no index below 0, the far faces clamped */
+                    int ix = (int)((qx - xlo) * idx), iy = (int)((qy - ylo) * idy);
+                    int iz = (int)((qz - zlo) * idz);
+                    ix = ix < nx ? ix : nx - 1;
+                    iy = iy < ny ? iy : ny - 1;
+                    iz = iz < nz ? iz : nz - 1;
+                    cell[i] = ((uint32_t)iz * (uint32_t)ny + (uint32_t)iy) * (uint32_t)nx +
+                              (uint32_t)ix;
+                } else {
+                    cell[i] = dsmc_move_slot(&local, 1, a, i, i >= n_old);
+                }
             }
-        }
         }
     }
 }
@@ -275,24 +276,24 @@ static uint64_t move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n
                 if (4 * g + 4 <= n_old && flights4(&fl, a, 4 * g, cell, 2))
                     continue;
 #endif
-            for (size_t i = 4 * g; i < 4 * g + 4 && i < n; i++) {
-                double px = a.x[i], py = a.y[i];
-                double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t;
-                int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi;
-                int far = (px > qx ? px : qx) < bx0 || (px < qx ? px : qx) > bx1 ||
-                          (py > qy ? py : qy) < by0 || (py < qy ? py : qy) > by1;
-                if (i < n_old && inside && far) {
-                    a.x[i] = qx;
-                    a.y[i] = qy;
-                    /* dsmc_cell_of inside the domain: no index below 0, the far faces clamped */
-                    int ix = (int)((qx - xlo) * idx), iy = (int)((qy - ylo) * idy);
-                    ix = ix < nx ? ix : nx - 1;
-                    iy = iy < ny ? iy : ny - 1;
-                    cell[i] = (uint32_t)iy * (uint32_t)nx + (uint32_t)ix;
-                } else {
-                    cell[i] = dsmc_move_slot(&local, 0, a, i, i >= n_old);
+                for (size_t i = 4 * g; i < 4 * g + 4 && i < n; i++) {
+                    double px = a.x[i], py = a.y[i];
+                    double qx = px + a.vx[i] * t, qy = py + a.vy[i] * t;
+                    int inside = qx >= xlo && qx <= xhi && qy >= ylo && qy <= yhi;
+                    int far = (px > qx ? px : qx) < bx0 || (px < qx ? px : qx) > bx1 ||
+                              (py > qy ? py : qy) < by0 || (py < qy ? py : qy) > by1;
+                    if (i < n_old && inside && far) {
+                        a.x[i] = qx;
+                        a.y[i] = qy;
+                        /* dsmc_cell_of inside the domain: no index below 0, the far faces clamped */
+                        int ix = (int)((qx - xlo) * idx), iy = (int)((qy - ylo) * idy);
+                        ix = ix < nx ? ix : nx - 1;
+                        iy = iy < ny ? iy : ny - 1;
+                        cell[i] = (uint32_t)iy * (uint32_t)nx + (uint32_t)ix;
+                    } else {
+                        cell[i] = dsmc_move_slot(&local, 0, a, i, i >= n_old);
+                    }
                 }
-            }
             }
         }
     }

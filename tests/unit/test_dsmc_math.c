@@ -74,8 +74,9 @@ static void check_accuracy(void)
     TU_CHECK(worst_exp <= 1.5, "exp: %.3f ulp", worst_exp);
     TU_CHECK(worst_sc <= 2.5, "sin, cos of 2 pi u: %.3f ulp", worst_sc);
     TU_CHECK(worst_pow <= 1.0, "pow: %.3f of its bound", worst_pow);
-    printf("  largest errors: log %.2f ulp, exp %.2f ulp, sin/cos %.2f ulp, pow %.2f of its bound\n",
-           worst_log, worst_exp, worst_sc, worst_pow);
+    printf(
+        "  largest errors: log %.2f ulp, exp %.2f ulp, sin/cos %.2f ulp, pow %.2f of its bound\n",
+        worst_log, worst_exp, worst_sc, worst_pow);
     /* exact points */
     double s, c;
     dsmc_sincos_2pi_cpu(0.0, &s, &c);
@@ -88,8 +89,9 @@ static void check_accuracy(void)
     TU_CHECK(dsmc_log_cpu(2.0) == (double)logl(2.0L), "log 2 = %.17g", dsmc_log_cpu(2.0));
 }
 
-static const double specials[] = {0.0, -0.0, -1.0, 4.9e-324, 2.2e-308, INFINITY, -INFINITY, NAN,
-                                  1e-310, 800.0, -800.0, 708.5, -708.5, 1.0, 1.5, -0.25};
+static const double specials[] = {0.0,       -0.0, -1.0,   4.9e-324, 2.2e-308, INFINITY,
+                                  -INFINITY, NAN,  1e-310, 800.0,    -800.0,   708.5,
+                                  -708.5,    1.0,  1.5,    -0.25};
 #define NSPECIAL (sizeof specials / sizeof specials[0])
 
 static void check_fallbacks(void)
@@ -160,7 +162,8 @@ static void check_vectors(void)
         uint32_t differ = 0;
         for (uint32_t i = 0; i < n; i++)
             differ += !same_bits(out[i], dsmc_pow_cpu(x[i], 0.31));
-        TU_CHECK(differ == 0, "dsmc_pow_many n = %u: %u values differ from dsmc_pow_cpu", n, differ);
+        TU_CHECK(differ == 0, "dsmc_pow_many n = %u: %u values differ from dsmc_pow_cpu", n,
+                 differ);
         free(x);
         free(out);
     }
