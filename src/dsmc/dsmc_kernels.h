@@ -1409,12 +1409,14 @@ DSMC_HD dsmc_cand dsmc_cand_eval(const dsmc_params *p, uint32_t i, uint32_t j, c
 }
 
 /* Bounds on sigma g that settle most acceptances without the power g^e, whose exp and log cost
- * a cpu more than the rest of a rejected candidate (the cuda back end does without). For a pair
- * with e != 0 and g = 2^k m, m in [1, 2): g^e = 2^(k e) m^e, 2^(k e) is scale[k + DSMC_SGB_EXP]
- * and m^e lies between frac[b] and frac[b + 1], b the bin of m. The tables come from pow (within
- * an ulp) and exp(e log g) is within a few ulps of g^e, so the bounds widened by 1e-9 hold the
- * sigma g of dsmc_cand_sg; what they cannot settle is left to it. */
-#define DSMC_SGB_EXP 60   /* 2^-60 <= g < 2^60 m/s; other speeds take the exact path */
+ * a cpu more than the rest of a rejected candidate (the cuda back end does without). They are
+ * taken from g^2, so that the verdict need not wait for the square root: sigma g = a g^e g =
+ * a (g^2)^h with h = (e + 1) / 2, and for a pair with e != 0 and g^2 = 2^k m, m in [1, 2):
+ * (g^2)^h = 2^(k h) m^h, 2^(k h) is scale[k + DSMC_SGB_EXP] and m^h lies between frac[b] and
+ * frac[b + 1], b the bin of m. The tables come from pow (within an ulp), and the sigma g of
+ * dsmc_cand_sg, exp(e log g) g with g the rounded square root, is within a few ulps of
+ * a (g^2)^h, so the bounds widened by 1e-9 hold it; what they cannot settle is left to it. */
+#define DSMC_SGB_EXP 60   /* 2^-60 <= g^2 < 2^60 m^2/s^2; other speeds take the exact path */
 #define DSMC_SGB_BITS 6 /* the leading bits of m's mantissa that name its bin */
 #define DSMC_SGB_BINS (1 << DSMC_SGB_BITS)
 typedef struct {
@@ -1438,14 +1440,14 @@ DSMC_HD int dsmc_sg_verdict(const dsmc_params *p, const dsmc_sg_bounds *b, const
     if (!b || e == 0)
         return -1;
     uint64_t bits;
-    memcpy(&bits, &c->g, sizeof bits);
+    memcpy(&bits, &c->g2, sizeof bits);
     int k = (int)((bits >> 52) & 0x7ff) - 1023;
     if (k < -DSMC_SGB_EXP || k >= DSMC_SGB_EXP)
         return -1;
     const dsmc_sg_bounds *t = &b[c->pair];
     uint32_t bin = (uint32_t)(bits >> (52 - DSMC_SGB_BITS)) & (DSMC_SGB_BINS - 1);
     double f0 = t->frac[bin], f1 = t->frac[bin + 1];
-    double s = p->sigma_a[c->pair] * t->scale[k + DSMC_SGB_EXP] * c->g;
+    double s = p->sigma_a[c->pair] * t->scale[k + DSMC_SGB_EXP];
     double hi = s * (f0 > f1 ? f0 : f1) * (1 + 1e-9), lo = s * (f0 > f1 ? f1 : f0) * (1 - 1e-9);
     double us = u * sgmax;
     if (us >= hi)

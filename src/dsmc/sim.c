@@ -915,11 +915,11 @@ static dsmc_sg_bounds *sg_bounds(const dsmc_params *p)
     for (int i = 0; i < p->nspecies; i++)
         for (int j = 0; j < p->nspecies; j++) {
             int q = i * DSMC_MAXS + j;
-            double e = p->sigma_e[q];
+            double h = 0.5 * (p->sigma_e[q] + 1.0); /* sigma g = a (g^2)^h */
             for (int k = -DSMC_SGB_EXP; k < DSMC_SGB_EXP; k++)
-                b[q].scale[k + DSMC_SGB_EXP] = pow(2.0, k * e);
+                b[q].scale[k + DSMC_SGB_EXP] = pow(2.0, k * h);
             for (int m = 0; m <= DSMC_SGB_BINS; m++)
-                b[q].frac[m] = pow(1.0 + (double)m / DSMC_SGB_BINS, e);
+                b[q].frac[m] = pow(1.0 + (double)m / DSMC_SGB_BINS, h);
         }
     return b;
 }

@@ -373,8 +373,8 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims, int
 
 /* The cpu's bounds on sigma g (dsmc_sg_verdict) against the exact acceptance of dsmc_try_pair,
  * for the three pairs of a hard-sphere and nitrogen mixture (e = 0, -0.24, -0.48) and of argon
- * VSS (-0.62): speeds log-uniform over 2^-70 to 2^70 (beyond the tables too), on the tables' bin
- * edges and an ulp either side, and (sigma g)max and the uniform so that u (sigma g)max falls
+ * VSS (-0.62): speeds log-uniform over 2^-70 to 2^70 (beyond the tables too), squares of speeds
+ * on the tables' bin edges and an ulp either side, and (sigma g)max and the uniform so that u (sigma g)max falls
  * within a relative 1e-12 to 1 of sigma g, on either side. A verdict of 1 or 0 must be the
  * exact one; -1 (ask the exact value) must be rare for the speeds of a gas. */
 static void test_sg_bounds(kedr_ctx *ctx)
@@ -405,23 +405,27 @@ static void test_sg_bounds(kedr_ctx *ctx)
                     double r2 = (double)(x >> 11) * 0x1p-53;
                     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
                     double r3 = (double)(x >> 11) * 0x1p-53;
-                    double g;
+                    double g2;
                     int kind = t % 4;
-                    if (kind == 3) { /* a bin edge of the tables, or an ulp off it */
-                        g = ldexp(1.0 + floor(r1 * DSMC_SGB_BINS) / DSMC_SGB_BINS,
-                                  (int)(r2 * 120) - 60);
-                        g = t % 3 == 0 ? g : t % 3 == 1 ? nextafter(g, 0) : nextafter(g, 1e300);
+                    if (kind == 3) { /* a bin edge of the tables (of g^2), or an ulp off it */
+                        g2 = ldexp(1.0 + floor(r1 * DSMC_SGB_BINS) / DSMC_SGB_BINS,
+                                   (int)(r2 * 120) - 60);
+                        g2 = t % 3 == 0   ? g2
+                             : t % 3 == 1 ? nextafter(g2, 0)
+                                          : nextafter(g2, 1e300);
                     } else if (kind == 2) { /* a gas's relative speeds */
-                        g = 10.0 * pow(1000.0, r1);
+                        g2 = 10.0 * pow(1000.0, r1);
+                        g2 *= g2;
                     } else {
-                        g = exp2(-70.0 + 140.0 * r1);
+                        g2 = exp2(-70.0 + 140.0 * r1);
+                        g2 *= g2;
                     }
                     dsmc_cand k = {0};
                     k.si = si;
                     k.sj = sj;
                     k.pair = si * DSMC_MAXS + sj;
-                    k.g = g;
-                    k.g2 = g * g;
+                    k.g2 = g2;
+                    k.g = sqrt(g2); /* as dsmc_cand_rel */
                     dsmc_cand exact = k;
                     dsmc_cand_sg(p, &exact);
                     /* u (sigma g)max near sigma g: sgmax = sg (1 + d), d in +-1e-12 to +-1 */
