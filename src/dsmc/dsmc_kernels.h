@@ -177,16 +177,6 @@ DSMC_HD kedr_u32x4 dsmc_draw4(dsmc_rng *r)
     return kedr_rng_draw(r->seed, r->entity, r->step, r->purpose++);
 }
 
-/* The high 64 bits of a * b. */
-DSMC_HD uint64_t dsmc_mulhi64(uint64_t a, uint64_t b)
-{
-#ifdef __CUDA_ARCH__
-    return __umul64hi(a, b);
-#else
-    return (uint64_t)(((unsigned __int128)a * b) >> 64);
-#endif
-}
-
 /* x^y for x > 0 as exp(y log x): a few ulps from pow (where a probability or a power-law cross
  * section needs no more) at less than half its cost on the cpu. */
 DSMC_HD double dsmc_pow(double x, double y)
@@ -1305,22 +1295,16 @@ DSMC_HD dsmc_rng dsmc_candidate_rng(const dsmc_params *p, uint32_t cell, uint32_
 }
 
 /* The pair of a candidate among the cell's particles [start, start + n), n >= 2, from its draw w
- * of the cell's DSMC_P_PAIR stream: the ordered pair (i, j != i) as one of n (n - 1) from 64
- * bits (bias below n^2 / 2^64); then, for nearest or sub-cell partners, j replaced by the
+ * of the cell's DSMC_P_PAIR stream: the ordered pair (i, j != i), i from the first 32 bits
+ * scaled to [0, n), j from the next 32 scaled to [0, n - 1) and moved past i (each with a bias
+ * below n / 2^32); then, for nearest or sub-cell partners, j replaced by the
  * partner of i. r: the candidate's own stream. */
 DSMC_HD void dsmc_pick_pair(const dsmc_params *p, uint32_t start, uint32_t n, kedr_u32x4 w,
                             dsmc_rng *r, const double *x, const double *y, const double *z,
                             const uint32_t *last, uint32_t *pi, uint32_t *pj)
 {
-    uint64_t k = dsmc_mulhi64(((uint64_t)w.v[0] << 32) | w.v[1], (uint64_t)n * (n - 1));
-    uint32_t i, j;
-    if (k >> 32) { /* cells of more than 65536 molecules */
-        i = (uint32_t)(k / (n - 1));
-        j = (uint32_t)(k % (n - 1));
-    } else { /* the same quotient by a 32-bit division, several times faster */
-        i = (uint32_t)k / (n - 1);
-        j = (uint32_t)k % (n - 1);
-    }
+    uint32_t i = (uint32_t)(((uint64_t)w.v[0] * n) >> 32); /* two products, no division */
+    uint32_t j = (uint32_t)(((uint64_t)w.v[1] * (n - 1)) >> 32);
     j += j >= i;
     i += start;
     j += start;
