@@ -1586,11 +1586,11 @@ DSMC_HD double dsmc_inv_mfp(const dsmc_params *p, double weight, double volume, 
                             uint32_t n, const double *vx, const double *vy, const double *vz,
                             const uint8_t *sp)
 {
-    double density = (double)n * weight / volume;
     if (p->nspecies == 1) { /* a simple gas: no masses to weigh by */
         double t = dsmc_temp_simple(p, start, n, vx, vy, vz);
         return t > 0 ? dsmc_inv_mfp_simple(p, weight, volume, n, dsmc_powv(t, p->lam_e[0])) : 0;
     }
+    double density = (double)n * weight / volume;
     double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
     uint32_t count[DSMC_MAXS] = {0};
     for (uint32_t i = start; i < start + n; i++) {

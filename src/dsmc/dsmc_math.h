@@ -50,12 +50,32 @@ static inline uint64_t dsmc_double_bits(double d)
     return b;
 }
 
-/* The series parts, shared by the scalar and the vector code through these macros (the same
- * operations in the same order). */
-#define DSMC_LOG_TAIL(z, w)                                                                        \
-    ((z) *                                                                                         \
-     ((2.0 / 3 + (w) * (2.0 / 7 + (w) * (2.0 / 11 + (w) * (2.0 / 15 + (w) * (2.0 / 19))))) +       \
-      (z) * (2.0 / 5 + (w) * (2.0 / 9 + (w) * (2.0 / 13 + (w) * (2.0 / 17 + (w) * (2.0 / 21)))))))
+/* The series' coefficients, each list once for the scalar and the vector code, in the order of
+ * their Horner forms: c[0] + w (c[1] + w (... + w c[n - 1])). */
+static const double dsmc_log_even[5] = {2.0 / 3, 2.0 / 7, 2.0 / 11, 2.0 / 15, 2.0 / 19};
+static const double dsmc_log_odd[5] = {2.0 / 5, 2.0 / 9, 2.0 / 13, 2.0 / 17, 2.0 / 21};
+static const double dsmc_exp_even[6] = {1.0 / 2,     1.0 / 24,      1.0 / 720,
+                                        1.0 / 40320, 1.0 / 3628800, 1.0 / 479001600};
+static const double dsmc_exp_odd[6] = {1.0 / 6,      1.0 / 120,      1.0 / 5040,
+                                       1.0 / 362880, 1.0 / 39916800, 1.0 / 6227020800.0};
+/* (pi/2)^k / k! with alternating signs: sin(x) / r even and odd in w, cos(x) - 1 odd and even */
+static const double dsmc_sin_even[5] = {1.5707963267948966, 0.079692626246167048,
+                                        0.00016044118478735983, 5.6921729219679267e-08,
+                                        6.0669357311061955e-12};
+static const double dsmc_sin_odd[4] = {-0.64596409750624628, -0.0046817541353186883,
+                                       -3.5988432352120852e-06, -6.6880351098114677e-10};
+static const double dsmc_cos_even[4] = {0.25366950790104803, 0.00091926027483942659,
+                                        4.7108747788181717e-07, 6.5659631149794728e-11};
+static const double dsmc_cos_odd[4] = {-1.2337005501361697, -0.020863480763352961,
+                                       -2.5202042373060607e-05, -6.3866030837918521e-09};
+
+static inline double dsmc_horner(const double *c, int n, double w)
+{
+    double acc = c[n - 1];
+    for (int k = n - 2; k >= 0; k--)
+        acc = c[k] + w * acc;
+    return acc;
+}
 
 /* log x */
 static inline double dsmc_log_cpu(double x)
@@ -70,20 +90,9 @@ static inline double dsmc_log_cpu(double x)
     }
     double k = (double)e - 1023.0, f = dsmc_bits_double(mb) - 1.0;
     double s = f / (2.0 + f), z = s * s, w = z * z, hfsq = 0.5 * f * f;
-    double r = DSMC_LOG_TAIL(z, w);
+    double r = z * (dsmc_horner(dsmc_log_even, 5, w) + z * dsmc_horner(dsmc_log_odd, 5, w));
     return k * DSMC_LN2_HI + (f - (hfsq - (s * (hfsq + r) + k * DSMC_LN2_LO)));
 }
-
-/* exp(r) - 1 - r for |r| <= ln2 / 2, as (r^2) (even + r odd) */
-#define DSMC_EXP_EVEN(q)                                                                           \
-    (1.0 / 2 +                                                                                     \
-     (q) * (1.0 / 24 + (q) * (1.0 / 720 + (q) * (1.0 / 40320 + (q) * (1.0 / 3628800 +              \
-                                                                      (q) * (1.0 / 479001600))))))
-#define DSMC_EXP_ODD(q)                                                                            \
-    (1.0 / 6 +                                                                                     \
-     (q) * (1.0 / 120 +                                                                            \
-            (q) * (1.0 / 5040 +                                                                    \
-                   (q) * (1.0 / 362880 + (q) * (1.0 / 39916800 + (q) * (1.0 / 6227020800.0))))))
 
 /* exp x */
 static inline double dsmc_exp_cpu(double x)
@@ -92,7 +101,9 @@ static inline double dsmc_exp_cpu(double x)
         return exp(x);
     double t = x * DSMC_INV_LN2 + DSMC_ROUND_SHIFT, n = t - DSMC_ROUND_SHIFT;
     double r = (x - n * DSMC_LN2_HI) - n * DSMC_LN2_LO, q = r * r;
-    double e = 1.0 + (r + q * (DSMC_EXP_EVEN(q) + r * DSMC_EXP_ODD(q)));
+    /* exp(r) - 1 - r = r^2 (even + r odd) */
+    double e =
+        1.0 + (r + q * (dsmc_horner(dsmc_exp_even, 6, q) + r * dsmc_horner(dsmc_exp_odd, 6, q)));
     /* 2^n from t's low bits (n = bits(t) - bits(shift)) */
     uint64_t nb = dsmc_double_bits(t) - dsmc_double_bits(DSMC_ROUND_SHIFT);
     return e * dsmc_bits_double((nb + 1023) << 52);
@@ -104,23 +115,6 @@ static inline double dsmc_pow_cpu(double x, double y)
     return dsmc_exp_cpu(y * dsmc_log_cpu(x));
 }
 
-/* sin(x) / r and cos(x) with x = r pi/2 (|r| <= 1/2), z = r^2, w = z^2 */
-#define DSMC_SIN_EVEN(w)                                                                           \
-    (1.5707963267948966 +                                                                          \
-     (w) * (0.079692626246167048 +                                                                 \
-            (w) * (0.00016044118478735983 +                                                        \
-                   (w) * (5.6921729219679267e-08 + (w)*6.0669357311061955e-12))))
-#define DSMC_SIN_ODD(w)                                                                            \
-    (-0.64596409750624628 +                                                                        \
-     (w) * (-0.0046817541353186883 +                                                               \
-            (w) * (-3.5988432352120852e-06 + (w) * -6.6880351098114677e-10)))
-#define DSMC_COS_EVEN(w)                                                                           \
-    (0.25366950790104803 +                                                                         \
-     (w) * (0.00091926027483942659 + (w) * (4.7108747788181717e-07 + (w)*6.5659631149794728e-11)))
-#define DSMC_COS_ODD(w)                                                                            \
-    (-1.2337005501361697 + (w) * (-0.020863480763352961 + (w) * (-2.5202042373060607e-05 +         \
-                                                                 (w) * -6.3866030837918521e-09)))
-
 /* sin and cos of 2 pi u */
 static inline void dsmc_sincos_2pi_cpu(double u, double *s, double *c)
 {
@@ -131,8 +125,9 @@ static inline void dsmc_sincos_2pi_cpu(double u, double *s, double *c)
         return;
     }
     double qd = floor(t + 0.5), r = t - qd, z = r * r, w = z * z;
-    double sx = r * (DSMC_SIN_EVEN(w) + z * DSMC_SIN_ODD(w));
-    double cx = 1.0 + z * (DSMC_COS_ODD(w) + z * DSMC_COS_EVEN(w));
+    /* sin x and cos x, x = r pi/2 (|r| <= 1/2), in z = r^2 and w = z^2 */
+    double sx = r * (dsmc_horner(dsmc_sin_even, 5, w) + z * dsmc_horner(dsmc_sin_odd, 4, w));
+    double cx = 1.0 + z * (dsmc_horner(dsmc_cos_odd, 4, w) + z * dsmc_horner(dsmc_cos_even, 4, w));
     switch ((int)qd & 3) { /* sin and cos of q pi/2 + x */
     case 0: *s = sx, *c = cx; break;
     case 1: *s = cx, *c = -sx; break;
@@ -145,14 +140,13 @@ static inline void dsmc_sincos_2pi_cpu(double u, double *s, double *c)
 /* The same functions on four lanes. A lane outside a fast path's range sends all four to the
  * scalar code (which gives such a lane the C library's value and the others the same bits). */
 #define DSMC_V(c) _mm256_set1_pd(c)
-static inline __m256d dsmc_vh(double c, __m256d w, __m256d acc) /* c + w acc */
+static inline __m256d dsmc_horner4(const double *c, int n, __m256d w) /* dsmc_horner */
 {
-    return _mm256_add_pd(_mm256_set1_pd(c), _mm256_mul_pd(w, acc));
+    __m256d acc = _mm256_set1_pd(c[n - 1]);
+    for (int k = n - 2; k >= 0; k--)
+        acc = _mm256_add_pd(_mm256_set1_pd(c[k]), _mm256_mul_pd(w, acc));
+    return acc;
 }
-/* c0 + w (c1 + w (c2 + w (c3 + w c4))), as the scalar code's Horner form */
-#define DSMC_VPOLY4(w, c0, c1, c2, c3) dsmc_vh(c0, w, dsmc_vh(c1, w, dsmc_vh(c2, w, DSMC_V(c3))))
-#define DSMC_VPOLY5(w, c0, c1, c2, c3, c4) dsmc_vh(c0, w, DSMC_VPOLY4(w, c1, c2, c3, c4))
-#define DSMC_VPOLY6(w, c0, c1, c2, c3, c4, c5) dsmc_vh(c0, w, DSMC_VPOLY5(w, c1, c2, c3, c4, c5))
 static inline __m256d dsmc_log4(__m256d x)
 {
     __m256i b = _mm256_castpd_si256(x);
@@ -183,8 +177,7 @@ static inline __m256d dsmc_log4(__m256d x)
     __m256d s = _mm256_div_pd(f, _mm256_add_pd(DSMC_V(2.0), f));
     __m256d z = _mm256_mul_pd(s, s), w = _mm256_mul_pd(z, z);
     __m256d hfsq = _mm256_mul_pd(_mm256_mul_pd(DSMC_V(0.5), f), f);
-    __m256d pe = DSMC_VPOLY5(w, 2.0 / 3, 2.0 / 7, 2.0 / 11, 2.0 / 15, 2.0 / 19);
-    __m256d po = DSMC_VPOLY5(w, 2.0 / 5, 2.0 / 9, 2.0 / 13, 2.0 / 17, 2.0 / 21);
+    __m256d pe = dsmc_horner4(dsmc_log_even, 5, w), po = dsmc_horner4(dsmc_log_odd, 5, w);
     __m256d r = _mm256_mul_pd(z, _mm256_add_pd(pe, _mm256_mul_pd(z, po)));
     __m256d inner = _mm256_add_pd(_mm256_mul_pd(s, _mm256_add_pd(hfsq, r)),
                                   _mm256_mul_pd(k, DSMC_V(DSMC_LN2_LO)));
@@ -208,10 +201,7 @@ static inline __m256d dsmc_exp4(__m256d x)
     __m256d r = _mm256_sub_pd(_mm256_sub_pd(x, _mm256_mul_pd(n, DSMC_V(DSMC_LN2_HI))),
                               _mm256_mul_pd(n, DSMC_V(DSMC_LN2_LO)));
     __m256d q = _mm256_mul_pd(r, r);
-    __m256d pe =
-        DSMC_VPOLY6(q, 1.0 / 2, 1.0 / 24, 1.0 / 720, 1.0 / 40320, 1.0 / 3628800, 1.0 / 479001600);
-    __m256d po = DSMC_VPOLY6(q, 1.0 / 6, 1.0 / 120, 1.0 / 5040, 1.0 / 362880, 1.0 / 39916800,
-                             1.0 / 6227020800.0);
+    __m256d pe = dsmc_horner4(dsmc_exp_even, 6, q), po = dsmc_horner4(dsmc_exp_odd, 6, q);
     __m256d e = _mm256_add_pd(
         DSMC_V(1.0), _mm256_add_pd(r, _mm256_mul_pd(q, _mm256_add_pd(pe, _mm256_mul_pd(r, po)))));
     __m256i nb =
@@ -241,14 +231,8 @@ static inline void dsmc_sincos_2pi4(__m256d u, __m256d *s, __m256d *c)
     }
     __m256d qd = _mm256_floor_pd(_mm256_add_pd(t, DSMC_V(0.5)));
     __m256d r = _mm256_sub_pd(t, qd), z = _mm256_mul_pd(r, r), w = _mm256_mul_pd(z, z);
-    __m256d se = DSMC_VPOLY5(w, 1.5707963267948966, 0.079692626246167048, 0.00016044118478735983,
-                             5.6921729219679267e-08, 6.0669357311061955e-12);
-    __m256d so = DSMC_VPOLY4(w, -0.64596409750624628, -0.0046817541353186883,
-                             -3.5988432352120852e-06, -6.6880351098114677e-10);
-    __m256d ce = DSMC_VPOLY4(w, 0.25366950790104803, 0.00091926027483942659, 4.7108747788181717e-07,
-                             6.5659631149794728e-11);
-    __m256d co = DSMC_VPOLY4(w, -1.2337005501361697, -0.020863480763352961, -2.5202042373060607e-05,
-                             -6.3866030837918521e-09);
+    __m256d se = dsmc_horner4(dsmc_sin_even, 5, w), so = dsmc_horner4(dsmc_sin_odd, 4, w);
+    __m256d ce = dsmc_horner4(dsmc_cos_even, 4, w), co = dsmc_horner4(dsmc_cos_odd, 4, w);
     __m256d sx = _mm256_mul_pd(r, _mm256_add_pd(se, _mm256_mul_pd(z, so)));
     __m256d cx =
         _mm256_add_pd(DSMC_V(1.0), _mm256_mul_pd(z, _mm256_add_pd(co, _mm256_mul_pd(z, ce))));
@@ -265,9 +249,6 @@ static inline void dsmc_sincos_2pi4(__m256d u, __m256d *s, __m256d *c)
     *s = _mm256_xor_pd(_mm256_blendv_pd(sx, cx, odd), ns);
     *c = _mm256_xor_pd(_mm256_blendv_pd(cx, sx, odd), nc);
 }
-#undef DSMC_VPOLY6
-#undef DSMC_VPOLY5
-#undef DSMC_VPOLY4
 #undef DSMC_V
 #endif /* DSMC_MATH_AVX2 */
 

@@ -100,6 +100,7 @@ static dsmc_box far_box(const dsmc_params *p)
     return b;
 }
 
+#ifdef __AVX2__
 /* The straight flight of the cpu's moves for four particles at once: the constants of
  * move_cpu's and move3_cpu's loops. */
 typedef struct {
@@ -107,7 +108,6 @@ typedef struct {
     int n[3];
 } dsmc_flight;
 
-#ifdef __AVX2__
 static dsmc_flight flight_of(const dsmc_params *p, dsmc_box box)
 {
     dsmc_flight f;
@@ -389,8 +389,8 @@ typedef struct {
 
 /* The deflections (dsmc_deflection) of candidates whose scattering streams begin with the
  * blocks w[0..q): each one's first two uniforms, which dsmc_cand_collide draws first when no
- * molecule rotates and the partner is not chosen by sub-cell. Four at a time in vector code where the compiler targets AVX2, with the
- * same bits as the scalar code. */
+ * molecule rotates and the partner is not chosen by sub-cell. Four at a time in vector code
+ * where the compiler targets AVX2, with the same bits as the scalar code. */
 static void deflect_many(double ia, const kedr_u32x4 *w, uint32_t q, dsmc_defl *out)
 {
     double u[DSMC_CAND_BATCH], v[DSMC_CAND_BATCH];
