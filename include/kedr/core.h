@@ -18,7 +18,8 @@ typedef enum {
     KEDR_ERR_CUDA,        /* a CUDA runtime error */
     KEDR_ERR_UNSUPPORTED, /* not available in this build or for this type */
     KEDR_ERR_IO,          /* a file could not be read or written */
-    KEDR_ERR_PARSE        /* malformed input text: the message names file, line and key */
+    KEDR_ERR_PARSE,       /* malformed input text: the message names file, line and key */
+    KEDR_ERR_INTERRUPTED  /* stopped by Ctrl-C or SIGTERM after saving what it had (kedr_interrupted) */
 } kedr_status;
 
 /* The message of the last failure on this thread ("" when none). */
@@ -147,6 +148,49 @@ typedef struct {
 void kedr_progress_begin(kedr_progress *p, const char *label, const char *unit, double total);
 void kedr_progress_update(kedr_progress *p, double done);
 void kedr_progress_end(kedr_progress *p);
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+/* Every file kedr reads is untrusted input, and every file it writes replaces the old one whole.
+ * kedr_file_read reads a regular file of at most max_bytes into a NUL-terminated buffer (free it
+ * with free()). Anything else (a FIFO, a device, a directory, a larger file) is refused with a
+ * message naming the path and what was expected, before anything is allocated. */
+kedr_status kedr_file_read(const char *path, size_t max_bytes, char **data, size_t *len);
+/* The size of a regular file (KEDR_ERR_IO naming the path for anything else). */
+kedr_status kedr_file_size(const char *path, uint64_t *bytes);
+
+/* Writing a file safely: kedr_file_begin opens PATH.tmp; kedr_file_commit flushes it to disk
+ * and renames it over PATH (a reader sees the old file or the new one, never half of one);
+ * kedr_file_abort removes PATH.tmp. PATH must be a regular file or not exist: writing over a
+ * device, FIFO or directory is refused (a symbolic link is followed and its target replaced).
+ * No path is truncated. After a failed begin there is nothing to abort. */
+typedef struct {
+    void *file;       /* FILE * of PATH.tmp */
+    char *path, *tmp; /* the target (symbolic links resolved) and PATH.tmp */
+} kedr_file_writer;
+kedr_status kedr_file_begin(kedr_file_writer *w, const char *path);
+/* The stdio stream to write to, as FILE *. */
+#define KEDR_FILE(w) ((FILE *)(w)->file)
+kedr_status kedr_file_commit(kedr_file_writer *w);
+void kedr_file_abort(kedr_file_writer *w);
+
+/* Checks that PATH could be written by kedr_file_begin (regular or absent, directory exists),
+ * without writing: for options checked before a long run starts. */
+kedr_status kedr_file_check_writable(const char *path);
+
+/* Writes s as a JSON string, quotes and escapes included, to a FILE *. */
+void kedr_json_string(void *file, const char *s);
+
+/* ---- interruption ------------------------------------------------------------------------- */
+
+/* Ctrl-C (SIGINT) and SIGTERM for long runs: after kedr_interrupt_install the first signal only
+ * sets a flag that kedr_interrupted() returns (the signal's number), so that a run can finish
+ * its step, save a checkpoint and its outputs, and exit non-zero (KEDR_ERR_INTERRUPTED). A second
+ * signal ends the program at once. */
+void kedr_interrupt_install(void);
+int kedr_interrupted(void);
+/* Forgets a received signal (for tests and for programs that run several jobs). */
+void kedr_interrupt_clear(void);
 
 #ifdef __cplusplus
 }

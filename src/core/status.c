@@ -28,6 +28,7 @@ const char *kedr_status_name(kedr_status s)
     case KEDR_ERR_UNSUPPORTED: return "unsupported";
     case KEDR_ERR_IO: return "I/O error";
     case KEDR_ERR_PARSE: return "parse error";
+    case KEDR_ERR_INTERRUPTED: return "interrupted";
     }
     return "unknown status";
 }
