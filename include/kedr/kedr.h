@@ -3,6 +3,7 @@
 #define KEDR_H
 
 #include "kedr/cayley.h"
+#include "kedr/comm.h"
 #include "kedr/core.h"
 #include "kedr/dsmc.h"
 #include "kedr/ini.h"

@@ -1,0 +1,71 @@
+/* kedr comm: the MPI layer every module shares. One rank per GPU (or per cpu process with its
+ * threads), across the GPUs of a host and across hosts. Modules say what to send and to whom;
+ * this layer owns MPI. A build without MPI (or a program not started by mpirun) runs one rank,
+ * and every call below then does what a single rank would. Buffers are host memory. */
+#ifndef KEDR_COMM_H
+#define KEDR_COMM_H
+
+#include "kedr/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct kedr_comm kedr_comm;
+
+/* Joins the job: initializes MPI when it is built in and not yet initialized (argc/argv may be
+ * NULL), and learns this rank, the number of ranks and the ranks sharing this host. Call once
+ * per program, before any other kedr_comm function; kedr_comm_finalize ends MPI if
+ * kedr_comm_init started it. */
+kedr_status kedr_comm_init(int *argc, char ***argv, kedr_comm **comm);
+void kedr_comm_finalize(kedr_comm *comm);
+
+int kedr_comm_rank(const kedr_comm *comm);
+int kedr_comm_size(const kedr_comm *comm);
+/* This rank's place among the ranks of its host, and their number. */
+int kedr_comm_local_rank(const kedr_comm *comm);
+int kedr_comm_local_size(const kedr_comm *comm);
+/* 1 when MPI is built in and the job has more than one rank or was started by mpirun. */
+int kedr_comm_is_parallel(const kedr_comm *comm);
+/* 1 when the MPI library takes GPU memory in its calls (CUDA-aware); kedr stages through host
+ * memory otherwise. Debian's OpenMPI 4.1 is built without it. */
+int kedr_comm_gpu_aware(const kedr_comm *comm);
+
+/* The GPU a rank uses when the host has ndevices: ranks of a host take them in turn (local
+ * rank modulo ndevices), so that 4 ranks on a host of 4 GPUs use one each. */
+int kedr_comm_device(const kedr_comm *comm, int ndevices);
+
+kedr_status kedr_comm_barrier(kedr_comm *comm);
+/* In place over every rank: data[i] = op over ranks of data[i]. */
+kedr_status kedr_comm_allreduce(kedr_comm *comm, kedr_dtype type, kedr_op op, void *data,
+                                size_t n);
+kedr_status kedr_comm_bcast(kedr_comm *comm, void *data, size_t bytes, int root);
+
+/* Errors agree: every rank passes its own status and gets back the first failure of any rank
+ * (lowest rank first), with that rank's message in kedr_last_error() prefixed "rank R: ". A
+ * module calls it where one rank's failure must stop all (out of memory, a bad checkpoint), so
+ * that no rank waits forever for a partner that has given up. */
+kedr_status kedr_comm_agree(kedr_comm *comm, kedr_status local);
+
+/* Gathers each rank's bytes on root, in rank order: on root, counts[r] receives the byte count
+ * of rank r and *recv a malloc'ed buffer of their sum (free() it); elsewhere both are untouched.
+ * counts has kedr_comm_size entries on root and may be NULL on other ranks. */
+kedr_status kedr_comm_gatherv(kedr_comm *comm, const void *send, size_t bytes, int root,
+                              size_t *counts, void **recv);
+
+/* Neighbour messages: each rank sends nsend messages (to distinct ranks, possibly none), and
+ * receives whatever the others send it, without knowing in advance who will. The received
+ * messages come back in rank order of their senders, packed in one malloc'ed buffer *recv (free
+ * it) with their sources, sizes and offsets in *msgs (malloc'ed too; *nrecv entries). */
+typedef struct {
+    int rank;         /* the destination (send) or the source (received) */
+    const void *data; /* send: the bytes; received: where they start in *recv */
+    size_t bytes;
+} kedr_comm_msg;
+kedr_status kedr_comm_exchange(kedr_comm *comm, int nsend, const kedr_comm_msg *send, int *nrecv,
+                               kedr_comm_msg **msgs, void **recv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
