@@ -15,9 +15,10 @@ done
 if command -v gcc >/dev/null 2>&1; then
   echo 'int main(void){return 0;}' | gcc -fopenmp -x c - -o /dev/null 2>/dev/null || missing+=(libgomp1 libgcc-12-dev)
 fi
-# PNG plots: PLplot's headers (found through pkg-config) and its cairo driver (pngcairo).
+# PNG plots: PLplot's headers (found through pkg-config) and its cairo driver (pngcairo); MPI
+# (Open MPI: headers, mpicc and mpirun) for runs over several GPUs or processes and their tests.
 if command -v dpkg-query >/dev/null 2>&1; then
-  for pkg in libplplot-dev plplot-driver-cairo; do
+  for pkg in libplplot-dev plplot-driver-cairo libopenmpi-dev openmpi-bin; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
   done
 fi
