@@ -7,8 +7,13 @@
  *
  * A reader learns the keys it knows from the getters called on it: after reading everything,
  * kedr_ini_finish() reports the first key (or section) that no getter asked for, and suggests
- * the closest known name, so a misspelled key never passes silently. Every error message starts
- * with FILE:LINE and names the section and key and what was expected. */
+ * the closest known name, so a misspelled key never passes silently. A required key that is
+ * absent while the file holds a close misspelling of it (`temperatur` for `temperature`,
+ * `[freestrem]` for `[freestream]`) reports that misspelling, its line and the name it stands for.
+ * Every error message starts with FILE:LINE and names the section and key and what was expected.
+ *
+ * A case file is untrusted input: at most KEDR_INI_MAX_BYTES, a regular file (not a FIFO or a
+ * device), and parsed and looked up in time linear in its size (names are hashed). */
 #ifndef KEDR_INI_H
 #define KEDR_INI_H
 
@@ -26,10 +31,13 @@ typedef struct kedr_ini kedr_ini;
 #define KEDR_INI_LO_OPEN 2u
 #define KEDR_INI_HI_OPEN 4u
 
-/* Reads and parses a file; KEDR_ERR_IO when it cannot be read, KEDR_ERR_PARSE "FILE:LINE: ..."
- * on a malformed line. */
+/* The largest case file (and text) read: 16 MB, thousands of times the largest case shipped. */
+#define KEDR_INI_MAX_BYTES ((size_t)16000000)
+
+/* Reads and parses a file; KEDR_ERR_IO when it cannot be read, is not a regular file or is over
+ * KEDR_INI_MAX_BYTES, KEDR_ERR_PARSE "FILE:LINE: ..." on a malformed line. */
 kedr_status kedr_ini_load(const char *path, kedr_ini **ini);
-/* Parses text; name stands for the file in messages. */
+/* Parses text (at most KEDR_INI_MAX_BYTES); name stands for the file in messages. */
 kedr_status kedr_ini_parse(const char *text, const char *name, kedr_ini **ini);
 void kedr_ini_free(kedr_ini *ini);
 
@@ -48,7 +56,8 @@ int kedr_ini_sections(const kedr_ini *ini);
 const char *kedr_ini_section(const kedr_ini *ini, int i);
 
 /* Typed getters; KEDR_ERR_PARSE names FILE:LINE, [section] key, the text and what was
- * expected; a required key that is absent is KEDR_ERR_PARSE naming the file and section. */
+ * expected; a required key that is absent is KEDR_ERR_PARSE naming the file and section, or the
+ * line of the misspelling the file holds instead ("did you mean ...?"). */
 kedr_status kedr_ini_double(kedr_ini *ini, const char *section, const char *key, unsigned flags,
                             double lo, double hi, double *value);
 kedr_status kedr_ini_int(kedr_ini *ini, const char *section, const char *key, unsigned flags,

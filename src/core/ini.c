@@ -1,7 +1,9 @@
 /* Case files: the INI reader behind include/kedr/ini.h. The whole file is parsed up front into
- * sections and entries; getters look keys up, check types and ranges, and record every name they
- * were asked about, so that kedr_ini_finish() can point at a misspelled key and suggest the
- * closest known one. */
+ * sections and entries that point into one copy of its text, with hash tables from names to
+ * them; getters look keys up, check types and ranges, and record every name they were asked
+ * about, so that kedr_ini_finish() can point at a misspelled key and suggest the closest known
+ * one. Every step is linear in the size of the file: it is untrusted input. */
+#define _GNU_SOURCE
 #include "kedr/ini.h"
 
 #include <ctype.h>
@@ -11,33 +13,56 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct {
-    char *name;
-    int line;
-    int used;
+    const char *name;
+    int line, used;
+    int first, count; /* its entries: a section is opened once, so they are contiguous */
+    uint32_t hash;
 } ini_section;
 
 typedef struct {
     int section;
-    char *key, *value;
-    int line;
-    int used;
+    const char *key, *value;
+    int line, used;
+    uint32_t hash;
 } ini_entry;
 
 typedef struct {
-    char *section, *key; /* key NULL: a known section */
+    char *section;   /* one allocation holding both names */
+    const char *key; /* NULL: a known section */
+    uint32_t hash;
 } ini_known;
+
+/* Open addressing with linear probing; a slot holds an item's hash and index (-1: empty). */
+typedef struct {
+    uint32_t hash;
+    int id;
+} ini_slot;
+
+typedef struct {
+    ini_slot *slot;
+    size_t cap, count; /* cap: 0 or a power of 2, at least twice count */
+} ini_table;
 
 struct kedr_ini {
     char *name;
+    char *text; /* the file's text, names and values NUL-terminated in place */
     ini_section *sections;
     int nsections, cap_sections;
     ini_entry *entries;
     int nentries, cap_entries;
     ini_known *known;
     int nknown, cap_known;
+    ini_table section_index, entry_index, known_index;
 };
+
+/* Text quoted from a line in a message is cut to SHOWN characters, so that a line of a megabyte
+ * makes a message of one line. */
+#define SHOWN 60
+#define CLIP(n) ((int)((n) > SHOWN ? SHOWN : (n)))
+#define MORE(n) ((n) > SHOWN ? "..." : "")
 
 static void *grow(void *p, int *cap, size_t elem)
 {
@@ -48,61 +73,123 @@ static void *grow(void *p, int *cap, size_t elem)
     return q;
 }
 
-static char *dup_range(const char *s, size_t n)
+static int is_name_char(int c) { return isalnum(c) || c == '_' || c == '.' || c == '-'; }
+
+/* FNV-1a over "section \x1f key" (or "section \x1e" for a section), then a final mix so that
+ * the low bits, which pick the slot, depend on every byte. */
+static uint32_t name_hash(const char *section, const char *key)
 {
-    char *d = malloc(n + 1);
-    if (d) {
-        memcpy(d, s, n);
-        d[n] = 0;
-    }
-    return d;
+    uint32_t h = 2166136261u;
+    for (const char *p = section; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    h = (h ^ (key ? 0x1fu : 0x1eu)) * 16777619u;
+    for (const char *p = key ? key : ""; *p; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    return h ^ (h >> 16);
 }
 
-static int is_name_char(int c) { return isalnum(c) || c == '_' || c == '.' || c == '-'; }
+typedef int (*ini_same)(const kedr_ini *ini, int id, const char *section, const char *key);
+
+static int same_section(const kedr_ini *ini, int id, const char *section, const char *key)
+{
+    (void)key;
+    return strcmp(ini->sections[id].name, section) == 0;
+}
+
+static int same_entry(const kedr_ini *ini, int id, const char *section, const char *key)
+{
+    const ini_entry *e = &ini->entries[id];
+    return strcmp(e->key, key) == 0 && strcmp(ini->sections[e->section].name, section) == 0;
+}
+
+static int same_known(const kedr_ini *ini, int id, const char *section, const char *key)
+{
+    const ini_known *k = &ini->known[id];
+    return strcmp(k->section, section) == 0 &&
+           (key ? k->key && strcmp(k->key, key) == 0 : k->key == NULL);
+}
+
+/* The index of the item named (section, key) with hash h, or -1. */
+static int table_find(const kedr_ini *ini, const ini_table *t, uint32_t h, ini_same same,
+                      const char *section, const char *key)
+{
+    if (!t->cap)
+        return -1;
+    for (size_t i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        const ini_slot *s = &t->slot[i];
+        if (s->id < 0)
+            return -1;
+        if (s->hash == h && same(ini, s->id, section, key))
+            return s->id;
+    }
+}
+
+static void table_put(ini_slot *slot, size_t cap, ini_slot item)
+{
+    size_t i = item.hash & (cap - 1);
+    while (slot[i].id >= 0)
+        i = (i + 1) & (cap - 1);
+    slot[i] = item;
+}
+
+/* Adds item id (absent from t); 0 when out of memory. */
+static int table_add(ini_table *t, uint32_t h, int id)
+{
+    if (2 * (t->count + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 64;
+        ini_slot *slot = malloc(cap * sizeof *slot);
+        if (!slot)
+            return 0;
+        for (size_t i = 0; i < cap; i++)
+            slot[i].id = -1;
+        for (size_t i = 0; i < t->cap; i++)
+            if (t->slot[i].id >= 0)
+                table_put(slot, cap, t->slot[i]);
+        free(t->slot);
+        t->slot = slot;
+        t->cap = cap;
+    }
+    table_put(t->slot, t->cap, (ini_slot){h, id});
+    t->count++;
+    return 1;
+}
 
 static int find_section(const kedr_ini *ini, const char *section)
 {
-    for (int i = 0; i < ini->nsections; i++)
-        if (strcmp(ini->sections[i].name, section) == 0)
-            return i;
-    return -1;
+    return table_find(ini, &ini->section_index, name_hash(section, NULL), same_section, section,
+                      NULL);
 }
 
 static ini_entry *find_entry(const kedr_ini *ini, const char *section, const char *key)
 {
-    int s = find_section(ini, section);
-    if (s < 0)
-        return NULL;
-    for (int i = 0; i < ini->nentries; i++)
-        if (ini->entries[i].section == s && strcmp(ini->entries[i].key, key) == 0)
-            return &ini->entries[i];
-    return NULL;
+    int i = table_find(ini, &ini->entry_index, name_hash(section, key), same_entry, section, key);
+    return i >= 0 ? &ini->entries[i] : NULL;
 }
 
 void kedr_ini_free(kedr_ini *ini)
 {
     if (!ini)
         return;
-    for (int i = 0; i < ini->nsections; i++)
-        free(ini->sections[i].name);
-    for (int i = 0; i < ini->nentries; i++) {
-        free(ini->entries[i].key);
-        free(ini->entries[i].value);
-    }
-    for (int i = 0; i < ini->nknown; i++) {
+    for (int i = 0; i < ini->nknown; i++)
         free(ini->known[i].section);
-        free(ini->known[i].key);
-    }
+    free(ini->section_index.slot);
+    free(ini->entry_index.slot);
+    free(ini->known_index.slot);
     free(ini->sections);
     free(ini->entries);
     free(ini->known);
+    free(ini->text);
     free(ini->name);
     free(ini);
 }
 
 static kedr_status nomem(void) { return kedr_fail(KEDR_ERR_NOMEM, "case file: out of host memory"); }
 
-static size_t trim(const char **s, size_t n)
+static size_t trim(char **s, size_t n)
 {
     while (n && isspace((unsigned char)**s))
         (*s)++, n--;
@@ -111,102 +198,130 @@ static size_t trim(const char **s, size_t n)
     return n;
 }
 
-/* One line (without its newline). */
-static kedr_status parse_line(kedr_ini *ini, const char *line, size_t len, int lineno, int *cur)
+/* A `[section]` line of len > 0 characters, comment and spaces removed. */
+static kedr_status parse_header(kedr_ini *ini, char *line, size_t len, int lineno, int *cur)
 {
     const char *name = ini->name;
-    for (size_t i = 0; i < len; i++)
-        if (line[i] == '#' || line[i] == ';') {
-            len = i;
-            break;
-        }
-    len = trim(&line, len);
-    if (len == 0)
-        return KEDR_OK;
-    if (line[0] == '[') {
-        if (line[len - 1] != ']')
-            return kedr_fail(KEDR_ERR_PARSE, "%s:%d: section header '%.*s' lacks its closing ']'",
-                             name, lineno, (int)len, line);
-        const char *sec = line + 1;
-        size_t n = trim(&sec, len - 2);
-        if (n == 0)
-            return kedr_fail(KEDR_ERR_PARSE, "%s:%d: empty section name '[]'", name, lineno);
-        for (size_t i = 0; i < n; i++)
-            if (!is_name_char((unsigned char)sec[i]))
-                return kedr_fail(KEDR_ERR_PARSE,
-                                 "%s:%d: section name '%.*s' has the character '%c' (expected "
-                                 "letters, digits, '_', '.' or '-')",
-                                 name, lineno, (int)n, sec, sec[i]);
-        char *s = dup_range(sec, n);
-        if (!s)
+    if (line[len - 1] != ']')
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: section header '%.*s%s' lacks its closing ']'",
+                         name, lineno, CLIP(len), line, MORE(len));
+    char *sec = line + 1;
+    size_t n = trim(&sec, len - 2);
+    if (n == 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: empty section name '[]'", name, lineno);
+    for (size_t i = 0; i < n; i++)
+        if (!is_name_char((unsigned char)sec[i]))
+            return kedr_fail(KEDR_ERR_PARSE,
+                             "%s:%d: section name '%.*s%s' has the character '%c' (expected "
+                             "letters, digits, '_', '.' or '-')",
+                             name, lineno, CLIP(n), sec, MORE(n), sec[i]);
+    sec[n] = 0;
+    uint32_t h = name_hash(sec, NULL);
+    int prev = table_find(ini, &ini->section_index, h, same_section, sec, NULL);
+    if (prev >= 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: section [%.*s%s] appears twice (first at line %d)",
+                         name, lineno, CLIP(n), sec, MORE(n), ini->sections[prev].line);
+    if (ini->nsections == ini->cap_sections) {
+        void *p = grow(ini->sections, &ini->cap_sections, sizeof *ini->sections);
+        if (!p)
             return nomem();
-        int prev = find_section(ini, s);
-        if (prev >= 0) {
-            kedr_status st = kedr_fail(KEDR_ERR_PARSE, "%s:%d: section [%s] appears twice (first at line %d)",
-                                       name, lineno, s, ini->sections[prev].line);
-            free(s);
-            return st;
-        }
-        if (ini->nsections == ini->cap_sections) {
-            void *p = grow(ini->sections, &ini->cap_sections, sizeof *ini->sections);
-            if (!p) {
-                free(s);
-                return nomem();
-            }
-            ini->sections = p;
-        }
-        ini->sections[ini->nsections] = (ini_section){s, lineno, 0};
-        *cur = ini->nsections++;
-        return KEDR_OK;
+        ini->sections = p;
     }
-    const char *eq = memchr(line, '=', len);
+    if (!table_add(&ini->section_index, h, ini->nsections))
+        return nomem();
+    ini->sections[ini->nsections] = (ini_section){sec, lineno, 0, ini->nentries, 0, h};
+    *cur = ini->nsections++;
+    return KEDR_OK;
+}
+
+/* A `key = value` line of len > 0 characters, comment and spaces removed. */
+static kedr_status parse_pair(kedr_ini *ini, char *line, size_t len, int lineno, int cur)
+{
+    const char *name = ini->name;
+    char *eq = memchr(line, '=', len);
     if (!eq)
-        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: '%.*s' is neither '[section]' nor 'key = value'",
-                         name, lineno, (int)len, line);
-    const char *key = line;
+        return kedr_fail(KEDR_ERR_PARSE,
+                         "%s:%d: '%.*s%s' is neither '[section]' nor 'key = value'", name, lineno,
+                         CLIP(len), line, MORE(len));
+    char *key = line, *val = eq + 1;
     size_t klen = trim(&key, (size_t)(eq - line));
-    const char *val = eq + 1;
     size_t vlen = trim(&val, len - (size_t)(eq + 1 - line));
     if (klen == 0)
-        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: a value without a key: '%.*s'", name, lineno,
-                         (int)len, line);
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: a value without a key: '%.*s%s'", name, lineno,
+                         CLIP(len), line, MORE(len));
     for (size_t i = 0; i < klen; i++)
         if (!is_name_char((unsigned char)key[i]))
             return kedr_fail(KEDR_ERR_PARSE,
-                             "%s:%d: key '%.*s' has the character '%c' (expected letters, digits, "
-                             "'_', '.' or '-')",
-                             name, lineno, (int)klen, key, key[i]);
+                             "%s:%d: key '%.*s%s' has the character '%c' (expected letters, "
+                             "digits, '_', '.' or '-')",
+                             name, lineno, CLIP(klen), key, MORE(klen), key[i]);
     if (vlen == 0)
-        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: key '%.*s' has no value after '='", name, lineno,
-                         (int)klen, key);
-    if (*cur < 0)
-        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: key '%.*s' comes before any [section]", name,
-                         lineno, (int)klen, key);
-    char *k = dup_range(key, klen), *v = dup_range(val, vlen);
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return nomem();
-    }
-    const char *secname = ini->sections[*cur].name;
-    ini_entry *prev = find_entry(ini, secname, k);
-    if (prev) {
-        kedr_status st = kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] %s is given twice (first at line %d)",
-                                   name, lineno, secname, k, prev->line);
-        free(k);
-        free(v);
-        return st;
-    }
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: key '%.*s%s' has no value after '='", name,
+                         lineno, CLIP(klen), key, MORE(klen));
+    if (cur < 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: key '%.*s%s' comes before any [section]", name,
+                         lineno, CLIP(klen), key, MORE(klen));
+    key[klen] = 0;
+    val[vlen] = 0;
+    ini_section *sec = &ini->sections[cur];
+    uint32_t h = name_hash(sec->name, key);
+    int prev = table_find(ini, &ini->entry_index, h, same_entry, sec->name, key);
+    if (prev >= 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] %.*s%s is given twice (first at line %d)",
+                         name, lineno, sec->name, CLIP(klen), key, MORE(klen),
+                         ini->entries[prev].line);
     if (ini->nentries == ini->cap_entries) {
         void *p = grow(ini->entries, &ini->cap_entries, sizeof *ini->entries);
-        if (!p) {
-            free(k);
-            free(v);
+        if (!p)
             return nomem();
-        }
         ini->entries = p;
     }
-    ini->entries[ini->nentries++] = (ini_entry){*cur, k, v, lineno, 0};
+    if (!table_add(&ini->entry_index, h, ini->nentries))
+        return nomem();
+    ini->entries[ini->nentries++] = (ini_entry){cur, key, val, lineno, 0, h};
+    sec->count++;
+    return KEDR_OK;
+}
+
+/* One line (without its newline). */
+static kedr_status parse_line(kedr_ini *ini, char *line, size_t len, int lineno, int *cur)
+{
+    char *comment = memchr(line, '#', len), *semi = memchr(line, ';', len);
+    if (semi && (!comment || semi < comment))
+        comment = semi;
+    if (comment)
+        len = (size_t)(comment - line);
+    len = trim(&line, len);
+    if (len == 0)
+        return KEDR_OK;
+    if (line[0] == '[')
+        return parse_header(ini, line, len, lineno, cur);
+    return parse_pair(ini, line, len, lineno, *cur);
+}
+
+/* Parses n bytes of text (NUL-terminated), which the reader takes over (freed on failure). */
+static kedr_status parse_text(char *text, size_t n, const char *name, kedr_ini **out)
+{
+    kedr_ini *ini = calloc(1, sizeof *ini);
+    if (!ini || !(ini->name = strdup(name))) {
+        free(ini);
+        free(text);
+        return nomem();
+    }
+    ini->text = text;
+    int cur = -1, lineno = 0;
+    for (char *p = text, *end = text + n; p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        lineno++;
+        kedr_status s = parse_line(ini, p, len, lineno, &cur);
+        if (s != KEDR_OK) {
+            kedr_ini_free(ini);
+            return s;
+        }
+        p = nl ? nl + 1 : end;
+    }
+    *out = ini;
     return KEDR_OK;
 }
 
@@ -217,25 +332,17 @@ kedr_status kedr_ini_parse(const char *text, const char *name, kedr_ini **out)
     *out = NULL;
     if (!text)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_ini_parse: text is NULL");
-    kedr_ini *ini = calloc(1, sizeof *ini);
-    if (!ini || !(ini->name = dup_range(name ? name : "<text>", strlen(name ? name : "<text>")))) {
-        free(ini);
+    if (!name)
+        name = "<text>";
+    size_t n = strnlen(text, KEDR_INI_MAX_BYTES + 1);
+    if (n > KEDR_INI_MAX_BYTES)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: longer than the %zu bytes a case file may hold",
+                         name, KEDR_INI_MAX_BYTES);
+    char *copy = malloc(n + 1);
+    if (!copy)
         return nomem();
-    }
-    int cur = -1, lineno = 0;
-    for (const char *p = text; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t len = nl ? (size_t)(nl - p) : strlen(p);
-        lineno++;
-        kedr_status s = parse_line(ini, p, len, lineno, &cur);
-        if (s != KEDR_OK) {
-            kedr_ini_free(ini);
-            return s;
-        }
-        p += len + (nl != NULL);
-    }
-    *out = ini;
-    return KEDR_OK;
+    memcpy(copy, text, n + 1);
+    return parse_text(copy, n, name, out);
 }
 
 kedr_status kedr_ini_load(const char *path, kedr_ini **out)
@@ -243,38 +350,24 @@ kedr_status kedr_ini_load(const char *path, kedr_ini **out)
     if (!out || !path)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_ini_load: %s is NULL", out ? "path" : "ini");
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            fclose(f);
-            return nomem();
-        }
-        n += fread(buf + n, 1, cap - 1 - n, f);
-        if (n < cap - 1)
-            break;
-        char *b = realloc(buf, cap *= 2);
-        if (!b)
-            free(buf);
-        buf = b;
+    char *buf = NULL;
+    size_t n = 0;
+    kedr_status s = kedr_file_read(path, KEDR_INI_MAX_BYTES, &buf, &n);
+    if (s != KEDR_OK) {
+        /* A file over the limit is told in bytes (the limit is a round number of them). */
+        char msg[1024];
+        uint64_t size;
+        snprintf(msg, sizeof msg, "%s", kedr_last_error());
+        if (kedr_file_size(path, &size) == KEDR_OK && size > KEDR_INI_MAX_BYTES)
+            return kedr_fail(s, "%s: %llu bytes, more than the %zu bytes a case file may hold",
+                             path, (unsigned long long)size, KEDR_INI_MAX_BYTES);
+        return kedr_fail(s, "%s", msg);
     }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return kedr_fail(KEDR_ERR_IO, "%s: read error", path);
-    }
-    buf[n] = 0;
     if (strlen(buf) != n) {
         free(buf);
         return kedr_fail(KEDR_ERR_PARSE, "%s: contains a NUL byte (not a text file?)", path);
     }
-    kedr_status s = kedr_ini_parse(buf, path, out);
-    free(buf);
-    return s;
+    return parse_text(buf, n, path, out);
 }
 
 const char *kedr_ini_name(const kedr_ini *ini) { return ini->name; }
@@ -288,46 +381,58 @@ void kedr_ini_dir(const kedr_ini *ini, char *dir, size_t size)
         snprintf(dir, size, "%.*s", (int)(slash == ini->name ? 1 : slash - ini->name), ini->name);
 }
 
-/* Records a name a getter asked about, for kedr_ini_finish's suggestions. */
-static void remember(kedr_ini *ini, const char *section, const char *key)
+/* Records a name a getter asked about (h: its name_hash), for kedr_ini_finish's suggestions. */
+static void remember(kedr_ini *ini, uint32_t h, const char *section, const char *key)
 {
-    for (int i = 0; i < ini->nknown; i++)
-        if (strcmp(ini->known[i].section, section) == 0 &&
-            ((!key && !ini->known[i].key) ||
-             (key && ini->known[i].key && strcmp(ini->known[i].key, key) == 0)))
-            return;
+    if (table_find(ini, &ini->known_index, h, same_known, section, key) >= 0)
+        return;
     if (ini->nknown == ini->cap_known) {
         void *p = grow(ini->known, &ini->cap_known, sizeof *ini->known);
         if (!p)
             return; /* suggestions are a courtesy; losing one is harmless */
         ini->known = p;
     }
-    ini_known k = {dup_range(section, strlen(section)), key ? dup_range(key, strlen(key)) : NULL};
-    if (k.section)
-        ini->known[ini->nknown++] = k;
+    size_t ls = strlen(section) + 1, lk = key ? strlen(key) + 1 : 0;
+    char *names = malloc(ls + lk);
+    if (!names)
+        return;
+    memcpy(names, section, ls);
+    if (key)
+        memcpy(names + ls, key, lk);
+    if (!table_add(&ini->known_index, h, ini->nknown)) {
+        free(names);
+        return;
+    }
+    ini->known[ini->nknown++] = (ini_known){names, key ? names + ls : NULL, h};
+}
+
+/* Marks a section known and used; its index or -1. */
+static int use_section(kedr_ini *ini, const char *section)
+{
+    uint32_t h = name_hash(section, NULL);
+    remember(ini, h, section, NULL);
+    int s = table_find(ini, &ini->section_index, h, same_section, section, NULL);
+    if (s >= 0)
+        ini->sections[s].used = 1;
+    return s;
 }
 
 /* The entry for a getter: marks section and key known and used. NULL when absent. */
 static ini_entry *lookup(kedr_ini *ini, const char *section, const char *key)
 {
-    remember(ini, section, NULL);
-    remember(ini, section, key);
-    int s = find_section(ini, section);
-    if (s >= 0)
-        ini->sections[s].used = 1;
-    ini_entry *e = find_entry(ini, section, key);
-    if (e)
-        e->used = 1;
-    return e;
+    int s = use_section(ini, section);
+    uint32_t h = name_hash(section, key);
+    remember(ini, h, section, key);
+    int i = s >= 0 ? table_find(ini, &ini->entry_index, h, same_entry, section, key) : -1;
+    if (i < 0)
+        return NULL;
+    ini->entries[i].used = 1;
+    return &ini->entries[i];
 }
 
 int kedr_ini_has_section(kedr_ini *ini, const char *section)
 {
-    remember(ini, section, NULL);
-    int s = find_section(ini, section);
-    if (s >= 0)
-        ini->sections[s].used = 1;
-    return s >= 0;
+    return use_section(ini, section) >= 0;
 }
 
 int kedr_ini_has(kedr_ini *ini, const char *section, const char *key)
@@ -371,13 +476,81 @@ kedr_status kedr_ini_fail(const kedr_ini *ini, const char *section, const char *
     return kedr_fail(KEDR_ERR_PARSE, "%s%s: [%s]: %s", ini->name, where, section, msg);
 }
 
+static int is_family_word(const char *w, size_t n)
+{
+    static const char *const words[] = {"x", "y", "z", "min", "max", "lo", "hi", "in", "out"};
+    size_t digits = 0;
+    while (digits < n && isdigit((unsigned char)w[digits]))
+        digits++;
+    if (n > 0 && digits == n)
+        return 1;
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (strlen(words[i]) == n && strncasecmp(w, words[i], n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether a and b are names of one family (velocity_x and velocity_y, x_min and x_max, body and
+ * body2): both are likely real names, so neither is offered as a misspelling of the other. Word
+ * by word (words end at '_', '.' or '-'), the names are the same, or differ in axes, bounds or
+ * numbers (trailing digits included), or one has such a word more at the end. */
+static int same_family(const char *a, const char *b)
+{
+    while (*a || *b) {
+        size_t la = strcspn(a, "_.-"), lb = strcspn(b, "_.-"), sa = la, sb = lb;
+        while (sa && isdigit((unsigned char)a[sa - 1]))
+            sa--;
+        while (sb && isdigit((unsigned char)b[sb - 1]))
+            sb--;
+        int kin = sa == sb && strncasecmp(a, b, sa) == 0;
+        int kind = (la == 0 || is_family_word(a, la)) && (lb == 0 || is_family_word(b, lb));
+        if (!kin && !kind)
+            return 0;
+        a += la + (a[la] != 0);
+        b += lb + (b[lb] != 0);
+    }
+    return 1;
+}
+
+/* The distance from the name found to the name wanted when it could be a misspelling of it,
+ * judged before the reader has asked for every name, else -1: at most a quarter of the longer
+ * name's length beyond 2 (so that no short name is taken for another, such as T_ref for d_ref),
+ * and not of the same family. */
+static int typo_distance(const char *found, const char *wanted)
+{
+    size_t l = strlen(found) > strlen(wanted) ? strlen(found) : strlen(wanted);
+    int d = kedr_ini_distance(found, wanted);
+    return l > 2 && d <= (int)((l - 2) / 4) && !same_family(found, wanted) ? d : -1;
+}
+
+/* A required key that is absent: the closest misspelling of it (or of its section) among the
+ * names no getter asked for, when there is one, else what is missing. */
 static kedr_status missing(const kedr_ini *ini, const char *section, const char *key,
                            const char *expected)
 {
-    int line = kedr_ini_line(ini, section, NULL);
-    if (line)
+    int s = find_section(ini, section), best = -1, bestd = 1 << 30;
+    if (s >= 0) {
+        const ini_section *sec = &ini->sections[s];
+        for (int i = sec->first; i < sec->first + sec->count; i++) {
+            int d = ini->entries[i].used ? -1 : typo_distance(ini->entries[i].key, key);
+            if (d >= 0 && d < bestd)
+                bestd = d, best = i;
+        }
+        if (best >= 0)
+            return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] unknown key '%s' (did you mean '%s'?)",
+                             ini->name, ini->entries[best].line, section, ini->entries[best].key,
+                             key);
         return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] lacks the required key '%s' (%s)", ini->name,
-                         line, section, key, expected);
+                         sec->line, section, key, expected);
+    }
+    for (int i = 0; i < ini->nsections; i++) {
+        int d = ini->sections[i].used ? -1 : typo_distance(ini->sections[i].name, section);
+        if (d >= 0 && d < bestd)
+            bestd = d, best = i;
+    }
+    if (best >= 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: unknown section [%s] (did you mean [%s]?)",
+                         ini->name, ini->sections[best].line, ini->sections[best].name, section);
     return kedr_fail(KEDR_ERR_PARSE, "%s: missing section [%s] with the required key '%s' (%s)",
                      ini->name, section, key, expected);
 }
@@ -385,8 +558,9 @@ static kedr_status missing(const kedr_ini *ini, const char *section, const char 
 static kedr_status bad_value(const kedr_ini *ini, const char *section, const ini_entry *e,
                              const char *expected)
 {
-    return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] %s = %s: expected %s", ini->name, e->line,
-                     section, e->key, e->value, expected);
+    size_t n = strlen(e->value);
+    return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] %s = %.*s%s: expected %s", ini->name, e->line,
+                     section, e->key, CLIP(n), e->value, MORE(n), expected);
 }
 
 static void describe_range(char *buf, size_t size, const char *what, unsigned flags, double lo,
@@ -625,6 +799,8 @@ static void list_known(const kedr_ini *ini, const char *section, char *buf, size
         if (!cand)
             continue;
         size_t len = strlen(buf);
+        if (len + 1 >= size)
+            break;
         snprintf(buf + len, size - len, "%s%s", len ? ", " : "", cand);
     }
 }

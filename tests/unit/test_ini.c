@@ -1,9 +1,12 @@
-/* Case files (kedr/ini.h): syntax, typed getters, ranges, unknown keys and suggestions. The
- * reader runs on the host only, so this test has no back-end loop. */
+/* Case files (kedr/ini.h): syntax, typed getters, ranges, unknown keys and suggestions,
+ * misspelled required names, many keys, long lines and files that are not case files. The reader
+ * runs on the host only, so this test has no back-end loop. */
 #include "kedr/ini.h"
 #include "test_util.h"
 
+#include <fcntl.h>
 #include <float.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Parsing must fail with KEDR_ERR_PARSE and a message containing every given fragment. */
@@ -246,6 +249,199 @@ static void test_unknown(void)
     TU_CHECK(kedr_ini_distance("NX", "nx") == 0, "case-insensitive");
 }
 
+/* A required key or section that is absent while the file holds a misspelling of it: the error
+ * names the misspelling, its line and the name it stands for. */
+static void test_misspelled_required(void)
+{
+    double t = 0;
+    kedr_ini *ini = parse_ok("[grid]\nnx = 4\n[freestream]\nvelocity_x = 1\ntemperatur = 300\n");
+    TU_OK(kedr_ini_double(ini, "freestream", "velocity_x", 0, -1e9, 1e9, &t));
+    TU_CHECK(kedr_ini_double(ini, "freestream", "temperature", KEDR_INI_REQUIRED, 0, 1e9, &t) ==
+                 KEDR_ERR_PARSE, "temperatur taken for temperature");
+    check_msg("case.ini:5: [freestream] unknown key 'temperatur' (did you mean 'temperature'?)");
+    kedr_ini_free(ini);
+
+    ini = parse_ok("[grid]\nnx = 4\n\n[freestrem]\ntemperature = 300\n");
+    TU_CHECK(kedr_ini_double(ini, "freestream", "temperature", KEDR_INI_REQUIRED, 0, 1e9, &t) ==
+                 KEDR_ERR_PARSE, "[freestrem] taken for [freestream]");
+    check_msg("case.ini:4: unknown section [freestrem] (did you mean [freestream]?)");
+    kedr_ini_free(ini);
+
+    /* The closest of several; a key a getter already read is not a misspelling. */
+    ini = parse_ok("[run]\nsteps_total = 5\nstep_cont = 1\nsteps_countt = 2\n");
+    int64_t v;
+    TU_OK(kedr_ini_int(ini, "run", "steps_total", 0, 0, 10, &v));
+    TU_CHECK(kedr_ini_int(ini, "run", "steps_count", KEDR_INI_REQUIRED, 0, 10, &v) ==
+                 KEDR_ERR_PARSE, "steps_count found");
+    check_msg("case.ini:4: [run] unknown key 'steps_countt' (did you mean 'steps_count'?)");
+    TU_CHECK(kedr_ini_int(ini, "run", "steps_totl", KEDR_INI_REQUIRED, 0, 10, &v) ==
+                 KEDR_ERR_PARSE, "steps_totl found");
+    check_msg("case.ini:1: [run] lacks the required key 'steps_totl'");
+    kedr_ini_free(ini);
+
+    /* Names of one family, short names and far names keep the message about what is missing. */
+    static const struct {
+        const char *text, *section, *key, *msg;
+    } keep[] = {
+        {"[f]\nvelocity_y = 1\n", "f", "velocity_x", "case.ini:1: [f] lacks the required key"},
+        {"[b]\nboundary_x_max = 1\n", "b", "boundary_x_min", "[b] lacks the required key"},
+        {"[b]\nwall_x_min = 1\n", "b", "wall_z_min", "[b] lacks the required key"},
+        {"[f]\nvelocity = 1\n", "f", "velocity_x", "[f] lacks the required key"},
+        {"[gas]\nT_ref = 1\n", "gas", "d_ref", "[gas] lacks the required key 'd_ref'"},
+        {"[f]\nzzzzzzzzzzz = 1\n", "f", "temperature", "[f] lacks the required key"},
+        {"[body2]\nx = 1\n", "body", "x", "missing section [body] with the required key 'x'"},
+        {"[grd]\nx = 1\n", "grid", "x", "missing section [grid]"},
+    };
+    for (size_t i = 0; i < sizeof keep / sizeof *keep; i++) {
+        ini = parse_ok(keep[i].text);
+        TU_CHECK(kedr_ini_double(ini, keep[i].section, keep[i].key, KEDR_INI_REQUIRED, 0, 1, &t) ==
+                     KEDR_ERR_PARSE, "case %zu: found", i);
+        check_msg(keep[i].msg);
+        TU_CHECK(strstr(kedr_last_error(), "did you mean") == NULL, "case %zu: %s", i,
+                 kedr_last_error());
+        kedr_ini_free(ini);
+    }
+}
+
+/* Appends printf output to a growing text; exits the test when out of memory. */
+static void append(char **text, size_t *len, size_t *cap, const char *fmt, long a, long b)
+{
+    if (*len + 64 > *cap) {
+        *cap = 2 * *cap + 64;
+        *text = realloc(*text, *cap);
+        if (!*text) {
+            fprintf(stderr, "test_ini: out of memory\n");
+            exit(1);
+        }
+    }
+    *len += (size_t)snprintf(*text + *len, 64, fmt, a, b);
+}
+
+/* 10^5 keys in sections of 1000 (a case file hundreds of times the largest shipped): every key is
+ * found with its value and line, and every one counts as used. The time it takes is in
+ * docs/performance.md, not checked here. */
+static void test_many_keys(void)
+{
+    const long n = 100000, per = 1000;
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (long i = 0; i < n; i++) {
+        if (i % per == 0)
+            append(&text, &len, &cap, "[s%ld]%.0ld\n", i / per, 0);
+        append(&text, &len, &cap, "key%ld = %ld\n", i, 3 * i);
+    }
+    kedr_ini *ini = parse_ok(text);
+    free(text);
+    long found = 0;
+    for (long i = 0; i < n; i++) {
+        char sec[32], key[32];
+        snprintf(sec, sizeof sec, "s%ld", i / per);
+        snprintf(key, sizeof key, "key%ld", i);
+        int64_t v = -1;
+        if (kedr_ini_int(ini, sec, key, KEDR_INI_REQUIRED, 0, 3 * n, &v) == KEDR_OK && v == 3 * i &&
+            kedr_ini_line(ini, sec, key) == (int)(i + i / per + 2))
+            found++;
+    }
+    TU_CHECK(found == n, "%ld of %ld keys found with their values and lines", found, n);
+    TU_CHECK(kedr_ini_sections(ini) == (int)(n / per), "%d sections", kedr_ini_sections(ini));
+    TU_OK(kedr_ini_finish(ini));
+    kedr_ini_free(ini);
+}
+
+/* Long lines and many sections are parsed in bounded time; messages quote a long line cut short. */
+static void test_limits(void)
+{
+    const size_t n = 1000000;
+    char *text = malloc(n + 64);
+    TU_CHECK(text != NULL, "malloc");
+    if (!text)
+        return;
+    strcpy(text, "[a]\nlist = ");
+    size_t len = strlen(text);
+    for (; len < n; len += 2)
+        memcpy(text + len, "1 ", 2);
+    strcpy(text + len, "\n");
+    kedr_ini *ini = parse_ok(text);
+    const char *list = NULL;
+    TU_OK(kedr_ini_string(ini, "a", "list", KEDR_INI_REQUIRED, &list));
+    TU_CHECK(list && strlen(list) == len - 12, "value of %zu characters", list ? strlen(list) : 0);
+    double values[4];
+    int count = 0;
+    TU_CHECK(kedr_ini_doubles(ini, "a", "list", 0, 0, 10, values, 4, &count) == KEDR_ERR_PARSE,
+             "a list of 5e5 numbers taken for 4");
+    check_msg("case.ini:2: [a] list = 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ...: "
+              "expected 1 to 4 numbers");
+    kedr_ini_free(ini);
+
+    memset(text, 'k', n); /* a key of 10^6 characters with no '=' */
+    strcpy(text + n, "\n");
+    memcpy(text, "[a]\n", 4);
+    expect_parse_error(text, "bad.ini:2: 'kkkk", "...' is neither");
+    TU_CHECK(strlen(kedr_last_error()) < 200, "message of %zu characters", strlen(kedr_last_error()));
+    free(text);
+
+    /* 10^6 sections (about 9 MB): parsed, and the first one no getter asked for is reported. */
+    char *many = NULL;
+    size_t mlen = 0, mcap = 0;
+    for (long i = 0; i < 1000000; i++)
+        append(&many, &mlen, &mcap, "[s%ld]%.0ld\n", i, 0);
+    ini = parse_ok(many);
+    free(many);
+    TU_CHECK(kedr_ini_sections(ini) == 1000000, "%d sections", kedr_ini_sections(ini));
+    TU_CHECK(kedr_ini_has_section(ini, "s0") && kedr_ini_line(ini, "s999999", NULL) == 1000000,
+             "first and last sections");
+    TU_CHECK(kedr_ini_finish(ini) == KEDR_ERR_PARSE, "unknown sections accepted");
+    check_msg("case.ini:2: unknown section [s1] (did you mean [s0]?)");
+    kedr_ini_free(ini);
+
+    /* Text over the limit is refused before it is copied. */
+    char *big = malloc(KEDR_INI_MAX_BYTES + 2);
+    TU_CHECK(big != NULL, "malloc");
+    if (big) {
+        memset(big, '\n', KEDR_INI_MAX_BYTES + 1);
+        big[KEDR_INI_MAX_BYTES + 1] = 0;
+        expect_parse_error(big, "bad.ini: longer than the 16000000 bytes", NULL);
+        free(big);
+    }
+}
+
+/* Files that are not case files: refused at once, without reading them whole or waiting. */
+static void test_not_case_files(void)
+{
+    kedr_ini *ini = NULL;
+    TU_CHECK(kedr_ini_load("/dev/zero", &ini) == KEDR_ERR_IO && !ini, "/dev/zero read");
+    check_msg("/dev/zero: is a character device; expected a regular file");
+    TU_CHECK(kedr_ini_load("/tmp", &ini) == KEDR_ERR_IO && !ini, "a directory read");
+    check_msg("/tmp: is a directory");
+    char dir[] = "/tmp/kedr_test_ini_XXXXXX";
+    if (!mkdtemp(dir)) {
+        TU_CHECK(0, "mkdtemp");
+        return;
+    }
+    char path[256];
+    snprintf(path, sizeof path, "%s/fifo.ini", dir);
+    if (mkfifo(path, 0600) == 0) {
+        TU_CHECK(kedr_ini_load(path, &ini) == KEDR_ERR_IO && !ini, "a FIFO read");
+        check_msg("fifo.ini: is a FIFO; expected a regular file");
+    }
+    /* A sparse file just over the limit: refused by its size, before any allocation. */
+    snprintf(path, sizeof path, "%s/big.ini", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    TU_CHECK(fd >= 0 && ftruncate(fd, (off_t)KEDR_INI_MAX_BYTES + 1) == 0, "sparse file");
+    if (fd >= 0)
+        close(fd);
+    TU_CHECK(kedr_ini_load(path, &ini) == KEDR_ERR_IO && !ini, "a file over the limit read");
+    check_msg("big.ini: 16000001 bytes, more than the 16000000 bytes a case file may hold");
+    snprintf(path, sizeof path, "%s/nul.ini", dir);
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    TU_CHECK(fd >= 0 && write(fd, "[a]\nx = 1\0\n", 11) == 11, "file with a NUL");
+    if (fd >= 0)
+        close(fd);
+    TU_CHECK(kedr_ini_load(path, &ini) == KEDR_ERR_PARSE && !ini, "a NUL byte accepted");
+    check_msg("contains a NUL byte");
+    tu_remove_dir(dir);
+}
+
 static void test_file(void)
 {
     char path[] = "/tmp/kedr_test_ini_XXXXXX";
@@ -277,6 +473,10 @@ int main(void)
     test_malformed();
     test_values();
     test_unknown();
+    test_misspelled_required();
+    test_many_keys();
+    test_limits();
+    test_not_case_files();
     test_file();
     return tu_finish("test_ini");
 }
