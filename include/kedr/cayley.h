@@ -183,7 +183,10 @@ typedef struct {
  * sparse as opt->mode says (docs/cayley.md). cpu and cuda give identical results. opt may be
  * NULL (defaults). KEDR_ERR_NOMEM, before anything is allocated, when the search needs more
  * memory than it may use (sparse mode: when a level does not fit even in chunks): the message
- * says how much. KEDR_ERR_INVALID for DENSE asked of a sparse kind. */
+ * says how much. KEDR_ERR_INVALID for DENSE asked of a sparse kind. After a signal caught by
+ * kedr_interrupt_install (core.h) the search stops at the next level boundary, writes the
+ * checkpoint when checkpoint_path is set, and returns KEDR_ERR_INTERRUPTED with *result holding
+ * the levels done (complete = 0): free it with kedr_cayley_result_free as after KEDR_OK. */
 kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
                                const kedr_cayley_options *opt, kedr_cayley_result *result);
 void kedr_cayley_result_free(kedr_cayley_result *result);

@@ -19,6 +19,11 @@
  *               B  frontier: the elements at distance s (empty when the search has ended)
  *               8  checksum of everything before it
  *
+ * The reader trusts nothing: the sizes follow from the group and the level, and are checked
+ * against the file's size before anything is allocated; F(0) = 1, every F(s) > 0, the visited
+ * bitmap holds sum F(s) elements (the identity among them), the frontier F(s) of them (none
+ * when the search has ended), and no bit at or past the group order is set.
+ *
  * The checksum splits each part (header, F, visited, frontier) into 1 MiB blocks, hashes a
  * block FNV-1a style on 64-bit words, and folds the block hashes in file order through the
  * splitmix64 finaliser; the blocks hash in parallel, and the result does not depend on the
@@ -28,7 +33,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +49,6 @@
 #define CK_SPEC 160
 #define CK_BLOCK ((size_t)1 << 20)
 #define CK_CHUNK ((size_t)64 << 20) /* bytes staged between the back end and the file */
-#define CK_MAX_LEVEL INT_MAX
 
 static uint64_t mix64(uint64_t x)
 {
@@ -107,11 +110,6 @@ static uint64_t get64(const unsigned char *p)
     return v;
 }
 
-static kedr_status write_fail(const char *path, const char *what)
-{
-    return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot %s: %s", path, what, strerror(errno));
-}
-
 /* Streams a bitmap from the back end into f through buf, folding it into the checksum. */
 static kedr_status write_bitmap(cayley_dense *d, FILE *f, const char *path, int which,
                                 unsigned char *buf, uint64_t *sum)
@@ -122,48 +120,21 @@ static kedr_status write_bitmap(cayley_dense *d, FILE *f, const char *path, int 
         KEDR_TRY(cayley_dense_download(d, which, off, buf, n));
         ck_sum(sum, &ones, buf, n);
         if (fwrite(buf, 1, n, f) != n)
-            return write_fail(path, "write the file");
+            return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", path,
+                             strerror(errno));
     }
     return KEDR_OK;
-}
-
-/* The directory entry of a rename is durable once its directory is synced. Best effort: some
- * file systems refuse to sync a directory, and the data itself is already on disk. */
-static void sync_directory(const char *path)
-{
-    char *dir = strdup(path);
-    if (!dir)
-        return;
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        slash[1] = 0;
-    else if (slash)
-        *slash = 0;
-    int fd = open(slash ? dir : ".", O_RDONLY);
-    if (fd >= 0) {
-        (void)fsync(fd);
-        close(fd);
-    }
-    free(dir);
 }
 
 kedr_status cayley_checkpoint_write(cayley_dense *d, const char *path, const uint64_t *growth,
                                     int level, int complete)
 {
     const kedr_cayley_group *g = d->g;
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 5);
     size_t bufsize = d->bitmap_bytes < CK_CHUNK ? d->bitmap_bytes : CK_CHUNK;
     unsigned char *buf = malloc(bufsize > CK_HEADER ? bufsize : CK_HEADER);
-    if (!tmp || !buf) {
-        free(tmp);
-        free(buf);
+    if (!buf)
         return kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory for a %zu-byte buffer",
                          path, bufsize);
-    }
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp", 5);
-
     memset(buf, 0, CK_HEADER);
     memcpy(buf, CK_MAGIC, 8);
     put32(buf + 8, CK_VERSION);
@@ -177,169 +148,262 @@ kedr_status cayley_checkpoint_write(cayley_dense *d, const char *path, const uin
     ck_sum(&sum, &ones, buf, CK_HEADER);
     ck_sum(&sum, &ones, (const unsigned char *)growth, 8 * ((size_t)level + 1));
 
-    kedr_status s = KEDR_OK;
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        s = write_fail(tmp, "create the file");
-    else if (fwrite(buf, 1, CK_HEADER, f) != CK_HEADER ||
-             fwrite(growth, 8, (size_t)level + 1, f) != (size_t)level + 1)
-        s = write_fail(tmp, "write the file");
+    kedr_file_writer w;
+    kedr_status s = kedr_file_begin(&w, path);
+    if (s != KEDR_OK) {
+        free(buf);
+        return s;
+    }
+    FILE *f = KEDR_FILE(&w);
+    if (fwrite(buf, 1, CK_HEADER, f) != CK_HEADER ||
+        fwrite(growth, 8, (size_t)level + 1, f) != (size_t)level + 1)
+        s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp, strerror(errno));
     if (s == KEDR_OK)
-        s = write_bitmap(d, f, tmp, 0, buf, &sum);
+        s = write_bitmap(d, f, w.tmp, 0, buf, &sum);
     if (s == KEDR_OK)
-        s = write_bitmap(d, f, tmp, 1, buf, &sum);
+        s = write_bitmap(d, f, w.tmp, 1, buf, &sum);
     if (s == KEDR_OK) {
         put64(buf, sum);
-        if (fwrite(buf, 1, 8, f) != 8 || fflush(f) != 0 || fsync(fileno(f)) != 0)
-            s = write_fail(tmp, "write the file");
+        if (fwrite(buf, 1, 8, f) != 8)
+            s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp, strerror(errno));
     }
-    if (f && fclose(f) != 0 && s == KEDR_OK)
-        s = write_fail(tmp, "close the file");
-    if (s == KEDR_OK && rename(tmp, path) != 0)
-        s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot rename %s to it: %s", path, tmp,
-                      strerror(errno));
-    if (s == KEDR_OK)
-        sync_directory(path);
-    else if (f)
-        remove(tmp);
-    free(tmp);
     free(buf);
-    return s;
+    if (s != KEDR_OK) {
+        kedr_file_abort(&w);
+        return s;
+    }
+    return kedr_file_commit(&w);
 }
 
-/* Checks the header against d's group; *level and *complete from it. */
+kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size)
+{
+    /* without blocking, so that a FIFO is refused rather than waited on; checked on the
+     * descriptor, so that what is checked is what is read */
+    *fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (*fd < 0)
+        return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot open: %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(*fd);
+        *fd = -1;
+        return kedr_fail(KEDR_ERR_IO, "checkpoint %s: not a regular file", path);
+    }
+    *size = (uint64_t)st.st_size;
+    return KEDR_OK;
+}
+
+kedr_status cayley_ck_read(int fd, const char *path, uint64_t off, void *buf, size_t n)
+{
+    for (size_t got = 0; got < n;) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot read: %s", path,
+                             strerror(errno));
+        if (r == 0)
+            return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated while reading (the file "
+                             "shrank)", path);
+        got += (size_t)r;
+    }
+    return KEDR_OK;
+}
+
+/* Checks the header against d's group and the file size; *level and *complete from it. */
 static kedr_status check_header(const cayley_dense *d, const char *path, const unsigned char *h,
-                                long long size, int *level, int *complete)
+                                uint64_t size, int *level, int *complete)
 {
     const kedr_cayley_group *g = d->g;
     if (memcmp(h, CK_MAGIC, 8) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: not a kedr cayley checkpoint (no '%s' at "
                          "its start)", path, CK_MAGIC);
     if (get32(h + 8) != CK_VERSION)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: format version %u, this kedr reads version %u",
-                         path, get32(h + 8), CK_VERSION);
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: format version %u, this kedr reads "
+                         "version %u", path, get32(h + 8), CK_VERSION);
     if (memchr(h + 16, 0, CK_SPEC) == NULL)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (the group spec is not "
                          "terminated)", path);
     if (strcmp((const char *)h + 16, g->spec) != 0)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %s, not %s", path,
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,
                          (const char *)h + 16, g->spec);
-    if (get32(h + 176) != (g->inverses ? 1u : 0u))
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made %s --inverses, this run is %s them", path,
-                          get32(h + 176) ? "with" : "without", g->inverses ? "with" : "without");
-    if (get64(h + 184) != g->order || get64(h + 192) != d->bitmap_bytes)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (group order %llu, expected "
-                         "%llu)", path, (unsigned long long)get64(h + 184),
+    if (get32(h + 176) > 1 || get32(h + 176) != (g->inverses ? 1u : 0u))
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made %s --inverses, this run is %s "
+                         "them", path, get32(h + 176) ? "with" : "without",
+                         g->inverses ? "with" : "without");
+    if (get64(h + 184) != g->order)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (group order %llu, "
+                         "expected %llu)", path, (unsigned long long)get64(h + 184),
                          (unsigned long long)g->order);
+    if (get64(h + 192) != d->bitmap_bytes)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (bitmaps of %llu bytes, "
+                         "expected %zu)", path, (unsigned long long)get64(h + 192),
+                         d->bitmap_bytes);
     uint32_t lv = get32(h + 180), flags = get32(h + 12);
-    if (lv >= (uint32_t)CK_MAX_LEVEL || flags > 1 || get64(h + 200) != 0)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (level or flags out of range)",
-                         path);
-    long long expect = CK_HEADER + 8 * ((long long)lv + 1) + 2 * (long long)d->bitmap_bytes + 8;
+    if (flags > 1 || get64(h + 200) != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (flags %u, reserved "
+                         "%llu: expected 0 or 1, and 0)", path, flags,
+                         (unsigned long long)get64(h + 200));
+    /* every level holds an element: s < |G|, and s fits an int */
+    if (lv > (uint32_t)INT32_MAX - 1 || lv >= g->order)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (level %u of a group of "
+                         "order %llu)", path, lv, (unsigned long long)g->order);
+    /* the bitmaps are at most 2^59 bytes (order < 2^62), so this cannot wrap */
+    uint64_t fixed = CK_HEADER + 2 * (uint64_t)d->bitmap_bytes + 8;
+    uint64_t expect = fixed + 8 * ((uint64_t)lv + 1);
     if (size != expect)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: %s: %lld bytes, expected %lld", path,
-                         size < expect ? "truncated" : "trailing data", size, expect);
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: %s: %llu bytes, expected %llu for "
+                         "level %u", path, size < expect ? "truncated" : "trailing data",
+                         (unsigned long long)size, (unsigned long long)expect, lv);
     *level = (int)lv;
     *complete = (int)flags;
     return KEDR_OK;
 }
 
-static kedr_status read_fail(const char *path, FILE *f)
+/* F(0..level) must be a growth function of the group: F(0) = 1, each F(s) > 0, in all at most
+ * |G| (checked without overflow); *total = sum F(s). */
+static kedr_status check_growth(const cayley_dense *d, const char *path, const uint64_t *F,
+                                int level, uint64_t *total)
 {
-    if (f && feof(f))
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated while reading", path);
-    return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot read: %s", path, strerror(errno));
+    if (F[0] != 1)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: F(0) = %llu, expected 1 "
+                         "(the identity)", path, (unsigned long long)F[0]);
+    uint64_t sum = 0;
+    for (int s = 0; s <= level; s++) {
+        if (F[s] == 0 || F[s] > d->g->order - sum)
+            return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: F(%d) = %llu %s", path,
+                             s, (unsigned long long)F[s],
+                             F[s] ? "takes the sum of F past the group order"
+                                  : "(every level up to the checkpoint's holds an element)");
+        sum += F[s];
+    }
+    *total = sum;
+    return KEDR_OK;
 }
 
-/* Streams a bitmap from f through buf to the back end; *ones counts its set bits. */
-static kedr_status read_bitmap(cayley_dense *d, FILE *f, const char *path, int which, int level,
-                               unsigned char *buf, uint64_t *sum, uint64_t *ones)
+/* The bits of buf (bytes [off, off + n) of a bitmap) at or past the order: none may be set. */
+static int past_order(const cayley_dense *d, size_t off, const unsigned char *buf, size_t n)
 {
+    uint64_t order = d->g->order, first = order / 8; /* the byte holding bit `order` */
+    size_t i0 = first <= off ? 0 : first - off < n ? (size_t)(first - off) : n;
+    for (size_t i = i0; i < n; i++) {
+        uint64_t at = (uint64_t)(off + i);
+        unsigned mask = at == first ? 0xffu << (order % 8) : 0xffu;
+        if (buf[i] & mask)
+            return 1;
+    }
+    return 0;
+}
+
+/* Streams a bitmap from the file through buf to the back end; *ones counts its set bits. The
+ * frontier (which = 1) must lie within the visited bitmap, re-read from the file into vis. The
+ * first thing wrong goes to problem (PROBLEM bytes), reported once the checksum has matched: a
+ * damaged file is then called corrupt, a crafted one says what is wrong. */
+#define PROBLEM 200
+static kedr_status read_bitmap(cayley_dense *d, int fd, const char *path, int which, int level,
+                               unsigned char *buf, unsigned char *vis, uint64_t *sum,
+                               uint64_t *ones, char *problem)
+{
+    uint64_t base = CK_HEADER + 8 * ((uint64_t)level + 1);
+    const char *name = which ? "frontier" : "visited";
     for (size_t off = 0; off < d->bitmap_bytes; off += CK_CHUNK) {
         size_t n = d->bitmap_bytes - off < CK_CHUNK ? d->bitmap_bytes - off : CK_CHUNK;
-        if (fread(buf, 1, n, f) != n)
-            return read_fail(path, f);
+        KEDR_TRY(cayley_ck_read(fd, path, base + (uint64_t)which * d->bitmap_bytes + off, buf, n));
+        if (!problem[0] && past_order(d, off, buf, n))
+            snprintf(problem, PROBLEM, "corrupt: the %s bitmap has bits set at or past the group "
+                     "order %llu", name, (unsigned long long)d->g->order);
+        if (!problem[0] && !which && off == 0 && !(buf[0] & 1))
+            snprintf(problem, PROBLEM, "inconsistent: the identity (rank 0) is not visited");
+        if (!problem[0] && which) {
+            KEDR_TRY(cayley_ck_read(fd, path, base + off, vis, n));
+            for (size_t i = 0; i < n && !problem[0]; i++)
+                if (buf[i] & ~vis[i])
+                    snprintf(problem, PROBLEM, "inconsistent: element %llu is in the frontier "
+                             "but not visited", (unsigned long long)(8 * (uint64_t)(off + i) +
+                             (uint64_t)__builtin_ctz(buf[i] & ~vis[i] & 0xffu)));
+        }
         ck_sum(sum, ones, buf, n);
         KEDR_TRY(cayley_dense_upload(d, which, off, buf, n, level));
     }
     return KEDR_OK;
 }
 
-/* What the checksum cannot tell: that the contents are a consistent state of the search. */
-static kedr_status check_contents(const cayley_dense *d, const char *path, const uint64_t *F,
-                                  int level, int complete, uint64_t visited, uint64_t frontier)
+/* The bitmaps against F: what the checksum cannot tell. */
+static kedr_status check_counts(const char *path, const uint64_t *F, int level, int complete,
+                                uint64_t total, uint64_t visited, uint64_t frontier)
 {
-    uint64_t total = 0;
-    int ok = F[0] == 1;
-    for (int s = 0; ok && s <= level; s++) {
-        ok = F[s] > 0 && F[s] <= d->g->order - total;
-        total += F[s];
-    }
-    if (!ok)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: F(s) is not a growth "
-                         "function of %s", path, d->g->spec);
+    if (visited != total)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: %llu elements visited "
+                         "where the sum of F(0..%d) is %llu", path, (unsigned long long)visited,
+                         level, (unsigned long long)total);
     uint64_t want = complete ? 0 : F[level];
-    if (visited != total || frontier != want)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: %llu visited and %llu "
-                         "frontier elements where F(s) says %llu and %llu", path,
-                         (unsigned long long)visited, (unsigned long long)frontier,
-                         (unsigned long long)total, (unsigned long long)want);
+    if (frontier != want)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: %llu frontier elements "
+                         "where %s", path, (unsigned long long)frontier,
+                         complete ? "the search is marked ended (expected none)"
+                                  : "F(level) says otherwise (or the ended flag is missing)");
     return KEDR_OK;
+}
+
+/* Reads the growth function and the bitmaps after the header has been checked. */
+static kedr_status read_body(cayley_dense *d, int fd, const char *path, const unsigned char *head,
+                             int level, int complete, uint64_t *F)
+{
+    size_t nF = (size_t)level + 1, bufsize = d->bitmap_bytes < CK_CHUNK ? d->bitmap_bytes : CK_CHUNK;
+    KEDR_TRY(cayley_ck_read(fd, path, CK_HEADER, F, 8 * nF));
+    unsigned char *buf = malloc(2 * bufsize);
+    if (!buf)
+        return kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory for %zu bytes", path,
+                         2 * bufsize);
+    uint64_t sum = 0, ones = 0, visited = 0, frontier = 0;
+    char problem[PROBLEM] = "";
+    ck_sum(&sum, &ones, head, CK_HEADER);
+    ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
+    kedr_status s = read_bitmap(d, fd, path, 0, level, buf, buf + bufsize, &sum, &visited,
+                                problem);
+    if (s == KEDR_OK)
+        s = read_bitmap(d, fd, path, 1, level, buf, buf + bufsize, &sum, &frontier, problem);
+    unsigned char stored[8];
+    if (s == KEDR_OK)
+        s = cayley_ck_read(fd, path, CK_HEADER + 8 * nF + 2 * (uint64_t)d->bitmap_bytes, stored,
+                           8);
+    free(buf);
+    if (s == KEDR_OK && get64(stored) != sum)
+        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt: the checksum does not match the "
+                      "contents", path);
+    if (s == KEDR_OK && problem[0])
+        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: %s", path, problem);
+    uint64_t total = 0;
+    if (s == KEDR_OK)
+        s = check_growth(d, path, F, level, &total);
+    if (s == KEDR_OK)
+        s = check_counts(path, F, level, complete, total, visited, frontier);
+    return s;
 }
 
 kedr_status cayley_checkpoint_read(cayley_dense *d, const char *path, uint64_t **growth,
                                    int *level, int *complete)
 {
     *growth = NULL;
-    FILE *f = fopen(path, "rb");
-    struct stat st;
-    if (!f || fstat(fileno(f), &st) != 0) {
-        kedr_status s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot open: %s", path,
-                                  strerror(errno));
-        if (f)
-            fclose(f);
-        return s;
-    }
+    int fd = -1;
+    uint64_t size = 0;
+    KEDR_TRY(cayley_ck_open(path, &fd, &size));
     unsigned char head[CK_HEADER];
     kedr_status s = KEDR_OK;
-    if ((long long)st.st_size < CK_HEADER) {
-        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %lld bytes, shorter than the "
-                      "%d-byte header", path, (long long)st.st_size, CK_HEADER);
-    } else if (fread(head, 1, CK_HEADER, f) != CK_HEADER) {
-        s = read_fail(path, f);
-    } else {
-        s = check_header(d, path, head, (long long)st.st_size, level, complete);
-    }
-    size_t nF = (size_t)*level + 1;
-    size_t bufsize = d->bitmap_bytes < CK_CHUNK ? d->bitmap_bytes : CK_CHUNK;
-    uint64_t *F = NULL;
-    unsigned char *buf = NULL;
-    if (s == KEDR_OK) {
-        F = malloc(8 * nF);
-        buf = malloc(bufsize);
-        if (!F || !buf)
-            s = kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory", path);
-    }
-    uint64_t sum = 0, ones = 0, visited = 0, frontier = 0;
-    if (s == KEDR_OK && fread(F, 8, nF, f) != nF)
-        s = read_fail(path, f);
-    if (s == KEDR_OK) {
-        ck_sum(&sum, &ones, head, CK_HEADER);
-        ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
-        s = read_bitmap(d, f, path, 0, *level, buf, &sum, &visited);
-    }
+    if (size < CK_HEADER)
+        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu bytes, shorter than the "
+                      "%d-byte header", path, (unsigned long long)size, CK_HEADER);
     if (s == KEDR_OK)
-        s = read_bitmap(d, f, path, 1, *level, buf, &sum, &frontier);
-    unsigned char stored[8];
-    if (s == KEDR_OK && fread(stored, 1, 8, f) != 8)
-        s = read_fail(path, f);
-    if (s == KEDR_OK && get64(stored) != sum)
-        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt: the checksum does not match the "
-                      "contents", path);
+        s = cayley_ck_read(fd, path, 0, head, CK_HEADER);
     if (s == KEDR_OK)
-        s = check_contents(d, path, F, *level, *complete, visited, frontier);
-    fclose(f);
-    free(buf);
+        s = check_header(d, path, head, size, level, complete);
+    /* the header matched the file's size: F takes at most the file's bytes */
+    uint64_t *F = s == KEDR_OK ? malloc(8 * ((size_t)*level + 1)) : NULL;
+    if (s == KEDR_OK && !F)
+        s = kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory for %d levels", path,
+                      *level + 1);
+    if (s == KEDR_OK)
+        s = read_body(d, fd, path, head, *level, *complete, F);
+    close(fd);
     if (s != KEDR_OK) {
         free(F);
         return s;

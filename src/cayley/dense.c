@@ -295,6 +295,20 @@ static kedr_status maybe_checkpoint(cayley_dense *d, const kedr_cayley_options *
     return KEDR_OK;
 }
 
+/* Stops at a level boundary after a signal: saves the state (unless the last level's
+ * checkpoint holds it) and says so. */
+static kedr_status stop_interrupted(cayley_dense *d, const kedr_cayley_options *opt,
+                                    const kedr_cayley_result *res, int saved)
+{
+    const char *path = opt ? opt->checkpoint_path : NULL;
+    if (path && !saved)
+        KEDR_TRY(cayley_checkpoint_write(d, path, res->growth, res->diameter, 0));
+    return kedr_fail(KEDR_ERR_INTERRUPTED, "%s: interrupted by signal %d after level %d%s%s",
+                     d->g->spec, kedr_interrupted(), res->diameter,
+                     path ? "; saved to the checkpoint " : " (no --checkpoint to save it to)",
+                     path ? path : "");
+}
+
 /* Runs levels from the state in d, whose growth so far is res->growth[0..res->diameter]. */
 static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_cayley_result *res)
 {
@@ -316,6 +330,13 @@ static kedr_status search(cayley_dense *d, const kedr_cayley_options *opt, kedr_
     if (res->complete)
         KEDR_TRY(maybe_checkpoint(d, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
     for (int s = res->diameter + 1; !res->complete && (max_levels <= 0 || s <= max_levels); s++) {
+        /* a signal stops the search between two levels, the only point where its state is
+         * whole (on every back end: this loop drives the cpu, cuda and multi-GPU levels) */
+        if (kedr_interrupted()) {
+            res->seconds = kedr_wall_seconds() - t0;
+            res->average_distance = weighted / (double)res->reached;
+            return stop_interrupted(d, opt, res, lv.checkpointed);
+        }
         double t = kedr_wall_seconds();
         uint64_t count = 0;
         KEDR_TRY(dense_level(d, res->growth[s - 1], &count));
@@ -412,7 +433,8 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     if (s == KEDR_OK)
         s = search(&d, opt, result);
     dense_end(&d);
-    if (s != KEDR_OK)
+    /* interrupted: the result holds the levels done */
+    if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
         kedr_cayley_result_free(result);
     return s;
 }

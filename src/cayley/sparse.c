@@ -23,10 +23,10 @@
  * much as fits. */
 #include "sparse.h"
 #include "dense.h"
+#include "sparse_checkpoint.h"
 #include "core/internal.h"
 #include "kedr/prim.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -527,6 +527,10 @@ static kedr_status level(sparse_search *S, size_t chunk)
     }
     S->next.n = 0;
     for (size_t off = 0; off < m; off += chunk) {
+        /* a long level in chunks stops between two: prev, cur and visited are still those of
+         * the last complete level, which the caller saves */
+        if (off > 0 && kedr_interrupted())
+            return KEDR_ERR_INTERRUPTED;
         size_t c = m - off < chunk ? m - off : chunk, n = c * ngens;
         /* piece may hold the buffer of next after a swap */
         KEDR_TRY(svec_reserve(ctx, &S->piece, n, W));
@@ -580,168 +584,53 @@ static kedr_status level(sparse_search *S, size_t chunk)
     return KEDR_OK;
 }
 
-/* ---- checkpoints (docs/cayley.md): the layers the next level needs, at a level boundary ---- */
+/* ---- checkpoints (sparse_checkpoint.c): the layers the next level needs ---- */
 
-/* Version 2 added the state words (the header's former padding, zero in version 1, whose
- * one-word states are still read). */
-#define SCK_MAGIC "KEDRCKS1"
-#define SCK_VERSION 2u
-#define SCK_CHUNK ((size_t)1 << 20) /* states per transfer */
-
-typedef struct {
-    char magic[8];
-    uint32_t version, inverses, closed, complete;
-    char spec[160];
-    int32_t level, words; /* words: 0 in version 1 (one word) */
-    uint64_t order, nprev, ncur, nvisited;
-} sck_header;
-
-static uint64_t sck_hash(uint64_t h, const void *p, size_t len)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
-    return h;
-}
-
-static int sck_put(FILE *f, uint64_t *h, const void *p, size_t len)
-{
-    *h = sck_hash(*h, p, len);
-    return fwrite(p, 1, len, f) == len;
-}
-
-/* Writes F(0..level) and the layers atomically: path.tmp, flush, fsync, rename. */
 static kedr_status sck_write(sparse_search *S, const char *path, const kedr_cayley_result *res,
                              int complete)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return kedr_fail(KEDR_ERR_IO, "checkpoint %s: path too long", path);
-    sck_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, SCK_MAGIC, 8);
-    h.version = SCK_VERSION;
-    h.inverses = (uint32_t)S->g->inverses;
-    h.closed = (uint32_t)S->closed;
-    h.complete = (uint32_t)complete;
-    snprintf(h.spec, sizeof h.spec, "%s", S->g->spec);
-    h.level = res->diameter;
-    h.words = S->words;
-    h.order = S->g->order;
-    h.nprev = S->closed ? S->prev.n : 0;
-    h.ncur = S->cur.n;
-    h.nvisited = S->closed ? 0 : S->visited.n;
-    uint64_t *buf = malloc(SCK_CHUNK * 8);
-    FILE *f = buf ? fopen(tmp, "wb") : NULL;
-    if (!f) {
-        free(buf);
-        return kedr_fail(buf ? KEDR_ERR_IO : KEDR_ERR_NOMEM, "checkpoint %s: cannot write: %s",
-                         tmp, buf ? strerror(errno) : "out of host memory");
-    }
-    uint64_t hash = 0xcbf29ce484222325ull;
-    int ok = sck_put(f, &hash, &h, sizeof h) &&
-             sck_put(f, &hash, res->growth, ((size_t)h.level + 1) * 8);
+    cayley_sck ck;
+    memset(&ck, 0, sizeof ck);
+    ck.level = res->diameter;
+    ck.complete = complete;
+    ck.closed = S->closed;
+    ck.words = S->words;
+    ck.growth = res->growth;
     const svec *arrays[3] = {&S->prev, &S->cur, &S->visited};
-    const uint64_t counts[3] = {h.nprev, h.ncur, h.nvisited};
-    kedr_status st = KEDR_OK;
-    for (int a = 0; a < 3 && ok && st == KEDR_OK; a++)
+    for (int a = 0; a < 3; a++) {
+        int used = a == 1 || (a == 0) == (S->closed != 0);
+        ck.n[a] = used ? arrays[a]->n : 0;
         for (int w = 0; w < S->words; w++)
-            for (uint64_t i = 0; i < counts[a] && ok && st == KEDR_OK; i += SCK_CHUNK) {
-                size_t k = counts[a] - i < SCK_CHUNK ? (size_t)(counts[a] - i) : SCK_CHUNK;
-                st = kedr_download(S->ctx, buf, arrays[a]->w[w] + i, k * 8);
-                ok = st == KEDR_OK && sck_put(f, &hash, buf, k * 8);
-            }
-    free(buf);
-    ok = ok && fwrite(&hash, 8, 1, f) == 1 && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    ok = fclose(f) == 0 && ok;
-    if (st != KEDR_OK || !ok || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return st != KEDR_OK ? st : kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s",
-                                              path, strerror(e));
+            ck.a[a][w] = arrays[a]->w[w];
     }
-    return KEDR_OK;
+    return cayley_sck_write(S->ctx, S->g, path, &ck);
 }
 
-static int sck_get(FILE *f, uint64_t *h, void *p, size_t len)
+/* Loads a checkpoint of this group into S's layers and res (growth, diameter, complete). */
+static kedr_status sck_read(sparse_search *S, const char *path, kedr_cayley_result *res)
 {
-    if (fread(p, 1, len, f) != len)
-        return 0;
-    *h = sck_hash(*h, p, len);
-    return 1;
-}
-
-/* Reads a checkpoint of this group into S's layers and res (growth, diameter, complete). The
- * whole file is checked (checksum) before anything is loaded. */
-static kedr_status sck_read(sparse_search *S, const char *path, kedr_cayley_result *res,
-                            int *complete)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot open: %s", path, strerror(errno));
-    sck_header h;
-    uint64_t hash = 0xcbf29ce484222325ull, *host = NULL, *growth = NULL;
-    kedr_status st = KEDR_OK;
-    if (!sck_get(f, &hash, &h, sizeof h))
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated (no header)", path);
-    else if (memcmp(h.magic, SCK_MAGIC, 8) != 0)
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: not a sparse-mode checkpoint of kedr "
-                       "cayley", path);
-    else if (h.version != 1 && h.version != SCK_VERSION)
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: version %u; this kedr reads versions 1 "
-                       "and %u", path, h.version, SCK_VERSION);
-    else if (memchr(h.spec, 0, sizeof h.spec) == NULL || strcmp(h.spec, S->g->spec) != 0 ||
-             h.order != S->g->order)
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,
-                       memchr(h.spec, 0, sizeof h.spec) ? h.spec : "?", S->g->spec);
-    else if (h.inverses != (uint32_t)S->g->inverses || h.closed != (uint32_t)S->closed)
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made %s --inverses", path,
-                       h.inverses ? "with" : "without");
-    else if ((h.version == 1 ? h.words != 0 : h.words != S->words) ||
-             (h.version == 1 && S->words != 1))
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: states of %d words, this group's have %d",
-                       path, h.version == 1 ? 1 : (int)h.words, S->words);
-    else if (h.level < 0 || (uint64_t)h.level >= h.order + 1 || h.complete > 1 ||
-             h.nprev > h.order || h.ncur > h.order || h.nvisited > h.order ||
-             h.nprev + h.ncur > h.order || h.ncur == 0)
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header", path);
-    size_t nstates = st == KEDR_OK ? (size_t)(h.nprev + h.ncur + h.nvisited) * S->words : 0;
-    if (st == KEDR_OK) {
-        growth = malloc(((size_t)h.level + 1) * 8);
-        host = malloc(nstates ? nstates * 8 : 8);
-        if (!growth || !host)
-            st = kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory", path);
-    }
-    uint64_t want = 0;
-    if (st == KEDR_OK && (!sck_get(f, &hash, growth, ((size_t)h.level + 1) * 8) ||
-                          !sck_get(f, &hash, host, nstates * 8) ||
-                          fread(&want, 8, 1, f) != 1))
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated", path);
-    if (st == KEDR_OK && (want != hash || fgetc(f) != EOF))
-        st = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: the checksum does not match (corrupt "
-                       "file)", path);
-    fclose(f);
+    cayley_sck ck;
+    memset(&ck, 0, sizeof ck);
+    ck.closed = S->closed;
+    ck.words = S->words;
+    KEDR_TRY(cayley_sck_read(S->g, path, &ck));
     svec *arrays[3] = {&S->prev, &S->cur, &S->visited};
-    const uint64_t counts[3] = {h.nprev, h.ncur, h.nvisited};
-    size_t off = 0;
+    kedr_status st = KEDR_OK;
     for (int a = 0; a < 3 && st == KEDR_OK; a++) {
-        st = svec_reserve(S->ctx, arrays[a], counts[a] ? (size_t)counts[a] : 1, S->words);
-        for (int w = 0; w < S->words && st == KEDR_OK && counts[a]; w++) {
-            st = kedr_upload(S->ctx, arrays[a]->w[w], host + off, (size_t)counts[a] * 8);
-            off += (size_t)counts[a];
-        }
-        arrays[a]->n = (size_t)counts[a];
+        st = svec_reserve(S->ctx, arrays[a], ck.n[a] ? (size_t)ck.n[a] : 1, S->words);
+        for (int w = 0; w < S->words && st == KEDR_OK && ck.n[a]; w++)
+            st = kedr_upload(S->ctx, arrays[a]->w[w], ck.a[a][w], (size_t)ck.n[a] * 8);
+        arrays[a]->n = (size_t)ck.n[a];
     }
-    free(host);
-    if (st != KEDR_OK) {
-        free(growth);
-        return st;
+    if (st == KEDR_OK) {
+        free(res->growth);
+        res->growth = ck.growth; /* now the result's */
+        ck.growth = NULL;
+        res->diameter = ck.level;
+        res->complete = ck.complete;
     }
-    free(res->growth);
-    res->growth = growth;
-    res->diameter = h.level;
-    *complete = (int)h.complete;
-    return KEDR_OK;
+    cayley_sck_free(&ck);
+    return st;
 }
 
 /* Writes a checkpoint when one is asked for and due (or `force`). */
@@ -761,54 +650,130 @@ static kedr_status sck_maybe(sparse_search *S, const kedr_cayley_options *opt,
     return KEDR_OK;
 }
 
-static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr_cayley_result *res)
+/* The starting state: the identity alone, or the checkpoint resumed from. */
+static kedr_status start(sparse_search *S, const kedr_cayley_options *opt, kedr_cayley_result *res)
 {
     const kedr_cayley_group *g = S->g;
-    kedr_ctx *ctx = S->ctx;
-    double t0 = kedr_wall_seconds(), last_checkpoint = t0;
-    int max_levels = opt ? opt->max_levels : 0;
     res->resumed_from = -1;
     res->complete = 0;
     if (opt && opt->resume_path) {
-        KEDR_TRY(sck_read(S, opt->resume_path, res, &res->complete));
+        KEDR_TRY(sck_read(S, opt->resume_path, res));
         res->resumed_from = res->diameter;
-    } else {
-        for (int w = 0; w < S->words; w++) {
-            uint64_t id = cayley_sparse_based(g) ? cayley_based_identity(g, w)
-                                                 : cayley_sparse_identity(g);
-            KEDR_TRY(svec_reserve(ctx, &S->cur, 1, S->words));
-            KEDR_TRY(kedr_upload(ctx, S->cur.w[w], &id, sizeof id));
-            S->cur.n = 1;
-            if (!S->closed) {
-                KEDR_TRY(svec_reserve(ctx, &S->visited, 1, S->words));
-                KEDR_TRY(kedr_upload(ctx, S->visited.w[w], &id, sizeof id));
-                S->visited.n = 1;
-            }
-        }
-        size_t l0 = 0, c0 = 0;
-        KEDR_TRY(cayley_push_level(res, &l0, &c0, 1));
+        return KEDR_OK;
     }
-    size_t len = (size_t)res->diameter + 1, cap = len;
+    KEDR_TRY(svec_reserve(S->ctx, &S->cur, 1, S->words));
+    if (!S->closed)
+        KEDR_TRY(svec_reserve(S->ctx, &S->visited, 1, S->words));
+    for (int w = 0; w < S->words; w++) {
+        uint64_t id = cayley_sparse_based(g) ? cayley_based_identity(g, w)
+                                             : cayley_sparse_identity(g);
+        KEDR_TRY(kedr_upload(S->ctx, S->cur.w[w], &id, sizeof id));
+        if (!S->closed)
+            KEDR_TRY(kedr_upload(S->ctx, S->visited.w[w], &id, sizeof id));
+    }
+    S->cur.n = 1;
+    S->visited.n = S->closed ? 0 : 1;
+    size_t l0 = 0, c0 = 0;
+    return cayley_push_level(res, &l0, &c0, 1);
+}
+
+/* A checkpoint that says the search had ended is believed once its last layer, expanded
+ * again, gives nothing new (the file cannot prove it: a flipped flag would end a search early). */
+static kedr_status confirm_ended(sparse_search *S, const kedr_cayley_options *opt,
+                                 const kedr_cayley_result *res)
+{
+    size_t chunk = 0;
+    KEDR_TRY(plan_level(S, res->diameter + 1, S->g->order - res->reached, &chunk));
+    kedr_status st = level(S, chunk);
+    if (st == KEDR_ERR_INTERRUPTED)
+        return kedr_fail(st, "%s: interrupted by signal %d while checking that checkpoint %s "
+                         "holds an ended search", S->g->spec, kedr_interrupted(),
+                         opt->resume_path);
+    KEDR_TRY(st);
+    if (S->next.n != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: marked as an ended search, "
+                         "but level %d has %zu new states", opt->resume_path,
+                         res->diameter + 1, S->next.n);
+    return KEDR_OK;
+}
+
+/* Stops at a level boundary after a signal: saves the state (unless the last level's
+ * checkpoint holds it) and says so. */
+static kedr_status stop_interrupted(sparse_search *S, const kedr_cayley_options *opt,
+                                    kedr_cayley_result *res, int saved)
+{
+    const char *path = opt ? opt->checkpoint_path : NULL;
+    if (path && !saved)
+        KEDR_TRY(sck_write(S, path, res, 0));
+    return kedr_fail(KEDR_ERR_INTERRUPTED, "%s: interrupted by signal %d after level %d%s%s",
+                     S->g->spec, kedr_interrupted(), res->diameter,
+                     path ? "; saved to the checkpoint " : " (no --checkpoint to save it to)",
+                     path ? path : "");
+}
+
+/* Puts what the levels so far give into res: sum s F(s), reached and the time. */
+static void finish(sparse_search *S, kedr_cayley_result *res, double t0)
+{
     double weighted = 0;
     res->reached = 0;
     for (int s = 0; s <= res->diameter; s++) {
         res->reached += res->growth[s];
         weighted += (double)s * (double)res->growth[s];
     }
+    res->seconds = kedr_wall_seconds() - t0;
+    res->average_distance = weighted / (double)res->reached;
+    res->memory_bytes = S->peak;
+}
+
+/* Makes the layers of level s (found in S->next) the current ones. */
+static kedr_status advance(sparse_search *S)
+{
+    if (S->closed) {
+        svec_swap(&S->prev, &S->cur); /* prev <- L_s, cur <- L_{s+1}, next <- old L_{s-1} */
+        svec_swap(&S->cur, &S->next);
+    } else {
+        KEDR_TRY(merge_into(S, &S->visited, &S->next));
+        svec_swap(&S->cur, &S->next);
+    }
+    size_t held = held_bytes(S);
+    if (held > S->peak)
+        S->peak = held;
+    return KEDR_OK;
+}
+
+static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr_cayley_result *res)
+{
+    const kedr_cayley_group *g = S->g;
+    double t0 = kedr_wall_seconds(), last_checkpoint = t0;
+    int max_levels = opt ? opt->max_levels : 0;
+    KEDR_TRY(start(S, opt, res));
+    size_t len = (size_t)res->diameter + 1, cap = len;
+    finish(S, res, t0);
     kedr_cayley_level lv = {.level = res->diameter,
                             .new_elements = res->growth[res->diameter],
                             .reached = res->reached,
                             .memory_bytes = held_bytes(S)};
     if (res->resumed_from < 0 && opt && opt->on_level)
         opt->on_level(&lv, opt->user);
+    if (res->complete && res->resumed_from >= 0 && g->ngens > 0)
+        KEDR_TRY(confirm_ended(S, opt, res));
     if (res->complete) /* an ended search: nothing to expand, still written out */
         KEDR_TRY(sck_maybe(S, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
     for (int s = res->diameter + 1;
          g->ngens > 0 && !res->complete && (max_levels <= 0 || s <= max_levels); s++) {
+        if (kedr_interrupted()) {
+            finish(S, res, t0);
+            return stop_interrupted(S, opt, res, lv.checkpointed);
+        }
         double t = kedr_wall_seconds();
         size_t chunk = 0;
         KEDR_TRY(plan_level(S, s, g->order - res->reached, &chunk));
-        KEDR_TRY(level(S, chunk));
+        kedr_status st = level(S, chunk);
+        if (st == KEDR_ERR_INTERRUPTED) {
+            finish(S, res, t0);
+            return stop_interrupted(S, opt, res, lv.checkpointed);
+        }
+        KEDR_TRY(st);
         uint64_t count = S->next.n;
         res->edge_visits += (double)S->cur.n * g->ngens;
         if (count == 0) {
@@ -822,20 +787,10 @@ static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr
                              "states with only %llu left", s, g->spec, (unsigned long long)count,
                              (unsigned long long)(g->order - res->reached));
         lv.edge_visits = (double)S->cur.n * g->ngens;
-        if (S->closed) {
-            svec_swap(&S->prev, &S->cur); /* prev <- L_s, cur <- L_{s+1}, next <- old L_{s-1} */
-            svec_swap(&S->cur, &S->next);
-        } else {
-            KEDR_TRY(merge_into(S, &S->visited, &S->next));
-            svec_swap(&S->cur, &S->next);
-        }
-        size_t held = held_bytes(S);
-        if (held > S->peak)
-            S->peak = held;
+        KEDR_TRY(advance(S));
         KEDR_TRY(cayley_push_level(res, &len, &cap, count));
         res->diameter = s;
         res->reached += count;
-        weighted += (double)s * (double)count;
         lv.level = s;
         lv.new_elements = count;
         lv.reached = res->reached;
@@ -850,9 +805,7 @@ static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr
     }
     if (g->ngens == 0)
         res->complete = 1;
-    res->seconds = kedr_wall_seconds() - t0;
-    res->average_distance = weighted / (double)res->reached;
-    res->memory_bytes = S->peak;
+    finish(S, res, t0);
     return KEDR_OK;
 }
 
@@ -874,7 +827,8 @@ kedr_status cayley_sparse_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     result->mode = KEDR_CAYLEY_SPARSE;
     kedr_status s = search(&S, opt, result);
     release_all(&S);
-    if (s != KEDR_OK)
+    /* interrupted: the result holds the levels done (kedr_cayley_growth) */
+    if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
         kedr_cayley_result_free(result);
     return s;
 }
