@@ -147,6 +147,47 @@ kedr_status kedr_counting_sort_in(kedr_ctx *ctx, const uint32_t *keys, size_t n,
 kedr_status kedr_transpose(kedr_ctx *ctx, kedr_dtype t, const void *in, void *out, size_t rows,
                            size_t cols);
 
+
+/* ---- batched tridiagonal solvers ---------------------------------------------------------- */
+
+/* count independent systems of n unknowns, a_i x_{i-1} + b_i x_i + c_i x_{i+1} = d_i
+ * (i = 0 .. n-1), all with the same n, in one of two layouts of the arrays a, b, c, d:
+ * CONTIGUOUS: system s is one run, element (s, i) at s*n + i (a line of a row-major grid);
+ * INTERLEAVED: unknown i of every system side by side, element (s, i) at i*count + s (the lines
+ * across a grid's fastest index, as an ADI sweep along a slow axis meets them). */
+typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_tridiag_layout;
+
+/* AUTO: the back end's fastest for the sizes. THOMAS: Gaussian elimination without pivoting
+ * (the Thomas algorithm), one system per thread; the cpu's algorithm, and the cuda one for every
+ * size and layout today. */
+typedef enum { KEDR_TRIDIAG_AUTO = 0, KEDR_TRIDIAG_THOMAS = 1 } kedr_tridiag_algorithm;
+
+typedef struct {
+    size_t n;     /* unknowns per system, at least 1 */
+    size_t count; /* systems */
+    kedr_tridiag_layout layout;
+    int periodic; /* 0: a_0 and c_{n-1} are ignored; 1: cyclic systems, a_0 multiplies x_{n-1}
+                   * and c_{n-1} multiplies x_0 (for n = 1: (a_0 + b_0 + c_0) x_0 = d_0; for
+                   * n = 2 the two couplings of a row add up) */
+    kedr_tridiag_algorithm algorithm;
+} kedr_tridiag_desc;
+
+/* Solves every system of desc in place: d holds the right-hand sides on entry and the solutions
+ * x on return; a, b, c (each n * count elements of type t, F32 or F64, in the layout of desc)
+ * are left unchanged and must not overlap d. Arithmetic is in type t. Periodic systems are
+ * solved by bordering: two right-hand sides of the leading (n-1) x (n-1) system, then x_{n-1}
+ * from the last row. Scratch: cuda n * count elements (two times that when periodic) unless a
+ * system fits in shared memory; cpu the same. Queued on the context's stream; no wait.
+ *
+ * Stability: no pivoting. Systems that are strictly diagonally dominant by rows
+ * (|b_i| > |a_i| + |c_i|), or symmetric positive definite, are solved with a small backward
+ * error, independent of n. Other non-singular systems may meet a zero or tiny pivot: a zero one
+ * gives inf or NaN in that system's x (the other systems are unaffected), a tiny one an
+ * inaccurate x; no error is returned for either, as detecting them would cost the GPU a wait.
+ * Callers with such systems check x for finite values or use a pivoting solver. */
+kedr_status kedr_tridiag_solve(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *desc,
+                               const void *a, const void *b, const void *c, void *d);
+
 #ifdef __cplusplus
 }
 #endif
