@@ -127,7 +127,8 @@ typedef struct {
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
-    char name[128];                  /* the case file's base name, for output files */
+    char name[128];                  /* the case file's base name, for output files (a longer
+                                      * name is an error, never cut short) */
     int dims;                        /* [domain] dimensions: 3, or 2 (0 counts as 2) */
     /* [domain] axisymmetric (2D only): x is the axis of symmetry, y >= 0 the radius; cells are
      * rings of volume pi (r_hi^2 - r_lo^2) dx, inflow faces rings and cylinders, a circle body a
@@ -171,14 +172,16 @@ typedef struct {
                                       * in the outermost row of cells) */
     int64_t sample_start;            /* [sample] first sampled step */
     int64_t sample_every;
-    /* [sample] start = auto: sampling starts once the flow is steady, when the mean particle
-     * count of a window of steady_window steps differs from the previous window's by at most
-     * steady_tolerance (relative). */
+    /* [sample] start = auto: sampling starts once the flow is steady (docs/dsmc.md, "Steady
+     * state"): over the last 4 windows of steady_window steps, the window means of the particle
+     * count and of the total energy change from window to window, and along a least-squares
+     * line, by no more than 3 standard errors plus steady_tolerance (relative) of the mean. The
+     * loader's steady_window is kedr_dsmc_steady_window unless [sample] steady_window says. */
     int sample_auto;
     int64_t steady_window;
     double steady_tolerance;
     int64_t stats_every;             /* [output] statistics line every N steps (0: none) */
-    char out_dir[512];
+    char out_dir[512];               /* [output] dir (longer is an error, never cut short) */
     int write_csv, write_vti;
     /* Output extras, checkpoints and limits (docs/dsmc.md). */
     int write_png;                   /* [output] png: temperature, density and Mach maps */
@@ -190,10 +193,41 @@ typedef struct {
 } kedr_dsmc_case;
 
 /* Reads a case file (and the species file it names, relative to the case file). Every error is
- * KEDR_ERR_PARSE (or KEDR_ERR_IO) with FILE:LINE, the key and what was expected. */
+ * KEDR_ERR_PARSE (or KEDR_ERR_IO) with FILE:LINE, the key and what was expected. A name or path
+ * that does not fit its field (the case name, [output] dir, a species name) is such an error. */
 kedr_status kedr_dsmc_case_load(const char *path, kedr_dsmc_case *c);
 /* Checks a case built in code (the loader calls it too); KEDR_ERR_INVALID names the field. */
 kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c);
+
+/* The default steady_window of [sample] start = auto: the steps a molecule at the freestream
+ * speed plus the most probable thermal speed (of the lightest species) takes to cross the
+ * domain's longest side, at least 50 (and at most 10^6): the test's 4 windows then span a few
+ * flow-through times. c needs its domain, gas, freestream and dt. */
+int64_t kedr_dsmc_steady_window(const kedr_dsmc_case *c);
+
+/* The most collision candidates a cell tries in one step (its random stream's counter); a cell
+ * that would need more has its collisions cut short. */
+#define KEDR_DSMC_MAX_CANDIDATES 16777215u
+
+/* The work a case asks for, estimated from its keys before anything is allocated, for a program
+ * to refuse what would not finish (kedr dsmc does, unless --force). The domain is taken as full
+ * of its densest gas state (the freestream or [downstream]), bodies not cut out: a case that
+ * starts empty fills up to about this. */
+typedef struct {
+    double cells;
+    double particles;      /* simulated particles */
+    double inflow;         /* particles entering per step */
+    /* NTC collision candidates per step, summed over cells: 1/2 N^2 W (sigma g)max dt / V a cell
+     * (N its particles, W their weight, V its volume), with the (sigma g)max cells start from;
+     * candidates_run the same with each cell's at most KEDR_DSMC_MAX_CANDIDATES, what a step
+     * runs; cells_capped the cells that reach that bound. (MFS takes as many on average.) */
+    double candidates, candidates_run, cells_capped;
+    double collisions;     /* expected collisions per step (the VHS mean collision rate) */
+    double steps;          /* [run] steps */
+    double bytes_cpu, bytes_cuda; /* memory of those particles and of the cells, per back end */
+} kedr_dsmc_work;
+/* Fills *w for case c, after kedr_dsmc_case_check (whose errors it returns). */
+kedr_status kedr_dsmc_estimate(const kedr_dsmc_case *c, kedr_dsmc_work *w);
 /* Reads one species or mixture from a species file into c (species, fractions, nspecies). */
 kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_case *c);
 

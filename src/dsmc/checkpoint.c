@@ -2,21 +2,26 @@
  * docs/dsmc.md). Random numbers are keyed by (seed, entity, step, purpose), so the random stream's
  * position is just (seed, step); everything else that a step reads is stored, which is why a
  * restarted run continues bit for bit. Files hold host-order values with a byte-order mark and
- * end with an FNV-1a checksum, so truncation and corruption are caught before sim is touched. */
+ * end with an FNV-1a checksum, which catches accidents; a file is still untrusted input (anyone
+ * can compute the checksum), so its size is checked against its header before anything is
+ * allocated and every value against the case before sim is touched. */
 #include "sim.h"
 
 #include "core/internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-#define CHK_VERSION 6u
+#define CHK_VERSION 7u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -34,8 +39,7 @@ typedef struct {
     uint64_t nelem;                /* surface elements whose sums follow the cell sums */
     int64_t surf_steps;            /* steps in those sums */
     int64_t sample_start;          /* as decided so far ([sample] start = auto) */
-    double steady_sum, steady_prev;
-    int64_t steady_count;
+    dsmc_steady steady;            /* its steady-state test's windows */
 } chk_header;
 
 typedef struct {
@@ -84,15 +88,48 @@ static void put(chk_writer *w, const void *p, size_t len)
         w->failed = 1;
 }
 
-/* Context memory through a host staging buffer. */
+/* Context memory through a host staging buffer; src NULL writes zeros. */
 static kedr_status put_ctx(chk_writer *w, kedr_ctx *ctx, const void *src, size_t bytes, void *buf)
 {
+    if (!src)
+        memset(buf, 0, bytes < CHK_CHUNK ? bytes : CHK_CHUNK);
     for (size_t off = 0; off < bytes; off += CHK_CHUNK) {
         size_t len = bytes - off < CHK_CHUNK ? bytes - off : CHK_CHUNK;
-        KEDR_TRY(kedr_download(ctx, buf, (const char *)src + off, len));
+        if (src)
+            KEDR_TRY(kedr_download(ctx, buf, (const char *)src + off, len));
         put(w, buf, len);
     }
     return KEDR_OK;
+}
+
+static void fill_header(const kedr_dsmc *sim, int nf, chk_header *h)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, CHK_MAGIC, 8);
+    h->version = CHK_VERSION;
+    h->bom = CHK_BOM;
+    h->case_hash = case_hash(sim);
+    h->seed = sim->c.seed;
+    h->step = sim->step;
+    h->samples = sim->samples;
+    h->time = sim->time;
+    h->collisions = sim->collisions;
+    h->candidates = sim->candidates;
+    h->generated = sim->generated;
+    h->total_collisions = sim->total_collisions;
+    h->total_generated = sim->total_generated;
+    h->sep_mfp = sim->sep_mfp;
+    h->total_sep_mfp = sim->total_sep_mfp;
+    h->sorted = (uint32_t)sim->sorted;
+    h->located = (uint32_t)sim->located;
+    h->n = sim->n;
+    h->ncells = sim->ncells;
+    h->nfields = (uint32_t)nf;
+    h->nacc = DSMC_NACC;
+    h->nelem = sim->geo.surf ? sim->geo.nelem : 0;
+    h->surf_steps = sim->geo.surf_steps;
+    h->sample_start = sim->c.sample_start;
+    h->steady = sim->steady;
 }
 
 static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
@@ -100,34 +137,7 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&sim->a, &sim->p, fields);
     chk_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, CHK_MAGIC, 8);
-    h.version = CHK_VERSION;
-    h.bom = CHK_BOM;
-    h.case_hash = case_hash(sim);
-    h.seed = sim->c.seed;
-    h.step = sim->step;
-    h.samples = sim->samples;
-    h.time = sim->time;
-    h.collisions = sim->collisions;
-    h.candidates = sim->candidates;
-    h.generated = sim->generated;
-    h.total_collisions = sim->total_collisions;
-    h.total_generated = sim->total_generated;
-    h.sep_mfp = sim->sep_mfp;
-    h.total_sep_mfp = sim->total_sep_mfp;
-    h.sorted = (uint32_t)sim->sorted;
-    h.located = (uint32_t)sim->located;
-    h.n = sim->n;
-    h.ncells = sim->ncells;
-    h.nfields = (uint32_t)nf;
-    h.nacc = DSMC_NACC;
-    h.nelem = sim->geo.surf ? sim->geo.nelem : 0;
-    h.surf_steps = sim->geo.surf_steps;
-    h.sample_start = sim->c.sample_start;
-    h.steady_sum = sim->steady_sum;
-    h.steady_prev = sim->steady_prev;
-    h.steady_count = sim->steady_count;
+    fill_header(sim, nf, &h);
     put(w, &h, sizeof h);
     for (int k = 0; k < nf; k++) {
         chk_field fd;
@@ -137,9 +147,11 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
         put(w, &fd, sizeof fd);
         KEDR_TRY(put_ctx(w, sim->ctx, *fields[k].ptr, sim->n * fields[k].elem, buf));
     }
+    /* The cell ranges of particles not in cell order are stale (or never set) and unused until
+     * the next indexing: they are stored as zeros. */
     size_t nc = sim->ncells;
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->starts, nc * 4, buf));
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->counts, nc * 4, buf));
+    KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->starts : NULL, nc * 4, buf));
+    KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->counts : NULL, nc * 4, buf));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * sizeof *sim->sgmax, buf));
     KEDR_TRY(dsmc_sample_sums(sim));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * DSMC_NACC, buf));
@@ -160,31 +172,263 @@ kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s: step %lld failed after the particles moved; "
                          "that state cannot be continued exactly, so it is not saved", fn, path,
                          (long long)sim->step + 1);
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
     void *buf = malloc(CHK_CHUNK);
     if (!buf)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
-    chk_writer w = {fopen(tmp, "wb"), FNV_START, 0};
-    if (!w.f) {
+    /* PATH.tmp, synced and renamed over PATH (a regular file or none): a crash leaves the old
+     * checkpoint or the new one, and a device or FIFO given as the path is refused. */
+    kedr_file_writer fw;
+    kedr_status s = kedr_file_begin(&fw, path);
+    if (s != KEDR_OK) {
         free(buf);
-        return kedr_fail(KEDR_ERR_IO, "%s: cannot write %s: %s", fn, tmp, strerror(errno));
+        return s;
     }
-    kedr_status s = write_body(sim, &w, buf);
+    chk_writer w = {KEDR_FILE(&fw), FNV_START, 0};
+    s = write_body(sim, &w, buf);
     free(buf);
-    /* Data on disk before the rename, so a crash leaves the old checkpoint or the new one. */
-    int bad = w.failed || fflush(w.f) != 0 || fsync(fileno(w.f)) != 0;
-    int err = errno;
-    if (fclose(w.f) != 0)
-        bad = 1;
-    if (s == KEDR_OK && bad)
-        s = kedr_fail(KEDR_ERR_IO, "%s: writing %s failed: %s", fn, tmp, strerror(err));
-    if (s == KEDR_OK && rename(tmp, path) != 0)
-        s = kedr_fail(KEDR_ERR_IO, "%s: cannot rename %s to %s: %s", fn, tmp, path,
-                      strerror(errno));
-    if (s != KEDR_OK)
-        remove(tmp);
-    return s;
+    if (s == KEDR_OK && w.failed)
+        s = kedr_fail(KEDR_ERR_IO, "%s: %s: write error: %s", fn, fw.tmp, strerror(errno));
+    if (s != KEDR_OK) {
+        kedr_file_abort(&fw);
+        return s;
+    }
+    return kedr_file_commit(&fw);
+}
+
+/* ---- what a file may hold ----------------------------------------------------------------- */
+
+/* A checkpoint is untrusted input: besides its size and checksum, every value is checked against
+ * bounds from the case before it reaches sim, so that no file can make a step endless (a huge or
+ * NaN (sigma g)max asks for that many candidates), send a molecule to 1e300 m or index past an
+ * array. The bounds are generous: a run's own file never comes near them. */
+typedef enum { A_POS, A_VEL, A_EROT, A_SPECIES, A_STARTS, A_COUNTS, A_SGMAX, A_ACC, A_SURF } chk_kind;
+
+typedef struct {
+    const char *name;
+    chk_kind kind;
+    int axis; /* A_POS: 0, 1, 2 */
+} chk_array;
+
+typedef struct {
+    const char *path;
+    double lo[3], hi[3];  /* positions: the domain, widened by a millionth of its size */
+    double vmax, emax;    /* bounds on each velocity component, m/s, and rotational energy, J */
+    double sg_lo, sg_hi;  /* (sigma g)max, m^3/s */
+    int nspecies, sorted;
+    uint64_t n, ncells, nelem;
+    int64_t samples;
+    uint32_t *starts;     /* host copy of the cell starts, for the counts' check */
+    uint64_t next;        /* the counts' sum so far */
+} chk_limits;
+
+/* sigma g of the pair where it is largest, at relative speed g (as kedr_dsmc_create takes it). */
+static double sg_at(const dsmc_params *p, double g)
+{
+    double sg = 0;
+    for (int i = 0; i < p->nspecies; i++)
+        for (int j = 0; j < p->nspecies; j++) {
+            int k = i * DSMC_MAXS + j;
+            sg = fmax(sg, p->sigma_a[k] * pow(g, p->sigma_e[k]) * g);
+        }
+    return sg;
+}
+
+static void limits_of(const kedr_dsmc *sim, const chk_header *h, const char *path, chk_limits *l)
+{
+    const dsmc_params *p = &sim->p;
+    double u = 0, t = sim->c.temperature, m_lo = HUGE_VAL, m_hi = 0;
+    for (int s = 0; s < 2; s++) {
+        u = fmax(u, sqrt(p->gas_u[s][0] * p->gas_u[s][0] + p->gas_u[s][1] * p->gas_u[s][1] +
+                         p->gas_u[s][2] * p->gas_u[s][2]));
+        t = fmax(t, p->gas_t[s]);
+    }
+    for (int b = 0; b <= KEDR_DSMC_MAX_BODIES; b++) {
+        u = fmax(u, hypot(p->body_u[b][0], p->body_u[b][1]));
+        t = fmax(t, p->body_t[b]);
+    }
+    for (int k = 0; k < p->nspecies; k++) {
+        m_lo = fmin(m_lo, p->mass[k]);
+        m_hi = fmax(m_hi, p->mass[k]);
+    }
+    /* The most probable speed of the lightest species in the hottest gas or wall: molecules move
+     * at the flows' and walls' speeds plus a few of it; a hundred times their sum is far beyond
+     * what a run reaches (energy ten thousand times the hottest state's). */
+    double c = sqrt(2.0 * KEDR_BOLTZMANN * t / m_lo);
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    l->vmax = 100.0 * (u + c);
+    l->emax = m_hi * l->vmax * l->vmax;
+    /* (sigma g)max starts at its value for three such speeds (kedr_dsmc_create) and only rises
+     * to what pairs meet, and no pair is faster than 2 sqrt(3) vmax; sigma g grows with g
+     * (omega <= 1). */
+    l->sg_lo = 1e-3 * sg_at(p, c);
+    l->sg_hi = 2.0 * fmax(sg_at(p, 2.0 * sqrt(3.0) * l->vmax), sg_at(p, 3.0 * c));
+    for (int d = 0; d < 3; d++) {
+        double tol = 1e-6 * (sim->c.hi[d] - sim->c.lo[d]);
+        l->lo[d] = sim->c.lo[d] - tol;
+        l->hi[d] = sim->c.hi[d] + tol;
+    }
+    l->nspecies = p->nspecies;
+    l->sorted = (int)h->sorted;
+    l->n = h->n;
+    l->ncells = h->ncells;
+    l->nelem = h->nelem;
+    l->samples = h->samples;
+}
+
+/* A value out of its range: the file, the array, the index and the value. */
+static kedr_status bad_value(const chk_limits *l, const char *what, uint64_t i, const char *name,
+                             double v, const char *expected)
+{
+    return kedr_fail(KEDR_ERR_PARSE, "%s: %s %llu: %s = %.17g: expected %s", l->path, what,
+                     (unsigned long long)i, name, v, expected);
+}
+
+static int in_range(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
+static kedr_status check_particles(const chk_limits *l, const chk_array *a, const void *data,
+                                   size_t count, uint64_t first)
+{
+    char e[160];
+    const double *d = data;
+    for (size_t i = 0; i < count; i++) {
+        uint64_t at = first + i;
+        double v = a->kind == A_EROT      ? (double)((const float *)data)[i]
+                   : a->kind == A_SPECIES ? (double)((const uint8_t *)data)[i]
+                                          : d[i];
+        if (a->kind == A_POS && !in_range(v, l->lo[a->axis], l->hi[a->axis])) {
+            snprintf(e, sizeof e, "a position in the domain, [%.9g, %.9g] m", l->lo[a->axis],
+                     l->hi[a->axis]);
+            return bad_value(l, "particle", at, a->name, v, e);
+        }
+        if (a->kind == A_VEL && !in_range(v, -l->vmax, l->vmax)) {
+            snprintf(e, sizeof e, "a finite velocity of at most %.3g m/s in size (100 times the "
+                     "case's flow and thermal speeds)", l->vmax);
+            return bad_value(l, "particle", at, a->name, v, e);
+        }
+        if (a->kind == A_EROT && !in_range(v, 0, l->emax)) {
+            snprintf(e, sizeof e, "a finite energy from 0 to %.3g J", l->emax);
+            return bad_value(l, "particle", at, a->name, v, e);
+        }
+        if (a->kind == A_SPECIES && !(v < l->nspecies)) {
+            snprintf(e, sizeof e, "a species index below %d", l->nspecies);
+            return bad_value(l, "particle", at, a->name, v, e);
+        }
+    }
+    return KEDR_OK;
+}
+
+/* The cell ranges of particles in cell order: starts the exclusive scan of the counts, which add
+ * up to n (collisions and sampling index the particle arrays with them); all zero otherwise. */
+static kedr_status check_ranges(chk_limits *l, const chk_array *a, const uint32_t *v,
+                                size_t count, uint64_t first)
+{
+    char e[160];
+    for (size_t i = 0; i < count; i++) {
+        uint64_t c = first + i;
+        if (!l->sorted && v[i] != 0)
+            return bad_value(l, "cell", c, a->name, v[i], "0 (the particles are not in cell "
+                             "order, so the file keeps no cell ranges)");
+        if (!l->sorted)
+            continue;
+        if (a->kind == A_STARTS) {
+            l->starts[c] = v[i];
+            continue;
+        }
+        if (l->starts[c] != l->next) {
+            snprintf(e, sizeof e, "%llu, the sum of the counts of the cells before it",
+                     (unsigned long long)l->next);
+            return bad_value(l, "cell", c, "start", l->starts[c], e);
+        }
+        l->next += v[i];
+        if (l->next > l->n) {
+            snprintf(e, sizeof e, "counts that add up to the %llu particles (these reach %llu)",
+                     (unsigned long long)l->n, (unsigned long long)l->next);
+            return bad_value(l, "cell", c, a->name, v[i], e);
+        }
+    }
+    return KEDR_OK;
+}
+
+/* Sample sums (DSMC_NACC rows of ncells) and surface sums (DSMC_NSURF rows of nelem). */
+static kedr_status check_sums(const chk_limits *l, const chk_array *a, const double *v,
+                              size_t count, uint64_t first)
+{
+    static const char *const acc_names[DSMC_NACC] = {
+        [DSMC_ACC_N] = "sampled particles", [DSMC_ACC_M] = "sampled mass",
+        [DSMC_ACC_MVX] = "sampled momentum x", [DSMC_ACC_MVY] = "sampled momentum y",
+        [DSMC_ACC_MVZ] = "sampled momentum z", [DSMC_ACC_MV2] = "sampled m v^2",
+        [DSMC_ACC_EROT] = "sampled rotational energy", [DSMC_ACC_ZETA] = "sampled rotational dof"};
+    int acc = a->kind == A_ACC;
+    uint64_t rows = acc ? l->ncells : l->nelem;
+    char e[160];
+    for (size_t i = 0; i < count; i++) {
+        uint64_t row = (first + i) / rows, at = (first + i) % rows;
+        int positive = acc ? row == DSMC_ACC_N || row == DSMC_ACC_M || row == DSMC_ACC_MV2 ||
+                                 row == DSMC_ACC_EROT || row == DSMC_ACC_ZETA
+                           : row == DSMC_SURF_HITS;
+        /* at most 2^32 particles a cell in each sample */
+        double hi = acc && row == DSMC_ACC_N ? (double)l->samples * 4294967296.0 : HUGE_VAL;
+        if (!isfinite(v[i]) || (positive && !in_range(v[i], 0, hi))) {
+            if (hi < HUGE_VAL)
+                snprintf(e, sizeof e, "a sum from 0 to %lld samples x 2^32", (long long)l->samples);
+            else
+                snprintf(e, sizeof e, "a finite sum%s", positive ? " >= 0" : "");
+            return bad_value(l, acc ? "cell" : "surface element", at,
+                             acc ? acc_names[row] : "surface sum", v[i], e);
+        }
+    }
+    return KEDR_OK;
+}
+
+/* One chunk of an array, as read from the file (first: the index of its first element). */
+static kedr_status check_chunk(chk_limits *l, const chk_array *a, const void *data, size_t len,
+                               uint64_t off)
+{
+    char e[200];
+    switch (a->kind) {
+    case A_POS:
+    case A_VEL:
+    case A_EROT:
+        return check_particles(l, a, data, len / (a->kind == A_EROT ? 4 : 8),
+                               off / (a->kind == A_EROT ? 4 : 8));
+    case A_SPECIES:
+        return check_particles(l, a, data, len, off);
+    case A_STARTS:
+    case A_COUNTS:
+        return check_ranges(l, a, data, len / 4, off / 4);
+    case A_SGMAX:
+        for (size_t i = 0; i < len / 4; i++) {
+            double v = ((const float *)data)[i];
+            if (!in_range(v, l->sg_lo, l->sg_hi)) {
+                snprintf(e, sizeof e, "a finite value from %.3g to %.3g m^3/s (from a thousandth "
+                         "of the gas's thermal value to twice the largest a pair can reach)",
+                         l->sg_lo, l->sg_hi);
+                return bad_value(l, "cell", off / 4 + i, a->name, v, e);
+            }
+        }
+        return KEDR_OK;
+    case A_ACC:
+    case A_SURF:
+        return check_sums(l, a, data, len / 8, off / 8);
+    }
+    return kedr_fail(KEDR_ERR_PARSE, "%s: array %s of unknown kind %d", l->path, a->name,
+                     (int)a->kind);
+}
+
+/* The particle array named name (from dsmc_particle_fields). */
+static kedr_status array_of(const chk_limits *l, const char *name, chk_array *a)
+{
+    static const chk_array known[] = {{"x", A_POS, 0},   {"y", A_POS, 1},    {"z", A_POS, 2},
+                                      {"vx", A_VEL, 0},  {"vy", A_VEL, 0},   {"vz", A_VEL, 0},
+                                      {"erot", A_EROT, 0}, {"species", A_SPECIES, 0}};
+    for (size_t k = 0; k < sizeof known / sizeof *known; k++)
+        if (strcmp(known[k].name, name) == 0) {
+            *a = known[k];
+            return KEDR_OK;
+        }
+    return kedr_fail(KEDR_ERR_PARSE, "%s: particle array '%s' has no checks (a new array needs "
+                     "its range in checkpoint.c: array_of)", l->path, name);
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
@@ -192,7 +436,7 @@ kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path)
 typedef struct {
     FILE *f;
     const char *path;
-    uint64_t hash;
+    uint64_t hash, size;
 } chk_reader;
 
 static kedr_status get(chk_reader *r, void *p, size_t len)
@@ -204,27 +448,39 @@ static kedr_status get(chk_reader *r, void *p, size_t len)
     return KEDR_OK;
 }
 
-/* Into context memory (dst), or only through the checksum when dst is NULL. */
-static kedr_status get_ctx(chk_reader *r, kedr_ctx *ctx, void *dst, size_t bytes, void *buf)
+/* An array into context memory (dst), or only through the checksum and the checks (dst NULL). */
+static kedr_status get_ctx(chk_reader *r, chk_limits *l, const chk_array *a, kedr_ctx *ctx,
+                           void *dst, size_t bytes, void *buf)
 {
     for (size_t off = 0; off < bytes; off += CHK_CHUNK) {
         size_t len = bytes - off < CHK_CHUNK ? bytes - off : CHK_CHUNK;
         KEDR_TRY(get(r, buf, len));
+        KEDR_TRY(check_chunk(l, a, buf, len, off));
         if (dst)
             KEDR_TRY(kedr_upload(ctx, (char *)dst + off, buf, len));
     }
     return KEDR_OK;
 }
 
-/* The header, checked against sim. */
-static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *h)
+/* The file's size from its header, without overflow (0 when it would not fit in 64 bits). */
+static uint64_t size_of(const chk_header *h, const dsmc_field *fields, int nf)
 {
-    memset(h, 0, sizeof *h);
-    if (fread(h->magic, 1, 8, r->f) != 8 || memcmp(h->magic, CHK_MAGIC, 8) != 0)
-        return kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr DSMC checkpoint (no %s signature)",
-                         r->path, CHK_MAGIC);
-    r->hash = fnv1a(r->hash, h->magic, 8);
-    KEDR_TRY(get(r, (char *)h + 8, sizeof *h - 8));
+    uint64_t size = sizeof *h + 16, t;
+    int bad = 0;
+    for (int k = 0; k < nf; k++) {
+        bad |= __builtin_mul_overflow(h->n, (uint64_t)fields[k].elem, &t);
+        bad |= __builtin_add_overflow(size, t + sizeof(chk_field), &size);
+    }
+    bad |= __builtin_mul_overflow(h->ncells, (uint64_t)(4 + 4 + 4 + 8 * DSMC_NACC), &t);
+    bad |= __builtin_add_overflow(size, t, &size);
+    bad |= __builtin_mul_overflow(h->nelem, (uint64_t)(8 * DSMC_NSURF), &t);
+    bad |= __builtin_add_overflow(size, t, &size);
+    return bad ? 0 : size;
+}
+
+/* The header's layout: this format, this case, and a file of the size it describes. */
+static kedr_status check_shape(const chk_reader *r, const kedr_dsmc *sim, const chk_header *h)
+{
     if (h->bom != CHK_BOM)
         return kedr_fail(KEDR_ERR_PARSE, "%s: written on a machine of the other byte order",
                          r->path);
@@ -236,51 +492,139 @@ static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *
                          "sampling differ, or another kedr build)", r->path);
     dsmc_particles a = sim->a;
     dsmc_field fields[DSMC_MAX_FIELDS];
-    uint32_t nf = (uint32_t)dsmc_particle_fields(&a, &sim->p, fields);
+    int nf = dsmc_particle_fields(&a, &sim->p, fields);
     uint64_t nelem = sim->geo.surf ? sim->geo.nelem : 0;
-    if (h->ncells != sim->ncells || h->nacc != DSMC_NACC || h->nfields != nf ||
+    if (h->ncells != sim->ncells || h->nacc != DSMC_NACC || h->nfields != (uint32_t)nf ||
         h->nelem != nelem)
         return kedr_fail(KEDR_ERR_PARSE, "%s: %llu cells, %u sample sums, %u particle arrays, "
-                         "%llu surface elements; this run has %zu, %d, %u, %llu", r->path,
+                         "%llu surface elements; this run has %zu, %d, %d, %llu", r->path,
                          (unsigned long long)h->ncells, h->nacc, h->nfields,
                          (unsigned long long)h->nelem, sim->ncells, DSMC_NACC, nf,
                          (unsigned long long)nelem);
-    if (h->n >= ((uint64_t)1 << 32) || h->step < 0 || h->step >= (int64_t)UINT32_MAX - 1 ||
-        h->samples < 0 || h->sorted > 1 || h->located > 1)
-        return kedr_fail(KEDR_ERR_PARSE, "%s: corrupt header (%llu particles, step %lld)", r->path,
-                         (unsigned long long)h->n, (long long)h->step);
+    if (h->n >= ((uint64_t)1 << 32))
+        return kedr_fail(KEDR_ERR_PARSE, "%s: header field n = %llu particles: expected fewer "
+                         "than 2^32", r->path, (unsigned long long)h->n);
     if (sim->c.max_particles && h->n > sim->c.max_particles)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: %llu particles exceed [run] max_particles = %zu",
                          r->path, (unsigned long long)h->n, sim->c.max_particles);
+    uint64_t want = size_of(h, fields, nf);
+    if (r->size != want)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: %s checkpoint: %llu bytes; its header (%llu "
+                         "particles, %llu cells, %llu surface elements) makes %llu", r->path,
+                         r->size < want ? "truncated" : "corrupt", (unsigned long long)r->size,
+                         (unsigned long long)h->n, (unsigned long long)h->ncells,
+                         (unsigned long long)h->nelem, (unsigned long long)want);
     return KEDR_OK;
 }
 
-/* One pass over the body: checks it (dst_sim NULL) or loads it into dst_sim. */
-static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim, int load,
-                             void *buf)
+static kedr_status bad_field(const chk_reader *r, const char *name, double v, const char *expected)
+{
+    return kedr_fail(KEDR_ERR_PARSE, "%s: header field %s = %.17g: expected %s", r->path, name, v,
+                     expected);
+}
+
+/* [sample] start = auto: the steady-state test's windows (dsmc_steady: two counters, then
+ * doubles only). */
+static kedr_status check_steady(const chk_reader *r, const kedr_dsmc *sim, const chk_header *h)
+{
+    _Static_assert(sizeof(dsmc_steady) % 8 == 0, "dsmc_steady: counters, then doubles");
+    const dsmc_steady *s = &h->steady;
+    int64_t window = sim->c.sample_auto ? sim->c.steady_window : INT64_MAX;
+    if (s->count < 0 || s->count >= window)
+        return bad_field(r, "steady.count", (double)s->count, "0 to [sample] steady_window - 1");
+    if (s->windows < 0)
+        return bad_field(r, "steady.windows", (double)s->windows, "a count >= 0");
+    const double *d = (const double *)(&s->windows + 1);
+    size_t nd = (sizeof *s - 2 * sizeof(int64_t)) / sizeof(double);
+    for (size_t i = 0; i < nd; i++)
+        if (!isfinite(d[i]))
+            return kedr_fail(KEDR_ERR_PARSE, "%s: header field steady (sum %zu) = %g: expected "
+                             "a finite value", r->path, i, d[i]);
+    return KEDR_OK;
+}
+
+/* The header's values: counters, time and the sampling state, each in its range. */
+static kedr_status check_values(const chk_reader *r, const kedr_dsmc *sim, const chk_header *h)
+{
+    char e[160];
+    if (h->step < 0 || h->step >= (int64_t)UINT32_MAX - 1)
+        return bad_field(r, "step", (double)h->step, "0 to 2^32 - 3");
+    if (h->samples < 0 || h->samples > h->step)
+        return bad_field(r, "samples", (double)h->samples, "0 to the step count");
+    if (h->surf_steps < 0 || h->surf_steps > h->step)
+        return bad_field(r, "surf_steps", (double)h->surf_steps, "0 to the step count");
+    if (h->sorted > 1 || h->located > 1)
+        return bad_field(r, h->sorted > 1 ? "sorted" : "located",
+                         h->sorted > 1 ? h->sorted : h->located, "0 or 1");
+    double t = (double)h->step * sim->c.dt;
+    snprintf(e, sizeof e, "step x dt = %.17g s", t);
+    if (!(fabs(h->time - t) <= 1e-6 * t))
+        return bad_field(r, "time", h->time, e);
+    if (!in_range(h->sep_mfp, 0, HUGE_VAL) || !in_range(h->total_sep_mfp, 0, HUGE_VAL))
+        return bad_field(r, in_range(h->sep_mfp, 0, HUGE_VAL) ? "total_sep_mfp" : "sep_mfp",
+                         in_range(h->sep_mfp, 0, HUGE_VAL) ? h->total_sep_mfp : h->sep_mfp,
+                         "a finite sum >= 0");
+    /* start = auto: INT64_MAX until the flow is steady, then a step after the steady one */
+    int64_t ss = h->sample_start;
+    if (sim->c.sample_auto && ss != INT64_MAX && !(ss >= 1 && ss <= h->step + 1))
+        return bad_field(r, "sample_start", (double)ss, "the step after the steady one, at "
+                         "most the step count + 1, or 2^63 - 1 (not steady yet)");
+    if (!sim->c.sample_auto && ss != sim->c.sample_start) {
+        snprintf(e, sizeof e, "[sample] start = %lld", (long long)sim->c.sample_start);
+        return bad_field(r, "sample_start", (double)ss, e);
+    }
+    return check_steady(r, sim, h);
+}
+
+/* Reads the header and checks it against sim (the reader's hash then covers it). */
+static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *h)
+{
+    memset(h, 0, sizeof *h);
+    if (fread(h->magic, 1, 8, r->f) != 8 || memcmp(h->magic, CHK_MAGIC, 8) != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr DSMC checkpoint (no %s signature)",
+                         r->path, CHK_MAGIC);
+    r->hash = fnv1a(r->hash, h->magic, 8);
+    KEDR_TRY(get(r, (char *)h + 8, sizeof *h - 8));
+    KEDR_TRY(check_shape(r, sim, h));
+    return check_values(r, sim, h);
+}
+
+/* One pass over the body: checks it, and loads it into sim when load is set. */
+static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim, chk_limits *l,
+                             int load, void *buf)
 {
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&sim->a, &sim->p, fields);
     kedr_ctx *ctx = sim->ctx;
     for (int k = 0; k < nf; k++) {
         chk_field fd;
+        chk_array a;
         KEDR_TRY(get(r, &fd, sizeof fd));
         fd.name[sizeof fd.name - 1] = 0;
         if (strcmp(fd.name, fields[k].name) != 0 || fd.elem != fields[k].elem)
             return kedr_fail(KEDR_ERR_PARSE, "%s: particle array %d is '%s' of %llu bytes; "
                              "expected '%s' of %zu", r->path, k, fd.name,
                              (unsigned long long)fd.elem, fields[k].name, fields[k].elem);
-        KEDR_TRY(get_ctx(r, ctx, load ? *fields[k].ptr : NULL, h->n * fields[k].elem, buf));
+        KEDR_TRY(array_of(l, fields[k].name, &a));
+        KEDR_TRY(get_ctx(r, l, &a, ctx, load ? *fields[k].ptr : NULL, h->n * fields[k].elem,
+                         buf));
     }
     size_t nc = sim->ncells;
-    KEDR_TRY(get_ctx(r, ctx, load ? sim->starts : NULL, nc * 4, buf));
-    KEDR_TRY(get_ctx(r, ctx, load ? sim->counts : NULL, nc * 4, buf));
-    KEDR_TRY(get_ctx(r, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax, buf));
-    if (load)
-        KEDR_TRY(dsmc_sample_sums(sim));
-    KEDR_TRY(get_ctx(r, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
+    const chk_array starts = {"start", A_STARTS, 0}, counts = {"count", A_COUNTS, 0},
+                    sgmax = {"(sigma g)max", A_SGMAX, 0}, acc = {"sample sum", A_ACC, 0},
+                    surf = {"surface sum", A_SURF, 0};
+    l->next = 0;
+    KEDR_TRY(get_ctx(r, l, &starts, ctx, load ? sim->starts : NULL, nc * 4, buf));
+    KEDR_TRY(get_ctx(r, l, &counts, ctx, load ? sim->counts : NULL, nc * 4, buf));
+    if (h->sorted && l->next != h->n)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the cell counts add up to %llu: expected the %llu "
+                         "particles", r->path, (unsigned long long)l->next,
+                         (unsigned long long)h->n);
+    KEDR_TRY(get_ctx(r, l, &sgmax, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax, buf));
+    KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
     if (h->nelem)
-        KEDR_TRY(get_ctx(r, ctx, load ? sim->geo.surf : NULL, h->nelem * 8 * DSMC_NSURF, buf));
+        KEDR_TRY(get_ctx(r, l, &surf, ctx, load ? sim->geo.surf : NULL,
+                         h->nelem * 8 * DSMC_NSURF, buf));
     uint64_t want = r->hash, sum = 0;
     char end[8];
     KEDR_TRY(get(r, &sum, sizeof sum));
@@ -292,19 +636,76 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
     return KEDR_OK;
 }
 
-/* Opens path and reads and checks the header (the reader's hash then covers it). */
-static kedr_status open_checked(chk_reader *r, const kedr_dsmc *sim, chk_header *h)
+/* Opens a regular file only: a FIFO would block and a device need not end. */
+static kedr_status open_file(chk_reader *r)
 {
-    r->f = fopen(r->path, "rb");
-    if (!r->f)
+    KEDR_TRY(kedr_file_size(r->path, &r->size));
+    int fd = open(r->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
         return kedr_fail(KEDR_ERR_IO, "%s: cannot open: %s", r->path, strerror(errno));
-    r->hash = FNV_START;
-    kedr_status s = read_header(r, sim, h);
-    if (s != KEDR_OK) {
-        fclose(r->f);
-        r->f = NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !(r->f = fdopen(fd, "rb"))) {
+        close(fd);
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot open as a regular file", r->path);
     }
-    return s;
+    r->size = (uint64_t)st.st_size; /* of what was opened, should the path have changed */
+    return KEDR_OK;
+}
+
+/* A pass over the file from its start: the header and the body, checked; with expect (the first
+ * pass's header) it must be the same file and the body is loaded into sim. */
+static kedr_status read_pass(chk_reader *r, kedr_dsmc *sim, chk_limits *l, chk_header *h,
+                             const chk_header *expect, void *buf)
+{
+    if (fseek(r->f, 0, SEEK_SET) != 0)
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot seek: %s", r->path, strerror(errno));
+    r->hash = FNV_START;
+    KEDR_TRY(read_header(r, sim, h));
+    if (expect && memcmp(h, expect, sizeof *h) != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the checkpoint changed while it was read", r->path);
+    uint32_t *starts = l->starts;
+    limits_of(sim, h, r->path, l);
+    l->starts = starts;
+    return read_body(r, h, sim, l, expect != NULL, buf);
+}
+
+/* A second pass that failed (the file changed in between, or an upload) has loaded part of the
+ * file, every value checked but not all of one state: the particles and samples are dropped,
+ * which leaves a consistent, empty simulator. */
+static kedr_status emptied(kedr_dsmc *sim, kedr_status s)
+{
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", kedr_last_error());
+    sim->n = 0;
+    sim->sorted = sim->located = 0;
+    kedr_dsmc_reset_samples(sim);
+    return kedr_fail(s, "%s (the simulator was emptied: restart it)", msg);
+}
+
+static void restore(kedr_dsmc *sim, const chk_header *h)
+{
+    sim->c.seed = h->seed;
+    sim->p.seed = h->seed;
+    sim->step = h->step;
+    sim->p.step = (uint32_t)h->step;
+    sim->samples = h->samples;
+    sim->time = h->time;
+    sim->collisions = h->collisions;
+    sim->candidates = h->candidates;
+    sim->generated = h->generated;
+    sim->total_collisions = h->total_collisions;
+    sim->total_generated = h->total_generated;
+    sim->sep_mfp = h->sep_mfp;
+    sim->total_sep_mfp = h->total_sep_mfp;
+    sim->geo.surf_steps = h->surf_steps;
+    if (sim->c.sample_auto) {
+        sim->c.sample_start = h->sample_start;
+        sim->steady = h->steady;
+    }
+    sim->sorted = (int)h->sorted;
+    sim->located = (int)h->located;
+    sim->n = (size_t)h->n;
+    sim->mid_step = 0;
 }
 
 kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
@@ -312,54 +713,35 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     const char *fn = "kedr_dsmc_read_checkpoint";
     if (!sim || !path || !path[0])
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s", fn, !sim ? "sim is NULL" : "path is empty");
+    chk_reader r = {NULL, path, 0, 0};
+    KEDR_TRY(open_file(&r));
+    chk_limits l;
+    memset(&l, 0, sizeof l);
     void *buf = malloc(CHK_CHUNK);
-    if (!buf)
-        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
-    /* First pass: the whole file is checked, so a bad file leaves sim as it was. */
-    chk_reader r = {NULL, path, 0};
-    chk_header h;
-    kedr_status s = open_checked(&r, sim, &h);
-    if (s == KEDR_OK) {
-        s = read_body(&r, &h, sim, 0, buf);
-        fclose(r.f);
-    }
-    if (s == KEDR_OK) {
-        sim->n = 0; /* nothing to keep while growing */
-        s = dsmc_reserve(sim, (size_t)h.n);
-    }
+    l.starts = malloc(sim->ncells * sizeof *l.starts);
+    kedr_status s = KEDR_OK;
+    if (!buf || !l.starts)
+        s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+    /* First pass: the whole file is checked, so a bad file leaves sim as it was (the room made
+     * for the particles keeps those of sim, and the sample sums it allocates are zero). */
+    chk_header h, again;
     if (s == KEDR_OK)
-        s = open_checked(&r, sim, &h);
+        s = read_pass(&r, sim, &l, &h, NULL, buf);
+    if (s == KEDR_OK)
+        s = dsmc_reserve(sim, (size_t)h.n);
+    if (s == KEDR_OK)
+        s = dsmc_sample_sums(sim);
     if (s == KEDR_OK) {
-        s = read_body(&r, &h, sim, 1, buf);
-        fclose(r.f);
+        s = read_pass(&r, sim, &l, &again, &h, buf);
+        if (s != KEDR_OK)
+            s = emptied(sim, s);
     }
+    fclose(r.f);
+    free(l.starts);
     free(buf);
     if (s != KEDR_OK)
         return s;
-    sim->c.seed = h.seed;
-    sim->p.seed = h.seed;
-    sim->step = h.step;
-    sim->p.step = (uint32_t)h.step;
-    sim->samples = h.samples;
-    sim->time = h.time;
-    sim->collisions = h.collisions;
-    sim->candidates = h.candidates;
-    sim->generated = h.generated;
-    sim->total_collisions = h.total_collisions;
-    sim->total_generated = h.total_generated;
-    sim->sep_mfp = h.sep_mfp;
-    sim->total_sep_mfp = h.total_sep_mfp;
-    sim->geo.surf_steps = h.surf_steps;
-    if (sim->c.sample_auto) {
-        sim->c.sample_start = h.sample_start;
-        sim->steady_sum = h.steady_sum;
-        sim->steady_prev = h.steady_prev;
-        sim->steady_count = h.steady_count;
-    }
-    sim->sorted = (int)h.sorted;
-    sim->located = (int)h.located;
-    sim->n = (size_t)h.n;
-    sim->mid_step = 0;
+    restore(sim, &h);
     return KEDR_OK;
 }
 

@@ -1285,25 +1285,105 @@ static kedr_status run_sample(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
-/* [sample] start = auto: the flow is taken as steady when the mean particle count of a window
- * of steps differs from the previous window's by at most the tolerance; sampling then starts
- * with the next step. */
-static void steady_check(kedr_dsmc *sim)
+/* [sample] start = auto (docs/dsmc.md, "Steady state"): how many standard errors a change
+ * between window means may be before it counts as real. */
+#define DSMC_STEADY_SIGMAS 3.0
+
+/* The particles' total energy (1/2 m v^2 + e_rot of the simulated particles, J): the sampling
+ * stage's cell sums, made in the sample sums and zeroed again (sampling has not begun). */
+static kedr_status total_energy(kedr_dsmc *sim, double *energy)
 {
-    sim->steady_sum += (double)sim->n;
-    if (++sim->steady_count < sim->c.steady_window)
-        return;
-    double mean = sim->steady_sum / (double)sim->steady_count;
-    if (sim->steady_prev > 0 &&
-        fabs(mean - sim->steady_prev) <= sim->c.steady_tolerance * sim->steady_prev) {
-        sim->c.sample_start = sim->step + 1;
-        kedr_log(KEDR_LOG_INFO, "steady at step %lld (mean particles %.6g, previous window "
-                 "%.6g): sampling from step %lld", (long long)sim->step, mean, sim->steady_prev,
-                 (long long)sim->c.sample_start);
+    KEDR_TRY(dsmc_sample_sums(sim));
+    size_t nc = sim->ncells;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx))
+        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, nc, sim->starts, sim->counts, sim->a,
+                                  sim->acc));
+    else
+#endif
+        sample_cpu(sim->ctx, &sim->p, nc, sim->starts, sim->counts, sim->a, sim->acc);
+    double mv2 = 0, erot = 0;
+    KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_MV2 * nc, nc, &mv2));
+    KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_EROT * nc, nc,
+                         &erot));
+    *energy = 0.5 * mv2 + erot;
+    return kedr_memset(sim->ctx, sim->acc, 0, nc * 8 * DSMC_NACC);
+}
+
+/* Ends a window: its means and their standard errors, the larger of two estimates. One is the
+ * noise of successive steps (the mean squared successive difference, which a smooth trend inside
+ * the window does not inflate) over sqrt(window). The other counts the window as one sample of
+ * an open domain's particle count, whose fluctuation is about sqrt(N) (the energy's then about
+ * E / sqrt(N)): successive steps are correlated over a molecule's stay in the domain. */
+static void steady_close(dsmc_steady *s)
+{
+    const int last = DSMC_STEADY_WINDOWS - 1;
+    double w = (double)s->count;
+    memmove(s->mean[0], s->mean[1], sizeof s->mean[0] * last);
+    memmove(s->se[0], s->se[1], sizeof s->se[0] * last);
+    double n = s->sum[0] / w;
+    for (int k = 0; k < 2; k++) {
+        double mean = s->sum[k] / w, se = sqrt(s->sumd2[k] / (2.0 * (w - 1.0)) / w);
+        double count_se = n > 0 ? fabs(mean) / sqrt(n) : 0; /* sqrt(N) for the count */
+        s->mean[last][k] = mean;
+        s->se[last][k] = fmax(se, count_se);
+        s->sum[k] = s->sumd2[k] = 0;
     }
-    sim->steady_prev = mean;
-    sim->steady_sum = 0;
-    sim->steady_count = 0;
+    s->count = 0;
+    s->windows++;
+}
+
+/* Whether observable k of the last DSMC_STEADY_WINDOWS windows is steady: each window mean
+ * differs from the one before by at most DSMC_STEADY_SIGMAS combined standard errors plus
+ * tol times the mean, and the least-squares line through them changes over the windows by at
+ * most DSMC_STEADY_SIGMAS of its standard errors plus tol times the mean. */
+static int steady_observable(const dsmc_steady *s, int k, double tol)
+{
+    const int m = DSMC_STEADY_WINDOWS;
+    double mean = 0, sxx = 0, sxy = 0, var_b = 0;
+    for (int i = 0; i < m; i++)
+        mean += s->mean[i][k] / m;
+    double slack = tol * fabs(mean);
+    for (int i = 0; i < m; i++) {
+        double xi = i - 0.5 * (m - 1);
+        sxx += xi * xi;
+        sxy += xi * (s->mean[i][k] - mean);
+        var_b += xi * xi * s->se[i][k] * s->se[i][k];
+        if (i > 0 && fabs(s->mean[i][k] - s->mean[i - 1][k]) >
+                         DSMC_STEADY_SIGMAS * hypot(s->se[i][k], s->se[i - 1][k]) + slack)
+            return 0;
+    }
+    double drift = fabs(sxy / sxx) * (m - 1), drift_se = sqrt(var_b) / sxx * (m - 1);
+    return drift <= DSMC_STEADY_SIGMAS * drift_se + slack;
+}
+
+/* [sample] start = auto: adds this step's particle count and total energy to the window; when
+ * the window is full and the last DSMC_STEADY_WINDOWS windows are steady in both, sampling
+ * starts with the next step. */
+static kedr_status steady_check(kedr_dsmc *sim)
+{
+    dsmc_steady *s = &sim->steady;
+    double x[2] = {(double)sim->n, 0};
+    KEDR_TRY(total_energy(sim, &x[1]));
+    for (int k = 0; k < 2; k++) {
+        if (s->count > 0)
+            s->sumd2[k] += (x[k] - s->last[k]) * (x[k] - s->last[k]);
+        s->sum[k] += x[k];
+        s->last[k] = x[k];
+    }
+    if (++s->count < sim->c.steady_window)
+        return KEDR_OK;
+    steady_close(s);
+    if (s->windows < DSMC_STEADY_WINDOWS || !steady_observable(s, 0, sim->c.steady_tolerance) ||
+        !steady_observable(s, 1, sim->c.steady_tolerance))
+        return KEDR_OK;
+    sim->c.sample_start = sim->step + 1;
+    kedr_log(KEDR_LOG_INFO, "steady at step %lld (window means: particles %.6g, %.6g; energy "
+             "%.6g J, %.6g J): sampling from step %lld", (long long)sim->step,
+             s->mean[DSMC_STEADY_WINDOWS - 2][0], s->mean[DSMC_STEADY_WINDOWS - 1][0],
+             s->mean[DSMC_STEADY_WINDOWS - 2][1], s->mean[DSMC_STEADY_WINDOWS - 1][1],
+             (long long)sim->c.sample_start);
+    return KEDR_OK;
 }
 
 kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
@@ -1369,8 +1449,12 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
     sim->total_collisions += sim->collisions;
     sim->total_sep_mfp += sim->sep_mfp;
     sim->total_generated += sim->generated;
-    if (sim->c.sample_auto && sim->c.sample_start == INT64_MAX)
-        steady_check(sim);
+    if ((mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE)) && sim->c.sample_auto &&
+        sim->c.sample_start == INT64_MAX) {
+        KEDR_TRY(stage_begin(sim, &t0));
+        KEDR_TRY(steady_check(sim));
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_SAMPLE, t0));
+    }
     if ((mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE)) && sim->step >= sim->c.sample_start &&
         (sim->step - sim->c.sample_start) % sim->c.sample_every == 0) {
         KEDR_TRY(stage_begin(sim, &t0));

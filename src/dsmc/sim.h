@@ -160,6 +160,18 @@ static inline size_t dsmc_slot_bytes(const dsmc_params *p, int cpu)
  * 2026-11-25, docs/performance.md). */
 #define DSMC_CROWDED_MIN 32
 
+/* [sample] start = auto: the windows of the steady-state test (sim.c: steady_check) for its
+ * two observables, the particle count and the particles' total energy. The current window keeps
+ * the sums of x and of the squared differences of successive x (its noise, blind to a smooth
+ * trend); the last DSMC_STEADY_WINDOWS finished windows keep their mean and standard error,
+ * newest last. */
+#define DSMC_STEADY_WINDOWS 4
+typedef struct {
+    int64_t count, windows; /* steps in the current window; windows finished */
+    double sum[2], sumd2[2], last[2];
+    double mean[DSMC_STEADY_WINDOWS][2], se[DSMC_STEADY_WINDOWS][2];
+} dsmc_steady;
+
 struct kedr_dsmc {
     kedr_ctx *ctx;
     kedr_dsmc_case c;
@@ -196,9 +208,7 @@ struct kedr_dsmc {
     double time;
     uint64_t collisions, candidates, generated, total_collisions, total_generated;
     double sep_mfp, total_sep_mfp; /* sums of collided pairs' separation / mean free path */
-    /* [sample] start = auto: the particle counts of the current window and the last mean */
-    double steady_sum, steady_prev;
-    int64_t steady_count;
+    dsmc_steady steady;     /* [sample] start = auto: the steady-state test (sim.c) */
     double stage_seconds[KEDR_DSMC_NSTAGES];
     dsmc_geometry geo;      /* bodies, cut cells, surface sums (geometry.c) */
 };
