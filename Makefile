@@ -1,10 +1,13 @@
-# Thin wrapper around CMake: make, make demo, make test, make bench, make deps.
+# Thin wrapper around CMake: make, make demo, make test, make bench, make install, make deps.
 BUILD ?= build
 JOBS ?= $(shell nproc)
+PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
+# `make KEDR_CUDA=OFF` is short for CMAKE_FLAGS=-DKEDR_CUDA=OFF; likewise the other options.
+KEDR_OPTIONS = $(foreach o,KEDR_CUDA KEDR_MPI KEDR_PLOT KEDR_NATIVE,$(if $($(o)),-D$(o)=$($(o))))
 KEDR = $(BUILD)/kedr
 
-.PHONY: all deps build demo test bench clean
+.PHONY: all deps build demo test bench install clean
 
 all: build
 
@@ -13,9 +16,11 @@ deps:
 
 build: deps
 	@mkdir -p $(BUILD)
-	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS) > $(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(KEDR_OPTIONS) $(CMAKE_FLAGS) > $(BUILD)/configure.log 2>&1 || { cat $(BUILD)/configure.log; exit 1; }
 	@grep -- '-- kedr ' $(BUILD)/configure.log || true
-	@cmake --build $(BUILD) -j $(JOBS)
+	@if grep -q 'cuda=ON' $(BUILD)/configure.log && ! nvidia-smi -L > /dev/null 2>&1; then \
+	  echo "   no GPU here: the cuda back end is compiled (minutes), not run; make KEDR_CUDA=OFF skips it"; fi
+	@bash scripts/build.sh $(BUILD) $(JOBS)
 
 # Seed 003 test 1 on the best back end present (seconds on 2 cpu cores): statistics,
 # then PNG maps, VTK and CSV in $(BUILD)/demo.
@@ -28,6 +33,10 @@ test: build
 
 bench: build
 	$(KEDR) bench prim --json $(BUILD)/bench-prim.json
+
+# Headers, libkedr.a and libkedr.so, the kedr program, pkg-config files and a CMake package.
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf $(BUILD)
