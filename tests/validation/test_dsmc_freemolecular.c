@@ -253,6 +253,7 @@ static void test_periodic(kedr_ctx *ctx, const char *bname)
     TU_CHECK(out == 0, "%s: %d particles outside the periodic box", bname, out);
     dt_free(&a);
     dt_free(&b);
+    kedr_dsmc_destroy(sim);
 }
 
 /* Free-molecular Couette flow: two diffuse plates moving at -U/2 and +U/2 across a periodic
