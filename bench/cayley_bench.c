@@ -12,7 +12,6 @@
 #include "bench.h"
 #include "bench_util.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,17 +144,17 @@ typedef struct {
 
 static kedr_status write_json(const char *path, const cb_header *h, const cb_row *rows, int nrows)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    kedr_file_writer w;
+    KEDR_TRY(kedr_file_begin(&w, path));
+    FILE *f = KEDR_FILE(&w);
     fputs("{\n  \"suite\": \"cayley\",\n  \"device\": ", f);
-    bench_json_string(f, h->device);
+    kedr_json_string(f, h->device);
     fputs(",\n  \"backend\": ", f);
-    bench_json_string(f, h->backend);
+    kedr_json_string(f, h->backend);
     fputs(",\n  \"date\": ", f);
-    bench_json_string(f, h->date);
+    kedr_json_string(f, h->date);
     fputs(",\n  \"commit\": ", f);
-    bench_json_string(f, h->commit);
+    kedr_json_string(f, h->commit);
     fprintf(f, ",\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->repeats);
     bench_json_number(f, h->copy_gbps, 1);
     fputs(",\n  \"results\": [", f);
@@ -163,7 +162,7 @@ static kedr_status write_json(const char *path, const cb_header *h, const cb_row
         const cb_row *r = &rows[i];
         int ok = strcmp(r->status, "ok") == 0;
         fprintf(f, "%s\n    {\"group\": ", i ? "," : "");
-        bench_json_string(f, r->spec);
+        kedr_json_string(f, r->spec);
         fprintf(f, ", \"elements\": %llu, \"levels\": %d, \"diameter\": %d, \"runs\": %d, "
                    "\"memory_bytes\": %zu, \"seconds\": ",
                 (unsigned long long)r->elements, r->levels, r->diameter, r->runs, r->memory_bytes);
@@ -180,17 +179,15 @@ static kedr_status write_json(const char *path, const cb_header *h, const cb_row
         fputs(", \"frac_copy\": ", f);
         bench_json_number(f, r->bytes / r->seconds / 1e9 / h->copy_gbps, modelled);
         fputs(", \"status\": ", f);
-        bench_json_string(f, r->status);
+        kedr_json_string(f, r->status);
         if (!ok) {
             fputs(", \"message\": ", f);
-            bench_json_string(f, r->message);
+            kedr_json_string(f, r->message);
         }
         fputc('}', f);
     }
     fputs("\n  ]\n}\n", f);
-    if (fclose(f) != 0)
-        return kedr_fail(KEDR_ERR_IO, "cannot write %s", path);
-    return KEDR_OK;
+    return kedr_file_commit(&w);
 }
 
 static void print_row(const cb_row *r, double copy_gbps)

@@ -51,6 +51,9 @@ static void help(void)
            "                       --inverses, written on any back end)\n"
            "  --max-levels K       stop after level K (with --checkpoint: resume later)\n"
            "  -q, --quiet          no progress lines on stderr\n" CLI_COMMON_HELP
+           "\nCtrl-C or SIGTERM stops the search at the end of the level (a second one at once):\n"
+           "it saves the checkpoint (with --checkpoint), prints and writes the levels done and\n"
+           "exits with status 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).\n"
            "\nexamples:\n"
            "  kedr cayley pancake:11\n"
            "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n"
@@ -72,7 +75,8 @@ static void progress(const kedr_cayley_level *lv, void *user)
         fprintf(stderr, "kedr cayley: level %d saved to the checkpoint\n", lv->level);
 }
 
-static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r, kedr_ctx *ctx)
+static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r, kedr_ctx *ctx,
+                        int interrupted)
 {
     char mem[32];
     kedr_format_bytes((double)r->memory_bytes, mem, sizeof mem);
@@ -109,8 +113,8 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
     if (r->complete)
         printf("\ndiameter           %d\n", r->diameter);
     else
-        printf("\nstopped            after level %d (--max-levels); not the diameter\n",
-               r->diameter);
+        printf("\nstopped            after level %d (%s); not the diameter\n", r->diameter,
+               interrupted ? "interrupted" : "--max-levels");
     printf("average distance   %.6f\n", r->average_distance);
     printf("elements reached   %llu of %llu\n", (unsigned long long)r->reached,
            (unsigned long long)g->order);
@@ -118,22 +122,30 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
            r->seconds > 0 ? r->edge_visits / r->seconds : 0);
 }
 
-static int write_json(const char *path, const kedr_cayley_group *g, const kedr_cayley_result *r,
-                      kedr_ctx *ctx)
+/* Writes the results as JSON through kedr_file_begin/commit (PATH.tmp renamed over a regular
+ * PATH); every string goes through kedr_json_string. */
+static kedr_status write_json(const char *path, const kedr_cayley_group *g,
+                              const kedr_cayley_result *r, kedr_ctx *ctx, int interrupted)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return 0;
-    fprintf(f, "{\n  \"group\": \"%s\",\n  \"description\": \"%s\",\n  \"inverses\": %s,\n", g->spec,
-            g->description, g->inverses ? "true" : "false");
+    kedr_file_writer w;
+    KEDR_TRY(kedr_file_begin(&w, path));
+    FILE *f = KEDR_FILE(&w);
+    fputs("{\n  \"group\": ", f);
+    kedr_json_string(f, g->spec);
+    fputs(",\n  \"description\": ", f);
+    kedr_json_string(f, g->description);
+    fprintf(f, ",\n  \"inverses\": %s,\n", g->inverses ? "true" : "false");
     fprintf(f, "  \"order\": %llu,\n  \"generators\": %d,\n  \"inverse_closed\": %s,\n",
             (unsigned long long)g->order, g->ngens, g->inverse_closed ? "true" : "false");
-    fprintf(f, "  \"backend\": \"%s\",\n  \"mode\": \"%s\",\n  \"growth\": [",
-            kedr_backend_name(kedr_ctx_backend(ctx)),
-            r->mode == KEDR_CAYLEY_SPARSE ? "sparse" : "dense");
+    fputs("  \"backend\": ", f);
+    kedr_json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
+    fputs(",\n  \"mode\": ", f);
+    kedr_json_string(f, r->mode == KEDR_CAYLEY_SPARSE ? "sparse" : "dense");
+    fputs(",\n  \"growth\": [", f);
     for (int s = 0; s <= r->diameter; s++)
         fprintf(f, "%s%llu", s ? ", " : "", (unsigned long long)r->growth[s]);
-    fprintf(f, "],\n  \"complete\": %s,\n  \"resumed_from\": ", r->complete ? "true" : "false");
+    fprintf(f, "],\n  \"complete\": %s,\n  \"interrupted\": %s,\n  \"resumed_from\": ",
+            r->complete ? "true" : "false", interrupted ? "true" : "false");
     if (r->resumed_from >= 0)
         fprintf(f, "%d,\n  \"diameter\": ", r->resumed_from);
     else
@@ -146,7 +158,7 @@ static int write_json(const char *path, const kedr_cayley_group *g, const kedr_c
             r->average_distance, (unsigned long long)r->reached);
     fprintf(f, "  \"edge_visits\": %.17g,\n  \"seconds\": %.6f,\n  \"memory_bytes\": %zu\n}\n",
             r->edge_visits, r->seconds, r->memory_bytes);
-    return fclose(f) == 0;
+    return kedr_file_commit(&w);
 }
 
 /* F(s) on a log scale; prints the error and returns 0 when the plot cannot be made. */
@@ -172,11 +184,11 @@ static int write_plot(const char *path, const kedr_cayley_group *g, const kedr_c
     return st == KEDR_OK;
 }
 
-static int write_csv(const char *path, const kedr_cayley_result *r)
+static kedr_status write_csv(const char *path, const kedr_cayley_result *r)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return 0;
+    kedr_file_writer w;
+    KEDR_TRY(kedr_file_begin(&w, path));
+    FILE *f = KEDR_FILE(&w);
     fprintf(f, "s,F,reached\n");
     uint64_t total = 0;
     for (int s = 0; s <= r->diameter; s++) {
@@ -184,7 +196,7 @@ static int write_csv(const char *path, const kedr_cayley_result *r)
         fprintf(f, "%d,%llu,%llu\n", s, (unsigned long long)r->growth[s],
                 (unsigned long long)total);
     }
-    return fclose(f) == 0;
+    return kedr_file_commit(&w);
 }
 
 /* Matches "--name" and "--name=value". */
@@ -279,33 +291,44 @@ int cmd_cayley(int argc, char **argv)
         cli_usage_error(cmd, "--devices applies to the dense mode, not --mode sparse");
     if (opt.devices && kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA)
         cli_usage_error(cmd, "--devices needs the cuda back end (this run is on the cpu)");
+    /* outputs that cannot be written are found before the search, not after it */
+    const char *outputs[] = {opt.checkpoint_path, json, csv, plot};
+    const char *names[] = {"--checkpoint", "--json", "--csv", "--plot"};
+    for (int k = 0; k < 4; k++)
+        if (outputs[k] && kedr_file_check_writable(outputs[k]) != KEDR_OK)
+            cli_usage_error(cmd, "%s %s: %s", names[k], outputs[k], kedr_last_error());
     kedr_cayley_result r;
     int code = 0;
+    kedr_interrupt_install();
     kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);
     if (s != KEDR_OK) {
         fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
         if (opt.checkpoint_path && access(opt.checkpoint_path, R_OK) == 0)
             fprintf(stderr, "kedr %s: the last checkpoint %s is intact: continue with --resume %s\n",
                     cmd, opt.checkpoint_path, opt.checkpoint_path);
-        code = CLI_EXIT_FAIL;
-    } else {
-        print_table(g, &r, ctx);
-        if (json && !write_json(json, g, &r, ctx)) {
-            fprintf(stderr, "kedr %s: --json %s: cannot write the file\n", cmd, json);
-            code = CLI_EXIT_FAIL;
+        /* 128 + the signal, as a shell reports a program the signal ended: 130 for Ctrl-C */
+        code = s == KEDR_ERR_INTERRUPTED ? 128 + kedr_interrupted() : CLI_EXIT_FAIL;
+    }
+    if (s == KEDR_OK || s == KEDR_ERR_INTERRUPTED) {
+        /* an interrupted search still prints and writes the levels it completed */
+        int stopped = s == KEDR_ERR_INTERRUPTED;
+        print_table(g, &r, ctx, stopped);
+        if (json && write_json(json, g, &r, ctx, stopped) != KEDR_OK) {
+            fprintf(stderr, "kedr %s: --json %s: %s\n", cmd, json, kedr_last_error());
+            code = code ? code : CLI_EXIT_FAIL;
         }
-        if (csv && !write_csv(csv, &r)) {
-            fprintf(stderr, "kedr %s: --csv %s: cannot write the file\n", cmd, csv);
-            code = CLI_EXIT_FAIL;
+        if (csv && write_csv(csv, &r) != KEDR_OK) {
+            fprintf(stderr, "kedr %s: --csv %s: %s\n", cmd, csv, kedr_last_error());
+            code = code ? code : CLI_EXIT_FAIL;
         }
         if (r.complete && opt.checkpoint_path && !quiet)
             fprintf(stderr, "kedr %s: the ended search saved to the checkpoint %s\n", cmd,
                     opt.checkpoint_path);
-        if (!r.complete && opt.checkpoint_path)
+        if (!r.complete && opt.checkpoint_path && !stopped)
             fprintf(stderr, "kedr %s: continue with --resume %s\n", cmd, opt.checkpoint_path);
         /* last: the plot needs an optional library, and its failure must not cost the rest */
         if (plot && !write_plot(plot, g, &r))
-            code = CLI_EXIT_FAIL;
+            code = code ? code : CLI_EXIT_FAIL;
         kedr_cayley_result_free(&r);
     }
     kedr_ctx_destroy(ctx);

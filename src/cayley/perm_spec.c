@@ -453,29 +453,44 @@ static kedr_status parse_list(kedr_cayley_group *g, const char *where, const cha
     return KEDR_OK;
 }
 
+/* A generator file is small: 128 generators of 32 points fit in a few kilobytes. */
+#define GENERATOR_FILE_MAX ((size_t)1 << 20)
+#define GENERATOR_LINE_MAX 4094
+
+static kedr_status parse_lines(kedr_cayley_group *g, const char *path, const char *text,
+                               size_t len, int *index)
+{
+    char where[512];
+    size_t start = 0;
+    for (int lineno = 1; start < len; lineno++) {
+        const char *nl = memchr(text + start, '\n', len - start);
+        size_t end = nl ? (size_t)(nl - text) : len, b = start;
+        snprintf(where, sizeof where, "%s:%d", path, lineno);
+        if (end - start > GENERATOR_LINE_MAX)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: line longer than %d characters", where,
+                             GENERATOR_LINE_MAX);
+        if (memchr(text + start, 0, end - start))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: a NUL byte: expected a text file", where);
+        while (b < end && is_space(text[b]))
+            b++;
+        if (b < end && text[b] != '#') /* blank lines and comments are skipped */
+            KEDR_TRY(parse_list(g, where, text + start, end - start, index));
+        start = end + 1;
+    }
+    return KEDR_OK;
+}
+
 static kedr_status parse_file(kedr_cayley_group *g, const char *path, int *index)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "%s: cannot read the generator file %s", g->spec, path);
-    char line[4096], where[512];
-    kedr_status s = KEDR_OK;
-    for (int lineno = 1; s == KEDR_OK && fgets(line, sizeof line, f); lineno++) {
-        size_t len = strlen(line);
-        snprintf(where, sizeof where, "%s:%d", path, lineno);
-        if (len == sizeof line - 1 && line[len - 1] != '\n') {
-            s = kedr_fail(KEDR_ERR_INVALID, "%s: line longer than %d characters", where,
-                          (int)sizeof line - 2);
-            break;
-        }
-        size_t b = 0;
-        while (b < len && is_space(line[b]))
-            b++;
-        if (b == len || line[b] == '#') /* blank lines and comments */
-            continue;
-        s = parse_list(g, where, line, len, index);
+    char *text = NULL;
+    size_t len = 0;
+    if (kedr_file_read(path, GENERATOR_FILE_MAX, &text, &len) != KEDR_OK) {
+        char why[512]; /* kedr_fail writes over kedr_last_error() */
+        snprintf(why, sizeof why, "%s", kedr_last_error());
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot read the generator file: %s", g->spec, why);
     }
-    fclose(f);
+    kedr_status s = parse_lines(g, path, text, len, index);
+    free(text);
     return s;
 }
 

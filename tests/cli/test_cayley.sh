@@ -20,7 +20,14 @@ check bad-backend 2 '--backend gpu: expected cpu, cuda or auto' -- "$kedr" cayle
 check json-needs-value 2 'option --json needs a value' -- "$kedr" cayley pancake:4 --json
 check too-big 1 'pancake:12 needs 180 MB in dense mode' -- \
   "$kedr" cayley pancake:12 --backend cpu --memory-limit 1M
-check unwritable 1 'cannot write' -- "$kedr" cayley star:4 --backend cpu --json "$tmp/no/such/dir.json"
+# outputs are checked before the search: a missing directory, a device (never replaced)
+check unwritable 2 'no/such/dir.json: directory .* does not exist' -- \
+  "$kedr" cayley star:4 --backend cpu --json "$tmp/no/such/dir.json"
+check device-checkpoint 2 '/dev/null: is a character device' -- \
+  "$kedr" cayley star:4 --backend cpu --checkpoint /dev/null
+if [ -c /dev/null ]; then pass; else fail "device-checkpoint: /dev/null is no longer a device"; fi
+check device-csv 2 '/dev/null: is a character device' -- \
+  "$kedr" cayley star:4 --backend cpu --csv /dev/null
 
 # pancake:6: diameter 7 (OEIS A058986), growth 1 5 20 79 199 281 133 2 (OEIS A092113)
 check table 0 'diameter +7' -- "$kedr" cayley pancake:6 --backend cpu --json "$tmp/p.json" --csv "$tmp/p.csv"
@@ -189,4 +196,47 @@ check sp-corrupt 1 'checksum does not match' -- \
   "$kedr" cayley 'perm:6:(1 2 3 4 5 6),(1 2)' --backend cpu -q --resume "$tmp/sp-flip.ckpt"
 check sp-other 1 'made for group perm:6' -- \
   "$kedr" cayley cube2 --backend cpu -q --resume "$tmp/sp.ckpt"
+# files read are regular files: a FIFO as a checkpoint or a generator file is refused at once
+mkfifo "$tmp/fifo"
+check fifo-resume 1 'fifo: not a regular file' -- \
+  timeout 20 "$kedr" cayley pancake:5 --backend cpu -q --resume "$tmp/fifo"
+check fifo-gens 2 'cannot read the generator file: .*fifo: is a FIFO' -- \
+  timeout 20 "$kedr" cayley "perm:3:@$tmp/fifo" --backend cpu -q
+# JSON strings are escaped: a generator file named with a quote and a backslash
+printf '(1 2)\n(1 2 3)\n' >"$tmp/a\"b\\c.txt"
+check json-quote 0 'order +6' -- \
+  "$kedr" cayley "perm:3:@$tmp/a\"b\\c.txt" --backend cpu -q --json "$tmp/quote.json"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["group"].endswith("a\"b\\c.txt"), d' \
+  "$tmp/quote.json" 2>"$tmp/err"; then pass; else fail "json-quote: $(cat "$tmp/err")"; fi
+
+# Ctrl-C: pancake:10 on the cpu (seconds) gets SIGINT once level 4 is printed; it ends the
+# level, saves the checkpoint, prints and writes the levels done and exits 130; resumed, it
+# gives the growth function of pancake:10 (OEIS A092113)
+"$kedr" cayley pancake:10 --backend cpu --checkpoint "$tmp/int.ckpt" --checkpoint-every 100000 \
+  --json "$tmp/int.json" >"$tmp/int.out" 2>"$tmp/int.err" &
+pid=$!
+for _ in $(seq 1 1200); do grep -q 'level 4:' "$tmp/int.err" && break; sleep 0.05; done
+kill -INT "$pid"
+wait "$pid"
+rc=$?
+if [ $rc -eq 130 ] && grep -qE 'stopped +after level [4-9] \(interrupted\)' "$tmp/int.out" &&
+  grep -q 'interrupted by signal 2 after level' "$tmp/int.err" && [ -s "$tmp/int.ckpt" ]; then
+  pass
+else
+  fail "sigint: exit $rc (want 130), $(head -c 400 "$tmp/int.out") $(tail -c 400 "$tmp/int.err")"
+fi
+check sigint-resume 0 'diameter +11' -- \
+  "$kedr" cayley pancake:10 --backend cpu -q --resume "$tmp/int.ckpt" --json "$tmp/int-res.json"
+if python3 - "$tmp/int.json" "$tmp/int-res.json" <<'PY' 2>"$tmp/err"; then
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+full = [1, 9, 72, 575, 3963, 22825, 106461, 377863, 919365, 1309756, 814678, 73232]
+s = len(a["growth"]) - 1
+assert a["interrupted"] is True and a["complete"] is False and a["growth"] == full[:s + 1], a
+assert b["growth"] == full and b["resumed_from"] == s and b["complete"] is True, b
+PY
+  pass
+else
+  fail "sigint json: $(cat "$tmp/err")"
+fi
 finish test_cayley
