@@ -44,4 +44,16 @@ kedr_status kedr_bench_cayley(kedr_ctx *ctx, const kedr_bench_cayley_opts *opts)
 extern const char *const kedr_bench_cayley_cpu_groups[];
 extern const char *const kedr_bench_cayley_cuda_groups[];
 
+typedef struct {
+    size_t n;            /* unknowns a call (systems of each length: n / length) */
+    const char *lengths; /* comma-separated system lengths, or NULL for 64,256,1024 */
+    int repeats;         /* timed repeats after warm-up; the median is reported */
+    const char *json;    /* write results here as JSON, or NULL */
+} kedr_bench_tridiag_opts;
+
+/* Times kedr_tridiag_solve per layout, precision, system length and periodicity (bench/
+ * tridiag_bench.c): G unknowns/s and the fraction of the copy bandwidth; on the GPU also
+ * cuSPARSE (gtsv2StridedBatch, gtsvInterleavedBatch) in the same run. */
+kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opts);
+
 #endif

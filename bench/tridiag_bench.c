@@ -1,0 +1,443 @@
+/* kedr bench tridiag: times kedr_tridiag_solve on batches of diagonally dominant systems, per
+ * layout, precision and system length at a fixed number of unknowns (median of repeats after a
+ * warm-up), next to the device's copy bandwidth and, on the GPU, next to cuSPARSE in the same
+ * run. Each solver's first result is checked by its residuals, so that no row reports the time
+ * of a wrong answer. */
+#include "bench.h"
+#include "bench_util.h"
+
+#include "core/internal.h"
+#ifdef KEDR_HAVE_CUDA
+#include "cusparse_ref.h"
+#endif
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Systems whose residuals are checked, spread over the batch. */
+#define CHECK_SYSTEMS 512
+/* Allowed normwise backward error in units of u (tests/unit/test_tridiag.c says why). */
+#define CHECK_BACKWARD_U 32.0
+
+typedef struct {
+    kedr_tridiag_desc desc;
+    kedr_dtype t;
+    double ms, ref_ms; /* ref_ms < 0: no cuSPARSE time */
+    const char *status; /* "ok", "MISMATCH" or "error" */
+    char message[320];
+} row;
+
+/* One batch: host inputs in f64 (system order), device arrays for kedr and for cuSPARSE. */
+typedef struct {
+    kedr_ctx *ctx;
+    size_t elems, bytes;
+    double *a, *b, *c, *d; /* host, element (s, i) at s * n + i */
+    void *h;               /* host staging in the solver's type and layout */
+    void *dev[8];          /* a, b, c, d for kedr, then for cuSPARSE (which may change them) */
+} batch;
+
+static uint64_t mix(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+static double uniform(uint64_t seed, uint64_t i) { return (mix(seed ^ mix(i)) >> 11) * 0x1p-53; }
+
+/* Row dominant systems: a, c in [-1, 1], |b| = |a| + |c| + 1 + [0, 1), d in [-1, 1]; a_0 and
+ * c_{n-1} are 0, as cuSPARSE wants. */
+static void generate(batch *q, size_t n, int periodic)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < q->elems; k++) {
+        size_t i = k % n;
+        double a = uniform(1, k) * 2 - 1, c = uniform(2, k) * 2 - 1;
+        double b = fabs(a) + fabs(c) + 1 + uniform(3, k);
+        q->a[k] = i == 0 && !periodic ? 0 : a;
+        q->c[k] = i == n - 1 && !periodic ? 0 : c;
+        q->b[k] = uniform(4, k) < 0.5 ? -b : b;
+        q->d[k] = uniform(5, k) * 2 - 1;
+    }
+}
+
+/* Uploads v in type t and the layout of g to dst. */
+static kedr_status put(batch *q, const kedr_tridiag_desc *g, kedr_dtype t, const double *v,
+                       void *dst)
+{
+    size_t n = g->n, count = g->count;
+    int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;
+#pragma omp parallel for schedule(static)
+    for (size_t k = 0; k < q->elems; k++) {
+        size_t s = k / n, i = k % n, o = inter ? i * count + s : k;
+        if (t == KEDR_F32)
+            ((float *)q->h)[o] = (float)v[k];
+        else
+            ((double *)q->h)[o] = v[k];
+    }
+    return kedr_upload(q->ctx, dst, q->h, q->bytes);
+}
+
+/* The worst normwise backward error, in units of u, over CHECK_SYSTEMS systems of x (device),
+ * against the inputs as rounded to type t. */
+static kedr_status backward_error(batch *q, const kedr_tridiag_desc *g, kedr_dtype t,
+                                  const void *x, double *worst)
+{
+    KEDR_TRY(kedr_download(q->ctx, q->h, x, q->bytes));
+    size_t n = g->n, count = g->count, step = count > CHECK_SYSTEMS ? count / CHECK_SYSTEMS : 1;
+    int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED, f32 = t == KEDR_F32;
+    double u = f32 ? 0x1p-24 : 0x1p-53, w = 0;
+#define RD(v) (f32 ? (long double)(float)(v) : (long double)(v))
+#define X(s, i) (f32 ? (long double)((const float *)q->h)[inter ? (i) * count + (s) : (s) * n + (i)] \
+                     : (long double)((const double *)q->h)[inter ? (i) * count + (s) : (s) * n + (i)])
+    for (size_t s = 0; s < count; s += step) {
+        long double r = 0, an = 0, xn = 0, dn = 0;
+        for (size_t i = 0; i < n; i++) {
+            size_t k = s * n + i, im = (i + n - 1) % n, ip = (i + 1) % n;
+            long double ax = RD(q->b[k]) * X(s, i), row = fabsl(RD(q->b[k]));
+            if (i > 0 || g->periodic)
+                ax += RD(q->a[k]) * X(s, im), row += fabsl(RD(q->a[k]));
+            if (i + 1 < n || g->periodic)
+                ax += RD(q->c[k]) * X(s, ip), row += fabsl(RD(q->c[k]));
+            r = fmaxl(r, fabsl(ax - RD(q->d[k])));
+            an = fmaxl(an, row);
+            xn = fmaxl(xn, fabsl(X(s, i)));
+            dn = fmaxl(dn, fabsl(RD(q->d[k])));
+        }
+        double e = (double)(r / (an * xn + dn)) / u;
+        w = isnan(e) || e > w ? e : w;
+    }
+#undef RD
+#undef X
+    *worst = w;
+    return KEDR_OK;
+}
+
+enum { IMPL_KEDR = 0, IMPL_CUSPARSE = 1 };
+
+typedef struct {
+    batch *q;
+    const kedr_tridiag_desc *g;
+    kedr_dtype t;
+    struct cusparse_ref *ref;
+} solve_args;
+
+static kedr_status solve(const solve_args *s, int impl)
+{
+    void **v = s->q->dev + 4 * impl;
+#ifdef KEDR_HAVE_CUDA
+    if (impl == IMPL_CUSPARSE)
+        return cusparse_ref_solve(s->ref, s->t, s->g, v[0], v[1], v[2], v[3]);
+#endif
+    return kedr_tridiag_solve(s->q->ctx, s->t, s->g, v[0], v[1], v[2], v[3]);
+}
+
+/* One checked call, then one warm-up and the median of `repeats` timed calls, in ms. The timed
+ * calls solve for the previous call's x: the same work on other numbers. */
+static kedr_status measure(const solve_args *s, int impl, int repeats, double *ms)
+{
+    double worst = 0, *t = malloc(sizeof *t * (size_t)repeats);
+    kedr_timer *timer = NULL;
+    if (!t)
+        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
+    kedr_status st = solve(s, impl);
+    if (st == KEDR_OK)
+        st = backward_error(s->q, s->g, s->t, s->q->dev[4 * impl + 3], &worst);
+    if (st == KEDR_OK && !(worst <= CHECK_BACKWARD_U))
+        st = kedr_fail(KEDR_ERR_INVALID, "MISMATCH: %s's solution has a backward error of "
+                       "%.3g u (at most %.0f u expected)", impl ? "cuSPARSE" : "kedr", worst,
+                       CHECK_BACKWARD_U);
+    if (st == KEDR_OK)
+        st = kedr_timer_create(s->q->ctx, &timer);
+    if (st == KEDR_OK)
+        st = solve(s, impl);
+    for (int r = 0; r < repeats && st == KEDR_OK; r++) {
+        st = kedr_timer_start(timer);
+        if (st == KEDR_OK)
+            st = solve(s, impl);
+        if (st == KEDR_OK)
+            st = kedr_timer_stop(timer, &t[r]);
+    }
+    if (st == KEDR_OK)
+        *ms = 1e3 * bench_median(t, repeats);
+    kedr_ctx_sync(s->q->ctx); /* nothing queued may outlive the buffers */
+    kedr_timer_destroy(timer);
+    free(t);
+    return st;
+}
+
+static void release(batch *q)
+{
+    for (int k = 0; k < 8; k++)
+        kedr_free(q->ctx, q->dev[k]);
+    free(q->a), free(q->b), free(q->c), free(q->d), free(q->h);
+    kedr_scratch_trim(q->ctx);
+}
+
+/* Allocates and fills the batch of r->desc for kedr and, when ref is given, for cuSPARSE. */
+static kedr_status prepare(batch *q, const row *r, int with_ref)
+{
+    const double *src[4];
+    q->elems = r->desc.n * r->desc.count;
+    q->bytes = q->elems * kedr_dtype_size(r->t);
+    for (int k = 0; k < 4 * (1 + with_ref); k++) {
+        kedr_status s = kedr_alloc(q->ctx, &q->dev[k], q->bytes);
+        if (s != KEDR_OK)
+            return s == KEDR_ERR_NOMEM ? kedr_fail(s, "out of device memory for %d arrays of "
+                                                   "%.2f GB; try a smaller --n", 4 * (1 + with_ref),
+                                                   q->bytes / 1e9)
+                                       : s;
+    }
+    q->a = malloc(q->elems * sizeof(double));
+    q->b = malloc(q->elems * sizeof(double));
+    q->c = malloc(q->elems * sizeof(double));
+    q->d = malloc(q->elems * sizeof(double));
+    q->h = malloc(q->bytes);
+    if (!q->a || !q->b || !q->c || !q->d || !q->h)
+        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory for %zu unknowns", q->elems);
+    generate(q, r->desc.n, r->desc.periodic);
+    src[0] = q->a, src[1] = q->b, src[2] = q->c, src[3] = q->d;
+    for (int k = 0; k < 4 * (1 + with_ref); k++)
+        KEDR_TRY(put(q, &r->desc, r->t, src[k % 4], q->dev[k]));
+    return KEDR_OK;
+}
+
+static kedr_status run_row(kedr_ctx *ctx, struct cusparse_ref *ref, int repeats, row *r)
+{
+    batch q;
+    memset(&q, 0, sizeof q);
+    q.ctx = ctx;
+    int with_ref = ref && !r->desc.periodic;
+    solve_args s = {&q, &r->desc, r->t, ref};
+    r->ms = 0;
+    r->ref_ms = -1;
+    kedr_status st = prepare(&q, r, with_ref);
+    if (st == KEDR_OK)
+        st = measure(&s, IMPL_KEDR, repeats, &r->ms);
+    if (st == KEDR_OK && with_ref) {
+        kedr_scratch_trim(ctx); /* leave cuSPARSE the memory kedr's scratch held */
+        st = measure(&s, IMPL_CUSPARSE, repeats, &r->ref_ms);
+    }
+#ifdef KEDR_HAVE_CUDA
+    cusparse_ref_trim(ref);
+#endif
+    release(&q);
+    r->status = st == KEDR_OK ? "ok" : strncmp(kedr_last_error(), "MISMATCH", 8) == 0
+                                           ? "MISMATCH" : "error";
+    if (st != KEDR_OK)
+        snprintf(r->message, sizeof r->message, "%s", kedr_last_error());
+    return st;
+}
+
+/* n u64 copied within the context's memory: bytes read plus written per second, in GB/s. */
+static kedr_status copy_bandwidth(kedr_ctx *ctx, size_t n, int repeats, double *gbps)
+{
+    void *x = NULL, *y = NULL;
+    double *t = malloc(sizeof *t * (size_t)repeats);
+    kedr_timer *timer = NULL;
+    kedr_status s = t ? kedr_alloc(ctx, &x, n * 8) : kedr_fail(KEDR_ERR_NOMEM, "out of memory");
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, &y, n * 8);
+    if (s == KEDR_OK)
+        s = kedr_memset(ctx, x, 1, n * 8);
+    if (s == KEDR_OK)
+        s = kedr_timer_create(ctx, &timer);
+    if (s == KEDR_OK)
+        s = kedr_copy(ctx, y, x, n * 8);
+    for (int r = 0; r < repeats && s == KEDR_OK; r++) {
+        s = kedr_timer_start(timer);
+        if (s == KEDR_OK)
+            s = kedr_copy(ctx, y, x, n * 8);
+        if (s == KEDR_OK)
+            s = kedr_timer_stop(timer, &t[r]);
+    }
+    if (s == KEDR_OK)
+        *gbps = 16.0 * n / bench_median(t, repeats) / 1e9;
+    kedr_ctx_sync(ctx);
+    kedr_timer_destroy(timer);
+    kedr_free(ctx, x);
+    kedr_free(ctx, y);
+    free(t);
+    return s;
+}
+
+typedef struct {
+    char device[320];
+    const char *backend, *commit;
+    char date[32];
+    double copy_gbps;
+    size_t n;
+    int repeats;
+} header;
+
+static const char *layout_name(kedr_tridiag_layout l)
+{
+    return l == KEDR_TRIDIAG_CONTIGUOUS ? "contiguous" : "interleaved";
+}
+
+/* Bytes a solve must move: a, b, c and d read, x written, once each. */
+static double bytes_moved(const row *r)
+{
+    return 5.0 * (double)(r->desc.n * r->desc.count) * (double)kedr_dtype_size(r->t);
+}
+
+static void print_row(const row *r, double copy_gbps)
+{
+    printf("%-11s %-3s %-3s %7zu %9zu", layout_name(r->desc.layout), kedr_dtype_name(r->t),
+           r->desc.periodic ? "yes" : "no", r->desc.n, r->desc.count);
+    if (strcmp(r->status, "ok") != 0) {
+        printf("  %s\n", r->status);
+        fflush(stdout);
+        return;
+    }
+    double sec = r->ms * 1e-3, gbps = bytes_moved(r) / sec / 1e9;
+    printf(" %9.3f %8.2f %8.1f %7.2f", r->ms, r->desc.n * r->desc.count / sec / 1e9, gbps,
+           gbps / copy_gbps);
+    if (r->ref_ms > 0)
+        printf(" %9.3f %7.2f\n", r->ref_ms, r->ref_ms / r->ms);
+    else
+        printf(" %9s %7s\n", "-", "-");
+    fflush(stdout);
+}
+
+static kedr_status write_json(const char *path, const header *h, const row *rows, int nrows)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    fputs("{\n  \"device\": ", f);
+    bench_json_string(f, h->device);
+    fputs(",\n  \"backend\": ", f);
+    bench_json_string(f, h->backend);
+    fputs(",\n  \"date\": ", f);
+    bench_json_string(f, h->date);
+    fputs(",\n  \"commit\": ", f);
+    bench_json_string(f, h->commit);
+    fprintf(f, ",\n  \"unknowns\": %zu,\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->n,
+            h->repeats);
+    bench_json_number(f, h->copy_gbps, 1);
+    fputs(",\n  \"results\": [", f);
+    for (int i = 0; i < nrows; i++) {
+        const row *r = &rows[i];
+        int ok = strcmp(r->status, "ok") == 0, ref = ok && r->ref_ms > 0;
+        double sec = r->ms * 1e-3;
+        fprintf(f, "%s\n    {\"layout\": \"%s\", \"type\": \"%s\", \"periodic\": %s, \"n\": %zu, "
+                "\"systems\": %zu, \"ms\": ", i ? "," : "", layout_name(r->desc.layout),
+                kedr_dtype_name(r->t), r->desc.periodic ? "true" : "false", r->desc.n,
+                r->desc.count);
+        bench_json_number(f, r->ms, ok);
+        fputs(", \"gunknowns\": ", f);
+        bench_json_number(f, r->desc.n * r->desc.count / sec / 1e9, ok);
+        fputs(", \"gbps\": ", f);
+        bench_json_number(f, bytes_moved(r) / sec / 1e9, ok);
+        fputs(", \"frac_copy\": ", f);
+        bench_json_number(f, bytes_moved(r) / sec / 1e9 / h->copy_gbps, ok);
+        fputs(", \"cusparse_ms\": ", f);
+        bench_json_number(f, r->ref_ms, ref);
+        fputs(", \"ratio_vs_cusparse\": ", f);
+        bench_json_number(f, r->ref_ms / r->ms, ref);
+        fputs(", \"status\": ", f);
+        bench_json_string(f, r->status);
+        if (!ok) {
+            fputs(", \"message\": ", f);
+            bench_json_string(f, r->message);
+        }
+        fputc('}', f);
+    }
+    fputs("\n  ]\n}\n", f);
+    if (fclose(f) != 0)
+        return kedr_fail(KEDR_ERR_IO, "cannot write %s", path);
+    return KEDR_OK;
+}
+
+/* The system lengths of opts->lengths ("64,256,1024" when NULL) into len[], at most max. */
+static kedr_status parse_lengths(const char *text, size_t n, size_t *len, int max, int *count)
+{
+    const char *p = text ? text : "64,256,1024";
+    *count = 0;
+    while (*p) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (end == p || errno || v == 0 || v > n || (*end && *end != ','))
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_bench_tridiag: lengths '%s': expected "
+                             "comma-separated system lengths from 1 to %zu", p, n);
+        if (*count == max)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_bench_tridiag: more than %d lengths", max);
+        len[(*count)++] = (size_t)v;
+        p = *end ? end + 1 : end;
+    }
+    return KEDR_OK;
+}
+
+#define MAX_LENGTHS 16
+
+kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opts)
+{
+    if (!ctx || !opts)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_bench_tridiag: %s is NULL", ctx ? "opts" : "ctx");
+    if (opts->n == 0 || opts->repeats < 1)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_bench_tridiag: n = %zu, repeats = %d: expected "
+                         "both at least 1", opts->n, opts->repeats);
+    size_t len[MAX_LENGTHS];
+    int nlen = 0;
+    KEDR_TRY(parse_lengths(opts->lengths, opts->n, len, MAX_LENGTHS, &nlen));
+    header h;
+    memset(&h, 0, sizeof h);
+    bench_device_name(ctx, h.device, sizeof h.device);
+    h.backend = kedr_backend_name(kedr_ctx_backend(ctx));
+    h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT")
+                                                               : KEDR_GIT_COMMIT;
+    bench_utc_date(h.date, sizeof h.date);
+    h.n = opts->n;
+    h.repeats = opts->repeats;
+    KEDR_TRY(copy_bandwidth(ctx, opts->n, opts->repeats, &h.copy_gbps));
+    struct cusparse_ref *ref = NULL;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        KEDR_TRY(cusparse_ref_create(ctx, &ref));
+#endif
+    printf("kedr bench tridiag: %s (%s), %s, commit %s\n", h.device, h.backend, h.date, h.commit);
+    printf("copy bandwidth %.1f GB/s (%zu u64, read + written); %zu unknowns a call, median of "
+           "%d after a warm-up\n\n", h.copy_gbps, opts->n, opts->n, opts->repeats);
+    printf("%-11s %-3s %-3s %7s %9s %9s %8s %8s %7s %9s %7s\n", "layout", "type", "cyc", "n",
+           "systems", "ms", "Gunk/s", "GB/s", "of copy", "cuSPARSE", "vs it");
+    int nrows = 0, nfailed = 0;
+    row *rows = calloc((size_t)nlen * 8, sizeof *rows);
+    kedr_status first = rows ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
+    for (int li = 0; rows && li < nlen; li++)
+        for (int k = 0; k < 8; k++) {
+            row *r = &rows[nrows++];
+            r->desc = (kedr_tridiag_desc){len[li], opts->n / len[li],
+                                          (kedr_tridiag_layout)(k / 4), k % 2,
+                                          KEDR_TRIDIAG_AUTO};
+            r->t = k / 2 % 2 ? KEDR_F64 : KEDR_F32;
+            kedr_status s = run_row(ctx, ref, opts->repeats, r);
+            print_row(r, h.copy_gbps);
+            if (s != KEDR_OK) {
+                fprintf(stderr, "kedr bench tridiag: %s\n", r->message);
+                nfailed++;
+                first = first == KEDR_OK ? s : first;
+            }
+        }
+    printf("\nGunk/s: 10^9 unknowns solved per second; GB/s: a, b, c, d read and x written once,\n"
+           "over the time; of copy: that / copy bandwidth; vs it: cuSPARSE time / kedr time\n"
+           "(gtsv2StridedBatch for contiguous, gtsvInterleavedBatch algorithm 0 for interleaved;\n"
+           "above 1, kedr is faster)\n");
+#ifdef KEDR_HAVE_CUDA
+    cusparse_ref_destroy(ref);
+#endif
+    kedr_status s = opts->json && rows ? write_json(opts->json, &h, rows, nrows) : KEDR_OK;
+    if (s == KEDR_OK && opts->json && rows)
+        printf("wrote %s\n", opts->json);
+    free(rows);
+    if (s != KEDR_OK)
+        return s;
+    if (nfailed)
+        return kedr_fail(first, "%d of %d benchmarks failed", nfailed, nrows);
+    return first;
+}
