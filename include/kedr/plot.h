@@ -6,6 +6,8 @@
 
 #include "kedr/core.h"
 
+#include <math.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -28,10 +30,13 @@ kedr_status kedr_plot_series(const char *path, const kedr_plot_axes *axes, size_
 
 /* A map of cell values over the rectangle [lo[0], hi[0]] x [lo[1], hi[1]] divided into nx x ny
  * cells (values[i + nx * j], x fastest), with a colour bar labelled `label`; NaN marks cells
- * without data (inside a body), drawn in grey. log_scale colours by log10 of the value. The
+ * outside the data (inside a body), drawn in grey, and KEDR_PLOT_NO_DATA (any infinity) cells of
+ * the domain that have no value (a DSMC cell no molecule entered), drawn in white and left out of
+ * the colour range. log_scale colours by log10 of the value (values <= 0 are grey). The
  * colours span the cells' values from the 0.5th to the 99.5th percentile, so that a few
  * outlying cells (a nearly empty DSMC cell's temperature) do not flatten the rest; cells beyond
  * take the end colours, and the bar's label then says "(percentiles 0.5 to 99.5)". */
+#define KEDR_PLOT_NO_DATA HUGE_VAL
 kedr_status kedr_plot_map(const char *path, const char *title, const char *label, int nx, int ny,
                           const double lo[2], const double hi[2], const double *values,
                           int log_scale);

@@ -1,12 +1,12 @@
 /* PNG plots (include/kedr/plot.h), drawn with PLplot's pngcairo device when kedr is built with
- * PLplot. Each figure is drawn on a PLplot stream of its own into FILE.tmp, which is checked and
- * renamed to FILE only when complete. PLplot keeps global state: calls must not run concurrently
- * from several threads. */
+ * PLplot. Each figure is drawn on a PLplot stream of its own into FILE.tmp (made by
+ * kedr_file_begin, which refuses a FILE that is a device, FIFO or directory), which is checked and
+ * renamed over FILE only when complete. PLplot keeps global state: calls must not run
+ * concurrently from several threads. */
 #include "kedr/plot.h"
 
 #include "internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,8 +24,6 @@ static kedr_status check_path(const char *fn, const char *path)
 {
     if (!path || !path[0])
         return kedr_fail(KEDR_ERR_INVALID, "%s: path is %s", fn, path ? "empty" : "NULL");
-    if (strlen(path) > 900)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: path is longer than 900 characters", fn);
     return KEDR_OK;
 }
 
@@ -79,17 +77,15 @@ static int on_plplot_exit(const char *msg)
     return 0;
 }
 
-/* Opens a new stream drawing to the PNG file tmp, or (tmp NULL) into the RGB buffer rgb of
- * PLOT_WIDTH x PLOT_HEIGHT pixels through the same cairo renderer: white background, black axes,
- * a blue-to-red colour map. */
-static kedr_status begin(const char *fn, const char *tmp, unsigned char *rgb)
+/* Opens a new stream drawing to the PNG file w->tmp, made here (w NULL: into the RGB buffer rgb
+ * of PLOT_WIDTH x PLOT_HEIGHT pixels) through the same cairo renderer: white background, black
+ * axes, a blue-to-red colour map. PLplot writes the file by name, so kedr_file_begin makes it
+ * first: it refuses targets that are not regular files and says clearly why it cannot write. */
+static kedr_status begin(const char *path, kedr_file_writer *w, unsigned char *rgb)
 {
-    if (tmp) {
-        FILE *probe = fopen(tmp, "wb"); /* PLplot would not say clearly why it cannot write */
-        if (!probe)
-            return kedr_fail(KEDR_ERR_IO, "%s: cannot write %s: %s", fn, tmp, strerror(errno));
-        fclose(probe);
-    }
+    if (w)
+        KEDR_TRY(kedr_file_begin(w, path));
+    const char *tmp = w ? w->tmp : NULL;
     plot_error[0] = 0;
     plsexit(on_plplot_exit);
     PLINT strm = 0;
@@ -106,7 +102,8 @@ static kedr_status begin(const char *fn, const char *tmp, unsigned char *rgb)
     plscolbg(255, 255, 255);
     plinit();
     plscol0(1, 0, 0, 0);        /* axes and text */
-    plscol0(15, 170, 170, 170); /* cells without data */
+    plscol0(15, 170, 170, 170); /* cells outside the data (inside a body) */
+    plscol0(14, 255, 255, 255); /* cells of the domain without data */
     /* HLS from blue (240) through cyan, green and yellow to red (0). */
     PLFLT pos[2] = {0, 1}, hue[2] = {240, 0}, light[2] = {0.5, 0.5}, sat[2] = {1, 1};
     PLINT rev[1] = {0};
@@ -117,27 +114,23 @@ static kedr_status begin(const char *fn, const char *tmp, unsigned char *rgb)
     return KEDR_OK;
 }
 
-/* Ends the stream and moves tmp to path once it holds a PNG. */
-static kedr_status finish(const char *fn, const char *path, const char *tmp)
+/* Ends the stream and renames w->tmp over the target once it holds a PNG (kedr_file_commit
+ * syncs what PLplot wrote, through the writer's own descriptor of the same file). */
+static kedr_status finish(const char *fn, kedr_file_writer *w)
 {
     plend1();
     unsigned char sig[8] = {0};
-    FILE *f = fopen(tmp, "rb");
+    FILE *f = fopen(w->tmp, "rb");
     size_t got = f ? fread(sig, 1, 8, f) : 0;
     if (f)
         fclose(f);
     if (plot_error[0] || got != 8 || memcmp(sig, "\x89PNG\r\n\x1a\n", 8) != 0) {
-        remove(tmp);
-        return kedr_fail(KEDR_ERR_IO, "%s: %s: PLplot wrote no PNG%s%s", fn, path,
-                         plot_error[0] ? ": " : "", plot_error);
-    }
-    if (rename(tmp, path) != 0) {
-        kedr_status s = kedr_fail(KEDR_ERR_IO, "%s: cannot rename %s to %s: %s", fn, tmp, path,
-                                  strerror(errno));
-        remove(tmp);
+        kedr_status s = kedr_fail(KEDR_ERR_IO, "%s: %s: PLplot wrote no PNG%s%s", fn, w->path,
+                                  plot_error[0] ? ": " : "", plot_error);
+        kedr_file_abort(w);
         return s;
     }
-    return KEDR_OK;
+    return kedr_file_commit(w);
 }
 
 kedr_status kedr_plot_series(const char *path, const kedr_plot_axes *axes, size_t n,
@@ -181,9 +174,8 @@ kedr_status kedr_plot_series(const char *path, const kedr_plot_axes *axes, size_
     /* A degenerate range gets a margin, so PLplot is not asked for an empty window. */
     double mx = x1 > x0 ? 0.02 * (x1 - x0) : fmax(1e-12, 0.5 * fabs(x0)) + 0.5;
     double my = y1 > y0 ? 0.05 * (y1 - y0) : fmax(1e-12, 0.5 * fabs(y0)) + 0.5;
-    char tmp[1000];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    kedr_status s = begin(fn, tmp, NULL);
+    kedr_file_writer w;
+    kedr_status s = begin(path, &w, NULL);
     if (s == KEDR_OK) {
         plenv(x0 - mx, x1 + mx, y0 - my, y1 + my, 0, log_y ? 20 : 2);
         pllab(axes && axes->xlabel ? axes->xlabel : "", axes && axes->ylabel ? axes->ylabel : "",
@@ -191,7 +183,7 @@ kedr_status kedr_plot_series(const char *path, const kedr_plot_axes *axes, size_
         plcol0(9); /* blue */
         plline(m, px, py);
         plpoin(m, px, py, 17);
-        s = finish(fn, path, tmp);
+        s = finish(fn, &w);
     }
     free(px);
     free(py);
@@ -214,6 +206,110 @@ static void cell_corner(PLFLT i, PLFLT j, PLFLT *x, PLFLT *y, PLPointer data)
     *y = g[1] + j * g[3];
 }
 
+/* A map's cells for PLplot (rows[i][j], x index i) and its colour range. */
+typedef struct {
+    PLFLT *block, **rows;
+    double z0, z1, all0, all1; /* the colour range (percentiles) and the data's whole range */
+    size_t no_data;            /* cells of the domain without data (infinite values) */
+    int clipped, empty;
+} map_cells;
+
+static void map_free(map_cells *m)
+{
+    free(m->block);
+    free(m->rows);
+}
+
+/* Cells outside the data (NaN, or <= 0 on a log scale) and without data (infinite) stay NaN,
+ * which plimagefr leaves undrawn over the grey background. The colours span the data's range:
+ * plimage would take the range from every entry, so a marker value for the cells without data
+ * would squeeze the data into part of the colour map (it did: a sphere's 200 K freestream came
+ * out green against a bar that read 2500 K there). */
+static kedr_status map_prepare(const char *fn, int nx, int ny, const double *values,
+                               int log_scale, map_cells *m)
+{
+    size_t cells = (size_t)nx * (size_t)ny, nfin = 0;
+    memset(m, 0, sizeof *m);
+    m->block = malloc(cells * sizeof *m->block);
+    m->rows = malloc((size_t)nx * sizeof *m->rows);
+    double *sorted = malloc(cells * sizeof *sorted);
+    if (!m->block || !m->rows || !sorted) {
+        map_free(m);
+        free(sorted);
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory (%zu cells)", fn, cells);
+    }
+    for (int i = 0; i < nx; i++) {
+        m->rows[i] = m->block + (size_t)i * ny;
+        for (int j = 0; j < ny; j++) {
+            double v = values[(size_t)i + (size_t)nx * j];
+            m->no_data += isinf(v) != 0;
+            if (log_scale)
+                v = v > 0 ? log10(v) : NAN;
+            m->rows[i][j] = isfinite(v) ? v : NAN;
+            if (isfinite(v))
+                sorted[nfin++] = v;
+        }
+    }
+    /* The colour range: the 0.5th to the 99.5th percentile of the cells' values. */
+    m->z0 = HUGE_VAL, m->z1 = -HUGE_VAL;
+    if (nfin) {
+        qsort(sorted, nfin, sizeof *sorted, cmp_double);
+        m->all0 = sorted[0];
+        m->all1 = sorted[nfin - 1];
+        m->z0 = sorted[(size_t)(0.005 * (double)(nfin - 1))];
+        m->z1 = sorted[(size_t)ceil(0.995 * (double)(nfin - 1))];
+    }
+    free(sorted);
+    m->clipped = nfin && (m->all0 < m->z0 || m->all1 > m->z1);
+    m->empty = !(m->z1 >= m->z0);
+    if (m->empty)
+        m->z0 = 0, m->z1 = 1;
+    else if (m->z1 == m->z0)
+        m->z1 = m->z0 + (m->z0 != 0 ? 1e-6 * fabs(m->z0) : 1.0);
+    return KEDR_OK;
+}
+
+/* The cells without data in white, a rectangle per run of them along x. */
+static void map_no_data(int nx, int ny, const double lo[2], const double hi[2],
+                        const double *values)
+{
+    double dx = (hi[0] - lo[0]) / nx, dy = (hi[1] - lo[1]) / ny;
+    plcol0(14);
+    for (int j = 0; j < ny; j++)
+        for (int i = 0; i < nx;) {
+            if (!isinf(values[(size_t)i + (size_t)nx * j])) {
+                i++;
+                continue;
+            }
+            int e = i;
+            while (e < nx && isinf(values[(size_t)e + (size_t)nx * j]))
+                e++;
+            PLFLT x[4] = {lo[0] + i * dx, lo[0] + e * dx, lo[0] + e * dx, lo[0] + i * dx};
+            PLFLT y[4] = {lo[1] + j * dy, lo[1] + j * dy, lo[1] + (j + 1) * dy,
+                          lo[1] + (j + 1) * dy};
+            plfill(4, x, y);
+            i = e;
+        }
+}
+
+/* The colour bar right of the map, its label saying what the colours leave out. */
+static void map_bar(const char *label, int log_scale, const map_cells *m)
+{
+    char bar_label[200];
+    snprintf(bar_label, sizeof bar_label, "%s%s%s%s", log_scale ? "log#d10#u " : "",
+             label ? label : "", m->empty ? " (no data)"
+                                          : m->clipped ? " (percentiles 0.5 to 99.5)" : "",
+             m->no_data && !m->empty ? " (white: no data)" : "");
+    const char *labels[1] = {bar_label}, *axis_opts[1] = {"bcvtm"};
+    PLINT label_opts[1] = {PL_COLORBAR_LABEL_RIGHT}, sub_ticks[1] = {0}, n_values[1] = {2};
+    PLFLT ticks[1] = {0}, range[2] = {m->z0, m->z1};
+    const PLFLT *values_list[1] = {range};
+    PLFLT bar_w = 0, bar_h = 0;
+    plcolorbar(&bar_w, &bar_h, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE |
+               PL_POSITION_VIEWPORT, 0.02, 0, 0.03, 0.8, 0, 1, 1, 0, 0, 0, 0, 1, label_opts,
+               labels, 1, axis_opts, ticks, sub_ticks, n_values, values_list);
+}
+
 /* kedr_plot_map into the file path, or (path NULL) into the buffer rgb. */
 static kedr_status plot_map(const char *fn, const char *path, unsigned char *rgb,
                             const char *title, const char *label, int nx, int ny,
@@ -229,58 +325,11 @@ static kedr_status plot_map(const char *fn, const char *path, unsigned char *rgb
         !isfinite(hi[1] - lo[1]))
         return kedr_fail(KEDR_ERR_INVALID, "%s: the rectangle [%g, %g] x [%g, %g] is empty", fn,
                          lo[0], hi[0], lo[1], hi[1]);
-    size_t cells = (size_t)nx * (size_t)ny;
-    KEDR_TRY(kedr_check_ptr(values, cells, fn, "values"));
-    /* PLplot wants idata[i][j] with x index i; cells without data (NaN, or <= 0 on a log scale)
-     * stay NaN, which plimagefr leaves undrawn over the grey background. The colours span the
-     * data's range: plimage would take the range from every entry, so a marker value for the
-     * cells without data would squeeze the data into part of the colour map (it did: a sphere's
-     * 200 K freestream came out green against a bar that read 2500 K there). */
-    PLFLT *block = malloc(cells * sizeof *block);
-    PLFLT **rows = malloc((size_t)nx * sizeof *rows);
-    if (!block || !rows) {
-        free(block);
-        free(rows);
-        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory (%zu cells)", fn, cells);
-    }
-    double *sorted = malloc(cells * sizeof *sorted);
-    if (!sorted) {
-        free(block);
-        free(rows);
-        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory (%zu cells)", fn, cells);
-    }
-    size_t nfin = 0;
-    for (int i = 0; i < nx; i++) {
-        rows[i] = block + (size_t)i * ny;
-        for (int j = 0; j < ny; j++) {
-            double v = values[(size_t)i + (size_t)nx * j];
-            if (log_scale)
-                v = v > 0 ? log10(v) : NAN;
-            rows[i][j] = isfinite(v) ? v : NAN;
-            if (isfinite(v))
-                sorted[nfin++] = v;
-        }
-    }
-    /* The colour range: the 0.5th to the 99.5th percentile of the cells' values. */
-    double z0 = HUGE_VAL, z1 = -HUGE_VAL, all0 = 0, all1 = 0;
-    if (nfin) {
-        qsort(sorted, nfin, sizeof *sorted, cmp_double);
-        all0 = sorted[0];
-        all1 = sorted[nfin - 1];
-        z0 = sorted[(size_t)(0.005 * (double)(nfin - 1))];
-        z1 = sorted[(size_t)ceil(0.995 * (double)(nfin - 1))];
-    }
-    free(sorted);
-    int clipped = nfin && (all0 < z0 || all1 > z1);
-    int empty = !(z1 >= z0);
-    if (empty)
-        z0 = 0, z1 = 1;
-    else if (z1 == z0)
-        z1 = z0 + (z0 != 0 ? 1e-6 * fabs(z0) : 1.0);
-    char tmp[1000];
-    if (path)
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    kedr_status s = begin(fn, path ? tmp : NULL, rgb);
+    KEDR_TRY(kedr_check_ptr(values, (size_t)nx * (size_t)ny, fn, "values"));
+    map_cells m;
+    KEDR_TRY(map_prepare(fn, nx, ny, values, log_scale, &m));
+    kedr_file_writer w;
+    kedr_status s = begin(path, path ? &w : NULL, rgb);
     if (s == KEDR_OK) {
         pladv(0);
         /* Equal scales in x and y; the right of the page is left for the colour bar. */
@@ -290,35 +339,25 @@ static kedr_status plot_map(const char *fn, const char *path, unsigned char *rgb
         PLFLT gx[4] = {lo[0], hi[0], hi[0], lo[0]}, gy[4] = {lo[1], lo[1], hi[1], hi[1]};
         plcol0(15);
         plfill(4, gx, gy);
+        if (m.no_data)
+            map_no_data(nx, ny, lo, hi, values);
         double grid[4] = {lo[0], lo[1], (hi[0] - lo[0]) / nx, (hi[1] - lo[1]) / ny};
-        if (!empty) /* every finite cell drawn, the colours over [z0, z1] */
-            plimagefr((PLFLT_MATRIX)rows, nx, ny, lo[0], hi[0], lo[1], hi[1], fmin(all0, z0),
-                      fmax(all1, z1), z0, z1, cell_corner, grid);
+        if (!m.empty) /* every finite cell drawn, the colours over [z0, z1] */
+            plimagefr((PLFLT_MATRIX)m.rows, nx, ny, lo[0], hi[0], lo[1], hi[1],
+                      fmin(m.all0, m.z0), fmax(m.all1, m.z1), m.z0, m.z1, cell_corner, grid);
         plcol0(1);
         plbox("bcnst", 0, 0, "bcnstv", 0, 0);
         pllab("x [m]", "y [m]", title ? title : "");
-        char bar_label[160];
-        snprintf(bar_label, sizeof bar_label, "%s%s%s", log_scale ? "log#d10#u " : "",
-                 label ? label : "", empty ? " (no data)"
-                                           : clipped ? " (percentiles 0.5 to 99.5)" : "");
-        const char *labels[1] = {bar_label}, *axis_opts[1] = {"bcvtm"};
-        PLINT label_opts[1] = {PL_COLORBAR_LABEL_RIGHT}, sub_ticks[1] = {0}, n_values[1] = {2};
-        PLFLT ticks[1] = {0}, range[2] = {z0, z1};
-        const PLFLT *values_list[1] = {range};
-        PLFLT bar_w = 0, bar_h = 0;
-        plcolorbar(&bar_w, &bar_h, PL_COLORBAR_IMAGE, PL_POSITION_RIGHT | PL_POSITION_OUTSIDE |
-                   PL_POSITION_VIEWPORT, 0.02, 0, 0.03, 0.8, 0, 1, 1, 0, 0, 0, 0, 1, label_opts,
-                   labels, 1, axis_opts, ticks, sub_ticks, n_values, values_list);
+        map_bar(label, log_scale, &m);
         if (path) {
-            s = finish(fn, path, tmp);
+            s = finish(fn, &w);
         } else {
             plend1();
             if (plot_error[0])
                 s = kedr_fail(KEDR_ERR_IO, "%s: PLplot: %s", fn, plot_error);
         }
     }
-    free(rows);
-    free(block);
+    map_free(&m);
     return s;
 }
 

@@ -1,8 +1,9 @@
-/* Output of DSMC cell fields: CSV and VTK XML ImageData (.vti). Files are written to a temporary
- * name and renamed, so a reader never sees half a file. */
+/* Output of DSMC cell fields: CSV and VTK XML ImageData (.vti). Files are written to PATH.tmp and
+ * renamed over PATH (kedr_file_begin), so a reader never sees half a file. Cells without data are
+ * missing values: empty in CSV, NaN in VTK (docs/dsmc.md, Output). */
 #include "kedr/dsmc.h"
 
-#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,31 +43,25 @@ static kedr_status check_args(const char *fn, const kedr_dsmc_case *c, const ked
     return KEDR_OK;
 }
 
-static kedr_status finish_file(FILE *out, const char *tmp, const char *path)
+/* Cell c's value in column col, NaN where the cell has none: inside a body (NaN already), and in
+ * gas cells that no molecule entered while sampling, whose zeros would read as vacuum at 0 K.
+ * Those keep their particle count, 0, which says why; before the first sample nothing has one. */
+static double value_of(const kedr_dsmc_fields *f, const field_col *col, size_t c)
 {
-    int bad = ferror(out);
-    if (fclose(out) != 0 || bad) {
-        remove(tmp);
-        return kedr_fail(KEDR_ERR_IO, "%s: write error", path);
-    }
-    if (rename(tmp, path) != 0) {
-        kedr_status s = kedr_fail(KEDR_ERR_IO, "%s: cannot rename from %s: %s", path, tmp,
-                                  strerror(errno));
-        remove(tmp);
-        return s;
-    }
-    return KEDR_OK;
+    if (f->samples <= 0)
+        return NAN;
+    if (col->v == f->particles || f->particles[c] > 0)
+        return col->v[c];
+    return NAN;
 }
 
 kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path)
 {
     KEDR_TRY(check_args("kedr_dsmc_write_csv", c, f, path));
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *out = fopen(tmp, "w");
-    if (!out)
-        return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    kedr_file_writer w;
+    KEDR_TRY(kedr_file_begin(&w, path));
+    FILE *out = KEDR_FILE(&w);
     field_col cols[NCOLS];
     int nc = columns(f, cols);
     int three = c->dims == 3, nz = three ? c->nz : 1;
@@ -86,22 +81,25 @@ kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields 
                 else
                     fprintf(out, "%d,%d,%.9g,%.9g", i, j, c->lo[0] + (i + 0.5) * dx,
                             c->lo[1] + (j + 0.5) * dy);
-                for (int k = 0; k < nc; k++)
-                    fprintf(out, ",%.9g", cols[k].v[cell]);
+                for (int k = 0; k < nc; k++) { /* an empty field is a missing value */
+                    double v = value_of(f, &cols[k], cell);
+                    if (isfinite(v))
+                        fprintf(out, ",%.9g", v);
+                    else
+                        fputc(',', out);
+                }
                 fputc('\n', out);
             }
-    return finish_file(out, tmp, path);
+    return kedr_file_commit(&w);
 }
 
 kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path)
 {
     KEDR_TRY(check_args("kedr_dsmc_write_vti", c, f, path));
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *out = fopen(tmp, "w");
-    if (!out)
-        return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    kedr_file_writer w;
+    KEDR_TRY(kedr_file_begin(&w, path));
+    FILE *out = KEDR_FILE(&w);
     double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
     /* Points span 0..nx x 0..ny (x 0..nz in 3D); the fields are cell data, one value per cell,
      * x fastest. */
@@ -127,22 +125,25 @@ kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     field_col cols[NCOLS];
     int nc = columns(f, cols);
     size_t ncells = (size_t)c->nx * c->ny * (size_t)(c->dims == 3 ? c->nz : 1);
+    fprintf(out, "      <!-- nan: no data (a cell inside a body, or one that no molecule entered "
+                 "while sampling: its particles_per_cell is 0) -->\n");
     for (int k = 0; k < nc; k++) {
         if (strcmp(cols[k].name, "uy") == 0 || strcmp(cols[k].name, "uz") == 0)
-            continue; /* written with ux as the velocity vector */
+            continue; /* written with ux (the next two columns) as the velocity vector */
         if (strcmp(cols[k].name, "ux") == 0) {
             fprintf(out, "        <DataArray type=\"Float64\" Name=\"velocity\" "
                          "NumberOfComponents=\"3\" format=\"ascii\">\n");
             for (size_t i = 0; i < ncells; i++)
-                fprintf(out, "%.9g %.9g %.9g\n", f->ux[i], f->uy[i], f->uz[i]);
+                fprintf(out, "%.9g %.9g %.9g\n", value_of(f, &cols[k], i),
+                        value_of(f, &cols[k + 1], i), value_of(f, &cols[k + 2], i));
         } else {
             fprintf(out, "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n",
                     cols[k].name);
             for (size_t i = 0; i < ncells; i++)
-                fprintf(out, "%.9g\n", cols[k].v[i]);
+                fprintf(out, "%.9g\n", value_of(f, &cols[k], i));
         }
         fprintf(out, "        </DataArray>\n");
     }
     fprintf(out, "      </CellData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n");
-    return finish_file(out, tmp, path);
+    return kedr_file_commit(&w);
 }

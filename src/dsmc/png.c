@@ -1,11 +1,12 @@
-/* PNG maps of the DSMC cell fields (temperature, density, Mach number), like Fig. 6 of seed 003,
- * drawn through kedr/plot.h. */
+/* PNG maps of the DSMC cell fields (temperature, density, Mach number), like Fig. 6 of
+ * Kashkovsky, Shershnev & Ivanov (2012), drawn through kedr/plot.h. */
 #include "kedr/dsmc.h"
 #include "kedr/plot.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *dir)
@@ -35,11 +36,21 @@ kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     };
     kedr_status s = KEDR_OK;
     for (int k = 0; k < 3 && s == KEDR_OK; k++) {
-        /* Cells that never held a particle (inside a body, or not sampled) have no value. */
-        for (size_t i = 0; i < nc; i++)
-            v[i] = f->particles[slice + i] > 0 ? maps[k].data[slice + i] : NAN;
-        char path[1024], title[300];
-        snprintf(path, sizeof path, "%s/%s-%s.png", dir, c->name, maps[k].what);
+        /* Cells inside bodies (NaN) are grey; gas cells that no molecule entered while
+         * sampling have no value (white), rather than a 0 that would stretch the colours. */
+        for (size_t i = 0; i < nc; i++) {
+            double n = f->particles[slice + i];
+            v[i] = isnan(n) ? NAN : n > 0 && f->samples > 0 ? maps[k].data[slice + i]
+                                                             : KEDR_PLOT_NO_DATA;
+        }
+        char title[300];
+        size_t len = strlen(dir) + strlen(c->name) + strlen(maps[k].what) + 7;
+        char *path = malloc(len); /* DIR/NAME-WHAT.png, never cut short */
+        if (!path) {
+            s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+            break;
+        }
+        snprintf(path, len, "%s/%s-%s.png", dir, c->name, maps[k].what);
         if (nz > 1)
             snprintf(title, sizeof title, "%s: %s, z = %.4g m", c->name, maps[k].title,
                      c->lo[2] + (nz / 2 + 0.5) * (c->hi[2] - c->lo[2]) / nz);
@@ -47,6 +58,7 @@ kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields 
             snprintf(title, sizeof title, "%s: %s", c->name, maps[k].title);
         s = kedr_plot_map(path, title, maps[k].label, c->nx, c->ny, c->lo, c->hi, v,
                           maps[k].log_scale);
+        free(path);
     }
     free(v);
     return s;

@@ -2,7 +2,6 @@
  * body forces, and the surface files (CSV and VTK PolyData). */
 #include "sim.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,41 +200,22 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
     return KEDR_OK;
 }
 
-static kedr_status finish(FILE *out, const char *tmp, const char *path)
-{
-    int bad = ferror(out);
-    if (fclose(out) != 0 || bad) {
-        remove(tmp);
-        return kedr_fail(KEDR_ERR_IO, "%s: write error", path);
-    }
-    if (rename(tmp, path) != 0) {
-        kedr_status st = kedr_fail(KEDR_ERR_IO, "%s: cannot rename from %s: %s", path, tmp,
-                                   strerror(errno));
-        remove(tmp);
-        return st;
-    }
-    return KEDR_OK;
-}
-
+/* PATH.tmp, renamed over PATH when complete (kedr_file_begin: never onto a device or FIFO). */
 static kedr_status open_tmp(const char *fn, const kedr_dsmc_surface *s, const char *path,
-                            char *tmp, size_t size, FILE **out)
+                            kedr_file_writer *w)
 {
     if (!s || !path)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, s ? "path" : "s");
     if (s->nelem > 0 && !s->x)
         return kedr_fail(KEDR_ERR_INVALID, "%s: the surface has no arrays", fn);
-    snprintf(tmp, size, "%s.tmp", path);
-    *out = fopen(tmp, "w");
-    if (!*out)
-        return kedr_fail(KEDR_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    return KEDR_OK;
+    return kedr_file_begin(w, path);
 }
 
 kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *path)
 {
-    char tmp[1100];
-    FILE *out;
-    KEDR_TRY(open_tmp("kedr_dsmc_write_surface_csv", s, path, tmp, sizeof tmp, &out));
+    kedr_file_writer w;
+    KEDR_TRY(open_tmp("kedr_dsmc_write_surface_csv", s, path, &w));
+    FILE *out = KEDR_FILE(&w);
     if (s->dims == 3) {
         fprintf(out, "element,body,x,y,z,nx,ny,nz,area,hits_per_step,pressure,shear,heat_flux,cp,"
                      "cf,ch\n");
@@ -244,7 +224,7 @@ kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *
                     "%.9g\n", e, s->body[e] + 1, s->x[e], s->y[e], s->z[e], s->nx[e], s->ny[e],
                     s->nz[e], s->length[e], s->hits[e], s->pressure[e], s->shear[e],
                     s->heat_flux[e], s->cp[e], s->cf[e], s->ch[e]);
-        return finish(out, tmp, path);
+        return kedr_file_commit(&w);
     }
     fprintf(out, "element,body,x,y,nx,ny,%s,hits_per_step,pressure,shear,heat_flux,cp,cf,ch\n",
             s->axisymmetric ? "area" : "length");
@@ -252,7 +232,7 @@ kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *
         fprintf(out, "%zu,%d,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", e,
                 s->body[e] + 1, s->x[e], s->y[e], s->nx[e], s->ny[e], s->length[e], s->hits[e],
                 s->pressure[e], s->shear[e], s->heat_flux[e], s->cp[e], s->cf[e], s->ch[e]);
-    return finish(out, tmp, path);
+    return kedr_file_commit(&w);
 }
 
 /* Each element a line cell from its start to its end point (z = 0) in 2D (axisymmetric: in the
@@ -260,9 +240,9 @@ kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *
  * quadrilateral of its 4 corners in 3D. */
 kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *path)
 {
-    char tmp[1100];
-    FILE *out;
-    KEDR_TRY(open_tmp("kedr_dsmc_write_surface_vtp", s, path, tmp, sizeof tmp, &out));
+    kedr_file_writer w;
+    KEDR_TRY(open_tmp("kedr_dsmc_write_surface_vtp", s, path, &w));
+    FILE *out = KEDR_FILE(&w);
     size_t ne = s->nelem;
     int three = s->dims == 3 && s->corners;
     size_t per = three ? 4 : 2; /* points per cell */
@@ -326,5 +306,5 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
         fprintf(out, "%d\n", s->body[e] + 1);
     fprintf(out, "        </DataArray>\n      </CellData>\n    </Piece>\n  </PolyData>\n"
                  "</VTKFile>\n");
-    return finish(out, tmp, path);
+    return kedr_file_commit(&w);
 }

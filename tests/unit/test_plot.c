@@ -6,6 +6,7 @@
 #include "core/internal.h"
 #include "test_util.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char dir[256];
@@ -139,8 +140,50 @@ static void test_map_colours(void)
     red = count_colour(rgb, 255, 0, 0);
     printf("  map with an outlier: %.2f%% red pixels\n", 100.0 * red / total);
     TU_CHECK(red > total / 200, "an outlying cell flattened the colours: %ld red pixels", red);
+    /* Cells of the domain without data (KEDR_PLOT_NO_DATA) are white, not grey like a body, and
+     * stay out of the colour range: a block of them turns white pixels that were drawn in the
+     * map's colours, and the smallest column is still blue. */
+    TU_OK(kedr_plot_map_rgb(rgb, 40, 20, lo, hi, w, 0));
+    long white0 = count_colour(rgb, 255, 255, 255), grey0 = count_colour(rgb, 170, 170, 170);
+    for (int j = 5; j < 15; j++)
+        for (int i = 10; i < 30; i++)
+            w[i + 40 * j] = KEDR_PLOT_NO_DATA;
+    TU_OK(kedr_plot_map_rgb(rgb, 40, 20, lo, hi, w, 0));
+    long white = count_colour(rgb, 255, 255, 255), grey1 = count_colour(rgb, 170, 170, 170);
+    blue = count_colour(rgb, 0, 0, 255);
+    printf("  map with cells without data: %.2f%% more white pixels\n",
+           100.0 * (white - white0) / total);
+    TU_CHECK(white - white0 > total / 20 && grey1 <= grey0 + total / 1000 && blue > total / 200,
+             "cells without data: %ld more white pixels, %ld more grey, %ld blue", white - white0,
+             grey1 - grey0, blue);
     free(w);
     free(rgb);
+}
+
+/* A map or series is never written over something that is not a regular file: a FIFO and a
+ * directory are refused before PLplot starts, and are left as they were. */
+static void test_special_targets(void)
+{
+    double lo[2] = {0, 0}, hi[2] = {1, 1}, v[4] = {1, 2, 3, 4}, x[4] = {0, 1, 2, 3};
+    char fifo[512], sub[512], tmp[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo.png", dir);
+    snprintf(sub, sizeof sub, "%s/sub.png", dir);
+    TU_CHECK(mkfifo(fifo, 0600) == 0 && mkdir(sub, 0700) == 0, "mkfifo / mkdir");
+    const char *targets[2] = {fifo, sub};
+    for (int k = 0; k < 2; k++) {
+        TU_CHECK(kedr_plot_map(targets[k], "t", "l", 2, 2, lo, hi, v, 0) == KEDR_ERR_IO &&
+                     strstr(kedr_last_error(), targets[k]),
+                 "map onto %s: %s", targets[k], kedr_last_error());
+        TU_CHECK(kedr_plot_series(targets[k], NULL, 4, x, v) == KEDR_ERR_IO,
+                 "series onto %s: %s", targets[k], kedr_last_error());
+        snprintf(tmp, sizeof tmp, "%s.tmp", targets[k]);
+        struct stat st;
+        TU_CHECK(stat(targets[k], &st) == 0 && (k ? S_ISDIR(st.st_mode) : S_ISFIFO(st.st_mode)) &&
+                     !exists(tmp),
+                 "%s was replaced or left a .tmp", targets[k]);
+    }
+    unlink(fifo);
+    rmdir(sub);
 }
 
 static void test_unavailable(void)
@@ -188,6 +231,7 @@ int main(void)
         printf("PLplot present: drawing\n");
         test_available();
         test_map_colours();
+        test_special_targets();
     } else {
         TU_CHECK(strstr(kedr_last_error(), "PLplot") != NULL, "%s", kedr_last_error());
         test_unavailable();
