@@ -1,11 +1,37 @@
 /* kedr dsmc CASE.ini: runs a DSMC case, prints statistics and a stage timing table, writes the
- * time-averaged cell fields as CSV and VTK. */
+ * time-averaged cell fields as CSV and VTK. Refuses a case whose estimated work would not finish
+ * (unless --force), and on Ctrl-C or SIGTERM saves a checkpoint and what was sampled. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+/* Exit status of a run stopped by Ctrl-C or SIGTERM after saving (128 + SIGINT, as shells
+ * report a command ended by Ctrl-C). */
+#define DSMC_EXIT_INTERRUPTED 130
+
+/* Output paths are DIR/NAME plus a suffix; both are bounded by their fields in the case. */
+#define DSMC_PATH 1024
+_Static_assert(sizeof(((kedr_dsmc_case *)0)->out_dir) + sizeof(((kedr_dsmc_case *)0)->name) + 32 <=
+                   DSMC_PATH, "an output path always fits");
+
+/* Refused without --force: a run estimated to take longer than this, or a step longer than
+ * DSMC_STEP_LIMIT_S (kedr_dsmc_estimate and the rates below). */
+#define DSMC_RUN_LIMIT_S (24.0 * 3600)
+#define DSMC_STEP_LIMIT_S 600.0
+
+typedef struct {
+    const char *case_path, *out, *restart, *sample_start;
+    long long steps, seed;
+    int force;
+    cli_common com;
+} dsmc_options;
 
 static void help(void)
 {
@@ -13,21 +39,32 @@ static void help(void)
            "Runs the direct simulation Monte Carlo case described by CASE.ini (keys: docs/dsmc.md),\n"
            "printing a statistics line every [output] stats_every steps and a stage timing table\n"
            "at the end, and writes the time-averaged cell fields to DIR/NAME.csv and DIR/NAME.vti;\n"
-           "with bodies, also their surface (DIR/NAME-surface.csv, .vtp) and Cd, Cl per body.\n\n"
+           "with bodies, also their surface (DIR/NAME-surface.csv, .vtp) and Cd, Cl per body.\n"
+           "A run that sampled nothing writes no fields. Ctrl-C or SIGTERM stops after the\n"
+           "current step, writes DIR/NAME.chk and the fields sampled so far, and exits with 130\n"
+           "(a second Ctrl-C stops at once).\n\n"
            "options:\n"
            "  --steps N      steps to run (overrides [run] steps)\n"
+           "  --sample-start N|auto\n"
+           "                 first sampled step, or once the flow is steady (overrides\n"
+           "                 [sample] start)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
            "  --seed S       random seed (overrides [run] seed)\n"
            "  --restart FILE continue from a checkpoint written for this case, up to step N\n"
            "                 of --steps or [run] steps (steps count from the start of the run)\n"
+           "  --force        run even when the estimated work or memory is beyond this machine\n"
            CLI_COMMON_HELP);
 }
 
 /* mkdir -p. */
 static int make_dirs(const char *path)
 {
-    char buf[512];
-    snprintf(buf, sizeof buf, "%s", path);
+    char buf[DSMC_PATH];
+    if (strlen(path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, path);
     for (char *p = buf + 1; *p; p++)
         if (*p == '/') {
             *p = 0;
@@ -38,14 +75,18 @@ static int make_dirs(const char *path)
     return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-static void format_eta(double s, char *buf, size_t size)
+static void format_seconds(double s, char *buf, size_t size)
 {
     if (s < 60)
         snprintf(buf, size, "%.0f s", s);
     else if (s < 3600)
         snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
-    else
+    else if (s < 48 * 3600)
         snprintf(buf, size, "%.1f h", s / 3600);
+    else if (s < 3 * 365.25 * 86400)
+        snprintf(buf, size, "%.0f days", s / 86400);
+    else
+        snprintf(buf, size, "%.2g years", s / (365.25 * 86400));
 }
 
 static int fail(const char *what)
@@ -54,33 +95,31 @@ static int fail(const char *what)
     return CLI_EXIT_FAIL;
 }
 
-/* The surface files and, per body, the force coefficients. */
+static int print_body(const kedr_dsmc_surface *sf, int b)
+{
+    if (sf->axisymmetric)
+        return printf("body %d: Cd %.5g  (drag %.5g N along the axis, reference area %.5g m^2, "
+                      "%lld steps sampled)\n", b + 1, sf->cd[b], sf->drag[b],
+                      sf->reference_length[b], (long long)sf->steps);
+    if (sf->dims == 3)
+        return printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N, lift %.5g N, reference area "
+                      "%.5g m^2, %lld steps sampled)\n", b + 1, sf->cd[b], sf->cl[b], sf->drag[b],
+                      sf->lift[b], sf->reference_length[b], (long long)sf->steps);
+    return printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N/m, lift %.5g N/m, reference length "
+                  "%.5g m, %lld steps sampled)\n", b + 1, sf->cd[b], sf->cl[b], sf->drag[b],
+                  sf->lift[b], sf->reference_length[b], (long long)sf->steps);
+}
+
+/* The surface files and, per body, the force coefficients (once the surface was sampled). */
 static kedr_status write_surface(kedr_dsmc *sim, const kedr_dsmc_case *c)
 {
     kedr_dsmc_surface sf;
     KEDR_TRY(kedr_dsmc_get_surface(sim, &sf));
     kedr_status s = KEDR_OK;
-    if (sf.nelem > 0) {
-        for (int b = 0; b < sf.nbodies; b++) {
-            if (sf.steps == 0) {
-                printf("body %d: no surface samples yet (sampling starts at step %lld)\n", b + 1,
-                       (long long)c->sample_start);
-                continue;
-            }
-            if (sf.axisymmetric)
-                printf("body %d: Cd %.5g  (drag %.5g N along the axis, reference area %.5g m^2, "
-                       "%lld steps sampled)\n", b + 1, sf.cd[b], sf.drag[b],
-                       sf.reference_length[b], (long long)sf.steps);
-            else if (sf.dims == 3)
-                printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N, lift %.5g N, reference area "
-                       "%.5g m^2, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b], sf.drag[b],
-                       sf.lift[b], sf.reference_length[b], (long long)sf.steps);
-            else
-                printf("body %d: Cd %.5g  Cl %.5g  (drag %.5g N/m, lift %.5g N/m, reference "
-                       "length %.5g m, %lld steps sampled)\n", b + 1, sf.cd[b], sf.cl[b],
-                       sf.drag[b], sf.lift[b], sf.reference_length[b], (long long)sf.steps);
-        }
-        char path[1024];
+    if (sf.nelem > 0 && sf.steps > 0) {
+        for (int b = 0; b < sf.nbodies; b++)
+            print_body(&sf, b);
+        char path[DSMC_PATH];
         if (c->write_csv) {
             snprintf(path, sizeof path, "%s/%s-surface.csv", c->out_dir, c->name);
             s = kedr_dsmc_write_surface_csv(&sf, path);
@@ -98,42 +137,26 @@ static kedr_status write_surface(kedr_dsmc *sim, const kedr_dsmc_case *c)
     return s;
 }
 
-static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *seconds)
+/* The cell fields: CSV, VTK and PNG maps. */
+static kedr_status write_fields(const kedr_dsmc_case *c, const kedr_dsmc_fields *f)
 {
-    double t0 = kedr_wall_seconds();
-    kedr_dsmc_fields f;
-    if (kedr_dsmc_get_fields(sim, &f) != KEDR_OK)
-        return fail(NULL);
-    if (f.samples == 0 && c->sample_auto)
-        printf("note: no samples were taken: the flow did not become steady ([sample] start = "
-               "auto, steady_window %lld, steady_tolerance %g); the fields are zero\n",
-               (long long)c->steady_window, c->steady_tolerance);
-    else if (f.samples == 0)
-        printf("note: no samples were taken ([sample] start = %lld is after the last step); the "
-               "fields are zero\n", (long long)c->sample_start);
-    if ((c->write_csv || c->write_vti || c->write_png) && make_dirs(c->out_dir) != 0) {
-        fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
-                strerror(errno));
-        kedr_dsmc_fields_free(&f);
-        return CLI_EXIT_FAIL;
-    }
-    char path[1024];
+    char path[DSMC_PATH];
     kedr_status s = KEDR_OK;
     if (c->write_csv) {
         snprintf(path, sizeof path, "%s/%s.csv", c->out_dir, c->name);
-        s = kedr_dsmc_write_csv(c, &f, path);
+        s = kedr_dsmc_write_csv(c, f, path);
         if (s == KEDR_OK)
             printf("wrote %s\n", path);
     }
     if (s == KEDR_OK && c->write_vti) {
         snprintf(path, sizeof path, "%s/%s.vti", c->out_dir, c->name);
-        s = kedr_dsmc_write_vti(c, &f, path);
+        s = kedr_dsmc_write_vti(c, f, path);
         if (s == KEDR_OK)
             printf("wrote %s\n", path);
     }
     if (s == KEDR_OK && c->write_png) {
         /* CSV and VTK are already written: a missing PLplot only costs the pictures. */
-        s = kedr_dsmc_write_png(c, &f, c->out_dir);
+        s = kedr_dsmc_write_png(c, f, c->out_dir);
         if (s == KEDR_OK)
             printf("wrote %s/%s-{temperature,density,mach}.png\n", c->out_dir, c->name);
         else if (s == KEDR_ERR_UNSUPPORTED)
@@ -141,6 +164,42 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
         if (s == KEDR_ERR_UNSUPPORTED)
             s = KEDR_OK;
     }
+    return s;
+}
+
+/* Why nothing was sampled, and what to change. */
+static void explain_no_samples(const kedr_dsmc_case *c, const kedr_dsmc_stats *st)
+{
+    if (c->sample_auto)
+        printf("note: nothing was sampled: the flow was not found steady by step %lld ([sample] "
+               "start = auto, steady_window %lld, steady_tolerance %g); no fields written: run "
+               "longer (--restart from the checkpoint) or give --sample-start N\n",
+               (long long)st->step, (long long)c->steady_window, c->steady_tolerance);
+    else
+        printf("note: nothing was sampled: sampling starts at step %lld, after the last step "
+               "(%lld); no fields written: give --sample-start N (N <= %lld) or more --steps\n",
+               (long long)st->sample_start, (long long)st->step, (long long)st->step);
+}
+
+/* The fields and the surface when something was sampled; a note saying why not otherwise. */
+static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *seconds)
+{
+    double t0 = kedr_wall_seconds();
+    kedr_dsmc_stats st;
+    kedr_dsmc_get_stats(sim, &st);
+    if (st.samples == 0) {
+        explain_no_samples(c, &st);
+        return 0;
+    }
+    if ((c->write_csv || c->write_vti || c->write_png) && make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    kedr_dsmc_fields f;
+    if (kedr_dsmc_get_fields(sim, &f) != KEDR_OK)
+        return fail(NULL);
+    kedr_status s = write_fields(c, &f);
     kedr_dsmc_fields_free(&f);
     if (s == KEDR_OK)
         s = write_surface(sim, c);
@@ -148,11 +207,11 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
     return s == KEDR_OK ? 0 : fail(NULL);
 }
 
-/* DIR/NAME.chk: written every [output] checkpoint_every steps, at the end, and when memory runs
- * out. */
+/* DIR/NAME.chk: written every [output] checkpoint_every steps, at the end, when memory runs
+ * out and when the run is interrupted. */
 static int checkpoint(kedr_dsmc *sim, const kedr_dsmc_case *c)
 {
-    char path[1024];
+    char path[DSMC_PATH];
     snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
     if (make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
@@ -182,7 +241,8 @@ static int out_of_memory(kedr_dsmc *sim, const kedr_dsmc_case *c)
     return CLI_EXIT_FAIL;
 }
 
-/* The stage table, laid out like Tables 2-4 of seed 003: time per step in ms, and the share. */
+/* The stage table, laid out like Tables 2-4 of Kashkovsky, Shershnev & Ivanov (2012): time per
+ * step in ms, and the share. */
 static void print_timing(const kedr_dsmc_stats *st, double output_s, double wall_s)
 {
     double steps = st->step > 0 ? (double)st->step : 1.0, total = output_s;
@@ -199,123 +259,271 @@ static void print_timing(const kedr_dsmc_stats *st, double output_s, double wall
     printf("wall time %.3f s for %lld steps\n", wall_s, (long long)st->step);
 }
 
-int cmd_dsmc(int argc, char **argv)
+static void parse_options(int argc, char **argv, dsmc_options *o)
 {
-    const char *cmd = "dsmc", *case_path = NULL, *out = NULL, *restart = NULL;
-    cli_common com = {KEDR_BACKEND_AUTO, 0};
-    long long steps = -1, seed = -1;
+    const char *cmd = "dsmc";
+    memset(o, 0, sizeof *o);
+    o->com.backend = KEDR_BACKEND_AUTO;
+    o->steps = o->seed = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             help();
-            return 0;
+            exit(0);
         }
-        if (cli_common_option(argc, argv, &i, &com, cmd))
+        if (cli_common_option(argc, argv, &i, &o->com, cmd))
             continue;
         if (strncmp(a, "--steps", 7) == 0 && (a[7] == 0 || a[7] == '='))
-            steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--steps", cmd);
+            o->steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--steps", cmd);
         else if (strncmp(a, "--seed", 6) == 0 && (a[6] == 0 || a[6] == '='))
-            seed = cli_int(cli_value(argc, argv, &i, cmd), 0, INT64_MAX, "--seed", cmd);
+            o->seed = cli_int(cli_value(argc, argv, &i, cmd), 0, INT64_MAX, "--seed", cmd);
+        else if (strncmp(a, "--sample-start", 14) == 0 && (a[14] == 0 || a[14] == '='))
+            o->sample_start = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
-            restart = cli_value(argc, argv, &i, cmd);
+            o->restart = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
-            out = cli_value(argc, argv, &i, cmd);
+            o->out = cli_value(argc, argv, &i, cmd);
+        else if (strcmp(a, "--force") == 0)
+            o->force = 1;
         else if (a[0] == '-')
             cli_usage_error(cmd, "unknown option '%s'", a);
-        else if (case_path)
-            cli_usage_error(cmd, "more than one case file ('%s' and '%s')", case_path, a);
+        else if (o->case_path)
+            cli_usage_error(cmd, "more than one case file ('%s' and '%s')", o->case_path, a);
         else
-            case_path = a;
+            o->case_path = a;
     }
-    if (!case_path)
+    if (!o->case_path)
         cli_usage_error(cmd, "no case file given");
+}
 
-    kedr_dsmc_case c;
-    if (kedr_dsmc_case_load(case_path, &c) != KEDR_OK)
-        return fail(NULL);
-    if (steps >= 0)
-        c.steps = steps;
-    if (seed >= 0)
-        c.seed = (uint64_t)seed;
-    if (out)
-        snprintf(c.out_dir, sizeof c.out_dir, "%s", out);
-
-    kedr_ctx *ctx = cli_context(&com, cmd);
-    kedr_dsmc *sim = NULL;
-    double wall0 = kedr_wall_seconds();
-    kedr_status made = restart ? kedr_dsmc_restart(ctx, &c, restart, &sim)
-                               : kedr_dsmc_create(ctx, &c, &sim);
-    if (made != KEDR_OK) {
-        int rc = fail(NULL);
-        kedr_ctx_destroy(ctx);
-        return rc;
+/* The command line's overrides of the case's keys. */
+static void apply_options(const dsmc_options *o, kedr_dsmc_case *c)
+{
+    const char *cmd = "dsmc";
+    if (o->steps >= 0)
+        c->steps = o->steps;
+    if (o->seed >= 0)
+        c->seed = (uint64_t)o->seed;
+    if (o->out) {
+        if (strlen(o->out) >= sizeof c->out_dir)
+            cli_usage_error(cmd, "--out: a path of %zu bytes; at most %zu", strlen(o->out),
+                            sizeof c->out_dir - 1);
+        strcpy(c->out_dir, o->out);
     }
-    kedr_dsmc_stats st;
-    kedr_dsmc_get_stats(sim, &st);
+    if (o->sample_start) {
+        c->sample_auto = strcmp(o->sample_start, "auto") == 0;
+        if (!c->sample_auto)
+            c->sample_start = cli_int(o->sample_start, 0, 4000000000L, "--sample-start", cmd);
+    }
+}
+
+/* Memory the back end has for the run: the GPU's, or the host's physical memory. */
+static double memory_of(kedr_ctx *ctx)
+{
+    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA) {
+        kedr_device_info info;
+        if (kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK)
+            return (double)info.memory_bytes;
+        return HUGE_VAL;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : HUGE_VAL;
+}
+
+/* Prints the estimated work and returns 0, or says why the run is refused and returns
+ * CLI_EXIT_FAIL (unless force). The rates are rough: per cpu thread about 1e7 particle moves and
+ * 1e7 collision candidates a second, on a GPU about 1e9 of each (docs/dsmc.md, "Work estimate"). */
+static int check_work(kedr_ctx *ctx, const kedr_dsmc_case *c, int64_t first, int force)
+{
+    kedr_dsmc_work w;
+    if (kedr_dsmc_estimate(c, &w) != KEDR_OK)
+        return fail(NULL);
+    int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    double rate = cuda ? 1e9 : 1e7 * kedr_ctx_threads(ctx);
+    double step_s = (w.particles + w.inflow + w.candidates_run) / rate;
+    double run_s = step_s * (double)(c->steps > first ? c->steps - first : 0);
+    double bytes = cuda ? w.bytes_cuda : w.bytes_cpu, have = memory_of(ctx);
+    char run[32], step[32];
+    format_seconds(run_s, run, sizeof run);
+    format_seconds(step_s, step, sizeof step);
+    printf("estimate: %.3g particles, %.3g collision candidates a step, %.3g GB; about %s for "
+           "%lld steps on this back end\n", w.particles, w.candidates, bytes / 1e9, run,
+           (long long)(c->steps - first));
+    const char *why = NULL;
+    if (w.cells_capped > 0)
+        why = "cells would need more collision candidates a step than the most a cell tries "
+              "(16777215), cutting their collisions short: the gas is too dense for this dt and "
+              "cell size";
+    else if (w.particles >= 4294967295.0)
+        why = "more than 2^32 - 1 particles: raise [run] weight or lower particles_per_cell";
+    else if (bytes > have)
+        why = "more memory than this back end has: raise [run] weight or lower "
+              "particles_per_cell";
+    else if (step_s > DSMC_STEP_LIMIT_S || run_s > DSMC_RUN_LIMIT_S)
+        why = "far longer than a run should take before it says anything: shorten --steps, "
+              "coarsen the grid, raise [run] weight, or check dt and the density";
+    if (!why)
+        return 0;
+    fprintf(stderr, "kedr dsmc: %s would take about %.3g collision candidates a step (%.3g "
+            "particles, %.3g GB of %.3g GB), ~ %s a step and %s in all on this back end at "
+            "~%.0e a second: %s; use --force to run anyway\n", c->name, w.candidates,
+            w.particles, bytes / 1e9, have / 1e9, step, run, rate, why);
+    return force ? 0 : CLI_EXIT_FAIL;
+}
+
+/* Says before the first step when the run will never sample, and what to change. */
+static void warn_never_sampling(const kedr_dsmc_case *c, const kedr_dsmc_stats *st)
+{
+    if (st->samples > 0 || st->step >= c->steps)
+        return;
+    if (c->sample_auto && st->sample_start == INT64_MAX &&
+        4 * c->steady_window > c->steps)
+        printf("note: this run will never sample: [sample] start = auto needs at least 4 windows "
+               "of %lld steps (%lld steps) to find the flow steady, and the run has %lld: give "
+               "more --steps or --sample-start N\n", (long long)c->steady_window,
+               (long long)(4 * c->steady_window), (long long)c->steps);
+    else if (!c->sample_auto && st->sample_start > c->steps)
+        printf("note: this run will never sample: sampling starts at step %lld, after the last "
+               "step (%lld): give --sample-start N (N <= %lld) or more --steps; no fields will "
+               "be written\n", (long long)st->sample_start, (long long)c->steps,
+               (long long)c->steps);
+}
+
+static void print_header(const dsmc_options *o, kedr_ctx *ctx, const kedr_dsmc_case *c)
+{
     char grid[64];
-    if (c.dims == 3)
-        snprintf(grid, sizeof grid, "%d x %d x %d", c.nx, c.ny, c.nz);
+    if (c->dims == 3)
+        snprintf(grid, sizeof grid, "%d x %d x %d", c->nx, c->ny, c->nz);
     else
-        snprintf(grid, sizeof grid, "%d x %d%s", c.nx, c.ny,
-                 c.axisymmetric ? c.radial_weighting ? " axisymmetric (radially weighted)"
-                                                     : " axisymmetric" : "");
+        snprintf(grid, sizeof grid, "%d x %d%s", c->nx, c->ny,
+                 c->axisymmetric ? c->radial_weighting ? " axisymmetric (radially weighted)"
+                                                       : " axisymmetric" : "");
     printf("kedr dsmc %s on %s: %s cells, %d species (%s%s), %s collisions, weight %.4g, "
            "dt %.4g s, %lld steps, seed %llu\n",
-           case_path, kedr_backend_name(kedr_ctx_backend(ctx)), grid, c.nspecies,
-           c.species[0].name, c.nspecies > 1 ? ", ..." : "",
-           c.scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", c.weight, c.dt, (long long)c.steps,
-           (unsigned long long)c.seed);
-    if (restart)
-        printf("restart from %s at step %lld (t = %.4e s; the checkpoint's seed)\n", restart,
-               (long long)st.step, st.time);
-    if (c.sample_auto && st.sample_start == INT64_MAX)
-        printf("start: %zu particles; sampling every %lld step(s) once the flow is steady (mean "
-               "particle count of %lld-step windows within %g)\n", st.particles,
-               (long long)c.sample_every, (long long)c.steady_window, c.steady_tolerance);
-    else
-        printf("start: %zu particles; sampling from step %lld every %lld\n", st.particles,
-               (long long)st.sample_start, (long long)c.sample_every);
+           o->case_path, kedr_backend_name(kedr_ctx_backend(ctx)), grid, c->nspecies,
+           c->species[0].name, c->nspecies > 1 ? ", ..." : "",
+           c->scheme == KEDR_DSMC_MFS ? "MFS" : "NTC", c->weight, c->dt, (long long)c->steps,
+           (unsigned long long)c->seed);
+}
 
-    int rc = 0;
+static void print_start(const dsmc_options *o, const kedr_dsmc_case *c, const kedr_dsmc_stats *st)
+{
+    if (o->restart)
+        printf("restart from %s at step %lld (t = %.4e s; the checkpoint's seed)\n", o->restart,
+               (long long)st->step, st->time);
+    if (c->sample_auto && st->sample_start == INT64_MAX)
+        printf("start: %zu particles; sampling every %lld step(s) once the flow is steady "
+               "(particle count and energy over 4 windows of %lld steps, tolerance %g)\n",
+               st->particles, (long long)c->sample_every, (long long)c->steady_window,
+               c->steady_tolerance);
+    else
+        printf("start: %zu particles; sampling from step %lld every %lld\n", st->particles,
+               (long long)st->sample_start, (long long)c->sample_every);
+    warn_never_sampling(c, st);
+}
+
+static void print_progress(const kedr_dsmc_case *c, const kedr_dsmc_stats *st, double run0,
+                           int64_t first, double *t_last, double *psteps)
+{
+    double now = kedr_wall_seconds();
+    double rate = now > *t_last ? *psteps / (now - *t_last) : 0;
+    char eta[32];
+    format_seconds((now - run0) / (double)(st->step - first) * (double)(c->steps - st->step),
+                   eta, sizeof eta);
+    printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  mcs/mfp %.3g  "
+           "%.3g particle-steps/s  ETA %s\n",
+           (long long)st->step, st->time, st->particles, (unsigned long long)st->collisions,
+           st->mcs_mfp, rate, eta);
+    fflush(stdout);
+    *t_last = now;
+    *psteps = 0;
+}
+
+/* The steps, to c->steps or the first interruption (*stopped: the signal's number). */
+static int run_steps(kedr_dsmc *sim, const kedr_dsmc_case *c, int *stopped)
+{
+    kedr_dsmc_stats st;
+    kedr_dsmc_get_stats(sim, &st);
     double t_last = kedr_wall_seconds(), psteps = 0, run0 = t_last;
     int64_t first = st.step;
-    while (st.step < c.steps) {
+    int rc = 0;
+    while (st.step < c->steps && !(*stopped = kedr_interrupted())) {
         kedr_status ss = kedr_dsmc_step(sim);
-        if (ss == KEDR_ERR_NOMEM) {
-            rc = out_of_memory(sim, &c);
-            break;
-        }
-        if (ss != KEDR_OK) {
-            rc = fail(NULL);
-            break;
-        }
+        if (ss == KEDR_ERR_NOMEM)
+            return out_of_memory(sim, c);
+        if (ss != KEDR_OK)
+            return fail(NULL);
         int64_t start_before = st.sample_start;
         kedr_dsmc_get_stats(sim, &st);
         psteps += (double)st.particles;
         if (st.sample_start != start_before)
             printf("steady flow at step %lld: sampling from step %lld\n", (long long)st.step,
                    (long long)st.sample_start);
-        if (c.stats_every > 0 && (st.step % c.stats_every == 0 || st.step == c.steps)) {
-            double now = kedr_wall_seconds();
-            double rate = now > t_last ? psteps / (now - t_last) : 0;
-            char eta[32];
-            format_eta((now - run0) / (double)(st.step - first) * (double)(c.steps - st.step), eta,
-                       sizeof eta);
-            printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  mcs/mfp %.3g  "
-                   "%.3g particle-steps/s  ETA %s\n",
-                   (long long)st.step, st.time, st.particles, (unsigned long long)st.collisions,
-                   st.mcs_mfp, rate, eta);
-            fflush(stdout);
-            t_last = now;
-            psteps = 0;
-        }
-        if (c.checkpoint_every > 0 && st.step % c.checkpoint_every == 0 && st.step < c.steps &&
-            (rc = checkpoint(sim, &c)) != 0)
-            break;
+        if (c->stats_every > 0 && (st.step % c->stats_every == 0 || st.step == c->steps))
+            print_progress(c, &st, run0, first, &t_last, &psteps);
+        if (c->checkpoint_every > 0 && st.step % c->checkpoint_every == 0 && st.step < c->steps &&
+            (rc = checkpoint(sim, c)) != 0)
+            return rc;
     }
+    return 0;
+}
+
+/* After an interruption: the checkpoint (always) and the fields sampled so far. */
+static int save_interrupted(kedr_dsmc *sim, const kedr_dsmc_case *c, int sig)
+{
+    kedr_dsmc_stats st;
+    kedr_dsmc_get_stats(sim, &st);
+    printf("interrupted (signal %d) after step %lld of %lld: saving\n", sig, (long long)st.step,
+           (long long)c->steps);
+    double output_s = 0;
+    int rc = checkpoint(sim, c);
+    if (write_outputs(sim, c, &output_s) != 0)
+        rc = CLI_EXIT_FAIL;
+    if (rc == 0)
+        printf("stopped; continue with: kedr dsmc CASE --restart %s/%s.chk (same options)\n",
+               c->out_dir, c->name);
+    return rc == 0 ? DSMC_EXIT_INTERRUPTED : rc;
+}
+
+int cmd_dsmc(int argc, char **argv)
+{
+    dsmc_options o;
+    parse_options(argc, argv, &o);
+    kedr_dsmc_case c;
+    if (kedr_dsmc_case_load(o.case_path, &c) != KEDR_OK)
+        return fail(NULL);
+    apply_options(&o, &c);
+    if (kedr_dsmc_case_check(&c) != KEDR_OK)
+        return fail(NULL);
+
+    kedr_ctx *ctx = cli_context(&o.com, "dsmc");
+    print_header(&o, ctx, &c);
+    kedr_dsmc *sim = NULL;
+    double wall0 = kedr_wall_seconds();
+    kedr_status made = o.restart ? kedr_dsmc_restart(ctx, &c, o.restart, &sim)
+                                 : KEDR_OK;
+    kedr_dsmc_stats st = {0};
+    if (made == KEDR_OK && sim)
+        kedr_dsmc_get_stats(sim, &st);
+    int rc = made == KEDR_OK ? check_work(ctx, &c, st.step, o.force) : fail(NULL);
+    if (rc == 0 && !sim && kedr_dsmc_create(ctx, &c, &sim) != KEDR_OK)
+        rc = fail(NULL);
+    if (rc != 0) {
+        kedr_dsmc_destroy(sim);
+        kedr_ctx_destroy(ctx);
+        return rc;
+    }
+    kedr_dsmc_get_stats(sim, &st);
+    print_start(&o, &c, &st);
+
+    kedr_interrupt_install();
+    int stopped = 0;
+    rc = run_steps(sim, &c, &stopped);
+    double output_s = 0;
+    if (rc == 0 && stopped)
+        rc = save_interrupted(sim, &c, stopped);
     if (rc == 0 && c.checkpoint)
         rc = checkpoint(sim, &c);
-    double output_s = 0;
     if (rc == 0)
         rc = write_outputs(sim, &c, &output_s);
     if (rc == 0) {

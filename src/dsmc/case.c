@@ -21,7 +21,10 @@ _Static_assert(KEDR_DSMC_MAX_CANDIDATES == DSMC_MAX_CANDIDATES, "the public boun
 static kedr_status read_species(kedr_ini *ini, const char *name, kedr_dsmc_species *s)
 {
     memset(s, 0, sizeof *s);
-    snprintf(s->name, sizeof s->name, "%s", name);
+    if (strlen(name) >= sizeof s->name)
+        return kedr_ini_fail(ini, name, NULL, "species name of %zu bytes: at most %zu",
+                             strlen(name), sizeof s->name - 1);
+    memcpy(s->name, name, strlen(name) + 1);
     int64_t dof = 0;
     s->alpha = 1;
     s->z_rot = 1;
@@ -54,7 +57,10 @@ static kedr_status read_mixture(kedr_ini *ini, const char *gas, kedr_dsmc_case *
     const char *text = NULL;
     KEDR_TRY(kedr_ini_string(ini, gas, "mixture", REQ, &text));
     char buf[512];
-    snprintf(buf, sizeof buf, "%s", text);
+    if (strlen(text) >= sizeof buf)
+        return kedr_ini_fail(ini, gas, "mixture", "%zu bytes: at most %zu", strlen(text),
+                             sizeof buf - 1);
+    memcpy(buf, text, strlen(text) + 1);
     double total = 0;
     c->nspecies = 0;
     for (char *save = NULL, *part = strtok_r(buf, ",", &save); part;
@@ -554,7 +560,10 @@ static kedr_status read_downstream(kedr_ini *ini, kedr_dsmc_case *c)
     const char *text = "x_max";
     KEDR_TRY(kedr_ini_string(ini, sec, "sides", 0, &text));
     char buf[256];
-    snprintf(buf, sizeof buf, "%s", text);
+    if (strlen(text) >= sizeof buf)
+        return kedr_ini_fail(ini, sec, "sides", "%zu bytes: at most %zu", strlen(text),
+                             sizeof buf - 1);
+    memcpy(buf, text, strlen(text) + 1);
     int count = 0, one = KEDR_DSMC_XMAX, nsides = c->dims == 3 ? 6 : 4;
     for (char *save = NULL, *w = strtok_r(buf, ", \t", &save); w;
          w = strtok_r(NULL, ", \t", &save)) {
@@ -846,14 +855,48 @@ static kedr_status read_bodies(kedr_ini *ini, kedr_dsmc_case *c)
     return KEDR_OK;
 }
 
+/* The case's name, for its output files: the file's base name less its extension. */
+static kedr_status case_name(const kedr_ini *ini, kedr_dsmc_case *c)
+{
+    const char *base = strrchr(kedr_ini_name(ini), '/');
+    base = base ? base + 1 : kedr_ini_name(ini);
+    const char *dot = strrchr(base, '.');
+    size_t len = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+    if (len >= sizeof c->name)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the case name (the file name less its extension) "
+                         "has %zu bytes; output files take names of at most %zu: rename the file",
+                         kedr_ini_name(ini), len, sizeof c->name - 1);
+    memcpy(c->name, base, len);
+    c->name[len] = 0;
+    return KEDR_OK;
+}
+
+/* [species] gas from [species] file, a path relative to the case file's directory. */
+static kedr_status read_gas(kedr_ini *ini, const char *file, const char *gas, kedr_dsmc_case *c)
+{
+    const char *name = kedr_ini_name(ini), *slash = strrchr(name, '/');
+    size_t dir = file[0] == '/' ? 0 : !slash ? 1 : slash == name ? 1 : (size_t)(slash - name);
+    char *path = malloc(dir + strlen(file) + 2);
+    if (!path)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", name);
+    if (file[0] == '/')
+        strcpy(path, file);
+    else
+        sprintf(path, "%.*s/%s", (int)dir, slash ? name : ".", file);
+    kedr_status s = kedr_dsmc_species_load(path, gas, c);
+    free(path);
+    if (s != KEDR_OK) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", kedr_last_error());
+        return kedr_ini_fail(ini, "species", "gas", "%s", msg);
+    }
+    return KEDR_OK;
+}
+
 static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
 {
     memset(c, 0, sizeof *c);
-    const char *base = strrchr(kedr_ini_name(ini), '/');
-    snprintf(c->name, sizeof c->name, "%s", base ? base + 1 : kedr_ini_name(ini));
-    char *dot = strrchr(c->name, '.');
-    if (dot && dot != c->name)
-        *dot = 0;
+    KEDR_TRY(case_name(ini, c));
 
     int64_t dims = 2;
     KEDR_TRY(kedr_ini_int(ini, "domain", "dimensions", 0, 2, 3, &dims));
@@ -958,20 +1001,7 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     int64_t subcells = 2;
     KEDR_TRY(kedr_ini_int(ini, "collisions", "subcells", 0, 1, KEDR_DSMC_MAX_SUBCELLS, &subcells));
     c->subcells = (int)subcells;
-    char path[1024];
-    if (file[0] == '/') {
-        snprintf(path, sizeof path, "%s", file);
-    } else {
-        char dir[768];
-        kedr_ini_dir(ini, dir, sizeof dir);
-        snprintf(path, sizeof path, "%s/%s", dir, file);
-    }
-    kedr_status s = kedr_dsmc_species_load(path, gas, c);
-    if (s != KEDR_OK) {
-        char msg[1024];
-        snprintf(msg, sizeof msg, "%s", kedr_last_error());
-        return kedr_ini_fail(ini, "species", "gas", "%s", msg);
-    }
+    KEDR_TRY(read_gas(ini, file, gas, c));
 
     int has_n = kedr_ini_has(ini, "freestream", "number_density");
     int has_rho = kedr_ini_has(ini, "freestream", "density");
@@ -1088,7 +1118,10 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_string(ini, "output", "dir", 0, &dir));
     KEDR_TRY(kedr_ini_bool(ini, "output", "csv", 0, &c->write_csv));
     KEDR_TRY(kedr_ini_bool(ini, "output", "vti", 0, &c->write_vti));
-    snprintf(c->out_dir, sizeof c->out_dir, "%s", dir);
+    if (strlen(dir) >= sizeof c->out_dir)
+        return kedr_ini_fail(ini, "output", "dir", "a path of %zu bytes: at most %zu",
+                             strlen(dir), sizeof c->out_dir - 1);
+    memcpy(c->out_dir, dir, strlen(dir) + 1);
     c->checkpoint = 1;
     KEDR_TRY(kedr_ini_bool(ini, "output", "png", 0, &c->write_png));
     KEDR_TRY(kedr_ini_bool(ini, "output", "checkpoint", 0, &c->checkpoint));
