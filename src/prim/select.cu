@@ -423,7 +423,9 @@ __global__ void __launch_bounds__(SEL_THREADS, SEL_MAIN_MIN_BLOCKS(E))
     const int TILE = SEL_WARPS * WARP_ITEMS;
     __shared__ uint4 s_stage[SEL_STAGE];
     __shared__ unsigned s_warp[SEL_WARPS];
-    __shared__ unsigned long long s_incl[SEL_MAX_RANGES], s_red[SEL_WARPS], s_next;
+    /* s_first: the block's first tile, apart from s_next, which thread 0 rewrites at the top of
+     * the first iteration while a slow warp may not yet have read the first tile */
+    __shared__ unsigned long long s_incl[SEL_MAX_RANGES], s_red[SEL_WARPS], s_first, s_next;
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const size_t ntiles = (n + TILE - 1) / TILE;
 
@@ -459,14 +461,14 @@ __global__ void __launch_bounds__(SEL_THREADS, SEL_MAIN_MIN_BLOCKS(E))
     }
     unsigned ahead = 0; /* thread 0: the ticket of the tile after the next */
     if (threadIdx.x == 0) {
-        s_next = sel_ticket_tile(atomicAdd(ticket, 1u), ntiles);
+        s_first = sel_ticket_tile(atomicAdd(ticket, 1u), ntiles);
         ahead = atomicAdd(ticket, 1u);
     }
     __syncthreads();
     const unsigned long long all = s_incl[ranges - 1];
     if (blockIdx.x == 0 && threadIdx.x == 0)
         *count = all;
-    size_t t = s_next;
+    size_t t = s_first;
     if (t >= ntiles)
         return;
     /* output positions of the tile's next selected and next rejected element */
