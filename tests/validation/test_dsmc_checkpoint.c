@@ -1,10 +1,14 @@
 /* DSMC checkpoints: a run of 2N steps equals, bit for bit on the same back end, N steps +
  * checkpoint + restart + N steps (particles, cell fields, counters); a cpu checkpoint restarts on
  * cuda when present; corrupt, truncated, wrong-version and foreign files are refused with the
- * file's name and leave the simulator as it was; running out of room ([run] max_particles, the
+ * file's name and leave the simulator as it was, and so are forged files (a valid checksum over
+ * values no run writes: each field out of its range, sizes that do not match the file); writes
+ * onto a FIFO or a directory are refused and leave it; cells no molecule entered are missing
+ * values in CSV and VTK; running out of room ([run] max_particles, the
  * path a full GPU takes) leaves the state of before the step, which checkpoints and continues. */
 #include "test_dsmc_util.h"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define N_STEPS 12
@@ -292,6 +296,306 @@ static void test_bad_files(kedr_ctx *ctx)
     kedr_dsmc_destroy(other);
 }
 
+/* ---- forged files: a valid checksum over values no run writes ---------------------------- */
+
+/* The checksum as the writer makes it: FNV-1a of everything before the last 16 bytes. */
+static void fix_checksum(unsigned char *b, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i + 16 < size; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    memcpy(b + size - 16, &h, 8);
+}
+
+/* Copies src to dst with len bytes at `at` replaced by with, and the checksum made to match. */
+static void forge(const char *src, const char *dst, long at, const void *with, size_t len)
+{
+    long n = file_size(src);
+    unsigned char *buf = malloc((size_t)n);
+    FILE *f = fopen(src, "rb");
+    TU_CHECK(f && fread(buf, 1, (size_t)n, f) == (size_t)n, "read %s", src);
+    if (f)
+        fclose(f);
+    memcpy(buf + at, with, len);
+    fix_checksum(buf, (size_t)n);
+    f = fopen(dst, "wb");
+    TU_CHECK(f && fwrite(buf, 1, (size_t)n, f) == (size_t)n, "write %s", dst);
+    if (f)
+        fclose(f);
+    free(buf);
+}
+
+/* Where the arrays of a checkpoint lie (docs/dsmc.md, Checkpoints): the header's counts are at
+ * fixed offsets, the particle arrays (each a 24-byte record, then n elements) follow the header,
+ * then the cell arrays and the surface sums, then 16 bytes. */
+typedef struct {
+    long n, ncells, nelem, header;
+    long field[8]; /* each particle array's first element */
+    long starts, counts, sgmax, acc, surf;
+} chk_map;
+
+static chk_map map_file(const char *path, const size_t *elems, int nf)
+{
+    chk_map m;
+    memset(&m, 0, sizeof m);
+    uint64_t v[3] = {0, 0, 0};
+    FILE *f = fopen(path, "rb");
+    long offs[3] = {104, 112, 144}; /* n, cells, surface elements */
+    for (int k = 0; k < 3 && f; k++)
+        TU_CHECK(fseek(f, offs[k], SEEK_SET) == 0 && fread(&v[k], 8, 1, f) == 1, "%s header",
+                 path);
+    if (f)
+        fclose(f);
+    m.n = (long)v[0], m.ncells = (long)v[1], m.nelem = (long)v[2];
+    long body = 0;
+    for (int k = 0; k < nf; k++)
+        body += 24 + m.n * (long)elems[k];
+    long cells = m.ncells * (4 + 4 + 4 + 8 * 8), surf = m.nelem * 8 * 9;
+    m.header = file_size(path) - body - cells - surf - 16;
+    long at = m.header;
+    for (int k = 0; k < nf; k++) {
+        m.field[k] = at + 24;
+        at += 24 + m.n * (long)elems[k];
+    }
+    m.starts = at;
+    m.counts = at + 4 * m.ncells;
+    m.sgmax = at + 8 * m.ncells;
+    m.acc = at + 12 * m.ncells;
+    m.surf = m.acc + 64 * m.ncells;
+    return m;
+}
+
+/* A forged file is refused with a message naming the file, the array or field, the index and
+ * the value, and the simulator is left as it was. */
+static void expect_forged(kedr_dsmc *sim, const char *good, const char *bad, long at,
+                          const void *with, size_t len, const char *field, const char *index)
+{
+    forge(good, bad, at, with, len);
+    expect_refused(sim, bad, field);
+    TU_CHECK(!index || strstr(kedr_last_error(), index), "'%s' lacks '%s'", kedr_last_error(),
+             index);
+}
+
+static void test_forged(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = quick_case();
+    kedr_dsmc *sim = NULL, *other = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    TU_OK(kedr_dsmc_create(ctx, &c, &other));
+    if (!sim || !other) {
+        kedr_dsmc_destroy(sim);
+        kedr_dsmc_destroy(other);
+        return;
+    }
+    run_steps(sim, N_STEPS / 2 + 3); /* sampling, so the sample sums hold data */
+    run_steps(other, 1);
+    char good[512], bad[512];
+    snprintf(good, sizeof good, "%s/forge-good.chk", dir);
+    snprintf(bad, sizeof bad, "%s/forge-bad.chk", dir);
+    TU_OK(kedr_dsmc_write_checkpoint(sim, good));
+    const size_t elems[5] = {8, 8, 8, 8, 8}; /* argon: x, y, vx, vy, vz */
+    chk_map m = map_file(good, elems, 5);
+    TU_CHECK(m.n > 1000 && m.ncells == 50 * 25 && m.nelem > 0 && m.header > 168,
+             "%s: %ld particles, %ld cells, %ld elements, header %ld", good, m.n, m.ncells,
+             m.nelem, m.header);
+    /* The forger itself: the file unchanged but for its checksum is accepted. */
+    char same[8];
+    FILE *f = fopen(good, "rb");
+    TU_CHECK(f && fseek(f, m.field[0], SEEK_SET) == 0 && fread(same, 8, 1, f) == 1, "read x");
+    if (f)
+        fclose(f);
+    forge(good, bad, m.field[0], same, 8);
+    TU_OK(kedr_dsmc_read_checkpoint(other, bad));
+    kedr_dsmc_destroy(other);
+    TU_OK(kedr_dsmc_create(ctx, &c, &other));
+
+    /* (sigma g)max: each would ask for endless or no collisions. */
+    float sg[4] = {-1.0f, NAN, INFINITY, 3e38f};
+    for (int k = 0; k < 4; k++)
+        expect_forged(other, good, bad, m.sgmax + 4 * 3, &sg[k], 4, "(sigma g)max", "cell 3:");
+    /* Positions and velocities. */
+    double d[3] = {NAN, 1e300, -0.25};
+    for (int k = 0; k < 3; k++)
+        expect_forged(other, good, bad, m.field[0] + 8 * 5, &d[k], 8, "x = ", "particle 5:");
+    expect_forged(other, good, bad, m.field[1] + 8 * 6, &d[1], 8, "y = ", "particle 6:");
+    double fast[2] = {1e300, 2e6};
+    for (int k = 0; k < 2; k++)
+        expect_forged(other, good, bad, m.field[2] + 8 * 7, &fast[k], 8, "vx = ", "particle 7:");
+    expect_forged(other, good, bad, m.field[4], &d[0], 8, "vz = ", "particle 0:");
+    /* Cell ranges: a start off by one, a count too many, a start past the end. */
+    uint32_t u;
+    f = fopen(good, "rb");
+    TU_CHECK(f && fseek(f, m.starts + 4 * 600, SEEK_SET) == 0 && fread(&u, 4, 1, f) == 1, "start");
+    if (f)
+        fclose(f);
+    u += 1;
+    expect_forged(other, good, bad, m.starts + 4 * 600, &u, 4, "start", "cell 600:");
+    f = fopen(good, "rb");
+    TU_CHECK(f && fseek(f, m.counts + 4 * 600, SEEK_SET) == 0 && fread(&u, 4, 1, f) == 1, "count");
+    if (f)
+        fclose(f);
+    u += 1;
+    expect_forged(other, good, bad, m.counts + 4 * 600, &u, 4, "start", "cell 601:");
+    u = 0xffffffffu;
+    expect_forged(other, good, bad, m.counts + 4 * (m.ncells - 1), &u, 4, "count", NULL);
+    /* Sample and surface sums. */
+    double minus = -1;
+    expect_forged(other, good, bad, m.acc + 8 * 10, &minus, 8, "sampled particles", "cell 10:");
+    expect_forged(other, good, bad, m.acc + 8 * (2 * m.ncells + 11), &d[0], 8,
+                  "sampled momentum x", "cell 11:");
+    expect_forged(other, good, bad, m.surf + 8 * 2, &d[0], 8, "surface sum", "element 2:");
+    /* Header fields: step, samples, time; huge and impossible particle counts. */
+    int64_t i64 = -1;
+    expect_forged(other, good, bad, 32, &i64, 8, "step = -1", NULL);
+    i64 = 1000;
+    expect_forged(other, good, bad, 40, &i64, 8, "samples = 1000", NULL);
+    expect_forged(other, good, bad, 48, &d[0], 8, "time = nan", NULL);
+    uint64_t big = (uint64_t)1 << 31;
+    expect_forged(other, good, bad, 104, &big, 8, "truncated", "2147483648 particles");
+    big = (uint64_t)1 << 40;
+    expect_forged(other, good, bad, 104, &big, 8, "n = 1099511627776", NULL);
+    big = (uint64_t)m.n - 1; /* one particle fewer than the file holds */
+    expect_forged(other, good, bad, 104, &big, 8, "corrupt", NULL);
+    kedr_dsmc_destroy(sim);
+    kedr_dsmc_destroy(other);
+}
+
+/* A gas of several rotating species stores rotational energies and species bytes: each is
+ * checked too. */
+static void test_forged_mixture(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = quick_case();
+    char species[1200];
+    snprintf(species, sizeof species, "%scases/dsmc/species.ini", root);
+    TU_OK(kedr_dsmc_species_load(species, "air", &c));
+    kedr_dsmc *sim = NULL, *other = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    TU_OK(kedr_dsmc_create(ctx, &c, &other));
+    if (sim && other) {
+        run_steps(sim, 2);
+        char good[512], bad[512];
+        snprintf(good, sizeof good, "%s/air-good.chk", dir);
+        snprintf(bad, sizeof bad, "%s/air-bad.chk", dir);
+        TU_OK(kedr_dsmc_write_checkpoint(sim, good));
+        const size_t elems[7] = {8, 8, 8, 8, 8, 4, 1}; /* ..., erot, species */
+        chk_map m = map_file(good, elems, 7);
+        uint8_t sp[2] = {3, 255};
+        for (int k = 0; k < 2; k++)
+            expect_forged(other, good, bad, m.field[6] + 9, &sp[k], 1, "species = ",
+                          "particle 9:");
+        float e[3] = {-1.0f, NAN, 1e30f};
+        for (int k = 0; k < 3; k++)
+            expect_forged(other, good, bad, m.field[5] + 4 * 4, &e[k], 4, "erot = ",
+                          "particle 4:");
+        TU_OK(kedr_dsmc_read_checkpoint(other, good));
+        run_steps(other, 1);
+    }
+    kedr_dsmc_destroy(sim);
+    kedr_dsmc_destroy(other);
+}
+
+/* Writes never replace what is not a regular file: a FIFO (what /dev/null would be to root) or
+ * a directory given as the checkpoint or output path is refused and left as it was. */
+static void test_special_targets(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = quick_case();
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    run_steps(sim, 1);
+    kedr_dsmc_fields fl;
+    kedr_dsmc_surface sf;
+    TU_OK(kedr_dsmc_get_fields(sim, &fl));
+    TU_OK(kedr_dsmc_get_surface(sim, &sf));
+    char fifo[512], sub[512], tmp[600];
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    TU_CHECK(mkfifo(fifo, 0600) == 0 && mkdir(sub, 0700) == 0, "mkfifo / mkdir");
+    const char *targets[2] = {fifo, sub};
+    for (int k = 0; k < 2; k++) {
+        const char *t = targets[k];
+        kedr_status s[5] = {kedr_dsmc_write_checkpoint(sim, t), kedr_dsmc_write_csv(&c, &fl, t),
+                            kedr_dsmc_write_vti(&c, &fl, t), kedr_dsmc_write_surface_csv(&sf, t),
+                            kedr_dsmc_write_surface_vtp(&sf, t)};
+        for (int w = 0; w < 5; w++)
+            TU_CHECK(s[w] == KEDR_ERR_IO, "write %d onto %s: %s", w, t, kedr_status_name(s[w]));
+        TU_CHECK(strstr(kedr_last_error(), t) != NULL, "message '%s'", kedr_last_error());
+        struct stat st;
+        snprintf(tmp, sizeof tmp, "%s.tmp", t);
+        TU_CHECK(stat(t, &st) == 0 && (k ? S_ISDIR(st.st_mode) : S_ISFIFO(st.st_mode)) &&
+                     access(tmp, F_OK) != 0,
+                 "%s was replaced or left a .tmp", t);
+        /* ... and a FIFO is not a checkpoint to read (nor waited on) */
+        expect_refused(sim, t, "regular file");
+    }
+    unlink(fifo);
+    rmdir(sub);
+    kedr_dsmc_surface_free(&sf);
+    kedr_dsmc_fields_free(&fl);
+    kedr_dsmc_destroy(sim);
+}
+
+/* Cells that no molecule entered while sampling are missing values in the outputs, not a gas at
+ * 0 K: empty CSV fields and NaN in VTK, with a particle count of 0. An empty domain filled only
+ * from its inflow sides for two steps leaves most cells so. */
+static void test_missing_cells(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = quick_case();
+    c.fill = 0;
+    c.sample_start = 1;
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    run_steps(sim, 2);
+    kedr_dsmc_fields fl;
+    TU_OK(kedr_dsmc_get_fields(sim, &fl));
+    size_t nc = (size_t)c.nx * c.ny, empty = nc, full = nc;
+    for (size_t k = 0; k < nc; k++) {
+        if (fl.particles[k] == 0 && empty == nc)
+            empty = k;
+        if (fl.particles[k] > 0 && full == nc)
+            full = k;
+    }
+    TU_CHECK(empty < nc && full < nc, "cells with and without molecules: %zu, %zu", empty, full);
+    char csv[512], vti[512];
+    snprintf(csv, sizeof csv, "%s/missing.csv", dir);
+    snprintf(vti, sizeof vti, "%s/missing.vti", dir);
+    TU_OK(kedr_dsmc_write_csv(&c, &fl, csv));
+    TU_OK(kedr_dsmc_write_vti(&c, &fl, vti));
+    /* CSV row empty + 2: i, j, x, y, then 12 fields of which only particles_per_cell (the 11th)
+     * has a value. */
+    FILE *f = fopen(csv, "r");
+    char line[4096] = "", want[64];
+    for (size_t r = 0; f && r <= empty + 1 && fgets(line, sizeof line, f); r++)
+        ;
+    if (f)
+        fclose(f);
+    snprintf(want, sizeof want, ",,,,,,,,,,0,\n");
+    TU_CHECK(strlen(line) > strlen(want) && strcmp(line + strlen(line) - strlen(want), want) == 0,
+             "CSV row of empty cell %zu: '%s'", empty, line);
+    /* VTK: the temperature array's entry of that cell is nan. */
+    f = fopen(vti, "r");
+    size_t row = 0;
+    int in_t = 0, found = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (strstr(line, "Name=\"temperature\"")) {
+            in_t = 1;
+            continue;
+        }
+        if (in_t && row++ == empty) {
+            found = strcmp(line, "nan\n") == 0;
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    TU_CHECK(found, "VTK temperature of empty cell %zu is not nan", empty);
+    kedr_dsmc_fields_free(&fl);
+    kedr_dsmc_destroy(sim);
+}
+
 /* Running out of room: the failed step leaves the state of before it; its checkpoint restarts
  * with room enough and ends where the unlimited run ends. */
 static void test_out_of_room(kedr_ctx *ctx)
@@ -410,6 +714,10 @@ int main(void)
         kedr_ctx *ctx = tu_ctx(list[b]);
         test_restart(ctx);
         test_bad_files(ctx);
+        test_forged(ctx);
+        test_forged_mixture(ctx);
+        test_special_targets(ctx);
+        test_missing_cells(ctx);
         test_out_of_room(ctx);
         test_memory(ctx);
         kedr_ctx_destroy(ctx);
