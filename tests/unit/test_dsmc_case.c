@@ -138,7 +138,7 @@ static void test_errors(void)
     expect_error("ny = 10", "ny = 10\nnz = 3", NULL, ":9: [grid] nz: only for 3D cases");
     expect_error("ny = 10", "ny = 10\nnzz = 3", NULL, ":9: [grid] unknown key 'nzz'");
     expect_error("temperature = 300\nvelocity_x", "temprature = 300\nvelocity_x", NULL,
-                 "[freestream] lacks the required key 'temperature'");
+                 "'temprature' (did you mean 'temperature'?)");
     expect_error("velocity_x = 1000", "velocity_x = 1000\nvelocty_y = 3", NULL,
                  ":16: [freestream] unknown key 'velocty_y' (did you mean 'velocity_y'?)");
     expect_error("nx = 20", "nx = 0", NULL, ":7: [grid] nx = 0: expected an integer from 1");
@@ -215,8 +215,16 @@ static void test_time_step_and_weight(void)
     TU_OK(load_variant(NULL, NULL, NULL));
     TU_CHECK(!loaded.sample_auto && loaded.sample_start == -1, "start not given");
     TU_OK(load_variant(NULL, NULL, "[sample]\nstart = auto\n"));
-    TU_CHECK(loaded.sample_auto && loaded.steady_window == 50 &&
-                 loaded.steady_tolerance == 0.005, "start = auto, defaults");
+    /* the flow-through time: 2 m at 1000 m/s plus N2's most probable speed at 300 K, dt 1e-6 */
+    double cm = sqrt(2 * KEDR_BOLTZMANN * 300 / loaded.species[0].mass);
+    int64_t window = (int64_t)ceil(2.0 / (1000 + cm) / 1e-6);
+    TU_CHECK(loaded.sample_auto && loaded.steady_window == window && window > 1000 &&
+                 loaded.steady_tolerance == 0.005, "start = auto, defaults: window %lld (%lld)",
+             (long long)loaded.steady_window, (long long)window);
+    TU_OK(load_variant(NULL, NULL, "[sample]\nstart = auto\nsteady_window = auto\n"));
+    TU_CHECK(loaded.steady_window == window, "steady_window = auto");
+    TU_OK(load_variant("dt = 1e-6", "dt = 1e-3", "[sample]\nstart = auto\n"));
+    TU_CHECK(loaded.steady_window == 50, "at least 50 steps: %lld", (long long)loaded.steady_window);
     TU_OK(load_variant(NULL, NULL, "[sample]\nstart = auto\nsteady_window = 20\n"
                        "steady_tolerance = 0.01\n"));
     TU_CHECK(loaded.steady_window == 20 && loaded.steady_tolerance == 0.01, "steady keys");
@@ -639,6 +647,177 @@ static void test_axisymmetric(void)
     base_case = planar;
 }
 
+/* Writes text to PATH; 0 when it cannot. */
+static int write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    int ok = f && fputs(text, f) >= 0;
+    if (f)
+        ok = fclose(f) == 0 && ok;
+    return ok;
+}
+
+/* Names and paths longer than their fields are errors naming the key, never cut short. */
+static void test_long_names(void)
+{
+    char text[8192], tail[64];
+    /* [output] dir of 600 bytes */
+    snprintf(text, sizeof text, "[output]\ndir = /tmp/");
+    size_t len = strlen(text);
+    memset(text + len, 'd', 600);
+    text[len + 600] = 0;
+    strcat(text, "\n");
+    expect_error(NULL, NULL, text, "[output] dir: a path of 605 bytes: at most 511");
+    /* a case file whose name is 200 bytes */
+    char path[400], species[1200], dir[] = "/tmp/kedr_test_names_XXXXXX";
+    TU_CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/", dir);
+    len = strlen(path);
+    memset(path + len, 'n', 200);
+    snprintf(path + len + 200, sizeof path - len - 200, ".ini");
+    snprintf(species, sizeof species, "%scases/dsmc/species.ini", root);
+    snprintf(text, sizeof text, "%s", base_case);
+    char *at = strstr(text, "SPECIES");
+    snprintf(tail, sizeof tail, "%s", at + 7);
+    snprintf(at, sizeof text - (size_t)(at - text), "%s%s", species, tail);
+    TU_CHECK(write_file(path, text), "cannot write %s", path);
+    kedr_dsmc_case c;
+    TU_CHECK(kedr_dsmc_case_load(path, &c) == KEDR_ERR_PARSE &&
+                 strstr(kedr_last_error(), "the case name (the file name less its extension) has "
+                        "200 bytes; output files take names of at most 127") != NULL,
+             "long case name: %s", kedr_last_error());
+    unlink(path);
+    /* a species of a 40-byte name, in a species file beside the case */
+    char gas[41];
+    memset(gas, 'g', 40);
+    gas[40] = 0;
+    snprintf(path, sizeof path, "%s/long.ini", dir);
+    snprintf(species, sizeof species, "%s/species.ini", dir);
+    char stext[512];
+    snprintf(stext, sizeof stext, "[%s]\nmass = 6.63e-26\nd_ref = 4.17e-10\nomega = 0.81\n"
+             "T_ref = 273\n", gas);
+    TU_CHECK(write_file(species, stext), "cannot write %s", species);
+    snprintf(text, sizeof text, "%s", base_case);
+    at = strstr(text, "SPECIES\ngas = N2");
+    snprintf(at, sizeof text - (size_t)(at - text), "species.ini\ngas = %s%s", gas,
+             strstr(base_case, "\n[freestream]"));
+    TU_CHECK(write_file(path, text), "cannot write %s", path);
+    TU_CHECK(kedr_dsmc_case_load(path, &c) == KEDR_ERR_PARSE &&
+                 strstr(kedr_last_error(), "species name of 40 bytes: at most 31") != NULL,
+             "long species name: %s", kedr_last_error());
+    unlink(path);
+    unlink(species);
+    rmdir(dir);
+}
+
+/* kedr_dsmc_estimate against the sums done by hand for the base case, and the dense gas whose
+ * cells would need more candidates than a cell tries. */
+static void test_estimate(void)
+{
+    kedr_dsmc_work w;
+    TU_OK(load_variant(NULL, NULL, NULL));
+    TU_OK(kedr_dsmc_estimate(&loaded, &w));
+    /* 200 cells of 0.1 x 0.1 x 1 m at 1e20 m^-3 and 20 particles a cell (the default) */
+    TU_CHECK(fabs(w.particles - 4000) < 1e-9 * 4000 && w.cells == 200 && w.steps == 10,
+             "particles %g, cells %g, steps %g", w.particles, w.cells, w.steps);
+    /* N2 (one species, rotating): 40 + 4 bytes a particle, twice on the cpu, + 12 */
+    TU_CHECK(fabs(w.bytes_cpu - (4000 * (2 * 44 + 12) + 200 * (12 + 64 + 8))) < 1e-6,
+             "bytes_cpu %g", w.bytes_cpu);
+    /* collisions 1/2 N dt / tau_c, tau_c from kedr_dsmc_time_scales */
+    double tc, tt;
+    kedr_dsmc_time_scales(&loaded, &tc, &tt);
+    TU_CHECK(fabs(w.collisions - 0.5 * 4000 * 1e-6 / tc) < 1e-9 * w.collisions &&
+                 w.candidates >= w.collisions && w.candidates == w.candidates_run &&
+                 w.cells_capped == 0, "collisions %g, candidates %g", w.collisions, w.candidates);
+    /* the inflow x_min face (1 m x 1 m deep), y_min and y_max (2 m each) at the Maxwellian flux */
+    double m = loaded.species[0].mass;
+    double flux = kedr_dsmc_inflow_flux(1e20, 300, m, 1000) + 4 * kedr_dsmc_inflow_flux(1e20, 300, m, 0);
+    TU_CHECK(fabs(w.inflow - flux * 1e-6 / loaded.weight) < 1e-9 * w.inflow, "inflow %g",
+             w.inflow);
+    TU_OK(load_variant("number_density = 1e20", "number_density = 1e30", NULL));
+    TU_OK(kedr_dsmc_estimate(&loaded, &w));
+    TU_CHECK(w.cells_capped == 200 && w.candidates > 1e12 &&
+                 w.candidates_run == 200 * (double)KEDR_DSMC_MAX_CANDIDATES,
+             "dense: %g candidates, %g run, %g cells capped", w.candidates, w.candidates_run,
+             w.cells_capped);
+    TU_CHECK(kedr_dsmc_estimate(NULL, &w) == KEDR_ERR_INVALID, "NULL case");
+    loaded.dt = -1;
+    TU_CHECK(kedr_dsmc_estimate(&loaded, &w) == KEDR_ERR_INVALID, "unchecked case");
+}
+
+/* An argon flow in a box of inflow sides (cpu), from empty (fill = no, the gas flowing in) or
+ * full of the freestream at rest; runs up to max_steps or the step when start = auto finds it
+ * steady (returned; 0 if never) with *count_then the particles then, *count_end after max_steps. */
+static int64_t steady_step(int fill, double speed, int64_t window, double tol, int64_t max_steps,
+                           double *count_then, double *count_end)
+{
+    kedr_dsmc_case c;
+    memset(&c, 0, sizeof c);
+    c.dims = 2;
+    c.hi[0] = 0.5;
+    c.hi[1] = 0.25;
+    c.nx = 20;
+    c.ny = 10;
+    c.side[KEDR_DSMC_XMIN] = c.side[KEDR_DSMC_YMIN] = c.side[KEDR_DSMC_YMAX] = KEDR_DSMC_INFLOW;
+    c.side[KEDR_DSMC_XMAX] = speed > 0 ? KEDR_DSMC_OUTFLOW : KEDR_DSMC_INFLOW;
+    c.nspecies = 1;
+    c.species[0] = (kedr_dsmc_species){"Ar", 6.63e-26, 4.17e-10, 0.81, 273, 1, 4.17e-10, 0, 1};
+    c.fraction[0] = 1;
+    c.number_density = 1e20;
+    c.temperature = 300;
+    c.velocity[0] = speed;
+    c.fill = fill;
+    c.dt = 2e-6;
+    c.steps = max_steps;
+    c.seed = 7;
+    c.weight = 1e20 * 0.025 * 0.025 / 10; /* 10 a cell */
+    c.sample_auto = 1;
+    c.sample_every = 1;
+    c.steady_window = window;
+    c.steady_tolerance = tol;
+    kedr_ctx *ctx = NULL;
+    kedr_dsmc *sim = NULL;
+    kedr_dsmc_stats st = {0};
+    int64_t found = 0;
+    double late = 0;
+    TU_OK(kedr_ctx_create(&ctx, KEDR_BACKEND_CPU, 0));
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    for (int64_t k = 0; sim && k < max_steps; k++) {
+        TU_OK(kedr_dsmc_step(sim));
+        TU_OK(kedr_dsmc_get_stats(sim, &st));
+        if (!found && st.sample_start != INT64_MAX) {
+            found = st.step;
+            *count_then = (double)st.particles;
+        }
+        if (k >= max_steps - 100)
+            late += (double)st.particles / 100;
+    }
+    *count_end = late;
+    kedr_dsmc_destroy(sim);
+    kedr_ctx_destroy(ctx);
+    return found;
+}
+
+/* [sample] start = auto: a box filling with a Mach 4.5 flow must not be found steady while its
+ * particle count still rises, nor a box at rest filled with its gas miss being steady. The
+ * tolerance 1 (any change allowed) makes the first check find the filling box steady half
+ * full: what this test tells apart. */
+static void test_steady(void)
+{
+    double then = 0, end = 0;
+    int64_t at = steady_step(0, 1600, 20, 0.005, 1200, &then, &end);
+    TU_CHECK(at > 80 && then > 0.97 * end, "filling box steady at step %lld with %g particles, "
+             "%g at the end", (long long)at, then, end);
+    printf("filling box: steady at step %lld with %.0f particles, %.0f at the end\n",
+           (long long)at, then, end);
+    at = steady_step(0, 1600, 20, 1.0, 200, &then, &end);
+    TU_CHECK(at >= 80 && at <= 100 && then < 0.8 * end, "tolerance 1: steady at %lld with %g particles (end %g)",
+             (long long)at, then, end);
+    at = steady_step(1, 0, 20, 0.005, 200, &then, &end);
+    printf("box at rest: steady at step %lld\n", (long long)at);
+    TU_CHECK(at >= 80 && at <= 120, "box at rest: steady at step %lld", (long long)at);
+}
+
 int main(void)
 {
     find_root();
@@ -649,5 +828,8 @@ int main(void)
     test_bodies();
     test_downstream();
     test_axisymmetric();
+    test_long_names();
+    test_estimate();
+    test_steady();
     return tu_finish("test_dsmc_case");
 }
