@@ -304,8 +304,9 @@ int cmd_cayley(int argc, char **argv)
     if (s != KEDR_OK) {
         fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
         if (opt.checkpoint_path && access(opt.checkpoint_path, R_OK) == 0)
-            fprintf(stderr, "kedr %s: the last checkpoint %s is intact: continue with --resume %s\n",
-                    cmd, opt.checkpoint_path, opt.checkpoint_path);
+            fprintf(stderr,
+                    "kedr %s: the last checkpoint %s is intact: continue with --resume %s\n", cmd,
+                    opt.checkpoint_path, opt.checkpoint_path);
         /* 128 + the signal, as a shell reports a program the signal ended: 130 for Ctrl-C */
         code = s == KEDR_ERR_INTERRUPTED ? 128 + kedr_interrupted() : CLI_EXIT_FAIL;
     }

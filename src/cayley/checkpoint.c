@@ -259,17 +259,15 @@ static kedr_status check_header(const cayley_dense *d, const char *path, const u
     return KEDR_OK;
 }
 
-/* F(0..level) must be a growth function of the group: F(0) = 1, each F(s) > 0, in all at most
- * |G| (checked without overflow); *total = sum F(s). */
-static kedr_status check_growth(const cayley_dense *d, const char *path, const uint64_t *F,
-                                int level, uint64_t *total)
+kedr_status cayley_ck_check_growth(const char *path, const uint64_t *F, int level,
+                                   uint64_t order, uint64_t *total)
 {
     if (F[0] != 1)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: F(0) = %llu, expected 1 "
                          "(the identity)", path, (unsigned long long)F[0]);
     uint64_t sum = 0;
     for (int s = 0; s <= level; s++) {
-        if (F[s] == 0 || F[s] > d->g->order - sum)
+        if (F[s] == 0 || F[s] > order - sum)
             return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: F(%d) = %llu %s", path,
                              s, (unsigned long long)F[s],
                              F[s] ? "takes the sum of F past the group order"
@@ -348,7 +346,8 @@ static kedr_status check_counts(const char *path, const uint64_t *F, int level, 
 static kedr_status read_body(cayley_dense *d, int fd, const char *path, const unsigned char *head,
                              int level, int complete, uint64_t *F)
 {
-    size_t nF = (size_t)level + 1, bufsize = d->bitmap_bytes < CK_CHUNK ? d->bitmap_bytes : CK_CHUNK;
+    size_t nF = (size_t)level + 1;
+    size_t bufsize = d->bitmap_bytes < CK_CHUNK ? d->bitmap_bytes : CK_CHUNK;
     KEDR_TRY(cayley_ck_read(fd, path, CK_HEADER, F, 8 * nF));
     unsigned char *buf = malloc(2 * bufsize);
     if (!buf)
@@ -374,7 +373,7 @@ static kedr_status read_body(cayley_dense *d, int fd, const char *path, const un
         s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: %s", path, problem);
     uint64_t total = 0;
     if (s == KEDR_OK)
-        s = check_growth(d, path, F, level, &total);
+        s = cayley_ck_check_growth(path, F, level, d->g->order, &total);
     if (s == KEDR_OK)
         s = check_counts(path, F, level, complete, total, visited, frontier);
     return s;

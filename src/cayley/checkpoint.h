@@ -23,5 +23,9 @@ kedr_status cayley_checkpoint_read(cayley_dense *d, const char *path, uint64_t *
 kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size);
 /* Reads bytes [off, off + n) of fd: KEDR_ERR_PARSE "truncated" when the file ends first. */
 kedr_status cayley_ck_read(int fd, const char *path, uint64_t off, void *buf, size_t n);
+/* F(0..level) must be a growth function of a group of that order: F(0) = 1, each F(s) > 0,
+ * their sum (*total) at most the order, checked without overflow. */
+kedr_status cayley_ck_check_growth(const char *path, const uint64_t *F, int level,
+                                   uint64_t order, uint64_t *total);
 
 #endif

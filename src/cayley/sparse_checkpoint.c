@@ -268,16 +268,44 @@ static uint64_t common_states(const cayley_sck *ck, int a, int b)
     return both;
 }
 
+/* Word w of the identity's state. */
+static uint64_t identity_word(const kedr_cayley_group *g, int w)
+{
+    return cayley_sparse_based(g) ? cayley_based_identity(g, w) : cayley_sparse_identity(g);
+}
+
 /* Whether state 0 of array a is the identity. */
 static int starts_with_identity(const kedr_cayley_group *g, const cayley_sck *ck, int a)
 {
-    for (int w = 0; w < ck->words; w++) {
-        uint64_t id = cayley_sparse_based(g) ? cayley_based_identity(g, w)
-                                             : cayley_sparse_identity(g);
-        if (ck->n[a] == 0 || ck->a[a][w][0] != id)
+    for (int w = 0; w < ck->words; w++)
+        if (ck->n[a] == 0 || ck->a[a][w][0] != identity_word(g, w))
             return 0;
-    }
     return 1;
+}
+
+/* The identity where it belongs: L_0 at level 0, L_{s-1} at level 1 (closed sets), in the
+ * visited set (other sets). */
+static kedr_status check_identity(const kedr_cayley_group *g, const char *path,
+                                  const cayley_sck *ck)
+{
+    int s = ck->level;
+    if (s == 0 || (ck->closed && s == 1)) {
+        if (starts_with_identity(g, ck, s == 0 ? 1 : 0))
+            return KEDR_OK;
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: level 0 is not the "
+                         "identity alone", path);
+    }
+    if (ck->closed)
+        return KEDR_OK;
+    uint64_t id[CAYLEY_MAX_WORDS] = {0, 0, 0};
+    for (int w = 0; w < ck->words; w++)
+        id[w] = identity_word(g, w);
+    const uint64_t *const *v = (const uint64_t *const *)ck->a[2];
+    uint64_t i = cayley_wide_rank_in(v, ck->n[2], id, ck->words);
+    if (i < ck->n[2] && cayley_wide_cmp(v, i, id, ck->words) == 0)
+        return KEDR_OK;
+    return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: the identity is not in the "
+                     "visited set", path);
 }
 
 /* F against the layers, and the layers against each other. */
@@ -285,18 +313,8 @@ static kedr_status check_layers(const kedr_cayley_group *g, const char *path, co
 {
     const uint64_t *F = ck->growth;
     int s = ck->level;
-    if (F[0] != 1)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: F(0) = %llu, expected 1 "
-                         "(the identity)", path, (unsigned long long)F[0]);
     uint64_t total = 0;
-    for (int t = 0; t <= s; t++) {
-        if (F[t] == 0 || F[t] > g->order - total)
-            return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: F(%d) = %llu %s", path,
-                             t, (unsigned long long)F[t],
-                             F[t] ? "takes the sum of F past the group order"
-                                  : "(every level up to the checkpoint's holds an element)");
-        total += F[t];
-    }
+    KEDR_TRY(cayley_ck_check_growth(path, F, s, g->order, &total));
     uint64_t want[3] = {ck->closed && s > 0 ? F[s - 1] : 0, F[s], ck->closed ? 0 : total};
     for (int a = 0; a < 3; a++)
         if (ck->n[a] != want[a])
@@ -308,23 +326,7 @@ static kedr_status check_layers(const kedr_cayley_group *g, const char *path, co
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: %s", path,
                          ck->closed ? "a state is in both the previous and the current layer"
                                     : "a state of the current layer is not in the visited set");
-    int a = s == 0 ? 1 : ck->closed && s == 1 ? 0 : ck->closed ? -1 : 2;
-    uint64_t i = 0;
-    if (a == 2) { /* the identity is somewhere in the visited set */
-        uint64_t id[CAYLEY_MAX_WORDS] = {0, 0, 0};
-        for (int w = 0; w < ck->words; w++)
-            id[w] = cayley_sparse_based(g) ? cayley_based_identity(g, w) : cayley_sparse_identity(g);
-        i = cayley_wide_rank_in((const uint64_t *const *)ck->a[2], ck->n[2], id, ck->words);
-        if (i < ck->n[2] && cayley_wide_cmp((const uint64_t *const *)ck->a[2], i, id,
-                                            ck->words) == 0)
-            return KEDR_OK;
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: the identity is not in the "
-                         "visited set", path);
-    }
-    if (a >= 0 && !starts_with_identity(g, ck, a))
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: inconsistent: level %d is not the "
-                         "identity alone", path, s - (a == 0));
-    return KEDR_OK;
+    return check_identity(g, path, ck);
 }
 
 void cayley_sck_free(cayley_sck *ck)

@@ -356,8 +356,9 @@ static void raise_at(const kedr_cayley_level *lv, void *user)
         raise(SIGINT);
 }
 
-/* A signal after level `stop` (-1: before the search) stops the search there with KEDR_ERR_INTERRUPTED,
- * the levels done in the result and the checkpoint; resumed, it gives the full result. */
+/* A signal after level `stop` (-1: before the search) stops the search there with
+ * KEDR_ERR_INTERRUPTED, the levels done in the result and the checkpoint; resumed, it gives the
+ * full result. */
 static void check_interrupt(kedr_ctx *ctx, const char *spec, kedr_cayley_mode mode, int stop)
 {
     kedr_cayley_group *g = NULL;
