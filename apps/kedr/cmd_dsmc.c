@@ -29,7 +29,7 @@ _Static_assert(sizeof(((kedr_dsmc_case *)0)->out_dir) + sizeof(((kedr_dsmc_case 
 typedef struct {
     const char *case_path, *out, *restart, *sample_start;
     long long steps, seed;
-    int force;
+    int force, check;
     cli_common com;
 } dsmc_options;
 
@@ -53,6 +53,7 @@ static void help(void)
            "  --restart FILE continue from a checkpoint written for this case, up to step N\n"
            "                 of --steps or [run] steps (steps count from the start of the run)\n"
            "  --force        run even when the estimated work or memory is beyond this machine\n"
+           "  --check        load the case, print the estimate and the sampling plan, run nothing\n"
            CLI_COMMON_HELP);
 }
 
@@ -285,6 +286,8 @@ static void parse_options(int argc, char **argv, dsmc_options *o)
             o->out = cli_value(argc, argv, &i, cmd);
         else if (strcmp(a, "--force") == 0)
             o->force = 1;
+        else if (strcmp(a, "--check") == 0)
+            o->check = 1;
         else if (a[0] == '-')
             cli_usage_error(cmd, "unknown option '%s'", a);
         else if (o->case_path)
@@ -331,15 +334,15 @@ static double memory_of(kedr_ctx *ctx)
 }
 
 /* Prints the estimated work and returns 0, or says why the run is refused and returns
- * CLI_EXIT_FAIL (unless force). The rates are rough: per cpu thread about 1e7 particle moves and
- * 1e7 collision candidates a second, on a GPU about 1e9 of each (docs/dsmc.md, "Work estimate"). */
+ * CLI_EXIT_FAIL (unless force). The rates are rough: per cpu thread about 5e6 particle moves or
+ * collision candidates a second, on a GPU about 1e9 of each (docs/dsmc.md, "Work estimate"). */
 static int check_work(kedr_ctx *ctx, const kedr_dsmc_case *c, int64_t first, int force)
 {
     kedr_dsmc_work w;
     if (kedr_dsmc_estimate(c, &w) != KEDR_OK)
         return fail(NULL);
     int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
-    double rate = cuda ? 1e9 : 1e7 * kedr_ctx_threads(ctx);
+    double rate = cuda ? 1e9 : 5e6 * kedr_ctx_threads(ctx);
     double step_s = (w.particles + w.inflow + w.candidates_run) / rate;
     double run_s = step_s * (double)(c->steps > first ? c->steps - first : 0);
     double bytes = cuda ? w.bytes_cuda : w.bytes_cpu, have = memory_of(ctx);
@@ -406,19 +409,23 @@ static void print_header(const dsmc_options *o, kedr_ctx *ctx, const kedr_dsmc_c
            (unsigned long long)c->seed);
 }
 
+/* The start (or with --check the plan, before any particle exists) and the sampling. */
 static void print_start(const dsmc_options *o, const kedr_dsmc_case *c, const kedr_dsmc_stats *st)
 {
     if (o->restart)
         printf("restart from %s at step %lld (t = %.4e s; the checkpoint's seed)\n", o->restart,
                (long long)st->step, st->time);
-    if (c->sample_auto && st->sample_start == INT64_MAX)
-        printf("start: %zu particles; sampling every %lld step(s) once the flow is steady "
-               "(particle count and energy over 4 windows of %lld steps, tolerance %g)\n",
-               st->particles, (long long)c->sample_every, (long long)c->steady_window,
-               c->steady_tolerance);
+    if (o->check && !o->restart)
+        printf("plan: ");
     else
-        printf("start: %zu particles; sampling from step %lld every %lld\n", st->particles,
-               (long long)st->sample_start, (long long)c->sample_every);
+        printf("start: %zu particles; ", st->particles);
+    if (c->sample_auto && st->sample_start == INT64_MAX)
+        printf("sampling every %lld step(s) once the flow is steady (particle count and energy "
+               "over 4 windows of %lld steps, tolerance %g)\n", (long long)c->sample_every,
+               (long long)c->steady_window, c->steady_tolerance);
+    else
+        printf("sampling from step %lld every %lld\n", (long long)st->sample_start,
+               (long long)c->sample_every);
     warn_never_sampling(c, st);
 }
 
@@ -469,7 +476,7 @@ static int run_steps(kedr_dsmc *sim, const kedr_dsmc_case *c, int *stopped)
 }
 
 /* After an interruption: the checkpoint (always) and the fields sampled so far. */
-static int save_interrupted(kedr_dsmc *sim, const kedr_dsmc_case *c, int sig)
+static int save_interrupted(kedr_dsmc *sim, const kedr_dsmc_case *c, const char *path, int sig)
 {
     kedr_dsmc_stats st;
     kedr_dsmc_get_stats(sim, &st);
@@ -480,8 +487,8 @@ static int save_interrupted(kedr_dsmc *sim, const kedr_dsmc_case *c, int sig)
     if (write_outputs(sim, c, &output_s) != 0)
         rc = CLI_EXIT_FAIL;
     if (rc == 0)
-        printf("stopped; continue with: kedr dsmc CASE --restart %s/%s.chk (same options)\n",
-               c->out_dir, c->name);
+        printf("stopped; continue with: kedr dsmc %s --restart %s/%s.chk (and the same options)\n",
+               path, c->out_dir, c->name);
     return rc == 0 ? DSMC_EXIT_INTERRUPTED : rc;
 }
 
@@ -506,6 +513,15 @@ int cmd_dsmc(int argc, char **argv)
     if (made == KEDR_OK && sim)
         kedr_dsmc_get_stats(sim, &st);
     int rc = made == KEDR_OK ? check_work(ctx, &c, st.step, o.force) : fail(NULL);
+    if (rc == 0 && o.check) { /* the plan only: sampling as kedr_dsmc_create will set it */
+        if (!sim)
+            st.sample_start = c.sample_auto ? INT64_MAX
+                                            : c.sample_start < 0 ? c.steps / 2 : c.sample_start;
+        print_start(&o, &c, &st);
+        kedr_dsmc_destroy(sim);
+        kedr_ctx_destroy(ctx);
+        return 0;
+    }
     if (rc == 0 && !sim && kedr_dsmc_create(ctx, &c, &sim) != KEDR_OK)
         rc = fail(NULL);
     if (rc != 0) {
@@ -521,7 +537,7 @@ int cmd_dsmc(int argc, char **argv)
     rc = run_steps(sim, &c, &stopped);
     double output_s = 0;
     if (rc == 0 && stopped)
-        rc = save_interrupted(sim, &c, stopped);
+        rc = save_interrupted(sim, &c, o.case_path, stopped);
     if (rc == 0 && c.checkpoint)
         rc = checkpoint(sim, &c);
     if (rc == 0)

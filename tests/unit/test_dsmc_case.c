@@ -28,7 +28,7 @@ static void test_shipped(void)
              c.number_density * c.species[0].mass);
     TU_CHECK(c.nsegments == 1 && c.segment[0][0] == 1.0 && c.segment[0][3] == 0.6, "plate");
     TU_CHECK(c.velocity[0] == 7500 && c.temperature == 300 && c.wall_temperature == 300, "flow");
-    TU_CHECK(c.dt == 1e-5 && c.side[0] == KEDR_DSMC_INFLOW && c.side[1] == KEDR_DSMC_OUTFLOW, "bc");
+    TU_CHECK(c.dt == 1e-6 && c.side[0] == KEDR_DSMC_INFLOW && c.side[1] == KEDR_DSMC_OUTFLOW, "bc");
     TU_CHECK(strcmp(c.name, "seed-test1") == 0, "name '%s'", c.name);
     /* particles_per_cell = 5 sets the weight. */
     double v = 0.01 * 0.01;
@@ -224,7 +224,8 @@ static void test_time_step_and_weight(void)
     TU_OK(load_variant(NULL, NULL, "[sample]\nstart = auto\nsteady_window = auto\n"));
     TU_CHECK(loaded.steady_window == window, "steady_window = auto");
     TU_OK(load_variant("dt = 1e-6", "dt = 1e-3", "[sample]\nstart = auto\n"));
-    TU_CHECK(loaded.steady_window == 50, "at least 50 steps: %lld", (long long)loaded.steady_window);
+    TU_CHECK(loaded.steady_window == 50, "at least 50 steps: %lld",
+             (long long)loaded.steady_window);
     TU_OK(load_variant(NULL, NULL, "[sample]\nstart = auto\nsteady_window = 20\n"
                        "steady_tolerance = 0.01\n"));
     TU_CHECK(loaded.steady_window == 20 && loaded.steady_tolerance == 0.01, "steady keys");
@@ -731,7 +732,8 @@ static void test_estimate(void)
                  w.cells_capped == 0, "collisions %g, candidates %g", w.collisions, w.candidates);
     /* the inflow x_min face (1 m x 1 m deep), y_min and y_max (2 m each) at the Maxwellian flux */
     double m = loaded.species[0].mass;
-    double flux = kedr_dsmc_inflow_flux(1e20, 300, m, 1000) + 4 * kedr_dsmc_inflow_flux(1e20, 300, m, 0);
+    double flux = kedr_dsmc_inflow_flux(1e20, 300, m, 1000) +
+                  4 * kedr_dsmc_inflow_flux(1e20, 300, m, 0);
     TU_CHECK(fabs(w.inflow - flux * 1e-6 / loaded.weight) < 1e-9 * w.inflow, "inflow %g",
              w.inflow);
     TU_OK(load_variant("number_density = 1e20", "number_density = 1e30", NULL));
@@ -811,8 +813,8 @@ static void test_steady(void)
     printf("filling box: steady at step %lld with %.0f particles, %.0f at the end\n",
            (long long)at, then, end);
     at = steady_step(0, 1600, 20, 1.0, 200, &then, &end);
-    TU_CHECK(at >= 80 && at <= 100 && then < 0.8 * end, "tolerance 1: steady at %lld with %g particles (end %g)",
-             (long long)at, then, end);
+    TU_CHECK(at >= 80 && at <= 100 && then < 0.8 * end,
+             "tolerance 1: steady at %lld with %g particles (end %g)", (long long)at, then, end);
     at = steady_step(1, 0, 20, 0.005, 200, &then, &end);
     printf("box at rest: steady at step %lld\n", (long long)at);
     TU_CHECK(at >= 80 && at <= 120, "box at rest: steady at step %lld", (long long)at);
