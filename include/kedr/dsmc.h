@@ -322,7 +322,9 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim);
 
 /* Output of cell fields: CSV with a header line (3D: with k and z columns), and VTK XML
  * ImageData (.vti, ASCII, 3 dimensions in 3D) with the fields as cell data, readable by
- * ParaView. */
+ * ParaView. Cells without data (inside a body, or no molecule entered while sampling: particles
+ * 0) are missing values: empty CSV fields, NaN in VTK; particles_per_cell keeps its 0. Files are
+ * written to PATH.tmp and renamed over PATH, which must be a regular file or new. */
 kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path);
 kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
@@ -401,7 +403,8 @@ void kedr_dsmc_time_scales(const kedr_dsmc_case *c, double *collision_time, doub
 double kedr_dsmc_auto_dt(const kedr_dsmc_case *c);
 
 /* PNG maps of the cell fields (include/kedr/plot.h): DIR/NAME-temperature.png,
- * NAME-density.png and NAME-mach.png; cells without particles are grey; in 3D the maps show the
+ * NAME-density.png and NAME-mach.png; cells inside bodies are grey, gas cells no molecule entered
+ * while sampling white (no data, out of the colour range); in 3D the maps show the
  * x-y slice of cells k = nz / 2. KEDR_ERR_UNSUPPORTED when kedr has no PNG output. */
 kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *dir);
@@ -413,8 +416,10 @@ kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields 
 kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path);
 /* Replaces sim's state with the checkpoint's. The file must have been written for the same
  * case (same physics, grid and sampling: checked by a hash; steps and output keys may differ).
+ * The file is untrusted: its size must match its header and every value its range (docs/dsmc.md).
  * KEDR_ERR_IO / KEDR_ERR_PARSE name the file and say what is wrong (truncated, corrupt, other
- * version, other case); sim is unchanged then. */
+ * version, other case, a field out of range: its name, index and value); sim is unchanged then
+ * (unless the file changed while it was read: sim is then emptied, and the message says so). */
 kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path);
 /* kedr_dsmc_create without the initial fill, then kedr_dsmc_read_checkpoint. */
 kedr_status kedr_dsmc_restart(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *path,

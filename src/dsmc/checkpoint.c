@@ -201,7 +201,9 @@ kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path)
  * bounds from the case before it reaches sim, so that no file can make a step endless (a huge or
  * NaN (sigma g)max asks for that many candidates), send a molecule to 1e300 m or index past an
  * array. The bounds are generous: a run's own file never comes near them. */
-typedef enum { A_POS, A_VEL, A_EROT, A_SPECIES, A_STARTS, A_COUNTS, A_SGMAX, A_ACC, A_SURF } chk_kind;
+typedef enum {
+    A_POS, A_VEL, A_EROT, A_SPECIES, A_STARTS, A_COUNTS, A_SGMAX, A_ACC, A_SURF
+} chk_kind;
 
 typedef struct {
     const char *name;
@@ -437,6 +439,7 @@ typedef struct {
     FILE *f;
     const char *path;
     uint64_t hash, size;
+    size_t chunk; /* staging buffer: CHK_CHUNK, or the whole file when smaller */
 } chk_reader;
 
 static kedr_status get(chk_reader *r, void *p, size_t len)
@@ -452,8 +455,8 @@ static kedr_status get(chk_reader *r, void *p, size_t len)
 static kedr_status get_ctx(chk_reader *r, chk_limits *l, const chk_array *a, kedr_ctx *ctx,
                            void *dst, size_t bytes, void *buf)
 {
-    for (size_t off = 0; off < bytes; off += CHK_CHUNK) {
-        size_t len = bytes - off < CHK_CHUNK ? bytes - off : CHK_CHUNK;
+    for (size_t off = 0; off < bytes; off += r->chunk) {
+        size_t len = bytes - off < r->chunk ? bytes - off : r->chunk;
         KEDR_TRY(get(r, buf, len));
         KEDR_TRY(check_chunk(l, a, buf, len, off));
         if (dst)
@@ -713,11 +716,13 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     const char *fn = "kedr_dsmc_read_checkpoint";
     if (!sim || !path || !path[0])
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s", fn, !sim ? "sim is NULL" : "path is empty");
-    chk_reader r = {NULL, path, 0, 0};
+    chk_reader r = {NULL, path, 0, 0, CHK_CHUNK};
     KEDR_TRY(open_file(&r));
+    if (r.size < CHK_CHUNK) /* a multiple of 8, so that no element is split */
+        r.chunk = ((size_t)r.size + 8) & ~(size_t)7;
     chk_limits l;
     memset(&l, 0, sizeof l);
-    void *buf = malloc(CHK_CHUNK);
+    void *buf = malloc(r.chunk);
     l.starts = malloc(sim->ncells * sizeof *l.starts);
     kedr_status s = KEDR_OK;
     if (!buf || !l.starts)
