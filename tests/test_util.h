@@ -52,12 +52,25 @@ static inline void tu_remove_dir(const char *dir)
         fprintf(stderr, "could not remove %s\n", dir);
 }
 
-/* The sizes every primitive is checked at. */
+/* KEDR_TEST_QUICK=1 (any value but 0) asks for small inputs, for runs under checkers that
+ * make every access dozens of times slower (compute-sanitizer, AddressSanitizer): the awkward
+ * sizes up to 65537 and a large size of a few dozen tiles, which still spans many GPU blocks
+ * and cpu chunks. A test takes it for its own sizes through tu_scale. */
+static inline int tu_quick(void)
+{
+    const char *env = getenv("KEDR_TEST_QUICK");
+    return env && *env && strcmp(env, "0") != 0;
+}
+
+/* full when the test runs at its normal size, quick under KEDR_TEST_QUICK. */
+static inline size_t tu_scale(size_t full, size_t quick) { return tu_quick() ? quick : full; }
+
+/* The sizes every primitive is checked at; the quick run stops before 2^20 - 1. */
 static const size_t tu_sizes[] = {0, 1, 2, 31, 32, 33, 1023, 1025, 4095, 65537,
                                   (1u << 20) - 1, (1u << 20) + 1};
-#define TU_NSIZES (sizeof tu_sizes / sizeof tu_sizes[0])
+#define TU_NSIZES (tu_quick() ? (size_t)10 : sizeof tu_sizes / sizeof tu_sizes[0])
 /* One large size, beyond what one GPU block or one cpu chunk handles. */
-#define TU_LARGE ((size_t)(1u << 24) + 3)
+#define TU_LARGE tu_scale(((size_t)1 << 24) + 3, ((size_t)1 << 18) + 3)
 
 /* Back ends to test: KEDR_BACKEND=cpu|cuda|all (default all available). Returns how many were
  * written to list. Asking for cuda where none is available fails the test, loudly. */
