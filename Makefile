@@ -1,4 +1,5 @@
-# Thin wrapper around CMake: make, make demo, make test, make bench, make install, make deps.
+# Thin wrapper around CMake: make, make demo, make test, make bench, make install, make deps;
+# make sanitize and make fuzz check the code (docs/reliability.md).
 BUILD ?= build
 JOBS ?= $(shell nproc)
 PREFIX ?= /usr/local
@@ -7,7 +8,7 @@ CMAKE_FLAGS ?=
 KEDR_OPTIONS = $(foreach o,KEDR_CUDA KEDR_MPI KEDR_PLOT KEDR_NATIVE,$(if $($(o)),-D$(o)=$($(o))))
 KEDR = $(BUILD)/kedr
 
-.PHONY: all deps build demo test bench install clean
+.PHONY: all deps build demo test bench install sanitize fuzz fuzz-deps clean
 
 all: build
 
@@ -37,6 +38,25 @@ bench: build
 # Headers, libkedr.a and libkedr.so, the kedr program, pkg-config files and a CMake package.
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
+
+# The cpu code under AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer in its own
+# build: every test but the long validation runs, at the quick sizes (KEDR_TEST_QUICK), and the
+# fuzz harnesses' seeded campaigns; CTest passes the sanitizers' options (CMakeLists.txt).
+ASAN_BUILD ?= build-asan
+SANITIZE_SKIP ?= ^test_dsmc_(3d|axi|collisions|couette|freemolecular|inflow|rotation|shock)$$
+sanitize: deps
+	@mkdir -p $(ASAN_BUILD)
+	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKEDR_CUDA=OFF -DKEDR_SANITIZE=ON $(CMAKE_FLAGS) > $(ASAN_BUILD)/configure.log 2>&1 || { cat $(ASAN_BUILD)/configure.log; exit 1; }
+	@cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && KEDR_TEST_QUICK=1 ctest --output-on-failure -j $(JOBS) -E '$(SANITIZE_SKIP)'
+
+# The long libFuzzer campaign (clang), FUZZ_RUNS inputs a harness; fuzz-deps installs clang.
+FUZZ_RUNS ?= 1000000
+fuzz:
+	bash scripts/fuzz.sh -n $(FUZZ_RUNS)
+
+fuzz-deps:
+	@bash scripts/install-deps.sh --fuzz
 
 clean:
 	rm -rf $(BUILD)

@@ -8,6 +8,8 @@
 #   OUT=/some/dir bench/gpu.sh multi      build, the cayley tests and burnside:14..16 timings
 #                                         over every GPU of the host (KEDR_B17=1: and burnside:17,
 #                                         KEDR_B17=inverses: with inverses)
+#   OUT=/some/dir bench/gpu.sh sanitize   build, compute-sanitizer over the test programs
+#                                         (bench/sanitize-gpu.sh: about 8 minutes)
 #
 # $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json,
 # prim-cpu.json, dsmc-cuda.json, cayley-cuda.json and cayley-cpu.json. A failed test does not
@@ -19,9 +21,9 @@ out=${OUT:-gpu-out}
 phases=${*:-test bench}
 for p in $phases; do
     case $p in
-    test | bench | dsmc | multi) ;;
+    test | bench | dsmc | multi | sanitize) ;;
     *)
-        echo "usage: bench/gpu.sh [test] [bench] [dsmc] [multi]   (default: test bench; the build always runs)" >&2
+        echo "usage: bench/gpu.sh [test] [bench] [dsmc] [multi] [sanitize]   (default: test bench; the build always runs)" >&2
         exit 2
         ;;
     esac
@@ -134,8 +136,15 @@ if has multi; then
     fi
 fi
 
+sanitize_rc=0
+if has sanitize; then
+    OUT=$out bash bench/sanitize-gpu.sh 2>&1 | tee "$out/sanitize.log"
+    sanitize_rc=${PIPESTATUS[0]}
+fi
+
 status() { [ "$1" -eq 0 ] && echo ok || echo "FAILED (exit $1)"; }
 echo "== summary: tests $(has test && status $test_rc || echo skipped)," \
     "benchmarks $(has bench || has dsmc && status $bench_rc || echo skipped)," \
-    "multi-GPU $(has multi && status $multi_rc || echo skipped)"
-[ $test_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $multi_rc -eq 0 ]
+    "multi-GPU $(has multi && status $multi_rc || echo skipped)," \
+    "sanitizers $(has sanitize && status $sanitize_rc || echo skipped)"
+[ $test_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $multi_rc -eq 0 ] && [ $sanitize_rc -eq 0 ]

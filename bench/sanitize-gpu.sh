@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# compute-sanitizer over the test programs on the cuda back end (docs/reliability.md): memcheck
+# (out-of-bounds and misaligned accesses, device leaks), racecheck (shared-memory hazards),
+# synccheck (barriers) and initcheck (reads of device memory never written), each test program
+# under each tool with KEDR_BACKEND=cuda and its quick sizes (KEDR_TEST_QUICK=1, tests/test_util.h).
+# From the repository root, on a GPU machine:
+#
+#   OUT=/some/dir bench/sanitize-gpu.sh                   every test program, every tool
+#   TOOLS="racecheck" PROGRAMS="test_select" bench/sanitize-gpu.sh
+#
+# Builds as bench/gpu.sh does (Release, -lineinfo; nothing to do after `bench/gpu.sh test`).
+# Prints a line per program and tool: its errors or hazards, or TIMEOUT (the program ran past
+# KEDR_SAN_TIMEOUT seconds, default 100: not a finding), or SKIPPED (the phase's time,
+# KEDR_SAN_BUDGET seconds, default 400, was spent), and the seconds it took; KEDR_SAN_JOBS runs
+# (default 4) share the GPU at once. $OUT (default ./gpu-out) receives sanitize-summary.txt and
+# sanitize/TOOL-PROGRAM.log. The exit status is non-zero when a tool reported anything or a test
+# failed under it. About 8 minutes on one H100 with 16 cores, with the build.
+set -u -o pipefail
+
+out=${OUT:-gpu-out}
+tools=${TOOLS:-memcheck racecheck synccheck initcheck}
+limit=${KEDR_SAN_TIMEOUT:-100}
+budget=${KEDR_SAN_BUDGET:-400}
+jobs=${KEDR_SAN_JOBS:-4}
+mkdir -p "$out/sanitize" || exit 1
+export KEDR_COMMIT=${KEDR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+[ -x "$san" ] || { echo "compute-sanitizer not found" >&2; exit 1; }
+
+echo "== build (commit $KEDR_COMMIT)"
+start=$SECONDS
+{
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DKEDR_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 &&
+        cmake --build build -j16
+} >"$out/sanitize/build.log" 2>&1 || { tail -n 40 "$out/sanitize/build.log" >&2; exit 1; }
+echo "built in $((SECONDS - start)) s"
+
+# The primitives first (their kernels share memory within blocks), then the modules' programs.
+programs=${PROGRAMS:-$(cd build && ls test_* | grep -v '\.' | sort |
+    awk '{p = $0 ~ /^test_(dsmc|cayley)/; print p, $0}' | sort -s -k1,1n | cut -d' ' -f2)}
+
+export KEDR_BACKEND=cuda KEDR_TEST_QUICK=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
+phase_start=$SECONDS
+
+# One program under one tool; writes its summary line to sanitize/TOOL-PROGRAM.res.
+check() {
+    local tool=$1 prog=$2 log=$out/sanitize/$1-$2.log res=$out/sanitize/$1-$2.res
+    local left=$((budget - (SECONDS - phase_start)))
+    if [ "$left" -le 5 ]; then
+        printf '%-28s %-10s SKIPPED\n' "$prog" "$tool" >"$res"
+        cat "$res"
+        return
+    fi
+    local t=$limit t0=$SECONDS opts=()
+    [ "$left" -lt "$t" ] && t=$left
+    [ "$tool" = memcheck ] && opts=(--leak-check full)
+    (cd build && timeout -k 10 "$t" "$san" --tool "$tool" "${opts[@]}" --print-limit 20 \
+        --error-exitcode 99 "./$prog") >"$log" 2>&1
+    local rc=$? took=$((SECONDS - t0)) verdict
+    local errors hazards
+    errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+$')
+    hazards=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+$')
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+        verdict="TIMEOUT after $t s"
+    elif [ "$tool" = racecheck ] && [ -n "$hazards" ]; then
+        verdict="$hazards hazards"
+    elif [ -n "$errors" ]; then
+        verdict="$errors errors"
+    else
+        verdict="no summary (exit $rc)"
+    fi
+    # the test's own verdict: its last "N passed, N failed" line
+    local tests
+    tests=$(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
+    [ $rc -ne 0 ] && [ $rc -ne 99 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] &&
+        verdict="$verdict, test FAILED (exit $rc)"
+    printf '%-28s %-10s %-30s %4d s  %s\n' "$prog" "$tool" "$verdict" "$took" "${tests:-}" >"$res"
+    cat "$res"
+}
+
+echo "== compute-sanitizer ($tools) over $(echo $programs | wc -w) programs," \
+    "$jobs at a time, ${limit} s each at most, ${budget} s in all"
+for prog in $programs; do
+    for tool in $tools; do
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+            wait -n
+        done
+        check "$tool" "$prog" &
+    done
+done
+wait
+echo "sanitizers took $((SECONDS - phase_start)) s"
+
+summary=$out/sanitize-summary.txt
+{
+    echo "# compute-sanitizer, commit $KEDR_COMMIT, $(date -u +%Y-%m-%dT%H:%MZ)," \
+        "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
+        "$("$san" --version | grep -Eo 'Version [^ ]+' | head -n 1)"
+    for prog in $programs; do
+        for tool in $tools; do
+            cat "$out/sanitize/$tool-$prog.res"
+        done
+    done
+} >"$summary"
+found=$(grep -Ev '^#' "$summary" | grep -Ev ' (0 errors|0 hazards|SKIPPED|TIMEOUT after [0-9]+ s)( |$)' |
+    grep -c . || true)
+timeouts=$(grep -c TIMEOUT "$summary" || true)
+skipped=$(grep -c SKIPPED "$summary" || true)
+echo "== summary ($summary): $found with findings or failures, $timeouts timeouts, $skipped skipped"
+grep -Ev '^#' "$summary" | grep -Ev ' (0 errors|0 hazards|SKIPPED|TIMEOUT after [0-9]+ s)( |$)'
+[ "$found" -eq 0 ]
