@@ -361,6 +361,12 @@ static kedr_status check_sums(const chk_limits *l, const chk_array *a, const dou
         [DSMC_ACC_MVX] = "sampled momentum x", [DSMC_ACC_MVY] = "sampled momentum y",
         [DSMC_ACC_MVZ] = "sampled momentum z", [DSMC_ACC_MV2] = "sampled m v^2",
         [DSMC_ACC_EROT] = "sampled rotational energy", [DSMC_ACC_ZETA] = "sampled rotational dof"};
+    static const char *const surf_names[DSMC_NSURF] = {
+        [DSMC_SURF_HITS] = "surface hits", [DSMC_SURF_PIN] = "surface momentum in",
+        [DSMC_SURF_POUT] = "surface momentum out", [DSMC_SURF_SHEAR] = "surface shear",
+        [DSMC_SURF_EIN] = "surface energy in", [DSMC_SURF_EOUT] = "surface energy out",
+        [DSMC_SURF_FX] = "surface force x", [DSMC_SURF_FY] = "surface force y",
+        [DSMC_SURF_FZ] = "surface force z"};
     int acc = a->kind == A_ACC;
     uint64_t rows = acc ? l->ncells : l->nelem;
     char e[160];
@@ -377,13 +383,13 @@ static kedr_status check_sums(const chk_limits *l, const chk_array *a, const dou
             else
                 snprintf(e, sizeof e, "a finite sum%s", positive ? " >= 0" : "");
             return bad_value(l, acc ? "cell" : "surface element", at,
-                             acc ? acc_names[row] : "surface sum", v[i], e);
+                             acc ? acc_names[row] : surf_names[row], v[i], e);
         }
     }
     return KEDR_OK;
 }
 
-/* One chunk of an array, as read from the file (first: the index of its first element). */
+/* One chunk of an array as read from the file, off bytes from the array's start. */
 static kedr_status check_chunk(chk_limits *l, const chk_array *a, const void *data, size_t len,
                                uint64_t off)
 {

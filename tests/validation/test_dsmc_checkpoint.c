@@ -443,7 +443,10 @@ static void test_forged(kedr_ctx *ctx)
     expect_forged(other, good, bad, m.acc + 8 * 10, &minus, 8, "sampled particles", "cell 10:");
     expect_forged(other, good, bad, m.acc + 8 * (2 * m.ncells + 11), &d[0], 8,
                   "sampled momentum x", "cell 11:");
-    expect_forged(other, good, bad, m.surf + 8 * 2, &d[0], 8, "surface sum", "element 2:");
+    expect_forged(other, good, bad, m.surf + 8 * 2, &d[0], 8, "surface hits", "element 2:");
+    double inf = INFINITY;
+    expect_forged(other, good, bad, m.surf + 8 * (6 * m.nelem + 1), &inf, 8, "surface force x",
+                  "element 1:");
     /* Header fields: step, samples, time; huge and impossible particle counts. */
     int64_t i64 = -1;
     expect_forged(other, good, bad, 32, &i64, 8, "step = -1", NULL);
