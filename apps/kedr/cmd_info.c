@@ -3,12 +3,32 @@
 
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char help[] =
     "usage: kedr info [options]\n\n"
     "Prints the version, the back ends built in, each GPU (name, SMs, memory) and the CPU\n"
-    "threads the cpu back end uses (set OMP_NUM_THREADS to change them).\n\noptions:\n" CLI_COMMON_HELP;
+    "threads the cpu back end uses (set OMP_NUM_THREADS to change them) and how they wait\n"
+    "for each other (kedr's default OMP_WAIT_POLICY=passive, unless OMP_WAIT_POLICY or\n"
+    "GOMP_SPINCOUNT is set).\n\noptions:\n" CLI_COMMON_HELP;
+
+/* Set by the kedr program when the wait policy is its default (main.c). */
+#define WAIT_MARK "KEDR_WAIT_POLICY_DEFAULT"
+
+/* How the OpenMP threads wait at barriers, as the runtime read it when it was loaded. */
+static void print_wait_policy(void)
+{
+    const char *policy = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
+    if (policy && getenv(WAIT_MARK))
+        printf("cpu: wait policy OMP_WAIT_POLICY=%s (kedr's default; set OMP_WAIT_POLICY or "
+               "GOMP_SPINCOUNT to choose)\n", policy);
+    else if (policy || spin)
+        printf("cpu: wait policy%s%s%s%s (yours)\n", policy ? " OMP_WAIT_POLICY=" : "",
+               policy ? policy : "", spin ? " GOMP_SPINCOUNT=" : "", spin ? spin : "");
+    else
+        printf("cpu: wait policy: the OpenMP runtime's default (GNU: spin, then sleep)\n");
+}
 
 int cmd_info(int argc, char **argv)
 {
@@ -28,6 +48,7 @@ int cmd_info(int argc, char **argv)
     printf("back ends built in: cpu\n");
 #endif
     printf("cpu: %d OpenMP threads\n", omp_get_max_threads());
+    print_wait_policy();
     int n = kedr_device_count();
     printf("GPUs: %d\n", n);
     for (int d = 0; d < n; d++) {

@@ -82,7 +82,9 @@ kedr_status kedr_ini_doubles(kedr_ini *ini, const char *section, const char *key
 kedr_status kedr_ini_finish(kedr_ini *ini);
 
 /* A semantic error about a key found in the file (for checks that span keys, such as a body
- * outside the domain): "FILE:LINE: [section] key: message". key may be NULL (the section). */
+ * outside the domain): "FILE:LINE: [section] key: message". key may be NULL (the section). When
+ * the file lacks the section (or the key) but holds a close misspelling of it, the error names
+ * that misspelling instead, as a required getter would. */
 kedr_status kedr_ini_fail(const kedr_ini *ini, const char *section, const char *key,
                           const char *fmt, ...)
 #if defined(__GNUC__)

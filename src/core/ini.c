@@ -457,25 +457,6 @@ const char *kedr_ini_section(const kedr_ini *ini, int i)
     return i >= 0 && i < ini->nsections ? ini->sections[i].name : NULL;
 }
 
-kedr_status kedr_ini_fail(const kedr_ini *ini, const char *section, const char *key,
-                          const char *fmt, ...)
-{
-    char msg[768];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    int line = kedr_ini_line(ini, section, key);
-    if (!line && key)
-        line = kedr_ini_line(ini, section, NULL);
-    char where[32] = "";
-    if (line)
-        snprintf(where, sizeof where, ":%d", line);
-    if (key)
-        return kedr_fail(KEDR_ERR_PARSE, "%s%s: [%s] %s: %s", ini->name, where, section, key, msg);
-    return kedr_fail(KEDR_ERR_PARSE, "%s%s: [%s]: %s", ini->name, where, section, msg);
-}
-
 static int is_family_word(const char *w, size_t n)
 {
     static const char *const words[] = {"x", "y", "z", "min", "max", "lo", "hi", "in", "out"};
@@ -512,47 +493,97 @@ static int same_family(const char *a, const char *b)
     return 1;
 }
 
+/* The slips of the keyboard that short names are allowed: a doubled letter (nxx for nx) or two
+ * neighbours swapped (gird for grid). */
+static int slip(const char *found, const char *wanted)
+{
+    size_t lf = strlen(found), lw = strlen(wanted), i = 0;
+    while (i < lw && tolower((unsigned char)found[i]) == tolower((unsigned char)wanted[i]))
+        i++;
+    if (lf == lw + 1)
+        return i > 0 && tolower((unsigned char)found[i]) == tolower((unsigned char)found[i - 1]) &&
+               strcasecmp(found + i + 1, wanted + i) == 0;
+    return lf == lw && i + 1 < lw &&
+           tolower((unsigned char)found[i]) == tolower((unsigned char)wanted[i + 1]) &&
+           tolower((unsigned char)found[i + 1]) == tolower((unsigned char)wanted[i]) &&
+           strcasecmp(found + i + 2, wanted + i + 2) == 0;
+}
+
 /* The distance from the name found to the name wanted when it could be a misspelling of it,
  * judged before the reader has asked for every name, else -1: at most a quarter of the longer
- * name's length beyond 2 (so that no short name is taken for another, such as T_ref for d_ref),
- * and not of the same family. */
+ * name's length beyond 2 (so that no short name is taken for another, such as T_ref for d_ref)
+ * or a slip, and not of the same family. */
 static int typo_distance(const char *found, const char *wanted)
 {
     size_t l = strlen(found) > strlen(wanted) ? strlen(found) : strlen(wanted);
     int d = kedr_ini_distance(found, wanted);
-    return l > 2 && d <= (int)((l - 2) / 4) && !same_family(found, wanted) ? d : -1;
+    int close = (l > 2 && d <= (int)((l - 2) / 4)) || slip(found, wanted);
+    return close && !same_family(found, wanted) ? d : -1;
 }
 
-/* A required key that is absent: the closest misspelling of it (or of its section) among the
- * names no getter asked for, when there is one, else what is missing. */
-static kedr_status missing(const kedr_ini *ini, const char *section, const char *key,
-                           const char *expected)
+/* When the file lacks [section] (or its key) but holds a close misspelling of it among the names
+ * no getter asked for: KEDR_ERR_PARSE naming the misspelling and its line. KEDR_OK otherwise. */
+static kedr_status misspelled(const kedr_ini *ini, const char *section, const char *key)
 {
     int s = find_section(ini, section), best = -1, bestd = 1 << 30;
     if (s >= 0) {
         const ini_section *sec = &ini->sections[s];
+        if (!key || find_entry(ini, section, key))
+            return KEDR_OK;
         for (int i = sec->first; i < sec->first + sec->count; i++) {
             int d = ini->entries[i].used ? -1 : typo_distance(ini->entries[i].key, key);
             if (d >= 0 && d < bestd)
                 bestd = d, best = i;
         }
-        if (best >= 0)
-            return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] unknown key '%s' (did you mean '%s'?)",
-                             ini->name, ini->entries[best].line, section, ini->entries[best].key,
-                             key);
-        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] lacks the required key '%s' (%s)", ini->name,
-                         sec->line, section, key, expected);
+        if (best < 0)
+            return KEDR_OK;
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] unknown key '%s' (did you mean '%s'?)",
+                         ini->name, ini->entries[best].line, section, ini->entries[best].key, key);
     }
     for (int i = 0; i < ini->nsections; i++) {
         int d = ini->sections[i].used ? -1 : typo_distance(ini->sections[i].name, section);
         if (d >= 0 && d < bestd)
             bestd = d, best = i;
     }
-    if (best >= 0)
-        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: unknown section [%s] (did you mean [%s]?)",
-                         ini->name, ini->sections[best].line, ini->sections[best].name, section);
+    if (best < 0)
+        return KEDR_OK;
+    return kedr_fail(KEDR_ERR_PARSE, "%s:%d: unknown section [%s] (did you mean [%s]?)", ini->name,
+                     ini->sections[best].line, ini->sections[best].name, section);
+}
+
+/* A required key that is absent: its misspelling in the file, or what is missing. */
+static kedr_status missing(const kedr_ini *ini, const char *section, const char *key,
+                           const char *expected)
+{
+    KEDR_TRY(misspelled(ini, section, key));
+    int line = kedr_ini_line(ini, section, NULL);
+    if (line)
+        return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] lacks the required key '%s' (%s)", ini->name,
+                         line, section, key, expected);
     return kedr_fail(KEDR_ERR_PARSE, "%s: missing section [%s] with the required key '%s' (%s)",
                      ini->name, section, key, expected);
+}
+
+/* An error about a name the file lacks is first an error about its misspelling, when the file
+ * holds one (a module that checks optional keys itself then reports [freestrem] as such). */
+kedr_status kedr_ini_fail(const kedr_ini *ini, const char *section, const char *key,
+                          const char *fmt, ...)
+{
+    KEDR_TRY(misspelled(ini, section, key));
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    int line = kedr_ini_line(ini, section, key);
+    if (!line && key)
+        line = kedr_ini_line(ini, section, NULL);
+    char where[32] = "";
+    if (line)
+        snprintf(where, sizeof where, ":%d", line);
+    if (key)
+        return kedr_fail(KEDR_ERR_PARSE, "%s%s: [%s] %s: %s", ini->name, where, section, key, msg);
+    return kedr_fail(KEDR_ERR_PARSE, "%s%s: [%s]: %s", ini->name, where, section, msg);
 }
 
 static kedr_status bad_value(const kedr_ini *ini, const char *section, const ini_entry *e,

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The kedr program: help, version, errors with exit code 2, and a tiny benchmark run.
+# The kedr program: help, version, errors with exit code 2, the OpenMP wait policy, case files
+# that are misspelled or not case files at all, and a tiny benchmark run.
 # usage: test_cli.sh KEDR_BINARY SOURCE_DIR
-kedr=$1
+kedr=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 
 check version 0 '^kedr [0-9]+\.[0-9]+\.[0-9]+' -- "$kedr" --version
@@ -21,6 +22,37 @@ check missing-value 2 "option --n needs a value" -- "$kedr" bench prim --n
 check bad-repeats 2 "--repeats 0: expected an integer from 1" -- "$kedr" bench prim --repeats 0
 check bad-only 2 "--only: unknown benchmark 'sorting'" -- "$kedr" bench prim --only reduce,sorting
 check bad-device 2 "--device x: expected an integer" -- "$kedr" info --device x
+
+# The wait policy: kedr's default (passive) unless the user chose one.
+check wait-default 0 "wait policy OMP_WAIT_POLICY=passive \(kedr's default" -- \
+  env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u KEDR_WAIT_POLICY_DEFAULT "$kedr" info
+check wait-user 0 'wait policy OMP_WAIT_POLICY=active \(yours\)' -- \
+  env -u GOMP_SPINCOUNT -u KEDR_WAIT_POLICY_DEFAULT OMP_WAIT_POLICY=active "$kedr" info
+check wait-spin 0 'wait policy GOMP_SPINCOUNT=1000 \(yours\)' -- \
+  env -u OMP_WAIT_POLICY -u KEDR_WAIT_POLICY_DEFAULT GOMP_SPINCOUNT=1000 "$kedr" info
+
+# Case files: a misspelled required key or section is named with its line and the name it
+# stands for; what is not a case file is refused at once (timeout: a FIFO must not block).
+cp "$src/cases/dsmc/quick.ini" "$src/cases/dsmc/species.ini" "$tmp/"
+sed '0,/^temperature = /s/^temperature = /temperatur = /' "$tmp/quick.ini" >"$tmp/key.ini"
+line=$(grep -n '^temperatur = ' "$tmp/key.ini" | cut -d: -f1)
+check case-misspelled-key 1 "key.ini:$line: \[freestream\] unknown key 'temperatur' \(did you mean 'temperature'\?\)" -- \
+  "$kedr" dsmc "$tmp/key.ini" --backend cpu --out "$tmp/out"
+sed 's/^\[freestream\]$/[freestrem]/' "$tmp/quick.ini" >"$tmp/section.ini"
+line=$(grep -n '^\[freestrem\]' "$tmp/section.ini" | cut -d: -f1)
+check case-misspelled-section 1 "section.ini:$line: unknown section \[freestrem\] \(did you mean \[freestream\]\?\)" -- \
+  "$kedr" dsmc "$tmp/section.ini" --backend cpu --out "$tmp/out"
+sed 's/^nx = /nxx = /' "$tmp/quick.ini" >"$tmp/short.ini"
+check case-doubled-letter 1 "short.ini:[0-9]+: \[grid\] unknown key 'nxx' \(did you mean 'nx'\?\)" -- \
+  "$kedr" dsmc "$tmp/short.ini" --backend cpu --out "$tmp/out"
+check case-dev-zero 1 '/dev/zero: is a character device; expected a regular file' -- \
+  timeout 20 "$kedr" dsmc /dev/zero --backend cpu
+mkfifo "$tmp/fifo.ini"
+check case-fifo 1 'fifo.ini: is a FIFO; expected a regular file' -- \
+  timeout 20 "$kedr" dsmc "$tmp/fifo.ini" --backend cpu
+truncate -s 17M "$tmp/big.ini"
+check case-too-big 1 'big.ini: 17825792 bytes, more than the 16000000 bytes a case file may hold' -- \
+  "$kedr" dsmc "$tmp/big.ini" --backend cpu
 if ! "$kedr" info | grep -q 'GPUs: 0'; then :; else
   check cuda-without-gpu 1 'cuda back end' -- "$kedr" bench prim --backend cuda --n 1024
 fi

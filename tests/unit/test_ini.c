@@ -279,6 +279,26 @@ static void test_misspelled_required(void)
     check_msg("case.ini:1: [run] lacks the required key 'steps_totl'");
     kedr_ini_free(ini);
 
+    /* Short names: only a doubled letter or two neighbours swapped. */
+    ini = parse_ok("[gird]\nnxx = 1\n");
+    TU_CHECK(kedr_ini_int(ini, "grid", "nx", KEDR_INI_REQUIRED, 0, 10, &v) == KEDR_ERR_PARSE, "gird");
+    check_msg("case.ini:1: unknown section [gird] (did you mean [grid]?)");
+    kedr_ini_free(ini);
+    ini = parse_ok("[grid]\nnxx = 1\n");
+    TU_CHECK(kedr_ini_int(ini, "grid", "nx", KEDR_INI_REQUIRED, 0, 10, &v) == KEDR_ERR_PARSE, "nxx");
+    check_msg("case.ini:2: [grid] unknown key 'nxx' (did you mean 'nx'?)");
+    kedr_ini_free(ini);
+
+    /* A module's own check about a name the file lacks reports the misspelling first. */
+    ini = parse_ok("[freestrem]\ndensity = 1\n[wall]\ntemprature = 300\n");
+    TU_CHECK(kedr_ini_fail(ini, "freestream", NULL, "give a density") == KEDR_ERR_PARSE, "status");
+    check_msg("case.ini:1: unknown section [freestrem] (did you mean [freestream]?)");
+    TU_CHECK(kedr_ini_fail(ini, "wall", "temperature", "needed") == KEDR_ERR_PARSE, "status");
+    check_msg("case.ini:4: [wall] unknown key 'temprature' (did you mean 'temperature'?)");
+    TU_CHECK(kedr_ini_fail(ini, "wall", "speed", "needed with %s", "x") == KEDR_ERR_PARSE, "st");
+    check_msg("case.ini:3: [wall] speed: needed with x");
+    kedr_ini_free(ini);
+
     /* Names of one family, short names and far names keep the message about what is missing. */
     static const struct {
         const char *text, *section, *key, *msg;
@@ -288,6 +308,7 @@ static void test_misspelled_required(void)
         {"[b]\nwall_x_min = 1\n", "b", "wall_z_min", "[b] lacks the required key"},
         {"[f]\nvelocity = 1\n", "f", "velocity_x", "[f] lacks the required key"},
         {"[gas]\nT_ref = 1\n", "gas", "d_ref", "[gas] lacks the required key 'd_ref'"},
+        {"[grid]\nny = 1\nnx_ = 3\nnz = 2\n", "grid", "nx", "[grid] lacks the required key 'nx'"},
         {"[f]\nzzzzzzzzzzz = 1\n", "f", "temperature", "[f] lacks the required key"},
         {"[body2]\nx = 1\n", "body", "x", "missing section [body] with the required key 'x'"},
         {"[grd]\nx = 1\n", "grid", "x", "missing section [grid]"},
