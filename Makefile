@@ -23,8 +23,8 @@ build: deps
 	  echo "   no GPU here: the cuda back end is compiled (minutes), not run; make KEDR_CUDA=OFF skips it"; fi
 	@bash scripts/build.sh $(BUILD) $(JOBS)
 
-# Seed 003 test 1 on the best back end present (seconds on 2 cpu cores): statistics,
-# then PNG maps, VTK and CSV in $(BUILD)/demo.
+# Test 1 of Kashkovsky, Shershnev & Ivanov (2012) on the best back end present (about 10 s on
+# 2 cpu cores): statistics, then PNG maps, VTK and CSV in $(BUILD)/demo.
 demo: build
 	$(KEDR) info
 	$(KEDR) dsmc cases/dsmc/seed-test1.ini --out $(BUILD)/demo

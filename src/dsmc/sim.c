@@ -827,7 +827,9 @@ static kedr_status fill(kedr_dsmc *sim)
                             (c->weight * dsmc_weight_factor(&sim->p, cell));
             kedr_u32x4 w = kedr_rng_draw(c->seed, cell, 0, DSMC_PURPOSE(DSMC_P_FILL_COUNT, k));
             sim->host_offsets[cell * ns + k] = (uint32_t)total;
-            total += (uint64_t)floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
+            /* a count past 2^32 is refused before its conversion (undefined past 2^64) */
+            double count = floor(expect + kedr_u01_f64(w.v[0], w.v[1]));
+            total += count < 4294967296.0 ? (uint64_t)count : (uint64_t)1 << 32;
             if (total >= ((uint64_t)1 << 32) - 1)
                 return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: the initial fill needs more than "
                                  "2^32 particles: raise [run] weight");
@@ -875,7 +877,8 @@ static kedr_status inflow(kedr_dsmc *sim)
                 kedr_u32x4 u = kedr_rng_draw(c->seed, f, sim->p.step,
                                              DSMC_PURPOSE(DSMC_P_INFLOW_COUNT, k));
                 sim->host_offsets[f * ns + k] = (uint32_t)total;
-                total += (uint64_t)floor(expect + kedr_u01_f64(u.v[0], u.v[1]));
+                double count = floor(expect + kedr_u01_f64(u.v[0], u.v[1]));
+                total += count < 4294967296.0 ? (uint64_t)count : (uint64_t)1 << 32;
             }
         }
     }

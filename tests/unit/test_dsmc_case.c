@@ -134,7 +134,7 @@ static void test_errors(void)
                  ":26: [collisions] subcells = 0: expected an integer from 1");
     expect_error(NULL, NULL, "[collisions]\nsubcells = 40\n", "[collisions] subcells = 40");
     expect_error(NULL, NULL, "[collisions]\nschema = ntc\n", "did you mean 'scheme'?");
-    expect_error("nx = 20", "nxx = 20", NULL, "lacks the required key 'nx'");
+    expect_error("nx = 20", "nxx = 20", NULL, "[grid] unknown key 'nxx' (did you mean 'nx'?)");
     expect_error("ny = 10", "ny = 10\nnz = 3", NULL, ":9: [grid] nz: only for 3D cases");
     expect_error("ny = 10", "ny = 10\nnzz = 3", NULL, ":9: [grid] unknown key 'nzz'");
     expect_error("temperature = 300\nvelocity_x", "temprature = 300\nvelocity_x", NULL,
