@@ -20,6 +20,7 @@ cmake --build "$build" -j "$jobs" 2>&1 | awk -v tty=$tty '
   }
   /^\[ *[0-9]+%\] Built target|^Scanning dependencies|^Consolidate compiler generated/ { next }
   /^g?make\[[0-9]+\]: (Entering|Leaving) directory/ { next }
+  /^-- / && !/^-- kedr / { next }   # CMake run again (a source added or removed)
   { clear(); print; fflush() }
   END { clear() }'
 status=${PIPESTATUS[0]}
