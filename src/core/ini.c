@@ -187,7 +187,10 @@ void kedr_ini_free(kedr_ini *ini)
     free(ini);
 }
 
-static kedr_status nomem(void) { return kedr_fail(KEDR_ERR_NOMEM, "case file: out of host memory"); }
+static kedr_status nomem(void)
+{
+    return kedr_fail(KEDR_ERR_NOMEM, "case file: out of host memory");
+}
 
 static size_t trim(char **s, size_t n)
 {
@@ -515,9 +518,12 @@ static int slip(const char *found, const char *wanted)
  * or a slip, and not of the same family. */
 static int typo_distance(const char *found, const char *wanted)
 {
-    size_t l = strlen(found) > strlen(wanted) ? strlen(found) : strlen(wanted);
+    size_t lf = strlen(found), lw = strlen(wanted), l = lf > lw ? lf : lw;
+    size_t limit = l > 2 ? (l - 2) / 4 : 0;
+    if ((lf > lw ? lf - lw : lw - lf) > (limit > 1 ? limit : 1))
+        return -1; /* too far by length alone: the common case, and quick */
     int d = kedr_ini_distance(found, wanted);
-    int close = (l > 2 && d <= (int)((l - 2) / 4)) || slip(found, wanted);
+    int close = d <= (int)limit || slip(found, wanted);
     return close && !same_family(found, wanted) ? d : -1;
 }
 

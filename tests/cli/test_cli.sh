@@ -36,14 +36,17 @@ check wait-spin 0 'wait policy GOMP_SPINCOUNT=1000 \(yours\)' -- \
 cp "$src/cases/dsmc/quick.ini" "$src/cases/dsmc/species.ini" "$tmp/"
 sed '0,/^temperature = /s/^temperature = /temperatur = /' "$tmp/quick.ini" >"$tmp/key.ini"
 line=$(grep -n '^temperatur = ' "$tmp/key.ini" | cut -d: -f1)
-check case-misspelled-key 1 "key.ini:$line: \[freestream\] unknown key 'temperatur' \(did you mean 'temperature'\?\)" -- \
+want="key.ini:$line: \[freestream\] unknown key 'temperatur' \(did you mean 'temperature'\?\)"
+check case-misspelled-key 1 "$want" -- \
   "$kedr" dsmc "$tmp/key.ini" --backend cpu --out "$tmp/out"
 sed 's/^\[freestream\]$/[freestrem]/' "$tmp/quick.ini" >"$tmp/section.ini"
 line=$(grep -n '^\[freestrem\]' "$tmp/section.ini" | cut -d: -f1)
-check case-misspelled-section 1 "section.ini:$line: unknown section \[freestrem\] \(did you mean \[freestream\]\?\)" -- \
+want="section.ini:$line: unknown section \[freestrem\] \(did you mean \[freestream\]\?\)"
+check case-misspelled-section 1 "$want" -- \
   "$kedr" dsmc "$tmp/section.ini" --backend cpu --out "$tmp/out"
 sed 's/^nx = /nxx = /' "$tmp/quick.ini" >"$tmp/short.ini"
-check case-doubled-letter 1 "short.ini:[0-9]+: \[grid\] unknown key 'nxx' \(did you mean 'nx'\?\)" -- \
+want="short.ini:[0-9]+: \[grid\] unknown key 'nxx' \(did you mean 'nx'\?\)"
+check case-doubled-letter 1 "$want" -- \
   "$kedr" dsmc "$tmp/short.ini" --backend cpu --out "$tmp/out"
 check case-dev-zero 1 '/dev/zero: is a character device; expected a regular file' -- \
   timeout 20 "$kedr" dsmc /dev/zero --backend cpu
@@ -51,7 +54,8 @@ mkfifo "$tmp/fifo.ini"
 check case-fifo 1 'fifo.ini: is a FIFO; expected a regular file' -- \
   timeout 20 "$kedr" dsmc "$tmp/fifo.ini" --backend cpu
 truncate -s 17M "$tmp/big.ini"
-check case-too-big 1 'big.ini: 17825792 bytes, more than the 16000000 bytes a case file may hold' -- \
+want='big.ini: 17825792 bytes, more than the 16000000 bytes a case file may hold'
+check case-too-big 1 "$want" -- \
   "$kedr" dsmc "$tmp/big.ini" --backend cpu
 if ! "$kedr" info | grep -q 'GPUs: 0'; then :; else
   check cuda-without-gpu 1 'cuda back end' -- "$kedr" bench prim --backend cuda --n 1024

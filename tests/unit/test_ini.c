@@ -15,7 +15,8 @@ static void expect_parse_error(const char *text, const char *frag1, const char *
     kedr_ini *ini = NULL;
     kedr_status s = kedr_ini_parse(text, "bad.ini", &ini);
     const char *msg = kedr_last_error();
-    TU_CHECK(s == KEDR_ERR_PARSE && ini == NULL, "parse of <<%s>> -> %s", text, kedr_status_name(s));
+    TU_CHECK(s == KEDR_ERR_PARSE && ini == NULL, "parse of <<%s>> -> %s", text,
+             kedr_status_name(s));
     TU_CHECK(strstr(msg, frag1) != NULL, "message '%s' lacks '%s'", msg, frag1);
     if (frag2)
         TU_CHECK(strstr(msg, frag2) != NULL, "message '%s' lacks '%s'", msg, frag2);
@@ -65,7 +66,8 @@ static void test_syntax(void)
     TU_CHECK(nx == 200 && ny == 100, "nx %lld ny %lld", (long long)nx, (long long)ny);
     TU_CHECK(t == 300 && u == 7500 && last == 5, "t %g u %g last %g", t, u, last);
     TU_CHECK(name && strcmp(name, "N2") == 0, "name '%s'", name ? name : "(null)");
-    TU_CHECK(kedr_ini_line(ini, "grid", "ny") == 6, "line of ny %d", kedr_ini_line(ini, "grid", "ny"));
+    TU_CHECK(kedr_ini_line(ini, "grid", "ny") == 6, "line of ny %d",
+             kedr_ini_line(ini, "grid", "ny"));
     TU_CHECK(kedr_ini_line(ini, "freestream", NULL) == 7, "line of [freestream]");
     TU_CHECK(kedr_ini_sections(ini) == 2 && strcmp(kedr_ini_section(ini, 1), "freestream") == 0,
              "sections");
@@ -177,7 +179,8 @@ static void test_values(void)
     double list[4];
     int n = 0;
     TU_OK(kedr_ini_doubles(ini, "a", "list", 0, 0, 10, list, 4, &n));
-    TU_CHECK(n == 4 && list[0] == 1 && list[1] == 2 && list[2] == 3 && list[3] == 4, "list n %d", n);
+    TU_CHECK(n == 4 && list[0] == 1 && list[1] == 2 && list[2] == 3 && list[3] == 4, "list n %d",
+             n);
     TU_CHECK(kedr_ini_doubles(ini, "a", "list", 0, 0, 3, list, 4, &n) == KEDR_ERR_PARSE,
              "4 accepted in [0, 3]");
     TU_CHECK(kedr_ini_doubles(ini, "a", "badlist", 0, 0, 10, list, 4, &n) == KEDR_ERR_PARSE,
@@ -239,8 +242,8 @@ static void test_unknown(void)
     ini = parse_ok("[body]\nplate = 1\n");
     TU_CHECK(kedr_ini_has(ini, "body", "plate") && !kedr_ini_has(ini, "body", "circle"), "has");
     TU_OK(kedr_ini_finish(ini));
-    TU_CHECK(kedr_ini_fail(ini, "body", "plate", "outside the domain (x %g)", 3.0) == KEDR_ERR_PARSE,
-             "kedr_ini_fail status");
+    TU_CHECK(kedr_ini_fail(ini, "body", "plate", "outside the domain (x %g)", 3.0) ==
+                 KEDR_ERR_PARSE, "kedr_ini_fail status");
     check_msg("case.ini:2: [body] plate: outside the domain (x 3)");
     kedr_ini_free(ini);
 
@@ -281,11 +284,13 @@ static void test_misspelled_required(void)
 
     /* Short names: only a doubled letter or two neighbours swapped. */
     ini = parse_ok("[gird]\nnxx = 1\n");
-    TU_CHECK(kedr_ini_int(ini, "grid", "nx", KEDR_INI_REQUIRED, 0, 10, &v) == KEDR_ERR_PARSE, "gird");
+    TU_CHECK(kedr_ini_int(ini, "grid", "nx", KEDR_INI_REQUIRED, 0, 10, &v) == KEDR_ERR_PARSE,
+             "gird");
     check_msg("case.ini:1: unknown section [gird] (did you mean [grid]?)");
     kedr_ini_free(ini);
     ini = parse_ok("[grid]\nnxx = 1\n");
-    TU_CHECK(kedr_ini_int(ini, "grid", "nx", KEDR_INI_REQUIRED, 0, 10, &v) == KEDR_ERR_PARSE, "nxx");
+    TU_CHECK(kedr_ini_int(ini, "grid", "nx", KEDR_INI_REQUIRED, 0, 10, &v) == KEDR_ERR_PARSE,
+             "nxx");
     check_msg("case.ini:2: [grid] unknown key 'nxx' (did you mean 'nx'?)");
     kedr_ini_free(ini);
 
@@ -390,7 +395,8 @@ static void test_limits(void)
     int count = 0;
     TU_CHECK(kedr_ini_doubles(ini, "a", "list", 0, 0, 10, values, 4, &count) == KEDR_ERR_PARSE,
              "a list of 5e5 numbers taken for 4");
-    check_msg("case.ini:2: [a] list = 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 ...: "
+    check_msg("case.ini:2: [a] list = 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 "
+              "...: "
               "expected 1 to 4 numbers");
     kedr_ini_free(ini);
 
@@ -398,7 +404,8 @@ static void test_limits(void)
     strcpy(text + n, "\n");
     memcpy(text, "[a]\n", 4);
     expect_parse_error(text, "bad.ini:2: 'kkkk", "...' is neither");
-    TU_CHECK(strlen(kedr_last_error()) < 200, "message of %zu characters", strlen(kedr_last_error()));
+    TU_CHECK(strlen(kedr_last_error()) < 200, "message of %zu characters",
+             strlen(kedr_last_error()));
     free(text);
 
     /* 10^6 sections (about 9 MB): parsed, and the first one no getter asked for is reported. */
