@@ -49,6 +49,7 @@ typedef struct {
     const char *lengths; /* comma-separated system lengths, or NULL for 64,256,1024 */
     int repeats;         /* timed repeats after warm-up; the median is reported */
     const char *json;    /* write results here as JSON, or NULL */
+    kedr_tridiag_algorithm algorithm; /* kedr's algorithm for every row */
 } kedr_bench_tridiag_opts;
 
 /* Times kedr_tridiag_solve per layout, precision, system length and periodicity (bench/

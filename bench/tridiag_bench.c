@@ -403,7 +403,8 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
 #endif
     printf("kedr bench tridiag: %s (%s), %s, commit %s\n", h.device, h.backend, h.date, h.commit);
     printf("copy bandwidth %.1f GB/s (%zu u64, read + written); %zu unknowns a call, median of "
-           "%d after a warm-up\n\n", h.copy_gbps, opts->n, opts->n, opts->repeats);
+           "%d after a warm-up; algorithm %s\n\n", h.copy_gbps, opts->n, opts->n, opts->repeats,
+           opts->algorithm == KEDR_TRIDIAG_THOMAS ? "thomas" : "auto");
     printf("%-11s %-3s %-3s %7s %9s %9s %8s %8s %7s %9s %7s\n", "layout", "type", "cyc", "n",
            "systems", "ms", "Gunk/s", "GB/s", "of copy", "cuSPARSE", "vs it");
     int nrows = 0, nfailed = 0;
@@ -414,7 +415,7 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
             row *r = &rows[nrows++];
             r->desc = (kedr_tridiag_desc){len[li], opts->n / len[li],
                                           (kedr_tridiag_layout)(k / 4), k % 2,
-                                          KEDR_TRIDIAG_AUTO};
+                                          opts->algorithm};
             r->t = k / 2 % 2 ? KEDR_F64 : KEDR_F32;
             kedr_status s = run_row(ctx, ref, opts->repeats, r);
             print_row(r, h.copy_gbps);

@@ -152,7 +152,7 @@ static int bench_cayley(int argc, char **argv)
 static int bench_tridiag(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
-    kedr_bench_tridiag_opts o = {0, NULL, 20, NULL};
+    kedr_bench_tridiag_opts o = {0, NULL, 20, NULL, KEDR_TRIDIAG_AUTO};
     const char *cmd = "bench tridiag";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -167,6 +167,7 @@ static int bench_tridiag(int argc, char **argv)
                    "  --n N          unknowns a call (default 2^24 on a GPU, 2^22 on the cpu);\n"
                    "                 also 16M or 2^24\n"
                    "  --lengths L    comma-separated system lengths (default 64,256,1024)\n"
+                   "  --algorithm A  auto (default) or thomas\n"
                    "  --repeats R    timed repeats (default 20)\n"
                    "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
             return 0;
@@ -175,7 +176,12 @@ static int bench_tridiag(int argc, char **argv)
             continue;
         if (strncmp(a, "--n", 3) == 0 && (a[3] == 0 || a[3] == '='))
             o.n = cli_size(cli_value(argc, argv, &i, cmd), "--n", cmd);
-        else if (strncmp(a, "--lengths", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (strncmp(a, "--algorithm", 11) == 0 && (a[11] == 0 || a[11] == '=')) {
+            const char *v = cli_value(argc, argv, &i, cmd);
+            if (strcmp(v, "auto") != 0 && strcmp(v, "thomas") != 0)
+                cli_usage_error(cmd, "--algorithm '%s': expected auto or thomas", v);
+            o.algorithm = strcmp(v, "auto") == 0 ? KEDR_TRIDIAG_AUTO : KEDR_TRIDIAG_THOMAS;
+        } else if (strncmp(a, "--lengths", 9) == 0 && (a[9] == 0 || a[9] == '='))
             o.lengths = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
             o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 100000, "--repeats", cmd);

@@ -14,6 +14,7 @@
 #include "core/internal.h"
 #include "prim/tridiag_cuda.h"
 
+#include <cuda_pipeline.h>
 #include <stdint.h>
 
 #define TILE_THREADS 128
@@ -42,21 +43,60 @@ template <> __device__ __forceinline__ void thomas<double>(const double *a, cons
     prim_tridiag_thomas_f64(a, b, c, d, cp, zp, n, st, periodic);
 }
 
-/* Element q of a tile of m systems (s0 onwards) as (system j in the tile, row i), and its index
- * in global memory: q runs along the tile's memory, so consecutive threads read consecutive
- * addresses in both layouts. */
-template <bool INTERLEAVED>
-__device__ __forceinline__ size_t tile_element(uint32_t q, uint32_t m, uint32_t n, size_t s0,
-                                               size_t count, uint32_t *j, uint32_t *i)
+/* Moving a tile of m systems (s0 onwards) between global and shared memory. Element q runs
+ * along the tile's global memory, so consecutive threads touch consecutive addresses in both
+ * layouts; in shared memory system j's row i is at j * pitch + i. Loads are asynchronous copies
+ * (cp.async), all issued before the first is awaited, so a whole tile is in flight at once
+ * rather than a few elements a thread. q / div (div = n for contiguous, m for interleaved) is
+ * taken in float: exact, as q < m * n < 2^21 keeps the rounding below half of 1 / div. */
+__device__ __forceinline__ void tile_place(uint32_t q, float inv, uint32_t div, bool inter,
+                                           size_t s0, size_t count, uint32_t n, uint32_t pitch,
+                                           size_t *g, uint32_t *e)
 {
-    if (INTERLEAVED) {
-        *i = q / m;
-        *j = q - *i * m;
-        return (size_t)*i * count + s0 + *j;
+    uint32_t x = (uint32_t)(((float)q + 0.5f) * inv), y = q - x * div;
+    if (inter) { /* x = row, y = system */
+        *g = (size_t)x * count + s0 + y;
+        *e = y * pitch + x;
+    } else { /* x = system, y = row */
+        *g = s0 * n + q;
+        *e = x * pitch + y;
     }
-    *j = q / n;
-    *i = q - *j * n;
-    return s0 * n + q;
+}
+
+/* Issues the copies of the tile's a, b, c, d and waits for this thread's; the caller's barrier
+ * then makes every thread's copies visible to all. */
+template <typename T, bool INTERLEAVED, int THREADS>
+__device__ __forceinline__ void tile_load(const T *a, const T *b, const T *c, const T *d, T *sa,
+                                          T *sb, T *sc, T *sd, uint32_t n, uint32_t m,
+                                          size_t s0, size_t count, uint32_t pitch)
+{
+    uint32_t elems = m * n, div = INTERLEAVED ? m : n;
+    float inv = 1.0f / (float)div;
+    for (uint32_t q = threadIdx.x; q < elems; q += THREADS) {
+        size_t g;
+        uint32_t e;
+        tile_place(q, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
+        __pipeline_memcpy_async(sa + e, a + g, sizeof(T));
+        __pipeline_memcpy_async(sb + e, b + g, sizeof(T));
+        __pipeline_memcpy_async(sc + e, c + g, sizeof(T));
+        __pipeline_memcpy_async(sd + e, d + g, sizeof(T));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+}
+
+template <typename T, bool INTERLEAVED, int THREADS>
+__device__ __forceinline__ void tile_store(T *d, const T *sd, uint32_t n, uint32_t m, size_t s0,
+                                           size_t count, uint32_t pitch)
+{
+    uint32_t elems = m * n, div = INTERLEAVED ? m : n;
+    float inv = 1.0f / (float)div;
+    for (uint32_t q = threadIdx.x; q < elems; q += THREADS) {
+        size_t g;
+        uint32_t e;
+        tile_place(q, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
+        d[g] = sd[e];
+    }
 }
 
 /* tb systems a tile; the four arrays of the tile at pitch elements a system. */
@@ -71,25 +111,100 @@ __global__ void __launch_bounds__(TILE_THREADS)
     T *sd = sc + (size_t)tb * pitch;
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         size_t s0 = t * tb;
-        uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb, elems = m * n, i, j;
-        for (uint32_t q = threadIdx.x; q < elems; q += TILE_THREADS) {
-            size_t g = tile_element<INTERLEAVED>(q, m, n, s0, count, &j, &i);
-            uint32_t o = j * pitch + i;
-            sa[o] = a[g];
-            sb[o] = b[g];
-            sc[o] = c[g];
-            sd[o] = d[g];
-        }
+        uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb;
+        tile_load<T, INTERLEAVED, TILE_THREADS>(a, b, c, d, sa, sb, sc, sd, n, m, s0, count,
+                                                pitch);
         __syncthreads();
         if (threadIdx.x < m) {
             uint32_t o = threadIdx.x * pitch;
             thomas<T>(sa + o, sb + o, sc + o, sd + o, sc + o, sa + o, n, 1, periodic);
         }
         __syncthreads();
-        for (uint32_t q = threadIdx.x; q < elems; q += TILE_THREADS) {
-            size_t g = tile_element<INTERLEAVED>(q, m, n, s0, count, &j, &i);
-            d[g] = sd[j * pitch + i];
+        tile_store<T, INTERLEAVED, TILE_THREADS>(d, sd, n, m, s0, count, pitch);
+        __syncthreads(); /* the next tile overwrites the shared arrays */
+    }
+}
+
+/* Parallel cyclic reduction (Hockney & Jesshope, Parallel Computers 2, 1988; on GPUs Zhang,
+ * Cohen & Owens, Fast tridiagonal solvers on the GPU, 2010) for log2(p) steps splits a system
+ * into p independent systems of every p-th row; p threads then solve them by Thomas, so the
+ * sequential chain is n / p rows instead of n. Step delta replaces row i by itself plus
+ * multiples of rows i - delta and i + delta that eliminate x_{i-delta} and x_{i+delta}; rows
+ * beyond the ends count as identity rows (periodic systems wrap instead, which needs n to be
+ * a multiple of p), so a_0 and c_{n-1} of a non-periodic system are never read. Thread r of a
+ * system holds the new values of rows r, r + p, ... (at most pcr_rows) in registers between the
+ * barrier after every read and the barrier after every write. */
+#define PCR_THREADS 256
+/* Rows a thread holds: 32 registers of new values for f32, 64 for f64. */
+template <typename T> __host__ __device__ constexpr uint32_t pcr_rows() { return 32 / sizeof(T); }
+
+template <typename T>
+__device__ __forceinline__ void pcr_steps(T *sa, T *sb, T *sc, T *sd, uint32_t n, uint32_t p,
+                                          uint32_t r, bool active, int periodic)
+{
+    for (uint32_t delta = 1; delta < p; delta <<= 1) {
+        const int ROWS = pcr_rows<T>();
+        T na[ROWS], nb[ROWS], nc[ROWS], nd[ROWS];
+#pragma unroll
+        for (int k = 0; k < ROWS; k++) {
+            uint32_t i = r + k * p;
+            if (!active || i >= n)
+                continue;
+            T ai = sa[i], ci = sc[i];
+            na[k] = 0, nc[k] = 0, nb[k] = sb[i], nd[k] = sd[i];
+            uint32_t lo = i >= delta ? i - delta : periodic ? i + n - delta : n;
+            uint32_t hi = i + delta < n ? i + delta : periodic ? i + delta - n : n;
+            if (lo < n) {
+                T f = -ai / sb[lo];
+                na[k] = f * sa[lo];
+                nb[k] += f * sc[lo];
+                nd[k] += f * sd[lo];
+            }
+            if (hi < n) {
+                T f = -ci / sb[hi];
+                nc[k] = f * sc[hi];
+                nb[k] += f * sa[hi];
+                nd[k] += f * sd[hi];
+            }
         }
+        __syncthreads(); /* every row read before any is overwritten */
+#pragma unroll
+        for (int k = 0; k < ROWS; k++) {
+            uint32_t i = r + k * p;
+            if (!active || i >= n)
+                continue;
+            sa[i] = na[k], sb[i] = nb[k], sc[i] = nc[k], sd[i] = nd[k];
+        }
+        __syncthreads(); /* every row written before the next step reads */
+    }
+}
+
+/* tb = PCR_THREADS / p systems a tile, each split p ways (p = 2^logp, n <= pcr_rows * p). */
+template <typename T, bool INTERLEAVED>
+__global__ void __launch_bounds__(PCR_THREADS, 3)
+    tridiag_pcr_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                       const T *__restrict__ c, T *__restrict__ d, uint32_t n, size_t count,
+                       uint32_t tb, uint32_t pitch, uint32_t logp, int periodic, size_t tiles)
+{
+    extern __shared__ double tile_mem[];
+    T *sa = (T *)tile_mem, *sb = sa + (size_t)tb * pitch, *sc = sb + (size_t)tb * pitch;
+    T *sd = sc + (size_t)tb * pitch;
+    uint32_t p = 1u << logp, js = threadIdx.x >> logp, r = threadIdx.x & (p - 1);
+    uint32_t o = js * pitch;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        size_t s0 = t * tb;
+        uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb;
+        tile_load<T, INTERLEAVED, PCR_THREADS>(a, b, c, d, sa, sb, sc, sd, n, m, s0, count,
+                                               pitch);
+        __syncthreads();
+        bool active = js < m;
+        pcr_steps<T>(sa + o, sb + o, sc + o, sd + o, n, p, r, active, periodic);
+        if (active && r < n) {
+            uint32_t len = (n - r + p - 1) / p, e = o + r;
+            thomas<T>(sa + e, sb + e, sc + e, sd + e, sc + e, sa + e, len, p, periodic);
+        }
+        __syncthreads();
+        tile_store<T, INTERLEAVED, PCR_THREADS>(d, sd, n, m, s0, count, pitch);
         __syncthreads(); /* the next tile overwrites the shared arrays */
     }
 }
@@ -139,6 +254,40 @@ static kedr_status launch_tile(kedr_ctx *ctx, const kedr_tridiag_desc *g, const 
 }
 
 template <typename T>
+static kedr_status launch_pcr(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                              const T *b, const T *c, T *d, uint32_t logp)
+{
+    /* The pitch keeps a warp's shared accesses in distinct banks: lane l of a warp holding
+     * several systems (p < 32) reads row r + k p of system l / p at (l / p) pitch + r + k p;
+     * a pitch that is p times an odd number makes these distinct modulo 32. A warp within one
+     * system (p >= 32) reads consecutive rows whatever the pitch; there an odd pitch spreads
+     * the interleaved tile loads, where consecutive threads write neighbouring systems' rows. */
+    uint32_t n = (uint32_t)g->n, p = 1u << logp, tb = PCR_THREADS >> logp, pitch = n;
+    if (tb > g->count)
+        tb = (uint32_t)g->count;
+    uint32_t low = p < 32 ? p : 1; /* the lowest set bit pitch must have */
+    while ((pitch & (2 * low - 1)) != low)
+        pitch++;
+    size_t tiles = (g->count + tb - 1) / tb, bytes = (size_t)4 * tb * pitch * sizeof(T);
+    unsigned grid = grid_for(ctx, tiles);
+    if (g->layout == KEDR_TRIDIAG_INTERLEAVED) {
+        KEDR_CUDA_TRY(cudaFuncSetAttribute(tridiag_pcr_kernel<T, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)bytes));
+        tridiag_pcr_kernel<T, true><<<grid, PCR_THREADS, bytes, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, n, g->count, tb, pitch, logp, g->periodic, tiles);
+        KEDR_CUDA_LAUNCHED("tridiag_pcr_kernel");
+        return KEDR_OK;
+    }
+    KEDR_CUDA_TRY(cudaFuncSetAttribute(tridiag_pcr_kernel<T, false>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes));
+    tridiag_pcr_kernel<T, false><<<grid, PCR_THREADS, bytes, KEDR_STREAM(ctx)>>>(
+        a, b, c, d, n, g->count, tb, pitch, logp, g->periodic, tiles);
+    KEDR_CUDA_LAUNCHED("tridiag_pcr_kernel");
+    return KEDR_OK;
+}
+
+template <typename T>
 static kedr_status launch_global(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                  const T *b, const T *c, T *d)
 {
@@ -170,6 +319,14 @@ template <typename T>
 static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                   const T *b, const T *c, T *d)
 {
+    /* AUTO: the PCR-Thomas tile whenever a system splits into at most PCR_THREADS parts of
+     * at most pcr_rows rows (periodic ones evenly). */
+    uint32_t logp = 0;
+    while (((size_t)pcr_rows<T>() << logp) < g->n && (1u << logp) < PCR_THREADS)
+        logp++;
+    if (g->algorithm == KEDR_TRIDIAG_AUTO && g->n <= ((size_t)pcr_rows<T>() << logp) &&
+        (!g->periodic || g->n % (1u << logp) == 0))
+        return launch_pcr<T>(ctx, g, a, b, c, d, logp);
     int limit = 0;
     KEDR_CUDA_TRY(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                          ctx->device));

@@ -206,8 +206,9 @@ static dev_batch upload(kedr_ctx *ctx, const batch *q, void *h[4])
 
 /* Solves one batch; checks every system (backward error, and forward error for short systems),
  * that a, b, c are unchanged and that nothing is written past d. kind as in generate. */
-static void check_batch(kedr_ctx *ctx, kedr_dtype t, kedr_tridiag_layout layout, int periodic,
-                        size_t n, size_t count, uint64_t seed, int kind)
+static void check_batch(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
+                        kedr_tridiag_layout layout, int periodic, size_t n, size_t count,
+                        uint64_t seed, int kind)
 {
     batch q = {n, count, layout, periodic, t, NULL, NULL, NULL, NULL};
     generate(&q, seed, kind);
@@ -215,12 +216,13 @@ static void check_batch(kedr_ctx *ctx, kedr_dtype t, kedr_tridiag_layout layout,
     dev_batch g = upload(ctx, &q, h);
     size_t bytes = n * count * kedr_dtype_size(t);
     char what[200];
-    snprintf(what, sizeof what, "%s %s %s%s n=%zu count=%zu seed=%llu%s",
-             kedr_backend_name(kedr_ctx_backend(ctx)), kedr_dtype_name(t),
+    snprintf(what, sizeof what, "%s %s %s %s%s n=%zu count=%zu seed=%llu%s",
+             kedr_backend_name(kedr_ctx_backend(ctx)), alg == KEDR_TRIDIAG_AUTO ? "auto" : "thomas",
+             kedr_dtype_name(t),
              layout == KEDR_TRIDIAG_CONTIGUOUS ? "contiguous" : "interleaved",
              periodic ? " periodic" : "", n, count, (unsigned long long)seed,
              kind == 1 ? " laplacian" : "");
-    kedr_tridiag_desc desc = {n, count, layout, periodic, KEDR_TRIDIAG_AUTO};
+    kedr_tridiag_desc desc = {n, count, layout, periodic, alg};
     kedr_status st = kedr_tridiag_solve(ctx, t, &desc, g.a, g.b, g.c, g.d);
     TU_CHECK(st == KEDR_OK, "%s: %s", what, kedr_last_error());
     void *got = tu_download(ctx, g.d, bytes + 8);
@@ -349,6 +351,29 @@ static void check_errors(kedr_ctx *ctx)
 static const size_t sizes_n[] = {1, 2, 3, 31, 32, 33, 1000};
 static const size_t sizes_count[] = {1, 2, 7, 1000};
 
+/* Every size for one algorithm, type and layout. */
+static void check_all(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
+                      kedr_tridiag_layout layout, uint64_t *seed)
+{
+    for (int periodic = 0; periodic < 2; periodic++)
+        for (size_t ni = 0; ni < sizeof sizes_n / sizeof *sizes_n; ni++)
+            for (size_t ci = 0; ci < sizeof sizes_count / sizeof *sizes_count; ci++)
+                check_batch(ctx, alg, t, layout, periodic, sizes_n[ni], sizes_count[ci],
+                            (*seed)++, 0);
+    /* 2^20 unknowns: systems of 256 and of 4096, periodic in one layout each, and systems
+     * too long for shared memory; periodic systems of 64 (which the GPU splits evenly) and of
+     * 100 (which it does not). */
+    size_t large = tu_scale((size_t)1 << 20, (size_t)1 << 16);
+    int other = layout == KEDR_TRIDIAG_CONTIGUOUS;
+    check_batch(ctx, alg, t, layout, !other, 256, large / 256, (*seed)++, 0);
+    check_batch(ctx, alg, t, layout, other, 4096, large / 4096, (*seed)++, 0);
+    check_batch(ctx, alg, t, layout, 0, large / 16 + 3, 16, (*seed)++, 0);
+    check_batch(ctx, alg, t, layout, 1, 64, 100, (*seed)++, 0);
+    check_batch(ctx, alg, t, layout, 1, 100, 100, (*seed)++, 0);
+    check_batch(ctx, alg, t, layout, 0, 1000, 33, (*seed)++, 1);
+    check_zero_pivot(ctx, t, layout);
+}
+
 int main(void)
 {
     static const kedr_dtype types[] = {KEDR_F32, KEDR_F64};
@@ -357,28 +382,15 @@ int main(void)
     for (int bi = 0; bi < nb; bi++) {
         kedr_ctx *ctx = tu_ctx(backends[bi]);
         check_errors(ctx);
+        /* The cpu runs Thomas for both; on the GPU AUTO is the PCR-Thomas tile where systems
+         * split evenly, and Thomas elsewhere. */
+        int nalg = backends[bi] == KEDR_BACKEND_CUDA ? 2 : 1;
         uint64_t seed = 1;
-        for (int ti = 0; ti < 2; ti++)
-            for (int layout = 0; layout < 2; layout++) {
-                for (int periodic = 0; periodic < 2; periodic++)
-                    for (size_t ni = 0; ni < sizeof sizes_n / sizeof *sizes_n; ni++)
-                        for (size_t ci = 0; ci < sizeof sizes_count / sizeof *sizes_count; ci++)
-                            check_batch(ctx, types[ti], (kedr_tridiag_layout)layout, periodic,
-                                        sizes_n[ni], sizes_count[ci], seed++, 0);
-                /* 2^20 unknowns: short systems (one GPU thread each), systems of a few
-                 * thousand (shared-memory tiles of one system on the GPU) and systems too
-                 * long for shared memory. */
-                size_t large = tu_scale((size_t)1 << 20, (size_t)1 << 16);
-                check_batch(ctx, types[ti], (kedr_tridiag_layout)layout, layout, 256,
-                            large / 256, seed++, 0);
-                check_batch(ctx, types[ti], (kedr_tridiag_layout)layout, !layout, 4096,
-                            large / 4096, seed++, 0);
-                check_batch(ctx, types[ti], (kedr_tridiag_layout)layout, 0, large / 16 + 3, 16,
-                            seed++, 0);
-                check_batch(ctx, types[ti], (kedr_tridiag_layout)layout, 0, 1000, 33, seed++,
-                            1);
-                check_zero_pivot(ctx, types[ti], (kedr_tridiag_layout)layout);
-            }
+        for (int al = 0; al < nalg; al++)
+            for (int ti = 0; ti < 2; ti++)
+                for (int layout = 0; layout < 2; layout++)
+                    check_all(ctx, al ? KEDR_TRIDIAG_THOMAS : KEDR_TRIDIAG_AUTO, types[ti],
+                              (kedr_tridiag_layout)layout, &seed);
         printf("worst errors in units of u (allowed: backward %.0Lf, forward of dominant "
                "systems %.0Lf): f32 %.2Lf, %.2Lf; f64 %.2Lf, %.2Lf\n", BACKWARD_U,
                12 * BACKWARD_U, seen_backward[0], seen_forward[0], seen_backward[1],
