@@ -35,9 +35,25 @@ start=$SECONDS
 } >"$out/sanitize/build.log" 2>&1 || { tail -n 40 "$out/sanitize/build.log" >&2; exit 1; }
 echo "built in $((SECONDS - start)) s"
 
-# The primitives first (their kernels share memory within blocks), then the modules' programs.
-programs=${PROGRAMS:-$(cd build && ls test_* | grep -v '\.' | sort |
-    awk '{p = $0 ~ /^test_(dsmc|cayley)/; print p, $0}' | sort -s -k1,1n | cut -d' ' -f2)}
+programs=${PROGRAMS:-$(cd build && ls test_* | grep -v '\.' | sort)}
+# The order of the runs, most wanted first: every tool over the primitives' programs (the kernels
+# that share memory within blocks), then memcheck and racecheck over the modules' programs, then
+# the other tools over those.
+runs=$(for pass in 0 1 2; do
+    for prog in $programs; do
+        module=0
+        [[ $prog == test_dsmc* || $prog == test_cayley* ]] && module=1
+        for tool in $tools; do
+            early=0
+            [[ $tool == memcheck || $tool == racecheck ]] && early=1
+            if { [ $pass = 0 ] && [ $module = 0 ]; } ||
+                { [ $pass = 1 ] && [ $module = 1 ] && [ $early = 1 ]; } ||
+                { [ $pass = 2 ] && [ $module = 1 ] && [ $early = 0 ]; }; then
+                echo "$tool:$prog"
+            fi
+        done
+    done
+done)
 
 export KEDR_BACKEND=cuda KEDR_TEST_QUICK=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
 phase_start=$SECONDS
@@ -80,13 +96,11 @@ check() {
 
 echo "== compute-sanitizer ($tools) over $(echo $programs | wc -w) programs," \
     "$jobs at a time, ${limit} s each at most, ${budget} s in all"
-for prog in $programs; do
-    for tool in $tools; do
-        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
-            wait -n
-        done
-        check "$tool" "$prog" &
+for run in $runs; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n
     done
+    check "${run%%:*}" "${run#*:}" &
 done
 wait
 echo "sanitizers took $((SECONDS - phase_start)) s"
