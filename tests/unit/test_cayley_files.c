@@ -264,6 +264,11 @@ static void check_sparse_layers(kedr_ctx *ctx)
     uint64_t ncur = get64(good + 208), nvis = get64(good + 216);
     size_t cur = SCK_F + 5 * 8, visited = cur + 8 * ncur;
     unsigned char *b = tu_host_alloc(size > csize ? size : csize);
+    size_t cuts[] = {0, 100, 223, 224, cur + 4, size - 9, size - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts; i++) {
+        memcpy(b, good, size);
+        expect_refused(ctx, g, KEDR_CAYLEY_AUTO, b, cuts[i], NULL, "truncated", "a cut file");
+    }
     memcpy(b, good, size);
     put64(b + SCK_F + 8, 3);
     expect_refused(ctx, g, KEDR_CAYLEY_AUTO, b, size, fix_sparse,
