@@ -146,12 +146,14 @@ typedef struct {
      * (F(0..s), the visited and frontier bitmaps) is written there at the end of a level when
      * checkpoint_every seconds have passed since the last one (0: after every level), and
      * always after the last level. The file is replaced atomically: a run that fails leaves the
-     * last checkpoint valid. KEDR_ERR_IO names the file when it cannot be written. */
+     * last checkpoint valid. KEDR_ERR_IO names the file when it cannot be written (it must be a
+     * regular file or new). */
     const char *checkpoint_path;
     double checkpoint_every;
     /* Continue from this checkpoint (written on any back end) instead of from the identity.
-     * KEDR_ERR_IO when it cannot be read; KEDR_ERR_PARSE, naming the file and what is wrong,
-     * when it is truncated, corrupt (checksum), or for another group or generating set. */
+     * KEDR_ERR_IO when it cannot be read or is not a regular file; KEDR_ERR_PARSE, naming the
+     * file and what is wrong, when it is truncated, corrupt (checksum), for another group or
+     * generating set, or not a consistent state of the search (docs/cayley.md). */
     const char *resume_path;
     /* Stop after level max_levels (0: run to the end); the result then has complete = 0. */
     int max_levels;
