@@ -1,11 +1,15 @@
-/* kedr_tridiag_solve on the GPU: the Thomas algorithm of tridiag_cuda.h, one thread a system.
+/* kedr_tridiag_solve on the GPU, from the elimination of tridiag_cuda.h.
  *
- * Tiles: a block copies the a, b, c, d of a few whole systems into shared memory with coalesced
- * loads (in either layout), each of its first threads solves one system there, overwriting c
- * with c', a with z (periodic) and d with x, and the block writes d back with coalesced stores.
- * So the solve moves the least bytes there are: four arrays read and one written, once each.
- * A system's rows lie one after the other in shared memory with an odd pitch, so the threads
- * of a warp, which read the same row of different systems, hit different banks.
+ * Thomas tiles: a block copies the a, b, c, d of a few whole systems into shared memory
+ * (asynchronous copies, coalesced in either layout), each of its first threads solves one
+ * system there, overwriting c with c', a with z (periodic) and d with x, and the block writes d
+ * back with coalesced stores: four arrays read and one written, once each, the least traffic
+ * there is. A system's rows lie one after the other in shared memory with an odd pitch, so the
+ * threads of a warp, which read the same row of different systems, hit different banks.
+ *
+ * PCR-Thomas tiles (AUTO, systems of 257 to 2048 unknowns, f64 1024): the same tiles, but a
+ * few steps of parallel cyclic reduction first split each system among up to 256 threads, so
+ * that the sequential chain is at most 8 rows (f64 4) instead of n.
  *
  * Systems too long for a tile of enough of them are solved from global memory, c' (and z) in
  * scratch: coalesced for the interleaved layout (neighbouring threads, neighbouring systems),
@@ -135,6 +139,9 @@ __global__ void __launch_bounds__(TILE_THREADS)
  * system holds the new values of rows r, r + p, ... (at most pcr_rows) in registers between the
  * barrier after every read and the barrier after every write. */
 #define PCR_THREADS 256
+/* Up to this length Thomas tiles were faster on an H100 (2^24 unknowns, both layouts and
+ * types): their chain of n rows is short enough, and PCR's extra arithmetic costs more. */
+#define PCR_MIN_N 256
 /* Rows a thread holds: 32 registers of new values for f32, 64 for f64. */
 template <typename T> __host__ __device__ constexpr uint32_t pcr_rows() { return 32 / sizeof(T); }
 
@@ -319,12 +326,13 @@ template <typename T>
 static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                   const T *b, const T *c, T *d)
 {
-    /* AUTO: the PCR-Thomas tile whenever a system splits into at most PCR_THREADS parts of
-     * at most pcr_rows rows (periodic ones evenly). */
+    /* AUTO: the PCR-Thomas tile for systems longer than PCR_MIN_N that split into at most
+     * PCR_THREADS parts of at most pcr_rows rows (periodic ones evenly); Thomas elsewhere. */
     uint32_t logp = 0;
     while (((size_t)pcr_rows<T>() << logp) < g->n && (1u << logp) < PCR_THREADS)
         logp++;
-    if (g->algorithm == KEDR_TRIDIAG_AUTO && g->n <= ((size_t)pcr_rows<T>() << logp) &&
+    if (g->algorithm == KEDR_TRIDIAG_AUTO && g->n > PCR_MIN_N &&
+        g->n <= ((size_t)pcr_rows<T>() << logp) &&
         (!g->periodic || g->n % (1u << logp) == 0))
         return launch_pcr<T>(ctx, g, a, b, c, d, logp);
     int limit = 0;
