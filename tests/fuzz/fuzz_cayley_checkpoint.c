@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 typedef struct {
     const char *spec;
@@ -40,6 +43,9 @@ static int setup(void)
 {
     if (ctx)
         return 1;
+#ifdef _OPENMP
+    omp_set_num_threads(1); /* tiny searches: threads would only wait on each other */
+#endif
     if (kedr_ctx_create(&ctx, KEDR_BACKEND_CPU, 0) != KEDR_OK)
         return 0;
     for (int t = 0; t < NTARGETS; t++) {
