@@ -158,10 +158,10 @@ kedr_status kedr_transpose(kedr_ctx *ctx, kedr_dtype t, const void *in, void *ou
 typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_tridiag_layout;
 
 /* THOMAS: Gaussian elimination without pivoting (the Thomas algorithm), one system per thread.
- * AUTO: the back end's fastest for the sizes: on the cpu Thomas; on cuda Thomas up to 256
- * unknowns a system, and from 257 to 2048 (f64: 1024) a few steps of parallel cyclic reduction
- * that split each system among several threads, which then finish by Thomas (periodic systems
- * only where the split divides n). The two agree to rounding (docs/prim.md). */
+ * AUTO: the back end's fastest for the sizes: Thomas, except on cuda for contiguous systems of
+ * 257 to 2048 unknowns (f64: 1024), where a few steps of parallel cyclic reduction first split
+ * each system among several threads, which then finish by Thomas (periodic systems only where
+ * the split divides n). The two agree to rounding (docs/prim.md). */
 typedef enum { KEDR_TRIDIAG_AUTO = 0, KEDR_TRIDIAG_THOMAS = 1 } kedr_tridiag_algorithm;
 
 typedef struct {

@@ -362,7 +362,8 @@ static void check_all(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
                             (*seed)++, 0);
     /* 2^20 unknowns: systems of 256 and of 4096, periodic in one layout each, and systems
      * too long for shared memory; periodic systems of 512 (which the GPU's AUTO splits evenly
-     * between PCR threads) and of 600 (which it does not, and solves by Thomas). */
+     * between PCR threads when contiguous) and of 600 (which it does not, and solves by
+     * Thomas). */
     size_t large = tu_scale((size_t)1 << 20, (size_t)1 << 16);
     int other = layout == KEDR_TRIDIAG_CONTIGUOUS;
     check_batch(ctx, alg, t, layout, !other, 256, large / 256, (*seed)++, 0);
@@ -382,8 +383,9 @@ int main(void)
     for (int bi = 0; bi < nb; bi++) {
         kedr_ctx *ctx = tu_ctx(backends[bi]);
         check_errors(ctx);
-        /* The cpu runs Thomas for both; on the GPU AUTO takes the PCR-Thomas tiles for systems
-         * of 257 to 2048 unknowns (f64: 1024; periodic ones of a length the split divides). */
+        /* The cpu runs Thomas for both; on the GPU AUTO takes the PCR-Thomas tiles for
+         * contiguous systems of 257 to 2048 unknowns (f64: 1024; periodic ones of a length the
+         * split divides). */
         int nalg = backends[bi] == KEDR_BACKEND_CUDA ? 2 : 1;
         uint64_t seed = 1;
         for (int al = 0; al < nalg; al++)
