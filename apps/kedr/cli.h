@@ -1,5 +1,6 @@
 /* Shared by the kedr commands: the global options and small parsing helpers. Exit codes: 0 done,
- * 1 a run failed, 2 a bad command line. */
+ * 1 a run failed, 2 a bad command line, 128 + the signal for a run stopped by Ctrl-C (130) or
+ * SIGTERM (143) after saving what it had. */
 #ifndef KEDR_CLI_H
 #define KEDR_CLI_H
 
@@ -7,6 +8,9 @@
 
 #define CLI_EXIT_FAIL 1
 #define CLI_EXIT_USAGE 2
+/* A run that kedr_interrupted() stopped: 128 + the signal, as a shell reports a program that the
+ * signal ended. */
+#define CLI_EXIT_INTERRUPTED (128 + kedr_interrupted())
 
 typedef struct {
     kedr_backend backend;

@@ -12,9 +12,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Exit status of a run stopped by Ctrl-C or SIGTERM after saving (128 + SIGINT, as shells
- * report a command ended by Ctrl-C). */
-#define DSMC_EXIT_INTERRUPTED 130
 
 /* Output paths are DIR/NAME plus a suffix; both are bounded by their fields in the case. */
 #define DSMC_PATH 1024
@@ -42,7 +39,7 @@ static void help(void)
            "with bodies, also their surface (DIR/NAME-surface.csv, .vtp) and Cd, Cl per body.\n"
            "A run that sampled nothing writes no fields. Ctrl-C or SIGTERM stops after the\n"
            "current step, writes DIR/NAME.chk and the fields sampled so far, and exits with 130\n"
-           "(a second Ctrl-C stops at once).\n\n"
+           "(SIGTERM: 143; a second Ctrl-C stops at once).\n\n"
            "options:\n"
            "  --steps N      steps to run (overrides [run] steps)\n"
            "  --sample-start N|auto\n"
@@ -489,7 +486,7 @@ static int save_interrupted(kedr_dsmc *sim, const kedr_dsmc_case *c, const char 
     if (rc == 0)
         printf("stopped; continue with: kedr dsmc %s --restart %s/%s.chk (and the same options)\n",
                path, c->out_dir, c->name);
-    return rc == 0 ? DSMC_EXIT_INTERRUPTED : rc;
+    return rc == 0 ? CLI_EXIT_INTERRUPTED : rc;
 }
 
 int cmd_dsmc(int argc, char **argv)
