@@ -42,9 +42,8 @@ static void default_wait_policy(char **argv)
 {
     if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv(WAIT_MARK))
         return;
-    if (setenv("OMP_WAIT_POLICY", "passive", 1) != 0 || setenv(WAIT_MARK, "1", 1) != 0)
-        return;
-    execv("/proc/self/exe", argv);
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0 && setenv(WAIT_MARK, "1", 1) == 0)
+        execv("/proc/self/exe", argv);
     /* No /proc (or no exec): run on under the runtime's default, and say nothing false. */
     unsetenv("OMP_WAIT_POLICY");
     unsetenv(WAIT_MARK);
