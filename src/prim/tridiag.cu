@@ -13,7 +13,7 @@
  *
  * Systems too long for a tile of enough of them are solved from global memory, c' (and z) in
  * scratch: coalesced for the interleaved layout (neighbouring threads, neighbouring systems;
- * the sweep kernel when not periodic), strided for the contiguous one, where it is the
+ * the sweep kernel), strided for the contiguous one, where it is the
  * fallback for systems longer than shared memory holds. */
 #include "core/internal.h"
 #include "prim/tridiag_cuda.h"
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(PCR_THREADS, 3)
     }
 }
 
-/* Non-periodic interleaved systems, one thread a system, straight from global memory with c' in
+/* Interleaved systems, one thread a system, straight from global memory with c' (and z) in
  * scratch. The rows come in batches of SWEEP_ROWS: a thread issues the loads of a whole batch
  * before it uses the first, so that a few dozen loads per thread are in flight (all the
  * threads of a large batch are too few to cover the memory latency one row at a time). */
@@ -270,6 +270,107 @@ __global__ void __launch_bounds__(TILE_THREADS)
                 }
             }
             i1 -= cnt;
+        }
+    }
+}
+
+/* The sweep for periodic systems, bordered as PRIM_TRIDIAG_THOMAS (tridiag_cuda.h) does.
+ * Forward elimination of rows 0 .. m-1 of system s: d' into d, c' into cp, z' into zp. On
+ * return *y and *z hold row m-1's d' and z'. */
+template <typename T>
+__device__ __forceinline__ void sweep_forward(const T *__restrict__ a, const T *__restrict__ b,
+                                              const T *__restrict__ c, T *d, T *cp, T *zp,
+                                              size_t m, size_t count, size_t s, T *y, T *z)
+{
+    T cprev = 0; /* row 0 sees a "row -1" of zeros */
+    for (size_t i0 = 0; i0 < m; i0 += SWEEP_ROWS) {
+        T ra[SWEEP_ROWS], rb[SWEEP_ROWS], rc[SWEEP_ROWS], rd[SWEEP_ROWS];
+#pragma unroll
+        for (int u = 0; u < SWEEP_ROWS; u++) {
+            size_t k = (i0 + u) * count + s;
+            if (i0 + u < m)
+                ra[u] = a[k], rb[u] = b[k], rc[u] = c[k], rd[u] = d[k];
+        }
+#pragma unroll
+        for (int u = 0; u < SWEEP_ROWS; u++) {
+            size_t i = i0 + u, k = i * count + s;
+            if (i >= m)
+                continue;
+            T ai = i ? ra[u] : (T)0; /* a_0 is no part of the elimination */
+            T r = (T)1 / (rb[u] - ai * cprev);
+            *y = (rd[u] - ai * *y) * r;
+            d[k] = *y;
+            /* z's right side: -a_0 on row 0, -c_{n-2} on row m-1 */
+            T zr = (i == 0 ? -ra[u] : (T)0) - (i == m - 1 ? rc[u] : (T)0);
+            *z = (zr - ai * *z) * r;
+            zp[k] = *z;
+            cprev = rc[u] * r;
+            cp[k] = cprev;
+        }
+    }
+}
+
+/* Back substitution from row m-1 (whose values y, z are given) up to row 0; returns row 0's in
+ * *y, *z. */
+template <typename T>
+__device__ __forceinline__ void sweep_backward(T *d, const T *cp, T *zp, size_t m, size_t count,
+                                               size_t s, T *y, T *z)
+{
+    for (size_t i1 = m - 1; i1 > 0;) {
+        size_t cnt = i1 < SWEEP_ROWS ? i1 : SWEEP_ROWS;
+        T rc[SWEEP_ROWS], rd[SWEEP_ROWS], rz[SWEEP_ROWS];
+#pragma unroll
+        for (int u = 0; u < SWEEP_ROWS; u++) {
+            size_t k = (i1 - 1 - u) * count + s;
+            if ((size_t)u < cnt)
+                rc[u] = cp[k], rd[u] = d[k], rz[u] = zp[k];
+        }
+#pragma unroll
+        for (int u = 0; u < SWEEP_ROWS; u++) {
+            size_t k = (i1 - 1 - u) * count + s;
+            if ((size_t)u < cnt) {
+                *y = rd[u] - rc[u] * *y;
+                d[k] = *y;
+                *z = rz[u] - rc[u] * *z;
+                zp[k] = *z;
+            }
+        }
+        i1 -= cnt;
+    }
+}
+
+/* Periodic interleaved systems: the sweep of the leading m = n - 1 rows for y and z, then
+ * x_{n-1} from the last row and x_i = y_i + x_{n-1} z_i. */
+template <typename T>
+__global__ void __launch_bounds__(TILE_THREADS)
+    tridiag_sweep_periodic_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                  const T *__restrict__ c, T *d, T *__restrict__ cp,
+                                  T *__restrict__ zp, size_t n, size_t count)
+{
+    size_t m = n - 1, l = (n - 1) * count;
+    for (size_t s = (size_t)blockIdx.x * TILE_THREADS + threadIdx.x; s < count;
+         s += (size_t)gridDim.x * TILE_THREADS) {
+        if (n == 1) {
+            d[s] = d[s] / (a[s] + b[s] + c[s]);
+            continue;
+        }
+        T y = 0, z = 0;
+        sweep_forward<T>(a, b, c, d, cp, zp, m, count, s, &y, &z);
+        T ylast = y, zlast = z;
+        sweep_backward<T>(d, cp, zp, m, count, s, &y, &z);
+        T al = a[l + s], cl = c[l + s];
+        T xl = (d[l + s] - al * ylast - cl * y) / (b[l + s] + al * zlast + cl * z);
+        d[l + s] = xl;
+        for (size_t i0 = 0; i0 < m; i0 += SWEEP_ROWS) { /* x_i = y_i + x_{n-1} z_i */
+            T rd[SWEEP_ROWS], rz[SWEEP_ROWS];
+#pragma unroll
+            for (int u = 0; u < SWEEP_ROWS; u++)
+                if (i0 + u < m)
+                    rd[u] = d[(i0 + u) * count + s], rz[u] = zp[(i0 + u) * count + s];
+#pragma unroll
+            for (int u = 0; u < SWEEP_ROWS; u++)
+                if (i0 + u < m)
+                    d[(i0 + u) * count + s] = rd[u] + xl * rz[u];
         }
     }
 }
@@ -369,7 +470,10 @@ static kedr_status launch_global(kedr_ctx *ctx, const kedr_tridiag_desc *g, cons
     int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;
     size_t ss = inter ? 1 : g->n, st = inter ? g->count : 1;
     unsigned grid = grid_for(ctx, (g->count + TILE_THREADS - 1) / TILE_THREADS);
-    if (inter && !g->periodic)
+    if (inter && g->periodic)
+        tridiag_sweep_periodic_kernel<T><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, (T *)cp, (T *)zp, g->n, g->count);
+    else if (inter)
         tridiag_sweep_kernel<T><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
             a, b, c, d, (T *)cp, g->n, g->count);
     else
