@@ -82,6 +82,11 @@ static kedr_status put(batch *q, const kedr_tridiag_desc *g, kedr_dtype t, const
     return kedr_upload(q->ctx, dst, q->h, q->bytes);
 }
 
+static long double element(const void *h, int f32, size_t k)
+{
+    return f32 ? (long double)((const float *)h)[k] : (long double)((const double *)h)[k];
+}
+
 /* The worst normwise backward error, in units of u, over CHECK_SYSTEMS systems of x (device),
  * against the inputs as rounded to type t. */
 static kedr_status backward_error(batch *q, const kedr_tridiag_desc *g, kedr_dtype t,
@@ -92,8 +97,7 @@ static kedr_status backward_error(batch *q, const kedr_tridiag_desc *g, kedr_dty
     int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED, f32 = t == KEDR_F32;
     double u = f32 ? 0x1p-24 : 0x1p-53, w = 0;
 #define RD(v) (f32 ? (long double)(float)(v) : (long double)(v))
-#define X(s, i) (f32 ? (long double)((const float *)q->h)[inter ? (i) * count + (s) : (s) * n + (i)] \
-                     : (long double)((const double *)q->h)[inter ? (i) * count + (s) : (s) * n + (i)])
+#define X(s, i) element(q->h, f32, inter ? (i) * count + (s) : (s) * n + (i))
     for (size_t s = 0; s < count; s += step) {
         long double r = 0, an = 0, xn = 0, dn = 0;
         for (size_t i = 0; i < n; i++) {
