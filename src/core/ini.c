@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 typedef struct {
     const char *name;
@@ -56,6 +57,7 @@ struct kedr_ini {
     ini_known *known;
     int nknown, cap_known;
     ini_table section_index, entry_index, known_index;
+    uint64_t seed; /* of name_hash */
 };
 
 /* Text quoted from a line in a message is cut to SHOWN characters, so that a line of a megabyte
@@ -75,21 +77,33 @@ static void *grow(void *p, int *cap, size_t elem)
 
 static int is_name_char(int c) { return isalnum(c) || c == '_' || c == '.' || c == '-'; }
 
-/* FNV-1a over "section \x1f key" (or "section \x1e" for a section), then a final mix so that
- * the low bits, which pick the slot, depend on every byte. */
-static uint32_t name_hash(const char *section, const char *key)
+/* FNV-1a in 64 bits over "section \x1f key" (or "section \x1e" for a section), started from the
+ * reader's random seed so that no file can be made whose names all fall in one slot, then a final
+ * mix so that the low bits, which pick the slot, depend on every byte. */
+static uint32_t name_hash(const kedr_ini *ini, const char *section, const char *key)
 {
-    uint32_t h = 2166136261u;
+    uint64_t h = ini->seed;
     for (const char *p = section; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    h = (h ^ (key ? 0x1fu : 0x1eu)) * 16777619u;
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    h = (h ^ (key ? 0x1fu : 0x1eu)) * 0x100000001b3ull;
     for (const char *p = key ? key : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    return h ^ (h >> 16);
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return (uint32_t)(h ^ (h >> 33));
+}
+
+/* A seed from the clock and the reader's address (splitmix64). */
+static uint64_t new_seed(const kedr_ini *ini)
+{
+    struct timespec t = {0, 0};
+    timespec_get(&t, TIME_UTC);
+    uint64_t z = (uint64_t)(uintptr_t)ini ^ ((uint64_t)t.tv_sec << 32) ^ (uint64_t)t.tv_nsec;
+    z = (z + 0x9e3779b97f4a7c15ull) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
 }
 
 typedef int (*ini_same)(const kedr_ini *ini, int id, const char *section, const char *key);
@@ -160,13 +174,14 @@ static int table_add(ini_table *t, uint32_t h, int id)
 
 static int find_section(const kedr_ini *ini, const char *section)
 {
-    return table_find(ini, &ini->section_index, name_hash(section, NULL), same_section, section,
-                      NULL);
+    uint32_t h = name_hash(ini, section, NULL);
+    return table_find(ini, &ini->section_index, h, same_section, section, NULL);
 }
 
 static ini_entry *find_entry(const kedr_ini *ini, const char *section, const char *key)
 {
-    int i = table_find(ini, &ini->entry_index, name_hash(section, key), same_entry, section, key);
+    uint32_t h = name_hash(ini, section, key);
+    int i = table_find(ini, &ini->entry_index, h, same_entry, section, key);
     return i >= 0 ? &ini->entries[i] : NULL;
 }
 
@@ -219,7 +234,7 @@ static kedr_status parse_header(kedr_ini *ini, char *line, size_t len, int linen
                              "letters, digits, '_', '.' or '-')",
                              name, lineno, CLIP(n), sec, MORE(n), sec[i]);
     sec[n] = 0;
-    uint32_t h = name_hash(sec, NULL);
+    uint32_t h = name_hash(ini, sec, NULL);
     int prev = table_find(ini, &ini->section_index, h, same_section, sec, NULL);
     if (prev >= 0)
         return kedr_fail(KEDR_ERR_PARSE, "%s:%d: section [%.*s%s] appears twice (first at line %d)",
@@ -267,7 +282,7 @@ static kedr_status parse_pair(kedr_ini *ini, char *line, size_t len, int lineno,
     key[klen] = 0;
     val[vlen] = 0;
     ini_section *sec = &ini->sections[cur];
-    uint32_t h = name_hash(sec->name, key);
+    uint32_t h = name_hash(ini, sec->name, key);
     int prev = table_find(ini, &ini->entry_index, h, same_entry, sec->name, key);
     if (prev >= 0)
         return kedr_fail(KEDR_ERR_PARSE, "%s:%d: [%s] %.*s%s is given twice (first at line %d)",
@@ -312,6 +327,7 @@ static kedr_status parse_text(char *text, size_t n, const char *name, kedr_ini *
         return nomem();
     }
     ini->text = text;
+    ini->seed = new_seed(ini);
     int cur = -1, lineno = 0;
     for (char *p = text, *end = text + n; p < end;) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
@@ -412,7 +428,7 @@ static void remember(kedr_ini *ini, uint32_t h, const char *section, const char 
 /* Marks a section known and used; its index or -1. */
 static int use_section(kedr_ini *ini, const char *section)
 {
-    uint32_t h = name_hash(section, NULL);
+    uint32_t h = name_hash(ini, section, NULL);
     remember(ini, h, section, NULL);
     int s = table_find(ini, &ini->section_index, h, same_section, section, NULL);
     if (s >= 0)
@@ -424,7 +440,7 @@ static int use_section(kedr_ini *ini, const char *section)
 static ini_entry *lookup(kedr_ini *ini, const char *section, const char *key)
 {
     int s = use_section(ini, section);
-    uint32_t h = name_hash(section, key);
+    uint32_t h = name_hash(ini, section, key);
     remember(ini, h, section, key);
     int i = s >= 0 ? table_find(ini, &ini->entry_index, h, same_entry, section, key) : -1;
     if (i < 0)
