@@ -12,8 +12,6 @@ void bench_device_name(kedr_ctx *ctx, char *buf, size_t size);
 void bench_utc_date(char *buf, size_t size);
 /* The median of t[0..n) (sorts t). */
 double bench_median(double *t, int n);
-/* A JSON string literal, escaped. */
-void bench_json_string(FILE *f, const char *s);
 /* A number, or null where there is none (JSON has no NaN). */
 void bench_json_number(FILE *f, double x, int present);
 

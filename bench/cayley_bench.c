@@ -155,6 +155,9 @@ static kedr_status write_json(const char *path, const cb_header *h, const cb_row
     kedr_json_string(f, h->date);
     fputs(",\n  \"commit\": ", f);
     kedr_json_string(f, h->commit);
+    char policy[128];
+    fputs(",\n  \"omp_wait_policy\": ", f);
+    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
     fprintf(f, ",\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->repeats);
     bench_json_number(f, h->copy_gbps, 1);
     fputs(",\n  \"results\": [", f);

@@ -135,20 +135,23 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
         return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     const char *commit = getenv("KEDR_COMMIT");
     fputs("{\n  \"device\": ", f);
-    bench_json_string(f, device);
+    kedr_json_string(f, device);
     fputs(",\n  \"backend\": ", f);
-    bench_json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
+    kedr_json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
     fputs(",\n  \"date\": ", f);
-    bench_json_string(f, date);
+    kedr_json_string(f, date);
     fputs(",\n  \"commit\": ", f);
-    bench_json_string(f, commit && *commit ? commit : KEDR_GIT_COMMIT);
+    kedr_json_string(f, commit && *commit ? commit : KEDR_GIT_COMMIT);
+    char policy[128];
+    fputs(",\n  \"omp_wait_policy\": ", f);
+    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
     fputs(",\n  \"results\": [", f);
     for (int i = 0; i < nrows; i++) {
         const dsmc_row *r = &rows[i];
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        bench_json_string(f, r->name);
+        kedr_json_string(f, r->name);
         fprintf(f, ", \"status\": ");
-        bench_json_string(f, r->status);
+        kedr_json_string(f, r->status);
         if (strcmp(r->status, "ok") == 0) {
             fprintf(f, ", \"particles\": %zu, \"cells\": %zu, \"steps\": %d, \"ms_per_step\": "
                     "%.6g, \"particle_steps_per_s\": %.6g, \"bytes_per_particle\": %.4g, "
@@ -160,7 +163,7 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
             fputc('}', f);
         } else {
             fputs(", \"message\": ", f);
-            bench_json_string(f, r->message);
+            kedr_json_string(f, r->message);
         }
         fputc('}', f);
     }

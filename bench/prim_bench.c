@@ -958,13 +958,16 @@ static kedr_status write_json(const char *path, const bench_header *h, const ben
     if (!f)
         return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     fputs("{\n  \"device\": ", f);
-    bench_json_string(f, h->device);
+    kedr_json_string(f, h->device);
     fputs(",\n  \"backend\": ", f);
-    bench_json_string(f, h->backend);
+    kedr_json_string(f, h->backend);
     fputs(",\n  \"date\": ", f);
-    bench_json_string(f, h->date);
+    kedr_json_string(f, h->date);
     fputs(",\n  \"commit\": ", f);
-    bench_json_string(f, h->commit);
+    kedr_json_string(f, h->commit);
+    char policy[128];
+    fputs(",\n  \"omp_wait_policy\": ", f);
+    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
     fprintf(f, ",\n  \"n\": %zu,\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->n, h->repeats);
     bench_json_number(f, h->copy_gbps, 1);
     fputs(",\n  \"results\": [", f);
@@ -973,7 +976,7 @@ static kedr_status write_json(const char *path, const bench_header *h, const ben
         int ok = strcmp(r->status, "ok") == 0, cub = ok && r->cub_ms > 0;
         double sec = r->ms * 1e-3;
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        bench_json_string(f, r->name);
+        kedr_json_string(f, r->name);
         fprintf(f, ", \"n\": %zu, \"ms\": ", r->n);
         bench_json_number(f, r->ms, ok);
         fputs(", \"gelems\": ", f);
@@ -987,10 +990,10 @@ static kedr_status write_json(const char *path, const bench_header *h, const ben
         fputs(", \"ratio_vs_cub\": ", f);
         bench_json_number(f, r->cub_ms / r->ms, cub);
         fputs(", \"status\": ", f);
-        bench_json_string(f, r->status);
+        kedr_json_string(f, r->status);
         if (!ok) {
             fputs(", \"message\": ", f);
-            bench_json_string(f, r->message);
+            kedr_json_string(f, r->message);
         }
         fputc('}', f);
     }

@@ -314,13 +314,16 @@ static kedr_status write_json(const char *path, const header *h, const row *rows
     if (!f)
         return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
     fputs("{\n  \"device\": ", f);
-    bench_json_string(f, h->device);
+    kedr_json_string(f, h->device);
     fputs(",\n  \"backend\": ", f);
-    bench_json_string(f, h->backend);
+    kedr_json_string(f, h->backend);
     fputs(",\n  \"date\": ", f);
-    bench_json_string(f, h->date);
+    kedr_json_string(f, h->date);
     fputs(",\n  \"commit\": ", f);
-    bench_json_string(f, h->commit);
+    kedr_json_string(f, h->commit);
+    char policy[128];
+    fputs(",\n  \"omp_wait_policy\": ", f);
+    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
     fprintf(f, ",\n  \"unknowns\": %zu,\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->n,
             h->repeats);
     bench_json_number(f, h->copy_gbps, 1);
@@ -345,10 +348,10 @@ static kedr_status write_json(const char *path, const header *h, const row *rows
         fputs(", \"ratio_vs_cusparse\": ", f);
         bench_json_number(f, r->ref_ms / r->ms, ref);
         fputs(", \"status\": ", f);
-        bench_json_string(f, r->status);
+        kedr_json_string(f, r->status);
         if (!ok) {
             fputs(", \"message\": ", f);
-            bench_json_string(f, r->message);
+            kedr_json_string(f, r->message);
         }
         fputc('}', f);
     }

@@ -13,21 +13,13 @@ static const char help[] =
     "for each other (kedr's default OMP_WAIT_POLICY=passive, unless OMP_WAIT_POLICY or\n"
     "GOMP_SPINCOUNT is set).\n\noptions:\n" CLI_COMMON_HELP;
 
-/* Set by the kedr program when the wait policy is its default (main.c). */
-#define WAIT_MARK "KEDR_WAIT_POLICY_DEFAULT"
-
 /* How the OpenMP threads wait at barriers, as the runtime read it when it was loaded. */
 static void print_wait_policy(void)
 {
-    const char *policy = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
-    if (policy && getenv(WAIT_MARK))
-        printf("cpu: wait policy OMP_WAIT_POLICY=%s (kedr's default; set OMP_WAIT_POLICY or "
-               "GOMP_SPINCOUNT to choose)\n", policy);
-    else if (policy || spin)
-        printf("cpu: wait policy%s%s%s%s (yours)\n", policy ? " OMP_WAIT_POLICY=" : "",
-               policy ? policy : "", spin ? " GOMP_SPINCOUNT=" : "", spin ? spin : "");
-    else
-        printf("cpu: wait policy: the OpenMP runtime's default (GNU: spin, then sleep)\n");
+    char policy[128];
+    kedr_wait_policy(policy, sizeof policy);
+    printf("cpu: wait policy %s%s\n", policy,
+           getenv(KEDR_WAIT_POLICY_MARK) ? "; set OMP_WAIT_POLICY or GOMP_SPINCOUNT to choose" : "");
 }
 
 int cmd_info(int argc, char **argv)

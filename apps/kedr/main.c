@@ -29,24 +29,21 @@ static void usage(FILE *f)
                "\n'kedr <command> --help' describes a command.\n");
 }
 
-/* Set by kedr when the OpenMP wait policy is its default, not the user's (also in cmd_info.c). */
-#define WAIT_MARK "KEDR_WAIT_POLICY_DEFAULT"
-
 /* At a barrier, GNU OpenMP's threads spin before they sleep by default; on a machine shared with
  * other jobs a spinning thread holds the core that the thread it waits for needs, and kedr runs
  * many times slower (docs/performance.md, "The cpu back end"). So when the user has set neither
  * OMP_WAIT_POLICY nor GOMP_SPINCOUNT, kedr runs itself again with OMP_WAIT_POLICY=passive: the
- * OpenMP runtime reads them once, when it is loaded, before main. WAIT_MARK tells the second run
- * (and kedr info, and the benchmarks) that the policy is kedr's, and stops a loop. */
+ * OpenMP runtime reads them once, when it is loaded, before main. KEDR_WAIT_POLICY_MARK tells the
+ * second run (and kedr info, and the benchmarks) that the policy is kedr's, and stops a loop. */
 static void default_wait_policy(char **argv)
 {
-    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv(WAIT_MARK))
+    if (getenv("OMP_WAIT_POLICY") || getenv("GOMP_SPINCOUNT") || getenv(KEDR_WAIT_POLICY_MARK))
         return;
-    if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0 && setenv(WAIT_MARK, "1", 1) == 0)
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) == 0 && setenv(KEDR_WAIT_POLICY_MARK, "1", 1) == 0)
         execv("/proc/self/exe", argv);
     /* No /proc (or no exec): run on under the runtime's default, and say nothing false. */
     unsetenv("OMP_WAIT_POLICY");
-    unsetenv(WAIT_MARK);
+    unsetenv(KEDR_WAIT_POLICY_MARK);
 }
 
 int main(int argc, char **argv)

@@ -72,6 +72,14 @@ kedr_backend kedr_ctx_backend(const kedr_ctx *ctx);
 int kedr_ctx_device(const kedr_ctx *ctx);
 /* Threads the cpu back end uses (OpenMP); 1 for cuda. */
 int kedr_ctx_threads(const kedr_ctx *ctx);
+/* How the cpu back end's OpenMP threads wait at barriers, as the runtime read it when the
+ * program was loaded, in words for people and records: "OMP_WAIT_POLICY=passive (kedr's
+ * default)", "OMP_WAIT_POLICY=active (the user's)", "GOMP_SPINCOUNT=1000 (the user's)", or "the OpenMP runtime's default (spin, then
+ * sleep)". The kedr program sets OMP_WAIT_POLICY=passive when the user set neither variable, and
+ * marks the environment with KEDR_WAIT_POLICY_MARK; other programs choose for themselves
+ * (docs/performance.md: passive unless the machine is yours alone). */
+const char *kedr_wait_policy(char *buf, size_t size);
+#define KEDR_WAIT_POLICY_MARK "KEDR_WAIT_POLICY_DEFAULT"
 /* Waits until all work queued on the context is done. */
 kedr_status kedr_ctx_sync(kedr_ctx *ctx);
 

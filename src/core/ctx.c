@@ -363,3 +363,17 @@ void kedr_scratch_trim(kedr_ctx *ctx)
             ctx->scratch[i].ptr = NULL;
         }
 }
+
+const char *kedr_wait_policy(char *buf, size_t size)
+{
+    const char *policy = getenv("OMP_WAIT_POLICY"), *spin = getenv("GOMP_SPINCOUNT");
+    if (policy && getenv(KEDR_WAIT_POLICY_MARK))
+        snprintf(buf, size, "OMP_WAIT_POLICY=%s (kedr's default)", policy);
+    else if (policy || spin)
+        snprintf(buf, size, "%s%s%s%s%s (the user's)", policy ? "OMP_WAIT_POLICY=" : "",
+                 policy ? policy : "", policy && spin ? " " : "", spin ? "GOMP_SPINCOUNT=" : "",
+                 spin ? spin : "");
+    else
+        snprintf(buf, size, "the OpenMP runtime's default (spin, then sleep)");
+    return buf;
+}

@@ -61,10 +61,9 @@ kedr_status kedr_file_read(const char *path, size_t max_bytes, char **data, size
         return s;
     }
     if ((uint64_t)st.st_size > max_bytes) {
-        char a[32], b[32];
-        kedr_status s = kedr_fail(KEDR_ERR_IO, "%s: %s is larger than the %s expected at most",
-                                  path, kedr_format_bytes((double)st.st_size, a, sizeof a),
-                                  kedr_format_bytes((double)max_bytes, b, sizeof b));
+        kedr_status s = kedr_fail(KEDR_ERR_IO, "%s: %llu bytes, more than the %llu bytes expected "
+                                  "at most", path, (unsigned long long)st.st_size,
+                                  (unsigned long long)max_bytes);
         close(fd);
         return s;
     }

@@ -1005,8 +1005,8 @@ static kedr_status read_case(kedr_ini *ini, kedr_dsmc_case *c)
 
     int has_n = kedr_ini_has(ini, "freestream", "number_density");
     int has_rho = kedr_ini_has(ini, "freestream", "density");
-    if (has_n == has_rho)
-        return kedr_ini_fail(ini, "freestream", NULL,
+    if (has_n == has_rho) /* neither: name the key, so that a misspelling of it is found */
+        return kedr_ini_fail(ini, "freestream", has_n ? NULL : "number_density",
                              "give exactly one of number_density [m^-3] and density [kg/m^3]");
     KEDR_TRY(kedr_ini_double(ini, "freestream", "number_density", 0, 0, 1e30, &c->number_density));
     double rho = 0;

@@ -26,9 +26,9 @@ check bad-device 2 "--device x: expected an integer" -- "$kedr" info --device x
 # The wait policy: kedr's default (passive) unless the user chose one.
 check wait-default 0 "wait policy OMP_WAIT_POLICY=passive \(kedr's default" -- \
   env -u OMP_WAIT_POLICY -u GOMP_SPINCOUNT -u KEDR_WAIT_POLICY_DEFAULT "$kedr" info
-check wait-user 0 'wait policy OMP_WAIT_POLICY=active \(yours\)' -- \
+check wait-user 0 'wait policy OMP_WAIT_POLICY=active \(the user.s\)' -- \
   env -u GOMP_SPINCOUNT -u KEDR_WAIT_POLICY_DEFAULT OMP_WAIT_POLICY=active "$kedr" info
-check wait-spin 0 'wait policy GOMP_SPINCOUNT=1000 \(yours\)' -- \
+check wait-spin 0 'wait policy GOMP_SPINCOUNT=1000 \(the user.s\)' -- \
   env -u OMP_WAIT_POLICY -u KEDR_WAIT_POLICY_DEFAULT GOMP_SPINCOUNT=1000 "$kedr" info
 
 # Case files: a misspelled required key or section is named with its line and the name it
