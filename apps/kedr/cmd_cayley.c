@@ -307,8 +307,7 @@ int cmd_cayley(int argc, char **argv)
             fprintf(stderr,
                     "kedr %s: the last checkpoint %s is intact: continue with --resume %s\n", cmd,
                     opt.checkpoint_path, opt.checkpoint_path);
-        /* 128 + the signal, as a shell reports a program the signal ended: 130 for Ctrl-C */
-        code = s == KEDR_ERR_INTERRUPTED ? 128 + kedr_interrupted() : CLI_EXIT_FAIL;
+        code = s == KEDR_ERR_INTERRUPTED ? CLI_EXIT_INTERRUPTED : CLI_EXIT_FAIL;
     }
     if (s == KEDR_OK || s == KEDR_ERR_INTERRUPTED) {
         /* an interrupted search still prints and writes the levels it completed */
