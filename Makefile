@@ -40,8 +40,9 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 # The cpu code under AddressSanitizer, LeakSanitizer and UndefinedBehaviorSanitizer in its own
-# build: every test but the long validation runs, at the quick sizes (KEDR_TEST_QUICK), and the
-# fuzz harnesses' seeded campaigns; CTest passes the sanitizers' options (CMakeLists.txt).
+# build: every test, the fuzz harnesses' seeded campaigns included, at the quick sizes
+# (KEDR_TEST_QUICK); CTest passes the sanitizers' options (CMakeLists.txt). SANITIZE_SKIP: a
+# ctest regular expression of tests to leave out (e.g. ^test_dsmc_couette$, the longest).
 ASAN_BUILD ?= build-asan
 SANITIZE_SKIP ?=
 sanitize: deps

@@ -11,16 +11,17 @@
 # Builds as bench/gpu.sh does (Release, -lineinfo; nothing to do after `bench/gpu.sh test`).
 # Prints a line per program and tool: its errors or hazards, or TIMEOUT (the program ran past
 # KEDR_SAN_TIMEOUT seconds, default 100: not a finding), or SKIPPED (the phase's time,
-# KEDR_SAN_BUDGET seconds, default 400, was spent), and the seconds it took; KEDR_SAN_JOBS runs
+# KEDR_SAN_BUDGET seconds, default 360, was spent), and the seconds it took; KEDR_SAN_JOBS runs
 # (default 4) share the GPU at once. $OUT (default ./gpu-out) receives sanitize-summary.txt and
 # sanitize/TOOL-PROGRAM.log. The exit status is non-zero when a tool reported anything or a test
-# failed under it. About 8 minutes on one H100 with 16 cores, with the build.
+# failed under it. About 8 minutes on one H100 with 16 cores: the build (2 to 3 minutes; none
+# after bench/gpu.sh), then 6 minutes at most.
 set -u -o pipefail
 
 out=${OUT:-gpu-out}
 tools=${TOOLS:-memcheck racecheck synccheck initcheck}
 limit=${KEDR_SAN_TIMEOUT:-100}
-budget=${KEDR_SAN_BUDGET:-400}
+budget=${KEDR_SAN_BUDGET:-360}
 jobs=${KEDR_SAN_JOBS:-4}
 mkdir -p "$out/sanitize" || exit 1
 export KEDR_COMMIT=${KEDR_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
