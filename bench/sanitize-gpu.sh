@@ -117,10 +117,11 @@ summary=$out/sanitize-summary.txt
         done
     done
 } >"$summary"
-found=$(grep -Ev '^#' "$summary" | grep -Ev ' (0 errors|0 hazards|SKIPPED|TIMEOUT after [0-9]+ s)( |$)' |
-    grep -c . || true)
+# every line but the clean ones, the timeouts and the skipped runs
+clean=' (0 errors|0 hazards|SKIPPED|TIMEOUT after [0-9]+ s)( |$)'
+found=$(grep -Ev '^#' "$summary" | grep -Ecv "$clean" || true)
 timeouts=$(grep -c TIMEOUT "$summary" || true)
 skipped=$(grep -c SKIPPED "$summary" || true)
 echo "== summary ($summary): $found with findings or failures, $timeouts timeouts, $skipped skipped"
-grep -Ev '^#' "$summary" | grep -Ev ' (0 errors|0 hazards|SKIPPED|TIMEOUT after [0-9]+ s)( |$)'
+grep -Ev '^#' "$summary" | grep -Ev "$clean"
 [ "$found" -eq 0 ]

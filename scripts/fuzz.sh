@@ -41,8 +41,8 @@ start=$SECONDS
 # No MPI and no plots: one process, and only the readers under test in the harnesses.
 mkdir -p "$build"
 cmake -S . -B "$build" -DCMAKE_C_COMPILER="$cc" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DKEDR_LIBFUZZER=ON -DKEDR_CUDA=OFF -DKEDR_MPI=OFF -DKEDR_PLOT=OFF >"$build/configure.log" 2>&1 ||
-    { cat "$build/configure.log" >&2; exit 1; }
+    -DKEDR_LIBFUZZER=ON -DKEDR_CUDA=OFF -DKEDR_MPI=OFF -DKEDR_PLOT=OFF \
+    >"$build/configure.log" 2>&1 || { cat "$build/configure.log" >&2; exit 1; }
 harnesses=()
 for src in tests/fuzz/fuzz_*.c; do
     name=$(basename "$src" .c)
@@ -53,7 +53,10 @@ if [ $# -gt 0 ]; then
 fi
 targets=()
 for h in "${harnesses[@]}"; do
-    [ -f "tests/fuzz/fuzz_$h.c" ] || { echo "fuzz.sh: no harness tests/fuzz/fuzz_$h.c" >&2; exit 2; }
+    if [ ! -f "tests/fuzz/fuzz_$h.c" ]; then
+        echo "fuzz.sh: no harness tests/fuzz/fuzz_$h.c" >&2
+        exit 2
+    fi
     targets+=(--target "fuzz_$h")
 done
 cmake --build "$build" -j "$(nproc)" "${targets[@]}" >"$build/build.log" 2>&1 ||
@@ -75,8 +78,9 @@ for h in "${harnesses[@]}"; do
         -malloc_limit_mb="${FUZZ_MALLOC_MB:-2048}" -rss_limit_mb=4096 \
         -max_len="${FUZZ_MAX_LEN:-1048576}" -artifact_prefix="$dir/findings/$h-" \
         -print_final_stats=1 >"$dir/$h.log" 2>&1; then
-        echo "fuzz_$h: no finding in $((SECONDS - start)) s;" \
-            "$(grep -Eo 'cov: [0-9]+' "$dir/$h.log" | tail -n 1), corpus $(ls "$corpus" | wc -l) files"
+        cov=$(grep -Eo 'cov: [0-9]+' "$dir/$h.log" | tail -n 1)
+        files=$(ls "$corpus" | wc -l)
+        echo "fuzz_$h: no finding in $((SECONDS - start)) s; $cov, corpus $files files"
     else
         failed+=("$h")
         echo "fuzz_$h: FINDING after $((SECONDS - start)) s (log $dir/$h.log):"
