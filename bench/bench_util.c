@@ -52,3 +52,78 @@ void bench_json_number(FILE *f, double x, int present)
     else
         fputs("null", f);
 }
+
+const char *bench_commit(const char *built_from)
+{
+    const char *env = getenv("KEDR_COMMIT");
+    return env && *env ? env : built_from;
+}
+
+kedr_status bench_json_open(kedr_file_writer *w, const char *path, const bench_meta *m)
+{
+    KEDR_TRY(kedr_file_begin(w, path));
+    FILE *f = KEDR_FILE(w);
+    char policy[128];
+    fputs("{\n  \"suite\": ", f);
+    kedr_json_string(f, m->suite);
+    fputs(",\n  \"device\": ", f);
+    kedr_json_string(f, m->device);
+    fputs(",\n  \"backend\": ", f);
+    kedr_json_string(f, m->backend);
+    fputs(",\n  \"date\": ", f);
+    kedr_json_string(f, m->date);
+    fputs(",\n  \"commit\": ", f);
+    kedr_json_string(f, m->commit);
+    fputs(",\n  \"omp_wait_policy\": ", f);
+    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
+    return KEDR_OK;
+}
+
+void bench_json_status(FILE *f, const char *status, const char *message)
+{
+    fputs(", \"status\": ", f);
+    kedr_json_string(f, status);
+    if (strcmp(status, "ok") != 0) {
+        fputs(", \"message\": ", f);
+        kedr_json_string(f, message);
+    }
+}
+
+kedr_status bench_json_close(kedr_file_writer *w)
+{
+    fputs("\n  ]\n}\n", KEDR_FILE(w));
+    return kedr_file_commit(w);
+}
+
+kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gbps)
+{
+    void *a = NULL, *b = NULL;
+    kedr_timer *timer = NULL;
+    double *t = malloc((size_t)(repeats > 0 ? repeats : 1) * sizeof *t);
+    kedr_status s = t ? kedr_alloc(ctx, &a, bytes)
+                      : kedr_fail(KEDR_ERR_NOMEM, "bench_copy_gbps: out of memory");
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, &b, bytes);
+    if (s == KEDR_OK)
+        s = kedr_memset(ctx, a, 0x5A, bytes);
+    if (s == KEDR_OK)
+        s = kedr_timer_create(ctx, &timer);
+    if (s == KEDR_OK)
+        s = kedr_copy(ctx, b, a, bytes);
+    for (int r = 0; r < repeats && s == KEDR_OK; r++) {
+        s = kedr_timer_start(timer);
+        if (s == KEDR_OK)
+            s = kedr_copy(ctx, b, a, bytes);
+        if (s == KEDR_OK)
+            s = kedr_timer_stop(timer, &t[r]);
+    }
+    if (s == KEDR_OK)
+        *gbps = 2.0 * (double)bytes / bench_median(t, repeats) / 1e9;
+    kedr_ctx_sync(ctx);
+    kedr_timer_destroy(timer);
+    kedr_free(ctx, a);
+    kedr_free(ctx, b);
+    free(t);
+    return s;
+}
+

@@ -15,4 +15,25 @@ double bench_median(double *t, int n);
 /* A number, or null where there is none (JSON has no NaN). */
 void bench_json_number(FILE *f, double x, int present);
 
+/* What every benchmark record starts with. */
+typedef struct {
+    const char *suite; /* "prim", "dsmc", "cayley", "tridiag" */
+    const char *device, *backend, *date, *commit;
+} bench_meta;
+/* The commit a record names: KEDR_COMMIT from the environment when set (a tree copied without its
+ * history), else the one the program was built from. */
+const char *bench_commit(const char *built_from);
+/* Opens PATH (written whole, through kedr_file_begin) and writes the record's opening: suite,
+ * device, back end, date, commit and the OpenMP wait policy; the caller goes on with its own
+ * fields, then ",\n  \"results\": [" and the results. */
+kedr_status bench_json_open(kedr_file_writer *w, const char *path, const bench_meta *m);
+/* A result's "status" and, when it is not "ok", its "message". */
+void bench_json_status(FILE *f, const char *status, const char *message);
+/* Closes the results list and the record, and puts the file in place. */
+kedr_status bench_json_close(kedr_file_writer *w);
+
+/* Bytes read + written per second by kedr_copy of `bytes` bytes: the median of `repeats` after
+ * a warm-up, for the fraction of copy bandwidth a benchmark reaches. */
+kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gbps);
+
 #endif

@@ -46,37 +46,6 @@ typedef struct {
     char message[320];
 } cb_row;
 
-/* Bytes read + written per second by kedr_copy of n u32 (median of 5 after a warm-up). */
-static kedr_status copy_bandwidth(kedr_ctx *ctx, size_t n, double *gbps)
-{
-    void *a = NULL, *b = NULL;
-    kedr_timer *timer = NULL;
-    double t[5];
-    kedr_status s = kedr_alloc(ctx, &a, n * 4);
-    if (s == KEDR_OK)
-        s = kedr_alloc(ctx, &b, n * 4);
-    if (s == KEDR_OK)
-        s = kedr_memset(ctx, a, 0x5A, n * 4);
-    if (s == KEDR_OK)
-        s = kedr_timer_create(ctx, &timer);
-    if (s == KEDR_OK)
-        s = kedr_copy(ctx, b, a, n * 4);
-    for (int r = 0; r < 5 && s == KEDR_OK; r++) {
-        s = kedr_timer_start(timer);
-        if (s == KEDR_OK)
-            s = kedr_copy(ctx, b, a, n * 4);
-        if (s == KEDR_OK)
-            s = kedr_timer_stop(timer, &t[r]);
-    }
-    if (s == KEDR_OK)
-        *gbps = 8.0 * (double)n / bench_median(t, 5) / 1e9;
-    kedr_ctx_sync(ctx);
-    kedr_timer_destroy(timer);
-    kedr_free(ctx, a);
-    kedr_free(ctx, b);
-    return s;
-}
-
 /* Runs one group into row; KEDR_OK or the first error (also recorded in the row). */
 static kedr_status bench_group(kedr_ctx *ctx, const char *spec, int repeats, cb_row *row)
 {
@@ -145,19 +114,9 @@ typedef struct {
 static kedr_status write_json(const char *path, const cb_header *h, const cb_row *rows, int nrows)
 {
     kedr_file_writer w;
-    KEDR_TRY(kedr_file_begin(&w, path));
+    bench_meta m = {"cayley", h->device, h->backend, h->date, h->commit};
+    KEDR_TRY(bench_json_open(&w, path, &m));
     FILE *f = KEDR_FILE(&w);
-    fputs("{\n  \"suite\": \"cayley\",\n  \"device\": ", f);
-    kedr_json_string(f, h->device);
-    fputs(",\n  \"backend\": ", f);
-    kedr_json_string(f, h->backend);
-    fputs(",\n  \"date\": ", f);
-    kedr_json_string(f, h->date);
-    fputs(",\n  \"commit\": ", f);
-    kedr_json_string(f, h->commit);
-    char policy[128];
-    fputs(",\n  \"omp_wait_policy\": ", f);
-    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
     fprintf(f, ",\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->repeats);
     bench_json_number(f, h->copy_gbps, 1);
     fputs(",\n  \"results\": [", f);
@@ -181,16 +140,10 @@ static kedr_status write_json(const char *path, const cb_header *h, const cb_row
         bench_json_number(f, r->bytes / r->seconds / 1e9, modelled);
         fputs(", \"frac_copy\": ", f);
         bench_json_number(f, r->bytes / r->seconds / 1e9 / h->copy_gbps, modelled);
-        fputs(", \"status\": ", f);
-        kedr_json_string(f, r->status);
-        if (!ok) {
-            fputs(", \"message\": ", f);
-            kedr_json_string(f, r->message);
-        }
+        bench_json_status(f, r->status, r->message);
         fputc('}', f);
     }
-    fputs("\n  ]\n}\n", f);
-    return kedr_file_commit(&w);
+    return bench_json_close(&w);
 }
 
 static void print_row(const cb_row *r, double copy_gbps)
@@ -266,12 +219,12 @@ kedr_status kedr_bench_cayley(kedr_ctx *ctx, const kedr_bench_cayley_opts *opts)
     memset(&h, 0, sizeof h);
     bench_device_name(ctx, h.device, sizeof h.device);
     h.backend = kedr_backend_name(kedr_ctx_backend(ctx));
-    h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT") : KEDR_GIT_COMMIT;
+    h.commit = bench_commit(KEDR_GIT_COMMIT);
     bench_utc_date(h.date, sizeof h.date);
     h.repeats = opts->repeats;
     printf("kedr bench cayley: %s (%s), %s, commit %s\n", h.device, h.backend, h.date, h.commit);
     size_t n = cuda ? (size_t)1 << 28 : (size_t)1 << 25;
-    kedr_status s = copy_bandwidth(ctx, n, &h.copy_gbps);
+    kedr_status s = bench_copy_gbps(ctx, n * 4, 5, &h.copy_gbps);
     if (s != KEDR_OK) {
         free(list);
         return s;

@@ -130,28 +130,17 @@ static void print_row(const dsmc_row *r)
 static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *device,
                               const char *date, const dsmc_row *rows, int nrows)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    const char *commit = getenv("KEDR_COMMIT");
-    fputs("{\n  \"device\": ", f);
-    kedr_json_string(f, device);
-    fputs(",\n  \"backend\": ", f);
-    kedr_json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
-    fputs(",\n  \"date\": ", f);
-    kedr_json_string(f, date);
-    fputs(",\n  \"commit\": ", f);
-    kedr_json_string(f, commit && *commit ? commit : KEDR_GIT_COMMIT);
-    char policy[128];
-    fputs(",\n  \"omp_wait_policy\": ", f);
-    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
+    kedr_file_writer w;
+    bench_meta m = {"dsmc", device, kedr_backend_name(kedr_ctx_backend(ctx)), date,
+                    bench_commit(KEDR_GIT_COMMIT)};
+    KEDR_TRY(bench_json_open(&w, path, &m));
+    FILE *f = KEDR_FILE(&w);
     fputs(",\n  \"results\": [", f);
     for (int i = 0; i < nrows; i++) {
         const dsmc_row *r = &rows[i];
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
         kedr_json_string(f, r->name);
-        fprintf(f, ", \"status\": ");
-        kedr_json_string(f, r->status);
+        bench_json_status(f, r->status, r->message);
         if (strcmp(r->status, "ok") == 0) {
             fprintf(f, ", \"particles\": %zu, \"cells\": %zu, \"steps\": %d, \"ms_per_step\": "
                     "%.6g, \"particle_steps_per_s\": %.6g, \"bytes_per_particle\": %.4g, "
@@ -161,17 +150,10 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
                 fprintf(f, "%s\"%s\": %.6g", k ? ", " : "",
                         kedr_dsmc_stage_name((kedr_dsmc_stage)k), 1e3 * r->stage[k] / r->steps);
             fputc('}', f);
-        } else {
-            fputs(", \"message\": ", f);
-            kedr_json_string(f, r->message);
         }
         fputc('}', f);
     }
-    fputs("\n  ]\n}\n", f);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return kedr_fail(KEDR_ERR_IO, "%s: write error", path);
-    return KEDR_OK;
+    return bench_json_close(&w);
 }
 
 /* One measurement; a failure (out of memory at a large count, a missing case file) is recorded

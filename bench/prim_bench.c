@@ -954,20 +954,10 @@ typedef struct {
 static kedr_status write_json(const char *path, const bench_header *h, const bench_row *rows,
                               int nrows)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    fputs("{\n  \"device\": ", f);
-    kedr_json_string(f, h->device);
-    fputs(",\n  \"backend\": ", f);
-    kedr_json_string(f, h->backend);
-    fputs(",\n  \"date\": ", f);
-    kedr_json_string(f, h->date);
-    fputs(",\n  \"commit\": ", f);
-    kedr_json_string(f, h->commit);
-    char policy[128];
-    fputs(",\n  \"omp_wait_policy\": ", f);
-    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
+    kedr_file_writer w;
+    bench_meta m = {"prim", h->device, h->backend, h->date, h->commit};
+    KEDR_TRY(bench_json_open(&w, path, &m));
+    FILE *f = KEDR_FILE(&w);
     fprintf(f, ",\n  \"n\": %zu,\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->n, h->repeats);
     bench_json_number(f, h->copy_gbps, 1);
     fputs(",\n  \"results\": [", f);
@@ -989,18 +979,10 @@ static kedr_status write_json(const char *path, const bench_header *h, const ben
         bench_json_number(f, r->cub_ms, cub);
         fputs(", \"ratio_vs_cub\": ", f);
         bench_json_number(f, r->cub_ms / r->ms, cub);
-        fputs(", \"status\": ", f);
-        kedr_json_string(f, r->status);
-        if (!ok) {
-            fputs(", \"message\": ", f);
-            kedr_json_string(f, r->message);
-        }
+        bench_json_status(f, r->status, r->message);
         fputc('}', f);
     }
-    fputs("\n  ]\n}\n", f);
-    if (fclose(f) != 0)
-        return kedr_fail(KEDR_ERR_IO, "cannot write %s", path);
-    return KEDR_OK;
+    return bench_json_close(&w);
 }
 
 static void print_row(const bench_row *r, double copy_gbps)
@@ -1044,7 +1026,7 @@ kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts)
     memset(&h, 0, sizeof h);
     bench_device_name(ctx, h.device, sizeof h.device);
     h.backend = kedr_backend_name(kedr_ctx_backend(ctx));
-    h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT") : KEDR_GIT_COMMIT;
+    h.commit = bench_commit(KEDR_GIT_COMMIT);
     bench_utc_date(h.date, sizeof h.date);
     h.n = opts->n;
     h.repeats = opts->repeats;

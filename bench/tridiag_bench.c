@@ -237,38 +237,6 @@ static kedr_status run_row(kedr_ctx *ctx, struct cusparse_ref *ref, int repeats,
     return st;
 }
 
-/* n u64 copied within the context's memory: bytes read plus written per second, in GB/s. */
-static kedr_status copy_bandwidth(kedr_ctx *ctx, size_t n, int repeats, double *gbps)
-{
-    void *x = NULL, *y = NULL;
-    double *t = malloc(sizeof *t * (size_t)repeats);
-    kedr_timer *timer = NULL;
-    kedr_status s = t ? kedr_alloc(ctx, &x, n * 8) : kedr_fail(KEDR_ERR_NOMEM, "out of memory");
-    if (s == KEDR_OK)
-        s = kedr_alloc(ctx, &y, n * 8);
-    if (s == KEDR_OK)
-        s = kedr_memset(ctx, x, 1, n * 8);
-    if (s == KEDR_OK)
-        s = kedr_timer_create(ctx, &timer);
-    if (s == KEDR_OK)
-        s = kedr_copy(ctx, y, x, n * 8);
-    for (int r = 0; r < repeats && s == KEDR_OK; r++) {
-        s = kedr_timer_start(timer);
-        if (s == KEDR_OK)
-            s = kedr_copy(ctx, y, x, n * 8);
-        if (s == KEDR_OK)
-            s = kedr_timer_stop(timer, &t[r]);
-    }
-    if (s == KEDR_OK)
-        *gbps = 16.0 * n / bench_median(t, repeats) / 1e9;
-    kedr_ctx_sync(ctx);
-    kedr_timer_destroy(timer);
-    kedr_free(ctx, x);
-    kedr_free(ctx, y);
-    free(t);
-    return s;
-}
-
 typedef struct {
     char device[320];
     const char *backend, *commit;
@@ -310,20 +278,10 @@ static void print_row(const row *r, double copy_gbps)
 
 static kedr_status write_json(const char *path, const header *h, const row *rows, int nrows)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-    fputs("{\n  \"device\": ", f);
-    kedr_json_string(f, h->device);
-    fputs(",\n  \"backend\": ", f);
-    kedr_json_string(f, h->backend);
-    fputs(",\n  \"date\": ", f);
-    kedr_json_string(f, h->date);
-    fputs(",\n  \"commit\": ", f);
-    kedr_json_string(f, h->commit);
-    char policy[128];
-    fputs(",\n  \"omp_wait_policy\": ", f);
-    kedr_json_string(f, kedr_wait_policy(policy, sizeof policy));
+    kedr_file_writer w;
+    bench_meta m = {"tridiag", h->device, h->backend, h->date, h->commit};
+    KEDR_TRY(bench_json_open(&w, path, &m));
+    FILE *f = KEDR_FILE(&w);
     fprintf(f, ",\n  \"unknowns\": %zu,\n  \"repeats\": %d,\n  \"copy_gbps\": ", h->n,
             h->repeats);
     bench_json_number(f, h->copy_gbps, 1);
@@ -347,18 +305,10 @@ static kedr_status write_json(const char *path, const header *h, const row *rows
         bench_json_number(f, r->ref_ms, ref);
         fputs(", \"ratio_vs_cusparse\": ", f);
         bench_json_number(f, r->ref_ms / r->ms, ref);
-        fputs(", \"status\": ", f);
-        kedr_json_string(f, r->status);
-        if (!ok) {
-            fputs(", \"message\": ", f);
-            kedr_json_string(f, r->message);
-        }
+        bench_json_status(f, r->status, r->message);
         fputc('}', f);
     }
-    fputs("\n  ]\n}\n", f);
-    if (fclose(f) != 0)
-        return kedr_fail(KEDR_ERR_IO, "cannot write %s", path);
-    return KEDR_OK;
+    return bench_json_close(&w);
 }
 
 /* The system lengths of opts->lengths ("64,256,1024" when NULL) into len[], at most max. */
@@ -397,12 +347,11 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
     memset(&h, 0, sizeof h);
     bench_device_name(ctx, h.device, sizeof h.device);
     h.backend = kedr_backend_name(kedr_ctx_backend(ctx));
-    h.commit = getenv("KEDR_COMMIT") && *getenv("KEDR_COMMIT") ? getenv("KEDR_COMMIT")
-                                                               : KEDR_GIT_COMMIT;
+    h.commit = bench_commit(KEDR_GIT_COMMIT);
     bench_utc_date(h.date, sizeof h.date);
     h.n = opts->n;
     h.repeats = opts->repeats;
-    KEDR_TRY(copy_bandwidth(ctx, opts->n, opts->repeats, &h.copy_gbps));
+    KEDR_TRY(bench_copy_gbps(ctx, opts->n * 8, opts->repeats, &h.copy_gbps));
     struct cusparse_ref *ref = NULL;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(ctx))
