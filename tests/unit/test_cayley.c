@@ -270,9 +270,10 @@ static void check_against_brute_force(kedr_ctx *ctx)
                                      "transpositions", "lrx"};
     uint64_t *F = tu_host_alloc(8 * BF_MAX_LEVELS);
     bf_gens *G = tu_host_alloc(sizeof *G);
+    const int q = tu_quick(); /* quick: each family up to one size smaller */
     for (size_t f = 0; f < sizeof families / sizeof families[0]; f++) {
         int burnt = strcmp(families[f], "burnt-pancake") == 0;
-        for (int n = burnt ? 1 : 2; n <= (burnt ? 6 : 8); n++) {
+        for (int n = burnt ? 1 : 2; n <= (burnt ? 6 : 8) - q; n++) {
             bf_family(G, families[f], n, 0);
             uint64_t order = factorial(n) << (burnt ? n : 0);
             int levels = bf_growth(G, order, F);
@@ -297,12 +298,17 @@ static void check_against_brute_force(kedr_ctx *ctx)
         {"abelian:131,127", {131, 127}, 2},       /* 16637 bits: tails of words and tiles */
         {"abelian:8193", {8193}, 1},              /* one past a GPU tile */
         {"abelian:64,64,64,4", {64, 64, 64, 4}, 4}, /* 2^20, dense levels */
+        {"abelian:64,64,16", {64, 64, 16}, 3},    /* quick: in its place, 2^16 */
     };
-    for (size_t i = 0; i < sizeof ab / sizeof ab[0]; i++)
+    const size_t nab = sizeof ab / sizeof ab[0];
+    for (size_t i = 0; i < nab; i++) {
+        if (i == nab - (q ? 2 : 1))
+            continue;
         for (int inv = 0; inv <= 1; inv++) {
             int levels = bf_abelian(ab[i].m, ab[i].k, inv, F);
             compare_growth(ctx, ab[i].spec, inv, F, levels);
         }
+    }
     free(G);
     free(F);
 }
@@ -315,9 +321,12 @@ static void check_backends_agree(kedr_ctx **ctxs, int nctx)
         int inverses;
     } big[] = {{"pancake:10", 0}, {"burnt-pancake:7", 0}, {"transpositions:9", 0},
                {"lrx:10", 0}, {"star:10", 0}, {"abelian:1001,999", 0}, {"abelian:5,5,5,5,5,5,5,5,5", 1}};
+    /* quick: about 10x smaller, still hundreds of GPU blocks */
+    static const char *const quick[] = {"pancake:9", "burnt-pancake:6", "transpositions:8", "lrx:9",
+                                        "star:9", "abelian:317,313", "abelian:5,5,5,5,5,5,5,5"};
     for (size_t i = 0; i < sizeof big / sizeof big[0]; i++) {
         kedr_cayley_group *g = NULL;
-        TU_OK(kedr_cayley_parse(big[i].spec, big[i].inverses, &g));
+        TU_OK(kedr_cayley_parse(tu_quick() ? quick[i] : big[i].spec, big[i].inverses, &g));
         if (!g)
             continue;
         kedr_cayley_result r0;
@@ -689,23 +698,25 @@ static void check_resume(kedr_ctx **ctxs, int nctx)
 }
 
 /* A directed ring of 140000 elements: F(s) = 1 for s < 140000, more than 1 MiB of F in the
- * checkpoint (more than one checksum block). */
+ * checkpoint (more than one checksum block). Quick: stopped at 139900, so that every back end
+ * resumes for 100 levels, not 1000 (a level per kernel launch on a GPU). */
 static void check_long_resume(kedr_ctx **ctxs, int nctx)
 {
     kedr_cayley_group *g = NULL;
     TU_OK(kedr_cayley_parse("abelian:140000", 0, &g));
     if (!g)
         return;
+    const int stop = (int)tu_scale(139000, 139900);
     kedr_cayley_result part, rest;
-    kedr_status st = run_ck(ctxs[0], g, ck_path, 1e9, NULL, 139000, &part);
-    TU_CHECK(st == KEDR_OK && part.diameter == 139000 && !part.complete, "abelian:140000 to 139000: %s",
-             kedr_last_error());
+    kedr_status st = run_ck(ctxs[0], g, ck_path, 1e9, NULL, stop, &part);
+    TU_CHECK(st == KEDR_OK && part.diameter == stop && !part.complete,
+             "abelian:140000 to %d: %s", stop, kedr_last_error());
     if (st == KEDR_OK)
         kedr_cayley_result_free(&part);
     for (int b = 0; b < nctx; b++) {
         st = run_ck(ctxs[b], g, NULL, 0, ck_path, 0, &rest);
         int ok = st == KEDR_OK && rest.complete && rest.diameter == 139999 &&
-                 rest.reached == 140000 && rest.resumed_from == 139000;
+                 rest.reached == 140000 && rest.resumed_from == stop;
         for (int s = 0; ok && s <= rest.diameter; s++)
             ok = rest.growth[s] == 1;
         TU_CHECK(ok, "abelian:140000 resumed on %s: %s", kedr_backend_name(kedr_ctx_backend(ctxs[b])),

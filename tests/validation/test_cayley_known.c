@@ -64,15 +64,18 @@ static void check_permutation_groups(kedr_ctx *ctx)
     static const int pancake[] = {0, 0, 1, 3, 4, 5, 7, 8, 9, 10, 11}; /* A058986, index n */
     static const int burnt[] = {0, 1, 4, 6, 8, 10, 12, 14};          /* A078941, index n */
     char spec[64];
-    for (int n = 2; n <= 10; n++) {
+    /* quick: each family one size smaller (pancake:9, 362880 elements, is still many GPU
+     * blocks); the comparisons stay exact */
+    const int q = tu_quick() ? 1 : 0;
+    for (int n = 2; n <= 10 - q; n++) {
         snprintf(spec, sizeof spec, "pancake:%d", n);
         expect_diameter(ctx, spec, pancake[n]);
     }
-    for (int n = 1; n <= 7; n++) {
+    for (int n = 1; n <= 7 - q; n++) {
         snprintf(spec, sizeof spec, "burnt-pancake:%d", n);
         expect_diameter(ctx, spec, burnt[n]);
     }
-    for (int n = 2; n <= 9; n++) {
+    for (int n = 2; n <= 9 - q; n++) {
         snprintf(spec, sizeof spec, "star:%d", n);
         expect_diameter(ctx, spec, 3 * (n - 1) / 2);
     }
@@ -80,7 +83,7 @@ static void check_permutation_groups(kedr_ctx *ctx)
     /* Mahonian numbers, row by row */
     uint64_t I[64] = {1}, J[64];
     int len = 1; /* I(1, k): only k = 0 */
-    for (int n = 2; n <= 9; n++) {
+    for (int n = 2; n <= 9 - q; n++) {
         int nlen = len + n - 1;
         for (int k = 0; k < nlen; k++) {
             J[k] = 0;
@@ -101,7 +104,7 @@ static void check_permutation_groups(kedr_ctx *ctx)
     for (int n = 1; n < 12; n++)
         for (int k = 1; k <= n; k++)
             c[n][k] = c[n - 1][k - 1] + (uint64_t)(n - 1) * c[n - 1][k];
-    for (int n = 2; n <= 9; n++) {
+    for (int n = 2; n <= 9 - q; n++) {
         uint64_t F[12];
         for (int k = 0; k < n; k++)
             F[k] = c[n][n - k];
@@ -128,8 +131,9 @@ static void check_abelian_groups(kedr_ctx *ctx)
 {
     char spec[256];
     uint64_t F[4096], A[4096], B[4096];
-    /* hypercubes: binomial coefficients */
-    for (int k = 1; k <= 20; k++) {
+    /* hypercubes: binomial coefficients; quick: up to 2^16 elements */
+    const int kmax = (int)tu_scale(20, 16);
+    for (int k = 1; k <= kmax; k++) {
         int len = snprintf(spec, sizeof spec, "abelian:2");
         for (int i = 1; i < k; i++)
             len += snprintf(spec + len, sizeof spec - (size_t)len, ",2");
@@ -137,7 +141,7 @@ static void check_abelian_groups(kedr_ctx *ctx)
         for (int s = 1; s <= k; s++)
             F[s] = F[s - 1] * (uint64_t)(k - s + 1) / (uint64_t)s;
         expect_growth(ctx, spec, 0, F, k + 1);
-        if (k == 20)
+        if (k == kmax)
             expect_growth(ctx, spec, 1, F, k + 1);
     }
     /* rings */
@@ -147,11 +151,18 @@ static void check_abelian_groups(kedr_ctx *ctx)
             snprintf(spec, sizeof spec, "abelian:%u", rings[i]);
             expect_growth(ctx, spec, inv, F, ring(rings[i], inv, F));
         }
-    /* tori: the convolution of their rings; the last one has more than 2^24 elements */
-    static const uint32_t tori[][3] = {{3, 4, 1}, {10, 10, 1}, {17, 64, 1}, {1000, 999, 1},
-                                       {5, 6, 7}, {257, 257, 255}};
+    /* tori: the convolution of their rings; the last one has more than 2^24 elements (quick:
+     * 65 x 65 x 63, about 2^18, still many GPU blocks and cpu chunks) */
+    static const uint32_t full_tori[][3] = {{3, 4, 1}, {10, 10, 1}, {17, 64, 1}, {1000, 999, 1},
+                                            {5, 6, 7}, {257, 257, 255}};
+    uint32_t tori[6][3];
+    memcpy(tori, full_tori, sizeof tori);
+    if (tu_quick()) {
+        tori[5][0] = tori[5][1] = 65;
+        tori[5][2] = 63;
+    }
     for (size_t i = 0; i < sizeof tori / sizeof tori[0]; i++)
-        for (int inv = tori[i][0] == 257; inv <= 1; inv++) { /* the large one: undirected */
+        for (int inv = i == 5; inv <= 1; inv++) { /* the large one: undirected */
             int levels = 1, len;
             F[0] = 1;
             len = snprintf(spec, sizeof spec, "abelian");

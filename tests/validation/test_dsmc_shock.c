@@ -315,7 +315,16 @@ int main(int argc, char **argv)
         settle = 2000;
         win = 100;
         nwin = 200;
+        if (tu_quick()) {
+            /* the same cells and molecules (the same discretisation), a shorter settling (the
+             * shock forms within a few hundred steps) and 30 windows: 6.7x fewer samples */
+            settle = 1000;
+            nwin = 30;
+        }
     }
+    /* quick: the statistical bounds widen by sqrt(200 / 30); the thickness tolerance (the
+     * experiment's and the cells', far above the batch error) stays */
+    const double w = full ? 1 : dt_widen(200.0 / 30);
     printf("  Mach 8 argon shock: lambda_1 = %.4g m, cell = lambda_1 / %.2f, dt = %.3g s, "
            "n2/n1 = %.4f, T2/T1 = %.4f\n", lam1, lam1 / ((c.hi[0] - c.lo[0]) / c.nx), c.dt,
            c.downstream.number_density / c.number_density,
@@ -335,16 +344,16 @@ int main(int argc, char **argv)
          * that the check can fail). */
         double dn = r.n2 / d->number_density - 1, dt = r.t2 / d->temperature - 1;
         double du = r.u2 / d->velocity[0] - 1;
-        TU_CHECK(fabs(dn) < 0.01 && fabs(dt) < 0.01 && fabs(du) < 0.01,
+        TU_CHECK(fabs(dn) < 0.01 * w && fabs(dt) < 0.01 * w && fabs(du) < 0.01 * w,
                  "downstream plateau vs Rankine-Hugoniot: n %+.4f, T %+.4f, u %+.4f", dn, dt, du);
-        TU_CHECK(r.n2_sd < 0.005 * d->number_density && r.t2_sd < 0.005 * d->temperature &&
-                 r.u2_sd < 0.005 * d->velocity[0], "plateau standard errors too large");
+        TU_CHECK(r.n2_sd < 0.005 * w * d->number_density && r.t2_sd < 0.005 * w * d->temperature &&
+                 r.u2_sd < 0.005 * w * d->velocity[0], "plateau standard errors too large");
         /* (b) the thickness (tolerance: docs/validation.md). */
         double tol = full ? 0.02 : 0.035;
         TU_CHECK(fabs(r.inv_thickness - PUBLISHED_INV_THICKNESS) < tol,
                  "lambda_1/delta = %.4f, published %.2f +- %.2f", r.inv_thickness,
                  PUBLISHED_INV_THICKNESS, tol);
-        TU_CHECK(r.inv_thickness_sd < 0.01, "lambda_1/delta standard error %.4f",
+        TU_CHECK(r.inv_thickness_sd < 0.01 * w, "lambda_1/delta standard error %.4f",
                  r.inv_thickness_sd);
         /* The shock stays well inside the domain. */
         TU_CHECK(r.wander < 5 * lam1, "the shock moved %.2f lambda_1", r.wander / lam1);

@@ -7,6 +7,10 @@
 
 #define K_B 1.380649e-23
 
+/* Under KEDR_TEST_QUICK a statistical check draws `ratio` times fewer samples: its tolerance
+ * widens by sqrt(ratio), as a standard error grows. 1 at full size (the tolerance unchanged). */
+static inline double dt_widen(double ratio) { return tu_quick() ? sqrt(ratio) : 1.0; }
+
 /* Hard-sphere argon-like gas (omega = 0.5). */
 static inline kedr_dsmc_species dt_hard_sphere(void)
 {
