@@ -8,6 +8,7 @@
 #include "fuzz.h"
 
 #include "cayley/sparse_checkpoint.h"
+#include "cayley_checksum.h"
 #include "kedr/cayley.h"
 
 #include <stdio.h>
@@ -74,59 +75,6 @@ static kedr_status run(int t, const char *resume, const char *write, int max_lev
     return s;
 }
 
-/* ---- checksums as the writers make them (docs/cayley.md) ---- */
-
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* Dense: each part (header, F, visited, frontier) in 1 MiB blocks, a block hashed FNV-1a style
- * on 64-bit words, the block hashes folded through mix64. Left alone unless the sizes agree. */
-static void fix_dense(unsigned char *b, size_t size)
-{
-    if (size < 216)
-        return;
-    uint64_t level = (uint32_t)get64(b + 180), B = get64(b + 192);
-    if (B % 8 || B > size || level > size / 8 || 208 + 8 * (level + 1) + 2 * B + 8 != size)
-        return;
-    size_t parts[4] = {208, 8 * (size_t)(level + 1), (size_t)B, (size_t)B}, at = 0;
-    uint64_t sum = 0;
-    for (int k = 0; k < 4; k++) {
-        for (size_t lo = 0; lo < parts[k]; lo += (size_t)1 << 20) {
-            size_t hi = parts[k] - lo > ((size_t)1 << 20) ? lo + ((size_t)1 << 20) : parts[k];
-            uint64_t h = 0xcbf29ce484222325ull;
-            for (size_t i = lo; i < hi; i += 8)
-                h = (h ^ get64(b + at + i)) * 0x100000001b3ull;
-            sum = mix64(sum ^ h);
-        }
-        at += parts[k];
-    }
-    memcpy(b + at, &sum, 8);
-}
-
-/* Sparse: FNV-1a over the bytes before the last eight. */
-static void fix_sparse(unsigned char *b, size_t size)
-{
-    if (size < 8)
-        return;
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i + 8 < size; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    memcpy(b + size - 8, &h, 8);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1 || !setup())
@@ -139,9 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             return 0;
         memcpy(b, data + 1, size - 1);
         if (targets[t].mode == KEDR_CAYLEY_DENSE)
-            fix_dense(b, size - 1);
+            ck_fix_dense(b, size - 1);
         else
-            fix_sparse(b, size - 1);
+            ck_fix_sparse(b, size - 1);
         path = kedr_fuzz_write("checkpoint", b, size - 1);
         free(b);
     } else {

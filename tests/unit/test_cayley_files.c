@@ -4,6 +4,7 @@
  * states that are not elements, unsorted layers) are refused with a message naming the file
  * and the problem; and a signal stops a search at a level boundary with its checkpoint saved,
  * from which a resumed run gives the uninterrupted result. */
+#include "cayley_checksum.h"
 #include "test_util.h"
 
 #include <signal.h>
@@ -33,52 +34,17 @@ static void write_all(const char *p, const unsigned char *buf, size_t size)
     TU_CHECK(f && fwrite(buf, 1, size, f) == size && fclose(f) == 0, "cannot write %s", p);
 }
 
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
-
 static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
 
-/* ---- the writers' checksums, written again here (docs/cayley.md) ---- */
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* Dense: parts header, F, visited, frontier (each under 1 MiB here: one block each). */
+/* The checksum made to match an altered file; a dense file whose sizes disagree is a defect of
+ * the test itself. */
 static void fix_dense(unsigned char *b, size_t size)
 {
-    uint64_t level = (uint32_t)get64(b + 180), B = get64(b + 192);
-    size_t parts[4] = {208, 8 * (size_t)(level + 1), (size_t)B, (size_t)B}, at = 0;
-    uint64_t sum = 0;
-    for (int k = 0; k < 4; k++) {
-        uint64_t h = 0xcbf29ce484222325ull;
-        for (size_t i = 0; i < parts[k]; i += 8)
-            h = (h ^ get64(b + at + i)) * 0x100000001b3ull;
-        if (parts[k])
-            sum = mix64(sum ^ h);
-        at += parts[k];
-    }
-    TU_CHECK(at + 8 == size, "dense checkpoint of %zu bytes, parts say %zu", size, at + 8);
-    put64(b + size - 8, sum);
+    TU_CHECK(ck_fix_dense(b, size), "dense checkpoint of %zu bytes: its header's sizes disagree",
+             size);
 }
 
-/* Sparse: FNV-1a over the bytes before the last eight. */
-static void fix_sparse(unsigned char *b, size_t size)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (size_t i = 0; i + 8 < size; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    put64(b + size - 8, h);
-}
+static void fix_sparse(unsigned char *b, size_t size) { ck_fix_sparse(b, size); }
 
 static kedr_status run(kedr_ctx *ctx, const kedr_cayley_group *g, kedr_cayley_mode mode,
                        const char *write, const char *resume, int max_levels,
@@ -140,7 +106,7 @@ static void check_dense(kedr_ctx *ctx)
     put64(b + 208, 2);
     expect_refused(ctx, g, KEDR_CAYLEY_DENSE, b, size, fix_dense, "F(0) = 2, expected 1", "F(0)");
     memcpy(b, good, size);
-    put64(b + 208 + 16, get64(b + 208 + 16) + 1);
+    put64(b + 208 + 16, ck_get64(b + 208 + 16) + 1);
     expect_refused(ctx, g, KEDR_CAYLEY_DENSE, b, size, fix_dense,
                    "inconsistent: 186 elements visited where the sum of F(0..3) is 187",
                    "F(2) altered");
@@ -232,12 +198,12 @@ static void check_sparse_counts(kedr_ctx *ctx)
 static int replace_state(unsigned char *b, size_t at, uint64_t n, uint64_t i, const uint64_t *all,
                          int nall, const unsigned char *avoid, uint64_t m)
 {
-    uint64_t lo = i ? get64(b + at + 8 * (i - 1)) : 0, hi = i + 1 < n ? get64(b + at + 8 * (i + 1))
-                                                                      : UINT64_MAX;
+    uint64_t lo = i ? ck_get64(b + at + 8 * (i - 1)) : 0;
+    uint64_t hi = i + 1 < n ? ck_get64(b + at + 8 * (i + 1)) : UINT64_MAX;
     for (int k = 0; k < nall; k++) {
-        int taken = all[k] == get64(b + at + 8 * i);
+        int taken = all[k] == ck_get64(b + at + 8 * i);
         for (uint64_t j = 0; j < m && !taken; j++)
-            taken = get64(avoid + 8 * j) == all[k];
+            taken = ck_get64(avoid + 8 * j) == all[k];
         if (!taken && all[k] > lo && all[k] < hi) {
             put64(b + at + 8 * i, all[k]);
             return 1;
@@ -261,7 +227,7 @@ static void check_sparse_layers(kedr_ctx *ctx)
         TU_CHECK(0, "perm:5 sparse checkpoints unreadable");
         return;
     }
-    uint64_t ncur = get64(good + 208), nvis = get64(good + 216);
+    uint64_t ncur = ck_get64(good + 208), nvis = ck_get64(good + 216);
     size_t cur = SCK_F + 5 * 8, visited = cur + 8 * ncur;
     unsigned char *b = tu_host_alloc(size > csize ? size : csize);
     size_t cuts[] = {0, 100, 223, 224, cur + 4, size - 9, size - 1};
@@ -281,7 +247,7 @@ static void check_sparse_layers(kedr_ctx *ctx)
     expect_refused(ctx, g, KEDR_CAYLEY_AUTO, b, size, fix_sparse,
                    "marked as an ended search, but level 5 has", "the ended flag set early");
     memcpy(b, good, size);
-    put64(b + cur, get64(b + cur) | (uint64_t)1 << 40);
+    put64(b + cur, ck_get64(b + cur) | (uint64_t)1 << 40);
     expect_refused(ctx, g, KEDR_CAYLEY_AUTO, b, size, fix_sparse, "bits set past its last entry",
                    "a state with bits past its points");
     memcpy(b, good, size);
@@ -289,8 +255,8 @@ static void check_sparse_layers(kedr_ctx *ctx)
     expect_refused(ctx, g, KEDR_CAYLEY_AUTO, b, size, fix_sparse, "a repeated point",
                    "a state that is not a permutation");
     memcpy(b, good, size);
-    uint64_t x = get64(b + cur);
-    put64(b + cur, get64(b + cur + 8));
+    uint64_t x = ck_get64(b + cur);
+    put64(b + cur, ck_get64(b + cur + 8));
     put64(b + cur + 8, x);
     expect_refused(ctx, g, KEDR_CAYLEY_AUTO, b, size, fix_sparse,
                    "the current layer is not strictly sorted", "swapped states");
@@ -326,20 +292,20 @@ static void check_sparse_layers(kedr_ctx *ctx)
                    "a state of the current layer is not in the visited set", "a state not visited");
     /* level 1 with the identity replaced in the visited set */
     memcpy(b, zero, zsize);
-    size_t zvis = SCK_F + 16 + 8 * get64(zero + 208);
-    uint64_t zn = get64(zero + 216), id = 0;
-    while (id < zn && get64(b + zvis + 8 * id) != 0x43210) /* the identity, packed */
+    size_t zvis = SCK_F + 16 + 8 * ck_get64(zero + 208);
+    uint64_t zn = ck_get64(zero + 216), id = 0;
+    while (id < zn && ck_get64(b + zvis + 8 * id) != 0x43210) /* the identity, packed */
         id++;
     /* the identity is the largest packed permutation: its replacement goes first */
-    TU_CHECK(id == zn - 1 && all[0] < get64(b + zvis), "the identity is not last in %s", path);
+    TU_CHECK(id == zn - 1 && all[0] < ck_get64(b + zvis), "the identity is not last in %s", path);
     memmove(b + zvis + 8, b + zvis, 8 * (size_t)(zn - 1));
     put64(b + zvis, all[0]);
     expect_refused(ctx, g, KEDR_CAYLEY_AUTO, b, zsize, fix_sparse, "the identity is not in the "
                    "visited set", "no identity");
     /* cube2: a twist of 3 in a current state */
     memcpy(b, cgood, csize);
-    size_t ccur = SCK_F + 24 + 8 * get64(cgood + 200);
-    put64(b + ccur, get64(b + ccur) | (uint64_t)3 << 28);
+    size_t ccur = SCK_F + 24 + 8 * ck_get64(cgood + 200);
+    put64(b + ccur, ck_get64(b + ccur) | (uint64_t)3 << 28);
     expect_refused(ctx, cube, KEDR_CAYLEY_AUTO, b, csize, fix_sparse, "not an element of cube2",
                    "a cube2 state with a twist of 3");
     free(b);
