@@ -95,35 +95,59 @@ kedr_status bench_json_close(kedr_file_writer *w)
     return kedr_file_commit(w);
 }
 
-kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gbps)
+kedr_status bench_time(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg, int repeats,
+                       double *seconds)
 {
-    void *a = NULL, *b = NULL;
-    kedr_timer *timer = NULL;
     double *t = malloc((size_t)(repeats > 0 ? repeats : 1) * sizeof *t);
-    kedr_status s = t ? kedr_alloc(ctx, &a, bytes)
-                      : kedr_fail(KEDR_ERR_NOMEM, "bench_copy_gbps: out of memory");
+    kedr_timer *timer = NULL;
+    if (!t)
+        return kedr_fail(KEDR_ERR_NOMEM, "bench_time: out of host memory");
+    kedr_status s = kedr_timer_create(ctx, &timer);
     if (s == KEDR_OK)
-        s = kedr_alloc(ctx, &b, bytes);
-    if (s == KEDR_OK)
-        s = kedr_memset(ctx, a, 0x5A, bytes);
-    if (s == KEDR_OK)
-        s = kedr_timer_create(ctx, &timer);
-    if (s == KEDR_OK)
-        s = kedr_copy(ctx, b, a, bytes);
+        s = call(arg);
     for (int r = 0; r < repeats && s == KEDR_OK; r++) {
         s = kedr_timer_start(timer);
         if (s == KEDR_OK)
-            s = kedr_copy(ctx, b, a, bytes);
+            s = call(arg);
         if (s == KEDR_OK)
             s = kedr_timer_stop(timer, &t[r]);
     }
     if (s == KEDR_OK)
-        *gbps = 2.0 * (double)bytes / bench_median(t, repeats) / 1e9;
-    kedr_ctx_sync(ctx);
+        *seconds = bench_median(t, repeats);
+    else
+        kedr_ctx_sync(ctx); /* nothing queued may outlive the caller's buffers */
     kedr_timer_destroy(timer);
-    kedr_free(ctx, a);
-    kedr_free(ctx, b);
     free(t);
     return s;
 }
 
+typedef struct {
+    kedr_ctx *ctx;
+    void *dst, *src;
+    size_t bytes;
+} copy_args;
+
+static kedr_status copy_once(void *arg)
+{
+    copy_args *c = arg;
+    return kedr_copy(c->ctx, c->dst, c->src, c->bytes);
+}
+
+kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gbps)
+{
+    copy_args c = {ctx, NULL, NULL, bytes};
+    double sec = 0;
+    kedr_status s = kedr_alloc(ctx, &c.src, bytes);
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, &c.dst, bytes);
+    if (s == KEDR_OK)
+        s = kedr_memset(ctx, c.src, 0x5A, bytes);
+    if (s == KEDR_OK)
+        s = bench_time(ctx, copy_once, &c, repeats, &sec);
+    if (s == KEDR_OK)
+        *gbps = 2.0 * (double)bytes / sec / 1e9;
+    kedr_ctx_sync(ctx);
+    kedr_free(ctx, c.src);
+    kedr_free(ctx, c.dst);
+    return s;
+}

@@ -32,6 +32,12 @@ void bench_json_status(FILE *f, const char *status, const char *message);
 /* Closes the results list and the record, and puts the file in place. */
 kedr_status bench_json_close(kedr_file_writer *w);
 
+/* Times call(arg) on ctx: one warm-up call, then the median of `repeats` timed calls (device
+ * events on a GPU), in seconds. On a failure, waits for the queued work, so that the caller may
+ * free what it uses. */
+kedr_status bench_time(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg, int repeats,
+                       double *seconds);
+
 /* Bytes read + written per second by kedr_copy of `bytes` bytes: the median of `repeats` after
  * a warm-up, for the fraction of copy bandwidth a benchmark reaches. */
 kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gbps);

@@ -837,32 +837,27 @@ static const bench_spec specs[] = {
 
 /* ---- timing ------------------------------------------------------------------------------- */
 
+typedef struct {
+    bench *b;
+    kedr_status (*call)(bench *, int);
+    int impl;
+} timed_call;
+
+static kedr_status call_once(void *arg)
+{
+    timed_call *t = arg;
+    return t->call(t->b, t->impl);
+}
+
 /* One warm-up call, then the median of `repeats` timed calls, in ms. */
 static kedr_status time_calls(bench *b, kedr_status (*call)(bench *, int), int impl, int repeats,
                               double *ms)
 {
-    double *t = malloc(sizeof *t * (size_t)repeats);
-    kedr_timer *timer = NULL;
-    if (!t)
-        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
-    kedr_status s = kedr_timer_create(b->ctx, &timer);
-    if (s == KEDR_OK)
-        s = call(b, impl);
-    for (int r = 0; r < repeats && s == KEDR_OK; r++) {
-        s = kedr_timer_start(timer);
-        if (s == KEDR_OK)
-            s = call(b, impl);
-        if (s == KEDR_OK)
-            s = kedr_timer_stop(timer, &t[r]);
-    }
-    if (s == KEDR_OK) {
-        *ms = 1e3 * bench_median(t, repeats);
-    } else {
-        kedr_ctx_sync(b->ctx); /* nothing queued may outlive the buffers */
-    }
-    kedr_timer_destroy(timer);
-    free(t);
-    return s;
+    timed_call t = {b, call, impl};
+    double sec = 0;
+    KEDR_TRY(bench_time(b->ctx, call_once, &t, repeats, &sec));
+    *ms = 1e3 * sec;
+    return KEDR_OK;
 }
 
 

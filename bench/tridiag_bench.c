@@ -140,14 +140,22 @@ static kedr_status solve(const solve_args *s, int impl)
     return kedr_tridiag_solve(s->q->ctx, s->t, s->g, v[0], v[1], v[2], v[3]);
 }
 
+typedef struct {
+    const solve_args *s;
+    int impl;
+} timed_solve;
+
+static kedr_status solve_once(void *arg)
+{
+    timed_solve *t = arg;
+    return solve(t->s, t->impl);
+}
+
 /* One checked call, then one warm-up and the median of `repeats` timed calls, in ms. The timed
  * calls solve for the previous call's x: the same work on other numbers. */
 static kedr_status measure(const solve_args *s, int impl, int repeats, double *ms)
 {
-    double worst = 0, *t = malloc(sizeof *t * (size_t)repeats);
-    kedr_timer *timer = NULL;
-    if (!t)
-        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
+    double worst = 0, sec = 0;
     kedr_status st = solve(s, impl);
     if (st == KEDR_OK)
         st = backward_error(s->q, s->g, s->t, s->q->dev[4 * impl + 3], &worst);
@@ -155,22 +163,12 @@ static kedr_status measure(const solve_args *s, int impl, int repeats, double *m
         st = kedr_fail(KEDR_ERR_INVALID, "MISMATCH: %s's solution has a backward error of "
                        "%.3g u (at most %.0f u expected)", impl ? "cuSPARSE" : "kedr", worst,
                        CHECK_BACKWARD_U);
+    timed_solve t = {s, impl};
     if (st == KEDR_OK)
-        st = kedr_timer_create(s->q->ctx, &timer);
+        st = bench_time(s->q->ctx, solve_once, &t, repeats, &sec);
     if (st == KEDR_OK)
-        st = solve(s, impl);
-    for (int r = 0; r < repeats && st == KEDR_OK; r++) {
-        st = kedr_timer_start(timer);
-        if (st == KEDR_OK)
-            st = solve(s, impl);
-        if (st == KEDR_OK)
-            st = kedr_timer_stop(timer, &t[r]);
-    }
-    if (st == KEDR_OK)
-        *ms = 1e3 * bench_median(t, repeats);
+        *ms = 1e3 * sec;
     kedr_ctx_sync(s->q->ctx); /* nothing queued may outlive the buffers */
-    kedr_timer_destroy(timer);
-    free(t);
     return st;
 }
 
