@@ -3,7 +3,8 @@
 # so it is safe to run before every build. Not root: prints the command to run instead.
 # The CUDA toolkit is optional (the cuda back end is built when nvcc is found) and is not
 # installed from here. --fuzz: clang, its sanitizer and libFuzzer runtime and its OpenMP instead,
-# for the long fuzz campaign (scripts/fuzz.sh), which CI does not run.
+# for the long fuzz campaign (scripts/fuzz.sh), which CI does not run. --anchors: also the
+# libraries that only the benchmarks compare against (Embree, PETSc, hypre).
 set -euo pipefail
 
 missing=()
@@ -31,7 +32,14 @@ else
   # PNG plots: PLplot's headers (found through pkg-config) and its cairo driver (pngcairo); MPI
   # (Open MPI: headers, mpicc and mpirun) for runs over several GPUs or processes and their tests.
   if command -v dpkg-query >/dev/null 2>&1; then
-    for pkg in libplplot-dev plplot-driver-cairo libopenmpi-dev openmpi-bin; do
+    # FFTW (kedr flow's direct solver, the FFT example), OpenBLAS and LAPACKE (the examples, the
+    # cpu yardstick of kedr bench tridiag), assimp (OBJ/MTL meshes of kedr render).
+    pkgs=(libplplot-dev plplot-driver-cairo libopenmpi-dev openmpi-bin libfftw3-dev libopenblas-dev
+          liblapacke-dev libassimp-dev)
+    # --anchors: the benchmarks' cpu yardsticks as well (Embree for kedr bench render; PETSc and
+    # hypre for kedr bench flow), which the build and the tests do not need.
+    [ "${1:-}" = --anchors ] && pkgs+=(libembree-dev libhypre-dev petsc-dev)
+    for pkg in "${pkgs[@]}"; do
       dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
     done
   fi

@@ -45,5 +45,13 @@ int cmd_info(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_cayley(int argc, char **argv);
 int cmd_dsmc(int argc, char **argv);
+int cmd_adi(int argc, char **argv);
+int cmd_flow(int argc, char **argv);
+int cmd_render(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+/* `kedr bench adi|flow|render` (argv[0] is the suite's name), beside their commands. */
+int cmd_bench_adi(int argc, char **argv);
+int cmd_bench_flow(int argc, char **argv);
+int cmd_bench_render(int argc, char **argv);
 
 #endif

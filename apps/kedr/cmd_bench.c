@@ -200,25 +200,32 @@ static int bench_tridiag(int argc, char **argv)
     return s == KEDR_OK ? 0 : s == KEDR_ERR_INVALID && o.lengths ? CLI_EXIT_USAGE : CLI_EXIT_FAIL;
 }
 
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} suites[] = {
+    {"prim", bench_prim, "parallel primitives against CUB"},
+    {"dsmc", bench_dsmc, "the DSMC simulator (particle-steps/s, stage breakdown)"},
+    {"cayley", bench_cayley, "breadth-first search of Cayley graphs (kedr cayley)"},
+    {"tridiag", bench_tridiag, "batched tridiagonal solvers against cuSPARSE and LAPACK"},
+    {"adi", cmd_bench_adi, "the ADI flow solver's sweeps and time steps (kedr adi)"},
+    {"flow", cmd_bench_flow, "the projection solver and its Poisson solvers (kedr flow)"},
+    {"render", cmd_bench_render, "rays/s and build times of the ray tracer (kedr render)"},
+};
+#define NSUITES (sizeof suites / sizeof suites[0])
+
 int cmd_bench(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
-        printf("usage: kedr bench <suite> [options]\n\nsuites:\n"
-               "  prim     parallel primitives against CUB\n"
-               "  dsmc     the DSMC simulator (particle-steps/s, stage breakdown)\n"
-               "  cayley   breadth-first search of Cayley graphs (kedr cayley)\n"
-               "  tridiag  batched tridiagonal solvers against cuSPARSE\n\n"
-               "'kedr bench <suite> --help' describes a suite.\n");
+        printf("usage: kedr bench <suite> [options]\n\nsuites:\n");
+        for (size_t i = 0; i < NSUITES; i++)
+            printf("  %-8s %s\n", suites[i].name, suites[i].summary);
+        printf("\n'kedr bench <suite> --help' describes a suite.\n");
         return argc < 2 ? CLI_EXIT_USAGE : 0;
     }
-    if (strcmp(argv[1], "prim") == 0)
-        return bench_prim(argc - 1, argv + 1);
-    if (strcmp(argv[1], "dsmc") == 0)
-        return bench_dsmc(argc - 1, argv + 1);
-    if (strcmp(argv[1], "cayley") == 0)
-        return bench_cayley(argc - 1, argv + 1);
-    if (strcmp(argv[1], "tridiag") == 0)
-        return bench_tridiag(argc - 1, argv + 1);
-    cli_usage_error("bench", "unknown suite '%s' (expected prim, dsmc, cayley or tridiag)",
-                    argv[1]);
+    for (size_t i = 0; i < NSUITES; i++)
+        if (strcmp(argv[1], suites[i].name) == 0)
+            return suites[i].run(argc - 1, argv + 1);
+    cli_usage_error("bench", "unknown suite '%s' (kedr bench --help lists them)", argv[1]);
 }

@@ -15,6 +15,10 @@ static const struct {
     {"bench", cmd_bench, "benchmarks (kedr bench prim)"},
     {"cayley", cmd_cayley, "growth function, diameter, average distance of Cayley graphs"},
     {"dsmc", cmd_dsmc, "rarefied gas flow by direct simulation Monte Carlo"},
+    {"adi", cmd_adi, "3D viscous flow by alternating-direction implicit sweeps"},
+    {"flow", cmd_flow, "incompressible flow: projection, PCG and immersed boundaries"},
+    {"render", cmd_render, "ray tracing of scenes (uniform grid, kd-tree, BVH)"},
+    {"probe", cmd_probe, "GPU and host measurements (bandwidth, transfers, ...)"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
