@@ -1,0 +1,37 @@
+/* Private to probe: the cuda versions of the measurement kernels and measurements. Arguments are
+ * checked by the callers in probe.c, transpose.c and gpu.c. */
+#ifndef PROBE_CUDA_H
+#define PROBE_CUDA_H
+
+#include "kedr/probe.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef KEDR_HAVE_CUDA
+kedr_status probe_stream_cuda(kedr_ctx *ctx, kedr_dtype t, kedr_probe_stream_op op, size_t n,
+                              void *a, void *b, void *c, double scalar, double *dot);
+kedr_status probe_limit_cuda(kedr_ctx *ctx, kedr_probe_limit_kind k, int fast, float *a,
+                             const float *b, size_t n, float x, int flag);
+kedr_status probe_offset_cuda(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t offset);
+kedr_status probe_stride_cuda(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t stride);
+kedr_status probe_transpose_cuda(kedr_ctx *ctx, kedr_probe_transpose_kind k, const float *in,
+                                 float *out, size_t rows, size_t cols);
+kedr_status probe_copy_launch_cuda(kedr_ctx *ctx, kedr_dtype t, void *out, const void *in,
+                                   size_t n, const kedr_probe_launch *launch);
+kedr_status probe_occupancy_cuda(kedr_ctx *ctx, kedr_dtype t, const kedr_probe_launch *launch,
+                                 double *occupancy, size_t *shared_bytes);
+kedr_status probe_transfer_cuda(kedr_ctx *ctx, size_t bytes, int pinned, int repeats,
+                                double *h2d_seconds, double *d2h_seconds);
+kedr_status probe_overlap_cuda(kedr_ctx *ctx, size_t n, int streams, int repeats,
+                               kedr_probe_overlap_result *r);
+kedr_status probe_peer_access_cuda(int src, int dst, int *can_access);
+kedr_status probe_peer_copy_cuda(int src, int dst, size_t bytes, int peer, int repeats,
+                                 double *seconds);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
