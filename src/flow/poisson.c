@@ -1,0 +1,509 @@
+/* The pressure Poisson solvers on the cpu: A = -Laplacian (second order, Neumann or periodic
+ * ends), preconditioned conjugate gradients in the form of Bogdanov et al. (12.21)-(12.27) with
+ * m-step Jacobi (12.29), red-black symmetric Gauss–Seidel (12.30)-(12.36) and the approximate
+ * inverse (12.37), and multigrid V-cycles (mg.c) as a preconditioner or alone.
+ *
+ * The null space: A's is the constants. b is replaced by b - mean(b) (the compatibility
+ * condition of the Neumann problem), every preconditioned residual has its mean removed (so
+ * that the search directions stay in A's range) and x is returned with zero mean. */
+#include "core/internal.h"
+#include "flow/poisson_impl.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const precond_names[KEDR_FLOW_NPRECONDS] = {"none", "jacobi", "ssor", "ainv",
+                                                                "mg"};
+
+const char *kedr_flow_precond_name(kedr_flow_precond p)
+{
+    return (unsigned)p < KEDR_FLOW_NPRECONDS ? precond_names[p] : "?";
+}
+
+kedr_status kedr_flow_precond_parse(const char *text, kedr_flow_precond *p)
+{
+    for (int i = 0; i < KEDR_FLOW_NPRECONDS; i++)
+        if (strcmp(text, precond_names[i]) == 0) {
+            *p = (kedr_flow_precond)i;
+            return KEDR_OK;
+        }
+    return kedr_fail(KEDR_ERR_INVALID, "preconditioner '%s': expected none, jacobi, ssor, ainv "
+                     "or mg", text);
+}
+
+void kedr_flow_poisson_defaults(kedr_flow_poisson_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int a = 0; a < 3; a++) {
+        o->n[a] = 1;
+        o->h[a] = 1.0;
+    }
+    o->method = KEDR_FLOW_METHOD_PCG;
+    o->precond = KEDR_FLOW_PC_MG;
+    o->steps = 2;
+    o->tol = 1e-8;
+    o->max_iter = 1000;
+}
+
+int kedr_flow_backend_available(kedr_backend b)
+{
+    return b == KEDR_BACKEND_CPU;
+}
+
+/* ---- the stencil ----------------------------------------------------------------------- */
+
+static inline size_t cell(const flow_level *L, int i, int j, int k)
+{
+    return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
+}
+
+void flow_apply(const flow_level *L, const double *x, double *y)
+{
+    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                size_t c = cell(L, i, j, k);
+                flow_nb nb;
+                flow_neighbours(L, i, j, k, c, &nb);
+                double s = L->diag[c] * x[c];
+                for (int m = 0; m < 6; m++)
+                    s -= nb.w[m] * x[nb.at[m]];
+                y[c] = s;
+            }
+}
+
+void flow_residual(const flow_level *L, const double *x, const double *b, double *r)
+{
+    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                size_t c = cell(L, i, j, k);
+                flow_nb nb;
+                flow_neighbours(L, i, j, k, c, &nb);
+                double s = L->diag[c] * x[c];
+                for (int m = 0; m < 6; m++)
+                    s -= nb.w[m] * x[nb.at[m]];
+                r[c] = b[c] - s;
+            }
+}
+
+/* (12.35)/(12.36): the cells of one colour from their neighbours, all of the other colour. */
+void flow_gs_colour(const flow_level *L, double *x, const double *b, int colour)
+{
+    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = (j + k + colour) & 1; i < nx; i += 2) {
+                size_t c = cell(L, i, j, k);
+                flow_nb nb;
+                flow_neighbours(L, i, j, k, c, &nb);
+                double s = b[c];
+                for (int m = 0; m < 6; m++)
+                    s += nb.w[m] * x[nb.at[m]];
+                x[c] = s * L->idiag[c];
+            }
+}
+
+static double dot(size_t n, const double *a, const double *b)
+{
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    return s;
+}
+
+static double sum(size_t n, const double *a)
+{
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+void flow_project_mean(const flow_level *L, double *x)
+{
+    double mean = sum(L->N, x) / (double)L->N;
+#pragma omp parallel for schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (size_t i = 0; i < L->N; i++)
+        x[i] -= mean;
+}
+
+/* ---- preconditioners ------------------------------------------------------------------- */
+
+/* (12.28) with (12.29): z^{i+1} = z^i + omega D^-1 (r - A z^i) from z^0 = 0, m steps. */
+static void jacobi(kedr_flow_poisson *ps, const double *r, double *z)
+{
+    const flow_level *L = &ps->lv[0];
+    size_t N = L->N;
+    double w = ps->omega;
+#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
+    for (size_t c = 0; c < N; c++)
+        z[c] = w * L->idiag[c] * r[c];
+    for (int s = 1; s < ps->o.steps; s++) {
+        flow_residual(L, z, r, ps->t);
+#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
+        for (size_t c = 0; c < N; c++)
+            z[c] += w * L->idiag[c] * ps->t[c];
+    }
+}
+
+/* m steps of symmetric Gauss–Seidel in red-black order from z = 0: forward red, black; backward
+ * black, red. The backward black half-sweep repeats the forward one (same red values), and the
+ * next step's red repeats the backward red: m steps are 2m + 1 half-sweeps, red first. */
+static void ssor(kedr_flow_poisson *ps, const double *r, double *z)
+{
+    const flow_level *L = &ps->lv[0];
+    memset(z, 0, L->N * sizeof *z);
+    for (int h = 0; h < 2 * ps->o.steps + 1; h++)
+        flow_gs_colour(L, z, r, h & 1);
+}
+
+/* (12.37): z = (I - L D^-1)(I - D^-1 L^T) r with L the strictly lower part of A in the cells'
+ * order (entries -1/h^2): t = r + D^-1 (sum over later neighbours of r / h^2), then
+ * z = t + sum over earlier neighbours of t D^-1 / h^2. */
+static void ainv(kedr_flow_poisson *ps, const double *r, double *z)
+{
+    const flow_level *L = &ps->lv[0];
+    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
+    double *t = ps->t;
+#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                size_t c = cell(L, i, j, k);
+                flow_nb nb;
+                flow_neighbours(L, i, j, k, c, &nb);
+                double s = 0;
+                for (int m = 0; m < 6; m++)
+                    s += nb.at[m] > c ? nb.w[m] * r[nb.at[m]] : 0.0;
+                t[c] = r[c] + L->idiag[c] * s;
+            }
+#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                size_t c = cell(L, i, j, k);
+                flow_nb nb;
+                flow_neighbours(L, i, j, k, c, &nb);
+                double s = 0;
+                for (int m = 0; m < 6; m++)
+                    s += nb.at[m] < c ? nb.w[m] * t[nb.at[m]] * L->idiag[nb.at[m]] : 0.0;
+                z[c] = t[c] + s;
+            }
+}
+
+/* z = M^-1 r with its mean removed. */
+static void precondition(kedr_flow_poisson *ps, const double *r, double *z)
+{
+    const flow_level *L = &ps->lv[0];
+    switch (ps->o.precond) {
+    case KEDR_FLOW_PC_NONE: memcpy(z, r, L->N * sizeof *z); break;
+    case KEDR_FLOW_PC_JACOBI: jacobi(ps, r, z); break;
+    case KEDR_FLOW_PC_SSOR: ssor(ps, r, z); break;
+    case KEDR_FLOW_PC_AINV: ainv(ps, r, z); break;
+    case KEDR_FLOW_PC_MG: flow_mg_vcycle(ps, r, z); break;
+    default: abort(); /* create() admits only the kinds above */
+    }
+    flow_project_mean(L, z);
+}
+
+/* ---- setup ----------------------------------------------------------------------------- */
+
+void flow_level_diag(flow_level *L)
+{
+    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++) {
+                size_t c = cell(L, i, j, k);
+                flow_nb nb;
+                flow_neighbours(L, i, j, k, c, &nb);
+                double d = 0;
+                for (int m = 0; m < 6; m++)
+                    d += nb.w[m];
+                L->diag[c] = d;
+                L->idiag[c] = d > 0 ? 1.0 / d : 0.0;
+            }
+}
+
+static kedr_status check_opts(const kedr_flow_poisson_opts *o)
+{
+    const char *fn = "kedr_flow_poisson_create";
+    double cells = 1;
+    for (int a = 0; a < 3; a++) {
+        if (o->n[a] < 1)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: n[%d] = %d: expected at least 1", fn, a,
+                             o->n[a]);
+        if (!(o->h[a] > 0) || !isfinite(o->h[a]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: h[%d] = %g: expected a positive size", fn, a,
+                             o->h[a]);
+        cells *= o->n[a];
+    }
+    if (cells > 4e9)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %.3g cells: at most 4e9", fn, cells);
+    if (o->method != KEDR_FLOW_METHOD_PCG && o->method != KEDR_FLOW_METHOD_MG)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: unknown method %d", fn, (int)o->method);
+    if ((unsigned)o->precond >= KEDR_FLOW_NPRECONDS)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: unknown preconditioner %d", fn, (int)o->precond);
+    int max_steps = o->method == KEDR_FLOW_METHOD_PCG && o->precond == KEDR_FLOW_PC_JACOBI ? 4 : 8;
+    if (o->steps < 1 || o->steps > max_steps)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: steps = %d: expected 1 to %d", fn, o->steps,
+                         max_steps);
+    if (!(o->omega >= 0 && o->omega < 2))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: omega = %g: expected 0 (default) or (0, 2)", fn,
+                         o->omega);
+    if (!(o->tol >= 0 && o->tol < 1) || !(o->atol >= 0) || (o->tol == 0 && o->atol == 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: tol = %g, atol = %g: expected tol in [0, 1), "
+                         "atol >= 0, not both 0", fn, o->tol, o->atol);
+    if (o->max_iter < 1)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: max_iter = %d: expected at least 1", fn,
+                         o->max_iter);
+    /* Red-black orderings need two colours: an odd periodic axis makes a cell touch its own
+     * colour across the seam. */
+    int redblack = o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_SSOR ||
+                   o->precond == KEDR_FLOW_PC_MG;
+    for (int a = 0; a < 3; a++)
+        if (redblack && o->periodic[a] && o->n[a] > 1 && o->n[a] % 2)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: red-black %s needs an even number of cells "
+                             "along a periodic axis (axis %c has %d): use jacobi or ainv", fn,
+                             o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_MG
+                                 ? "multigrid smoothing" : "SSOR", "xyz"[a], o->n[a]);
+    return KEDR_OK;
+}
+
+static kedr_status alloc_vec(kedr_flow_poisson *ps, double **v, size_t n)
+{
+    return kedr_alloc(ps->ctx, (void **)v, (n ? n : 1) * sizeof **v);
+}
+
+kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts *o,
+                                     kedr_flow_poisson **out)
+{
+    *out = NULL;
+    if (!ctx || !o)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_create: NULL argument");
+    KEDR_TRY(check_opts(o));
+    if (!kedr_flow_backend_available(kedr_ctx_backend(ctx)))
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the Poisson solvers run on the cpu "
+                         "back end only in this build (asked for %s)",
+                         kedr_backend_name(kedr_ctx_backend(ctx)));
+    kedr_flow_poisson *ps = calloc(1, sizeof *ps);
+    if (!ps)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_flow_poisson_create: %zu bytes", sizeof *ps);
+    ps->ctx = ctx;
+    ps->o = *o;
+    ps->omega = o->omega > 0 ? o->omega : o->steps % 2 ? 1.0 : 0.8;
+    flow_level *L = &ps->lv[0];
+    L->N = 1;
+    for (int a = 0; a < 3; a++) {
+        L->n[a] = o->n[a];
+        L->per[a] = o->periodic[a] != 0;
+        L->ih2[a] = o->n[a] > 1 ? 1.0 / (o->h[a] * o->h[a]) : 0.0;
+        L->N *= (size_t)o->n[a];
+    }
+    ps->nlevels = 1;
+    size_t N = L->N;
+    kedr_status s = KEDR_OK;
+    double **vecs[] = {&L->diag, &L->idiag, &L->r, &ps->r, &ps->z, &ps->p, &ps->q, &ps->t, &ps->bb};
+    for (size_t v = 0; v < sizeof vecs / sizeof vecs[0] && s == KEDR_OK; v++)
+        s = alloc_vec(ps, vecs[v], N);
+    ps->history_cap = o->max_iter + 1;
+    if (s == KEDR_OK && !(ps->history = malloc((size_t)ps->history_cap * sizeof(double))))
+        s = kedr_fail(KEDR_ERR_NOMEM, "kedr_flow_poisson_create: residual history of %d",
+                      ps->history_cap);
+    if (s == KEDR_OK) {
+        flow_level_diag(L);
+        if (o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_MG)
+            s = flow_mg_setup(ps);
+    }
+    if (s != KEDR_OK) {
+        kedr_flow_poisson_destroy(ps);
+        return s;
+    }
+    *out = ps;
+    return KEDR_OK;
+}
+
+void kedr_flow_poisson_destroy(kedr_flow_poisson *ps)
+{
+    if (!ps)
+        return;
+    flow_mg_free(ps);
+    flow_level *L = &ps->lv[0];
+    double *vecs[] = {L->diag, L->idiag, L->r, ps->r, ps->z, ps->p, ps->q, ps->t, ps->bb};
+    for (size_t v = 0; v < sizeof vecs / sizeof vecs[0]; v++)
+        kedr_free(ps->ctx, vecs[v]);
+    free(ps->history);
+    free(ps);
+}
+
+int kedr_flow_poisson_levels(const kedr_flow_poisson *ps, int coarsest[3])
+{
+    if (coarsest)
+        for (int a = 0; a < 3; a++)
+            coarsest[a] = ps->lv[ps->nlevels - 1].n[a];
+    return ps->nlevels;
+}
+
+kedr_status kedr_flow_poisson_apply(kedr_flow_poisson *ps, const double *x, double *y)
+{
+    flow_apply(&ps->lv[0], x, y);
+    return KEDR_OK;
+}
+
+kedr_status kedr_flow_poisson_precondition(kedr_flow_poisson *ps, const double *x, double *y)
+{
+    const flow_level *L = &ps->lv[0];
+    memcpy(ps->bb, x, L->N * sizeof *x);
+    flow_project_mean(L, ps->bb);
+    if (ps->o.method == KEDR_FLOW_METHOD_MG) {
+        flow_mg_vcycle(ps, ps->bb, y);
+        flow_project_mean(L, y);
+    } else {
+        precondition(ps, ps->bb, y);
+    }
+    return KEDR_OK;
+}
+
+/* ---- the solvers ----------------------------------------------------------------------- */
+
+/* The tolerance test; *rr is ||r||^2. */
+static int converged(const kedr_flow_poisson *ps, double rr, double bnorm)
+{
+    double r = sqrt(rr);
+    return r <= ps->o.tol * bnorm || r <= ps->o.atol;
+}
+
+/* (12.21)-(12.27), with alpha's sign as usual (x += alpha p, r -= alpha A p). */
+static void pcg(kedr_flow_poisson *ps, double *x, const double *b, double bnorm,
+                kedr_flow_poisson_info *info)
+{
+    const flow_level *L = &ps->lv[0];
+    size_t N = L->N;
+    double *r = ps->r, *z = ps->z, *p = ps->p, *q = ps->q;
+    flow_residual(L, x, b, r);
+    double rr = dot(N, r, r);
+    ps->history[info->history_len++] = sqrt(rr) / bnorm;
+    if (converged(ps, rr, bnorm)) {
+        info->converged = 1;
+        return;
+    }
+    precondition(ps, r, z);
+    double rz = dot(N, r, z);
+    memcpy(p, z, N * sizeof *p);
+    double rz0 = rz, rr0 = rr;
+    for (int it = 1; it <= ps->o.max_iter; it++) {
+        flow_apply(L, p, q);
+        double pq = dot(N, p, q);
+        if (!(pq > 0) || !(rz > 0)) /* an indefinite preconditioner, or NaN in the input */
+            break;
+        double alpha = rz / pq;
+        int cheap = ps->o.cheap_check;
+        rr = 0;
+        if (cheap) {
+#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
+            for (size_t c = 0; c < N; c++) {
+                x[c] += alpha * p[c];
+                r[c] -= alpha * q[c];
+            }
+        } else {
+#pragma omp parallel for reduction(+ : rr) schedule(static) if (N >= FLOW_OMP_MIN)
+            for (size_t c = 0; c < N; c++) {
+                x[c] += alpha * p[c];
+                r[c] -= alpha * q[c];
+                rr += r[c] * r[c];
+            }
+        }
+        info->iterations = it;
+        precondition(ps, r, z);
+        double rz_new = dot(N, r, z);
+        /* The seed's cheaper test: (z, r), which the next step needs anyway, scaled by its
+         * first ratio to ||r||^2, against the tolerance; ||r|| only when that passes (and
+         * every 16th step, for atol). */
+        if (cheap && (rz_new <= rz0 / rr0 * (ps->o.tol * bnorm) * (ps->o.tol * bnorm) * 4 ||
+                      it % 16 == 0))
+            rr = dot(N, r, r);
+        else if (cheap)
+            rr = NAN; /* not computed this iteration */
+        ps->history[info->history_len++] = sqrt(rr) / bnorm;
+        if (rr == rr && converged(ps, rr, bnorm)) {
+            info->converged = 1;
+            return;
+        }
+        double beta = rz_new / rz;
+        rz = rz_new;
+#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
+        for (size_t c = 0; c < N; c++)
+            p[c] = z[c] + beta * p[c];
+    }
+}
+
+/* V-cycles alone: x += V(b - A x). */
+static void mg_solve(kedr_flow_poisson *ps, double *x, const double *b, double bnorm,
+                     kedr_flow_poisson_info *info)
+{
+    const flow_level *L = &ps->lv[0];
+    size_t N = L->N;
+    for (int it = 0;; it++) {
+        flow_residual(L, x, b, ps->r);
+        double rr = dot(N, ps->r, ps->r);
+        ps->history[info->history_len++] = sqrt(rr) / bnorm;
+        if (converged(ps, rr, bnorm)) {
+            info->converged = 1;
+            return;
+        }
+        if (it == ps->o.max_iter || !isfinite(rr))
+            return;
+        flow_mg_vcycle(ps, ps->r, ps->z);
+#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
+        for (size_t c = 0; c < N; c++)
+            x[c] += ps->z[c];
+        info->iterations = it + 1;
+    }
+}
+
+kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const double *b,
+                                    kedr_flow_poisson_info *info)
+{
+    kedr_flow_poisson_info dummy;
+    if (!info)
+        info = &dummy;
+    memset(info, 0, sizeof *info);
+    double t0 = kedr_wall_seconds();
+    const flow_level *L = &ps->lv[0];
+    size_t N = L->N;
+    memcpy(ps->bb, b, N * sizeof *b);
+    flow_project_mean(L, ps->bb);
+    double bnorm = sqrt(dot(N, ps->bb, ps->bb));
+    info->rhs_norm = bnorm;
+    info->history = ps->history;
+    if (!isfinite(bnorm))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_solve: the right-hand side holds "
+                         "NaN or infinity");
+    if (bnorm == 0 || N == 1) {
+        memset(x, 0, N * sizeof *x);
+        info->converged = 1;
+        ps->history[info->history_len++] = 0;
+        info->seconds = kedr_wall_seconds() - t0;
+        return KEDR_OK;
+    }
+    flow_project_mean(L, x);
+    if (ps->o.method == KEDR_FLOW_METHOD_MG)
+        mg_solve(ps, x, ps->bb, bnorm, info);
+    else
+        pcg(ps, x, ps->bb, bnorm, info);
+    flow_project_mean(L, x);
+    /* the residual of the x returned */
+    flow_residual(L, x, ps->bb, ps->r);
+    info->residual = sqrt(dot(N, ps->r, ps->r)) / bnorm;
+    info->seconds = kedr_wall_seconds() - t0;
+    return KEDR_OK;
+}
