@@ -1,0 +1,186 @@
+/* ADI checkpoints: a header (grid, precision, step, time), the four fields as doubles (x
+ * fastest), the per-step statistics, and an FNV-1a checksum of all that. Written whole through
+ * kedr_file_begin/commit; read as untrusted input: its size is checked against its header and
+ * the case before anything else, and every header value against the case. */
+#include "adi/adi_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHK_MAGIC "KEDRADI1"
+#define STAT_DOUBLES 8
+
+typedef struct {
+    char magic[8];
+    int32_t nx, ny, nz, real_size;
+    double h;
+    int64_t step;
+    double time;
+    uint64_t nhistory;
+} chk_header;
+
+static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+#define FNV_START 0xcbf29ce484222325ull
+
+typedef struct {
+    FILE *f;
+    uint64_t hash;
+    int ok;
+} chk_writer;
+
+static void put(chk_writer *w, const void *p, size_t len)
+{
+    w->hash = fnv1a(w->hash, p, len);
+    if (w->ok && fwrite(p, 1, len, w->f) != len)
+        w->ok = 0;
+}
+
+static void stat_doubles(const kedr_adi_stats *h, double d[STAT_DOUBLES])
+{
+    double x[STAT_DOUBLES] = {(double)h->step, h->time, h->global_iterations, h->change,
+                              h->continuity_rms, h->continuity_max, h->max_speed,
+                              h->kinetic_energy};
+    memcpy(d, x, sizeof x);
+}
+
+kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path)
+{
+    double *f = malloc(4 * s->nodes * sizeof *f);
+    if (!f)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for the checkpoint", path);
+    kedr_status st = kedr_adi_get_fields(s, f, f + s->nodes, f + 2 * s->nodes, f + 3 * s->nodes);
+    kedr_file_writer fw;
+    if (st == KEDR_OK)
+        st = kedr_file_begin(&fw, path);
+    if (st != KEDR_OK) {
+        free(f);
+        return st;
+    }
+    chk_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, CHK_MAGIC, 8);
+    h.nx = s->c.nx;
+    h.ny = s->c.ny;
+    h.nz = s->c.nz;
+    h.real_size = s->real_size;
+    h.h = s->c.h;
+    h.step = s->st.step;
+    h.time = s->st.time;
+    h.nhistory = s->nhistory;
+    chk_writer w = {KEDR_FILE(&fw), FNV_START, 1};
+    put(&w, &h, sizeof h);
+    put(&w, f, 4 * s->nodes * sizeof *f);
+    for (size_t k = 0; k < s->nhistory; k++) {
+        double d[STAT_DOUBLES];
+        stat_doubles(&s->history[k], d);
+        put(&w, d, sizeof d);
+    }
+    uint64_t sum = w.hash;
+    put(&w, &sum, sizeof sum);
+    free(f);
+    if (!w.ok) {
+        kedr_file_abort(&fw);
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot write the checkpoint (disk full?)", path);
+    }
+    return kedr_file_commit(&fw);
+}
+
+/* The header's values against the case; the fields and history are read by the caller. */
+static kedr_status check_header(const chk_header *h, const kedr_adi_case *c, const char *path,
+                                uint64_t size)
+{
+    if (memcmp(h->magic, CHK_MAGIC, 8) != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr adi checkpoint", path);
+    if (h->nx != c->nx || h->ny != c->ny || h->nz != c->nz)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: a checkpoint of a %d x %d x %d grid; the case's is "
+                         "%d x %d x %d", path, h->nx, h->ny, h->nz, c->nx, c->ny, c->nz);
+    if (h->real_size != (c->single ? 4 : 8) || h->h != c->h)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: a checkpoint of %s precision and h = %g; the case "
+                         "has %s precision and h = %g", path,
+                         h->real_size == 4 ? "single" : "double", h->h,
+                         c->single ? "single" : "double", c->h);
+    uint64_t nodes = (uint64_t)c->nx * c->ny * c->nz;
+    uint64_t fixed = sizeof *h + 4 * nodes * 8 + 8;
+    if (size < fixed || (size - fixed) % (STAT_DOUBLES * 8) != 0 ||
+        (size - fixed) / (STAT_DOUBLES * 8) != h->nhistory)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: %llu bytes: a truncated or corrupt checkpoint "
+                         "(its header asks for %llu)", path, (unsigned long long)size,
+                         (unsigned long long)(fixed + h->nhistory * STAT_DOUBLES * 8));
+    if (h->step < 0 || !isfinite(h->time) || h->nhistory > (uint64_t)h->step)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: step %lld, time %g, %llu statistics rows: not a "
+                         "consistent checkpoint", path, (long long)h->step, h->time,
+                         (unsigned long long)h->nhistory);
+    return KEDR_OK;
+}
+
+kedr_status kedr_adi_restart(kedr_ctx *ctx, const kedr_adi_case *c, const char *path,
+                             kedr_adi **out)
+{
+    uint64_t size = 0;
+    KEDR_TRY(kedr_file_size(path, &size));
+    chk_header h;
+    if (size < sizeof h)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: %llu bytes: too short for a kedr adi checkpoint",
+                         path, (unsigned long long)size);
+    char *data = NULL;
+    size_t len = 0;
+    KEDR_TRY(kedr_file_read(path, (size_t)size, &data, &len));
+    memcpy(&h, data, sizeof h);
+    kedr_status st = check_header(&h, c, path, len);
+    size_t nodes = (size_t)c->nx * c->ny * c->nz, body = len - 8;
+    uint64_t sum = 0;
+    if (st == KEDR_OK) {
+        memcpy(&sum, data + body, 8);
+        if (fnv1a(FNV_START, data, body) != sum)
+            st = kedr_fail(KEDR_ERR_PARSE, "%s: corrupt checkpoint (checksum mismatch)", path);
+    }
+    kedr_adi *s = NULL;
+    if (st == KEDR_OK)
+        st = kedr_adi_create(ctx, c, &s);
+    double *f = st == KEDR_OK ? malloc(4 * nodes * sizeof *f) : NULL;
+    if (st == KEDR_OK && !f)
+        st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
+    if (st == KEDR_OK) {
+        memcpy(f, data + sizeof h, 4 * nodes * sizeof *f);
+        st = kedr_adi_set_fields(s, f, f + nodes, f + 2 * nodes, f + 3 * nodes);
+    }
+    if (st == KEDR_OK && h.nhistory > 0) {
+        s->history = malloc(h.nhistory * sizeof *s->history);
+        if (!s->history)
+            st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
+        for (uint64_t k = 0; st == KEDR_OK && k < h.nhistory; k++) {
+            double d[STAT_DOUBLES];
+            memcpy(d, data + sizeof h + 4 * nodes * 8 + k * sizeof d, sizeof d);
+            kedr_adi_stats *r = &s->history[k];
+            r->step = (int64_t)d[0];
+            r->time = d[1];
+            r->global_iterations = (int)d[2];
+            r->change = d[3];
+            r->continuity_rms = d[4];
+            r->continuity_max = d[5];
+            r->max_speed = d[6];
+            r->kinetic_energy = d[7];
+        }
+        s->nhistory = s->cap_history = h.nhistory;
+    }
+    free(f);
+    free(data);
+    if (st != KEDR_OK) {
+        kedr_adi_destroy(s);
+        return st;
+    }
+    if (s->nhistory > 0)
+        s->st = s->history[s->nhistory - 1];
+    s->st.step = h.step;
+    s->st.time = h.time;
+    *out = s;
+    return KEDR_OK;
+}

@@ -1,0 +1,412 @@
+/* The ADI solver: creation, the time step (global iterations of the x, y and z fractional steps,
+ * each with its local iterations), the residuals, and the fields between host and back end. */
+#include "adi/adi_internal.h"
+#include "core/internal.h"
+#include "kedr/prim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state *out,
+                            const adi_state *old, const adi_state *coef)
+{
+    const adi_params *p = transposed ? &s->pt : &s->p;
+    const unsigned char *mask = transposed ? s->mask_t : s->mask;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(s->ctx))
+        return adi_cuda_sweep(s, p, mask, d, out, old, coef);
+#endif
+    return adi_cpu_sweep(s, p, mask, d, out, old, coef);
+}
+
+static kedr_status do_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
+                              adi_measure *m)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(s->ctx))
+        return adi_cuda_measure(s, g, prev, m);
+#endif
+    return adi_cpu_measure(s, g, prev, m);
+}
+
+/* The four fields of a state from the normal layout ([nx ny] x [nz]) into the transposed one
+ * ([nz] x [nx ny]), or back. */
+static kedr_status transpose_state(kedr_adi *s, const adi_state *in, const adi_state *out,
+                                   int back)
+{
+    kedr_dtype t = s->real_size == 4 ? KEDR_F32 : KEDR_F64;
+    size_t plane = (size_t)s->c.nx * s->c.ny, nz = (size_t)s->c.nz;
+    for (int v = 0; v < 4; v++)
+        KEDR_TRY(kedr_transpose(s->ctx, t, in->f[v], out->f[v], back ? nz : plane,
+                                back ? plane : nz));
+    return KEDR_OK;
+}
+
+/* The first state not among used[0..n). */
+static int free_state(const int *used, int n)
+{
+    for (int k = 0; k < ADI_NSTATES; k++) {
+        int taken = 0;
+        for (int i = 0; i < n; i++)
+            taken |= used[i] == k;
+        if (!taken)
+            return k;
+    }
+    return -1; /* cannot happen: at most 5 states are in use (docs/adi.md) */
+}
+
+/* One fractional step along d: from state f (old values) with the first coefficients from
+ * state g; the result's state in *res. */
+static kedr_status fractional(kedr_adi *s, int d, int f, int g, int *res)
+{
+    adi_state *st = s->state;
+    int used[6] = {s->u, g, f};
+    int a = free_state(used, 3);
+    used[3] = a;
+    int b = free_state(used, 4);
+    used[4] = b;
+    int transposed = d == 2 && s->transpose_z;
+    int old = f, coef = g, x = a, y = b;
+    if (transposed) { /* old and the first coefficients in the transposed layout */
+        int c = free_state(used, 5);
+        KEDR_TRY(transpose_state(s, &st[f], &st[a], 0));
+        KEDR_TRY(transpose_state(s, &st[g], &st[b], 0));
+        old = a;
+        coef = b;
+        x = c;
+        y = b; /* free once the first local iteration has read it */
+    }
+    int out = x;
+    for (int l = 0; l < s->c.local_iterations; l++) {
+        out = l % 2 == 0 ? x : y;
+        KEDR_TRY(do_sweep(s, transposed, d, &st[out], &st[old], &st[coef]));
+        coef = out;
+    }
+    if (transposed) { /* back into the transposed old values' state, free now */
+        KEDR_TRY(transpose_state(s, &st[out], &st[old], 1));
+        out = old;
+    }
+    *res = out;
+    return KEDR_OK;
+}
+
+static int diverged(const kedr_adi *s, const adi_measure *m)
+{
+    return m->nonfinite > 0 || !(sqrt(m->speed2max) <= s->c.velocity_limit);
+}
+
+static kedr_status record(kedr_adi *s)
+{
+    if (s->nhistory == s->cap_history) {
+        size_t cap = s->cap_history ? 2 * s->cap_history : 256;
+        kedr_adi_stats *h = realloc(s->history, cap * sizeof *h);
+        if (!h)
+            return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_step: out of host memory for the history");
+        s->history = h;
+        s->cap_history = cap;
+    }
+    s->history[s->nhistory++] = s->st;
+    return KEDR_OK;
+}
+
+kedr_status kedr_adi_step(kedr_adi *s)
+{
+    if (!s)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_adi_step: s is NULL");
+    int g = s->u;
+    adi_measure m = {0};
+    int done = 0;
+    for (int it = 0; it < s->c.global_iterations; it++) {
+        int f = s->u;
+        for (int d = 0; d < 3; d++)
+            KEDR_TRY(fractional(s, d, f, g, &f));
+        KEDR_TRY(do_measure(s, &s->state[f], &s->state[g], &m));
+        g = f;
+        done = it + 1;
+        double rms = s->unknowns ? sqrt(m.div2 / (double)s->unknowns) : 0;
+        if (diverged(s, &m) || rms <= s->c.continuity_tolerance ||
+            m.change <= s->c.change_tolerance)
+            break;
+    }
+    if (diverged(s, &m))
+        return kedr_fail(KEDR_ERR_INVALID, "the run diverged at step %lld (t = %.6g): %s; the "
+                         "fields are kept at step %lld: lower [time] dt, or refine the grid",
+                         (long long)s->st.step + 1, s->st.time + s->c.dt,
+                         m.nonfinite > 0 ? "non-finite values (NaN or infinity)"
+                                         : "the speed passed [solver] velocity_limit",
+                         (long long)s->st.step);
+    s->u = g;
+    s->st.step++;
+    s->st.time += s->c.dt;
+    s->st.global_iterations = done;
+    s->st.change = m.change;
+    s->st.continuity_rms = s->unknowns ? sqrt(m.div2 / (double)s->unknowns) : 0;
+    s->st.continuity_max = m.divmax;
+    s->st.max_speed = sqrt(m.speed2max);
+    s->st.kinetic_energy = m.energy;
+    return record(s);
+}
+
+void kedr_adi_get_stats(const kedr_adi *s, kedr_adi_stats *st) { *st = s->st; }
+
+const kedr_adi_stats *kedr_adi_history(const kedr_adi *s, size_t *n)
+{
+    *n = s->nhistory;
+    return s->history;
+}
+
+/* ---- fields between host and back end --------------------------------------------------- */
+
+static size_t host_index(const kedr_adi_case *c, int i, int j, int k)
+{
+    return (size_t)i + (size_t)c->nx * ((size_t)j + (size_t)c->ny * (size_t)k);
+}
+
+/* Boundary nodes from their rules, solid nodes NaN, on host fields f[v] (x fastest). A free
+ * (or adiabatic) value is its inward neighbour's along the face's normal, taken in passes so
+ * that edges and corners follow the faces they touch. */
+static void fill_boundaries(const kedr_adi *s, double *const f[4])
+{
+    const kedr_adi_case *c = &s->c;
+    const unsigned char *code = s->mask_host;
+    size_t off[6] = {1, (size_t)-1, (size_t)c->nx, (size_t)-c->nx, (size_t)c->nx * c->ny,
+                     (size_t)-(c->nx * c->ny)};
+    for (int pass = 0; pass < 3; pass++)
+        for (int k = 0; k < c->nz; k++)
+            for (int j = 0; j < c->ny; j++)
+                for (int i = 0; i < c->nx; i++) {
+                    size_t n = host_index(c, i, j, k);
+                    unsigned char t = code[n];
+                    if (t == ADI_FLUID)
+                        continue;
+                    for (int v = 0; v < 4; v++) {
+                        if (!f[v])
+                            continue;
+                        if (t == ADI_SOLID) {
+                            f[v][n] = NAN;
+                            continue;
+                        }
+                        const adi_ghost *g = &s->p.ghost[t];
+                        size_t in = n + off[t - ADI_FACE];
+                        f[v][n] = g->dirichlet[v] ? g->value[v]
+                                  : code[in] == ADI_SOLID ? NAN
+                                                          : f[v][in];
+                    }
+                }
+}
+
+kedr_status kedr_adi_get_fields(kedr_adi *s, double *u, double *v, double *w, double *t)
+{
+    double *out[4] = {u, v, w, t};
+    size_t bytes = s->nodes * (size_t)s->real_size;
+    void *buf = malloc(bytes ? bytes : 1);
+    if (!buf)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_get_fields: out of host memory (%zu bytes)",
+                         bytes);
+    const kedr_adi_case *c = &s->c;
+    kedr_status st = KEDR_OK;
+    for (int var = 0; var < 4 && st == KEDR_OK; var++) {
+        if (!out[var])
+            continue;
+        st = kedr_download(s->ctx, buf, s->state[s->u].f[var], bytes);
+        for (int i = 0; st == KEDR_OK && i < c->nx; i++)
+            for (int j = 0; j < c->ny; j++)
+                for (int k = 0; k < c->nz; k++) {
+                    size_t d = adi_index(c, i, j, k);
+                    out[var][host_index(c, i, j, k)] =
+                        s->real_size == 4 ? (double)((float *)buf)[d] : ((double *)buf)[d];
+                }
+    }
+    free(buf);
+    if (st == KEDR_OK)
+        fill_boundaries(s, out);
+    return st;
+}
+
+static kedr_status upload_state(kedr_adi *s, adi_state *dst, const double *const in[4])
+{
+    size_t bytes = s->nodes * (size_t)s->real_size;
+    void *buf = malloc(bytes ? bytes : 1);
+    if (!buf)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_set_fields: out of host memory (%zu bytes)",
+                         bytes);
+    const kedr_adi_case *c = &s->c;
+    kedr_status st = KEDR_OK;
+    for (int var = 0; var < 4 && st == KEDR_OK; var++) {
+        if (!in[var])
+            continue;
+        for (int i = 0; i < c->nx; i++)
+            for (int j = 0; j < c->ny; j++)
+                for (int k = 0; k < c->nz; k++) {
+                    size_t h = host_index(c, i, j, k);
+                    double x = s->mask_host[h] == ADI_FLUID ? in[var][h] : 0;
+                    if (s->real_size == 4)
+                        ((float *)buf)[adi_index(c, i, j, k)] = (float)x;
+                    else
+                        ((double *)buf)[adi_index(c, i, j, k)] = x;
+                }
+        st = kedr_upload(s->ctx, dst->f[var], buf, bytes);
+    }
+    free(buf);
+    return st;
+}
+
+kedr_status kedr_adi_set_fields(kedr_adi *s, const double *u, const double *v, const double *w,
+                                const double *t)
+{
+    const double *in[4] = {u, v, w, t};
+    KEDR_TRY(upload_state(s, &s->state[s->u], in));
+    size_t bytes = s->nodes * (size_t)s->real_size;
+    for (int k = 0; k < ADI_NSTATES; k++) /* every state holds finite values */
+        for (int var = 0; var < 4; var++)
+            if (k != s->u)
+                KEDR_TRY(kedr_copy(s->ctx, s->state[k].f[var], s->state[s->u].f[var], bytes));
+    adi_measure m;
+    KEDR_TRY(do_measure(s, &s->state[s->u], NULL, &m));
+    s->st.continuity_rms = s->unknowns ? sqrt(m.div2 / (double)s->unknowns) : 0;
+    s->st.continuity_max = m.divmax;
+    s->st.max_speed = sqrt(m.speed2max);
+    s->st.kinetic_energy = m.energy;
+    return KEDR_OK;
+}
+
+/* ---- creation ---------------------------------------------------------------------------- */
+
+void kedr_adi_destroy(kedr_adi *s)
+{
+    if (!s)
+        return;
+    for (int k = 0; k < ADI_NSTATES; k++)
+        for (int v = 0; v < 4; v++)
+            kedr_free(s->ctx, s->state[k].f[v]);
+    kedr_free(s->ctx, s->mask);
+    kedr_free(s->ctx, s->mask_t);
+    kedr_free(s->ctx, s->cp);
+    kedr_free(s->ctx, s->measure_buf);
+    free(s->mask_host);
+    free(s->history);
+    free(s);
+}
+
+/* The masks of both layouts in context memory. */
+static kedr_status upload_masks(kedr_adi *s)
+{
+    const kedr_adi_case *c = &s->c;
+    unsigned char *a = malloc(s->nodes), *b = malloc(s->nodes);
+    kedr_status st = a && b ? KEDR_OK
+                            : kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory");
+    for (int i = 0; st == KEDR_OK && i < c->nx; i++)
+        for (int j = 0; j < c->ny; j++)
+            for (int k = 0; k < c->nz; k++) {
+                unsigned char code = s->mask_host[host_index(c, i, j, k)];
+                a[adi_index(c, i, j, k)] = code;
+                b[(size_t)i * c->ny + j + (size_t)c->nx * c->ny * k] = code;
+            }
+    if (st == KEDR_OK)
+        st = kedr_upload(s->ctx, s->mask, a, s->nodes);
+    if (st == KEDR_OK)
+        st = kedr_upload(s->ctx, s->mask_t, b, s->nodes);
+    free(a);
+    free(b);
+    return st;
+}
+
+static kedr_status allocate(kedr_adi *s)
+{
+    size_t bytes = s->nodes * (size_t)s->real_size;
+    for (int k = 0; k < ADI_NSTATES; k++)
+        for (int v = 0; v < 4; v++)
+            KEDR_TRY(kedr_alloc(s->ctx, &s->state[k].f[v], bytes));
+    KEDR_TRY(kedr_alloc(s->ctx, (void **)&s->mask, s->nodes));
+    KEDR_TRY(kedr_alloc(s->ctx, (void **)&s->mask_t, s->nodes));
+    if (KEDR_IS_CUDA(s->ctx)) {
+        KEDR_TRY(kedr_alloc(s->ctx, &s->cp, bytes));
+        KEDR_TRY(kedr_alloc(s->ctx, &s->measure_buf, s->nodes * 6 * sizeof(double)));
+    }
+    return KEDR_OK;
+}
+
+kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **out)
+{
+    if (!ctx || !c || !out)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_adi_create: an argument is NULL");
+    *out = NULL;
+    KEDR_TRY(kedr_adi_case_check(c));
+    kedr_adi *s = calloc(1, sizeof *s);
+    if (!s)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory");
+    s->ctx = ctx;
+    s->c = *c;
+    s->c.solid = NULL;
+    s->nodes = (size_t)c->nx * c->ny * c->nz;
+    s->real_size = c->single ? 4 : 8;
+    s->transpose_z = c->z_transpose < 0 ? KEDR_IS_CUDA(ctx) : c->z_transpose;
+    if (s->c.slice < 0)
+        s->c.slice = c->nz / 2;
+    int64_t sn[3] = {(int64_t)c->ny * c->nz, c->nz, 1};
+    int64_t st[3] = {c->ny, 1, (int64_t)c->nx * c->ny};
+    adi_params_init(c, sn, &s->p);
+    adi_params_init(c, st, &s->pt);
+    s->mask_host = malloc(s->nodes);
+    if (!s->mask_host) {
+        kedr_adi_destroy(s);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory (%zu bytes)",
+                         s->nodes);
+    }
+    adi_classify(c, s->mask_host, &s->unknowns);
+    kedr_status r = allocate(s);
+    if (r == KEDR_ERR_NOMEM) {
+        char need[32], why[512];
+        snprintf(why, sizeof why, "%s", kedr_last_error());
+        r = kedr_fail(KEDR_ERR_NOMEM, "a grid of %d x %d x %d nodes needs %s of %s memory: %s",
+                      c->nx, c->ny, c->nz,
+                      kedr_format_bytes(kedr_adi_bytes(c, kedr_ctx_backend(ctx)), need,
+                                        sizeof need),
+                      KEDR_IS_CUDA(ctx) ? "GPU" : "host", why);
+    }
+    if (r == KEDR_OK)
+        r = upload_masks(s);
+    double *init = r == KEDR_OK ? malloc(s->nodes * 4 * sizeof *init) : NULL;
+    if (r == KEDR_OK && !init)
+        r = kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory");
+    if (r == KEDR_OK) {
+        for (int v = 0; v < 4; v++)
+            for (size_t n = 0; n < s->nodes; n++)
+                init[v * s->nodes + n] = v < 3 ? c->init_velocity[v] : c->init_temperature;
+        r = kedr_adi_set_fields(s, init, init + s->nodes, init + 2 * s->nodes,
+                                init + 3 * s->nodes);
+    }
+    free(init);
+    if (r != KEDR_OK) {
+        kedr_adi_destroy(s);
+        return r;
+    }
+    *out = s;
+    return KEDR_OK;
+}
+
+/* ---- for the benchmark ------------------------------------------------------------------- */
+
+kedr_status kedr_adi_sweep_once(kedr_adi *s, int axis, int transposed)
+{
+    if (!s || axis < 0 || axis > 2)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_adi_sweep_once: axis %d: expected 0, 1 or 2",
+                         axis);
+    int save = s->transpose_z, res;
+    s->transpose_z = transposed && axis == 2;
+    int lit = s->c.local_iterations;
+    s->c.local_iterations = 1;
+    kedr_status r = fractional(s, axis, s->u, s->u, &res);
+    s->c.local_iterations = lit;
+    s->transpose_z = save;
+    return r;
+}
+
+kedr_status kedr_adi_transposes(kedr_adi *s)
+{
+    int a = (s->u + 1) % ADI_NSTATES, b = (s->u + 2) % ADI_NSTATES;
+    KEDR_TRY(transpose_state(s, &s->state[s->u], &s->state[a], 0));
+    return transpose_state(s, &s->state[a], &s->state[b], 1);
+}

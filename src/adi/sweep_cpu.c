@@ -1,0 +1,111 @@
+/* The cpu back end of the sweeps and measures: OpenMP over the lines of a sweep (each thread
+ * with its own Thomas scratch of one line), and over the nodes of a measure. */
+#include "adi/adi_internal.h"
+#include "core/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#define ADI_HD static inline
+#define REAL float
+#define ADI_FN(name) name##_f32
+#include "adi/sweep_impl.h"
+#undef REAL
+#undef ADI_FN
+#define REAL double
+#define ADI_FN(name) name##_f64
+#include "adi/sweep_impl.h"
+#undef REAL
+#undef ADI_FN
+
+/* The two axes other than d: lo the one with the smaller stride (the fastest between lines). */
+static void other_axes(const adi_params *p, int d, int *lo, int *hi)
+{
+    int a = (d + 1) % 3, b = (d + 2) % 3;
+    *lo = p->s[a] < p->s[b] ? a : b;
+    *hi = p->s[a] < p->s[b] ? b : a;
+}
+
+#define ADI_CPU_SWEEP(NAME, T, SUF)                                                             \
+    static kedr_status NAME(const adi_params *p, const unsigned char *mask, int d,             \
+                            const adi_state *out, const adi_state *old, const adi_state *coef) \
+    {                                                                                          \
+        arrays_##SUF a;                                                                        \
+        for (int v = 0; v < 4; v++) {                                                          \
+            a.out[v] = (T *)out->f[v];                                                         \
+            a.old[v] = (const T *)old->f[v];                                                   \
+            a.coef[v] = (const T *)coef->f[v];                                                 \
+        }                                                                                      \
+        int lo, hi, failed = 0;                                                                \
+        other_axes(p, d, &lo, &hi);                                                            \
+        int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
+        _Pragma("omp parallel")                                                                \
+        {                                                                                      \
+            T *cp = malloc((size_t)p->n[d] * sizeof *cp);                                      \
+            if (!cp) {                                                                         \
+                _Pragma("omp atomic write") failed = 1;                                        \
+            } else {                                                                           \
+                _Pragma("omp for schedule(static)")                                            \
+                for (int64_t t = 0; t < lines; t++) {                                          \
+                    int64_t base = (1 + t % nlo) * p->s[lo] + (1 + t / nlo) * p->s[hi];        \
+                    sweep_line_##SUF(p, mask, d, base, &a, cp, 1);                             \
+                }                                                                              \
+            }                                                                                  \
+            free(cp);                                                                          \
+        }                                                                                      \
+        return failed ? kedr_fail(KEDR_ERR_NOMEM, "adi sweep: out of host memory") : KEDR_OK;  \
+    }
+
+ADI_CPU_SWEEP(sweep_f32, float, f32)
+ADI_CPU_SWEEP(sweep_f64, double, f64)
+
+kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
+                          const adi_state *out, const adi_state *old, const adi_state *coef)
+{
+    return s->real_size == 4 ? sweep_f32(p, mask, d, out, old, coef)
+                             : sweep_f64(p, mask, d, out, old, coef);
+}
+
+#define ADI_CPU_MEASURE(NAME, T, SUF)                                                           \
+    static void NAME(const adi_params *p, const unsigned char *mask, size_t nodes,              \
+                     const adi_state *g, const adi_state *prev, adi_measure *m)                \
+    {                                                                                          \
+        const T *gf[4], *pf[4];                                                                \
+        for (int v = 0; v < 4; v++) {                                                          \
+            gf[v] = (const T *)g->f[v];                                                        \
+            pf[v] = prev ? (const T *)prev->f[v] : NULL;                                       \
+        }                                                                                      \
+        double div2 = 0, divmax = 0, change = 0, speed2 = 0, energy = 0, bad = 0;              \
+        _Pragma("omp parallel for reduction(+ : div2, energy, bad) reduction(max : divmax, change, speed2)") \
+        for (int64_t i = 0; i < (int64_t)nodes; i++) {                                         \
+            if (mask[i] != ADI_FLUID)                                                          \
+                continue;                                                                      \
+            double o[6];                                                                       \
+            measure_node_##SUF(p, mask, gf, prev ? pf : NULL, i, o);                           \
+            div2 += o[0];                                                                      \
+            divmax = o[1] > divmax ? o[1] : divmax;                                            \
+            change = o[2] > change ? o[2] : change;                                            \
+            speed2 = o[3] > speed2 ? o[3] : speed2;                                            \
+            energy += o[4];                                                                    \
+            bad += o[5];                                                                       \
+        }                                                                                      \
+        m->div2 = div2;                                                                        \
+        m->divmax = divmax;                                                                    \
+        m->change = change;                                                                    \
+        m->speed2max = speed2;                                                                 \
+        m->energy = energy;                                                                    \
+        m->nonfinite = bad;                                                                    \
+    }
+
+ADI_CPU_MEASURE(measure_f32, float, f32)
+ADI_CPU_MEASURE(measure_f64, double, f64)
+
+kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
+                            adi_measure *m)
+{
+    if (s->real_size == 4)
+        measure_f32(&s->p, s->mask, s->nodes, g, prev, m);
+    else
+        measure_f64(&s->p, s->mask, s->nodes, g, prev, m);
+    return KEDR_OK;
+}
