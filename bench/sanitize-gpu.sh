@@ -6,7 +6,8 @@
 # From the repository root, on a GPU machine:
 #
 #   OUT=/some/dir bench/sanitize-gpu.sh                   every test program, every tool
-#   TOOLS="racecheck" PROGRAMS="test_select" bench/sanitize-gpu.sh
+#   TOOLS="racecheck" PROGRAMS="test_select" RUNS= bench/sanitize-gpu.sh
+#   PROGRAMS= bench/sanitize-gpu.sh                       only the kedr runs (RUNS below)
 #
 # Builds as bench/gpu.sh does (Release, -lineinfo; nothing to do after `bench/gpu.sh test`).
 # Prints a line per program and tool: its errors or hazards, or TIMEOUT (the program ran past
@@ -36,7 +37,16 @@ start=$SECONDS
 } >"$out/sanitize/build.log" 2>&1 || { tail -n 40 "$out/sanitize/build.log" >&2; exit 1; }
 echo "built in $((SECONDS - start)) s"
 
-programs=${PROGRAMS:-$(cd build && ls test_* | grep -v '\.' | sort)}
+programs=${PROGRAMS-$(cd build && ls test_* | grep -v '\.' | sort)}
+# Short runs of the kedr program that reach every module kernel in a few launches each, where
+# the module's test programs take many minutes under a tool (thousands of steps and searches):
+# 30 steps of each shipped DSMC case, the searches of small groups in both modes, and one call
+# of each sort and selection benchmark at 2^20 elements. RUNS overrides the list.
+runs_default="$(for c in $(grep -l "^\[domain\]" cases/dsmc/*.ini); do c=${c##*/}; echo "dsmc:${c%.ini}"; done)
+cayley:pancake:8:dense cayley:burnt-pancake:6:dense cayley:lrx:8:dense cayley:abelian:6,10,15:dense
+cayley:burnside:6:auto cayley:pancake:7:sparse cayley:cube2:sparse bench:sort_keys,sort_pairs,sort_keys_u64
+bench:select,partition"
+kruns=${RUNS-$runs_default}
 # The order of the runs, most wanted first: every tool over the primitives' programs (the kernels
 # that share memory within blocks), then memcheck and racecheck over the modules' programs, then
 # the other tools over those.
@@ -54,6 +64,11 @@ runs=$(for pass in 0 1 2; do
             fi
         done
     done
+done
+for tool in $tools; do
+    for r in $kruns; do
+        echo "$tool:$r"
+    done
 done)
 
 export KEDR_BACKEND=cuda KEDR_TEST_QUICK=1 OMP_NUM_THREADS=${OMP_NUM_THREADS:-4}
@@ -61,10 +76,11 @@ phase_start=$SECONDS
 
 # One program under one tool; writes its summary line to sanitize/TOOL-PROGRAM.res.
 check() {
-    local tool=$1 prog=$2 log=$out/sanitize/$1-$2.log res=$out/sanitize/$1-$2.res
+    local tool=$1 prog=$2 tag=${2//[:,]/_}
+    local log=$out/sanitize/$tool-$tag.log res=$out/sanitize/$tool-$tag.res
     local left=$((budget - (SECONDS - phase_start)))
     if [ "$left" -le 5 ]; then
-        printf '%-28s %-10s SKIPPED\n' "$prog" "$tool" >"$res"
+        printf '%-40s %-10s SKIPPED\n' "$prog" "$tool" >"$res"
         cat "$res"
         return
     fi
@@ -74,8 +90,18 @@ check() {
     # 2^62-byte allocation): a CUDA call that returns an error is the program's to handle, not a
     # finding. Memory errors, leaks and hazards are.
     [ "$tool" = memcheck ] && opts=(--leak-check full --report-api-errors no)
+    # A test program, or one of the kedr runs above (dsmc:CASE, cayley:GROUP:MODE, bench:LIST).
+    local argv=("./$prog")
+    case $prog in
+    dsmc:*) argv=(./kedr dsmc "../cases/dsmc/${prog#dsmc:}.ini" --steps 30 --sample-start 15
+        --backend cuda --out "san-out/$tool-${prog#dsmc:}") ;;
+    cayley:*)
+        local spec=${prog#cayley:}
+        argv=(./kedr cayley "${spec%:*}" --mode "${spec##*:}" --backend cuda) ;;
+    bench:*) argv=(./kedr bench prim --backend cuda --n 1M --repeats 1 --only "${prog#bench:}") ;;
+    esac
     (cd build && timeout -k 10 "$t" "$san" --tool "$tool" "${opts[@]}" --print-limit 20 \
-        --error-exitcode 99 "./$prog") >"$log" 2>&1
+        --error-exitcode 99 "${argv[@]}") >"$log" 2>&1
     local rc=$? took=$((SECONDS - t0)) verdict
     local errors hazards
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$log" | tail -n 1 | grep -Eo '[0-9]+$')
@@ -97,7 +123,7 @@ check() {
     tests=$(grep -Eo '[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
     [ $rc -ne 0 ] && [ $rc -ne 99 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] &&
         verdict="$verdict, test FAILED (exit $rc)"
-    printf '%-28s %-10s %-30s %4d s  %s\n' "$prog" "$tool" "$verdict" "$took" "${tests:-}" >"$res"
+    printf '%-40s %-10s %-30s %4d s  %s\n' "$prog" "$tool" "$verdict" "$took" "${tests:-}" >"$res"
     cat "$res"
 }
 
@@ -117,9 +143,9 @@ summary=$out/sanitize-summary.txt
     echo "# compute-sanitizer, commit $KEDR_COMMIT, $(date -u +%Y-%m-%dT%H:%MZ)," \
         "$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -n 1)," \
         "$("$san" --version | grep -Eo 'Version [^ ]+' | head -n 1)"
-    for prog in $programs; do
+    for prog in $programs $kruns; do
         for tool in $tools; do
-            cat "$out/sanitize/$tool-$prog.res"
+            cat "$out/sanitize/$tool-${prog//[:,]/_}.res"
         done
     done
 } >"$summary"
