@@ -18,6 +18,10 @@
 #undef REAL
 #undef ADI_FN
 
+/* Grids smaller than this run on one thread: a parallel region costs more than their sweep
+ * (and on a loaded machine, far more: a barrier waits for every descheduled thread). */
+#define ADI_PARALLEL_NODES 65536
+
 /* The two axes other than d: lo the one with the smaller stride (the fastest between lines). */
 static void other_axes(const adi_params *p, int d, int *lo, int *hi)
 {
@@ -39,7 +43,8 @@ static void other_axes(const adi_params *p, int d, int *lo, int *hi)
         int lo, hi, failed = 0;                                                                \
         other_axes(p, d, &lo, &hi);                                                            \
         int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
-        _Pragma("omp parallel")                                                                \
+        int par = lines * p->n[d] >= ADI_PARALLEL_NODES;                                       \
+        _Pragma("omp parallel if (par)")                                                       \
         {                                                                                      \
             T *cp = malloc((size_t)p->n[d] * sizeof *cp);                                      \
             if (!cp) {                                                                         \
@@ -76,7 +81,8 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
             pf[v] = prev ? (const T *)prev->f[v] : NULL;                                       \
         }                                                                                      \
         double div2 = 0, divmax = 0, change = 0, speed2 = 0, energy = 0, bad = 0;              \
-        _Pragma("omp parallel for reduction(+ : div2, energy, bad) reduction(max : divmax, change, speed2)") \
+        int par = nodes >= ADI_PARALLEL_NODES;                                                 \
+        _Pragma("omp parallel for if (par) reduction(+ : div2, energy, bad) reduction(max : divmax, change, speed2)") \
         for (int64_t i = 0; i < (int64_t)nodes; i++) {                                         \
             if (mask[i] != ADI_FLUID)                                                          \
                 continue;                                                                      \
