@@ -1,0 +1,66 @@
+/* Private to the flow solver: the state record and the grid's index arithmetic.
+ *
+ * Every velocity component is stored on the padded grid (nx + 2) x (ny + 2) x (nz + 2) (2D: one
+ * z layer), cell (i, j, k) of the box at i, j, k = 1..n (2D: k = 0). Component a at storage
+ * (i, j, k) is the face on the low side of that cell along axis a: faces 1..n_a + 1 along a lie
+ * on the box (1 and n_a + 1 on its ends), index 0 and n + 1 across the other axes are the ghost
+ * layers that carry the tangential boundary conditions. Pressure, the projection's potential and
+ * the Poisson right-hand side are compact (n[0] x n[1] x n[2], x fastest), the layout of the
+ * Poisson solvers. */
+#ifndef KEDR_FLOW_SIM_H
+#define KEDR_FLOW_SIM_H
+
+#include "kedr/flow.h"
+
+#include <stddef.h>
+
+struct kedr_flow {
+    kedr_ctx *ctx;
+    kedr_flow_case c;
+    int dims;
+    int n[3];
+    double h[3];
+    size_t s[3];      /* strides of the padded grid: 1, nx + 2, (nx + 2)(ny + 2) */
+    int kz;           /* the first z index of the box: 1 in 3D, 0 in 2D */
+    size_t padded;    /* elements of a padded array */
+    size_t cells;     /* nx ny nz */
+    double *q[3];     /* velocity u^n (padded) */
+    double *qt[3];    /* the intermediate velocity of the step */
+    double *H[3];     /* the step's right-hand side -conv + nu lap */
+    double *Hold[3];  /* the previous step's (Adams–Bashforth 2) */
+    double *P;        /* kinematic pressure p / rho (compact) */
+    double *phi, *rhs;
+    int have_old;     /* Hold holds a step */
+    double dt_old;
+    int64_t step;
+    double time;
+    int failure;      /* of the last step: 1 pressure solve, 2 NaN */
+    kedr_flow_poisson *ps;
+    kedr_flow_poisson_info last;
+    int64_t poisson_iterations;
+    double seconds_step, seconds_poisson, last_dt, last_div;
+};
+
+static inline size_t flow_at(const struct kedr_flow *f, int i, int j, int k)
+{
+    return (size_t)i + f->s[1] * (size_t)j + f->s[2] * (size_t)k;
+}
+
+/* The compact index of box cell (i, j, k) (1-based in x and y; k as stored). */
+static inline size_t flow_cell(const struct kedr_flow *f, int i, int j, int k)
+{
+    return (size_t)(i - 1) +
+           (size_t)f->n[0] * ((size_t)(j - 1) + (size_t)f->n[1] * (size_t)(k - f->kz));
+}
+
+/* Boundary conditions on q (sim.c): the normal faces of walls, slip and inflow, the ghost layers
+ * of every face, the periodic copies. */
+void flow_fill_bc(struct kedr_flow *f, double *const q[3]);
+/* The largest |velocity| per axis over the box and its boundary values. */
+void flow_umax(const struct kedr_flow *f, double *const q[3], double umax[3]);
+/* max |div q| over the cells. */
+double flow_max_div(const struct kedr_flow *f, double *const q[3]);
+/* Allocation of the state's arrays (sim.c), shared by create and restart. */
+kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow **out);
+
+#endif
