@@ -39,11 +39,15 @@ static const char help[] =
     "              engine model's prediction from the stages' own times\n"
     "  occupancy   the copy kernel over threads per block, with one block per SM, and ILP = 4\n"
     "              (sec. 3.5)\n"
-    "  p2p         peer copies between GPUs and the bandwidth matrix (ch. 4)       2+ GPUs\n\n"
+    "  p2p         peer copies between GPUs and the bandwidth matrix (ch. 4)       2+ GPUs\n"
+    "  textbook    Boreskov et al. (2012): reduce1..reduce5 (table 5.1), scan1, scan2 (table\n"
+    "              5.2) and the matrix products of ch. 3 (tables 3.3, 3.4), beside kedr_reduce\n"
+    "              and kedr_scan_exclusive                                          cpu or GPU\n\n"
     "options:\n"
     "  --n N            elements (bandwidth: 2^25, the limit study 8M; offset, stride: 16M\n"
     "                   on a GPU, 4M on the cpu; occupancy: 2^25 doubles; overlap: 4194304;\n"
-    "                   p2p: bytes, 16M)\n"
+    "                   p2p: bytes, 16M; textbook: reduce 8M, scan 16M)\n"
+    "  --matrix N       textbook: the matrix products' N (default 2048 on a GPU, 512 on the cpu)\n"
     "  --sizes LIST     transpose: N of the N x N matrices (default 1024,4096);\n"
     "                   transfer: largest size in bytes (default 1G)\n"
     "  --type f32|f64|both  offset, stride (default both); bandwidth's STREAM set (default f64)\n"
@@ -59,7 +63,7 @@ static const char help[] =
 typedef struct {
     cli_common c;
     const char *sub, *json, *plot, *sizes;
-    size_t n;
+    size_t n, matrix;
     int n_set, repeats, types; /* types: bit 0 f32, bit 1 f64 */
 } probe_opts;
 
@@ -82,6 +86,10 @@ static void parse(int argc, char **argv, probe_opts *o)
         } else if (is_opt(a, "--n")) {
             o->n = cli_size(cli_value(argc, argv, &i, cmdname), "--n", cmdname);
             o->n_set = 1;
+        } else if (is_opt(a, "--matrix")) {
+            o->matrix = cli_size(cli_value(argc, argv, &i, cmdname), "--matrix", cmdname);
+            if (o->matrix > 16384)
+                cli_usage_error(cmdname, "--matrix %zu: expected N up to 16384", o->matrix);
         } else if (is_opt(a, "--sizes")) {
             o->sizes = cli_value(argc, argv, &i, cmdname);
         } else if (is_opt(a, "--repeats")) {
@@ -111,12 +119,14 @@ typedef struct {
     double x;        /* size, offset, stride ... */
     double seconds, gbps;
     char seed[112]; /* the book's figure for the same case, with the GPU */
+    const char *unit; /* of the rate: "GB/s" (bytes moved), "GFLOP/s" (matrix products) */
 } probe_row;
 
 typedef struct {
     probe_row *rows;
     int n, cap;
-    const char *xname; /* what x is */
+    const char *xname;  /* what x is */
+    const char *source; /* whose figures are quoted; NULL: Ruetsch & Fatica (2013) */
 } probe_table;
 
 static probe_row *add_row(probe_table *t, const char *name, const char *series, double x,
@@ -139,6 +149,7 @@ static probe_row *add_row(probe_table *t, const char *name, const char *series, 
     r->seconds = seconds;
     r->gbps = bytes > 0 && seconds > 0 ? bytes / seconds / 1e9 : 0;
     snprintf(r->seed, sizeof r->seed, "%s", seed ? seed : "");
+    r->unit = "GB/s";
     return r;
 }
 
@@ -147,16 +158,16 @@ static void print_row(const probe_row *r)
     char size[32];
     snprintf(size, sizeof size, "%.0f", r->x);
     if (r->gbps > 0)
-        printf("  %-30s %12s %11.4f ms %9.1f GB/s   %s\n", r->name, size, 1e3 * r->seconds,
-               r->gbps, r->seed);
+        printf("  %-30s %12s %11.4f ms %9.1f %-7s %s\n", r->name, size, 1e3 * r->seconds,
+               r->gbps, r->unit, r->seed);
     else
-        printf("  %-30s %12s %11.4f ms %14s   %s\n", r->name, size, 1e3 * r->seconds, "", r->seed);
+        printf("  %-30s %12s %11.4f ms %17s %s\n", r->name, size, 1e3 * r->seconds, "", r->seed);
 }
 
 static void print_header(const probe_table *t)
 {
-    printf("  %-30s %12s %14s %14s   %s\n", "kernel", t->xname, "time", "bandwidth",
-           "Ruetsch & Fatica (2013)");
+    printf("  %-30s %12s %14s %17s %s\n", "kernel", t->xname, "time", "rate     ",
+           t->source ? t->source : "Ruetsch & Fatica (2013)");
 }
 
 static int write_json(const probe_opts *o, kedr_ctx *ctx, const probe_table *t)
@@ -186,6 +197,8 @@ static int write_json(const probe_opts *o, kedr_ctx *ctx, const probe_table *t)
         kedr_json_string(f, r->series);
         fprintf(f, ", \"x\": %.17g, \"seconds\": %.9g, \"gbps\": ", r->x, r->seconds);
         bench_json_number(f, r->gbps, r->gbps > 0);
+        fputs(", \"unit\": ", f);
+        kedr_json_string(f, r->unit);
         fputs(", \"published\": ", f);
         kedr_json_string(f, r->seed);
         fputc('}', f);
@@ -311,10 +324,14 @@ typedef struct {
     size_t n, m, k;
     void *a, *b, *c;
     double dot;
+    int32_t isum;
     kedr_probe_launch launch;
 } call_args;
 
-enum { CALL_STREAM, CALL_LIMIT, CALL_OFFSET, CALL_STRIDE, CALL_TRANSPOSE, CALL_COPY };
+enum {
+    CALL_STREAM, CALL_LIMIT, CALL_OFFSET, CALL_STRIDE, CALL_TRANSPOSE, CALL_COPY,
+    CALL_REDUCE, CALL_KEDR_REDUCE, CALL_SCAN, CALL_KEDR_SCAN, CALL_MATMUL
+};
 
 static kedr_status call_once(void *p)
 {
@@ -332,6 +349,16 @@ static kedr_status call_once(void *p)
         return kedr_probe_transpose(c->ctx, c->op, c->a, c->b, c->n, c->m);
     case CALL_COPY:
         return kedr_probe_copy_launch(c->ctx, c->t, c->b, c->a, c->n, &c->launch);
+    case CALL_REDUCE:
+        return kedr_probe_textbook_reduce(c->ctx, c->op, c->a, c->n, &c->isum);
+    case CALL_KEDR_REDUCE:
+        return kedr_reduce(c->ctx, KEDR_I32, KEDR_OP_SUM, c->a, c->n, &c->isum);
+    case CALL_SCAN:
+        return kedr_probe_textbook_scan(c->ctx, c->op, c->a, c->b, c->n);
+    case CALL_KEDR_SCAN:
+        return kedr_scan_exclusive(c->ctx, KEDR_F32, c->a, c->b, c->n, NULL);
+    case CALL_MATMUL:
+        return kedr_probe_textbook_matmul(c->ctx, c->op, c->a, c->b, c->c, c->n);
     }
     return kedr_fail(KEDR_ERR_INVALID, "kedr probe: unknown call %d", c->what);
 }
@@ -461,7 +488,7 @@ static int cmd_bandwidth(kedr_ctx *ctx, probe_opts *o)
 {
     size_t n = o->n_set ? o->n : (size_t)1 << 25;
     int types = o->types ? o->types : 2;
-    probe_table tab = {NULL, 0, 0, "elements"};
+    probe_table tab = {NULL, 0, 0, "elements", NULL};
     print_title(ctx, "bandwidth");
     printf("\nthe STREAM set (BabelStream's kernels), n = %zu; the copy is Ruetsch & Fatica's "
            "table 2.1 kernel\n", n);
@@ -528,7 +555,7 @@ static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
     int gpu = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
     size_t n = o->n_set ? o->n : (size_t)(gpu ? 16 : 4) << 20;
     int types = o->types ? o->types : 3;
-    probe_table tab = {NULL, 0, 0, stride ? "stride" : "offset"};
+    probe_table tab = {NULL, 0, 0, stride ? "stride" : "offset", NULL};
     print_title(ctx, stride ? "stride" : "offset");
     printf("\n%s, n = %zu elements, each read and written once\n",
            stride ? "a[i * stride] += 1" : "a[i + offset] += 1", n);
@@ -633,7 +660,7 @@ static int cmd_transpose(kedr_ctx *ctx, probe_opts *o)
         if (sizes[s] > 65536)
             cli_usage_error(cmdname, "--sizes: %zu: expected N up to 65536 (an N x N matrix)",
                             sizes[s]);
-    probe_table tab = {NULL, 0, 0, "N"};
+    probe_table tab = {NULL, 0, 0, "N", NULL};
     print_title(ctx, "transpose");
     printf("\nN x N floats, 32 x 32 tiles, blocks of 32 x 8 threads; bandwidth = 2 N^2 x 4 bytes "
            "/ time\n");
@@ -712,7 +739,7 @@ static int cmd_transfer(kedr_ctx *ctx, probe_opts *o)
         parse_list(o->sizes, "--sizes", &max, 1);
     if (max < 4096)
         cli_usage_error(cmdname, "--sizes %zu: expected a largest transfer of at least 4k", max);
-    probe_table tab = {NULL, 0, 0, "bytes"};
+    probe_table tab = {NULL, 0, 0, "bytes", NULL};
     print_title(ctx, "transfer");
     printf("\nhost <-> device cudaMemcpy, 4 kB to %zu bytes, pageable (malloc) and pinned\n", max);
     print_header(&tab);
@@ -761,7 +788,7 @@ static int cmd_overlap(kedr_ctx *ctx, probe_opts *o)
     print_title(ctx, "overlap");
     if (kedr_probe_overlap(ctx, n, streams, o->repeats, &r) != KEDR_OK)
         return fail_status();
-    probe_table tab = {NULL, 0, 0, "elements"};
+    probe_table tab = {NULL, 0, 0, "elements", NULL};
     static const char *seed[KEDR_PROBE_OVERLAP_COUNT] = {
         "C1060 12.92, C2050 9.98, K20 7.96 ms", "C1060 13.64, C2050 5.74, K20 5.61 ms",
         "C1060 8.85, C2050 7.60, K20 5.65 ms", "C1060 9.00, C2050 5.74, K20 5.51 ms"};
@@ -807,7 +834,7 @@ static int cmd_occupancy(kedr_ctx *ctx, probe_opts *o)
         h[i] = (double)i * 0.5;
     double *in = dev_alloc(ctx, bytes), *out = dev_alloc(ctx, bytes);
     int rc = kedr_upload(ctx, in, h, bytes) == KEDR_OK ? 0 : fail_status();
-    probe_table tab = {NULL, 0, 0, "threads"};
+    probe_table tab = {NULL, 0, 0, "threads", NULL};
     printf("  %-30s %12s %10s %14s   %s\n", "launch", "threads", "occupancy", "bandwidth",
            "Ruetsch & Fatica: occupancy, GB/s");
     static const char *label[3] = {"all blocks", "one block/SM", "one block/SM, ILP 4"};
@@ -858,7 +885,7 @@ static int cmd_p2p(kedr_ctx *ctx, probe_opts *o)
         return PROBE_EXIT_UNAVAILABLE;
     }
     size_t bytes = o->n_set ? o->n : (size_t)16 << 20;
-    probe_table tab = {NULL, 0, 0, "bytes"};
+    probe_table tab = {NULL, 0, 0, "bytes", NULL};
     printf("\ncudaMemcpyPeer of %zu bytes; rows send, columns receive (GB/s); peer access on "
            "where the pair supports it\n", bytes);
     printf("Ruetsch & Fatica: M2050 pair 5.30 (3.48 without P2P); two K10 boards 11.6-11.7 within "
@@ -895,6 +922,176 @@ static int cmd_p2p(kedr_ctx *ctx, probe_opts *o)
     return rc;
 }
 
+/* ---- the textbook's variants ----------------------------------------------------------------- */
+
+/* Boreskov et al. (2012): table 5.1 (8M ints, Tesla C2070; the cpu a Xeon E5620), table 5.2 (16M
+ * floats, C2070), tables 3.3 and 3.4 (2048 x 2048 floats, C2070). */
+static const char *reduce_seed[5] = {"C2070 5.28 ms", "C2070 2.52 ms", "C2070 1.88 ms",
+                                     "C2070 0.99 ms", "C2070 0.65 ms"};
+static const char *matmul_seed[KEDR_PROBE_MM_COUNT] = {
+    "2048: C2070 324.63 ms", "2048: C2070 93.26 ms (CUBLAS 30.84)",
+    "2048: C2070 596.60 ms", "2048: C2070 92.50 ms (CUBLAS 30.77)"};
+
+static int textbook_reduce(kedr_ctx *ctx, const probe_opts *o, probe_table *tab)
+{
+    size_t n = o->n_set ? o->n : (size_t)8 << 20, bytes = n * sizeof(int32_t);
+    int32_t *h = host_alloc(bytes), *d = dev_alloc(ctx, bytes);
+    uint32_t want = 0;
+    for (size_t i = 0; i < n; i++) {
+        h[i] = (int32_t)((i * 2654435761u) >> 25); /* 0..127: the sum of 8M fits in an int */
+        want += (uint32_t)h[i];
+    }
+    int rc = kedr_upload(ctx, d, h, bytes) == KEDR_OK ? 0 : fail_status();
+    printf("\nsum of n = %zu ints (table 5.1: 8M ints)\n", n);
+    print_header(tab);
+    for (int v = 1; v <= 6 && rc == 0; v++) {
+        call_args c = {.ctx = ctx, .what = v <= 5 ? CALL_REDUCE : CALL_KEDR_REDUCE, .op = v, .n = n,
+                       .a = d};
+        if (call_once(&c) != KEDR_OK) {
+            rc = fail_status();
+            break;
+        }
+        if ((uint32_t)c.isum != want) {
+            rc = fail("a reduction gave a wrong sum: not timed");
+            break;
+        }
+        double sec;
+        if ((rc = time_call(&c, o->repeats, &sec)) != 0)
+            break;
+        char name[48];
+        snprintf(name, sizeof name, v <= 5 ? "reduce%d" : "kedr_reduce", v);
+        print_row(add_row(tab, name, "reduce", (double)n, sec, (double)bytes,
+                          v <= 5 ? reduce_seed[v - 1]
+                                 : "Xeon E5620: serial 6.92 ms, OpenMP 2.34 ms"));
+    }
+    free(h);
+    kedr_free(ctx, d);
+    return rc;
+}
+
+static int textbook_scan(kedr_ctx *ctx, const probe_opts *o, probe_table *tab)
+{
+    size_t n = o->n_set ? o->n : (size_t)16 << 20, bytes = n * sizeof(float);
+    float *h = host_alloc(bytes), *got = host_alloc(bytes);
+    double *ref = host_alloc(n * sizeof(double)), s = 0;
+    for (size_t i = 0; i < n; i++) {
+        h[i] = (float)(i % 1000) / 1000;
+        ref[i] = s;
+        s += h[i];
+    }
+    float *in = dev_alloc(ctx, bytes), *out = dev_alloc(ctx, bytes);
+    int rc = kedr_upload(ctx, in, h, bytes) == KEDR_OK ? 0 : fail_status();
+    printf("\nexclusive prefix sum of n = %zu floats (table 5.2: 16M floats)\n", n);
+    print_header(tab);
+    for (int v = 1; v <= 3 && rc == 0; v++) {
+        call_args c = {.ctx = ctx, .what = v <= 2 ? CALL_SCAN : CALL_KEDR_SCAN, .op = v, .n = n,
+                       .a = in, .b = out};
+        if (kedr_memset(ctx, out, 0xff, bytes) != KEDR_OK || call_once(&c) != KEDR_OK ||
+            kedr_download(ctx, got, out, bytes) != KEDR_OK) {
+            rc = fail_status();
+            break;
+        }
+        size_t bad = 0;
+        for (size_t i = 0; i < n; i++)
+            bad += !(fabs(got[i] - ref[i]) <= 1e-5 * ref[i] + 1e-6);
+        if (bad) {
+            rc = fail("a scan gave wrong prefix sums: not timed");
+            break;
+        }
+        double sec;
+        if ((rc = time_call(&c, o->repeats, &sec)) != 0)
+            break;
+        char name[48];
+        snprintf(name, sizeof name, v <= 2 ? "scan%d" : "kedr_scan_exclusive", v);
+        print_row(add_row(tab, name, "scan", (double)n, sec, 2.0 * bytes,
+                          v == 1 ? "C2070 11.60 ms" : v == 2 ? "C2070 9.49 ms"
+                                                             : "CUDPP on C2070 2.87 ms"));
+    }
+    free(h);
+    free(got);
+    free(ref);
+    kedr_free(ctx, in);
+    kedr_free(ctx, out);
+    return rc;
+}
+
+static int textbook_matmul(kedr_ctx *ctx, const probe_opts *o, size_t n, probe_table *tab)
+{
+    size_t nn = n * n, bytes = nn * sizeof(float);
+    float *a = host_alloc(bytes), *b = host_alloc(bytes), *c = host_alloc(bytes);
+    for (size_t i = 0; i < nn; i++) {
+        a[i] = (float)((i * 7919) % 2001) / 1000 - 1;
+        b[i] = (float)((i * 104729) % 1999) / 1000 - 1;
+    }
+    float *da = dev_alloc(ctx, bytes), *db = dev_alloc(ctx, bytes), *dc = dev_alloc(ctx, bytes);
+    int rc = kedr_upload(ctx, da, a, bytes) == KEDR_OK && kedr_upload(ctx, db, b, bytes) == KEDR_OK
+                 ? 0 : fail_status();
+    printf("\nmatrix products of %zu x %zu floats (tables 3.3, 3.4: 2048 x 2048); 2 n^3 flops\n",
+           n, n);
+    print_header(tab);
+    for (int k = 0; k < KEDR_PROBE_MM_COUNT && rc == 0; k++) {
+        call_args cl = {.ctx = ctx, .what = CALL_MATMUL, .op = k, .n = n, .a = da, .b = db, .c = dc};
+        if (kedr_memset(ctx, dc, 0xff, bytes) != KEDR_OK || call_once(&cl) != KEDR_OK ||
+            kedr_download(ctx, c, dc, bytes) != KEDR_OK) {
+            rc = fail_status();
+            break;
+        }
+        /* 97 entries checked in double: a full product on the host would take longer than all
+         * the timing. */
+        int ab = k <= KEDR_PROBE_MM_TILED, bad = 0;
+        for (size_t t = 0; t < 97; t++) {
+            size_t i = t * 7919 % n, j = t * 104729 % n;
+            double s = 0, mag = 0;
+            for (size_t q = 0; q < n; q++) {
+                double x = a[i * n + q], y = ab ? b[q * n + j] : a[j * n + q];
+                s += x * y;
+                mag += fabs(x * y);
+            }
+            bad += !(fabs(c[i * n + j] - s) <= 1.2e-7 * (n + 2) * mag + 1e-30);
+        }
+        if (bad) {
+            rc = fail("a matrix product gave wrong entries: not timed");
+            break;
+        }
+        double sec;
+        if ((rc = time_call(&cl, o->repeats, &sec)) != 0)
+            break;
+        probe_row *r = add_row(tab, kedr_probe_matmul_name(k), "matmul", (double)n, sec,
+                               2.0 * nn * n, n == 2048 ? matmul_seed[k] : "");
+        r->unit = "GFLOP/s";
+        print_row(r);
+    }
+    free(a);
+    free(b);
+    free(c);
+    kedr_free(ctx, da);
+    kedr_free(ctx, db);
+    kedr_free(ctx, dc);
+    return rc;
+}
+
+static int cmd_textbook(kedr_ctx *ctx, probe_opts *o, size_t matrix)
+{
+    int gpu = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    probe_table tab = {NULL, 0, 0, "n", "Boreskov et al. (2012)"};
+    print_title(ctx, "textbook");
+    printf("Boreskov et al. (2012), the variants as the book numbers them, each checked, then "
+           "timed%s\n", gpu ? "" : "; on the cpu every variant is the same plain loop");
+    int rc = textbook_reduce(ctx, o, &tab);
+    if (rc == 0)
+        rc = textbook_scan(ctx, o, &tab);
+    if (rc == 0)
+        rc = textbook_matmul(ctx, o, matrix ? matrix : gpu ? 2048 : 512, &tab);
+    if (rc == 0) {
+        printf("  reduce and scan are bound by memory bandwidth once the tree steps stop wasting "
+               "threads and banks;\n  the tiled products by shared-memory traffic (tensor-core "
+               "libraries go past both)\n");
+        rc = write_json(o, ctx, &tab);
+    }
+    free(tab.rows);
+    return rc;
+}
+
 /* ---- dispatch ------------------------------------------------------------------------------------ */
 
 int cmd_probe(int argc, char **argv)
@@ -903,16 +1100,16 @@ int cmd_probe(int argc, char **argv)
         fputs(help, argc < 2 ? stderr : stdout);
         return argc < 2 ? CLI_EXIT_USAGE : 0;
     }
-    static const char *subs[] = {"bandwidth", "offset", "stride", "transpose",
-                                 "transfer",  "overlap", "occupancy", "p2p"};
+    static const char *subs[] = {"bandwidth", "offset",    "stride", "transpose", "transfer",
+                                 "overlap",   "occupancy", "p2p",    "textbook"};
     int sub = -1;
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < 9; k++)
         if (strcmp(argv[1], subs[k]) == 0)
             sub = k;
     if (sub < 0)
         cli_usage_error("probe", "unknown subcommand '%s': expected bandwidth, offset, stride, "
-                        "transpose, transfer, overlap, occupancy or p2p", argv[1]);
-    probe_opts o = {{KEDR_BACKEND_AUTO, 0}, argv[1], NULL, NULL, NULL, 0, 0, 10, 0};
+                        "transpose, transfer, overlap, occupancy, p2p or textbook", argv[1]);
+    probe_opts o = {{KEDR_BACKEND_AUTO, 0}, argv[1], NULL, NULL, NULL, 0, 0, 0, 10, 0};
     static char full[32];
     snprintf(full, sizeof full, "probe %s", subs[sub]);
     cmdname = full;
@@ -929,9 +1126,12 @@ int cmd_probe(int argc, char **argv)
     if (o.json && kedr_file_check_writable(o.json) != KEDR_OK)
         cli_usage_error(cmdname, "--json: %s", kedr_last_error());
     const char *why = no_gpu_reason();
-    if (sub >= 4 && o.c.backend == KEDR_BACKEND_CPU)
+    if (o.matrix && sub != 8)
+        cli_usage_error(cmdname, "--matrix applies to textbook");
+    int gpu_only = sub >= 4 && sub <= 7;
+    if (gpu_only && o.c.backend == KEDR_BACKEND_CPU)
         return unavailable(subs[sub], "--backend cpu was chosen");
-    if (why && (sub >= 4 || o.c.backend == KEDR_BACKEND_CUDA))
+    if (why && (gpu_only || o.c.backend == KEDR_BACKEND_CUDA))
         return unavailable(subs[sub], why);
     kedr_ctx *ctx = cli_context(&o.c, cmdname);
     int rc;
@@ -943,7 +1143,8 @@ int cmd_probe(int argc, char **argv)
     case 4: rc = cmd_transfer(ctx, &o); break;
     case 5: rc = cmd_overlap(ctx, &o); break;
     case 6: rc = cmd_occupancy(ctx, &o); break;
-    default: rc = cmd_p2p(ctx, &o); break;
+    case 7: rc = cmd_p2p(ctx, &o); break;
+    default: rc = cmd_textbook(ctx, &o, o.matrix); break;
     }
     kedr_ctx_destroy(ctx);
     return rc;

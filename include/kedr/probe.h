@@ -140,6 +140,36 @@ kedr_status kedr_probe_peer_access(int src, int dst, int *can_access);
 kedr_status kedr_probe_peer_copy(int src, int dst, size_t bytes, int peer, int repeats,
                                  double *seconds);
 
+/* ---- the textbook's kernel variants (Boreskov et al., ch. 3 and 5) ------------------------- */
+
+/* *sum (host) = in[0] + ... + in[n-1] modulo 2^32, by the book's reduction kernel reduce1..5
+ * (variant 1 to 5; table 5.1): 1 interleaved pairs with a divergent test, 2 strided indices
+ * (bank conflicts), 3 sequential addressing, 4 the first add during the load, 5 the last warp
+ * unrolled. Blocks of 512 threads sum their part; passes repeat until few partials remain,
+ * which the host adds. The cpu runs one plain loop for every variant. */
+kedr_status kedr_probe_textbook_reduce(kedr_ctx *ctx, int variant, const int32_t *in, size_t n,
+                                       int32_t *sum);
+/* out = the exclusive prefix sum of in (floats), by the book's scan1 (the work-efficient tree
+ * over 512-element blocks) or scan2 (its shared memory padded against bank conflicts), variant 1
+ * or 2 (table 5.2); the blocks' sums are scanned the same way and added back. out != in. The cpu
+ * sums in double and rounds each prefix once. */
+kedr_status kedr_probe_textbook_scan(kedr_ctx *ctx, int variant, const float *in, float *out,
+                                     size_t n);
+
+typedef enum {
+    KEDR_PROBE_MM_NAIVE,      /* C = A B, each thread a dot product from global memory */
+    KEDR_PROBE_MM_TILED,      /* C = A B, 16 x 16 tiles of A and B in shared memory (table 3.3) */
+    KEDR_PROBE_MM_AAT,        /* C = A A^T through 16 x 16 tiles, the tile of A^T read down its
+                                 columns: bank conflicts (table 3.4) */
+    KEDR_PROBE_MM_AAT_PADDED, /* the same with the tile padded by a column */
+    KEDR_PROBE_MM_COUNT
+} kedr_probe_matmul_kind;
+
+const char *kedr_probe_matmul_name(kedr_probe_matmul_kind k);
+/* c = a b (b ignored for the A A^T variants), n x n floats, row-major; c must not overlap a or b. */
+kedr_status kedr_probe_textbook_matmul(kedr_ctx *ctx, kedr_probe_matmul_kind k, const float *a,
+                                       const float *b, float *c, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

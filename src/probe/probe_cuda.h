@@ -29,6 +29,11 @@ kedr_status probe_overlap_cuda(kedr_ctx *ctx, size_t n, int streams, int repeats
 kedr_status probe_peer_access_cuda(int src, int dst, int *can_access);
 kedr_status probe_peer_copy_cuda(int src, int dst, size_t bytes, int peer, int repeats,
                                  double *seconds);
+kedr_status probe_reduce_cuda(kedr_ctx *ctx, int variant, const int32_t *in, size_t n,
+                              int32_t *sum);
+kedr_status probe_scan_cuda(kedr_ctx *ctx, int variant, const float *in, float *out, size_t n);
+kedr_status probe_matmul_cuda(kedr_ctx *ctx, kedr_probe_matmul_kind k, const float *a,
+                              const float *b, float *c, size_t n);
 #endif
 
 #ifdef __cplusplus

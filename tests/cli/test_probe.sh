@@ -50,6 +50,22 @@ check stride 0 'stride 32 f32 .*GB/s' -- \
   "$kedr" probe stride --backend cpu --n 1000 --repeats 2 --type f32 --json "$tmp/s.json"
 check transpose 0 'naive +1024 .*C2050 18.5' -- \
   "$kedr" probe transpose --backend cpu --sizes 33,1024 --repeats 2 --json "$tmp/t.json"
+check textbook 0 'reduce5 +4099 .*C2070 0.65 ms' -- \
+  "$kedr" probe textbook --backend cpu --n 4099 --matrix 33 --repeats 2 --json "$tmp/tb.json"
+check matrix-elsewhere 2 '--matrix applies to textbook' -- "$kedr" probe stride --matrix 64
+check big-matrix 2 '--matrix 20000: expected N up to 16384' -- "$kedr" probe textbook --matrix 20000
+if python3 - "$tmp/tb.json" <<'PY' 2>"$tmp/err"; then
+import json, sys
+tb = json.load(open(sys.argv[1]))
+names = [r["name"] for r in tb["results"]]
+assert names[:6] == ["reduce1", "reduce2", "reduce3", "reduce4", "reduce5", "kedr_reduce"], names
+assert names[6:9] == ["scan1", "scan2", "kedr_scan_exclusive"], names
+assert len(names) == 13 and tb["results"][-1]["unit"] == "GFLOP/s", tb["results"][-1]
+PY
+  pass
+else
+  fail "textbook json: $(cat "$tmp/err")"
+fi
 if python3 - "$tmp/bw.json" "$tmp/s.json" "$tmp/t.json" <<'PY' 2>"$tmp/err"; then
 import json, sys
 bw, st, tr = (json.load(open(p)) for p in sys.argv[1:4])
@@ -82,6 +98,8 @@ if [ "${gpus:-0}" -gt 0 ]; then
   check gpu-transfer 0 'pinned host to device' -- "$kedr" probe transfer --sizes 1M --repeats 3
   check gpu-overlap 0 'async V3' -- "$kedr" probe overlap --n 262144 --repeats 3
   check gpu-occupancy 0 'ILP 4' -- "$kedr" probe occupancy --n 1000003 --repeats 3
+  check gpu-textbook 0 'A A\^T, padded tiles' -- \
+    "$kedr" probe textbook --backend cuda --n 1000003 --matrix 257 --repeats 3
   if [ "$gpus" -eq 1 ]; then
     check p2p-one 3 'peer copies need two GPUs; this machine has 1' -- "$kedr" probe p2p
   else
