@@ -1,20 +1,374 @@
-/* kedr adi: placeholder while the module is written (replaced by the module's own command). */
+/* kedr adi CASE.ini: runs an ADI flow case (docs/adi.md), printing a progress line with the
+ * residuals and the ETA, and writes the fields (VTK), a PNG slice, the per-step residuals (CSV)
+ * and a checkpoint. A diverging run stops at the step that diverged, keeping the fields of the
+ * last good step in its checkpoint; Ctrl-C or SIGTERM saves and exits with 128 + the signal.
+ * `kedr bench adi` (cmd_bench_adi) lives here too. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "kedr/adi.h"
 
+#include "adi_bench.h"
+
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define ADI_PATH 1024
+_Static_assert(sizeof(((kedr_adi_case *)0)->out_dir) + sizeof(((kedr_adi_case *)0)->name) + 32 <=
+                   ADI_PATH, "an output path always fits");
+
+typedef struct {
+    const char *case_path, *out, *restart;
+    long long steps;
+    int check;
+    cli_common com;
+} adi_options;
+
+static void help(void)
+{
+    printf("usage: kedr adi CASE.ini [options]\n\n"
+           "Runs the viscous flow case described by CASE.ini (keys: docs/adi.md) by\n"
+           "alternating-direction implicit sweeps, printing a line every [output] stats_every\n"
+           "steps (residuals, ETA), and writes DIR/NAME.vti (the fields), DIR/NAME.png (the speed\n"
+           "on an x-y plane), DIR/NAME.csv (the residuals of every step) and DIR/NAME.chk (a\n"
+           "checkpoint). A run that diverges stops at that step and keeps the last good step's\n"
+           "fields in the checkpoint. Ctrl-C or SIGTERM stops after the current step, saves, and\n"
+           "exits with 130 (SIGTERM: 143).\n\n"
+           "options:\n"
+           "  --steps N      the run's last step (overrides [time] steps)\n"
+           "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
+           "  --restart FILE continue from a checkpoint of this case\n"
+           "  --check        load the case, print the grid and the memory it needs, run nothing\n"
+           CLI_COMMON_HELP);
+}
+
+static int make_dirs(const char *path)
+{
+    char buf[ADI_PATH];
+    if (strlen(path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static void format_seconds(double s, char *buf, size_t size)
+{
+    if (!isfinite(s))
+        snprintf(buf, size, "?");
+    else if (s < 60)
+        snprintf(buf, size, "%.0f s", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, size, "%.1f h", s / 3600);
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "kedr adi: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
+    return CLI_EXIT_FAIL;
+}
+
+static void parse_options(int argc, char **argv, adi_options *o)
+{
+    const char *cmd = "adi";
+    memset(o, 0, sizeof *o);
+    o->com.backend = KEDR_BACKEND_AUTO;
+    o->steps = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help();
+            exit(0);
+        }
+        if (cli_common_option(argc, argv, &i, &o->com, cmd))
+            continue;
+        if (strncmp(a, "--steps", 7) == 0 && (a[7] == 0 || a[7] == '='))
+            o->steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 1000000000000L, "--steps", cmd);
+        else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
+            o->restart = cli_value(argc, argv, &i, cmd);
+        else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
+            o->out = cli_value(argc, argv, &i, cmd);
+        else if (strcmp(a, "--check") == 0)
+            o->check = 1;
+        else if (a[0] == '-')
+            cli_usage_error(cmd, "unknown option '%s'", a);
+        else if (o->case_path)
+            cli_usage_error(cmd, "more than one case file ('%s' and '%s')", o->case_path, a);
+        else
+            o->case_path = a;
+    }
+    if (!o->case_path)
+        cli_usage_error(cmd, "no case file given");
+}
+
+static void apply_options(const adi_options *o, kedr_adi_case *c)
+{
+    if (o->steps >= 0)
+        c->steps = o->steps;
+    if (o->out) {
+        if (strlen(o->out) >= sizeof c->out_dir)
+            cli_usage_error("adi", "--out: a path of %zu bytes; at most %zu", strlen(o->out),
+                            sizeof c->out_dir - 1);
+        strcpy(c->out_dir, o->out);
+    }
+}
+
+/* Memory the back end has: the GPU's, or the host's physical memory. */
+static double memory_of(kedr_ctx *ctx)
+{
+    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA) {
+        kedr_device_info info;
+        if (kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK)
+            return (double)info.memory_bytes;
+        return HUGE_VAL;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : HUGE_VAL;
+}
+
+/* Refuses a grid that does not fit, saying how much it needs. */
+static int check_memory(kedr_ctx *ctx, const kedr_adi_case *c)
+{
+    kedr_backend b = kedr_ctx_backend(ctx);
+    double need = kedr_adi_bytes(c, b), have = memory_of(ctx);
+    /* The host also holds the mask and, while writing, the fields in double. */
+    double host = (double)c->nx * c->ny * c->nz * (b == KEDR_BACKEND_CUDA ? 40 : 34);
+    char n1[32], n2[32];
+    printf("grid %d x %d x %d nodes: %s of %s memory (%s precision)\n", c->nx, c->ny, c->nz,
+           kedr_format_bytes(need, n1, sizeof n1), b == KEDR_BACKEND_CUDA ? "GPU" : "host",
+           c->single ? "single" : "double");
+    if (need + (b == KEDR_BACKEND_CPU ? host : 0) <= have)
+        return 0;
+    fprintf(stderr, "kedr adi: grid too large: %d x %d x %d nodes need %s of %s memory "
+            "(%d bytes a node in %s precision); this back end has %s: coarsen the grid%s\n",
+            c->nx, c->ny, c->nz, kedr_format_bytes(need, n1, sizeof n1),
+            b == KEDR_BACKEND_CUDA ? "GPU" : "host",
+            (int)(need / ((double)c->nx * c->ny * c->nz)), c->single ? "single" : "double",
+            kedr_format_bytes(have, n2, sizeof n2), c->single ? "" : " or use precision = single");
+    return CLI_EXIT_FAIL;
+}
+
+static int checkpoint(kedr_adi *s, const kedr_adi_case *c, const char *what)
+{
+    char path[ADI_PATH];
+    snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
+    if (make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr adi: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (kedr_adi_write_checkpoint(s, path) != KEDR_OK)
+        return fail("checkpoint");
+    kedr_adi_stats st;
+    kedr_adi_get_stats(s, &st);
+    printf("wrote %scheckpoint %s (step %lld)\n", what, path, (long long)st.step);
+    return 0;
+}
+
+/* The residuals' CSV (also after a failure: it says how the run went there). */
+static int write_csv(kedr_adi *s, const kedr_adi_case *c)
+{
+    if (!c->write_csv)
+        return 0;
+    char path[ADI_PATH];
+    snprintf(path, sizeof path, "%s/%s.csv", c->out_dir, c->name);
+    if (make_dirs(c->out_dir) != 0 || kedr_adi_write_csv(s, path) != KEDR_OK)
+        return fail("csv");
+    printf("wrote %s\n", path);
+    return 0;
+}
+
+static int write_outputs(kedr_adi *s, const kedr_adi_case *c)
+{
+    char path[ADI_PATH];
+    if (make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr adi: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (write_csv(s, c) != 0)
+        return CLI_EXIT_FAIL;
+    if (c->write_vti) {
+        snprintf(path, sizeof path, "%s/%s.vti", c->out_dir, c->name);
+        if (kedr_adi_write_vti(s, path) != KEDR_OK)
+            return fail("vti");
+        printf("wrote %s\n", path);
+    }
+    if (c->write_png) {
+        snprintf(path, sizeof path, "%s/%s.png", c->out_dir, c->name);
+        kedr_status st = kedr_adi_write_png(s, path);
+        if (st == KEDR_OK)
+            printf("wrote %s\n", path);
+        else if (st == KEDR_ERR_UNSUPPORTED)
+            fprintf(stderr, "kedr adi: warning: no PNG: %s\n", kedr_last_error());
+        else
+            return fail("png");
+    }
+    return 0;
+}
+
+static void print_progress(const kedr_adi_stats *st, const kedr_adi_case *c, double run0,
+                           int64_t first, double nodes)
+{
+    double now = kedr_wall_seconds(), done = (double)(st->step - first);
+    char eta[32];
+    format_seconds((now - run0) / done * (double)(c->steps - st->step), eta, sizeof eta);
+    printf("step %lld  t %.5g  global %d  change %.3g  div rms %.3g max %.3g  |u|max %.4g  "
+           "%.3g node-steps/s  ETA %s\n", (long long)st->step, st->time, st->global_iterations,
+           st->change, st->continuity_rms, st->continuity_max, st->max_speed,
+           done * nodes / (now - run0 > 0 ? now - run0 : 1e-9), eta);
+    fflush(stdout);
+}
+
+/* The steps to c->steps, an interruption (*stopped) or a failure. */
+static int run_steps(kedr_adi *s, const kedr_adi_case *c, int *stopped)
+{
+    kedr_adi_stats st;
+    kedr_adi_get_stats(s, &st);
+    int64_t first = st.step;
+    double run0 = kedr_wall_seconds(), nodes = (double)c->nx * c->ny * c->nz;
+    while (st.step < c->steps && !(*stopped = kedr_interrupted())) {
+        kedr_status r = kedr_adi_step(s);
+        if (r != KEDR_OK) {
+            fprintf(stderr, "kedr adi: %s\n", kedr_last_error());
+            if (r == KEDR_ERR_INVALID) { /* diverged: the last good step is still there */
+                checkpoint(s, c, "the last good step's ");
+                write_csv(s, c);
+            }
+            return CLI_EXIT_FAIL;
+        }
+        kedr_adi_get_stats(s, &st);
+        if (c->stats_every > 0 && (st.step % c->stats_every == 0 || st.step == c->steps))
+            print_progress(&st, c, run0, first, nodes);
+        if (c->checkpoint_every > 0 && st.step % c->checkpoint_every == 0 &&
+            st.step < c->steps && checkpoint(s, c, "") != 0)
+            return CLI_EXIT_FAIL;
+    }
+    return 0;
+}
+
+static void print_header(const adi_options *o, kedr_ctx *ctx, const kedr_adi_case *c)
+{
+    printf("kedr adi %s on %s: Re %g, Pr %g, gamma %g, h %g, dt %g, %lld steps, %d global x %d "
+           "local iterations, %s advection, %s precision%s%s\n", o->case_path,
+           kedr_backend_name(kedr_ctx_backend(ctx)), c->re, c->pr, c->gamma, c->h, c->dt,
+           (long long)c->steps, c->global_iterations, c->local_iterations,
+           c->central ? "central" : "upwind", c->single ? "single" : "double",
+           c->mask_path[0] ? ", mask " : "", c->mask_path);
+}
 
 int cmd_adi(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "kedr adi: not available in this build yet\n");
-    return CLI_EXIT_FAIL;
+    adi_options o;
+    parse_options(argc, argv, &o);
+    kedr_adi_case c;
+    if (kedr_adi_case_load(o.case_path, &c) != KEDR_OK)
+        return fail(NULL);
+    apply_options(&o, &c);
+    kedr_ctx *ctx = cli_context(&o.com, "adi");
+    print_header(&o, ctx, &c);
+    int rc = check_memory(ctx, &c);
+    kedr_adi *s = NULL;
+    if (rc == 0 && !o.check) {
+        kedr_status made = o.restart ? kedr_adi_restart(ctx, &c, o.restart, &s)
+                                     : kedr_adi_create(ctx, &c, &s);
+        if (made != KEDR_OK)
+            rc = fail(NULL);
+    }
+    if (rc != 0 || o.check) {
+        kedr_adi_case_free(&c);
+        kedr_ctx_destroy(ctx);
+        return rc;
+    }
+    kedr_adi_stats st;
+    kedr_adi_get_stats(s, &st);
+    if (o.restart)
+        printf("restart from %s at step %lld (t = %.6g)\n", o.restart, (long long)st.step,
+               st.time);
+    double wall0 = kedr_wall_seconds();
+    int64_t first = st.step;
+    kedr_interrupt_install();
+    int stopped = 0;
+    rc = run_steps(s, &c, &stopped);
+    double run_s = kedr_wall_seconds() - wall0;
+    if (rc == 0 && stopped) {
+        kedr_adi_get_stats(s, &st);
+        printf("interrupted (signal %d) after step %lld of %lld: saving\n", stopped,
+               (long long)st.step, (long long)c.steps);
+        rc = checkpoint(s, &c, "");
+        if (rc == 0)
+            rc = write_outputs(s, &c);
+        if (rc == 0) {
+            printf("stopped; continue with: kedr adi %s --restart %s/%s.chk\n", o.case_path,
+                   c.out_dir, c.name);
+            rc = CLI_EXIT_INTERRUPTED;
+        }
+    } else if (rc == 0) {
+        if (c.checkpoint)
+            rc = checkpoint(s, &c, "");
+        if (rc == 0)
+            rc = write_outputs(s, &c);
+        kedr_adi_get_stats(s, &st);
+        double steps = (double)(st.step - first);
+        if (rc == 0 && steps > 0)
+            printf("%lld steps in %.3f s: %.3f ms a step, %.3g node-steps/s\n",
+                   (long long)(st.step - first), run_s, 1e3 * run_s / steps,
+                   steps * c.nx * c.ny * (double)c.nz / run_s);
+    }
+    kedr_adi_destroy(s);
+    kedr_adi_case_free(&c);
+    kedr_ctx_destroy(ctx);
+    return rc;
 }
 
 int cmd_bench_adi(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "kedr bench adi: not available in this build yet\n");
-    return CLI_EXIT_FAIL;
+    const char *cmd = "bench adi";
+    cli_common com = {KEDR_BACKEND_AUTO, 0};
+    kedr_bench_adi_opts o = {0, 0, NULL};
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            printf("usage: kedr bench adi [--n N] [--repeats R] [--json FILE]\n\n"
+                   "Times the sweeps of kedr adi (X, Y, Z with and without the transpose), the\n"
+                   "transposes and whole steps in single and double precision on a box_pipe grid\n"
+                   "of N^3 nodes (default 256 on a GPU, 64 on the cpu), as Table 12.1 of Boreskov\n"
+                   "et al. (2015), and the fraction of copy bandwidth a step reaches.\n\n"
+                   "options:\n"
+                   "  --n N          grid side (3 to 2048)\n"
+                   "  --repeats R    timed repeats after a warm-up (median; default 5)\n"
+                   "  --json FILE    write the results as JSON\n" CLI_COMMON_HELP);
+            return 0;
+        }
+        if (cli_common_option(argc, argv, &i, &com, cmd))
+            continue;
+        if (strncmp(a, "--n", 3) == 0 && (a[3] == 0 || a[3] == '='))
+            o.n = (int)cli_int(cli_value(argc, argv, &i, cmd), 3, 2048, "--n", cmd);
+        else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
+            o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 100000, "--repeats", cmd);
+        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+            o.json = cli_value(argc, argv, &i, cmd);
+        else
+            cli_usage_error(cmd, "unknown option '%s'", a);
+    }
+    kedr_ctx *ctx = cli_context(&com, cmd);
+    kedr_status s = kedr_bench_adi(ctx, &o);
+    if (s != KEDR_OK)
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+    kedr_ctx_destroy(ctx);
+    return s == KEDR_OK ? 0 : CLI_EXIT_FAIL;
 }
