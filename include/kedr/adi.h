@@ -107,7 +107,8 @@ kedr_status kedr_adi_restart(kedr_ctx *ctx, const kedr_adi_case *c, const char *
 
 /* For the benchmark: one sweep of the four fields along axis (0 x, 1 y, 2 z) from the current
  * fields into a work state; for z, transposed = 1 includes the transposes there and back.
- * kedr_adi_transposes times the transposes alone. */
+ * kedr_adi_transposes runs the transposes of a transposed Z step alone (two states there, one
+ * back). */
 kedr_status kedr_adi_sweep_once(kedr_adi *s, int axis, int transposed);
 kedr_status kedr_adi_transposes(kedr_adi *s);
 

@@ -406,7 +406,9 @@ kedr_status kedr_adi_sweep_once(kedr_adi *s, int axis, int transposed)
 
 kedr_status kedr_adi_transposes(kedr_adi *s)
 {
+    /* As a transposed Z step: the old values and the coefficients there, the result back. */
     int a = (s->u + 1) % ADI_NSTATES, b = (s->u + 2) % ADI_NSTATES;
     KEDR_TRY(transpose_state(s, &s->state[s->u], &s->state[a], 0));
+    KEDR_TRY(transpose_state(s, &s->state[s->u], &s->state[b], 0));
     return transpose_state(s, &s->state[a], &s->state[b], 1);
 }
