@@ -1,0 +1,27 @@
+# The example programs of examples/<name>/: each is one program, example_<name>, with a cpu path
+# that is always built and a GPU path (its .cu files and the CUDA libraries) when the cuda back
+# end is; each has a ctest test, example_<name>, that runs it at a small size and fails when its
+# answer is wrong. Libraries are found by cmake/deps/probe.cmake.
+function(kedr_example name)
+  cmake_parse_arguments(EX "" "" "SOURCES;CUDA_SOURCES;LIBS;CUDA_LIBS;ARGS" ${ARGN})
+  set(target example_${name})
+  set(srcs ${EX_SOURCES})
+  if(KEDR_HAVE_CUDA)
+    list(APPEND srcs ${EX_CUDA_SOURCES})
+  endif()
+  list(TRANSFORM srcs PREPEND ${CMAKE_SOURCE_DIR}/examples/${name}/)
+  add_executable(${target} ${srcs})
+  target_link_libraries(${target} PRIVATE kedr ${EX_LIBS})
+  if(KEDR_HAVE_CUDA)
+    target_link_libraries(${target} PRIVATE ${EX_CUDA_LIBS})
+    set_target_properties(${target} PROPERTIES LINKER_LANGUAGE CXX)
+  endif()
+  add_test(NAME ${target} COMMAND ${target} ${EX_ARGS})
+  set_tests_properties(${target} PROPERTIES LABELS example)
+endfunction()
+
+if(KEDR_EXAMPLES_BLAS)
+  kedr_example(power_method SOURCES power_method.c CUDA_SOURCES power_cuda.cu
+               LIBS PkgConfig::KEDR_OPENBLAS PkgConfig::KEDR_LAPACKE CUDA_LIBS CUDA::cublas
+               ARGS --n 300 --check)
+endif()
