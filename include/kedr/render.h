@@ -1,0 +1,75 @@
+/* kedr render: ray tracing of triangle scenes (Whitted shading) with a uniform grid, an SAH
+ * kd-tree or a BVH (docs/render.md).
+ *
+ * The geometry API: a triangle soup (nine floats per triangle: three vertices x, y, z) is built
+ * into an accelerator, which answers nearest-hit and any-hit (shadow) queries for batches of
+ * rays. Every accelerator returns the hit brute force over all triangles returns: the same
+ * triangle and distance, except where two triangles are hit at the same distance (a ray through
+ * a shared edge or vertex, coplanar overlaps), when either may be returned. */
+#ifndef KEDR_RENDER_H
+#define KEDR_RENDER_H
+
+#include "kedr/core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A ray o + t d for tmin < t < tmax (d need not be unit length). */
+typedef struct {
+    float o[3], tmin;
+    float d[3], tmax;
+} kedr_ray;
+
+/* A nearest hit: prim is the triangle's index in the soup, -1 for a miss (t is then tmax);
+ * (u, v) are the barycentric coordinates of the hit point p = (1-u-v) v0 + u v1 + v v2. */
+typedef struct {
+    float t, u, v;
+    int32_t prim;
+} kedr_hit;
+
+typedef enum {
+    KEDR_ACCEL_BRUTE = 0, /* every triangle for every ray: the reference */
+    KEDR_ACCEL_GRID,      /* uniform grid, 3D-DDA traversal */
+    KEDR_ACCEL_KDTREE,    /* SAH kd-tree, O(N log N) build, stack traversal */
+    KEDR_ACCEL_BVH        /* binned-SAH bounding volume hierarchy, stack traversal */
+} kedr_accel_kind;
+
+/* The ray-triangle test: Moller & Trumbore (1997), or Woop's affine transform of the ray into
+ * the unit triangle's space (Woop 2004), which keeps 12 precomputed floats per triangle. */
+typedef enum { KEDR_TRI_MOLLER = 0, KEDR_TRI_WOOP } kedr_tri_test;
+
+const char *kedr_accel_name(kedr_accel_kind k);
+/* Parses "brute", "grid", "kdtree" or "bvh"; KEDR_ERR_INVALID names the text otherwise. */
+kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out);
+
+typedef struct kedr_accel kedr_accel;
+
+typedef struct {
+    double build_seconds;
+    size_t bytes;  /* the structure's memory, triangles included */
+    size_t nodes;  /* BVH or kd-tree nodes, grid cells */
+    size_t refs;   /* triangle references in leaves or cells */
+    int depth;     /* the deepest leaf (0 for the grid and brute force) */
+    size_t degenerate; /* triangles of no area (to within rounding), never hit */
+} kedr_accel_info;
+
+/* Builds an accelerator over ntri triangles (tris: 9 floats each, copied). Triangles with a
+ * NaN or infinite coordinate are refused (KEDR_ERR_INVALID naming the first); degenerate
+ * triangles (|e1 x e2| <= 2^-20 |e1| |e2|: collinear vertices, a repeated vertex) are kept in
+ * the numbering, never hit, and counted in kedr_accel_info.degenerate. */
+kedr_status kedr_accel_build(kedr_accel_kind kind, kedr_tri_test test, const float *tris,
+                             size_t ntri, kedr_accel **out);
+void kedr_accel_destroy(kedr_accel *a);
+void kedr_accel_get_info(const kedr_accel *a, kedr_accel_info *info);
+/* Nearest hits of n rays (all threads). */
+kedr_status kedr_accel_intersect(const kedr_accel *a, const kedr_ray *rays, size_t n,
+                                 kedr_hit *hits);
+/* Any hit: occluded[i] = 1 when some triangle lies on ray i within (tmin, tmax), else 0. */
+kedr_status kedr_accel_occluded(const kedr_accel *a, const kedr_ray *rays, size_t n,
+                                uint8_t *occluded);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,238 @@
+/* render: building an accelerator (argument checks, the Woop transforms, the scene box), brute
+ * force, and the batch queries over all threads. */
+#include "render/accel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FN "kedr_accel_build"
+
+static const char *const accel_names[] = {"brute", "grid", "kdtree", "bvh", NULL};
+
+const char *kedr_accel_name(kedr_accel_kind k)
+{
+    return (unsigned)k <= KEDR_ACCEL_BVH ? accel_names[k] : "unknown";
+}
+
+kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out)
+{
+    for (int i = 0; text && accel_names[i]; i++)
+        if (strcmp(text, accel_names[i]) == 0) {
+            *out = (kedr_accel_kind)i;
+            return KEDR_OK;
+        }
+    return kedr_fail(KEDR_ERR_INVALID, "accelerator '%s': expected grid, kdtree, bvh or brute",
+                     text ? text : "(null)");
+}
+
+/* Whether a triangle has no area to within rounding: |e1 x e2| <= 2^-20 |e1| |e2| (the sine of
+ * its angle at v0 below 1e-6), in double. */
+static int tri_degenerate(const float *t)
+{
+    double e1[3], e2[3];
+    for (int k = 0; k < 3; k++) {
+        e1[k] = (double)t[3 + k] - t[k];
+        e2[k] = (double)t[6 + k] - t[k];
+    }
+    double n0 = e1[1] * e2[2] - e1[2] * e2[1], n1 = e1[2] * e2[0] - e1[0] * e2[2],
+           n2 = e1[0] * e2[1] - e1[1] * e2[0];
+    double nn = n0 * n0 + n1 * n1 + n2 * n2;
+    double l1 = e1[0] * e1[0] + e1[1] * e1[1] + e1[2] * e1[2];
+    double l2 = e2[0] * e2[0] + e2[1] * e2[1] + e2[2] * e2[2];
+    return !(nn > 0x1p-32 * l1 * l2);
+}
+
+/* Woop's rows: M = [e1 e2 n] with origin v0 maps the unit triangle onto the triangle; its
+ * inverse (computed in double) maps world space into the unit triangle's space. */
+static void woop_rows(const float *t, float *w)
+{
+    double v0[3], e1[3], e2[3], n[3];
+    for (int k = 0; k < 3; k++) {
+        v0[k] = t[k];
+        e1[k] = (double)t[3 + k] - t[k];
+        e2[k] = (double)t[6 + k] - t[k];
+    }
+    n[0] = e1[1] * e2[2] - e1[2] * e2[1];
+    n[1] = e1[2] * e2[0] - e1[0] * e2[2];
+    n[2] = e1[0] * e2[1] - e1[1] * e2[0];
+    /* rows of the inverse of the matrix with columns e1, e2, n: cross products over det */
+    double c0[3] = {e2[1] * n[2] - e2[2] * n[1], e2[2] * n[0] - e2[0] * n[2],
+                    e2[0] * n[1] - e2[1] * n[0]};
+    double c1[3] = {n[1] * e1[2] - n[2] * e1[1], n[2] * e1[0] - n[0] * e1[2],
+                    n[0] * e1[1] - n[1] * e1[0]};
+    double det = e1[0] * c0[0] + e1[1] * c0[1] + e1[2] * c0[2];
+    memset(w, 0, 12 * sizeof *w);
+    if (!(det != 0.0) || !isfinite(1.0 / det))
+        return; /* degenerate: never hit */
+    const double *rows[3] = {c0, c1, n};
+    double nn = n[0] * n[0] + n[1] * n[1] + n[2] * n[2]; /* det = |n|^2 */
+    for (int r = 0; r < 3; r++) {
+        double s = r < 2 ? 1.0 / det : 1.0 / nn, off = 0;
+        for (int k = 0; k < 3; k++) {
+            w[r * 4 + k] = (float)(rows[r][k] * s);
+            off -= rows[r][k] * s * v0[k];
+        }
+        w[r * 4 + 3] = (float)off;
+    }
+}
+
+kedr_status kedr_accel_build(kedr_accel_kind kind, kedr_tri_test test, const float *tris,
+                             size_t ntri, kedr_accel **out)
+{
+    if (!out)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: out is NULL", FN);
+    *out = NULL;
+    if (ntri && !tris)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: tris is NULL with %zu triangles", FN, ntri);
+    if ((unsigned)kind > KEDR_ACCEL_BVH || (unsigned)test > KEDR_TRI_WOOP)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: unknown accelerator %d or test %d", FN, (int)kind,
+                         (int)test);
+    if (ntri >= UINT32_MAX / 4)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %zu triangles: at most %u", FN, ntri,
+                         UINT32_MAX / 4 - 1);
+    for (size_t i = 0; i < ntri * 9; i++)
+        if (!isfinite(tris[i]))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: triangle %zu, vertex %zu has a %s coordinate",
+                             FN, i / 9, i % 9 / 3, isnan(tris[i]) ? "NaN" : "infinite");
+    double t0 = kedr_wall_seconds();
+    kedr_accel *a = calloc(1, sizeof *a);
+    if (!a)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", FN);
+    a->kind = kind;
+    a->test = test;
+    a->ntri = ntri;
+    size_t bytes = ntri * 9 * sizeof(float);
+    a->tris = malloc(bytes ? bytes : 1);
+    if (test == KEDR_TRI_WOOP)
+        a->woop = malloc(ntri ? ntri * 12 * sizeof(float) : 1);
+    if (!a->tris || (test == KEDR_TRI_WOOP && !a->woop)) {
+        char b[32];
+        kedr_accel_destroy(a);
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu triangles (%s)", FN,
+                         ntri, kedr_format_bytes((double)bytes * (test ? 7 : 3) / 3, b, sizeof b));
+    }
+    if (ntri)
+        memcpy(a->tris, tris, bytes);
+    /* degenerate triangles (zero area to within rounding) are collapsed to their first vertex,
+     * which neither test ever hits: their normals, and so their hits, would be noise */
+    size_t degenerate = 0;
+    for (size_t i = 0; i < ntri; i++)
+        if (tri_degenerate(a->tris + i * 9)) {
+            memcpy(a->tris + i * 9 + 3, a->tris + i * 9, 3 * sizeof(float));
+            memcpy(a->tris + i * 9 + 6, a->tris + i * 9, 3 * sizeof(float));
+            degenerate++;
+        }
+    a->info.degenerate = degenerate;
+    float ext = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < 3; k++) {
+            a->lo[k] = ntri ? INFINITY : 0;
+            a->hi[k] = ntri ? -INFINITY : 0;
+        }
+        for (size_t i = 0; i < ntri; i++) {
+            float lo[3], hi[3];
+            accel_tri_box(a, i, lo, hi);
+            for (int k = 0; k < 3; k++) {
+                a->lo[k] = fminf(a->lo[k], lo[k]);
+                a->hi[k] = fmaxf(a->hi[k], hi[k]);
+            }
+        }
+        for (int k = 0; k < 3; k++)
+            ext = fmaxf(ext, a->hi[k] - a->lo[k]);
+        a->pad = 0.1f * RENDER_PAD * ext; /* the second pass widens every box by it */
+    }
+    if (a->woop) {
+#pragma omp parallel for schedule(static)
+        for (size_t i = 0; i < ntri; i++)
+            woop_rows(a->tris + i * 9, a->woop + i * 12);
+    }
+    kedr_status s = KEDR_OK;
+    switch (kind) {
+    case KEDR_ACCEL_BRUTE: break;
+    case KEDR_ACCEL_GRID: s = render_grid_build(a); break;
+    case KEDR_ACCEL_KDTREE: s = render_kd_build(a); break;
+    case KEDR_ACCEL_BVH: s = render_bvh_build(a); break;
+    }
+    if (s != KEDR_OK) {
+        kedr_accel_destroy(a);
+        return s;
+    }
+    a->info.build_seconds = kedr_wall_seconds() - t0;
+    a->info.bytes = sizeof *a + ntri * (a->woop ? 21 : 9) * sizeof(float) +
+                    a->nbvh * sizeof(render_bvh_node) + a->nkd * sizeof(render_kd_node) +
+                    a->nrefs * sizeof(uint32_t) +
+                    (a->start ? ((size_t)a->res[0] * a->res[1] * a->res[2] + 1) * 4 : 0);
+    a->info.refs = a->nrefs;
+    *out = a;
+    return KEDR_OK;
+}
+
+void kedr_accel_destroy(kedr_accel *a)
+{
+    if (!a)
+        return;
+    free(a->tris);
+    free(a->woop);
+    free(a->bvh);
+    free(a->kd);
+    free(a->start);
+    free(a->refs);
+    free(a);
+}
+
+void kedr_accel_get_info(const kedr_accel *a, kedr_accel_info *info) { *info = a->info; }
+
+static int brute_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
+{
+    rvec o = rv_load(r->o), d = rv_load(r->d);
+    int found = 0;
+    for (size_t i = 0; i < a->ntri; i++) {
+        uint32_t p = (uint32_t)i;
+        if (accel_leaf(a, &p, 1, o, d, r->tmin, h, any)) {
+            found = 1;
+            if (any)
+                break;
+        }
+    }
+    return found;
+}
+
+int render_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
+{
+    h->t = r->tmax;
+    h->u = h->v = 0;
+    h->prim = -1;
+    if (!a->ntri)
+        return 0;
+    switch (a->kind) {
+    case KEDR_ACCEL_BRUTE: return brute_trace(a, r, h, any);
+    case KEDR_ACCEL_GRID: return render_grid_trace(a, r, h, any);
+    case KEDR_ACCEL_KDTREE: return render_kd_trace(a, r, h, any);
+    case KEDR_ACCEL_BVH: return render_bvh_trace(a, r, h, any);
+    }
+    return 0;
+}
+
+kedr_status kedr_accel_intersect(const kedr_accel *a, const kedr_ray *rays, size_t n,
+                                 kedr_hit *hits)
+{
+    if (!a || (n && (!rays || !hits)))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_accel_intersect: a NULL argument");
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < n; i++)
+        render_trace(a, &rays[i], &hits[i], 0);
+    return KEDR_OK;
+}
+
+kedr_status kedr_accel_occluded(const kedr_accel *a, const kedr_ray *rays, size_t n,
+                                uint8_t *occluded)
+{
+    if (!a || (n && (!rays || !occluded)))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_accel_occluded: a NULL argument");
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < n; i++) {
+        kedr_hit h;
+        occluded[i] = (uint8_t)render_trace(a, &rays[i], &h, 1);
+    }
+    return KEDR_OK;
+}

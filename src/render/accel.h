@@ -1,0 +1,119 @@
+/* render: the accelerator record shared by the builders (bvh.c, grid.c, kdtree.c), the cpu
+ * traversals and the cuda back end, and the single-ray queries the shading code calls. */
+#ifndef RENDER_ACCEL_H
+#define RENDER_ACCEL_H
+
+#include "core/internal.h"
+#include "kedr/render.h"
+#include "render/geom.h"
+
+/* BVH node (32 bytes): an inner node's left child follows it, its right child is at `index`;
+ * a leaf (count > 0) holds prims[index .. index + count). */
+typedef struct {
+    float lo[3], hi[3];
+    uint32_t index, count;
+} render_bvh_node;
+
+/* kd-tree node (8 bytes): inner nodes keep the split position and, in `info`, the axis (low 2
+ * bits) and the right child's index (the left child follows); a leaf has axis bits 3, its
+ * count in the upper bits and its first reference in `first`. */
+typedef struct {
+    union {
+        float split;
+        uint32_t first;
+    } a;
+    uint32_t info;
+} render_kd_node;
+
+/* The deepest traversal stack: builders keep their trees shallower than this. */
+#define RENDER_STACK 128
+
+struct kedr_accel {
+    kedr_accel_kind kind;
+    kedr_tri_test test;
+    size_t ntri;
+    float *tris; /* 9 floats per triangle */
+    float *woop; /* 12 floats per triangle (KEDR_TRI_WOOP), else NULL */
+    float lo[3], hi[3]; /* the union of the triangles' boxes (accel_tri_box) */
+    float pad;
+    kedr_accel_info info;
+    /* bvh */
+    render_bvh_node *bvh;
+    size_t nbvh;
+    /* kd-tree */
+    render_kd_node *kd;
+    size_t nkd;
+    /* grid: cells x + res[0] * (y + res[1] * z); cell c holds refs[start[c] .. start[c+1]) */
+    int res[3];
+    float cell[3], inv_cell[3];
+    uint32_t *start;
+    /* the references of the BVH leaves, kd-tree leaves or grid cells */
+    uint32_t *refs;
+    size_t nrefs;
+};
+
+/* The per-triangle test the accelerator was built with. */
+static inline int accel_tri(const kedr_accel *a, uint32_t p, rvec o, rvec d, float tmin,
+                            float tmax, float *t, float *u, float *v)
+{
+    if (a->woop)
+        return tri_woop(a->woop + (size_t)p * 12, o, d, tmin, tmax, t, u, v);
+    return tri_moller(a->tris + (size_t)p * 9, o, d, tmin, tmax, t, u, v);
+}
+
+/* Tests refs[first .. first+count) against the ray, narrowing *h (h->t is the current tmax);
+ * with any = 1 returns 1 at the first hit. */
+static inline int accel_leaf(const kedr_accel *a, const uint32_t *refs, size_t count, rvec o,
+                             rvec d, float tmin, kedr_hit *h, int any)
+{
+    int found = 0;
+    for (size_t i = 0; i < count; i++) {
+        float t, u, v;
+        uint32_t p = refs[i];
+        if (accel_tri(a, p, o, d, tmin, h->t, &t, &u, &v)) {
+            h->t = t;
+            h->u = u;
+            h->v = v;
+            h->prim = (int32_t)p;
+            found = 1;
+            if (any)
+                return 1;
+        }
+    }
+    return found;
+}
+
+/* Single-ray queries: the nearest hit (h->prim = -1 and h->t = tmax for a miss); with any = 1,
+ * stops at the first hit found (for shadow rays) and returns whether there was one. */
+int render_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+int render_bvh_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+int render_grid_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+
+/* Builders: fill the kind's fields of a (tris, woop, lo, hi and ntri already set). */
+kedr_status render_bvh_build(kedr_accel *a);
+kedr_status render_grid_build(kedr_accel *a);
+kedr_status render_kd_build(kedr_accel *a);
+
+/* The box every accelerator files triangle i under: its bounding box widened by RENDER_PAD of
+ * its own size plus a->pad (RENDER_PAD of the scene's size times 0.1). The triangle tests round:
+ * a ray passing a vertex or an edge can be reported to hit a triangle at a point just outside
+ * its exact box, and an accelerator must still find that hit where brute force does. */
+#define RENDER_PAD 1e-4f
+static inline void accel_tri_box(const kedr_accel *a, size_t i, float lo[3], float hi[3])
+{
+    const float *t = a->tris + i * 9;
+    float ext = 0;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = fminf(t[k], fminf(t[3 + k], t[6 + k]));
+        hi[k] = fmaxf(t[k], fmaxf(t[3 + k], t[6 + k]));
+        ext = fmaxf(ext, hi[k] - lo[k]);
+    }
+    float pad = a->pad + RENDER_PAD * ext;
+    for (int k = 0; k < 3; k++) {
+        lo[k] -= pad;
+        hi[k] += pad;
+    }
+}
+
+#endif

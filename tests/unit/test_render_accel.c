@@ -1,0 +1,359 @@
+/* render accelerators: the uniform grid, the kd-tree and the BVH against brute force, with both
+ * triangle tests, on random rays over random and degenerate meshes at awkward sizes; the ray-
+ * triangle, ray-sphere and slab tests against hand-worked cases.
+ *
+ * What "the same hit" means: the same triangle at the same distance, bit for bit (every
+ * accelerator calls the same triangle test on the same numbers as brute force), or, where two
+ * triangles are hit at once (a ray through a shared edge or vertex, coincident or coplanar
+ * triangles), another triangle that the triangle test itself hits at a distance within 1e-5
+ * (relative) of brute force's: which of tied triangles is reported is not specified. A hit
+ * against a miss is a failure, except for a ray grazing the triangle brute force hits (see
+ * GRAZE). Any-hit queries must agree with brute force's nearest hit (hit or not), with the same
+ * exception. */
+#include "test_util.h"
+
+#include "kedr/render.h"
+#include "render/accel.h"
+
+#define TIE_TOL 1e-5f
+
+typedef struct {
+    float *v; /* 9 per triangle */
+    size_t n, cap;
+} soup;
+
+static void add_tri(soup *s, const float *a, const float *b, const float *c)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap * 2 + 16;
+        s->v = realloc(s->v, s->cap * 9 * sizeof(float));
+        if (!s->v)
+            exit(1);
+    }
+    float *t = s->v + s->n++ * 9;
+    memcpy(t, a, 12);
+    memcpy(t + 3, b, 12);
+    memcpy(t + 6, c, 12);
+}
+
+static void rnd3(uint64_t *st, float *p, float lo, float hi)
+{
+    for (int k = 0; k < 3; k++)
+        p[k] = lo + (hi - lo) * (float)tu_uniform(st);
+}
+
+/* n random triangles of size up to `size` in the unit cube */
+static void random_tris(soup *s, size_t n, float size, uint64_t *st)
+{
+    for (size_t i = 0; i < n; i++) {
+        float a[3], b[3], c[3];
+        rnd3(st, a, 0, 1);
+        for (int k = 0; k < 3; k++) {
+            b[k] = a[k] + size * (float)(tu_uniform(st) - 0.5);
+            c[k] = a[k] + size * (float)(tu_uniform(st) - 0.5);
+        }
+        add_tri(s, a, b, c);
+    }
+}
+
+/* A regular grid of m x m squares (two triangles each) on the plane z = z0: coplanar
+ * triangles sharing edges and vertices. */
+static void plane_mesh(soup *s, int m, float z0)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < m; j++) {
+            float x0 = (float)i / m, x1 = (float)(i + 1) / m, y0 = (float)j / m,
+                  y1 = (float)(j + 1) / m;
+            float a[3] = {x0, y0, z0}, b[3] = {x1, y0, z0}, c[3] = {x1, y1, z0},
+                  d[3] = {x0, y1, z0};
+            add_tri(s, a, b, c);
+            add_tri(s, a, c, d);
+        }
+}
+
+/* A closed UV sphere of radius 0.4 around (0.5, 0.5, 0.5). */
+static void sphere_mesh(soup *s, int nu, int nv)
+{
+    for (int i = 0; i < nu; i++)
+        for (int j = 0; j < nv; j++) {
+            float p[4][3];
+            for (int q = 0; q < 4; q++) {
+                double th = M_PI * (j + (q >> 1)) / nv, ph = 2 * M_PI * (i + ((q ^ (q >> 1)) & 1)) / nu;
+                p[q][0] = (float)(0.5 + 0.4 * sin(th) * cos(ph));
+                p[q][1] = (float)(0.5 + 0.4 * sin(th) * sin(ph));
+                p[q][2] = (float)(0.5 + 0.4 * cos(th));
+            }
+            add_tri(s, p[0], p[1], p[2]);
+            add_tri(s, p[0], p[2], p[3]);
+        }
+}
+
+/* Thin slivers: long needles and near-degenerate and exactly degenerate triangles. */
+static void slivers(soup *s, size_t n, uint64_t *st)
+{
+    for (size_t i = 0; i < n; i++) {
+        float a[3], b[3], c[3];
+        rnd3(st, a, 0, 1);
+        rnd3(st, b, 0, 1);
+        float w = i % 3 == 0 ? 0.0f : i % 3 == 1 ? 1e-6f : 1e-3f;
+        for (int k = 0; k < 3; k++)
+            c[k] = 0.5f * (a[k] + b[k]) + w * (float)(tu_uniform(st) - 0.5);
+        if (i % 7 == 0)
+            memcpy(c, a, 12); /* two equal vertices */
+        add_tri(s, a, b, c);
+    }
+}
+
+/* Rays: random ones, axis-parallel ones, and ones aimed at vertices, along edges and through
+ * edge midpoints of the mesh. */
+static void make_rays(const soup *s, kedr_ray *r, size_t n, uint64_t *st)
+{
+    for (size_t i = 0; i < n; i++) {
+        float o[3], p[3], d[3];
+        rnd3(st, o, -0.5f, 1.5f);
+        int kind = s->n ? (int)(i % 6) : 0;
+        const float *t = s->n ? s->v + (tu_next(st) % s->n) * 9 : NULL;
+        switch (kind) {
+        case 0: rnd3(st, p, 0, 1); break;
+        case 1: memcpy(p, t + 3 * (i % 3), 12); break; /* a vertex */
+        case 2: /* along an edge, from beyond its end */
+            for (int k = 0; k < 3; k++) {
+                o[k] = t[k] - 0.5f * (t[3 + k] - t[k]);
+                p[k] = t[3 + k];
+            }
+            break;
+        case 3:
+            for (int k = 0; k < 3; k++)
+                p[k] = 0.5f * (t[3 + k] + t[6 + k]);
+            break;
+        case 4: rnd3(st, p, 0, 1); p[i % 3] = o[i % 3]; break; /* axis-parallel component */
+        default: /* exactly along an axis */
+            rnd3(st, p, 0, 1);
+            memcpy(o, p, 12);
+            o[i % 3] = -0.5f;
+            break;
+        }
+        for (int k = 0; k < 3; k++)
+            d[k] = p[k] - o[k];
+        if (d[0] == 0 && d[1] == 0 && d[2] == 0)
+            d[0] = 1;
+        memcpy(r[i].o, o, 12);
+        memcpy(r[i].d, d, 12);
+        r[i].tmin = i % 5 == 0 ? 0.3f : 0.0f;
+        r[i].tmax = i % 4 == 0 ? 0.9f : INFINITY;
+    }
+}
+
+/* |cos| between the ray and triangle p's plane (0 for a degenerate triangle). */
+static float grazing_cos(const soup *s, const kedr_ray *r, int32_t p)
+{
+    const float *t = s->v + (size_t)p * 9;
+    rvec n = rv_cross(rv_sub(rv_load(t + 3), rv_load(t)), rv_sub(rv_load(t + 6), rv_load(t)));
+    float l = rv_len(n) * rv_len(rv_load(r->d));
+    return l > 0 ? fabsf(rv_dot(n, rv_load(r->d))) / l : 0;
+}
+
+/* A ray that grazes the triangle it hits (within GRAZE of its plane, as a ray along an edge of
+ * a curved mesh does for the neighbours of that edge) gets a distance from the triangle test
+ * that rounding dominates: the computed hit point can lie outside the triangle's box, where an
+ * accelerator never looks. For such rays the accelerator may return a farther true hit or a
+ * miss instead; they are counted apart. */
+#define GRAZE 1e-3f
+static size_t grazing_seen;
+
+static int same_hit(const soup *s, const kedr_accel *bf, const kedr_ray *r, kedr_hit x,
+                    kedr_hit y)
+{
+    if (x.prim == y.prim)
+        return x.prim < 0 || (x.t == y.t && x.u == y.u && x.v == y.v);
+    float t, u, v;
+    if (x.prim >= 0 && (!accel_tri(bf, (uint32_t)x.prim, rv_load(r->o), rv_load(r->d), r->tmin,
+                                   r->tmax, &t, &u, &v) || t != x.t))
+        return 0; /* not a hit of its triangle */
+    if (y.prim >= 0 && grazing_cos(s, r, y.prim) < GRAZE && (x.prim < 0 || x.t >= y.t)) {
+        grazing_seen++;
+        return 1;
+    }
+    if (x.prim < 0 || y.prim < 0)
+        return 0;
+    return fabsf(x.t - y.t) <= TIE_TOL * fmaxf(1.0f, fabsf(y.t));
+}
+
+static size_t ties_seen;
+
+static void check_scene(const char *name, const soup *s, size_t nray, uint64_t seed)
+{
+    uint64_t st = seed;
+    kedr_ray *rays = tu_host_alloc(nray * sizeof *rays);
+    kedr_hit *ref = tu_host_alloc(nray * sizeof *ref), *got = tu_host_alloc(nray * sizeof *got);
+    uint8_t *occ = tu_host_alloc(nray);
+    make_rays(s, rays, nray, &st);
+    for (int test = KEDR_TRI_MOLLER; test <= KEDR_TRI_WOOP; test++) {
+        kedr_accel *bf = NULL;
+        TU_OK(kedr_accel_build(KEDR_ACCEL_BRUTE, test, s->v, s->n, &bf));
+        if (!bf)
+            continue;
+        TU_OK(kedr_accel_intersect(bf, rays, nray, ref));
+        size_t hits = 0;
+        for (size_t i = 0; i < nray; i++)
+            hits += ref[i].prim >= 0;
+        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_BVH; kind++) {
+            kedr_accel *a = NULL;
+            TU_OK(kedr_accel_build(kind, test, s->v, s->n, &a));
+            if (!a)
+                continue;
+            memset(got, TU_POISON_BYTE, nray * sizeof *got);
+            memset(occ, TU_POISON_BYTE, nray);
+            TU_OK(kedr_accel_intersect(a, rays, nray, got));
+            TU_OK(kedr_accel_occluded(a, rays, nray, occ));
+            size_t bad = 0, badocc = 0;
+            for (size_t i = 0; i < nray; i++) {
+                if (!same_hit(s, bf, &rays[i], got[i], ref[i])) {
+                    if (bad++ < 3)
+                        fprintf(stderr, "  %s %s/%s ray %zu: got prim %d t %.9g, brute force %d "
+                                "t %.9g\n", name, kedr_accel_name(kind), test ? "woop" : "moller",
+                                i, got[i].prim, got[i].t, ref[i].prim, ref[i].t);
+                } else if (got[i].prim != ref[i].prim) {
+                    ties_seen++;
+                }
+                /* any-hit: exact, but for a grazing brute-force hit */
+                if (occ[i] != (ref[i].prim >= 0) &&
+                    !(ref[i].prim >= 0 && grazing_cos(s, &rays[i], ref[i].prim) < GRAZE))
+                    badocc++;
+            }
+            TU_CHECK(bad == 0, "%s (%zu triangles), %s, %s: %zu of %zu rays (%zu hits) differ",
+                     name, s->n, kedr_accel_name(kind), test ? "woop" : "moller", bad, nray, hits);
+            TU_CHECK(badocc == 0, "%s (%zu triangles), %s, %s: any-hit differs on %zu rays", name,
+                     s->n, kedr_accel_name(kind), test ? "woop" : "moller", badocc);
+            kedr_accel_destroy(a);
+        }
+        kedr_accel_destroy(bf);
+    }
+    free(rays), free(ref), free(got), free(occ);
+}
+
+static void check_scenes(void)
+{
+    static const size_t sizes[] = {0, 1, 2, 3, 31, 33, 257, 1023, 4097};
+    size_t nsz = tu_quick() ? 7 : sizeof sizes / sizeof sizes[0];
+    size_t nray = tu_scale(3000, 800);
+    uint64_t st = 17;
+    for (size_t i = 0; i < nsz; i++) {
+        soup s = {0};
+        random_tris(&s, sizes[i], 0.2f, &st);
+        check_scene("random", &s, nray, 100 + i);
+        free(s.v);
+        s = (soup){0};
+        random_tris(&s, sizes[i], 2.0f, &st); /* large overlapping triangles */
+        check_scene("large random", &s, nray, 200 + i);
+        free(s.v);
+        s = (soup){0};
+        slivers(&s, sizes[i], &st);
+        check_scene("slivers", &s, nray, 300 + i);
+        free(s.v);
+    }
+    soup s = {0};
+    plane_mesh(&s, tu_quick() ? 7 : 16, 0.5f);
+    check_scene("coplanar grid", &s, nray, 400);
+    plane_mesh(&s, 5, 0.5f); /* coincident with the first */
+    plane_mesh(&s, 3, 0.25f);
+    check_scene("coplanar overlapping", &s, nray, 401);
+    free(s.v);
+    s = (soup){0};
+    sphere_mesh(&s, tu_quick() ? 12 : 40, tu_quick() ? 7 : 21);
+    check_scene("closed sphere", &s, nray, 402);
+    free(s.v);
+    s = (soup){0};
+    float a[3] = {0.2f, 0.2f, 0.5f}, b[3] = {0.8f, 0.3f, 0.5f}, c[3] = {0.4f, 0.9f, 0.5f};
+    for (int i = 0; i < 40; i++)
+        add_tri(&s, a, b, c); /* one triangle, many times: every hit a tie */
+    check_scene("coincident", &s, nray, 403);
+    free(s.v);
+    s = (soup){0};
+    /* the teapot in a stadium: a dense cluster inside large, sparse surroundings */
+    random_tris(&s, tu_scale(3000, 600), 0.002f, &st);
+    for (size_t i = 0; i < s.n * 9; i++)
+        s.v[i] = 0.49f + 0.02f * s.v[i];
+    soup big = {0};
+    random_tris(&big, 50, 0.3f, &st);
+    for (size_t i = 0; i < big.n; i++)
+        add_tri(&s, big.v + i * 9, big.v + i * 9 + 3, big.v + i * 9 + 6);
+    check_scene("dense in sparse", &s, nray, 404);
+    free(s.v);
+    free(big.v);
+}
+
+/* The triangle tests on hand-worked cases. */
+static void check_tests(void)
+{
+    float tri[9] = {0, 0, 0, 2, 0, 0, 0, 2, 0}, w[12];
+    kedr_accel *a = NULL;
+    TU_OK(kedr_accel_build(KEDR_ACCEL_BRUTE, KEDR_TRI_WOOP, tri, 1, &a));
+    memcpy(w, a->woop, sizeof w);
+    kedr_accel_destroy(a);
+    /* the ray (0.5, 0.25, 3) - t z hits at t = 3, u = 0.25, v = 0.125 */
+    rvec o = rv(0.5f, 0.25f, 3.0f), d = rv(0, 0, -1);
+    float t = 0, u = 0, v = 0;
+    TU_CHECK(tri_moller(tri, o, d, 0, INFINITY, &t, &u, &v) && t == 3 && u == 0.25f &&
+             v == 0.125f, "moller: t %g u %g v %g", t, u, v);
+    t = u = v = 0;
+    TU_CHECK(tri_woop(w, o, d, 0, INFINITY, &t, &u, &v) && t == 3 && u == 0.25f && v == 0.125f,
+             "woop: t %g u %g v %g", t, u, v);
+    TU_CHECK(!tri_moller(tri, o, d, 0, 3, &t, &u, &v) && !tri_woop(w, o, d, 0, 3, &t, &u, &v),
+             "t = tmax is not a hit");
+    o = rv(1.5f, 1.5f, 3.0f); /* outside the hypotenuse */
+    TU_CHECK(!tri_moller(tri, o, d, 0, INFINITY, &t, &u, &v) &&
+             !tri_woop(w, o, d, 0, INFINITY, &t, &u, &v), "a miss beyond the hypotenuse");
+    o = rv(-1, 0.5f, 0); /* in the triangle's plane */
+    TU_CHECK(!tri_moller(tri, o, rv(1, 0, 0), 0, INFINITY, &t, &u, &v), "a ray in the plane");
+    /* sphere: centre (0,0,5), r = 1, ray from the origin along z: t = 4 and, from inside, 6 */
+    TU_CHECK(sphere_hit(rv(0, 0, 5), 1, rv(0, 0, 0), rv(0, 0, 1), 0, INFINITY, &t) && t == 4,
+             "sphere near root %g", t);
+    TU_CHECK(sphere_hit(rv(0, 0, 5), 1, rv(0, 0, 0), rv(0, 0, 1), 4.5f, INFINITY, &t) && t == 6,
+             "sphere far root %g", t);
+    TU_CHECK(!sphere_hit(rv(0, 0, 5), 1, rv(0, 1.01f, 0), rv(0, 0, 1), 0, INFINITY, &t),
+             "sphere miss");
+    /* a far sphere keeps its precision: r = 1 at distance 1e4, t = 1e4 - 1 */
+    TU_CHECK(sphere_hit(rv(0, 0, 1e4f), 1, rv(0, 0, 0), rv(0, 0, 2), 0, INFINITY, &t) &&
+             fabsf(t - 4999.5f) <= 1e-3f, "far sphere t %.7g", t);
+    TU_CHECK(plane_hit(rv(0, 0, 2), 4, rv(0, 0, 0), rv(0, 0.5f, 1), 0, INFINITY, &t) && t == 2,
+             "plane t %g", t);
+    TU_CHECK(!plane_hit(rv(0, 0, 1), 2, rv(0, 0, 0), rv(1, 0, 0), 0, INFINITY, &t),
+             "a ray parallel to a plane");
+    /* slab: the unit box, a ray along x at y = 0.5: enters at 1, leaves at 2 */
+    float lo[3] = {0, 0, 0}, hi[3] = {1, 1, 1}, tn, tf;
+    o = rv(-1, 0.5f, 0.5f);
+    TU_CHECK(box_hit(lo, hi, o, rv_inverse(rv(1, 0, 0)), 0, INFINITY, &tn, &tf) && tn == 1 &&
+             tf >= 2 && tf < 2.00001f, "slab %g %g", tn, tf);
+    o = rv(-1, 0, 0.5f); /* on the face y = 0, parallel to it: kept (conservative) */
+    TU_CHECK(box_hit(lo, hi, o, rv_inverse(rv(1, 0, 0)), 0, INFINITY, &tn, &tf), "slab on a face");
+    o = rv(-1, 1.5f, 0.5f);
+    TU_CHECK(!box_hit(lo, hi, o, rv_inverse(rv(1, 0, 0)), 0, INFINITY, &tn, &tf), "slab miss");
+}
+
+static void check_errors(void)
+{
+    float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    kedr_accel *a = NULL;
+    tri[4] = NAN;
+    TU_CHECK(kedr_accel_build(KEDR_ACCEL_BVH, KEDR_TRI_MOLLER, tri, 1, &a) == KEDR_ERR_INVALID &&
+             !a && strstr(kedr_last_error(), "triangle 0, vertex 1 has a NaN"),
+             "NaN vertex refused: %s", kedr_last_error());
+    tri[4] = INFINITY;
+    TU_CHECK(kedr_accel_build(KEDR_ACCEL_GRID, KEDR_TRI_MOLLER, tri, 1, &a) == KEDR_ERR_INVALID,
+             "infinite vertex refused");
+    kedr_accel_kind k;
+    TU_CHECK(kedr_accel_parse("kd-tree", &k) == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "kd-tree"), "unknown accelerator named");
+    TU_CHECK(kedr_accel_parse("kdtree", &k) == KEDR_OK && k == KEDR_ACCEL_KDTREE, "kdtree parsed");
+}
+
+int main(void)
+{
+    check_tests();
+    check_errors();
+    check_scenes();
+    printf("ties at shared edges and coincident triangles: %zu rays; grazing hits: %zu rays\n",
+           ties_seen, grazing_seen);
+    return tu_finish("test_render_accel");
+}
