@@ -25,3 +25,7 @@ if(KEDR_EXAMPLES_BLAS)
                LIBS PkgConfig::KEDR_OPENBLAS PkgConfig::KEDR_LAPACKE CUDA_LIBS CUDA::cublas
                ARGS --n 300 --check)
 endif()
+if(KEDR_EXAMPLES_FFTW)
+  kedr_example(fft_poisson SOURCES fft_poisson.c CUDA_SOURCES poisson_cuda.cu
+               LIBS PkgConfig::KEDR_FFTW3 m CUDA_LIBS CUDA::cufft ARGS --n 128 --check)
+endif()
