@@ -1,0 +1,143 @@
+/* The cuda back end of the sweeps and measures. A sweep is one thread per grid line, running
+ * the same row building and Thomas elimination as the cpu (sweep_impl.h), with its c' scratch
+ * interleaved across the lines (element m of line t at m * lines + t), so that the threads of a
+ * warp touch neighbouring addresses. Lines are numbered with the other axis of smaller stride
+ * fastest: along x and y that is z (stride 1 in the book's layout), so neighbouring threads read
+ * neighbouring nodes; along z the sweep runs in the transposed layout (z slowest, y of stride 1),
+ * which gives the same pattern (solver.c transposes the fields there and back). */
+#include "adi/adi_internal.h"
+#include "core/internal.h"
+#include "kedr/prim.h"
+
+#include <cuda_runtime.h>
+#include <math.h>
+
+#define ADI_HD static __host__ __device__ __forceinline__
+#define REAL float
+#define ADI_FN(name) name##_f32
+#include "adi/sweep_impl.h"
+#undef REAL
+#undef ADI_FN
+#define REAL double
+#define ADI_FN(name) name##_f64
+#include "adi/sweep_impl.h"
+#undef REAL
+#undef ADI_FN
+
+#define ADI_BLOCK 128
+
+__global__ void sweep_kernel_f32(adi_params p, const unsigned char *mask, int d, int lo, int hi,
+                                 int64_t nlo, int64_t lines, arrays_f32 a, float *cp)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= lines)
+        return;
+    int64_t base = (1 + t % nlo) * p.s[lo] + (1 + t / nlo) * p.s[hi];
+    sweep_line_f32(&p, mask, d, base, &a, cp + t, lines);
+}
+
+__global__ void sweep_kernel_f64(adi_params p, const unsigned char *mask, int d, int lo, int hi,
+                                 int64_t nlo, int64_t lines, arrays_f64 a, double *cp)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= lines)
+        return;
+    int64_t base = (1 + t % nlo) * p.s[lo] + (1 + t / nlo) * p.s[hi];
+    sweep_line_f64(&p, mask, d, base, &a, cp + t, lines);
+}
+
+template <typename T, typename A>
+static void fill_arrays(A *a, const adi_state *out, const adi_state *old, const adi_state *coef)
+{
+    for (int v = 0; v < 4; v++) {
+        a->out[v] = (T *)out->f[v];
+        a->old[v] = (const T *)old->f[v];
+        a->coef[v] = (const T *)coef->f[v];
+    }
+}
+
+kedr_status adi_cuda_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
+                           const adi_state *out, const adi_state *old, const adi_state *coef)
+{
+    int a1 = (d + 1) % 3, a2 = (d + 2) % 3;
+    int lo = p->s[a1] < p->s[a2] ? a1 : a2, hi = p->s[a1] < p->s[a2] ? a2 : a1;
+    int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);
+    if (lines <= 0)
+        return KEDR_OK;
+    unsigned blocks = (unsigned)((lines + ADI_BLOCK - 1) / ADI_BLOCK);
+    cudaStream_t stream = KEDR_STREAM(s->ctx);
+    if (s->real_size == 4) {
+        arrays_f32 a;
+        fill_arrays<float>(&a, out, old, coef);
+        sweep_kernel_f32<<<blocks, ADI_BLOCK, 0, stream>>>(*p, mask, d, lo, hi, nlo, lines, a,
+                                                           (float *)s->cp);
+    } else {
+        arrays_f64 a;
+        fill_arrays<double>(&a, out, old, coef);
+        sweep_kernel_f64<<<blocks, ADI_BLOCK, 0, stream>>>(*p, mask, d, lo, hi, nlo, lines, a,
+                                                           (double *)s->cp);
+    }
+    KEDR_CUDA_LAUNCHED("adi sweep");
+    return KEDR_OK;
+}
+
+/* The six measures of every node into buf (measure k of node i at k * nodes + i; 0 off the
+ * unknowns), reduced afterwards by kedr_reduce. */
+template <typename T>
+__global__ void measure_kernel(adi_params p, const unsigned char *mask, size_t nodes,
+                               const T *g0, const T *g1, const T *g2, const T *g3,
+                               const T *p0, const T *p1, const T *p2, double *buf)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= nodes)
+        return;
+    double o[6] = {0, 0, 0, 0, 0, 0};
+    if (mask[i] == ADI_FLUID) {
+        const T *g[4] = {g0, g1, g2, g3}, *pr[4] = {p0, p1, p2, NULL};
+        if (sizeof(T) == 4)
+            measure_node_f32(&p, mask, (const float *const *)g,
+                             p0 ? (const float *const *)pr : NULL, (int64_t)i, o);
+        else
+            measure_node_f64(&p, mask, (const double *const *)g,
+                             p0 ? (const double *const *)pr : NULL, (int64_t)i, o);
+    }
+    for (int k = 0; k < 6; k++)
+        buf[k * nodes + i] = o[k];
+}
+
+kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
+                             adi_measure *m)
+{
+    size_t n = s->nodes;
+    unsigned blocks = (unsigned)((n + 255) / 256);
+    double *buf = (double *)s->measure_buf;
+    cudaStream_t stream = KEDR_STREAM(s->ctx);
+    if (s->real_size == 4) {
+        const float *pv[3] = {NULL, NULL, NULL};
+        for (int v = 0; prev && v < 3; v++)
+            pv[v] = (const float *)prev->f[v];
+        measure_kernel<float><<<blocks, 256, 0, stream>>>(
+            s->p, s->mask, n, (const float *)g->f[0], (const float *)g->f[1],
+            (const float *)g->f[2], (const float *)g->f[3], pv[0], pv[1], pv[2], buf);
+    } else {
+        const double *pv[3] = {NULL, NULL, NULL};
+        for (int v = 0; prev && v < 3; v++)
+            pv[v] = (const double *)prev->f[v];
+        measure_kernel<double><<<blocks, 256, 0, stream>>>(
+            s->p, s->mask, n, (const double *)g->f[0], (const double *)g->f[1],
+            (const double *)g->f[2], (const double *)g->f[3], pv[0], pv[1], pv[2], buf);
+    }
+    KEDR_CUDA_LAUNCHED("adi measure");
+    double r[6];
+    const kedr_op ops[6] = {KEDR_OP_SUM, KEDR_OP_MAX, KEDR_OP_MAX,
+                            KEDR_OP_MAX, KEDR_OP_SUM, KEDR_OP_SUM};
+    for (int k = 0; k < 6; k++)
+        KEDR_TRY(kedr_reduce(s->ctx, KEDR_F64, ops[k], buf + k * n, n, &r[k]));
+    m->div2 = r[0];
+    m->divmax = r[1];
+    m->change = r[2];
+    m->speed2max = r[3];
+    m->energy = r[4];
+    m->nonfinite = r[5];
+    return KEDR_OK;
+}
