@@ -29,3 +29,5 @@ if(KEDR_EXAMPLES_FFTW)
   kedr_example(fft_poisson SOURCES fft_poisson.c CUDA_SOURCES poisson_cuda.cu
                LIBS PkgConfig::KEDR_FFTW3 m CUDA_LIBS CUDA::cufft ARGS --n 128 --check)
 endif()
+kedr_example(sparse_trsv SOURCES sparse_trsv.c CUDA_SOURCES trsv_cuda.cu LIBS m
+             CUDA_LIBS CUDA::cusparse ARGS --n 20000)
