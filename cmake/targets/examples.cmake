@@ -31,3 +31,7 @@ if(KEDR_EXAMPLES_FFTW)
 endif()
 kedr_example(sparse_trsv SOURCES sparse_trsv.c CUDA_SOURCES trsv_cuda.cu LIBS m
              CUDA_LIBS CUDA::cusparse ARGS --n 20000)
+kedr_example(rainfall SOURCES rainfall.c ARGS --days 60 --sites 1000)
+# One day: about half the sites have no rain and must not appear in the totals.
+add_test(NAME example_rainfall_one_day COMMAND example_rainfall --days 1 --sites 5000)
+set_tests_properties(example_rainfall_one_day PROPERTIES LABELS example)
