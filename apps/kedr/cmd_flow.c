@@ -1,14 +1,316 @@
-/* kedr flow: placeholder while the module is written (replaced by the module's own command). */
+/* kedr flow CASE.ini: runs an incompressible flow case (docs/flow.md), printing a progress line
+ * every [output] stats_every steps, and writes the cell fields (CSV, VTK, PNG), the centre-line
+ * profiles and a checkpoint. A pressure solve that does not converge stops the run with its
+ * residual history and the checkpoint of the state before that step; a velocity that becomes
+ * NaN stops it at that step, keeping the last checkpoint written. */
+#define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "kedr/flow.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define FLOW_PATH (KEDR_FLOW_PATH_MAX + KEDR_FLOW_NAME_MAX + 32)
+
+typedef struct {
+    const char *case_path, *out, *restart;
+    long long steps;
+    cli_common com;
+} flow_options;
+
+static void help(void)
+{
+    printf("usage: kedr flow CASE.ini [options]\n\n"
+           "Runs the incompressible flow case described by CASE.ini (keys: docs/flow.md) and\n"
+           "writes DIR/NAME.csv, .vti, -{speed,pressure,vorticity}.png, -profiles.csv (u on the\n"
+           "vertical and v on the horizontal centre line) and the checkpoint DIR/NAME.chk.\n"
+           "A pressure solve that does not converge stops the run with its residual history and\n"
+           "a checkpoint of the last good step; a velocity that becomes NaN stops it at once.\n"
+           "Ctrl-C or SIGTERM stops after the current step, saves, and exits with 130 (143).\n\n"
+           "options:\n"
+           "  --steps N      steps to run (overrides [time] steps; counted from the start)\n"
+           "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
+           "  --restart FILE continue from a checkpoint written for this case\n"
+           CLI_COMMON_HELP);
+}
+
+static int make_dirs(const char *path)
+{
+    char buf[FLOW_PATH];
+    if (strlen(path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "kedr flow: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
+    return CLI_EXIT_FAIL;
+}
+
+static void format_seconds(double s, char *buf, size_t size)
+{
+    if (!isfinite(s))
+        snprintf(buf, size, "?");
+    else if (s < 60)
+        snprintf(buf, size, "%.0f s", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else
+        snprintf(buf, size, "%.1f h", s / 3600);
+}
+
+static void parse_options(int argc, char **argv, flow_options *o)
+{
+    const char *cmd = "flow";
+    memset(o, 0, sizeof *o);
+    o->com.backend = KEDR_BACKEND_AUTO;
+    o->steps = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            help();
+            exit(0);
+        }
+        if (cli_common_option(argc, argv, &i, &o->com, cmd))
+            continue;
+        if (strncmp(a, "--steps", 7) == 0 && (a[7] == 0 || a[7] == '='))
+            o->steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--steps", cmd);
+        else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
+            o->restart = cli_value(argc, argv, &i, cmd);
+        else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
+            o->out = cli_value(argc, argv, &i, cmd);
+        else if (a[0] == '-')
+            cli_usage_error(cmd, "unknown option '%s'", a);
+        else if (o->case_path)
+            cli_usage_error(cmd, "more than one case file ('%s' and '%s')", o->case_path, a);
+        else
+            o->case_path = a;
+    }
+    if (!o->case_path)
+        cli_usage_error(cmd, "no case file given");
+}
+
+static int checkpoint(kedr_flow *f, const kedr_flow_case *c)
+{
+    char path[FLOW_PATH];
+    snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
+    if (make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    if (kedr_flow_write_checkpoint(f, path) != KEDR_OK)
+        return fail("checkpoint");
+    kedr_flow_stats st;
+    kedr_flow_get_stats(f, &st);
+    printf("wrote checkpoint %s (step %lld, t = %.6g s)\n", path, (long long)st.step, st.time);
+    return 0;
+}
+
+static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
+{
+    if (make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    kedr_flow_fields fl;
+    if (kedr_flow_get_fields(f, &fl) != KEDR_OK)
+        return fail(NULL);
+    char path[FLOW_PATH];
+    kedr_status s = KEDR_OK;
+    if (c->write_csv) {
+        snprintf(path, sizeof path, "%s/%s.csv", c->out_dir, c->name);
+        if ((s = kedr_flow_write_csv(&fl, path)) == KEDR_OK)
+            printf("wrote %s\n", path);
+    }
+    if (s == KEDR_OK && c->write_vti) {
+        snprintf(path, sizeof path, "%s/%s.vti", c->out_dir, c->name);
+        if ((s = kedr_flow_write_vti(&fl, path)) == KEDR_OK)
+            printf("wrote %s\n", path);
+    }
+    if (s == KEDR_OK && c->write_csv) {
+        snprintf(path, sizeof path, "%s/%s-profiles.csv", c->out_dir, c->name);
+        if ((s = kedr_flow_write_profiles(f, path)) == KEDR_OK)
+            printf("wrote %s\n", path);
+    }
+    if (s == KEDR_OK && c->write_png) {
+        s = kedr_flow_write_png(&fl, c->out_dir, c->name);
+        if (s == KEDR_OK)
+            printf("wrote %s/%s-{speed,pressure,vorticity}.png\n", c->out_dir, c->name);
+        else if (s == KEDR_ERR_UNSUPPORTED)
+            fprintf(stderr, "kedr flow: warning: no PNG maps: %s\n", kedr_last_error());
+        if (s == KEDR_ERR_UNSUPPORTED)
+            s = KEDR_OK;
+    }
+    kedr_flow_fields_free(&fl);
+    return s == KEDR_OK ? 0 : fail(NULL);
+}
+
+static void print_history(const kedr_flow_stats *st)
+{
+    const kedr_flow_poisson_info *p = &st->poisson;
+    fprintf(stderr, "kedr flow: residual history (relative, every iteration; %d in all):",
+            p->history_len);
+    for (int i = 0; i < p->history_len; i++) {
+        if (p->history_len > 40 && i == 20) {
+            fprintf(stderr, "\n  ... %d more ...", p->history_len - 40);
+            i = p->history_len - 20;
+        }
+        fprintf(stderr, "%s%.3e", i % 8 ? " " : "\n  ", p->history[i]);
+    }
+    fprintf(stderr, "\nkedr flow: raise [pressure] max_iter or tol, choose another solver, or "
+            "lower dt\n");
+}
+
+/* Warns when a fixed step is beyond Adams–Bashforth 2's stable step for the boundary and
+ * initial velocities. */
+static void warn_dt(kedr_flow *f, const kedr_flow_case *c)
+{
+    if (!(c->dt > 0))
+        return;
+    kedr_flow_stats st;
+    kedr_flow_get_stats(f, &st);
+    double lim = kedr_flow_stable_dt(c, st.umax);
+    if (c->dt > lim)
+        fprintf(stderr, "kedr flow: warning: dt = %g is above the stable limit %.4g for the "
+                "velocities now present (|u| up to %.4g, nu = %g): the run will likely blow up; "
+                "use [time] dt = auto or dt <= %.4g\n", c->dt, lim,
+                fmax(st.umax[0], fmax(st.umax[1], st.umax[2])), c->nu, lim);
+}
+
+static void progress_line(const kedr_flow_stats *st, const kedr_flow_case *c, double run0,
+                          int64_t first)
+{
+    double now = kedr_wall_seconds(), per = (now - run0) / (double)(st->step - first);
+    double left = (double)(c->steps - st->step);
+    if (c->end_time > 0 && st->dt > 0) {
+        double by_time = (c->end_time - st->time) / st->dt;
+        left = by_time < left ? by_time : left;
+    }
+    char eta[32];
+    format_seconds(per * left, eta, sizeof eta);
+    printf("step %lld  t %.5g  dt %.3g (cfl %.2f)  |u|max %.4g  ke %.5g  div %.1e  pressure %d "
+           "it (res %.1e)  %.3g ms/step  ETA %s\n", (long long)st->step, st->time, st->dt,
+           st->cfl, fmax(st->umax[0], fmax(st->umax[1], st->umax[2])), st->kinetic_energy,
+           st->divergence, st->poisson.iterations, st->poisson.residual, 1e3 * per, eta);
+    fflush(stdout);
+}
+
+static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped)
+{
+    kedr_flow_stats st;
+    kedr_flow_get_stats(f, &st);
+    int64_t first = st.step;
+    double run0 = kedr_wall_seconds();
+    while (st.step < c->steps && !(c->end_time > 0 && st.time >= c->end_time * (1 - 1e-12)) &&
+           !(*stopped = kedr_interrupted())) {
+        if (kedr_flow_step(f) != KEDR_OK) {
+            int why = kedr_flow_failure(f);
+            char msg[600];
+            snprintf(msg, sizeof msg, "%s", kedr_last_error());
+            fprintf(stderr, "kedr flow: %s\n", msg);
+            kedr_flow_get_stats(f, &st);
+            if (why == 1) {
+                print_history(&st);
+                fprintf(stderr, "kedr flow: saving the state before the failed step\n");
+                checkpoint(f, c);
+            } else {
+                fprintf(stderr, "kedr flow: stopped at step %lld; the last checkpoint written "
+                        "(if any) holds the last good state\n", (long long)st.step);
+            }
+            return CLI_EXIT_FAIL;
+        }
+        kedr_flow_get_stats(f, &st);
+        int last = st.step >= c->steps || (c->end_time > 0 && st.time >= c->end_time * (1 - 1e-12));
+        if (c->stats_every > 0 && (st.step % c->stats_every == 0 || last))
+            progress_line(&st, c, run0, first);
+        if (c->checkpoint_every > 0 && st.step % c->checkpoint_every == 0 && !last) {
+            int rc = checkpoint(f, c);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
 
 int cmd_flow(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "kedr flow: not available in this build yet\n");
-    return CLI_EXIT_FAIL;
+    flow_options o;
+    parse_options(argc, argv, &o);
+    kedr_flow_case c;
+    if (kedr_flow_case_load(o.case_path, &c) != KEDR_OK)
+        return fail(NULL);
+    if (o.steps >= 0)
+        c.steps = o.steps;
+    if (o.out) {
+        if (strlen(o.out) >= sizeof c.out_dir)
+            cli_usage_error("flow", "--out: a path of %zu bytes; at most %zu", strlen(o.out),
+                            sizeof c.out_dir - 1);
+        strcpy(c.out_dir, o.out);
+    }
+    kedr_ctx *ctx = cli_context(&o.com, "flow");
+    char grid[64];
+    if (c.dims == 3)
+        snprintf(grid, sizeof grid, "%d x %d x %d", c.n[0], c.n[1], c.n[2]);
+    else
+        snprintf(grid, sizeof grid, "%d x %d", c.n[0], c.n[1]);
+    printf("kedr flow %s on %s: %s cells, nu %g, dt %s, pressure: %s%s%s (tol %g)\n",
+           o.case_path, kedr_backend_name(kedr_ctx_backend(ctx)), grid, c.nu,
+           c.dt > 0 ? "fixed" : "from cfl",
+           c.poisson.method == KEDR_FLOW_METHOD_MG ? "multigrid" : "PCG",
+           c.poisson.method == KEDR_FLOW_METHOD_MG ? "" : " + ",
+           c.poisson.method == KEDR_FLOW_METHOD_MG ? "" : kedr_flow_precond_name(c.poisson.precond),
+           c.poisson.tol);
+    kedr_flow *f = NULL;
+    kedr_status s = o.restart ? kedr_flow_restart(ctx, &c, o.restart, &f)
+                              : kedr_flow_create(ctx, &c, &f);
+    if (s != KEDR_OK) {
+        int rc = fail(o.restart ? "restart" : NULL);
+        kedr_ctx_destroy(ctx);
+        return rc;
+    }
+    if (o.restart) {
+        kedr_flow_stats st;
+        kedr_flow_get_stats(f, &st);
+        printf("restart from %s at step %lld (t = %.6g s)\n", o.restart, (long long)st.step,
+               st.time);
+    }
+    warn_dt(f, &c);
+    kedr_interrupt_install();
+    int stopped = 0, rc = run(f, &c, &stopped);
+    if (rc == 0 && (c.checkpoint || stopped))
+        rc = checkpoint(f, &c);
+    if (rc == 0)
+        rc = write_outputs(f, &c);
+    if (rc == 0) {
+        kedr_flow_stats st;
+        kedr_flow_get_stats(f, &st);
+        printf("%lld steps, t = %.6g s; %.3f s in steps, of which %.3f s in the pressure solve "
+               "(%.2f iterations a step)\n", (long long)st.step, st.time, st.seconds_step,
+               st.seconds_poisson, st.step ? (double)st.poisson_iterations / st.step : 0.0);
+        if (stopped)
+            printf("stopped; continue with: kedr flow %s --restart %s/%s.chk\n", o.case_path,
+                   c.out_dir, c.name);
+    }
+    kedr_flow_destroy(f);
+    kedr_ctx_destroy(ctx);
+    return rc == 0 && stopped ? CLI_EXIT_INTERRUPTED : rc;
 }
 
 int cmd_bench_flow(int argc, char **argv)

@@ -490,7 +490,9 @@ kedr_status kedr_flow_step(kedr_flow *f)
     if (s != KEDR_OK) {
         f->failure = 2; /* the right-hand side held NaN */
         f->seconds_step += kedr_wall_seconds() - t0;
-        return s;
+        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the velocity became NaN or infinite at "
+                         "step %lld (t = %.6g): the run is unstable; lower dt or cfl, or refine "
+                         "the grid", (long long)f->step + 1, f->time + dt);
     }
     for (int b = 0; b < f->dims; b++)
         correct(f, b, dt);

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# kedr flow: help, errors naming file, line and key, a tiny cavity run that writes the fields,
+# profiles and checkpoint, a restart that matches the straight run bit for bit, a pressure solve
+# that cannot converge (its residual history, the checkpoint of the state before), a NaN run.
+# usage: test_flow.sh KEDR_BINARY SOURCE_DIR
+kedr=$1
+src=$2
+. "$(dirname "$0")/lib.sh"
+
+cav=$src/cases/flow/cavity_re100.ini
+check help 0 'usage: kedr flow CASE.ini' -- "$kedr" flow --help
+check no-case 2 'no case file given' -- "$kedr" flow
+check bad-option 2 "unknown option '--stpes'" -- "$kedr" flow "$cav" --stpes 3
+check bad-steps 2 '--steps' -- "$kedr" flow "$cav" --steps x
+check missing-file 1 'nope.ini' -- "$kedr" flow "$tmp/nope.ini"
+
+sed 's/^nx = 32/nxx = 32/' "$cav" >"$tmp/typo.ini"
+check typo 1 "typo.ini:[0-9]+: \[grid\] (lacks the required key 'nx'|unknown key 'nxx')" -- "$kedr" flow "$tmp/typo.ini"
+sed 's/^stats_every = 500/stats_evry = 500/' "$cav" >"$tmp/typo2.ini"
+check suggestion 1 "typo2.ini:[0-9]+: .*unknown key 'stats_evry' \(did you mean 'stats_every'\?\)" -- "$kedr" flow "$tmp/typo2.ini"
+sed 's/^boundary_x_max = wall/boundary_x_max = periodic/' "$cav" >"$tmp/halfper.ini"
+check half-periodic 1 "halfper.ini:[0-9]+: \[domain\] boundary_x_min: periodic on one end" -- "$kedr" flow "$tmp/halfper.ini"
+sed 's/^nu = 0.01/nu = -1/' "$cav" >"$tmp/nu.ini"
+check bad-nu 1 "nu.ini:[0-9]+: \[fluid\] nu" -- "$kedr" flow "$tmp/nu.ini"
+sed 's/^boundary_x_min = wall/boundary_x_min = inflow/' "$cav" >"$tmp/inflow.ini"
+check inflow-velocity 1 "inflow.ini.*x_min_velocity.*missing" -- "$kedr" flow "$tmp/inflow.ini"
+sed 's/^dt = auto/dt = fast/' "$cav" >"$tmp/dt.ini"
+check bad-dt 1 "dt.ini:[0-9]+: \[time\] dt: 'fast'" -- "$kedr" flow "$tmp/dt.ini"
+
+# a tiny run: 8 x 8 cavity, 40 steps
+sed -e 's/^nx = 32/nx = 8/' -e 's/^ny = 32/ny = 8/' -e 's/^stats_every = 500/stats_every = 10/' \
+  "$cav" >"$tmp/tiny.ini"
+check run 0 'step 40 .*pressure [0-9]+ it.*ETA' -- "$kedr" flow "$tmp/tiny.ini" --backend cpu --steps 40 --out "$tmp/run"
+cp "$tmp/out" "$tmp/run.log"
+check run-chk 0 'wrote checkpoint .*/tiny.chk \(step 40' -- cat "$tmp/run.log"
+check run-csv 0 '^x,y,u,v,p,vorticity' -- head -1 "$tmp/run/tiny.csv"
+check run-csv-rows 0 '^65$' -- bash -c "wc -l < '$tmp/run/tiny.csv'"
+check run-vti 0 '<ImageData WholeExtent="0 8 0 8 0 0"' -- cat "$tmp/run/tiny.vti"
+check run-profiles 0 '^u_vertical,1,1$' -- cat "$tmp/run/tiny-profiles.csv"
+
+# restart to step 60 equals 60 steps in one go
+check restart 0 'restart from .* at step 40' -- "$kedr" flow "$tmp/tiny.ini" --backend cpu --steps 60 --out "$tmp/run" --restart "$tmp/run/tiny.chk"
+check straight 0 'step 60 ' -- "$kedr" flow "$tmp/tiny.ini" --backend cpu --steps 60 --out "$tmp/straight"
+if cmp -s "$tmp/run/tiny.chk" "$tmp/straight/tiny.chk" && cmp -s "$tmp/run/tiny.csv" "$tmp/straight/tiny.csv"; then
+  pass
+else
+  fail "restart differs from the straight run"
+fi
+check restart-other-grid 1 'written for another grid|not a flow checkpoint' -- "$kedr" flow "$cav" --backend cpu --steps 1 --out "$tmp/x" --restart "$tmp/run/tiny.chk"
+head -c 100 "$tmp/run/tiny.chk" >"$tmp/short.chk"
+check restart-short 1 'short.chk' -- "$kedr" flow "$tmp/tiny.ini" --backend cpu --out "$tmp/x" --restart "$tmp/short.chk"
+
+# a pressure solve that cannot converge: no preconditioner, 2 iterations
+sed -e 's/^preconditioner = mg/preconditioner = none\nmax_iter = 2/' "$tmp/tiny.ini" >"$tmp/noconv.ini"
+check no-converge 1 'did not converge in 2 iterations' -- "$kedr" flow "$tmp/noconv.ini" --backend cpu --steps 5 --out "$tmp/nc"
+cp "$tmp/out" "$tmp/nc.log"
+check no-converge-history 0 'residual history' -- cat "$tmp/nc.log"
+check no-converge-chk 0 'wrote checkpoint .*noconv.chk \(step 0' -- cat "$tmp/nc.log"
+
+# a fixed dt far beyond the stable step: a warning, then NaN stops the run at its step
+sed -e 's/^dt = auto/dt = 5/' -e '/^cfl/d' -e 's/^end_time = 20/end_time = 1e9/' "$tmp/tiny.ini" >"$tmp/nan.ini"
+check nan 1 'NaN or infinite at step [0-9]+' -- "$kedr" flow "$tmp/nan.ini" --backend cpu --steps 400 --out "$tmp/nan"
+cp "$tmp/out" "$tmp/nan.log"
+check nan-warning 0 'warning: dt = 5 is above the stable limit' -- cat "$tmp/nan.log"
+
+finish test_flow
