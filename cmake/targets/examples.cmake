@@ -24,6 +24,8 @@ if(KEDR_EXAMPLES_BLAS)
   kedr_example(power_method SOURCES power_method.c CUDA_SOURCES power_cuda.cu
                LIBS PkgConfig::KEDR_OPENBLAS PkgConfig::KEDR_LAPACKE CUDA_LIBS CUDA::cublas
                ARGS --n 300 --check)
+  kedr_example(streamed_gemm SOURCES streamed_gemm.c CUDA_SOURCES gemm_cuda.cu
+               LIBS PkgConfig::KEDR_OPENBLAS m CUDA_LIBS CUDA::cublas ARGS --n 300 --streams 4)
 endif()
 if(KEDR_EXAMPLES_FFTW)
   kedr_example(fft_poisson SOURCES fft_poisson.c CUDA_SOURCES poisson_cuda.cu
