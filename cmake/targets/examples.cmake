@@ -37,3 +37,4 @@ kedr_example(rainfall SOURCES rainfall.c ARGS --days 60 --sites 1000)
 # One day: about half the sites have no rain and must not appear in the totals.
 add_test(NAME example_rainfall_one_day COMMAND example_rainfall --days 1 --sites 5000)
 set_tests_properties(example_rainfall_one_day PROPERTIES LABELS example)
+kedr_example(sort_by_key SOURCES sort_by_key.c ARGS --n 1000003)
