@@ -565,28 +565,34 @@ static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
         if (!(types & (1 << ti)))
             continue;
         kedr_dtype t = ti ? KEDR_F64 : KEDR_F32;
+        /* The check runs on the first m elements' worth of the array (the whole of it up to
+         * 2^20 elements), so that it stays quick at strides of 32 over a large n; the same
+         * kernel is then timed over all n. */
         size_t e = kedr_dtype_size(t), len = stride ? (n - 1) * 32 + 1 : n + 32;
+        size_t m = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
+        size_t mlen = stride ? (m - 1) * 32 + 1 : m + 32;
         void *a = dev_alloc(ctx, len * e);
-        unsigned char *h = host_alloc(len * e);
+        unsigned char *h = host_alloc(mlen * e);
         for (size_t k = stride ? 1 : 0; k <= 32 && rc == 0; k++) {
-            call_args c = {.ctx = ctx, .what = stride ? CALL_STRIDE : CALL_OFFSET, .t = t, .n = n,
+            call_args c = {.ctx = ctx, .what = stride ? CALL_STRIDE : CALL_OFFSET, .t = t, .n = m,
                            .k = k, .a = a};
-            /* Checked first: exactly the n elements addressed became 1. */
-            if (kedr_memset(ctx, a, 0, len * e) != KEDR_OK || call_once(&c) != KEDR_OK ||
-                kedr_download(ctx, h, a, len * e) != KEDR_OK) {
+            /* Checked first: exactly the m elements addressed became 1. */
+            if (kedr_memset(ctx, a, 0, mlen * e) != KEDR_OK || call_once(&c) != KEDR_OK ||
+                kedr_download(ctx, h, a, mlen * e) != KEDR_OK) {
                 rc = fail_status();
                 break;
             }
             size_t bad = 0;
-            for (size_t i = 0; i < len; i++) {
+            for (size_t i = 0; i < mlen; i++) {
                 double v = t == KEDR_F32 ? ((float *)h)[i] : ((double *)h)[i];
-                int hit = stride ? i % k == 0 && i / k < n : i >= k && i < k + n;
+                int hit = stride ? i % k == 0 && i / k < m : i >= k && i < k + m;
                 bad += v != hit;
             }
             if (bad) {
                 rc = fail("the kernel updated the wrong elements: not timed");
                 break;
             }
+            c.n = n;
             double sec;
             if ((rc = time_call(&c, o->repeats, &sec)) != 0)
                 break;
