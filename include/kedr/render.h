@@ -69,6 +69,51 @@ kedr_status kedr_accel_intersect(const kedr_accel *a, const kedr_ray *rays, size
 kedr_status kedr_accel_occluded(const kedr_accel *a, const kedr_ray *rays, size_t n,
                                 uint8_t *occluded);
 
+/* ---- scenes and images ------------------------------------------------------------------- */
+
+/* A scene: camera, point lights (area lights are sampled as grids of point lights), materials
+ * (Phong or Cook-Torrance, with reflection and refraction), spheres, planes and triangle meshes
+ * (OBJ files or the built-in teapot, terrain and stadium). Scene files: docs/render.md. */
+typedef struct kedr_render_scene kedr_render_scene;
+
+/* Reads a scene file; KEDR_ERR_PARSE "FILE:LINE: [section] key: ..." for a bad scene or OBJ
+ * file (the OBJ file's own name and line), KEDR_ERR_IO for an unreadable one. */
+kedr_status kedr_render_scene_load(const char *path, kedr_render_scene **out);
+void kedr_render_scene_destroy(kedr_render_scene *s);
+
+typedef struct {
+    size_t triangles, spheres, planes, lights, materials;
+    size_t skipped_nonfinite;  /* OBJ faces with a NaN or infinite vertex: reported, skipped */
+    size_t skipped_degenerate; /* zero-area triangles: reported, skipped */
+    int width, height, spp, depth; /* the file's [render] values (or the defaults) */
+    kedr_accel_kind accel;
+} kedr_render_scene_info;
+void kedr_render_scene_get_info(const kedr_render_scene *s, kedr_render_scene_info *info);
+
+typedef struct {
+    int width, height; /* pixels */
+    int spp;           /* samples per pixel: the first at the pixel's centre, then jittered */
+    int depth;         /* reflection and refraction bounces (0: local shading only) */
+    kedr_accel_kind accel;
+    kedr_tri_test test;
+} kedr_render_options;
+
+typedef struct {
+    double build_seconds, render_seconds;
+    size_t accel_bytes;
+    uint64_t primary_rays, shadow_rays, secondary_rays;
+} kedr_render_stats;
+
+/* Renders the scene: rgb gets width * height * 3 linear floats, rows from the top. ids (may be
+ * NULL) gets, per pixel, what the ray through its centre hits first: a triangle's index, then
+ * triangles + sphere index, then triangles + spheres + plane index, or -1. */
+kedr_status kedr_render(kedr_ctx *ctx, const kedr_render_scene *s, const kedr_render_options *o,
+                        float *rgb, int32_t *ids, kedr_render_stats *stats);
+
+/* Writes linear rgb (clamped to [0, 1], sRGB-encoded) as an 8-bit PNG, replacing the file whole
+ * (kedr_file_begin/commit). */
+kedr_status kedr_render_write_png(const char *path, const float *rgb, int width, int height);
+
 #ifdef __cplusplus
 }
 #endif

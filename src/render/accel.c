@@ -133,12 +133,12 @@ kedr_status kedr_accel_build(kedr_accel_kind kind, kedr_tri_test test, const flo
             float lo[3], hi[3];
             accel_tri_box(a, i, lo, hi);
             for (int k = 0; k < 3; k++) {
-                a->lo[k] = fminf(a->lo[k], lo[k]);
-                a->hi[k] = fmaxf(a->hi[k], hi[k]);
+                a->lo[k] = rmin(a->lo[k], lo[k]);
+                a->hi[k] = rmax(a->hi[k], hi[k]);
             }
         }
         for (int k = 0; k < 3; k++)
-            ext = fmaxf(ext, a->hi[k] - a->lo[k]);
+            ext = rmax(ext, a->hi[k] - a->lo[k]);
         a->pad = 0.1f * RENDER_PAD * ext; /* the second pass widens every box by it */
     }
     if (a->woop) {

@@ -105,9 +105,9 @@ static inline void accel_tri_box(const kedr_accel *a, size_t i, float lo[3], flo
     const float *t = a->tris + i * 9;
     float ext = 0;
     for (int k = 0; k < 3; k++) {
-        lo[k] = fminf(t[k], fminf(t[3 + k], t[6 + k]));
-        hi[k] = fmaxf(t[k], fmaxf(t[3 + k], t[6 + k]));
-        ext = fmaxf(ext, hi[k] - lo[k]);
+        lo[k] = rmin(t[k], rmin(t[3 + k], t[6 + k]));
+        hi[k] = rmax(t[k], rmax(t[3 + k], t[6 + k]));
+        ext = rmax(ext, hi[k] - lo[k]);
     }
     float pad = a->pad + RENDER_PAD * ext;
     for (int k = 0; k < 3; k++) {

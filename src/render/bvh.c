@@ -31,8 +31,8 @@ static void box_empty(box3 *b)
 static void box_grow(box3 *b, const float *lo, const float *hi)
 {
     for (int k = 0; k < 3; k++) {
-        b->lo[k] = fminf(b->lo[k], lo[k]);
-        b->hi[k] = fmaxf(b->hi[k], hi[k]);
+        b->lo[k] = rmin(b->lo[k], lo[k]);
+        b->hi[k] = rmax(b->hi[k], hi[k]);
     }
 }
 static float box_area(const box3 *b)

@@ -18,6 +18,11 @@ typedef struct {
     float x, y, z;
 } rvec;
 
+/* min and max of finite floats, inlined (fminf and fmaxf become library calls without
+ * -ffinite-math-only, and the builders call them hundreds of millions of times). */
+RENDER_HD float rmin(float a, float b) { return a < b ? a : b; }
+RENDER_HD float rmax(float a, float b) { return a > b ? a : b; }
+
 RENDER_HD rvec rv(float x, float y, float z)
 {
     rvec r = {x, y, z};

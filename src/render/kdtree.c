@@ -67,7 +67,7 @@ static float voxel_area(const kd_box *v)
 static size_t add_events(kd_event *out, size_t n, const kd_box *b, const kd_box *v, uint32_t p)
 {
     for (int k = 0; k < 3; k++) {
-        float lo = fmaxf(b->lo[k], v->lo[k]), hi = fminf(b->hi[k], v->hi[k]);
+        float lo = rmax(b->lo[k], v->lo[k]), hi = rmin(b->hi[k], v->hi[k]);
         if (lo == hi) {
             out[n++] = (kd_event){lo, p, (uint32_t)k * 4 + EV_PLANAR};
         } else {
@@ -338,10 +338,10 @@ int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any
                 node = farc;
             } else {
                 stack[sp].node = farc;
-                stack[sp].t0 = fmaxf(ts, t0);
+                stack[sp].t0 = rmax(ts, t0);
                 stack[sp++].t1 = t1;
                 node = nearc;
-                t1 = fminf(ts, t1);
+                t1 = rmin(ts, t1);
             }
             nd = &a->kd[node];
         }

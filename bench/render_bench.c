@@ -1,0 +1,299 @@
+/* kedr bench render: build time and rays per second of primary, shadow and secondary
+ * (reflection) rays for each accelerator, on procedural terrains of 10^3 to 10^6 triangles
+ * (--max-triangles for more) seen from above at 1920x1080, and Embree 3 on the same rays and
+ * all cores where the build has it (the yardstick of docs/render.md). Every kind of ray is
+ * timed as one batch over all threads: the median of --repeats after a warm-up. */
+#include "render_bench.h"
+
+#include "bench_util.h"
+#include "kedr/render.h"
+#include "render/accel.h"
+#include "render/scene.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef KEDR_HAVE_EMBREE
+#include <embree3/rtcore.h>
+#endif
+
+typedef struct {
+    kedr_ray *primary, *shadow, *secondary;
+    kedr_hit *hits;
+    uint8_t *occ;
+    size_t n;
+} ray_set;
+
+typedef struct {
+    const kedr_accel *a;
+    const ray_set *r;
+    int kind; /* 0 primary, 1 shadow, 2 secondary */
+} trace_job;
+
+static kedr_status run_job(void *arg)
+{
+    trace_job *j = arg;
+    if (j->kind == 1)
+        return kedr_accel_occluded(j->a, j->r->shadow, j->r->n, j->r->occ);
+    return kedr_accel_intersect(j->a, j->kind ? j->r->secondary : j->r->primary, j->r->n,
+                                j->r->hits);
+}
+
+/* Primary rays of a camera above the terrain; shadow and reflection rays from their hits (rays
+ * that miss keep a copy of the primary ray, so every batch has n rays). */
+static void make_rays(const kedr_accel *a, const float *tris, int w, int h, ray_set *r)
+{
+    rvec eye = rv(-0.2f, 0.6f, -0.2f), look = rv(0.5f, 0, 0.5f), up = rv(0, 1, 0);
+    rvec f = rv_norm(rv_sub(look, eye)), right = rv_norm(rv_cross(f, up)), u = rv_cross(right, f);
+    float th = tanf(25 * (float)M_PI / 180);
+    rvec light = rv(-3, 4, 2);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float px = (2 * (x + 0.5f) / w - 1) * th * w / h, py = (1 - 2 * (y + 0.5f) / h) * th;
+            rvec d = rv_add(f, rv_add(rv_mul(right, px), rv_mul(u, py)));
+            r->primary[(size_t)y * w + x] = (kedr_ray){{eye.x, eye.y, eye.z}, 0, {d.x, d.y, d.z},
+                                                       INFINITY};
+        }
+    kedr_accel_intersect(a, r->primary, r->n, r->hits);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < r->n; i++) {
+        r->shadow[i] = r->secondary[i] = r->primary[i];
+        if (r->hits[i].prim < 0)
+            continue;
+        const kedr_ray *p = &r->primary[i];
+        const float *t = tris + (size_t)r->hits[i].prim * 9;
+        rvec n = rv_norm(rv_cross(rv_sub(rv_load(t + 3), rv_load(t)),
+                                  rv_sub(rv_load(t + 6), rv_load(t))));
+        rvec d = rv_load(p->d);
+        if (rv_dot(n, d) > 0)
+            n = rv_mul(n, -1);
+        rvec q = rv_add(rv_add(rv_load(p->o), rv_mul(d, r->hits[i].t)), rv_mul(n, 1e-4f));
+        rvec l = rv_sub(light, q), refl = render_reflect(d, rv_norm(n));
+        r->shadow[i] = (kedr_ray){{q.x, q.y, q.z}, 0, {l.x, l.y, l.z}, 1};
+        r->secondary[i] = (kedr_ray){{q.x, q.y, q.z}, 0, {refl.x, refl.y, refl.z}, INFINITY};
+    }
+}
+
+#ifdef KEDR_HAVE_EMBREE
+typedef struct {
+    RTCScene scene;
+    const ray_set *r;
+    int kind;
+} embree_job;
+
+static kedr_status embree_run(void *arg)
+{
+    embree_job *j = arg;
+    const kedr_ray *rays = j->kind == 0 ? j->r->primary : j->kind == 1 ? j->r->shadow
+                                                                        : j->r->secondary;
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (size_t i = 0; i < j->r->n; i++) {
+        struct RTCIntersectContext c;
+        rtcInitIntersectContext(&c);
+        struct RTCRayHit rh;
+        const kedr_ray *q = &rays[i];
+        rh.ray.org_x = q->o[0], rh.ray.org_y = q->o[1], rh.ray.org_z = q->o[2];
+        rh.ray.dir_x = q->d[0], rh.ray.dir_y = q->d[1], rh.ray.dir_z = q->d[2];
+        rh.ray.tnear = q->tmin, rh.ray.tfar = q->tmax, rh.ray.time = 0;
+        rh.ray.mask = 0xFFFFFFFFu, rh.ray.id = 0, rh.ray.flags = 0;
+        if (j->kind == 1) {
+            rtcOccluded1(j->scene, &c, &rh.ray);
+            j->r->occ[i] = rh.ray.tfar < 0;
+        } else {
+            rh.hit.geomID = RTC_INVALID_GEOMETRY_ID;
+            rtcIntersect1(j->scene, &c, &rh);
+            j->r->hits[i].prim = rh.hit.geomID == RTC_INVALID_GEOMETRY_ID ? -1 : (int)rh.hit.primID;
+            j->r->hits[i].t = rh.ray.tfar;
+        }
+    }
+    return KEDR_OK;
+}
+
+static RTCScene embree_scene(RTCDevice dev, const float *tris, size_t n, double *build_s)
+{
+    double t0 = kedr_wall_seconds();
+    RTCScene scene = rtcNewScene(dev);
+    RTCGeometry g = rtcNewGeometry(dev, RTC_GEOMETRY_TYPE_TRIANGLE);
+    float *v = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_VERTEX, 0, RTC_FORMAT_FLOAT3,
+                                       3 * sizeof(float), n * 3);
+    unsigned *idx = rtcSetNewGeometryBuffer(g, RTC_BUFFER_TYPE_INDEX, 0, RTC_FORMAT_UINT3,
+                                            3 * sizeof(unsigned), n);
+    memcpy(v, tris, n * 9 * sizeof(float));
+    for (size_t i = 0; i < n * 3; i++)
+        idx[i] = (unsigned)i;
+    rtcCommitGeometry(g);
+    rtcAttachGeometry(scene, g);
+    rtcReleaseGeometry(g);
+    rtcCommitScene(scene);
+    *build_s = kedr_wall_seconds() - t0;
+    return scene;
+}
+#endif
+
+static void help(void)
+{
+    printf("usage: kedr bench render [options]\n\n"
+           "Build time and primary, shadow and secondary rays per second of the grid, kd-tree\n"
+           "and BVH on procedural terrains of 10^3 .. --max-triangles triangles, and of Embree\n"
+           "on the same rays where this build has it.\n\n"
+           "options:\n"
+           "  --max-triangles N  the largest scene (default 1000000; 10^7 needs ~6 GB)\n"
+           "  --size WxH         rays per batch as an image (default 1920x1080)\n"
+           "  --repeats N        timed repeats, the median reported (default 3)\n"
+           "  --json FILE        the record\n");
+}
+
+int render_bench_main(int argc, char **argv)
+{
+    size_t max_tris = 1000000;
+    int w = 1920, h = 1080, repeats = 3;
+    const char *json = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            help();
+            return 0;
+        } else if (!strcmp(a, "--max-triangles") && i + 1 < argc) {
+            max_tris = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "--size") && i + 1 < argc) {
+            if (sscanf(argv[++i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 16384 ||
+                h > 16384) {
+                fprintf(stderr, "kedr bench render: --size %s: expected WxH\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--repeats") && i + 1 < argc) {
+            repeats = atoi(argv[++i]);
+        } else if (!strcmp(a, "--json") && i + 1 < argc) {
+            json = argv[++i];
+        } else {
+            fprintf(stderr, "kedr bench render: unknown option '%s' (see --help)\n", a);
+            return 2;
+        }
+    }
+    if (repeats < 1 || max_tris < 1000) {
+        fprintf(stderr, "kedr bench render: --repeats >= 1 and --max-triangles >= 1000 expected\n");
+        return 2;
+    }
+    kedr_ctx *ctx = NULL;
+    if (kedr_ctx_create(&ctx, KEDR_BACKEND_CPU, 0) != KEDR_OK) {
+        fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+        return 1;
+    }
+    char device[256], date[64];
+    bench_device_name(ctx, device, sizeof device);
+    bench_utc_date(date, sizeof date);
+    kedr_file_writer jw;
+    FILE *jf = NULL;
+    if (json) {
+        bench_meta m = {"render", device, "cpu", date, bench_commit(KEDR_GIT_COMMIT)};
+        if (bench_json_open(&jw, json, &m) != KEDR_OK) {
+            fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+            kedr_ctx_destroy(ctx);
+            return 1;
+        }
+        jf = KEDR_FILE(&jw);
+        fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"results\": [", w, h);
+    }
+    ray_set r = {0};
+    r.n = (size_t)w * h;
+    r.primary = malloc(r.n * sizeof(kedr_ray));
+    r.shadow = malloc(r.n * sizeof(kedr_ray));
+    r.secondary = malloc(r.n * sizeof(kedr_ray));
+    r.hits = malloc(r.n * sizeof(kedr_hit));
+    r.occ = malloc(r.n);
+    if (!r.primary || !r.shadow || !r.secondary || !r.hits || !r.occ) {
+        fprintf(stderr, "kedr bench render: out of host memory for %zu rays\n", r.n);
+        return 1;
+    }
+    printf("kedr bench render on %s, %dx%d rays a batch, median of %d\n", device, w, h, repeats);
+    printf("%-10s %-8s %10s %10s %12s %12s %12s\n", "triangles", "accel", "build s", "memory",
+           "primary/s", "shadow/s", "second./s");
+    int first = 1, rc = 0;
+#ifdef KEDR_HAVE_EMBREE
+    RTCDevice dev = rtcNewDevice(NULL);
+#endif
+    for (size_t n = 1000; n <= max_tris && rc == 0; n *= 10) {
+        kedr_render_scene *s = calloc(1, sizeof *s);
+        render_xform x = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
+        if (!s || render_builtin_terrain(s, n, 7, &x, 0) != KEDR_OK) {
+            fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+            kedr_render_scene_destroy(s);
+            rc = 1;
+            break;
+        }
+        kedr_accel *ref = NULL;
+        if (kedr_accel_build(KEDR_ACCEL_BVH, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &ref) != KEDR_OK) {
+            rc = 1;
+            kedr_render_scene_destroy(s);
+            break;
+        }
+        make_rays(ref, s->mesh.v, w, h, &r);
+        kedr_accel_destroy(ref);
+        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_BVH + 1 && rc == 0; kind++) {
+            double build = 0, rate[3] = {0, 0, 0};
+            size_t bytes = 0;
+            const char *name;
+            if (kind <= KEDR_ACCEL_BVH) {
+                kedr_accel *a = NULL;
+                name = kedr_accel_name(kind);
+                if (kedr_accel_build(kind, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &a) != KEDR_OK) {
+                    printf("%-10zu %-8s %s\n", s->mesh.n, name, kedr_last_error());
+                    continue;
+                }
+                kedr_accel_info info;
+                kedr_accel_get_info(a, &info);
+                build = info.build_seconds;
+                bytes = info.bytes;
+                for (int k = 0; k < 3; k++) {
+                    trace_job j = {a, &r, k};
+                    double sec;
+                    if (bench_time(ctx, run_job, &j, repeats, &sec) == KEDR_OK)
+                        rate[k] = r.n / sec;
+                }
+                kedr_accel_destroy(a);
+            } else {
+#ifdef KEDR_HAVE_EMBREE
+                name = "embree";
+                RTCScene scene = embree_scene(dev, s->mesh.v, s->mesh.n, &build);
+                for (int k = 0; k < 3; k++) {
+                    embree_job j = {scene, &r, k};
+                    double sec;
+                    if (bench_time(ctx, embree_run, &j, repeats, &sec) == KEDR_OK)
+                        rate[k] = r.n / sec;
+                }
+                rtcReleaseScene(scene);
+#else
+                continue;
+#endif
+            }
+            char mem[32];
+            printf("%-10zu %-8s %10.4f %10s %12.4g %12.4g %12.4g\n", s->mesh.n, name, build,
+                   bytes ? kedr_format_bytes((double)bytes, mem, sizeof mem) : "-", rate[0],
+                   rate[1], rate[2]);
+            fflush(stdout);
+            if (jf) {
+                fprintf(jf, "%s\n    {\"triangles\": %zu, \"accel\": \"%s\", \"build_s\": %.6g, "
+                        "\"bytes\": %zu, \"primary_per_s\": %.6g, \"shadow_per_s\": %.6g, "
+                        "\"secondary_per_s\": %.6g, ", first ? "" : ",", s->mesh.n, name, build,
+                        bytes, rate[0], rate[1], rate[2]);
+                bench_json_status(jf, "ok", NULL);
+                fprintf(jf, "}");
+                first = 0;
+            }
+        }
+        kedr_render_scene_destroy(s);
+    }
+#ifdef KEDR_HAVE_EMBREE
+    rtcReleaseDevice(dev);
+#else
+    printf("(Embree: not in this build; cmake/deps/render.cmake finds it)\n");
+#endif
+    if (jf && bench_json_close(&jw) != KEDR_OK) {
+        fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+        rc = 1;
+    }
+    free(r.primary), free(r.shadow), free(r.secondary), free(r.hits), free(r.occ);
+    kedr_ctx_destroy(ctx);
+    return rc;
+}
