@@ -38,3 +38,5 @@ kedr_example(rainfall SOURCES rainfall.c ARGS --days 60 --sites 1000)
 add_test(NAME example_rainfall_one_day COMMAND example_rainfall --days 1 --sites 5000)
 set_tests_properties(example_rainfall_one_day PROPERTIES LABELS example)
 kedr_example(sort_by_key SOURCES sort_by_key.c ARGS --n 1000003)
+kedr_example(multi_gpu SOURCES multi_gpu.c CUDA_SOURCES halo_cuda.cu LIBS m
+             ARGS --nx 257 --ny 131 --parts 5 --steps 30)
