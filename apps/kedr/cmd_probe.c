@@ -528,9 +528,14 @@ static int cmd_bandwidth(kedr_ctx *ctx, probe_opts *o)
     if (rc)
         return rc;
     double peak = nominal_peak(ctx);
-    if (peak > 0)
-        printf("  copy reaches %.0f%% of the nominal %.0f GB/s: these kernels are bound by the "
-               "memory bandwidth\n", 100 * copy_best / peak, peak);
+    if (peak > 0) {
+        printf("  of the nominal %.0f GB/s:", peak);
+        for (int i = 0; i < tab.n; i++)
+            printf(" %s %.0f%%%s", tab.rows[i].name, 100 * tab.rows[i].gbps / peak,
+                   i + 1 < tab.n ? "," : "\n");
+        printf("  copy reaches %.0f%%: these kernels are bound by the memory bandwidth\n",
+               100 * copy_best / peak);
+    }
     printf("\nthe limiting-factor study (sec. 2.2): a[i] = sin(b[i]), n = %zu floats%s\n",
            o->n_set ? o->n : (size_t)8 << 20,
            kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA ? "" : " (the cpu has one sine: fast math is the same)");
