@@ -26,6 +26,8 @@ if(KEDR_EXAMPLES_BLAS)
                ARGS --n 300 --check)
   kedr_example(streamed_gemm SOURCES streamed_gemm.c CUDA_SOURCES gemm_cuda.cu
                LIBS PkgConfig::KEDR_OPENBLAS m CUDA_LIBS CUDA::cublas ARGS --n 300 --streams 4)
+  kedr_example(matmul SOURCES matmul.c CUDA_SOURCES sgemm_cuda.cu
+               LIBS PkgConfig::KEDR_OPENBLAS m CUDA_LIBS CUDA::cublas ARGS --n 129 --repeats 2)
 endif()
 if(KEDR_EXAMPLES_FFTW)
   kedr_example(fft_poisson SOURCES fft_poisson.c CUDA_SOURCES poisson_cuda.cu

@@ -107,7 +107,7 @@ kedr_status kedr_probe_textbook_matmul(kedr_ctx *ctx, kedr_probe_matmul_kind k, 
         return probe_matmul_cuda(ctx, k, a, b, c, n);
 #endif
     /* C = A B: rows of C from rows of B (i, k, j order, unit stride inside); C = A A^T: dot
-     * products of rows of A. Sums in float, in order. */
+     * products of rows of A. Sums in float. */
     long long m = (long long)n;
 #pragma omp parallel for schedule(static)
     for (long long i = 0; i < m; i++) {
@@ -124,10 +124,15 @@ kedr_status kedr_probe_textbook_matmul(kedr_ctx *ctx, kedr_probe_matmul_kind k, 
         } else {
             for (size_t j = 0; j < n; j++) {
                 const float *aj = a + j * n;
-                float s = 0;
-                for (size_t q = 0; q < n; q++)
-                    s += ai[q] * aj[q];
-                ci[j] = s;
+                /* Eight running sums, which the compiler can keep in one vector register. */
+                float s[8] = {0, 0, 0, 0, 0, 0, 0, 0}, t = 0;
+                size_t q = 0;
+                for (; q + 8 <= n; q += 8)
+                    for (int l = 0; l < 8; l++)
+                        s[l] += ai[q + l] * aj[q + l];
+                for (; q < n; q++)
+                    t += ai[q] * aj[q];
+                ci[j] = (((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]))) + t;
             }
         }
     }
