@@ -8,6 +8,10 @@
 #include <math.h>
 #include <stdint.h>
 
+#ifndef M_PI
+#define M_PI 3.14159265358979323846
+#endif
+
 #ifdef __CUDACC__
 #define RENDER_HD __host__ __device__ __forceinline__
 #else

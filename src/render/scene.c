@@ -306,9 +306,6 @@ kedr_status kedr_render_scene_load(const char *path, kedr_render_scene **out)
         kedr_render_scene_destroy(s);
         return st;
     }
-    if (s->skipped_nonfinite || s->skipped_degenerate)
-        kedr_log(KEDR_LOG_WARN, "%s: skipped %zu triangles with NaN or infinite vertices and %zu "
-                 "of zero area", path, s->skipped_nonfinite, s->skipped_degenerate);
     *out = s;
     return KEDR_OK;
 }
