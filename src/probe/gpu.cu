@@ -286,9 +286,14 @@ extern "C" kedr_status probe_peer_access_cuda(int src, int dst, int *can_access)
     return KEDR_OK;
 }
 
-/* Enables (or disables) the access of device `from` to device `to`, whichever it was before. */
+/* Enables (or disables) the access of device `from` to device `to`, whichever it was before;
+ * where the pair cannot have it, there is nothing to disable. */
 static kedr_status set_peer(int from, int to, int enable)
 {
+    int can = 0;
+    KEDR_CUDA_TRY(cudaDeviceCanAccessPeer(&can, from, to));
+    if (!can)
+        return KEDR_OK;
     KEDR_CUDA_TRY(cudaSetDevice(from));
     cudaError_t e = enable ? cudaDeviceEnablePeerAccess(to, 0) : cudaDeviceDisablePeerAccess(to);
     if (e == cudaErrorPeerAccessAlreadyEnabled || e == cudaErrorPeerAccessNotEnabled) {
@@ -306,10 +311,8 @@ typedef struct {
 static kedr_status peer_run(peer_buffers *p, int src, int dst, size_t bytes, int peer,
                             int repeats, double *seconds)
 {
-    int can = 0;
-    KEDR_CUDA_TRY(cudaDeviceCanAccessPeer(&can, src, dst));
-    KEDR_TRY(set_peer(src, dst, peer && can));
-    KEDR_TRY(set_peer(dst, src, peer && can));
+    KEDR_TRY(set_peer(src, dst, peer));
+    KEDR_TRY(set_peer(dst, src, peer));
     p->host = (unsigned char *)malloc(bytes);
     if (!p->host)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_probe_peer_copy: %zu bytes of host memory", bytes);
