@@ -126,8 +126,8 @@ kedr_status kedr_adi_step(kedr_adi *s)
         g = f;
         done = it + 1;
         double rms = s->unknowns ? sqrt(m.div2 / (double)s->unknowns) : 0;
-        if (diverged(s, &m) || rms <= s->c.continuity_tolerance ||
-            m.change <= s->c.change_tolerance)
+        if (diverged(s, &m) || rms < s->c.continuity_tolerance ||
+            m.change < s->c.change_tolerance)
             break;
     }
     if (diverged(s, &m))

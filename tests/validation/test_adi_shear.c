@@ -124,7 +124,7 @@ int main(void)
                          turns[t][0], turns[t][1], single ? "single" : "double", e, ref);
                 if (list[b] == KEDR_BACKEND_CPU) {
                     cpu[t][single] = out;
-                    have_cpu = 1;
+                    have_cpu = ta_have_cpu = 1;
                 } else {
                     ta_agree("shear wave", list[b], have_cpu ? &cpu[t][single] : NULL, &out,
                              single);

@@ -79,11 +79,14 @@ static inline double ta_maxdiff(const ta_fields *a, const ta_fields *b, int var)
     return m;
 }
 
-/* The cpu's fields, kept for the cuda run of the same case. */
+/* Set once the cpu back end has run (it runs first): its fields are kept for comparison. */
+static int ta_have_cpu;
+
+/* The cuda fields against the cpu's of the same case (nothing when the cpu did not run). */
 static inline void ta_agree(const char *what, kedr_backend b, const ta_fields *cpu,
                             const ta_fields *now, int single)
 {
-    if (b == KEDR_BACKEND_CPU || !cpu)
+    if (b == KEDR_BACKEND_CPU || !cpu || !ta_have_cpu)
         return;
     /* The same arithmetic in the same order; only the compilers' rounding of a few operations
      * (division, fused products on the GPU) may differ. */
