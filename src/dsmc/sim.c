@@ -701,8 +701,11 @@ static uint32_t *cell_keys(const kedr_dsmc *sim)
     return (uint32_t *)sim->spare;
 }
 
-/* Makes room for at least need particles, keeping the first sim->n. */
-static kedr_status reserve(kedr_dsmc *sim, size_t need)
+/* Room for at least `need` particles, keeping the first sim->n. keep_move: also keep the
+ * move's cell keys and copy counts (in the spare and perm slots), which are live only between
+ * the move and the copies of radial weighting; elsewhere those slots hold nothing yet, and
+ * copying them would move bytes never written. */
+static kedr_status reserve_keep(kedr_dsmc *sim, size_t need, int keep_move)
 {
     if (need <= sim->cap)
         return KEDR_OK;
@@ -738,10 +741,8 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
         if (s == KEDR_OK && a.z) s = kedr_copy(ctx, a.z, old.a.z, n * 8);
         if (s == KEDR_OK && a.erot) s = kedr_copy(ctx, a.erot, old.a.erot, n * 4);
         if (s == KEDR_OK && a.sp) s = kedr_copy(ctx, a.sp, old.a.sp, n);
-        /* the move's cell keys (in the spare) and copy counts, for the copies of radial
-         * weighting */
-        if (s == KEDR_OK) s = kedr_copy(ctx, spare, old.spare, n * 4);
-        if (s == KEDR_OK) s = kedr_copy(ctx, perm, old.perm, n * 4);
+        if (s == KEDR_OK && keep_move) s = kedr_copy(ctx, spare, old.spare, n * 4);
+        if (s == KEDR_OK && keep_move) s = kedr_copy(ctx, perm, old.perm, n * 4);
     }
     if (s != KEDR_OK) {
         char msg[512];
@@ -761,6 +762,11 @@ static kedr_status reserve(kedr_dsmc *sim, size_t need)
     sim->sort_scratch_bytes = scratch_bytes;
     sim->cap = cap;
     return KEDR_OK;
+}
+
+static kedr_status reserve(kedr_dsmc *sim, size_t need)
+{
+    return reserve_keep(sim, need, 0);
 }
 
 kedr_status dsmc_reserve(kedr_dsmc *sim, size_t need)
@@ -1126,7 +1132,7 @@ static kedr_status run_clones(kedr_dsmc *sim, uint64_t extra)
                          "particles, more than 2^32 - 1: raise [run] weight", n,
                          (unsigned long long)extra);
     KEDR_TRY(kedr_scan_inclusive(sim->ctx, KEDR_U32, sim->perm, sim->perm, n, NULL));
-    KEDR_TRY(reserve(sim, n + extra)); /* keeps the cell keys and the scan */
+    KEDR_TRY(reserve_keep(sim, n + extra, 1)); /* keeps the cell keys and the scan */
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
         KEDR_TRY(dsmc_clone_cuda(sim->ctx, n, sim->perm, sim->a, cell_keys(sim)));
