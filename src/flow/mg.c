@@ -9,31 +9,27 @@
  * of A + s 1 1^T / N, which fixes the null space) up to FLOW_DENSE_MAX cells, else by a fixed
  * number of symmetric sweeps (grids whose sizes have few factors of 2). */
 #include "core/internal.h"
-#include "flow/poisson_impl.h"
+#include "flow/ops.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static size_t cell(const flow_level *L, int i, int j, int k)
-{
-    return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
-}
-
-/* The transfer tables of axis a between fine level F and coarse level C. */
-static kedr_status axis_tables(flow_level *F, const flow_level *C, int a)
+/* The transfer tables of axis a between fine level F and coarse level C, built on the host and
+ * copied to the context's memory. */
+static kedr_status axis_tables(kedr_ctx *ctx, flow_level *F, const flow_level *C, int a)
 {
     int nf = F->n[a], nc = C->n[a];
-    F->p_idx[a] = malloc(2 * (size_t)nf * sizeof(int));
-    F->p_w[a] = malloc(2 * (size_t)nf * sizeof(double));
-    F->r_cnt[a] = calloc((size_t)nc, sizeof(int));
-    F->r_idx[a] = malloc(4 * (size_t)nc * sizeof(int));
-    F->r_w[a] = malloc(4 * (size_t)nc * sizeof(double));
-    if (!F->p_idx[a] || !F->p_w[a] || !F->r_cnt[a] || !F->r_idx[a] || !F->r_w[a])
-        return kedr_fail(KEDR_ERR_NOMEM, "multigrid transfer tables of %d cells", nf);
-    for (int f = 0; f < nf; f++) {
-        int *idx = F->p_idx[a] + 2 * f;
-        double *w = F->p_w[a] + 2 * f;
+    int *p_idx = malloc(2 * (size_t)nf * sizeof(int)), *r_cnt = calloc((size_t)nc, sizeof(int));
+    int *r_idx = calloc(4 * (size_t)nc, sizeof(int));
+    double *p_w = malloc(2 * (size_t)nf * sizeof(double));
+    double *r_w = calloc(4 * (size_t)nc, sizeof(double));
+    kedr_status s = KEDR_OK;
+    if (!p_idx || !p_w || !r_cnt || !r_idx || !r_w)
+        s = kedr_fail(KEDR_ERR_NOMEM, "multigrid transfer tables of %d cells", nf);
+    for (int f = 0; f < nf && s == KEDR_OK; f++) {
+        int *idx = p_idx + 2 * f;
+        double *w = p_w + 2 * f;
         if (!F->coarsened[a]) {
             idx[0] = idx[1] = f;
             w[0] = 1;
@@ -49,26 +45,47 @@ static kedr_status axis_tables(flow_level *F, const flow_level *C, int a)
         w[1] = 0.25;
     }
     /* the transpose, fine cells merged per coarse cell */
-    for (int f = 0; f < nf; f++)
-        for (int s = 0; s < 2; s++) {
-            int I = F->p_idx[a][2 * f + s];
-            double w = F->p_w[a][2 * f + s];
+    for (int f = 0; f < nf && s == KEDR_OK; f++)
+        for (int t = 0; t < 2; t++) {
+            int I = p_idx[2 * f + t];
+            double w = p_w[2 * f + t];
             if (w == 0)
                 continue;
-            int *cnt = &F->r_cnt[a][I], e = 0;
-            while (e < *cnt && F->r_idx[a][4 * I + e] != f)
+            int *cnt = &r_cnt[I], e = 0;
+            while (e < *cnt && r_idx[4 * I + e] != f)
                 e++;
             if (e == *cnt) {
-                if (*cnt == 4)
-                    return kedr_fail(KEDR_ERR_INVALID, "multigrid: more than 4 fine cells for "
-                                     "one coarse cell"); /* cannot happen with 2:1 coarsening */
-                F->r_idx[a][4 * I + e] = f;
-                F->r_w[a][4 * I + e] = 0;
+                if (*cnt == 4) { /* cannot happen with 2:1 coarsening */
+                    s = kedr_fail(KEDR_ERR_INVALID, "multigrid: more than 4 fine cells for one "
+                                  "coarse cell");
+                    break;
+                }
+                r_idx[4 * I + e] = f;
+                r_w[4 * I + e] = 0;
                 (*cnt)++;
             }
-            F->r_w[a][4 * I + e] += F->coarsened[a] ? 0.5 * w : w;
+            r_w[4 * I + e] += F->coarsened[a] ? 0.5 * w : w;
         }
-    return KEDR_OK;
+    struct {
+        void **dst;
+        const void *src;
+        size_t bytes;
+    } up[5] = {{(void **)&F->p_idx[a], p_idx, 2 * (size_t)nf * sizeof(int)},
+               {(void **)&F->p_w[a], p_w, 2 * (size_t)nf * sizeof(double)},
+               {(void **)&F->r_cnt[a], r_cnt, (size_t)nc * sizeof(int)},
+               {(void **)&F->r_idx[a], r_idx, 4 * (size_t)nc * sizeof(int)},
+               {(void **)&F->r_w[a], r_w, 4 * (size_t)nc * sizeof(double)}};
+    for (int u = 0; u < 5 && s == KEDR_OK; u++) {
+        s = kedr_alloc(ctx, up[u].dst, up[u].bytes);
+        if (s == KEDR_OK)
+            s = kedr_upload(ctx, *up[u].dst, up[u].src, up[u].bytes);
+    }
+    free(p_idx);
+    free(p_w);
+    free(r_cnt);
+    free(r_idx);
+    free(r_w);
+    return s;
 }
 
 static kedr_status dense_setup(kedr_flow_poisson *ps)
@@ -90,13 +107,14 @@ static kedr_status dense_setup(kedr_flow_poisson *ps)
     for (int k = 0; k < L->n[2]; k++)
         for (int j = 0; j < L->n[1]; j++)
             for (int i = 0; i < L->n[0]; i++) {
-                size_t c = cell(L, i, j, k);
+                size_t c = flow_index(L, i, j, k);
                 flow_nb nb;
                 flow_neighbours(L, i, j, k, c, &nb);
-                A[c * N + c] += L->diag[c];
-                for (int m = 0; m < 6; m++)
+                for (int m = 0; m < 6; m++) {
+                    A[c * N + c] += nb.w[m];
                     A[c * N + nb.at[m]] -= nb.w[m];
-                s += L->diag[c];
+                    s += nb.w[m];
+                }
             }
     s /= (double)N * (double)N;
     for (size_t e = 0; e < N * N; e++)
@@ -121,6 +139,8 @@ static kedr_status dense_setup(kedr_flow_poisson *ps)
         }
     }
     ps->chol = A;
+    if (!(ps->coarse_host = malloc(2 * N * sizeof(double))))
+        return kedr_fail(KEDR_ERR_NOMEM, "multigrid coarsest grid: %zu bytes", 16 * N);
     return KEDR_OK;
 }
 
@@ -147,9 +167,9 @@ kedr_status flow_mg_setup(kedr_flow_poisson *ps)
         double **v[] = {&C->diag, &C->idiag, &C->x, &C->b, &C->r};
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
             KEDR_TRY(kedr_alloc(ps->ctx, (void **)v[i], C->N * sizeof(double)));
-        flow_level_diag(C);
+        KEDR_TRY(flow_level_diag(ps->ctx, C));
         for (int a = 0; a < 3; a++)
-            KEDR_TRY(axis_tables(F, C, a));
+            KEDR_TRY(axis_tables(ps->ctx, F, C, a));
     }
     memset(ps->lv[ps->nlevels - 1].coarsened, 0, sizeof ps->lv[0].coarsened);
     return dense_setup(ps);
@@ -160,11 +180,9 @@ void flow_mg_free(kedr_flow_poisson *ps)
     for (int l = 0; l < FLOW_MAX_LEVELS; l++) {
         flow_level *L = &ps->lv[l];
         for (int a = 0; a < 3; a++) {
-            free(L->p_idx[a]);
-            free(L->p_w[a]);
-            free(L->r_cnt[a]);
-            free(L->r_idx[a]);
-            free(L->r_w[a]);
+            void *v[5] = {L->p_idx[a], L->p_w[a], L->r_cnt[a], L->r_idx[a], L->r_w[a]};
+            for (int i = 0; i < 5; i++)
+                kedr_free(ps->ctx, v[i]);
             L->p_idx[a] = L->r_cnt[a] = L->r_idx[a] = NULL;
             L->p_w[a] = L->r_w[a] = NULL;
         }
@@ -176,121 +194,73 @@ void flow_mg_free(kedr_flow_poisson *ps)
         }
     }
     free(ps->chol);
-    ps->chol = NULL;
+    free(ps->coarse_host);
+    ps->chol = ps->coarse_host = NULL;
 }
 
-/* b_coarse = R r_fine. */
-static void restrict_to(const flow_level *F, const flow_level *C, const double *r, double *b)
-{
-#pragma omp parallel for collapse(2) schedule(static) if (F->N >= FLOW_OMP_MIN)
-    for (int K = 0; K < C->n[2]; K++)
-        for (int J = 0; J < C->n[1]; J++)
-            for (int I = 0; I < C->n[0]; I++) {
-                double s = 0;
-                for (int ek = 0; ek < F->r_cnt[2][K]; ek++) {
-                    int k = F->r_idx[2][4 * K + ek];
-                    double wk = F->r_w[2][4 * K + ek];
-                    for (int ej = 0; ej < F->r_cnt[1][J]; ej++) {
-                        int j = F->r_idx[1][4 * J + ej];
-                        double wjk = wk * F->r_w[1][4 * J + ej];
-                        const double *row = r + cell(F, 0, j, k);
-                        for (int ei = 0; ei < F->r_cnt[0][I]; ei++)
-                            s += wjk * F->r_w[0][4 * I + ei] * row[F->r_idx[0][4 * I + ei]];
-                    }
-                }
-                b[cell(C, I, J, K)] = s;
-            }
-}
-
-/* x_fine += P x_coarse. */
-static void prolong_add(const flow_level *F, const flow_level *C, const double *xc, double *x)
-{
-#pragma omp parallel for collapse(2) schedule(static) if (F->N >= FLOW_OMP_MIN)
-    for (int k = 0; k < F->n[2]; k++)
-        for (int j = 0; j < F->n[1]; j++)
-            for (int i = 0; i < F->n[0]; i++) {
-                double s = 0;
-                for (int sk = 0; sk < 2; sk++) {
-                    double wk = F->p_w[2][2 * k + sk];
-                    if (wk == 0)
-                        continue;
-                    int K = F->p_idx[2][2 * k + sk];
-                    for (int sj = 0; sj < 2; sj++) {
-                        double wjk = wk * F->p_w[1][2 * j + sj];
-                        if (wjk == 0)
-                            continue;
-                        const double *row = xc + cell(C, 0, F->p_idx[1][2 * j + sj], K);
-                        s += wjk * (F->p_w[0][2 * i] * row[F->p_idx[0][2 * i]] +
-                                    F->p_w[0][2 * i + 1] * row[F->p_idx[0][2 * i + 1]]);
-                    }
-                }
-                x[cell(F, i, j, k)] += s;
-            }
-}
-
-static void coarse_solve(const kedr_flow_poisson *ps, const flow_level *L, const double *b,
-                         double *x)
+/* The coarsest grid: the dense factor on the host (the grid is small), or symmetric sweeps. */
+static kedr_status coarse_solve(kedr_flow_poisson *ps, const flow_level *L, const double *b,
+                                double *x)
 {
     size_t N = L->N;
-    if (N == 1) {
-        x[0] = 0;
-        return;
-    }
+    if (N == 1)
+        return kedr_memset(ps->ctx, x, 0, sizeof *x);
     if (ps->chol) {
         const double *A = ps->chol;
-        double mean = 0;
+        double *hb = ps->coarse_host, *hx = hb + N, mean = 0;
+        KEDR_TRY(kedr_download(ps->ctx, hb, b, N * sizeof *hb));
         for (size_t i = 0; i < N; i++)
-            mean += b[i];
+            mean += hb[i];
         mean /= (double)N;
         for (size_t i = 0; i < N; i++) { /* L y = b - mean */
-            double v = b[i] - mean;
+            double v = hb[i] - mean;
             for (size_t k = 0; k < i; k++)
-                v -= A[i * N + k] * x[k];
-            x[i] = v / A[i * N + i];
+                v -= A[i * N + k] * hx[k];
+            hx[i] = v / A[i * N + i];
         }
         for (size_t i = N; i-- > 0;) { /* L^T x = y */
-            double v = x[i];
+            double v = hx[i];
             for (size_t k = i + 1; k < N; k++)
-                v -= A[k * N + i] * x[k];
-            x[i] = v / A[i * N + i];
+                v -= A[k * N + i] * hx[k];
+            hx[i] = v / A[i * N + i];
         }
-        return;
+        return kedr_upload(ps->ctx, x, hx, N * sizeof *hx);
     }
-    memset(x, 0, N * sizeof *x);
+    KEDR_TRY(kedr_memset(ps->ctx, x, 0, N * sizeof *x));
     for (int s = 0; s < ps->coarse_sweeps; s++) {
-        flow_gs_colour(L, x, b, 0);
-        flow_gs_colour(L, x, b, 1);
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 0));
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 1));
     }
     for (int s = 0; s < ps->coarse_sweeps; s++) {
-        flow_gs_colour(L, x, b, 1);
-        flow_gs_colour(L, x, b, 0);
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 1));
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 0));
     }
+    return KEDR_OK;
 }
 
-static void vcycle(kedr_flow_poisson *ps, int l, const double *b, double *x)
+static kedr_status vcycle(kedr_flow_poisson *ps, int l, const double *b, double *x)
 {
     const flow_level *L = &ps->lv[l];
-    if (l == ps->nlevels - 1) {
-        coarse_solve(ps, L, b, x);
-        return;
-    }
+    if (l == ps->nlevels - 1)
+        return coarse_solve(ps, L, b, x);
     const flow_level *C = &ps->lv[l + 1];
-    memset(x, 0, L->N * sizeof *x);
+    KEDR_TRY(kedr_memset(ps->ctx, x, 0, L->N * sizeof *x));
     for (int s = 0; s < ps->o.steps; s++) {
-        flow_gs_colour(L, x, b, 0);
-        flow_gs_colour(L, x, b, 1);
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 0));
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 1));
     }
-    flow_residual(L, x, b, L->r);
-    restrict_to(L, C, L->r, C->b);
-    vcycle(ps, l + 1, C->b, C->x);
-    prolong_add(L, C, C->x, x);
+    KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, L->r));
+    KEDR_TRY(flow_op_restrict(ps->ctx, L, C, L->r, C->b));
+    KEDR_TRY(vcycle(ps, l + 1, C->b, C->x));
+    KEDR_TRY(flow_op_prolong_add(ps->ctx, L, C, C->x, x));
     for (int s = 0; s < ps->o.steps; s++) {
-        flow_gs_colour(L, x, b, 1);
-        flow_gs_colour(L, x, b, 0);
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 1));
+        KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 0));
     }
+    return KEDR_OK;
 }
 
-void flow_mg_vcycle(kedr_flow_poisson *ps, const double *r, double *z)
+kedr_status flow_mg_vcycle(kedr_flow_poisson *ps, const double *r, double *z)
 {
-    vcycle(ps, 0, r, z);
+    return vcycle(ps, 0, r, z);
 }

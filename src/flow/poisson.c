@@ -7,7 +7,7 @@
  * condition of the Neumann problem), every preconditioned residual has its mean removed (so
  * that the search directions stay in A's range) and x is returned with zero mean. */
 #include "core/internal.h"
-#include "flow/poisson_impl.h"
+#include "flow/ops.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -48,190 +48,88 @@ void kedr_flow_poisson_defaults(kedr_flow_poisson_opts *o)
 
 int kedr_flow_backend_available(kedr_backend b)
 {
-    return b == KEDR_BACKEND_CPU;
-}
-
-/* ---- the stencil ----------------------------------------------------------------------- */
-
-static inline size_t cell(const flow_level *L, int i, int j, int k)
-{
-    return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
-}
-
-void flow_apply(const flow_level *L, const double *x, double *y)
-{
-    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
-#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
-    for (int k = 0; k < nz; k++)
-        for (int j = 0; j < ny; j++)
-            for (int i = 0; i < nx; i++) {
-                size_t c = cell(L, i, j, k);
-                flow_nb nb;
-                flow_neighbours(L, i, j, k, c, &nb);
-                double s = L->diag[c] * x[c];
-                for (int m = 0; m < 6; m++)
-                    s -= nb.w[m] * x[nb.at[m]];
-                y[c] = s;
-            }
-}
-
-void flow_residual(const flow_level *L, const double *x, const double *b, double *r)
-{
-    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
-#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
-    for (int k = 0; k < nz; k++)
-        for (int j = 0; j < ny; j++)
-            for (int i = 0; i < nx; i++) {
-                size_t c = cell(L, i, j, k);
-                flow_nb nb;
-                flow_neighbours(L, i, j, k, c, &nb);
-                double s = L->diag[c] * x[c];
-                for (int m = 0; m < 6; m++)
-                    s -= nb.w[m] * x[nb.at[m]];
-                r[c] = b[c] - s;
-            }
-}
-
-/* (12.35)/(12.36): the cells of one colour from their neighbours, all of the other colour. */
-void flow_gs_colour(const flow_level *L, double *x, const double *b, int colour)
-{
-    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
-#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
-    for (int k = 0; k < nz; k++)
-        for (int j = 0; j < ny; j++)
-            for (int i = (j + k + colour) & 1; i < nx; i += 2) {
-                size_t c = cell(L, i, j, k);
-                flow_nb nb;
-                flow_neighbours(L, i, j, k, c, &nb);
-                double s = b[c];
-                for (int m = 0; m < 6; m++)
-                    s += nb.w[m] * x[nb.at[m]];
-                x[c] = s * L->idiag[c];
-            }
-}
-
-static double dot(size_t n, const double *a, const double *b)
-{
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
-    for (size_t i = 0; i < n; i++)
-        s += a[i] * b[i];
-    return s;
-}
-
-static double sum(size_t n, const double *a)
-{
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
-    for (size_t i = 0; i < n; i++)
-        s += a[i];
-    return s;
-}
-
-void flow_project_mean(const flow_level *L, double *x)
-{
-    double mean = sum(L->N, x) / (double)L->N;
-#pragma omp parallel for schedule(static) if (L->N >= FLOW_OMP_MIN)
-    for (size_t i = 0; i < L->N; i++)
-        x[i] -= mean;
+    if (b == KEDR_BACKEND_CPU)
+        return 1;
+#ifdef KEDR_HAVE_CUDA
+    return b == KEDR_BACKEND_CUDA && kedr_backend_available(KEDR_BACKEND_CUDA);
+#else
+    return 0;
+#endif
 }
 
 /* ---- preconditioners ------------------------------------------------------------------- */
 
+/* x -= mean(x) */
+static kedr_status project_mean(kedr_flow_poisson *ps, const flow_level *L, double *x)
+{
+    double s;
+    KEDR_TRY(flow_op_sum(ps->ctx, L->N, x, &s));
+    return flow_op_shift(ps->ctx, L->N, x, -s / (double)L->N);
+}
+
 /* (12.28) with (12.29): z^{i+1} = z^i + omega D^-1 (r - A z^i) from z^0 = 0, m steps. */
-static void jacobi(kedr_flow_poisson *ps, const double *r, double *z)
+static kedr_status jacobi(kedr_flow_poisson *ps, const double *r, double *z)
 {
     const flow_level *L = &ps->lv[0];
-    size_t N = L->N;
-    double w = ps->omega;
-#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
-    for (size_t c = 0; c < N; c++)
-        z[c] = w * L->idiag[c] * r[c];
+    KEDR_TRY(flow_op_jacobi(ps->ctx, L, r, z, ps->omega, 0));
     for (int s = 1; s < ps->o.steps; s++) {
-        flow_residual(L, z, r, ps->t);
-#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
-        for (size_t c = 0; c < N; c++)
-            z[c] += w * L->idiag[c] * ps->t[c];
+        KEDR_TRY(flow_op_residual(ps->ctx, L, z, r, ps->t));
+        KEDR_TRY(flow_op_jacobi(ps->ctx, L, ps->t, z, ps->omega, 1));
     }
+    return KEDR_OK;
 }
 
 /* m steps of symmetric Gauss–Seidel in red-black order from z = 0: forward red, black; backward
  * black, red. The backward black half-sweep repeats the forward one (same red values), and the
  * next step's red repeats the backward red: m steps are 2m + 1 half-sweeps, red first. */
-static void ssor(kedr_flow_poisson *ps, const double *r, double *z)
+static kedr_status ssor(kedr_flow_poisson *ps, const double *r, double *z)
 {
     const flow_level *L = &ps->lv[0];
-    memset(z, 0, L->N * sizeof *z);
+    KEDR_TRY(kedr_memset(ps->ctx, z, 0, L->N * sizeof *z));
     for (int h = 0; h < 2 * ps->o.steps + 1; h++)
-        flow_gs_colour(L, z, r, h & 1);
-}
-
-/* (12.37): z = (I - L D^-1)(I - D^-1 L^T) r with L the strictly lower part of A in the cells'
- * order (entries -1/h^2): t = r + D^-1 (sum over later neighbours of r / h^2), then
- * z = t + sum over earlier neighbours of t D^-1 / h^2. */
-static void ainv(kedr_flow_poisson *ps, const double *r, double *z)
-{
-    const flow_level *L = &ps->lv[0];
-    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
-    double *t = ps->t;
-#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
-    for (int k = 0; k < nz; k++)
-        for (int j = 0; j < ny; j++)
-            for (int i = 0; i < nx; i++) {
-                size_t c = cell(L, i, j, k);
-                flow_nb nb;
-                flow_neighbours(L, i, j, k, c, &nb);
-                double s = 0;
-                for (int m = 0; m < 6; m++)
-                    s += nb.at[m] > c ? nb.w[m] * r[nb.at[m]] : 0.0;
-                t[c] = r[c] + L->idiag[c] * s;
-            }
-#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
-    for (int k = 0; k < nz; k++)
-        for (int j = 0; j < ny; j++)
-            for (int i = 0; i < nx; i++) {
-                size_t c = cell(L, i, j, k);
-                flow_nb nb;
-                flow_neighbours(L, i, j, k, c, &nb);
-                double s = 0;
-                for (int m = 0; m < 6; m++)
-                    s += nb.at[m] < c ? nb.w[m] * t[nb.at[m]] * L->idiag[nb.at[m]] : 0.0;
-                z[c] = t[c] + s;
-            }
+        KEDR_TRY(flow_op_gs(ps->ctx, L, z, r, h & 1));
+    return KEDR_OK;
 }
 
 /* z = M^-1 r with its mean removed. */
-static void precondition(kedr_flow_poisson *ps, const double *r, double *z)
+static kedr_status precondition(kedr_flow_poisson *ps, const double *r, double *z)
 {
     const flow_level *L = &ps->lv[0];
     switch (ps->o.precond) {
-    case KEDR_FLOW_PC_NONE: memcpy(z, r, L->N * sizeof *z); break;
-    case KEDR_FLOW_PC_JACOBI: jacobi(ps, r, z); break;
-    case KEDR_FLOW_PC_SSOR: ssor(ps, r, z); break;
-    case KEDR_FLOW_PC_AINV: ainv(ps, r, z); break;
-    case KEDR_FLOW_PC_MG: flow_mg_vcycle(ps, r, z); break;
+    case KEDR_FLOW_PC_NONE: KEDR_TRY(kedr_copy(ps->ctx, z, r, L->N * sizeof *z)); break;
+    case KEDR_FLOW_PC_JACOBI: KEDR_TRY(jacobi(ps, r, z)); break;
+    case KEDR_FLOW_PC_SSOR: KEDR_TRY(ssor(ps, r, z)); break;
+    case KEDR_FLOW_PC_AINV: KEDR_TRY(flow_op_ainv(ps->ctx, L, r, ps->t, z)); break;
+    case KEDR_FLOW_PC_MG: KEDR_TRY(flow_mg_vcycle(ps, r, z)); break;
     default: abort(); /* create() admits only the kinds above */
     }
-    flow_project_mean(L, z);
+    return project_mean(ps, L, z);
 }
 
 /* ---- setup ----------------------------------------------------------------------------- */
 
-void flow_level_diag(flow_level *L)
+kedr_status flow_level_diag(kedr_ctx *ctx, flow_level *L)
 {
-    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
-    for (int k = 0; k < nz; k++)
-        for (int j = 0; j < ny; j++)
-            for (int i = 0; i < nx; i++) {
-                size_t c = cell(L, i, j, k);
+    double *d = malloc(2 * L->N * sizeof *d);
+    if (!d)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", 16 * L->N);
+    for (int k = 0; k < L->n[2]; k++)
+        for (int j = 0; j < L->n[1]; j++)
+            for (int i = 0; i < L->n[0]; i++) {
+                size_t c = flow_index(L, i, j, k);
                 flow_nb nb;
                 flow_neighbours(L, i, j, k, c, &nb);
-                double d = 0;
+                double s = 0;
                 for (int m = 0; m < 6; m++)
-                    d += nb.w[m];
-                L->diag[c] = d;
-                L->idiag[c] = d > 0 ? 1.0 / d : 0.0;
+                    s += nb.w[m];
+                d[c] = s;
+                d[L->N + c] = s > 0 ? 1.0 / s : 0.0;
             }
+    kedr_status s = kedr_upload(ctx, L->diag, d, L->N * sizeof *d);
+    if (s == KEDR_OK)
+        s = kedr_upload(ctx, L->idiag, d + L->N, L->N * sizeof *d);
+    free(d);
+    return s;
 }
 
 static kedr_status check_opts(const kedr_flow_poisson_opts *o)
@@ -320,8 +218,8 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
         s = kedr_fail(KEDR_ERR_NOMEM, "kedr_flow_poisson_create: residual history of %d",
                       ps->history_cap);
     if (s == KEDR_OK) {
-        flow_level_diag(L);
-        if (o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_MG)
+        s = flow_level_diag(ctx, L);
+        if (s == KEDR_OK && (o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_MG))
             s = flow_mg_setup(ps);
     }
     if (s != KEDR_OK) {
@@ -355,22 +253,19 @@ int kedr_flow_poisson_levels(const kedr_flow_poisson *ps, int coarsest[3])
 
 kedr_status kedr_flow_poisson_apply(kedr_flow_poisson *ps, const double *x, double *y)
 {
-    flow_apply(&ps->lv[0], x, y);
-    return KEDR_OK;
+    return flow_op_apply(ps->ctx, &ps->lv[0], x, y);
 }
 
 kedr_status kedr_flow_poisson_precondition(kedr_flow_poisson *ps, const double *x, double *y)
 {
     const flow_level *L = &ps->lv[0];
-    memcpy(ps->bb, x, L->N * sizeof *x);
-    flow_project_mean(L, ps->bb);
+    KEDR_TRY(kedr_copy(ps->ctx, ps->bb, x, L->N * sizeof *x));
+    KEDR_TRY(project_mean(ps, L, ps->bb));
     if (ps->o.method == KEDR_FLOW_METHOD_MG) {
-        flow_mg_vcycle(ps, ps->bb, y);
-        flow_project_mean(L, y);
-    } else {
-        precondition(ps, ps->bb, y);
+        KEDR_TRY(flow_mg_vcycle(ps, ps->bb, y));
+        return project_mean(ps, L, y);
     }
-    return KEDR_OK;
+    return precondition(ps, ps->bb, y);
 }
 
 /* ---- the solvers ----------------------------------------------------------------------- */
@@ -383,89 +278,76 @@ static int converged(const kedr_flow_poisson *ps, double rr, double bnorm)
 }
 
 /* (12.21)-(12.27), with alpha's sign as usual (x += alpha p, r -= alpha A p). */
-static void pcg(kedr_flow_poisson *ps, double *x, const double *b, double bnorm,
-                kedr_flow_poisson_info *info)
+static kedr_status pcg(kedr_flow_poisson *ps, double *x, const double *b, double bnorm,
+                       kedr_flow_poisson_info *info)
 {
+    kedr_ctx *ctx = ps->ctx;
     const flow_level *L = &ps->lv[0];
     size_t N = L->N;
     double *r = ps->r, *z = ps->z, *p = ps->p, *q = ps->q;
-    flow_residual(L, x, b, r);
-    double rr = dot(N, r, r);
+    double rr, rz, pq;
+    KEDR_TRY(flow_op_residual(ctx, L, x, b, r));
+    KEDR_TRY(flow_op_dot(ctx, N, r, r, &rr));
     ps->history[info->history_len++] = sqrt(rr) / bnorm;
     if (converged(ps, rr, bnorm)) {
         info->converged = 1;
-        return;
+        return KEDR_OK;
     }
-    precondition(ps, r, z);
-    double rz = dot(N, r, z);
-    memcpy(p, z, N * sizeof *p);
+    KEDR_TRY(precondition(ps, r, z));
+    KEDR_TRY(flow_op_dot(ctx, N, r, z, &rz));
+    KEDR_TRY(kedr_copy(ctx, p, z, N * sizeof *p));
     double rz0 = rz, rr0 = rr;
+    int cheap = ps->o.cheap_check;
     for (int it = 1; it <= ps->o.max_iter; it++) {
-        flow_apply(L, p, q);
-        double pq = dot(N, p, q);
+        KEDR_TRY(flow_op_apply(ctx, L, p, q));
+        KEDR_TRY(flow_op_dot(ctx, N, p, q, &pq));
         if (!(pq > 0) || !(rz > 0)) /* an indefinite preconditioner, or NaN in the input */
             break;
         double alpha = rz / pq;
-        int cheap = ps->o.cheap_check;
-        rr = 0;
-        if (cheap) {
-#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
-            for (size_t c = 0; c < N; c++) {
-                x[c] += alpha * p[c];
-                r[c] -= alpha * q[c];
-            }
-        } else {
-#pragma omp parallel for reduction(+ : rr) schedule(static) if (N >= FLOW_OMP_MIN)
-            for (size_t c = 0; c < N; c++) {
-                x[c] += alpha * p[c];
-                r[c] -= alpha * q[c];
-                rr += r[c] * r[c];
-            }
-        }
+        KEDR_TRY(flow_op_cg_update(ctx, N, x, r, p, q, alpha, cheap ? NULL : &rr));
         info->iterations = it;
-        precondition(ps, r, z);
-        double rz_new = dot(N, r, z);
+        KEDR_TRY(precondition(ps, r, z));
+        double rz_new;
+        KEDR_TRY(flow_op_dot(ctx, N, r, z, &rz_new));
         /* The seed's cheaper test: (z, r), which the next step needs anyway, scaled by its
          * first ratio to ||r||^2, against the tolerance; ||r|| only when that passes (and
          * every 16th step, for atol). */
         if (cheap && (rz_new <= rz0 / rr0 * (ps->o.tol * bnorm) * (ps->o.tol * bnorm) * 4 ||
                       it % 16 == 0))
-            rr = dot(N, r, r);
+            KEDR_TRY(flow_op_dot(ctx, N, r, r, &rr));
         else if (cheap)
             rr = NAN; /* not computed this iteration */
         ps->history[info->history_len++] = sqrt(rr) / bnorm;
         if (rr == rr && converged(ps, rr, bnorm)) {
             info->converged = 1;
-            return;
+            return KEDR_OK;
         }
         double beta = rz_new / rz;
         rz = rz_new;
-#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
-        for (size_t c = 0; c < N; c++)
-            p[c] = z[c] + beta * p[c];
+        KEDR_TRY(flow_op_xpby(ctx, N, z, beta, p));
     }
+    return KEDR_OK;
 }
 
 /* V-cycles alone: x += V(b - A x). */
-static void mg_solve(kedr_flow_poisson *ps, double *x, const double *b, double bnorm,
-                     kedr_flow_poisson_info *info)
+static kedr_status mg_solve(kedr_flow_poisson *ps, double *x, const double *b, double bnorm,
+                            kedr_flow_poisson_info *info)
 {
     const flow_level *L = &ps->lv[0];
     size_t N = L->N;
     for (int it = 0;; it++) {
-        flow_residual(L, x, b, ps->r);
-        double rr = dot(N, ps->r, ps->r);
+        double rr;
+        KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, ps->r));
+        KEDR_TRY(flow_op_dot(ps->ctx, N, ps->r, ps->r, &rr));
         ps->history[info->history_len++] = sqrt(rr) / bnorm;
         if (converged(ps, rr, bnorm)) {
             info->converged = 1;
-            return;
+            return KEDR_OK;
         }
         if (it == ps->o.max_iter || !isfinite(rr))
-            return;
-        flow_mg_vcycle(ps, ps->r, ps->z);
-#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
-        for (size_t c = 0; c < N; c++)
-            x[c] += ps->z[c];
+            return KEDR_OK;
+        KEDR_TRY(flow_mg_vcycle(ps, ps->r, ps->z));
+        KEDR_TRY(flow_op_axpy(ps->ctx, N, 1.0, ps->z, x));
         info->iterations = it + 1;
     }
 }
@@ -480,30 +362,34 @@ kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const doub
     double t0 = kedr_wall_seconds();
     const flow_level *L = &ps->lv[0];
     size_t N = L->N;
-    memcpy(ps->bb, b, N * sizeof *b);
-    flow_project_mean(L, ps->bb);
-    double bnorm = sqrt(dot(N, ps->bb, ps->bb));
+    KEDR_TRY(kedr_copy(ps->ctx, ps->bb, b, N * sizeof *b));
+    KEDR_TRY(project_mean(ps, L, ps->bb));
+    double bb;
+    KEDR_TRY(flow_op_dot(ps->ctx, N, ps->bb, ps->bb, &bb));
+    double bnorm = sqrt(bb);
     info->rhs_norm = bnorm;
     info->history = ps->history;
     if (!isfinite(bnorm))
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_solve: the right-hand side holds "
                          "NaN or infinity");
     if (bnorm == 0 || N == 1) {
-        memset(x, 0, N * sizeof *x);
+        KEDR_TRY(kedr_memset(ps->ctx, x, 0, N * sizeof *x));
         info->converged = 1;
         ps->history[info->history_len++] = 0;
         info->seconds = kedr_wall_seconds() - t0;
         return KEDR_OK;
     }
-    flow_project_mean(L, x);
+    KEDR_TRY(project_mean(ps, L, x));
     if (ps->o.method == KEDR_FLOW_METHOD_MG)
-        mg_solve(ps, x, ps->bb, bnorm, info);
+        KEDR_TRY(mg_solve(ps, x, ps->bb, bnorm, info));
     else
-        pcg(ps, x, ps->bb, bnorm, info);
-    flow_project_mean(L, x);
+        KEDR_TRY(pcg(ps, x, ps->bb, bnorm, info));
+    KEDR_TRY(project_mean(ps, L, x));
     /* the residual of the x returned */
-    flow_residual(L, x, ps->bb, ps->r);
-    info->residual = sqrt(dot(N, ps->r, ps->r)) / bnorm;
+    double rr;
+    KEDR_TRY(flow_op_residual(ps->ctx, L, x, ps->bb, ps->r));
+    KEDR_TRY(flow_op_dot(ps->ctx, N, ps->r, ps->r, &rr));
+    info->residual = sqrt(rr) / bnorm;
     info->seconds = kedr_wall_seconds() - t0;
     return KEDR_OK;
 }

@@ -29,6 +29,12 @@ typedef struct {
     double *r_w[3];
 } flow_level;
 
+#ifdef __CUDACC__
+#define FLOW_HD __host__ __device__ __forceinline__
+#else
+#define FLOW_HD static inline
+#endif
+
 /* The neighbours of cell (i, j, k) at index c: weight w[m] (1/h^2, or 0 where the neighbour
  * is outside a Neumann end or the axis is inactive) and index at[m], for m = x-, x+, y-, y+,
  * z-, z+. Branch-free, so that the loops over a row vectorize. */
@@ -37,8 +43,7 @@ typedef struct {
     size_t at[6];
 } flow_nb;
 
-static inline void flow_neighbours(const flow_level *L, int i, int j, int k, size_t c,
-                                   flow_nb *nb)
+FLOW_HD void flow_neighbours(const flow_level *L, int i, int j, int k, size_t c, flow_nb *nb)
 {
     const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
     const size_t sy = (size_t)nx, sz = (size_t)nx * (size_t)ny;
@@ -56,6 +61,102 @@ static inline void flow_neighbours(const flow_level *L, int i, int j, int k, siz
     nb->at[5] = k < nz - 1 ? c + sz : c - (size_t)(nz - 1) * sz;
 }
 
+FLOW_HD size_t flow_index(const flow_level *L, int i, int j, int k)
+{
+    return (size_t)i + (size_t)L->n[0] * ((size_t)j + (size_t)L->n[1] * (size_t)k);
+}
+
+/* The per-cell operations, the same for the cpu loops and the cuda kernels. */
+
+/* (A x)_c */
+FLOW_HD double flow_cell_apply(const flow_level *L, const double *x, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k);
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = L->diag[c] * x[c];
+    for (int m = 0; m < 6; m++)
+        s -= nb.w[m] * x[nb.at[m]];
+    return s;
+}
+
+/* Gauss–Seidel's new x_c, (12.35)/(12.36): (b_c + sum of neighbours) / D_c. */
+FLOW_HD double flow_cell_gs(const flow_level *L, const double *x, const double *b, int i, int j,
+                            int k)
+{
+    size_t c = flow_index(L, i, j, k);
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = b[c];
+    for (int m = 0; m < 6; m++)
+        s += nb.w[m] * x[nb.at[m]];
+    return s * L->idiag[c];
+}
+
+/* (12.37), first factor applied: ((I - D^-1 L^T) r)_c = r_c + D_c^-1 sum_{later m} r_m / h^2 */
+FLOW_HD double flow_cell_ainv_upper(const flow_level *L, const double *r, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k);
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = 0;
+    for (int m = 0; m < 6; m++)
+        s += nb.at[m] > c ? nb.w[m] * r[nb.at[m]] : 0.0;
+    return r[c] + L->idiag[c] * s;
+}
+
+/* second factor: ((I - L D^-1) t)_c = t_c + sum_{earlier m} t_m D_m^-1 / h^2 */
+FLOW_HD double flow_cell_ainv_lower(const flow_level *L, const double *t, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k);
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = 0;
+    for (int m = 0; m < 6; m++)
+        s += nb.at[m] < c ? nb.w[m] * t[nb.at[m]] * L->idiag[nb.at[m]] : 0.0;
+    return t[c] + s;
+}
+
+/* Restriction to coarse cell (I, J, K) from the fine level F (F's tables). */
+FLOW_HD double flow_cell_restrict(const flow_level *F, const double *r, int I, int J, int K)
+{
+    double s = 0;
+    for (int ek = 0; ek < F->r_cnt[2][K]; ek++) {
+        int k = F->r_idx[2][4 * K + ek];
+        double wk = F->r_w[2][4 * K + ek];
+        for (int ej = 0; ej < F->r_cnt[1][J]; ej++) {
+            int j = F->r_idx[1][4 * J + ej];
+            double wjk = wk * F->r_w[1][4 * J + ej];
+            const double *row = r + flow_index(F, 0, j, k);
+            for (int ei = 0; ei < F->r_cnt[0][I]; ei++)
+                s += wjk * F->r_w[0][4 * I + ei] * row[F->r_idx[0][4 * I + ei]];
+        }
+    }
+    return s;
+}
+
+/* Prolongation to fine cell (i, j, k) from the coarse level C. */
+FLOW_HD double flow_cell_prolong(const flow_level *F, const flow_level *C, const double *xc,
+                                 int i, int j, int k)
+{
+    double s = 0;
+    for (int sk = 0; sk < 2; sk++) {
+        double wk = F->p_w[2][2 * k + sk];
+        if (wk == 0)
+            continue;
+        int K = F->p_idx[2][2 * k + sk];
+        for (int sj = 0; sj < 2; sj++) {
+            double wjk = wk * F->p_w[1][2 * j + sj];
+            if (wjk == 0)
+                continue;
+            const double *row = xc + flow_index(C, 0, F->p_idx[1][2 * j + sj], K);
+            s += wjk * (F->p_w[0][2 * i] * row[F->p_idx[0][2 * i]] +
+                        F->p_w[0][2 * i + 1] * row[F->p_idx[0][2 * i + 1]]);
+        }
+    }
+    return s;
+}
+
 #define FLOW_MAX_LEVELS 24
 
 struct kedr_flow_poisson {
@@ -66,6 +167,7 @@ struct kedr_flow_poisson {
     /* the coarsest level: a dense Cholesky factor of A + s 1 1^T / N (N <= FLOW_DENSE_MAX), or
      * (larger) a fixed number of symmetric Gauss–Seidel sweeps */
     double *chol;
+    double *coarse_host; /* the coarsest grid's b and x on the host */
     int coarse_sweeps;
     double omega;           /* Jacobi relaxation in force */
     /* PCG vectors on the finest grid */
@@ -77,18 +179,13 @@ struct kedr_flow_poisson {
 /* The coarsest multigrid grid solved directly up to this many cells. */
 #define FLOW_DENSE_MAX 512
 
-/* A's action and pieces shared by the solvers (poisson.c). flow_level_diag fills diag, idiag. */
-void flow_level_diag(flow_level *L);
-void flow_apply(const flow_level *L, const double *x, double *y);
-void flow_residual(const flow_level *L, const double *x, const double *b, double *r);
-/* One red-black Gauss–Seidel half-sweep over the cells of one colour ((i + j + k) % 2). */
-void flow_gs_colour(const flow_level *L, double *x, const double *b, int colour);
-void flow_project_mean(const flow_level *L, double *x);
+/* The level's diagonal and its inverse (computed on the host, copied to the context). */
+kedr_status flow_level_diag(kedr_ctx *ctx, flow_level *L);
 
 /* Multigrid (mg.c): the levels below the finest and their transfers; one V-cycle from zero,
  * z = V(r), a symmetric operator, on the finest level. */
 kedr_status flow_mg_setup(kedr_flow_poisson *ps);
 void flow_mg_free(kedr_flow_poisson *ps);
-void flow_mg_vcycle(kedr_flow_poisson *ps, const double *r, double *z);
+kedr_status flow_mg_vcycle(kedr_flow_poisson *ps, const double *r, double *z);
 
 #endif

@@ -1,0 +1,158 @@
+/* The Poisson solvers' operations on the cpu (OpenMP loops over the per-cell functions of
+ * poisson_impl.h) and the dispatch to the cuda kernels of ops.cu. */
+#include "core/internal.h"
+#include "flow/ops.h"
+#include "kedr/prim.h"
+
+#include <string.h>
+
+#ifdef KEDR_HAVE_CUDA
+#define DISPATCH(ctx, call)                                                                   \
+    do {                                                                                      \
+        if (KEDR_IS_CUDA(ctx))                                                                \
+            return call;                                                                      \
+    } while (0)
+#else
+#define DISPATCH(ctx, call) (void)(ctx)
+#endif
+
+/* The cells of level L (a variable of that name): a parallel loop over rows. */
+#define FOR_CELLS(L)                                                                          \
+    _Pragma("omp parallel for collapse(2) schedule(static) if ((L)->N >= FLOW_OMP_MIN)")     \
+    for (int k = 0; k < (L)->n[2]; k++)                                                       \
+        for (int j = 0; j < (L)->n[1]; j++)                                                   \
+            for (int i = 0; i < (L)->n[0]; i++)
+
+kedr_status flow_op_apply(kedr_ctx *ctx, const flow_level *L, const double *x, double *y)
+{
+    DISPATCH(ctx, flow_cuda_apply(ctx, L, x, NULL, y));
+    FOR_CELLS(L)
+    y[flow_index(L, i, j, k)] = flow_cell_apply(L, x, i, j, k);
+    return KEDR_OK;
+}
+
+kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x,
+                             const double *b, double *r)
+{
+    DISPATCH(ctx, flow_cuda_apply(ctx, L, x, b, r));
+    FOR_CELLS(L)
+    {
+        size_t c = flow_index(L, i, j, k);
+        r[c] = b[c] - flow_cell_apply(L, x, i, j, k);
+    }
+    return KEDR_OK;
+}
+
+kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                       int colour)
+{
+    DISPATCH(ctx, flow_cuda_gs(ctx, L, x, b, colour));
+    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = (j + k + colour) & 1; i < nx; i += 2)
+                x[flow_index(L, i, j, k)] = flow_cell_gs(L, x, b, i, j, k);
+    return KEDR_OK;
+}
+
+kedr_status flow_op_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
+                         double *z)
+{
+    DISPATCH(ctx, flow_cuda_ainv(ctx, L, r, t, z));
+    FOR_CELLS(L)
+    t[flow_index(L, i, j, k)] = flow_cell_ainv_upper(L, r, i, j, k);
+    FOR_CELLS(L)
+    z[flow_index(L, i, j, k)] = flow_cell_ainv_lower(L, t, i, j, k);
+    return KEDR_OK;
+}
+
+kedr_status flow_op_jacobi(kedr_ctx *ctx, const flow_level *L, const double *r, double *z,
+                           double w, int add)
+{
+    DISPATCH(ctx, flow_cuda_jacobi(ctx, L, r, z, w, add));
+    size_t N = L->N;
+#pragma omp parallel for schedule(static) if (N >= FLOW_OMP_MIN)
+    for (size_t c = 0; c < N; c++)
+        z[c] = (add ? z[c] : 0.0) + w * L->idiag[c] * r[c];
+    return KEDR_OK;
+}
+
+kedr_status flow_op_dot(kedr_ctx *ctx, size_t n, const double *a, const double *b, double *out)
+{
+    DISPATCH(ctx, flow_cuda_dot(ctx, n, a, b, out));
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t i = 0; i < n; i++)
+        s += a[i] * b[i];
+    *out = s;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_sum(kedr_ctx *ctx, size_t n, const double *a, double *out)
+{
+    return kedr_reduce(ctx, KEDR_F64, KEDR_OP_SUM, a, n, out);
+}
+
+kedr_status flow_op_shift(kedr_ctx *ctx, size_t n, double *x, double s)
+{
+    DISPATCH(ctx, flow_cuda_shift(ctx, n, x, s));
+#pragma omp parallel for schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t i = 0; i < n; i++)
+        x[i] += s;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
+                              const double *q, double alpha, double *rr)
+{
+    DISPATCH(ctx, flow_cuda_cg_update(ctx, n, x, r, p, q, alpha, rr));
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t c = 0; c < n; c++) {
+        x[c] += alpha * p[c];
+        r[c] -= alpha * q[c];
+        s += r[c] * r[c];
+    }
+    if (rr)
+        *rr = s;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p)
+{
+    DISPATCH(ctx, flow_cuda_xpby(ctx, n, z, beta, p));
+#pragma omp parallel for schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t c = 0; c < n; c++)
+        p[c] = z[c] + beta * p[c];
+    return KEDR_OK;
+}
+
+kedr_status flow_op_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y)
+{
+    DISPATCH(ctx, flow_cuda_axpy(ctx, n, a, x, y));
+#pragma omp parallel for schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t c = 0; c < n; c++)
+        y[c] += a * x[c];
+    return KEDR_OK;
+}
+
+kedr_status flow_op_restrict(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
+                             const double *r, double *b)
+{
+    DISPATCH(ctx, flow_cuda_restrict(ctx, F, C, r, b));
+    const flow_level *L = C; /* the loop's level */
+    FOR_CELLS(L)
+    b[flow_index(C, i, j, k)] = flow_cell_restrict(F, r, i, j, k);
+    return KEDR_OK;
+}
+
+kedr_status flow_op_prolong_add(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
+                                const double *xc, double *x)
+{
+    DISPATCH(ctx, flow_cuda_prolong_add(ctx, F, C, xc, x));
+    const flow_level *L = F;
+    FOR_CELLS(L)
+    x[flow_index(F, i, j, k)] += flow_cell_prolong(F, C, xc, i, j, k);
+    return KEDR_OK;
+}

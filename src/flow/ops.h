@@ -1,0 +1,68 @@
+/* Private to flow: the vector and stencil operations of the Poisson solvers, one entry point
+ * each, running where the context lives (ops.c: the cpu loops and the dispatch; ops.cu: the
+ * cuda kernels, flow_cuda_*). Arrays are in the context's memory; scalars come back to the host. */
+#ifndef KEDR_FLOW_OPS_H
+#define KEDR_FLOW_OPS_H
+
+#include "flow/poisson_impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* y = A x;  r = b - A x */
+kedr_status flow_op_apply(kedr_ctx *ctx, const flow_level *L, const double *x, double *y);
+kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x,
+                             const double *b, double *r);
+/* one red-black half-sweep over the cells with (i + j + k) % 2 == colour */
+kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                       int colour);
+/* z = (I - L D^-1)(I - D^-1 L^T) r, t a work vector */
+kedr_status flow_op_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
+                         double *z);
+/* z = w D^-1 r, or z += w D^-1 r (add) */
+kedr_status flow_op_jacobi(kedr_ctx *ctx, const flow_level *L, const double *r, double *z,
+                           double w, int add);
+kedr_status flow_op_dot(kedr_ctx *ctx, size_t n, const double *a, const double *b, double *out);
+kedr_status flow_op_sum(kedr_ctx *ctx, size_t n, const double *a, double *out);
+/* x += s */
+kedr_status flow_op_shift(kedr_ctx *ctx, size_t n, double *x, double s);
+/* x += alpha p, r -= alpha q, and *rr = (r, r) when rr is not NULL */
+kedr_status flow_op_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
+                              const double *q, double alpha, double *rr);
+/* p = z + beta p */
+kedr_status flow_op_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
+/* y += a x */
+kedr_status flow_op_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y);
+/* b = R r (F fine, C coarse); x += P xc */
+kedr_status flow_op_restrict(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
+                             const double *r, double *b);
+kedr_status flow_op_prolong_add(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
+                                const double *xc, double *x);
+
+#ifdef KEDR_HAVE_CUDA
+kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const double *x,
+                            const double *b, double *y);
+kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                         int colour);
+kedr_status flow_cuda_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
+                           double *z);
+kedr_status flow_cuda_jacobi(kedr_ctx *ctx, const flow_level *L, const double *r, double *z,
+                             double w, int add);
+kedr_status flow_cuda_dot(kedr_ctx *ctx, size_t n, const double *a, const double *b,
+                          double *out);
+kedr_status flow_cuda_shift(kedr_ctx *ctx, size_t n, double *x, double s);
+kedr_status flow_cuda_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
+                                const double *q, double alpha, double *rr);
+kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
+kedr_status flow_cuda_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y);
+kedr_status flow_cuda_restrict(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
+                               const double *r, double *b);
+kedr_status flow_cuda_prolong_add(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
+                                  const double *xc, double *x);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
