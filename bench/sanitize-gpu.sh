@@ -40,10 +40,11 @@ echo "built in $((SECONDS - start)) s"
 programs=${PROGRAMS-$(cd build && ls test_* | grep -v '\.' | sort)}
 # Short runs of the kedr program that reach every module kernel in a few launches each, where
 # the module's test programs take many minutes under a tool (thousands of steps and searches):
-# 30 steps of each shipped DSMC case, the searches of small groups in both modes, and one call
+# 30 steps of each shipped DSMC case (and of sphere-3d on a coarse grid, tests/sanitizers/, for
+# racecheck), the searches of small groups in both modes, and one call
 # of each sort and selection benchmark at 2^20 elements. RUNS overrides the list.
 runs_default="$(for c in $(grep -l "^\[domain\]" cases/dsmc/*.ini); do c=${c##*/}; echo "dsmc:${c%.ini}"; done)
-cayley:pancake:8:dense cayley:burnt-pancake:6:dense cayley:lrx:8:dense cayley:abelian:6,10,15:dense
+dsmc:sphere-3d-small cayley:pancake:8:dense cayley:burnt-pancake:6:dense cayley:lrx:8:dense cayley:abelian:6,10,15:dense
 cayley:burnside:6:auto cayley:pancake:7:sparse cayley:cube2:sparse bench:sort_keys,sort_pairs,sort_keys_u64
 bench:select,partition"
 kruns=${RUNS-$runs_default}
@@ -93,8 +94,11 @@ check() {
     # A test program, or one of the kedr runs above (dsmc:CASE, cayley:GROUP:MODE, bench:LIST).
     local argv=("./$prog")
     case $prog in
-    dsmc:*) argv=(./kedr dsmc "../cases/dsmc/${prog#dsmc:}.ini" --steps 30 --sample-start 15
-        --backend cuda --out "san-out/$tool-${prog#dsmc:}") ;;
+    dsmc:*)
+        local case=../cases/dsmc/${prog#dsmc:}.ini
+        [ -f "build/$case" ] || case=../tests/sanitizers/${prog#dsmc:}.ini
+        argv=(./kedr dsmc "$case" --steps 30 --sample-start 15 --backend cuda
+            --out "san-out/$tool-${prog#dsmc:}") ;;
     cayley:*)
         local spec=${prog#cayley:}
         argv=(./kedr cayley "${spec%:*}" --mode "${spec##*:}" --backend cuda) ;;
