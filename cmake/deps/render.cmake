@@ -10,3 +10,16 @@ if(embree_FOUND)
 else()
   list(APPEND KEDR_MISSING "embree (kedr bench render's yardstick)")
 endif()
+
+# The cpu and the GPU evaluate render's geometry and shading from the same text (whitted.h,
+# bvh_trace.h); with products and sums rounded as written on both (no fused multiply-adds), they
+# find the same hits and nearly the same colours (tests/unit/test_render_backends.c).
+file(GLOB KEDR_RENDER_C CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/render/*.c
+     ${CMAKE_CURRENT_SOURCE_DIR}/tests/unit/test_render*.c
+     ${CMAKE_CURRENT_SOURCE_DIR}/tests/validation/test_render_*.c
+     ${CMAKE_CURRENT_SOURCE_DIR}/bench/render_bench.c)
+set_source_files_properties(${KEDR_RENDER_C} PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
+if(KEDR_HAVE_CUDA)
+  set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/src/render/render.cu
+                              PROPERTIES COMPILE_OPTIONS -fmad=false)
+endif()

@@ -5,14 +5,12 @@
 
 #include "core/internal.h"
 #include "kedr/render.h"
+#include "render/bvh_trace.h"
 #include "render/geom.h"
 
-/* BVH node (32 bytes): an inner node's left child follows it, its right child is at `index`;
- * a leaf (count > 0) holds prims[index .. index + count). */
-typedef struct {
-    float lo[3], hi[3];
-    uint32_t index, count;
-} render_bvh_node;
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* kd-tree node (8 bytes): inner nodes keep the split position and, in `info`, the axis (low 2
  * bits) and the right child's index (the left child follows); a leaf has axis bits 3, its
@@ -25,8 +23,6 @@ typedef struct {
     uint32_t info;
 } render_kd_node;
 
-/* The deepest traversal stack: builders keep their trees shallower than this. */
-#define RENDER_STACK 128
 
 struct kedr_accel {
     kedr_accel_kind kind;
@@ -116,4 +112,7 @@ static inline void accel_tri_box(const kedr_accel *a, size_t i, float lo[3], flo
     }
 }
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -198,50 +198,6 @@ kedr_status render_bvh_build(kedr_accel *a)
 
 int render_bvh_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
 {
-    rvec o = rv_load(r->o), d = rv_load(r->d), inv = rv_inverse(d);
-    uint32_t stack[RENDER_STACK];
-    float entry[RENDER_STACK];
-    int sp = 0, found = 0;
-    uint32_t node = 0;
-    float t0, t1;
-    if (!box_hit(a->bvh[0].lo, a->bvh[0].hi, o, inv, r->tmin, h->t, &t0, &t1))
-        return 0;
-    for (;;) {
-        const render_bvh_node *nd = &a->bvh[node];
-        if (nd->count) {
-            if (accel_leaf(a, a->refs + nd->index, nd->count, o, d, r->tmin, h, any)) {
-                found = 1;
-                if (any)
-                    return 1;
-            }
-        } else {
-            uint32_t l = node + 1, rr = nd->index;
-            float ln, lf, rn, rf;
-            int hl = box_hit(a->bvh[l].lo, a->bvh[l].hi, o, inv, r->tmin, h->t, &ln, &lf);
-            int hr = box_hit(a->bvh[rr].lo, a->bvh[rr].hi, o, inv, r->tmin, h->t, &rn, &rf);
-            if (hl && hr) {
-                if (rn < ln) {
-                    uint32_t s = l;
-                    l = rr;
-                    rr = s;
-                    float e = ln;
-                    ln = rn;
-                    rn = e;
-                }
-                entry[sp] = rn;
-                stack[sp++] = rr;
-                node = l;
-                continue;
-            }
-            if (hl || hr) {
-                node = hl ? l : rr;
-                continue;
-            }
-        }
-        do {
-            if (!sp)
-                return found;
-            node = stack[--sp];
-        } while (entry[sp] > h->t);
-    }
+    render_bvh_view b = {a->bvh, a->refs, a->tris, a->woop};
+    return bvh_trace_hd(&b, rv_load(r->o), rv_load(r->d), r->tmin, h, any);
 }

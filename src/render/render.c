@@ -1,29 +1,12 @@
 /* render: kedr_render, the image loop (a pinhole camera, samples per pixel, all threads) over
- * the shading of shade.c, and the back-end dispatch. */
+ * the shading of whitted.h, and the back-end dispatch. */
 #include "render/accel.h"
 #include "render/render_cuda.h"
-#include "render/scene.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define FN "kedr_render"
-
-/* A sample's offset in its pixel: the centre for sample 0, else hashed from (pixel, sample)
- * so that any back end and any thread order give the same image. */
-static void sample_offset(uint64_t pixel, int sample, float *sx, float *sy)
-{
-    if (sample == 0) {
-        *sx = *sy = 0.5f;
-        return;
-    }
-    uint64_t z = pixel * 0x9E3779B97F4A7C15ull + (uint64_t)sample * 0xD1B54A32D192ED03ull;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    *sx = (float)(z >> 40) * 0x1p-24f;
-    *sy = (float)((z >> 16) & 0xFFFFFF) * 0x1p-24f;
-}
 
 void render_camera(const kedr_render_scene *s, int width, int height, render_camera_basis *cam)
 {
@@ -39,13 +22,6 @@ void render_camera(const kedr_render_scene *s, int width, int height, render_cam
     cam->height = height;
 }
 
-/* The direction through image point (x + sx, y + sy), rows from the top. */
-rvec render_camera_dir(const render_camera_basis *c, int x, int y, float sx, float sy)
-{
-    float px = 2 * (x + sx) / c->width - 1, py = 1 - 2 * (y + sy) / c->height;
-    return rv_add(c->forward, rv_add(rv_mul(c->right, px), rv_mul(c->up, py)));
-}
-
 static kedr_status check_options(const kedr_render_scene *s, const kedr_render_options *o)
 {
     if (!s || !o)
@@ -55,19 +31,20 @@ static kedr_status check_options(const kedr_render_scene *s, const kedr_render_o
                          o->width, o->height);
     if (o->spp < 1 || o->spp > 4096)
         return kedr_fail(KEDR_ERR_INVALID, "%s: spp %d: expected 1 to 4096", FN, o->spp);
-    if (o->depth < 0 || o->depth > 64)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: depth %d: expected 0 to 64", FN, o->depth);
+    if (o->depth < 0 || o->depth > RENDER_MAX_DEPTH)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: depth %d: expected 0 to %d", FN, o->depth,
+                         RENDER_MAX_DEPTH);
     if ((unsigned)o->accel > KEDR_ACCEL_BVH || (unsigned)o->test > KEDR_TRI_WOOP)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown accelerator or triangle test", FN);
     return KEDR_OK;
 }
 
-static void render_cpu(const render_view *v, const kedr_render_options *o, float *rgb,
-                       int32_t *ids, kedr_render_stats *st)
+static void render_cpu(const render_view *v, const render_camera_basis *camera,
+                       const kedr_render_options *o, float *rgb, int32_t *ids,
+                       kedr_render_stats *st)
 {
-    render_camera_basis cam;
-    render_camera(v->s, o->width, o->height, &cam);
-    uint64_t shadow = 0, secondary = 0;
+    const render_camera_basis cam = *camera;
+    unsigned long long shadow = 0, secondary = 0;
     float inv = 1.0f / o->spp;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : shadow, secondary)
     for (int y = 0; y < o->height; y++) {
@@ -77,14 +54,14 @@ static void render_cpu(const render_view *v, const kedr_render_options *o, float
             rvec sum = rv(0, 0, 0);
             for (int k = 0; k < o->spp; k++) {
                 float sx, sy;
-                sample_offset(pixel, k, &sx, &sy);
+                render_sample(pixel, k, &sx, &sy);
                 rvec d = render_camera_dir(&cam, x, y, sx, sy);
-                sum = rv_add(sum, render_shade(v, cam.eye, d, o->depth, &c));
+                sum = rv_add(sum, whitted(v, cam.eye, d, o->depth, &c));
                 if (k == 0 && ids) {
                     float t;
                     rvec n;
                     int mat;
-                    ids[pixel] = render_nearest(v, cam.eye, d, 0, INFINITY, &t, &n, &mat);
+                    ids[pixel] = view_nearest(v, cam.eye, d, 0, INFINITY, &t, &n, &mat);
                 }
             }
             rgb[pixel * 3] = sum.x * inv;
@@ -111,19 +88,29 @@ kedr_status kedr_render(kedr_ctx *ctx, const kedr_render_scene *s, const kedr_re
     kedr_accel_get_info(accel, &info);
     st.build_seconds = info.build_seconds;
     st.accel_bytes = info.bytes;
-    render_view v = {s, accel, 0};
+    render_view v = {s->mats, s->lights, s->spheres, s->planes, s->mesh.mat, s->nlights,
+                     s->nspheres, s->nplanes, s->nmats, (uint32_t)s->mesh.n, s->background,
+                     s->ambient, 0,
+                     {accel->bvh, accel->refs, accel->tris, accel->woop}, accel};
     for (int i = 0; i < s->nmats; i++)
         v.transparent |= s->mats[i].transmission > 0;
+    render_camera_basis cam;
+    render_camera(s, o->width, o->height, &cam);
     double t0 = kedr_wall_seconds();
     kedr_status status = KEDR_OK;
     if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA) {
 #ifdef KEDR_HAVE_CUDA
-        status = render_cuda(ctx, &v, o, rgb, ids, &st);
+        if (o->accel != KEDR_ACCEL_BVH) {
+            kedr_accel_destroy(accel);
+            return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: the cuda back end traverses BVHs only "
+                             "(--accel bvh; grid and kdtree run on the cpu)", FN);
+        }
+        status = render_cuda(ctx, &v, &cam, o, rgb, ids, &st);
 #else
         status = kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: this build has no cuda back end", FN);
 #endif
     } else {
-        render_cpu(&v, o, rgb, ids, &st);
+        render_cpu(&v, &cam, o, rgb, ids, &st);
     }
     st.render_seconds = kedr_wall_seconds() - t0;
     st.primary_rays = (uint64_t)o->width * o->height * o->spp;

@@ -1,5 +1,5 @@
 /* render: the scene record (filled by scene.c from a scene file, obj.c and builtin.c) and the
- * Whitted shading that render.c runs over it. */
+ * optics the shading of whitted.h uses. */
 #ifndef RENDER_SCENE_H
 #define RENDER_SCENE_H
 
@@ -7,6 +7,10 @@
 #include "render/geom.h"
 
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 enum { MAT_PHONG = 0, MAT_COOK_TORRANCE = 1 };
 
@@ -84,23 +88,11 @@ kedr_status render_builtin_terrain(kedr_render_scene *s, size_t triangles, uint6
 kedr_status render_builtin_stadium(kedr_render_scene *s, int segments, const render_xform *x,
                                    int mat);
 
-/* ---- shading (shade.c) --------------------------------------------------------------------- */
+#ifdef __cplusplus
+}
+#endif
 
-typedef struct {
-    const kedr_render_scene *s;
-    const kedr_accel *accel;
-    int transparent; /* some material transmits light: shadow rays need nearest hits */
-} render_view;
-
-typedef struct {
-    uint64_t shadow, secondary;
-} render_counts;
-
-/* The colour seen along a ray, with depth bounces left. */
-rvec render_shade(const render_view *v, rvec o, rvec d, int depth, render_counts *counts);
-/* The first object along a ray: id as for kedr_render's ids, t, geometric normal and material. */
-int render_nearest(const render_view *v, rvec o, rvec d, float tmin, float tmax, float *t,
-                   rvec *n, int *mat);
+/* ---- optics shared by the shading of both back ends (whitted.h) ------------------------ */
 
 /* Mirror reflection of d about the unit normal n. */
 RENDER_HD rvec render_reflect(rvec d, rvec n) { return rv_sub(d, rv_mul(n, 2 * rv_dot(d, n))); }

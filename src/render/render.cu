@@ -1,0 +1,128 @@
+/* render: the cuda back end of kedr_render. The BVH is built on the cpu (bvh.c) and copied to
+ * the GPU with the scene's arrays; one thread per pixel runs the Whitted loop of whitted.h (the
+ * same text as the cpu's, compiled without fused multiply-adds, see cmake/deps/render.cmake),
+ * tracing its primary, shadow and secondary rays through the BVH with bvh_trace.h. One kernel
+ * does all three kinds of rays (an uber-kernel in the seed's terms): the pending rays of a pixel
+ * stay in its thread's stack, with no queues between waves. */
+#include "core/internal.h"
+#include "render/accel.h"
+#include "render/render_cuda.h"
+
+#define RENDER_THREADS 128
+
+__global__ void __launch_bounds__(RENDER_THREADS)
+    render_kernel(render_view v, render_camera_basis cam, int spp, int depth, float *rgb,
+                  int32_t *ids, unsigned long long *counts)
+{
+    int x = blockIdx.x * 16 + threadIdx.x % 16, y = blockIdx.y * 8 + threadIdx.x / 16;
+    if (x >= cam.width || y >= cam.height)
+        return;
+    uint64_t pixel = (uint64_t)y * cam.width + x;
+    render_counts c = {0, 0};
+    rvec sum = rv(0, 0, 0);
+    for (int k = 0; k < spp; k++) {
+        float sx, sy;
+        render_sample(pixel, k, &sx, &sy);
+        rvec d = render_camera_dir(&cam, x, y, sx, sy);
+        sum = rv_add(sum, whitted(&v, cam.eye, d, depth, &c));
+        if (k == 0 && ids) {
+            float t;
+            rvec n;
+            int mat;
+            ids[pixel] = view_nearest(&v, cam.eye, d, 0, INFINITY, &t, &n, &mat);
+        }
+    }
+    float inv = 1.0f / spp;
+    rgb[pixel * 3] = sum.x * inv;
+    rgb[pixel * 3 + 1] = sum.y * inv;
+    rgb[pixel * 3 + 2] = sum.z * inv;
+    atomicAdd(&counts[0], c.shadow);
+    atomicAdd(&counts[1], c.secondary);
+}
+
+/* Device copies of the view's arrays, freed together. */
+typedef struct {
+    void *ptr[16];
+    int n;
+} device_arrays;
+
+static kedr_status put(kedr_ctx *ctx, device_arrays *da, const void *host, size_t bytes,
+                       const void **dev)
+{
+    void *p = NULL;
+    *dev = NULL;
+    if (!host || !bytes)
+        return KEDR_OK;
+    KEDR_TRY(kedr_alloc(ctx, &p, bytes));
+    da->ptr[da->n++] = p;
+    KEDR_TRY(kedr_upload(ctx, p, host, bytes));
+    *dev = p;
+    return KEDR_OK;
+}
+
+static kedr_status run(kedr_ctx *ctx, device_arrays *da, const render_view *hv,
+                       const render_camera_basis *cam, const kedr_render_options *o, float *rgb,
+                       int32_t *ids, kedr_render_stats *st)
+{
+    const kedr_accel *a = hv->accel;
+    render_view v = *hv;
+    size_t pixels = (size_t)o->width * o->height;
+    const void *p;
+    KEDR_TRY(put(ctx, da, hv->mats, hv->nmats * sizeof(render_material), &p));
+    v.mats = (const render_material *)p;
+    KEDR_TRY(put(ctx, da, hv->lights, hv->nlights * sizeof(render_light), &p));
+    v.lights = (const render_light *)p;
+    KEDR_TRY(put(ctx, da, hv->spheres, hv->nspheres * sizeof(render_sphere), &p));
+    v.spheres = (const render_sphere *)p;
+    KEDR_TRY(put(ctx, da, hv->planes, hv->nplanes * sizeof(render_plane), &p));
+    v.planes = (const render_plane *)p;
+    KEDR_TRY(put(ctx, da, hv->tri_mat, hv->ntri * sizeof(int), &p));
+    v.tri_mat = (const int *)p;
+    KEDR_TRY(put(ctx, da, a->tris, a->ntri * 9 * sizeof(float), &p));
+    v.bvh.tris = (const float *)p;
+    KEDR_TRY(put(ctx, da, a->woop, a->woop ? a->ntri * 12 * sizeof(float) : 0, &p));
+    v.bvh.woop = (const float *)p;
+    KEDR_TRY(put(ctx, da, a->bvh, a->ntri ? a->nbvh * sizeof(render_bvh_node) : 0, &p));
+    v.bvh.nodes = (const render_bvh_node *)p;
+    KEDR_TRY(put(ctx, da, a->refs, a->nrefs * sizeof(uint32_t), &p));
+    v.bvh.refs = (const uint32_t *)p;
+    v.accel = NULL;
+    void *drgb = NULL, *dids = NULL, *dcounts = NULL;
+    KEDR_TRY(kedr_alloc(ctx, &drgb, pixels * 3 * sizeof(float)));
+    da->ptr[da->n++] = drgb;
+    if (ids) {
+        KEDR_TRY(kedr_alloc(ctx, &dids, pixels * sizeof(int32_t)));
+        da->ptr[da->n++] = dids;
+    }
+    KEDR_TRY(kedr_alloc(ctx, &dcounts, 2 * sizeof(unsigned long long)));
+    da->ptr[da->n++] = dcounts;
+    KEDR_TRY(kedr_memset(ctx, dcounts, 0, 2 * sizeof(unsigned long long)));
+    dim3 grid((o->width + 15) / 16, (o->height + 7) / 8);
+    render_kernel<<<grid, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
+        v, *cam, o->spp, o->depth, (float *)drgb, (int32_t *)dids, (unsigned long long *)dcounts);
+    KEDR_CUDA_LAUNCHED("render_kernel");
+    KEDR_TRY(kedr_download(ctx, rgb, drgb, pixels * 3 * sizeof(float)));
+    if (ids)
+        KEDR_TRY(kedr_download(ctx, ids, dids, pixels * sizeof(int32_t)));
+    unsigned long long counts[2];
+    KEDR_TRY(kedr_download(ctx, counts, dcounts, sizeof counts));
+    KEDR_TRY(kedr_ctx_sync(ctx));
+    st->shadow_rays = counts[0];
+    st->secondary_rays = counts[1];
+    return KEDR_OK;
+}
+
+kedr_status render_cuda(kedr_ctx *ctx, const render_view *v, const render_camera_basis *cam,
+                        const kedr_render_options *o, float *rgb, int32_t *ids,
+                        kedr_render_stats *st)
+{
+    /* the thread stacks of whitted.h and bvh_trace.h live in local memory */
+    KEDR_CUDA_TRY(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
+    device_arrays da;
+    da.n = 0;
+    kedr_status s = run(ctx, &da, v, cam, o, rgb, ids, st);
+    kedr_ctx_sync(ctx);
+    for (int i = 0; i < da.n; i++)
+        kedr_free(ctx, da.ptr[i]);
+    return s;
+}
