@@ -104,6 +104,21 @@ kedr_status kedr_bench_adi(kedr_ctx *ctx, const kedr_bench_adi_opts *o)
     }
     printf("(Z dir with the transpose: the sweep alone; the transposes there and back are the "
            "'transpose' row)\n\n");
+    /* Tables 12.2 and 12.3: tridiagonal systems solved a second (a line's segment for one
+     * field is a system; here each line is one segment), the fastest Z variant. */
+    double systems = 4.0 * (n - 2) * (n - 2);
+    printf("%-10s %14s %14s\n", "direction", "f32 [M sys/s]", "f64 [M sys/s]");
+    const char *dirs[4] = {"X", "Y", "Z", "all"};
+    for (int r = 0; r < 4; r++) {
+        printf("%-10s", dirs[r]);
+        for (int p = 0; p < 2; p++) {
+            double z = fmin(t[p][T_Z], t[p][T_ZT]);
+            double sec = r < 2 ? t[p][T_X + r] : r == 2 ? z : (t[p][T_X] + t[p][T_Y] + z) / 3;
+            printf(" %14.3f", systems / sec / 1e6);
+        }
+        printf("\n");
+    }
+    printf("\n");
     for (int p = 0; p < 2; p++)
         for (int tr = 0; tr < 2; tr++) {
             double sec = t[p][tr ? T_STEP_T : T_STEP];
