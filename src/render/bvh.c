@@ -1,6 +1,7 @@
 /* render: the BVH. Built top-down by the surface area heuristic over 16 bins of triangle
  * centroids per axis (Wald, "On fast construction of SAH-based bounding volume hierarchies",
- * 2007); traversed with a stack, nearer child first.
+ * 2007), subtrees of many triangles as parallel tasks; traversed with a stack, nearer child
+ * first (bvh_trace.h). The two children of a node are stored side by side.
  *
  * A node whose centroids coincide, or a node deeper than BVH_MEDIAN_DEPTH, is split into two
  * halves of its references instead: the tree never exceeds RENDER_STACK levels (halving from
@@ -41,71 +42,93 @@ static float box_area(const box3 *b)
     return x < 0 ? 0 : 2 * (x * y + y * z + z * x);
 }
 
+/* A triangle reference as the builder moves it: its box, centroid and index, kept together and
+ * partitioned in place, so that every pass over a node reads memory in order. */
+typedef struct {
+    box3 box;
+    float c[3];
+    uint32_t id;
+} bvh_item;
+
 typedef struct {
     kedr_accel *a;
-    box3 *boxes;     /* per triangle */
-    float *centroid; /* 3 per triangle */
-    size_t used;     /* nodes written */
+    bvh_item *items;
+    size_t used; /* nodes written (taken atomically: subtrees are built as parallel tasks) */
     int depth;
 } bvh_builder;
 
-/* Builds the node for refs[first .. first+count) at a->bvh[at]. */
+/* Subtrees of more references than this are built as their own tasks. */
+#define BVH_TASK_MIN 4096
+
+static void make_leaf(render_bvh_node *node, uint32_t first, uint32_t count)
+{
+    node->index = first;
+    node->count = count;
+}
+
+/* Builds the node for items[first .. first+count) at a->bvh[at]. */
 static void bvh_node(bvh_builder *b, size_t at, uint32_t first, uint32_t count, int depth)
 {
     kedr_accel *a = b->a;
-    uint32_t *refs = a->refs + first;
+    bvh_item *it = b->items + first;
     render_bvh_node *node = &a->bvh[at];
     box3 bound, cbound;
     box_empty(&bound);
     box_empty(&cbound);
     for (uint32_t i = 0; i < count; i++) {
-        const float *c = b->centroid + (size_t)refs[i] * 3;
-        box_grow(&bound, b->boxes[refs[i]].lo, b->boxes[refs[i]].hi);
-        box_grow(&cbound, c, c);
+        box_grow(&bound, it[i].box.lo, it[i].box.hi);
+        box_grow(&cbound, it[i].c, it[i].c);
     }
     memcpy(node->lo, bound.lo, sizeof node->lo);
     memcpy(node->hi, bound.hi, sizeof node->hi);
-    if (depth > b->depth)
-        b->depth = depth;
+    if (depth > b->depth) {
+#pragma omp critical(render_bvh_depth)
+        if (depth > b->depth)
+            b->depth = depth;
+    }
     if (count <= 2) {
-        node->index = first;
-        node->count = count;
+        make_leaf(node, first, count);
         return;
     }
-    /* the best binned split over the three axes */
+    /* one pass bins every reference on the three axes; then the best of the 3 x 15 planes */
+    box3 bins[3][BVH_BINS];
+    uint32_t n[3][BVH_BINS] = {{0}};
+    float scale[3];
+    for (int k = 0; k < 3; k++) {
+        float ext = cbound.hi[k] - cbound.lo[k];
+        scale[k] = ext > 0 ? BVH_BINS / ext : 0;
+        for (int j = 0; j < BVH_BINS; j++)
+            box_empty(&bins[k][j]);
+    }
+    if (depth < BVH_MEDIAN_DEPTH)
+        for (uint32_t i = 0; i < count; i++)
+            for (int k = 0; k < 3; k++) {
+                int j = (int)((it[i].c[k] - cbound.lo[k]) * scale[k]);
+                j = j < 0 ? 0 : j >= BVH_BINS ? BVH_BINS - 1 : j;
+                n[k][j]++;
+                box_grow(&bins[k][j], it[i].box.lo, it[i].box.hi);
+            }
     int best_axis = -1, best_bin = 0;
     float best_cost = INFINITY;
     for (int k = 0; k < 3 && depth < BVH_MEDIAN_DEPTH; k++) {
-        float ext = cbound.hi[k] - cbound.lo[k];
-        if (!(ext > 0))
+        if (!(scale[k] > 0))
             continue;
-        float scale = BVH_BINS / ext;
-        box3 bins[BVH_BINS];
-        uint32_t n[BVH_BINS] = {0};
-        for (int j = 0; j < BVH_BINS; j++)
-            box_empty(&bins[j]);
-        for (uint32_t i = 0; i < count; i++) {
-            int j = (int)((b->centroid[(size_t)refs[i] * 3 + k] - cbound.lo[k]) * scale);
-            j = j < 0 ? 0 : j >= BVH_BINS ? BVH_BINS - 1 : j;
-            n[j]++;
-            box_grow(&bins[j], b->boxes[refs[i]].lo, b->boxes[refs[i]].hi);
-        }
         float right_area[BVH_BINS];
         uint32_t right_n[BVH_BINS];
         box3 acc;
         box_empty(&acc);
         uint32_t cnt = 0;
         for (int j = BVH_BINS - 1; j > 0; j--) {
-            box_grow(&acc, bins[j].lo, bins[j].hi);
-            cnt += n[j];
+            box_grow(&acc, bins[k][j].lo, bins[k][j].hi);
+            cnt += n[k][j];
             right_area[j] = box_area(&acc);
             right_n[j] = cnt;
         }
         box_empty(&acc);
         cnt = 0;
         for (int j = 0; j < BVH_BINS - 1; j++) {
-            box_grow(&acc, bins[j].lo, bins[j].hi);
-            cnt += n[j];
+            box_grow(&acc, bins[k][j].lo, bins[k][j].hi);
+            cnt += n[k][j];
             if (!cnt || !right_n[j + 1])
                 continue;
             float cost = box_area(&acc) * cnt + right_area[j + 1] * right_n[j + 1];
@@ -116,83 +139,82 @@ static void bvh_node(bvh_builder *b, size_t at, uint32_t first, uint32_t count, 
             }
         }
     }
-    float leaf_cost = BVH_COST_TRI * count;
     float area = box_area(&bound);
-    uint32_t mid;
-    if (best_axis >= 0 && area > 0 &&
-        BVH_COST_NODE + BVH_COST_TRI * best_cost / area >= leaf_cost && count <= BVH_LEAF_MAX) {
-        node->index = first;
-        node->count = count;
+    if (count <= BVH_LEAF_MAX &&
+        (best_axis < 0 ||
+         (area > 0 && BVH_COST_NODE + BVH_COST_TRI * best_cost / area >= BVH_COST_TRI * count))) {
+        make_leaf(node, first, count);
         return;
     }
+    uint32_t mid = count / 2; /* coincident centroids or too deep: any halving is correct */
     if (best_axis >= 0) {
-        /* partition by bin */
-        float scale = BVH_BINS / (cbound.hi[best_axis] - cbound.lo[best_axis]);
+        int k = best_axis;
         uint32_t i = 0, j = count;
         while (i < j) {
-            int bin = (int)((b->centroid[(size_t)refs[i] * 3 + best_axis] - cbound.lo[best_axis]) *
-                            scale);
+            int bin = (int)((it[i].c[k] - cbound.lo[k]) * scale[k]);
             if (bin <= best_bin) {
                 i++;
             } else {
-                uint32_t s = refs[i];
-                refs[i] = refs[--j];
-                refs[j] = s;
+                bvh_item t = it[i];
+                it[i] = it[--j];
+                it[j] = t;
             }
         }
-        mid = i;
-    } else {
-        if (count <= BVH_LEAF_MAX) {
-            node->index = first;
-            node->count = count;
-            return;
-        }
-        /* coincident centroids or too deep: any halving keeps the tree correct and shallow */
-        mid = count / 2;
+        mid = i > 0 && i < count ? i : count / 2;
     }
-    if (mid == 0 || mid == count)
-        mid = count / 2; /* bins rounding put everything on one side */
-    size_t left = b->used++, right;
-    bvh_node(b, left, first, mid, depth + 1);
-    right = b->used++;
-    node = &a->bvh[at]; /* a->bvh does not move: allocated for 2 n - 1 nodes */
-    node->index = (uint32_t)right;
+    size_t left;
+#pragma omp atomic capture
+    {
+        left = b->used;
+        b->used += 2;
+    }
+    node->index = (uint32_t)left;
     node->count = 0;
-    bvh_node(b, right, first + mid, count - mid, depth + 1);
+    if (count >= BVH_TASK_MIN) {
+#pragma omp task firstprivate(b, left, first, mid, depth)
+        bvh_node(b, left, first, mid, depth + 1);
+#pragma omp task firstprivate(b, left, first, mid, count, depth)
+        bvh_node(b, left + 1, first + mid, count - mid, depth + 1);
+    } else {
+        bvh_node(b, left, first, mid, depth + 1);
+        bvh_node(b, left + 1, first + mid, count - mid, depth + 1);
+    }
 }
 
 kedr_status render_bvh_build(kedr_accel *a)
 {
     size_t n = a->ntri, cap = n ? 2 * n - 1 : 1;
-    bvh_builder b = {a, malloc((n ? n : 1) * sizeof(box3)), malloc((n ? n : 1) * 3 * sizeof(float)),
-                     1, 0};
+    bvh_builder b = {a, malloc((n ? n : 1) * sizeof(bvh_item)), 1, 0};
     a->bvh = malloc(cap * sizeof *a->bvh);
     a->refs = malloc((n ? n : 1) * sizeof *a->refs);
-    if (!b.boxes || !b.centroid || !a->bvh || !a->refs) {
-        free(b.boxes);
-        free(b.centroid);
+    if (!b.items || !a->bvh || !a->refs) {
+        free(b.items);
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the BVH of %zu "
                          "triangles", n);
     }
 #pragma omp parallel for schedule(static)
     for (size_t i = 0; i < n; i++) {
-        accel_tri_box(a, i, b.boxes[i].lo, b.boxes[i].hi);
+        bvh_item *t = &b.items[i];
+        accel_tri_box(a, i, t->box.lo, t->box.hi);
         for (int k = 0; k < 3; k++)
-            b.centroid[i * 3 + k] = 0.5f * (b.boxes[i].lo[k] + b.boxes[i].hi[k]);
-        a->refs[i] = (uint32_t)i;
+            t->c[k] = 0.5f * (t->box.lo[k] + t->box.hi[k]);
+        t->id = (uint32_t)i;
     }
     if (n) {
+#pragma omp parallel
+#pragma omp single
         bvh_node(&b, 0, 0, (uint32_t)n, 0);
     } else {
         memset(a->bvh, 0, sizeof *a->bvh);
-        b.used = 1;
     }
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < n; i++)
+        a->refs[i] = b.items[i].id;
     a->nbvh = b.used;
     a->nrefs = n;
     a->info.nodes = b.used;
     a->info.depth = b.depth;
-    free(b.boxes);
-    free(b.centroid);
+    free(b.items);
     return KEDR_OK;
 }
 

@@ -7,8 +7,8 @@
 #include "kedr/render.h"
 #include "render/geom.h"
 
-/* BVH node (32 bytes): an inner node's left child follows it, its right child is at `index`;
- * a leaf (count > 0) holds refs[index .. index + count). */
+/* BVH node (32 bytes): an inner node's children are at `index` and `index + 1`; a leaf
+ * (count > 0) holds refs[index .. index + count). */
 typedef struct {
     float lo[3], hi[3];
     uint32_t index, count;
@@ -61,7 +61,7 @@ RENDER_HD int bvh_trace_hd(const render_bvh_view *b, rvec o, rvec d, float tmin,
                 }
             }
         } else {
-            uint32_t l = node + 1, r = nd->index;
+            uint32_t l = nd->index, r = l + 1;
             float ln, lf, rn, rf;
             int hl = box_hit(b->nodes[l].lo, b->nodes[l].hi, o, inv, tmin, h->t, &ln, &lf);
             int hr = box_hit(b->nodes[r].lo, b->nodes[r].hi, o, inv, tmin, h->t, &rn, &rf);
