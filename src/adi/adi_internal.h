@@ -60,7 +60,7 @@ struct kedr_adi {
     int64_t unknowns;
     adi_state state[ADI_NSTATES];
     int u;                 /* the state holding U^n */
-    void *cp;              /* Thomas scratch: nodes reals */
+    void *cp;              /* cuda: the Thomas scratch, 2 reals a node */
     void *measure_buf;     /* cuda: 6 doubles per node for the reductions */
     kedr_adi_stats st;
     kedr_adi_stats *history;

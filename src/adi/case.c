@@ -437,12 +437,12 @@ kedr_status kedr_adi_case_load(const char *path, kedr_adi_case *c)
     return s;
 }
 
-/* Per node: six states of four fields, the Thomas scratch, the mask in both layouts, and on
- * cuda six doubles for the reductions. */
+/* Per node: six states of four fields, the mask in both layouts, and on cuda the Thomas
+ * scratch (two values a node) and six doubles for the reductions. */
 double kedr_adi_bytes(const kedr_adi_case *c, kedr_backend b)
 {
     double nodes = (double)c->nx * c->ny * c->nz, r = c->single ? 4 : 8;
-    double per = (ADI_NSTATES * 4 + 1) * r + 2 + (b == KEDR_BACKEND_CUDA ? 48 : 0);
+    double per = ADI_NSTATES * 4 * r + 2 + (b == KEDR_BACKEND_CUDA ? 2 * r + 48 : 0);
     return nodes * per;
 }
 

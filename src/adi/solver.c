@@ -322,7 +322,7 @@ static kedr_status allocate(kedr_adi *s)
     KEDR_TRY(kedr_alloc(s->ctx, (void **)&s->mask, s->nodes));
     KEDR_TRY(kedr_alloc(s->ctx, (void **)&s->mask_t, s->nodes));
     if (KEDR_IS_CUDA(s->ctx)) {
-        KEDR_TRY(kedr_alloc(s->ctx, &s->cp, bytes));
+        KEDR_TRY(kedr_alloc(s->ctx, &s->cp, 2 * bytes));
         KEDR_TRY(kedr_alloc(s->ctx, &s->measure_buf, s->nodes * 6 * sizeof(double)));
     }
     return KEDR_OK;

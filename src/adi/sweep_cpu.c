@@ -59,7 +59,7 @@ static void other_axes(const adi_params *p, int d, int *lo, int *hi)
         _Pragma("omp parallel if (par)")                                                       \
         {                                                                                      \
             ADI_FTZ_BEGIN                                                                      \
-            T *cp = malloc((size_t)p->n[d] * sizeof *cp);                                      \
+            T *cp = malloc(2 * (size_t)p->n[d] * sizeof *cp);                                      \
             if (!cp) {                                                                         \
                 _Pragma("omp atomic write") failed = 1;                                        \
             } else {                                                                           \

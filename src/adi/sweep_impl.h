@@ -34,24 +34,37 @@ ADI_HD REAL ADI_FN(deriv)(const adi_params *p, const unsigned char *mask, const 
            (REAL)(0.5 / p->h);
 }
 
+/* u[d] for d = 0, 1, 2 without indexing by a variable (which would put the array of pointers
+ * in a GPU thread's local memory). */
+ADI_HD const REAL *ADI_FN(pick)(const REAL *const *u, int d)
+{
+    return d == 0 ? u[0] : d == 1 ? u[1] : u[2];
+}
+
 /* The book's Phi_d (eq. 12.5) at idx from the velocities u[0..2]:
  * 2 (du_d/dx_d)^2 + sum_{c != d} (du_c/dx_d)^2 + sum_{e != d} du_d/dx_e du_e/dx_d. */
 ADI_HD REAL ADI_FN(phi)(const adi_params *p, const unsigned char *mask, const REAL *const *u,
                         int64_t idx, int d)
 {
-    REAL dd = ADI_FN(deriv)(p, mask, u[d], idx, d, d);
+    const REAL *ud = ADI_FN(pick)(u, d);
+    REAL dd = ADI_FN(deriv)(p, mask, ud, idx, d, d);
     REAL phi = 2 * dd * dd;
     for (int c = 0; c < 3; c++) {
         if (c == d)
             continue;
         REAL cd = ADI_FN(deriv)(p, mask, u[c], idx, d, c);
-        phi += cd * cd + ADI_FN(deriv)(p, mask, u[d], idx, c, d) * cd;
+        phi += cd * cd + ADI_FN(deriv)(p, mask, ud, idx, c, d) * cd;
     }
     return phi;
 }
 
 /* The four fields on the line of nodes base + m s_d, m = 0 .. n_d - 1 (the ends lie on the
- * box's faces and are never unknowns). cp[m * cps] is this line's scratch. */
+ * box's faces and are never unknowns), in one pass: the four eliminations run side by side, so
+ * that each node's mask and advecting velocity are read once and the four chains of dependent
+ * steps overlap. The three velocity components have the same rows (the same viscosity and the
+ * same ghost kinds: adi_params_init gives u, v, w one Dirichlet flag), hence one pivot and one
+ * c' for them, and one for the temperature. cp[(2 m) * cps] and cp[(2 m + 1) * cps] are this
+ * line's scratch. */
 ADI_HD void ADI_FN(sweep_line)(const adi_params *p, const unsigned char *mask, int d, int64_t base,
                                const ADI_FN(arrays) *a, REAL *cp, int64_t cps)
 {
@@ -59,61 +72,87 @@ ADI_HD void ADI_FN(sweep_line)(const adi_params *p, const unsigned char *mask, i
     const int n = p->n[d];
     const REAL rh = (REAL)(1 / p->h), rh2 = (REAL)(1 / (p->h * p->h));
     const REAL r2h = (REAL)(0.5 / p->h), rdt = (REAL)(1 / p->dt);
-    for (int var = 0; var < 4; var++) {
-        const REAL kap = (REAL)(var < 3 ? p->kappa_u : p->kappa_t);
-        const REAL *old = a->old[var];
-        REAL *out = a->out[var];
-        int start = 0;
-        REAL cprev = 0, dprev = 0;
-        for (int m = 1; m < n - 1; m++) {
-            int64_t idx = base + m * sd;
-            if (mask[idx] != ADI_FLUID)
-                continue;
-            REAL adv = a->coef[d][idx];
-            REAL A = -kap * rh2, C = -kap * rh2, B = rdt + 2 * kap * rh2;
-            if (p->central) {
-                A -= adv * r2h;
-                C += adv * r2h;
-            } else if (adv > 0) {
-                A -= adv * rh;
-                B += adv * rh;
-            } else {
-                C += adv * rh;
-                B -= adv * rh;
-            }
-            REAL D = old[idx] * rdt;
-            if (var == d)
-                D += (REAL)p->force[d] - ADI_FN(deriv)(p, mask, a->coef[3], idx, d, 3);
-            else if (var == 3 && p->dissipation != 0)
-                D += (REAL)p->dissipation * ADI_FN(phi)(p, mask, a->coef, idx, d);
-            unsigned char lo = mask[idx - sd], hi = mask[idx + sd];
-            if (lo != ADI_FLUID) { /* a segment starts: its low ghost */
-                if (p->ghost[lo].dirichlet[var])
-                    D -= A * (REAL)p->ghost[lo].value[var];
-                else
-                    B += A;
-                A = 0;
-                start = m;
-            }
-            if (hi != ADI_FLUID) {
-                if (p->ghost[hi].dirichlet[var])
-                    D -= C * (REAL)p->ghost[hi].value[var];
-                else
-                    B += C;
-                C = 0;
-            }
-            REAL r = 1 / (B - A * cprev);
-            cprev = C * r;
-            dprev = (D - A * dprev) * r;
-            cp[m * cps] = cprev;
-            out[idx] = dprev;
-            if (hi != ADI_FLUID) { /* the segment ends: back substitution */
-                REAL x = dprev;
-                for (int q = m - 1; q >= start; q--) {
-                    int64_t iq = base + q * sd;
-                    x = out[iq] - cp[q * cps] * x;
-                    out[iq] = x;
+    const REAL ku = (REAL)p->kappa_u * rh2, kt = (REAL)p->kappa_t * rh2;
+    const REAL *adv_f = ADI_FN(pick)(a->coef, d);
+    int start = 0;
+    REAL cu = 0, ct = 0, dp[4] = {0, 0, 0, 0};
+    for (int m = 1; m < n - 1; m++) {
+        int64_t idx = base + m * sd;
+        if (mask[idx] != ADI_FLUID)
+            continue;
+        REAL adv = adv_f[idx];
+        /* Advection (the same in every row), then diffusion. */
+        REAL Aa = 0, Ba = 0, Ca = 0;
+        if (p->central) {
+            Aa = -adv * r2h;
+            Ca = adv * r2h;
+        } else if (adv > 0) {
+            Aa = -adv * rh;
+            Ba = adv * rh;
+        } else {
+            Ca = adv * rh;
+            Ba = -adv * rh;
+        }
+        REAL Au = Aa - ku, Cu = Ca - ku, Bu = rdt + 2 * ku + Ba;
+        REAL At = Aa - kt, Ct = Ca - kt, Bt = rdt + 2 * kt + Ba;
+        /* The explicit sources: the pressure (T) gradient and the force of component d, the
+         * dissipation Phi_d of T; added with constant indices, so that D stays in registers. */
+        REAL src = (REAL)p->force[d] - ADI_FN(deriv)(p, mask, a->coef[3], idx, d, 3);
+        REAL D[4];
+        for (int v = 0; v < 3; v++)
+            D[v] = a->old[v][idx] * rdt + (v == d ? src : (REAL)0);
+        D[3] = a->old[3][idx] * rdt;
+        if (p->dissipation != 0)
+            D[3] += (REAL)p->dissipation * ADI_FN(phi)(p, mask, a->coef, idx, d);
+        unsigned char lo = mask[idx - sd], hi = mask[idx + sd];
+        if (lo != ADI_FLUID) { /* a segment starts: its low ghost */
+            const adi_ghost *g = &p->ghost[lo];
+            if (g->dirichlet[0])
+                for (int v = 0; v < 3; v++)
+                    D[v] -= Au * (REAL)g->value[v];
+            else
+                Bu += Au;
+            if (g->dirichlet[3])
+                D[3] -= At * (REAL)g->value[3];
+            else
+                Bt += At;
+            Au = At = 0;
+            start = m;
+        }
+        if (hi != ADI_FLUID) {
+            const adi_ghost *g = &p->ghost[hi];
+            if (g->dirichlet[0])
+                for (int v = 0; v < 3; v++)
+                    D[v] -= Cu * (REAL)g->value[v];
+            else
+                Bu += Cu;
+            if (g->dirichlet[3])
+                D[3] -= Ct * (REAL)g->value[3];
+            else
+                Bt += Ct;
+            Cu = Ct = 0;
+        }
+        REAL ru = 1 / (Bu - Au * cu), rt = 1 / (Bt - At * ct);
+        cu = Cu * ru;
+        ct = Ct * rt;
+        for (int v = 0; v < 3; v++)
+            dp[v] = (D[v] - Au * dp[v]) * ru;
+        dp[3] = (D[3] - At * dp[3]) * rt;
+        cp[(2 * m) * cps] = cu;
+        cp[(2 * m + 1) * cps] = ct;
+        for (int v = 0; v < 4; v++)
+            a->out[v][idx] = dp[v];
+        if (hi != ADI_FLUID) { /* the segment ends: back substitution */
+            REAL x[4] = {dp[0], dp[1], dp[2], dp[3]};
+            for (int q = m - 1; q >= start; q--) {
+                int64_t iq = base + q * sd;
+                REAL c1 = cp[(2 * q) * cps], c2 = cp[(2 * q + 1) * cps];
+                for (int v = 0; v < 3; v++) {
+                    x[v] = a->out[v][iq] - c1 * x[v];
+                    a->out[v][iq] = x[v];
                 }
+                x[3] = a->out[3][iq] - c2 * x[3];
+                a->out[3][iq] = x[3];
             }
         }
     }
