@@ -58,7 +58,7 @@ static const char help[] =
     "\nexit status: 0 done, 1 a run failed (a kernel gave a wrong result), 2 a bad command line,\n"
     "3 the measurement needs hardware this machine lacks (a GPU; a second GPU for p2p).\n";
 
-/* ---- options ----------------------------------------------------------------------------------- */
+/* ---- options --------------------------------------------------------------------------------- */
 
 typedef struct {
     cli_common c;
@@ -111,7 +111,7 @@ static void parse(int argc, char **argv, probe_opts *o)
     }
 }
 
-/* ---- results: a table printed, written as JSON, plotted ----------------------------------------- */
+/* ---- results: a table printed, written as JSON, plotted -------------------------------------- */
 
 typedef struct {
     char name[48];   /* the kernel or case */
@@ -226,7 +226,8 @@ static int write_plots(const probe_opts *o, const probe_table *t, const char *ti
         if (k == ns && ns < 16)
             snprintf(names[ns++], sizeof names[0], "%s", t->rows[i].series);
     }
-    double *x = malloc(sizeof(double) * (size_t)(t->n + 1)), *y = malloc(sizeof(double) * (size_t)(t->n + 1));
+    double *x = malloc(sizeof(double) * (size_t)(t->n + 1));
+    double *y = malloc(sizeof(double) * (size_t)(t->n + 1));
     int rc = 0;
     for (int k = 0; k < ns && rc == 0 && x && y; k++) {
         size_t m = 0;
@@ -256,7 +257,7 @@ static int write_plots(const probe_opts *o, const probe_table *t, const char *ti
     return rc;
 }
 
-/* ---- shared helpers ----------------------------------------------------------------------------- */
+/* ---- shared helpers -------------------------------------------------------------------------- */
 
 static int fail(const char *what)
 {
@@ -314,7 +315,7 @@ static void print_title(kedr_ctx *ctx, const char *what)
         printf("nominal memory bandwidth %.0f GB/s (kedr info)\n", peak);
 }
 
-/* ---- timing: a call through bench_time ---------------------------------------------------------- */
+/* ---- timing: a call through bench_time ------------------------------------------------------- */
 
 typedef struct {
     kedr_ctx *ctx;
@@ -370,7 +371,7 @@ static int time_call(call_args *c, int repeats, double *seconds)
     return 0;
 }
 
-/* ---- bandwidth --------------------------------------------------------------------------------- */
+/* ---- bandwidth ------------------------------------------------------------------------------- */
 
 /* Ruetsch & Fatica, sec. 2.2 (profiler times at n = 8 x 1024^2 floats, microseconds). */
 static const char *limit_seed[2][3] = {
@@ -538,7 +539,9 @@ static int cmd_bandwidth(kedr_ctx *ctx, probe_opts *o)
     }
     printf("\nthe limiting-factor study (sec. 2.2): a[i] = sin(b[i]), n = %zu floats%s\n",
            o->n_set ? o->n : (size_t)8 << 20,
-           kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA ? "" : " (the cpu has one sine: fast math is the same)");
+           kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA
+               ? ""
+               : " (the cpu has one sine: fast math is the same)");
     print_header(&tab);
     double t[2][3] = {{0}};
     int first = tab.n;
@@ -553,7 +556,7 @@ static int cmd_bandwidth(kedr_ctx *ctx, probe_opts *o)
     return rc;
 }
 
-/* ---- offset and stride --------------------------------------------------------------------------- */
+/* ---- offset and stride ----------------------------------------------------------------------- */
 
 static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
 {
@@ -636,7 +639,7 @@ static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
     return rc;
 }
 
-/* ---- transpose ----------------------------------------------------------------------------------- */
+/* ---- transpose ------------------------------------------------------------------------------- */
 
 /* Ruetsch & Fatica, sec. 3.4, 1024 x 1024 floats, ECC on (GB/s): C870, C1060, C2050, K10, K20. */
 static const char *transpose_seed[KEDR_PROBE_T_COUNT] = {
@@ -730,7 +733,7 @@ static int cmd_transpose(kedr_ctx *ctx, probe_opts *o)
     return rc;
 }
 
-/* ---- the GPU-only measurements ------------------------------------------------------------------ */
+/* ---- the GPU-only measurements --------------------------------------------------------------- */
 
 /* Why the cuda back end cannot run here, or NULL when it can. */
 static const char *no_gpu_reason(void)
@@ -1110,7 +1113,7 @@ static int cmd_textbook(kedr_ctx *ctx, probe_opts *o, size_t matrix)
     return rc;
 }
 
-/* ---- dispatch ------------------------------------------------------------------------------------ */
+/* ---- dispatch -------------------------------------------------------------------------------- */
 
 int cmd_probe(int argc, char **argv)
 {

@@ -95,7 +95,8 @@ static double error_vs_exact(int n, const double *u)
     mean /= (double)nn;
     for (int j = 0; j < n; j++)
         for (int k = 0; k < n; k++)
-            err = fmax(err, fabs(u[(size_t)j * n + k] - (exact_at((double)k / n, (double)j / n) - mean)));
+            err = fmax(err, fabs(u[(size_t)j * n + k] -
+                                 (exact_at((double)k / n, (double)j / n) - mean)));
     return err;
 }
 

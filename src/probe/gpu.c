@@ -121,7 +121,7 @@ double kedr_probe_overlap_model(kedr_probe_overlap_version v, int streams, int c
     return end;
 }
 
-/* ---- peer copies ------------------------------------------------------------------------------ */
+/* ---- peer copies ----------------------------------------------------------------------------- */
 
 static kedr_status check_devices(int src, int dst, const char *fn)
 {

@@ -58,7 +58,7 @@ static kedr_status elapsed(timing *tm, cudaStream_t st, double *seconds)
     return KEDR_OK;
 }
 
-/* ---- transfers --------------------------------------------------------------------------------- */
+/* ---- transfers ------------------------------------------------------------------------------- */
 
 typedef struct {
     unsigned char *src, *back, *dev;
@@ -278,7 +278,7 @@ extern "C" kedr_status probe_overlap_cuda(kedr_ctx *ctx, size_t n, int streams, 
     return s;
 }
 
-/* ---- peer copies -------------------------------------------------------------------------------- */
+/* ---- peer copies ----------------------------------------------------------------------------- */
 
 extern "C" kedr_status probe_peer_access_cuda(int src, int dst, int *can_access)
 {

@@ -19,7 +19,7 @@ static unsigned grid_for(size_t n, size_t per_block)
     return (unsigned)(g < MAX_GRID ? g : MAX_GRID);
 }
 
-/* ---- STREAM-style kernels ---------------------------------------------------------------------- */
+/* ---- STREAM-style kernels -------------------------------------------------------------------- */
 
 #define GRID_STRIDE(i, n)                                                                  \
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n);                \
@@ -85,7 +85,8 @@ static kedr_status stream_launch(kedr_ctx *ctx, kedr_probe_stream_op op, size_t 
             blocks = 4096;
         KEDR_TRY(kedr_scratch_get(ctx, (void **)&part, blocks * sizeof(double)));
         stream_dot<T><<<blocks, THREADS, 0, st>>>(a, b, n, part);
-        kedr_status s2 = kedr_cuda_status(cudaPeekAtLastError(), "stream_dot", __FILE__, __LINE__);
+        kedr_status s2 =
+            probe_cuda_check(cudaPeekAtLastError(), "stream_dot", __FILE__, __LINE__);
         if (s2 == KEDR_OK)
             s2 = kedr_download(ctx, host, part, blocks * sizeof(double));
         kedr_scratch_put(ctx, part);
@@ -156,7 +157,7 @@ extern "C" kedr_status probe_limit_cuda(kedr_ctx *ctx, kedr_probe_limit_kind k, 
     return KEDR_OK;
 }
 
-/* ---- offset and stride ------------------------------------------------------------------------ */
+/* ---- offset and stride ----------------------------------------------------------------------- */
 
 template <typename T> __global__ void offset_kernel(T *a, size_t n, size_t offset)
 {
@@ -191,7 +192,7 @@ extern "C" kedr_status probe_stride_cuda(kedr_ctx *ctx, kedr_dtype t, void *a, s
     return KEDR_OK;
 }
 
-/* ---- matrix copies and transposes --------------------------------------------------------------- */
+/* ---- matrix copies and transposes ------------------------------------------------------------ */
 
 /* A block of TILE x ROWS threads moves a TILE x TILE tile, each thread TILE / ROWS elements. in is
  * rows x cols; x runs along a row of in (a column index), y down its columns. */
@@ -277,18 +278,23 @@ extern "C" kedr_status probe_transpose_cuda(kedr_ctx *ctx, kedr_probe_transpose_
     cudaStream_t st = KEDR_STREAM(ctx);
     switch (k) {
     case KEDR_PROBE_T_COPY: t_copy<<<grid, block, 0, st>>>(out, in, rows, cols); break;
-    case KEDR_PROBE_T_COPY_SHARED: t_copy_shared<<<grid, block, 0, st>>>(out, in, rows, cols); break;
+    case KEDR_PROBE_T_COPY_SHARED:
+        t_copy_shared<<<grid, block, 0, st>>>(out, in, rows, cols);
+        break;
     case KEDR_PROBE_T_NAIVE: t_naive<<<grid, block, 0, st>>>(out, in, rows, cols); break;
-    case KEDR_PROBE_T_COALESCED: t_tiled<0, false><<<grid, block, 0, st>>>(out, in, rows, cols); break;
+    case KEDR_PROBE_T_COALESCED:
+        t_tiled<0, false><<<grid, block, 0, st>>>(out, in, rows, cols);
+        break;
     case KEDR_PROBE_T_NO_BANK: t_tiled<1, false><<<grid, block, 0, st>>>(out, in, rows, cols); break;
     case KEDR_PROBE_T_DIAGONAL: t_tiled<1, true><<<grid, block, 0, st>>>(out, in, rows, cols); break;
-    default: return kedr_fail(KEDR_ERR_INVALID, "kedr_probe_transpose: unknown variant %d", (int)k);
+    default:
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_probe_transpose: unknown variant %d", (int)k);
     }
     KEDR_CUDA_LAUNCHED("transpose variant");
     return KEDR_OK;
 }
 
-/* ---- the copy kernel with a chosen launch ------------------------------------------------------ */
+/* ---- the copy kernel with a chosen launch ---------------------------------------------------- */
 
 #define MAX_ILP 8
 

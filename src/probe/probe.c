@@ -91,7 +91,7 @@ kedr_status kedr_probe_stream(kedr_ctx *ctx, kedr_dtype t, kedr_probe_stream_op 
     return KEDR_OK;
 }
 
-/* ---- the limiting-factor kernels -------------------------------------------------------------- */
+/* ---- the limiting-factor kernels ------------------------------------------------------------- */
 
 const char *kedr_probe_limit_name(kedr_probe_limit_kind k)
 {
@@ -139,7 +139,7 @@ kedr_status kedr_probe_limit(kedr_ctx *ctx, kedr_probe_limit_kind k, int fast, f
     return KEDR_OK;
 }
 
-/* ---- offset and stride ------------------------------------------------------------------------ */
+/* ---- offset and stride ----------------------------------------------------------------------- */
 
 kedr_status kedr_probe_offset(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t offset)
 {
@@ -201,7 +201,7 @@ kedr_status kedr_probe_stride(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, si
     return KEDR_OK;
 }
 
-/* ---- execution configuration ------------------------------------------------------------------- */
+/* ---- execution configuration ----------------------------------------------------------------- */
 
 static kedr_status check_launch(const kedr_probe_launch *l, const char *fn)
 {

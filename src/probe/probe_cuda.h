@@ -3,6 +3,7 @@
 #ifndef PROBE_CUDA_H
 #define PROBE_CUDA_H
 
+#include "core/internal.h"
 #include "kedr/probe.h"
 
 #ifdef __cplusplus
@@ -10,6 +11,14 @@ extern "C" {
 #endif
 
 #ifdef KEDR_HAVE_CUDA
+/* A CUDA result as a kedr status: KEDR_OK for cudaSuccess, else the message naming the call
+ * (kedr_cuda_status makes a failure of whatever it is given). */
+static inline kedr_status probe_cuda_check(cudaError_t e, const char *what, const char *file,
+                                           int line)
+{
+    return e == cudaSuccess ? KEDR_OK : kedr_cuda_status(e, what, file, line);
+}
+
 kedr_status probe_stream_cuda(kedr_ctx *ctx, kedr_dtype t, kedr_probe_stream_op op, size_t n,
                               void *a, void *b, void *c, double scalar, double *dot);
 kedr_status probe_limit_cuda(kedr_ctx *ctx, kedr_probe_limit_kind k, int fast, float *a,

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-/* ---- reduction ---------------------------------------------------------------------------------- */
+/* ---- reduction ------------------------------------------------------------------------------- */
 
 #define RBLOCK 512
 
@@ -172,7 +172,7 @@ extern "C" kedr_status probe_reduce_cuda(kedr_ctx *ctx, int variant, const int32
     return st;
 }
 
-/* ---- scan ------------------------------------------------------------------------------------------ */
+/* ---- scan ------------------------------------------------------------------------------------ */
 
 #define SBLOCK 256           /* threads; each block scans 2 SBLOCK elements */
 #define SSPAN (2 * SBLOCK)
@@ -214,7 +214,8 @@ __global__ void __launch_bounds__(SBLOCK)
         offset >>= 1;
         __syncthreads();
         if (tid < d) {
-            unsigned a = pad<PAD>(offset * (2 * tid + 1) - 1), b = pad<PAD>(offset * (2 * tid + 2) - 1);
+            unsigned a = pad<PAD>(offset * (2 * tid + 1) - 1);
+            unsigned b = pad<PAD>(offset * (2 * tid + 2) - 1);
             float t = temp[a];
             temp[a] = temp[b];
             temp[b] += t;
@@ -253,13 +254,13 @@ static kedr_status scan_level(kedr_ctx *ctx, int variant, const float *in, float
             scan_block<false><<<(unsigned)blocks, SBLOCK, 0, st>>>(in, out, sums, n);
         else
             scan_block<true><<<(unsigned)blocks, SBLOCK, 0, st>>>(in, out, sums, n);
-        s = kedr_cuda_status(cudaPeekAtLastError(), "scan_block", __FILE__, __LINE__);
+        s = probe_cuda_check(cudaPeekAtLastError(), "scan_block", __FILE__, __LINE__);
     }
     if (s == KEDR_OK && blocks > 1)
         s = scan_level(ctx, variant, sums, scanned, blocks);
     if (s == KEDR_OK && blocks > 1) {
         scan_add<<<(unsigned)((n + 255) / 256), 256, 0, st>>>(out, scanned, n);
-        s = kedr_cuda_status(cudaPeekAtLastError(), "scan_add", __FILE__, __LINE__);
+        s = probe_cuda_check(cudaPeekAtLastError(), "scan_add", __FILE__, __LINE__);
     }
     if (scanned)
         kedr_scratch_put(ctx, scanned);
@@ -274,7 +275,7 @@ extern "C" kedr_status probe_scan_cuda(kedr_ctx *ctx, int variant, const float *
     return scan_level(ctx, variant, in, out, n);
 }
 
-/* ---- matrix products ------------------------------------------------------------------------------ */
+/* ---- matrix products ------------------------------------------------------------------------- */
 
 #define MB 16 /* the book's BLOCK_SIZE: 16 x 16 threads, one element of C each */
 
