@@ -29,8 +29,11 @@ kedr_status kedr_flow_get_staggered(const kedr_flow *f, int comp, double *host)
     if (comp < 0 || comp >= f->dims)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_get_staggered: component %d of %d", comp,
                          f->dims);
+    flow_host h;
+    KEDR_TRY(flow_host_get(f, &h));
     FOR_FACES(f, comp, e, c)
-    host[e] = f->q[comp][c];
+    host[e] = h.q[comp][c];
+    flow_host_free(&h);
     return KEDR_OK;
 }
 
@@ -39,10 +42,15 @@ kedr_status kedr_flow_set_staggered(kedr_flow *f, int comp, const double *host)
     if (comp < 0 || comp >= f->dims)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_set_staggered: component %d of %d", comp,
                          f->dims);
+    flow_host h;
+    KEDR_TRY(flow_host_get(f, &h));
     FOR_FACES(f, comp, e, c)
-    f->q[comp][c] = host[e];
-    flow_fill_bc(f, f->q);
-    return KEDR_OK;
+    h.q[comp][c] = host[e];
+    kedr_status s = flow_host_put(f, &h);
+    flow_host_free(&h);
+    KEDR_TRY(s);
+    KEDR_TRY(flow_fill_bc(f, f->q));
+    return flow_umax(f, f->q, f->umax);
 }
 
 void kedr_flow_fields_free(kedr_flow_fields *fl)
@@ -66,10 +74,13 @@ kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *fl)
     fl->time = f->time;
     fl->step = f->step;
     size_t N = f->cells;
+    flow_host h;
+    KEDR_TRY(flow_host_get(f, &h));
     double **arr[] = {&fl->u, &fl->v, &fl->p, &fl->vorticity, &fl->w};
     for (int i = 0; i < (f->dims == 3 ? 5 : 4); i++)
         if (!(*arr[i] = malloc(N * sizeof(double)))) {
             kedr_flow_fields_free(fl);
+            flow_host_free(&h);
             return kedr_fail(KEDR_ERR_NOMEM, "kedr_flow_get_fields: %zu bytes", N * 8);
         }
     double *uc[3] = {fl->u, fl->v, fl->w};
@@ -79,8 +90,8 @@ kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *fl)
             for (int i = 1; i <= f->n[0]; i++) {
                 size_t c = flow_at(f, i, j, k), cc = flow_cell(f, i, j, k);
                 for (int a = 0; a < f->dims; a++)
-                    uc[a][cc] = 0.5 * (f->q[a][c] + f->q[a][c + f->s[a]]);
-                fl->p[cc] = f->c.rho * f->P[cc];
+                    uc[a][cc] = 0.5 * (h.q[a][c] + h.q[a][c + f->s[a]]);
+                fl->p[cc] = f->c.rho * h.P[cc];
             }
     /* vorticity at cell centres: each curl component omega_t = d q_b/d x_a - d q_a/d x_b lives
      * on the cell edges along t; the cell's value is the mean of its four edges (2D: omega_z;
@@ -102,8 +113,8 @@ kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *fl)
                             ijk[a] += da;
                             ijk[b] += db;
                             size_t e = flow_at(f, ijk[0], ijk[1], ijk[2]);
-                            double dqb = (f->q[b][e] - f->q[b][e - f->s[a]]) / f->h[a];
-                            double dqa = (f->q[a][e] - f->q[a][e - f->s[b]]) / f->h[b];
+                            double dqb = (h.q[b][e] - h.q[b][e - f->s[a]]) / f->h[a];
+                            double dqa = (h.q[a][e] - h.q[a][e - f->s[b]]) / f->h[b];
                             s += dqb - dqa;
                         }
                     om[t] = 0.25 * s; /* the edges along t pass through the centre */
@@ -112,6 +123,7 @@ kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *fl)
                                                  : sqrt(om[0] * om[0] + om[1] * om[1] +
                                                         om[2] * om[2]);
             }
+    flow_host_free(&h);
     return KEDR_OK;
 }
 
@@ -119,8 +131,14 @@ kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *fl)
  * 3D), interpolated linearly between the staggered values; the wall values included. */
 kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path)
 {
+    flow_host h;
+    KEDR_TRY(flow_host_get(f, &h));
     kedr_file_writer w;
-    KEDR_TRY(kedr_file_begin(&w, path));
+    kedr_status s = kedr_file_begin(&w, path);
+    if (s != KEDR_OK) {
+        flow_host_free(&h);
+        return s;
+    }
     FILE *fp = KEDR_FILE(&w);
     int kmid = f->dims == 3 ? f->n[2] / 2 + 1 : 0;
     double wk = f->dims == 3 && f->n[2] % 2 == 0 ? 0.5 : 0; /* weight of the layer below */
@@ -146,18 +164,19 @@ kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path)
                     ijk2[b] = in;
                     size_t c1 = flow_at(f, ijk[0], ijk[1], ijk[2]);
                     size_t c2 = flow_at(f, ijk2[0], ijk2[1], ijk2[2]);
-                    double s1 = 0.5 * (f->q[a][c1] + f->q[a][c2]);
-                    double s0 = 0.5 * (f->q[a][c1 - f->s[a]] + f->q[a][c2 - f->s[a]]);
+                    double s1 = 0.5 * (h.q[a][c1] + h.q[a][c2]);
+                    double s0 = 0.5 * (h.q[a][c1 - f->s[a]] + h.q[a][c2 - f->s[a]]);
                     val = (1 - wf) * s1 + wf * s0;
                 } else {
                     size_t c = flow_at(f, ijk[0], ijk[1], ijk[2]);
-                    val = (1 - wf) * f->q[a][c] + wf * f->q[a][c - f->s[a]];
+                    val = (1 - wf) * h.q[a][c] + wf * h.q[a][c - f->s[a]];
                 }
                 v += wz * val;
             }
             fprintf(fp, "%s,%.10g,%.10g\n", line == 0 ? "u_vertical" : "v_horizontal", coord, v);
         }
     }
+    flow_host_free(&h);
     if (ferror(fp)) {
         kedr_file_abort(&w);
         return kedr_fail(KEDR_ERR_IO, "%s: write failed", path);

@@ -23,6 +23,14 @@
         for (int j = 0; j < (L)->n[1]; j++)                                                   \
             for (int i = 0; i < (L)->n[0]; i++)
 
+kedr_status flow_op_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    if (KEDR_IS_CUDA(ctx) || bytes >= ((size_t)1 << 20))
+        return kedr_copy(ctx, dst, src, bytes);
+    memmove(dst, src, bytes);
+    return KEDR_OK;
+}
+
 kedr_status flow_op_apply(kedr_ctx *ctx, const flow_level *L, const double *x, double *y)
 {
     DISPATCH(ctx, flow_cuda_apply(ctx, L, x, NULL, y));
@@ -91,7 +99,15 @@ kedr_status flow_op_dot(kedr_ctx *ctx, size_t n, const double *a, const double *
 
 kedr_status flow_op_sum(kedr_ctx *ctx, size_t n, const double *a, double *out)
 {
-    return kedr_reduce(ctx, KEDR_F64, KEDR_OP_SUM, a, n, out);
+    /* cpu: one thread below FLOW_OMP_MIN, as every loop here (a parallel region a call would
+     * cost more than the sum on the coarse grids) */
+    DISPATCH(ctx, kedr_reduce(ctx, KEDR_F64, KEDR_OP_SUM, a, n, out));
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
+    for (size_t i = 0; i < n; i++)
+        s += a[i];
+    *out = s;
+    return KEDR_OK;
 }
 
 kedr_status flow_op_shift(kedr_ctx *ctx, size_t n, double *x, double s)

@@ -10,6 +10,9 @@
 extern "C" {
 #endif
 
+/* dst = src: kedr_copy, but on the cpu a plain memcpy below 1 MB (kedr_copy opens a parallel
+ * region for every call, which costs more than a small grid's copy) */
+kedr_status flow_op_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes);
 /* y = A x;  r = b - A x */
 kedr_status flow_op_apply(kedr_ctx *ctx, const flow_level *L, const double *x, double *y);
 kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x,

@@ -156,8 +156,14 @@ kedr_status kedr_flow_write_checkpoint(const kedr_flow *f, const char *path)
     h.time = f->time;
     h.dt_old = f->dt_old;
     h.nu = f->c.nu;
+    flow_host hv;
+    KEDR_TRY(flow_host_get(f, &hv));
     kedr_file_writer w;
-    KEDR_TRY(kedr_file_begin(&w, path));
+    kedr_status st = kedr_file_begin(&w, path);
+    if (st != KEDR_OK) {
+        flow_host_free(&hv);
+        return st;
+    }
     FILE *fp = KEDR_FILE(&w);
     uint64_t sum = 0xcbf29ce484222325ull;
     sum = fnv(sum, CHK_MAGIC, 8);
@@ -166,13 +172,14 @@ kedr_status kedr_flow_write_checkpoint(const kedr_flow *f, const char *path)
     fwrite(&h, sizeof h, 1, fp);
     for (int a = 0; a < f->dims; a++)
         for (int t = 0; t < 2; t++) {
-            const double *v = t ? f->Hold[a] : f->q[a];
+            const double *v = t ? hv.Hold[a] : hv.q[a];
             sum = fnv(sum, v, f->padded * 8);
             fwrite(v, 8, f->padded, fp);
         }
-    sum = fnv(sum, f->P, f->cells * 8);
-    fwrite(f->P, 8, f->cells, fp);
+    sum = fnv(sum, hv.P, f->cells * 8);
+    fwrite(hv.P, 8, f->cells, fp);
     fwrite(&sum, 8, 1, fp);
+    flow_host_free(&hv);
     return finish(&w, path);
 }
 
@@ -216,19 +223,32 @@ kedr_status kedr_flow_restart(kedr_ctx *ctx, const kedr_flow_case *c, const char
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s", path, bad);
     }
     const char *p = data + 8 + sizeof h;
-    for (int a = 0; a < f->dims; a++)
-        for (int t = 0; t < 2; t++) {
-            memcpy(t ? f->Hold[a] : f->q[a], p, f->padded * 8);
-            p += f->padded * 8;
-        }
-    memcpy(f->P, p, f->cells * 8);
+    flow_host hv;
+    s = flow_host_get(f, &hv);
+    if (s == KEDR_OK) {
+        for (int a = 0; a < f->dims; a++)
+            for (int t = 0; t < 2; t++) {
+                memcpy(t ? hv.Hold[a] : hv.q[a], p, f->padded * 8);
+                p += f->padded * 8;
+            }
+        memcpy(hv.P, p, f->cells * 8);
+        s = flow_host_put(f, &hv);
+        flow_host_free(&hv);
+    }
     free(data);
     f->step = h.step;
     f->time = h.time;
     f->have_old = h.have_old != 0;
     f->dt_old = h.dt_old;
     f->last_dt = h.dt_old;
-    flow_fill_bc(f, f->q);
+    if (s == KEDR_OK)
+        s = flow_fill_bc(f, f->q);
+    if (s == KEDR_OK)
+        s = flow_umax(f, f->q, f->umax);
+    if (s != KEDR_OK) {
+        kedr_flow_destroy(f);
+        return s;
+    }
     *out = f;
     return KEDR_OK;
 }

@@ -96,7 +96,7 @@ static kedr_status precondition(kedr_flow_poisson *ps, const double *r, double *
 {
     const flow_level *L = &ps->lv[0];
     switch (ps->o.precond) {
-    case KEDR_FLOW_PC_NONE: KEDR_TRY(kedr_copy(ps->ctx, z, r, L->N * sizeof *z)); break;
+    case KEDR_FLOW_PC_NONE: KEDR_TRY(flow_op_copy(ps->ctx, z, r, L->N * sizeof *z)); break;
     case KEDR_FLOW_PC_JACOBI: KEDR_TRY(jacobi(ps, r, z)); break;
     case KEDR_FLOW_PC_SSOR: KEDR_TRY(ssor(ps, r, z)); break;
     case KEDR_FLOW_PC_AINV: KEDR_TRY(flow_op_ainv(ps->ctx, L, r, ps->t, z)); break;
@@ -259,7 +259,7 @@ kedr_status kedr_flow_poisson_apply(kedr_flow_poisson *ps, const double *x, doub
 kedr_status kedr_flow_poisson_precondition(kedr_flow_poisson *ps, const double *x, double *y)
 {
     const flow_level *L = &ps->lv[0];
-    KEDR_TRY(kedr_copy(ps->ctx, ps->bb, x, L->N * sizeof *x));
+    KEDR_TRY(flow_op_copy(ps->ctx, ps->bb, x, L->N * sizeof *x));
     KEDR_TRY(project_mean(ps, L, ps->bb));
     if (ps->o.method == KEDR_FLOW_METHOD_MG) {
         KEDR_TRY(flow_mg_vcycle(ps, ps->bb, y));
@@ -295,7 +295,7 @@ static kedr_status pcg(kedr_flow_poisson *ps, double *x, const double *b, double
     }
     KEDR_TRY(precondition(ps, r, z));
     KEDR_TRY(flow_op_dot(ctx, N, r, z, &rz));
-    KEDR_TRY(kedr_copy(ctx, p, z, N * sizeof *p));
+    KEDR_TRY(flow_op_copy(ctx, p, z, N * sizeof *p));
     double rz0 = rz, rr0 = rr;
     int cheap = ps->o.cheap_check;
     for (int it = 1; it <= ps->o.max_iter; it++) {
@@ -362,7 +362,7 @@ kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const doub
     double t0 = kedr_wall_seconds();
     const flow_level *L = &ps->lv[0];
     size_t N = L->N;
-    KEDR_TRY(kedr_copy(ps->ctx, ps->bb, b, N * sizeof *b));
+    KEDR_TRY(flow_op_copy(ps->ctx, ps->bb, b, N * sizeof *b));
     KEDR_TRY(project_mean(ps, L, ps->bb));
     double bb;
     KEDR_TRY(flow_op_dot(ps->ctx, N, ps->bb, ps->bb, &bb));

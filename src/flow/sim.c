@@ -4,8 +4,9 @@
  * lids, slip, inflow profiles, convective outflow with the flux balanced, periodic), and the
  * projection: A phi = -div(u~)/dt, u = u~ - dt grad phi, P += phi. */
 #include "core/internal.h"
-#include "flow/poisson_impl.h"
+#include "flow/ops.h"
 #include "flow/sim.h"
+#include "flow/sim_ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,6 +42,22 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
     f->s[1] = (size_t)f->n[0] + 2;
     f->s[2] = f->s[1] * ((size_t)f->n[1] + 2);
     f->padded = f->s[2] * (c->dims == 3 ? (size_t)f->n[2] + 2 : 1);
+    flow_grid *g = &f->g;
+    g->dims = c->dims;
+    g->kz = f->kz;
+    g->nu = c->nu;
+    for (int a = 0; a < 3; a++) {
+        g->n[a] = f->n[a];
+        g->s[a] = f->s[a];
+        g->h[a] = f->h[a];
+        g->length[a] = c->length[a];
+    }
+    for (int face = 0; face < 6; face++) {
+        g->kind[face] = c->bc[face].kind;
+        g->parabolic[face] = c->bc[face].parabolic;
+        for (int b = 0; b < 3; b++)
+            g->vel[face][b] = c->bc[face].velocity[b];
+    }
     kedr_status s = KEDR_OK;
     for (int a = 0; a < c->dims && s == KEDR_OK; a++) {
         double **v[] = {&f->q[a], &f->qt[a], &f->H[a], &f->Hold[a]};
@@ -94,201 +111,184 @@ void kedr_flow_destroy(kedr_flow *f)
     free(f);
 }
 
+/* ---- host copies ---------------------------------------------------------------------- */
+
+kedr_status flow_host_get(const struct kedr_flow *f, flow_host *h)
+{
+    memset(h, 0, sizeof *h);
+    if (kedr_ctx_backend(f->ctx) == KEDR_BACKEND_CPU) {
+        for (int a = 0; a < f->dims; a++) {
+            h->q[a] = f->q[a];
+            h->Hold[a] = f->Hold[a];
+        }
+        h->P = f->P;
+        return KEDR_OK;
+    }
+    h->owned = 1;
+    kedr_status s = KEDR_OK;
+    for (int a = 0; a < f->dims && s == KEDR_OK; a++) {
+        h->q[a] = malloc(f->padded * sizeof(double));
+        h->Hold[a] = malloc(f->padded * sizeof(double));
+        if (!h->q[a] || !h->Hold[a])
+            s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory",
+                          2 * f->padded * sizeof(double));
+        if (s == KEDR_OK)
+            s = kedr_download(f->ctx, h->q[a], f->q[a], f->padded * sizeof(double));
+        if (s == KEDR_OK)
+            s = kedr_download(f->ctx, h->Hold[a], f->Hold[a], f->padded * sizeof(double));
+    }
+    if (s == KEDR_OK && !(h->P = malloc(f->cells * sizeof(double))))
+        s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory",
+                      f->cells * sizeof(double));
+    if (s == KEDR_OK)
+        s = kedr_download(f->ctx, h->P, f->P, f->cells * sizeof(double));
+    if (s != KEDR_OK)
+        flow_host_free(h);
+    return s;
+}
+
+kedr_status flow_host_put(struct kedr_flow *f, const flow_host *h)
+{
+    if (!h->owned)
+        return KEDR_OK;
+    for (int a = 0; a < f->dims; a++) {
+        KEDR_TRY(kedr_upload(f->ctx, f->q[a], h->q[a], f->padded * sizeof(double)));
+        KEDR_TRY(kedr_upload(f->ctx, f->Hold[a], h->Hold[a], f->padded * sizeof(double)));
+    }
+    return kedr_upload(f->ctx, f->P, h->P, f->cells * sizeof(double));
+}
+
+void flow_host_free(flow_host *h)
+{
+    if (h->owned) {
+        for (int a = 0; a < 3; a++) {
+            free(h->q[a]);
+            free(h->Hold[a]);
+        }
+        free(h->P);
+    }
+    memset(h, 0, sizeof *h);
+}
+
+/* ---- boxes ------------------------------------------------------------------------------ */
+
+/* The padded layer along axis a at index `at`, the other axes over their full padded range. */
+static flow_box layer(const struct kedr_flow *f, int a, int at)
+{
+    flow_box b;
+    for (int t = 0; t < 3; t++) {
+        b.lo[t] = t == a ? at : 0;
+        b.hi[t] = t == a ? at : t == 2 && f->dims == 2 ? 0 : f->n[t] + 1;
+    }
+    return b;
+}
+
+/* The faces of face (a, side) on the box: the layer limited to the box's points. */
+static flow_box face_box(const struct kedr_flow *f, int a, int side)
+{
+    flow_box b;
+    for (int t = 0; t < 3; t++) {
+        b.lo[t] = t == a ? (side ? f->n[a] + 1 : 1) : t == 2 && f->dims == 2 ? 0 : 1;
+        b.hi[t] = t == a ? b.lo[t] : t == 2 && f->dims == 2 ? 0 : f->n[t];
+    }
+    return b;
+}
+
+/* The unknown faces of component b: interior (and, periodic, the first) faces along b. */
+static flow_box unknowns(const struct kedr_flow *f, int b)
+{
+    flow_box x;
+    for (int t = 0; t < 3; t++) {
+        if (t >= f->dims) {
+            x.lo[t] = x.hi[t] = 0;
+            continue;
+        }
+        x.lo[t] = t == b && f->c.bc[2 * t].kind != KEDR_FLOW_BC_PERIODIC ? 2 : 1;
+        x.hi[t] = f->n[t];
+    }
+    return x;
+}
+
+/* Every face of component b on the box, both ends along b included. */
+static flow_box all_faces(const struct kedr_flow *f, int b)
+{
+    flow_box x;
+    for (int t = 0; t < 3; t++) {
+        x.lo[t] = t >= f->dims ? 0 : 1;
+        x.hi[t] = t >= f->dims ? 0 : f->n[t] + (t == b);
+    }
+    return x;
+}
+
+static flow_box cells_box(const struct kedr_flow *f)
+{
+    flow_box x;
+    for (int t = 0; t < 3; t++) {
+        x.lo[t] = t >= f->dims ? 0 : 1;
+        x.hi[t] = t >= f->dims ? 0 : f->n[t];
+    }
+    return x;
+}
+
+static flow_args args_on(double *const q[3])
+{
+    flow_args A;
+    memset(&A, 0, sizeof A);
+    for (int a = 0; a < 3; a++)
+        A.q[a] = q[a];
+    return A;
+}
+
 /* ---- boundary conditions ---------------------------------------------------------------- */
 
-/* The inflow velocity's component b at the face centre (x, y, z) of face `face`. */
-static double inflow_value(const struct kedr_flow *f, int face, int b, const double x[3])
+kedr_status flow_fill_bc(struct kedr_flow *f, double *const q[3])
 {
-    const kedr_flow_bc *bc = &f->c.bc[face];
-    double v = bc->velocity[b];
-    if (!bc->parabolic)
-        return v;
-    int a = face / 2;
-    for (int t = 0; t < f->dims; t++)
-        if (t != a) {
-            double s = x[t] / f->c.length[t];
-            v *= 1.5 * 4 * s * (1 - s);
-        }
-    return v;
-}
-
-/* The coordinates of padded point (i, j, k) of component comp (comp = -1: a cell centre). */
-static void coords(const struct kedr_flow *f, int comp, const int ijk[3], double x[3])
-{
-    for (int t = 0; t < 3; t++) {
-        int idx = t == 2 && f->dims == 2 ? 1 : ijk[t];
-        x[t] = (idx - (t == comp ? 1.0 : 0.5)) * f->h[t];
-    }
-}
-
-/* Visits the points of the padded layer along axis a at index `at` (all other indices over
- * their full padded range). */
-#define FOR_LAYER(f, a, at, I)                                                                \
-    for (int I##2 = (a) == 2 ? (at) : 0;                                                      \
-         I##2 <= ((a) == 2 ? (at) : (f)->dims == 3 ? (f)->n[2] + 1 : 0); I##2++)              \
-        for (int I##1 = (a) == 1 ? (at) : 0; I##1 <= ((a) == 1 ? (at) : (f)->n[1] + 1); I##1++) \
-            for (int I##0 = (a) == 0 ? (at) : 0; I##0 <= ((a) == 0 ? (at) : (f)->n[0] + 1);    \
-                 I##0++)
-
-static void fill_axis(struct kedr_flow *f, double *const q[3], int a)
-{
-    const int n = f->n[a];
-    const size_t sa = f->s[a];
-    const kedr_flow_bc *lo = &f->c.bc[2 * a], *hi = &f->c.bc[2 * a + 1];
-    for (int side = 0; side < 2; side++) {
-        const kedr_flow_bc *bc = side ? hi : lo;
-        int face = 2 * a + side;
-        /* normal faces on the boundary: index 1 (lo) or n + 1 (hi); ghosts: 0 or n + 1 */
-        int nf = side ? n + 1 : 1, g = side ? n + 1 : 0, in = side ? n : 1;
-        FOR_LAYER(f, a, nf, P)
-        {
-            int ijk[3] = {P0, P1, P2};
-            size_t c = flow_at(f, P0, P1, P2);
-            if (bc->kind == KEDR_FLOW_BC_PERIODIC) {
-                if (side) /* face n + 1 is face 1; face 0 is face n */
-                    q[a][c] = q[a][c - (size_t)n * sa];
-            } else if (bc->kind == KEDR_FLOW_BC_WALL || bc->kind == KEDR_FLOW_BC_SLIP) {
-                q[a][c] = 0;
-            } else if (bc->kind == KEDR_FLOW_BC_INFLOW) {
-                double x[3];
-                coords(f, a, ijk, x);
-                q[a][c] = inflow_value(f, face, a, x);
-            } /* outflow: set in the step */
-        }
-        if (bc->kind == KEDR_FLOW_BC_PERIODIC && !side) {
-            FOR_LAYER(f, a, 0, P)
-            {
-                size_t c = flow_at(f, P0, P1, P2);
-                q[a][c] = q[a][c + (size_t)n * sa];
-            }
-        }
-        for (int b = 0; b < f->dims; b++) {
-            if (b == a)
-                continue;
-            FOR_LAYER(f, a, g, P)
-            {
-                int ijk[3] = {P0, P1, P2};
-                size_t c = flow_at(f, P0, P1, P2);
-                size_t ci = side ? c - sa : c + sa; /* the box's first layer inside */
-                switch (bc->kind) {
-                case KEDR_FLOW_BC_PERIODIC:
-                    q[b][c] = side ? q[b][c - (size_t)n * sa] : q[b][c + (size_t)n * sa];
-                    break;
-                case KEDR_FLOW_BC_WALL: q[b][c] = 2 * bc->velocity[b] - q[b][ci]; break;
-                case KEDR_FLOW_BC_SLIP:
-                case KEDR_FLOW_BC_OUTFLOW: q[b][c] = q[b][ci]; break;
-                case KEDR_FLOW_BC_INFLOW: {
-                    double x[3];
-                    ijk[a] = in;
-                    coords(f, b, ijk, x);
-                    x[a] = side ? f->c.length[a] : 0;
-                    q[b][c] = 2 * inflow_value(f, face, b, x) - q[b][ci];
-                    break;
-                }
-                }
-            }
-        }
-    }
-}
-
-void flow_fill_bc(struct kedr_flow *f, double *const q[3])
-{
+    flow_args A = args_on(q);
     for (int pass = 0; pass < 2; pass++) /* twice: the edges and corners agree */
-        for (int a = 0; a < f->dims; a++)
-            fill_axis(f, q, a);
-}
-
-/* ---- the right-hand side H --------------------------------------------------------------- */
-
-/* The range of unknown faces of component b along axis t: [lo, hi]. */
-static void face_range(const struct kedr_flow *f, int b, int t, int *lo, int *hi)
-{
-    if (t >= f->dims) {
-        *lo = *hi = 0;
-        return;
-    }
-    *lo = 1;
-    *hi = f->n[t];
-    if (t == b && f->c.bc[2 * t].kind != KEDR_FLOW_BC_PERIODIC)
-        *lo = 2; /* faces 1 and n + 1 are boundary faces */
-}
-
-static void rhs_component(const struct kedr_flow *f, double *const q[3], int b, double *H)
-{
-    int lo[3], hi[3];
-    for (int t = 0; t < 3; t++)
-        face_range(f, b, t, &lo[t], &hi[t]);
-    const double nu = f->c.nu;
-    const int dims = f->dims;
-#pragma omp parallel for collapse(2) schedule(static) if (f->cells >= SIM_OMP_MIN)
-    for (int k = lo[2]; k <= hi[2]; k++)
-        for (int j = lo[1]; j <= hi[1]; j++)
-            for (int i = lo[0]; i <= hi[0]; i++) {
-                size_t c = flow_at(f, i, j, k);
-                const double *qb = q[b];
-                double conv = 0, diff = 0;
-                for (int a = 0; a < dims; a++) {
-                    size_t sa = f->s[a], sb = f->s[b];
-                    double ih = 1.0 / f->h[a];
-                    if (a == b) {
-                        double up = 0.5 * (qb[c] + qb[c + sa]), dn = 0.5 * (qb[c - sa] + qb[c]);
-                        conv += (up * up - dn * dn) * ih;
-                    } else {
-                        const double *qa = q[a];
-                        double up = 0.5 * (qa[c + sa] + qa[c + sa - sb]) * 0.5 * (qb[c] + qb[c + sa]);
-                        double dn = 0.5 * (qa[c] + qa[c - sb]) * 0.5 * (qb[c - sa] + qb[c]);
-                        conv += (up - dn) * ih;
-                    }
-                    diff += (qb[c + sa] - 2 * qb[c] + qb[c - sa]) * ih * ih;
+        for (int a = 0; a < f->dims; a++) {
+            A.axis = a;
+            for (int side = 0; side < 2; side++) {
+                A.side = side;
+                int n = f->n[a];
+                KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_BC_NORMAL,
+                                      layer(f, a, side ? n + 1 : 1)));
+                if (f->c.bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC && !side)
+                    KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_BC_PERIODIC_LO,
+                                          layer(f, a, 0)));
+                for (int b = 0; b < f->dims; b++) {
+                    if (b == a)
+                        continue;
+                    A.other = b;
+                    KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_BC_GHOST,
+                                          layer(f, a, side ? n + 1 : 0)));
                 }
-                H[c] = -conv + nu * diff;
             }
+        }
+    return KEDR_OK;
 }
 
 /* ---- the step ---------------------------------------------------------------------------- */
 
-void flow_umax(const struct kedr_flow *f, double *const q[3], double umax[3])
+kedr_status flow_umax(const struct kedr_flow *f, double *const q[3], double umax[3])
 {
+    flow_args A = args_on(q);
     for (int a = 0; a < 3; a++)
         umax[a] = 0;
     for (int a = 0; a < f->dims; a++) {
-        double m = 0;
-        int k0 = f->kz, k1 = f->dims == 3 ? f->n[2] + (a == 2) : 0;
-#pragma omp parallel for collapse(2) reduction(max : m) if (f->cells >= SIM_OMP_MIN)
-        for (int k = k0; k <= k1; k++)
-            for (int j = 1; j <= f->n[1] + (a == 1); j++)
-                for (int i = 1; i <= f->n[0] + (a == 0); i++) {
-                    double v = fabs(q[a][flow_at(f, i, j, k)]);
-                    m = v > m || v != v ? v : m; /* NaN wins */
-                }
-        umax[a] = m;
+        A.comp = a;
+        KEDR_TRY(flow_sop_reduce(f->ctx, &f->g, &A, FLOW_RED_MAXABS, all_faces(f, a), &umax[a]));
     }
     /* walls moving and inflows count from the start */
     for (int face = 0; face < 2 * f->dims; face++)
         for (int a = 0; a < f->dims; a++) {
             const kedr_flow_bc *bc = &f->c.bc[face];
             if (bc->kind == KEDR_FLOW_BC_WALL || bc->kind == KEDR_FLOW_BC_INFLOW) {
-                double v = fabs(bc->velocity[a]) * (bc->parabolic ? (f->dims == 3 ? 2.25 : 1.5) : 1);
+                double v = fabs(bc->velocity[a]) *
+                           (bc->parabolic ? (f->dims == 3 ? 2.25 : 1.5) : 1);
                 umax[a] = v > umax[a] ? v : umax[a];
             }
         }
-}
-
-double flow_max_div(const struct kedr_flow *f, double *const q[3])
-{
-    double m = 0;
-    int k0 = f->kz, k1 = f->dims == 3 ? f->n[2] : 0;
-#pragma omp parallel for collapse(2) reduction(max : m) if (f->cells >= SIM_OMP_MIN)
-    for (int k = k0; k <= k1; k++)
-        for (int j = 1; j <= f->n[1]; j++)
-            for (int i = 1; i <= f->n[0]; i++) {
-                size_t c = flow_at(f, i, j, k);
-                double d = 0;
-                for (int a = 0; a < f->dims; a++)
-                    d += (q[a][c + f->s[a]] - q[a][c]) / f->h[a];
-                m = fabs(d) > m ? fabs(d) : m;
-            }
-    return m;
+    return KEDR_OK;
 }
 
 double kedr_flow_stable_dt(const kedr_flow_case *c, const double umax[3])
@@ -303,144 +303,107 @@ double kedr_flow_stable_dt(const kedr_flow_case *c, const double umax[3])
     return dc < dv ? dc : dv;
 }
 
+/* The face's area (length in 2D). */
+static double face_area(const struct kedr_flow *f, int a)
+{
+    double area = 1;
+    for (int t = 0; t < f->dims; t++)
+        area *= t == a ? 1 : f->h[t];
+    return area;
+}
+
 /* The outflow faces: the convective condition d u/dt + Uc d u/dn = 0 for their normal
  * velocity, then one correction over all outflow faces so that the boundary's net flux is 0. */
-static void outflow(struct kedr_flow *f, double *const q[3], double *const qn[3], double dt)
+static kedr_status outflow(struct kedr_flow *f, double dt)
 {
     double influx = 0, outarea = 0, outflux = 0;
+    flow_args A = args_on(f->q);
+    for (int a = 0; a < 3; a++)
+        A.qt[a] = f->qt[a];
     for (int face = 0; face < 2 * f->dims; face++) {
-        int a = face / 2, side = face % 2, nf = side ? f->n[a] + 1 : 1;
+        int a = face / 2, side = face % 2;
         kedr_flow_bc_kind kind = f->c.bc[face].kind;
         if (kind == KEDR_FLOW_BC_PERIODIC)
             continue;
-        double area = 1;
-        for (int t = 0; t < f->dims; t++)
-            area *= t == a ? 1 : f->h[t];
-        FOR_LAYER(f, a, nf, P)
-        {
-            if (P0 < 1 || P0 > f->n[0] + (a == 0) || P1 < 1 || P1 > f->n[1] + (a == 1) ||
-                (f->dims == 3 && (P2 < 1 || P2 > f->n[2] + (a == 2))))
-                continue;
-            size_t c = flow_at(f, P0, P1, P2);
-            double out = side ? q[a][c] : -q[a][c]; /* outward normal velocity */
-            if (kind == KEDR_FLOW_BC_OUTFLOW) {
-                outarea += area;
-                outflux += out * area;
-            } else {
-                influx -= out * area;
-            }
+        flow_box b = face_box(f, a, side);
+        double sum, area = face_area(f, a), count = 1;
+        for (int t = 0; t < 3; t++)
+            count *= b.hi[t] - b.lo[t] + 1;
+        A.comp = a;
+        KEDR_TRY(flow_sop_reduce(f->ctx, &f->g, &A, FLOW_RED_SUM, b, &sum));
+        double out = (side ? sum : -sum) * area; /* outward */
+        if (kind == KEDR_FLOW_BC_OUTFLOW) {
+            outarea += count * area;
+            outflux += out;
+        } else {
+            influx -= out;
         }
     }
     if (outarea == 0)
-        return;
-    double uc = influx > 0 ? influx / outarea : outflux > 0 ? outflux / outarea : 0;
+        return KEDR_OK;
+    A.dt = dt;
+    A.uc = influx > 0 ? influx / outarea : outflux > 0 ? outflux / outarea : 0;
     double flux = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int face = 0; face < 2 * f->dims; face++) {
-            if (f->c.bc[face].kind != KEDR_FLOW_BC_OUTFLOW)
-                continue;
-            int a = face / 2, side = face % 2, nf = side ? f->n[a] + 1 : 1;
-            size_t inward = f->s[a];
-            double area = 1, corr = (influx - flux) / outarea;
-            for (int t = 0; t < f->dims; t++)
-                area *= t == a ? 1 : f->h[t];
-            FOR_LAYER(f, a, nf, P)
-            {
-                if (P0 < 1 || P0 > f->n[0] + (a == 0) || P1 < 1 || P1 > f->n[1] + (a == 1) ||
-                    (f->dims == 3 && (P2 < 1 || P2 > f->n[2] + (a == 2))))
-                    continue;
-                size_t c = flow_at(f, P0, P1, P2);
-                if (pass == 0) {
-                    double inner = side ? q[a][c - inward] : q[a][c + inward];
-                    qn[a][c] = q[a][c] - dt * uc * (q[a][c] - inner) / f->h[a];
-                    flux += (side ? qn[a][c] : -qn[a][c]) * area;
-                } else {
-                    qn[a][c] += side ? corr : -corr;
-                }
-            }
-        }
+    for (int face = 0; face < 2 * f->dims; face++) {
+        if (f->c.bc[face].kind != KEDR_FLOW_BC_OUTFLOW)
+            continue;
+        int a = face / 2, side = face % 2;
+        double sum;
+        A.axis = a;
+        A.side = side;
+        A.comp = a;
+        KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_OUTFLOW, face_box(f, a, side)));
+        flow_args T = args_on(f->qt);
+        T.comp = a;
+        KEDR_TRY(flow_sop_reduce(f->ctx, &f->g, &T, FLOW_RED_SUM, face_box(f, a, side), &sum));
+        flux += (side ? sum : -sum) * face_area(f, a);
+    }
+    A.corr = (influx - flux) / outarea;
+    for (int face = 0; face < 2 * f->dims; face++) {
+        if (f->c.bc[face].kind != KEDR_FLOW_BC_OUTFLOW)
+            continue;
+        A.axis = face / 2;
+        A.side = face % 2;
+        KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_OUTFLOW_CORRECT,
+                              face_box(f, face / 2, face % 2)));
+    }
+    return KEDR_OK;
 }
 
-/* u~ = u + dt (a1 H^n + a0 H^{n-1} - grad P) on the unknown faces. */
-static void predict(struct kedr_flow *f, int b, double dt, double a1, double a0)
+/* The arrays of the step for the box operations. */
+static flow_args step_args(struct kedr_flow *f)
 {
-    int lo[3], hi[3];
-    for (int t = 0; t < 3; t++)
-        face_range(f, b, t, &lo[t], &hi[t]);
-    double *qt = f->qt[b];
-    const double *q = f->q[b], *H = f->H[b], *Ho = f->Hold[b], *P = f->P;
-    const int nb = f->n[b];
-    const size_t sb = b == 0 ? 1 : b == 1 ? (size_t)f->n[0] : (size_t)f->n[0] * f->n[1];
-    const double ih = 1.0 / f->h[b];
-#pragma omp parallel for collapse(2) schedule(static) if (f->cells >= SIM_OMP_MIN)
-    for (int k = lo[2]; k <= hi[2]; k++)
-        for (int j = lo[1]; j <= hi[1]; j++)
-            for (int i = lo[0]; i <= hi[0]; i++) {
-                size_t c = flow_at(f, i, j, k), cc = flow_cell(f, i, j, k);
-                int along = b == 0 ? i : b == 1 ? j : k;
-                size_t lo_cell = along > 1 ? cc - sb : cc + (size_t)(nb - 1) * sb;
-                double g = (P[cc] - P[lo_cell]) * ih;
-                qt[c] = q[c] + dt * (a1 * H[c] + a0 * Ho[c] - g);
-            }
-}
-
-/* u = u~ - dt grad phi on the unknown faces; the boundary faces keep u~. */
-static void correct(struct kedr_flow *f, int b, double dt)
-{
-    int lo[3], hi[3];
-    for (int t = 0; t < 3; t++)
-        face_range(f, b, t, &lo[t], &hi[t]);
-    double *q = f->q[b];
-    const double *qt = f->qt[b], *phi = f->phi;
-    const int nb = f->n[b];
-    const size_t sb = b == 0 ? 1 : b == 1 ? (size_t)f->n[0] : (size_t)f->n[0] * f->n[1];
-    const double ih = 1.0 / f->h[b];
-    memcpy(q, qt, f->padded * sizeof *q);
-#pragma omp parallel for collapse(2) schedule(static) if (f->cells >= SIM_OMP_MIN)
-    for (int k = lo[2]; k <= hi[2]; k++)
-        for (int j = lo[1]; j <= hi[1]; j++)
-            for (int i = lo[0]; i <= hi[0]; i++) {
-                size_t c = flow_at(f, i, j, k), cc = flow_cell(f, i, j, k);
-                int along = b == 0 ? i : b == 1 ? j : k;
-                size_t lo_cell = along > 1 ? cc - sb : cc + (size_t)(nb - 1) * sb;
-                q[c] = qt[c] - dt * (phi[cc] - phi[lo_cell]) * ih;
-            }
-}
-
-/* rhs = -div(q) / dt (A = -Laplacian). */
-static void divergence_rhs(struct kedr_flow *f, double *const q[3], double scale)
-{
-    int k0 = f->kz, k1 = f->dims == 3 ? f->n[2] : 0;
-#pragma omp parallel for collapse(2) schedule(static) if (f->cells >= SIM_OMP_MIN)
-    for (int k = k0; k <= k1; k++)
-        for (int j = 1; j <= f->n[1]; j++)
-            for (int i = 1; i <= f->n[0]; i++) {
-                size_t c = flow_at(f, i, j, k);
-                double d = 0;
-                for (int a = 0; a < f->dims; a++)
-                    d += (q[a][c + f->s[a]] - q[a][c]) / f->h[a];
-                f->rhs[flow_cell(f, i, j, k)] = -d * scale;
-            }
+    flow_args A = args_on(f->q);
+    for (int a = 0; a < 3; a++) {
+        A.qt[a] = f->qt[a];
+        A.H[a] = f->H[a];
+        A.Hold[a] = f->Hold[a];
+    }
+    A.P = f->P;
+    A.phi = f->phi;
+    A.rhs = f->rhs;
+    return A;
 }
 
 /* An absolute floor for the solve: a divergence at rounding level of the velocity scale. */
 static double poisson_atol(const struct kedr_flow *f, double dt)
 {
-    double um[3], u = 0, hmin = HUGE_VAL;
-    flow_umax(f, (double *const *)f->q, um);
+    double u = 0, hmin = HUGE_VAL;
     for (int a = 0; a < f->dims; a++) {
-        u = um[a] > u ? um[a] : u;
+        u = f->umax[a] > u ? f->umax[a] : u;
         hmin = f->h[a] < hmin ? f->h[a] : hmin;
     }
     return 1e-13 * (u > 0 ? u : 1) / (hmin * dt) * sqrt((double)f->cells);
 }
 
-/* Solves for phi and projects qt into q; 0 on success. */
+/* Solves A phi = -div(qt)/dt. */
 static kedr_status project(struct kedr_flow *f, double dt)
 {
     double t0 = kedr_wall_seconds();
-    divergence_rhs(f, f->qt, 1.0 / dt);
-    memset(f->phi, 0, f->cells * sizeof *f->phi);
+    flow_args A = step_args(f);
+    A.scale = 1.0 / dt;
+    KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_DIV_RHS, cells_box(f)));
+    KEDR_TRY(kedr_memset(f->ctx, f->phi, 0, f->cells * sizeof *f->phi));
     double atol = f->ps->o.atol;
     double floor = poisson_atol(f, dt);
     f->ps->o.atol = atol > floor ? atol : floor;
@@ -451,14 +414,26 @@ static kedr_status project(struct kedr_flow *f, double dt)
     return s;
 }
 
+/* q = qt - dt grad phi on the unknown faces; the boundary faces keep qt. */
+static kedr_status correct(struct kedr_flow *f, double dt)
+{
+    flow_args A = step_args(f);
+    A.dt = dt;
+    for (int b = 0; b < f->dims; b++) {
+        KEDR_TRY(flow_op_copy(f->ctx, f->q[b], f->qt[b], f->padded * sizeof(double)));
+        A.comp = b;
+        KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_CORRECT, unknowns(f, b)));
+    }
+    return KEDR_OK;
+}
+
 int kedr_flow_failure(const kedr_flow *f) { return f->failure; }
 
-kedr_status kedr_flow_step(kedr_flow *f)
+static kedr_status step(kedr_flow *f)
 {
     double t0 = kedr_wall_seconds();
     f->failure = 0;
-    double um[3];
-    flow_umax(f, f->q, um);
+    double *um = f->umax;
     double dt = f->c.dt > 0 ? f->c.dt : f->c.cfl * kedr_flow_stable_dt(&f->c, um);
     if (f->c.end_time > 0 && f->time + dt > f->c.end_time)
         dt = f->c.end_time - f->time;
@@ -466,18 +441,23 @@ kedr_status kedr_flow_step(kedr_flow *f)
         return kedr_fail(KEDR_ERR_INVALID, "kedr flow: step %lld: time step %g (the velocity is "
                          "%s)", (long long)f->step + 1, dt,
                          isfinite(um[0] + um[1] + um[2]) ? "finite" : "NaN or infinite");
-    double a1 = 1, a0 = 0;
+    flow_args A = step_args(f);
+    A.dt = dt;
+    A.a1 = 1;
+    A.a0 = 0;
     if (f->have_old) {
-        a1 = 1 + dt / (2 * f->dt_old);
-        a0 = -dt / (2 * f->dt_old);
+        A.a1 = 1 + dt / (2 * f->dt_old);
+        A.a0 = -dt / (2 * f->dt_old);
     }
     for (int b = 0; b < f->dims; b++) {
-        rhs_component(f, f->q, b, f->H[b]);
-        memcpy(f->qt[b], f->q[b], f->padded * sizeof(double));
-        predict(f, b, dt, a1, a0);
+        A.comp = b;
+        flow_box u = unknowns(f, b);
+        KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_RHS, u));
+        KEDR_TRY(flow_op_copy(f->ctx, f->qt[b], f->q[b], f->padded * sizeof(double)));
+        KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_PREDICT, u));
     }
-    outflow(f, f->q, f->qt, dt);
-    flow_fill_bc(f, f->qt);
+    KEDR_TRY(outflow(f, dt));
+    KEDR_TRY(flow_fill_bc(f, f->qt));
     kedr_status s = project(f, dt);
     if (s == KEDR_OK && !f->last.converged) {
         f->failure = 1;
@@ -494,12 +474,9 @@ kedr_status kedr_flow_step(kedr_flow *f)
                          "step %lld (t = %.6g): the run is unstable; lower dt or cfl, or refine "
                          "the grid", (long long)f->step + 1, f->time + dt);
     }
-    for (int b = 0; b < f->dims; b++)
-        correct(f, b, dt);
-#pragma omp parallel for schedule(static) if (f->cells >= SIM_OMP_MIN)
-    for (size_t c = 0; c < f->cells; c++)
-        f->P[c] += f->phi[c];
-    flow_fill_bc(f, f->q);
+    KEDR_TRY(correct(f, dt));
+    KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_ADD_PHI, cells_box(f)));
+    KEDR_TRY(flow_fill_bc(f, f->q));
     for (int b = 0; b < f->dims; b++) { /* H^n becomes H^{n-1} */
         double *t = f->Hold[b];
         f->Hold[b] = f->H[b];
@@ -510,7 +487,7 @@ kedr_status kedr_flow_step(kedr_flow *f)
     f->last_dt = dt;
     f->step++;
     f->time += dt;
-    flow_umax(f, f->q, um);
+    KEDR_TRY(flow_umax(f, f->q, f->umax));
     f->seconds_step += kedr_wall_seconds() - t0;
     if (!isfinite(um[0] + um[1] + um[2])) {
         f->failure = 2;
@@ -521,11 +498,21 @@ kedr_status kedr_flow_step(kedr_flow *f)
     return KEDR_OK;
 }
 
+kedr_status kedr_flow_step(kedr_flow *f)
+{
+    kedr_status s = step(f);
+    if (s != KEDR_OK && f->failure == 0 && s != KEDR_ERR_INVALID)
+        f->failure = 3; /* a back-end error (CUDA, memory) */
+    return s;
+}
+
 /* ---- creation ---------------------------------------------------------------------------- */
 
-static void initial_velocity(struct kedr_flow *f)
+static kedr_status initial_velocity(struct kedr_flow *f)
 {
     const kedr_flow_case *c = &f->c;
+    flow_host h;
+    KEDR_TRY(flow_host_get(f, &h));
     for (int b = 0; b < f->dims; b++) {
         int k1 = f->dims == 3 ? f->n[2] + 1 : 0;
         for (int k = f->kz; k <= k1; k++)
@@ -533,7 +520,7 @@ static void initial_velocity(struct kedr_flow *f)
                 for (int i = 1; i <= f->n[0] + 1; i++) {
                     int ijk[3] = {i, j, k};
                     double x[3], v = 0;
-                    coords(f, b, ijk, x);
+                    flow_g_coords(&f->g, b, ijk, x);
                     if (c->init == KEDR_FLOW_INIT_UNIFORM) {
                         v = c->init_velocity[b];
                     } else if (c->init == KEDR_FLOW_INIT_TAYLOR_GREEN) {
@@ -545,7 +532,7 @@ static void initial_velocity(struct kedr_flow *f)
                         else if (b == 1)
                             v = -A * kx / ky * cos(kx * x[0]) * sin(ky * x[1]) * cz;
                     }
-                    f->q[b][flow_at(f, i, j, k)] = v;
+                    h.q[b][flow_at(f, i, j, k)] = v;
                 }
     }
     if (c->init == KEDR_FLOW_INIT_TAYLOR_GREEN && f->dims == 2) {
@@ -553,37 +540,50 @@ static void initial_velocity(struct kedr_flow *f)
         for (int j = 1; j <= f->n[1]; j++)
             for (int i = 1; i <= f->n[0]; i++) {
                 double x = (i - 0.5) * f->h[0], y = (j - 0.5) * f->h[1];
-                f->P[flow_cell(f, i, j, 0)] =
+                h.P[flow_cell(f, i, j, 0)] =
                     A * A / 4 * (cos(2 * kx * x) + kx * kx / (ky * ky) * cos(2 * ky * y));
             }
     }
+    kedr_status s = flow_host_put(f, &h);
+    flow_host_free(&h);
+    if (s == KEDR_OK)
+        s = flow_fill_bc(f, f->q);
+    if (s == KEDR_OK)
+        s = flow_umax(f, f->q, f->umax);
+    return s;
+}
+
+/* A uniform start against walls is not divergence-free: project it once (dt = 1; the pressure
+ * stays 0). */
+static kedr_status project_start(struct kedr_flow *f)
+{
+    for (int b = 0; b < f->dims; b++)
+        KEDR_TRY(flow_op_copy(f->ctx, f->qt[b], f->q[b], f->padded * sizeof(double)));
+    KEDR_TRY(project(f, 1.0));
+    if (!f->last.converged)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the projection of the initial velocity "
+                         "did not converge (relative residual %.3g)", f->last.residual);
+    KEDR_TRY(correct(f, 1.0));
+    KEDR_TRY(kedr_memset(f->ctx, f->phi, 0, f->cells * sizeof *f->phi));
+    KEDR_TRY(flow_fill_bc(f, f->q));
+    f->poisson_iterations = 0;
+    f->seconds_poisson = 0;
+    return flow_umax(f, f->q, f->umax);
 }
 
 kedr_status kedr_flow_create(kedr_ctx *ctx, const kedr_flow_case *c, kedr_flow **out)
 {
     struct kedr_flow *f;
+    *out = NULL;
     KEDR_TRY(flow_alloc(ctx, c, &f));
-    initial_velocity(f);
-    flow_fill_bc(f, f->q);
-    /* A uniform start against walls is not divergence-free: project it once (dt = 1; the
-     * pressure stays 0). */
-    if (c->init == KEDR_FLOW_INIT_UNIFORM) {
-        for (int b = 0; b < f->dims; b++)
-            memcpy(f->qt[b], f->q[b], f->padded * sizeof(double));
-        kedr_status s = project(f, 1.0);
-        if (s == KEDR_OK && !f->last.converged)
-            s = kedr_fail(KEDR_ERR_INVALID, "kedr flow: the projection of the initial velocity "
-                          "did not converge (relative residual %.3g)", f->last.residual);
-        if (s != KEDR_OK) {
-            kedr_flow_destroy(f);
-            return s;
-        }
-        for (int b = 0; b < f->dims; b++)
-            correct(f, b, 1.0);
-        memset(f->phi, 0, f->cells * sizeof *f->phi);
-        flow_fill_bc(f, f->q);
-        f->poisson_iterations = 0;
-        f->seconds_poisson = 0;
+    kedr_status s = initial_velocity(f);
+    if (s == KEDR_OK && c->init == KEDR_FLOW_INIT_UNIFORM)
+        s = project_start(f);
+    if (s != KEDR_OK) {
+        char why[600];
+        snprintf(why, sizeof why, "%s", kedr_last_error());
+        kedr_flow_destroy(f);
+        return kedr_fail(s, "%s", why);
     }
     *out = f;
     return KEDR_OK;
@@ -595,28 +595,25 @@ void kedr_flow_get_stats(const kedr_flow *f, kedr_flow_stats *st)
     st->step = f->step;
     st->time = f->time;
     st->dt = f->last_dt;
-    flow_umax(f, (double *const *)f->q, st->umax);
+    for (int a = 0; a < 3; a++)
+        st->umax[a] = f->umax[a];
     double sdt = kedr_flow_stable_dt(&f->c, st->umax);
     st->cfl = f->last_dt > 0 ? f->last_dt / sdt : 0;
     double u = fmax(st->umax[0], fmax(st->umax[1], st->umax[2])), hmin = f->h[0];
     for (int a = 1; a < f->dims; a++)
         hmin = fmin(hmin, f->h[a]);
-    st->divergence = u > 0 ? flow_max_div(f, (double *const *)f->q) * hmin / u : 0;
-    double e = 0;
+    flow_args A = args_on(f->q);
+    double div = 0, e = 0;
+    /* a failed reduction (a back-end error) leaves its figure NaN */
+    if (flow_sop_reduce(f->ctx, &f->g, &A, FLOW_RED_MAXDIV, cells_box(f), &div) != KEDR_OK)
+        div = NAN;
+    st->divergence = u > 0 ? div * hmin / u : 0;
     for (int b = 0; b < f->dims; b++) {
-        int k1 = f->dims == 3 ? f->n[2] + (b == 2) : 0;
-        for (int k = f->kz; k <= k1; k++)
-            for (int j = 1; j <= f->n[1] + (b == 1); j++)
-                for (int i = 1; i <= f->n[0] + (b == 0); i++) {
-                    int along = b == 0 ? i : b == 1 ? j : k;
-                    /* a face on the box's end is half inside (periodic: counted once) */
-                    double w = along == f->n[b] + 1 ? (f->c.bc[2 * b].kind ==
-                                                       KEDR_FLOW_BC_PERIODIC ? 0 : 0.5)
-                               : along == 1 && f->c.bc[2 * b].kind != KEDR_FLOW_BC_PERIODIC
-                                   ? 0.5 : 1;
-                    double v = f->q[b][flow_at(f, i, j, k)];
-                    e += w * v * v;
-                }
+        double eb;
+        A.comp = b;
+        if (flow_sop_reduce(f->ctx, &f->g, &A, FLOW_RED_ENERGY, all_faces(f, b), &eb) != KEDR_OK)
+            eb = NAN;
+        e += eb;
     }
     st->kinetic_energy = 0.5 * e / (double)f->cells;
     st->poisson = f->last;

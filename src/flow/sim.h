@@ -10,6 +10,7 @@
 #ifndef KEDR_FLOW_SIM_H
 #define KEDR_FLOW_SIM_H
 
+#include "flow/grid.h"
 #include "kedr/flow.h"
 
 #include <stddef.h>
@@ -17,6 +18,7 @@
 struct kedr_flow {
     kedr_ctx *ctx;
     kedr_flow_case c;
+    flow_grid g;      /* what the kernels need of the grid and the boundaries */
     int dims;
     int n[3];
     double h[3];
@@ -39,7 +41,18 @@ struct kedr_flow {
     kedr_flow_poisson_info last;
     int64_t poisson_iterations;
     double seconds_step, seconds_poisson, last_dt, last_div;
+    double umax[3];   /* of q, after the last step (and at the start) */
 };
+
+/* Host copies of the state for outputs and checkpoints: on the cpu the arrays themselves. */
+typedef struct {
+    double *q[3], *Hold[3], *P;
+    int owned;
+} flow_host;
+kedr_status flow_host_get(const struct kedr_flow *f, flow_host *h);
+/* Copies the host arrays back (cuda); nothing to do on the cpu. */
+kedr_status flow_host_put(struct kedr_flow *f, const flow_host *h);
+void flow_host_free(flow_host *h);
 
 static inline size_t flow_at(const struct kedr_flow *f, int i, int j, int k)
 {
@@ -55,11 +68,9 @@ static inline size_t flow_cell(const struct kedr_flow *f, int i, int j, int k)
 
 /* Boundary conditions on q (sim.c): the normal faces of walls, slip and inflow, the ghost layers
  * of every face, the periodic copies. */
-void flow_fill_bc(struct kedr_flow *f, double *const q[3]);
+kedr_status flow_fill_bc(struct kedr_flow *f, double *const q[3]);
 /* The largest |velocity| per axis over the box and its boundary values. */
-void flow_umax(const struct kedr_flow *f, double *const q[3], double umax[3]);
-/* max |div q| over the cells. */
-double flow_max_div(const struct kedr_flow *f, double *const q[3]);
+kedr_status flow_umax(const struct kedr_flow *f, double *const q[3], double umax[3]);
 /* Allocation of the state's arrays (sim.c), shared by create and restart. */
 kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow **out);
 

@@ -6,7 +6,9 @@
  *  - a dense solve (Gaussian elimination of a matrix built here from the 5/7-point formula,
  *    with the mean fixed) for random right-hand sides on small grids;
  * and the properties PCG relies on: A and every M^-1 symmetric, M^-1 positive on zero-mean
- * vectors, and the null space (a constant added to b changes nothing; x has zero mean). */
+ * vectors, and the null space (a constant added to b changes nothing; x has zero mean). With
+ * the cuda back end too (KEDR_BACKEND), every check runs on both, and cuda must take the cpu's
+ * iteration counts within 2 (its sums add in another order). */
 #include "kedr/flow.h"
 #include "test_util.h"
 
@@ -14,6 +16,21 @@ typedef struct {
     int n[3], per[3];
     double h[3];
 } grid;
+
+/* A copy of host data in the context's memory, and back. */
+static double *to_dev(kedr_ctx *ctx, const double *host, size_t n)
+{
+    return tu_upload(ctx, host, n * sizeof *host);
+}
+
+static void to_host(kedr_ctx *ctx, double *host, const double *dev, size_t n)
+{
+    TU_OK(kedr_download(ctx, host, dev, n * sizeof *host));
+}
+
+/* Iterations of each (grid, variant) on the first back end, for the others to match. */
+static int first_iters[64][16];
+static int first_backend = 1;
 
 static size_t cells(const grid *g) { return (size_t)g->n[0] * g->n[1] * g->n[2]; }
 
@@ -189,7 +206,7 @@ static void name_of(const grid *g, const variant *v, char *buf, size_t size)
 /* One solver on one problem: convergence to tol, the residual checked by the reference
  * stencil, the error against the exact x. */
 static void check_solve(kedr_ctx *ctx, const grid *g, const variant *v, const double *b,
-                        const double *xref, double tol, double err_tol)
+                        const double *xref, double tol, double err_tol, int *iters)
 {
     char what[160];
     name_of(g, v, what, sizeof what);
@@ -216,7 +233,17 @@ static void check_solve(kedr_ctx *ctx, const grid *g, const variant *v, const do
     for (size_t i = 0; i < N; i++) /* a nonzero initial guess with a constant part */
         x[i] = 3.0 + 0.01 * tu_uniform(&rs);
     kedr_flow_poisson_info info;
-    TU_OK(kedr_flow_poisson_solve(ps, x, b, &info));
+    double *dx = to_dev(ctx, x, N), *db = to_dev(ctx, b, N);
+    TU_OK(kedr_flow_poisson_solve(ps, dx, db, &info));
+    to_host(ctx, x, dx, N);
+    kedr_free(ctx, dx);
+    kedr_free(ctx, db);
+    /* another back end: the same iterations, within 2 (sums in another order) */
+    if (first_backend)
+        *iters = info.iterations;
+    else
+        TU_CHECK(abs(info.iterations - *iters) <= 2, "%s: %d iterations, %d on the first back end",
+                 what, info.iterations, *iters);
     TU_CHECK(info.converged, "%s: not converged after %d iterations (residual %.3g)", what,
              info.iterations, info.residual);
     ref_apply(g, x, y);
@@ -273,14 +300,21 @@ static void check_operators(kedr_ctx *ctx, const grid *g, const variant *v)
     }
     double bA = 0, aB = 0, ref = 0;
     double *y = tu_host_alloc(N * sizeof *y);
-    TU_OK(kedr_flow_poisson_apply(ps, a, y)); /* the library's A against the formula's */
+    double *da = to_dev(ctx, a, N), *db = to_dev(ctx, b, N), *dy = to_dev(ctx, a, N);
+    TU_OK(kedr_flow_poisson_apply(ps, da, dy)); /* the library's A against the formula's */
+    to_host(ctx, y, dy, N);
     ref_apply(g, a, Ma);
     for (size_t i = 0; i < N; i++)
         ref = fmax(ref, fabs(y[i] - Ma[i]));
     TU_CHECK(ref <= 1e-9 * (1 + fabs(y[0])), "%s: A x differs from the formula by %.3g", what,
              ref);
-    TU_OK(kedr_flow_poisson_precondition(ps, a, Ma));
-    TU_OK(kedr_flow_poisson_precondition(ps, b, Mb));
+    TU_OK(kedr_flow_poisson_precondition(ps, da, dy));
+    to_host(ctx, Ma, dy, N);
+    TU_OK(kedr_flow_poisson_precondition(ps, db, dy));
+    to_host(ctx, Mb, dy, N);
+    kedr_free(ctx, da);
+    kedr_free(ctx, db);
+    kedr_free(ctx, dy);
     double aa = 0;
     for (size_t i = 0; i < N; i++) {
         bA += b[i] * Ma[i];
@@ -330,12 +364,17 @@ static void bad_options(kedr_ctx *ctx)
         b[0] = 1;
         b[1599] = -1;
         kedr_flow_poisson_info info;
-        TU_OK(kedr_flow_poisson_solve(ps, x, b, &info));
+        double *dx = to_dev(ctx, x, 1600), *db = to_dev(ctx, b, 1600);
+        TU_OK(kedr_flow_poisson_solve(ps, dx, db, &info));
         TU_CHECK(!info.converged && info.iterations == 3 && info.history_len == 4 &&
                      info.residual > 1e-3, "a capped solve: converged %d, %d iterations",
                  info.converged, info.iterations);
         b[0] = NAN;
-        TU_CHECK(kedr_flow_poisson_solve(ps, x, b, &info) == KEDR_ERR_INVALID, "NaN accepted");
+        kedr_free(ctx, db);
+        db = to_dev(ctx, b, 1600);
+        TU_CHECK(kedr_flow_poisson_solve(ps, dx, db, &info) == KEDR_ERR_INVALID, "NaN accepted");
+        kedr_free(ctx, dx);
+        kedr_free(ctx, db);
         free(x);
         free(b);
         kedr_flow_poisson_destroy(ps);
@@ -376,7 +415,7 @@ int main(void)
                 b[i] = tu_uniform(&rs) * 2 - 1 + 5; /* + 5: b's mean is not zero */
             ref_dense(g, b, x);
             for (size_t v = 0; v < NVARIANTS; v++) {
-                check_solve(ctx, g, &variants[v], b, x, 1e-10, 1e-7);
+                check_solve(ctx, g, &variants[v], b, x, 1e-10, 1e-7, &first_iters[gi][v]);
                 check_operators(ctx, g, &variants[v]);
             }
             free(b);
@@ -389,11 +428,12 @@ int main(void)
             double *b = tu_host_alloc(N * sizeof *b), *x = tu_host_alloc(N * sizeof *x);
             eigen_problem(g, &rs, x, b);
             for (size_t v = 0; v < NVARIANTS; v++)
-                check_solve(ctx, g, &variants[v], b, x, 1e-9, 1e-6);
+                check_solve(ctx, g, &variants[v], b, x, 1e-9, 1e-6, &first_iters[32 + gi][v]);
             free(b);
             free(x);
         }
         kedr_ctx_destroy(ctx);
+        first_backend = 0;
     }
     return tu_finish("test_flow_poisson");
 }

@@ -1,0 +1,283 @@
+/* The Poisson solvers' operations on the GPU: one thread a cell (a red-black half-sweep: one
+ * thread a cell of the colour), over the per-cell functions of poisson_impl.h that the cpu loops
+ * use too. Dot products: each block sums its part (a grid-stride loop, then a tree in shared
+ * memory) into a scratch array that one block then sums, in a fixed order, so that a result
+ * does not depend on timing; the sum comes back to the host. */
+#include "core/internal.h"
+#include "flow/ops.h"
+
+#define OPS_THREADS 256
+#define OPS_MAX_BLOCKS 1024
+
+static unsigned blocks_for(size_t n)
+{
+    size_t b = (n + OPS_THREADS - 1) / OPS_THREADS;
+    return b < 1 ? 1 : b > 65535u * 16 ? 65535u * 16 : (unsigned)b;
+}
+
+/* cell c of level L: its (i, j, k) */
+__device__ __forceinline__ void cell_ijk(const flow_level &L, size_t c, int *i, int *j, int *k)
+{
+    size_t row = c / (size_t)L.n[0];
+    *i = (int)(c - row * (size_t)L.n[0]);
+    *j = (int)(row % (size_t)L.n[1]);
+    *k = (int)(row / (size_t)L.n[1]);
+}
+
+#define GRID_STRIDE(c, n)                                                                     \
+    for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (n);                   \
+         c += (size_t)gridDim.x * blockDim.x)
+
+__global__ void k_apply(flow_level L, const double *x, const double *b, double *y)
+{
+    GRID_STRIDE(c, L.N)
+    {
+        int i, j, k;
+        cell_ijk(L, c, &i, &j, &k);
+        double ax = flow_cell_apply(&L, x, i, j, k);
+        y[c] = b ? b[c] - ax : ax;
+    }
+}
+
+/* Row r = j + ny k holds ceil(nx / 2) cells of each colour: slot s is i = 2 s + parity. */
+__global__ void k_gs(flow_level L, double *x, const double *b, int colour, size_t half)
+{
+    size_t rows = (size_t)L.n[1] * L.n[2];
+    GRID_STRIDE(t, rows * half)
+    {
+        size_t row = t / half;
+        int j = (int)(row % (size_t)L.n[1]), k = (int)(row / (size_t)L.n[1]);
+        int i = 2 * (int)(t - row * half) + ((j + k + colour) & 1);
+        if (i < L.n[0])
+            x[flow_index(&L, i, j, k)] = flow_cell_gs(&L, x, b, i, j, k);
+    }
+}
+
+__global__ void k_ainv(flow_level L, const double *in, double *out, int upper)
+{
+    GRID_STRIDE(c, L.N)
+    {
+        int i, j, k;
+        cell_ijk(L, c, &i, &j, &k);
+        out[c] = upper ? flow_cell_ainv_upper(&L, in, i, j, k) : flow_cell_ainv_lower(&L, in, i, j, k);
+    }
+}
+
+__global__ void k_jacobi(size_t n, const double *idiag, const double *r, double *z, double w,
+                         int add)
+{
+    GRID_STRIDE(c, n)
+    z[c] = (add ? z[c] : 0.0) + w * idiag[c] * r[c];
+}
+
+__global__ void k_shift(size_t n, double *x, double s)
+{
+    GRID_STRIDE(c, n)
+    x[c] += s;
+}
+
+__global__ void k_xpby(size_t n, const double *z, double beta, double *p)
+{
+    GRID_STRIDE(c, n)
+    p[c] = z[c] + beta * p[c];
+}
+
+__global__ void k_axpy(size_t n, double a, const double *x, double *y)
+{
+    GRID_STRIDE(c, n)
+    y[c] += a * x[c];
+}
+
+/* The block's sum of v into part[blockIdx.x]. */
+__device__ __forceinline__ void block_sum(double v, double *part)
+{
+    __shared__ double sh[OPS_THREADS];
+    sh[threadIdx.x] = v;
+    __syncthreads();
+    for (int s = OPS_THREADS / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s)
+            sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        part[blockIdx.x] = sh[0];
+}
+
+__global__ void k_dot(size_t n, const double *a, const double *b, double *part)
+{
+    double s = 0;
+    GRID_STRIDE(c, n)
+    s += a[c] * b[c];
+    block_sum(s, part);
+}
+
+/* x += alpha p, r -= alpha q, and the blocks' sums of r^2 */
+__global__ void k_cg_update(size_t n, double *x, double *r, const double *p, const double *q,
+                            double alpha, double *part)
+{
+    double s = 0;
+    GRID_STRIDE(c, n)
+    {
+        x[c] += alpha * p[c];
+        double rc = r[c] - alpha * q[c];
+        r[c] = rc;
+        s += rc * rc;
+    }
+    if (part)
+        block_sum(s, part);
+}
+
+__global__ void k_sum_parts(const double *part, int m, double *out)
+{
+    double s = 0;
+    for (int i = threadIdx.x; i < m; i += OPS_THREADS)
+        s += part[i];
+    block_sum(s, out);
+}
+
+__global__ void k_restrict(flow_level F, flow_level C, const double *r, double *b)
+{
+    GRID_STRIDE(c, C.N)
+    {
+        int i, j, k;
+        cell_ijk(C, c, &i, &j, &k);
+        b[c] = flow_cell_restrict(&F, r, i, j, k);
+    }
+}
+
+__global__ void k_prolong_add(flow_level F, flow_level C, const double *xc, double *x)
+{
+    GRID_STRIDE(c, F.N)
+    {
+        int i, j, k;
+        cell_ijk(F, c, &i, &j, &k);
+        x[c] += flow_cell_prolong(&F, &C, xc, i, j, k);
+    }
+}
+
+#define LAUNCH(n) blocks_for(n), OPS_THREADS, 0, KEDR_STREAM(ctx)
+
+extern "C" kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                       const double *b, double *y)
+{
+    k_apply<<<LAUNCH(L->N)>>>(*L, x, b, y);
+    KEDR_CUDA_LAUNCHED("k_apply");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x,
+                                    const double *b, int colour)
+{
+    size_t half = ((size_t)L->n[0] + 1) / 2, n = half * (size_t)L->n[1] * L->n[2];
+    k_gs<<<LAUNCH(n)>>>(*L, x, b, colour, half);
+    KEDR_CUDA_LAUNCHED("k_gs");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_ainv(kedr_ctx *ctx, const flow_level *L, const double *r,
+                                      double *t, double *z)
+{
+    k_ainv<<<LAUNCH(L->N)>>>(*L, r, t, 1);
+    KEDR_CUDA_LAUNCHED("k_ainv");
+    k_ainv<<<LAUNCH(L->N)>>>(*L, t, z, 0);
+    KEDR_CUDA_LAUNCHED("k_ainv");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_jacobi(kedr_ctx *ctx, const flow_level *L, const double *r,
+                                        double *z, double w, int add)
+{
+    k_jacobi<<<LAUNCH(L->N)>>>(L->N, L->idiag, r, z, w, add);
+    KEDR_CUDA_LAUNCHED("k_jacobi");
+    return KEDR_OK;
+}
+
+/* The blocks' partial sums in scratch, summed by one block, the total copied to the host. */
+static kedr_status finish_sum(kedr_ctx *ctx, double *part, unsigned blocks, double *out)
+{
+    k_sum_parts<<<1, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(part, (int)blocks, part + OPS_MAX_BLOCKS);
+    KEDR_CUDA_LAUNCHED("k_sum_parts");
+    KEDR_CUDA_TRY(cudaMemcpyAsync(out, part + OPS_MAX_BLOCKS, sizeof *out, cudaMemcpyDeviceToHost,
+                                  KEDR_STREAM(ctx)));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(KEDR_STREAM(ctx)));
+    return KEDR_OK;
+}
+
+static unsigned reduce_blocks(size_t n)
+{
+    unsigned b = blocks_for(n);
+    return b > OPS_MAX_BLOCKS ? OPS_MAX_BLOCKS : b;
+}
+
+extern "C" kedr_status flow_cuda_dot(kedr_ctx *ctx, size_t n, const double *a, const double *b,
+                                     double *out)
+{
+    double *part;
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&part, (OPS_MAX_BLOCKS + 1) * sizeof *part));
+    unsigned blocks = reduce_blocks(n);
+    k_dot<<<blocks, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(n, a, b, part);
+    kedr_status s = cudaPeekAtLastError() == cudaSuccess ? finish_sum(ctx, part, blocks, out)
+                                                         : kedr_cuda_status(cudaGetLastError(),
+                                                               "k_dot", __FILE__, __LINE__);
+    kedr_scratch_put(ctx, part);
+    return s;
+}
+
+extern "C" kedr_status flow_cuda_shift(kedr_ctx *ctx, size_t n, double *x, double s)
+{
+    k_shift<<<LAUNCH(n)>>>(n, x, s);
+    KEDR_CUDA_LAUNCHED("k_shift");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r,
+                                           const double *p, const double *q, double alpha,
+                                           double *rr)
+{
+    if (!rr) {
+        k_cg_update<<<LAUNCH(n)>>>(n, x, r, p, q, alpha, NULL);
+        KEDR_CUDA_LAUNCHED("k_cg_update");
+        return KEDR_OK;
+    }
+    double *part;
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&part, (OPS_MAX_BLOCKS + 1) * sizeof *part));
+    unsigned blocks = reduce_blocks(n);
+    k_cg_update<<<blocks, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(n, x, r, p, q, alpha, part);
+    kedr_status s = cudaPeekAtLastError() == cudaSuccess ? finish_sum(ctx, part, blocks, rr)
+                                                         : kedr_cuda_status(cudaGetLastError(),
+                                                               "k_cg_update", __FILE__, __LINE__);
+    kedr_scratch_put(ctx, part);
+    return s;
+}
+
+extern "C" kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta,
+                                      double *p)
+{
+    k_xpby<<<LAUNCH(n)>>>(n, z, beta, p);
+    KEDR_CUDA_LAUNCHED("k_xpby");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_axpy(kedr_ctx *ctx, size_t n, double a, const double *x,
+                                      double *y)
+{
+    k_axpy<<<LAUNCH(n)>>>(n, a, x, y);
+    KEDR_CUDA_LAUNCHED("k_axpy");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_restrict(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
+                                          const double *r, double *b)
+{
+    k_restrict<<<LAUNCH(C->N)>>>(*F, *C, r, b);
+    KEDR_CUDA_LAUNCHED("k_restrict");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_prolong_add(kedr_ctx *ctx, const flow_level *F,
+                                             const flow_level *C, const double *xc, double *x)
+{
+    k_prolong_add<<<LAUNCH(F->N)>>>(*F, *C, xc, x);
+    KEDR_CUDA_LAUNCHED("k_prolong_add");
+    return KEDR_OK;
+}
