@@ -63,12 +63,12 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
         double **v[] = {&f->q[a], &f->qt[a], &f->H[a], &f->Hold[a]};
         for (int i = 0; i < 4 && s == KEDR_OK; i++)
             if ((s = kedr_alloc(ctx, (void **)v[i], f->padded * sizeof(double))) == KEDR_OK)
-                memset(*v[i], 0, f->padded * sizeof(double));
+                s = kedr_memset(ctx, *v[i], 0, f->padded * sizeof(double));
     }
     double **w[] = {&f->P, &f->phi, &f->rhs};
     for (int i = 0; i < 3 && s == KEDR_OK; i++)
         if ((s = kedr_alloc(ctx, (void **)w[i], f->cells * sizeof(double))) == KEDR_OK)
-            memset(*w[i], 0, f->cells * sizeof(double));
+            s = kedr_memset(ctx, *w[i], 0, f->cells * sizeof(double));
     if (s == KEDR_OK) {
         kedr_flow_poisson_opts o = c->poisson;
         for (int a = 0; a < 3; a++) {
