@@ -1,8 +1,10 @@
 /* kedr bench render: build time and rays per second of primary, shadow and secondary
  * (reflection) rays for each accelerator, on procedural terrains of 10^3 to 10^6 triangles
- * (--max-triangles for more) seen from above at 1920x1080, and Embree 3 on the same rays and
- * all cores where the build has it (the yardstick of docs/render.md). Every kind of ray is
- * timed as one batch over all threads: the median of --repeats after a warm-up. */
+ * (--max-triangles for more) seen from above at 1920x1080; the GPU's BVH traversal on the same
+ * rays when a GPU is there (the BVH is built on the cpu: its build time is the cpu's); and
+ * Embree 3 on the same rays and all cores where the build has it (the yardstick of
+ * docs/render.md). Every kind of ray is timed as one batch: the median of --repeats after a
+ * warm-up (device events on the GPU, so its times exclude copies). */
 #include "render_bench.h"
 
 #include "bench_util.h"
@@ -26,18 +28,41 @@ typedef struct {
 } ray_set;
 
 typedef struct {
-    const kedr_accel *a;
-    const ray_set *r;
-    int kind; /* 0 primary, 1 shadow, 2 secondary */
+    kedr_ctx *ctx;
+    kedr_accel *a;
+    const ray_set *r; /* in the context's memory */
+    int kind;         /* 0 primary, 1 shadow, 2 secondary */
 } trace_job;
 
 static kedr_status run_job(void *arg)
 {
     trace_job *j = arg;
     if (j->kind == 1)
-        return kedr_accel_occluded(j->a, j->r->shadow, j->r->n, j->r->occ);
-    return kedr_accel_intersect(j->a, j->kind ? j->r->secondary : j->r->primary, j->r->n,
-                                j->r->hits);
+        return kedr_accel_occluded_on(j->ctx, j->a, j->r->shadow, j->r->n, j->r->occ);
+    return kedr_accel_intersect_on(j->ctx, j->a, j->kind ? j->r->secondary : j->r->primary,
+                                   j->r->n, j->r->hits);
+}
+
+/* The ray set's copy on a GPU. */
+static kedr_status to_device(kedr_ctx *g, const ray_set *h, ray_set *d)
+{
+    size_t rb = h->n * sizeof(kedr_ray);
+    memset(d, 0, sizeof *d);
+    d->n = h->n;
+    KEDR_TRY(kedr_alloc(g, (void **)&d->primary, rb));
+    KEDR_TRY(kedr_alloc(g, (void **)&d->shadow, rb));
+    KEDR_TRY(kedr_alloc(g, (void **)&d->secondary, rb));
+    KEDR_TRY(kedr_alloc(g, (void **)&d->hits, h->n * sizeof(kedr_hit)));
+    KEDR_TRY(kedr_alloc(g, (void **)&d->occ, h->n));
+    KEDR_TRY(kedr_upload(g, d->primary, h->primary, rb));
+    KEDR_TRY(kedr_upload(g, d->shadow, h->shadow, rb));
+    return kedr_upload(g, d->secondary, h->secondary, rb);
+}
+
+static void free_device(kedr_ctx *g, ray_set *d)
+{
+    kedr_free(g, d->primary), kedr_free(g, d->shadow), kedr_free(g, d->secondary);
+    kedr_free(g, d->hits), kedr_free(g, d->occ);
 }
 
 /* Primary rays of a camera above the terrain; shadow and reflection rays from their hits (rays
@@ -141,6 +166,8 @@ static void help(void)
            "  --max-triangles N  the largest scene (default 1000000; 10^7 needs ~6 GB)\n"
            "  --size WxH         rays per batch as an image (default 1920x1080)\n"
            "  --repeats N        timed repeats, the median reported (default 3)\n"
+           "  --backend cpu|cuda|auto  with cuda (auto: when a GPU is present), also the GPU's\n"
+           "                     BVH traversal on the same rays (bvh-cuda rows)\n"
            "  --json FILE        the record\n");
 }
 
@@ -149,6 +176,7 @@ int render_bench_main(int argc, char **argv)
     size_t max_tris = 1000000;
     int w = 1920, h = 1080, repeats = 3;
     const char *json = NULL;
+    kedr_backend backend = KEDR_BACKEND_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -164,6 +192,11 @@ int render_bench_main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--repeats") && i + 1 < argc) {
             repeats = atoi(argv[++i]);
+        } else if (!strcmp(a, "--backend") && i + 1 < argc) {
+            if (kedr_backend_parse(argv[++i], &backend) != KEDR_OK) {
+                fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+                return 2;
+            }
         } else if (!strcmp(a, "--json") && i + 1 < argc) {
             json = argv[++i];
         } else {
@@ -180,20 +213,35 @@ int render_bench_main(int argc, char **argv)
         fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
         return 1;
     }
-    char device[256], date[64];
-    bench_device_name(ctx, device, sizeof device);
-    bench_utc_date(date, sizeof date);
-    kedr_file_writer jw;
-    FILE *jf = NULL;
-    if (json) {
-        bench_meta m = {"render", device, "cpu", date, bench_commit(KEDR_GIT_COMMIT)};
-        if (bench_json_open(&jw, json, &m) != KEDR_OK) {
+    kedr_ctx *gpu = NULL;
+    if (backend == KEDR_BACKEND_CUDA ||
+        (backend == KEDR_BACKEND_AUTO && kedr_backend_available(KEDR_BACKEND_CUDA))) {
+        if (kedr_ctx_create(&gpu, KEDR_BACKEND_CUDA, 0) != KEDR_OK) {
             fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
             kedr_ctx_destroy(ctx);
             return 1;
         }
+    }
+    char device[256], date[64], gpu_name[256] = "";
+    bench_device_name(ctx, device, sizeof device);
+    if (gpu)
+        bench_device_name(gpu, gpu_name, sizeof gpu_name);
+    bench_utc_date(date, sizeof date);
+    kedr_file_writer jw;
+    FILE *jf = NULL;
+    if (json) {
+        bench_meta m = {"render", device, gpu ? "cpu+cuda" : "cpu", date,
+                        bench_commit(KEDR_GIT_COMMIT)};
+        if (bench_json_open(&jw, json, &m) != KEDR_OK) {
+            fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+            kedr_ctx_destroy(gpu);
+            kedr_ctx_destroy(ctx);
+            return 1;
+        }
         jf = KEDR_FILE(&jw);
-        fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"results\": [", w, h);
+        fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"gpu\": ", w, h);
+        kedr_json_string(jf, gpu ? gpu_name : "");
+        fprintf(jf, ",\n  \"results\": [");
     }
     ray_set r = {0};
     r.n = (size_t)w * h;
@@ -204,9 +252,12 @@ int render_bench_main(int argc, char **argv)
     r.occ = malloc(r.n);
     if (!r.primary || !r.shadow || !r.secondary || !r.hits || !r.occ) {
         fprintf(stderr, "kedr bench render: out of host memory for %zu rays\n", r.n);
+        kedr_ctx_destroy(gpu);
+        kedr_ctx_destroy(ctx);
         return 1;
     }
-    printf("kedr bench render on %s, %dx%d rays a batch, median of %d\n", device, w, h, repeats);
+    printf("kedr bench render on %s%s%s, %dx%d rays a batch, median of %d\n", device,
+           gpu ? " and " : "", gpu_name, w, h, repeats);
     printf("%-10s %-8s %10s %10s %12s %12s %12s\n", "triangles", "accel", "build s", "memory",
            "primary/s", "shadow/s", "second./s");
     int first = 1, rc = 0;
@@ -230,14 +281,24 @@ int render_bench_main(int argc, char **argv)
         }
         make_rays(ref, s->mesh.v, w, h, &r);
         kedr_accel_destroy(ref);
-        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_BVH + 1 && rc == 0; kind++) {
+        ray_set dr = {0};
+        if (gpu && to_device(gpu, &r, &dr) != KEDR_OK) {
+            fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+            rc = 1;
+        }
+        /* rows: grid, kd-tree, BVH on the cpu; the BVH on the GPU; Embree */
+        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_BVH + 2 && rc == 0; kind++) {
             double build = 0, rate[3] = {0, 0, 0};
             size_t bytes = 0;
             const char *name;
-            if (kind <= KEDR_ACCEL_BVH) {
+            if (kind <= KEDR_ACCEL_BVH + 1) {
                 kedr_accel *a = NULL;
-                name = kedr_accel_name(kind);
-                if (kedr_accel_build(kind, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &a) != KEDR_OK) {
+                int on_gpu = kind == KEDR_ACCEL_BVH + 1;
+                kedr_accel_kind ak = on_gpu ? KEDR_ACCEL_BVH : (kedr_accel_kind)kind;
+                if (on_gpu && !gpu)
+                    continue;
+                name = on_gpu ? "bvh-cuda" : kedr_accel_name(ak);
+                if (kedr_accel_build(ak, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &a) != KEDR_OK) {
                     printf("%-10zu %-8s %s\n", s->mesh.n, name, kedr_last_error());
                     continue;
                 }
@@ -246,10 +307,12 @@ int render_bench_main(int argc, char **argv)
                 build = info.build_seconds;
                 bytes = info.bytes;
                 for (int k = 0; k < 3; k++) {
-                    trace_job j = {a, &r, k};
+                    trace_job j = {on_gpu ? gpu : ctx, a, on_gpu ? &dr : &r, k};
                     double sec;
-                    if (bench_time(ctx, run_job, &j, repeats, &sec) == KEDR_OK)
+                    if (bench_time(j.ctx, run_job, &j, repeats, &sec) == KEDR_OK)
                         rate[k] = r.n / sec;
+                    else
+                        fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
                 }
                 kedr_accel_destroy(a);
             } else {
@@ -282,6 +345,8 @@ int render_bench_main(int argc, char **argv)
                 first = 0;
             }
         }
+        if (gpu)
+            free_device(gpu, &dr);
         kedr_render_scene_destroy(s);
     }
 #ifdef KEDR_HAVE_EMBREE
@@ -294,6 +359,7 @@ int render_bench_main(int argc, char **argv)
         rc = 1;
     }
     free(r.primary), free(r.shadow), free(r.secondary), free(r.hits), free(r.occ);
+    kedr_ctx_destroy(gpu);
     kedr_ctx_destroy(ctx);
     return rc;
 }

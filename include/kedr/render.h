@@ -68,6 +68,14 @@ kedr_status kedr_accel_intersect(const kedr_accel *a, const kedr_ray *rays, size
 /* Any hit: occluded[i] = 1 when some triangle lies on ray i within (tmin, tmax), else 0. */
 kedr_status kedr_accel_occluded(const kedr_accel *a, const kedr_ray *rays, size_t n,
                                 uint8_t *occluded);
+/* The same queries on a context, with rays, hits and occluded in its memory (kedr_alloc: host
+ * memory for cpu, device memory for cuda). On cuda the accelerator must be a BVH: it is copied
+ * to that GPU at the first call and kept there until kedr_accel_destroy (one GPU at a time);
+ * the GPU returns the hits the cpu's traversal returns (the same code, rounded alike). */
+kedr_status kedr_accel_intersect_on(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
+                                    kedr_hit *hits);
+kedr_status kedr_accel_occluded_on(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
+                                   uint8_t *occluded);
 
 /* ---- scenes and images ------------------------------------------------------------------- */
 

@@ -171,6 +171,9 @@ void kedr_accel_destroy(kedr_accel *a)
 {
     if (!a)
         return;
+#ifdef KEDR_HAVE_CUDA
+    render_cuda_release(a);
+#endif
     free(a->tris);
     free(a->woop);
     free(a->bvh);
@@ -235,4 +238,36 @@ kedr_status kedr_accel_occluded(const kedr_accel *a, const kedr_ray *rays, size_
         occluded[i] = (uint8_t)render_trace(a, &rays[i], &h, 1);
     }
     return KEDR_OK;
+}
+
+static kedr_status query_on(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
+                            kedr_hit *hits, uint8_t *occluded, const char *fn)
+{
+    if (!ctx || !a || (n && (!rays || (!hits && !occluded))))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: a NULL argument", fn);
+    if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA)
+        return hits ? kedr_accel_intersect(a, rays, n, hits)
+                    : kedr_accel_occluded(a, rays, n, occluded);
+#ifdef KEDR_HAVE_CUDA
+    if (a->kind != KEDR_ACCEL_BVH)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: the cuda back end traverses BVHs only, not "
+                         "a %s", fn, kedr_accel_name(a->kind));
+    return render_cuda_trace(ctx, a, rays, n, hits, occluded);
+#else
+    return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: this build has no cuda back end", fn);
+#endif
+}
+
+kedr_status kedr_accel_intersect_on(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
+                                    kedr_hit *hits)
+{
+    return query_on(ctx, a, rays, n, hits, NULL, "kedr_accel_intersect_on");
+}
+
+kedr_status kedr_accel_occluded_on(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
+                                   uint8_t *occluded)
+{
+    if (!occluded && n)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_accel_occluded_on: occluded is NULL");
+    return query_on(ctx, a, rays, n, NULL, occluded, "kedr_accel_occluded_on");
 }

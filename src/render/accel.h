@@ -46,6 +46,8 @@ struct kedr_accel {
     /* the references of the BVH leaves, kd-tree leaves or grid cells */
     uint32_t *refs;
     size_t nrefs;
+    /* the BVH's copy on a GPU (render.cu), made by the first query on a cuda context */
+    void *device;
 };
 
 /* The per-triangle test the accelerator was built with. */
@@ -85,6 +87,13 @@ int render_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_bvh_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_grid_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+
+#ifdef KEDR_HAVE_CUDA
+/* Batch queries on the GPU (render.cu): rays and results in device memory. */
+kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
+                              kedr_hit *hits, uint8_t *occluded);
+void render_cuda_release(kedr_accel *a);
+#endif
 
 /* Builders: fill the kind's fields of a (tris, woop, lo, hi and ntri already set). */
 kedr_status render_bvh_build(kedr_accel *a);

@@ -1,4 +1,5 @@
-/* render: the cuda back end of kedr_render. The BVH is built on the cpu (bvh.c) and copied to
+/* render: the cuda back end of kedr_render and of the batch queries (kedr_accel_intersect_on,
+ * kedr_accel_occluded_on: one thread per ray over the BVH). The BVH is built on the cpu (bvh.c) and copied to
  * the GPU with the scene's arrays; one thread per pixel runs the Whitted loop of whitted.h (the
  * same text as the cpu's, compiled without fused multiply-adds, see cmake/deps/render.cmake),
  * tracing its primary, shadow and secondary rays through the BVH with bvh_trace.h. One kernel
@@ -38,6 +39,90 @@ __global__ void __launch_bounds__(RENDER_THREADS)
     rgb[pixel * 3 + 2] = sum.z * inv;
     atomicAdd(&counts[0], c.shadow);
     atomicAdd(&counts[1], c.secondary);
+}
+
+/* Batch queries: one thread per ray, the nearest hit or any hit. */
+__global__ void __launch_bounds__(RENDER_THREADS)
+    trace_kernel(render_bvh_view b, uint32_t ntri, const kedr_ray *rays, size_t n, kedr_hit *hits,
+                 uint8_t *occluded)
+{
+    size_t i = (size_t)blockIdx.x * RENDER_THREADS + threadIdx.x;
+    if (i >= n)
+        return;
+    kedr_ray r = rays[i];
+    kedr_hit h;
+    h.t = r.tmax;
+    h.u = h.v = 0;
+    h.prim = -1;
+    int any = hits == NULL;
+    int found = ntri ? bvh_trace_hd(&b, rv_load(r.o), rv_load(r.d), r.tmin, &h, any) : 0;
+    if (any)
+        occluded[i] = (uint8_t)found;
+    else
+        hits[i] = h;
+}
+
+/* The BVH's arrays on the GPU of the context that first asked (kedr_accel.device). */
+typedef struct {
+    kedr_ctx *ctx;
+    void *nodes, *refs, *tris, *woop;
+} device_bvh;
+
+void render_cuda_release(kedr_accel *a)
+{
+    device_bvh *d = (device_bvh *)a->device;
+    if (!d)
+        return;
+    kedr_free(d->ctx, d->nodes);
+    kedr_free(d->ctx, d->refs);
+    kedr_free(d->ctx, d->tris);
+    kedr_free(d->ctx, d->woop);
+    free(d);
+    a->device = NULL;
+}
+
+static kedr_status upload(kedr_ctx *ctx, const void *host, size_t bytes, void **dev)
+{
+    KEDR_TRY(kedr_alloc(ctx, dev, bytes));
+    if (bytes)
+        KEDR_TRY(kedr_upload(ctx, *dev, host, bytes));
+    return KEDR_OK;
+}
+
+kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
+                              kedr_hit *hits, uint8_t *occluded)
+{
+    device_bvh *d = (device_bvh *)a->device;
+    if (d && d->ctx != ctx)
+        render_cuda_release(a), d = NULL;
+    if (!d) {
+        d = (device_bvh *)calloc(1, sizeof *d);
+        if (!d)
+            return kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
+        d->ctx = ctx;
+        a->device = d;
+        size_t nodes = a->ntri ? a->nbvh : 0;
+        kedr_status s = upload(ctx, a->bvh, nodes * sizeof(render_bvh_node), &d->nodes);
+        if (s == KEDR_OK)
+            s = upload(ctx, a->refs, a->nrefs * sizeof(uint32_t), &d->refs);
+        if (s == KEDR_OK)
+            s = upload(ctx, a->tris, a->ntri * 9 * sizeof(float), &d->tris);
+        if (s == KEDR_OK && a->woop)
+            s = upload(ctx, a->woop, a->ntri * 12 * sizeof(float), &d->woop);
+        if (s != KEDR_OK) {
+            render_cuda_release(a);
+            return s;
+        }
+    }
+    if (!n)
+        return KEDR_OK;
+    render_bvh_view b = {(const render_bvh_node *)d->nodes, (const uint32_t *)d->refs,
+                         (const float *)d->tris, a->woop ? (const float *)d->woop : NULL};
+    unsigned blocks = (unsigned)((n + RENDER_THREADS - 1) / RENDER_THREADS);
+    trace_kernel<<<blocks, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(b, (uint32_t)a->ntri, rays, n,
+                                                                  hits, occluded);
+    KEDR_CUDA_LAUNCHED("trace_kernel");
+    return KEDR_OK;
 }
 
 /* Device copies of the view's arrays, freed together. */

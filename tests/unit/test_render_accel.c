@@ -9,7 +9,8 @@
  * (relative) of brute force's: which of tied triangles is reported is not specified. A hit
  * against a miss is a failure, except for a ray grazing the triangle brute force hits (see
  * GRAZE). Any-hit queries must agree with brute force's nearest hit (hit or not), with the same
- * exception. */
+ * exception. With KEDR_BACKEND selecting cuda, the GPU's BVH queries (kedr_accel_intersect_on,
+ * kedr_accel_occluded_on) must return exactly the cpu BVH's results on every scene. */
 #include "test_util.h"
 
 #include "kedr/render.h"
@@ -180,6 +181,39 @@ static int same_hit(const soup *s, const kedr_accel *bf, const kedr_ray *r, kedr
 }
 
 static size_t ties_seen;
+/* The context of the batch queries on a context: cuda when KEDR_BACKEND selects it, else cpu. */
+static kedr_ctx *gpu;
+
+/* The GPU's BVH queries on the same rays must return what the cpu's BVH returned. */
+static void check_gpu(const char *name, kedr_accel *a, const kedr_ray *rays, size_t nray,
+                      const kedr_hit *cpu_hits, const uint8_t *cpu_occ, int test)
+{
+    kedr_hit *hits = tu_host_alloc(nray * sizeof *hits);
+    uint8_t *occ = tu_host_alloc(nray);
+    void *drays = tu_upload(gpu, rays, nray * sizeof *rays), *dhits = NULL, *docc = NULL;
+    TU_OK(kedr_alloc(gpu, &dhits, nray * sizeof *hits));
+    TU_OK(kedr_alloc(gpu, &docc, nray));
+    TU_OK(kedr_memset(gpu, dhits, TU_POISON_BYTE, nray * sizeof *hits));
+    TU_OK(kedr_accel_intersect_on(gpu, a, drays, nray, dhits));
+    TU_OK(kedr_accel_occluded_on(gpu, a, drays, nray, docc));
+    TU_OK(kedr_download(gpu, hits, dhits, nray * sizeof *hits));
+    TU_OK(kedr_download(gpu, occ, docc, nray));
+    size_t bad = 0, badocc = 0;
+    for (size_t i = 0; i < nray; i++) {
+        bad += hits[i].prim != cpu_hits[i].prim ||
+               (hits[i].prim >= 0 && (hits[i].t != cpu_hits[i].t || hits[i].u != cpu_hits[i].u ||
+                                      hits[i].v != cpu_hits[i].v));
+        badocc += occ[i] != cpu_occ[i];
+    }
+    TU_CHECK(bad == 0 && badocc == 0, "%s (%zu rays), %s bvh %s: %zu nearest and %zu any-hit "
+             "results differ from the cpu's", name, nray, kedr_backend_name(kedr_ctx_backend(gpu)),
+             test ? "woop" : "moller", bad, badocc);
+    kedr_free(gpu, drays);
+    kedr_free(gpu, dhits);
+    kedr_free(gpu, docc);
+    free(hits);
+    free(occ);
+}
 
 static void check_scene(const char *name, const soup *s, size_t nray, uint64_t seed)
 {
@@ -225,6 +259,8 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
                      name, s->n, kedr_accel_name(kind), test ? "woop" : "moller", bad, nray, hits);
             TU_CHECK(badocc == 0, "%s (%zu triangles), %s, %s: any-hit differs on %zu rays", name,
                      s->n, kedr_accel_name(kind), test ? "woop" : "moller", badocc);
+            if (kind == KEDR_ACCEL_BVH)
+                check_gpu(name, a, rays, nray, got, occ, test);
             kedr_accel_destroy(a);
         }
         kedr_accel_destroy(bf);
@@ -350,10 +386,28 @@ static void check_errors(void)
 
 int main(void)
 {
+    kedr_backend list[2];
+    int nb = tu_backends(list);
+    for (int b = 0; b < nb; b++)
+        if (list[b] == KEDR_BACKEND_CUDA)
+            gpu = tu_ctx(KEDR_BACKEND_CUDA);
+    if (!gpu)
+        gpu = tu_ctx(KEDR_BACKEND_CPU);
     check_tests();
     check_errors();
     check_scenes();
     printf("ties at shared edges and coincident triangles: %zu rays; grazing hits: %zu rays\n",
            ties_seen, grazing_seen);
+    if (kedr_ctx_backend(gpu) == KEDR_BACKEND_CUDA) {
+        /* a grid on cuda is refused */
+        kedr_accel *a = NULL;
+        float tri[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+        TU_OK(kedr_accel_build(KEDR_ACCEL_GRID, KEDR_TRI_MOLLER, tri, 1, &a));
+        kedr_hit h;
+        TU_CHECK(kedr_accel_intersect_on(gpu, a, NULL, 0, &h) == KEDR_ERR_UNSUPPORTED,
+                 "a grid on cuda refused");
+        kedr_accel_destroy(a);
+    }
+    kedr_ctx_destroy(gpu);
     return tu_finish("test_render_accel");
 }
