@@ -826,7 +826,14 @@ static int cmd_overlap(kedr_ctx *ctx, probe_opts *o)
                                  r.seconds[v], 2.0 * n * sizeof(float), seed[v]);
         printf("  %-30s %12zu %11.4f ms %11.4f ms   %s  (max error %.1e)\n", row->name, n,
                1e3 * row->seconds, 1e3 * model, seed[v], r.max_error[v]);
+        char name[48];
+        snprintf(name, sizeof name, "%s, model", kedr_probe_overlap_name(v));
+        add_row(&tab, name, "model", (double)n, model, 2.0 * n * sizeof(float), "");
     }
+    static const char *stage[3] = {"copy in alone", "kernel alone", "copy out alone"};
+    double stage_s[3] = {r.h2d, r.kernel, r.d2h};
+    for (int k = 0; k < 3; k++)
+        add_row(&tab, stage[k], "stage", (double)n, stage_s[k], k == 1 ? 0 : 4.0 * n, "");
     double longest = fmax(r.h2d, fmax(r.kernel, r.d2h));
     printf("  the pipeline is bound by its longest stage (%s, %.3f ms): with independent queues "
            "per stream (Hyper-Q) and one copy engine each way, every order overlaps alike\n",
