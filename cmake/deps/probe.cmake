@@ -21,5 +21,6 @@ if(NOT KEDR_EXAMPLES_FFTW)
   list(APPEND KEDR_MISSING "FFTW (libfftw3-dev: the FFT Poisson example)")
 endif()
 if(NOT KEDR_EXAMPLES_BLAS)
-  list(APPEND KEDR_MISSING "OpenBLAS and LAPACKE (libopenblas-dev, liblapacke-dev: the power-method example)")
+  list(APPEND KEDR_MISSING
+       "OpenBLAS and LAPACKE (libopenblas-dev, liblapacke-dev: the power-method, matmul and streamed-GEMM examples)")
 endif()
