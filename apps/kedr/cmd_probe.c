@@ -262,13 +262,13 @@ static int write_plots(const probe_opts *o, const probe_table *t, const char *ti
 
 static int fail(const char *what)
 {
-    fprintf(stderr, "kedr probe %s: %s\n", cmdname, what);
+    fprintf(stderr, "kedr %s: %s\n", cmdname, what);
     return CLI_EXIT_FAIL;
 }
 
 static int fail_status(void)
 {
-    fprintf(stderr, "kedr probe %s: %s\n", cmdname, kedr_last_error());
+    fprintf(stderr, "kedr %s: %s\n", cmdname, kedr_last_error());
     return CLI_EXIT_FAIL;
 }
 
@@ -277,7 +277,7 @@ static void *dev_alloc(kedr_ctx *ctx, size_t bytes)
 {
     void *p = NULL;
     if (kedr_alloc(ctx, &p, bytes) != KEDR_OK) {
-        fprintf(stderr, "kedr probe %s: %s\n", cmdname, kedr_last_error());
+        fprintf(stderr, "kedr %s: %s\n", cmdname, kedr_last_error());
         exit(CLI_EXIT_FAIL);
     }
     return p;
@@ -288,7 +288,7 @@ static void *host_alloc(size_t bytes)
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         char b[32];
-        fprintf(stderr, "kedr probe %s: out of host memory (%s)\n", cmdname,
+        fprintf(stderr, "kedr %s: out of host memory (%s)\n", cmdname,
                 kedr_format_bytes((double)bytes, b, sizeof b));
         exit(CLI_EXIT_FAIL);
     }

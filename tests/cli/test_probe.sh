@@ -26,6 +26,8 @@ check plot-elsewhere 2 '--plot: only offset, stride and transfer' -- \
   "$kedr" probe transpose --plot "$tmp/t.png"
 check json-dir 2 'directory .* does not exist' -- \
   "$kedr" probe stride --backend cpu --json "$tmp/no/such/s.json"
+check too-big 1 'kedr probe stride: out of host memory' -- \
+  "$kedr" probe stride --backend cpu --n 2^40 --repeats 1
 check bad-backend 2 '--backend gpu: expected cpu, cuda or auto' -- "$kedr" probe stride --backend gpu
 
 # The GPU-only measurements on the cpu: exit 3 and what is missing.
