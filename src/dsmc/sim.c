@@ -774,6 +774,11 @@ kedr_status dsmc_reserve(kedr_dsmc *sim, size_t need)
     return reserve(sim, need);
 }
 
+kedr_status dsmc_reserve_keys(kedr_dsmc *sim, size_t need)
+{
+    return reserve_keep(sim, need, 1);
+}
+
 /* Host offsets for ngroups groups of counts (in sim->host_offsets), uploaded to sim->offsets. */
 static kedr_status upload_offsets(kedr_dsmc *sim, uint32_t ngroups)
 {
@@ -1174,6 +1179,16 @@ static kedr_status run_locate(kedr_dsmc *sim)
         return dsmc_locate_cuda(sim->ctx, &sim->p, sim->n, sim->a, cell_keys(sim));
 #endif
     locate_cpu(sim->ctx, &sim->p, sim->n, sim->a, cell_keys(sim));
+    return KEDR_OK;
+}
+
+kedr_status dsmc_locate(kedr_dsmc *sim, uint32_t **keys)
+{
+    if (!sim->located) {
+        KEDR_TRY(run_locate(sim));
+        sim->located = 1;
+    }
+    *keys = cell_keys(sim);
     return KEDR_OK;
 }
 

@@ -213,8 +213,12 @@ struct kedr_dsmc {
     dsmc_geometry geo;      /* bodies, cut cells, surface sums (geometry.c) */
 };
 
-/* Makes room for at least need particles, keeping the first sim->n (sim.c). */
+/* Makes room for at least need particles, keeping the first sim->n (sim.c); dsmc_reserve_keys
+ * keeps their cell keys as well (between the move and the indexing). */
 kedr_status dsmc_reserve(struct kedr_dsmc *sim, size_t need);
+kedr_status dsmc_reserve_keys(struct kedr_dsmc *sim, size_t need);
+/* The cell keys of the particles (the spare's first half), computed if the move has not. */
+kedr_status dsmc_locate(struct kedr_dsmc *sim, uint32_t **keys);
 /* Allocates and zeroes the sample sums on first use: a run that never samples (a benchmark)
  * keeps that memory free (sim.c). */
 kedr_status dsmc_sample_sums(struct kedr_dsmc *sim);

@@ -1,0 +1,233 @@
+/* The DSMC exchange stage on any number of ranks (ctest runs it alone and under mpirun on 1 to
+ * 4): column decompositions of random loads; then, on every back end, a box's particles dealt
+ * round-robin to the ranks, exchanged, moved and exchanged again. After each exchange every
+ * particle lies in a column of its rank, its cell key is right, and all ranks together hold
+ * exactly the particles they held before, bit for bit (2D with two species and rotational
+ * energies, and 3D). */
+#include "kedr/comm.h"
+#include "dsmc/exchange.h"
+#include "validation/test_dsmc_util.h"
+
+#include "test_util.h"
+
+#include <stdint.h>
+
+static kedr_comm *comm;
+static int rank, size;
+
+static void check_decomp(void)
+{
+    uint64_t st = 99;
+    for (int trial = 0; trial < 200; trial++) {
+        int nx = 1 + (int)(tu_next(&st) % 40);
+        int nr = 1 + (int)(tu_next(&st) % (nx < 9 ? nx : 9));
+        double load[40], total = 0, top = 0;
+        int uniform = trial % 4 == 0;
+        for (int i = 0; i < nx; i++) {
+            load[i] = trial % 5 == 1 ? (i == nx / 2 ? 100.0 : 0.0) : tu_uniform(&st) * 10;
+            total += load[i];
+            top = load[i] > top ? load[i] : top;
+        }
+        if (uniform)
+            total = nx, top = 1;
+        dsmc_decomp d;
+        TU_OK(dsmc_decomp_init(&d, nx, nr, uniform ? NULL : load));
+        int good = d.col0[0] == 0 && d.col0[nr] == nx;
+        double worst = 0;
+        for (int r = 0; r < nr; r++) {
+            good &= d.col0[r + 1] > d.col0[r]; /* contiguous, one column at least */
+            double l = 0;
+            for (int i = d.col0[r]; i < d.col0[r + 1]; i++) {
+                good &= d.owner[i] == r;
+                l += uniform ? 1 : load[i];
+            }
+            worst = l > worst ? l : worst;
+        }
+        /* no rank holds more than its share and two columns' load (the greedy cut's bound) */
+        TU_CHECK(good && worst <= total / nr + 2 * top + 1e-9,
+                 "decomposition of %d columns over %d ranks: worst load %g of total %g", nx, nr,
+                 worst, total);
+        dsmc_decomp_free(&d);
+    }
+    dsmc_decomp d;
+    TU_CHECK(dsmc_decomp_init(&d, 3, 4, NULL) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "at most 3 ranks"),
+             "more ranks than columns: %s", kedr_last_error());
+}
+
+/* A particle as bytes, for comparing sets: x, y, z, vx, vy, vz, erot, species. */
+typedef struct {
+    double v[6];
+    float erot;
+    uint8_t sp;
+    uint8_t pad[3];
+} rec;
+
+static int rec_cmp(const void *a, const void *b) { return memcmp(a, b, sizeof(rec)); }
+
+static rec *get_all(kedr_dsmc *sim, size_t *n)
+{
+    /* the count: the call with no room fails and says how many there are */
+    *n = 0;
+    kedr_dsmc_get_particles3(sim, 0, n, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    size_t m = *n ? *n : 1;
+    double *a[6];
+    for (int k = 0; k < 6; k++)
+        a[k] = tu_host_alloc(m * 8);
+    float *erot = tu_host_alloc(m * 4);
+    uint8_t *sp = tu_host_alloc(m);
+    TU_OK(kedr_dsmc_get_particles3(sim, *n, n, a[0], a[1], sim->p.dims == 3 ? a[2] : NULL, a[3],
+                                   a[4], a[5], erot, sp));
+    rec *r = calloc(m, sizeof *r);
+    for (size_t i = 0; i < *n; i++) {
+        for (int k = 0; k < 6; k++)
+            r[i].v[k] = k == 2 && sim->p.dims != 3 ? 0.0 : a[k][i];
+        r[i].erot = erot[i];
+        r[i].sp = sp[i];
+    }
+    for (int k = 0; k < 6; k++)
+        free(a[k]);
+    free(erot);
+    free(sp);
+    return r;
+}
+
+/* Every rank's particles gathered and sorted on rank 0; NULL elsewhere. */
+static rec *gather_sorted(kedr_dsmc *sim, size_t *total)
+{
+    size_t n;
+    rec *mine = get_all(sim, &n);
+    size_t *counts = calloc((size_t)size, sizeof *counts);
+    void *all = NULL;
+    TU_OK(kedr_comm_gatherv(comm, mine, n * sizeof(rec), 0, counts, &all));
+    free(mine);
+    *total = 0;
+    if (rank == 0) {
+        for (int r = 0; r < size; r++)
+            *total += counts[r] / sizeof(rec);
+        qsort(all, *total, sizeof(rec), rec_cmp);
+    }
+    free(counts);
+    return all;
+}
+
+/* Every particle of this rank in its columns, and its cell key the cell of its position. */
+static int check_owned(kedr_dsmc *sim, const dsmc_decomp *d, const char *what)
+{
+    size_t n;
+    rec *r = get_all(sim, &n);
+    uint32_t *keys = NULL;
+    TU_OK(dsmc_locate(sim, &keys));
+    uint32_t *hk = tu_download(sim->ctx, keys, (n ? n : 1) * 4);
+    size_t bad_owner = 0, bad_key = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t cell = sim->p.dims == 3 ? dsmc_cell_of3(&sim->p, r[i].v[0], r[i].v[1], r[i].v[2])
+                                         : dsmc_cell_of(&sim->p, r[i].v[0], r[i].v[1]);
+        bad_owner += d->owner[cell % (uint32_t)sim->p.nx] != rank;
+        bad_key += hk[i] != cell;
+    }
+    TU_CHECK(bad_owner == 0 && bad_key == 0, "%s: rank %d holds %zu particles, %zu outside its "
+             "columns, %zu with a wrong cell key", what, rank, n, bad_owner, bad_key);
+    free(r);
+    free(hk);
+    return bad_owner == 0;
+}
+
+static void run_case(kedr_backend b, kedr_dsmc_case c, const char *name)
+{
+    kedr_ctx *ctx = tu_ctx(b);
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim)); /* the same fill on every rank */
+    size_t n_all;
+    rec *all = get_all(sim, &n_all);
+    /* deal them round-robin: rank r keeps particles r, r + size, ... */
+    size_t m = 0;
+    double *a[6];
+    for (int k = 0; k < 6; k++)
+        a[k] = tu_host_alloc((n_all ? n_all : 1) * 8);
+    float *erot = tu_host_alloc((n_all ? n_all : 1) * 4);
+    uint8_t *sp = tu_host_alloc(n_all ? n_all : 1);
+    for (size_t i = (size_t)rank; i < n_all; i += (size_t)size, m++) {
+        for (int k = 0; k < 6; k++)
+            a[k][m] = all[i].v[k];
+        erot[m] = all[i].erot;
+        sp[m] = all[i].sp;
+    }
+    TU_OK(kedr_dsmc_set_particles3(sim, m, a[0], a[1], c.dims == 3 ? a[2] : NULL, a[3], a[4],
+                                   a[5], erot, sp));
+    double *load = tu_host_alloc((size_t)c.nx * sizeof *load);
+    for (int i = 0; i < c.nx; i++)
+        load[i] = 1 + i % 3; /* uneven ranges */
+    dsmc_decomp d;
+    TU_OK(dsmc_decomp_init(&d, c.nx, size, load));
+    qsort(all, n_all, sizeof(rec), rec_cmp);
+    for (int round = 0; round < 3; round++) {
+        if (round > 0) /* a move: particles cross into other ranks' columns */
+            TU_OK(kedr_dsmc_step_stages(sim, KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE)));
+        dsmc_exchange_counts cnt;
+        TU_OK(dsmc_exchange(sim, comm, &d, &cnt));
+        uint64_t moved[2] = {cnt.sent, cnt.received};
+        TU_OK(kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, moved, 2));
+        char what[96];
+        snprintf(what, sizeof what, "%s on %s, round %d", name, b == KEDR_BACKEND_CUDA ? "cuda" :
+                 "cpu", round);
+        TU_CHECK(n_all > 1000 && moved[0] == moved[1] && (size == 1 || round > 0 || moved[0] > 0),
+                 "%s: %llu sent, %llu received", what, (unsigned long long)moved[0],
+                 (unsigned long long)moved[1]);
+        check_owned(sim, &d, what);
+        size_t n_now;
+        rec *now = gather_sorted(sim, &n_now);
+        if (rank == 0 && round == 0)
+            TU_CHECK(n_now == n_all && memcmp(now, all, n_all * sizeof(rec)) == 0,
+                     "%s: the ranks hold the particles they were dealt (%zu of %zu)", what, n_now,
+                     n_all);
+        if (rank == 0 && round > 0)
+            TU_CHECK(n_now == n_all, "%s: a closed box keeps its %zu particles (%zu)", what,
+                     n_all, n_now);
+        free(now);
+        /* the indexing takes the exchanged particles as they are */
+        TU_OK(kedr_dsmc_step_stages(sim, KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX)));
+    }
+    dsmc_decomp_free(&d);
+    for (int k = 0; k < 6; k++)
+        free(a[k]);
+    free(erot);
+    free(sp);
+    free(load);
+    free(all);
+    kedr_dsmc_destroy(sim);
+    kedr_ctx_destroy(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    TU_OK(kedr_comm_init(&argc, &argv, &comm));
+    rank = kedr_comm_rank(comm);
+    size = kedr_comm_size(comm);
+    check_decomp();
+    kedr_backend list[2];
+    int nb = tu_backends(list);
+    for (int bi = 0; bi < nb; bi++) {
+        /* 2D: nitrogen (rotational energies) and a hard-sphere gas (two species) */
+        kedr_dsmc_case c = dt_box(1e-3, 13, 1e21, 300, 20, 2e-7);
+        c.nspecies = 2;
+        c.species[1] = dt_nitrogen();
+        c.fraction[0] = 0.3;
+        c.fraction[1] = 0.7;
+        run_case(list[bi], c, "2D box, two species");
+        /* 3D, one species */
+        kedr_dsmc_case c3 = dt_box(1e-3, 9, 1e21, 300, 8, 2e-7);
+        c3.dims = 3;
+        c3.nz = 7;
+        c3.hi[2] = 1e-3;
+        c3.weight *= 1e-3 / 7; /* 8 particles a cell of volume dx dy dz */
+        for (int s = 4; s < 6; s++)
+            c3.side[s] = KEDR_DSMC_SPECULAR;
+        run_case(list[bi], c3, "3D box");
+    }
+    int failed = tu_failed;
+    TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, &failed, 1));
+    int rc = tu_finish("test_dsmc_exchange");
+    kedr_comm_finalize(comm);
+    return rc ? rc : failed != 0;
+}
