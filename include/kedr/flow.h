@@ -137,7 +137,7 @@ typedef struct {
     kedr_flow_poisson_opts poisson;/* n, h, periodic are set from the grid */
     /* outputs */
     char out_dir[KEDR_FLOW_PATH_MAX];
-    int64_t stats_every, checkpoint_every, fields_every;
+    int64_t stats_every, checkpoint_every;
     int write_csv, write_vti, write_png, checkpoint;
 } kedr_flow_case;
 

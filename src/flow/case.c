@@ -233,7 +233,6 @@ static kedr_status read_output(kedr_ini *ini, kedr_flow_case *c)
     }
     c->stats_every = 100;
     c->checkpoint_every = 0;
-    c->fields_every = 0;
     KEDR_TRY(kedr_ini_int(ini, "output", "stats_every", 0, 0, 4000000000LL, &c->stats_every));
     KEDR_TRY(kedr_ini_int(ini, "output", "checkpoint_every", 0, 0, 4000000000LL,
                           &c->checkpoint_every));

@@ -1,4 +1,4 @@
-/* Geometric multigrid for the cell-centred Poisson problem (cpu): each level halves every axis
+/* Geometric multigrid for the cell-centred Poisson problem: each level halves every axis
  * whose cell count is even (an odd axis is kept: semi-coarsening), the operator is discretized
  * again on the coarse grid (h doubled), prolongation is the cell-centred (bi/tri)linear
  * interpolation (weights 3/4 and 1/4 per axis, the coarse cell itself past a Neumann end, the

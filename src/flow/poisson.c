@@ -1,5 +1,5 @@
-/* The pressure Poisson solvers on the cpu: A = -Laplacian (second order, Neumann or periodic
- * ends), preconditioned conjugate gradients in the form of Bogdanov et al. (12.21)-(12.27) with
+/* The pressure Poisson solvers: A = -Laplacian (second order, Neumann or periodic ends),
+ * preconditioned conjugate gradients in the form of Boreskov et al. (12.21)-(12.27) with
  * m-step Jacobi (12.29), red-black symmetric Gauss–Seidel (12.30)-(12.36) and the approximate
  * inverse (12.37), and multigrid V-cycles (mg.c) as a preconditioner or alone.
  *

@@ -1,8 +1,9 @@
-/* The flow solver's time step on the cpu (docs/flow.md): the right-hand side H = -div(u u) +
- * nu lap u in the conservative form of Morinishi et al. (1998), Adams–Bashforth 2, the
- * intermediate velocity with the old pressure gradient, the boundary conditions (walls, moving
- * lids, slip, inflow profiles, convective outflow with the flux balanced, periodic), and the
- * projection: A phi = -div(u~)/dt, u = u~ - dt grad phi, P += phi. */
+/* The flow solver's time step (docs/flow.md): the right-hand side H = -div(u u) + nu lap u in
+ * the conservative form of Morinishi et al. (1998), Adams–Bashforth 2, the intermediate velocity
+ * with the old pressure gradient, the boundary conditions (walls, moving lids, slip, inflow
+ * profiles, convective outflow with the flux balanced, periodic), and the projection:
+ * A phi = -div(u~)/dt, u = u~ - dt grad phi, P += phi. The step is a sequence of box operations
+ * (sim_ops.h) that run where the context lives; this file says which, on which boxes. */
 #include "core/internal.h"
 #include "flow/ops.h"
 #include "flow/sim.h"
@@ -12,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define SIM_OMP_MIN 16384
 
 /* ---- allocation -------------------------------------------------------------------------- */
 

@@ -40,7 +40,7 @@ struct kedr_flow {
     kedr_flow_poisson *ps;
     kedr_flow_poisson_info last;
     int64_t poisson_iterations;
-    double seconds_step, seconds_poisson, last_dt, last_div;
+    double seconds_step, seconds_poisson, last_dt;
     double umax[3];   /* of q, after the last step (and at the start) */
 };
 
