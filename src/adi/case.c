@@ -386,8 +386,9 @@ static kedr_status read_output(kedr_ini *ini, kedr_adi_case *c)
     return KEDR_OK;
 }
 
-/* NAME: the case file's name without its folder and .ini. */
-static void case_name(const char *path, char *name, size_t size)
+/* NAME: the case file's name without its folder and .ini; refused when longer than the
+ * outputs' names may be (rather than cut, which could make two cases write the same files). */
+static kedr_status case_name(const char *path, char *name, size_t size)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
@@ -395,9 +396,11 @@ static void case_name(const char *path, char *name, size_t size)
     if (n > 4 && strcmp(base + n - 4, ".ini") == 0)
         n -= 4;
     if (n >= size)
-        n = size - 1;
+        return kedr_fail(KEDR_ERR_INVALID, "%s: the case name has %zu bytes; output files take "
+                         "names of at most %zu", path, n, size - 1);
     memcpy(name, base, n);
     name[n] = 0;
+    return KEDR_OK;
 }
 
 static kedr_status read_case(kedr_ini *ini, kedr_adi_case *c)
@@ -416,7 +419,7 @@ kedr_status kedr_adi_case_load(const char *path, kedr_adi_case *c)
     if (!path || !c)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_adi_case_load: %s is NULL", !path ? "path" : "c");
     kedr_adi_case_default(c);
-    case_name(path, c->name, sizeof c->name);
+    KEDR_TRY(case_name(path, c->name, sizeof c->name));
     snprintf(c->out_dir, sizeof c->out_dir, "%s-out", c->name);
     kedr_ini *ini = NULL;
     KEDR_TRY(kedr_ini_load(path, &ini));

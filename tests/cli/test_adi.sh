@@ -123,6 +123,29 @@ check diverge-chk 0 "wrote the last good step's checkpoint .*/div.chk \(step $st
 check diverge-restart 0 "restart from .* at step $step" -- \
   "$kedr" adi "$tmp/div.ini" --backend cpu --out "$tmp/div" --restart "$tmp/div/div.chk" --steps "$step"
 
+# Ctrl-C: the run finishes its step, writes its checkpoint and fields, exits 130; a restart
+# from the checkpoint continues.
+"$kedr" adi "$tiny" --backend cpu --steps 100000000 --out "$tmp/int" >"$tmp/int.log" 2>&1 &
+pid=$!
+for _ in $(seq 200); do grep -q '^step 50 ' "$tmp/int.log" 2>/dev/null && break; sleep 0.1; done
+kill -INT "$pid"
+wait "$pid"
+got=$?
+if [ "$got" -eq 130 ] && grep -qE 'interrupted \(signal 2\) after step [0-9]+' "$tmp/int.log" &&
+  grep -q 'wrote checkpoint .*/int/tiny.chk' "$tmp/int.log" && [ -s "$tmp/int/tiny.vti" ]; then
+  pass
+else
+  fail "interrupt: exit $got (want 130), or no checkpoint and fields: $(tail -5 "$tmp/int.log")"
+fi
+at=$(sed -nE 's/.*interrupted \(signal 2\) after step ([0-9]+).*/\1/p' "$tmp/int.log")
+check interrupt-restart 0 "restart from .* at step ${at:-x} " -- "$kedr" adi "$tiny" --backend cpu \
+  --steps $((${at:-0} + 4)) --out "$tmp/int" --restart "$tmp/int/tiny.chk"
+
+name=$(printf 'n%.0s' $(seq 150))
+cp "$tiny" "$tmp/$name.ini"
+check long-name 1 'the case name has 150 bytes; output files take names of at most 127' -- \
+  "$kedr" adi "$tmp/$name.ini" --backend cpu
+
 check bench-help 0 'usage: kedr bench adi' -- "$kedr" bench adi --help
 check bench 0 'Z dir .*x' -- "$kedr" bench adi --backend cpu --n 12 --repeats 1
 finish test_adi
