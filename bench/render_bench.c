@@ -67,12 +67,17 @@ static void free_device(kedr_ctx *g, ray_set *d)
 
 /* Primary rays of a camera above the terrain; shadow and reflection rays from their hits (rays
  * that miss keep a copy of the primary ray, so every batch has n rays). */
-static void make_rays(const kedr_accel *a, const float *tris, int w, int h, ray_set *r)
+static void make_rays(const kedr_accel *a, const float *tris, int stadium, int w, int h,
+                      ray_set *r)
 {
     rvec eye = rv(-0.2f, 0.6f, -0.2f), look = rv(0.5f, 0, 0.5f), up = rv(0, 1, 0);
+    if (stadium) { /* the teapot fills the middle of the picture, the stands the rest */
+        eye = rv(0, 5, 12);
+        look = rv(0, 1, 0);
+    }
     rvec f = rv_norm(rv_sub(look, eye)), right = rv_norm(rv_cross(f, up)), u = rv_cross(right, f);
     float th = tanf(25 * (float)M_PI / 180);
-    rvec light = rv(-3, 4, 2);
+    rvec light = stadium ? rv(40, 60, 40) : rv(-3, 4, 2);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
             float px = (2 * (x + 0.5f) / w - 1) * th * w / h, py = (1 - 2 * (y + 0.5f) / h) * th;
@@ -160,8 +165,8 @@ static void help(void)
 {
     printf("usage: kedr bench render [options]\n\n"
            "Build time and primary, shadow and secondary rays per second of the grid, kd-tree\n"
-           "and BVH on procedural terrains of 10^3 .. --max-triangles triangles, and of Embree\n"
-           "on the same rays where this build has it.\n\n"
+           "and BVH on procedural terrains of 10^3 .. --max-triangles triangles and on the\n"
+           "teapot in a stadium, and of Embree on the same rays where this build has it.\n\n"
            "options:\n"
            "  --max-triangles N  the largest scene (default 1000000; 10^7 needs ~6 GB)\n"
            "  --size WxH         rays per batch as an image (default 1920x1080)\n"
@@ -264,10 +269,23 @@ int render_bench_main(int argc, char **argv)
 #ifdef KEDR_HAVE_EMBREE
     RTCDevice dev = rtcNewDevice(NULL);
 #endif
-    for (size_t n = 1000; n <= max_tris && rc == 0; n *= 10) {
+    /* terrains of 10^3 .. max_tris triangles, then the teapot in a stadium (n = 0) */
+    size_t sizes[16];
+    int nsizes = 0;
+    for (size_t n = 1000; n <= max_tris && nsizes < 15; n *= 10)
+        sizes[nsizes++] = n;
+    sizes[nsizes++] = 0;
+    for (int si = 0; si < nsizes && rc == 0; si++) {
+        size_t n = sizes[si];
         kedr_render_scene *s = calloc(1, sizeof *s);
         render_xform x = {{1, 0, 0, 0, 1, 0, 0, 0, 1}, {0, 0, 0}};
-        if (!s || render_builtin_terrain(s, n, 7, &x, 0) != KEDR_OK) {
+        render_xform pot = {{1, 0, 0, 0, 0, 1, 0, -1, 0}, {0, 0, 0}}; /* z up to y up */
+        kedr_status made = !s ? KEDR_ERR_NOMEM
+                           : n ? render_builtin_terrain(s, n, 7, &x, 0)
+                               : render_builtin_stadium(s, 128, &x, 0);
+        if (made == KEDR_OK && !n)
+            made = render_builtin_teapot(s, 16, &pot, 0);
+        if (made != KEDR_OK) {
             fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
             kedr_render_scene_destroy(s);
             rc = 1;
@@ -279,7 +297,7 @@ int render_bench_main(int argc, char **argv)
             kedr_render_scene_destroy(s);
             break;
         }
-        make_rays(ref, s->mesh.v, w, h, &r);
+        make_rays(ref, s->mesh.v, n == 0, w, h, &r);
         kedr_accel_destroy(ref);
         ray_set dr = {0};
         if (gpu && to_device(gpu, &r, &dr) != KEDR_OK) {
@@ -331,14 +349,15 @@ int render_bench_main(int argc, char **argv)
 #endif
             }
             char mem[32];
-            printf("%-10zu %-8s %10.4f %10s %12.4g %12.4g %12.4g\n", s->mesh.n, name, build,
+            printf("%-10zu %-8s %10.4f %10s %12.4g %12.4g %12.4g%s\n", s->mesh.n, name, build,
                    bytes ? kedr_format_bytes((double)bytes, mem, sizeof mem) : "-", rate[0],
-                   rate[1], rate[2]);
+                   rate[1], rate[2], n ? "" : "  (teapot in a stadium)");
             fflush(stdout);
             if (jf) {
-                fprintf(jf, "%s\n    {\"triangles\": %zu, \"accel\": \"%s\", \"build_s\": %.6g, "
+                fprintf(jf, "%s\n    {\"scene\": \"%s\", \"triangles\": %zu, \"accel\": \"%s\", \"build_s\": %.6g, "
                         "\"bytes\": %zu, \"primary_per_s\": %.6g, \"shadow_per_s\": %.6g, "
-                        "\"secondary_per_s\": %.6g, ", first ? "" : ",", s->mesh.n, name, build,
+                        "\"secondary_per_s\": %.6g", first ? "" : ",", n ? "terrain" : "stadium",
+                        s->mesh.n, name, build,
                         bytes, rate[0], rate[1], rate[2]);
                 bench_json_status(jf, "ok", NULL);
                 fprintf(jf, "}");

@@ -10,7 +10,7 @@ cases=$src/cases/render
 check cornell 0 "wrote .*c.png" -- "$kedr" render "$cases/cornell.ini" --backend cpu --size 48x48 \
   --out "$tmp/c.png" --json "$tmp/c.json"
 if [ -s "$tmp/c.png" ] && head -c 8 "$tmp/c.png" | od -c | grep -q "P   N   G"; then pass; else fail "cornell.png is a PNG"; fi
-if grep -q '"rays": {"primary": 2304' "$tmp/c.json" && grep -q '"accel": "bvh"' "$tmp/c.json"; then
+if python3 -m json.tool "$tmp/c.json" >/dev/null && grep -q '"rays": {"primary": 2304' "$tmp/c.json" && grep -q '"accel": "bvh"' "$tmp/c.json"; then
   pass; else fail "c.json holds the rays and the accelerator"; fi
 for accel in grid kdtree bvh brute; do
   check "teapot $accel" 0 "rendering 40x30, 2 spp, depth 1, $accel \(woop test\)" -- "$kedr" render \
@@ -42,5 +42,5 @@ check "skipped faces" 0 "skipped 1 faces with NaN or infinite vertices and 1 of 
 check "unwritable out" 1 "--out" -- "$kedr" render "$cases/cornell.ini" --backend cpu --out "$tmp/no/such/dir/x.png"
 
 check "bench" 0 "bvh" -- "$kedr" bench render --max-triangles 1000 --size 64x36 --repeats 1 --json "$tmp/b.json"
-if grep -q '"suite": "render"' "$tmp/b.json" && grep -q '"accel": "kdtree"' "$tmp/b.json"; then pass; else fail "bench record"; fi
+if python3 -m json.tool "$tmp/b.json" >/dev/null && grep -q '"suite": "render"' "$tmp/b.json" && grep -q '"accel": "kdtree"' "$tmp/b.json"; then pass; else fail "bench record"; fi
 finish test_render
