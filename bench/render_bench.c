@@ -171,6 +171,7 @@ static void help(void)
            "  --max-triangles N  the largest scene (default 1000000; 10^7 needs ~6 GB)\n"
            "  --size WxH         rays per batch as an image (default 1920x1080)\n"
            "  --repeats N        timed repeats, the median reported (default 3)\n"
+           "  --accel LIST       the cpu accelerators to time, e.g. bvh,grid (default all)\n"
            "  --backend cpu|cuda|auto  with cuda (auto: when a GPU is present), also the GPU's\n"
            "                     BVH traversal on the same rays (bvh-cuda rows)\n"
            "  --json FILE        the record\n");
@@ -182,6 +183,7 @@ int render_bench_main(int argc, char **argv)
     int w = 1920, h = 1080, repeats = 3;
     const char *json = NULL;
     kedr_backend backend = KEDR_BACKEND_AUTO;
+    int want[KEDR_ACCEL_BVH + 1] = {0, 1, 1, 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -197,6 +199,18 @@ int render_bench_main(int argc, char **argv)
             }
         } else if (!strcmp(a, "--repeats") && i + 1 < argc) {
             repeats = atoi(argv[++i]);
+        } else if (!strcmp(a, "--accel") && i + 1 < argc) {
+            char list[256], *save = NULL;
+            snprintf(list, sizeof list, "%s", argv[++i]);
+            memset(want, 0, sizeof want);
+            for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+                kedr_accel_kind k;
+                if (kedr_accel_parse(t, &k) != KEDR_OK) {
+                    fprintf(stderr, "kedr bench render: --accel: %s\n", kedr_last_error());
+                    return 2;
+                }
+                want[k] = 1;
+            }
         } else if (!strcmp(a, "--backend") && i + 1 < argc) {
             if (kedr_backend_parse(argv[++i], &backend) != KEDR_OK) {
                 fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
@@ -313,7 +327,7 @@ int render_bench_main(int argc, char **argv)
                 kedr_accel *a = NULL;
                 int on_gpu = kind == KEDR_ACCEL_BVH + 1;
                 kedr_accel_kind ak = on_gpu ? KEDR_ACCEL_BVH : (kedr_accel_kind)kind;
-                if (on_gpu && !gpu)
+                if ((on_gpu && !gpu) || (!on_gpu && !want[ak]))
                     continue;
                 name = on_gpu ? "bvh-cuda" : kedr_accel_name(ak);
                 if (kedr_accel_build(ak, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &a) != KEDR_OK) {

@@ -201,8 +201,6 @@ kedr_status render_cuda(kedr_ctx *ctx, const render_view *v, const render_camera
                         const kedr_render_options *o, float *rgb, int32_t *ids,
                         kedr_render_stats *st)
 {
-    /* the thread stacks of whitted.h and bvh_trace.h live in local memory */
-    KEDR_CUDA_TRY(cudaDeviceSetLimit(cudaLimitStackSize, 8192));
     device_arrays da;
     da.n = 0;
     kedr_status s = run(ctx, &da, v, cam, o, rgb, ids, st);
