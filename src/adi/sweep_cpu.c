@@ -1,10 +1,11 @@
-/* The cpu back end of the sweeps and measures: OpenMP over the lines of a sweep (each thread
- * with its own Thomas scratch of one line), and over the nodes of a measure. */
+/* The cpu back end of the sweeps and measures: OpenMP over batches of lines of a sweep (each
+ * thread with its own Thomas scratch), and over the nodes of a measure. */
 #include "adi/adi_internal.h"
 #include "core/internal.h"
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #if defined(__SSE__)
 #include <xmmintrin.h>
 /* Subnormal numbers flushed to zero while a thread sweeps: a flow front decays into subnormal
@@ -42,6 +43,11 @@ static void other_axes(const adi_params *p, int d, int *lo, int *hi)
     *hi = p->s[a] < p->s[b] ? b : a;
 }
 
+/* Lines a thread eliminates in lockstep, node by node: their chains of dependent steps
+ * overlap, and neighbouring lines share cache lines (lines along x and y are numbered with z,
+ * the stride-1 axis, fastest). */
+#define ADI_BATCH 8
+
 #define ADI_CPU_SWEEP(NAME, T, SUF)                                                             \
     static kedr_status NAME(const adi_params *p, const unsigned char *mask, int d,             \
                             const adi_state *out, const adi_state *old, const adi_state *coef) \
@@ -52,21 +58,33 @@ static void other_axes(const adi_params *p, int d, int *lo, int *hi)
             a.old[v] = (const T *)old->f[v];                                                   \
             a.coef[v] = (const T *)coef->f[v];                                                 \
         }                                                                                      \
-        int lo, hi, failed = 0;                                                                \
+        row_consts_##SUF k;                                                                    \
+        row_consts_init_##SUF(p, d, &a, &k);                                                   \
+        int lo, hi, failed = 0, n = p->n[d];                                                   \
         other_axes(p, d, &lo, &hi);                                                            \
         int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
-        int par = lines * p->n[d] >= ADI_PARALLEL_NODES;                                       \
+        int par = lines * n >= ADI_PARALLEL_NODES;                                             \
         _Pragma("omp parallel if (par)")                                                       \
         {                                                                                      \
             ADI_FTZ_BEGIN                                                                      \
-            T *cp = malloc(2 * (size_t)p->n[d] * sizeof *cp);                                      \
+            T *cp = malloc(ADI_BATCH * 2 * (size_t)n * sizeof *cp);                            \
             if (!cp) {                                                                         \
                 _Pragma("omp atomic write") failed = 1;                                        \
             } else {                                                                           \
                 _Pragma("omp for schedule(static)")                                            \
-                for (int64_t t = 0; t < lines; t++) {                                          \
-                    int64_t base = (1 + t % nlo) * p->s[lo] + (1 + t / nlo) * p->s[hi];        \
-                    sweep_line_##SUF(p, mask, d, base, &a, cp, 1);                             \
+                for (int64_t t0 = 0; t0 < lines; t0 += ADI_BATCH) {                            \
+                    int nb = lines - t0 < ADI_BATCH ? (int)(lines - t0) : ADI_BATCH;           \
+                    int64_t base[ADI_BATCH];                                                   \
+                    line_state_##SUF ls[ADI_BATCH];                                            \
+                    for (int b = 0; b < nb; b++) {                                             \
+                        int64_t t = t0 + b;                                                    \
+                        base[b] = (1 + t % nlo) * p->s[lo] + (1 + t / nlo) * p->s[hi];         \
+                        memset(&ls[b], 0, sizeof ls[b]);                                       \
+                    }                                                                          \
+                    for (int m = 1; m < n - 1; m++)                                            \
+                        for (int b = 0; b < nb; b++)                                           \
+                            sweep_node_##SUF(p, &k, mask, d, base[b], m, &a,                   \
+                                             cp + (size_t)b * 2 * n, 1, &ls[b]);               \
                 }                                                                              \
             }                                                                                  \
             free(cp);                                                                          \

@@ -58,104 +58,137 @@ ADI_HD REAL ADI_FN(phi)(const adi_params *p, const unsigned char *mask, const RE
     return phi;
 }
 
-/* The four fields on the line of nodes base + m s_d, m = 0 .. n_d - 1 (the ends lie on the
- * box's faces and are never unknowns), in one pass: the four eliminations run side by side, so
- * that each node's mask and advecting velocity are read once and the four chains of dependent
- * steps overlap. The three velocity components have the same rows (the same viscosity and the
- * same ghost kinds: adi_params_init gives u, v, w one Dirichlet flag), hence one pivot and one
- * c' for them, and one for the temperature. cp[(2 m) * cps] and cp[(2 m + 1) * cps] are this
- * line's scratch. */
+/* One line's elimination in progress: where its segment started, the last c' of the velocity
+ * and temperature rows, and the last d' of each field. Zero it before a line. */
+typedef struct {
+    int start;
+    REAL cu, ct, dp[4];
+} ADI_FN(line_state);
+
+/* The constants of a sweep's rows. */
+typedef struct {
+    int64_t sd;
+    REAL rh, r2h, rdt, ku, kt;
+    const REAL *adv;
+} ADI_FN(row_consts);
+
+ADI_HD void ADI_FN(row_consts_init)(const adi_params *p, int d, const ADI_FN(arrays) *a,
+                                    ADI_FN(row_consts) *k)
+{
+    REAL rh2 = (REAL)(1 / (p->h * p->h));
+    k->sd = p->s[d];
+    k->rh = (REAL)(1 / p->h);
+    k->r2h = (REAL)(0.5 / p->h);
+    k->rdt = (REAL)(1 / p->dt);
+    k->ku = (REAL)p->kappa_u * rh2;
+    k->kt = (REAL)p->kappa_t * rh2;
+    k->adv = ADI_FN(pick)(a->coef, d);
+}
+
+/* Node m of the line base + m s_d, m = 1 .. n_d - 2 in order (the line's ends lie on the box's
+ * faces and are never unknowns): the four fields' rows, eliminated side by side, so that each
+ * node's mask and advecting velocity are read once and the four chains of dependent steps
+ * overlap; at a segment's end, its back substitution. The three velocity components have the
+ * same rows (the same viscosity and the same ghost kinds: adi_params_init gives u, v, w one
+ * Dirichlet flag), hence one pivot and one c' for them, and one for the temperature.
+ * cp[(2 m) * cps] and cp[(2 m + 1) * cps] are this line's scratch. */
+ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
+                               const unsigned char *mask, int d, int64_t base, int m,
+                               const ADI_FN(arrays) *a, REAL *cp, int64_t cps,
+                               ADI_FN(line_state) *ls)
+{
+    const int64_t sd = k->sd;
+    const REAL rh = k->rh, r2h = k->r2h, rdt = k->rdt, ku = k->ku, kt = k->kt;
+    const REAL *adv_f = k->adv;
+    int64_t idx = base + m * sd;
+    if (mask[idx] != ADI_FLUID)
+        return;
+    REAL adv = adv_f[idx];
+    /* Advection (the same in every row), then diffusion. */
+    REAL Aa = 0, Ba = 0, Ca = 0;
+    if (p->central) {
+        Aa = -adv * r2h;
+        Ca = adv * r2h;
+    } else if (adv > 0) {
+        Aa = -adv * rh;
+        Ba = adv * rh;
+    } else {
+        Ca = adv * rh;
+        Ba = -adv * rh;
+    }
+    REAL Au = Aa - ku, Cu = Ca - ku, Bu = rdt + 2 * ku + Ba;
+    REAL At = Aa - kt, Ct = Ca - kt, Bt = rdt + 2 * kt + Ba;
+    /* The explicit sources: the pressure (T) gradient and the force of component d, the
+     * dissipation Phi_d of T; added with constant indices, so that D stays in registers. */
+    REAL src = (REAL)p->force[d] - ADI_FN(deriv)(p, mask, a->coef[3], idx, d, 3);
+    REAL D[4];
+    for (int v = 0; v < 3; v++)
+        D[v] = a->old[v][idx] * rdt + (v == d ? src : (REAL)0);
+    D[3] = a->old[3][idx] * rdt;
+    if (p->dissipation != 0)
+        D[3] += (REAL)p->dissipation * ADI_FN(phi)(p, mask, a->coef, idx, d);
+    unsigned char lo = mask[idx - sd], hi = mask[idx + sd];
+    if (lo != ADI_FLUID) { /* a segment starts: its low ghost */
+        const adi_ghost *g = &p->ghost[lo];
+        if (g->dirichlet[0])
+            for (int v = 0; v < 3; v++)
+                D[v] -= Au * (REAL)g->value[v];
+        else
+            Bu += Au;
+        if (g->dirichlet[3])
+            D[3] -= At * (REAL)g->value[3];
+        else
+            Bt += At;
+        Au = At = 0;
+        ls->start = m;
+    }
+    if (hi != ADI_FLUID) {
+        const adi_ghost *g = &p->ghost[hi];
+        if (g->dirichlet[0])
+            for (int v = 0; v < 3; v++)
+                D[v] -= Cu * (REAL)g->value[v];
+        else
+            Bu += Cu;
+        if (g->dirichlet[3])
+            D[3] -= Ct * (REAL)g->value[3];
+        else
+            Bt += Ct;
+        Cu = Ct = 0;
+    }
+    REAL ru = 1 / (Bu - Au * ls->cu), rt = 1 / (Bt - At * ls->ct);
+    REAL cu = ls->cu = Cu * ru, ct = ls->ct = Ct * rt;
+    REAL *dp = ls->dp;
+    for (int v = 0; v < 3; v++)
+        dp[v] = (D[v] - Au * dp[v]) * ru;
+    dp[3] = (D[3] - At * dp[3]) * rt;
+    cp[(2 * m) * cps] = cu;
+    cp[(2 * m + 1) * cps] = ct;
+    for (int v = 0; v < 4; v++)
+        a->out[v][idx] = dp[v];
+    if (hi != ADI_FLUID) { /* the segment ends: back substitution */
+        REAL x[4] = {dp[0], dp[1], dp[2], dp[3]};
+        for (int q = m - 1; q >= ls->start; q--) {
+            int64_t iq = base + q * sd;
+            REAL c1 = cp[(2 * q) * cps], c2 = cp[(2 * q + 1) * cps];
+            for (int v = 0; v < 3; v++) {
+                x[v] = a->out[v][iq] - c1 * x[v];
+                a->out[v][iq] = x[v];
+            }
+            x[3] = a->out[3][iq] - c2 * x[3];
+            a->out[3][iq] = x[3];
+        }
+    }
+}
+
+/* The four fields on one line (the GPU's unit of work). */
 ADI_HD void ADI_FN(sweep_line)(const adi_params *p, const unsigned char *mask, int d, int64_t base,
                                const ADI_FN(arrays) *a, REAL *cp, int64_t cps)
 {
-    const int64_t sd = p->s[d];
-    const int n = p->n[d];
-    const REAL rh = (REAL)(1 / p->h), rh2 = (REAL)(1 / (p->h * p->h));
-    const REAL r2h = (REAL)(0.5 / p->h), rdt = (REAL)(1 / p->dt);
-    const REAL ku = (REAL)p->kappa_u * rh2, kt = (REAL)p->kappa_t * rh2;
-    const REAL *adv_f = ADI_FN(pick)(a->coef, d);
-    int start = 0;
-    REAL cu = 0, ct = 0, dp[4] = {0, 0, 0, 0};
-    for (int m = 1; m < n - 1; m++) {
-        int64_t idx = base + m * sd;
-        if (mask[idx] != ADI_FLUID)
-            continue;
-        REAL adv = adv_f[idx];
-        /* Advection (the same in every row), then diffusion. */
-        REAL Aa = 0, Ba = 0, Ca = 0;
-        if (p->central) {
-            Aa = -adv * r2h;
-            Ca = adv * r2h;
-        } else if (adv > 0) {
-            Aa = -adv * rh;
-            Ba = adv * rh;
-        } else {
-            Ca = adv * rh;
-            Ba = -adv * rh;
-        }
-        REAL Au = Aa - ku, Cu = Ca - ku, Bu = rdt + 2 * ku + Ba;
-        REAL At = Aa - kt, Ct = Ca - kt, Bt = rdt + 2 * kt + Ba;
-        /* The explicit sources: the pressure (T) gradient and the force of component d, the
-         * dissipation Phi_d of T; added with constant indices, so that D stays in registers. */
-        REAL src = (REAL)p->force[d] - ADI_FN(deriv)(p, mask, a->coef[3], idx, d, 3);
-        REAL D[4];
-        for (int v = 0; v < 3; v++)
-            D[v] = a->old[v][idx] * rdt + (v == d ? src : (REAL)0);
-        D[3] = a->old[3][idx] * rdt;
-        if (p->dissipation != 0)
-            D[3] += (REAL)p->dissipation * ADI_FN(phi)(p, mask, a->coef, idx, d);
-        unsigned char lo = mask[idx - sd], hi = mask[idx + sd];
-        if (lo != ADI_FLUID) { /* a segment starts: its low ghost */
-            const adi_ghost *g = &p->ghost[lo];
-            if (g->dirichlet[0])
-                for (int v = 0; v < 3; v++)
-                    D[v] -= Au * (REAL)g->value[v];
-            else
-                Bu += Au;
-            if (g->dirichlet[3])
-                D[3] -= At * (REAL)g->value[3];
-            else
-                Bt += At;
-            Au = At = 0;
-            start = m;
-        }
-        if (hi != ADI_FLUID) {
-            const adi_ghost *g = &p->ghost[hi];
-            if (g->dirichlet[0])
-                for (int v = 0; v < 3; v++)
-                    D[v] -= Cu * (REAL)g->value[v];
-            else
-                Bu += Cu;
-            if (g->dirichlet[3])
-                D[3] -= Ct * (REAL)g->value[3];
-            else
-                Bt += Ct;
-            Cu = Ct = 0;
-        }
-        REAL ru = 1 / (Bu - Au * cu), rt = 1 / (Bt - At * ct);
-        cu = Cu * ru;
-        ct = Ct * rt;
-        for (int v = 0; v < 3; v++)
-            dp[v] = (D[v] - Au * dp[v]) * ru;
-        dp[3] = (D[3] - At * dp[3]) * rt;
-        cp[(2 * m) * cps] = cu;
-        cp[(2 * m + 1) * cps] = ct;
-        for (int v = 0; v < 4; v++)
-            a->out[v][idx] = dp[v];
-        if (hi != ADI_FLUID) { /* the segment ends: back substitution */
-            REAL x[4] = {dp[0], dp[1], dp[2], dp[3]};
-            for (int q = m - 1; q >= start; q--) {
-                int64_t iq = base + q * sd;
-                REAL c1 = cp[(2 * q) * cps], c2 = cp[(2 * q + 1) * cps];
-                for (int v = 0; v < 3; v++) {
-                    x[v] = a->out[v][iq] - c1 * x[v];
-                    a->out[v][iq] = x[v];
-                }
-                x[3] = a->out[3][iq] - c2 * x[3];
-                a->out[3][iq] = x[3];
-            }
-        }
-    }
+    ADI_FN(row_consts) k;
+    ADI_FN(row_consts_init)(p, d, a, &k);
+    ADI_FN(line_state) ls = {0, 0, 0, {0, 0, 0, 0}};
+    for (int m = 1; m < p->n[d] - 1; m++)
+        ADI_FN(sweep_node)(p, &k, mask, d, base, m, a, cp, cps, &ls);
 }
 
 /* The measures of state g at the fluid node idx (prev: the previous global iterate, or NULL). */
