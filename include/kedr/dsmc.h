@@ -15,6 +15,7 @@
 #ifndef KEDR_DSMC_H
 #define KEDR_DSMC_H
 
+#include "kedr/comm.h"
 #include "kedr/core.h"
 
 #ifdef __cplusplus
@@ -249,6 +250,15 @@ const char *kedr_dsmc_stage_name(kedr_dsmc_stage s);
 /* A simulator for a case on a context; with c->fill the domain starts filled with freestream
  * gas, else empty. The case is copied. */
 kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc **sim);
+/* kedr_dsmc_create over the ranks of comm (include/kedr/comm.h), one simulator a rank: the
+ * grid's columns of cells (along x) are split between the ranks, each rank fills and feeds only
+ * its own, and after each move the particles that entered another rank's columns are sent there
+ * (the exchange stage). Statistics, fields and surfaces are then sums over the ranks, and
+ * kedr_dsmc_step, kedr_dsmc_get_stats, kedr_dsmc_get_fields and kedr_dsmc_get_surface are
+ * collective: every rank calls them, in the same order. comm NULL or one rank: kedr_dsmc_create.
+ * Fails when there are more ranks than columns. */
+kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
+                                kedr_dsmc **sim);
 void kedr_dsmc_destroy(kedr_dsmc *sim);
 /* One time step: every stage. */
 kedr_status kedr_dsmc_step(kedr_dsmc *sim);

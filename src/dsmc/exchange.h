@@ -6,14 +6,7 @@
 #include "kedr/comm.h"
 #include "sim.h"
 
-/* Columns of cells (every cell of one x index) split into contiguous ranges: rank r owns
- * columns col0[r] .. col0[r + 1] - 1; owner[i] is the rank of column i. */
-typedef struct {
-    int nranks, nx;
-    int *col0;  /* nranks + 1 */
-    int *owner; /* nx */
-} dsmc_decomp;
-
+/* The decomposition (dsmc_decomp) is in sim.h. */
 /* Ranges of about equal load (load[i] >= 0 per column: particles, or the work measured; NULL:
  * every column alike), each at least one column. Fails when there are more ranks than columns. */
 kedr_status dsmc_decomp_init(dsmc_decomp *d, int nx, int nranks, const double *load);

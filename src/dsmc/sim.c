@@ -2,6 +2,7 @@
  * inline physics of dsmc_kernels.h). The cuda back end (sim.cu) runs the same physics in
  * kernels; this file dispatches to it. */
 #include "sim.h"
+#include "exchange.h"
 
 #include "core/internal.h"
 
@@ -692,7 +693,13 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->counters);
     free(sim->host_offsets);
     free(sim->sgb);
+    dsmc_decomp_free(&sim->decomp);
     free(sim);
+}
+
+kedr_status dsmc_sum_ranks(const kedr_dsmc *sim, kedr_dtype t, void *data, size_t n)
+{
+    return sim->nranks > 1 ? kedr_comm_allreduce(sim->comm, t, KEDR_OP_SUM, data, n) : KEDR_OK;
 }
 
 /* The cell keys of the move (or the locate) live in the first half of the idle gather spare. */
@@ -836,6 +843,8 @@ static kedr_status fill(kedr_dsmc *sim)
             v = v < DSMC_MIN_GAS * dsmc_cell_full_volume(&sim->p, cell) ? 0.0 : v;
             double expect = sim->p.gas_n[dsmc_fill_state(&sim->p, cell)] * c->fraction[k] * v /
                             (c->weight * dsmc_weight_factor(&sim->p, cell));
+            if (!dsmc_owns_cell(sim, cell)) /* another rank's: floor(0 + u) is none */
+                expect = 0.0;
             kedr_u32x4 w = kedr_rng_draw(c->seed, cell, 0, DSMC_PURPOSE(DSMC_P_FILL_COUNT, k));
             sim->host_offsets[cell * ns + k] = (uint32_t)total;
             /* a count past 2^32 is refused before its conversion (undefined past 2^64) */
@@ -883,8 +892,13 @@ static kedr_status inflow(kedr_dsmc *sim)
                 uint32_t row = side < 2 ? local : side == KEDR_DSMC_YMIN ? 0 : (uint32_t)p->ny - 1;
                 w *= dsmc_weight_factor(p, row * (uint32_t)p->nx);
             }
+            /* the column of the cell the face opens into: its rank feeds it */
+            uint32_t local_f = f - sim->p.face_start[side];
+            uint32_t column = side == 0 ? 0 : side == 1 ? (uint32_t)p->nx - 1
+                                                       : local_f % (uint32_t)p->nx;
+            int mine = dsmc_owns_cell(sim, column);
             for (uint32_t k = 0; k < ns; k++) {
-                double expect = sim->flux[side][k] * area * c->dt / w;
+                double expect = mine ? sim->flux[side][k] * area * c->dt / w : 0.0;
                 kedr_u32x4 u = kedr_rng_draw(c->seed, f, sim->p.step,
                                              DSMC_PURPOSE(DSMC_P_INFLOW_COUNT, k));
                 sim->host_offsets[f * ns + k] = (uint32_t)total;
@@ -970,6 +984,12 @@ static void gas_states(const kedr_dsmc_case *c, dsmc_params *p)
 
 kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc **out)
 {
+    return kedr_dsmc_create_on(ctx, c, NULL, out);
+}
+
+kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
+                                kedr_dsmc **out)
+{
     const char *fn = "kedr_dsmc_create";
     if (!out)
         return kedr_fail(KEDR_ERR_INVALID, "%s: sim is NULL", fn);
@@ -981,7 +1001,17 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
     if (!sim)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     sim->ctx = ctx;
+    sim->comm = comm;
+    sim->rank = comm ? kedr_comm_rank(comm) : 0;
+    sim->nranks = comm ? kedr_comm_size(comm) : 1;
     sim->crowded_min = DSMC_CROWDED_MIN;
+    if (sim->nranks > 1) {
+        kedr_status ds = dsmc_decomp_init(&sim->decomp, c->nx, sim->nranks, NULL);
+        if (ds != KEDR_OK) {
+            free(sim);
+            return ds;
+        }
+    }
     sim->c = *c;
     if (sim->c.sample_auto)
         sim->c.sample_start = INT64_MAX; /* until the flow is steady */
@@ -1095,7 +1125,8 @@ kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *
         double volume = (c->hi[0] - c->lo[0]) * (c->hi[1] - c->lo[1]) *
                         (three ? c->hi[2] - c->lo[2] : 1.0);
         size_t guess = c->fill ? 1024
-                               : (size_t)fmin(c->number_density * volume / c->weight * 1.05 + 1024,
+                               : (size_t)fmin(c->number_density * volume / c->weight * 1.05 /
+                                                  sim->nranks + 1024,
                                               (double)(((size_t)1 << 32) - 1));
         if (c->max_particles && guess > c->max_particles)
             guess = c->max_particles;
@@ -1389,6 +1420,7 @@ static kedr_status steady_check(kedr_dsmc *sim)
     dsmc_steady *s = &sim->steady;
     double x[2] = {(double)sim->n, 0};
     KEDR_TRY(total_energy(sim, &x[1]));
+    KEDR_TRY(dsmc_sum_ranks(sim, KEDR_F64, x, 2));
     for (int k = 0; k < 2; k++) {
         if (s->count > 0)
             s->sumd2[k] += (x[k] - s->last[k]) * (x[k] - s->last[k]);
@@ -1439,9 +1471,11 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
         KEDR_TRY(run_move(sim, n_old));
+        sim->located = 1;
+        if (sim->nranks > 1) /* the exchange stage, timed with the move for now */
+            KEDR_TRY(dsmc_exchange(sim, sim->comm, &sim->decomp, NULL));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_MOVE, t0));
         sim->sorted = 0;
-        sim->located = 1;
     }
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX)) {
         sim->mid_step = 1;
@@ -1513,6 +1547,23 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
     st->total_mcs_mfp =
         sim->total_collisions ? sim->total_sep_mfp / (double)sim->total_collisions : 0;
     memcpy(st->stage_seconds, sim->stage_seconds, sizeof st->stage_seconds);
+    if (sim->nranks > 1) { /* every rank's counts; the slowest rank's stage times */
+        uint64_t u[6] = {sim->n, sim->collisions, sim->candidates, sim->generated,
+                         sim->total_collisions, sim->total_generated};
+        double d[2] = {sim->sep_mfp, sim->total_sep_mfp};
+        KEDR_TRY(kedr_comm_allreduce(sim->comm, KEDR_U64, KEDR_OP_SUM, u, 6));
+        KEDR_TRY(kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, d, 2));
+        KEDR_TRY(kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_MAX, st->stage_seconds,
+                                     KEDR_DSMC_NSTAGES));
+        st->particles = u[0];
+        st->collisions = u[1];
+        st->candidates = u[2];
+        st->generated = u[3];
+        st->total_collisions = u[4];
+        st->total_generated = u[5];
+        st->mcs_mfp = u[1] ? d[0] / (double)u[1] : 0;
+        st->total_mcs_mfp = u[4] ? d[1] / (double)u[4] : 0;
+    }
     return KEDR_OK;
 }
 
@@ -1699,6 +1750,8 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_get_fields: out of host memory (%zu cells)", nc);
     }
     kedr_status s = kedr_download(sim->ctx, acc, sim->acc, nc * 8 * DSMC_NACC);
+    if (s == KEDR_OK) /* each rank sampled its own cells */
+        s = dsmc_sum_ranks(sim, KEDR_F64, acc, nc * DSMC_NACC);
     if (s != KEDR_OK) {
         free(acc);
         free(block);

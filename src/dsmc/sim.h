@@ -4,6 +4,7 @@
 #define DSMC_SIM_H
 
 #include "dsmc_kernels.h"
+#include "kedr/comm.h"
 #include "geometry.h"
 
 #ifdef __cplusplus
@@ -172,8 +173,23 @@ typedef struct {
     double mean[DSMC_STEADY_WINDOWS][2], se[DSMC_STEADY_WINDOWS][2];
 } dsmc_steady;
 
+/* Columns of cells (every cell of one x index) split into contiguous ranges between ranks:
+ * rank r owns columns col0[r] .. col0[r + 1] - 1; owner[i] is the rank of column i
+ * (exchange.c). */
+typedef struct {
+    int nranks, nx;
+    int *col0;  /* nranks + 1 */
+    int *owner; /* nx */
+} dsmc_decomp;
+
 struct kedr_dsmc {
     kedr_ctx *ctx;
+    /* Over several ranks (kedr_dsmc_create_on): this rank fills and feeds only the cells of its
+     * columns, and the exchange stage sends it the particles that enter them. comm NULL or
+     * nranks 1: the whole grid is this rank's. */
+    kedr_comm *comm;
+    int rank, nranks;
+    dsmc_decomp decomp;
     kedr_dsmc_case c;
     dsmc_params p;
     size_t ncells;
@@ -212,6 +228,14 @@ struct kedr_dsmc {
     double stage_seconds[KEDR_DSMC_NSTAGES];
     dsmc_geometry geo;      /* bodies, cut cells, surface sums (geometry.c) */
 };
+
+/* 1 when this rank owns the cell's column (always, on one rank). */
+static inline int dsmc_owns_cell(const struct kedr_dsmc *sim, uint32_t cell)
+{
+    return sim->nranks <= 1 || sim->decomp.owner[cell % (uint32_t)sim->p.nx] == sim->rank;
+}
+/* Sums over the ranks, in place (nothing on one rank): collective. */
+kedr_status dsmc_sum_ranks(const struct kedr_dsmc *sim, kedr_dtype t, void *data, size_t n);
 
 /* Makes room for at least need particles, keeping the first sim->n (sim.c); dsmc_reserve_keys
  * keeps their cell keys as well (between the move and the indexing). */

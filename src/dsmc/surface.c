@@ -126,6 +126,8 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
                          "elements)", ne);
     }
     kedr_status st = kedr_download(sim->ctx, sum, g->surf, ne * DSMC_NSURF * sizeof(double));
+    if (st == KEDR_OK) /* each rank's particles hit the surface */
+        st = dsmc_sum_ranks(sim, KEDR_F64, sum, ne * DSMC_NSURF);
     if (st != KEDR_OK) {
         free(sum);
         free(block);

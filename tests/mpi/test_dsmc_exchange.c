@@ -3,13 +3,14 @@
  * round-robin to the ranks, exchanged, moved and exchanged again. After each exchange every
  * particle lies in a column of its rank, its cell key is right, and all ranks together hold
  * exactly the particles they held before, bit for bit (2D with two species and rotational
- * energies, and 3D). */
+ * energies, and 3D). Then whole simulators over the ranks (kedr_dsmc_create_on) against one. */
 #include "kedr/comm.h"
 #include "dsmc/exchange.h"
 #include "validation/test_dsmc_util.h"
 
 #include "test_util.h"
 
+#include <math.h>
 #include <stdint.h>
 
 static kedr_comm *comm;
@@ -199,6 +200,78 @@ static void run_case(kedr_backend b, kedr_dsmc_case c, const char *name)
     kedr_ctx_destroy(ctx);
 }
 
+/* kedr_dsmc_create_on: the ranks' fills together put as many molecules in every cell as one
+ * rank's fill (each cell draws its own count); an inflow channel over the ranks generates exactly the molecules
+ * one rank would (each face too), and keeps about as many. */
+static void check_create_on(kedr_backend b)
+{
+    kedr_ctx *ctx = tu_ctx(b);
+    kedr_dsmc_case c = dt_box(1e-3, 17, 1e21, 300, 12, 2e-7);
+    kedr_dsmc *one = NULL, *many = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &one));
+    TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &many));
+    size_t n_one, n_many;
+    rec *a = get_all(one, &n_one);
+    qsort(a, n_one, sizeof(rec), rec_cmp);
+    rec *all = gather_sorted(many, &n_many);
+    if (rank == 0) { /* the same molecules in every cell (their draws are numbered otherwise) */
+        size_t nc = (size_t)c.nx * (size_t)c.ny, diff = 0;
+        int *h = calloc(nc, sizeof *h);
+        for (size_t i = 0; i < n_one; i++)
+            h[dsmc_cell_of(&one->p, a[i].v[0], a[i].v[1])]++;
+        for (size_t i = 0; i < n_many; i++)
+            h[dsmc_cell_of(&one->p, all[i].v[0], all[i].v[1])]--;
+        for (size_t i = 0; i < nc; i++)
+            diff += h[i] != 0;
+        TU_CHECK(n_many == n_one && diff == 0, "the fill over %d ranks: %zu particles, one "
+                 "rank's %zu; %zu cells hold other counts", size, n_many, n_one, diff);
+        free(h);
+    }
+    free(a);
+    free(all);
+    kedr_dsmc_destroy(one);
+    kedr_dsmc_destroy(many);
+
+    /* a channel: inflow at x_min, outflow at x_max, specular sides */
+    c.side[0] = KEDR_DSMC_INFLOW;
+    c.side[1] = KEDR_DSMC_OUTFLOW;
+    c.velocity[0] = 800;
+    c.fill = 1;
+    int steps = (int)tu_scale(60, 30);
+    TU_OK(kedr_dsmc_create(ctx, &c, &one));
+    TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &many));
+    for (int k = 0; k < steps; k++) {
+        TU_OK(kedr_dsmc_step(one));
+        TU_OK(kedr_dsmc_step(many));
+    }
+    kedr_dsmc_stats s1, sp;
+    TU_OK(kedr_dsmc_get_stats(one, &s1));
+    TU_OK(kedr_dsmc_get_stats(many, &sp));
+    TU_CHECK(sp.total_generated == s1.total_generated,
+             "inflow over %d ranks: %llu molecules generated, one rank %llu", size,
+             (unsigned long long)sp.total_generated, (unsigned long long)s1.total_generated);
+    double tol = 6 * sqrt((double)s1.particles);
+    TU_CHECK(fabs((double)sp.particles - (double)s1.particles) < tol,
+             "inflow channel over %d ranks after %d steps: %zu particles, one rank %zu (within "
+             "%.0f)", size, steps, sp.particles, s1.particles, tol);
+    /* the fields are sums over the ranks: the mean number of particles a cell */
+    kedr_dsmc_fields f1, fp;
+    TU_OK(kedr_dsmc_get_fields(one, &f1));
+    TU_OK(kedr_dsmc_get_fields(many, &fp));
+    double m1 = 0, mp = 0;
+    for (int i = 0; i < c.nx * c.ny; i++) {
+        m1 += f1.particles[i];
+        mp += fp.particles[i];
+    }
+    TU_CHECK(fabs(mp - m1) < 0.02 * m1, "sampled particles over %d ranks %.1f, one rank %.1f",
+             size, mp, m1);
+    kedr_dsmc_fields_free(&f1);
+    kedr_dsmc_fields_free(&fp);
+    kedr_dsmc_destroy(one);
+    kedr_dsmc_destroy(many);
+    kedr_ctx_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
     TU_OK(kedr_comm_init(&argc, &argv, &comm));
@@ -224,6 +297,7 @@ int main(int argc, char **argv)
         for (int s = 4; s < 6; s++)
             c3.side[s] = KEDR_DSMC_SPECULAR;
         run_case(list[bi], c3, "3D box");
+        check_create_on(list[bi]);
     }
     int failed = tu_failed;
     TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, &failed, 1));
