@@ -431,7 +431,8 @@ kedr_status kedr_adi_case_load(const char *path, kedr_adi_case *c)
         if (s != KEDR_OK && c->solid) {
             char why[1024];
             snprintf(why, sizeof why, "%s", kedr_last_error());
-            s = kedr_ini_fail(ini, "grid", "mask", "%s", why + strlen(where));
+            size_t skip = strncmp(why, where, strlen(where)) == 0 ? strlen(where) : 0;
+            s = kedr_ini_fail(ini, "grid", "mask", "%s", why + skip);
         }
     }
     kedr_ini_free(ini);
