@@ -1,7 +1,8 @@
 /* kedr bench flow: the pressure Poisson solvers (PCG with each preconditioner, multigrid alone)
  * on a 2D and a 3D homogeneous Neumann problem, a random zero-mean right-hand side solved from
  * x = 0 to a relative residual of 1e-8 (median of repeats after a warm-up; every row's residual
- * checked), the time step of the projection solver (a lid-driven box) and its pressure share,
+ * checked; the direct FFT/DCT solver too on the cpu with FFTW), the time step of the projection
+ * solver (a lid-driven box) and its pressure share,
  * and, on the cpu, the same Poisson problem through hypre (BoomerAMG-preconditioned CG) and
  * PETSc (CG with GAMG) when the build has them, one MPI rank each. */
 #include "bench_util.h"
@@ -58,6 +59,7 @@ static const variant variants[] = {
     {"pcg-ainv", KEDR_FLOW_METHOD_PCG, KEDR_FLOW_PC_AINV, 1},
     {"pcg-mg", KEDR_FLOW_METHOD_PCG, KEDR_FLOW_PC_MG, 2},
     {"mg", KEDR_FLOW_METHOD_MG, KEDR_FLOW_PC_NONE, 2},
+    {"fft", KEDR_FLOW_METHOD_FFT, KEDR_FLOW_PC_NONE, 1}, /* cpu, with FFTW */
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -486,6 +488,13 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
         if (s == KEDR_OK)
             s = kedr_upload(ctx, db, p.b, p.N * sizeof *db);
         for (int v = 0; v < NVARIANTS && s == KEDR_OK; v++) {
+#ifdef KEDR_HAVE_FFTW
+            if (variants[v].method == KEDR_FLOW_METHOD_FFT && cuda)
+                continue;
+#else
+            if (variants[v].method == KEDR_FLOW_METHOD_FFT)
+                continue;
+#endif
             row *r = &rows[nrows++];
             snprintf(r->grid, sizeof r->grid, dims == 2 ? "%d^2" : "%d^3", n);
             s = bench_variant(ctx, &p, &variants[v], repeats, dx, db, hx, r);

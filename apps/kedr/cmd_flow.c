@@ -271,13 +271,12 @@ int cmd_flow(int argc, char **argv)
         snprintf(grid, sizeof grid, "%d x %d x %d", c.n[0], c.n[1], c.n[2]);
     else
         snprintf(grid, sizeof grid, "%d x %d", c.n[0], c.n[1]);
+    int pcg = c.poisson.method == KEDR_FLOW_METHOD_PCG;
     printf("kedr flow %s on %s: %s cells, nu %g, dt %s, pressure: %s%s%s (tol %g)\n",
            o.case_path, kedr_backend_name(kedr_ctx_backend(ctx)), grid, c.nu,
            c.dt > 0 ? "fixed" : "from cfl",
-           c.poisson.method == KEDR_FLOW_METHOD_MG ? "multigrid" : "PCG",
-           c.poisson.method == KEDR_FLOW_METHOD_MG ? "" : " + ",
-           c.poisson.method == KEDR_FLOW_METHOD_MG ? "" : kedr_flow_precond_name(c.poisson.precond),
-           c.poisson.tol);
+           pcg ? "PCG" : c.poisson.method == KEDR_FLOW_METHOD_MG ? "multigrid" : "FFT/DCT (direct)",
+           pcg ? " + " : "", pcg ? kedr_flow_precond_name(c.poisson.precond) : "", c.poisson.tol);
     kedr_flow *f = NULL;
     kedr_status s = o.restart ? kedr_flow_restart(ctx, &c, o.restart, &f)
                               : kedr_flow_create(ctx, &c, &f);

@@ -39,3 +39,15 @@ if(FLOW_YARDSTICKS)
 else()
   list(APPEND KEDR_MISSING "hypre and PETSc (kedr bench flow's yardsticks; they need MPI)")
 endif()
+
+# flow: FFTW (libfftw3-dev) for the direct FFT/DCT Poisson solver of boxes without bodies
+# (method fft, cpu). Without it that method reports how to get it.
+find_path(FLOW_FFTW_INCLUDE fftw3.h)
+find_library(FLOW_FFTW_LIB fftw3)
+if(FLOW_FFTW_INCLUDE AND FLOW_FFTW_LIB)
+  list(APPEND KEDR_DEPS ${FLOW_FFTW_LIB})
+  list(APPEND KEDR_DEFS KEDR_HAVE_FFTW=1)
+  list(APPEND KEDR_FOUND flow-fftw=ON)
+else()
+  list(APPEND KEDR_MISSING "FFTW (libfftw3-dev: kedr flow's direct FFT/DCT Poisson solver)")
+endif()

@@ -35,7 +35,8 @@ typedef enum {
 
 typedef enum {
     KEDR_FLOW_METHOD_PCG = 0, /* preconditioned conjugate gradients */
-    KEDR_FLOW_METHOD_MG       /* multigrid V-cycles alone (precond is ignored) */
+    KEDR_FLOW_METHOD_MG,      /* multigrid V-cycles alone (precond is ignored) */
+    KEDR_FLOW_METHOD_FFT      /* direct: FFT / DCT (cpu, built with FFTW; precond is ignored) */
 } kedr_flow_method;
 
 typedef struct {

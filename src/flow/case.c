@@ -185,7 +185,7 @@ static kedr_status read_pressure(kedr_ini *ini, kedr_flow_case *c)
     kedr_flow_poisson_opts *o = &c->poisson;
     kedr_flow_poisson_defaults(o);
     o->max_iter = 500;
-    static const char *const solvers[] = {"pcg", "mg", NULL};
+    static const char *const solvers[] = {"pcg", "mg", "fft", NULL};
     static const char *const pcs[] = {"none", "jacobi", "ssor", "ainv", "mg", NULL};
     int v = 0;
     KEDR_TRY(kedr_ini_choice(ini, "pressure", "solver", 0, solvers, &v));
@@ -193,9 +193,9 @@ static kedr_status read_pressure(kedr_ini *ini, kedr_flow_case *c)
     v = o->precond;
     KEDR_TRY(kedr_ini_choice(ini, "pressure", "preconditioner", 0, pcs, &v));
     o->precond = (kedr_flow_precond)v;
-    if (o->method == KEDR_FLOW_METHOD_MG && kedr_ini_line(ini, "pressure", "preconditioner"))
-        return kedr_ini_fail(ini, "pressure", "preconditioner", "multigrid alone (solver = mg) "
-                             "takes no preconditioner");
+    if (o->method != KEDR_FLOW_METHOD_PCG && kedr_ini_line(ini, "pressure", "preconditioner"))
+        return kedr_ini_fail(ini, "pressure", "preconditioner", "only solver = pcg takes a "
+                             "preconditioner");
     int64_t steps = o->precond == KEDR_FLOW_PC_MG || o->method == KEDR_FLOW_METHOD_MG ? 2 : 1;
     KEDR_TRY(kedr_ini_int(ini, "pressure", "steps", 0, 1,
                           o->precond == KEDR_FLOW_PC_JACOBI && o->method == KEDR_FLOW_METHOD_PCG
@@ -209,8 +209,9 @@ static kedr_status read_pressure(kedr_ini *ini, kedr_flow_case *c)
     KEDR_TRY(kedr_ini_bool(ini, "pressure", "cheap_check", 0, &o->cheap_check));
     for (int a = 0; a < c->dims; a++) {
         int odd = c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC && c->n[a] > 1 && c->n[a] % 2;
-        int rb = o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_SSOR ||
-                 o->precond == KEDR_FLOW_PC_MG;
+        int rb = o->method == KEDR_FLOW_METHOD_MG ||
+                 (o->method == KEDR_FLOW_METHOD_PCG &&
+                  (o->precond == KEDR_FLOW_PC_SSOR || o->precond == KEDR_FLOW_PC_MG));
         if (odd && rb)
             return kedr_ini_fail(ini, "pressure", o->method == KEDR_FLOW_METHOD_MG ? "solver"
                                  : "preconditioner", "red-black smoothing needs an even number "

@@ -147,7 +147,8 @@ static kedr_status check_opts(const kedr_flow_poisson_opts *o)
     }
     if (cells > 4e9)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %.3g cells: at most 4e9", fn, cells);
-    if (o->method != KEDR_FLOW_METHOD_PCG && o->method != KEDR_FLOW_METHOD_MG)
+    if (o->method != KEDR_FLOW_METHOD_PCG && o->method != KEDR_FLOW_METHOD_MG &&
+        o->method != KEDR_FLOW_METHOD_FFT)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown method %d", fn, (int)o->method);
     if ((unsigned)o->precond >= KEDR_FLOW_NPRECONDS)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown preconditioner %d", fn, (int)o->precond);
@@ -166,8 +167,9 @@ static kedr_status check_opts(const kedr_flow_poisson_opts *o)
                          o->max_iter);
     /* Red-black orderings need two colours: an odd periodic axis makes a cell touch its own
      * colour across the seam. */
-    int redblack = o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_SSOR ||
-                   o->precond == KEDR_FLOW_PC_MG;
+    int redblack = o->method == KEDR_FLOW_METHOD_MG ||
+                   (o->method == KEDR_FLOW_METHOD_PCG &&
+                    (o->precond == KEDR_FLOW_PC_SSOR || o->precond == KEDR_FLOW_PC_MG));
     for (int a = 0; a < 3; a++)
         if (redblack && o->periodic[a] && o->n[a] > 1 && o->n[a] % 2)
             return kedr_fail(KEDR_ERR_INVALID, "%s: red-black %s needs an even number of cells "
@@ -189,6 +191,17 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
     if (!ctx || !o)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_create: NULL argument");
     KEDR_TRY(check_opts(o));
+    if (o->method == KEDR_FLOW_METHOD_FFT) {
+#ifdef KEDR_HAVE_FFTW
+        if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CPU)
+            return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the FFT Poisson solver runs on the "
+                             "cpu back end only (asked for %s)",
+                             kedr_backend_name(kedr_ctx_backend(ctx)));
+#else
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the FFT Poisson solver needs FFTW: "
+                         "install libfftw3-dev (scripts/install-deps.sh) and rebuild");
+#endif
+    }
     if (!kedr_flow_backend_available(kedr_ctx_backend(ctx)))
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the Poisson solvers run on the cpu "
                          "back end only in this build (asked for %s)",
@@ -219,7 +232,13 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
                       ps->history_cap);
     if (s == KEDR_OK) {
         s = flow_level_diag(ctx, L);
-        if (s == KEDR_OK && (o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_MG))
+#ifdef KEDR_HAVE_FFTW
+        if (s == KEDR_OK && o->method == KEDR_FLOW_METHOD_FFT)
+            s = flow_fft_setup(ps);
+        else
+#endif
+        if (s == KEDR_OK &&
+                 (o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_MG))
             s = flow_mg_setup(ps);
     }
     if (s != KEDR_OK) {
@@ -235,6 +254,9 @@ void kedr_flow_poisson_destroy(kedr_flow_poisson *ps)
     if (!ps)
         return;
     flow_mg_free(ps);
+#ifdef KEDR_HAVE_FFTW
+    flow_fft_free(ps);
+#endif
     flow_level *L = &ps->lv[0];
     double *vecs[] = {L->diag, L->idiag, L->r, ps->r, ps->z, ps->p, ps->q, ps->t, ps->bb};
     for (size_t v = 0; v < sizeof vecs / sizeof vecs[0]; v++)
@@ -261,6 +283,10 @@ kedr_status kedr_flow_poisson_precondition(kedr_flow_poisson *ps, const double *
     const flow_level *L = &ps->lv[0];
     KEDR_TRY(flow_op_copy(ps->ctx, ps->bb, x, L->N * sizeof *x));
     KEDR_TRY(project_mean(ps, L, ps->bb));
+#ifdef KEDR_HAVE_FFTW
+    if (ps->o.method == KEDR_FLOW_METHOD_FFT) /* the exact inverse on A's range */
+        return flow_fft_solve(ps, ps->bb, y);
+#endif
     if (ps->o.method == KEDR_FLOW_METHOD_MG) {
         KEDR_TRY(flow_mg_vcycle(ps, ps->bb, y));
         return project_mean(ps, L, y);
@@ -380,6 +406,12 @@ kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const doub
         return KEDR_OK;
     }
     KEDR_TRY(project_mean(ps, L, x));
+#ifdef KEDR_HAVE_FFTW
+    if (ps->o.method == KEDR_FLOW_METHOD_FFT) {
+        KEDR_TRY(flow_fft_solve(ps, ps->bb, x));
+        info->converged = 1; /* direct: the history holds the residual of the result */
+    } else
+#endif
     if (ps->o.method == KEDR_FLOW_METHOD_MG)
         KEDR_TRY(mg_solve(ps, x, ps->bb, bnorm, info));
     else
@@ -390,6 +422,8 @@ kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const doub
     KEDR_TRY(flow_op_residual(ps->ctx, L, x, ps->bb, ps->r));
     KEDR_TRY(flow_op_dot(ps->ctx, N, ps->r, ps->r, &rr));
     info->residual = sqrt(rr) / bnorm;
+    if (ps->o.method == KEDR_FLOW_METHOD_FFT)
+        ps->history[info->history_len++] = info->residual;
     info->seconds = kedr_wall_seconds() - t0;
     return KEDR_OK;
 }

@@ -174,6 +174,7 @@ struct kedr_flow_poisson {
     double *r, *z, *p, *q, *t, *bb;
     double *history;
     int history_cap;
+    struct flow_fft *fft;   /* method fft (fft.c) */
 };
 
 /* The coarsest multigrid grid solved directly up to this many cells. */
@@ -181,6 +182,11 @@ struct kedr_flow_poisson {
 
 /* The level's diagonal and its inverse (computed on the host, copied to the context). */
 kedr_status flow_level_diag(kedr_ctx *ctx, flow_level *L);
+
+/* The direct FFT / DCT solver (fft.c, with FFTW): plans and eigenvalues; x = A^+ b. */
+kedr_status flow_fft_setup(kedr_flow_poisson *ps);
+void flow_fft_free(kedr_flow_poisson *ps);
+kedr_status flow_fft_solve(kedr_flow_poisson *ps, const double *b, double *x);
 
 /* Multigrid (mg.c): the levels below the finest and their transfers; one V-cycle from zero,
  * z = V(r), a symmetric operator, on the finest level. */

@@ -6,7 +6,8 @@
  * 32^2 and 64^2 cells. The largest error of the staggered velocity must fall at an observed
  * order >= 1.9 between each pair of grids (measured 1.97 and 1.99), be below 4e-5 on 64^2
  * (measured 3.05e-5), and the kinetic energy must follow e^{-4 nu t} within 1e-4 relative.
- * Every pressure solver must give the same flow to the solve's tolerance. */
+ * Every pressure solver (and the FFT one where built) must give the same flow to the solve's
+ * tolerance. */
 #include "kedr/flow.h"
 #include "test_util.h"
 
@@ -39,7 +40,10 @@ static kedr_flow_case tg_case(int n, double nu)
 static double run(kedr_ctx *ctx, int n, const char *precond, double *energy_err)
 {
     kedr_flow_case c = tg_case(n, 0.02);
-    kedr_flow_precond_parse(precond, &c.poisson.precond);
+    if (strcmp(precond, "fft") == 0)
+        c.poisson.method = KEDR_FLOW_METHOD_FFT;
+    else
+        kedr_flow_precond_parse(precond, &c.poisson.precond);
     kedr_flow *f = NULL;
     TU_OK(kedr_flow_create(ctx, &c, &f));
     if (!f)
@@ -96,8 +100,12 @@ int main(void)
         TU_CHECK(err[2] < 4e-5, "64^2: error %.3e", err[2]);
         TU_CHECK(eerr[2] < 1e-4, "64^2: kinetic energy off by %.3e", eerr[2]);
         /* the other pressure solvers give the same flow to the solve's tolerance */
-        const char *others[] = {"ssor", "jacobi", "ainv"};
-        for (int p = 0; p < 3; p++) {
+        const char *others[] = {"ssor", "jacobi", "ainv", "fft"};
+        int nothers = 3;
+#ifdef KEDR_HAVE_FFTW
+        nothers += bk[ib] == KEDR_BACKEND_CPU; /* the direct solver, with FFTW, on the cpu */
+#endif
+        for (int p = 0; p < nothers; p++) {
             double e2, e = run(ctx, 32, others[p], &e2);
             TU_CHECK(fabs(e - err[1]) <= 1e-6 * err[1] + 1e-9, "32^2 with %s: error %.6e, with "
                      "mg %.6e", others[p], e, err[1]);
