@@ -7,7 +7,8 @@
  *    bit for bit on the cpu, where the arithmetic is the same (and within rounding on cuda),
  *    with moving-wall, inflow, free and fixed-temperature faces and solid nodes at a fixed
  *    temperature; a node far downstream, which the inflow cannot reach in five steps, stays
- *    near rest; and the cuda fields agree with the cpu's within 1e-11 (single: 1e-4). */
+ *    near rest; and the cuda fields agree with the cpu's within 1e-11 (single: 1e-4), the
+ *    step's statistics (the reductions) within 1e-10 relative. */
 #include "kedr/adi.h"
 #include "test_util.h"
 
@@ -25,14 +26,19 @@ static void base_case(kedr_adi_case *c, int nx, int ny, int nz)
     c->steps = 5;
 }
 
+/* The statistics of the last run (the measures' kernels on cuda). */
+static kedr_adi_stats last_stats;
+
 static int run(kedr_ctx *ctx, const kedr_adi_case *c, double *f[4])
 {
     kedr_adi *s = NULL;
     kedr_status st = kedr_adi_create(ctx, c, &s);
     for (int64_t k = 0; st == KEDR_OK && k < c->steps; k++)
         st = kedr_adi_step(s);
-    if (st == KEDR_OK)
+    if (st == KEDR_OK) {
         st = kedr_adi_get_fields(s, f[0], f[1], f[2], f[3]);
+        kedr_adi_get_stats(s, &last_stats);
+    }
     kedr_adi_destroy(s);
     TU_CHECK(st == KEDR_OK, "run: %s", kedr_last_error());
     return st == KEDR_OK;
@@ -98,8 +104,9 @@ static void solid_walls(kedr_ctx *ctx, int single)
     free_fields(fb);
 }
 
-/* The cpu's fields of the blocks case, per precision, for the cuda run. */
+/* The cpu's fields and statistics of the blocks case, per precision, for the cuda run. */
 static double **cpu_blocks[2];
+static kedr_adi_stats cpu_stats[2];
 
 /* 2: blocks across an inflow box; z direct and transposed; cuda against cpu. */
 static void blocks(kedr_ctx *ctx, kedr_backend backend, int single)
@@ -156,8 +163,22 @@ static void blocks(kedr_ctx *ctx, kedr_backend backend, int single)
          * same arithmetic, up to the GPU's fused multiply-adds. */
         if (backend == KEDR_BACKEND_CPU) {
             cpu_blocks[single] = f0;
+            cpu_stats[single] = last_stats;
             f0 = NULL;
         } else if (cpu_blocks[single]) {
+            const kedr_adi_stats *x = &cpu_stats[single], *y = &last_stats;
+            double sx[5] = {x->continuity_rms, x->continuity_max, x->max_speed,
+                            x->kinetic_energy, x->change};
+            double sy[5] = {y->continuity_rms, y->continuity_max, y->max_speed,
+                            y->kinetic_energy, y->change};
+            for (int k = 0; k < 4; k++) /* the change is a difference: absolute */
+                TU_CHECK(fabs(sx[k] - sy[k]) <= (single ? 1e-4 : 1e-10) * fabs(sx[k]),
+                         "blocks: statistic %d on cuda %.10g, cpu %.10g", k, sy[k], sx[k]);
+            TU_CHECK(fabs(sx[4] - sy[4]) <= (single ? 1e-4 : 1e-10),
+                     "blocks: change on cuda %.10g, cpu %.10g", sy[4], sx[4]);
+            TU_CHECK(x->global_iterations == y->global_iterations,
+                     "blocks: %d global iterations on cuda, %d on cpu", y->global_iterations,
+                     x->global_iterations);
             double diff = 0;
             for (int v = 0; v < 4; v++)
                 for (size_t m = 0; m < n; m++)
