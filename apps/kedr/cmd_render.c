@@ -26,7 +26,8 @@ static void help(void)
            "Writes a PNG image and prints the accelerator's build time and memory and the\n"
            "rays per second.\n\n"
            "options:\n"
-           "  --accel grid|kdtree|bvh|brute  the accelerator (overrides [render] accel)\n"
+           "  --accel grid|kdtree|bvh|brute  the accelerator (overrides [render] accel); the\n"
+           "                         GPU traverses BVHs only: with another, auto means cpu\n"
            "  --test moller|woop     the ray-triangle test (default moller)\n"
            "  --size WxH             image size in pixels (overrides [render] width, height)\n"
            "  --spp N                samples per pixel (overrides [render] spp)\n"
@@ -175,6 +176,8 @@ int cmd_render(int argc, char **argv)
         fprintf(stderr, "kedr render: out of host memory for a %dx%d image\n", ro.width, ro.height);
         return CLI_EXIT_FAIL;
     }
+    if (o.com.backend == KEDR_BACKEND_AUTO && ro.accel != KEDR_ACCEL_BVH)
+        o.com.backend = KEDR_BACKEND_CPU; /* the GPU traverses BVHs only */
     kedr_ctx *ctx = cli_context(&o.com, "render");
     printf("scene %s: %zu triangles, %zu spheres, %zu planes, %zu lights", o.scene, si.triangles,
            si.spheres, si.planes, si.lights);
