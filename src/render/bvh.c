@@ -13,6 +13,8 @@
 
 #define BVH_BINS 16
 #define BVH_LEAF_MAX 8
+/* Nodes of this many references or fewer are leaves without asking the SAH. */
+#define BVH_LEAF_MIN 4
 #define BVH_MEDIAN_DEPTH 64
 /* SAH costs: a node visit (box test) against a triangle test. */
 #define BVH_COST_NODE 1.0f
@@ -86,7 +88,7 @@ static void bvh_node(bvh_builder *b, size_t at, uint32_t first, uint32_t count, 
         if (depth > b->depth)
             b->depth = depth;
     }
-    if (count <= 2) {
+    if (count <= BVH_LEAF_MIN) {
         make_leaf(node, first, count);
         return;
     }
