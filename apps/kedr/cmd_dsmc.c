@@ -31,9 +31,22 @@ typedef struct {
 } dsmc_options;
 
 /* Under mpirun, one simulator a rank (kedr_dsmc_create_on): rank 0 prints and writes the
- * fields; no checkpoints yet. */
+ * fields; each rank writes its own checkpoint (rank_path). */
 static kedr_comm *dsmc_comm;
 static int dsmc_rank, dsmc_nranks = 1;
+
+/* DIR/NAME.chk on one rank; DIR/NAME.rankRofN.chk on rank R of N. */
+static void rank_path(const char *path, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    if (dsmc_nranks <= 1) {
+        snprintf(out, size, "%s", path);
+        return;
+    }
+    int ext = len >= 4 && strcmp(path + len - 4, ".chk") == 0;
+    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, dsmc_rank,
+             dsmc_nranks);
+}
 
 static void help(void)
 {
@@ -214,12 +227,9 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
  * out and when the run is interrupted. */
 static int checkpoint(kedr_dsmc *sim, const kedr_dsmc_case *c)
 {
-    char path[DSMC_PATH];
-    if (dsmc_nranks > 1) { /* a checkpoint holds one simulator's particles: not yet over ranks */
-        printf("note: no checkpoint: a run over %d ranks does not write one yet\n", dsmc_nranks);
-        return 0;
-    }
-    snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
+    char path[DSMC_PATH], base[DSMC_PATH];
+    snprintf(base, sizeof base, "%s/%s.chk", c->out_dir, c->name);
+    rank_path(base, path, sizeof path);
     if (make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
@@ -515,11 +525,7 @@ int cmd_dsmc(int argc, char **argv)
     dsmc_rank = kedr_comm_rank(dsmc_comm);
     dsmc_nranks = kedr_comm_size(dsmc_comm);
     int rc;
-    if (dsmc_nranks > 1 && o.restart) {
-        fprintf(stderr, "kedr dsmc: --restart: a run over %d ranks cannot restart from a "
-                "checkpoint yet: restart it on one rank (without mpirun)\n", dsmc_nranks);
-        rc = CLI_EXIT_USAGE;
-    } else {
+    {
         if (dsmc_nranks > 1) {
             /* one GPU a rank: the ranks of a host take its GPUs in turn */
             if (kedr_device_count() > 0)
@@ -547,7 +553,10 @@ static int run_dsmc(dsmc_options *op)
     print_header(&o, ctx, &c);
     kedr_dsmc *sim = NULL;
     double wall0 = kedr_wall_seconds();
-    kedr_status made = o.restart ? kedr_dsmc_restart(ctx, &c, o.restart, &sim)
+    char restart[DSMC_PATH];
+    if (o.restart)
+        rank_path(o.restart, restart, sizeof restart);
+    kedr_status made = o.restart ? kedr_dsmc_restart_on(ctx, &c, dsmc_comm, restart, &sim)
                                  : KEDR_OK;
     kedr_dsmc_stats st = {0};
     if (made == KEDR_OK && sim)

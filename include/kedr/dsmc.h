@@ -434,6 +434,10 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path);
 /* kedr_dsmc_create without the initial fill, then kedr_dsmc_read_checkpoint. */
 kedr_status kedr_dsmc_restart(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *path,
                               kedr_dsmc **sim);
+/* kedr_dsmc_restart over the ranks of comm (kedr_dsmc_create_on): each rank reads its own
+ * checkpoint, written by the same rank of a run over as many ranks. Collective. */
+kedr_status kedr_dsmc_restart_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
+                                 const char *path, kedr_dsmc **sim);
 /* How many particles the simulator's arrays hold now (its capacity) and, from the memory free
  * on its context (and [run] max_particles), about how many would fit in all. */
 kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit);

@@ -70,7 +70,15 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     int64_t sampling[2] = {sim->c.sample_auto ? -2 : sim->c.sample_start, sim->c.sample_every};
     h = fnv1a(h, sampling, sizeof sampling);
     uint64_t ncells = sim->ncells;
-    return fnv1a(h, &ncells, sizeof ncells);
+    h = fnv1a(h, &ncells, sizeof ncells);
+    /* over several ranks a checkpoint holds one rank's particles and sums: it belongs to that
+     * rank of that split */
+    if (sim->nranks > 1) {
+        int32_t who[2] = {sim->rank, sim->nranks};
+        h = fnv1a(h, who, sizeof who);
+        h = fnv1a(h, sim->decomp.col0, (size_t)(sim->nranks + 1) * sizeof *sim->decomp.col0);
+    }
+    return h;
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */
@@ -498,7 +506,8 @@ static kedr_status check_shape(const chk_reader *r, const kedr_dsmc *sim, const 
                          r->path, h->version, CHK_VERSION);
     if (h->case_hash != case_hash(sim))
         return kedr_fail(KEDR_ERR_PARSE, "%s: written for another case (physics, grid or "
-                         "sampling differ, or another kedr build)", r->path);
+                         "sampling differ, another kedr build, or another rank or number of "
+                         "ranks)", r->path);
     dsmc_particles a = sim->a;
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&a, &sim->p, fields);
@@ -759,13 +768,21 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
 kedr_status kedr_dsmc_restart(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *path,
                               kedr_dsmc **sim)
 {
+    return kedr_dsmc_restart_on(ctx, c, NULL, path, sim);
+}
+
+kedr_status kedr_dsmc_restart_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
+                                 const char *path, kedr_dsmc **sim)
+{
     if (!c || !sim)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_restart: %s is NULL", c ? "sim" : "c");
     kedr_dsmc_case empty = *c;
     empty.fill = 0; /* the checkpoint brings the particles */
-    KEDR_TRY(kedr_dsmc_create(ctx, &empty, sim));
+    KEDR_TRY(kedr_dsmc_create_on(ctx, &empty, comm, sim));
     (*sim)->c.fill = c->fill;
     kedr_status s = kedr_dsmc_read_checkpoint(*sim, path);
+    if (comm) /* every rank restarts, or none */
+        s = kedr_comm_agree(comm, s);
     if (s != KEDR_OK) {
         kedr_dsmc_destroy(*sim);
         *sim = NULL;
