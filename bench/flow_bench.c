@@ -435,7 +435,8 @@ static void print_row(const row *r, int step)
 
 static void json_row(FILE *fp, const row *r, int first, int step)
 {
-    fprintf(fp, "%s\n    {\"kind\": \"%s\", \"what\": ", first ? "" : ",", step ? "step" : "poisson");
+    fprintf(fp, "%s\n    {\"kind\": \"%s\", \"what\": ", first ? "" : ",",
+            step ? "step" : "poisson");
     kedr_json_string(fp, r->what);
     fprintf(fp, ", \"grid\": \"%s\", \"%s\": %.6g, \"%s\": %.6g, \"iterations\": %d, "
             "\"%s\": %.3g", r->grid, step ? "ms_per_step" : "solve_ms", 1e3 * r->solve_s,
@@ -458,7 +459,8 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
     bench_device_name(ctx, dev, sizeof dev);
     printf("kedr bench flow on %s (%s): relative residual %.0e from x = 0, Neumann box, median "
            "of %d; yardsticks: %s\n", dev, kedr_backend_name(kedr_ctx_backend(ctx)), FB_TOL,
-           repeats, o->no_yardsticks || cuda ? "none (cpu runs only)" : kedr_bench_flow_yardsticks());
+           repeats,
+           o->no_yardsticks || cuda ? "none (cpu runs only)" : kedr_bench_flow_yardsticks());
 #if defined(KEDR_BENCH_HYPRE) || defined(KEDR_BENCH_PETSC)
     int we_init = 0, yard = !o->no_yardsticks && do_poisson;
     if (yard) {

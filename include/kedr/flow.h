@@ -1,11 +1,12 @@
 /* kedr flow: incompressible Navier–Stokes on a uniform staggered grid by a projection method, and
  * the pressure Poisson solvers it needs (docs/flow.md).
  *
- * The model is that of Boreskov et al. (2015), §12.2, a multi-GPU immersed-boundary solver
- * (second-order central differences on a staggered grid, Adams–Bashforth 2, a pressure correction from a
- * homogeneous Neumann Poisson equation solved by preconditioned conjugate gradients with m-step
- * Jacobi, red-black symmetric Gauss–Seidel or the approximate inverse (I - L D^-1)(I - D^-1 L^T)),
- * with a geometric multigrid V-cycle beside them. Arrays live in the context's memory. */
+ * The model is that of Boreskov et al. (2015), §12.2, a multi-GPU immersed-boundary solver:
+ * second-order central differences on a staggered grid, Adams–Bashforth 2, a pressure
+ * correction from a homogeneous Neumann Poisson equation solved by preconditioned conjugate
+ * gradients with m-step Jacobi, red-black symmetric Gauss–Seidel or the approximate inverse
+ * (I - L D^-1)(I - D^-1 L^T); kedr adds geometric multigrid and a direct FFT/DCT solver.
+ * Arrays live in the context's memory. */
 #ifndef KEDR_FLOW_H
 #define KEDR_FLOW_H
 

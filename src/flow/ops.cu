@@ -59,7 +59,8 @@ __global__ void k_ainv(flow_level L, const double *in, double *out, int upper)
     {
         int i, j, k;
         cell_ijk(L, c, &i, &j, &k);
-        out[c] = upper ? flow_cell_ainv_upper(&L, in, i, j, k) : flow_cell_ainv_lower(&L, in, i, j, k);
+        out[c] = upper ? flow_cell_ainv_upper(&L, in, i, j, k)
+                       : flow_cell_ainv_lower(&L, in, i, j, k);
     }
 }
 
