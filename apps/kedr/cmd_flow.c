@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define FLOW_PATH (KEDR_FLOW_PATH_MAX + KEDR_FLOW_NAME_MAX + 32)
 
@@ -195,6 +196,33 @@ static void warn_dt(kedr_flow *f, const kedr_flow_case *c)
                 fmax(st.umax[0], fmax(st.umax[1], st.umax[2])), c->nu, lim);
 }
 
+/* Memory the back end has: the GPU's, or the host's physical memory. */
+static double memory_of(kedr_ctx *ctx)
+{
+    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA) {
+        kedr_device_info info;
+        if (kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK)
+            return (double)info.memory_bytes;
+        return HUGE_VAL;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page : HUGE_VAL;
+}
+
+/* Refuses a grid that cannot fit, saying how much it needs. */
+static int check_memory(kedr_ctx *ctx, const kedr_flow_case *c)
+{
+    double need = kedr_flow_bytes(c), have = memory_of(ctx);
+    if (need <= have)
+        return 0;
+    char a[32], b[32];
+    fprintf(stderr, "kedr flow: %s: the grid (%d x %d x %d cells) needs about %s, and this back "
+            "end has %s: coarsen the grid or run on a larger device\n", c->path, c->n[0],
+            c->n[1], c->dims == 3 ? c->n[2] : 1, kedr_format_bytes(need, a, sizeof a),
+            kedr_format_bytes(have, b, sizeof b));
+    return CLI_EXIT_FAIL;
+}
+
 static void progress_line(const kedr_flow_stats *st, const kedr_flow_case *c, double run0,
                           int64_t first)
 {
@@ -277,6 +305,10 @@ int cmd_flow(int argc, char **argv)
            c.dt > 0 ? "fixed" : "from cfl",
            pcg ? "PCG" : c.poisson.method == KEDR_FLOW_METHOD_MG ? "multigrid" : "FFT/DCT (direct)",
            pcg ? " + " : "", pcg ? kedr_flow_precond_name(c.poisson.precond) : "", c.poisson.tol);
+    if (check_memory(ctx, &c) != 0) {
+        kedr_ctx_destroy(ctx);
+        return CLI_EXIT_FAIL;
+    }
     kedr_flow *f = NULL;
     kedr_status s = o.restart ? kedr_flow_restart(ctx, &c, o.restart, &f)
                               : kedr_flow_create(ctx, &c, &f);

@@ -149,6 +149,8 @@ kedr_status kedr_flow_case_load(const char *path, kedr_flow_case *c);
 kedr_status kedr_flow_case_parse(const char *text, const char *name, kedr_flow_case *c);
 /* Checks a case filled in by hand or changed after loading (consistency of the boundaries). */
 kedr_status kedr_flow_case_check(const kedr_flow_case *c);
+/* The memory a case's state and pressure solver take (bytes, a close upper estimate). */
+double kedr_flow_bytes(const kedr_flow_case *c);
 /* The stable time step of the Adams–Bashforth 2 scheme for a velocity bound umax (per axis). */
 double kedr_flow_stable_dt(const kedr_flow_case *c, const double umax[3]);
 

@@ -82,10 +82,9 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
         snprintf(why, sizeof why, "%s", kedr_last_error());
         kedr_flow_destroy(f);
         if (s == KEDR_ERR_NOMEM) {
-            double bytes = (4.0 * c->dims * (double)f->padded + 12.0 * (double)f->cells) * 8;
             char b[32];
             return kedr_fail(s, "%s: the grid needs about %s", why,
-                             kedr_format_bytes(bytes, b, sizeof b));
+                             kedr_format_bytes(kedr_flow_bytes(c), b, sizeof b));
         }
         return kedr_fail(s, "%s", why);
     }
@@ -288,6 +287,18 @@ kedr_status flow_umax(const struct kedr_flow *f, double *const q[3], double umax
             }
         }
     return KEDR_OK;
+}
+
+double kedr_flow_bytes(const kedr_flow_case *c)
+{
+    double padded = 1, cells = 1;
+    for (int a = 0; a < c->dims; a++) {
+        padded *= c->n[a] + 2.0;
+        cells *= c->n[a];
+    }
+    /* u, u~, H, H_old per component; P, phi, rhs; the solver's 9 vectors and its coarse
+     * levels' 5 (at most a third of the cells in 2D, a seventh in 3D) */
+    return 8 * (4.0 * c->dims * padded + (12 + 5.0 / (c->dims == 3 ? 7 : 3)) * cells);
 }
 
 double kedr_flow_stable_dt(const kedr_flow_case *c, const double umax[3])

@@ -27,6 +27,12 @@ check inflow-velocity 1 "inflow.ini.*x_min_velocity.*missing" -- "$kedr" flow "$
 sed 's/^dt = auto/dt = fast/' "$cav" >"$tmp/dt.ini"
 check bad-dt 1 "dt.ini:[0-9]+: \[time\] dt: 'fast'" -- "$kedr" flow "$tmp/dt.ini"
 
+sed -e 's/^dimensions = 2/dimensions = 3/' -e 's/^length = 1 1/length = 1 1 1/' \
+  -e 's/^nx = 32/nx = 1580/' -e 's/^ny = 32/ny = 1580\nnz = 1580/' \
+  -e 's/^boundary_y_max = wall/boundary_y_max = wall\nboundary_z_min = wall\nboundary_z_max = wall/' \
+  -e 's/^y_max_velocity = 1 0/y_max_velocity = 1 0 0/' "$cav" >"$tmp/huge.ini"
+check too-big 1 'huge.ini: the grid \(1580 x 1580 x 1580 cells\) needs about [0-9.]+ [kMGTPE]?B' -- "$kedr" flow "$tmp/huge.ini" --backend cpu
+
 # a tiny run: 8 x 8 cavity, 40 steps
 sed -e 's/^nx = 32/nx = 8/' -e 's/^ny = 32/ny = 8/' -e 's/^stats_every = 500/stats_every = 10/' \
   "$cav" >"$tmp/tiny.ini"
