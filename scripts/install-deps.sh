@@ -33,9 +33,10 @@ else
   # (Open MPI: headers, mpicc and mpirun) for runs over several GPUs or processes and their tests.
   if command -v dpkg-query >/dev/null 2>&1; then
     # FFTW (kedr flow's direct solver, the FFT example), OpenBLAS and LAPACKE (the examples, the
-    # cpu yardstick of kedr bench tridiag), assimp (OBJ/MTL meshes of kedr render).
+    # cpu yardstick of kedr bench tridiag), assimp (OBJ/MTL meshes of kedr render), zlib
+    # (compressed VTK files).
     pkgs=(libplplot-dev plplot-driver-cairo libopenmpi-dev openmpi-bin libfftw3-dev libopenblas-dev
-          liblapacke-dev libassimp-dev)
+          liblapacke-dev libassimp-dev zlib1g-dev)
     # --anchors: the benchmarks' cpu yardsticks as well (Embree for kedr bench render; PETSc and
     # hypre for kedr bench flow), which the build and the tests do not need.
     [ "${1:-}" = --anchors ] && pkgs+=(libembree-dev libhypre-dev petsc-dev)

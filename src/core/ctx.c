@@ -262,7 +262,8 @@ kedr_status kedr_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes)
     /* Parallel copy: one thread cannot saturate the memory system of a multi-core host. */
     const size_t chunk = (size_t)1 << 20;
     long long nchunks = (long long)((bytes + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
+    /* one chunk: no parallel region (on a loaded host, opening one costs more than the copy) */
+#pragma omp parallel for schedule(static) if (nchunks > 1)
     for (long long c = 0; c < nchunks; c++) {
         size_t off = (size_t)c * chunk;
         size_t len = bytes - off < chunk ? bytes - off : chunk;
