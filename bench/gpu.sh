@@ -10,6 +10,9 @@
 #                                         KEDR_B17=inverses: with inverses)
 #   OUT=/some/dir bench/gpu.sh sanitize   build, compute-sanitizer over the test programs
 #                                         (bench/sanitize-gpu.sh: about 8 minutes)
+#   OUT=/some/dir bench/gpu.sh probe      build, every kedr probe measurement (probe-*.json)
+#   OUT=/some/dir bench/gpu.sh modules    build, kedr bench adi, flow, render and tridiag
+#                                         (adi.json, flow.json, render.json, tridiag.json)
 #
 # $OUT (default ./gpu-out) receives build.log, test.log, bench.log, prim-cuda.json,
 # prim-cpu.json, dsmc-cuda.json, cayley-cuda.json and cayley-cpu.json. A failed test does not
@@ -21,9 +24,9 @@ out=${OUT:-gpu-out}
 phases=${*:-test bench}
 for p in $phases; do
     case $p in
-    test | bench | dsmc | multi | sanitize) ;;
+    test | bench | dsmc | multi | sanitize | probe | modules) ;;
     *)
-        echo "usage: bench/gpu.sh [test] [bench] [dsmc] [multi] [sanitize]   (default: test bench; the build always runs)" >&2
+        echo "usage: bench/gpu.sh [test] [bench] [dsmc] [multi] [sanitize] [probe] [modules]   (default: test bench; the build always runs)" >&2
         exit 2
         ;;
     esac
@@ -136,6 +139,29 @@ if has multi; then
     fi
 fi
 
+if has probe; then
+    # seed 001's measurements and the textbook's kernels; p2p exits 3 on a host of one GPU
+    echo "== kedr probe"
+    for sub in bandwidth offset stride transpose transfer overlap occupancy textbook p2p; do
+        build/kedr probe $sub --backend cuda --json "$out/probe-$sub.json" 2>&1 |
+            tee -a "$out/probe.log"
+        rc=${PIPESTATUS[0]}
+        if [ $rc -ne 0 ] && ! { [ $sub = p2p ] && [ $rc -eq 3 ]; }; then
+            bench_rc=$rc
+        fi
+    done
+fi
+
+if has modules; then
+    echo "== kedr bench adi, flow, render, tridiag"
+    for suite in adi flow render tridiag; do
+        timeout "${KEDR_MODULE_TIMEOUT:-300}" build/kedr bench $suite --backend cuda \
+            --json "$out/$suite.json" 2>&1 | tee -a "$out/modules.log"
+        rc=${PIPESTATUS[0]}
+        [ $rc -eq 0 ] || bench_rc=$rc
+    done
+fi
+
 sanitize_rc=0
 if has sanitize; then
     OUT=$out bash bench/sanitize-gpu.sh 2>&1 | tee "$out/sanitize.log"
@@ -144,7 +170,7 @@ fi
 
 status() { [ "$1" -eq 0 ] && echo ok || echo "FAILED (exit $1)"; }
 echo "== summary: tests $(has test && status $test_rc || echo skipped)," \
-    "benchmarks $(has bench || has dsmc && status $bench_rc || echo skipped)," \
+    "benchmarks $(has bench || has dsmc || has probe || has modules && status $bench_rc || echo skipped)," \
     "multi-GPU $(has multi && status $multi_rc || echo skipped)," \
     "sanitizers $(has sanitize && status $sanitize_rc || echo skipped)"
 [ $test_rc -eq 0 ] && [ $bench_rc -eq 0 ] && [ $multi_rc -eq 0 ] && [ $sanitize_rc -eq 0 ]
