@@ -4,9 +4,12 @@
  *
  * The particles travel as records: each field of dsmc_particle_fields (sim.h) in turn, so a
  * new particle array travels without a change here. Particles that left the domain (cell key
- * ncells) stay where they are for the indexing to drop. The cuda back end stages the particle
- * arrays through host memory (the MPI library is not CUDA-aware here: include/kedr/comm.h). */
+ * ncells) stay where they are for the indexing to drop. On the GPU the leaving particles are
+ * found and packed there (exchange.cu), and only their records cross to the host and back (the
+ * MPI library is not CUDA-aware here: include/kedr/comm.h). */
 #include "exchange.h"
+
+#include "core/internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -59,63 +62,196 @@ void dsmc_decomp_free(dsmc_decomp *d)
     memset(d, 0, sizeof *d);
 }
 
-/* Host views of the particle arrays: the arrays themselves on the cpu, copies on the GPU. */
-typedef struct {
-    int nf;
-    dsmc_field f[DSMC_MAX_FIELDS];
-    unsigned char *h[DSMC_MAX_FIELDS];
-    uint32_t *keys;
-    int copied;
-} host_view;
-
-static void view_free(host_view *v)
-{
-    if (v->copied) {
-        for (int k = 0; k < v->nf; k++)
-            free(v->h[k]);
-        free(v->keys);
-    }
-    memset(v, 0, sizeof *v);
-}
-
-static kedr_status view_open(kedr_dsmc *sim, uint32_t *keys, host_view *v)
-{
-    memset(v, 0, sizeof *v);
-    v->nf = dsmc_particle_fields(&sim->a, &sim->p, v->f);
-    size_t n = sim->n;
-    if (kedr_ctx_backend(sim->ctx) == KEDR_BACKEND_CPU) {
-        for (int k = 0; k < v->nf; k++)
-            v->h[k] = *v->f[k].ptr;
-        v->keys = keys;
-        return KEDR_OK;
-    }
-    v->copied = 1;
-    for (int k = 0; k < v->nf; k++) {
-        v->h[k] = malloc((n ? n : 1) * v->f[k].elem);
-        if (!v->h[k] || kedr_download(sim->ctx, v->h[k], *v->f[k].ptr, n * v->f[k].elem)) {
-            kedr_status s = v->h[k] ? KEDR_ERR_CUDA : KEDR_ERR_NOMEM;
-            view_free(v);
-            return s == KEDR_ERR_NOMEM ? kedr_fail(s, "kedr_dsmc: exchange: no host memory for "
-                                                   "%zu particles", n)
-                                       : s;
-        }
-    }
-    v->keys = malloc((n ? n : 1) * sizeof *v->keys);
-    if (!v->keys) {
-        view_free(v);
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: exchange: no host memory for %zu keys", n);
-    }
-    kedr_status s = kedr_download(sim->ctx, v->keys, keys, n * sizeof *v->keys);
-    if (s != KEDR_OK)
-        view_free(v);
-    return s;
-}
-
-/* Where particle i goes: the owner of its cell's column, or this rank for one that left. */
+/* Where a particle goes: the owner of its cell's column, or this rank for one that left. */
 static int dest_of(const kedr_dsmc *sim, const dsmc_decomp *d, uint32_t key, int me)
 {
     return key >= sim->ncells ? me : d->owner[key % (uint32_t)sim->p.nx];
 }
+
+/* The leaving particles as records, side by side per destination rank in rank order and in
+ * particle order within one (msgs point into buf); the staying ones in slots 0..kept. */
+typedef struct {
+    unsigned char *buf;
+    kedr_comm_msg *msgs;
+    int nmsgs;
+    size_t kept;
+} leaving;
+
+static void leaving_free(leaving *l)
+{
+    free(l->buf);
+    free(l->msgs);
+    memset(l, 0, sizeof *l);
+}
+
+/* Room for the records of `count` particles per destination (per[r]), and the messages. */
+static kedr_status leaving_alloc(leaving *l, const int64_t *per, int nranks, int me, size_t rec)
+{
+    size_t total = 0;
+    for (int r = 0; r < nranks; r++)
+        total += r == me ? 0 : (size_t)per[r];
+    l->buf = malloc(total ? total * rec : 1);
+    l->msgs = calloc((size_t)nranks, sizeof *l->msgs);
+    if (!l->buf || !l->msgs)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: exchange: no host memory for %zu leaving "
+                         "particles", total);
+    size_t off = 0;
+    for (int r = 0; r < nranks; r++) {
+        if (r == me || per[r] == 0)
+            continue;
+        l->msgs[l->nmsgs].rank = r;
+        l->msgs[l->nmsgs].data = l->buf + off;
+        l->msgs[l->nmsgs].bytes = (size_t)per[r] * rec;
+        l->nmsgs++;
+        off += (size_t)per[r] * rec;
+    }
+    return KEDR_OK;
+}
+
+/* The cpu: the arrays are host memory; the staying particles close ranks in place. */
+static kedr_status leave_cpu(kedr_dsmc *sim, const dsmc_decomp *d, int me, int nranks,
+                             uint32_t *keys, int64_t *per, leaving *l)
+{
+    dsmc_field f[DSMC_MAX_FIELDS];
+    int nf = dsmc_particle_fields(&sim->a, &sim->p, f);
+    size_t n = sim->n, rec = dsmc_particle_bytes(&sim->p), kept = 0;
+    for (size_t i = 0; i < n; i++)
+        per[dest_of(sim, d, keys[i], me)]++;
+    KEDR_TRY(leaving_alloc(l, per, nranks, me, rec));
+    size_t *at = calloc((size_t)nranks, sizeof *at);
+    if (!at)
+        return kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+    for (int m = 0; m < l->nmsgs; m++)
+        at[l->msgs[m].rank] = (size_t)((const unsigned char *)l->msgs[m].data - l->buf);
+    for (size_t i = 0; i < n; i++) {
+        int r = dest_of(sim, d, keys[i], me);
+        if (r == me) {
+            if (kept != i) {
+                for (int k = 0; k < nf; k++)
+                    memcpy((unsigned char *)*f[k].ptr + kept * f[k].elem,
+                           (unsigned char *)*f[k].ptr + i * f[k].elem, f[k].elem);
+                keys[kept] = keys[i];
+            }
+            kept++;
+            continue;
+        }
+        unsigned char *q = l->buf + at[r];
+        for (int k = 0; k < nf; k++) {
+            memcpy(q, (unsigned char *)*f[k].ptr + i * f[k].elem, f[k].elem);
+            q += f[k].elem;
+        }
+        at[r] += rec;
+    }
+    free(at);
+    l->kept = kept;
+    return KEDR_OK;
+}
+
+#ifdef KEDR_HAVE_CUDA
+/* The GPU's exchange scratch: at least `bytes` (its contents need not survive). */
+static kedr_status xbuf_room(kedr_dsmc *sim, size_t bytes)
+{
+    if (bytes <= sim->xbuf_bytes)
+        return KEDR_OK;
+    kedr_free(sim->ctx, sim->xbuf);
+    sim->xbuf = NULL;
+    sim->xbuf_bytes = 0;
+    bytes += bytes / 4;
+    KEDR_TRY(kedr_alloc(sim->ctx, &sim->xbuf, bytes));
+    sim->xbuf_bytes = bytes;
+    return KEDR_OK;
+}
+
+/* The GPU: the leaving particles are found and packed there (exchange.cu), and only their
+ * records cross to the host; the particles from the end of the arrays fill their slots. */
+static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int nranks,
+                              uint32_t *keys, int64_t *per, leaving *l)
+{
+    kedr_ctx *ctx = sim->ctx;
+    size_t n = sim->n, rec = dsmc_particle_bytes(&sim->p), m = 0;
+    if (!sim->xowner) {
+        KEDR_TRY(kedr_alloc(ctx, (void **)&sim->xowner, (size_t)d->nx * sizeof *d->owner));
+        KEDR_TRY(kedr_upload(ctx, sim->xowner, d->owner, (size_t)d->nx * sizeof *d->owner));
+    }
+    KEDR_TRY(xbuf_room(sim, dsmc_select_scratch_words(n) * 4));
+    uint32_t *idx = sim->perm; /* free between the copies of radial weighting and the index */
+    KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, (uint32_t)sim->p.nx,
+                                      sim->xowner, me, (uint32_t *)sim->xbuf, idx, &m));
+    dsmc_xfields xf;
+    memset(&xf, 0, sizeof xf);
+    dsmc_field f[DSMC_MAX_FIELDS];
+    xf.nf = dsmc_particle_fields(&sim->a, &sim->p, f);
+    xf.rec = (int)rec;
+    for (int k = 0; k < xf.nf; k++) {
+        xf.ptr[k] = (unsigned char *)*f[k].ptr;
+        xf.elem[k] = (int)f[k].elem;
+    }
+    size_t rec_bytes = (m * rec + 7) / 8 * 8;
+    KEDR_TRY(xbuf_room(sim, rec_bytes + m * 8));
+    KEDR_TRY(dsmc_pack_cuda(ctx, &xf, idx, m, sim->xbuf));
+    unsigned char *hrec = malloc(m ? m * rec : 1);
+    uint32_t *hidx = malloc(m ? m * sizeof *hidx : 1), *pairs = malloc(m ? 2 * m * 4 : 1);
+    kedr_status s = hrec && hidx && pairs ? KEDR_OK
+                    : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: exchange: no host memory for %zu "
+                                "leaving particles", m);
+    if (s == KEDR_OK)
+        s = kedr_download(ctx, hrec, sim->xbuf, m * rec);
+    if (s == KEDR_OK)
+        s = kedr_download(ctx, hidx, idx, m * sizeof *hidx);
+    size_t kept = n - m, np = 0;
+    if (s == KEDR_OK) {
+        /* the slots below kept that left, filled in order by the staying particles above it */
+        size_t j = 0, src = kept, t = 0;
+        for (; j < m && hidx[j] < kept; j++) {
+            while (t < m && hidx[t] < src)
+                t++;
+            while (t < m && hidx[t] == src) /* src left too */
+                src++, t++;
+            pairs[2 * np] = hidx[j];
+            pairs[2 * np + 1] = (uint32_t)src++;
+            np++;
+        }
+        s = kedr_upload(ctx, (unsigned char *)sim->xbuf + rec_bytes, pairs, np * 8);
+    }
+    if (s == KEDR_OK)
+        s = dsmc_move_slots_cuda(ctx, &xf, keys,
+                                 (const uint32_t *)((unsigned char *)sim->xbuf + rec_bytes), np);
+    /* the records by destination, in particle order within one; x, y (z) lead a record */
+    int three = sim->p.dims == 3;
+    int *dest = s == KEDR_OK ? malloc((m ? m : 1) * sizeof *dest) : NULL;
+    if (s == KEDR_OK && !dest)
+        s = kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+    for (size_t i = 0; s == KEDR_OK && i < m; i++) {
+        double x[3] = {0, 0, 0};
+        memcpy(x, hrec + i * rec, (three ? 3 : 2) * sizeof(double));
+        uint32_t cell = three ? dsmc_cell_of3(&sim->p, x[0], x[1], x[2])
+                              : dsmc_cell_of(&sim->p, x[0], x[1]);
+        dest[i] = d->owner[cell % (uint32_t)sim->p.nx];
+        per[dest[i]]++;
+    }
+    if (s == KEDR_OK)
+        s = leaving_alloc(l, per, nranks, me, rec);
+    if (s == KEDR_OK) {
+        size_t *at = calloc((size_t)nranks, sizeof *at);
+        if (!at)
+            s = kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+        for (int q = 0; at && q < l->nmsgs; q++)
+            at[l->msgs[q].rank] = (size_t)((const unsigned char *)l->msgs[q].data - l->buf);
+        for (size_t i = 0; at && i < m; i++) {
+            memcpy(l->buf + at[dest[i]], hrec + i * rec, rec);
+            at[dest[i]] += rec;
+        }
+        free(at);
+    }
+    per[me] = (int64_t)kept;
+    l->kept = kept;
+    free(dest);
+    free(hrec);
+    free(hidx);
+    free(pairs);
+    return s;
+}
+#endif
 
 kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
                           dsmc_exchange_counts *counts)
@@ -129,90 +265,32 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
                          sim->p.nx);
     if (nranks == 1)
         return KEDR_OK;
+    size_t n = sim->n, rec = dsmc_particle_bytes(&sim->p);
     uint32_t *keys = NULL;
-    host_view v;
+    leaving l;
+    memset(&l, 0, sizeof l);
     int64_t *per = calloc((size_t)nranks + 1, sizeof *per);
     kedr_status s = per ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
     if (s == KEDR_OK)
         s = dsmc_locate(sim, &keys);
-    if (s == KEDR_OK)
-        s = view_open(sim, keys, &v);
+#ifdef KEDR_HAVE_CUDA
+    if (s == KEDR_OK && KEDR_IS_CUDA(sim->ctx))
+        s = leave_cuda(sim, d, me, nranks, keys, per, &l);
     else
-        memset(&v, 0, sizeof v);
-    size_t n = sim->n, rec = dsmc_particle_bytes(&sim->p), kept = 0;
-    unsigned char *sendbuf = NULL;
-    kedr_comm_msg *msgs = NULL;
-    int nmsgs = 0;
-    if (s == KEDR_OK) {
-        for (size_t i = 0; i < n; i++)
-            per[dest_of(sim, d, v.keys[i], me)]++;
-        size_t leaving = n - (size_t)per[me];
-        sendbuf = malloc(leaving ? leaving * rec : 1);
-        msgs = calloc((size_t)nranks, sizeof *msgs);
-        if (!sendbuf || !msgs)
-            s = kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: exchange: no host memory for %zu "
-                          "leaving particles", leaving);
-    }
-    if (s == KEDR_OK) {
-        /* each destination's records side by side, in particle order; the staying particles
-         * close ranks in place (the same order) */
-        size_t *at = calloc((size_t)nranks, sizeof *at);
-        if (!at)
-            s = kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
-        if (at) {
-            size_t off = 0;
-            for (int r = 0; r < nranks; r++) {
-                at[r] = off;
-                if (r != me) {
-                    if (per[r]) {
-                        msgs[nmsgs].rank = r;
-                        msgs[nmsgs].data = sendbuf + off;
-                        msgs[nmsgs].bytes = (size_t)per[r] * rec;
-                        nmsgs++;
-                    }
-                    off += (size_t)per[r] * rec;
-                }
-            }
-            for (size_t i = 0; i < n; i++) {
-                int r = dest_of(sim, d, v.keys[i], me);
-                if (r == me) {
-                    if (kept != i) {
-                        for (int k = 0; k < v.nf; k++)
-                            memcpy(v.h[k] + kept * v.f[k].elem, v.h[k] + i * v.f[k].elem,
-                                   v.f[k].elem);
-                        v.keys[kept] = v.keys[i];
-                    }
-                    kept++;
-                    continue;
-                }
-                unsigned char *q = sendbuf + at[r];
-                for (int k = 0; k < v.nf; k++) {
-                    memcpy(q, v.h[k] + i * v.f[k].elem, v.f[k].elem);
-                    q += v.f[k].elem;
-                }
-                at[r] += rec;
-            }
-            free(at);
-        }
-    }
-    if (s == KEDR_OK && v.copied) { /* the staying particles back to the GPU */
-        for (int k = 0; s == KEDR_OK && k < v.nf; k++)
-            s = kedr_upload(sim->ctx, *v.f[k].ptr, v.h[k], kept * v.f[k].elem);
+#endif
         if (s == KEDR_OK)
-            s = kedr_upload(sim->ctx, keys, v.keys, kept * sizeof *v.keys);
-    }
+            s = leave_cpu(sim, d, me, nranks, keys, per, &l);
     if (s == KEDR_OK)
-        sim->n = kept;
+        sim->n = l.kept;
     /* every rank learns of any rank's failure before it waits for messages */
     s = kedr_comm_agree(comm, s);
     int nrecv = 0;
     kedr_comm_msg *got = NULL;
     void *recv = NULL;
     if (s == KEDR_OK)
-        s = kedr_comm_exchange(comm, nmsgs, msgs, &nrecv, &got, &recv);
-    free(sendbuf);
-    free(msgs);
-    view_free(&v);
+        s = kedr_comm_exchange(comm, l.nmsgs, l.msgs, &nrecv, &got, &recv);
+    size_t kept = l.kept;
+    leaving_free(&l);
     size_t arrived = 0;
     for (int m = 0; s == KEDR_OK && m < nrecv; m++)
         arrived += got[m].bytes / rec;

@@ -23,4 +23,33 @@ typedef struct {
 kedr_status dsmc_exchange(struct kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
                           dsmc_exchange_counts *counts);
 
+/* The particle arrays as the GPU's exchange kernels see them (exchange.cu). */
+typedef struct {
+    unsigned char *ptr[DSMC_MAX_FIELDS];
+    int elem[DSMC_MAX_FIELDS];
+    int nf, rec; /* fields; bytes a record */
+} dsmc_xfields;
+
+#ifdef KEDR_HAVE_CUDA
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* Words of scratch dsmc_select_leavers_cuda needs for n particles (device memory). */
+size_t dsmc_select_scratch_words(size_t n);
+/* The indices of the particles whose key lies in another rank's columns, ascending, into idx
+ * (device, room for n); *nleave their number (host). */
+kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                     uint32_t ncells, uint32_t nx, const int *owner, int me,
+                                     uint32_t *tiles, uint32_t *idx, size_t *nleave);
+/* Records of particles idx[0..m) into out (device, m * f->rec bytes). */
+kedr_status dsmc_pack_cuda(kedr_ctx *ctx, const dsmc_xfields *f, const uint32_t *idx, size_t m,
+                           void *out);
+/* Particle pairs[2 j + 1] and its key into slot pairs[2 j], j < m (device pairs). */
+kedr_status dsmc_move_slots_cuda(kedr_ctx *ctx, const dsmc_xfields *f, uint32_t *keys,
+                                 const uint32_t *pairs, size_t m);
+#ifdef __cplusplus
+}
+#endif
+#endif
+
 #endif

@@ -694,6 +694,8 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     free(sim->host_offsets);
     free(sim->sgb);
     dsmc_decomp_free(&sim->decomp);
+    kedr_free(ctx, sim->xowner);
+    kedr_free(ctx, sim->xbuf);
     free(sim);
 }
 

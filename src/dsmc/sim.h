@@ -190,6 +190,9 @@ struct kedr_dsmc {
     kedr_comm *comm;
     int rank, nranks;
     dsmc_decomp decomp;
+    int *xowner;      /* cuda: decomp.owner in device memory */
+    void *xbuf;       /* cuda: the exchange's scratch (selection, records, moves), grown */
+    size_t xbuf_bytes;
     kedr_dsmc_case c;
     dsmc_params p;
     size_t ncells;
