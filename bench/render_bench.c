@@ -171,9 +171,10 @@ static void help(void)
            "  --max-triangles N  the largest scene (default 1000000; 10^7 needs ~6 GB)\n"
            "  --size WxH         rays per batch as an image (default 1920x1080)\n"
            "  --repeats N        timed repeats, the median reported (default 3)\n"
-           "  --accel LIST       the cpu accelerators to time, e.g. bvh,grid (default all)\n"
+           "  --accel LIST       the cpu accelerators to time, e.g. bvh,lbvh (default all)\n"
            "  --backend cpu|cuda|auto  with cuda (auto: when a GPU is present), also the GPU's\n"
-           "                     BVH traversal on the same rays (bvh-cuda rows)\n"
+           "                     traversal of the cpu's BVH (bvh-cuda) and of the LBVH it builds\n"
+           "                     itself (lbvh-cuda, build time the GPU's) on the same rays\n"
            "  --json FILE        the record\n");
 }
 
@@ -183,7 +184,7 @@ int render_bench_main(int argc, char **argv)
     int w = 1920, h = 1080, repeats = 3;
     const char *json = NULL;
     kedr_backend backend = KEDR_BACKEND_AUTO;
-    int want[KEDR_ACCEL_BVH + 1] = {0, 1, 1, 1};
+    int want[KEDR_ACCEL_LBVH + 1] = {0, 1, 1, 1, 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -318,19 +319,23 @@ int render_bench_main(int argc, char **argv)
             fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
             rc = 1;
         }
-        /* rows: grid, kd-tree, BVH on the cpu; the BVH on the GPU; Embree */
-        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_BVH + 2 && rc == 0; kind++) {
+        /* rows: grid, kd-tree, BVH, LBVH on the cpu; the cpu-built BVH and the GPU-built LBVH
+         * traced on the GPU; Embree */
+        for (int row = 0; row <= 6 && rc == 0; row++) {
             double build = 0, rate[3] = {0, 0, 0};
             size_t bytes = 0;
             const char *name;
-            if (kind <= KEDR_ACCEL_BVH + 1) {
+            if (row <= 5) {
                 kedr_accel *a = NULL;
-                int on_gpu = kind == KEDR_ACCEL_BVH + 1;
-                kedr_accel_kind ak = on_gpu ? KEDR_ACCEL_BVH : (kedr_accel_kind)kind;
+                int on_gpu = row >= 4;
+                kedr_accel_kind ak = row == 4 ? KEDR_ACCEL_BVH
+                                     : row == 5 ? KEDR_ACCEL_LBVH
+                                                : (kedr_accel_kind)(KEDR_ACCEL_GRID + row);
                 if ((on_gpu && !gpu) || (!on_gpu && !want[ak]))
                     continue;
-                name = on_gpu ? "bvh-cuda" : kedr_accel_name(ak);
-                if (kedr_accel_build(ak, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &a) != KEDR_OK) {
+                name = row == 4 ? "bvh-cuda" : row == 5 ? "lbvh-cuda" : kedr_accel_name(ak);
+                if (kedr_accel_build_on(row == 5 ? gpu : NULL, ak, KEDR_TRI_MOLLER, s->mesh.v,
+                                        s->mesh.n, &a) != KEDR_OK) {
                     printf("%-10zu %-8s %s\n", s->mesh.n, name, kedr_last_error());
                     continue;
                 }

@@ -26,7 +26,7 @@ static void help(void)
            "Writes a PNG image and prints the accelerator's build time and memory and the\n"
            "rays per second.\n\n"
            "options:\n"
-           "  --accel grid|kdtree|bvh|brute  the accelerator (overrides [render] accel); the\n"
+           "  --accel grid|kdtree|bvh|lbvh|brute  the accelerator (overrides [render] accel); the\n"
            "                         GPU traverses BVHs only: with another, auto means cpu\n"
            "  --test moller|woop     the ray-triangle test (default moller)\n"
            "  --size WxH             image size in pixels (overrides [render] width, height)\n"
@@ -60,7 +60,7 @@ static void parse(int argc, char **argv, render_cli *o)
         if (is_opt(a, "--accel")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             if (kedr_accel_parse(v, &o->accel) != KEDR_OK)
-                cli_usage_error(cmd, "--accel %s: expected grid, kdtree, bvh or brute", v);
+                cli_usage_error(cmd, "--accel %s: expected grid, kdtree, bvh, lbvh or brute", v);
             o->accel_set = 1;
         } else if (is_opt(a, "--test")) {
             const char *v = cli_value(argc, argv, &i, cmd);
@@ -176,7 +176,8 @@ int cmd_render(int argc, char **argv)
         fprintf(stderr, "kedr render: out of host memory for a %dx%d image\n", ro.width, ro.height);
         return CLI_EXIT_FAIL;
     }
-    if (o.com.backend == KEDR_BACKEND_AUTO && ro.accel != KEDR_ACCEL_BVH)
+    if (o.com.backend == KEDR_BACKEND_AUTO && ro.accel != KEDR_ACCEL_BVH &&
+        ro.accel != KEDR_ACCEL_LBVH)
         o.com.backend = KEDR_BACKEND_CPU; /* the GPU traverses BVHs only */
     kedr_ctx *ctx = cli_context(&o.com, "render");
     printf("scene %s: %zu triangles, %zu spheres, %zu planes, %zu lights", o.scene, si.triangles,

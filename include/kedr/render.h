@@ -32,7 +32,9 @@ typedef enum {
     KEDR_ACCEL_BRUTE = 0, /* every triangle for every ray: the reference */
     KEDR_ACCEL_GRID,      /* uniform grid, 3D-DDA traversal */
     KEDR_ACCEL_KDTREE,    /* SAH kd-tree, O(N log N) build, stack traversal */
-    KEDR_ACCEL_BVH        /* binned-SAH bounding volume hierarchy, stack traversal */
+    KEDR_ACCEL_BVH,       /* binned-SAH bounding volume hierarchy, stack traversal */
+    KEDR_ACCEL_LBVH       /* BVH over Morton order (Karras 2012): a fast parallel build, on the
+                             GPU with kedr_accel_build_on; the same traversal as the BVH */
 } kedr_accel_kind;
 
 /* The ray-triangle test: Moller & Trumbore (1997), or Woop's affine transform of the ray into
@@ -40,7 +42,7 @@ typedef enum {
 typedef enum { KEDR_TRI_MOLLER = 0, KEDR_TRI_WOOP } kedr_tri_test;
 
 const char *kedr_accel_name(kedr_accel_kind k);
-/* Parses "brute", "grid", "kdtree" or "bvh"; KEDR_ERR_INVALID names the text otherwise. */
+/* Parses "brute", "grid", "kdtree", "bvh" or "lbvh"; KEDR_ERR_INVALID names the text otherwise. */
 kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out);
 
 typedef struct kedr_accel kedr_accel;
@@ -50,7 +52,7 @@ typedef struct {
     size_t bytes;  /* the structure's memory, triangles included */
     size_t nodes;  /* BVH or kd-tree nodes, grid cells */
     size_t refs;   /* triangle references in leaves or cells */
-    int depth;     /* the deepest leaf (0 for the grid and brute force) */
+    int depth;     /* the deepest leaf (0 for the grid, brute force and the LBVH) */
     size_t degenerate; /* triangles of no area (to within rounding), never hit */
 } kedr_accel_info;
 
@@ -60,6 +62,10 @@ typedef struct {
  * the numbering, never hit, and counted in kedr_accel_info.degenerate. */
 kedr_status kedr_accel_build(kedr_accel_kind kind, kedr_tri_test test, const float *tris,
                              size_t ntri, kedr_accel **out);
+/* The same on a context: an LBVH on a cuda context is built on its GPU (and copied back, so
+ * that cpu queries work too); every other kind is built on the cpu. */
+kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_test test,
+                                const float *tris, size_t ntri, kedr_accel **out);
 void kedr_accel_destroy(kedr_accel *a);
 void kedr_accel_get_info(const kedr_accel *a, kedr_accel_info *info);
 /* Nearest hits of n rays (all threads). */
@@ -69,7 +75,8 @@ kedr_status kedr_accel_intersect(const kedr_accel *a, const kedr_ray *rays, size
 kedr_status kedr_accel_occluded(const kedr_accel *a, const kedr_ray *rays, size_t n,
                                 uint8_t *occluded);
 /* The same queries on a context, with rays, hits and occluded in its memory (kedr_alloc: host
- * memory for cpu, device memory for cuda). On cuda the accelerator must be a BVH: it is copied
+ * memory for cpu, device memory for cuda). On cuda the accelerator must be a BVH or an LBVH: it
+ * is copied
  * to that GPU at the first call and kept there until kedr_accel_destroy (one GPU at a time);
  * the GPU returns the hits the cpu's traversal returns (the same code, rounded alike). */
 kedr_status kedr_accel_intersect_on(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,

@@ -7,11 +7,11 @@
 
 #define FN "kedr_accel_build"
 
-static const char *const accel_names[] = {"brute", "grid", "kdtree", "bvh", NULL};
+static const char *const accel_names[] = {"brute", "grid", "kdtree", "bvh", "lbvh", NULL};
 
 const char *kedr_accel_name(kedr_accel_kind k)
 {
-    return (unsigned)k <= KEDR_ACCEL_BVH ? accel_names[k] : "unknown";
+    return (unsigned)k <= KEDR_ACCEL_LBVH ? accel_names[k] : "unknown";
 }
 
 kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out)
@@ -21,7 +21,7 @@ kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out)
             *out = (kedr_accel_kind)i;
             return KEDR_OK;
         }
-    return kedr_fail(KEDR_ERR_INVALID, "accelerator '%s': expected grid, kdtree, bvh or brute",
+    return kedr_fail(KEDR_ERR_INVALID, "accelerator '%s': expected grid, kdtree, bvh, lbvh or brute",
                      text ? text : "(null)");
 }
 
@@ -79,12 +79,18 @@ static void woop_rows(const float *t, float *w)
 kedr_status kedr_accel_build(kedr_accel_kind kind, kedr_tri_test test, const float *tris,
                              size_t ntri, kedr_accel **out)
 {
+    return kedr_accel_build_on(NULL, kind, test, tris, ntri, out);
+}
+
+kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_test test,
+                                const float *tris, size_t ntri, kedr_accel **out)
+{
     if (!out)
         return kedr_fail(KEDR_ERR_INVALID, "%s: out is NULL", FN);
     *out = NULL;
     if (ntri && !tris)
         return kedr_fail(KEDR_ERR_INVALID, "%s: tris is NULL with %zu triangles", FN, ntri);
-    if ((unsigned)kind > KEDR_ACCEL_BVH || (unsigned)test > KEDR_TRI_WOOP)
+    if ((unsigned)kind > KEDR_ACCEL_LBVH || (unsigned)test > KEDR_TRI_WOOP)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown accelerator %d or test %d", FN, (int)kind,
                          (int)test);
     if (ntri >= UINT32_MAX / 4)
@@ -152,6 +158,7 @@ kedr_status kedr_accel_build(kedr_accel_kind kind, kedr_tri_test test, const flo
     case KEDR_ACCEL_GRID: s = render_grid_build(a); break;
     case KEDR_ACCEL_KDTREE: s = render_kd_build(a); break;
     case KEDR_ACCEL_BVH: s = render_bvh_build(a); break;
+    case KEDR_ACCEL_LBVH: s = render_lbvh_build(a, ctx); break;
     }
     if (s != KEDR_OK) {
         kedr_accel_destroy(a);
@@ -211,7 +218,8 @@ int render_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
     case KEDR_ACCEL_BRUTE: return brute_trace(a, r, h, any);
     case KEDR_ACCEL_GRID: return render_grid_trace(a, r, h, any);
     case KEDR_ACCEL_KDTREE: return render_kd_trace(a, r, h, any);
-    case KEDR_ACCEL_BVH: return render_bvh_trace(a, r, h, any);
+    case KEDR_ACCEL_BVH:
+    case KEDR_ACCEL_LBVH: return render_bvh_trace(a, r, h, any);
     }
     return 0;
 }
@@ -249,7 +257,7 @@ static kedr_status query_on(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, 
         return hits ? kedr_accel_intersect(a, rays, n, hits)
                     : kedr_accel_occluded(a, rays, n, occluded);
 #ifdef KEDR_HAVE_CUDA
-    if (a->kind != KEDR_ACCEL_BVH)
+    if (a->kind != KEDR_ACCEL_BVH && a->kind != KEDR_ACCEL_LBVH)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: the cuda back end traverses BVHs only, not "
                          "a %s", fn, kedr_accel_name(a->kind));
     return render_cuda_trace(ctx, a, rays, n, hits, occluded);

@@ -6,6 +6,7 @@
 #include "core/internal.h"
 #include "kedr/render.h"
 #include "render/bvh_trace.h"
+#include "render/lbvh.h"
 #include "render/geom.h"
 
 #ifdef __cplusplus
@@ -99,26 +100,21 @@ void render_cuda_release(kedr_accel *a);
 kedr_status render_bvh_build(kedr_accel *a);
 kedr_status render_grid_build(kedr_accel *a);
 kedr_status render_kd_build(kedr_accel *a);
+/* The LBVH on the cpu (lbvh.c), or on the context's GPU (render.cu: the arrays are made there
+ * and copied back, so that the cpu can trace them too). */
+kedr_status render_lbvh_build(kedr_accel *a, kedr_ctx *ctx);
+#ifdef KEDR_HAVE_CUDA
+kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx);
+#endif
 
-/* The box every accelerator files triangle i under: its bounding box widened by RENDER_PAD of
- * its own size plus a->pad (RENDER_PAD of the scene's size times 0.1). The triangle tests round:
- * a ray passing a vertex or an edge can be reported to hit a triangle at a point just outside
- * its exact box, and an accelerator must still find that hit where brute force does. */
-#define RENDER_PAD 1e-4f
+/* The box every accelerator files triangle i under (tri_box_padded): its bounding box widened
+ * by RENDER_PAD of its own size plus a->pad (RENDER_PAD of the scene's size times 0.01). The
+ * triangle tests round: a ray passing a vertex or an edge can be reported to hit a triangle at a
+ * point just outside its exact box, and an accelerator must still find that hit where brute
+ * force does. */
 static inline void accel_tri_box(const kedr_accel *a, size_t i, float lo[3], float hi[3])
 {
-    const float *t = a->tris + i * 9;
-    float ext = 0;
-    for (int k = 0; k < 3; k++) {
-        lo[k] = rmin(t[k], rmin(t[3 + k], t[6 + k]));
-        hi[k] = rmax(t[k], rmax(t[3 + k], t[6 + k]));
-        ext = rmax(ext, hi[k] - lo[k]);
-    }
-    float pad = a->pad + RENDER_PAD * ext;
-    for (int k = 0; k < 3; k++) {
-        lo[k] -= pad;
-        hi[k] += pad;
-    }
+    tri_box_padded(a->tris + i * 9, a->pad, lo, hi);
 }
 
 #ifdef __cplusplus

@@ -34,7 +34,7 @@ static kedr_status check_options(const kedr_render_scene *s, const kedr_render_o
     if (o->depth < 0 || o->depth > RENDER_MAX_DEPTH)
         return kedr_fail(KEDR_ERR_INVALID, "%s: depth %d: expected 0 to %d", FN, o->depth,
                          RENDER_MAX_DEPTH);
-    if ((unsigned)o->accel > KEDR_ACCEL_BVH || (unsigned)o->test > KEDR_TRI_WOOP)
+    if ((unsigned)o->accel > KEDR_ACCEL_LBVH || (unsigned)o->test > KEDR_TRI_WOOP)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown accelerator or triangle test", FN);
     return KEDR_OK;
 }
@@ -83,7 +83,7 @@ kedr_status kedr_render(kedr_ctx *ctx, const kedr_render_scene *s, const kedr_re
         return kedr_fail(KEDR_ERR_INVALID, "%s: a NULL context or image", FN);
     kedr_render_stats st = {0};
     kedr_accel *accel = NULL;
-    KEDR_TRY(kedr_accel_build(o->accel, o->test, s->mesh.v, s->mesh.n, &accel));
+    KEDR_TRY(kedr_accel_build_on(ctx, o->accel, o->test, s->mesh.v, s->mesh.n, &accel));
     kedr_accel_info info;
     kedr_accel_get_info(accel, &info);
     st.build_seconds = info.build_seconds;
@@ -100,10 +100,10 @@ kedr_status kedr_render(kedr_ctx *ctx, const kedr_render_scene *s, const kedr_re
     kedr_status status = KEDR_OK;
     if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA) {
 #ifdef KEDR_HAVE_CUDA
-        if (o->accel != KEDR_ACCEL_BVH) {
+        if (o->accel != KEDR_ACCEL_BVH && o->accel != KEDR_ACCEL_LBVH) {
             kedr_accel_destroy(accel);
             return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: the cuda back end traverses BVHs only "
-                             "(--accel bvh; grid and kdtree run on the cpu)", FN);
+                             "(--accel bvh or lbvh; grid and kdtree run on the cpu)", FN);
         }
         status = render_cuda(ctx, &v, &cam, o, rgb, ids, &st);
 #else

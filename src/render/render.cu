@@ -8,6 +8,7 @@
 #include "core/internal.h"
 #include "render/accel.h"
 #include "render/render_cuda.h"
+#include "kedr/prim.h"
 
 #define RENDER_THREADS 128
 
@@ -123,6 +124,112 @@ kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays
                                                                   hits, occluded);
     KEDR_CUDA_LAUNCHED("trace_kernel");
     return KEDR_OK;
+}
+
+/* ---- the LBVH built on the GPU (lbvh.h) ---------------------------------------------------- */
+
+typedef struct {
+    float lo[3], inv[3];
+} key_frame;
+
+__global__ void __launch_bounds__(RENDER_THREADS)
+    lbvh_keys_kernel(const float *tris, uint32_t n, float pad, key_frame f, uint64_t *keys)
+{
+    uint32_t i = blockIdx.x * RENDER_THREADS + threadIdx.x;
+    if (i < n)
+        keys[i] = lbvh_key(tris, i, pad, f.lo, f.inv);
+}
+
+__global__ void __launch_bounds__(RENDER_THREADS)
+    lbvh_internal_kernel(const uint64_t *sorted, uint32_t n, render_bvh_node *slots,
+                         uint32_t *parent_leaf, uint32_t *parent_node)
+{
+    uint32_t i = blockIdx.x * RENDER_THREADS + threadIdx.x;
+    if (i + 1 < n)
+        lbvh_internal(sorted, n, i, slots, parent_leaf, parent_node);
+}
+
+__global__ void __launch_bounds__(RENDER_THREADS)
+    lbvh_climb_kernel(const float *tris, float pad, uint32_t n, const uint64_t *sorted,
+                      render_bvh_node *slots, const uint32_t *parent_leaf,
+                      const uint32_t *parent_node, unsigned *flags, uint32_t *refs)
+{
+    uint32_t k = blockIdx.x * RENDER_THREADS + threadIdx.x;
+    if (k >= n)
+        return;
+    refs[k] = (uint32_t)sorted[k];
+    lbvh_climb(tris, pad, k, (uint32_t)sorted[k], slots, parent_leaf, parent_node, flags);
+}
+
+static kedr_status lbvh_gpu(kedr_accel *a, kedr_ctx *ctx, device_bvh *d, void **scratch)
+{
+    uint32_t n = (uint32_t)a->ntri;
+    size_t nslots = 2 * (size_t)n - 1;
+    void **keys = &scratch[0], **sorted = &scratch[1], **pl = &scratch[2], **pn = &scratch[3],
+         **flags = &scratch[4];
+    KEDR_TRY(upload(ctx, a->tris, (size_t)n * 9 * sizeof(float), &d->tris));
+    if (a->woop)
+        KEDR_TRY(upload(ctx, a->woop, (size_t)n * 12 * sizeof(float), &d->woop));
+    KEDR_TRY(kedr_alloc(ctx, &d->nodes, nslots * sizeof(render_bvh_node)));
+    KEDR_TRY(kedr_alloc(ctx, &d->refs, n * sizeof(uint32_t)));
+    KEDR_TRY(kedr_alloc(ctx, keys, n * sizeof(uint64_t)));
+    KEDR_TRY(kedr_alloc(ctx, sorted, n * sizeof(uint64_t)));
+    KEDR_TRY(kedr_alloc(ctx, pl, n * sizeof(uint32_t)));
+    KEDR_TRY(kedr_alloc(ctx, pn, n * sizeof(uint32_t)));
+    KEDR_TRY(kedr_alloc(ctx, flags, n * sizeof(unsigned)));
+    KEDR_TRY(kedr_memset(ctx, d->nodes, 0, nslots * sizeof(render_bvh_node)));
+    KEDR_TRY(kedr_memset(ctx, *pn, 0, n * sizeof(uint32_t))); /* the root's own slot: 0 */
+    KEDR_TRY(kedr_memset(ctx, *flags, 0, n * sizeof(unsigned)));
+    key_frame f;
+    for (int k = 0; k < 3; k++) {
+        float e = a->hi[k] - a->lo[k];
+        f.lo[k] = a->lo[k];
+        f.inv[k] = e > 0 ? 1 / e : 0;
+    }
+    unsigned blocks = (n + RENDER_THREADS - 1) / RENDER_THREADS;
+    lbvh_keys_kernel<<<blocks, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
+        (const float *)d->tris, n, a->pad, f, (uint64_t *)*keys);
+    KEDR_CUDA_LAUNCHED("lbvh_keys_kernel");
+    KEDR_TRY(kedr_sort_keys(ctx, KEDR_U64, *keys, *sorted, n, 0, 0));
+    lbvh_internal_kernel<<<blocks, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
+        (const uint64_t *)*sorted, n, (render_bvh_node *)d->nodes, (uint32_t *)*pl,
+        (uint32_t *)*pn);
+    KEDR_CUDA_LAUNCHED("lbvh_internal_kernel");
+    lbvh_climb_kernel<<<blocks, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
+        (const float *)d->tris, a->pad, n, (const uint64_t *)*sorted,
+        (render_bvh_node *)d->nodes, (const uint32_t *)*pl, (const uint32_t *)*pn,
+        (unsigned *)*flags, (uint32_t *)d->refs);
+    KEDR_CUDA_LAUNCHED("lbvh_climb_kernel");
+    /* the host's copy, for cpu queries and for comparison */
+    a->bvh = (render_bvh_node *)malloc(nslots * sizeof(render_bvh_node));
+    a->refs = (uint32_t *)malloc(n * sizeof(uint32_t));
+    if (!a->bvh || !a->refs)
+        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory for the LBVH of %u triangles", n);
+    KEDR_TRY(kedr_download(ctx, a->bvh, d->nodes, nslots * sizeof(render_bvh_node)));
+    KEDR_TRY(kedr_download(ctx, a->refs, d->refs, n * sizeof(uint32_t)));
+    KEDR_TRY(kedr_ctx_sync(ctx));
+    a->nbvh = nslots;
+    a->nrefs = n;
+    return KEDR_OK;
+}
+
+kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx)
+{
+    if (a->ntri < 2) /* a single leaf: nothing to build in parallel */
+        return render_lbvh_build(a, NULL);
+    device_bvh *d = (device_bvh *)calloc(1, sizeof *d);
+    if (!d)
+        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
+    d->ctx = ctx;
+    a->device = d;
+    void *scratch[5] = {NULL, NULL, NULL, NULL, NULL};
+    kedr_status s = lbvh_gpu(a, ctx, d, scratch);
+    kedr_ctx_sync(ctx);
+    for (int i = 0; i < 5; i++)
+        kedr_free(ctx, scratch[i]);
+    if (s != KEDR_OK)
+        render_cuda_release(a);
+    return s;
 }
 
 /* Device copies of the view's arrays, freed together. */

@@ -217,7 +217,7 @@ static int prefixed(const char *sec, const char *prefix)
 
 static kedr_status read_scene(kedr_ini *ini, kedr_render_scene *s)
 {
-    static const char *const accels[] = {"brute", "grid", "kdtree", "bvh", NULL};
+    static const char *const accels[] = {"brute", "grid", "kdtree", "bvh", "lbvh", NULL};
     KEDR_TRY(read_vec(ini, "camera", "eye", REQ, &s->eye));
     KEDR_TRY(read_vec(ini, "camera", "look_at", REQ, &s->look));
     s->up = rv(0, 1, 0);

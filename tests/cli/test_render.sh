@@ -22,7 +22,7 @@ check stadium 0 "wrote" -- "$kedr" render "$cases/stadium.ini" --backend cpu --s
 # bad command lines: exit 2
 check "no scene" 2 "no scene file given" -- "$kedr" render
 check "bad size" 2 "--size 10by10: expected WxH" -- "$kedr" render "$cases/cornell.ini" --size 10by10
-check "bad accel" 2 "--accel octree: expected grid, kdtree, bvh or brute" -- "$kedr" render "$cases/cornell.ini" --accel octree
+check "bad accel" 2 "--accel octree: expected grid, kdtree, bvh, lbvh or brute" -- "$kedr" render "$cases/cornell.ini" --accel octree
 check "bad spp" 2 "--spp 0: expected an integer from 1" -- "$kedr" render "$cases/cornell.ini" --spp 0
 check "unknown option" 2 "unknown option '--fast'" -- "$kedr" render "$cases/cornell.ini" --fast
 check "help" 0 "usage: kedr render SCENE.ini" -- "$kedr" render --help

@@ -184,6 +184,22 @@ static size_t ties_seen;
 /* The context of the batch queries on a context: cuda when KEDR_BACKEND selects it, else cpu. */
 static kedr_ctx *gpu;
 
+/* The LBVH built on the context (on cuda: by the GPU's kernels) must be the cpu's, node for
+ * node: the same keys, the same stable sort, the same per-node code. */
+static void check_lbvh_on(const char *name, const kedr_accel *ref, const soup *s, int test)
+{
+    kedr_accel *a = NULL;
+    TU_OK(kedr_accel_build_on(gpu, KEDR_ACCEL_LBVH, test, s->v, s->n, &a));
+    if (!a)
+        return;
+    int same = a->nbvh == ref->nbvh && a->nrefs == ref->nrefs &&
+               memcmp(a->bvh, ref->bvh, ref->nbvh * sizeof *a->bvh) == 0 &&
+               memcmp(a->refs, ref->refs, ref->nrefs * sizeof *a->refs) == 0;
+    TU_CHECK(same, "%s (%zu triangles): the LBVH built on %s differs from the cpu's", name, s->n,
+             kedr_backend_name(kedr_ctx_backend(gpu)));
+    kedr_accel_destroy(a);
+}
+
 /* The GPU's BVH queries on the same rays must return what the cpu's BVH returned. */
 static void check_gpu(const char *name, kedr_accel *a, const kedr_ray *rays, size_t nray,
                       const kedr_hit *cpu_hits, const uint8_t *cpu_occ, int test)
@@ -231,7 +247,7 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
         size_t hits = 0;
         for (size_t i = 0; i < nray; i++)
             hits += ref[i].prim >= 0;
-        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_BVH; kind++) {
+        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_LBVH; kind++) {
             kedr_accel *a = NULL;
             TU_OK(kedr_accel_build(kind, test, s->v, s->n, &a));
             if (!a)
@@ -259,8 +275,10 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
                      name, s->n, kedr_accel_name(kind), test ? "woop" : "moller", bad, nray, hits);
             TU_CHECK(badocc == 0, "%s (%zu triangles), %s, %s: any-hit differs on %zu rays", name,
                      s->n, kedr_accel_name(kind), test ? "woop" : "moller", badocc);
-            if (kind == KEDR_ACCEL_BVH)
+            if (kind >= KEDR_ACCEL_BVH)
                 check_gpu(name, a, rays, nray, got, occ, test);
+            if (kind == KEDR_ACCEL_LBVH)
+                check_lbvh_on(name, a, s, test);
             kedr_accel_destroy(a);
         }
         kedr_accel_destroy(bf);

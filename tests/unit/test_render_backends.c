@@ -7,9 +7,9 @@
  *   one text for both back ends (whitted.h) with no fused multiply-adds, but powf and expf of
  *   the GPU's library differ from the cpu's in the last bits, and a tie on a secondary ray
  *   changes that pixel's colour.
- * On a machine without a GPU (KEDR_BACKEND=cpu), the grid and the kd-tree are compared with the
- * BVH, and both triangle tests; with cuda, the GPU's BVH traversal with both tests too, and a
- * kd-tree on cuda must be refused (the GPU traverses BVHs only). */
+ * On a machine without a GPU (KEDR_BACKEND=cpu), the grid, the kd-tree and the LBVH are compared
+ * with the BVH, and both triangle tests; with cuda, the GPU's traversal of the BVH and of the
+ * LBVH it builds itself, with both tests, and a grid or kd-tree on cuda must be refused. */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
@@ -94,7 +94,7 @@ int main(void)
     int nb = tu_backends(list);
     for (int b = 0; b < nb; b++) {
         kedr_ctx *ctx = list[b] == KEDR_BACKEND_CPU ? cpu : tu_ctx(list[b]);
-        for (int a = KEDR_ACCEL_GRID; a <= KEDR_ACCEL_BVH; a++)
+        for (int a = KEDR_ACCEL_GRID; a <= KEDR_ACCEL_LBVH; a++)
             for (int t = KEDR_TRI_MOLLER; t <= KEDR_TRI_WOOP; t++) {
                 char what[64];
                 snprintf(what, sizeof what, "%s %s %s", kedr_backend_name(list[b]),
@@ -105,7 +105,7 @@ int main(void)
                 memset(got.ids, TU_POISON_BYTE, pixels * 4);
                 kedr_render_stats st = {0};
                 kedr_status r = kedr_render(ctx, s, &o, got.rgb, got.ids, &st);
-                if (list[b] == KEDR_BACKEND_CUDA && a != KEDR_ACCEL_BVH) {
+                if (list[b] == KEDR_BACKEND_CUDA && a < KEDR_ACCEL_BVH) {
                     TU_CHECK(r == KEDR_ERR_UNSUPPORTED, "%s: refused (%s)", what,
                              kedr_last_error());
                     continue;

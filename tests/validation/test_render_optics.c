@@ -95,7 +95,7 @@ static void check_sphere_coverage(kedr_ctx *ctx)
     int32_t *ref = tu_host_alloc((size_t)w * h * sizeof(int32_t));
     /* the silhouette lies between the inscribed polygon (radius cos(pi / 2m) at worst) and 1 */
     double rin = tan(asin(cos(M_PI / (2 * m)) / 10)) / tan(15 * M_PI / 180) * wm / 2;
-    for (int a = KEDR_ACCEL_BRUTE; a <= KEDR_ACCEL_BVH; a++) {
+    for (int a = KEDR_ACCEL_BRUTE; a <= KEDR_ACCEL_LBVH; a++) {
         o.accel = a;
         TU_OK(kedr_render(ctx, s, &o, rgb, a == KEDR_ACCEL_BRUTE ? ref : ids, NULL));
         size_t c = 0, differ = 0;

@@ -1,0 +1,154 @@
+/* render: the LBVH (Karras, "Maximizing parallelism in the construction of BVHs, octrees, and
+ * k-d trees", HPG 2012), compiled for the cpu (lbvh.c) and the GPU (render.cu) from this one
+ * text. Triangles are sorted by the 30-bit Morton code of their box centres (with the index in
+ * the low 32 bits, so that all keys differ); every internal node of the binary radix tree over
+ * the sorted keys is then found on its own (lbvh_internal), and boxes are merged bottom-up, the
+ * second child to arrive at a node computing its box (lbvh_climb). The tree is stored as
+ * render_bvh_node pairs: internal node k keeps its two children at slots 2k + 1 and 2k + 2, the
+ * root at slot 0; leaves hold one triangle each. */
+#ifndef RENDER_LBVH_H
+#define RENDER_LBVH_H
+
+#include "render/bvh_trace.h"
+
+/* The box a triangle is filed under (accel_tri_box): widened by RENDER_PAD of its own size
+ * and `pad`. */
+#define RENDER_PAD 1e-4f
+RENDER_HD void tri_box_padded(const float *t, float pad, float lo[3], float hi[3])
+{
+    float ext = 0;
+    for (int k = 0; k < 3; k++) {
+        lo[k] = rmin(t[k], rmin(t[3 + k], t[6 + k]));
+        hi[k] = rmax(t[k], rmax(t[3 + k], t[6 + k]));
+        ext = rmax(ext, hi[k] - lo[k]);
+    }
+    pad += RENDER_PAD * ext;
+    for (int k = 0; k < 3; k++) {
+        lo[k] -= pad;
+        hi[k] += pad;
+    }
+}
+
+/* 10 bits spread to every third bit. */
+RENDER_HD uint32_t lbvh_spread(uint32_t v)
+{
+    v = (v * 0x00010001u) & 0xFF0000FFu;
+    v = (v * 0x00000101u) & 0x0F00F00Fu;
+    v = (v * 0x00000011u) & 0xC30C30C3u;
+    v = (v * 0x00000005u) & 0x49249249u;
+    return v;
+}
+
+/* The sort key of triangle i: its box centre's Morton code in the scene box, then i. */
+RENDER_HD uint64_t lbvh_key(const float *tris, uint32_t i, float pad, const float *lo,
+                            const float *inv_ext)
+{
+    float blo[3], bhi[3];
+    uint32_t q[3];
+    tri_box_padded(tris + (size_t)i * 9, pad, blo, bhi);
+    for (int k = 0; k < 3; k++) {
+        float c = (0.5f * (blo[k] + bhi[k]) - lo[k]) * inv_ext[k] * 1024.0f;
+        q[k] = c <= 0 ? 0u : c >= 1023 ? 1023u : (uint32_t)c;
+    }
+    uint32_t m = lbvh_spread(q[0]) << 2 | lbvh_spread(q[1]) << 1 | lbvh_spread(q[2]);
+    return (uint64_t)m << 32 | i;
+}
+
+RENDER_HD int lbvh_clz64(uint64_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __clzll((long long)x);
+#else
+    return x ? __builtin_clzll(x) : 64;
+#endif
+}
+
+/* The length of the common prefix of keys i and j; -1 for j outside 0 .. n-1. */
+RENDER_HD int lbvh_delta(const uint64_t *keys, int64_t n, int64_t i, int64_t j)
+{
+    if (j < 0 || j >= n)
+        return -1;
+    return lbvh_clz64(keys[i] ^ keys[j]);
+}
+
+/* Internal node i of n - 1 (n >= 2): its children, each an internal node or a leaf (a position
+ * in the sorted order), and its parent links (Karras 2012, figure 4). */
+RENDER_HD void lbvh_internal(const uint64_t *keys, int64_t n, int64_t i, render_bvh_node *slots,
+                             uint32_t *parent_leaf, uint32_t *parent_node)
+{
+    int d = lbvh_delta(keys, n, i, i + 1) > lbvh_delta(keys, n, i, i - 1) ? 1 : -1;
+    int dmin = lbvh_delta(keys, n, i, i - d);
+    int64_t lmax = 2;
+    while (lbvh_delta(keys, n, i, i + lmax * d) > dmin)
+        lmax *= 2;
+    int64_t l = 0;
+    for (int64_t t = lmax / 2; t >= 1; t /= 2)
+        if (lbvh_delta(keys, n, i, i + (l + t) * d) > dmin)
+            l += t;
+    int64_t j = i + l * d;
+    int dnode = lbvh_delta(keys, n, i, j);
+    int64_t s = 0;
+    for (int64_t div = 2;; div *= 2) {
+        int64_t t = (l + div - 1) / div;
+        if (lbvh_delta(keys, n, i, i + (s + t) * d) > dnode)
+            s += t;
+        if (t <= 1)
+            break;
+    }
+    int64_t gamma = i + s * d + (d < 0 ? -1 : 0);
+    if (i == 0) { /* the root lives in slot 0 */
+        slots[0].index = 1;
+        slots[0].count = 0;
+    }
+    int64_t first = i < j ? i : j, last = i < j ? j : i;
+    for (int c = 0; c < 2; c++) {
+        int64_t child = gamma + c;
+        render_bvh_node *slot = &slots[2 * i + 1 + c];
+        int leaf = c == 0 ? child == first : child == last;
+        slot->index = leaf ? (uint32_t)child : (uint32_t)(2 * child + 1);
+        slot->count = leaf ? 1 : 0;
+        /* a parent link names the slot the child lives in */
+        if (leaf)
+            parent_leaf[child] = (uint32_t)(2 * i + 1 + c);
+        else
+            parent_node[child] = (uint32_t)(2 * i + 1 + c);
+    }
+}
+
+RENDER_HD unsigned lbvh_arrive(unsigned *flag)
+{
+#ifdef __CUDA_ARCH__
+    __threadfence();
+    return atomicAdd(flag, 1u);
+#else
+    return __atomic_fetch_add(flag, 1u, __ATOMIC_ACQ_REL);
+#endif
+}
+
+/* Leaf k (sorted position k, triangle tri): its box into its slot, then up the tree: at each
+ * internal node the second child to arrive merges the pair's boxes into the node's own slot.
+ * The internal node whose children sit at slots 2p + 1, 2p + 2 is p; its own slot is
+ * parent_node[p] (0 for the root). */
+RENDER_HD void lbvh_climb(const float *tris, float pad, uint32_t k, uint32_t tri,
+                          render_bvh_node *slots, const uint32_t *parent_leaf,
+                          const uint32_t *parent_node, unsigned *flags)
+{
+    uint32_t slot = parent_leaf[k];
+    tri_box_padded(tris + (size_t)tri * 9, pad, slots[slot].lo, slots[slot].hi);
+    while (slot != 0) {
+        uint32_t p = (slot - 1) / 2; /* the internal node whose pair holds this slot */
+        if (lbvh_arrive(&flags[p]) == 0)
+            return;
+        /* volatile: the sibling's box was written by another thread (on the GPU, maybe another
+         * multiprocessor), to be read from memory, not from a cache */
+        const volatile render_bvh_node *a = &slots[2 * p + 1], *b = &slots[2 * p + 2];
+        uint32_t own = parent_node[p];
+        for (int c = 0; c < 3; c++) {
+            slots[own].lo[c] = rmin(a->lo[c], b->lo[c]);
+            slots[own].hi[c] = rmax(a->hi[c], b->hi[c]);
+        }
+        slot = own;
+    }
+}
+
+#endif
