@@ -21,12 +21,25 @@ typedef struct {
     /* cuda over kedr_cayley_options.devices GPUs (multi.cu): 2-bit codes instead of the three
      * bitmaps, which are then NULL; bitmap_bytes still sizes the checkpoint's bitmaps */
     struct cayley_multi *multi;
+    int devices;         /* 0: one context's search; else the GPUs of the search over GPUs */
+    size_t memory_bytes; /* held by the search */
+    const struct cayley_dense_backend *backend; /* chosen once, by cayley_dense_growth */
 } cayley_dense;
 
 typedef struct cayley_multi cayley_multi;
 
-/* Appends F(s) to res->growth (len entries of cap), growing it by doubling; both searches. */
-kedr_status cayley_push_level(kedr_cayley_result *res, size_t *len, size_t *cap, uint64_t f);
+/* What a back end (cpu, one GPU, several GPUs) does for the dense search. begin allocates and
+ * sets the starting state (the identity); end frees whatever begin got, even after it failed. */
+typedef struct cayley_dense_backend {
+    kedr_status (*begin)(cayley_dense *d);
+    /* One level: next = neighbours of frontier not in visited; visited |= next; *count =
+     * |next|; then frontier and next swap. frontier_size (F(s)) sizes the work. */
+    kedr_status (*level)(cayley_dense *d, uint64_t frontier_size, uint64_t *count);
+    void (*end)(cayley_dense *d);
+    kedr_status (*download)(cayley_dense *d, int which, size_t off, void *buf, size_t n);
+    kedr_status (*upload)(cayley_dense *d, int which, size_t off, const void *buf, size_t n,
+                          int level);
+} cayley_dense_backend;
 
 /* Copies bytes [off, off + n) of the visited (which = 0) or frontier (1) bitmap, in the layout
  * of the cpu and single-GPU searches, to or from host memory (checkpoints). An upload sets the

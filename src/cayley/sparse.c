@@ -22,7 +22,7 @@
  * sort's) comes on top. c is the whole layer when that fits the memory limit, otherwise as
  * much as fits. */
 #include "sparse.h"
-#include "dense.h"
+#include "growth.h"
 #include "sparse_checkpoint.h"
 #include "core/internal.h"
 #include "kedr/prim.h"
@@ -186,13 +186,9 @@ static void merge_sweep(int threads, int words, const uint64_t *const *a, size_t
     }
 }
 
-static kedr_status expand(kedr_ctx *ctx, const kedr_cayley_group *g, const uint64_t *layer,
+static kedr_status cpu_expand(kedr_ctx *ctx, const kedr_cayley_group *g, const uint64_t *layer,
                           size_t n, uint64_t *out)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_sparse_expand_cuda(ctx, g, layer, n, out);
-#endif
     int ngens = g->ngens;
     long long total = (long long)n;
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) \
@@ -203,13 +199,9 @@ static kedr_status expand(kedr_ctx *ctx, const kedr_cayley_group *g, const uint6
     return KEDR_OK;
 }
 
-static kedr_status flag(kedr_ctx *ctx, const uint64_t *cand, size_t n, const cayley_sparse_sets *s,
+static kedr_status cpu_flag(kedr_ctx *ctx, const uint64_t *cand, size_t n, const cayley_sparse_sets *s,
                         uint8_t *flags)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_sparse_flag_cuda(ctx, cand, n, s, flags);
-#endif
     cayley_wide_sets w;
     memset(&w, 0, sizeof w);
     w.words = 1;
@@ -223,26 +215,18 @@ static kedr_status flag(kedr_ctx *ctx, const uint64_t *cand, size_t n, const cay
 
 /* out = the sorted union of the disjoint sorted arrays a and b (cuda: each element goes to its
  * index plus the number of elements of the other array below it). */
-static kedr_status merge(kedr_ctx *ctx, const uint64_t *a, size_t na, const uint64_t *b,
+static kedr_status cpu_merge(kedr_ctx *ctx, const uint64_t *a, size_t na, const uint64_t *b,
                          size_t nb, uint64_t *out)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_sparse_merge_cuda(ctx, a, na, b, nb, out);
-#endif
     merge_sweep(ctx->threads, 1, &a, na, &b, nb, &out);
     return KEDR_OK;
 }
 
 /* ---- several-word states (and one-word base images: expand_based) ---- */
 
-static kedr_status expand_based(kedr_ctx *ctx, const kedr_cayley_group *g,
+static kedr_status cpu_expand_based(kedr_ctx *ctx, const kedr_cayley_group *g,
                                 const uint64_t *const *layer, size_t n, uint64_t *const *out)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_wide_expand_cuda(ctx, g, layer, n, out);
-#endif
     int ngens = g->ngens, words = g->state_words;
     long long total = (long long)n;
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) \
@@ -255,36 +239,24 @@ static kedr_status expand_based(kedr_ctx *ctx, const kedr_cayley_group *g,
     return KEDR_OK;
 }
 
-static kedr_status flag_wide(kedr_ctx *ctx, const uint64_t *const *cand, size_t n,
+static kedr_status cpu_flag_wide(kedr_ctx *ctx, const uint64_t *const *cand, size_t n,
                              const cayley_wide_sets *s, uint8_t *flags)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_wide_flag_cuda(ctx, cand, n, s, flags);
-#endif
     flag_sweep(ctx->threads, cand, n, s, flags);
     return KEDR_OK;
 }
 
 /* merge for states of several words. */
-static kedr_status merge_wide(kedr_ctx *ctx, int words, const uint64_t *const *a, size_t na,
+static kedr_status cpu_merge_wide(kedr_ctx *ctx, int words, const uint64_t *const *a, size_t na,
                               const uint64_t *const *b, size_t nb, uint64_t *const *out)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_wide_merge_cuda(ctx, words, a, na, b, nb, out);
-#endif
     merge_sweep(ctx->threads, words, a, na, b, nb, out);
     return KEDR_OK;
 }
 
-static kedr_status gather(kedr_ctx *ctx, const uint64_t *in, const uint32_t *idx, size_t n,
+static kedr_status cpu_gather(kedr_ctx *ctx, const uint64_t *in, const uint32_t *idx, size_t n,
                           uint64_t *out)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_gather_cuda(ctx, in, idx, n, out);
-#endif
     long long total = (long long)n;
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) \
     if (total > CPU_PARALLEL_ITEMS)
@@ -293,18 +265,53 @@ static kedr_status gather(kedr_ctx *ctx, const uint64_t *in, const uint32_t *idx
     return KEDR_OK;
 }
 
-static kedr_status iota(kedr_ctx *ctx, uint32_t *idx, size_t n)
+static kedr_status cpu_iota(kedr_ctx *ctx, uint32_t *idx, size_t n)
 {
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx))
-        return cayley_iota_cuda(ctx, idx, n);
-#endif
     long long total = (long long)n;
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) \
     if (total > CPU_PARALLEL_ITEMS)
     for (long long i = 0; i < total; i++)
         idx[i] = (uint32_t)i;
     return KEDR_OK;
+}
+
+/* The back end's primitives, chosen once when the search begins. */
+typedef struct {
+    kedr_status (*expand)(kedr_ctx *ctx, const kedr_cayley_group *g, const uint64_t *layer,
+                          size_t n, uint64_t *out);
+    kedr_status (*flag)(kedr_ctx *ctx, const uint64_t *cand, size_t n,
+                        const cayley_sparse_sets *s, uint8_t *flags);
+    kedr_status (*merge)(kedr_ctx *ctx, const uint64_t *a, size_t na, const uint64_t *b,
+                         size_t nb, uint64_t *out);
+    kedr_status (*expand_based)(kedr_ctx *ctx, const kedr_cayley_group *g,
+                                const uint64_t *const *layer, size_t n, uint64_t *const *out);
+    kedr_status (*flag_wide)(kedr_ctx *ctx, const uint64_t *const *cand, size_t n,
+                             const cayley_wide_sets *s, uint8_t *flags);
+    kedr_status (*merge_wide)(kedr_ctx *ctx, int words, const uint64_t *const *a, size_t na,
+                              const uint64_t *const *b, size_t nb, uint64_t *const *out);
+    kedr_status (*gather)(kedr_ctx *ctx, const uint64_t *in, const uint32_t *idx, size_t n,
+                          uint64_t *out);
+    kedr_status (*iota)(kedr_ctx *ctx, uint32_t *idx, size_t n);
+} sparse_ops;
+
+static const sparse_ops cpu_ops = {cpu_expand,     cpu_flag,       cpu_merge,  cpu_expand_based,
+                                   cpu_flag_wide,  cpu_merge_wide, cpu_gather, cpu_iota};
+#ifdef KEDR_HAVE_CUDA
+static const sparse_ops cuda_ops = {
+    cayley_sparse_expand_cuda, cayley_sparse_flag_cuda, cayley_sparse_merge_cuda,
+    cayley_wide_expand_cuda,   cayley_wide_flag_cuda,   cayley_wide_merge_cuda,
+    cayley_gather_cuda,        cayley_iota_cuda};
+#endif
+
+static const sparse_ops *choose_ops(kedr_ctx *ctx)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return &cuda_ops;
+#else
+    (void)ctx;
+#endif
+    return &cpu_ops;
 }
 
 /* Bits of word w of the key that a state can use, for the radix sort (at least 1: 0 would
@@ -342,31 +349,10 @@ kedr_status cayley_sparse_chosen(const kedr_cayley_group *g, const kedr_cayley_o
     return KEDR_OK;
 }
 
-static kedr_status memory_limit(kedr_ctx *ctx, const kedr_cayley_options *opt, size_t *limit,
-                                const char **where)
-{
-    if (opt && opt->memory_limit) {
-        *limit = opt->memory_limit;
-        *where = "memory allowed by the limit";
-        return KEDR_OK;
-    }
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx)) {
-        *where = "GPU memory free";
-        return cayley_cuda_free_memory(ctx, limit);
-    }
-#else
-    (void)ctx;
-#endif
-    long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
-    *limit = pages > 0 && size > 0 ? (size_t)pages * (size_t)size : SIZE_MAX;
-    *where = "host memory free";
-    return KEDR_OK;
-}
-
 typedef struct {
     kedr_ctx *ctx;
     const kedr_cayley_group *g;
+    const sparse_ops *ops;
     int closed;
     int words; /* g->state_words */
     svec prev, cur, next, visited, merged; /* merged: merge target */
@@ -417,12 +403,12 @@ static void release_all(sparse_search *S)
 static kedr_status merge_svec(sparse_search *S, const svec *a, const svec *b, svec *out)
 {
     if (S->words == 1)
-        return merge(S->ctx, a->w[0], a->n, b->w[0], b->n, out->w[0]);
+        return S->ops->merge(S->ctx, a->w[0], a->n, b->w[0], b->n, out->w[0]);
     uint64_t *pa[CAYLEY_MAX_WORDS], *pb[CAYLEY_MAX_WORDS], *po[CAYLEY_MAX_WORDS];
     svec_at(a, 0, S->words, pa);
     svec_at(b, 0, S->words, pb);
     svec_at(out, 0, S->words, po);
-    return merge_wide(S->ctx, S->words, (const uint64_t *const *)pa, a->n,
+    return S->ops->merge_wide(S->ctx, S->words, (const uint64_t *const *)pa, a->n,
                       (const uint64_t *const *)pb, b->n, po);
 }
 
@@ -489,11 +475,11 @@ static kedr_status sort_wide(sparse_search *S, size_t n)
 {
     kedr_ctx *ctx = S->ctx;
     int W = S->words;
-    KEDR_TRY(iota(ctx, S->idx[0], n));
+    KEDR_TRY(S->ops->iota(ctx, S->idx[0], n));
     KEDR_TRY(kedr_sort_pairs(ctx, KEDR_U64, S->cand.w[0], S->keys, S->idx[0], S->idx[1], 4, n, 0,
                              state_bits(S->g, 0)));
     for (int w = 1; w < W; w++) {
-        KEDR_TRY(gather(ctx, S->cand.w[w], S->idx[1], n, S->keys));
+        KEDR_TRY(S->ops->gather(ctx, S->cand.w[w], S->idx[1], n, S->keys));
         KEDR_TRY(kedr_sort_pairs(ctx, KEDR_U64, S->keys, S->sorted.w[w], S->idx[1], S->idx[0], 4,
                                  n, 0, state_bits(S->g, w)));
         uint32_t *t = S->idx[0];
@@ -501,7 +487,7 @@ static kedr_status sort_wide(sparse_search *S, size_t n)
         S->idx[1] = t;
     }
     for (int w = 0; w < W - 1; w++)
-        KEDR_TRY(gather(ctx, S->cand.w[w], S->idx[1], n, S->sorted.w[w]));
+        KEDR_TRY(S->ops->gather(ctx, S->cand.w[w], S->idx[1], n, S->sorted.w[w]));
     return KEDR_OK;
 }
 
@@ -537,9 +523,9 @@ static kedr_status level(sparse_search *S, size_t chunk)
         uint64_t *layer[CAYLEY_MAX_WORDS];
         svec_at(&S->cur, off, W, layer);
         if (cayley_sparse_based(g))
-            KEDR_TRY(expand_based(ctx, g, (const uint64_t *const *)layer, c, S->cand.w));
+            KEDR_TRY(S->ops->expand_based(ctx, g, (const uint64_t *const *)layer, c, S->cand.w));
         else
-            KEDR_TRY(expand(ctx, g, layer[0], c, S->cand.w[0]));
+            KEDR_TRY(S->ops->expand(ctx, g, layer[0], c, S->cand.w[0]));
         if (W == 1)
             KEDR_TRY(kedr_sort_keys(ctx, KEDR_U64, S->cand.w[0], S->sorted.w[0], n, 0,
                                     state_bits(g, 0)));
@@ -555,7 +541,7 @@ static kedr_status level(sparse_search *S, size_t chunk)
                     sets.a[j] = against[j]->w[0];
                     sets.n[j] = against[j]->n;
                 }
-            KEDR_TRY(flag(ctx, S->sorted.w[0], n, &sets, S->flags));
+            KEDR_TRY(S->ops->flag(ctx, S->sorted.w[0], n, &sets, S->flags));
         } else {
             cayley_wide_sets sets;
             memset(&sets, 0, sizeof sets);
@@ -566,7 +552,8 @@ static kedr_status level(sparse_search *S, size_t chunk)
                         sets.a[j][w] = against[j]->w[w];
                     sets.n[j] = against[j]->n;
                 }
-            KEDR_TRY(flag_wide(ctx, (const uint64_t *const *)S->sorted.w, n, &sets, S->flags));
+            KEDR_TRY(S->ops->flag_wide(ctx, (const uint64_t *const *)S->sorted.w, n, &sets,
+                                       S->flags));
         }
         size_t kept = 0;
         for (int w = 0; w < W; w++)
@@ -633,34 +620,14 @@ static kedr_status sck_read(sparse_search *S, const char *path, kedr_cayley_resu
     return st;
 }
 
-/* Writes a checkpoint when one is asked for and due (or `force`). */
-static kedr_status sck_maybe(sparse_search *S, const kedr_cayley_options *opt,
-                             const kedr_cayley_result *res, int complete, int force, double *last,
-                             int *written)
-{
-    *written = 0;
-    if (!opt || !opt->checkpoint_path)
-        return KEDR_OK;
-    double now = kedr_wall_seconds();
-    if (!force && now - *last < opt->checkpoint_every)
-        return KEDR_OK;
-    KEDR_TRY(sck_write(S, opt->checkpoint_path, res, complete));
-    *last = kedr_wall_seconds();
-    *written = 1;
-    return KEDR_OK;
-}
-
 /* The starting state: the identity alone, or the checkpoint resumed from. */
-static kedr_status start(sparse_search *S, const kedr_cayley_options *opt, kedr_cayley_result *res)
+static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
+                              kedr_cayley_result *res)
 {
+    sparse_search *S = self;
     const kedr_cayley_group *g = S->g;
-    res->resumed_from = -1;
-    res->complete = 0;
-    if (opt && opt->resume_path) {
-        KEDR_TRY(sck_read(S, opt->resume_path, res));
-        res->resumed_from = res->diameter;
-        return KEDR_OK;
-    }
+    if (opt && opt->resume_path)
+        return sck_read(S, opt->resume_path, res);
     KEDR_TRY(svec_reserve(S->ctx, &S->cur, 1, S->words));
     if (!S->closed)
         KEDR_TRY(svec_reserve(S->ctx, &S->visited, 1, S->words));
@@ -679,9 +646,10 @@ static kedr_status start(sparse_search *S, const kedr_cayley_options *opt, kedr_
 
 /* A checkpoint that says the search had ended is believed once its last layer, expanded
  * again, gives nothing new (the file cannot prove it: a flipped flag would end a search early). */
-static kedr_status confirm_ended(sparse_search *S, const kedr_cayley_options *opt,
-                                 const kedr_cayley_result *res)
+static kedr_status hook_confirm_ended(void *self, const kedr_cayley_options *opt,
+                                      const kedr_cayley_result *res)
 {
+    sparse_search *S = self;
     size_t chunk = 0;
     KEDR_TRY(plan_level(S, res->diameter + 1, S->g->order - res->reached, &chunk));
     kedr_status st = level(S, chunk);
@@ -695,34 +663,6 @@ static kedr_status confirm_ended(sparse_search *S, const kedr_cayley_options *op
                          "but level %d has %zu new states", opt->resume_path,
                          res->diameter + 1, S->next.n);
     return KEDR_OK;
-}
-
-/* Stops at a level boundary after a signal: saves the state (unless the last level's
- * checkpoint holds it) and says so. */
-static kedr_status stop_interrupted(sparse_search *S, const kedr_cayley_options *opt,
-                                    kedr_cayley_result *res, int saved)
-{
-    const char *path = opt ? opt->checkpoint_path : NULL;
-    if (path && !saved)
-        KEDR_TRY(sck_write(S, path, res, 0));
-    return kedr_fail(KEDR_ERR_INTERRUPTED, "%s: interrupted by signal %d after level %d%s%s",
-                     S->g->spec, kedr_interrupted(), res->diameter,
-                     path ? "; saved to the checkpoint " : " (no --checkpoint to save it to)",
-                     path ? path : "");
-}
-
-/* Puts what the levels so far give into res: sum s F(s), reached and the time. */
-static void finish(sparse_search *S, kedr_cayley_result *res, double t0)
-{
-    double weighted = 0;
-    res->reached = 0;
-    for (int s = 0; s <= res->diameter; s++) {
-        res->reached += res->growth[s];
-        weighted += (double)s * (double)res->growth[s];
-    }
-    res->seconds = kedr_wall_seconds() - t0;
-    res->average_distance = weighted / (double)res->reached;
-    res->memory_bytes = S->peak;
 }
 
 /* Makes the layers of level s (found in S->next) the current ones. */
@@ -741,72 +681,30 @@ static kedr_status advance(sparse_search *S)
     return KEDR_OK;
 }
 
-static kedr_status search(sparse_search *S, const kedr_cayley_options *opt, kedr_cayley_result *res)
+/* ---- the hooks of the level loop (growth.h) ---- */
+
+static kedr_status hook_level(void *self, int s, const kedr_cayley_result *res, uint64_t *count)
 {
-    const kedr_cayley_group *g = S->g;
-    double t0 = kedr_wall_seconds(), last_checkpoint = t0;
-    int max_levels = opt ? opt->max_levels : 0;
-    KEDR_TRY(start(S, opt, res));
-    size_t len = (size_t)res->diameter + 1, cap = len;
-    finish(S, res, t0);
-    kedr_cayley_level lv = {.level = res->diameter,
-                            .new_elements = res->growth[res->diameter],
-                            .reached = res->reached,
-                            .memory_bytes = held_bytes(S)};
-    if (res->resumed_from < 0 && opt && opt->on_level)
-        opt->on_level(&lv, opt->user);
-    if (res->complete && res->resumed_from >= 0 && g->ngens > 0)
-        KEDR_TRY(confirm_ended(S, opt, res));
-    if (res->complete) /* an ended search: nothing to expand, still written out */
-        KEDR_TRY(sck_maybe(S, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
-    for (int s = res->diameter + 1;
-         g->ngens > 0 && !res->complete && (max_levels <= 0 || s <= max_levels); s++) {
-        if (kedr_interrupted()) {
-            finish(S, res, t0);
-            return stop_interrupted(S, opt, res, lv.checkpointed);
-        }
-        double t = kedr_wall_seconds();
-        size_t chunk = 0;
-        KEDR_TRY(plan_level(S, s, g->order - res->reached, &chunk));
-        kedr_status st = level(S, chunk);
-        if (st == KEDR_ERR_INTERRUPTED) {
-            finish(S, res, t0);
-            return stop_interrupted(S, opt, res, lv.checkpointed);
-        }
-        KEDR_TRY(st);
-        uint64_t count = S->next.n;
-        res->edge_visits += (double)S->cur.n * g->ngens;
-        if (count == 0) {
-            res->complete = 1;
-            KEDR_TRY(sck_maybe(S, opt, res, 1, 1, &last_checkpoint, &lv.checkpointed));
-            break;
-        }
-        if (count > g->order - res->reached)
-            return kedr_fail(KEDR_ERR_INVALID,
-                             "kedr_cayley_growth: internal error: level %d of %s found %llu new "
-                             "states with only %llu left", s, g->spec, (unsigned long long)count,
-                             (unsigned long long)(g->order - res->reached));
-        lv.edge_visits = (double)S->cur.n * g->ngens;
-        KEDR_TRY(advance(S));
-        KEDR_TRY(cayley_push_level(res, &len, &cap, count));
-        res->diameter = s;
-        res->reached += count;
-        lv.level = s;
-        lv.new_elements = count;
-        lv.reached = res->reached;
-        lv.memory_bytes = S->peak;
-        double now = kedr_wall_seconds();
-        lv.seconds = now - t0;
-        lv.level_seconds = now - t;
-        /* the last level of a run stopped by max_levels is always written */
-        KEDR_TRY(sck_maybe(S, opt, res, 0, s == max_levels, &last_checkpoint, &lv.checkpointed));
-        if (opt && opt->on_level)
-            opt->on_level(&lv, opt->user);
-    }
-    if (g->ngens == 0)
-        res->complete = 1;
-    finish(S, res, t0);
-    return KEDR_OK;
+    sparse_search *S = self;
+    size_t chunk = 0;
+    KEDR_TRY(plan_level(S, s, S->g->order - res->reached, &chunk));
+    KEDR_TRY(level(S, chunk));
+    *count = S->next.n;
+    return *count ? advance(S) : KEDR_OK;
+}
+
+static kedr_status hook_checkpoint(void *self, const char *path, const kedr_cayley_result *res,
+                                   int complete)
+{
+    return sck_write(self, path, res, complete);
+}
+
+/* The peak, or what is held now when more (after the start, before any level). */
+static size_t hook_memory(void *self)
+{
+    sparse_search *S = self;
+    size_t held = held_bytes(S);
+    return held > S->peak ? held : S->peak;
 }
 
 kedr_status cayley_sparse_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
@@ -816,19 +714,19 @@ kedr_status cayley_sparse_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     memset(&S, 0, sizeof S);
     S.ctx = ctx;
     S.g = g;
+    S.ops = choose_ops(ctx);
     S.closed = g->inverse_closed;
     S.words = g->state_words > 1 ? g->state_words : 1;
     if (S.words > CAYLEY_MAX_WORDS)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth: %s has states of %d words, "
                          "expected at most %d", g->spec, S.words, CAYLEY_MAX_WORDS);
-    KEDR_TRY(memory_limit(ctx, opt, &S.limit, &S.limit_where));
+    KEDR_TRY(cayley_memory_allowed(ctx, opt, &S.limit, &S.limit_where));
     S.strict = opt && opt->memory_limit;
     result->order = g->order;
     result->mode = KEDR_CAYLEY_SPARSE;
-    kedr_status s = search(&S, opt, result);
+    cayley_search search = {g, &S, hook_start, hook_confirm_ended, hook_level, hook_checkpoint,
+                            hook_memory};
+    kedr_status s = cayley_run_levels(&search, opt, result);
     release_all(&S);
-    /* interrupted: the result holds the levels done (kedr_cayley_growth) */
-    if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
-        kedr_cayley_result_free(result);
     return s;
 }

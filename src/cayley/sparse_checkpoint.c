@@ -21,7 +21,7 @@
  * disjoint or the current one visited, the identity where it belongs). That the search had
  * ended (complete) is confirmed by the search itself, which expands the last layer again. */
 #include "sparse_checkpoint.h"
-#include "checkpoint.h"
+#include "ck_file.h"
 #include "core/internal.h"
 
 #include <errno.h>

@@ -1,0 +1,18 @@
+/* The file reading both checkpoint readers (checkpoint.c, sparse_checkpoint.c) share; defined
+ * in checkpoint.c. */
+#ifndef CAYLEY_CK_FILE_H
+#define CAYLEY_CK_FILE_H
+
+#include "kedr/cayley.h"
+
+/* Opens path for reading when it is a regular file (a FIFO or a device is refused, without
+ * waiting on it); *size is its size. Close *fd when done. */
+kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size);
+/* Reads bytes [off, off + n) of fd: KEDR_ERR_PARSE "truncated" when the file ends first. */
+kedr_status cayley_ck_read(int fd, const char *path, uint64_t off, void *buf, size_t n);
+/* F(0..level) must be a growth function of a group of that order: F(0) = 1, each F(s) > 0,
+ * their sum (*total) at most the order, checked without overflow. */
+kedr_status cayley_ck_check_growth(const char *path, const uint64_t *F, int level,
+                                   uint64_t order, uint64_t *total);
+
+#endif
