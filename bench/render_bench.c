@@ -307,7 +307,8 @@ int render_bench_main(int argc, char **argv)
             break;
         }
         kedr_accel *ref = NULL;
-        if (kedr_accel_build(KEDR_ACCEL_BVH, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &ref) != KEDR_OK) {
+        if (kedr_accel_build(KEDR_ACCEL_BVH, KEDR_TRI_MOLLER, s->mesh.v, s->mesh.n, &ref) !=
+            KEDR_OK) {
             rc = 1;
             kedr_render_scene_destroy(s);
             break;
@@ -373,7 +374,8 @@ int render_bench_main(int argc, char **argv)
                    rate[1], rate[2], n ? "" : "  (teapot in a stadium)");
             fflush(stdout);
             if (jf) {
-                fprintf(jf, "%s\n    {\"scene\": \"%s\", \"triangles\": %zu, \"accel\": \"%s\", \"build_s\": %.6g, "
+                fprintf(jf, "%s\n    {\"scene\": \"%s\", \"triangles\": %zu, \"accel\": \"%s\", "
+                        "\"build_s\": %.6g, "
                         "\"bytes\": %zu, \"primary_per_s\": %.6g, \"shadow_per_s\": %.6g, "
                         "\"secondary_per_s\": %.6g", first ? "" : ",", n ? "terrain" : "stadium",
                         s->mesh.n, name, build,

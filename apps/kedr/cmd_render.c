@@ -129,14 +129,16 @@ static int write_json(const render_cli *o, const kedr_render_options *ro, kedr_c
             ro->test == KEDR_TRI_WOOP ? "woop" : "moller");
     fprintf(f, "  \"width\": %d,\n  \"height\": %d,\n  \"spp\": %d,\n  \"depth\": %d,\n",
             ro->width, ro->height, ro->spp, ro->depth);
-    fprintf(f, "  \"triangles\": %zu,\n  \"spheres\": %zu,\n  \"planes\": %zu,\n  \"lights\": %zu,\n",
-            si->triangles, si->spheres, si->planes, si->lights);
+    fprintf(f, "  \"triangles\": %zu,\n  \"spheres\": %zu,\n  \"planes\": %zu,\n",
+            si->triangles, si->spheres, si->planes);
+    fprintf(f, "  \"lights\": %zu,\n", si->lights);
     fprintf(f, "  \"build_s\": %.6g,\n  \"accel_bytes\": %zu,\n  \"render_s\": %.6g,\n",
             st->build_seconds, st->accel_bytes, st->render_seconds);
     fprintf(f, "  \"rays\": {\"primary\": %llu, \"shadow\": %llu, \"secondary\": %llu},\n",
             (unsigned long long)st->primary_rays, (unsigned long long)st->shadow_rays,
             (unsigned long long)st->secondary_rays);
-    fprintf(f, "  \"rays_per_s\": %.6g\n}\n", st->render_seconds > 0 ? rays / st->render_seconds : 0);
+    fprintf(f, "  \"rays_per_s\": %.6g\n}\n",
+            st->render_seconds > 0 ? rays / st->render_seconds : 0);
     if (kedr_file_commit(&w) != KEDR_OK)
         return fail(NULL);
     return 0;

@@ -21,7 +21,8 @@ kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out)
             *out = (kedr_accel_kind)i;
             return KEDR_OK;
         }
-    return kedr_fail(KEDR_ERR_INVALID, "accelerator '%s': expected grid, kdtree, bvh, lbvh or brute",
+    return kedr_fail(KEDR_ERR_INVALID,
+                     "accelerator '%s': expected grid, kdtree, bvh, lbvh or brute",
                      text ? text : "(null)");
 }
 

@@ -1,10 +1,10 @@
-/* render: the cuda back end of kedr_render and of the batch queries (kedr_accel_intersect_on,
- * kedr_accel_occluded_on: one thread per ray over the BVH). The BVH is built on the cpu (bvh.c) and copied to
- * the GPU with the scene's arrays; one thread per pixel runs the Whitted loop of whitted.h (the
- * same text as the cpu's, compiled without fused multiply-adds, see cmake/deps/render.cmake),
- * tracing its primary, shadow and secondary rays through the BVH with bvh_trace.h. One kernel
- * does all three kinds of rays (an uber-kernel in the seed's terms): the pending rays of a pixel
- * stay in its thread's stack, with no queues between waves. */
+/* render: the cuda back end of kedr_render, of the batch queries (kedr_accel_intersect_on,
+ * kedr_accel_occluded_on: one thread per ray over the BVH) and of the LBVH build (lbvh.h). A
+ * BVH built on the cpu (bvh.c) is copied to the GPU with the scene's arrays; one thread per pixel
+ * runs the Whitted loop of whitted.h (the same text as the cpu's, compiled without fused
+ * multiply-adds, see cmake/deps/render.cmake), tracing its primary, shadow and secondary rays
+ * with bvh_trace.h. One kernel does all three kinds of rays (an uber-kernel in the seed's terms):
+ * the pending rays of a pixel stay in its thread's stack, with no queues between waves. */
 #include "core/internal.h"
 #include "render/accel.h"
 #include "render/render_cuda.h"

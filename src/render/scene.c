@@ -223,7 +223,8 @@ static kedr_status read_scene(kedr_ini *ini, kedr_render_scene *s)
     s->up = rv(0, 1, 0);
     KEDR_TRY(read_vec(ini, "camera", "up", 0, &s->up));
     s->fov = 45;
-    KEDR_TRY(read_float(ini, "camera", "fov", KEDR_INI_LO_OPEN | KEDR_INI_HI_OPEN, 0, 180, &s->fov));
+    KEDR_TRY(read_float(ini, "camera", "fov", KEDR_INI_LO_OPEN | KEDR_INI_HI_OPEN, 0, 180,
+                        &s->fov));
     rvec f = rv_sub(s->look, s->eye);
     if (!(rv_len(f) > 0) || !(rv_len(rv_cross(f, s->up)) > 1e-6f * rv_len(f) * rv_len(s->up)))
         return kedr_ini_fail(ini, "camera", "up", "the view direction (look_at - eye) must be "

@@ -79,7 +79,8 @@ static void sphere_mesh(soup *s, int nu, int nv)
         for (int j = 0; j < nv; j++) {
             float p[4][3];
             for (int q = 0; q < 4; q++) {
-                double th = M_PI * (j + (q >> 1)) / nv, ph = 2 * M_PI * (i + ((q ^ (q >> 1)) & 1)) / nu;
+                double th = M_PI * (j + (q >> 1)) / nv;
+                double ph = 2 * M_PI * (i + ((q ^ (q >> 1)) & 1)) / nu;
                 p[q][0] = (float)(0.5 + 0.4 * sin(th) * cos(ph));
                 p[q][1] = (float)(0.5 + 0.4 * sin(th) * sin(ph));
                 p[q][2] = (float)(0.5 + 0.4 * cos(th));

@@ -108,7 +108,8 @@ static void check_skips(void)
     }
     s = loaded(HEAD "[mesh.t]\nbuiltin = teapot\nlevel = 4\nmaterial = m\n"
                     "[light.a]\ncorner = 0 1 0\nedge1 = 1 0 0\nedge2 = 0 0 1\nsamples = 3\n"
-                    "[light.b]\nposition = 1 2 3\n[render]\nwidth = 64\nheight = 32\naccel = grid\n");
+                    "[light.b]\nposition = 1 2 3\n"
+                    "[render]\nwidth = 64\nheight = 32\naccel = grid\n");
     if (s) {
         kedr_render_scene_info si;
         kedr_render_scene_get_info(s, &si);

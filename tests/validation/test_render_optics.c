@@ -124,7 +124,8 @@ static void check_shadow(kedr_ctx *ctx)
                                               "[render]\nambient = 1\n"
                                               "[material.m]\ncolor = 1\nambient = 0.2\n"
                                               "diffuse = 0.8\nspecular = 0\n"
-                                              "[sphere.s]\ncenter = 0 2 0\nradius = 1\nmaterial = m\n"
+                                              "[sphere.s]\ncenter = 0 2 0\nradius = 1\n"
+                                              "material = m\n"
                                               "[plane.p]\nnormal = 0 1 0\nmaterial = m\n"
                                               "[light.l]\nposition = 0 10 0\n");
     float *rgb = tu_host_alloc((size_t)w * h * 3 * sizeof(float));
@@ -166,7 +167,8 @@ static double fresnel_ref(double ci, double n1, double n2)
     if (st >= 1)
         return 1;
     double ct = sqrt(1 - st * st);
-    double rs = (n1 * ci - n2 * ct) / (n1 * ci + n2 * ct), rp = (n1 * ct - n2 * ci) / (n1 * ct + n2 * ci);
+    double rs = (n1 * ci - n2 * ct) / (n1 * ci + n2 * ct);
+    double rp = (n1 * ct - n2 * ci) / (n1 * ct + n2 * ci);
     return (rs * rs + rp * rp) / 2;
 }
 
