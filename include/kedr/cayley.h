@@ -105,6 +105,11 @@ typedef struct {
 kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group **g);
 void kedr_cayley_group_free(kedr_cayley_group *g);
 
+/* The help line of family i (0, 1, ... until NULL) of the families kedr_cayley_parse knows:
+ * "SYNTAX<tab>what it is (N = MIN..MAX)", the text after the tab possibly over several lines
+ * separated by newlines; written to buf (truncated to size), which is returned. */
+const char *kedr_cayley_family_help(int i, char *buf, size_t size);
+
 /* Entries of an element as kedr_cayley_rank and kedr_cayley_unrank see it: n for permutations
  * (x[i] = the element at position i) and abelian groups (the coordinates), 2n for signed
  * permutations (x[0..n-1] the permutation, x[n+i] the sign 0 or 1 at position i); K for B_K
@@ -192,6 +197,53 @@ typedef struct {
 kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
                                const kedr_cayley_options *opt, kedr_cayley_result *result);
 void kedr_cayley_result_free(kedr_cayley_result *result);
+
+/* ---- element queries (ranked kinds; docs/cayley.md) ----
+ * A distance table holds the distance of every element from the identity, one byte an element
+ * (so |G| bytes, from one breadth-first search on the host's threads whatever ctx's back end);
+ * from it a shortest word for any element is found by walking back level by level: from x at
+ * distance d, a generator s with x s^-1 at distance d - 1 is the word's last letter. */
+typedef struct kedr_cayley_distances kedr_cayley_distances;
+
+/* Builds the table of g (a ranked kind; g must outlive it). memory_limit: refuse when |G| bytes
+ * exceed it (0: the host's available memory). KEDR_ERR_UNSUPPORTED for the sparse kinds,
+ * KEDR_ERR_NOMEM saying how much is needed, KEDR_ERR_INVALID when the diameter exceeds 254. */
+kedr_status kedr_cayley_distances_build(kedr_ctx *ctx, const kedr_cayley_group *g,
+                                        size_t memory_limit, kedr_cayley_distances **out);
+void kedr_cayley_distances_free(kedr_cayley_distances *t);
+/* The diameter (the largest distance of a reached element) and the elements reached. */
+int kedr_cayley_distances_diameter(const kedr_cayley_distances *t);
+uint64_t kedr_cayley_distances_reached(const kedr_cayley_distances *t);
+/* The distance of the element of rank `rank`, -1 when the generators do not reach it;
+ * KEDR_ERR_INVALID when rank >= |G|. */
+kedr_status kedr_cayley_distance(const kedr_cayley_distances *t, uint64_t rank, int *distance);
+/* A shortest word for the element of rank `rank`: word[0..*length) are generator indices, the
+ * element being 1 * g_word[0] * g_word[1] * ... (cap >= the diameter suffices).
+ * KEDR_ERR_INVALID when the element is not reached (the message says so) or cap is too small. */
+kedr_status kedr_cayley_word(const kedr_cayley_distances *t, uint64_t rank, int *word, int cap,
+                             int *length);
+/* The first `max` elements at the diameter in order of rank: ranks[0..*count). */
+kedr_status kedr_cayley_farthest(const kedr_cayley_distances *t, uint64_t max, uint64_t *ranks,
+                                 uint64_t *count);
+
+/* The rank of the element of rank `rank` times generator k. */
+kedr_status kedr_cayley_multiply(const kedr_cayley_group *g, uint64_t rank, int k,
+                                 uint64_t *product);
+/* Parses an element of g: "rank:R", or its entries separated by commas, optionally in brackets:
+ * permutations the images 1..N of positions 1..N ("[3,1,2]"), a minus sign marking a flipped
+ * one for signed permutations ("[-2,1]"); abelian groups the coordinates (0..M-1); B_K the
+ * exponents of a1..aK (0..4). KEDR_ERR_INVALID naming the text and what was expected (the
+ * number of entries, a permutation, the range of each entry); KEDR_ERR_UNSUPPORTED for the
+ * sparse kinds. */
+kedr_status kedr_cayley_element_parse(const kedr_cayley_group *g, const char *text,
+                                      uint64_t *rank);
+/* The element of rank `rank` in the form kedr_cayley_element_parse reads (without "rank:"). */
+kedr_status kedr_cayley_element_format(const kedr_cayley_group *g, uint64_t rank, char *buf,
+                                       size_t size);
+/* The name of generator k: its images for permutations ("[2,1,3]", signed "[-1,2]"), +e1/-e1
+ * for abelian groups, a1, a2, a1^-1, a2^-1 for B_K. Returns buf. */
+const char *kedr_cayley_generator_name(const kedr_cayley_group *g, int k, char *buf,
+                                       size_t size);
 
 #ifdef __cplusplus
 }

@@ -23,6 +23,14 @@
 
 #include "burnside_hall.h"
 
+#ifndef __CUDACC__
+/* KEDR_ERR_INVALID naming `who` unless g looks like a group made by kedr_cayley_parse: a kind
+ * this code knows, an order and a generator count in range (group.c). */
+kedr_status cayley_check_group(const kedr_cayley_group *g, const char *who);
+/* Replaces each generator of g (a kind made by kedr_cayley_parse) by its inverse (group.c). */
+void cayley_invert_generators(kedr_cayley_group *g);
+#endif
+
 /* Nibbles 0..15 in order: the list of unused elements before any is taken. */
 #define CAYLEY_NIBBLE_IOTA 0xFEDCBA9876543210ull
 
@@ -176,6 +184,13 @@ CAYLEY_HD uint64_t cayley_burnside_neighbour(const kedr_cayley_group *g, uint64_
     return cayley_burnside_rank(z, g->n);
 }
 
+/* Whether kind has ranks (the dense search, kedr_cayley_rank); the others are the sparse kinds. */
+CAYLEY_HD int cayley_ranked_kind(kedr_cayley_kind kind)
+{
+    return kind == KEDR_CAYLEY_PERMUTATION || kind == KEDR_CAYLEY_SIGNED_PERMUTATION ||
+           kind == KEDR_CAYLEY_ABELIAN || kind == KEDR_CAYLEY_BURNSIDE;
+}
+
 /* An element unranked once, ready for all its products. */
 typedef struct {
     uint64_t rank;
@@ -216,13 +231,17 @@ CAYLEY_HD uint64_t cayley_neighbour_as(const kedr_cayley_group *g, const cayley_
     }
     if (kind == KEDR_CAYLEY_BURNSIDE)
         return cayley_burnside_neighbour(g, e->rank, k);
-    /* abelian: step one coordinate, wrapping around */
-    int d = g->dim[k];
-    uint64_t stride = g->stride[d], m = g->moduli[d];
-    uint64_t x = (e->rank / stride) % m;
-    if (g->step[k] > 0)
-        return x == m - 1 ? e->rank - (m - 1) * stride : e->rank + stride;
-    return x == 0 ? e->rank + (m - 1) * stride : e->rank - stride;
+    if (kind == KEDR_CAYLEY_ABELIAN) { /* step one coordinate, wrapping around */
+        int d = g->dim[k];
+        uint64_t stride = g->stride[d], m = g->moduli[d];
+        uint64_t x = (e->rank / stride) % m;
+        if (g->step[k] > 0)
+            return x == m - 1 ? e->rank - (m - 1) * stride : e->rank + stride;
+        return x == 0 ? e->rank + (m - 1) * stride : e->rank - stride;
+    }
+    /* no other kind gets here: cayley_check_group refuses a kind that is not ranked before any
+     * search or query begins */
+    return e->rank;
 }
 
 CAYLEY_HD cayley_elem cayley_load(const kedr_cayley_group *g, uint64_t rank)

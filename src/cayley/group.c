@@ -73,6 +73,12 @@ static void invert_generator(kedr_cayley_group *g, int k, int at)
     g->flip[at] = flip;
 }
 
+void cayley_invert_generators(kedr_cayley_group *g)
+{
+    for (int k = 0; k < g->ngens; k++)
+        invert_generator(g, k, k);
+}
+
 static void identity_at(kedr_cayley_group *g, int at)
 {
     for (int i = 0; i < KEDR_CAYLEY_MAX_POINTS; i++)
@@ -87,68 +93,136 @@ static void swap_at(kedr_cayley_group *g, int at, int i, int j)
     g->perm[at][j] = (uint8_t)i;
 }
 
-static void permutation_generators(kedr_cayley_group *g, const char *family)
+/* ---- the generators of the ranked permutation families ---- */
+
+/* Prefix reversals of length 2..n (burnt: 1..n, flipping the signs of the reversed prefix). */
+static void reversal_generators(kedr_cayley_group *g, int burnt)
 {
-    int n = g->n;
-    if (strcmp(family, "pancake") == 0 || strcmp(family, "burnt-pancake") == 0) {
-        int burnt = family[0] == 'b';
-        for (int k = burnt ? 1 : 2; k <= n; k++) {
-            identity_at(g, g->ngens);
-            for (int i = 0; i < k; i++)
-                g->perm[g->ngens][i] = (uint8_t)(k - 1 - i);
-            g->flip[g->ngens] = burnt ? (uint16_t)((1u << k) - 1u) : 0;
-            keep_generator(g);
-        }
-    } else if (strcmp(family, "bubble") == 0) {
-        for (int i = 0; i + 1 < n; i++) {
-            swap_at(g, g->ngens, i, i + 1);
-            keep_generator(g);
-        }
-    } else if (strcmp(family, "star") == 0) {
-        for (int i = 1; i < n; i++) {
-            swap_at(g, g->ngens, 0, i);
-            keep_generator(g);
-        }
-    } else if (strcmp(family, "transpositions") == 0) {
-        for (int i = 0; i < n; i++)
-            for (int j = i + 1; j < n; j++) {
-                swap_at(g, g->ngens, i, j);
-                keep_generator(g);
-            }
-    } else { /* lrx */
+    for (int k = burnt ? 1 : 2; k <= g->n; k++) {
         identity_at(g, g->ngens);
-        for (int i = 0; i < n; i++)
-            g->perm[g->ngens][i] = (uint8_t)((i + 1) % n);
-        keep_generator(g);
-        identity_at(g, g->ngens);
-        for (int i = 0; i < n; i++)
-            g->perm[g->ngens][i] = (uint8_t)((i + n - 1) % n);
-        keep_generator(g);
-        swap_at(g, g->ngens, 0, 1);
+        for (int i = 0; i < k; i++)
+            g->perm[g->ngens][i] = (uint8_t)(k - 1 - i);
+        g->flip[g->ngens] = burnt ? (uint16_t)((1u << k) - 1u) : 0;
         keep_generator(g);
     }
 }
 
-static const struct {
+static void pancake_generators(kedr_cayley_group *g) { reversal_generators(g, 0); }
+static void burnt_pancake_generators(kedr_cayley_group *g) { reversal_generators(g, 1); }
+
+static void bubble_generators(kedr_cayley_group *g)
+{
+    for (int i = 0; i + 1 < g->n; i++) {
+        swap_at(g, g->ngens, i, i + 1);
+        keep_generator(g);
+    }
+}
+
+static void star_generators(kedr_cayley_group *g)
+{
+    for (int i = 1; i < g->n; i++) {
+        swap_at(g, g->ngens, 0, i);
+        keep_generator(g);
+    }
+}
+
+static void transposition_generators(kedr_cayley_group *g)
+{
+    for (int i = 0; i < g->n; i++)
+        for (int j = i + 1; j < g->n; j++) {
+            swap_at(g, g->ngens, i, j);
+            keep_generator(g);
+        }
+}
+
+static void lrx_generators(kedr_cayley_group *g)
+{
+    int n = g->n;
+    identity_at(g, g->ngens);
+    for (int i = 0; i < n; i++)
+        g->perm[g->ngens][i] = (uint8_t)((i + 1) % n);
+    keep_generator(g);
+    identity_at(g, g->ngens);
+    for (int i = 0; i < n; i++)
+        g->perm[g->ngens][i] = (uint8_t)((i + n - 1) % n);
+    keep_generator(g);
+    swap_at(g, g->ngens, 0, 1);
+    keep_generator(g);
+}
+
+static kedr_status parse_abelian(kedr_cayley_group *g, const char *spec, const char *args);
+static kedr_status parse_burnside(kedr_cayley_group *g, const char *spec, const char *args);
+
+/* The families kedr_cayley_parse knows, from which its errors and `kedr cayley --help`
+ * (kedr_cayley_family_help) are printed: the ranked permutation families take an N from min to
+ * max and have a generator function; abelian and burnside parse their arguments (parse); the
+ * sparse families are parsed by cayley_parse_sparse (perm_spec.c). */
+typedef struct {
     const char *name;
     kedr_cayley_kind kind;
-    int min_n;
-    const char *description;
-} families[] = {
-    {"pancake", KEDR_CAYLEY_PERMUTATION, 2, "prefix reversals"},
-    {"burnt-pancake", KEDR_CAYLEY_SIGNED_PERMUTATION, 1, "signed prefix reversals"},
-    {"bubble", KEDR_CAYLEY_PERMUTATION, 2, "adjacent transpositions"},
-    {"star", KEDR_CAYLEY_PERMUTATION, 2, "transpositions (1 i)"},
-    {"transpositions", KEDR_CAYLEY_PERMUTATION, 2, "all transpositions"},
-    {"lrx", KEDR_CAYLEY_PERMUTATION, 2, "left shift, right shift, swap of 1 and 2"},
-    {"abelian", KEDR_CAYLEY_ABELIAN, 0, "+1 in each coordinate"},
-    {"burnside", KEDR_CAYLEY_BURNSIDE, 1, ""},
-};
-#define NFAMILIES (sizeof families / sizeof families[0])
+    int min, max; /* the range of N or K; max 0: none (see the help) */
+    void (*generators)(kedr_cayley_group *g);
+    kedr_status (*parse)(kedr_cayley_group *g, const char *spec, const char *args);
+    int sparse;
+    const char *syntax, *description, *help;
+} cayley_family;
 
-#define CAYLEY_GROUPS_EXPECTED                                                                  \
-    "pancake:N, burnt-pancake:N, bubble:N, star:N, transpositions:N, lrx:N, abelian:M1,M2,..., " \
-    "burnside:K, perm:N:GENERATORS or cube2"
+static const cayley_family families[] = {
+    {"pancake", KEDR_CAYLEY_PERMUTATION, 2, KEDR_CAYLEY_MAX_RANKED_POINTS, pancake_generators,
+     NULL, 0, "pancake:N", "prefix reversals", "S_N, prefix reversals of length 2..N"},
+    {"burnt-pancake", KEDR_CAYLEY_SIGNED_PERMUTATION, 1, KEDR_CAYLEY_MAX_RANKED_POINTS,
+     burnt_pancake_generators, NULL, 0, "burnt-pancake:N", "signed prefix reversals",
+     "signed permutations (order 2^N N!), signed prefix reversals"},
+    {"bubble", KEDR_CAYLEY_PERMUTATION, 2, KEDR_CAYLEY_MAX_RANKED_POINTS, bubble_generators, NULL,
+     0, "bubble:N", "adjacent transpositions", "S_N, adjacent transpositions"},
+    {"star", KEDR_CAYLEY_PERMUTATION, 2, KEDR_CAYLEY_MAX_RANKED_POINTS, star_generators, NULL, 0,
+     "star:N", "transpositions (1 i)", "S_N, transpositions (1 i)"},
+    {"transpositions", KEDR_CAYLEY_PERMUTATION, 2, KEDR_CAYLEY_MAX_RANKED_POINTS,
+     transposition_generators, NULL, 0, "transpositions:N", "all transpositions",
+     "S_N, all transpositions"},
+    {"lrx", KEDR_CAYLEY_PERMUTATION, 2, KEDR_CAYLEY_MAX_RANKED_POINTS, lrx_generators, NULL, 0,
+     "lrx:N", "left shift, right shift, swap of 1 and 2",
+     "S_N, left shift, right shift, swap of positions 1 and 2"},
+    {"abelian", KEDR_CAYLEY_ABELIAN, 2, 0, NULL, parse_abelian, 0, "abelian:M1,M2,...",
+     "+1 in each coordinate",
+     "Z_M1 x Z_M2 x ..., +1 in each coordinate (rings, tori, hypercubes;\n"
+     "M = 2..4294967295, at most 64 factors, order at most 2^62)"},
+    {"burnside", KEDR_CAYLEY_BURNSIDE, 1, CAYLEY_BURNSIDE_LIMIT, NULL, parse_burnside, 0,
+     "burnside:K", "", "B_K = B0(2,5)/<a_{K+1},...,a_34>, order 5^K, generators a1, a2"},
+    {"perm", KEDR_CAYLEY_PERM_SUBGROUP, 1, KEDR_CAYLEY_MAX_POINTS, NULL, NULL, 1, "perm:N:GENS",
+     "", "subgroup of S_N generated by GENS: images [2,1,3] or cycles (1 2)(3 4),\n"
+     "separated by commas; perm:N:@FILE reads one generator per line (sparse\n"
+     "mode: 64-bit states for N <= 16; above, 5 bits per base point in 64, 128\n"
+     "or 192 bits)"},
+    {"cube2", KEDR_CAYLEY_CUBE2, 0, 0, NULL, NULL, 1, "cube2",
+     "", "2x2x2 Rubik's cube, 3674160 positions (sparse mode; --metric htm|qtm)"},
+};
+#define NFAMILIES ((int)(sizeof families / sizeof families[0]))
+
+const char *kedr_cayley_family_help(int i, char *buf, size_t size)
+{
+    if (i < 0 || i >= NFAMILIES || !buf || size == 0)
+        return NULL;
+    const cayley_family *f = &families[i];
+    if (f->max > 0)
+        snprintf(buf, size, "%s\t%s (%s = %d..%d)", f->syntax, f->help,
+                 f->kind == KEDR_CAYLEY_BURNSIDE ? "K" : "N", f->min, f->max);
+    else
+        snprintf(buf, size, "%s\t%s", f->syntax, f->help);
+    return buf;
+}
+
+/* "pancake:N, burnt-pancake:N, ... or cube2", for errors. */
+static const char *family_list(char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int f = 0; f < NFAMILIES && len < size; f++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                f == 0 ? "" : f + 1 == NFAMILIES ? " or " : ", ",
+                                families[f].syntax);
+    return buf;
+}
 
 static kedr_status parse_abelian(kedr_cayley_group *g, const char *spec, const char *args)
 {
@@ -225,45 +299,42 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
     *out = NULL;
     if (!spec)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_parse: spec is NULL");
-    if (cayley_sparse_spec(spec))
-        return cayley_parse_sparse(spec, inverses, out);
     const char *colon = strchr(spec, ':');
     size_t flen = colon ? (size_t)(colon - spec) : strlen(spec);
-    size_t f = 0;
+    int f = 0;
     while (f < NFAMILIES && !(strlen(families[f].name) == flen &&
                               strncmp(spec, families[f].name, flen) == 0))
         f++;
+    char list[400];
     if (f == NFAMILIES)
-        return kedr_fail(KEDR_ERR_INVALID, "'%s': unknown group (expected " CAYLEY_GROUPS_EXPECTED ")",
-                         spec);
+        return kedr_fail(KEDR_ERR_INVALID, "'%s': unknown group (expected %s)", spec,
+                         family_list(list, sizeof list));
+    const cayley_family *fam = &families[f];
+    if (fam->sparse)
+        return cayley_parse_sparse(spec, inverses, out);
     if (!colon)
-        return kedr_fail(KEDR_ERR_INVALID, "'%s': expected %s:%s", spec, families[f].name,
-                         families[f].kind == KEDR_CAYLEY_ABELIAN    ? "M1,M2,..."
-                         : families[f].kind == KEDR_CAYLEY_BURNSIDE ? "K"
-                                                                    : "N");
+        return kedr_fail(KEDR_ERR_INVALID, "'%s': expected %s", spec, fam->syntax);
 
     kedr_cayley_group *g = calloc(1, sizeof *g);
     if (!g)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_cayley_parse: out of host memory");
-    g->kind = families[f].kind;
+    g->kind = fam->kind;
     g->inverses = inverses != 0;
     g->state_words = 1;
-    snprintf(g->description, sizeof g->description, "%s", families[f].description);
+    snprintf(g->description, sizeof g->description, "%s", fam->description);
     const char *args = colon + 1;
-    if (g->kind == KEDR_CAYLEY_ABELIAN || g->kind == KEDR_CAYLEY_BURNSIDE) {
-        kedr_status s = g->kind == KEDR_CAYLEY_ABELIAN ? parse_abelian(g, spec, args)
-                                                       : parse_burnside(g, spec, args);
+    if (fam->parse) {
+        kedr_status s = fam->parse(g, spec, args);
         if (s != KEDR_OK) {
             free(g);
             return s;
         }
     } else {
         uint64_t n;
-        if (!parse_int(args, strlen(args), (uint64_t)families[f].min_n,
-                       KEDR_CAYLEY_MAX_RANKED_POINTS, &n)) {
+        if (!parse_int(args, strlen(args), (uint64_t)fam->min, (uint64_t)fam->max, &n)) {
             free(g);
             return kedr_fail(KEDR_ERR_INVALID, "%s: expected an integer N from %d to %d", spec,
-                             families[f].min_n, KEDR_CAYLEY_MAX_RANKED_POINTS);
+                             fam->min, fam->max);
         }
         g->n = (int)n;
         g->order = 1;
@@ -271,8 +342,8 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
             g->order *= (uint64_t)i;
         if (g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION)
             g->order <<= g->n;
-        snprintf(g->spec, sizeof g->spec, "%s:%d", families[f].name, g->n);
-        permutation_generators(g, families[f].name);
+        snprintf(g->spec, sizeof g->spec, "%s:%d", fam->name, g->n);
+        fam->generators(g);
     }
 
     /* Inverse closure: look each inverse up; add the missing ones when asked to. */
@@ -307,11 +378,26 @@ int kedr_cayley_element_size(const kedr_cayley_group *g)
     return g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION ? 2 * g->n : g->n;
 }
 
+kedr_status cayley_check_group(const kedr_cayley_group *g, const char *who)
+{
+    if (!g)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: g is NULL", who);
+    int known = cayley_ranked_kind(g->kind) || g->kind == KEDR_CAYLEY_PERM_SUBGROUP ||
+                g->kind == KEDR_CAYLEY_CUBE2;
+    if (!known)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: unknown group kind %d (expected a group made by "
+                         "kedr_cayley_parse)", who, (int)g->kind);
+    if (g->order == 0 || g->ngens < 0 || g->ngens > KEDR_CAYLEY_MAX_GENERATORS)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: g is not a group made by kedr_cayley_parse", who);
+    return KEDR_OK;
+}
+
 kedr_status kedr_cayley_rank(const kedr_cayley_group *g, const uint32_t *x, uint64_t *rank)
 {
     if (!g || !x || !rank)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_rank: %s is NULL",
                          !g ? "g" : !x ? "x" : "rank");
+    KEDR_TRY(cayley_check_group(g, "kedr_cayley_rank"));
     if (g->kind == KEDR_CAYLEY_PERM_SUBGROUP || g->kind == KEDR_CAYLEY_CUBE2)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_cayley_rank: %s has no ranking", g->spec);
     if (g->kind == KEDR_CAYLEY_ABELIAN) {
@@ -364,6 +450,7 @@ kedr_status kedr_cayley_unrank(const kedr_cayley_group *g, uint64_t rank, uint32
 {
     if (!g || !x)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_unrank: %s is NULL", !g ? "g" : "x");
+    KEDR_TRY(cayley_check_group(g, "kedr_cayley_unrank"));
     if (g->kind == KEDR_CAYLEY_PERM_SUBGROUP || g->kind == KEDR_CAYLEY_CUBE2)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_cayley_unrank: %s has no ranking", g->spec);
     if (rank >= g->order)

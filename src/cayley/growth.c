@@ -13,8 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* Memory the host can give without swapping: MemAvailable, else the physical memory. */
-static size_t host_available_memory(void)
+size_t cayley_host_memory(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");
     if (f) {
@@ -47,7 +46,7 @@ kedr_status cayley_memory_allowed(kedr_ctx *ctx, const kedr_cayley_options *opt,
     (void)ctx;
 #endif
     *where = "host memory available";
-    *limit = host_available_memory();
+    *limit = cayley_host_memory();
     return KEDR_OK;
 }
 
@@ -261,9 +260,7 @@ kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
         return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth: %s is NULL",
                          !ctx ? "ctx" : !g ? "g" : "result");
     memset(result, 0, sizeof *result);
-    if (g->order == 0 || g->ngens < 0 || g->ngens > KEDR_CAYLEY_MAX_GENERATORS)
-        return kedr_fail(KEDR_ERR_INVALID,
-                         "kedr_cayley_growth: g is not a group made by kedr_cayley_parse");
+    KEDR_TRY(cayley_check_group(g, "kedr_cayley_growth"));
     if (opt && (!(opt->checkpoint_every >= 0) || opt->max_levels < 0))
         return kedr_fail(KEDR_ERR_INVALID,
                          "kedr_cayley_growth: checkpoint_every %g, max_levels %d: expected both >= 0",

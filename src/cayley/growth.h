@@ -50,6 +50,9 @@ kedr_status cayley_push_level(kedr_cayley_result *res, size_t *len, size_t *cap,
 kedr_status cayley_memory_allowed(kedr_ctx *ctx, const kedr_cayley_options *opt, size_t *limit,
                                   const char **where);
 
+/* The host's available memory (MemAvailable), else its physical memory. */
+size_t cayley_host_memory(void);
+
 /* The two searches, called by kedr_cayley_growth once the mode is chosen and the memory
  * checked. devices: 0 the one-context dense search, else the 2-bit search over that many GPUs. */
 kedr_status cayley_dense_growth(kedr_ctx *ctx, const kedr_cayley_group *g,

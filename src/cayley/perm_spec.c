@@ -11,12 +11,6 @@
 /* Subgroup chains of S_32 are far shorter (Cameron, Solomon & Turull 1989: < 3n/2 = 48). */
 #define SS_MAX_GENS 64
 
-int cayley_sparse_spec(const char *spec)
-{
-    return spec && (strncmp(spec, "perm:", 5) == 0 || strcmp(spec, "perm") == 0 ||
-                    (strncmp(spec, "cube2", 5) == 0 && (spec[5] == 0 || spec[5] == ':')));
-}
-
 /* Points (perm:) or corners (cube2) that generators move. */
 static int positions(const kedr_cayley_group *g)
 {

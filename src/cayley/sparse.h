@@ -227,9 +227,8 @@ kedr_status cayley_sparse_chosen(const kedr_cayley_group *g, const kedr_cayley_o
 kedr_status cayley_sparse_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
                                  const kedr_cayley_options *opt, kedr_cayley_result *result);
 
-/* perm_spec.c: whether spec names a sparse kind (perm:..., cube2...), and its parser, which
- * kedr_cayley_parse calls for them. */
-int cayley_sparse_spec(const char *spec);
+/* perm_spec.c: the parser of the sparse kinds (perm:..., cube2...), which kedr_cayley_parse
+ * calls for them. */
 kedr_status cayley_parse_sparse(const char *spec, int inverses, kedr_cayley_group **out);
 /* Replaces the base of a perm:N group (N > 16) by base[0..nbase), which must contain its
  * Schreier-Sims base (any superset determines an element too), and sets state_words to match:
