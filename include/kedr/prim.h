@@ -158,11 +158,27 @@ kedr_status kedr_transpose(kedr_ctx *ctx, kedr_dtype t, const void *in, void *ou
 typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_tridiag_layout;
 
 /* THOMAS: Gaussian elimination without pivoting (the Thomas algorithm), one system per thread.
+ * CR: cyclic reduction; PCR: parallel cyclic reduction; CR_PCR: CR down to 64 rows, PCR on
+ * those, CR back (Zhang, Cohen & Owens 2010). On the cpu each is one system per thread; on cuda
+ * the threads of a block share a system in shared memory, which limits n (docs/prim.md gives
+ * the limits; a longer system is refused with KEDR_ERR_UNSUPPORTED). Periodic systems are
+ * bordered as described below, with the leading (n-1) rows solved by the chosen algorithm.
+ * PARTITIONED: each system cut into about sqrt(n) parts, each part reduced to its two interface
+ * rows (kedr_tridiag_part_reduce), the interface system of 2 rows a part solved by Thomas, the
+ * parts completed (kedr_tridiag_part_complete); a system of 1 unknown is one division.
  * AUTO: the back end's fastest for the sizes: Thomas, except on cuda for contiguous systems of
  * 257 to 2048 unknowns (f64: 1024), where a few steps of parallel cyclic reduction first split
  * each system among several threads, which then finish by Thomas (periodic systems only where
- * the split divides n). The two agree to rounding (docs/prim.md). */
-typedef enum { KEDR_TRIDIAG_AUTO = 0, KEDR_TRIDIAG_THOMAS = 1 } kedr_tridiag_algorithm;
+ * the split divides n), and for a few contiguous systems too long for shared memory, which are
+ * partitioned. All agree to rounding (docs/prim.md). */
+typedef enum {
+    KEDR_TRIDIAG_AUTO = 0,
+    KEDR_TRIDIAG_THOMAS = 1,
+    KEDR_TRIDIAG_CR = 2,
+    KEDR_TRIDIAG_PCR = 3,
+    KEDR_TRIDIAG_CR_PCR = 4,
+    KEDR_TRIDIAG_PARTITIONED = 5
+} kedr_tridiag_algorithm;
 
 typedef struct {
     size_t n;     /* unknowns per system, at least 1 */
@@ -181,14 +197,67 @@ typedef struct {
  * from the last row. Scratch: cuda n * count elements (two times that when periodic) unless a
  * system fits in shared memory; cpu the same. Queued on the context's stream; no wait.
  *
- * Stability: no pivoting. Systems that are strictly diagonally dominant by rows
- * (|b_i| > |a_i| + |c_i|), or symmetric positive definite, are solved with a small backward
- * error, independent of n. Other non-singular systems may meet a zero or tiny pivot: a zero one
+ * Stability: no pivoting, whatever the algorithm. Systems that are strictly diagonally dominant
+ * by rows (|b_i| > |a_i| + |c_i|) are solved by every algorithm with a small backward error
+ * (CR, PCR and the part elimination keep the dominance of every row they form); symmetric
+ * positive definite ones by Thomas and CR (docs/prim.md: PCR, CR_PCR and PARTITIONED need
+ * dominance for that guarantee). Other non-singular systems may meet a zero or tiny pivot: a zero one
  * gives inf or NaN in that system's x (the other systems are unaffected), a tiny one an
  * inaccurate x; no error is returned for either, as detecting them would cost the GPU a wait.
  * Callers with such systems check x for finite values or use a pivoting solver. */
 kedr_status kedr_tridiag_solve(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *desc,
                                const void *a, const void *b, const void *c, void *d);
+
+/* Partitioned solves, for systems cut into parts held apart (an MPI rank holding rows
+ * lo .. hi-1 of every line of a grid split between ranks). Each part of every system is reduced
+ * to its two interface rows, which couple its first and last unknowns to the neighbouring
+ * parts'; the interface rows of all P parts, in part order, form a tridiagonal system of 2P
+ * unknowns a system (periodic when the whole systems are), solved by any means; each part is
+ * then completed from its first and last unknowns. For parts p = 0 .. P-1 of count systems:
+ *
+ *   kedr_tridiag_part_reduce(ctx, t, &part_p, a_p, b_p, c_p, d_p, w_p, iface_p);
+ *   ... gather the interface rows: iface_p's arrays at rows 2p, 2p+1 of interleaved arrays
+ *       A, B, C, D of 2P rows (pointing iface_p into them builds the system in place) ...
+ *   kedr_tridiag_solve(ctx, t, &(kedr_tridiag_desc){2 * P, count, KEDR_TRIDIAG_INTERLEAVED,
+ *                      periodic, KEDR_TRIDIAG_AUTO}, A, B, C, D);
+ *   kedr_tridiag_part_complete(ctx, t, &part_p, w_p, D + 2 * p * count (elements), d_p);
+ *
+ * The result is that of the whole systems, to rounding. */
+typedef struct {
+    size_t n;     /* rows of the part in every system, at least 2 */
+    size_t count; /* systems */
+    kedr_tridiag_layout layout;
+    size_t stride; /* CONTIGUOUS: elements from row 0 of a system to row 0 of the next;
+                    * INTERLEAVED: from row i of the systems to row i + 1. 0: compact (n,
+                    * respectively count). A part of whole systems of N rows held in one array
+                    * starts at element lo (contiguous, stride N) or lo * count (interleaved). */
+} kedr_tridiag_part;
+
+/* The interface rows of a part, each array 2 * count elements: row j (0: the part's first
+ * unknown, 1: its last) of system s at j * count + s. Row 0's a couples to the previous part's
+ * last unknown and its c to this part's last; row 1's a to this part's first and its c to the
+ * next part's first; b is 1. */
+typedef struct {
+    void *a, *b, *c, *d;
+} kedr_tridiag_iface;
+
+/* Reduces the part (a, b, c, d, in part's layout and stride; a_0 multiplies the unknown before
+ * the part, c_{n-1} the one after it; for the first and last part of non-periodic systems these
+ * are ignored by the interface solve) to its interface rows. d is overwritten with values the
+ * completion needs; a, b, c are left unchanged. w: 2 * n * count elements of work that the
+ * completion reads. All arrays in the context's memory, of type t (F32, F64), apart from each
+ * other and from d. Stability as kedr_tridiag_solve's: a strictly row dominant part gives
+ * interface rows with |a| + |c| < 1 = b. */
+kedr_status kedr_tridiag_part_reduce(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_part *part,
+                                     const void *a, const void *b, const void *c, void *d,
+                                     void *w, const kedr_tridiag_iface *iface);
+
+/* Completes the part: x (2 * count elements: the part's first and last unknowns, row j of
+ * system s at j * count + s, as the interface solve returns them) and w and d from
+ * kedr_tridiag_part_reduce give the part's solution in d. */
+kedr_status kedr_tridiag_part_complete(kedr_ctx *ctx, kedr_dtype t,
+                                       const kedr_tridiag_part *part, const void *w,
+                                       const void *x, void *d);
 
 #ifdef __cplusplus
 }

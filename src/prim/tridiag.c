@@ -8,6 +8,7 @@
 #include "core/internal.h"
 #include "prim/tridiag_cuda.h"
 
+#include <omp.h>
 #include <stdint.h>
 
 #define FN "kedr_tridiag_solve"
@@ -116,14 +117,197 @@ static kedr_status tridiag_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_d
     return KEDR_OK;
 }
 
+/* CR, PCR and CR-PCR on the cpu: each thread copies a system into its own work rows (a, b, c, d,
+ * z and the second copy of PCR: 10 n elements), with a_0 and c_{m-1} of the leading m rows
+ * zeroed (periodic: after they are taken into z's right side), solves by prim_tridiag_reduce,
+ * borders as PRIM_TRIDIAG_THOMAS does, and copies x back. */
+#define TRIDIAG_REDUCE_CPU(NAME, T, REDUCE)                                                  \
+    static void NAME(const kedr_tridiag_desc *g, const T *a, const T *b, const T *c, T *d,     \
+                     T *work, int threads)                                                     \
+    {                                                                                          \
+        size_t n = g->n, count = g->count, m = g->periodic ? n - 1 : n;                        \
+        int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;                                     \
+        size_t ss = inter ? 1 : n, st = inter ? count : 1;                                     \
+        _Pragma("omp parallel num_threads(threads)")                                           \
+        {                                                                                      \
+            T *w = work + (size_t)omp_get_thread_num() * 10 * n;                               \
+            T *wa = w, *wb = w + n, *wc = w + 2 * n, *wd = w + 3 * n, *wz = w + 4 * n;         \
+            _Pragma("omp for schedule(static)")                                                \
+            for (size_t s = 0; s < count; s++) {                                               \
+                for (size_t i = 0; i < n; i++) {                                               \
+                    size_t k = s * ss + i * st;                                                \
+                    wa[i] = a[k], wb[i] = b[k], wc[i] = c[k], wd[i] = d[k];                    \
+                }                                                                              \
+                T *z = NULL;                                                                   \
+                if (m == 0) { /* periodic n = 1 */                                             \
+                    d[s * ss] = wd[0] / (wa[0] + wb[0] + wc[0]);                               \
+                    continue;                                                                  \
+                }                                                                              \
+                if (g->periodic) { /* z's right side: -a_0 e_0 - c_{n-2} e_{m-1} */            \
+                    for (size_t i = 0; i < m; i++)                                             \
+                        wz[i] = 0;                                                             \
+                    wz[0] = -wa[0];                                                            \
+                    wz[m - 1] -= wc[m - 1];                                                    \
+                    z = wz;                                                                    \
+                }                                                                              \
+                wa[0] = 0, wc[m - 1] = 0;                                                      \
+                REDUCE(wa, wb, wc, wd, z, w + 5 * n, w + 6 * n, w + 7 * n, w + 8 * n,          \
+                       w + 9 * n, m, (int)g->algorithm, 0, 1);                                 \
+                if (g->periodic) {                                                             \
+                    size_t l = n - 1;                                                          \
+                    T xl = (wd[l] - wa[l] * wd[m - 1] - wc[l] * wd[0]) /                       \
+                           (wb[l] + wa[l] * wz[m - 1] + wc[l] * wz[0]);                        \
+                    wd[l] = xl;                                                                \
+                    for (size_t i = 0; i < m; i++)                                             \
+                        wd[i] += xl * wz[i];                                                   \
+                }                                                                              \
+                for (size_t i = 0; i < n; i++)                                                 \
+                    d[s * ss + i * st] = wd[i];                                                \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+TRIDIAG_REDUCE_CPU(reduce_cpu_f32, float, prim_tridiag_reduce_f32)
+TRIDIAG_REDUCE_CPU(reduce_cpu_f64, double, prim_tridiag_reduce_f64)
+
+static kedr_status tridiag_reduce_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g,
+                                      const void *a, const void *b, const void *c, void *d)
+{
+    int threads = omp_get_max_threads();
+    if ((size_t)threads > g->count)
+        threads = (int)g->count;
+    size_t size = kedr_dtype_size(t), elems = (size_t)threads * 10 * g->n;
+    if (elems / 10 / (size_t)threads != g->n || elems > SIZE_MAX / size)
+        return kedr_fail(KEDR_ERR_NOMEM, FN ": work rows of %zu unknowns overflow", g->n);
+    void *work = NULL;
+    KEDR_TRY(kedr_scratch_get(ctx, &work, elems * size));
+    if (t == KEDR_F32)
+        reduce_cpu_f32(g, a, b, c, d, work, threads);
+    else
+        reduce_cpu_f64(g, a, b, c, d, work, threads);
+    kedr_scratch_put(ctx, work);
+    return KEDR_OK;
+}
+
+/* Every part of every system of sp on the cpu: the elimination, its interface rows into
+ * ia .. id, and the completion from x. */
+#define TRIDIAG_PARTS_CPU(REDUCE_NAME, COMPLETE_NAME, T, REDUCE, COMPLETE)                    \
+    static void REDUCE_NAME(const prim_tridiag_split *sp, const T *a, const T *b, const T *c,  \
+                            T *d, T *wa, T *wc, T *ia, T *ib, T *ic, T *id)                    \
+    {                                                                                          \
+        size_t count = sp->count, parts = sp->parts;                                           \
+        _Pragma("omp parallel for schedule(static)")                                           \
+        for (size_t q = 0; q < count * parts; q++) {                                           \
+            size_t s = q / parts, p = q % parts, lo = p * sp->len;                             \
+            size_t len = p + 1 == parts ? sp->n - lo : sp->len;                                \
+            size_t o = s * sp->ss + lo * sp->st, e = s * sp->ws + lo * sp->wt;                 \
+            T row[6];                                                                          \
+            REDUCE(a + o, b + o, c + o, d + o, sp->st, wa + e, wc + e, sp->wt, len, row);      \
+            for (size_t j = 0; j < 2; j++) {                                                   \
+                size_t k = (2 * p + j) * count + s;                                            \
+                ia[k] = row[3 * j], ib[k] = 1, ic[k] = row[3 * j + 1], id[k] = row[3 * j + 2]; \
+            }                                                                                  \
+        }                                                                                      \
+    }                                                                                          \
+    static void COMPLETE_NAME(const prim_tridiag_split *sp, const T *wa, const T *wc,          \
+                              const T *x, T *d)                                                \
+    {                                                                                          \
+        size_t count = sp->count, parts = sp->parts;                                           \
+        _Pragma("omp parallel for schedule(static)")                                           \
+        for (size_t q = 0; q < count * parts; q++) {                                           \
+            size_t s = q / parts, p = q % parts, lo = p * sp->len;                             \
+            size_t len = p + 1 == parts ? sp->n - lo : sp->len;                                \
+            size_t o = s * sp->ss + lo * sp->st, e = s * sp->ws + lo * sp->wt;                 \
+            COMPLETE(wa + e, wc + e, sp->wt, d + o, sp->st, len, x[2 * p * count + s],         \
+                     x[(2 * p + 1) * count + s]);                                              \
+        }                                                                                      \
+    }
+
+TRIDIAG_PARTS_CPU(parts_reduce_f32, parts_complete_f32, float, prim_tridiag_part_reduce_f32,
+                  prim_tridiag_part_complete_f32)
+TRIDIAG_PARTS_CPU(parts_reduce_f64, parts_complete_f64, double, prim_tridiag_part_reduce_f64,
+                  prim_tridiag_part_complete_f64)
+
+/* The part elimination of sp on the context's back end; w holds wa then wc, wc at w_off
+ * elements; the interface rows at ifc->a .. d. */
+static kedr_status parts_reduce(kedr_ctx *ctx, kedr_dtype t, const prim_tridiag_split *sp,
+                                const void *a, const void *b, const void *c, void *d, void *wa,
+                                void *wc, const kedr_tridiag_iface *ifc)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return prim_tridiag_part_reduce_cuda(ctx, t, sp, a, b, c, d, wa, wc, ifc->a, ifc->b,
+                                             ifc->c, ifc->d);
+#endif
+    (void)ctx;
+    if (t == KEDR_F32)
+        parts_reduce_f32(sp, a, b, c, d, wa, wc, ifc->a, ifc->b, ifc->c, ifc->d);
+    else
+        parts_reduce_f64(sp, a, b, c, d, wa, wc, ifc->a, ifc->b, ifc->c, ifc->d);
+    return KEDR_OK;
+}
+
+static kedr_status parts_complete(kedr_ctx *ctx, kedr_dtype t, const prim_tridiag_split *sp,
+                                  const void *wa, const void *wc, const void *x, void *d)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return prim_tridiag_part_complete_cuda(ctx, t, sp, wa, wc, x, d);
+#endif
+    (void)ctx;
+    if (t == KEDR_F32)
+        parts_complete_f32(sp, wa, wc, x, d);
+    else
+        parts_complete_f64(sp, wa, wc, x, d);
+    return KEDR_OK;
+}
+
+/* The partitioned solve of whole systems on one back end: prim_tridiag_parts(n) parts, the
+ * interface system of 2 rows a part (interleaved, periodic as the systems) by Thomas. */
+static kedr_status tridiag_partitioned(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g,
+                                       const void *a, const void *b, const void *c, void *d)
+{
+    size_t n = g->n, count = g->count, size = kedr_dtype_size(t), parts = prim_tridiag_parts(n);
+    int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;
+    size_t ss = inter ? 1 : n, st = inter ? count : 1;
+    prim_tridiag_split sp = {n, count, ss, st, ss, st, parts, n / parts};
+    size_t elems = n * count, rows = 2 * parts * count;
+    char *w = NULL, *r = NULL;
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&w, 2 * elems * size));
+    kedr_status s = kedr_scratch_get(ctx, (void **)&r, 4 * rows * size);
+    if (s != KEDR_OK) {
+        kedr_scratch_put(ctx, w);
+        return s;
+    }
+    kedr_tridiag_iface ifc = {r, r + rows * size, r + 2 * rows * size, r + 3 * rows * size};
+    kedr_tridiag_desc rd = {2 * parts, count, KEDR_TRIDIAG_INTERLEAVED, g->periodic,
+                            KEDR_TRIDIAG_THOMAS};
+    s = parts_reduce(ctx, t, &sp, a, b, c, d, w, w + elems * size, &ifc);
+    if (s == KEDR_OK)
+        s = kedr_tridiag_solve(ctx, t, &rd, ifc.a, ifc.b, ifc.c, ifc.d);
+    if (s == KEDR_OK)
+        s = parts_complete(ctx, t, &sp, w, w + elems * size, ifc.d, d);
+    /* On cuda the scratch may go back before the kernels ran: work later on the stream is
+     * ordered after them (as in tridiag.cu). */
+    kedr_scratch_put(ctx, r);
+    kedr_scratch_put(ctx, w);
+    return s;
+}
+
 /* Fails when [p, p + bytes) and [d, d + bytes) overlap. */
-static kedr_status check_apart(const void *p, const void *d, size_t bytes, const char *name)
+static kedr_status check_apart_in(const char *fn, const void *p, const void *d, size_t bytes,
+                                  const char *name)
 {
     uintptr_t x = (uintptr_t)p, y = (uintptr_t)d;
     if (x < y + bytes && y < x + bytes)
-        return kedr_fail(KEDR_ERR_INVALID, FN ": %s overlaps d (d is overwritten with the "
-                         "solutions while %s is still read)", name, name);
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s overlaps d (d is overwritten while %s is "
+                         "still read)", fn, name, name);
     return KEDR_OK;
+}
+
+static kedr_status check_apart(const void *p, const void *d, size_t bytes, const char *name)
+{
+    return check_apart_in(FN, p, d, bytes, name);
 }
 
 static kedr_status check_desc(const kedr_tridiag_desc *g)
@@ -139,9 +323,10 @@ static kedr_status check_desc(const kedr_tridiag_desc *g)
     if (g->periodic != 0 && g->periodic != 1)
         return kedr_fail(KEDR_ERR_INVALID, FN ": desc->periodic = %d: expected 0 or 1",
                          g->periodic);
-    if (g->algorithm != KEDR_TRIDIAG_AUTO && g->algorithm != KEDR_TRIDIAG_THOMAS)
+    if ((int)g->algorithm < KEDR_TRIDIAG_AUTO || (int)g->algorithm > KEDR_TRIDIAG_PARTITIONED)
         return kedr_fail(KEDR_ERR_INVALID, FN ": desc->algorithm = %d: expected "
-                         "KEDR_TRIDIAG_AUTO or KEDR_TRIDIAG_THOMAS", (int)g->algorithm);
+                         "KEDR_TRIDIAG_AUTO, THOMAS, CR, PCR, CR_PCR or PARTITIONED",
+                         (int)g->algorithm);
     return KEDR_OK;
 }
 
@@ -167,9 +352,105 @@ kedr_status kedr_tridiag_solve(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_d
     KEDR_TRY(check_apart(a, d, elems * size, "a"));
     KEDR_TRY(check_apart(b, d, elems * size, "b"));
     KEDR_TRY(check_apart(c, d, elems * size, "c"));
+    kedr_tridiag_algorithm alg = desc->algorithm;
+    if (alg == KEDR_TRIDIAG_PARTITIONED && n >= 2)
+        return tridiag_partitioned(ctx, t, desc, a, b, c, d);
 #ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx) && prim_tridiag_cuda_partitions(ctx, t, desc))
+        return tridiag_partitioned(ctx, t, desc, a, b, c, d);
     if (KEDR_IS_CUDA(ctx))
         return prim_tridiag_cuda(ctx, t, desc, a, b, c, d);
 #endif
+    if (alg == KEDR_TRIDIAG_CR || alg == KEDR_TRIDIAG_PCR || alg == KEDR_TRIDIAG_CR_PCR)
+        return tridiag_reduce_cpu(ctx, t, desc, a, b, c, d);
     return tridiag_cpu(ctx, t, desc, a, b, c, d);
+}
+
+/* ---- the partitioned solver's parts ---------------------------------------------------- */
+
+/* Checks what both part functions share and gives the part's place: sp (one part of len n),
+ * the elements its arrays span, and w's. */
+static kedr_status check_part(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_part *part,
+                              const char *fn, prim_tridiag_split *sp, size_t *span)
+{
+    if (!ctx)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: ctx is NULL", fn);
+    KEDR_TRY(kedr_check_dtype(t, KEDR_TYPE_BIT(KEDR_F32) | KEDR_TYPE_BIT(KEDR_F64), fn,
+                              "element"));
+    if (!part)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: part is NULL", fn);
+    size_t n = part->n, count = part->count;
+    if (n < 2)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: part->n = %zu: expected at least 2 rows a part "
+                         "(a part's first and last unknowns are its interface)", fn, n);
+    if (part->layout != KEDR_TRIDIAG_CONTIGUOUS && part->layout != KEDR_TRIDIAG_INTERLEAVED)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: part->layout = %d: expected "
+                         "KEDR_TRIDIAG_CONTIGUOUS or KEDR_TRIDIAG_INTERLEAVED", fn,
+                         (int)part->layout);
+    int inter = part->layout == KEDR_TRIDIAG_INTERLEAVED;
+    size_t compact = inter ? count : n, stride = part->stride ? part->stride : compact;
+    if (stride < compact)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: part->stride = %zu: expected 0 or at least %zu "
+                         "(the %s)", fn, part->stride, compact,
+                         inter ? "systems, count" : "rows of the part, n");
+    size_t size = kedr_dtype_size(t), rows = inter ? n : count;
+    if (count > SIZE_MAX / size / n / 2 || (count && rows - 1 > (SIZE_MAX / size - compact) /
+                                                                  stride))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %zu systems of %zu rows at stride %zu overflow "
+                         "the address space", fn, count, n, stride);
+    size_t ss = inter ? 1 : stride, st = inter ? stride : 1;
+    prim_tridiag_split p = {n, count, ss, st, inter ? 1 : n, inter ? count : 1, 1, n};
+    *sp = p;
+    *span = count ? (rows - 1) * stride + compact : 0;
+    return KEDR_OK;
+}
+
+kedr_status kedr_tridiag_part_reduce(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_part *part,
+                                     const void *a, const void *b, const void *c, void *d,
+                                     void *w, const kedr_tridiag_iface *iface)
+{
+    static const char *fn = "kedr_tridiag_part_reduce";
+    prim_tridiag_split sp;
+    size_t span = 0;
+    KEDR_TRY(check_part(ctx, t, part, fn, &sp, &span));
+    if (!iface)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: iface is NULL", fn);
+    size_t size = kedr_dtype_size(t), elems = part->n * part->count, ni = 2 * part->count;
+    KEDR_TRY(kedr_check_ptr(a, span, fn, "a"));
+    KEDR_TRY(kedr_check_ptr(b, span, fn, "b"));
+    KEDR_TRY(kedr_check_ptr(c, span, fn, "c"));
+    KEDR_TRY(kedr_check_ptr(d, span, fn, "d"));
+    KEDR_TRY(kedr_check_ptr(w, 2 * elems, fn, "w"));
+    KEDR_TRY(kedr_check_ptr(iface->a, ni, fn, "iface->a"));
+    KEDR_TRY(kedr_check_ptr(iface->b, ni, fn, "iface->b"));
+    KEDR_TRY(kedr_check_ptr(iface->c, ni, fn, "iface->c"));
+    KEDR_TRY(kedr_check_ptr(iface->d, ni, fn, "iface->d"));
+    if (elems == 0)
+        return KEDR_OK;
+    KEDR_TRY(check_apart_in(fn, a, d, span * size, "a"));
+    KEDR_TRY(check_apart_in(fn, b, d, span * size, "b"));
+    KEDR_TRY(check_apart_in(fn, c, d, span * size, "c"));
+    KEDR_TRY(check_apart_in(fn, w, d, span * size > 2 * elems * size ? span * size : 2 * elems * size,
+                         "w"));
+    char *wc = (char *)w + elems * size;
+    return parts_reduce(ctx, t, &sp, a, b, c, d, w, wc, iface);
+}
+
+kedr_status kedr_tridiag_part_complete(kedr_ctx *ctx, kedr_dtype t,
+                                       const kedr_tridiag_part *part, const void *w,
+                                       const void *x, void *d)
+{
+    static const char *fn = "kedr_tridiag_part_complete";
+    prim_tridiag_split sp;
+    size_t span = 0;
+    KEDR_TRY(check_part(ctx, t, part, fn, &sp, &span));
+    size_t size = kedr_dtype_size(t), elems = part->n * part->count;
+    KEDR_TRY(kedr_check_ptr(w, 2 * elems, fn, "w"));
+    KEDR_TRY(kedr_check_ptr(x, 2 * part->count, fn, "x"));
+    KEDR_TRY(kedr_check_ptr(d, span, fn, "d"));
+    if (elems == 0)
+        return KEDR_OK;
+    KEDR_TRY(check_apart_in(fn, w, d, span * size > 2 * elems * size ? span * size : 2 * elems * size,
+                         "w"));
+    return parts_complete(ctx, t, &sp, w, (const char *)w + elems * size, x, d);
 }

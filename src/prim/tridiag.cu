@@ -389,6 +389,179 @@ __global__ void __launch_bounds__(TILE_THREADS)
     }
 }
 
+/* The shared code of tridiag_reduce.h by type. */
+__device__ __forceinline__ void reduce_rows(float *a, float *b, float *c, float *d, float *z,
+                                            float *wa, float *wb, float *wc, float *wd,
+                                            float *wz, size_t m, int alg, size_t r, size_t q)
+{
+    prim_tridiag_reduce_f32(a, b, c, d, z, wa, wb, wc, wd, wz, m, alg, r, q);
+}
+__device__ __forceinline__ void reduce_rows(double *a, double *b, double *c, double *d,
+                                            double *z, double *wa, double *wb, double *wc,
+                                            double *wd, double *wz, size_t m, int alg, size_t r,
+                                            size_t q)
+{
+    prim_tridiag_reduce_f64(a, b, c, d, z, wa, wb, wc, wd, wz, m, alg, r, q);
+}
+__device__ __forceinline__ void part_reduce(const float *a, const float *b, const float *c,
+                                            float *d, size_t st, float *wa, float *wc,
+                                            size_t wst, size_t len, float row[6])
+{
+    prim_tridiag_part_reduce_f32(a, b, c, d, st, wa, wc, wst, len, row);
+}
+__device__ __forceinline__ void part_reduce(const double *a, const double *b, const double *c,
+                                            double *d, size_t st, double *wa, double *wc,
+                                            size_t wst, size_t len, double row[6])
+{
+    prim_tridiag_part_reduce_f64(a, b, c, d, st, wa, wc, wst, len, row);
+}
+__device__ __forceinline__ void part_complete(const float *wa, const float *wc, size_t wst,
+                                              float *d, size_t st, size_t len, float x0,
+                                              float xl)
+{
+    prim_tridiag_part_complete_f32(wa, wc, wst, d, st, len, x0, xl);
+}
+__device__ __forceinline__ void part_complete(const double *wa, const double *wc, size_t wst,
+                                              double *d, size_t st, size_t len, double x0,
+                                              double xl)
+{
+    prim_tridiag_part_complete_f64(wa, wc, wst, d, st, len, x0, xl);
+}
+
+/* CR, PCR and CR-PCR: tb systems a block, q threads a system (blockDim.x = tb * q), each
+ * system's rows at pitch in `arrays` arrays: a, b, c, d, (z), then the second copy of PCR. In
+ * shared memory when work is NULL, else in the block's slice of work (global memory, for
+ * systems longer than shared memory holds; the block's barriers order its accesses there as
+ * well). The rows of the leading m = n - periodic are prepared as the cpu prepares them
+ * (tridiag.c), solved by prim_tridiag_reduce, bordered, and x written back. Every thread,
+ * including those of systems past the batch's end, reaches every barrier. */
+template <typename T, bool INTERLEAVED>
+__global__ void tridiag_reduce_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                      const T *__restrict__ c, T *__restrict__ d, uint32_t n,
+                                      size_t count, uint32_t tb, uint32_t q, uint32_t pitch,
+                                      int alg, int periodic, size_t tiles, T *work)
+{
+    extern __shared__ double tile_mem[];
+    size_t span = (size_t)tb * pitch;
+    int narr = (4 + periodic) * (alg == KEDR_TRIDIAG_CR ? 1 : 2);
+    T *base = work ? work + (size_t)blockIdx.x * narr * span : (T *)tile_mem;
+    T *sa = base, *sb = base + span, *sc = base + 2 * span, *sd = base + 3 * span;
+    T *sz = periodic ? base + 4 * span : NULL;
+    T *w0 = alg == KEDR_TRIDIAG_CR ? NULL : base + (4 + periodic) * span;
+    uint32_t js = threadIdx.x / q, r = threadIdx.x % q, o = js * pitch;
+    uint32_t mm = periodic ? n - 1 : n;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        size_t s0 = t * tb;
+        uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb;
+        if (work) { /* one system (tb = 1) into global work */
+            for (uint32_t k = threadIdx.x; k < n; k += blockDim.x) {
+                size_t g = INTERLEAVED ? (size_t)k * count + s0 : s0 * n + k;
+                sa[k] = a[g], sb[k] = b[g], sc[k] = c[g], sd[k] = d[g];
+            }
+        } else {
+            uint32_t elems = m * n, div = INTERLEAVED ? m : n;
+            float inv = 1.0f / (float)div;
+            for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
+                size_t g;
+                uint32_t e;
+                tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
+                __pipeline_memcpy_async(sa + e, a + g, sizeof(T));
+                __pipeline_memcpy_async(sb + e, b + g, sizeof(T));
+                __pipeline_memcpy_async(sc + e, c + g, sizeof(T));
+                __pipeline_memcpy_async(sd + e, d + g, sizeof(T));
+            }
+            __pipeline_commit();
+            __pipeline_wait_prior(0);
+        }
+        bool active = js < m;
+        if (periodic && active)
+            for (uint32_t i = r; i < mm; i += q)
+                sz[o + i] = 0;
+        __syncthreads();
+        if (active && r == 0 && mm > 0) { /* z's right side: -a_0 e_0 - c_{n-2} e_{m-1} */
+            if (periodic) {
+                sz[o] = -sa[o];
+                sz[o + mm - 1] -= sc[o + mm - 1];
+            }
+            sa[o] = 0;
+            sc[o + mm - 1] = 0;
+        }
+        __syncthreads();
+        reduce_rows(sa + o, sb + o, sc + o, sd + o, periodic ? sz + o : (T *)NULL,
+                    w0 ? w0 + o : (T *)NULL, w0 ? w0 + span + o : (T *)NULL,
+                    w0 ? w0 + 2 * span + o : (T *)NULL, w0 ? w0 + 3 * span + o : (T *)NULL,
+                    w0 && periodic ? w0 + 4 * span + o : (T *)NULL, mm, alg, r, q);
+        if (periodic && active && r == 0) {
+            uint32_t l = o + n - 1;
+            if (mm == 0)
+                sd[o] = sd[o] / (sa[o] + sb[o] + sc[o]);
+            else
+                sd[l] = (sd[l] - sa[l] * sd[o + mm - 1] - sc[l] * sd[o]) /
+                        (sb[l] + sa[l] * sz[o + mm - 1] + sc[l] * sz[o]);
+        }
+        __syncthreads();
+        if (periodic && active)
+            for (uint32_t i = r; i < mm; i += q)
+                sd[o + i] += sd[o + n - 1] * sz[o + i];
+        __syncthreads();
+        if (work) {
+            for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
+                d[INTERLEAVED ? (size_t)k * count + s0 : s0 * n + k] = sd[k];
+        } else {
+            uint32_t elems = m * n, div = INTERLEAVED ? m : n;
+            float inv = 1.0f / (float)div;
+            for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
+                size_t g;
+                uint32_t e;
+                tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
+                d[g] = sd[e];
+            }
+        }
+        __syncthreads(); /* the next tile overwrites the arrays */
+    }
+}
+
+/* Every part of every system (tridiag.c's TRIDIAG_PARTS_CPU, a thread a part): neighbouring
+ * threads take neighbouring systems in the interleaved layout (coalesced) and neighbouring
+ * parts of a system in the contiguous one. */
+template <typename T>
+__global__ void __launch_bounds__(TILE_THREADS)
+    tridiag_part_reduce_kernel(const T *a, const T *b, const T *c, T *d, T *wa, T *wc,
+                               prim_tridiag_split sp, T *ia, T *ib, T *ic, T *id)
+{
+    size_t count = sp.count, parts = sp.parts, total = count * parts;
+    bool inter = sp.ss == 1 && sp.n > 1;
+    for (size_t k = (size_t)blockIdx.x * TILE_THREADS + threadIdx.x; k < total;
+         k += (size_t)gridDim.x * TILE_THREADS) {
+        size_t s = inter ? k % count : k / parts, p = inter ? k / count : k % parts;
+        size_t lo = p * sp.len, len = p + 1 == parts ? sp.n - lo : sp.len;
+        size_t o = s * sp.ss + lo * sp.st, e = s * sp.ws + lo * sp.wt;
+        T row[6];
+        part_reduce(a + o, b + o, c + o, d + o, sp.st, wa + e, wc + e, sp.wt, len, row);
+        for (size_t j = 0; j < 2; j++) {
+            size_t q = (2 * p + j) * count + s;
+            ia[q] = row[3 * j], ib[q] = 1, ic[q] = row[3 * j + 1], id[q] = row[3 * j + 2];
+        }
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(TILE_THREADS)
+    tridiag_part_complete_kernel(const T *wa, const T *wc, const T *x, T *d,
+                                 prim_tridiag_split sp)
+{
+    size_t count = sp.count, parts = sp.parts, total = count * parts;
+    bool inter = sp.ss == 1 && sp.n > 1;
+    for (size_t k = (size_t)blockIdx.x * TILE_THREADS + threadIdx.x; k < total;
+         k += (size_t)gridDim.x * TILE_THREADS) {
+        size_t s = inter ? k % count : k / parts, p = inter ? k / count : k % parts;
+        size_t lo = p * sp.len, len = p + 1 == parts ? sp.n - lo : sp.len;
+        size_t o = s * sp.ss + lo * sp.st, e = s * sp.ws + lo * sp.wt;
+        part_complete(wa + e, wc + e, sp.wt, d + o, sp.st, len, x[2 * p * count + s],
+                      x[(2 * p + 1) * count + s]);
+    }
+}
+
 static unsigned grid_for(const kedr_ctx *ctx, size_t blocks)
 {
     size_t full = (size_t)ctx->multiprocessors * 64;
@@ -488,6 +661,63 @@ static kedr_status launch_global(kedr_ctx *ctx, const kedr_tridiag_desc *g, cons
     return KEDR_OK;
 }
 
+/* Threads a block for CR, PCR and CR-PCR. */
+#define REDUCE_THREADS 256
+
+template <typename T>
+static kedr_status launch_reduce(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                                 const T *b, const T *c, T *d)
+{
+    /* q threads a system: enough for the first CR level or PCR step to give each at most two
+     * rows; several systems a block while they fit in the shared memory a tile aims at. */
+    uint32_t n = (uint32_t)g->n, q = 1, pitch = n | 1;
+    while (q < REDUCE_THREADS && 2 * q < n)
+        q *= 2;
+    int narr = (4 + g->periodic) * (g->algorithm == KEDR_TRIDIAG_CR ? 1 : 2), limit = 0;
+    size_t per_system = (size_t)narr * pitch * sizeof(T), tb = REDUCE_THREADS / q;
+    while (tb > 1 && tb * per_system > TILE_BYTES)
+        tb /= 2;
+    if (tb > g->count)
+        tb = g->count;
+    KEDR_CUDA_TRY(cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                         ctx->device));
+    if (g->n >= ((size_t)1 << 31))
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_tridiag_solve: desc->n = %zu: CR, PCR and "
+                         "CR_PCR on cuda take systems of fewer than 2^31 unknowns", g->n);
+    size_t tiles = (g->count + tb - 1) / tb, bytes = tb * per_system;
+    unsigned grid = grid_for(ctx, tiles);
+    void *work = NULL;
+    if (bytes > (size_t)limit) { /* rows in global memory, one system a block at a time */
+        size_t most = (size_t)ctx->multiprocessors * 8, room = ((size_t)1 << 28) / bytes;
+        most = room < most ? room : most;
+        grid = grid < most ? grid : most > 0 ? (unsigned)most : 1;
+        KEDR_TRY(kedr_scratch_get(ctx, &work, grid * bytes));
+        bytes = 0;
+    }
+    unsigned threads = (unsigned)(tb * q);
+    if (g->layout == KEDR_TRIDIAG_INTERLEAVED) {
+        if (bytes)
+            KEDR_CUDA_TRY(cudaFuncSetAttribute(tridiag_reduce_kernel<T, true>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)bytes));
+        tridiag_reduce_kernel<T, true><<<grid, threads, bytes, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, n, g->count, (uint32_t)tb, q, pitch, (int)g->algorithm, g->periodic,
+            tiles, (T *)work);
+    } else {
+        if (bytes)
+            KEDR_CUDA_TRY(cudaFuncSetAttribute(tridiag_reduce_kernel<T, false>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)bytes));
+        tridiag_reduce_kernel<T, false><<<grid, threads, bytes, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, n, g->count, (uint32_t)tb, q, pitch, (int)g->algorithm, g->periodic,
+            tiles, (T *)work);
+    }
+    if (work) /* later work on the stream is ordered after the kernel */
+        kedr_scratch_put(ctx, work);
+    KEDR_CUDA_LAUNCHED("tridiag_reduce_kernel");
+    return KEDR_OK;
+}
+
 template <typename T>
 static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                   const T *b, const T *c, T *d)
@@ -496,6 +726,9 @@ static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
      * at most PCR_THREADS parts of at most pcr_rows rows (periodic ones evenly); Thomas
      * elsewhere. Interleaved systems that long go faster through the batched sweep (1.5 to 2
      * times the PCR tiles on an H100 at 512 and 1024 unknowns). */
+    if (g->algorithm == KEDR_TRIDIAG_CR || g->algorithm == KEDR_TRIDIAG_PCR ||
+        g->algorithm == KEDR_TRIDIAG_CR_PCR)
+        return launch_reduce<T>(ctx, g, a, b, c, d);
     uint32_t logp = 0;
     while (((size_t)pcr_rows<T>() << logp) < g->n && (1u << logp) < PCR_THREADS)
         logp++;
@@ -531,4 +764,57 @@ extern "C" kedr_status prim_tridiag_cuda(kedr_ctx *ctx, kedr_dtype t,
                                      (const float *)c, (float *)d);
     return tridiag_launch<double>(ctx, desc, (const double *)a, (const double *)b,
                                   (const double *)c, (double *)d);
+}
+
+/* Contiguous systems that no tile holds, and too few to keep the GPU busy one thread a system:
+ * AUTO partitions them (tridiag.c), giving a thread to each of about sqrt(n) parts. */
+extern "C" int prim_tridiag_cuda_partitions(const kedr_ctx *ctx, kedr_dtype t,
+                                            const kedr_tridiag_desc *g)
+{
+    if (g->algorithm != KEDR_TRIDIAG_AUTO || g->layout != KEDR_TRIDIAG_CONTIGUOUS || g->n < 4)
+        return 0;
+    int limit = 0;
+    if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device) !=
+        cudaSuccess)
+        return 0;
+    size_t per_system = 4 * (g->n | 1) * kedr_dtype_size(t);
+    size_t busy = (size_t)ctx->multiprocessors * 2048 / 4;
+    return per_system > (size_t)limit && g->count < busy;
+}
+
+extern "C" kedr_status prim_tridiag_part_reduce_cuda(kedr_ctx *ctx, kedr_dtype t,
+                                                     const prim_tridiag_split *sp,
+                                                     const void *a, const void *b,
+                                                     const void *c, void *d, void *wa,
+                                                     void *wc, void *ia, void *ib, void *ic,
+                                                     void *id)
+{
+    unsigned grid = grid_for(ctx, (sp->count * sp->parts + TILE_THREADS - 1) / TILE_THREADS);
+    if (t == KEDR_F32)
+        tridiag_part_reduce_kernel<float><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+            (const float *)a, (const float *)b, (const float *)c, (float *)d, (float *)wa,
+            (float *)wc, *sp, (float *)ia, (float *)ib, (float *)ic, (float *)id);
+    else
+        tridiag_part_reduce_kernel<double><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+            (const double *)a, (const double *)b, (const double *)c, (double *)d,
+            (double *)wa, (double *)wc, *sp, (double *)ia, (double *)ib, (double *)ic,
+            (double *)id);
+    KEDR_CUDA_LAUNCHED("tridiag_part_reduce_kernel");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status prim_tridiag_part_complete_cuda(kedr_ctx *ctx, kedr_dtype t,
+                                                       const prim_tridiag_split *sp,
+                                                       const void *wa, const void *wc,
+                                                       const void *x, void *d)
+{
+    unsigned grid = grid_for(ctx, (sp->count * sp->parts + TILE_THREADS - 1) / TILE_THREADS);
+    if (t == KEDR_F32)
+        tridiag_part_complete_kernel<float><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+            (const float *)wa, (const float *)wc, (const float *)x, (float *)d, *sp);
+    else
+        tridiag_part_complete_kernel<double><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+            (const double *)wa, (const double *)wc, (const double *)x, (double *)d, *sp);
+    KEDR_CUDA_LAUNCHED("tridiag_part_complete_kernel");
+    return KEDR_OK;
 }

@@ -82,11 +82,61 @@ extern "C" {
 PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f32, float)
 PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f64, double)
 
+/* A barrier of the threads that share a system: the block's on the GPU, none on the cpu. */
+#ifdef __CUDA_ARCH__
+#define PRIM_TRIDIAG_SYNC() __syncthreads()
+#else
+#define PRIM_TRIDIAG_SYNC() ((void)0)
+#endif
+/* Rows at which the CR-PCR hybrid turns from CR to PCR, the same on both back ends. */
+#define PRIM_TRIDIAG_HYBRID_ROWS 64
+
+#define PRIM_T float
+#define PRIM_NAME(x) x##_f32
+#include "prim/tridiag_reduce.h"
+#undef PRIM_T
+#undef PRIM_NAME
+#define PRIM_T double
+#define PRIM_NAME(x) x##_f64
+#include "prim/tridiag_reduce.h"
+#undef PRIM_T
+#undef PRIM_NAME
+
+/* Parts the partitioned solver cuts a system of n unknowns into: about sqrt(n), each of at
+ * least 2 rows; the last part takes the remainder of n / parts. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_parts(size_t n)
+{
+    size_t p = 1;
+    while ((p + 1) * (p + 1) <= n)
+        p++;
+    return p > n / 2 ? (n / 2 ? n / 2 : 1) : p;
+}
+
+/* Where the parts of a batch lie: element (s, i) of the whole systems at s * ss + i * st in
+ * a, b, c, d, and at s * ws + i * wt in the part work arrays wa, wc; `parts` parts a system,
+ * part p at rows p * len .. (p + 1) * len - 1, the last one to row n - 1. Interface row j of
+ * part p of system s at (2 p + j) * count + s of ia, ib, ic, id (and x). */
+typedef struct {
+    size_t n, count, ss, st, ws, wt, parts, len;
+} prim_tridiag_split;
+
 #ifdef KEDR_HAVE_CUDA
 /* The cuda version: arguments checked by the caller, n >= 1, count >= 1. Queued on the
  * context's stream. */
 kedr_status prim_tridiag_cuda(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *desc,
                               const void *a, const void *b, const void *c, void *d);
+
+/* The cuda versions of the part elimination and completion, over every part of every system;
+ * arguments checked by the caller. Queued on the context's stream. */
+kedr_status prim_tridiag_part_reduce_cuda(kedr_ctx *ctx, kedr_dtype t,
+                                          const prim_tridiag_split *sp, const void *a,
+                                          const void *b, const void *c, void *d, void *wa,
+                                          void *wc, void *ia, void *ib, void *ic, void *id);
+/* Whether AUTO partitions these systems on cuda (long contiguous systems, few of them). */
+int prim_tridiag_cuda_partitions(const kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g);
+kedr_status prim_tridiag_part_complete_cuda(kedr_ctx *ctx, kedr_dtype t,
+                                            const prim_tridiag_split *sp, const void *wa,
+                                            const void *wc, const void *x, void *d);
 #endif
 
 #ifdef __cplusplus
