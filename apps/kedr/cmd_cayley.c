@@ -45,6 +45,15 @@ static void help(void)
            "  --resume FILE        continue from a checkpoint (of the same GROUP and\n"
            "                       --inverses, written on any back end)\n"
            "  --max-levels K       stop after level K (with --checkpoint: resume later)\n"
+           "  --word ELEMENT       a shortest word in the generators for ELEMENT (ranked\n"
+           "                       groups): rank:R, or its entries separated by commas:\n"
+           "                       permutations the images of 1..N, e.g. [3,1,2] (signed: a\n"
+           "                       minus marks a flipped one, [-2,1]); abelian the\n"
+           "                       coordinates; burnside:K the exponents of a1..aK (0..4)\n"
+           "  --distance ELEMENT   the distance of ELEMENT from the identity\n"
+           "  --farthest K         up to K elements at the diameter, each with a shortest word\n"
+           "                       (the queries run their own search: 1 byte per element, on\n"
+           "                       the host)\n"
            "  -q, --quiet          no progress lines on stderr\n" CLI_COMMON_HELP
            "\nCtrl-C or SIGTERM stops the search at the end of the level (a second one at once):\n"
            "it saves the checkpoint (with --checkpoint), prints and writes the levels done and\n"
@@ -194,6 +203,77 @@ static kedr_status write_csv(const char *path, const kedr_cayley_result *r)
     return kedr_file_commit(&w);
 }
 
+/* Prints "NAME ELEMENT (rank R)" then its distance and a shortest word. */
+static int print_query(const kedr_cayley_group *g, const kedr_cayley_distances *t, uint64_t rank,
+                       int with_word)
+{
+    char buf[600], name[160];
+    kedr_cayley_element_format(g, rank, buf, sizeof buf);
+    printf("element            %s (rank %llu)\n", buf, (unsigned long long)rank);
+    int d = -1;
+    if (kedr_cayley_distance(t, rank, &d) != KEDR_OK || d < 0) {
+        fprintf(stderr, "kedr %s: %s is not reached from the identity by the generators of %s\n",
+                cmd, buf, g->spec);
+        return CLI_EXIT_FAIL;
+    }
+    printf("distance           %d\n", d);
+    if (!with_word)
+        return 0;
+    int word[256], len = 0;
+    if (kedr_cayley_word(t, rank, word, 256, &len) != KEDR_OK) {
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    printf("word               %s", len ? "" : "(empty: the identity)");
+    for (int i = 0; i < len; i++)
+        printf("%s%s", i ? " " : "", kedr_cayley_generator_name(g, word[i], name, sizeof name));
+    printf("\n");
+    return 0;
+}
+
+/* --word, --distance and --farthest: one search for the distance table, then the answers. */
+static int run_queries(kedr_ctx *ctx, const kedr_cayley_group *g, size_t memory_limit,
+                       const char *word, const char *distance, long long farthest)
+{
+    uint64_t wr = 0, dr = 0;
+    if (word && kedr_cayley_element_parse(g, word, &wr) != KEDR_OK)
+        cli_usage_error(cmd, "--word: %s", kedr_last_error());
+    if (distance && kedr_cayley_element_parse(g, distance, &dr) != KEDR_OK)
+        cli_usage_error(cmd, "--distance: %s", kedr_last_error());
+    kedr_cayley_distances *t = NULL;
+    if (kedr_cayley_distances_build(ctx, g, memory_limit, &t) != KEDR_OK) {
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    printf("group              %s (%s)%s\n", g->spec, g->description,
+           g->inverses ? " with inverses" : "");
+    printf("order              %llu\n", (unsigned long long)g->order);
+    printf("diameter           %d\n", kedr_cayley_distances_diameter(t));
+    int code = 0;
+    if (distance) {
+        printf("\n");
+        code = print_query(g, t, dr, 0);
+    }
+    if (word && !code) {
+        printf("\n");
+        code = print_query(g, t, wr, 1);
+    }
+    if (farthest > 0 && !code) {
+        uint64_t *ranks = malloc((size_t)farthest * sizeof *ranks), n = 0;
+        if (!ranks || kedr_cayley_farthest(t, (uint64_t)farthest, ranks, &n) != KEDR_OK) {
+            fprintf(stderr, "kedr %s: --farthest %lld: out of host memory\n", cmd, farthest);
+            code = CLI_EXIT_FAIL;
+        }
+        for (uint64_t i = 0; i < n && !code; i++) {
+            printf("\nfarthest %llu of %llu\n", (unsigned long long)i + 1, (unsigned long long)n);
+            code = print_query(g, t, ranks[i], 1);
+        }
+        free(ranks);
+    }
+    kedr_cayley_distances_free(t);
+    return code;
+}
+
 /* Matches "--name" and "--name=value". */
 static int is_option(const char *arg, const char *name)
 {
@@ -205,7 +285,9 @@ int cmd_cayley(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
     const char *spec = NULL, *json = NULL, *csv = NULL, *plot = NULL, *metric = NULL;
-    int inverses = 0, quiet = 0;
+    const char *word = NULL, *distance = NULL;
+    long long farthest = 0;
+    int inverses = 0, quiet = 0, mode_given = 0;
     kedr_cayley_options opt = {.on_level = progress, .mode = KEDR_CAYLEY_AUTO,
                                .checkpoint_every = 600};
     for (int i = 1; i < argc; i++) {
@@ -226,8 +308,15 @@ int cmd_cayley(int argc, char **argv)
             csv = cli_value(argc, argv, &i, cmd);
         else if (is_option(a, "--metric"))
             metric = cli_value(argc, argv, &i, cmd);
+        else if (is_option(a, "--word"))
+            word = cli_value(argc, argv, &i, cmd);
+        else if (is_option(a, "--distance"))
+            distance = cli_value(argc, argv, &i, cmd);
+        else if (is_option(a, "--farthest"))
+            farthest = cli_int(cli_value(argc, argv, &i, cmd), 1, 1000000, "--farthest", cmd);
         else if (is_option(a, "--mode")) {
             const char *m = cli_value(argc, argv, &i, cmd);
+            mode_given = 1;
             if (strcmp(m, "auto") == 0)
                 opt.mode = KEDR_CAYLEY_AUTO;
             else if (strcmp(m, "dense") == 0)
@@ -281,6 +370,26 @@ int cmd_cayley(int argc, char **argv)
         opt.on_level = NULL;
     opt.user = g;
 
+    if (word || distance || farthest) {
+        /* the queries run their own search (query.c): the options of the growth search do
+         * not apply to it */
+        const char *other = opt.checkpoint_path ? "--checkpoint" : opt.resume_path ? "--resume"
+                            : opt.max_levels   ? "--max-levels" : opt.devices ? "--devices"
+                            : mode_given       ? "--mode" : json ? "--json" : csv ? "--csv"
+                            : plot             ? "--plot" : NULL;
+        if (other)
+            cli_usage_error(cmd, "%s does not apply to --word, --distance or --farthest", other);
+        if (!(g->kind == KEDR_CAYLEY_PERMUTATION || g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION ||
+              g->kind == KEDR_CAYLEY_ABELIAN || g->kind == KEDR_CAYLEY_BURNSIDE))
+            cli_usage_error(cmd, "--word, --distance and --farthest take the ranked groups "
+                            "(pancake, burnt-pancake, bubble, star, transpositions, lrx, abelian, "
+                            "burnside); %s has no ranking", g->spec);
+        kedr_ctx *qctx = cli_context(&c, cmd);
+        int code = run_queries(qctx, g, opt.memory_limit, word, distance, farthest);
+        kedr_ctx_destroy(qctx);
+        kedr_cayley_group_free(g);
+        return code;
+    }
     kedr_ctx *ctx = cli_context(&c, cmd);
     if (opt.devices && opt.mode == KEDR_CAYLEY_SPARSE)
         cli_usage_error(cmd, "--devices applies to the dense mode, not --mode sparse");
