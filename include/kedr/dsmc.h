@@ -54,6 +54,13 @@ typedef enum {
 enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX, KEDR_DSMC_ZMIN,
        KEDR_DSMC_ZMAX };
 typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
+/* How the VTK XML files (.vti, .vtp) hold their data: as text, or as appended binary blocks,
+ * compressed with zlib where kedr has it (BINARY, kedr_dsmc_vtk_compressed) or not (RAW). */
+typedef enum {
+    KEDR_DSMC_VTK_ASCII = 0,
+    KEDR_DSMC_VTK_BINARY,
+    KEDR_DSMC_VTK_RAW
+} kedr_dsmc_vtk_format;
 /* Collision scheme: Bird's no-time-counter, or the majorant frequency scheme of Ivanov &
  * Rogasinsky (1988). */
 typedef enum { KEDR_DSMC_NTC = 0, KEDR_DSMC_MFS } kedr_dsmc_scheme;
@@ -184,6 +191,8 @@ typedef struct {
     int64_t stats_every;             /* [output] statistics line every N steps (0: none) */
     char out_dir[512];               /* [output] dir (longer is an error, never cut short) */
     int write_csv, write_vti;
+    /* [output] vtk: text unless the case file says binary or raw (a zeroed case: text) */
+    kedr_dsmc_vtk_format vtk_format;
     /* Output extras, checkpoints and limits (docs/dsmc.md). */
     int write_png;                   /* [output] png: temperature, density and Mach maps */
     int64_t checkpoint_every;        /* [output] checkpoint every N steps (0: only at the end) */
@@ -331,14 +340,16 @@ void kedr_dsmc_fields_free(kedr_dsmc_fields *f);
 kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim);
 
 /* Output of cell fields: CSV with a header line (3D: with k and z columns), and VTK XML
- * ImageData (.vti, ASCII, 3 dimensions in 3D) with the fields as cell data, readable by
- * ParaView. Cells without data (inside a body, or no molecule entered while sampling: particles
+ * ImageData (.vti, 3 dimensions in 3D; c->vtk_format: text, or appended binary data) with the
+ * fields as cell data, readable by ParaView. Cells without data (inside a body, or no molecule entered while sampling: particles
  * 0) are missing values: empty CSV fields, NaN in VTK; particles_per_cell keeps its 0. Files are
  * written to PATH.tmp and renamed over PATH, which must be a regular file or new. */
 kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path);
 kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path);
+/* 1 when KEDR_DSMC_VTK_BINARY files are zlib-compressed (kedr was built with zlib), else 0. */
+int kedr_dsmc_vtk_compressed(void);
 
 /* Each cell's gas volume (area x unit depth in 2D, m^3) with the bodies cut out, exact for
  * polygons and circles and 3D cuboids; spheres and cones: exact chords along x on a 64 x 64
@@ -380,12 +391,13 @@ typedef struct {
     double cd[KEDR_DSMC_MAX_BODIES], cl[KEDR_DSMC_MAX_BODIES];
     double reference_length[KEDR_DSMC_MAX_BODIES]; /* 2D: m; 3D, axisymmetric: the reference area, m^2 */
     double q_inf, p_inf;           /* freestream dynamic and static pressure, Pa */
+    kedr_dsmc_vtk_format vtk_format; /* how kedr_dsmc_write_surface_vtp writes it: the case's */
 } kedr_dsmc_surface;
 
 kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s);
 void kedr_dsmc_surface_free(kedr_dsmc_surface *s);
-/* NAME-surface.csv (one row per element) and VTK XML PolyData (.vtp, ASCII): the elements as
- * lines (2D) or quadrilaterals (3D) with their coefficients as cell data. */
+/* NAME-surface.csv (one row per element) and VTK XML PolyData (.vtp, as s->vtk_format says): the
+ * elements as lines (2D) or quadrilaterals (3D) with their coefficients as cell data. */
 kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *path);
 kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *path);
 

@@ -355,6 +355,9 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (c->sample_every < 1)
         return kedr_fail(KEDR_ERR_INVALID, "%s: sample_every %lld: expected >= 1", fn,
                          (long long)c->sample_every);
+    if ((unsigned)c->vtk_format > KEDR_DSMC_VTK_RAW)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: vtk_format %d: expected a kedr_dsmc_vtk_format",
+                         fn, (int)c->vtk_format);
     return check_downstream(c, fn);
 }
 
@@ -992,6 +995,10 @@ static kedr_status read_output(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_string(ini, "output", "dir", 0, &dir));
     KEDR_TRY(kedr_ini_bool(ini, "output", "csv", 0, &c->write_csv));
     KEDR_TRY(kedr_ini_bool(ini, "output", "vti", 0, &c->write_vti));
+    static const char *const vtk_formats[] = {"ascii", "binary", "raw", NULL};
+    int vtk = KEDR_DSMC_VTK_ASCII;
+    KEDR_TRY(kedr_ini_choice(ini, "output", "vtk", 0, vtk_formats, &vtk));
+    c->vtk_format = (kedr_dsmc_vtk_format)vtk;
     if (strlen(dir) >= sizeof c->out_dir)
         return kedr_ini_fail(ini, "output", "dir", "a path of %zu bytes: at most %zu",
                              strlen(dir), sizeof c->out_dir - 1);

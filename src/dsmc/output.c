@@ -1,10 +1,12 @@
-/* Output of DSMC cell fields: CSV and VTK XML ImageData (.vti). Files are written to PATH.tmp and
- * renamed over PATH (kedr_file_begin), so a reader never sees half a file. Cells without data are
- * missing values: empty in CSV, NaN in VTK (docs/dsmc.md, Output). */
+/* Output of DSMC cell fields: CSV and VTK XML ImageData (.vti, text or appended binary). Files are
+ * written to PATH.tmp and renamed over PATH (kedr_file_begin), so a reader never sees half a
+ * file. Cells without data are missing values: empty in CSV, NaN in VTK (docs/dsmc.md, Output). */
 #include "kedr/dsmc.h"
+#include "vtk.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct {
@@ -93,57 +95,110 @@ kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     return kedr_file_commit(&w);
 }
 
+int kedr_dsmc_vtk_compressed(void)
+{
+    return dsmc_vtk_compresses(KEDR_DSMC_VTK_BINARY);
+}
+
+/* The VTK arrays: the fields in column order, ux, uy and uz as one 3-component velocity. */
+static int vtk_arrays(const field_col *cols, int nc, int index[NCOLS])
+{
+    int n = 0;
+    for (int k = 0; k < nc; k++)
+        if (strcmp(cols[k].name, "uy") != 0 && strcmp(cols[k].name, "uz") != 0)
+            index[n++] = k;
+    return n;
+}
+
+/* Each array's values, encoded as a block of the appended data. */
+static kedr_status encode_fields(const kedr_dsmc_fields *f, kedr_dsmc_vtk_format format,
+                                 const field_col *cols, const int *index, int na, size_t ncells,
+                                 dsmc_vtk_array *arr)
+{
+    double *v = malloc(3 * ncells * sizeof *v + 1);
+    if (!v)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_write_vti: out of host memory (%zu cells)",
+                         ncells);
+    kedr_status s = KEDR_OK;
+    for (int a = 0; a < na && s == KEDR_OK; a++) {
+        const field_col *col = &cols[index[a]];
+        int vec = strcmp(col->name, "ux") == 0;
+        arr[a] = (dsmc_vtk_array){vec ? "velocity" : col->name, "Float64", vec ? 3 : 1, NULL, 0};
+        for (size_t i = 0; i < ncells; i++)
+            for (int d = 0; d < arr[a].ncomp; d++)
+                v[i * arr[a].ncomp + d] = value_of(f, col + d, i);
+        s = dsmc_vtk_encode(&arr[a], format, v, ncells * arr[a].ncomp * sizeof *v);
+    }
+    free(v);
+    return s;
+}
+
 kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path)
 {
     KEDR_TRY(check_args("kedr_dsmc_write_vti", c, f, path));
+    int binary = c->vtk_format != KEDR_DSMC_VTK_ASCII;
+    field_col cols[NCOLS];
+    int nc = columns(f, cols), index[NCOLS], na = vtk_arrays(cols, nc, index);
+    size_t ncells = (size_t)c->nx * c->ny * (size_t)(c->dims == 3 ? c->nz : 1);
+    dsmc_vtk_array arr[NCOLS] = {{0}};
+    if (binary) {
+        kedr_status s = encode_fields(f, c->vtk_format, cols, index, na, ncells, arr);
+        if (s != KEDR_OK) {
+            dsmc_vtk_free(arr, na);
+            return s;
+        }
+    }
     kedr_file_writer w;
-    KEDR_TRY(kedr_file_begin(&w, path));
+    kedr_status s = kedr_file_begin(&w, path);
+    if (s != KEDR_OK) {
+        dsmc_vtk_free(arr, na);
+        return s;
+    }
     FILE *out = KEDR_FILE(&w);
     double dx = (c->hi[0] - c->lo[0]) / c->nx, dy = (c->hi[1] - c->lo[1]) / c->ny;
+    int three = c->dims == 3, nz = three ? c->nz : 0;
+    double z0 = three ? c->lo[2] : 0, dz = three ? (c->hi[2] - c->lo[2]) / c->nz : 1;
     /* Points span 0..nx x 0..ny (x 0..nz in 3D); the fields are cell data, one value per cell,
      * x fastest. */
-    if (c->dims == 3) {
-        double dz = (c->hi[2] - c->lo[2]) / c->nz;
-        fprintf(out, "<?xml version=\"1.0\"?>\n"
-                     "<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-                     "  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"%.17g %.17g %.17g\" "
-                     "Spacing=\"%.17g %.17g %.17g\">\n"
-                     "    <Piece Extent=\"0 %d 0 %d 0 %d\">\n"
-                     "      <CellData Scalars=\"temperature\">\n",
-                c->nx, c->ny, c->nz, c->lo[0], c->lo[1], c->lo[2], dx, dy, dz, c->nx, c->ny,
-                c->nz);
-    } else {
-        fprintf(out, "<?xml version=\"1.0\"?>\n"
-                     "<VTKFile type=\"ImageData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-                     "  <ImageData WholeExtent=\"0 %d 0 %d 0 0\" Origin=\"%.17g %.17g 0\" "
-                     "Spacing=\"%.17g %.17g 1\">\n"
-                     "    <Piece Extent=\"0 %d 0 %d 0 0\">\n"
-                     "      <CellData Scalars=\"temperature\">\n",
-                c->nx, c->ny, c->lo[0], c->lo[1], dx, dy, c->nx, c->ny);
-    }
-    field_col cols[NCOLS];
-    int nc = columns(f, cols);
-    size_t ncells = (size_t)c->nx * c->ny * (size_t)(c->dims == 3 ? c->nz : 1);
+    fprintf(out, "<?xml version=\"1.0\"?>\n<VTKFile type=\"ImageData\" version=\"%s\"",
+            binary ? "1.0" : "0.1");
+    if (binary)
+        dsmc_vtk_file_attributes(out, c->vtk_format);
+    else
+        fprintf(out, " byte_order=\"LittleEndian\"");
+    fprintf(out, ">\n  <ImageData WholeExtent=\"0 %d 0 %d 0 %d\" Origin=\"%.17g %.17g %.17g\" "
+                 "Spacing=\"%.17g %.17g %.17g\">\n"
+                 "    <Piece Extent=\"0 %d 0 %d 0 %d\">\n"
+                 "      <CellData Scalars=\"temperature\">\n",
+            c->nx, c->ny, nz, c->lo[0], c->lo[1], z0, dx, dy, dz, c->nx, c->ny, nz);
     fprintf(out, "      <!-- nan: no data (a cell inside a body, or one that no molecule entered "
                  "while sampling: its particles_per_cell is 0) -->\n");
-    for (int k = 0; k < nc; k++) {
-        if (strcmp(cols[k].name, "uy") == 0 || strcmp(cols[k].name, "uz") == 0)
-            continue; /* written with ux (the next two columns) as the velocity vector */
-        if (strcmp(cols[k].name, "ux") == 0) {
+    size_t offset = 0;
+    for (int a = 0; a < na; a++) {
+        if (binary) {
+            dsmc_vtk_tag(out, &arr[a], &offset, "        ");
+            continue;
+        }
+        const field_col *col = &cols[index[a]];
+        if (strcmp(col->name, "ux") == 0) {
             fprintf(out, "        <DataArray type=\"Float64\" Name=\"velocity\" "
                          "NumberOfComponents=\"3\" format=\"ascii\">\n");
             for (size_t i = 0; i < ncells; i++)
-                fprintf(out, "%.9g %.9g %.9g\n", value_of(f, &cols[k], i),
-                        value_of(f, &cols[k + 1], i), value_of(f, &cols[k + 2], i));
+                fprintf(out, "%.9g %.9g %.9g\n", value_of(f, col, i), value_of(f, col + 1, i),
+                        value_of(f, col + 2, i));
         } else {
             fprintf(out, "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n",
-                    cols[k].name);
+                    col->name);
             for (size_t i = 0; i < ncells; i++)
-                fprintf(out, "%.9g\n", value_of(f, &cols[k], i));
+                fprintf(out, "%.9g\n", value_of(f, col, i));
         }
         fprintf(out, "        </DataArray>\n");
     }
-    fprintf(out, "      </CellData>\n    </Piece>\n  </ImageData>\n</VTKFile>\n");
+    fprintf(out, "      </CellData>\n    </Piece>\n  </ImageData>\n");
+    if (binary)
+        dsmc_vtk_appended(out, arr, na);
+    fprintf(out, "</VTKFile>\n");
+    dsmc_vtk_free(arr, na);
     return kedr_file_commit(&w);
 }

@@ -1,6 +1,7 @@
 /* Surface sampling results: per element pressure, shear and heat flux and their coefficients,
  * body forces, and the surface files (CSV and VTK PolyData). */
 #include "sim.h"
+#include "vtk.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -94,6 +95,7 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
         rho += c->number_density * c->fraction[k] * c->species[k].mass;
     double u2 = c->velocity[0] * c->velocity[0] + c->velocity[1] * c->velocity[1] +
                 c->velocity[2] * c->velocity[2];
+    s->vtk_format = c->vtk_format;
     s->q_inf = 0.5 * rho * u2;
     s->p_inf = c->number_density * KEDR_BOLTZMANN * c->temperature;
     double inv_q = s->q_inf > 0 ? 1.0 / s->q_inf : NAN;
@@ -237,6 +239,125 @@ kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *
     return kedr_file_commit(&w);
 }
 
+/* Element e's points (x y z each): its 2 ends in 2D, its 4 corners in 3D; returns how many. */
+static int element_points(const kedr_dsmc_surface *s, int three, size_t e, double *p)
+{
+    if (three) {
+        memcpy(p, s->corners + 12 * e, 12 * sizeof *p);
+        return 4;
+    }
+    /* axisymmetric: length is the band's area, 2 pi y times its meridional length (for a
+     * sphere's zone, the chord's) */
+    double len = s->axisymmetric ? s->length[e] / (2.0 * M_PI * s->y[e]) : s->length[e];
+    double tx = -s->ny[e] * 0.5 * len, ty = s->nx[e] * 0.5 * len;
+    double q[6] = {s->x[e] - tx, s->y[e] - ty, 0, s->x[e] + tx, s->y[e] + ty, 0};
+    memcpy(p, q, sizeof q);
+    return 2;
+}
+
+/* The cell data of the .vtp, in file order (normal and body follow). */
+#define VTP_SCALARS 7
+static void vtp_scalars(const kedr_dsmc_surface *s, const char *name[VTP_SCALARS],
+                        const double *v[VTP_SCALARS])
+{
+    const char *n[VTP_SCALARS] = {"cp", "cf", "ch", "pressure", "shear", "heat_flux",
+                                  "hits_per_step"};
+    const double *d[VTP_SCALARS] = {s->cp, s->cf, s->ch, s->pressure, s->shear, s->heat_flux,
+                                    s->hits};
+    memcpy(name, n, sizeof n);
+    memcpy(v, d, sizeof d);
+}
+
+/* The arrays of the binary .vtp: points, connectivity, offsets, the scalars, normal, body. */
+#define VTP_ARRAYS (3 + VTP_SCALARS + 2)
+static kedr_status encode_vtp(const kedr_dsmc_surface *s, int three, dsmc_vtk_array *arr)
+{
+    size_t ne = s->nelem, per = three ? 4 : 2;
+    size_t bytes = ne * per * 3 * sizeof(double) + 1;
+    double *v = malloc(bytes);
+    int64_t *ids = malloc(ne * per * sizeof *ids + 1);
+    int32_t *body = malloc(ne * sizeof *body + 1);
+    kedr_status st = KEDR_OK;
+    if (!v || !ids || !body)
+        st = kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_write_surface_vtp: out of host memory (%zu "
+                       "elements)", ne);
+    const char *name[VTP_SCALARS];
+    const double *col[VTP_SCALARS];
+    vtp_scalars(s, name, col);
+    for (int k = 0; k < VTP_ARRAYS && st == KEDR_OK; k++) {
+        dsmc_vtk_array *a = &arr[k];
+        *a = (dsmc_vtk_array){NULL, "Float64", 1, NULL, 0};
+        if (k == 0) { /* points */
+            a->ncomp = 3;
+            for (size_t e = 0; e < ne; e++)
+                element_points(s, three, e, v + 3 * per * e);
+            st = dsmc_vtk_encode(a, s->vtk_format, v, ne * per * 3 * sizeof *v);
+        } else if (k <= 2) { /* connectivity, then offsets */
+            a->name = k == 1 ? "connectivity" : "offsets";
+            a->type = "Int64";
+            size_t n = k == 1 ? ne * per : ne;
+            for (size_t i = 0; i < n; i++)
+                ids[i] = (int64_t)(k == 1 ? i : per * i + per);
+            st = dsmc_vtk_encode(a, s->vtk_format, ids, n * sizeof *ids);
+        } else if (k < 3 + VTP_SCALARS) {
+            a->name = name[k - 3];
+            st = dsmc_vtk_encode(a, s->vtk_format, col[k - 3], ne * sizeof(double));
+        } else if (k == 3 + VTP_SCALARS) {
+            a->name = "normal";
+            a->ncomp = 3;
+            for (size_t e = 0; e < ne; e++) {
+                v[3 * e] = s->nx[e];
+                v[3 * e + 1] = s->ny[e];
+                v[3 * e + 2] = s->nz ? s->nz[e] : 0.0;
+            }
+            st = dsmc_vtk_encode(a, s->vtk_format, v, ne * 3 * sizeof *v);
+        } else {
+            a->name = "body";
+            a->type = "Int32";
+            for (size_t e = 0; e < ne; e++)
+                body[e] = s->body[e] + 1;
+            st = dsmc_vtk_encode(a, s->vtk_format, body, ne * sizeof *body);
+        }
+    }
+    free(v);
+    free(ids);
+    free(body);
+    return st;
+}
+
+/* The binary .vtp: the XML with each array's offset, then the appended blocks. */
+static kedr_status write_vtp_binary(const kedr_dsmc_surface *s, int three, kedr_file_writer *w)
+{
+    dsmc_vtk_array arr[VTP_ARRAYS] = {{0}};
+    kedr_status st = encode_vtp(s, three, arr);
+    if (st != KEDR_OK) {
+        dsmc_vtk_free(arr, VTP_ARRAYS);
+        kedr_file_abort(w);
+        return st;
+    }
+    FILE *out = KEDR_FILE(w);
+    size_t ne = s->nelem, offset = 0;
+    const char *cells = three ? "Polys" : "Lines";
+    fprintf(out, "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"1.0\"");
+    dsmc_vtk_file_attributes(out, s->vtk_format);
+    fprintf(out, ">\n  <PolyData>\n"
+                 "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"0\" NumberOfLines=\"%zu\" "
+                 "NumberOfStrips=\"0\" NumberOfPolys=\"%zu\">\n      <Points>\n",
+            (three ? 4 : 2) * ne, three ? (size_t)0 : ne, three ? ne : (size_t)0);
+    dsmc_vtk_tag(out, &arr[0], &offset, "        ");
+    fprintf(out, "      </Points>\n      <%s>\n", cells);
+    dsmc_vtk_tag(out, &arr[1], &offset, "        ");
+    dsmc_vtk_tag(out, &arr[2], &offset, "        ");
+    fprintf(out, "      </%s>\n      <CellData Scalars=\"cp\">\n", cells);
+    for (int k = 3; k < VTP_ARRAYS; k++)
+        dsmc_vtk_tag(out, &arr[k], &offset, "        ");
+    fprintf(out, "      </CellData>\n    </Piece>\n  </PolyData>\n");
+    dsmc_vtk_appended(out, arr, VTP_ARRAYS);
+    fprintf(out, "</VTKFile>\n");
+    dsmc_vtk_free(arr, VTP_ARRAYS);
+    return kedr_file_commit(w);
+}
+
 /* Each element a line cell from its start to its end point (z = 0) in 2D (axisymmetric: in the
  * meridional plane, which ParaView's Rotational Extrusion turns into the body of revolution), a
  * quadrilateral of its 4 corners in 3D. */
@@ -244,9 +365,11 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
 {
     kedr_file_writer w;
     KEDR_TRY(open_tmp("kedr_dsmc_write_surface_vtp", s, path, &w));
+    int three = s->dims == 3 && s->corners;
+    if (s->vtk_format != KEDR_DSMC_VTK_ASCII)
+        return write_vtp_binary(s, three, &w);
     FILE *out = KEDR_FILE(&w);
     size_t ne = s->nelem;
-    int three = s->dims == 3 && s->corners;
     size_t per = three ? 4 : 2; /* points per cell */
     fprintf(out, "<?xml version=\"1.0\"?>\n"
                  "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
@@ -257,18 +380,9 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
                  "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n",
             per * ne, three ? (size_t)0 : ne, three ? ne : (size_t)0);
     for (size_t e = 0; e < ne; e++) {
-        if (three) {
-            const double *q = s->corners + 12 * e;
-            for (int k = 0; k < 4; k++)
-                fprintf(out, "%.9g %.9g %.9g\n", q[3 * k], q[3 * k + 1], q[3 * k + 2]);
-            continue;
-        }
-        /* axisymmetric: length is the band's area, 2 pi y times its meridional length (for a
-         * sphere's zone, the chord's) */
-        double len = s->axisymmetric ? s->length[e] / (2.0 * M_PI * s->y[e]) : s->length[e];
-        double tx = -s->ny[e] * 0.5 * len, ty = s->nx[e] * 0.5 * len;
-        fprintf(out, "%.9g %.9g 0\n%.9g %.9g 0\n", s->x[e] - tx, s->y[e] - ty, s->x[e] + tx,
-                s->y[e] + ty);
+        double q[12];
+        for (int k = 0, np = element_points(s, three, e, q); k < np; k++)
+            fprintf(out, "%.9g %.9g %.9g\n", q[3 * k], q[3 * k + 1], q[3 * k + 2]);
     }
     fprintf(out, "        </DataArray>\n      </Points>\n      <%s>\n"
                  "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n",
@@ -285,17 +399,14 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
         fprintf(out, "%zu\n", per * e + per);
     fprintf(out, "        </DataArray>\n      </%s>\n      <CellData Scalars=\"cp\">\n",
             three ? "Polys" : "Lines");
-    struct {
-        const char *name;
-        const double *v;
-    } cols[] = {{"cp", s->cp},       {"cf", s->cf},         {"ch", s->ch},
-                {"pressure", s->pressure}, {"shear", s->shear}, {"heat_flux", s->heat_flux},
-                {"hits_per_step", s->hits}};
-    for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+    const char *name[VTP_SCALARS];
+    const double *col[VTP_SCALARS];
+    vtp_scalars(s, name, col);
+    for (int k = 0; k < VTP_SCALARS; k++) {
         fprintf(out, "        <DataArray type=\"Float64\" Name=\"%s\" format=\"ascii\">\n",
-                cols[k].name);
+                name[k]);
         for (size_t e = 0; e < ne; e++)
-            fprintf(out, "%.9g\n", cols[k].v[e]);
+            fprintf(out, "%.9g\n", col[k][e]);
         fprintf(out, "        </DataArray>\n");
     }
     fprintf(out, "        <DataArray type=\"Float64\" Name=\"normal\" NumberOfComponents=\"3\" "
