@@ -1,14 +1,19 @@
 /* kedr bench tridiag: times kedr_tridiag_solve on batches of diagonally dominant systems, per
  * layout, precision and system length at a fixed number of unknowns (median of repeats after a
- * warm-up), next to the device's copy bandwidth and, on the GPU, next to cuSPARSE in the same
- * run. Each solver's first result is checked by its residuals, so that no row reports the time
- * of a wrong answer. */
+ * warm-up), next to the device's copy bandwidth and, in the same run, next to cuSPARSE on the
+ * GPU or LAPACK's gtsv (through LAPACKE, one system a call, the systems shared among the
+ * OpenMP threads) on the cpu. Each solver's first result is checked by its residuals, so that
+ * no row reports the time of a wrong answer. */
 #include "bench.h"
 #include "bench_util.h"
 
 #include "core/internal.h"
 #ifdef KEDR_HAVE_CUDA
 #include "cusparse_ref.h"
+#endif
+
+#ifdef KEDR_HAVE_LAPACKE
+#include <lapacke.h>
 #endif
 
 #include <errno.h>
@@ -25,7 +30,7 @@
 typedef struct {
     kedr_tridiag_desc desc;
     kedr_dtype t;
-    double ms, ref_ms; /* ref_ms < 0: no cuSPARSE time */
+    double ms, ref_ms; /* ref_ms < 0: no time of the reference (cuSPARSE or LAPACK) */
     const char *status; /* "ok", "MISMATCH" or "error" */
     char message[320];
 } row;
@@ -121,7 +126,7 @@ static kedr_status backward_error(batch *q, const kedr_tridiag_desc *g, kedr_dty
     return KEDR_OK;
 }
 
-enum { IMPL_KEDR = 0, IMPL_CUSPARSE = 1 };
+enum { IMPL_KEDR = 0, IMPL_REF = 1 };
 
 typedef struct {
     batch *q;
@@ -130,12 +135,75 @@ typedef struct {
     struct cusparse_ref *ref;
 } solve_args;
 
+#ifdef KEDR_HAVE_LAPACKE
+/* LAPACK's gtsv on every contiguous system of the batch (host memory: the cpu back end). gtsv
+ * overwrites its three diagonals, so each system's are copied first into the thread's work
+ * rows, as a caller who keeps them must; the copy is part of the time. */
+static kedr_status lapack_solve(const solve_args *s, void **v)
+{
+    size_t n = s->g->n, count = s->g->count, es = kedr_dtype_size(s->t);
+    int f32 = s->t == KEDR_F32, failed = 0;
+    if (n > (size_t)INT32_MAX)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "LAPACK gtsv: n = %zu is beyond lapack_int", n);
+#pragma omp parallel reduction(| : failed)
+    {
+        char *w = malloc(3 * n * es);
+        failed |= w == NULL;
+#pragma omp for schedule(static)
+        for (size_t k = 0; k < count; k++) {
+            if (!w)
+                continue;
+            const char *a = (const char *)v[0] + k * n * es, *b = (const char *)v[1] + k * n * es;
+            const char *c = (const char *)v[2] + k * n * es;
+            char *d = (char *)v[3] + k * n * es;
+            memcpy(w, a + es, (n - 1) * es); /* dl_i = a_{i+1} */
+            memcpy(w + n * es, b, n * es);
+            memcpy(w + 2 * n * es, c, (n - 1) * es); /* du_i = c_i */
+            lapack_int info = f32 ? LAPACKE_sgtsv_work(LAPACK_COL_MAJOR, (lapack_int)n, 1,
+                                                       (float *)w, (float *)(w + n * es),
+                                                       (float *)(w + 2 * n * es), (float *)d,
+                                                       (lapack_int)n)
+                                  : LAPACKE_dgtsv_work(LAPACK_COL_MAJOR, (lapack_int)n, 1,
+                                                       (double *)w, (double *)(w + n * es),
+                                                       (double *)(w + 2 * n * es), (double *)d,
+                                                       (lapack_int)n);
+            failed |= info != 0;
+        }
+        free(w);
+    }
+    return failed ? kedr_fail(KEDR_ERR_INVALID, "LAPACK gtsv failed (out of memory or a "
+                              "singular system)") : KEDR_OK;
+}
+#endif
+
+/* Whether the reference solves this row: cuSPARSE on the GPU (non-periodic), LAPACK gtsv on
+ * the cpu (contiguous, non-periodic, when built with LAPACKE). */
+static int has_ref(kedr_ctx *ctx, const kedr_tridiag_desc *g)
+{
+    if (g->periodic)
+        return 0;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return 1;
+#endif
+#ifdef KEDR_HAVE_LAPACKE
+    return !KEDR_IS_CUDA(ctx) && g->layout == KEDR_TRIDIAG_CONTIGUOUS;
+#else
+    (void)ctx;
+    return 0;
+#endif
+}
+
 static kedr_status solve(const solve_args *s, int impl)
 {
     void **v = s->q->dev + 4 * impl;
 #ifdef KEDR_HAVE_CUDA
-    if (impl == IMPL_CUSPARSE)
+    if (impl == IMPL_REF && KEDR_IS_CUDA(s->q->ctx))
         return cusparse_ref_solve(s->ref, s->t, s->g, v[0], v[1], v[2], v[3]);
+#endif
+#ifdef KEDR_HAVE_LAPACKE
+    if (impl == IMPL_REF)
+        return lapack_solve(s, v);
 #endif
     return kedr_tridiag_solve(s->q->ctx, s->t, s->g, v[0], v[1], v[2], v[3]);
 }
@@ -161,7 +229,7 @@ static kedr_status measure(const solve_args *s, int impl, int repeats, double *m
         st = backward_error(s->q, s->g, s->t, s->q->dev[4 * impl + 3], &worst);
     if (st == KEDR_OK && !(worst <= CHECK_BACKWARD_U))
         st = kedr_fail(KEDR_ERR_INVALID, "MISMATCH: %s's solution has a backward error of "
-                       "%.3g u (at most %.0f u expected)", impl ? "cuSPARSE" : "kedr", worst,
+                       "%.3g u (at most %.0f u expected)", impl ? "the reference" : "kedr", worst,
                        CHECK_BACKWARD_U);
     timed_solve t = {s, impl};
     if (st == KEDR_OK)
@@ -213,7 +281,7 @@ static kedr_status run_row(kedr_ctx *ctx, struct cusparse_ref *ref, int repeats,
     batch q;
     memset(&q, 0, sizeof q);
     q.ctx = ctx;
-    int with_ref = ref && !r->desc.periodic;
+    int with_ref = has_ref(ctx, &r->desc);
     solve_args s = {&q, &r->desc, r->t, ref};
     r->ms = 0;
     r->ref_ms = -1;
@@ -222,7 +290,7 @@ static kedr_status run_row(kedr_ctx *ctx, struct cusparse_ref *ref, int repeats,
         st = measure(&s, IMPL_KEDR, repeats, &r->ms);
     if (st == KEDR_OK && with_ref) {
         kedr_scratch_trim(ctx); /* leave cuSPARSE the memory kedr's scratch held */
-        st = measure(&s, IMPL_CUSPARSE, repeats, &r->ref_ms);
+        st = measure(&s, IMPL_REF, repeats, &r->ref_ms);
     }
 #ifdef KEDR_HAVE_CUDA
     cusparse_ref_trim(ref);
@@ -255,7 +323,14 @@ static double bytes_moved(const row *r)
     return 5.0 * (double)(r->desc.n * r->desc.count) * (double)kedr_dtype_size(r->t);
 }
 
-static void print_row(const row *r, double copy_gbps)
+/* Whether the cpu's reference, LAPACK gtsv, was built in. */
+#ifdef KEDR_HAVE_LAPACKE
+#define LAPACK_BUILT 1
+#else
+#define LAPACK_BUILT 0
+#endif
+
+static void print_row(const row *r, double copy_gbps, int cuda)
 {
     printf("%-11s %-3s %-3s %7zu %9zu", layout_name(r->desc.layout), kedr_dtype_name(r->t),
            r->desc.periodic ? "yes" : "no", r->desc.n, r->desc.count);
@@ -270,7 +345,7 @@ static void print_row(const row *r, double copy_gbps)
     if (r->ref_ms > 0)
         printf(" %9.3f %7.2f\n", r->ref_ms, r->ref_ms / r->ms);
     else
-        printf(" %9s %7s\n", "-", "-");
+        printf(" %9s %7s\n", !cuda && !LAPACK_BUILT ? "not built" : "-", "-");
     fflush(stdout);
 }
 
@@ -299,10 +374,15 @@ static kedr_status write_json(const char *path, const header *h, const row *rows
         bench_json_number(f, bytes_moved(r) / sec / 1e9, ok);
         fputs(", \"frac_copy\": ", f);
         bench_json_number(f, bytes_moved(r) / sec / 1e9 / h->copy_gbps, ok);
+        int cu = strcmp(h->backend, "cuda") == 0;
         fputs(", \"cusparse_ms\": ", f);
-        bench_json_number(f, r->ref_ms, ref);
+        bench_json_number(f, r->ref_ms, ref && cu);
         fputs(", \"ratio_vs_cusparse\": ", f);
-        bench_json_number(f, r->ref_ms / r->ms, ref);
+        bench_json_number(f, r->ref_ms / r->ms, ref && cu);
+        fputs(", \"lapack_ms\": ", f);
+        bench_json_number(f, r->ref_ms, ref && !cu);
+        fputs(", \"ratio_vs_lapack\": ", f);
+        bench_json_number(f, r->ref_ms / r->ms, ref && !cu);
         bench_json_status(f, r->status, r->message);
         fputc('}', f);
     }
@@ -331,6 +411,12 @@ static kedr_status parse_lengths(const char *text, size_t n, size_t *len, int ma
 
 #define MAX_LENGTHS 16
 
+static const char *algorithm_name(kedr_tridiag_algorithm a)
+{
+    static const char *const names[] = {"auto", "thomas", "cr", "pcr", "cr_pcr", "partitioned"};
+    return (int)a >= 0 && (int)a < 6 ? names[a] : "unknown";
+}
+
 kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opts)
 {
     if (!ctx || !opts)
@@ -358,9 +444,10 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
     printf("kedr bench tridiag: %s (%s), %s, commit %s\n", h.device, h.backend, h.date, h.commit);
     printf("copy bandwidth %.1f GB/s (%zu u64, read + written); %zu unknowns a call, median of "
            "%d after a warm-up; algorithm %s\n\n", h.copy_gbps, opts->n, opts->n, opts->repeats,
-           opts->algorithm == KEDR_TRIDIAG_THOMAS ? "thomas" : "auto");
+           algorithm_name(opts->algorithm));
+    int cuda = KEDR_IS_CUDA(ctx);
     printf("%-11s %-3s %-3s %7s %9s %9s %8s %8s %7s %9s %7s\n", "layout", "type", "cyc", "n",
-           "systems", "ms", "Gunk/s", "GB/s", "of copy", "cuSPARSE", "vs it");
+           "systems", "ms", "Gunk/s", "GB/s", "of copy", cuda ? "cuSPARSE" : "LAPACK", "vs it");
     int nrows = 0, nfailed = 0;
     row *rows = calloc((size_t)nlen * 8, sizeof *rows);
     kedr_status first = rows ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
@@ -372,7 +459,7 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
                                           opts->algorithm};
             r->t = k / 2 % 2 ? KEDR_F64 : KEDR_F32;
             kedr_status s = run_row(ctx, ref, opts->repeats, r);
-            print_row(r, h.copy_gbps);
+            print_row(r, h.copy_gbps, cuda);
             if (s != KEDR_OK) {
                 fprintf(stderr, "kedr bench tridiag: %s\n", r->message);
                 nfailed++;
@@ -380,9 +467,12 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
             }
         }
     printf("\nGunk/s: 10^9 unknowns solved per second; GB/s: a, b, c, d read and x written once,\n"
-           "over the time; of copy: that / copy bandwidth; vs it: cuSPARSE time / kedr time\n"
-           "(gtsv2StridedBatch for contiguous, gtsvInterleavedBatch algorithm 0 for interleaved;\n"
-           "above 1, kedr is faster)\n");
+           "over the time; of copy: that / copy bandwidth; vs it: the reference's time / kedr's\n"
+           "(above 1, kedr is faster). Reference on the GPU: cuSPARSE gtsv2StridedBatch for\n"
+           "contiguous, gtsvInterleavedBatch algorithm 0 for interleaved; on the cpu: LAPACK\n"
+           "gtsv (LAPACKE) a system a call over the OpenMP threads, contiguous non-periodic rows\n"
+           "only, its three diagonals copied first as gtsv overwrites them%s)\n",
+           cuda || LAPACK_BUILT ? "" : "; not built: no LAPACKE");
 #ifdef KEDR_HAVE_CUDA
     cusparse_ref_destroy(ref);
 #endif

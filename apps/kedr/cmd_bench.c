@@ -161,13 +161,14 @@ static int bench_tridiag(int argc, char **argv)
                    "Times kedr_tridiag_solve on diagonally dominant batches, per layout\n"
                    "(contiguous, interleaved), type (f32, f64), system length and periodicity\n"
                    "(median of repeats after a warm-up); prints G unknowns/s, GB/s, the fraction\n"
-                   "of the measured copy bandwidth and, on the GPU, the ratio to cuSPARSE\n"
-                   "(gtsv2StridedBatch, gtsvInterleavedBatch) measured in the same run.\n\n"
+                   "of the measured copy bandwidth and the ratio to a reference measured in the\n"
+                   "same run: cuSPARSE (gtsv2StridedBatch, gtsvInterleavedBatch) on the GPU,\n"
+                   "LAPACK gtsv (LAPACKE) on the cpu.\n\n"
                    "options:\n"
                    "  --n N          unknowns a call (default 2^24 on a GPU, 2^22 on the cpu);\n"
                    "                 also 16M or 2^24\n"
                    "  --lengths L    comma-separated system lengths (default 64,256,1024)\n"
-                   "  --algorithm A  auto (default) or thomas\n"
+                   "  --algorithm A  auto (default), thomas, cr, pcr, cr_pcr or partitioned\n"
                    "  --repeats R    timed repeats (default 20)\n"
                    "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
             return 0;
@@ -177,10 +178,16 @@ static int bench_tridiag(int argc, char **argv)
         if (strncmp(a, "--n", 3) == 0 && (a[3] == 0 || a[3] == '='))
             o.n = cli_size(cli_value(argc, argv, &i, cmd), "--n", cmd);
         else if (strncmp(a, "--algorithm", 11) == 0 && (a[11] == 0 || a[11] == '=')) {
+            static const char *const names[] = {"auto", "thomas", "cr", "pcr", "cr_pcr",
+                                                "partitioned"};
             const char *v = cli_value(argc, argv, &i, cmd);
-            if (strcmp(v, "auto") != 0 && strcmp(v, "thomas") != 0)
-                cli_usage_error(cmd, "--algorithm '%s': expected auto or thomas", v);
-            o.algorithm = strcmp(v, "auto") == 0 ? KEDR_TRIDIAG_AUTO : KEDR_TRIDIAG_THOMAS;
+            int k = 0;
+            while (k < 6 && strcmp(v, names[k]) != 0)
+                k++;
+            if (k == 6)
+                cli_usage_error(cmd, "--algorithm '%s': expected auto, thomas, cr, pcr, cr_pcr "
+                                "or partitioned", v);
+            o.algorithm = (kedr_tridiag_algorithm)k;
         } else if (strncmp(a, "--lengths", 9) == 0 && (a[9] == 0 || a[9] == '='))
             o.lengths = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
