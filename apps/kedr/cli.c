@@ -2,10 +2,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void cli_usage_error(const char *cmd, const char *fmt, ...)
 {
@@ -110,4 +112,38 @@ kedr_ctx *cli_context(const cli_common *c, const char *cmd)
         exit(CLI_EXIT_FAIL);
     }
     return ctx;
+}
+
+int cli_make_dirs(const char *path)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+                return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+void cli_format_seconds(double s, char *buf, size_t size)
+{
+    if (!isfinite(s))
+        snprintf(buf, size, "?");
+    else if (s < 60)
+        snprintf(buf, size, "%.0f s", s);
+    else if (s < 3600)
+        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
+    else if (s < 48 * 3600)
+        snprintf(buf, size, "%.1f h", s / 3600);
+    else if (s < 3 * 365.25 * 86400)
+        snprintf(buf, size, "%.0f days", s / 86400);
+    else
+        snprintf(buf, size, "%.2g years", s / (365.25 * 86400));
 }

@@ -38,6 +38,11 @@ void cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn))
 #endif
     ;
+/* mkdir -p: 0, or -1 with errno set. */
+int cli_make_dirs(const char *path);
+/* A duration as a person reads it: "42 s", "3 min 05 s", "1.5 h", "12 days", "3.1 years"; "?"
+ * when it is not known (not finite). */
+void cli_format_seconds(double s, char *buf, size_t size);
 /* Creates the context for the chosen back end or prints why not and exits 1. */
 kedr_ctx *cli_context(const cli_common *c, const char *cmd);
 

@@ -46,36 +46,6 @@ static void help(void)
            CLI_COMMON_HELP);
 }
 
-static int make_dirs(const char *path)
-{
-    char buf[ADI_PATH];
-    if (strlen(path) >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(buf, path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static void format_seconds(double s, char *buf, size_t size)
-{
-    if (!isfinite(s))
-        snprintf(buf, size, "?");
-    else if (s < 60)
-        snprintf(buf, size, "%.0f s", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
-    else
-        snprintf(buf, size, "%.1f h", s / 3600);
-}
-
 static int fail(const char *what)
 {
     fprintf(stderr, "kedr adi: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
@@ -166,7 +136,7 @@ static int checkpoint(kedr_adi *s, const kedr_adi_case *c, const char *what)
 {
     char path[ADI_PATH];
     snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
-    if (make_dirs(c->out_dir) != 0) {
+    if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr adi: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
@@ -186,7 +156,7 @@ static int write_csv(kedr_adi *s, const kedr_adi_case *c)
         return 0;
     char path[ADI_PATH];
     snprintf(path, sizeof path, "%s/%s.csv", c->out_dir, c->name);
-    if (make_dirs(c->out_dir) != 0 || kedr_adi_write_csv(s, path) != KEDR_OK)
+    if (cli_make_dirs(c->out_dir) != 0 || kedr_adi_write_csv(s, path) != KEDR_OK)
         return fail("csv");
     printf("wrote %s\n", path);
     return 0;
@@ -195,7 +165,7 @@ static int write_csv(kedr_adi *s, const kedr_adi_case *c)
 static int write_outputs(kedr_adi *s, const kedr_adi_case *c)
 {
     char path[ADI_PATH];
-    if (make_dirs(c->out_dir) != 0) {
+    if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr adi: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
@@ -226,7 +196,7 @@ static void print_progress(const kedr_adi_stats *st, const kedr_adi_case *c, dou
 {
     double now = kedr_wall_seconds(), done = (double)(st->step - first);
     char eta[32];
-    format_seconds((now - run0) / done * (double)(c->steps - st->step), eta, sizeof eta);
+    cli_format_seconds((now - run0) / done * (double)(c->steps - st->step), eta, sizeof eta);
     printf("step %lld  t %.5g  global %d  change %.3g  div rms %.3g max %.3g  |u|max %.4g  "
            "%.3g node-steps/s  ETA %s\n", (long long)st->step, st->time, st->global_iterations,
            st->change, st->continuity_rms, st->continuity_max, st->max_speed,

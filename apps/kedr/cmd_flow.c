@@ -40,40 +40,10 @@ static void help(void)
            CLI_COMMON_HELP);
 }
 
-static int make_dirs(const char *path)
-{
-    char buf[FLOW_PATH];
-    if (strlen(path) >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(buf, path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
 static int fail(const char *what)
 {
     fprintf(stderr, "kedr flow: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
     return CLI_EXIT_FAIL;
-}
-
-static void format_seconds(double s, char *buf, size_t size)
-{
-    if (!isfinite(s))
-        snprintf(buf, size, "?");
-    else if (s < 60)
-        snprintf(buf, size, "%.0f s", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
-    else
-        snprintf(buf, size, "%.1f h", s / 3600);
 }
 
 static void parse_options(int argc, char **argv, flow_options *o)
@@ -111,7 +81,7 @@ static int checkpoint(kedr_flow *f, const kedr_flow_case *c)
 {
     char path[FLOW_PATH];
     snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
-    if (make_dirs(c->out_dir) != 0) {
+    if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
@@ -126,7 +96,7 @@ static int checkpoint(kedr_flow *f, const kedr_flow_case *c)
 
 static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
 {
-    if (make_dirs(c->out_dir) != 0) {
+    if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
@@ -233,7 +203,7 @@ static void progress_line(const kedr_flow_stats *st, const kedr_flow_case *c, do
         left = by_time < left ? by_time : left;
     }
     char eta[32];
-    format_seconds(per * left, eta, sizeof eta);
+    cli_format_seconds(per * left, eta, sizeof eta);
     printf("step %lld  t %.5g  dt %.3g (cfl %.2f)  |u|max %.4g  ke %.5g  div %.1e  pressure %d "
            "it (res %.1e)  %.3g ms/step  ETA %s\n", (long long)st->step, st->time, st->dt,
            st->cfl, fmax(st->umax[0], fmax(st->umax[1], st->umax[2])), st->kinetic_energy,
