@@ -462,8 +462,63 @@ static void print_progress(const kedr_dsmc_case *c, const kedr_dsmc_stats *st, d
     *psteps = 0;
 }
 
-/* The steps, to c->steps or the first interruption (*stopped: the signal's number). */
-static int run_steps(kedr_dsmc *sim, const kedr_dsmc_case *c, int *stopped)
+/* [output] stats_file, on rank 0: a relative path lies in the output directory. A new run
+ * writes the header (CSV) as a whole file, then appends a row at a time; a restart appends to
+ * the file it finds. *stats is NULL without a stats file (and on other ranks). */
+static int open_stats(const kedr_dsmc_case *c, int restart, FILE **stats)
+{
+    *stats = NULL;
+    if (!c->stats_file[0] || dsmc_rank != 0)
+        return 0;
+    char path[DSMC_PATH];
+    snprintf(path, sizeof path, "%s%s%s", c->stats_file[0] == '/' ? "" : c->out_dir,
+             c->stats_file[0] == '/' ? "" : "/", c->stats_file);
+    size_t len = strlen(path);
+    int jsonl = len > 6 && strcmp(path + len - 6, ".jsonl") == 0;
+    if (make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    struct stat sb;
+    if (!restart || stat(path, &sb) != 0) {
+        kedr_file_writer w;
+        if (kedr_file_begin(&w, path) != KEDR_OK)
+            return fail("stats_file");
+        kedr_dsmc_stats_header(KEDR_FILE(&w), c, jsonl);
+        if (kedr_file_commit(&w) != KEDR_OK)
+            return fail("stats_file");
+    } else if (kedr_file_check_writable(path) != KEDR_OK) {
+        return fail("stats_file");
+    }
+    if (!(*stats = fopen(path, "a"))) {
+        fprintf(stderr, "kedr dsmc: stats_file %s: %s\n", path, strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    printf("stats: %s every %lld steps (%s)\n", path, (long long)c->stats_every,
+           jsonl ? "JSON lines" : "CSV");
+    return 0;
+}
+
+/* A row of the stats file, flushed so that it can be followed while the run goes on. A write
+ * error ends the stats file with a warning, not the run (nor, under mpirun, rank 0 alone). */
+static void stats_row(FILE **stats, const kedr_dsmc_case *c, const kedr_dsmc_stats *st,
+                      double wall)
+{
+    size_t len = strlen(c->stats_file);
+    int jsonl = len > 6 && strcmp(c->stats_file + len - 6, ".jsonl") == 0;
+    kedr_dsmc_stats_row(*stats, c, st, wall, jsonl);
+    if (fflush(*stats) != 0 || ferror(*stats)) {
+        fprintf(stderr, "kedr dsmc: warning: stats_file %s: write error: %s; no more rows\n",
+                c->stats_file, strerror(errno));
+        fclose(*stats);
+        *stats = NULL;
+    }
+}
+
+/* The steps, to c->steps or the first interruption (*stopped: the signal's number); a row of
+ * the stats file (when stats) with each statistics line. */
+static int run_steps(kedr_dsmc *sim, const kedr_dsmc_case *c, FILE **stats, int *stopped)
 {
     kedr_dsmc_stats st;
     kedr_dsmc_get_stats(sim, &st);
@@ -488,8 +543,11 @@ static int run_steps(kedr_dsmc *sim, const kedr_dsmc_case *c, int *stopped)
         if (st.sample_start != start_before)
             printf("steady flow at step %lld: sampling from step %lld\n", (long long)st.step,
                    (long long)st.sample_start);
-        if (c->stats_every > 0 && (st.step % c->stats_every == 0 || st.step == c->steps))
+        if (c->stats_every > 0 && (st.step % c->stats_every == 0 || st.step == c->steps)) {
+            if (*stats)
+                stats_row(stats, c, &st, kedr_wall_seconds() - run0);
             print_progress(c, &st, run0, first, &t_last, &psteps);
+        }
         if (c->checkpoint_every > 0 && st.step % c->checkpoint_every == 0 && st.step < c->steps &&
             (rc = checkpoint(sim, c)) != 0)
             return rc;
@@ -583,7 +641,17 @@ static int run_dsmc(dsmc_options *op)
 
     kedr_interrupt_install();
     int stopped = 0;
-    rc = run_steps(sim, &c, &stopped);
+    FILE *stats = NULL;
+    rc = open_stats(&c, o.restart != NULL, &stats);
+    int failed = rc != 0; /* rank 0's stats file: every rank stops, or none */
+    if (dsmc_nranks > 1 && kedr_comm_allreduce(dsmc_comm, KEDR_I32, KEDR_OP_MAX, &failed, 1))
+        rc = fail(NULL);
+    else if (failed && rc == 0)
+        rc = CLI_EXIT_FAIL;
+    if (rc == 0)
+        rc = run_steps(sim, &c, &stats, &stopped);
+    if (stats)
+        fclose(stats);
     double output_s = 0;
     if (rc == 0 && stopped)
         rc = save_interrupted(sim, &c, o.case_path, stopped);

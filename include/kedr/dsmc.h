@@ -133,6 +133,31 @@ typedef struct {
     double shock_position;
 } kedr_dsmc_downstream;
 
+/* Columns of the stats file ([output] stats_columns, docs/dsmc.md): counts of the last step
+ * (collisions, candidates, generated), totals, the last step's mcs/mfp, seconds per stage
+ * over the run so far (t_*) and the wall time since the run (or restart) began. */
+typedef enum {
+    KEDR_DSMC_STAT_STEP = 0,
+    KEDR_DSMC_STAT_TIME,
+    KEDR_DSMC_STAT_PARTICLES,
+    KEDR_DSMC_STAT_COLLISIONS,
+    KEDR_DSMC_STAT_CANDIDATES,
+    KEDR_DSMC_STAT_GENERATED,
+    KEDR_DSMC_STAT_TOTAL_COLLISIONS,
+    KEDR_DSMC_STAT_TOTAL_GENERATED,
+    KEDR_DSMC_STAT_MCS_MFP,
+    KEDR_DSMC_STAT_SAMPLES,
+    KEDR_DSMC_STAT_T_GENERATION,
+    KEDR_DSMC_STAT_T_MOVE,
+    KEDR_DSMC_STAT_T_INDEXING,
+    KEDR_DSMC_STAT_T_COLLISIONS,
+    KEDR_DSMC_STAT_T_SAMPLING,
+    KEDR_DSMC_STAT_WALL,
+    KEDR_DSMC_NSTATS
+} kedr_dsmc_stat;
+/* A column's name in stats_columns and in the file's header ("step", "t_move", ...). */
+const char *kedr_dsmc_stat_name(kedr_dsmc_stat s);
+
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
     char name[128];                  /* the case file's base name, for output files (a longer
@@ -189,6 +214,11 @@ typedef struct {
     int64_t steady_window;
     double steady_tolerance;
     int64_t stats_every;             /* [output] statistics line every N steps (0: none) */
+    /* [output] stats_file: a row of the stats_columns every stats_every steps, CSV (JSON lines
+     * when the path ends in .jsonl); a relative path lies in out_dir. Empty: none. */
+    char stats_file[512];
+    int nstats_columns;
+    kedr_dsmc_stat stats_columns[KEDR_DSMC_NSTATS];
     char out_dir[512];               /* [output] dir (longer is an error, never cut short) */
     int write_csv, write_vti;
     /* [output] vtk: text unless the case file says binary or raw (a zeroed case: text) */
@@ -350,6 +380,13 @@ kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields 
                                 const char *path);
 /* 1 when KEDR_DSMC_VTK_BINARY files are zlib-compressed (kedr was built with zlib), else 0. */
 int kedr_dsmc_vtk_compressed(void);
+
+/* The stats file's header (CSV: the column names; JSON lines: nothing) and one row, from the
+ * statistics after a step and the wall seconds since the run began; jsonl selects JSON lines
+ * ({"step": 100, "time": 0.0001, ...}). out is a FILE *. */
+void kedr_dsmc_stats_header(void *out, const kedr_dsmc_case *c, int jsonl);
+void kedr_dsmc_stats_row(void *out, const kedr_dsmc_case *c, const kedr_dsmc_stats *st,
+                         double wall_seconds, int jsonl);
 
 /* Each cell's gas volume (area x unit depth in 2D, m^3) with the bodies cut out, exact for
  * polygons and circles and 3D cuboids; spheres and cones: exact chords along x on a 64 x 64

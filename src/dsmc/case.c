@@ -355,6 +355,13 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     if (c->sample_every < 1)
         return kedr_fail(KEDR_ERR_INVALID, "%s: sample_every %lld: expected >= 1", fn,
                          (long long)c->sample_every);
+    if (c->nstats_columns < 0 || c->nstats_columns > KEDR_DSMC_NSTATS)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: nstats_columns %d: expected 0 to %d", fn,
+                         c->nstats_columns, (int)KEDR_DSMC_NSTATS);
+    for (int k = 0; k < c->nstats_columns; k++)
+        if ((unsigned)c->stats_columns[k] >= KEDR_DSMC_NSTATS)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: stats_columns[%d] = %d: expected a "
+                             "kedr_dsmc_stat", fn, k, (int)c->stats_columns[k]);
     if ((unsigned)c->vtk_format > KEDR_DSMC_VTK_RAW)
         return kedr_fail(KEDR_ERR_INVALID, "%s: vtk_format %d: expected a kedr_dsmc_vtk_format",
                          fn, (int)c->vtk_format);
@@ -985,6 +992,69 @@ static kedr_status read_sample(kedr_ini *ini, kedr_dsmc_case *c)
     return KEDR_OK;
 }
 
+/* [output] stats_file and stats_columns: the file and its columns, names separated by commas
+ * or spaces, each known and given once. */
+static kedr_status read_stats_file(kedr_ini *ini, kedr_dsmc_case *c)
+{
+    static const kedr_dsmc_stat defaults[] = {
+        KEDR_DSMC_STAT_STEP,       KEDR_DSMC_STAT_TIME,       KEDR_DSMC_STAT_PARTICLES,
+        KEDR_DSMC_STAT_COLLISIONS, KEDR_DSMC_STAT_CANDIDATES, KEDR_DSMC_STAT_GENERATED,
+        KEDR_DSMC_STAT_MCS_MFP,    KEDR_DSMC_STAT_WALL};
+    c->nstats_columns = (int)(sizeof defaults / sizeof defaults[0]);
+    memcpy(c->stats_columns, defaults, sizeof defaults);
+    const char *file = "", *columns = NULL;
+    KEDR_TRY(kedr_ini_string(ini, "output", "stats_file", 0, &file));
+    KEDR_TRY(kedr_ini_string(ini, "output", "stats_columns", 0, &columns));
+    if (strlen(file) >= sizeof c->stats_file)
+        return kedr_ini_fail(ini, "output", "stats_file", "a path of %zu bytes: at most %zu",
+                             strlen(file), sizeof c->stats_file - 1);
+    memcpy(c->stats_file, file, strlen(file) + 1);
+    if (columns && !file[0])
+        return kedr_ini_fail(ini, "output", "stats_columns", "applies to a stats_file only");
+    if (file[0] && c->stats_every <= 0)
+        return kedr_ini_fail(ini, "output", "stats_file", "needs stats_every > 0 (a row every "
+                             "stats_every steps)");
+    if (!columns)
+        return KEDR_OK;
+    char valid[512] = "";
+    for (int k = 0; k < KEDR_DSMC_NSTATS; k++)
+        snprintf(valid + strlen(valid), sizeof valid - strlen(valid), "%s%s", k ? ", " : "",
+                 kedr_dsmc_stat_name((kedr_dsmc_stat)k));
+    c->nstats_columns = 0;
+    for (const char *p = columns; *p;) {
+        size_t len = strcspn(p, ", \t");
+        if (len == 0) {
+            p++;
+            continue;
+        }
+        char name[64];
+        snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), p);
+        int found = -1, best = 0;
+        for (int k = 0; k < KEDR_DSMC_NSTATS; k++) {
+            const char *known = kedr_dsmc_stat_name((kedr_dsmc_stat)k);
+            if (len == strlen(known) && strncmp(p, known, len) == 0)
+                found = k;
+            if (kedr_ini_distance(name, known) <
+                kedr_ini_distance(name, kedr_dsmc_stat_name((kedr_dsmc_stat)best)))
+                best = k;
+        }
+        if (found < 0)
+            return kedr_ini_fail(ini, "output", "stats_columns", "unknown column '%s' (did you "
+                                 "mean '%s'?); the columns are: %s", name,
+                                 kedr_dsmc_stat_name((kedr_dsmc_stat)best), valid);
+        for (int k = 0; k < c->nstats_columns; k++)
+            if (c->stats_columns[k] == (kedr_dsmc_stat)found)
+                return kedr_ini_fail(ini, "output", "stats_columns", "column '%s' given twice",
+                                     name);
+        c->stats_columns[c->nstats_columns++] = (kedr_dsmc_stat)found;
+        p += len;
+    }
+    if (c->nstats_columns == 0)
+        return kedr_ini_fail(ini, "output", "stats_columns", "no column given; the columns "
+                             "are: %s", valid);
+    return KEDR_OK;
+}
+
 /* [output]: what is written, where and how often. */
 static kedr_status read_output(kedr_ini *ini, kedr_dsmc_case *c)
 {
@@ -1008,7 +1078,7 @@ static kedr_status read_output(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_bool(ini, "output", "checkpoint", 0, &c->checkpoint));
     KEDR_TRY(kedr_ini_int(ini, "output", "checkpoint_every", 0, 0, INT64_MAX,
                           &c->checkpoint_every));
-    return KEDR_OK;
+    return read_stats_file(ini, c);
 }
 
 /* Every section in the order docs/dsmc.md lists them, so that the first error a file holds is

@@ -44,6 +44,25 @@ if [ "$(stat -c %s "$tmp/bin/bin.vti")" -lt "$(stat -c %s "$tmp/run/quick.vti")"
 sed -e 's/^stats_every = 50/stats_every = 50\nvtk = gzip/' "$quick" >"$tmp/badvtk.ini"
 check vtk-bad 1 'badvtk.ini:[0-9]+: \[output\] vtk' -- "$kedr" dsmc "$tmp/badvtk.ini" --backend cpu --steps 1 --out "$tmp/x"
 
+# [output] stats_file: a row of the chosen columns every stats_every steps, CSV or JSON lines; a
+# restart appends; an unknown column is refused with its line and the valid names.
+sed -e 's/^stats_every = 50/stats_every = 5\nstats_file = st.csv\nstats_columns = step, time,particles,collisions,t_move,wall/' "$quick" >"$tmp/sf.ini"
+check stats-file 0 'stats: .*/sf/st.csv every 5 steps \(CSV\)' -- "$kedr" dsmc "$tmp/sf.ini" --backend cpu --steps 20 --out "$tmp/sf"
+check stats-file-head 0 '^step,time,particles,collisions,t_move,wall$' -- head -1 "$tmp/sf/st.csv"
+check stats-file-rows 0 '^5$' -- bash -c "wc -l < '$tmp/sf/st.csv'"
+check stats-file-row 0 '^20,4e-05,[0-9]+,[0-9]+,[0-9.e-]+,[0-9.e-]+$' -- tail -1 "$tmp/sf/st.csv"
+sed -e 's/st.csv/st.jsonl/' "$tmp/sf.ini" >"$tmp/sj.ini"
+check stats-jsonl 0 'JSON lines' -- "$kedr" dsmc "$tmp/sj.ini" --backend cpu --steps 12 --out "$tmp/sf"
+check stats-jsonl-restart 0 'restart from' -- "$kedr" dsmc "$tmp/sj.ini" --backend cpu --steps 17 --out "$tmp/sf" --restart "$tmp/sf/sj.chk"
+check stats-jsonl-rows 0 '^5$' -- bash -c "wc -l < '$tmp/sf/st.jsonl'"
+check stats-jsonl-last 0 '^\{"step": 17, "time": 3.4e-05, "particles": [0-9]+, "collisions": [0-9]+, "t_move": [0-9.e-]+, "wall": [0-9.e-]+\}$' -- tail -1 "$tmp/sf/st.jsonl"
+# the rows the two runs share agree with the CSV run's
+if [ "$(sed -n 2p "$tmp/sf/st.csv" | cut -d, -f1-4)" = "$(sed -n 1p "$tmp/sf/st.jsonl" | sed -E 's/\{"step": ([0-9]+), "time": ([^,]+), "particles": ([0-9]+), "collisions": ([0-9]+),.*/\1,\2,\3,\4/')" ]; then pass; else
+  fail "stats-jsonl: step 5 differs from the CSV's"; fi
+sed -e 's/^stats_every = 50/stats_every = 5\nstats_file = st.csv\nstats_columns = step,partcles/' "$quick" >"$tmp/sbad.ini"
+check stats-bad-column 1 "sbad.ini:[0-9]+: \[output\] stats_columns: unknown column 'partcles' \(did you mean 'particles'\?\); the columns are: step, time, particles" -- \
+  "$kedr" dsmc "$tmp/sbad.ini" --backend cpu --steps 1 --out "$tmp/x"
+
 # Checkpoint and restart: 20 steps, then a restart to step 30, equals 30 steps in one go.
 check chk-end 0 'wrote checkpoint .*/quick.chk \(step 20\)' -- cat "$tmp/run.log"
 check restart-run 0 'restart from .* at step 20' -- \

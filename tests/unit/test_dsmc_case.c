@@ -218,6 +218,36 @@ static void test_time_step_and_weight(void)
     TU_OK(load_variant(NULL, NULL, "[output]\nvtk = raw\n"));
     TU_CHECK(loaded.vtk_format == KEDR_DSMC_VTK_RAW, "vtk = raw: %d", loaded.vtk_format);
     expect_error(NULL, NULL, "[output]\nvtk = gzip\n", ":25: [output] vtk");
+    /* [output] stats_file and stats_columns */
+    TU_OK(load_variant(NULL, NULL, "[output]\nstats_file = s.csv\n"));
+    TU_CHECK(strcmp(loaded.stats_file, "s.csv") == 0 && loaded.nstats_columns == 8 &&
+                 loaded.stats_columns[0] == KEDR_DSMC_STAT_STEP &&
+                 loaded.stats_columns[7] == KEDR_DSMC_STAT_WALL, "stats_file defaults");
+    TU_OK(load_variant(NULL, NULL, "[output]\nstats_file = s.jsonl\n"
+                       "stats_columns = wall, t_collisions,samples  particles\n"));
+    TU_CHECK(loaded.nstats_columns == 4 && loaded.stats_columns[0] == KEDR_DSMC_STAT_WALL &&
+                 loaded.stats_columns[1] == KEDR_DSMC_STAT_T_COLLISIONS &&
+                 loaded.stats_columns[2] == KEDR_DSMC_STAT_SAMPLES &&
+                 loaded.stats_columns[3] == KEDR_DSMC_STAT_PARTICLES, "stats_columns %d",
+             loaded.nstats_columns);
+    for (int k = 0; k < KEDR_DSMC_NSTATS; k++) {
+        char extra[128];
+        snprintf(extra, sizeof extra, "[output]\nstats_file = s.csv\nstats_columns = %s\n",
+                 kedr_dsmc_stat_name((kedr_dsmc_stat)k));
+        TU_CHECK(load_variant(NULL, NULL, extra) == KEDR_OK && loaded.nstats_columns == 1 &&
+                     loaded.stats_columns[0] == (kedr_dsmc_stat)k, "column %s", extra);
+    }
+    expect_error(NULL, NULL, "[output]\nstats_file = s.csv\nstats_columns = step,partcles\n",
+                 ":26: [output] stats_columns: unknown column 'partcles' (did you mean "
+                 "'particles'?); the columns are: step, time, particles, collisions");
+    expect_error(NULL, NULL, "[output]\nstats_file = s.csv\nstats_columns = step,time,step\n",
+                 ":26: [output] stats_columns: column 'step' given twice");
+    expect_error(NULL, NULL, "[output]\nstats_file = s.csv\nstats_columns = ,\n",
+                 "[output] stats_columns: no column given");
+    expect_error(NULL, NULL, "[output]\nstats_columns = step\n",
+                 ":25: [output] stats_columns: applies to a stats_file only");
+    expect_error(NULL, NULL, "[output]\nstats_every = 0\nstats_file = s.csv\n",
+                 ":26: [output] stats_file: needs stats_every > 0");
 
     /* [sample] start = auto and its steady-state test. */
     TU_OK(load_variant(NULL, NULL, NULL));
