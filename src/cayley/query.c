@@ -129,7 +129,10 @@ void kedr_cayley_distances_free(kedr_cayley_distances *t)
 
 int kedr_cayley_distances_diameter(const kedr_cayley_distances *t) { return t ? t->diameter : -1; }
 
-uint64_t kedr_cayley_distances_reached(const kedr_cayley_distances *t) { return t ? t->reached : 0; }
+uint64_t kedr_cayley_distances_reached(const kedr_cayley_distances *t)
+{
+    return t ? t->reached : 0;
+}
 
 static kedr_status check_rank(const kedr_cayley_distances *t, uint64_t rank, const char *who)
 {

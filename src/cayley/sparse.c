@@ -187,7 +187,7 @@ static void merge_sweep(int threads, int words, const uint64_t *const *a, size_t
 }
 
 static kedr_status cpu_expand(kedr_ctx *ctx, const kedr_cayley_group *g, const uint64_t *layer,
-                          size_t n, uint64_t *out)
+                              size_t n, uint64_t *out)
 {
     int ngens = g->ngens;
     long long total = (long long)n;
@@ -199,8 +199,8 @@ static kedr_status cpu_expand(kedr_ctx *ctx, const kedr_cayley_group *g, const u
     return KEDR_OK;
 }
 
-static kedr_status cpu_flag(kedr_ctx *ctx, const uint64_t *cand, size_t n, const cayley_sparse_sets *s,
-                        uint8_t *flags)
+static kedr_status cpu_flag(kedr_ctx *ctx, const uint64_t *cand, size_t n,
+                            const cayley_sparse_sets *s, uint8_t *flags)
 {
     cayley_wide_sets w;
     memset(&w, 0, sizeof w);
@@ -216,7 +216,7 @@ static kedr_status cpu_flag(kedr_ctx *ctx, const uint64_t *cand, size_t n, const
 /* out = the sorted union of the disjoint sorted arrays a and b (cuda: each element goes to its
  * index plus the number of elements of the other array below it). */
 static kedr_status cpu_merge(kedr_ctx *ctx, const uint64_t *a, size_t na, const uint64_t *b,
-                         size_t nb, uint64_t *out)
+                             size_t nb, uint64_t *out)
 {
     merge_sweep(ctx->threads, 1, &a, na, &b, nb, &out);
     return KEDR_OK;
@@ -225,7 +225,7 @@ static kedr_status cpu_merge(kedr_ctx *ctx, const uint64_t *a, size_t na, const 
 /* ---- several-word states (and one-word base images: expand_based) ---- */
 
 static kedr_status cpu_expand_based(kedr_ctx *ctx, const kedr_cayley_group *g,
-                                const uint64_t *const *layer, size_t n, uint64_t *const *out)
+                                    const uint64_t *const *layer, size_t n, uint64_t *const *out)
 {
     int ngens = g->ngens, words = g->state_words;
     long long total = (long long)n;
@@ -240,7 +240,7 @@ static kedr_status cpu_expand_based(kedr_ctx *ctx, const kedr_cayley_group *g,
 }
 
 static kedr_status cpu_flag_wide(kedr_ctx *ctx, const uint64_t *const *cand, size_t n,
-                             const cayley_wide_sets *s, uint8_t *flags)
+                                 const cayley_wide_sets *s, uint8_t *flags)
 {
     flag_sweep(ctx->threads, cand, n, s, flags);
     return KEDR_OK;
@@ -248,14 +248,14 @@ static kedr_status cpu_flag_wide(kedr_ctx *ctx, const uint64_t *const *cand, siz
 
 /* merge for states of several words. */
 static kedr_status cpu_merge_wide(kedr_ctx *ctx, int words, const uint64_t *const *a, size_t na,
-                              const uint64_t *const *b, size_t nb, uint64_t *const *out)
+                                  const uint64_t *const *b, size_t nb, uint64_t *const *out)
 {
     merge_sweep(ctx->threads, words, a, na, b, nb, out);
     return KEDR_OK;
 }
 
 static kedr_status cpu_gather(kedr_ctx *ctx, const uint64_t *in, const uint32_t *idx, size_t n,
-                          uint64_t *out)
+                              uint64_t *out)
 {
     long long total = (long long)n;
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) \

@@ -50,7 +50,8 @@ check out-of-range 2 'entry 1 is 9, expected 1..5' -- "$kedr" cayley pancake:5 -
 check outside 2 'entry 2 is 3, expected 0..2' -- "$kedr" cayley abelian:5,3 --word 1,3
 check bad-rank 2 'rank:R with R from 0 to 119' -- "$kedr" cayley pancake:5 --word rank:120
 check not-ranked 2 'cube2:htm has no ranking' -- "$kedr" cayley cube2 --word rank:1
-check with-json 2 '--json does not apply to --word' -- "$kedr" cayley pancake:5 --word rank:1 --json "$tmp/x.json"
+check with-json 2 '--json does not apply to --word' -- \
+  "$kedr" cayley pancake:5 --word rank:1 --json "$tmp/x.json"
 check bad-farthest 2 'farthest' -- "$kedr" cayley pancake:5 --farthest 0
 check too-big 1 'pancake:12: element queries need 479 MB' -- \
   "$kedr" cayley pancake:12 --farthest 1 --memory-limit 1M
