@@ -160,9 +160,9 @@ typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_
 /* THOMAS: Gaussian elimination without pivoting (the Thomas algorithm), one system per thread.
  * CR: cyclic reduction; PCR: parallel cyclic reduction; CR_PCR: CR down to 64 rows, PCR on
  * those, CR back (Zhang, Cohen & Owens 2010). On the cpu each is one system per thread; on cuda
- * the threads of a block share a system in shared memory, which limits n (docs/prim.md gives
- * the limits; a longer system is refused with KEDR_ERR_UNSUPPORTED). Periodic systems are
- * bordered as described below, with the leading (n-1) rows solved by the chosen algorithm.
+ * the threads of a block share a system, in shared memory where it fits, else in work rows in
+ * global memory (n < 2^31). Periodic systems are bordered as described below, with the leading
+ * (n-1) rows solved by the chosen algorithm for two right sides.
  * PARTITIONED: each system cut into about sqrt(n) parts, each part reduced to its two interface
  * rows (kedr_tridiag_part_reduce), the interface system of 2 rows a part solved by Thomas, the
  * parts completed (kedr_tridiag_part_complete); a system of 1 unknown is one division.
