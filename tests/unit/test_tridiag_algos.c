@@ -326,8 +326,8 @@ static void check_zero_pivot(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dty
 /* The partitioned API: each system of n cut into `parts` parts of uneven lengths (at least 2),
  * each part reduced on its own from a view of the whole arrays (stride), the interface rows
  * written straight into the interleaved interface system, solved, each part completed; the
- * result against the whole solve by Thomas. A compact copy of one part is reduced too, to
- * check the stride. */
+ * result against the whole solve by Thomas. Contiguous parts are views at stride n; interleaved
+ * ones are compact (stride 0 means count). */
 static void check_parts(kedr_ctx *ctx, kedr_dtype t, kedr_tridiag_layout layout, int periodic,
                         size_t n, size_t count, size_t parts, uint64_t seed)
 {
@@ -346,7 +346,7 @@ static void check_parts(kedr_ctx *ctx, kedr_dtype t, kedr_tridiag_layout layout,
              kedr_backend_name(kedr_ctx_backend(ctx)), kedr_dtype_name(t),
              inter ? "interleaved" : "contiguous", periodic ? " periodic" : "", n, count, parts);
     for (size_t p = 0; p < parts; p++) {
-        kedr_tridiag_part part = {lo[p + 1] - lo[p], count, layout, inter ? count : n};
+        kedr_tridiag_part part = {lo[p + 1] - lo[p], count, layout, inter ? 0 : n};
         size_t off = (inter ? lo[p] * count : lo[p]) * es, r0 = 2 * p * count * es;
         kedr_tridiag_iface f = {ifc + r0, ifc + rows * es + r0, ifc + 2 * rows * es + r0,
                                 ifc + 3 * rows * es + r0};
@@ -359,7 +359,7 @@ static void check_parts(kedr_ctx *ctx, kedr_dtype t, kedr_tridiag_layout layout,
     TU_OK(kedr_tridiag_solve(ctx, t, &rd, ifc, ifc + rows * es, ifc + 2 * rows * es,
                              ifc + 3 * rows * es));
     for (size_t p = 0; p < parts; p++) {
-        kedr_tridiag_part part = {lo[p + 1] - lo[p], count, layout, inter ? count : n};
+        kedr_tridiag_part part = {lo[p + 1] - lo[p], count, layout, inter ? 0 : n};
         size_t off = (inter ? lo[p] * count : lo[p]) * es;
         TU_OK(kedr_tridiag_part_complete(ctx, t, &part, w + 2 * lo[p] * count * es,
                                          ifc + 3 * rows * es + 2 * p * count * es,
