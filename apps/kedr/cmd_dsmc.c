@@ -55,6 +55,8 @@ static void help(void)
            "printing a statistics line every [output] stats_every steps and a stage timing table\n"
            "at the end, and writes the time-averaged cell fields to DIR/NAME.csv and DIR/NAME.vti;\n"
            "with bodies, also their surface (DIR/NAME-surface.csv, .vtp) and Cd, Cl per body.\n"
+           "[output] vtk = binary writes the VTK files compressed; [output] stats_file a row of\n"
+           "[output] stats_columns every stats_every steps (CSV, or JSON lines for .jsonl).\n"
            "A run that sampled nothing writes no fields. Ctrl-C or SIGTERM stops after the\n"
            "current step, writes DIR/NAME.chk and the fields sampled so far, and exits with 130\n"
            "(SIGTERM: 143; a second Ctrl-C stops at once).\n\n"
