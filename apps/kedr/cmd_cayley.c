@@ -390,17 +390,18 @@ int cmd_cayley(int argc, char **argv)
         kedr_cayley_group_free(g);
         return code;
     }
-    kedr_ctx *ctx = cli_context(&c, cmd);
-    if (opt.devices && opt.mode == KEDR_CAYLEY_SPARSE)
-        cli_usage_error(cmd, "--devices applies to the dense mode, not --mode sparse");
-    if (opt.devices && kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA)
-        cli_usage_error(cmd, "--devices needs the cuda back end (this run is on the cpu)");
-    /* outputs that cannot be written are found before the search, not after it */
+    /* outputs that cannot be written are found before the search (and
+     * before the context is made), not after it */
     const char *outputs[] = {opt.checkpoint_path, json, csv, plot};
     const char *names[] = {"--checkpoint", "--json", "--csv", "--plot"};
     for (int k = 0; k < 4; k++)
         if (outputs[k] && kedr_file_check_writable(outputs[k]) != KEDR_OK)
             cli_usage_error(cmd, "%s %s: %s", names[k], outputs[k], kedr_last_error());
+    kedr_ctx *ctx = cli_context(&c, cmd);
+    if (opt.devices && opt.mode == KEDR_CAYLEY_SPARSE)
+        cli_usage_error(cmd, "--devices applies to the dense mode, not --mode sparse");
+    if (opt.devices && kedr_ctx_backend(ctx) != KEDR_BACKEND_CUDA)
+        cli_usage_error(cmd, "--devices needs the cuda back end (this run is on the cpu)");
     kedr_cayley_result r;
     int code = 0;
     kedr_interrupt_install();
