@@ -1066,7 +1066,7 @@ static kedr_status read_output(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_bool(ini, "output", "csv", 0, &c->write_csv));
     KEDR_TRY(kedr_ini_bool(ini, "output", "vti", 0, &c->write_vti));
     static const char *const vtk_formats[] = {"ascii", "binary", "raw", NULL};
-    int vtk = KEDR_DSMC_VTK_ASCII;
+    int vtk = KEDR_DSMC_VTK_BINARY;
     KEDR_TRY(kedr_ini_choice(ini, "output", "vtk", 0, vtk_formats, &vtk));
     c->vtk_format = (kedr_dsmc_vtk_format)vtk;
     if (strlen(dir) >= sizeof c->out_dir)

@@ -31,15 +31,21 @@ check run-csv-rows 0 '^1251$' -- bash -c "wc -l < '$tmp/run/quick.csv'"
 check run-vti 0 '<ImageData WholeExtent="0 50 0 25 0 0"' -- cat "$tmp/run/quick.vti"
 check run-vti-end 0 '</VTKFile>' -- tail -1 "$tmp/run/quick.vti"
 
-# [output] vtk = binary: the same grid with appended (compressed where kedr has zlib) data, for
-# the cells and the surface; an unknown format is refused with its line.
+# [output] vtk = binary (the default): the same grid with appended (compressed where kedr has
+# zlib) data, for the cells and the surface, smaller than vtk = ascii; an unknown format is
+# refused with its line.
 sed -e 's/^stats_every = 50/stats_every = 50\nvtk = binary/' "$quick" >"$tmp/bin.ini"
 check vtk-binary 0 'wrote .*/bin.vti' -- \
   "$kedr" dsmc "$tmp/bin.ini" --backend cpu --steps 20 --out "$tmp/bin" --seed 5 --sample-start 10
 check vtk-binary-head 0 '<DataArray type="Float64" Name="temperature" format="appended" offset="[0-9]+"/>' -- \
   head -c 2000 "$tmp/bin/bin.vti"
 check vtk-binary-surface 0 'Name="cp" format="appended"' -- head -c 3000 "$tmp/bin/bin-surface.vtp"
-if [ "$(stat -c %s "$tmp/bin/bin.vti")" -lt "$(stat -c %s "$tmp/run/quick.vti")" ]; then pass; else
+sed -e 's/^stats_every = 50/stats_every = 50\nvtk = ascii/' "$quick" >"$tmp/txt.ini"
+check vtk-ascii 0 'wrote .*/txt.vti' -- \
+  "$kedr" dsmc "$tmp/txt.ini" --backend cpu --steps 20 --out "$tmp/txt" --seed 5 --sample-start 10
+check vtk-ascii-head 0 '<DataArray type="Float64" Name="[a-z_]+" format="ascii"' -- \
+  head -c 2000 "$tmp/txt/txt.vti"
+if [ "$(stat -c %s "$tmp/bin/bin.vti")" -lt "$(stat -c %s "$tmp/txt/txt.vti")" ]; then pass; else
   fail "vtk-binary: the binary .vti is no smaller than the text one"; fi
 sed -e 's/^stats_every = 50/stats_every = 50\nvtk = gzip/' "$quick" >"$tmp/badvtk.ini"
 check vtk-bad 1 'badvtk.ini:[0-9]+: \[output\] vtk' -- "$kedr" dsmc "$tmp/badvtk.ini" --backend cpu --steps 1 --out "$tmp/x"

@@ -212,7 +212,7 @@ static void test_time_step_and_weight(void)
     expect_error(NULL, NULL, "[output]\ncheckpoint_evry = 3\n", "did you mean 'checkpoint_every'");
     /* [output] vtk: text by default, binary (compressed where kedr has zlib) or raw binary */
     TU_OK(load_variant(NULL, NULL, NULL));
-    TU_CHECK(loaded.vtk_format == KEDR_DSMC_VTK_ASCII, "vtk default %d", loaded.vtk_format);
+    TU_CHECK(loaded.vtk_format == KEDR_DSMC_VTK_BINARY, "vtk default %d", loaded.vtk_format);
     TU_OK(load_variant(NULL, NULL, "[output]\nvtk = binary\n"));
     TU_CHECK(loaded.vtk_format == KEDR_DSMC_VTK_BINARY, "vtk = binary: %d", loaded.vtk_format);
     TU_OK(load_variant(NULL, NULL, "[output]\nvtk = raw\n"));

@@ -547,6 +547,7 @@ static void test_missing_cells(kedr_ctx *ctx)
     kedr_dsmc_case c = quick_case();
     c.fill = 0;
     c.sample_start = 1;
+    c.vtk_format = KEDR_DSMC_VTK_ASCII; /* the check below reads the .vti as text */
     kedr_dsmc *sim = NULL;
     TU_OK(kedr_dsmc_create(ctx, &c, &sim));
     if (!sim)
