@@ -74,39 +74,6 @@ static void help(void)
            CLI_COMMON_HELP);
 }
 
-/* mkdir -p. */
-static int make_dirs(const char *path)
-{
-    char buf[DSMC_PATH];
-    if (strlen(path) >= sizeof buf) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    strcpy(buf, path);
-    for (char *p = buf + 1; *p; p++)
-        if (*p == '/') {
-            *p = 0;
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-                return -1;
-            *p = '/';
-        }
-    return mkdir(buf, 0777) != 0 && errno != EEXIST ? -1 : 0;
-}
-
-static void format_seconds(double s, char *buf, size_t size)
-{
-    if (s < 60)
-        snprintf(buf, size, "%.0f s", s);
-    else if (s < 3600)
-        snprintf(buf, size, "%d min %02d s", (int)(s / 60), (int)s % 60);
-    else if (s < 48 * 3600)
-        snprintf(buf, size, "%.1f h", s / 3600);
-    else if (s < 3 * 365.25 * 86400)
-        snprintf(buf, size, "%.0f days", s / 86400);
-    else
-        snprintf(buf, size, "%.2g years", s / (365.25 * 86400));
-}
-
 static int fail(const char *what)
 {
     fprintf(stderr, "kedr dsmc: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
@@ -209,7 +176,7 @@ static int write_outputs(kedr_dsmc *sim, const kedr_dsmc_case *c, double *second
         explain_no_samples(c, &st);
         return 0;
     }
-    if ((c->write_csv || c->write_vti || c->write_png) && make_dirs(c->out_dir) != 0) {
+    if ((c->write_csv || c->write_vti || c->write_png) && cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
@@ -232,7 +199,7 @@ static int checkpoint(kedr_dsmc *sim, const kedr_dsmc_case *c)
     char path[DSMC_PATH], base[DSMC_PATH];
     snprintf(base, sizeof base, "%s/%s.chk", c->out_dir, c->name);
     rank_path(base, path, sizeof path);
-    if (make_dirs(c->out_dir) != 0) {
+    if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
@@ -365,8 +332,8 @@ static int check_work(kedr_ctx *ctx, const kedr_dsmc_case *c, int64_t first, int
     double run_s = step_s * (double)(c->steps > first ? c->steps - first : 0);
     double bytes = cuda ? w.bytes_cuda : w.bytes_cpu, have = memory_of(ctx);
     char run[32], step[32];
-    format_seconds(run_s, run, sizeof run);
-    format_seconds(step_s, step, sizeof step);
+    cli_format_seconds(run_s, run, sizeof run);
+    cli_format_seconds(step_s, step, sizeof step);
     printf("estimate: %.3g particles, %.3g collision candidates a step, %.3g GB; about %s for "
            "%lld steps on this back end\n", w.particles, w.candidates, bytes / 1e9, run,
            (long long)(c->steps - first));
@@ -453,7 +420,7 @@ static void print_progress(const kedr_dsmc_case *c, const kedr_dsmc_stats *st, d
     double now = kedr_wall_seconds();
     double rate = now > *t_last ? *psteps / (now - *t_last) : 0;
     char eta[32];
-    format_seconds((now - run0) / (double)(st->step - first) * (double)(c->steps - st->step),
+    cli_format_seconds((now - run0) / (double)(st->step - first) * (double)(c->steps - st->step),
                    eta, sizeof eta);
     printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  mcs/mfp %.3g  "
            "%.3g particle-steps/s  ETA %s\n",
@@ -477,7 +444,7 @@ static int open_stats(const kedr_dsmc_case *c, int restart, FILE **stats)
              c->stats_file[0] == '/' ? "" : "/", c->stats_file);
     size_t len = strlen(path);
     int jsonl = len > 6 && strcmp(path + len - 6, ".jsonl") == 0;
-    if (make_dirs(c->out_dir) != 0) {
+    if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
