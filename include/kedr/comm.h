@@ -65,6 +65,22 @@ typedef struct {
 kedr_status kedr_comm_exchange(kedr_comm *comm, int nsend, const kedr_comm_msg *send, int *nrecv,
                                kedr_comm_msg **msgs, void **recv);
 
+/* Known partners (halos): every send and every receive is posted at once and all complete
+ * together. A send to rank R with tag T is received by R's receive from this rank with tag T;
+ * both sides know the size (a halo's size is), and a receive of another size is an error. Tags
+ * tell apart messages between the same two ranks (a periodic direction on two ranks has the
+ * same neighbour both ways: give each direction its own tag); 0 <= tag < KEDR_COMM_MAX_TAG.
+ * Messages to this rank itself are copies. */
+#define KEDR_COMM_MAX_TAG 1024
+typedef struct {
+    int rank;
+    int tag;
+    void *data; /* send: read only */
+    size_t bytes;
+} kedr_comm_halo;
+kedr_status kedr_comm_sendrecv(kedr_comm *comm, int nsend, const kedr_comm_halo *send, int nrecv,
+                               const kedr_comm_halo *recv);
+
 #ifdef __cplusplus
 }
 #endif

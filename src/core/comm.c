@@ -28,6 +28,10 @@ struct kedr_comm {
 
 /* Largest piece one MPI call moves: MPI counts are int. */
 #define PIECE ((size_t)1 << 30)
+/* kedr_comm_sendrecv's messages: up to HALO_PIECES pieces each, tags from HALO_TAG0 (MPI
+ * promises tags up to 32767). */
+#define HALO_PIECES ((size_t)8)
+#define HALO_TAG0 16384
 
 #ifdef KEDR_HAVE_MPI
 static kedr_status mpi_fail(int err, const char *what)
@@ -293,6 +297,86 @@ kedr_status kedr_comm_gatherv(kedr_comm *c, const void *send, size_t bytes, int 
     return s;
 }
 
+#ifdef KEDR_HAVE_MPI
+static kedr_status post(kedr_comm *c, int recv, void *data, size_t bytes, int peer,
+                        MPI_Request *req, int *nreq, int tag0);
+static size_t pieces(size_t bytes);
+#endif
+
+static kedr_status check_halos(const kedr_comm *c, int n, const kedr_comm_halo *h,
+                               const char *what)
+{
+    int size = kedr_comm_size(c);
+    if (n < 0 || (n && !h))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_sendrecv: %d %ss at %p", n, what,
+                         (const void *)h);
+    for (int i = 0; i < n; i++) {
+        if (h[i].rank < 0 || h[i].rank >= size)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_sendrecv: %s %d with rank %d: "
+                             "expected 0 to %d", what, i, h[i].rank, size - 1);
+        if (h[i].tag < 0 || h[i].tag >= KEDR_COMM_MAX_TAG)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_sendrecv: %s %d has tag %d: expected "
+                             "0 to %d", what, i, h[i].tag, KEDR_COMM_MAX_TAG - 1);
+        if (h[i].bytes && !h[i].data)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_sendrecv: %s %d has no buffer", what, i);
+        if (h[i].bytes > HALO_PIECES * PIECE)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_sendrecv: %s %d of %zu bytes: at most "
+                             "%zu", what, i, h[i].bytes, HALO_PIECES * PIECE);
+    }
+    return KEDR_OK;
+}
+
+kedr_status kedr_comm_sendrecv(kedr_comm *c, int nsend, const kedr_comm_halo *send, int nrecv,
+                               const kedr_comm_halo *recv)
+{
+    int rank = kedr_comm_rank(c);
+    KEDR_TRY(check_halos(c, nsend, send, "send"));
+    KEDR_TRY(check_halos(c, nrecv, recv, "receive"));
+    for (int i = 0; i < nrecv; i++) {
+        if (recv[i].rank != rank)
+            continue;
+        int j = 0;
+        while (j < nsend && !(send[j].rank == rank && send[j].tag == recv[i].tag))
+            j++;
+        if (j == nsend || send[j].bytes != recv[i].bytes)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_sendrecv: receive %d from this rank "
+                             "(tag %d, %zu bytes) has no send of that tag and size", i,
+                             recv[i].tag, recv[i].bytes);
+        if (recv[i].bytes)
+            memmove(recv[i].data, send[j].data, recv[i].bytes);
+    }
+    kedr_status s = KEDR_OK;
+#ifdef KEDR_HAVE_MPI
+    if (c && c->parallel) {
+        size_t nreq = 0;
+        for (int i = 0; i < nsend; i++)
+            nreq += send[i].rank == rank ? 0 : pieces(send[i].bytes);
+        for (int i = 0; i < nrecv; i++)
+            nreq += recv[i].rank == rank ? 0 : pieces(recv[i].bytes);
+        MPI_Request *req = malloc((nreq ? nreq : 1) * sizeof *req);
+        int posted = 0;
+        if (!req)
+            return kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_sendrecv: out of memory for requests");
+        /* Tags above those of kedr_comm_exchange; a halo's pieces take consecutive tags. */
+        for (int i = 0; i < nrecv && s == KEDR_OK; i++)
+            if (recv[i].rank != rank)
+                s = post(c, 1, recv[i].data, recv[i].bytes, recv[i].rank, req, &posted,
+                         HALO_TAG0 + recv[i].tag * (int)HALO_PIECES);
+        for (int i = 0; i < nsend && s == KEDR_OK; i++)
+            if (send[i].rank != rank)
+                s = post(c, 0, send[i].data, send[i].bytes, send[i].rank, req, &posted,
+                         HALO_TAG0 + send[i].tag * (int)HALO_PIECES);
+        if (posted) {
+            int err = MPI_Waitall(posted, req, MPI_STATUSES_IGNORE);
+            if (err != MPI_SUCCESS && s == KEDR_OK)
+                s = mpi_fail(err, "MPI_Waitall");
+        }
+        free(req);
+    }
+#endif
+    return s;
+}
+
 static kedr_status check_sends(const kedr_comm *c, int nsend, const kedr_comm_msg *send)
 {
     int size = kedr_comm_size(c);
@@ -316,14 +400,14 @@ static kedr_status check_sends(const kedr_comm *c, int nsend, const kedr_comm_ms
 #ifdef KEDR_HAVE_MPI
 /* Posts the pieces of one message; *nreq grows by the pieces posted. */
 static kedr_status post(kedr_comm *c, int recv, void *data, size_t bytes, int peer,
-                        MPI_Request *req, int *nreq)
+                        MPI_Request *req, int *nreq, int tag0)
 {
     for (size_t off = 0, tag = 0; off < bytes || (bytes == 0 && tag == 0); off += PIECE, tag++) {
         int k = (int)(bytes - off < PIECE ? bytes - off : PIECE);
-        int err = recv ? MPI_Irecv((char *)data + off, k, MPI_BYTE, peer, (int)tag, c->world,
-                                   &req[*nreq])
-                       : MPI_Isend((char *)data + off, k, MPI_BYTE, peer, (int)tag, c->world,
-                                   &req[*nreq]);
+        int err = recv ? MPI_Irecv((char *)data + off, k, MPI_BYTE, peer, tag0 + (int)tag,
+                                   c->world, &req[*nreq])
+                       : MPI_Isend((char *)data + off, k, MPI_BYTE, peer, tag0 + (int)tag,
+                                   c->world, &req[*nreq]);
         if (err != MPI_SUCCESS)
             return mpi_fail(err, recv ? "MPI_Irecv" : "MPI_Isend");
         (*nreq)++;
@@ -403,10 +487,10 @@ kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *sen
             s = kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_exchange: out of memory for requests");
         for (int k = 0; k < n && s == KEDR_OK; k++)
             if (m[k].rank != rank)
-                s = post(c, 1, (void *)m[k].data, m[k].bytes, m[k].rank, req, &posted);
+                s = post(c, 1, (void *)m[k].data, m[k].bytes, m[k].rank, req, &posted, 0);
         for (int i = 0; i < nsend && s == KEDR_OK; i++)
             if (send[i].rank != rank)
-                s = post(c, 0, (void *)send[i].data, send[i].bytes, send[i].rank, req, &posted);
+                s = post(c, 0, (void *)send[i].data, send[i].bytes, send[i].rank, req, &posted, 0);
         if (posted) {
             int err = MPI_Waitall(posted, req, MPI_STATUSES_IGNORE);
             if (err != MPI_SUCCESS && s == KEDR_OK)

@@ -154,6 +154,43 @@ static void check_exchange(void)
              "a message to rank %d of %d is refused", size, size);
 }
 
+/* A periodic ring halo: each rank sends two messages of different sizes to its left and two to
+ * its right neighbour (on two ranks both are the same rank, on one rank itself), each direction
+ * and message with its own tag. */
+static void check_sendrecv(void)
+{
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    enum { NA = 37, NB = 1001 };
+    static double out[4][NB], in[4][NB];
+    size_t len[4] = {NA, NB, NA, NB};
+    for (int k = 0; k < 4; k++)
+        for (int i = 0; i < NB; i++) {
+            out[k][i] = rank * 1e6 + k * 1e4 + i;
+            in[k][i] = -1;
+        }
+    /* Sends 0, 1 go left with tags 0, 1; sends 2, 3 go right with tags 2, 3. Receive k comes
+     * from the right with tag k (the right rank's sends 0, 1) for k < 2, else from the left. */
+    kedr_comm_halo snd[4], rcv[4];
+    for (int k = 0; k < 4; k++) {
+        snd[k] = (kedr_comm_halo){k < 2 ? left : right, k, out[k], len[k] * sizeof(double)};
+        rcv[k] = (kedr_comm_halo){k < 2 ? right : left, k, in[k], len[k] * sizeof(double)};
+    }
+    TU_OK(kedr_comm_sendrecv(comm, 4, snd, 4, rcv));
+    int good = 1;
+    for (int k = 0; k < 4; k++) {
+        int from = k < 2 ? right : left;
+        for (size_t i = 0; i < len[k]; i++)
+            good &= in[k][i] == from * 1e6 + k * 1e4 + (double)i;
+        for (size_t i = len[k]; i < NB; i++)
+            good &= in[k][i] == -1;
+    }
+    TU_CHECK(good, "ring halo on rank %d of %d", rank, size);
+    kedr_comm_halo bad = {size, 0, out[0], 8};
+    TU_CHECK(kedr_comm_sendrecv(comm, 1, &bad, 0, NULL) == KEDR_ERR_INVALID, "a rank beyond the job");
+    kedr_comm_halo badtag = {0, KEDR_COMM_MAX_TAG, out[0], 8};
+    TU_CHECK(kedr_comm_sendrecv(comm, 0, NULL, 1, &badtag) == KEDR_ERR_INVALID, "a tag too large");
+}
+
 static void check_agree(void)
 {
     TU_CHECK(kedr_comm_agree(comm, KEDR_OK) == KEDR_OK, "all well agrees on ok");
@@ -191,6 +228,7 @@ int main(int argc, char **argv)
     check_allreduce();
     check_bcast_gather();
     check_exchange();
+    check_sendrecv();
     check_agree();
     /* Every rank's count, so that rank 0's line covers all. */
     uint64_t counts[2] = {(uint64_t)tu_passed, (uint64_t)tu_failed};
