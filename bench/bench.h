@@ -27,6 +27,10 @@ typedef struct {
 /* The DSMC benchmarks (bench/dsmc_bench.c): the argon VSS box at sizes up to opts->particles
  * and both seed 003 cases; particle-steps/s, stage breakdown and bytes per particle. */
 kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *opts);
+/* The same over the ranks of comm (under mpirun): weak scaling of the 3D box at opts->particles
+ * a rank, strong scaling of seed test 2; rank 0 prints and writes the JSON. Collective. */
+kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm,
+                                  const kedr_bench_dsmc_opts *opts);
 
 typedef struct {
     const char *groups; /* group specs separated by spaces or ';' (a spec may hold commas), or

@@ -41,8 +41,9 @@ typedef struct {
     char status[16], message[256];
 } dsmc_row;
 
-/* The in.collide box with about n particles, planar (dims 2) or 3D. */
-static kedr_dsmc_case box_case(size_t n, int dims)
+/* The in.collide box with about n particles, planar (dims 2) or 3D; stretch times as long along
+ * x (for runs over ranks: a cube of about n particles a rank). */
+static kedr_dsmc_case box_case_x(size_t n, int dims, int stretch)
 {
     kedr_dsmc_case c;
     memset(&c, 0, sizeof c);
@@ -51,7 +52,9 @@ static kedr_dsmc_case box_case(size_t n, int dims)
     side = side < 1 ? 1 : side;
     c.dims = dims;
     c.nx = c.ny = c.nz = side;
-    c.hi[0] = c.hi[1] = c.hi[2] = side * 1e-5;
+    c.nx = side * stretch;
+    c.hi[0] = c.nx * 1e-5;
+    c.hi[1] = c.hi[2] = side * 1e-5;
     for (int s = 0; s < 6; s++)
         c.side[s] = KEDR_DSMC_SPECULAR;
     c.nspecies = 1;
@@ -71,18 +74,25 @@ static kedr_dsmc_case box_case(size_t n, int dims)
     return c;
 }
 
+static kedr_dsmc_case box_case(size_t n, int dims) { return box_case_x(n, dims, 1); }
+
 /* Runs warm steps, then timed steps of the stages in mask, into row. */
-static kedr_status time_case(kedr_ctx *ctx, const kedr_dsmc_case *c, unsigned mask, int warm,
-                             int steps, dsmc_row *row)
+static kedr_status time_case(kedr_ctx *ctx, kedr_comm *comm, const kedr_dsmc_case *c,
+                             unsigned mask, int warm, int steps, dsmc_row *row)
 {
     kedr_dsmc *sim = NULL;
     kedr_scratch_trim(ctx); /* what an earlier case left cached is not this one's */
-    KEDR_TRY(kedr_dsmc_create(ctx, c, &sim));
+    KEDR_TRY(kedr_dsmc_create_on(ctx, c, comm, &sim));
     kedr_status s = KEDR_OK;
     for (int i = 0; i < warm && s == KEDR_OK; i++)
         s = kedr_dsmc_step_stages(sim, mask);
     kedr_dsmc_stats a, b;
-    kedr_dsmc_get_stats(sim, &a);
+    if (s == KEDR_OK)
+        s = kedr_dsmc_get_stats(sim, &a);
+    if (s == KEDR_OK)
+        s = kedr_ctx_sync(ctx);
+    if (comm && s == KEDR_OK)
+        s = kedr_comm_barrier(comm); /* the ranks start the clock together */
     double t0 = kedr_wall_seconds(), psteps = 0;
     for (int i = 0; i < steps && s == KEDR_OK; i++) {
         psteps += (double)sim->n; /* the particles this step moves */
@@ -90,9 +100,20 @@ static kedr_status time_case(kedr_ctx *ctx, const kedr_dsmc_case *c, unsigned ma
     }
     if (s == KEDR_OK)
         s = kedr_ctx_sync(ctx);
+    if (comm)
+        s = kedr_comm_agree(comm, s); /* and stop it when the last is done */
     double t1 = kedr_wall_seconds();
+    if (comm && s == KEDR_OK) { /* every rank's particle-steps; the slowest rank's time */
+        s = kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_SUM, &psteps, 1);
+        double dt = t1 - t0;
+        if (s == KEDR_OK)
+            s = kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, &dt, 1);
+        t1 = t0 + dt;
+    }
     if (s == KEDR_OK) {
-        kedr_dsmc_get_stats(sim, &b);
+        s = kedr_dsmc_get_stats(sim, &b);
+    }
+    if (s == KEDR_OK) {
         row->particles = b.particles;
         row->cells = sim->ncells;
         row->steps = steps;
@@ -102,7 +123,11 @@ static kedr_status time_case(kedr_ctx *ctx, const kedr_dsmc_case *c, unsigned ma
             row->stage[k] = b.stage_seconds[k] - a.stage_seconds[k];
         size_t bytes = 0;
         s = kedr_dsmc_memory(sim, &bytes);
-        row->bytes_per_particle = b.particles ? (double)bytes / (double)b.particles : 0;
+        /* over ranks: the largest of each rank's memory over its own particles */
+        double bpp = sim->n ? (double)bytes / (double)sim->n : 0;
+        if (comm && s == KEDR_OK)
+            s = kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, &bpp, 1);
+        row->bytes_per_particle = bpp;
     }
     kedr_dsmc_destroy(sim);
     return s;
@@ -158,17 +183,23 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
 
 /* One measurement; a failure (out of memory at a large count, a missing case file) is recorded
  * in its row and the others go on. */
-static void measure(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *name, unsigned mask,
-                    int warm, int steps, dsmc_row *row)
+static void measure_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_dsmc_case *c,
+                       const char *name, unsigned mask, int warm, int steps, dsmc_row *row)
 {
     memset(row, 0, sizeof *row);
     snprintf(row->name, sizeof row->name, "%s", name);
-    kedr_status s = time_case(ctx, c, mask, warm, steps, row);
+    kedr_status s = time_case(ctx, comm, c, mask, warm, steps, row);
     snprintf(row->status, sizeof row->status, "%s", s == KEDR_OK ? "ok" : kedr_status_name(s));
     if (s != KEDR_OK)
         snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
     print_row(row);
     fflush(stdout);
+}
+
+static void measure(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *name, unsigned mask,
+                    int warm, int steps, dsmc_row *row)
+{
+    measure_on(ctx, NULL, c, name, mask, warm, steps, row);
 }
 
 kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
@@ -244,6 +275,59 @@ kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
     }
     kedr_status s = KEDR_OK;
     if (o->json) {
+        s = write_json(o->json, ctx, device, date, rows, nrows);
+        if (s == KEDR_OK)
+            printf("wrote %s\n", o->json);
+    }
+    return s;
+}
+
+/* Over the ranks of comm (kedr bench dsmc --ranks, under mpirun): weak scaling, a box3d of
+ * about opts->particles a rank stretched along x so that each rank's columns make a cube, and
+ * strong scaling, seed test 2 over the same ranks. Particle-steps are summed over the ranks and
+ * the time is the slowest rank's; the stage rows are the slowest rank's too. */
+kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_bench_dsmc_opts *o)
+{
+    int gpu = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA, nranks = kedr_comm_size(comm);
+    size_t per = o->particles ? o->particles : gpu ? (size_t)100000000 : (size_t)1000000;
+    if (gpu) { /* what fits, with room for the exchange's buffers */
+        kedr_device_info info;
+        if (kedr_device_get_info(kedr_ctx_device(ctx), &info) == KEDR_OK &&
+            per > info.memory_bytes / 80)
+            per = info.memory_bytes / 80;
+    }
+    char device[300], date[32];
+    bench_device_name(ctx, device, sizeof device);
+    bench_utc_date(date, sizeof date);
+    printf("kedr bench dsmc --ranks: %d rank%s, %s (%s) on rank 0, %s\n", nranks,
+           nranks > 1 ? "s" : "", device, kedr_backend_name(kedr_ctx_backend(ctx)), date);
+    printf("%-18s %11s %10s %6s %10s %12s %8s\n", "case", "particles", "cells", "steps",
+           "ms/step", "p-steps/s", "B/part");
+    dsmc_row rows[4];
+    int nrows = 0;
+    unsigned box_mask = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX) |
+                        KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
+    char name[48];
+    kedr_dsmc_case box = box_case_x(per, 3, nranks);
+    snprintf(name, sizeof name, "box3d-weak-np%d", nranks);
+    measure_on(ctx, comm, &box, name, box_mask, 3, gpu ? 50 : 5, &rows[nrows++]);
+    char path[1100];
+    snprintf(path, sizeof path, "%s/seed-test2.ini", o->cases ? o->cases : "cases/dsmc");
+    kedr_dsmc_case c;
+    dsmc_row *row = &rows[nrows++];
+    snprintf(name, sizeof name, "seed-test2-np%d", nranks);
+    if (kedr_dsmc_case_load(path, &c) != KEDR_OK) {
+        memset(row, 0, sizeof *row);
+        snprintf(row->name, sizeof row->name, "%s", name);
+        snprintf(row->status, sizeof row->status, "error");
+        snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
+        print_row(row);
+    } else {
+        c.sample_start = 0;
+        measure_on(ctx, comm, &c, name, KEDR_DSMC_ALL_STAGES, gpu ? 60 : 5, gpu ? 100 : 5, row);
+    }
+    kedr_status s = KEDR_OK;
+    if (o->json && kedr_comm_rank(comm) == 0) {
         s = write_json(o->json, ctx, device, date, rows, nrows);
         if (s == KEDR_OK)
             printf("wrote %s\n", o->json);

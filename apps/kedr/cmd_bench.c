@@ -70,6 +70,7 @@ static int bench_dsmc(int argc, char **argv)
     cli_common c = {KEDR_BACKEND_AUTO, 0};
     kedr_bench_dsmc_opts o = {0, NULL, NULL};
     const char *cmd = "bench dsmc";
+    int ranks = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -80,6 +81,9 @@ static int bench_dsmc(int argc, char **argv)
                    "  --particles N  largest box (default 10^8 on a GPU, capped by its memory;\n"
                    "                 10^6 on the cpu); also 64M or 2^26\n"
                    "  --cases DIR    folder with seed-test1.ini, seed-test2.ini (cases/dsmc)\n"
+                   "  --ranks        under mpirun: the box at --particles a rank (weak scaling)\n"
+                   "                 and seed test 2 (strong scaling) over the ranks, one GPU\n"
+                   "                 a rank (bench/dsmc-ranks.sh runs 1, 2, ... ranks)\n"
                    "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
             return 0;
         }
@@ -91,8 +95,29 @@ static int bench_dsmc(int argc, char **argv)
             o.json = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--cases", 7) == 0 && (a[7] == 0 || a[7] == '='))
             o.cases = cli_value(argc, argv, &i, cmd);
+        else if (strcmp(a, "--ranks") == 0)
+            ranks = 1;
         else
             cli_usage_error(cmd, "unknown option '%s'", a);
+    }
+    if (ranks) {
+        kedr_comm *comm = NULL;
+        if (kedr_comm_init(NULL, NULL, &comm) != KEDR_OK) {
+            fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+            return CLI_EXIT_FAIL;
+        }
+        if (kedr_device_count() > 0) /* one GPU a rank: a host's ranks take its GPUs in turn */
+            c.device = kedr_comm_device(comm, kedr_device_count());
+        if (kedr_comm_rank(comm) > 0 && !freopen("/dev/null", "w", stdout))
+            return CLI_EXIT_FAIL;
+        kedr_ctx *ctx = cli_context(&c, cmd);
+        kedr_status s = kedr_bench_dsmc_ranks(ctx, comm, &o);
+        if (s != KEDR_OK)
+            fprintf(stderr, "kedr %s: rank %d: %s\n", cmd, kedr_comm_rank(comm),
+                    kedr_last_error());
+        kedr_ctx_destroy(ctx);
+        kedr_comm_finalize(comm);
+        return s == KEDR_OK ? 0 : CLI_EXIT_FAIL;
     }
     kedr_ctx *ctx = cli_context(&c, cmd);
     kedr_status s = kedr_bench_dsmc(ctx, &o);

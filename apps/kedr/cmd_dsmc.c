@@ -237,6 +237,8 @@ static void print_timing(const kedr_dsmc_stats *st, double output_s, double wall
     printf("\n%-12s %12s %12s %8s\n", "stage", "total [s]", "per step [ms]", "share");
     for (int k = 0; k <= KEDR_DSMC_NSTAGES; k++) {
         double t = k < KEDR_DSMC_NSTAGES ? st->stage_seconds[k] : output_s;
+        if (k == KEDR_DSMC_EXCHANGE && dsmc_nranks <= 1)
+            continue; /* no exchange on one rank */
         printf("%-12s %12.3f %12.3f %7.1f%%\n",
                k < KEDR_DSMC_NSTAGES ? kedr_dsmc_stage_name((kedr_dsmc_stage)k) : "output", t,
                1e3 * t / steps, total > 0 ? 100 * t / total : 0);

@@ -273,10 +273,13 @@ kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_
 
 typedef struct kedr_dsmc kedr_dsmc;
 
-/* Stages of a step, also the rows of the timing table. */
+/* Stages of a step, also the rows of the timing table. The exchange (over several ranks: the
+ * particles that entered another rank's columns sent there) runs with the move, whenever the
+ * move does; its bit in a mask changes nothing, and on one rank its row stays 0. */
 typedef enum {
     KEDR_DSMC_GENERATE = 0,
     KEDR_DSMC_MOVE,
+    KEDR_DSMC_EXCHANGE,
     KEDR_DSMC_INDEX,
     KEDR_DSMC_COLLIDE,
     KEDR_DSMC_SAMPLE,

@@ -19,7 +19,8 @@
 
 const char *kedr_dsmc_stage_name(kedr_dsmc_stage s)
 {
-    static const char *const names[] = {"generation", "move", "indexing", "collisions", "sampling"};
+    static const char *const names[] = {"generation", "move", "exchange", "indexing", "collisions",
+                                         "sampling"};
     return (unsigned)s < KEDR_DSMC_NSTAGES ? names[s] : "?";
 }
 
@@ -1474,10 +1475,13 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(stage_begin(sim, &t0));
         KEDR_TRY(run_move(sim, n_old));
         sim->located = 1;
-        if (sim->nranks > 1) /* the exchange stage, timed with the move for now */
-            KEDR_TRY(dsmc_exchange(sim, sim->comm, &sim->decomp, NULL));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_MOVE, t0));
         sim->sorted = 0;
+        if (sim->nranks > 1) {
+            KEDR_TRY(stage_begin(sim, &t0));
+            KEDR_TRY(dsmc_exchange(sim, sim->comm, &sim->decomp, NULL));
+            KEDR_TRY(stage_end(sim, KEDR_DSMC_EXCHANGE, t0));
+        }
     }
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX)) {
         sim->mid_step = 1;

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# DSMC over several GPUs of one host: `kedr bench dsmc --ranks` under mpirun on 1, 2, ... ranks
+# (one GPU a rank), and, when SPARTA's source is at hand, SPARTA (MPI + Kokkos CUDA) on the same
+# GPUs and the same case (in.collide) in the same run. From the repository root, after kedr is
+# built in build/:
+#
+#   OUT=dir bench/dsmc-ranks.sh [PARTICLES_PER_GPU]      (default 10^8; BACKEND=cpu to try it)
+#
+# SPARTA: with SPARTA_DIR set, the SPARTA that bench/sparta-build.sh builds (or is building:
+# this waits for SPARTA_DIR/done) runs in.collide on the same GPUs after kedr. SPARTA creates its
+# particles on the host (about 2 minutes per 10^8), so it runs SPARTA_PER_GPU particles a GPU
+# (default 2.5e7), and kedr runs that size too, for a like-for-like ratio. Prints particle-steps/s
+# for each rank count and the weak-scaling efficiency; writes dsmc-ranks-SIZE-npN.json, the logs
+# and ratio.txt under $OUT.
+set -u -o pipefail
+out=${OUT:-gpu-out}
+per=${1:-100000000}
+sparta_per=${SPARTA_PER_GPU:-25000000}
+mkdir -p "$out"
+gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
+[ "$gpus" -ge 1 ] || gpus=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=4
+export NCCL_NVLS_ENABLE=0
+mpi="mpirun --bind-to none --oversubscribe"
+
+sparta=${SPARTA_DIR:-}
+
+weak() { # the box3d row of a JSON: particle-steps/s
+    python3 -c "import json,sys; r=[x for x in json.load(open(sys.argv[1]))['results'] if x['name'].startswith(sys.argv[2])]; print(r[0]['particle_steps_per_s'] if r and r[0]['status']=='ok' else 0)" "$1" "$2" 2>/dev/null || echo 0
+}
+
+echo "== kedr: $gpus GPU(s), $per particles a GPU (weak), seed test 2 (strong)"
+declare -A k1
+for size in "$per" "$sparta_per"; do
+    for np in $(seq 1 "$gpus"); do
+        j="$out/dsmc-ranks-$size-np$np.json"
+        timeout 300 $mpi -np "$np" build/kedr bench dsmc --ranks --backend "${BACKEND:-cuda}" --particles "$size" \
+            --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
+        r=$(weak "$j" box3d)
+        [ "$np" = 1 ] && k1[$size]=$r
+        python3 -c "import sys; r,b,n=map(float,sys.argv[1:4]); print(f'kedr box3d {sys.argv[4]} a GPU, {int(n)} GPU(s): {r:.3e} p-steps/s, weak-scaling efficiency {r/(n*b)*100 if b else 0:.1f}%')" "$r" "${k1[$size]}" "$np" "$size"
+        [ "$size" = "$sparta_per" ] && echo "kedr-collide np=$np $r" >>"$out/ratio.txt"
+    done
+done
+
+if [ -n "$sparta" ]; then
+    echo "== SPARTA (MPI + Kokkos CUDA) in.collide, $sparta_per particles a GPU"
+    for _ in $(seq 1 600); do [ -f "$sparta/done" ] && break; sleep 1; done
+    exe=$(ls "$sparta"/build/src/spa_* 2>/dev/null | head -n 1)
+    if [ -z "$exe" ]; then
+        echo "SPARTA did not build:"
+        tail -n 30 "$sparta"/build/make.log "$sparta"/build/cmake.log 2>/dev/null
+    else
+        side=$(python3 -c "import sys; print(round((float(sys.argv[1])/10)**(1/3)))" "$sparta_per")
+        for np in $(seq 1 "$gpus"); do
+            (cd "$sparta/bench" && timeout 300 $mpi -np "$np" "$exe" -k on g "$np" -sf kk \
+                -v x $((side * np)) -v y "$side" -v z "$side" -in in.collide) \
+                >"$out/sparta-np$np.log" 2>&1
+            # the timed run: the last "Loop time of T on P procs for 100 steps with N particles"
+            r=$(awk '/^Loop time of/ {t=$4; s=$9; n=$12} END {if (t > 0) printf "%.4e", n * s / t; else print 0}' \
+                "$out/sparta-np$np.log")
+            echo "SPARTA in.collide $((side * np))x${side}x$side, $np GPU(s): $r p-steps/s"
+            echo "sparta-collide np=$np $r" >>"$out/ratio.txt"
+            grep -E "^Loop time|ERROR" "$out/sparta-np$np.log" | tail -n 2
+        done
+    fi
+fi
+[ -f "$out/ratio.txt" ] && cat "$out/ratio.txt"
