@@ -120,6 +120,47 @@ typedef enum {
 #define KEDR_FLOW_NAME_MAX 128
 #define KEDR_FLOW_PATH_MAX 512
 
+/* ---- immersed bodies (Su, Lai & Lin 2007; docs/flow.md "Immersed boundaries") ----------------
+ *
+ * A body is a set of Lagrangian points on its surface. Each step, after the Adams–Bashforth
+ * predictor u^, the force g on the points solves (L L*) g = (U_b - L u^) / dt by conjugate
+ * gradients, L interpolating grid velocities to the points and L* spreading point forces to the
+ * grid through a discrete delta; u~ = u^ + dt L* g then goes to the projection. Bodies move by a
+ * prescribed translation: center(t) = center + amplitude sin(2 pi frequency t + phase) +
+ * velocity t; they do not rotate. */
+
+typedef enum {
+    KEDR_FLOW_BODY_CIRCLE = 0, /* 2D: center, diameter */
+    KEDR_FLOW_BODY_RECTANGLE,  /* 2D: center, size (sides along x, y) */
+    KEDR_FLOW_BODY_SPHERE,     /* 3D: center, diameter */
+    KEDR_FLOW_BODY_BOX,        /* 3D: center, size */
+    KEDR_FLOW_BODY_CYLINDER,   /* 3D: center, diameter, axis, length (0: periodic, no caps) */
+    KEDR_FLOW_BODY_POINTS      /* 2D or 3D: the points of a file (x y [z] a line) */
+} kedr_flow_body_shape;
+
+typedef enum {
+    KEDR_FLOW_DELTA_PESKIN4 = 0, /* Peskin's 4-point kernel (support 4 cells an axis) */
+    KEDR_FLOW_DELTA_ROMA3        /* Roma, Peskin & Berger's 3-point kernel (3 cells) */
+} kedr_flow_delta;
+
+#define KEDR_FLOW_MAX_BODIES 16
+#define KEDR_FLOW_BODY_NAME_MAX 64
+
+typedef struct {
+    char name[KEDR_FLOW_BODY_NAME_MAX];
+    kedr_flow_body_shape shape;
+    double center[3];       /* at t = 0; the point moments are taken about (moves with it) */
+    double diameter;        /* circle, sphere, cylinder */
+    double size[3];         /* rectangle, box */
+    int axis;               /* cylinder: 0 x, 1 y, 2 z */
+    double length;          /* cylinder: along its axis; 0: the whole periodic axis */
+    char file[KEDR_FLOW_PATH_MAX]; /* points: the file (as opened) */
+    double volume;          /* the volume (area in 2D) the surface encloses */
+    double spacing;         /* Lagrangian point spacing in cells (of the smallest h) */
+    double amplitude[3], frequency, phase, velocity[3]; /* the prescribed motion (phase: rad) */
+    double ref_velocity, ref_length, ref_area; /* force coefficients: F / (rho U^2 A / 2) */
+} kedr_flow_body;
+
 typedef struct {
     char path[KEDR_FLOW_PATH_MAX]; /* the case file */
     char name[KEDR_FLOW_NAME_MAX]; /* output file names: DIR/NAME.* */
@@ -137,6 +178,12 @@ typedef struct {
     int64_t steps;
     double end_time;               /* > 0: stop at this time (the last step shortened) */
     kedr_flow_poisson_opts poisson;/* n, h, periodic are set from the grid */
+    /* immersed bodies */
+    int nbodies;
+    kedr_flow_body body[KEDR_FLOW_MAX_BODIES];
+    kedr_flow_delta delta;
+    double ibm_tol;                /* relative residual of the force system (CG) */
+    int ibm_max_iter;
     /* outputs */
     char out_dir[KEDR_FLOW_PATH_MAX];
     int64_t stats_every, checkpoint_every;
@@ -166,6 +213,9 @@ typedef struct {
     kedr_flow_poisson_info poisson; /* the last solve */
     int64_t poisson_iterations;     /* all solves so far */
     double seconds_step, seconds_poisson; /* wall time spent so far */
+    int ibm_iterations;       /* the last step's force solve: most CG steps over components */
+    double ibm_residual;      /* ... and its largest relative residual */
+    double seconds_ibm;       /* wall time in the immersed-boundary forcing so far */
 } kedr_flow_stats;
 
 kedr_status kedr_flow_create(kedr_ctx *ctx, const kedr_flow_case *c, kedr_flow **out);
@@ -177,6 +227,23 @@ kedr_status kedr_flow_step(kedr_flow *f);
 void kedr_flow_get_stats(const kedr_flow *f, kedr_flow_stats *st);
 /* Whether the last failed step failed in the pressure solve (1) or with NaN (2), or not (0). */
 int kedr_flow_failure(const kedr_flow *f);
+
+/* The bodies of the case and their state after the last step (before the first: zero forces).
+ * force: on the body by the fluid (N; per unit depth in 2D): minus the spread force, plus the
+ * inertia of the fluid the body encloses (rho V dU/dt, for moving bodies). moment: about the
+ * body's moving center. cd, cl, cs: force x, y, z over rho U^2 A / 2 (A = the reference length
+ * in 2D). */
+typedef struct {
+    double center[3], velocity[3];
+    double force[3], moment[3];
+    double cd, cl, cs;
+    int points;               /* Lagrangian points */
+} kedr_flow_body_state;
+int kedr_flow_bodies(const kedr_flow *f);
+kedr_status kedr_flow_body_get(const kedr_flow *f, int body, kedr_flow_body_state *st);
+/* The Lagrangian points of a body at t = 0 (host, 3 doubles a point; count points of
+ * kedr_flow_body_state): for plots and tests. */
+kedr_status kedr_flow_body_points(const kedr_flow *f, int body, double *xyz);
 
 /* Cell-centred fields on the host: velocity interpolated to cell centres, pressure (Pa),
  * vorticity (z component in 2D, magnitude in 3D), n[0] x n[1] x n[2] each, x fastest. */

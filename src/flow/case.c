@@ -1,5 +1,6 @@
 /* Flow case files: every key of docs/flow.md, read with kedr/ini.h, so that every error names
  * the file, line, key and what was expected. */
+#include "flow/ibm.h"
 #include "kedr/flow.h"
 #include "kedr/ini.h"
 
@@ -221,6 +222,262 @@ static kedr_status read_pressure(kedr_ini *ini, kedr_flow_case *c)
     return KEDR_OK;
 }
 
+/* ---- immersed bodies: [ibm] and [body] / [body.NAME] ---------------------------------------- */
+
+static const char *const shape_names[] = {"circle", "rectangle", "sphere", "box", "cylinder",
+                                          "points", NULL};
+
+/* Reads a vector of exactly dims numbers (absent: left as it was). */
+static kedr_status read_vec(kedr_ini *ini, const char *sec, const char *key, unsigned flags,
+                            double lo, double hi, int dims, double *v)
+{
+    int n = 0;
+    if (!(flags & REQ) && !kedr_ini_line(ini, sec, key))
+        return KEDR_OK;
+    KEDR_TRY(kedr_ini_doubles(ini, sec, key, flags, lo, hi, v, 3, &n));
+    if (n != dims)
+        return kedr_ini_fail(ini, sec, key, "%d numbers: expected %d (x y%s)", n, dims,
+                             dims == 3 ? " z" : "");
+    return KEDR_OK;
+}
+
+/* A key that the body's shape does not take. */
+static kedr_status not_for(kedr_ini *ini, const char *sec, const char *key, int ok,
+                           const char *who)
+{
+    if (!ok && kedr_ini_line(ini, sec, key))
+        return kedr_ini_fail(ini, sec, key, "only for %s", who);
+    return KEDR_OK;
+}
+
+/* The points' extent, checked against the box less the delta's margin on non-periodic axes. */
+static kedr_status check_inside(kedr_ini *ini, const char *sec, const kedr_flow_case *c,
+                                const kedr_flow_body *b, const double *xyz, size_t n)
+{
+    static const char *const faces[6] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
+    double margin = flow_ibm_margin(c->delta);
+    for (int a = 0; a < c->dims; a++) {
+        if (c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC)
+            continue;
+        double lo = HUGE_VAL, hi = -HUGE_VAL, h = c->length[a] / c->n[a];
+        for (size_t l = 0; l < n; l++) {
+            lo = fmin(lo, xyz[3 * l + a]);
+            hi = fmax(hi, xyz[3 * l + a]);
+        }
+        double amp = fabs(b->amplitude[a]), travel = 0;
+        if (b->velocity[a] != 0 && c->end_time > 0)
+            travel = b->velocity[a] * c->end_time;
+        const char *key = b->shape == KEDR_FLOW_BODY_POINTS ? "file" : "center";
+        double mlo = margin * h, mhi = c->length[a] - margin * h;
+        for (int pass = 0; pass < 2; pass++) {
+            double l0 = lo - (pass ? amp - fmin(travel, 0) : 0);
+            double h0 = hi + (pass ? amp + fmax(travel, 0) : 0);
+            if (l0 >= mlo * (1 - 1e-12) && h0 <= mhi + 1e-12 * c->length[a])
+                continue;
+            int side = h0 > mhi + 1e-12 * c->length[a];
+            double x = side ? h0 : l0;
+            const char *why = x < 0 || x > c->length[a] ? "outside the domain"
+                              : "too close to the boundary";
+            return kedr_ini_fail(ini, sec, pass ? (amp > 0 ? "amplitude" : "velocity") : key,
+                                 "the body %s reaches %c = %.6g%s, %s: its surface must stay "
+                                 "%g cells (%.4g) inside the %s face (%c in [%.6g, %.6g]), "
+                                 "the delta's half-support", b->name, "xyz"[a], x,
+                                 pass ? " in its motion" : "", why, margin, margin * h,
+                                 faces[2 * a + side], "xyz"[a], mlo, mhi);
+        }
+    }
+    return KEDR_OK;
+}
+
+static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_flow_case *c)
+{
+    if (c->nbodies == KEDR_FLOW_MAX_BODIES)
+        return kedr_ini_fail(ini, sec, NULL, "more than %d bodies", KEDR_FLOW_MAX_BODIES);
+    kedr_flow_body *b = &c->body[c->nbodies];
+    memset(b, 0, sizeof *b);
+    const char *name = strcmp(sec, "body") == 0 ? "body" : sec + 5;
+    if (!*name || strlen(name) >= sizeof b->name)
+        return kedr_ini_fail(ini, sec, NULL, "a body's name (after 'body.') of 1 to %zu bytes",
+                             sizeof b->name - 1);
+    for (int i = 0; i < c->nbodies; i++)
+        if (strcmp(c->body[i].name, name) == 0)
+            return kedr_ini_fail(ini, sec, NULL, "a second body named %s", name);
+    strcpy(b->name, name);
+    int shape = 0, d = c->dims;
+    KEDR_TRY(kedr_ini_choice(ini, sec, "shape", REQ, shape_names, &shape));
+    b->shape = (kedr_flow_body_shape)shape;
+    int two = shape == KEDR_FLOW_BODY_CIRCLE || shape == KEDR_FLOW_BODY_RECTANGLE;
+    int three = shape == KEDR_FLOW_BODY_SPHERE || shape == KEDR_FLOW_BODY_BOX ||
+                shape == KEDR_FLOW_BODY_CYLINDER;
+    if ((two && d == 3) || (three && d == 2))
+        return kedr_ini_fail(ini, sec, "shape", "%s is a %dD shape and the case is %dD (2D: "
+                             "circle, rectangle, points; 3D: sphere, box, cylinder, points)",
+                             shape_names[shape], two ? 2 : 3, d);
+    int round = shape == KEDR_FLOW_BODY_CIRCLE || shape == KEDR_FLOW_BODY_SPHERE ||
+                shape == KEDR_FLOW_BODY_CYLINDER;
+    int boxy = shape == KEDR_FLOW_BODY_RECTANGLE || shape == KEDR_FLOW_BODY_BOX;
+    int cyl = shape == KEDR_FLOW_BODY_CYLINDER, points = shape == KEDR_FLOW_BODY_POINTS;
+    KEDR_TRY(not_for(ini, sec, "diameter", round, "circle, sphere and cylinder"));
+    KEDR_TRY(not_for(ini, sec, "size", boxy, "rectangle and box"));
+    KEDR_TRY(not_for(ini, sec, "axis", cyl, "cylinder"));
+    KEDR_TRY(not_for(ini, sec, "length", cyl, "cylinder"));
+    KEDR_TRY(not_for(ini, sec, "file", points, "points"));
+    KEDR_TRY(not_for(ini, sec, "volume", points, "points (the other shapes know theirs)"));
+    KEDR_TRY(not_for(ini, sec, "reference_area", d == 3, "3D cases (2D: reference_length)"));
+    KEDR_TRY(read_vec(ini, sec, "center", points ? 0 : REQ, -1e9, 1e9, d, b->center));
+    if (round)
+        KEDR_TRY(kedr_ini_double(ini, sec, "diameter", REQ | POS, 0, 1e9, &b->diameter));
+    if (boxy) {
+        KEDR_TRY(read_vec(ini, sec, "size", REQ | POS, 0, 1e9, d, b->size));
+    }
+    double R = 0.5 * b->diameter;
+    if (cyl) {
+        static const char *const axes[] = {"x", "y", "z", NULL};
+        b->axis = 2;
+        KEDR_TRY(kedr_ini_choice(ini, sec, "axis", 0, axes, &b->axis));
+        KEDR_TRY(kedr_ini_double(ini, sec, "length", POS, 0, 1e9, &b->length));
+        if (!(b->length > 0) && c->bc[2 * b->axis].kind != KEDR_FLOW_BC_PERIODIC)
+            return kedr_ini_fail(ini, sec, "length", "missing: a cylinder along the "
+                                 "non-periodic %c axis needs its length (without one it spans a "
+                                 "periodic axis)", "xyz"[b->axis]);
+    }
+    if (points) {
+        const char *file = NULL;
+        KEDR_TRY(kedr_ini_string(ini, sec, "file", REQ, &file));
+        char dir[KEDR_FLOW_PATH_MAX];
+        kedr_ini_dir(ini, dir, sizeof dir);
+        int n = file[0] == '/' ? snprintf(b->file, sizeof b->file, "%s", file)
+                               : snprintf(b->file, sizeof b->file, "%s/%s", dir, file);
+        if (n < 0 || (size_t)n >= sizeof b->file)
+            return kedr_ini_fail(ini, sec, "file", "a path of more than %zu bytes",
+                                 sizeof b->file - 1);
+    }
+    b->spacing = d == 3 ? 1.5 : 1; /* 3D: L L* is ill-conditioned at 1 (docs/flow.md) */
+    KEDR_TRY(kedr_ini_double(ini, sec, "spacing", 0, 0.25, 4, &b->spacing));
+    KEDR_TRY(read_vec(ini, sec, "amplitude", 0, -1e9, 1e9, d, b->amplitude));
+    KEDR_TRY(kedr_ini_double(ini, sec, "frequency", POS, 0, 1e9, &b->frequency));
+    int amp = 0;
+    for (int a = 0; a < 3; a++)
+        amp |= b->amplitude[a] != 0;
+    if (amp != (b->frequency > 0))
+        return kedr_ini_fail(ini, sec, amp ? "frequency" : "amplitude", "an oscillation needs "
+                             "both amplitude (not all 0) and frequency");
+    double phase = 0;
+    KEDR_TRY(kedr_ini_double(ini, sec, "phase", 0, -360, 360, &phase));
+    if (!amp && kedr_ini_line(ini, sec, "phase"))
+        return kedr_ini_fail(ini, sec, "phase", "only with amplitude and frequency");
+    b->phase = phase * M_PI / 180;
+    KEDR_TRY(read_vec(ini, sec, "velocity", 0, -1e9, 1e9, d, b->velocity));
+
+    /* the points: read (a file) or built, to check them and for the defaults below */
+    double h = HUGE_VAL;
+    int periodic[3] = {0, 0, 0};
+    for (int a = 0; a < d; a++) {
+        h = fmin(h, c->length[a] / c->n[a]);
+        periodic[a] = c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC;
+    }
+    double *xyz = NULL;
+    size_t n = 0;
+    kedr_status s = flow_ibm_body_points(b, d, c->length, periodic, b->spacing * h, &xyz, &n);
+    if (s != KEDR_OK) {
+        char why[700];
+        snprintf(why, sizeof why, "%s", kedr_last_error());
+        return kedr_ini_fail(ini, sec, points ? "file" : "shape", "%s", why);
+    }
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    double cen[3] = {0, 0, 0};
+    for (size_t l = 0; l < n; l++)
+        for (int a = 0; a < d; a++) {
+            lo[a] = fmin(lo[a], xyz[3 * l + a]);
+            hi[a] = fmax(hi[a], xyz[3 * l + a]);
+            cen[a] += xyz[3 * l + a] / (double)n;
+        }
+    if (points && !kedr_ini_line(ini, sec, "center"))
+        memcpy(b->center, cen, sizeof cen);
+    /* the volume (area in 2D) */
+    double cl = cyl ? (b->length > 0 ? b->length : c->length[b->axis]) : 0;
+    switch (b->shape) {
+    case KEDR_FLOW_BODY_CIRCLE: b->volume = M_PI * R * R; break;
+    case KEDR_FLOW_BODY_RECTANGLE: b->volume = b->size[0] * b->size[1]; break;
+    case KEDR_FLOW_BODY_SPHERE: b->volume = 4.0 / 3 * M_PI * R * R * R; break;
+    case KEDR_FLOW_BODY_BOX: b->volume = b->size[0] * b->size[1] * b->size[2]; break;
+    case KEDR_FLOW_BODY_CYLINDER: b->volume = M_PI * R * R * cl; break;
+    default:
+        if (d == 2) { /* the polygon through the points in their order */
+            double area = 0;
+            for (size_t l = 0; l < n; l++) {
+                size_t m = (l + 1) % n;
+                area += xyz[3 * l] * xyz[3 * m + 1] - xyz[3 * m] * xyz[3 * l + 1];
+            }
+            b->volume = 0.5 * fabs(area);
+        }
+        KEDR_TRY(kedr_ini_double(ini, sec, "volume", 0, 0, 1e30, &b->volume));
+        if (d == 3 && amp && !kedr_ini_line(ini, sec, "volume")) {
+            free(xyz);
+            return kedr_ini_fail(ini, sec, "volume", "missing: an oscillating 3D body of "
+                                 "points needs the volume it encloses (for the inertia of the "
+                                 "fluid inside)");
+        }
+    }
+    s = check_inside(ini, sec, c, b, xyz, n);
+    free(xyz);
+    KEDR_TRY(s);
+    /* the force coefficients' references */
+    b->ref_velocity = 1;
+    for (int f = 0; f < 2 * d; f++)
+        if (c->bc[f].kind == KEDR_FLOW_BC_INFLOW) {
+            b->ref_velocity = fabs(c->bc[f].velocity[f / 2]);
+            break;
+        }
+    if (b->ref_velocity == 1 && amp) {
+        double A = 0;
+        for (int a = 0; a < d; a++)
+            A += b->amplitude[a] * b->amplitude[a];
+        b->ref_velocity = 2 * M_PI * b->frequency * sqrt(A);
+    }
+    KEDR_TRY(kedr_ini_double(ini, sec, "reference_velocity", POS, 0, 1e9, &b->ref_velocity));
+    b->ref_length = round ? b->diameter : boxy ? b->size[1] : hi[1] - lo[1];
+    KEDR_TRY(kedr_ini_double(ini, sec, "reference_length", POS, 0, 1e9, &b->ref_length));
+    if (d == 3) {
+        double D = b->diameter;
+        b->ref_area = shape == KEDR_FLOW_BODY_SPHERE ? 0.25 * M_PI * D * D
+                      : cyl ? (b->axis == 0 ? 0.25 * M_PI * D * D : D * cl)
+                      : boxy ? b->size[1] * b->size[2] : (hi[1] - lo[1]) * (hi[2] - lo[2]);
+        KEDR_TRY(kedr_ini_double(ini, sec, "reference_area", POS, 0, 1e30, &b->ref_area));
+        if (!(b->ref_area > 0))
+            return kedr_ini_fail(ini, sec, "reference_area", "missing: the body is flat; give "
+                                 "the area the force coefficients divide by");
+    }
+    if (!(b->ref_length > 0))
+        return kedr_ini_fail(ini, sec, "reference_length", "missing: the body has no extent "
+                             "along y; give the length the force coefficients divide by");
+    c->nbodies++;
+    return KEDR_OK;
+}
+
+static kedr_status read_bodies(kedr_ini *ini, kedr_flow_case *c)
+{
+    static const char *const deltas[] = {"peskin4", "roma3", NULL};
+    int delta = KEDR_FLOW_DELTA_PESKIN4;
+    KEDR_TRY(kedr_ini_choice(ini, "ibm", "delta", 0, deltas, &delta));
+    c->delta = (kedr_flow_delta)delta;
+    c->ibm_tol = 1e-8;
+    KEDR_TRY(kedr_ini_double(ini, "ibm", "tol", POS, 0, 0.1, &c->ibm_tol));
+    int64_t it = 500;
+    KEDR_TRY(kedr_ini_int(ini, "ibm", "max_iter", 0, 1, 1000000, &it));
+    c->ibm_max_iter = (int)it;
+    c->nbodies = 0;
+    for (int i = 0; i < kedr_ini_sections(ini); i++) {
+        const char *sec = kedr_ini_section(ini, i);
+        if (strcmp(sec, "body") == 0 || strncmp(sec, "body.", 5) == 0)
+            KEDR_TRY(read_body(ini, sec, c));
+    }
+    if (!c->nbodies && kedr_ini_has_section(ini, "ibm"))
+        return kedr_ini_fail(ini, "ibm", NULL, "immersed-boundary settings without a body "
+                             "([body.NAME] sections)");
+    return KEDR_OK;
+}
+
 static kedr_status read_output(kedr_ini *ini, kedr_flow_case *c)
 {
     const char *dir = NULL;
@@ -254,6 +511,7 @@ static kedr_status read_case(kedr_ini *ini, kedr_flow_case *c)
     KEDR_TRY(read_physics(ini, c));
     KEDR_TRY(read_time(ini, c));
     KEDR_TRY(read_pressure(ini, c));
+    KEDR_TRY(read_bodies(ini, c));
     KEDR_TRY(read_output(ini, c));
     KEDR_TRY(kedr_ini_finish(ini));
     return kedr_flow_case_check(c);
@@ -309,6 +567,31 @@ kedr_status kedr_flow_case_check(const kedr_flow_case *c)
     for (int f = 0; f < 2 * c->dims; f++) {
         outflows += c->bc[f].kind == KEDR_FLOW_BC_OUTFLOW;
         inflows += c->bc[f].kind == KEDR_FLOW_BC_INFLOW;
+    }
+    if (c->nbodies < 0 || c->nbodies > KEDR_FLOW_MAX_BODIES)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %d bodies: at most %d", fn, c->nbodies,
+                         KEDR_FLOW_MAX_BODIES);
+    for (int i = 0; i < c->nbodies; i++) {
+        const kedr_flow_body *b = &c->body[i];
+        int sh = b->shape, three = sh == KEDR_FLOW_BODY_SPHERE || sh == KEDR_FLOW_BODY_BOX ||
+                                   sh == KEDR_FLOW_BODY_CYLINDER;
+        int two = sh == KEDR_FLOW_BODY_CIRCLE || sh == KEDR_FLOW_BODY_RECTANGLE;
+        if (sh < 0 || sh > KEDR_FLOW_BODY_POINTS || (three && c->dims == 2) ||
+            (two && c->dims == 3))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: body %s: shape %d does not fit a %dD case",
+                             fn, b->name, sh, c->dims);
+        if (!(b->spacing > 0) || !(b->ref_velocity > 0) ||
+            !((c->dims == 3 ? b->ref_area : b->ref_length) > 0) || !(b->volume >= 0))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: body %s: spacing %g, reference velocity %g, "
+                             "length %g, area %g, volume %g: expected positive values", fn,
+                             b->name, b->spacing, b->ref_velocity, b->ref_length, b->ref_area,
+                             b->volume);
+        if ((sh != KEDR_FLOW_BODY_POINTS && sh != KEDR_FLOW_BODY_RECTANGLE &&
+             sh != KEDR_FLOW_BODY_BOX && !(b->diameter > 0)) ||
+            (sh == KEDR_FLOW_BODY_CYLINDER && !(b->length > 0) &&
+             c->bc[2 * b->axis].kind != KEDR_FLOW_BC_PERIODIC))
+            return kedr_fail(KEDR_ERR_INVALID, "%s: body %s: diameter %g, length %g", fn,
+                             b->name, b->diameter, b->length);
     }
     if (inflows && !outflows)
         return kedr_fail(KEDR_ERR_INVALID, "%s: an inflow without an outflow: the fluid is "

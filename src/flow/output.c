@@ -1,6 +1,7 @@
 /* Output of the flow's cell fields (CSV, VTK XML ImageData, PNG maps) and the checkpoints. Every
  * file is written to PATH.tmp and renamed over PATH (kedr_file_begin/commit). */
 #include "core/internal.h"
+#include "flow/ibm.h"
 #include "flow/sim.h"
 #include "kedr/plot.h"
 
@@ -241,6 +242,8 @@ kedr_status kedr_flow_restart(kedr_ctx *ctx, const kedr_flow_case *c, const char
     f->have_old = h.have_old != 0;
     f->dt_old = h.dt_old;
     f->last_dt = h.dt_old;
+    if (s == KEDR_OK)
+        s = flow_ibm_place(f, f->time);
     if (s == KEDR_OK)
         s = flow_fill_bc(f, f->q);
     if (s == KEDR_OK)

@@ -5,6 +5,7 @@
  * A phi = -div(u~)/dt, u = u~ - dt grad phi, P += phi. The step is a sequence of box operations
  * (sim_ops.h) that run where the context lives; this file says which, on which boxes. */
 #include "core/internal.h"
+#include "flow/ibm.h"
 #include "flow/ops.h"
 #include "flow/sim.h"
 #include "flow/sim_ops.h"
@@ -77,6 +78,10 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
         }
         s = kedr_flow_poisson_create(ctx, &o, &f->ps);
     }
+    if (s == KEDR_OK)
+        s = flow_ibm_create(f, &f->ibm);
+    if (s == KEDR_OK)
+        s = flow_ibm_place(f, 0);
     if (s != KEDR_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", kedr_last_error());
@@ -106,6 +111,7 @@ void kedr_flow_destroy(kedr_flow *f)
     kedr_free(f->ctx, f->phi);
     kedr_free(f->ctx, f->rhs);
     kedr_flow_poisson_destroy(f->ps);
+    flow_ibm_destroy(f->ibm);
     free(f);
 }
 
@@ -298,7 +304,8 @@ double kedr_flow_bytes(const kedr_flow_case *c)
     }
     /* u, u~, H, H_old per component; P, phi, rhs; the solver's 9 vectors and its coarse
      * levels' 5 (at most a third of the cells in 2D, a seventh in 3D) */
-    return 8 * (4.0 * c->dims * padded + (12 + 5.0 / (c->dims == 3 ? 7 : 3)) * cells);
+    return 8 * ((4.0 * c->dims + (c->nbodies > 0)) * padded +
+                (12 + 5.0 / (c->dims == 3 ? 7 : 3)) * cells);
 }
 
 double kedr_flow_stable_dt(const kedr_flow_case *c, const double umax[3])
@@ -466,9 +473,15 @@ static kedr_status step(kedr_flow *f)
         KEDR_TRY(flow_op_copy(f->ctx, f->qt[b], f->q[b], f->padded * sizeof(double)));
         KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_PREDICT, u));
     }
+    kedr_status s = flow_ibm_force(f, dt, f->time + dt);
+    if (s != KEDR_OK) { /* the state is still that before the step */
+        f->failure = s == KEDR_ERR_INVALID ? 4 : 3;
+        f->seconds_step += kedr_wall_seconds() - t0;
+        return s;
+    }
     KEDR_TRY(outflow(f, dt));
     KEDR_TRY(flow_fill_bc(f, f->qt));
-    kedr_status s = project(f, dt);
+    s = project(f, dt);
     if (s == KEDR_OK && !f->last.converged) {
         f->failure = 1;
         f->seconds_step += kedr_wall_seconds() - t0;
@@ -630,4 +643,9 @@ void kedr_flow_get_stats(const kedr_flow *f, kedr_flow_stats *st)
     st->poisson_iterations = f->poisson_iterations;
     st->seconds_step = f->seconds_step;
     st->seconds_poisson = f->seconds_poisson;
+    if (f->ibm) {
+        st->ibm_iterations = f->ibm->iterations;
+        st->ibm_residual = f->ibm->residual;
+        st->seconds_ibm = f->ibm->seconds;
+    }
 }

@@ -42,6 +42,7 @@ struct kedr_flow {
     int64_t poisson_iterations;
     double seconds_step, seconds_poisson, last_dt;
     double umax[3];   /* of q, after the last step (and at the start) */
+    struct flow_ibm *ibm; /* the immersed bodies (ibm.h); NULL without */
 };
 
 /* Host copies of the state for outputs and checkpoints: on the cpu the arrays themselves. */

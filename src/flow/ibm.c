@@ -1,0 +1,559 @@
+/* The immersed boundary method of Su, Lai & Lin (2007), Computers & Fluids 36: a force on the
+ * Lagrangian points of every body's surface such that the velocity interpolated there after the
+ * forcing is the body's velocity:
+ *
+ *   u~ = u^ + dt L* g,   (L L*) g = (U_b - L u^) / dt      (seed 000, eq. 12.20)
+ *
+ * with L the interpolation of one velocity component to the points and L* its adjoint, the
+ * spreading (ibm_point.h). L L* is symmetric positive semidefinite; it is applied without being
+ * stored (zero the points' stencils of a scratch grid, spread, interpolate), so a moving body's
+ * system follows its points with nothing to rebuild but their positions. Conjugate gradients
+ * solve it, one system per velocity component, from g = 0 each step. The force on the fluid is
+ * rho h^d sum_l g_l (sum_x w_l(x) = 1). */
+#include "core/internal.h"
+#include "flow/ibm.h"
+#include "flow/ops.h"
+#include "flow/sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the point operations ---------------------------------------------------------------- */
+
+kedr_status flow_ibm_map(kedr_ctx *ctx, const flow_grid *g, const flow_ibm_args *A,
+                         flow_ibm_op op, size_t n)
+{
+    if (n == 0)
+        return KEDR_OK;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return flow_cuda_ibm_map(ctx, g, A, op, n);
+#else
+    (void)ctx;
+#endif
+    if (op == FLOW_IBM_INTERP || op == FLOW_IBM_INTERP_RHS) {
+#pragma omp parallel for schedule(static) if (n >= 4096)
+        for (size_t l = 0; l < n; l++)
+            flow_ibm_point(g, A, op, l);
+    } else { /* spreading: stencils overlap; one thread, in point order */
+        for (size_t l = 0; l < n; l++)
+            flow_ibm_point(g, A, op, l);
+    }
+    return KEDR_OK;
+}
+
+double flow_ibm_margin(kedr_flow_delta delta) { return 0.5 * flow_ibm_width(delta); }
+
+/* ---- geometry ------------------------------------------------------------------------------ */
+
+typedef struct {
+    double *v;
+    size_t n, cap;
+} pts;
+
+static kedr_status add(pts *p, double x, double y, double z)
+{
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        double *v = realloc(p->v, 3 * cap * sizeof *v);
+        if (!v)
+            return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes for body points",
+                             3 * cap * sizeof *v);
+        p->v = v;
+        p->cap = cap;
+    }
+    p->v[3 * p->n] = x;
+    p->v[3 * p->n + 1] = y;
+    p->v[3 * p->n + 2] = z;
+    p->n++;
+    return KEDR_OK;
+}
+
+static int count_over(double len, double ds)
+{
+    int m = (int)ceil(len / ds - 1e-9);
+    return m < 1 ? 1 : m;
+}
+
+/* A ring of radius r about the axis `ax` at height t along it (3D), or the circle (2D). */
+static kedr_status ring(pts *p, const double c[3], int ax, double r, double t, double ds,
+                        int min)
+{
+    int m = count_over(2 * M_PI * r, ds);
+    m = m < min ? min : m;
+    int u = (ax + 1) % 3, v = (ax + 2) % 3;
+    for (int l = 0; l < m; l++) {
+        double th = 2 * M_PI * l / m, x[3];
+        x[ax] = c[ax] + t;
+        x[u] = c[u] + r * cos(th);
+        x[v] = c[v] + r * sin(th);
+        KEDR_TRY(add(p, x[0], x[1], x[2]));
+    }
+    return KEDR_OK;
+}
+
+/* A disc of radius R (a cylinder's cap): rings of radius R - i dr and its centre. */
+static kedr_status disc(pts *p, const double c[3], int ax, double R, double t, double ds)
+{
+    int m = count_over(R, ds);
+    double dr = R / m;
+    for (int i = 1; i < m; i++)
+        KEDR_TRY(ring(p, c, ax, R - i * dr, t, ds, 3));
+    double x[3] = {c[0], c[1], c[2]};
+    x[ax] += t;
+    return add(p, x[0], x[1], x[2]);
+}
+
+static kedr_status read_points(const kedr_flow_body *b, int dims, pts *p)
+{
+    char *text = NULL;
+    size_t len = 0;
+    KEDR_TRY(kedr_file_read(b->file, (size_t)64 << 20, &text, &len));
+    kedr_status s = KEDR_OK;
+    int line = 0;
+    for (char *at = text; at && *at && s == KEDR_OK; line++) {
+        char *nl = strchr(at, '\n');
+        if (nl)
+            *nl = 0;
+        char *hash = strchr(at, '#');
+        if (hash)
+            *hash = 0;
+        double x[4];
+        int k = 0;
+        char *q = at;
+        for (;;) {
+            while (*q == ' ' || *q == '\t' || *q == ',' || *q == '\r')
+                q++;
+            if (!*q)
+                break;
+            char *end;
+            double v = strtod(q, &end);
+            if (end == q || k == 4 || !isfinite(v)) {
+                s = kedr_fail(KEDR_ERR_PARSE, "%s:%d: '%s': expected %d numbers (x y%s) a line",
+                              b->file, line + 1, at, dims, dims == 3 ? " z" : "");
+                break;
+            }
+            x[k++] = v;
+            q = end;
+        }
+        if (s == KEDR_OK && k != 0 && k != dims)
+            s = kedr_fail(KEDR_ERR_PARSE, "%s:%d: %d numbers: expected %d (x y%s) a line",
+                          b->file, line + 1, k, dims, dims == 3 ? " z" : "");
+        if (s == KEDR_OK && k)
+            s = add(p, x[0], x[1], dims == 3 ? x[2] : 0);
+        at = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    if (s == KEDR_OK && p->n == 0)
+        s = kedr_fail(KEDR_ERR_PARSE, "%s: no points (expected x y%s a line)", b->file,
+                      dims == 3 ? " z" : "");
+    return s;
+}
+
+kedr_status flow_ibm_body_points(const kedr_flow_body *b, int dims, const double length[3],
+                                 const int periodic[3], double ds, double **xyz, size_t *count)
+{
+    pts p = {NULL, 0, 0};
+    const double *c = b->center;
+    double R = 0.5 * b->diameter;
+    kedr_status s = KEDR_OK;
+    *xyz = NULL;
+    *count = 0;
+    switch (b->shape) {
+    case KEDR_FLOW_BODY_CIRCLE: s = ring(&p, c, 2, R, 0, ds, 8); break;
+    case KEDR_FLOW_BODY_SPHERE: { /* a Fibonacci lattice: about one point per ds^2 */
+        long m = lround(4 * M_PI * R * R / (ds * ds));
+        m = m < 12 ? 12 : m;
+        double golden = M_PI * (3 - sqrt(5.0));
+        for (long l = 0; l < m && s == KEDR_OK; l++) {
+            double z = 1 - (2.0 * l + 1) / m, r = sqrt(1 - z * z), th = golden * l;
+            s = add(&p, c[0] + R * r * cos(th), c[1] + R * r * sin(th), c[2] + R * z);
+        }
+        break;
+    }
+    case KEDR_FLOW_BODY_RECTANGLE:
+    case KEDR_FLOW_BODY_BOX: { /* the boundary nodes of a lattice of spacing <= ds */
+        int m[3] = {1, 1, 0};
+        for (int a = 0; a < dims; a++)
+            m[a] = count_over(b->size[a], ds);
+        for (int k = 0; k <= m[2] && s == KEDR_OK; k++)
+            for (int j = 0; j <= m[1] && s == KEDR_OK; j++)
+                for (int i = 0; i <= m[0] && s == KEDR_OK; i++) {
+                    int on = i == 0 || i == m[0] || j == 0 || j == m[1] ||
+                             (dims == 3 && (k == 0 || k == m[2]));
+                    if (!on)
+                        continue;
+                    int ijk[3] = {i, j, k};
+                    double x[3] = {c[0], c[1], dims == 3 ? c[2] : 0};
+                    for (int a = 0; a < dims; a++)
+                        x[a] += b->size[a] * ((double)ijk[a] / m[a] - 0.5);
+                    s = add(&p, x[0], x[1], x[2]);
+                }
+        break;
+    }
+    case KEDR_FLOW_BODY_CYLINDER: {
+        int ax = b->axis;
+        if (b->length > 0) { /* rings from end to end, and the caps */
+            int m = count_over(b->length, ds);
+            for (int i = 0; i <= m && s == KEDR_OK; i++)
+                s = ring(&p, c, ax, R, b->length * ((double)i / m - 0.5), ds, 8);
+            for (int e = 0; e < 2 && s == KEDR_OK; e++)
+                s = disc(&p, c, ax, R, (e ? 0.5 : -0.5) * b->length, ds);
+        } else { /* the whole periodic axis: rings that tile it */
+            int m = count_over(length[ax], ds);
+            (void)periodic;
+            for (int i = 0; i < m && s == KEDR_OK; i++)
+                s = ring(&p, c, ax, R, length[ax] * i / m - c[ax] + 0.5 * length[ax] / m, ds,
+                         8);
+        }
+        break;
+    }
+    default: s = read_points(b, dims, &p);
+    }
+    if (s != KEDR_OK) {
+        free(p.v);
+        return s;
+    }
+    *xyz = p.v;
+    *count = p.n;
+    return KEDR_OK;
+}
+
+/* ---- creation ---------------------------------------------------------------------------- */
+
+void flow_ibm_destroy(flow_ibm *ib)
+{
+    if (!ib)
+        return;
+    for (int a = 0; a < 3; a++) {
+        kedr_free(ib->ctx, ib->X[a]);
+        kedr_free(ib->ctx, ib->ub[a]);
+        kedr_free(ib->ctx, ib->g[a]);
+    }
+    kedr_free(ib->ctx, ib->r);
+    kedr_free(ib->ctx, ib->p);
+    kedr_free(ib->ctx, ib->q);
+    kedr_free(ib->ctx, ib->scratch);
+    free(ib->body);
+    free(ib->first);
+    free(ib->X0);
+    free(ib->Xh);
+    free(ib->Uh);
+    free(ib->gh);
+    free(ib->state);
+    free(ib);
+}
+
+static double hmin(const struct kedr_flow *f)
+{
+    double h = f->h[0];
+    for (int a = 1; a < f->dims; a++)
+        h = f->h[a] < h ? f->h[a] : h;
+    return h;
+}
+
+kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
+{
+    *out = NULL;
+    const kedr_flow_case *c = &f->c;
+    if (c->nbodies <= 0)
+        return KEDR_OK;
+    if (!(f->c.ibm_tol > 0)) /* 0: the defaults */
+        f->c.ibm_tol = 1e-8;
+    if (f->c.ibm_max_iter <= 0)
+        f->c.ibm_max_iter = 500;
+    flow_ibm *ib = calloc(1, sizeof *ib);
+    if (!ib)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes", sizeof *ib);
+    ib->ctx = f->ctx;
+    ib->nbodies = c->nbodies;
+    ib->dims = f->dims;
+    ib->time = -1;
+    int periodic[3];
+    for (int a = 0; a < 3; a++)
+        periodic[a] = a < f->dims && c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC;
+    kedr_status s = KEDR_OK;
+    ib->first = calloc((size_t)c->nbodies + 1, sizeof *ib->first);
+    ib->state = calloc((size_t)c->nbodies, sizeof *ib->state);
+    if (!ib->first || !ib->state)
+        s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: body records");
+    for (int b = 0; b < c->nbodies && s == KEDR_OK; b++) {
+        const kedr_flow_body *B = &c->body[b];
+        double *xyz;
+        size_t n;
+        s = flow_ibm_body_points(B, f->dims, c->length, periodic, B->spacing * hmin(f), &xyz,
+                                 &n);
+        if (s != KEDR_OK)
+            break;
+        double *X0 = realloc(ib->X0, 3 * (ib->N + n) * sizeof *X0);
+        if (!X0) {
+            free(xyz);
+            s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: body points");
+            break;
+        }
+        ib->X0 = X0;
+        memcpy(X0 + 3 * ib->N, xyz, 3 * n * sizeof *xyz);
+        free(xyz);
+        ib->N += n;
+        ib->first[b + 1] = ib->N;
+        ib->state[b].points = (int)n;
+        for (int a = 0; a < 3; a++)
+            if (B->frequency != 0 || B->velocity[a] != 0)
+                ib->moving = 1;
+    }
+    size_t N = ib->N;
+    if (s == KEDR_OK) {
+        ib->body = malloc(N * sizeof *ib->body);
+        ib->Xh = calloc(3 * N, sizeof *ib->Xh);
+        ib->Uh = calloc(3 * N, sizeof *ib->Uh);
+        ib->gh = calloc(3 * N, sizeof *ib->gh);
+        if (!ib->body || !ib->Xh || !ib->Uh || !ib->gh)
+            s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory for %zu body "
+                          "points", 10 * N * sizeof(double), N);
+    }
+    for (int b = 0; b < c->nbodies && s == KEDR_OK; b++)
+        for (size_t l = ib->first[b]; l < ib->first[b + 1]; l++)
+            ib->body[l] = b;
+    for (int a = 0; a < f->dims && s == KEDR_OK; a++) {
+        double **v[] = {&ib->X[a], &ib->ub[a], &ib->g[a]};
+        for (int i = 0; i < 3 && s == KEDR_OK; i++)
+            if ((s = kedr_alloc(f->ctx, (void **)v[i], N * sizeof(double))) == KEDR_OK)
+                s = kedr_memset(f->ctx, *v[i], 0, N * sizeof(double));
+    }
+    double **w[] = {&ib->r, &ib->p, &ib->q};
+    for (int i = 0; i < 3 && s == KEDR_OK; i++)
+        s = kedr_alloc(f->ctx, (void **)w[i], N * sizeof(double));
+    if (s == KEDR_OK && (s = kedr_alloc(f->ctx, (void **)&ib->scratch,
+                                        f->padded * sizeof(double))) == KEDR_OK)
+        s = kedr_memset(f->ctx, ib->scratch, 0, f->padded * sizeof(double));
+    if (s != KEDR_OK) {
+        flow_ibm_destroy(ib);
+        return s;
+    }
+    *out = ib;
+    return KEDR_OK;
+}
+
+/* ---- motion ------------------------------------------------------------------------------ */
+
+/* The displacement, velocity and acceleration of body B at time t. */
+static void motion(const kedr_flow_body *B, double t, double d[3], double v[3], double acc[3])
+{
+    double w = 2 * M_PI * B->frequency, ph = w * t + B->phase;
+    for (int a = 0; a < 3; a++) {
+        d[a] = B->amplitude[a] * sin(ph) + B->velocity[a] * t;
+        v[a] = B->amplitude[a] * w * cos(ph) + B->velocity[a];
+        acc[a] = -B->amplitude[a] * w * w * sin(ph);
+    }
+}
+
+kedr_status flow_ibm_place(struct kedr_flow *f, double t)
+{
+    flow_ibm *ib = f->ibm;
+    if (!ib || (ib->time >= 0 && (!ib->moving || ib->time == t)))
+        return KEDR_OK;
+    const kedr_flow_case *c = &f->c;
+    size_t N = ib->N;
+    double margin = flow_ibm_margin(c->delta);
+    static const char *const faces[6] = {"x_min", "x_max", "y_min", "y_max", "z_min", "z_max"};
+    for (int b = 0; b < ib->nbodies; b++) {
+        const kedr_flow_body *B = &c->body[b];
+        double d[3], v[3], acc[3];
+        motion(B, t, d, v, acc);
+        for (int a = 0; a < 3; a++) {
+            ib->state[b].center[a] = B->center[a] + d[a];
+            ib->state[b].velocity[a] = a < f->dims ? v[a] : 0;
+        }
+        for (size_t l = ib->first[b]; l < ib->first[b + 1]; l++)
+            for (int a = 0; a < f->dims; a++) {
+                double x = ib->X0[3 * l + a] + d[a];
+                ib->Xh[a * N + l] = x;
+                ib->Uh[a * N + l] = v[a];
+                if (c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC)
+                    continue;
+                double lo = margin * f->h[a], hi = c->length[a] - margin * f->h[a];
+                if (x < lo * (1 - 1e-12) || x > hi + 1e-12 * c->length[a])
+                    return kedr_fail(KEDR_ERR_INVALID, "kedr flow: body %s at t = %.6g: a "
+                                     "surface point at %c = %.6g is within %g cells of the %s "
+                                     "boundary (the delta's support must stay inside the box)",
+                                     B->name, t, "xyz"[a], x, margin, faces[2 * a + (x > hi)]);
+            }
+    }
+    for (int a = 0; a < f->dims; a++) {
+        KEDR_TRY(kedr_upload(f->ctx, ib->X[a], ib->Xh + a * N, N * sizeof(double)));
+        KEDR_TRY(kedr_upload(f->ctx, ib->ub[a], ib->Uh + a * N, N * sizeof(double)));
+    }
+    ib->time = t;
+    return KEDR_OK;
+}
+
+/* ---- the force system ---------------------------------------------------------------------- */
+
+static flow_ibm_args point_args(const struct kedr_flow *f, int comp)
+{
+    flow_ibm_args A;
+    memset(&A, 0, sizeof A);
+    for (int a = 0; a < 3; a++)
+        A.X[a] = f->ibm->X[a];
+    A.comp = comp;
+    A.delta = f->c.delta;
+    A.scale = 1;
+    return A;
+}
+
+kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, double *y)
+{
+    flow_ibm *ib = f->ibm;
+    flow_ibm_args A = point_args(f, comp);
+    A.field = ib->scratch;
+    A.in = x;
+    A.out = y;
+    KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_ZERO, ib->N));
+    KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_SPREAD, ib->N));
+    return flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP, ib->N);
+}
+
+/* Solves (L L*) g = r0 (in ib->r) by CG from g = 0; the iterations and relative residual. */
+static kedr_status solve(struct kedr_flow *f, int comp, int *iters, double *res)
+{
+    flow_ibm *ib = f->ibm;
+    size_t N = ib->N;
+    double *g = ib->g[comp], rr, bb;
+    KEDR_TRY(kedr_memset(f->ctx, g, 0, N * sizeof *g));
+    KEDR_TRY(flow_op_dot(f->ctx, N, ib->r, ib->r, &bb));
+    *iters = 0;
+    *res = 0;
+    if (!(bb > 0))
+        return isfinite(bb) ? KEDR_OK : kedr_fail(KEDR_ERR_INVALID, "NaN");
+    KEDR_TRY(flow_op_copy(f->ctx, ib->p, ib->r, N * sizeof(double)));
+    rr = bb;
+    double tol2 = f->c.ibm_tol * f->c.ibm_tol * bb;
+    for (int it = 1; it <= f->c.ibm_max_iter; it++) {
+        double pq;
+        KEDR_TRY(flow_ibm_apply(f, comp, ib->p, ib->q));
+        KEDR_TRY(flow_op_dot(f->ctx, N, ib->p, ib->q, &pq));
+        if (!(pq > 0)) { /* p in the null space: r is as small as it gets */
+            *res = sqrt(rr / bb);
+            return isfinite(pq) ? KEDR_OK : kedr_fail(KEDR_ERR_INVALID, "NaN");
+        }
+        double alpha = rr / pq, rn;
+        KEDR_TRY(flow_op_cg_update(f->ctx, N, g, ib->r, ib->p, ib->q, alpha, &rn));
+        *iters = it;
+        *res = sqrt(rn / bb);
+        if (rn <= tol2)
+            return KEDR_OK;
+        KEDR_TRY(flow_op_xpby(f->ctx, N, ib->r, rn / rr, ib->p));
+        rr = rn;
+    }
+    return KEDR_OK;
+}
+
+/* The bodies' forces and moments from g (host). */
+static kedr_status body_forces(struct kedr_flow *f)
+{
+    flow_ibm *ib = f->ibm;
+    const kedr_flow_case *c = &f->c;
+    size_t N = ib->N;
+    for (int a = 0; a < f->dims; a++)
+        KEDR_TRY(kedr_download(f->ctx, ib->gh + a * N, ib->g[a], N * sizeof(double)));
+    double hv = 1;
+    for (int a = 0; a < f->dims; a++)
+        hv *= f->h[a];
+    for (int b = 0; b < ib->nbodies; b++) {
+        const kedr_flow_body *B = &c->body[b];
+        kedr_flow_body_state *st = &ib->state[b];
+        double F[3] = {0, 0, 0}, M[3] = {0, 0, 0}, d[3], v[3], acc[3];
+        motion(B, ib->time, d, v, acc);
+        for (size_t l = ib->first[b]; l < ib->first[b + 1]; l++) {
+            double gl[3] = {0, 0, 0}, r[3] = {0, 0, 0};
+            for (int a = 0; a < f->dims; a++) {
+                gl[a] = ib->gh[a * N + l];
+                r[a] = ib->Xh[a * N + l] - st->center[a];
+                F[a] += gl[a];
+            }
+            M[0] += r[1] * gl[2] - r[2] * gl[1];
+            M[1] += r[2] * gl[0] - r[0] * gl[2];
+            M[2] += r[0] * gl[1] - r[1] * gl[0];
+        }
+        double q = 0.5 * c->rho * B->ref_velocity * B->ref_velocity *
+                   (f->dims == 3 ? B->ref_area : B->ref_length);
+        for (int a = 0; a < 3; a++) {
+            /* the fluid on the body: minus the force on the fluid, plus the inertia of the
+             * fluid the body carries (Uhlmann 2005, J. Comput. Phys. 209, eq. 31) */
+            st->force[a] = a < f->dims ? -c->rho * hv * F[a] + c->rho * B->volume * acc[a] : 0;
+            st->moment[a] = -c->rho * hv * M[a];
+        }
+        if (f->dims == 2)
+            st->moment[0] = st->moment[1] = 0;
+        st->cd = st->force[0] / q;
+        st->cl = st->force[1] / q;
+        st->cs = st->force[2] / q;
+    }
+    ib->have_force = 1;
+    return KEDR_OK;
+}
+
+kedr_status flow_ibm_force(struct kedr_flow *f, double dt, double t)
+{
+    flow_ibm *ib = f->ibm;
+    if (!ib)
+        return KEDR_OK;
+    double t0 = kedr_wall_seconds();
+    KEDR_TRY(flow_ibm_place(f, t));
+    ib->iterations = 0;
+    ib->residual = 0;
+    for (int b = 0; b < f->dims; b++) {
+        flow_ibm_args A = point_args(f, b);
+        A.field = f->qt[b];
+        A.ub = ib->ub[b];
+        A.out = ib->r;
+        A.scale = 1 / dt;
+        KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP_RHS, ib->N));
+        int it;
+        double res;
+        kedr_status s = solve(f, b, &it, &res);
+        if (s != KEDR_OK)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the immersed-boundary force system "
+                             "of the %c velocity holds NaN or infinite values", "uvw"[b]);
+        ib->iterations = it > ib->iterations ? it : ib->iterations;
+        ib->residual = res > ib->residual ? res : ib->residual;
+        if (res > f->c.ibm_tol)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the immersed-boundary force system "
+                             "of the %c velocity did not converge in %d iterations (relative "
+                             "residual %.3g, tolerance %g): raise [ibm] max_iter or tol, or space "
+                             "the points wider ([body] spacing)", "uvw"[b], it, res,
+                             f->c.ibm_tol);
+        A.in = ib->g[b];
+        A.scale = dt;
+        KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_SPREAD, ib->N));
+    }
+    kedr_status s = body_forces(f);
+    ib->seconds += kedr_wall_seconds() - t0;
+    return s;
+}
+
+/* ---- the public getters ------------------------------------------------------------------- */
+
+int kedr_flow_bodies(const kedr_flow *f) { return f->ibm ? f->ibm->nbodies : 0; }
+
+kedr_status kedr_flow_body_get(const kedr_flow *f, int body, kedr_flow_body_state *st)
+{
+    if (body < 0 || body >= kedr_flow_bodies(f))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_body_get: body %d of %d", body,
+                         kedr_flow_bodies(f));
+    *st = f->ibm->state[body];
+    return KEDR_OK;
+}
+
+kedr_status kedr_flow_body_points(const kedr_flow *f, int body, double *xyz)
+{
+    if (body < 0 || body >= kedr_flow_bodies(f))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_body_points: body %d of %d", body,
+                         kedr_flow_bodies(f));
+    const flow_ibm *ib = f->ibm;
+    size_t n = ib->first[body + 1] - ib->first[body];
+    memcpy(xyz, ib->X0 + 3 * ib->first[body], 3 * n * sizeof *xyz);
+    return KEDR_OK;
+}

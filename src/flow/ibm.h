@@ -1,0 +1,66 @@
+/* Private to flow: the immersed bodies of a flow (ibm.c; docs/flow.md "Immersed boundaries").
+ *
+ * The points of every body form one set of N points. On the host: their positions at t = 0, the
+ * body each belongs to, and the bodies' motion; in the context's memory: the positions and target
+ * velocities of the current step (uploaded each step for moving bodies), the force g of each
+ * component and the conjugate-gradient vectors, and one padded grid array for L L* p. */
+#ifndef KEDR_FLOW_IBM_H
+#define KEDR_FLOW_IBM_H
+
+#include "flow/ibm_point.h"
+
+struct kedr_flow;
+
+typedef struct flow_ibm {
+    kedr_ctx *ctx;
+    int nbodies, dims, moving;
+    size_t N;
+    int *body;             /* host: the body of each point */
+    size_t *first;         /* host: the first point of each body, nbodies + 1 */
+    double *X0;            /* host: positions at t = 0, 3 a point */
+    double *Xh, *Uh;       /* host: the current positions and target velocities, [3][N] */
+    double *X[3], *ub[3];  /* context memory: the same */
+    double *g[3];          /* context memory: the force of each component (acceleration h^d) */
+    double *r, *p, *q;     /* CG vectors */
+    double *scratch;       /* a padded grid array */
+    double *gh;            /* host: g of the last step, [3][N] */
+    kedr_flow_body_state *state; /* host: each body after the last step */
+    int have_force;
+    double time;           /* of the positions uploaded */
+    int iterations;
+    double residual;
+    double seconds;
+} flow_ibm;
+
+/* Builds the points of the case's bodies (none: *out = NULL). */
+kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out);
+void flow_ibm_destroy(flow_ibm *ib);
+/* The bodies at time t: positions and target velocities (uploaded when they moved); an error
+ * names a body whose points come too close to a non-periodic boundary. */
+kedr_status flow_ibm_place(struct kedr_flow *f, double t);
+/* The forcing of the step to t: qt += dt L* g with (L L*) g = (U_b - L qt) / dt for every
+ * component; KEDR_ERR_INVALID when a force system does not converge. */
+kedr_status flow_ibm_force(struct kedr_flow *f, double dt, double t);
+/* y = (L L*) x for component comp (over the scratch array). */
+kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, double *y);
+
+/* The point operations over all N points (cpu loop or cuda kernel). */
+kedr_status flow_ibm_map(kedr_ctx *ctx, const flow_grid *g, const flow_ibm_args *A,
+                         flow_ibm_op op, size_t n);
+#ifdef KEDR_HAVE_CUDA
+#ifdef __cplusplus
+extern "C"
+#endif
+kedr_status flow_cuda_ibm_map(kedr_ctx *ctx, const flow_grid *g, const flow_ibm_args *A,
+                              flow_ibm_op op, size_t n);
+#endif
+
+/* The smallest distance, in cells, a point keeps from a non-periodic face of the box: half the
+ * kernel's support, so that every stencil lies on unknown faces and box cells. */
+double flow_ibm_margin(kedr_flow_delta delta);
+/* The surface points of a body in its frame at t = 0 (absolute positions, 3 a point) for a
+ * point spacing ds; *count points in *xyz (malloc'ed). Point files are read here. */
+kedr_status flow_ibm_body_points(const kedr_flow_body *b, int dims, const double length[3],
+                                 const int periodic[3], double ds, double **xyz, size_t *count);
+
+#endif
