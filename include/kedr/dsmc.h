@@ -82,8 +82,9 @@ typedef enum { KEDR_DSMC_WALL_DIFFUSE = 0, KEDR_DSMC_WALL_SPECULAR, KEDR_DSMC_WA
  * segments [first, first + count) of kedr_dsmc_case.segment; a circle (a cylinder in the planar
  * flow) is exact geometry, not a polygon. 3D (exact geometry, at rest): a sphere (center,
  * radius), an axis-aligned cuboid (center, size) and a cone with its axis along +x (apex,
- * half_angle, length; closed by its base disc of radius length tan(half_angle)). Bodies must not
- * overlap, and closed bodies must lie strictly inside the domain. */
+ * half_angle, length; closed by its base disc of radius length tan(half_angle)); and (3D) a
+ * closed triangulated surface read from an STL file (file, then scale, rotate and translate).
+ * Bodies must not overlap, and closed bodies must lie strictly inside the domain. */
 typedef enum {
     KEDR_DSMC_BODY_PLATE = 0,
     KEDR_DSMC_BODY_POLYGON,
@@ -92,7 +93,8 @@ typedef enum {
     KEDR_DSMC_BODY_WEDGE,
     KEDR_DSMC_BODY_SPHERE,
     KEDR_DSMC_BODY_CUBOID,
-    KEDR_DSMC_BODY_CONE
+    KEDR_DSMC_BODY_CONE,
+    KEDR_DSMC_BODY_STL
 } kedr_dsmc_body_type;
 
 typedef struct {
@@ -109,6 +111,14 @@ typedef struct {
     int own_wall;
     kedr_dsmc_wall wall_model;
     double accommodation;
+    /* stl: the STL file (ASCII or binary; the case reader makes it relative to the case file's
+     * directory), and its placement: each vertex x becomes R (scale x) + translate, R the
+     * rotation by rotate[0] degrees about x, then rotate[1] about y, then rotate[2] about z.
+     * scale > 0 (the case reader's default is 1). */
+    char file[512];
+    double scale;
+    double rotate[3];
+    double translate[3];
 } kedr_dsmc_body;
 
 /* [downstream]: a second gas state for some inflow sides, for a stationary normal shock held
@@ -405,10 +415,12 @@ kedr_status kedr_dsmc_gas_volume(const kedr_dsmc *sim, double *volume);
  * q_inf = 1/2 rho_inf U^2 of the freestream. Forces are per unit span (1 m depth); drag is along
  * the freestream velocity (x when it is zero), lift along the drag direction turned by +90
  * degrees; Cd = D / (q_inf L), L the reference length. Coefficients are NaN when q_inf = 0. */
-/* 3D: forces are total, not per span; each element has an area and four corners; the shear is
- * the tangential stress along the freestream direction projected on the element's plane; lift
- * is along z x (drag direction); Cd = D / (q_inf A), A the reference area (default: the body's
- * frontal area, pi r^2 for a sphere, pi R^2 for a cone, the projected area of a cuboid). */
+/* 3D: forces are total, not per span; each element has an area and four corners (an stl body:
+ * one element per triangle, three corners); the shear is the tangential stress along the
+ * freestream direction projected on the element's plane; lift is along z x (drag direction);
+ * Cd = D / (q_inf A), A the reference area (default: the body's frontal area, pi r^2 for a
+ * sphere, pi R^2 for a cone, the projected area of a cuboid, half the sum of |n.d| area over an
+ * stl body's triangles). */
 /* Axisymmetric cases: the elements are bands of the bodies of revolution (x, y of the element
  * in the meridional plane, length its area in m^2); forces are totals over the revolution, drag
  * along x, lift 0 (the radial forces cancel), Cd = D / (q_inf A) with A = [surface]
@@ -422,7 +434,8 @@ typedef struct {
     double *x, *y, *z;             /* element centres, m (z: 0 in 2D) */
     double *nx, *ny, *nz;          /* unit normal pointing into the gas (nz: 0 in 2D) */
     double *length;                /* element length, m (area per m of span); 3D: area, m^2 */
-    double *corners;               /* 3D: 4 corners x y z per element (12 doubles); 2D: NULL */
+    double *corners;               /* 3D: 4 corners x y z per element (12 doubles; a triangle
+                                    * of an stl body has NaN for its 4th); 2D: NULL */
     int *body;                     /* the element's body */
     double *hits;                  /* simulated molecules that hit, per sampled step */
     double *pressure, *shear, *heat_flux; /* Pa, Pa, W/m^2 */

@@ -315,7 +315,7 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     KEDR_TRY(check_axisymmetric(c, fn));
     if (three && c->nsegments > 0)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %d body segments in a 3D case: 3D bodies are "
-                         "spheres, cuboids and cones", fn, c->nsegments);
+                         "spheres, cuboids, cones and stl surfaces", fn, c->nsegments);
     char msg[512];
     int bad = dsmc_body_problem(c, msg, sizeof msg);
     if (bad >= 0)
@@ -560,35 +560,70 @@ static kedr_status read_body3(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
     return add_body(ini, sec, where, c, made);
 }
 
+/* A 3D body of type stl: file (relative to the case file's directory), scale, rotate (degrees
+ * about x, then y, then z) and translate. The file is read and checked at once, so that an
+ * error in it names this section too. */
+static kedr_status read_body_stl(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, int *made)
+{
+    if (c->nbodies == KEDR_DSMC_MAX_BODIES)
+        return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);
+    kedr_dsmc_body *b = &c->body[c->nbodies];
+    memset(b, 0, sizeof *b);
+    b->type = KEDR_DSMC_BODY_STL;
+    const char *file = NULL, *name = kedr_ini_name(ini), *slash = strrchr(name, '/');
+    KEDR_TRY(kedr_ini_string(ini, sec, "file", REQ, &file));
+    int len = file[0] == '/' || !slash ? snprintf(b->file, sizeof b->file, "%s", file)
+                                       : snprintf(b->file, sizeof b->file, "%.*s/%s",
+                                                  (int)(slash - name), name, file);
+    if (!file[0] || len < 0 || (size_t)len >= sizeof b->file)
+        return kedr_ini_fail(ini, sec, "file", "'%s': expected the path of an STL file (at most "
+                             "%zu bytes with the case file's directory)", file,
+                             sizeof b->file - 1);
+    b->scale = 1;
+    KEDR_TRY(kedr_ini_double(ini, sec, "scale", POS, 0, 1e6, &b->scale));
+    int n = 0;
+    KEDR_TRY(kedr_ini_doubles(ini, sec, "rotate", 0, -360, 360, b->rotate, 3, &n));
+    if (kedr_ini_line(ini, sec, "rotate") && n != 3)
+        return kedr_ini_fail(ini, sec, "rotate", "expected 3 numbers: degrees about x, then y, "
+                             "then z");
+    KEDR_TRY(kedr_ini_doubles(ini, sec, "translate", 0, -1e6, 1e6, b->translate, 3, &n));
+    if (kedr_ini_line(ini, sec, "translate") && n != 3)
+        return kedr_ini_fail(ini, sec, "translate", "expected 3 numbers: x y z (m)");
+    return add_body(ini, sec, "file", c, made);
+}
+
 /* One body section: [body], [body2], ... */
 static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, int *made)
 {
     static const char *const types[] = {"none", "plate", "polygon", "circle", "box", "wedge",
-                                        "sphere", "cone", NULL};
-    enum { NONE, PLATE, POLYGON, CIRCLE, BOX, WEDGE, SPHERE, CONE };
+                                        "sphere", "cone", "stl", NULL};
+    enum { NONE, PLATE, POLYGON, CIRCLE, BOX, WEDGE, SPHERE, CONE, STL };
     int type = NONE;
     *made = 0;
     KEDR_TRY(kedr_ini_choice(ini, sec, "type", 0, types, &type));
     /* Which keys each type takes; any other given key is an error naming its line. */
     static const char *const keys[] = {"points", "center", "radius", "size", "apex", "half_angle",
-                                       "length", NULL};
-    static const unsigned uses[] = {0, 1, 1, 2 | 4, 2 | 8, 16 | 32 | 64, 2 | 4, 16 | 32 | 64};
+                                       "length", "file", "scale", "rotate", "translate", NULL};
+    static const unsigned uses[] = {0, 1, 1, 2 | 4, 2 | 8, 16 | 32 | 64, 2 | 4, 16 | 32 | 64,
+                                    128 | 256 | 512 | 1024};
     for (int k = 0; keys[k]; k++)
         if (!(uses[type] & (1u << k)) && kedr_ini_line(ini, sec, keys[k]))
             return kedr_ini_fail(ini, sec, keys[k], "not a key of a body of type %s", types[type]);
     if (type == NONE)
         return KEDR_OK;
     if (c->dims == 3) {
-        if (type != SPHERE && type != BOX && type != CONE)
-            return kedr_ini_fail(ini, sec, "type", "%s: not a 3D body (3D cases take sphere, box "
-                                 "and cone)", types[type]);
+        if (type != SPHERE && type != BOX && type != CONE && type != STL)
+            return kedr_ini_fail(ini, sec, "type", "%s: not a 3D body (3D cases take sphere, box, "
+                                 "cone and stl)", types[type]);
         if (kedr_ini_line(ini, sec, "velocity"))
             return kedr_ini_fail(ini, sec, "velocity", "3D bodies are at rest");
+        if (type == STL)
+            return read_body_stl(ini, sec, c, made);
         return read_body3(ini, sec, c, type == SPHERE ? KEDR_DSMC_BODY_SPHERE
                                        : type == BOX  ? KEDR_DSMC_BODY_CUBOID
                                                       : KEDR_DSMC_BODY_CONE, made);
     }
-    if (type == SPHERE || type == CONE)
+    if (type == SPHERE || type == CONE || type == STL)
         return kedr_ini_fail(ini, sec, "type", "%s: a 3D body (needs [domain] dimensions = 3); 2D "
                              "cases take plate, polygon, circle, box and wedge", types[type]);
     int room = KEDR_DSMC_MAX_SEGMENTS - c->nsegments;

@@ -42,8 +42,22 @@ enum {
 };
 #define DSMC_PURPOSE(base, k) (((uint32_t)(base) << 24) | (uint32_t)(k))
 
-/* Everything the per-particle and per-cell code reads; passed by value to CUDA kernels (keep it
- * under the 4 KB kernel-parameter limit). */
+/* The triangles of the 3D bodies of type stl (geometry.c, dsmc_mesh.h), binned into the cells
+ * of a sub-grid of the DSMC grid: cells lo[d] .. lo[d] + n[d] - 1 along each axis, around every
+ * stl body. Triangle t: tri[12 t ...] its vertex a, edges b - a and c - a, and unit outward
+ * normal; the triangles that cut sub-grid cell c (x fastest): list[start[c] .. start[c + 1]).
+ * Context memory; ntri 0 and NULL pointers without stl bodies. */
+typedef struct {
+    const double *tri;
+    const uint32_t *start, *list;
+    /* per sub-grid cell that no triangle cuts: 1 + the stl solid it lies in, 0 in the gas */
+    const uint8_t *solid;
+    uint32_t ntri;
+    int lo[3], n[3];
+} dsmc_mesh;
+
+/* Everything the per-particle and per-cell code reads; passed by value to CUDA kernels (sim.cu
+ * checks its size against the kernel-parameter limit). */
 typedef struct {
     int dims;                  /* 2 or 3 */
     double lo[3], hi[3];
@@ -62,7 +76,11 @@ typedef struct {
         double solid[KEDR_DSMC_MAX_BODIES][8];
     };
     /* 3D solids: type (kedr_dsmc_body_type), body, first surface element and the element grid
-     * (sphere: bands, azimuths; cuboid: elements along x, y, z; cone: bands, azimuths, rings). */
+     * (sphere: bands, azimuths; cuboid: elements along x, y, z; cone: bands, azimuths, rings;
+     * stl: its first triangle in mesh and its triangle count, one element each). An stl solid's
+     * params are laid out as a cone's box reads them (box lo x, centre y, centre z, unused, x
+     * length, half the larger of the y and z widths), so that a cone's bounding box, as sim.c's
+     * far box takes it, covers it. */
     int nsolids;
     int8_t solid_type[KEDR_DSMC_MAX_BODIES];
     uint8_t solid_body[KEDR_DSMC_MAX_BODIES];
@@ -84,6 +102,9 @@ typedef struct {
     double body_t[KEDR_DSMC_MAX_BODIES + 1];
     int body_wall[KEDR_DSMC_MAX_BODIES + 1];
     double body_acc[KEDR_DSMC_MAX_BODIES + 1];
+    /* the stl triangles in the back end's memory, and in host memory for host code (the same
+     * arrays on the cpu): dsmc_mesh_of picks */
+    dsmc_mesh mesh, mesh_host;
     uint32_t nelem;
     double nudge;              /* distance a reflected molecule is put off the wall */
     const double *gas_volume;  /* per cell, context memory; NULL: every cell is cell_volume */
@@ -865,13 +886,18 @@ DSMC_HD uint32_t dsmc_move_axi(const dsmc_params *p, uint64_t i, int fresh, doub
 
 /* The 3D stages mirror the 2D ones above (same random streams and purposes, same order of
  * draws where the physics is the same); they are separate functions so that the 2D paths stay
- * exactly as they were. Every 3D body is convex, so a molecule just reflected off one cannot
- * meet it again before another event. */
+ * exactly as they were. Every built-in 3D body is convex, so a molecule just reflected off one
+ * cannot meet it again before another event; a body of type stl may be concave, and there only
+ * the triangle just left is skipped. */
+
+#include "dsmc_mesh.h" /* the bodies of type stl, which need not be convex */
 
 /* Whether (x, y, z) lies strictly inside solid j. */
 DSMC_HD int dsmc_inside_solid(const dsmc_params *p, int j, double x, double y, double z)
 {
     const double *s = p->solid[j];
+    if (p->solid_type[j] == KEDR_DSMC_BODY_STL)
+        return dsmc_inside_mesh(p, j, x, y, z);
     if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
         double dx = x - s[0], dy = y - s[1], dz = z - s[2];
         return dx * dx + dy * dy + dz * dz < s[3] * s[3];
@@ -1114,7 +1140,14 @@ DSMC_HD uint32_t dsmc_solid_at(const dsmc_params *p, int j, int face, double *po
     const double *s = p->solid[j];
     const uint32_t *ne = p->solid_n[j];
     uint32_t e = 0;
-    if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
+    if (p->solid_type[j] == KEDR_DSMC_BODY_STL) { /* face: the triangle within the body */
+        const double *T = dsmc_mesh_of(p)->tri + 12 * ((size_t)ne[0] + (uint32_t)face);
+        for (int k = 0; k < 3; k++) {
+            n[k] = T[9 + k];
+            pos[k] += p->nudge * n[k];
+        }
+        e = (uint32_t)face;
+    } else if (p->solid_type[j] == KEDR_DSMC_BODY_SPHERE) {
         double d[3] = {pos[0] - s[0], pos[1] - s[1], pos[2] - s[2]};
         double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         for (int k = 0; k < 3; k++) {
@@ -1187,6 +1220,7 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
 {
     double pos[3] = {*x, *y, *z}, u[3] = {*vx, *vy, *vz}, t = p->dt;
     int skip = -1;
+    int64_t skip_tri = -1; /* the stl triangle just left */
     dsmc_rng r = dsmc_rng_make(p->seed, i, p->step, DSMC_P_MOVE);
     if (fresh)
         t *= dsmc_u01(&r);
@@ -1201,9 +1235,18 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
         }
         for (int j = 0; j < p->nsolids; j++) {
             double th = 0;
-            int f = j == skip ? -1 : dsmc_solid_hit(p, j, pos, u, tev, &th);
+            int f = j == skip || p->solid_type[j] == KEDR_DSMC_BODY_STL
+                        ? -1
+                        : dsmc_solid_hit(p, j, pos, u, tev, &th);
             if (f >= 0)
                 tev = th, what = 6 + j, face = f;
+        }
+        if (p->mesh.ntri) { /* every stl body at once, through the cells the path crosses */
+            double th = 0;
+            int64_t tri = dsmc_mesh_hit(p, pos, u, tev, 1, skip_tri, &th);
+            int j = tri >= 0 ? dsmc_mesh_solid(p, (uint32_t)tri) : -1;
+            if (j >= 0)
+                tev = th, what = 6 + j, face = (int)((uint32_t)tri - p->solid_n[j][0]);
         }
         if (what < 0) {
             for (int d = 0; d < 3; d++)
@@ -1228,6 +1271,7 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
                 }
             }
             skip = -1;
+            skip_tri = -1;
         } else {
             int j = what - 6;
             double n[3], a[3] = {u[0], u[1], u[2]}, m = p->mass[species], ea = *erot;
@@ -1237,7 +1281,9 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
                 *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
             if (p->surf)
                 dsmc_surface_hit3(p, e, n, m, a, u, ea, *erot);
-            skip = j;
+            int stl = p->solid_type[j] == KEDR_DSMC_BODY_STL;
+            skip = stl ? -1 : j;
+            skip_tri = stl ? (int64_t)p->solid_n[j][0] + face : -1;
         }
     }
     for (int d = 0; d < 3; d++)

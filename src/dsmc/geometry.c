@@ -238,7 +238,8 @@ static int inside_polygon(const kedr_dsmc_case *c, const kedr_dsmc_body *b, doub
 
 int dsmc_solid_body(kedr_dsmc_body_type t)
 {
-    return t == KEDR_DSMC_BODY_SPHERE || t == KEDR_DSMC_BODY_CUBOID || t == KEDR_DSMC_BODY_CONE;
+    return t == KEDR_DSMC_BODY_SPHERE || t == KEDR_DSMC_BODY_CUBOID || t == KEDR_DSMC_BODY_CONE ||
+           t == KEDR_DSMC_BODY_STL;
 }
 
 void dsmc_solid_box(const kedr_dsmc_body *b, double box[6])
@@ -260,18 +261,24 @@ void dsmc_solid_box(const kedr_dsmc_body *b, double box[6])
 }
 
 /* The 3D part of dsmc_body_problem: parameters, inside the domain, no two bounding boxes
- * meeting (a conservative test of overlap). */
+ * meeting (a conservative test of overlap). An stl body's file is read for its box. */
 static int solid_problem(const kedr_dsmc_case *c, const kedr_dsmc_body *bodies, int nb, char *msg,
                          size_t size)
 {
     static const char *const axes = "xyz";
+    double boxes[KEDR_DSMC_MAX_BODIES][6];
     for (int i = 0; i < nb; i++) {
         const kedr_dsmc_body *b = &bodies[i];
         if (!dsmc_solid_body(b->type)) {
-            snprintf(msg, size, "not a 3D body (3D cases take spheres, cuboids and cones)");
+            snprintf(msg, size, "not a 3D body (3D cases take spheres, cuboids, cones and stl "
+                     "surfaces)");
             return i;
         }
-        int ok = b->type == KEDR_DSMC_BODY_SPHERE
+        double *box = boxes[i];
+        if (b->type == KEDR_DSMC_BODY_STL && dsmc_stl_body_box(b, box, msg, size) != 0)
+            return i;
+        int ok = b->type == KEDR_DSMC_BODY_STL ? 1
+                 : b->type == KEDR_DSMC_BODY_SPHERE
                      ? b->radius > 0 && isfinite(b->radius)
                  : b->type == KEDR_DSMC_BODY_CUBOID
                      ? b->size[0] > 0 && b->size[1] > 0 && b->size[2] > 0 &&
@@ -283,8 +290,8 @@ static int solid_problem(const kedr_dsmc_case *c, const kedr_dsmc_body *bodies, 
                      "half angle in (0, 90) degrees and a length > 0");
             return i;
         }
-        double box[6];
-        dsmc_solid_box(b, box);
+        if (b->type != KEDR_DSMC_BODY_STL)
+            dsmc_solid_box(b, box);
         for (int d = 0; d < 3; d++)
             if (!(box[d] > c->lo[d] && box[3 + d] < c->hi[d])) {
                 snprintf(msg, size, "extends over %c from %g to %g: not strictly inside the "
@@ -292,8 +299,7 @@ static int solid_problem(const kedr_dsmc_case *c, const kedr_dsmc_body *bodies, 
                 return i;
             }
         for (int j = 0; j < i; j++) {
-            double o[6];
-            dsmc_solid_box(&bodies[j], o);
+            const double *o = boxes[j];
             int meet = 1;
             for (int d = 0; d < 3; d++)
                 meet = meet && box[d] <= o[3 + d] && o[d] <= box[3 + d];
@@ -725,6 +731,11 @@ static kedr_status solids(kedr_dsmc *sim, int *cut)
         const kedr_dsmc_body *b = &g->body[j];
         double *s = p->solid[j];
         uint32_t *n = p->solid_n[j];
+        if (b->type == KEDR_DSMC_BODY_STL) { /* its cut cells once every mesh is in */
+            KEDR_TRY(dsmc_mesh_add(sim, j, &ne));
+            p->nsolids = j + 1;
+            continue;
+        }
         p->solid_type[j] = (int8_t)b->type;
         p->solid_body[j] = (uint8_t)j;
         p->solid_elem[j] = (uint32_t)ne;
@@ -800,6 +811,10 @@ static kedr_status solids(kedr_dsmc *sim, int *cut)
         const double *s = p->solid[j];
         const uint32_t *n = p->solid_n[j];
         size_t e = p->solid_elem[j];
+        if (p->solid_type[j] == KEDR_DSMC_BODY_STL) {
+            dsmc_mesh_elements(sim, j);
+            continue;
+        }
         /* each element: centre, normal, area and corners (as points on the surface) */
 #define ELEM(cx, cy, cz, nnx, nny, nnz, area)                                                      \
     (g->ex[e] = (cx), g->ey[e] = (cy), g->ez[e] = (cz), g->enx[e] = (nnx), g->eny[e] = (nny),       \
@@ -879,6 +894,11 @@ static kedr_status solids(kedr_dsmc *sim, int *cut)
         }
 #undef ELEM
     }
+    if (g->mesh_ntri) {
+        int stl_cut = 0;
+        KEDR_TRY(dsmc_mesh_finish(sim, &stl_cut));
+        *cut = *cut || stl_cut;
+    }
     return KEDR_OK;
 }
 
@@ -927,6 +947,7 @@ kedr_status dsmc_geometry_build(kedr_dsmc *sim)
 void dsmc_geometry_free(kedr_dsmc *sim)
 {
     dsmc_geometry *g = &sim->geo;
+    dsmc_mesh_free(sim);
     kedr_free(sim->ctx, g->gas);
     kedr_free(sim->ctx, g->surf);
     free(g->gas_host);

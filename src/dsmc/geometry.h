@@ -24,6 +24,14 @@ typedef struct {
     double *surf_threads; /* cpu: one set of sums per thread, added into surf after a move */
     int threads;
     int64_t surf_steps;   /* steps whose wall hits are in surf */
+    /* Bodies of type stl (mesh.c): the host arrays of dsmc_mesh (tri, start, list, solid), each
+     * triangle's vertices while the simulator is built (vert, 9 a triangle), and the context
+     * copies of the four (ctx_*; on the cpu too, as the back end's own). */
+    double *mesh_tri, *mesh_vert;
+    uint32_t *mesh_start, *mesh_list;
+    uint8_t *mesh_solid;
+    size_t mesh_ntri;
+    void *ctx_tri, *ctx_start, *ctx_list, *ctx_solid;
 } dsmc_geometry;
 
 struct kedr_dsmc;
@@ -49,6 +57,18 @@ void dsmc_solid_box(const kedr_dsmc_body *b, double box[6]);
 /* Checks the bodies of a case: on a problem, writes why to msg and returns the body's index
  * (the case's nbodies when it concerns bare segments), else -1. */
 int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size);
+
+/* Bodies of type stl (mesh.c). dsmc_stl_body_box: the body's file read, checked and placed,
+ * its bounding box; on a problem writes why to msg and returns -1. dsmc_mesh_add: solid j from
+ * the file, its triangles appended (solid_elem, solid_n and the box of p->solid[j] set, *ne
+ * grown by its triangle count); dsmc_mesh_elements: its surface elements; dsmc_mesh_finish,
+ * once all are added: the triangles binned into cells, the cells classed and the gas volume of
+ * the cut ones taken off, p->mesh and p->mesh_host set. */
+int dsmc_stl_body_box(const kedr_dsmc_body *b, double box[6], char *msg, size_t size);
+kedr_status dsmc_mesh_add(struct kedr_dsmc *sim, int j, size_t *ne);
+void dsmc_mesh_elements(struct kedr_dsmc *sim, int j);
+kedr_status dsmc_mesh_finish(struct kedr_dsmc *sim, int *cut);
+void dsmc_mesh_free(struct kedr_dsmc *sim);
 
 /* Sets the body fields of sim->p and builds sim->geo (gas volumes, elements, sums). */
 kedr_status dsmc_geometry_build(struct kedr_dsmc *sim);

@@ -40,9 +40,19 @@ static void directions3(const kedr_dsmc_case *c, double d[3], double l[3])
     l[2] = 0;
 }
 
-/* 3D: a body's area seen along the drag direction d. */
-static double frontal_area(const kedr_dsmc_body *b, const double d[3])
+/* 3D: a body's area seen along the drag direction d; an stl body's from its elements (half the
+ * sum of |n.d| times their areas: exact for a convex body, more than the silhouette's area for
+ * a concave one). */
+static double frontal_area(const dsmc_geometry *g, int body, const double d[3])
 {
+    const kedr_dsmc_body *b = &g->body[body];
+    if (b->type == KEDR_DSMC_BODY_STL) {
+        double a = 0;
+        for (size_t e = 0; e < g->nelem; e++)
+            if (g->ebody[e] == body)
+                a += fabs(g->enx[e] * d[0] + g->eny[e] * d[1] + g->enz[e] * d[2]) * g->elen[e];
+        return 0.5 * a;
+    }
     if (b->type == KEDR_DSMC_BODY_SPHERE)
         return M_PI * b->radius * b->radius;
     if (b->type == KEDR_DSMC_BODY_CUBOID)
@@ -108,7 +118,7 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
     for (int b = 0; b < g->nbodies; b++) {
         if (three)
             s->reference_length[b] = c->reference_area > 0 ? c->reference_area
-                                                           : frontal_area(&g->body[b], d);
+                                                           : frontal_area(g, b, d);
         else if (c->axisymmetric)
             s->reference_length[b] = c->reference_area > 0 ? c->reference_area
                                                            : frontal_disc(c, &g->body[b]);
@@ -239,12 +249,13 @@ kedr_status kedr_dsmc_write_surface_csv(const kedr_dsmc_surface *s, const char *
     return kedr_file_commit(&w);
 }
 
-/* Element e's points (x y z each): its 2 ends in 2D, its 4 corners in 3D; returns how many. */
+/* Element e's points (x y z each): its 2 ends in 2D, its 4 corners in 3D, 3 for a triangle (a
+ * NaN 4th corner); returns how many. */
 static int element_points(const kedr_dsmc_surface *s, int three, size_t e, double *p)
 {
     if (three) {
         memcpy(p, s->corners + 12 * e, 12 * sizeof *p);
-        return 4;
+        return isnan(p[9]) ? 3 : 4;
     }
     /* axisymmetric: length is the band's area, 2 pi y times its meridional length (for a
      * sphere's zone, the chord's) */
@@ -253,6 +264,15 @@ static int element_points(const kedr_dsmc_surface *s, int three, size_t e, doubl
     double q[6] = {s->x[e] - tx, s->y[e] - ty, 0, s->x[e] + tx, s->y[e] + ty, 0};
     memcpy(p, q, sizeof q);
     return 2;
+}
+
+/* The points of all elements. */
+static size_t total_points(const kedr_dsmc_surface *s, int three)
+{
+    size_t n = 0;
+    for (size_t e = 0; e < s->nelem; e++)
+        n += !three ? 2 : isnan(s->corners[12 * e + 9]) ? 3 : 4;
+    return n;
 }
 
 /* The cell data of the .vtp, in file order (normal and body follow). */
@@ -272,10 +292,10 @@ static void vtp_scalars(const kedr_dsmc_surface *s, const char *name[VTP_SCALARS
 #define VTP_ARRAYS (3 + VTP_SCALARS + 2)
 static kedr_status encode_vtp(const kedr_dsmc_surface *s, int three, dsmc_vtk_array *arr)
 {
-    size_t ne = s->nelem, per = three ? 4 : 2;
+    size_t ne = s->nelem, per = three ? 4 : 2, points = 0;
     size_t bytes = ne * per * 3 * sizeof(double) + 1;
     double *v = malloc(bytes);
-    int64_t *ids = malloc(ne * per * sizeof *ids + 1);
+    int64_t *ids = malloc(ne * sizeof *ids + 1);
     int32_t *body = malloc(ne * sizeof *body + 1);
     kedr_status st = KEDR_OK;
     if (!v || !ids || !body)
@@ -290,15 +310,22 @@ static kedr_status encode_vtp(const kedr_dsmc_surface *s, int three, dsmc_vtk_ar
         if (k == 0) { /* points */
             a->ncomp = 3;
             for (size_t e = 0; e < ne; e++)
-                element_points(s, three, e, v + 3 * per * e);
-            st = dsmc_vtk_encode(a, s->vtk_format, v, ne * per * 3 * sizeof *v);
-        } else if (k <= 2) { /* connectivity, then offsets */
-            a->name = k == 1 ? "connectivity" : "offsets";
+                ids[e] = (int64_t)(points += (size_t)element_points(s, three, e, v + 3 * points));
+            st = dsmc_vtk_encode(a, s->vtk_format, v, points * 3 * sizeof *v);
+        } else if (k == 2) { /* offsets: each cell's end, kept in ids since the points */
+            a->name = "offsets";
             a->type = "Int64";
-            size_t n = k == 1 ? ne * per : ne;
-            for (size_t i = 0; i < n; i++)
-                ids[i] = (int64_t)(k == 1 ? i : per * i + per);
-            st = dsmc_vtk_encode(a, s->vtk_format, ids, n * sizeof *ids);
+            st = dsmc_vtk_encode(a, s->vtk_format, ids, ne * sizeof *ids);
+        } else if (k == 1) { /* connectivity: the points in order, in their own array */
+            a->name = "connectivity";
+            a->type = "Int64";
+            int64_t *con = malloc(points * sizeof *con + 1);
+            for (size_t i = 0; con && i < points; i++)
+                con[i] = (int64_t)i;
+            st = con ? dsmc_vtk_encode(a, s->vtk_format, con, points * sizeof *con)
+                     : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_write_surface_vtp: out of host "
+                                 "memory (%zu points)", points);
+            free(con);
         } else if (k < 3 + VTP_SCALARS) {
             a->name = name[k - 3];
             st = dsmc_vtk_encode(a, s->vtk_format, col[k - 3], ne * sizeof(double));
@@ -343,7 +370,7 @@ static kedr_status write_vtp_binary(const kedr_dsmc_surface *s, int three, kedr_
     fprintf(out, ">\n  <PolyData>\n"
                  "    <Piece NumberOfPoints=\"%zu\" NumberOfVerts=\"0\" NumberOfLines=\"%zu\" "
                  "NumberOfStrips=\"0\" NumberOfPolys=\"%zu\">\n      <Points>\n",
-            (three ? 4 : 2) * ne, three ? (size_t)0 : ne, three ? ne : (size_t)0);
+            total_points(s, three), three ? (size_t)0 : ne, three ? ne : (size_t)0);
     dsmc_vtk_tag(out, &arr[0], &offset, "        ");
     fprintf(out, "      </Points>\n      <%s>\n", cells);
     dsmc_vtk_tag(out, &arr[1], &offset, "        ");
@@ -360,7 +387,7 @@ static kedr_status write_vtp_binary(const kedr_dsmc_surface *s, int three, kedr_
 
 /* Each element a line cell from its start to its end point (z = 0) in 2D (axisymmetric: in the
  * meridional plane, which ParaView's Rotational Extrusion turns into the body of revolution), a
- * quadrilateral of its 4 corners in 3D. */
+ * quadrilateral of its 4 corners in 3D, a triangle for the triangles of an stl body. */
 kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *path)
 {
     kedr_file_writer w;
@@ -369,8 +396,7 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
     if (s->vtk_format != KEDR_DSMC_VTK_ASCII)
         return write_vtp_binary(s, three, &w);
     FILE *out = KEDR_FILE(&w);
-    size_t ne = s->nelem;
-    size_t per = three ? 4 : 2; /* points per cell */
+    size_t ne = s->nelem, points = total_points(s, three);
     fprintf(out, "<?xml version=\"1.0\"?>\n"
                  "<VTKFile type=\"PolyData\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
                  "  <PolyData>\n"
@@ -378,7 +404,7 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
                  "NumberOfStrips=\"0\" NumberOfPolys=\"%zu\">\n"
                  "      <Points>\n"
                  "        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n",
-            per * ne, three ? (size_t)0 : ne, three ? ne : (size_t)0);
+            points, three ? (size_t)0 : ne, three ? ne : (size_t)0);
     for (size_t e = 0; e < ne; e++) {
         double q[12];
         for (int k = 0, np = element_points(s, three, e, q); k < np; k++)
@@ -387,16 +413,24 @@ kedr_status kedr_dsmc_write_surface_vtp(const kedr_dsmc_surface *s, const char *
     fprintf(out, "        </DataArray>\n      </Points>\n      <%s>\n"
                  "        <DataArray type=\"Int64\" Name=\"connectivity\" format=\"ascii\">\n",
             three ? "Polys" : "Lines");
-    for (size_t e = 0; e < ne; e++) {
-        if (three)
-            fprintf(out, "%zu %zu %zu %zu\n", 4 * e, 4 * e + 1, 4 * e + 2, 4 * e + 3);
-        else
-            fprintf(out, "%zu %zu\n", 2 * e, 2 * e + 1);
+    size_t *ends = malloc(ne * sizeof *ends + 1);
+    if (!ends) {
+        kedr_file_abort(&w);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_write_surface_vtp: out of host memory (%zu "
+                         "elements)", ne);
+    }
+    for (size_t e = 0, at = 0; e < ne; e++) {
+        double q[12];
+        size_t np = (size_t)element_points(s, three, e, q);
+        for (size_t k = 0; k < np; k++)
+            fprintf(out, k + 1 < np ? "%zu " : "%zu\n", at + k);
+        ends[e] = at += np;
     }
     fprintf(out, "        </DataArray>\n"
                  "        <DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n");
     for (size_t e = 0; e < ne; e++)
-        fprintf(out, "%zu\n", per * e + per);
+        fprintf(out, "%zu\n", ends[e]);
+    free(ends);
     fprintf(out, "        </DataArray>\n      </%s>\n      <CellData Scalars=\"cp\">\n",
             three ? "Polys" : "Lines");
     const char *name[VTP_SCALARS];

@@ -1,0 +1,398 @@
+/* Bodies of type stl when a simulator is built: the triangles from their files, binned into the
+ * cells they cut (the move then tests only the triangles of the cells a path crosses:
+ * dsmc_mesh.h), the cells classed as gas, cut or inside, the gas volume of the cut ones, and one
+ * surface element per triangle. Host code, run once. */
+#include "sim.h"
+#include "stl.h"
+
+#include "core/internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int dsmc_stl_body_box(const kedr_dsmc_body *b, double box[6], char *msg, size_t size)
+{
+    if (!(b->scale > 0) || !isfinite(b->scale)) {
+        snprintf(msg, size, "scale %g: expected a number > 0", b->scale);
+        return -1;
+    }
+    for (int k = 0; k < 3; k++)
+        if (!isfinite(b->rotate[k]) || !isfinite(b->translate[k])) {
+            snprintf(msg, size, "rotate and translate: expected finite numbers");
+            return -1;
+        }
+    if (!b->file[0]) {
+        snprintf(msg, size, "no STL file given");
+        return -1;
+    }
+    dsmc_stl_mesh m;
+    if (dsmc_stl_load(b->file, b->scale, b->rotate, b->translate, &m) != KEDR_OK) {
+        snprintf(msg, size, "%s", kedr_last_error());
+        return -1;
+    }
+    dsmc_stl_box(&m, box);
+    dsmc_stl_free(&m);
+    return 0;
+}
+
+kedr_status dsmc_mesh_add(kedr_dsmc *sim, int j, size_t *ne)
+{
+    const kedr_dsmc_body *b = &sim->geo.body[j];
+    dsmc_geometry *g = &sim->geo;
+    dsmc_params *p = &sim->p;
+    dsmc_stl_mesh m;
+    kedr_status st = dsmc_stl_load(b->file, b->scale, b->rotate, b->translate, &m);
+    if (st != KEDR_OK)
+        return kedr_fail(st, "kedr_dsmc_create: body %d: %s", j + 1, kedr_last_error());
+    size_t first = g->mesh_ntri, n = first + m.ntri;
+    if (n > UINT32_MAX / 2 || *ne + m.ntri > UINT32_MAX) {
+        dsmc_stl_free(&m);
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_create: body %d: %zu triangles in all: at "
+                         "most %u", j + 1, n, UINT32_MAX / 2);
+    }
+    double *tri = realloc(g->mesh_tri, n * 12 * sizeof(double));
+    if (tri)
+        g->mesh_tri = tri;
+    double *vert = tri ? realloc(g->mesh_vert, n * 9 * sizeof(double)) : NULL;
+    if (vert)
+        g->mesh_vert = vert;
+    if (!tri || !vert) {
+        dsmc_stl_free(&m);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory for %zu "
+                         "triangles", n);
+    }
+    memcpy(vert + 9 * first, m.v, m.ntri * 9 * sizeof(double));
+    for (size_t t = 0; t < m.ntri; t++) {
+        const double *v = m.v + 9 * t;
+        double *T = tri + 12 * (first + t), nn[3];
+        for (int k = 0; k < 3; k++) {
+            T[k] = v[k];
+            T[3 + k] = v[3 + k] - v[k];
+            T[6 + k] = v[6 + k] - v[k];
+        }
+        nn[0] = T[4] * T[8] - T[5] * T[7];
+        nn[1] = T[5] * T[6] - T[3] * T[8];
+        nn[2] = T[3] * T[7] - T[4] * T[6];
+        double len = sqrt(nn[0] * nn[0] + nn[1] * nn[1] + nn[2] * nn[2]);
+        for (int k = 0; k < 3; k++)
+            T[9 + k] = nn[k] / len; /* len > 0: stl.c refuses degenerate triangles */
+    }
+    double box[6];
+    dsmc_stl_box(&m, box);
+    dsmc_stl_free(&m);
+    g->mesh_ntri = n;
+    double *s = p->solid[j];
+    s[0] = box[0];
+    s[1] = 0.5 * (box[1] + box[4]);
+    s[2] = 0.5 * (box[2] + box[5]);
+    s[3] = 0;
+    s[4] = box[3] - box[0];
+    s[5] = 0.5 * fmax(box[4] - box[1], box[5] - box[2]);
+    p->solid_type[j] = (int8_t)KEDR_DSMC_BODY_STL;
+    p->solid_body[j] = (uint8_t)j;
+    p->solid_elem[j] = (uint32_t)*ne;
+    p->solid_n[j][0] = (uint32_t)first;
+    p->solid_n[j][1] = (uint32_t)(n - first);
+    p->solid_n[j][2] = 0;
+    *ne += n - first;
+    return KEDR_OK;
+}
+
+void dsmc_mesh_elements(kedr_dsmc *sim, int j)
+{
+    dsmc_geometry *g = &sim->geo;
+    const dsmc_params *p = &sim->p;
+    for (uint32_t k = 0; k < p->solid_n[j][1]; k++) {
+        size_t t = p->solid_n[j][0] + k, e = p->solid_elem[j] + k;
+        const double *v = g->mesh_vert + 9 * t, *T = g->mesh_tri + 12 * t;
+        double cx = T[4] * T[8] - T[5] * T[7], cy = T[5] * T[6] - T[3] * T[8];
+        double cz = T[3] * T[7] - T[4] * T[6];
+        g->ex[e] = (v[0] + v[3] + v[6]) / 3.0;
+        g->ey[e] = (v[1] + v[4] + v[7]) / 3.0;
+        g->ez[e] = (v[2] + v[5] + v[8]) / 3.0;
+        g->enx[e] = T[9];
+        g->eny[e] = T[10];
+        g->enz[e] = T[11];
+        g->elen[e] = 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+        g->ebody[e] = j;
+        memcpy(g->corners + 12 * e, v, 9 * sizeof(double));
+        for (int q = 9; q < 12; q++) /* a triangle: no 4th corner (kedr_dsmc_surface) */
+            g->corners[12 * e + q] = NAN;
+    }
+}
+
+/* ---- binning ------------------------------------------------------------------------------ */
+
+/* Whether triangle v (9 doubles) meets the box of centre c and half sizes h: no separating axis
+ * among the box's 3, the triangle's normal and the 9 products of their edges (the separating
+ * axis theorem, as in Akenine-Moeller, "Fast 3D triangle-box overlap testing", J. Graphics Tools
+ * 6 (2001) 29). */
+static int tri_box(const double *v, const double *c, const double *h)
+{
+    double a[3][3], f[3][3];
+    for (int k = 0; k < 3; k++)
+        for (int d = 0; d < 3; d++)
+            a[k][d] = v[3 * k + d] - c[d];
+    for (int k = 0; k < 3; k++)
+        for (int d = 0; d < 3; d++)
+            f[k][d] = a[(k + 1) % 3][d] - a[k][d];
+    double axes[13][3];
+    int na = 0;
+    for (int d = 0; d < 3; d++, na++) {
+        axes[na][0] = axes[na][1] = axes[na][2] = 0;
+        axes[na][d] = 1;
+    }
+    axes[na][0] = f[0][1] * f[1][2] - f[0][2] * f[1][1];
+    axes[na][1] = f[0][2] * f[1][0] - f[0][0] * f[1][2];
+    axes[na][2] = f[0][0] * f[1][1] - f[0][1] * f[1][0];
+    na++;
+    for (int d = 0; d < 3; d++)
+        for (int k = 0; k < 3; k++, na++) { /* e_d x f_k */
+            int d1 = (d + 1) % 3, d2 = (d + 2) % 3;
+            axes[na][d] = 0;
+            axes[na][d1] = -f[k][d2];
+            axes[na][d2] = f[k][d1];
+        }
+    for (int x = 0; x < na; x++) {
+        const double *ax = axes[x];
+        double r = h[0] * fabs(ax[0]) + h[1] * fabs(ax[1]) + h[2] * fabs(ax[2]);
+        double lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (int k = 0; k < 3; k++) {
+            double q = ax[0] * a[k][0] + ax[1] * a[k][1] + ax[2] * a[k][2];
+            lo = fmin(lo, q);
+            hi = fmax(hi, q);
+        }
+        if (lo > r || hi < -r)
+            return 0;
+    }
+    return 1;
+}
+
+/* The sub-grid: every stl body's box, one cell wider on each side (within the grid). */
+static void sub_grid(const kedr_dsmc *sim, dsmc_mesh *m)
+{
+    const dsmc_params *p = &sim->p;
+    const double inv[3] = {p->inv_dx, p->inv_dy, p->inv_dz};
+    const int cells[3] = {p->nx, p->ny, p->nz};
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    const double *v = sim->geo.mesh_vert;
+    for (size_t i = 0; i < 3 * sim->geo.mesh_ntri; i++)
+        for (int d = 0; d < 3; d++) {
+            lo[d] = fmin(lo[d], v[3 * i + d]);
+            hi[d] = fmax(hi[d], v[3 * i + d]);
+        }
+    for (int d = 0; d < 3; d++) {
+        int a = (int)floor((lo[d] - p->lo[d]) * inv[d]) - 1, b = (int)floor((hi[d] - p->lo[d]) * inv[d]) + 1;
+        a = a < 0 ? 0 : a;
+        b = b >= cells[d] ? cells[d] - 1 : b;
+        m->lo[d] = a;
+        m->n[d] = b - a + 1;
+    }
+}
+
+/* Triangle t into every sub-grid cell it meets (cell boxes widened by a millionth of a cell, so
+ * a triangle on a cell's face is listed on both sides): counts (list NULL) or the list. */
+static void bin_triangle(const kedr_dsmc *sim, const dsmc_mesh *m, size_t t, uint32_t *at,
+                         uint32_t *list)
+{
+    const dsmc_params *p = &sim->p;
+    const double h[3] = {p->dx, p->dy, p->dz}, *v = sim->geo.mesh_vert + 9 * t;
+    int i0[3], i1[3];
+    for (int d = 0; d < 3; d++) {
+        double lo = fmin(v[d], fmin(v[3 + d], v[6 + d])), hi = fmax(v[d], fmax(v[3 + d], v[6 + d]));
+        double o = p->lo[d] + m->lo[d] * h[d], e = 1e-6 * h[d];
+        i0[d] = (int)floor((lo - e - o) / h[d]);
+        i1[d] = (int)floor((hi + e - o) / h[d]);
+        i0[d] = i0[d] < 0 ? 0 : i0[d];
+        i1[d] = i1[d] >= m->n[d] ? m->n[d] - 1 : i1[d];
+    }
+    for (int c = i0[2]; c <= i1[2]; c++)
+        for (int b = i0[1]; b <= i1[1]; b++)
+            for (int a = i0[0]; a <= i1[0]; a++) {
+                int k[3] = {a, b, c};
+                double ctr[3], half[3];
+                for (int d = 0; d < 3; d++) {
+                    ctr[d] = p->lo[d] + (m->lo[d] + k[d] + 0.5) * h[d];
+                    half[d] = (0.5 + 1e-6) * h[d];
+                }
+                if (!tri_box(v, ctr, half))
+                    continue;
+                size_t sc = ((size_t)c * m->n[1] + b) * m->n[0] + a;
+                if (list)
+                    list[at[sc]++] = (uint32_t)t;
+                else
+                    at[sc]++;
+            }
+}
+
+static kedr_status bin(kedr_dsmc *sim, dsmc_mesh *m)
+{
+    dsmc_geometry *g = &sim->geo;
+    size_t nsub = (size_t)m->n[0] * m->n[1] * m->n[2];
+    g->mesh_start = calloc(nsub + 1, sizeof(uint32_t));
+    g->mesh_solid = calloc(nsub, 1);
+    uint32_t *at = calloc(nsub + 1, sizeof(uint32_t));
+    if (!g->mesh_start || !g->mesh_solid || !at) {
+        free(at);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory for the %zu cells "
+                         "around the stl bodies", nsub);
+    }
+    for (size_t t = 0; t < g->mesh_ntri; t++)
+        bin_triangle(sim, m, t, at, NULL);
+    uint64_t total = 0;
+    for (size_t c = 0; c < nsub; c++) {
+        g->mesh_start[c] = (uint32_t)total;
+        total += at[c];
+        at[c] = g->mesh_start[c];
+    }
+    if (total > UINT32_MAX) {
+        free(at);
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_create: the stl triangles meet %llu cells "
+                         "(counted once per triangle): at most %u; use fewer or larger cells",
+                         (unsigned long long)total, UINT32_MAX);
+    }
+    g->mesh_start[nsub] = (uint32_t)total;
+    g->mesh_list = malloc((total ? total : 1) * sizeof(uint32_t));
+    if (!g->mesh_list) {
+        free(at);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory for %llu "
+                         "cell-triangle pairs", (unsigned long long)total);
+    }
+    for (size_t t = 0; t < g->mesh_ntri; t++)
+        bin_triangle(sim, m, t, at, g->mesh_list);
+    free(at);
+    return KEDR_OK;
+}
+
+/* ---- cells -------------------------------------------------------------------------------- */
+
+/* The length of the line from (x0, y, z) to x1 along +x that lies inside the stl bodies: the
+ * crossings one after the other, each seen from behind (leaving a body) or from the front. */
+static double inside_length(const dsmc_params *p, double x0, double y, double z, double x1)
+{
+    const double u[3] = {1, 0, 0};
+    double pos[3] = {x0, y, z}, len = 0, reach = p->hi[0] - p->lo[0] + p->dx;
+    const dsmc_mesh *m = &p->mesh_host;
+    for (int k = 0; k < 256; k++) {
+        double th = 0;
+        int64_t t = dsmc_mesh_hit(p, pos, u, reach, 0, -1, &th);
+        double xe = t < 0 ? HUGE_VAL : pos[0] + th;
+        if (t >= 0 && m->tri[12 * t + 9] > 0)
+            len += fmin(xe, x1) - pos[0];
+        if (xe >= x1)
+            break;
+        pos[0] = xe + 1e-9 * p->dx; /* past the crossing, and any twin on a shared edge */
+    }
+    return len;
+}
+
+/* Lines along x per cut cell, SUB x SUB over its y-z face: the gas volume by the midpoint rule
+ * over the lines, each clipped exactly at the triangles. */
+#define SUB 16
+
+/* The cells of the sub-grid: those no triangle cuts are wholly in the gas or in one body (a ray
+ * from the centre: the first triangle met, from behind, is the body's), along a row the same
+ * as the last uncut one unless a cut cell lies between; the cut ones lose what the lines find
+ * inside. */
+static void cells(kedr_dsmc *sim, const dsmc_params *hp, int *cut)
+{
+    dsmc_geometry *g = &sim->geo;
+    const dsmc_params *p = &sim->p;
+    const dsmc_mesh *m = &hp->mesh_host;
+    const double h[3] = {p->dx, p->dy, p->dz};
+    const double u[3] = {0.5773502691896258, 0.6154574548966637, 0.5366563145999495};
+    double reach = (p->hi[0] - p->lo[0]) + (p->hi[1] - p->lo[1]) + (p->hi[2] - p->lo[2]);
+    int nrow = m->n[1] * m->n[2];
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int row = 0; row < nrow; row++) {
+        int b = row % m->n[1], c = row / m->n[1], known = 0;
+        uint8_t state = 0;
+        for (int a = 0; a < m->n[0]; a++) {
+            size_t sc = ((size_t)c * m->n[1] + b) * m->n[0] + a;
+            int ix = m->lo[0] + a, iy = m->lo[1] + b, iz = m->lo[2] + c;
+            size_t cell = ((size_t)iz * p->ny + iy) * p->nx + ix;
+            double c0[3] = {p->lo[0] + ix * h[0], p->lo[1] + iy * h[1], p->lo[2] + iz * h[2]};
+            if (g->mesh_start[sc] != g->mesh_start[sc + 1]) {
+                known = 0;
+                double len = 0;
+                for (int q = 0; q < SUB * SUB; q++)
+                    len += inside_length(hp, c0[0], c0[1] + (q % SUB + 0.5) * h[1] / SUB,
+                                         c0[2] + (q / SUB + 0.5) * h[2] / SUB, c0[0] + h[0]);
+                double v = len * h[1] * h[2] / (SUB * SUB);
+                if (v > 0) {
+                    double *gv = &g->gas_host[cell];
+                    *gv -= fmin(v, p->cell_volume);
+                    *gv = *gv < DSMC_SOLID * p->cell_volume ? 0.0 : *gv;
+                }
+                continue;
+            }
+            if (!known) {
+                double pos[3] = {c0[0] + 0.5 * h[0], c0[1] + 0.5 * h[1], c0[2] + 0.5 * h[2]}, th;
+                int64_t t = dsmc_mesh_hit(hp, pos, u, reach, 0, -1, &th);
+                const double *T = t >= 0 ? m->tri + 12 * t : NULL;
+                state = T && u[0] * T[9] + u[1] * T[10] + u[2] * T[11] > 0
+                            ? (uint8_t)(1 + dsmc_mesh_solid(hp, (uint32_t)t))
+                            : 0;
+                known = 1;
+            }
+            g->mesh_solid[sc] = state;
+            if (state)
+                g->gas_host[cell] = 0;
+        }
+    }
+    *cut = 1; /* a closed surface inside the domain always cuts some cell */
+}
+
+static kedr_status to_ctx(kedr_ctx *ctx, void **dst, const void *src, size_t bytes)
+{
+    KEDR_TRY(kedr_alloc(ctx, dst, bytes ? bytes : 1));
+    return bytes ? kedr_upload(ctx, *dst, src, bytes) : KEDR_OK;
+}
+
+kedr_status dsmc_mesh_finish(kedr_dsmc *sim, int *cut)
+{
+    dsmc_geometry *g = &sim->geo;
+    dsmc_params *p = &sim->p;
+    dsmc_mesh m;
+    memset(&m, 0, sizeof m);
+    sub_grid(sim, &m);
+    KEDR_TRY(bin(sim, &m));
+    m.ntri = (uint32_t)g->mesh_ntri;
+    m.tri = g->mesh_tri;
+    m.start = g->mesh_start;
+    m.list = g->mesh_list;
+    m.solid = NULL; /* classed below: until then every cell asks the rays */
+    p->mesh_host = m;
+    cells(sim, p, cut);
+    p->mesh_host.solid = g->mesh_solid;
+    size_t nsub = (size_t)m.n[0] * m.n[1] * m.n[2];
+    kedr_ctx *ctx = sim->ctx;
+    KEDR_TRY(to_ctx(ctx, &g->ctx_tri, g->mesh_tri, g->mesh_ntri * 12 * sizeof(double)));
+    KEDR_TRY(to_ctx(ctx, &g->ctx_start, g->mesh_start, (nsub + 1) * sizeof(uint32_t)));
+    KEDR_TRY(to_ctx(ctx, &g->ctx_list, g->mesh_list, g->mesh_start[nsub] * sizeof(uint32_t)));
+    KEDR_TRY(to_ctx(ctx, &g->ctx_solid, g->mesh_solid, nsub));
+    p->mesh = p->mesh_host;
+    p->mesh.tri = g->ctx_tri;
+    p->mesh.start = g->ctx_start;
+    p->mesh.list = g->ctx_list;
+    p->mesh.solid = g->ctx_solid;
+    free(g->mesh_vert);
+    g->mesh_vert = NULL;
+    return KEDR_OK;
+}
+
+void dsmc_mesh_free(kedr_dsmc *sim)
+{
+    dsmc_geometry *g = &sim->geo;
+    kedr_free(sim->ctx, g->ctx_tri);
+    kedr_free(sim->ctx, g->ctx_start);
+    kedr_free(sim->ctx, g->ctx_list);
+    kedr_free(sim->ctx, g->ctx_solid);
+    free(g->mesh_tri);
+    free(g->mesh_vert);
+    free(g->mesh_start);
+    free(g->mesh_list);
+    free(g->mesh_solid);
+}
