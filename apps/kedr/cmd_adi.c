@@ -2,6 +2,8 @@
  * residuals and the ETA, and writes the fields (VTK), a PNG slice, the per-step residuals (CSV)
  * and a checkpoint. A diverging run stops at the step that diverged, keeping the fields of the
  * last good step in its checkpoint; Ctrl-C or SIGTERM saves and exits with 128 + the signal.
+ * Under mpirun the grid is split along x between the ranks (one GPU a rank): rank 0 prints and
+ * writes the outputs, each rank writes its own checkpoint (NAME.rankRofN.chk).
  * `kedr bench adi` (cmd_bench_adi) lives here too. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -28,6 +30,22 @@ typedef struct {
     cli_common com;
 } adi_options;
 
+static kedr_comm *adi_comm;
+static int adi_rank, adi_nranks = 1;
+
+/* DIR/NAME.chk on one rank; DIR/NAME.rankRofN.chk on rank R of N. */
+static void rank_path(const char *path, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    if (adi_nranks <= 1) {
+        snprintf(out, size, "%s", path);
+        return;
+    }
+    int ext = len >= 4 && strcmp(path + len - 4, ".chk") == 0;
+    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, adi_rank,
+             adi_nranks);
+}
+
 static void help(void)
 {
     printf("usage: kedr adi CASE.ini [options]\n\n"
@@ -38,6 +56,10 @@ static void help(void)
            "checkpoint). A run that diverges stops at that step and keeps the last good step's\n"
            "fields in the checkpoint. Ctrl-C or SIGTERM stops after the current step, saves, and\n"
            "exits with 130 (SIGTERM: 143).\n\n"
+           "Under mpirun (mpirun -np N kedr adi CASE.ini) the grid is split along x between the\n"
+           "ranks, one GPU a rank (or one cpu process), at least two x planes a rank; rank 0\n"
+           "prints and writes the outputs, each rank writes DIR/NAME.rankRofN.chk, and a restart\n"
+           "(--restart DIR/NAME.chk) needs the same number of ranks.\n\n"
            "options:\n"
            "  --steps N      the run's last step (overrides [time] steps)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
@@ -46,9 +68,12 @@ static void help(void)
            CLI_COMMON_HELP);
 }
 
+/* Errors of collective calls are every rank's (kedr_comm_agree): rank 0 says them. */
 static int fail(const char *what)
 {
-    fprintf(stderr, "kedr adi: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
+    if (adi_rank == 0)
+        fprintf(stderr, "kedr adi: %s%s%s\n", what ? what : "", what ? ": " : "",
+                kedr_last_error());
     return CLI_EXIT_FAIL;
 }
 
@@ -114,38 +139,66 @@ static double memory_of(kedr_ctx *ctx)
 static int check_memory(kedr_ctx *ctx, const kedr_adi_case *c)
 {
     kedr_backend b = kedr_ctx_backend(ctx);
-    double need = kedr_adi_bytes(c, b), have = memory_of(ctx);
+    if (adi_nranks > kedr_adi_max_ranks(c)) {
+        if (adi_rank == 0)
+            fprintf(stderr, "kedr adi: a grid of %d planes along x can be split between at most "
+                    "%d ranks (two planes each); this run has %d: run on %d or fewer (mpirun -np "
+                    "%d), or refine the grid along x\n", c->nx, kedr_adi_max_ranks(c),
+                    adi_nranks, kedr_adi_max_ranks(c), kedr_adi_max_ranks(c));
+        return CLI_EXIT_FAIL;
+    }
+    /* A rank's part; on the cpu the ranks of a host share its memory. */
+    double need = kedr_adi_rank_bytes(c, b, adi_nranks), have = memory_of(ctx);
+    double sharing = b == KEDR_BACKEND_CPU ? kedr_comm_local_size(adi_comm) : 1;
     /* The host also holds the mask and, while writing, the fields in double. */
     double host = (double)c->nx * c->ny * c->nz * (b == KEDR_BACKEND_CUDA ? 40 : 34);
-    char n1[32], n2[32];
-    printf("grid %d x %d x %d nodes: %s of %s memory (%s precision)\n", c->nx, c->ny, c->nz,
+    char n1[32], n2[32], ranks[64] = "";
+    if (adi_nranks > 1)
+        snprintf(ranks, sizeof ranks, " a rank, %d ranks", adi_nranks);
+    printf("grid %d x %d x %d nodes: %s of %s memory (%s precision%s)\n", c->nx, c->ny, c->nz,
            kedr_format_bytes(need, n1, sizeof n1), b == KEDR_BACKEND_CUDA ? "GPU" : "host",
-           c->single ? "single" : "double");
-    if (need + (b == KEDR_BACKEND_CPU ? host : 0) <= have)
+           c->single ? "single" : "double", ranks);
+    if (sharing * need + (b == KEDR_BACKEND_CPU ? host : 0) <= have)
         return 0;
-    fprintf(stderr, "kedr adi: grid too large: %d x %d x %d nodes need %s of %s memory "
-            "(%d bytes a node in %s precision); this back end has %s: coarsen the grid%s\n",
-            c->nx, c->ny, c->nz, kedr_format_bytes(need, n1, sizeof n1),
-            b == KEDR_BACKEND_CUDA ? "GPU" : "host",
-            (int)(need / ((double)c->nx * c->ny * c->nz)), c->single ? "single" : "double",
-            kedr_format_bytes(have, n2, sizeof n2), c->single ? "" : " or use precision = single");
+    if (adi_rank == 0)
+        fprintf(stderr, "kedr adi: grid too large: %d x %d x %d nodes need %s of %s memory%s "
+                "(%d bytes a node in %s precision); this back end has %s: coarsen the grid%s\n",
+                c->nx, c->ny, c->nz, kedr_format_bytes(need, n1, sizeof n1),
+                b == KEDR_BACKEND_CUDA ? "GPU" : "host", ranks,
+                (int)(need * adi_nranks / ((double)c->nx * c->ny * c->nz)),
+                c->single ? "single" : "double", kedr_format_bytes(have, n2, sizeof n2),
+                c->single ? "" : " or use precision = single");
     return CLI_EXIT_FAIL;
+}
+
+/* Every rank or none: a directory made on one rank and not on another stops all. */
+static int make_dirs(const kedr_adi_case *c)
+{
+    int bad = cli_make_dirs(c->out_dir) != 0;
+    if (bad)
+        fprintf(stderr, "kedr adi: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+    if (adi_nranks > 1 && kedr_comm_allreduce(adi_comm, KEDR_I32, KEDR_OP_MAX, &bad, 1))
+        return fail("MPI");
+    return bad ? CLI_EXIT_FAIL : 0;
 }
 
 static int checkpoint(kedr_adi *s, const kedr_adi_case *c, const char *what)
 {
-    char path[ADI_PATH];
-    snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
-    if (cli_make_dirs(c->out_dir) != 0) {
-        fprintf(stderr, "kedr adi: cannot create the output directory %s: %s\n", c->out_dir,
-                strerror(errno));
+    char base[ADI_PATH], path[ADI_PATH + 32];
+    snprintf(base, sizeof base, "%s/%s.chk", c->out_dir, c->name);
+    rank_path(base, path, sizeof path);
+    if (make_dirs(c) != 0)
         return CLI_EXIT_FAIL;
-    }
     if (kedr_adi_write_checkpoint(s, path) != KEDR_OK)
         return fail("checkpoint");
     kedr_adi_stats st;
     kedr_adi_get_stats(s, &st);
-    printf("wrote %scheckpoint %s (step %lld)\n", what, path, (long long)st.step);
+    if (adi_nranks > 1)
+        printf("wrote %scheckpoints %s/%s.rank*of%d.chk (step %lld)\n", what, c->out_dir,
+               c->name, adi_nranks, (long long)st.step);
+    else
+        printf("wrote %scheckpoint %s (step %lld)\n", what, path, (long long)st.step);
     return 0;
 }
 
@@ -156,7 +209,9 @@ static int write_csv(kedr_adi *s, const kedr_adi_case *c)
         return 0;
     char path[ADI_PATH];
     snprintf(path, sizeof path, "%s/%s.csv", c->out_dir, c->name);
-    if (cli_make_dirs(c->out_dir) != 0 || kedr_adi_write_csv(s, path) != KEDR_OK)
+    if (make_dirs(c) != 0)
+        return CLI_EXIT_FAIL;
+    if (kedr_adi_write_csv(s, path) != KEDR_OK)
         return fail("csv");
     printf("wrote %s\n", path);
     return 0;
@@ -165,11 +220,8 @@ static int write_csv(kedr_adi *s, const kedr_adi_case *c)
 static int write_outputs(kedr_adi *s, const kedr_adi_case *c)
 {
     char path[ADI_PATH];
-    if (cli_make_dirs(c->out_dir) != 0) {
-        fprintf(stderr, "kedr adi: cannot create the output directory %s: %s\n", c->out_dir,
-                strerror(errno));
+    if (make_dirs(c) != 0)
         return CLI_EXIT_FAIL;
-    }
     if (write_csv(s, c) != 0)
         return CLI_EXIT_FAIL;
     if (c->write_vti) {
@@ -183,9 +235,9 @@ static int write_outputs(kedr_adi *s, const kedr_adi_case *c)
         kedr_status st = kedr_adi_write_png(s, path);
         if (st == KEDR_OK)
             printf("wrote %s\n", path);
-        else if (st == KEDR_ERR_UNSUPPORTED)
+        else if (st == KEDR_ERR_UNSUPPORTED && adi_rank == 0)
             fprintf(stderr, "kedr adi: warning: no PNG: %s\n", kedr_last_error());
-        else
+        else if (st != KEDR_ERR_UNSUPPORTED)
             return fail("png");
     }
     return 0;
@@ -211,10 +263,20 @@ static int run_steps(kedr_adi *s, const kedr_adi_case *c, int *stopped)
     kedr_adi_get_stats(s, &st);
     int64_t first = st.step;
     double run0 = kedr_wall_seconds(), nodes = (double)c->nx * c->ny * c->nz;
-    while (st.step < c->steps && !(*stopped = kedr_interrupted())) {
+    for (;;) {
+        /* the ranks stop together, at the same step */
+        int sig = kedr_interrupted();
+        if (adi_nranks > 1 && kedr_comm_allreduce(adi_comm, KEDR_I32, KEDR_OP_MAX, &sig, 1))
+            return fail("MPI");
+        if (st.step >= c->steps || (*stopped = sig))
+            break;
         kedr_status r = kedr_adi_step(s);
         if (r != KEDR_OK) {
-            fprintf(stderr, "kedr adi: %s\n", kedr_last_error());
+            /* a divergence is every rank's (the residuals are reduced over them); another
+             * error may be one rank's alone */
+            if (adi_rank == 0 || r != KEDR_ERR_INVALID)
+                fprintf(stderr, "kedr adi: %s%s\n", adi_nranks > 1 && r != KEDR_ERR_INVALID
+                        ? "this rank: " : "", kedr_last_error());
             if (r == KEDR_ERR_INVALID) { /* diverged: the last good step is still there */
                 checkpoint(s, c, "the last good step's ");
                 write_csv(s, c);
@@ -233,18 +295,44 @@ static int run_steps(kedr_adi *s, const kedr_adi_case *c, int *stopped)
 
 static void print_header(const adi_options *o, kedr_ctx *ctx, const kedr_adi_case *c)
 {
-    printf("kedr adi %s on %s: Re %g, Pr %g, gamma %g, h %g, dt %g, %lld steps, %d global x %d "
+    char ranks[64] = "";
+    if (adi_nranks > 1)
+        snprintf(ranks, sizeof ranks, " x %d ranks (split along x)", adi_nranks);
+    printf("kedr adi %s on %s%s: Re %g, Pr %g, gamma %g, h %g, dt %g, %lld steps, %d global x %d "
            "local iterations, %s advection, %s precision%s%s\n", o->case_path,
-           kedr_backend_name(kedr_ctx_backend(ctx)), c->re, c->pr, c->gamma, c->h, c->dt,
+           kedr_backend_name(kedr_ctx_backend(ctx)), ranks, c->re, c->pr, c->gamma, c->h, c->dt,
            (long long)c->steps, c->global_iterations, c->local_iterations,
            c->central ? "central" : "upwind", c->single ? "single" : "double",
            c->mask_path[0] ? ", mask " : "", c->mask_path);
 }
 
+static int run_adi(adi_options *o);
+
 int cmd_adi(int argc, char **argv)
 {
     adi_options o;
     parse_options(argc, argv, &o);
+    if (kedr_comm_init(NULL, NULL, &adi_comm) != KEDR_OK)
+        return fail("MPI");
+    adi_rank = kedr_comm_rank(adi_comm);
+    adi_nranks = kedr_comm_size(adi_comm);
+    int rc = 0;
+    if (adi_nranks > 1) {
+        /* one GPU a rank: the ranks of a host take its GPUs in turn */
+        if (kedr_device_count() > 0)
+            o.com.device = kedr_comm_device(adi_comm, kedr_device_count());
+        if (adi_rank > 0 && !freopen("/dev/null", "w", stdout))
+            rc = fail("stdout");
+    }
+    if (rc == 0)
+        rc = run_adi(&o);
+    kedr_comm_finalize(adi_comm);
+    return rc;
+}
+
+static int run_adi(adi_options *op)
+{
+    adi_options o = *op;
     kedr_adi_case c;
     if (kedr_adi_case_load(o.case_path, &c) != KEDR_OK)
         return fail(NULL);
@@ -252,10 +340,15 @@ int cmd_adi(int argc, char **argv)
     kedr_ctx *ctx = cli_context(&o.com, "adi");
     print_header(&o, ctx, &c);
     int rc = check_memory(ctx, &c);
+    if (adi_nranks > 1 && kedr_comm_allreduce(adi_comm, KEDR_I32, KEDR_OP_MAX, &rc, 1))
+        rc = fail("MPI");
     kedr_adi *s = NULL;
     if (rc == 0 && !o.check) {
-        kedr_status made = o.restart ? kedr_adi_restart(ctx, &c, o.restart, &s)
-                                     : kedr_adi_create(ctx, &c, &s);
+        char restart[ADI_PATH + 32];
+        if (o.restart)
+            rank_path(o.restart, restart, sizeof restart);
+        kedr_status made = o.restart ? kedr_adi_restart_on(ctx, adi_comm, &c, restart, &s)
+                                     : kedr_adi_create_on(ctx, adi_comm, &c, &s);
         if (made != KEDR_OK)
             rc = fail(NULL);
     }
@@ -283,8 +376,11 @@ int cmd_adi(int argc, char **argv)
         if (rc == 0)
             rc = write_outputs(s, &c);
         if (rc == 0) {
-            printf("stopped; continue with: kedr adi %s --restart %s/%s.chk\n", o.case_path,
-                   c.out_dir, c.name);
+            char np[32] = "";
+            if (adi_nranks > 1)
+                snprintf(np, sizeof np, "mpirun -np %d ", adi_nranks);
+            printf("stopped; continue with: %skedr adi %s --restart %s/%s.chk\n", np,
+                   o.case_path, c.out_dir, c.name);
             rc = CLI_EXIT_INTERRUPTED;
         }
     } else if (rc == 0) {

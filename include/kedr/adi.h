@@ -7,6 +7,7 @@
 #ifndef KEDR_ADI_H
 #define KEDR_ADI_H
 
+#include "kedr/comm.h"
 #include "kedr/core.h"
 
 #ifdef __cplusplus
@@ -45,6 +46,8 @@ typedef struct {
     double change_tolerance;     /* ... or when the velocity changes less than this */
     int central;                 /* advection = central (else upwind) */
     int z_transpose;             /* -1 auto (cuda: yes, cpu: no), 0 direct Z sweep, 1 transposed */
+    int x_partitioned;           /* [solver] x_sweep: 0 auto (Thomas along whole lines on one
+                                  * rank, partitioned over several), 1 partitioned on one too */
     double velocity_limit;       /* |u| beyond this is divergence */
     int64_t stats_every, checkpoint_every;
     int checkpoint, write_vti, write_png, write_csv;
@@ -63,8 +66,12 @@ void kedr_adi_case_free(kedr_adi_case *c);
 kedr_status kedr_adi_case_check(const kedr_adi_case *c);
 /* Reads a depth map (docs/adi.md, "Mask files") into c->solid for c's grid. */
 kedr_status kedr_adi_read_depth(kedr_adi_case *c, const char *path);
-/* Bytes the solver takes on a back end for c's grid (device memory for cuda). */
+/* Bytes the solver takes on a back end for c's grid (device memory for cuda), on one rank; and
+ * on the largest rank of nranks, which hold about nx / nranks x planes each. */
 double kedr_adi_bytes(const kedr_adi_case *c, kedr_backend b);
+double kedr_adi_rank_bytes(const kedr_adi_case *c, kedr_backend b, int nranks);
+/* Ranks the grid can be split between: each holds at least two x planes, nx / 2 at most. */
+int kedr_adi_max_ranks(const kedr_adi_case *c);
 
 typedef struct {
     int64_t step;
@@ -81,6 +88,15 @@ typedef struct kedr_adi kedr_adi;
 
 /* Creates a solver with the case's initial fields. Copies what it needs of c. */
 kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **s);
+/* The same over the ranks of comm (NULL or one rank: kedr_adi_create), called by every rank
+ * with the same case: the grid is split along x into slabs of contiguous planes, one a rank
+ * (kedr_adi_max_ranks); the X sweep solves each line's parts on their ranks and the interface
+ * system between them (kedr_tridiag_part_reduce / _complete); the residuals are the whole
+ * grid's. Every function below is then collective (every rank calls it, in the same order),
+ * except kedr_adi_get_stats, kedr_adi_history and kedr_adi_write_csv; an error on one rank is
+ * every rank's (kedr_comm_agree). */
+kedr_status kedr_adi_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_case *c,
+                               kedr_adi **s);
 void kedr_adi_destroy(kedr_adi *s);
 /* One time step. A step whose fields become non-finite or whose speed passes velocity_limit is
  * undone (the fields stay those of the last good step) and returns KEDR_ERR_INVALID saying so. */
@@ -89,21 +105,31 @@ void kedr_adi_get_stats(const kedr_adi *s, kedr_adi_stats *st);
 /* The statistics of every step run (also those before a restart): *n of them. */
 const kedr_adi_stats *kedr_adi_history(const kedr_adi *s, size_t *n);
 /* Host fields (x fastest, nx*ny*nz each; any may be NULL). get: solid nodes are NaN, boundary
- * nodes hold their condition's values. set: the values of the unknowns (others are ignored). */
+ * nodes hold their condition's values. set: the values of the unknowns (others are ignored).
+ * Over several ranks, get gathers the fields on rank 0 (rank 0's NULLs say which; the other
+ * ranks' arrays are not touched), and set takes each rank's planes from its own arrays (pass
+ * the whole fields on every rank). */
 kedr_status kedr_adi_get_fields(kedr_adi *s, double *u, double *v, double *w, double *t);
 kedr_status kedr_adi_set_fields(kedr_adi *s, const double *u, const double *v, const double *w,
                                 const double *t);
 
 /* Outputs, each written whole (kedr_file_begin): VTK ImageData point data, the per-step
- * statistics as CSV, a PNG map of the speed on the x-y plane k = slice. */
+ * statistics as CSV, a PNG map of the speed on the x-y plane k = slice. Over several ranks,
+ * rank 0 writes them (the fields gathered there); the others write nothing. */
 kedr_status kedr_adi_write_vti(kedr_adi *s, const char *path);
 kedr_status kedr_adi_write_csv(const kedr_adi *s, const char *path);
 kedr_status kedr_adi_write_png(kedr_adi *s, const char *path);
 /* Checkpoint: the fields at the last good step, the history, and the case's grid and precision,
- * with a checksum. restart checks that they match c. */
+ * with a checksum. restart checks that they match c. Over several ranks each rank writes and
+ * reads its own file (its planes; pass each rank its own path: kedr adi uses
+ * NAME.rankRofN.chk), and a restart needs the same number of ranks. */
 kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path);
 kedr_status kedr_adi_restart(kedr_ctx *ctx, const kedr_adi_case *c, const char *path,
                              kedr_adi **s);
+kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_case *c,
+                                const char *path, kedr_adi **s);
+/* This rank's x planes [*lo, *hi) and the number of ranks. */
+int kedr_adi_slab(const kedr_adi *s, int *lo, int *hi);
 
 /* For the benchmark: one sweep of the four fields along axis (0 x, 1 y, 2 z) from the current
  * fields into a work state; for z, transposed = 1 includes the transposes there and back.

@@ -1,10 +1,15 @@
 /* Private to the adi module: the solver record, the sweep parameters both back ends read, and
- * the back-end table. Device arrays are stored z fastest, node (i, j, k) at k + nz (j + ny i),
- * as in the book; the transposed layout of the Z sweep puts z slowest: (i ny + j) + nx ny k. */
+ * the back-end table. A rank holds the x planes lo .. hi-1 of the grid (all of them on one rank)
+ * and one more plane on each side: local plane l is the grid's plane lo - 1 + l, l = 0 .. nxl-1;
+ * the outer two are halos, copies of the neighbouring ranks' planes (at the grid's ends, planes
+ * outside the box, solid, that no unknown reads). Device arrays are stored z fastest, node
+ * (l, j, k) at k + nz (j + ny l), as in the book; the transposed layout of the Z sweep puts z
+ * slowest: (l ny + j) + nxl ny k. */
 #ifndef KEDR_ADI_INTERNAL_H
 #define KEDR_ADI_INTERNAL_H
 
 #include "kedr/adi.h"
+#include "kedr/comm.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -48,16 +53,43 @@ typedef struct {
 
 #define ADI_NSTATES 6
 
+/* The partitioned X sweep (over several ranks, or [solver] x_sweep = partitioned): work
+ * arrays in context memory and host buffers for the interface rows, made with the solver. */
+typedef struct {
+    void *abc;        /* a, b, c of the velocity rows, then of the temperature rows: own each */
+    void *w[4];       /* the part solver's work, 2 own each */
+    void *iface;      /* interface rows: 11 units of 2 plane (ADI_IF_*) */
+    void *x;          /* the interface unknowns of the four fields: 2 plane each */
+    void *halo;       /* halo planes: [send lo, send hi, recv lo, recv hi] x 4 fields x plane */
+    void *h_iface;    /* host: ADI_IF_SENT units of 2 plane, as downloaded */
+    void *h_send, *h_recv; /* host messages: the interface rows out and in, then the x back */
+    double *h_sys;    /* host: the interface systems of this rank's lines, 4 x 2 nranks each */
+    void *h_x;        /* host: the interface unknowns of every line (4 x 2 plane) */
+    void *h_halo;     /* host copy of halo */
+} adi_parts;
+
+/* Interface units (2 plane reals each): what is sent, then scratch that is not. */
+enum { ADI_IF_AU, ADI_IF_CU, ADI_IF_AT, ADI_IF_CT, ADI_IF_D0, ADI_IF_SENT = ADI_IF_D0 + 4,
+       ADI_IF_B = ADI_IF_SENT, ADI_IF_AJ, ADI_IF_CJ, ADI_IF_UNITS };
+
 struct kedr_adi {
     kedr_ctx *ctx;
+    kedr_comm *comm;       /* NULL: one rank */
+    int rank, nranks;
+    int lo, hi;            /* this rank's planes of the grid */
+    int nxl;               /* local planes: hi - lo + 2 */
+    int partitioned;       /* the X sweep by the partitioned solver */
+    size_t plane;          /* nodes of a plane: ny nz */
+    size_t gnodes;         /* nodes of the grid */
+    adi_parts parts;
     kedr_adi_case c;       /* a copy; c.solid is not kept (the mask is) */
-    size_t nodes;
+    size_t nodes;          /* local nodes: nxl plane */
     int real_size;         /* 4 or 8 */
     int transpose_z;
     adi_params p, pt;      /* the normal and the transposed layout */
-    unsigned char *mask, *mask_t;   /* context memory */
-    unsigned char *mask_host;       /* x fastest, host */
-    int64_t unknowns;
+    unsigned char *mask, *mask_t;   /* context memory, local */
+    unsigned char *mask_host;       /* the grid's, x fastest, host */
+    int64_t unknowns;               /* of the grid */
     adi_state state[ADI_NSTATES];
     int u;                 /* the state holding U^n */
     void *cp;              /* cuda: the Thomas scratch, 2 reals a node */
@@ -75,23 +107,42 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
                           const adi_state *out, const adi_state *old, const adi_state *coef);
 kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                             adi_measure *m);
+/* The partitioned X sweep's rows at the own planes: s->parts.abc, and the right sides in out. */
+kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
+                              const adi_state *coef);
+/* Halo planes of nf fields f (layout p): pack copies planes 1 and nxl-2 into s->parts.halo's
+ * send units, unpack the receive units into planes 0 and nxl-1 (either side may be skipped:
+ * lo, hi). */
+kedr_status adi_cpu_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
+                         int lo, int hi);
 #ifdef KEDR_HAVE_CUDA
 kedr_status adi_cuda_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
                            const adi_state *out, const adi_state *old, const adi_state *coef);
 kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                              adi_measure *m);
+kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
+                               const adi_state *coef);
+kedr_status adi_cuda_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
+                          int lo, int hi);
 #endif
 
-/* Node index of the device layout (z fastest). */
-static inline size_t adi_index(const kedr_adi_case *c, int i, int j, int k)
+/* Node index of the device layout (z fastest) of local plane l. */
+static inline size_t adi_index(const kedr_adi_case *c, int l, int j, int k)
 {
-    return (size_t)k + (size_t)c->nz * ((size_t)j + (size_t)c->ny * (size_t)i);
+    return (size_t)k + (size_t)c->nz * ((size_t)j + (size_t)c->ny * (size_t)l);
 }
 
 /* The mask codes of c, x fastest on the host (kedr_adi_case_check's classification). */
 kedr_status adi_classify(const kedr_adi_case *c, unsigned char *codes, int64_t *unknowns);
-/* The sweep parameters of c for the layout with strides s. */
-void adi_params_init(const kedr_adi_case *c, const int64_t s[3], adi_params *p);
+/* The sweep parameters of c for the layout with strides s and nxl planes along x. */
+void adi_params_init(const kedr_adi_case *c, int nxl, const int64_t s[3], adi_params *p);
+/* The planes [*lo, *hi) of rank r of n: n <= nx / 2 ranks, each at least 2 planes. */
+void adi_slab(int nx, int r, int n, int *lo, int *hi);
+/* The fields of the own planes to and from host arrays of doubles, x fastest over the own
+ * planes ((i - lo) + (hi - lo) (j + ny k)); set also copies them into every state, fills the
+ * halos and measures. */
+kedr_status adi_get_local(kedr_adi *s, double *const f[4]);
+kedr_status adi_set_local(kedr_adi *s, const double *const f[4]);
 
 #ifdef __cplusplus
 }

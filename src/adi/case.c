@@ -343,6 +343,7 @@ static kedr_status read_solver(kedr_ini *ini, kedr_adi_case *c)
     static const char *const precisions[] = {"double", "single", NULL};
     static const char *const advections[] = {"upwind", "central", NULL};
     static const char *const zs[] = {"auto", "direct", "transpose", NULL};
+    static const char *const xs[] = {"auto", "partitioned", NULL};
     int64_t v;
     KEDR_TRY(kedr_ini_double(ini, "time", "dt", REQ | POS, 0, 1e6, &c->dt));
     KEDR_TRY(kedr_ini_int(ini, "time", "steps", REQ, 0, INT64_C(1) << 40, &c->steps));
@@ -360,6 +361,7 @@ static kedr_status read_solver(kedr_ini *ini, kedr_adi_case *c)
     int z = c->z_transpose + 1;
     KEDR_TRY(kedr_ini_choice(ini, "solver", "z_sweep", 0, zs, &z));
     c->z_transpose = z - 1;
+    KEDR_TRY(kedr_ini_choice(ini, "solver", "x_sweep", 0, xs, &c->x_partitioned));
     return kedr_ini_double(ini, "solver", "velocity_limit", POS, 0, INF, &c->velocity_limit);
 }
 
@@ -441,19 +443,40 @@ kedr_status kedr_adi_case_load(const char *path, kedr_adi_case *c)
     return s;
 }
 
-/* Per node: six states of four fields, the mask in both layouts, and on cuda the Thomas
- * scratch (two values a node) and six doubles for the reductions. */
 double kedr_adi_bytes(const kedr_adi_case *c, kedr_backend b)
 {
-    double nodes = (double)c->nx * c->ny * c->nz, r = c->single ? 4 : 8;
-    double per = ADI_NSTATES * 4 * r + 2 + (b == KEDR_BACKEND_CUDA ? 2 * r + 48 : 0);
-    return nodes * per;
+    return kedr_adi_rank_bytes(c, b, 1);
 }
 
-void adi_params_init(const kedr_adi_case *c, const int64_t s[3], adi_params *p)
+/* Per node of the own planes and their two halos: six states of four fields, the mask in both
+ * layouts, and on cuda the Thomas scratch (two values a node) and six doubles for the
+ * reductions; with the partitioned X sweep, 14 values a node of the own planes (the rows' a, b,
+ * c twice and the part solver's work) and 46 a plane (interface rows, unknowns and halos). */
+double kedr_adi_rank_bytes(const kedr_adi_case *c, kedr_backend b, int nranks)
+{
+    if (nranks < 1)
+        nranks = 1;
+    double own = ceil((double)c->nx / nranks), plane = (double)c->ny * c->nz;
+    double r = c->single ? 4 : 8;
+    double per = ADI_NSTATES * 4 * r + 2 + (b == KEDR_BACKEND_CUDA ? 2 * r + 48 : 0);
+    double bytes = (own + 2) * plane * per;
+    if (nranks > 1 || c->x_partitioned)
+        bytes += (14 * own + 46) * plane * r;
+    return bytes;
+}
+
+int kedr_adi_max_ranks(const kedr_adi_case *c) { return c->nx / 2; }
+
+void adi_slab(int nx, int r, int n, int *lo, int *hi)
+{
+    *lo = (int)((int64_t)nx * r / n);
+    *hi = (int)((int64_t)nx * (r + 1) / n);
+}
+
+void adi_params_init(const kedr_adi_case *c, int nxl, const int64_t s[3], adi_params *p)
 {
     memset(p, 0, sizeof *p);
-    p->n[0] = c->nx;
+    p->n[0] = nxl;
     p->n[1] = c->ny;
     p->n[2] = c->nz;
     memcpy(p->s, s, sizeof p->s);

@@ -1,7 +1,8 @@
-/* ADI checkpoints: a header (grid, precision, step, time), the four fields as doubles (x
- * fastest), the per-step statistics, and an FNV-1a checksum of all that. Written whole through
- * kedr_file_begin/commit; read as untrusted input: its size is checked against its header and
- * the case before anything else, and every header value against the case. */
+/* ADI checkpoints: a header (grid, precision, step, time, the rank and its planes), the four
+ * fields of the rank's planes as doubles (x fastest), the per-step statistics, and an FNV-1a
+ * checksum of all that. One file a rank. Written whole through kedr_file_begin/commit; read as
+ * untrusted input: its size is checked against its header and the case before anything else,
+ * and every header value against the case and the ranks. */
 #include "adi/adi_internal.h"
 
 #include <math.h>
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHK_MAGIC "KEDRADI1"
+#define CHK_MAGIC "KEDRADI2"
 #define STAT_DOUBLES 8
 
 typedef struct {
@@ -19,6 +20,7 @@ typedef struct {
     int64_t step;
     double time;
     uint64_t nhistory;
+    int32_t rank, nranks, lo, hi; /* this file's rank, of nranks, and its planes [lo, hi) */
 } chk_header;
 
 static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
@@ -51,12 +53,14 @@ static void stat_doubles(const kedr_adi_stats *h, double d[STAT_DOUBLES])
     memcpy(d, x, sizeof x);
 }
 
-kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path)
+static kedr_status write_checkpoint(kedr_adi *s, const char *path)
 {
-    double *f = malloc(4 * s->nodes * sizeof *f);
+    size_t n = (size_t)(s->hi - s->lo) * s->plane;
+    double *f = malloc((n ? 4 * n : 1) * sizeof *f);
     if (!f)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for the checkpoint", path);
-    kedr_status st = kedr_adi_get_fields(s, f, f + s->nodes, f + 2 * s->nodes, f + 3 * s->nodes);
+    double *const fields[4] = {f, f + n, f + 2 * n, f + 3 * n};
+    kedr_status st = adi_get_local(s, fields);
     kedr_file_writer fw;
     if (st == KEDR_OK)
         st = kedr_file_begin(&fw, path);
@@ -75,9 +79,13 @@ kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path)
     h.step = s->st.step;
     h.time = s->st.time;
     h.nhistory = s->nhistory;
+    h.rank = s->rank;
+    h.nranks = s->nranks;
+    h.lo = s->lo;
+    h.hi = s->hi;
     chk_writer w = {KEDR_FILE(&fw), FNV_START, 1};
     put(&w, &h, sizeof h);
-    put(&w, f, 4 * s->nodes * sizeof *f);
+    put(&w, f, 4 * n * sizeof *f);
     for (size_t k = 0; k < s->nhistory; k++) {
         double d[STAT_DOUBLES];
         stat_doubles(&s->history[k], d);
@@ -93,9 +101,15 @@ kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path)
     return kedr_file_commit(&fw);
 }
 
-/* The header's values against the case; the fields and history are read by the caller. */
+kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path)
+{
+    return kedr_comm_agree(s->comm, write_checkpoint(s, path));
+}
+
+/* The header's values against the case and this run's ranks; the fields and history are read
+ * by the caller. */
 static kedr_status check_header(const chk_header *h, const kedr_adi_case *c, const char *path,
-                                uint64_t size)
+                                uint64_t size, int rank, int nranks)
 {
     if (memcmp(h->magic, CHK_MAGIC, 8) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr adi checkpoint", path);
@@ -107,7 +121,14 @@ static kedr_status check_header(const chk_header *h, const kedr_adi_case *c, con
                          "has %s precision and h = %g", path,
                          h->real_size == 4 ? "single" : "double", h->h,
                          c->single ? "single" : "double", c->h);
-    uint64_t nodes = (uint64_t)c->nx * c->ny * c->nz;
+    int lo, hi;
+    adi_slab(c->nx, rank, nranks, &lo, &hi);
+    if (h->nranks != nranks || h->rank != rank || h->lo != lo || h->hi != hi)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the checkpoint of rank %d of %d (x planes %d to "
+                         "%d); this is rank %d of %d: restart on the ranks that wrote it (%d), "
+                         "each from its own file", path, h->rank, h->nranks, h->lo, h->hi - 1,
+                         rank, nranks, h->nranks);
+    uint64_t nodes = (uint64_t)(hi - lo) * c->ny * c->nz;
     uint64_t fixed = sizeof *h + 4 * nodes * 8 + 8;
     if (size < fixed || (size - fixed) % (STAT_DOUBLES * 8) != 0 ||
         (size - fixed) / (STAT_DOUBLES * 8) != h->nhistory)
@@ -121,42 +142,65 @@ static kedr_status check_header(const chk_header *h, const kedr_adi_case *c, con
     return KEDR_OK;
 }
 
+/* This rank's file, checked whole: its header and its bytes (*data, free it). */
+static kedr_status read_checkpoint(const kedr_adi_case *c, const char *path, int rank,
+                                   int nranks, chk_header *h, char **data)
+{
+    uint64_t size = 0;
+    *data = NULL;
+    KEDR_TRY(kedr_file_size(path, &size));
+    if (size < sizeof *h)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: %llu bytes: too short for a kedr adi checkpoint",
+                         path, (unsigned long long)size);
+    size_t len = 0;
+    KEDR_TRY(kedr_file_read(path, (size_t)size, data, &len));
+    memcpy(h, *data, sizeof *h);
+    kedr_status st = check_header(h, c, path, len, rank, nranks);
+    if (st == KEDR_OK) {
+        uint64_t sum = 0;
+        memcpy(&sum, *data + len - 8, 8);
+        if (fnv1a(FNV_START, *data, len - 8) != sum)
+            st = kedr_fail(KEDR_ERR_PARSE, "%s: corrupt checkpoint (checksum mismatch)", path);
+    }
+    if (st != KEDR_OK) {
+        free(*data);
+        *data = NULL;
+    }
+    return st;
+}
+
 kedr_status kedr_adi_restart(kedr_ctx *ctx, const kedr_adi_case *c, const char *path,
                              kedr_adi **out)
 {
-    uint64_t size = 0;
-    KEDR_TRY(kedr_file_size(path, &size));
+    return kedr_adi_restart_on(ctx, NULL, c, path, out);
+}
+
+kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_case *c,
+                                const char *path, kedr_adi **out)
+{
+    int rank = kedr_comm_rank(comm), nranks = kedr_comm_size(comm);
     chk_header h;
-    if (size < sizeof h)
-        return kedr_fail(KEDR_ERR_PARSE, "%s: %llu bytes: too short for a kedr adi checkpoint",
-                         path, (unsigned long long)size);
     char *data = NULL;
-    size_t len = 0;
-    KEDR_TRY(kedr_file_read(path, (size_t)size, &data, &len));
-    memcpy(&h, data, sizeof h);
-    kedr_status st = check_header(&h, c, path, len);
-    size_t nodes = (size_t)c->nx * c->ny * c->nz, body = len - 8;
-    uint64_t sum = 0;
-    if (st == KEDR_OK) {
-        memcpy(&sum, data + body, 8);
-        if (fnv1a(FNV_START, data, body) != sum)
-            st = kedr_fail(KEDR_ERR_PARSE, "%s: corrupt checkpoint (checksum mismatch)", path);
-    }
+    kedr_status st = kedr_comm_agree(comm, read_checkpoint(c, path, rank, nranks, &h, &data));
     kedr_adi *s = NULL;
     if (st == KEDR_OK)
-        st = kedr_adi_create(ctx, c, &s);
-    double *f = st == KEDR_OK ? malloc(4 * nodes * sizeof *f) : NULL;
+        st = kedr_adi_create_on(ctx, comm, c, &s);
+    size_t nodes = (size_t)(s ? s->hi - s->lo : 0) * (size_t)c->ny * c->nz;
+    double *f = st == KEDR_OK ? malloc((nodes ? 4 * nodes : 1) * sizeof *f) : NULL;
     if (st == KEDR_OK && !f)
         st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
+    if (st == KEDR_OK && h.nhistory > 0 &&
+        !(s->history = malloc(h.nhistory * sizeof *s->history)))
+        st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
+    if (s)
+        st = kedr_comm_agree(comm, st);
     if (st == KEDR_OK) {
         memcpy(f, data + sizeof h, 4 * nodes * sizeof *f);
-        st = kedr_adi_set_fields(s, f, f + nodes, f + 2 * nodes, f + 3 * nodes);
+        const double *const in[4] = {f, f + nodes, f + 2 * nodes, f + 3 * nodes};
+        st = adi_set_local(s, in);
     }
     if (st == KEDR_OK && h.nhistory > 0) {
-        s->history = malloc(h.nhistory * sizeof *s->history);
-        if (!s->history)
-            st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
-        for (uint64_t k = 0; st == KEDR_OK && k < h.nhistory; k++) {
+        for (uint64_t k = 0; k < h.nhistory; k++) {
             double d[STAT_DOUBLES];
             memcpy(d, data + sizeof h + 4 * nodes * 8 + k * sizeof d, sizeof d);
             kedr_adi_stats *r = &s->history[k];

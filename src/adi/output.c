@@ -9,32 +9,40 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The four host fields of the current step (free fields[0]). */
+/* The four host fields of the current step on rank 0 (free fields[0]; NULL on other ranks).
+ * Collective. */
 static kedr_status host_fields(kedr_adi *s, double *f[4])
 {
-    size_t n = s->nodes;
-    double *all = malloc(4 * n * sizeof *all);
-    if (!all)
-        return kedr_fail(KEDR_ERR_NOMEM, "adi output: out of host memory (%zu bytes)",
-                         4 * n * sizeof *all);
+    size_t n = s->gnodes;
+    double *all = NULL;
+    kedr_status st = KEDR_OK;
+    if (s->rank == 0 && !(all = malloc(4 * n * sizeof *all)))
+        st = kedr_fail(KEDR_ERR_NOMEM, "adi output: out of host memory (%zu bytes)",
+                       4 * n * sizeof *all);
     for (int v = 0; v < 4; v++)
-        f[v] = all + v * n;
-    kedr_status st = kedr_adi_get_fields(s, f[0], f[1], f[2], f[3]);
+        f[v] = all ? all + v * n : NULL;
+    KEDR_TRY(kedr_comm_agree(s->comm, st));
+    st = kedr_adi_get_fields(s, f[0], f[1], f[2], f[3]);
     if (st != KEDR_OK)
         free(all);
     return st;
 }
 
+static kedr_status write_vti(kedr_adi *s, const char *path, double *f[4]);
+
 kedr_status kedr_adi_write_vti(kedr_adi *s, const char *path)
 {
     double *f[4];
     KEDR_TRY(host_fields(s, f));
+    kedr_status st = s->rank == 0 ? write_vti(s, path, f) : KEDR_OK;
+    free(f[0]);
+    return kedr_comm_agree(s->comm, st);
+}
+
+static kedr_status write_vti(kedr_adi *s, const char *path, double *f[4])
+{
     kedr_file_writer w;
-    kedr_status st = kedr_file_begin(&w, path);
-    if (st != KEDR_OK) {
-        free(f[0]);
-        return st;
-    }
+    KEDR_TRY(kedr_file_begin(&w, path));
     FILE *out = KEDR_FILE(&w);
     const kedr_adi_case *c = &s->c;
     fprintf(out, "<?xml version=\"1.0\"?>\n"
@@ -48,23 +56,29 @@ kedr_status kedr_adi_write_vti(kedr_adi *s, const char *path)
             (long long)s->st.step, s->st.time);
     fprintf(out, "        <DataArray type=\"Float64\" Name=\"velocity\" NumberOfComponents=\"3\" "
                  "format=\"ascii\">\n");
-    for (size_t n = 0; n < s->nodes; n++)
+    for (size_t n = 0; n < s->gnodes; n++)
         fprintf(out, "%.9g %.9g %.9g\n", f[0][n], f[1][n], f[2][n]);
     fprintf(out, "        </DataArray>\n"
                  "        <DataArray type=\"Float64\" Name=\"temperature\" format=\"ascii\">\n");
-    for (size_t n = 0; n < s->nodes; n++)
+    for (size_t n = 0; n < s->gnodes; n++)
         fprintf(out, "%.9g\n", f[3][n]);
     fprintf(out, "        </DataArray>\n"
                  "        <DataArray type=\"UInt8\" Name=\"solid\" format=\"ascii\">\n");
-    for (size_t n = 0; n < s->nodes; n++)
+    for (size_t n = 0; n < s->gnodes; n++)
         fprintf(out, "%d\n", s->mask_host[n] == ADI_SOLID);
     fprintf(out, "        </DataArray>\n      </PointData>\n    </Piece>\n  </ImageData>\n"
                  "</VTKFile>\n");
-    free(f[0]);
     return kedr_file_commit(&w);
 }
 
+static kedr_status write_csv(const kedr_adi *s, const char *path);
+
 kedr_status kedr_adi_write_csv(const kedr_adi *s, const char *path)
+{
+    return kedr_comm_agree(s->comm, s->rank == 0 ? write_csv(s, path) : KEDR_OK);
+}
+
+static kedr_status write_csv(const kedr_adi *s, const char *path)
 {
     kedr_file_writer w;
     KEDR_TRY(kedr_file_begin(&w, path));
@@ -80,11 +94,20 @@ kedr_status kedr_adi_write_csv(const kedr_adi *s, const char *path)
     return kedr_file_commit(&w);
 }
 
+static kedr_status write_png(kedr_adi *s, const char *path, double *f[4]);
+
 kedr_status kedr_adi_write_png(kedr_adi *s, const char *path)
 {
     KEDR_TRY(kedr_plot_available());
     double *f[4];
     KEDR_TRY(host_fields(s, f));
+    kedr_status st = s->rank == 0 ? write_png(s, path, f) : KEDR_OK;
+    free(f[0]);
+    return kedr_comm_agree(s->comm, st);
+}
+
+static kedr_status write_png(kedr_adi *s, const char *path, double *f[4])
+{
     const kedr_adi_case *c = &s->c;
     size_t plane = (size_t)c->nx * c->ny, k = (size_t)s->c.slice;
     double *v = malloc(plane * sizeof *v);
@@ -103,6 +126,5 @@ kedr_status kedr_adi_write_png(kedr_adi *s, const char *path)
         st = kedr_plot_map(path, title, "|u|", c->nx, c->ny, lo, hi, v, 0);
     }
     free(v);
-    free(f[0]);
     return st;
 }

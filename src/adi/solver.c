@@ -1,5 +1,6 @@
 /* The ADI solver: creation, the time step (global iterations of the x, y and z fractional steps,
- * each with its local iterations), the residuals, and the fields between host and back end. */
+ * each with its local iterations), the residuals, and the fields between host and back end;
+ * over several ranks, the halo planes, the partitioned X sweep and the reductions. */
 #include "adi/adi_internal.h"
 #include "core/internal.h"
 #include "kedr/prim.h"
@@ -9,9 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Message tags between ranks. */
+enum { TAG_TO_LO, TAG_TO_HI, TAG_IFACE, TAG_X };
+
+static kedr_status part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
+                              const adi_state *coef);
+
 static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state *out,
                             const adi_state *old, const adi_state *coef)
 {
+    if (d == 0 && s->partitioned)
+        return part_sweep(s, out, old, coef);
     const adi_params *p = transposed ? &s->pt : &s->p;
     const unsigned char *mask = transposed ? s->mask_t : s->mask;
 #ifdef KEDR_HAVE_CUDA
@@ -21,14 +30,209 @@ static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state 
     return adi_cpu_sweep(s, p, mask, d, out, old, coef);
 }
 
+/* The measures of g over the grid: this rank's own planes, then the sums and maxima over the
+ * ranks. */
 static kedr_status do_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                               adi_measure *m)
 {
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(s->ctx))
-        return adi_cuda_measure(s, g, prev, m);
+        KEDR_TRY(adi_cuda_measure(s, g, prev, m));
+    else
 #endif
-    return adi_cpu_measure(s, g, prev, m);
+        KEDR_TRY(adi_cpu_measure(s, g, prev, m));
+    if (s->nranks == 1)
+        return KEDR_OK;
+    double sum[3] = {m->div2, m->energy, m->nonfinite}, max[3] = {m->divmax, m->change,
+                                                                  m->speed2max};
+    KEDR_TRY(kedr_comm_allreduce(s->comm, KEDR_F64, KEDR_OP_SUM, sum, 3));
+    KEDR_TRY(kedr_comm_allreduce(s->comm, KEDR_F64, KEDR_OP_MAX, max, 3));
+    m->div2 = sum[0];
+    m->energy = sum[1];
+    m->nonfinite = sum[2];
+    m->divmax = max[0];
+    m->change = max[1];
+    m->speed2max = max[2];
+    return KEDR_OK;
+}
+
+static kedr_status do_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
+                           int lo, int hi)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(s->ctx))
+        return adi_cuda_halo(s, p, f, nf, pack, lo, hi);
+#endif
+    return adi_cpu_halo(s, p, f, nf, pack, lo, hi);
+}
+
+/* The halo planes of the first nf fields of st (in layout p) from the neighbouring ranks: each
+ * rank sends its first own plane down and its last up. */
+static kedr_status exchange_halos(kedr_adi *s, const adi_params *p, const adi_state *st,
+                                  int first, int nf)
+{
+    if (s->nranks == 1)
+        return KEDR_OK;
+    int lo = s->rank > 0, hi = s->rank < s->nranks - 1;
+    size_t bytes = (size_t)nf * s->plane * (size_t)s->real_size, side = 4 * s->plane *
+                                                                      (size_t)s->real_size;
+    char *h = s->parts.h_halo, *dev = s->parts.halo;
+    void *const *f = st->f + first;
+    KEDR_TRY(do_halo(s, p, f, nf, 1, lo, hi));
+    if (lo)
+        KEDR_TRY(kedr_download(s->ctx, h, dev, bytes));
+    if (hi)
+        KEDR_TRY(kedr_download(s->ctx, h + side, dev + side, bytes));
+    kedr_comm_halo snd[2], rcv[2];
+    int n = 0;
+    if (lo) {
+        snd[n] = (kedr_comm_halo){s->rank - 1, TAG_TO_LO, h, bytes};
+        rcv[n++] = (kedr_comm_halo){s->rank - 1, TAG_TO_HI, h + 2 * side, bytes};
+    }
+    if (hi) {
+        snd[n] = (kedr_comm_halo){s->rank + 1, TAG_TO_HI, h + side, bytes};
+        rcv[n++] = (kedr_comm_halo){s->rank + 1, TAG_TO_LO, h + 3 * side, bytes};
+    }
+    KEDR_TRY(kedr_comm_sendrecv(s->comm, n, snd, n, rcv));
+    if (lo)
+        KEDR_TRY(kedr_upload(s->ctx, dev + 2 * side, h + 2 * side, bytes));
+    if (hi)
+        KEDR_TRY(kedr_upload(s->ctx, dev + 3 * side, h + 3 * side, bytes));
+    return do_halo(s, p, f, nf, 0, lo, hi);
+}
+
+/* ---- the partitioned X sweep ------------------------------------------------------------- */
+
+/* The lines whose interface systems rank q solves: [first, first + count). */
+static void line_block(const kedr_adi *s, int q, size_t *first, size_t *count)
+{
+    size_t a = s->plane * (size_t)q / (size_t)s->nranks;
+    size_t b = s->plane * (size_t)(q + 1) / (size_t)s->nranks;
+    *first = a;
+    *count = b - a;
+}
+
+static double get_real(const void *b, size_t i, int rs)
+{
+    return rs == 4 ? (double)((const float *)b)[i] : ((const double *)b)[i];
+}
+
+static void put_real(void *b, size_t i, int rs, double x)
+{
+    if (rs == 4)
+        ((float *)b)[i] = (float)x;
+    else
+        ((double *)b)[i] = x;
+}
+
+/* The interface systems: every rank's interface rows of the lines of rank q go to q, which
+ * solves the systems of 2 nranks rows of its lines (Thomas, in double precision) and sends each
+ * rank the unknowns of its rows back; those of every line end in parts.h_x. */
+static kedr_status interface_solve(kedr_adi *s)
+{
+    adi_parts *pt = &s->parts;
+    int P = s->nranks, rs = s->real_size;
+    size_t plane = s->plane, me0, mn;
+    line_block(s, s->rank, &me0, &mn);
+    char *snd = pt->h_send, *rcv = pt->h_recv;
+    const char *ifc = pt->h_iface;
+    kedr_comm_halo *msg = malloc(2 * (size_t)P * sizeof *msg);
+    if (!msg)
+        return kedr_fail(KEDR_ERR_NOMEM, "adi: out of host memory for %d messages", 2 * P);
+    /* Out: to q, units u, rows j, q's lines; in: from p, the same for this rank's lines. */
+    for (int q = 0; q < P; q++) {
+        size_t q0, qn;
+        line_block(s, q, &q0, &qn);
+        char *o = snd + 2 * ADI_IF_SENT * q0 * rs;
+        for (int u = 0; u < ADI_IF_SENT; u++)
+            for (int j = 0; j < 2; j++, o += qn * rs)
+                memcpy(o, ifc + ((size_t)(2 * u + j) * plane + q0) * rs, qn * rs);
+        msg[q] = (kedr_comm_halo){q, TAG_IFACE, snd + 2 * ADI_IF_SENT * q0 * rs,
+                                  2 * ADI_IF_SENT * qn * rs};
+        msg[P + q] = (kedr_comm_halo){q, TAG_IFACE, rcv + 2 * ADI_IF_SENT * mn * q * rs,
+                                      2 * ADI_IF_SENT * mn * rs};
+    }
+    kedr_status st = kedr_comm_sendrecv(s->comm, P, msg, P, msg + P);
+    /* Row r = 2 p + j of line e, field v: a, c and d from p's message. */
+    size_t R = 2 * (size_t)P;
+    double *cp = pt->h_sys, *dp = cp + R * mn;
+    char *xs = snd; /* the unknowns out: to p, fields v, rows j, this rank's lines */
+    int64_t lines = (int64_t)mn;
+    for (int v = 0; st == KEDR_OK && v < 4; v++) {
+        int ua = v == 3 ? ADI_IF_AT : ADI_IF_AU, uc = v == 3 ? ADI_IF_CT : ADI_IF_CU;
+#pragma omp parallel for schedule(static) if (lines * (int64_t)R >= 65536)
+        for (int64_t e = 0; e < lines; e++) {
+            for (size_t r = 0; r < R; r++) {
+                const char *m = rcv + 2 * ADI_IF_SENT * mn * (r / 2) * rs;
+                size_t j = r % 2;
+                double a = r == 0 ? 0 : get_real(m, (2 * ua + j) * mn + e, rs);
+                double c = r == R - 1 ? 0 : get_real(m, (2 * uc + j) * mn + e, rs);
+                double d = get_real(m, (2 * (ADI_IF_D0 + v) + j) * mn + e, rs);
+                double piv = r == 0 ? 1 : 1 - a * cp[(r - 1) * mn + e];
+                cp[r * mn + e] = c / piv;
+                dp[r * mn + e] = (d - (r == 0 ? 0 : a * dp[(r - 1) * mn + e])) / piv;
+            }
+            double x = 0;
+            for (size_t r = R; r-- > 0;) {
+                x = dp[r * mn + e] - (r == R - 1 ? 0 : cp[r * mn + e] * x);
+                put_real(xs + 8 * mn * (r / 2) * rs, ((size_t)v * 2 + r % 2) * mn + e, rs, x);
+            }
+        }
+    }
+    for (int q = 0; q < P; q++) {
+        size_t q0, qn;
+        line_block(s, q, &q0, &qn);
+        msg[q] = (kedr_comm_halo){q, TAG_X, xs + 8 * mn * q * rs, 8 * mn * rs};
+        msg[P + q] = (kedr_comm_halo){q, TAG_X, rcv + 8 * q0 * rs, 8 * qn * rs};
+    }
+    if (st == KEDR_OK)
+        st = kedr_comm_sendrecv(s->comm, P, msg, P, msg + P);
+    for (int q = 0; st == KEDR_OK && q < P; q++) {
+        size_t q0, qn;
+        line_block(s, q, &q0, &qn);
+        for (int k = 0; k < 8; k++) /* k = 2 v + j */
+            memcpy((char *)pt->h_x + ((size_t)k * plane + q0) * rs,
+                   rcv + (8 * q0 + (size_t)k * qn) * rs, qn * rs);
+    }
+    free(msg);
+    return st;
+}
+
+/* The X sweep by the partitioned solver: every line's rows over this rank's planes (a
+ * non-fluid node's row: x = 0) reduced to two interface rows a line and field, the interface
+ * systems solved across the ranks, the parts completed. */
+static kedr_status part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
+                              const adi_state *coef)
+{
+    adi_parts *pt = &s->parts;
+    kedr_dtype t = s->real_size == 4 ? KEDR_F32 : KEDR_F64;
+    size_t rs = (size_t)s->real_size, plane = s->plane, own = (size_t)(s->hi - s->lo);
+    size_t n = own * plane, unit = 2 * plane * rs;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(s->ctx))
+        KEDR_TRY(adi_cuda_part_rows(s, out, old, coef));
+    else
+#endif
+        KEDR_TRY(adi_cpu_part_rows(s, out, old, coef));
+    kedr_tridiag_part part = {own, plane, KEDR_TRIDIAG_INTERLEAVED, 0};
+    char *abc = pt->abc, *ifc = pt->iface;
+    for (int v = 0; v < 4; v++) {
+        char *a = abc + (v == 3 ? 3 : 0) * n * rs;
+        kedr_tridiag_iface fi = {ifc + (v == 0 ? ADI_IF_AU : v == 3 ? ADI_IF_AT : ADI_IF_AJ) * unit,
+                                 ifc + ADI_IF_B * unit,
+                                 ifc + (v == 0 ? ADI_IF_CU : v == 3 ? ADI_IF_CT : ADI_IF_CJ) * unit,
+                                 ifc + (ADI_IF_D0 + v) * unit};
+        KEDR_TRY(kedr_tridiag_part_reduce(s->ctx, t, &part, a, a + n * rs, a + 2 * n * rs,
+                                          (char *)out->f[v] + plane * rs, pt->w[v], &fi));
+    }
+    KEDR_TRY(kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit));
+    KEDR_TRY(interface_solve(s));
+    KEDR_TRY(kedr_upload(s->ctx, pt->x, pt->h_x, 4 * unit));
+    for (int v = 0; v < 4; v++)
+        KEDR_TRY(kedr_tridiag_part_complete(s->ctx, t, &part, pt->w[v],
+                                            (char *)pt->x + v * unit,
+                                            (char *)out->f[v] + plane * rs));
+    return KEDR_OK;
 }
 
 /* The four fields of a state from the normal layout ([nx ny] x [nz]) into the transposed one
@@ -37,7 +241,7 @@ static kedr_status transpose_state(kedr_adi *s, const adi_state *in, const adi_s
                                    int back)
 {
     kedr_dtype t = s->real_size == 4 ? KEDR_F32 : KEDR_F64;
-    size_t plane = (size_t)s->c.nx * s->c.ny, nz = (size_t)s->c.nz;
+    size_t plane = (size_t)s->nxl * s->c.ny, nz = (size_t)s->c.nz;
     for (int v = 0; v < 4; v++)
         KEDR_TRY(kedr_transpose(s->ctx, t, in->f[v], out->f[v], back ? nz : plane,
                                 back ? plane : nz));
@@ -83,6 +287,11 @@ static kedr_status fractional(kedr_adi *s, int d, int f, int g, int *res)
         out = l % 2 == 0 ? x : y;
         KEDR_TRY(do_sweep(s, transposed, d, &st[out], &st[old], &st[coef]));
         coef = out;
+        /* The next local iteration's coefficients read across the x planes: the X sweep's all
+         * four fields, the others' own component (in the dissipation's du_d/dx). */
+        if (l + 1 < s->c.local_iterations)
+            KEDR_TRY(exchange_halos(s, transposed ? &s->pt : &s->p, &st[out], d == 0 ? 0 : d,
+                                    d == 0 ? 4 : 1));
     }
     if (transposed) { /* back into the transposed old values' state, free now */
         KEDR_TRY(transpose_state(s, &st[out], &st[old], 1));
@@ -122,6 +331,7 @@ kedr_status kedr_adi_step(kedr_adi *s)
         int f = s->u;
         for (int d = 0; d < 3; d++)
             KEDR_TRY(fractional(s, d, f, g, &f));
+        KEDR_TRY(exchange_halos(s, &s->p, &s->state[f], 0, 4));
         KEDR_TRY(do_measure(s, &s->state[f], &s->state[g], &m));
         g = f;
         done = it + 1;
@@ -197,68 +407,110 @@ static void fill_boundaries(const kedr_adi *s, double *const f[4])
                 }
 }
 
-kedr_status kedr_adi_get_fields(kedr_adi *s, double *u, double *v, double *w, double *t)
+kedr_status adi_get_local(kedr_adi *s, double *const f[4])
 {
-    double *out[4] = {u, v, w, t};
-    size_t bytes = s->nodes * (size_t)s->real_size;
+    const kedr_adi_case *c = &s->c;
+    int own = s->hi - s->lo;
+    size_t rs = (size_t)s->real_size, bytes = (size_t)own * s->plane * rs;
     void *buf = malloc(bytes ? bytes : 1);
     if (!buf)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_get_fields: out of host memory (%zu bytes)",
                          bytes);
-    const kedr_adi_case *c = &s->c;
     kedr_status st = KEDR_OK;
     for (int var = 0; var < 4 && st == KEDR_OK; var++) {
-        if (!out[var])
+        if (!f[var])
             continue;
-        st = kedr_download(s->ctx, buf, s->state[s->u].f[var], bytes);
-        for (int i = 0; st == KEDR_OK && i < c->nx; i++)
+        st = kedr_download(s->ctx, buf, (char *)s->state[s->u].f[var] + s->plane * rs, bytes);
+        for (int l = 0; st == KEDR_OK && l < own; l++)
             for (int j = 0; j < c->ny; j++)
                 for (int k = 0; k < c->nz; k++) {
-                    size_t d = adi_index(c, i, j, k);
-                    out[var][host_index(c, i, j, k)] =
+                    size_t d = adi_index(c, l, j, k);
+                    f[var][(size_t)l + (size_t)own * ((size_t)j + (size_t)c->ny * k)] =
                         s->real_size == 4 ? (double)((float *)buf)[d] : ((double *)buf)[d];
                 }
     }
     free(buf);
-    if (st == KEDR_OK)
+    return st;
+}
+
+kedr_status kedr_adi_get_fields(kedr_adi *s, double *u, double *v, double *w, double *t)
+{
+    double *out[4] = {u, v, w, t};
+    if (s->nranks == 1) {
+        KEDR_TRY(adi_get_local(s, out));
+        fill_boundaries(s, out);
+        return KEDR_OK;
+    }
+    /* Field by field: each rank's planes gathered on rank 0, put in place there. */
+    const kedr_adi_case *c = &s->c;
+    unsigned char want[4];
+    for (int k = 0; k < 4; k++)
+        want[k] = out[k] != NULL;
+    KEDR_TRY(kedr_comm_bcast(s->comm, want, sizeof want, 0));
+    size_t own = (size_t)(s->hi - s->lo) * s->plane;
+    double *slab = malloc((own ? own : 1) * sizeof *slab);
+    size_t *counts = s->rank == 0 ? malloc((size_t)s->nranks * sizeof *counts) : NULL;
+    kedr_status st = slab && (s->rank != 0 || counts)
+                         ? KEDR_OK
+                         : kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_get_fields: out of host memory");
+    for (int var = 0; var < 4; var++) {
+        if (!want[var])
+            continue;
+        double *one[4] = {NULL, NULL, NULL, NULL};
+        one[var] = slab;
+        if (st == KEDR_OK)
+            st = adi_get_local(s, one);
+        void *all = NULL;
+        if ((st = kedr_comm_agree(s->comm, st)) == KEDR_OK)
+            st = kedr_comm_gatherv(s->comm, slab, own * sizeof *slab, 0, counts, &all);
+        if ((st = kedr_comm_agree(s->comm, st)) != KEDR_OK)
+            break;
+        const double *block = all;
+        for (int r = 0; s->rank == 0 && r < s->nranks; r++) {
+            int lo, hi;
+            adi_slab(c->nx, r, s->nranks, &lo, &hi);
+            size_t n = (size_t)(hi - lo);
+            for (int k = 0; k < c->nz; k++)
+                for (int j = 0; j < c->ny; j++)
+                    for (size_t i = 0; i < n; i++)
+                        out[var][host_index(c, lo + (int)i, j, k)] =
+                            block[i + n * ((size_t)j + (size_t)c->ny * k)];
+            block += n * s->plane;
+        }
+        free(all);
+    }
+    free(slab);
+    free(counts);
+    if (st == KEDR_OK && s->rank == 0)
         fill_boundaries(s, out);
     return st;
 }
 
-static kedr_status upload_state(kedr_adi *s, adi_state *dst, const double *const in[4])
+kedr_status adi_set_local(kedr_adi *s, const double *const in[4])
 {
-    size_t bytes = s->nodes * (size_t)s->real_size;
-    void *buf = malloc(bytes ? bytes : 1);
-    if (!buf)
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_set_fields: out of host memory (%zu bytes)",
-                         bytes);
     const kedr_adi_case *c = &s->c;
-    kedr_status st = KEDR_OK;
+    int own = s->hi - s->lo;
+    size_t rs = (size_t)s->real_size, bytes = s->nodes * rs;
+    void *buf = calloc(s->nodes ? s->nodes : 1, rs); /* the halo planes: 0 until exchanged */
+    kedr_status st = buf ? KEDR_OK
+                         : kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_set_fields: out of host memory "
+                                     "(%zu bytes)", bytes);
     for (int var = 0; var < 4 && st == KEDR_OK; var++) {
         if (!in[var])
             continue;
-        for (int i = 0; i < c->nx; i++)
+        for (int l = 0; l < own; l++)
             for (int j = 0; j < c->ny; j++)
                 for (int k = 0; k < c->nz; k++) {
-                    size_t h = host_index(c, i, j, k);
-                    double x = s->mask_host[h] == ADI_FLUID ? in[var][h] : 0;
-                    if (s->real_size == 4)
-                        ((float *)buf)[adi_index(c, i, j, k)] = (float)x;
-                    else
-                        ((double *)buf)[adi_index(c, i, j, k)] = x;
+                    size_t h = (size_t)l + (size_t)own * ((size_t)j + (size_t)c->ny * k);
+                    double x = s->mask_host[host_index(c, s->lo + l, j, k)] == ADI_FLUID
+                                   ? in[var][h] : 0;
+                    put_real(buf, adi_index(c, l + 1, j, k), s->real_size, x);
                 }
-        st = kedr_upload(s->ctx, dst->f[var], buf, bytes);
+        st = kedr_upload(s->ctx, s->state[s->u].f[var], buf, bytes);
     }
     free(buf);
-    return st;
-}
-
-kedr_status kedr_adi_set_fields(kedr_adi *s, const double *u, const double *v, const double *w,
-                                const double *t)
-{
-    const double *in[4] = {u, v, w, t};
-    KEDR_TRY(upload_state(s, &s->state[s->u], in));
-    size_t bytes = s->nodes * (size_t)s->real_size;
+    KEDR_TRY(kedr_comm_agree(s->comm, st));
+    KEDR_TRY(exchange_halos(s, &s->p, &s->state[s->u], 0, 4));
     for (int k = 0; k < ADI_NSTATES; k++) /* every state holds finite values */
         for (int var = 0; var < 4; var++)
             if (k != s->u)
@@ -270,6 +522,36 @@ kedr_status kedr_adi_set_fields(kedr_adi *s, const double *u, const double *v, c
     s->st.max_speed = sqrt(m.speed2max);
     s->st.kinetic_energy = m.energy;
     return KEDR_OK;
+}
+
+kedr_status kedr_adi_set_fields(kedr_adi *s, const double *u, const double *v, const double *w,
+                                const double *t)
+{
+    const double *in[4] = {u, v, w, t};
+    if (s->nranks == 1)
+        return adi_set_local(s, in);
+    const kedr_adi_case *c = &s->c;
+    size_t n = (size_t)(s->hi - s->lo);
+    double *slab[4] = {NULL, NULL, NULL, NULL};
+    kedr_status st = KEDR_OK;
+    for (int var = 0; var < 4 && st == KEDR_OK; var++) {
+        if (!in[var])
+            continue;
+        if (!(slab[var] = malloc((n * s->plane > 0 ? n * s->plane : 1) * sizeof(double)))) {
+            st = kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_set_fields: out of host memory");
+            break;
+        }
+        for (int k = 0; k < c->nz; k++)
+            for (int j = 0; j < c->ny; j++)
+                for (size_t i = 0; i < n; i++)
+                    slab[var][i + n * ((size_t)j + (size_t)c->ny * k)] =
+                        in[var][host_index(c, s->lo + (int)i, j, k)];
+    }
+    if ((st = kedr_comm_agree(s->comm, st)) == KEDR_OK)
+        st = adi_set_local(s, (const double *const *)slab);
+    for (int var = 0; var < 4; var++)
+        free(slab[var]);
+    return st;
 }
 
 /* ---- creation ---------------------------------------------------------------------------- */
@@ -285,25 +567,42 @@ void kedr_adi_destroy(kedr_adi *s)
     kedr_free(s->ctx, s->mask_t);
     kedr_free(s->ctx, s->cp);
     kedr_free(s->ctx, s->measure_buf);
+    adi_parts *pt = &s->parts;
+    kedr_free(s->ctx, pt->abc);
+    for (int v = 0; v < 4; v++)
+        kedr_free(s->ctx, pt->w[v]);
+    kedr_free(s->ctx, pt->iface);
+    kedr_free(s->ctx, pt->x);
+    kedr_free(s->ctx, pt->halo);
+    free(pt->h_iface);
+    free(pt->h_send);
+    free(pt->h_recv);
+    free(pt->h_sys);
+    free(pt->h_x);
+    free(pt->h_halo);
     free(s->mask_host);
     free(s->history);
     free(s);
 }
 
-/* The masks of both layouts in context memory. */
+/* The masks of the local planes in both layouts in context memory (planes outside the box:
+ * solid). */
 static kedr_status upload_masks(kedr_adi *s)
 {
     const kedr_adi_case *c = &s->c;
     unsigned char *a = malloc(s->nodes), *b = malloc(s->nodes);
     kedr_status st = a && b ? KEDR_OK
                             : kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory");
-    for (int i = 0; st == KEDR_OK && i < c->nx; i++)
+    for (int l = 0; st == KEDR_OK && l < s->nxl; l++) {
+        int i = s->lo - 1 + l;
         for (int j = 0; j < c->ny; j++)
             for (int k = 0; k < c->nz; k++) {
-                unsigned char code = s->mask_host[host_index(c, i, j, k)];
-                a[adi_index(c, i, j, k)] = code;
-                b[(size_t)i * c->ny + j + (size_t)c->nx * c->ny * k] = code;
+                unsigned char code = i < 0 || i >= c->nx ? ADI_SOLID
+                                                         : s->mask_host[host_index(c, i, j, k)];
+                a[adi_index(c, l, j, k)] = code;
+                b[(size_t)l * c->ny + j + (size_t)s->nxl * c->ny * k] = code;
             }
+    }
     if (st == KEDR_OK)
         st = kedr_upload(s->ctx, s->mask, a, s->nodes);
     if (st == KEDR_OK)
@@ -313,9 +612,17 @@ static kedr_status upload_masks(kedr_adi *s)
     return st;
 }
 
+static kedr_status host_alloc(void **p, size_t bytes)
+{
+    if (!(*p = malloc(bytes ? bytes : 1)))
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory (%zu bytes)",
+                         bytes);
+    return KEDR_OK;
+}
+
 static kedr_status allocate(kedr_adi *s)
 {
-    size_t bytes = s->nodes * (size_t)s->real_size;
+    size_t rs = (size_t)s->real_size, bytes = s->nodes * rs;
     for (int k = 0; k < ADI_NSTATES; k++)
         for (int v = 0; v < 4; v++)
             KEDR_TRY(kedr_alloc(s->ctx, &s->state[k].f[v], bytes));
@@ -325,58 +632,102 @@ static kedr_status allocate(kedr_adi *s)
         KEDR_TRY(kedr_alloc(s->ctx, &s->cp, 2 * bytes));
         KEDR_TRY(kedr_alloc(s->ctx, &s->measure_buf, s->nodes * 6 * sizeof(double)));
     }
+    adi_parts *pt = &s->parts;
+    size_t plane = s->plane, P = (size_t)s->nranks;
+    if (s->nranks > 1) {
+        KEDR_TRY(kedr_alloc(s->ctx, &pt->halo, 16 * plane * rs));
+        KEDR_TRY(host_alloc(&pt->h_halo, 16 * plane * rs));
+    }
+    if (s->partitioned) {
+        size_t n = (size_t)(s->hi - s->lo) * plane;
+        KEDR_TRY(kedr_alloc(s->ctx, &pt->abc, 6 * n * rs));
+        for (int v = 0; v < 4; v++)
+            KEDR_TRY(kedr_alloc(s->ctx, &pt->w[v], 2 * n * rs));
+        KEDR_TRY(kedr_alloc(s->ctx, &pt->iface, ADI_IF_UNITS * 2 * plane * rs));
+        KEDR_TRY(kedr_alloc(s->ctx, &pt->x, 8 * plane * rs));
+        KEDR_TRY(host_alloc(&pt->h_iface, ADI_IF_SENT * 2 * plane * rs));
+        KEDR_TRY(host_alloc(&pt->h_send, 2 * ADI_IF_SENT * (plane + P) * rs));
+        KEDR_TRY(host_alloc(&pt->h_recv, 2 * ADI_IF_SENT * (plane + P) * rs));
+        KEDR_TRY(host_alloc((void **)&pt->h_sys, 4 * (plane + P) * sizeof(double)));
+        KEDR_TRY(host_alloc(&pt->h_x, 8 * plane * rs));
+    }
     return KEDR_OK;
 }
 
 kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **out)
 {
+    return kedr_adi_create_on(ctx, NULL, c, out);
+}
+
+kedr_status kedr_adi_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_case *c,
+                               kedr_adi **out)
+{
     if (!ctx || !c || !out)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_adi_create: an argument is NULL");
     *out = NULL;
     KEDR_TRY(kedr_adi_case_check(c));
+    int nranks = kedr_comm_size(comm);
+    if (nranks > kedr_adi_max_ranks(c))
+        return kedr_fail(KEDR_ERR_INVALID, "a grid of %d planes along x can be split between at "
+                         "most %d ranks (two planes each); this run has %d ranks: run on %d or "
+                         "fewer, or refine the grid along x", c->nx, kedr_adi_max_ranks(c),
+                         nranks, kedr_adi_max_ranks(c));
     kedr_adi *s = calloc(1, sizeof *s);
     if (!s)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory");
     s->ctx = ctx;
+    s->comm = comm;
+    s->nranks = nranks;
+    s->rank = kedr_comm_rank(comm);
+    adi_slab(c->nx, s->rank, nranks, &s->lo, &s->hi);
+    s->nxl = s->hi - s->lo + 2;
+    s->partitioned = nranks > 1 || c->x_partitioned;
     s->c = *c;
     s->c.solid = NULL;
-    s->nodes = (size_t)c->nx * c->ny * c->nz;
+    s->plane = (size_t)c->ny * c->nz;
+    s->gnodes = (size_t)c->nx * s->plane;
+    s->nodes = (size_t)s->nxl * s->plane;
     s->real_size = c->single ? 4 : 8;
     s->transpose_z = c->z_transpose < 0 ? KEDR_IS_CUDA(ctx) : c->z_transpose;
     if (s->c.slice < 0)
         s->c.slice = c->nz / 2;
-    int64_t sn[3] = {(int64_t)c->ny * c->nz, c->nz, 1};
-    int64_t st[3] = {c->ny, 1, (int64_t)c->nx * c->ny};
-    adi_params_init(c, sn, &s->p);
-    adi_params_init(c, st, &s->pt);
-    s->mask_host = malloc(s->nodes);
+    int64_t sn[3] = {(int64_t)s->plane, c->nz, 1};
+    int64_t st[3] = {c->ny, 1, (int64_t)s->nxl * c->ny};
+    adi_params_init(c, s->nxl, sn, &s->p);
+    adi_params_init(c, s->nxl, st, &s->pt);
+    s->mask_host = malloc(s->gnodes);
     if (!s->mask_host) {
         kedr_adi_destroy(s);
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory (%zu bytes)",
-                         s->nodes);
+                         s->gnodes);
     }
     adi_classify(c, s->mask_host, &s->unknowns);
     kedr_status r = allocate(s);
     if (r == KEDR_ERR_NOMEM) {
-        char need[32], why[512];
+        char need[32], why[512], part[96] = "";
         snprintf(why, sizeof why, "%s", kedr_last_error());
-        r = kedr_fail(KEDR_ERR_NOMEM, "a grid of %d x %d x %d nodes needs %s of %s memory: %s",
-                      c->nx, c->ny, c->nz,
-                      kedr_format_bytes(kedr_adi_bytes(c, kedr_ctx_backend(ctx)), need,
-                                        sizeof need),
-                      KEDR_IS_CUDA(ctx) ? "GPU" : "host", why);
+        if (nranks > 1)
+            snprintf(part, sizeof part, " split between %d ranks (x planes %d to %d here)",
+                     nranks, s->lo, s->hi - 1);
+        r = kedr_fail(KEDR_ERR_NOMEM, "a grid of %d x %d x %d nodes%s needs %s of %s memory%s: "
+                      "%s", c->nx, c->ny, c->nz, part,
+                      kedr_format_bytes(kedr_adi_rank_bytes(c, kedr_ctx_backend(ctx), nranks),
+                                        need, sizeof need),
+                      KEDR_IS_CUDA(ctx) ? "GPU" : "host", nranks > 1 ? " a rank" : "", why);
     }
     if (r == KEDR_OK)
         r = upload_masks(s);
-    double *init = r == KEDR_OK ? malloc(s->nodes * 4 * sizeof *init) : NULL;
+    r = kedr_comm_agree(comm, r);
+    size_t own = (size_t)(s->hi - s->lo) * s->plane;
+    double *init = r == KEDR_OK ? malloc((own ? own : 1) * 4 * sizeof *init) : NULL;
     if (r == KEDR_OK && !init)
         r = kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory");
     if (r == KEDR_OK) {
         for (int v = 0; v < 4; v++)
-            for (size_t n = 0; n < s->nodes; n++)
-                init[v * s->nodes + n] = v < 3 ? c->init_velocity[v] : c->init_temperature;
-        r = kedr_adi_set_fields(s, init, init + s->nodes, init + 2 * s->nodes,
-                                init + 3 * s->nodes);
+            for (size_t n = 0; n < own; n++)
+                init[v * own + n] = v < 3 ? c->init_velocity[v] : c->init_temperature;
+        const double *in[4] = {init, init + own, init + 2 * own, init + 3 * own};
+        r = adi_set_local(s, in);
     }
     free(init);
     if (r != KEDR_OK) {
@@ -385,6 +736,13 @@ kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **ou
     }
     *out = s;
     return KEDR_OK;
+}
+
+int kedr_adi_slab(const kedr_adi *s, int *lo, int *hi)
+{
+    *lo = s->lo;
+    *hi = s->hi;
+    return s->nranks;
 }
 
 /* ---- for the benchmark ------------------------------------------------------------------- */

@@ -85,14 +85,15 @@ kedr_status adi_cuda_sweep(kedr_adi *s, const adi_params *p, const unsigned char
  * unknowns), reduced afterwards by kedr_reduce. */
 template <typename T>
 __global__ void measure_kernel(adi_params p, const unsigned char *mask, size_t nodes,
-                               const T *g0, const T *g1, const T *g2, const T *g3,
+                               size_t plane, const T *g0, const T *g1, const T *g2, const T *g3,
                                const T *p0, const T *p1, const T *p2, double *buf)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= nodes)
         return;
     double o[6] = {0, 0, 0, 0, 0, 0};
-    if (mask[i] == ADI_FLUID) {
+    /* the own planes: not the halos, which are other ranks' */
+    if (mask[i] == ADI_FLUID && i >= plane && i < nodes - plane) {
         const T *g[4] = {g0, g1, g2, g3}, *pr[4] = {p0, p1, p2, NULL};
         if (sizeof(T) == 4)
             measure_node_f32(&p, mask, (const float *const *)g,
@@ -117,14 +118,14 @@ kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *p
         for (int v = 0; prev && v < 3; v++)
             pv[v] = (const float *)prev->f[v];
         measure_kernel<float><<<blocks, 256, 0, stream>>>(
-            s->p, s->mask, n, (const float *)g->f[0], (const float *)g->f[1],
+            s->p, s->mask, n, s->plane, (const float *)g->f[0], (const float *)g->f[1],
             (const float *)g->f[2], (const float *)g->f[3], pv[0], pv[1], pv[2], buf);
     } else {
         const double *pv[3] = {NULL, NULL, NULL};
         for (int v = 0; prev && v < 3; v++)
             pv[v] = (const double *)prev->f[v];
         measure_kernel<double><<<blocks, 256, 0, stream>>>(
-            s->p, s->mask, n, (const double *)g->f[0], (const double *)g->f[1],
+            s->p, s->mask, n, s->plane, (const double *)g->f[0], (const double *)g->f[1],
             (const double *)g->f[2], (const double *)g->f[3], pv[0], pv[1], pv[2], buf);
     }
     KEDR_CUDA_LAUNCHED("adi measure");
@@ -139,5 +140,94 @@ kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *p
     m->speed2max = r[3];
     m->energy = r[4];
     m->nonfinite = r[5];
+    return KEDR_OK;
+}
+
+/* The partitioned X sweep's rows: a thread a node of the own planes. */
+template <typename T, typename A>
+__global__ void part_rows_kernel(adi_params p, const unsigned char *mask, int64_t plane,
+                                 int64_t n, A a, T *abc)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= n)
+        return;
+    if (sizeof(T) == 4) {
+        row_consts_f32 k;
+        row_consts_init_f32(&p, 0, (const arrays_f32 *)&a, &k);
+        part_node_f32(&p, &k, mask, plane + e, (const arrays_f32 *)&a, (float *)abc, n, e);
+    } else {
+        row_consts_f64 k;
+        row_consts_init_f64(&p, 0, (const arrays_f64 *)&a, &k);
+        part_node_f64(&p, &k, mask, plane + e, (const arrays_f64 *)&a, (double *)abc, n, e);
+    }
+}
+
+kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
+                               const adi_state *coef)
+{
+    int64_t plane = (int64_t)s->plane, n = (int64_t)(s->hi - s->lo) * plane;
+    if (n <= 0)
+        return KEDR_OK;
+    unsigned blocks = (unsigned)((n + ADI_BLOCK - 1) / ADI_BLOCK);
+    cudaStream_t stream = KEDR_STREAM(s->ctx);
+    if (s->real_size == 4) {
+        arrays_f32 a;
+        fill_arrays<float>(&a, out, old, coef);
+        part_rows_kernel<float><<<blocks, ADI_BLOCK, 0, stream>>>(s->p, s->mask, plane, n, a,
+                                                                  (float *)s->parts.abc);
+    } else {
+        arrays_f64 a;
+        fill_arrays<double>(&a, out, old, coef);
+        part_rows_kernel<double><<<blocks, ADI_BLOCK, 0, stream>>>(s->p, s->mask, plane, n, a,
+                                                                   (double *)s->parts.abc);
+    }
+    KEDR_CUDA_LAUNCHED("adi partitioned rows");
+    return KEDR_OK;
+}
+
+/* Copies plane l of nf fields (layout strides s0, s1, s2) to or from the units of buf: a thread
+ * an element (v, j, k). */
+template <typename T>
+__global__ void halo_kernel(T *f0, T *f1, T *f2, T *f3, int nf, int64_t l, int64_t s0,
+                            int64_t s1, int64_t s2, int ny, int nz, T *buf, int pack)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, plane = (int64_t)ny * nz;
+    if (t >= nf * plane)
+        return;
+    int v = (int)(t / plane);
+    int64_t e = t % plane, j = e / nz, k = e % nz;
+    T *f = v == 0 ? f0 : v == 1 ? f1 : v == 2 ? f2 : f3;
+    int64_t idx = l * s0 + j * s1 + k * s2;
+    if (pack)
+        buf[t] = f[idx];
+    else
+        f[idx] = buf[t];
+}
+
+kedr_status adi_cuda_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
+                          int lo, int hi)
+{
+    size_t plane = s->plane, rs = (size_t)s->real_size;
+    int64_t total = (int64_t)nf * (int64_t)plane;
+    if (total <= 0)
+        return KEDR_OK;
+    unsigned blocks = (unsigned)((total + 255) / 256);
+    cudaStream_t stream = KEDR_STREAM(s->ctx);
+    void *g[4] = {f[0], nf > 1 ? f[1] : NULL, nf > 2 ? f[2] : NULL, nf > 3 ? f[3] : NULL};
+    for (int side = 0; side < 2; side++) {
+        if (!(side ? hi : lo))
+            continue;
+        int64_t l = pack ? (side ? s->nxl - 2 : 1) : (side ? s->nxl - 1 : 0);
+        char *b = (char *)s->parts.halo + ((pack ? 0 : 2) + side) * 4 * plane * rs;
+        if (rs == 4)
+            halo_kernel<float><<<blocks, 256, 0, stream>>>(
+                (float *)g[0], (float *)g[1], (float *)g[2], (float *)g[3], nf, l, p->s[0],
+                p->s[1], p->s[2], p->n[1], p->n[2], (float *)b, pack);
+        else
+            halo_kernel<double><<<blocks, 256, 0, stream>>>(
+                (double *)g[0], (double *)g[1], (double *)g[2], (double *)g[3], nf, l, p->s[0],
+                p->s[1], p->s[2], p->n[1], p->n[2], (double *)b, pack);
+        KEDR_CUDA_LAUNCHED("adi halo planes");
+    }
     return KEDR_OK;
 }

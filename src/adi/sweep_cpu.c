@@ -104,7 +104,7 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
 }
 
 #define ADI_CPU_MEASURE(NAME, T, SUF)                                                           \
-    static void NAME(const adi_params *p, const unsigned char *mask, size_t nodes,              \
+    static void NAME(const adi_params *p, const unsigned char *mask, size_t begin, size_t end,  \
                      const adi_state *g, const adi_state *prev, adi_measure *m)                \
     {                                                                                          \
         const T *gf[4], *pf[4];                                                                \
@@ -113,9 +113,9 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
             pf[v] = prev ? (const T *)prev->f[v] : NULL;                                       \
         }                                                                                      \
         double div2 = 0, divmax = 0, change = 0, speed2 = 0, energy = 0, bad = 0;              \
-        int par = nodes >= ADI_PARALLEL_NODES;                                                 \
+        int par = end - begin >= ADI_PARALLEL_NODES;                                           \
         _Pragma("omp parallel for if (par) reduction(+ : div2, energy, bad) reduction(max : divmax, change, speed2)") \
-        for (int64_t i = 0; i < (int64_t)nodes; i++) {                                         \
+        for (int64_t i = (int64_t)begin; i < (int64_t)end; i++) {                              \
             if (mask[i] != ADI_FLUID)                                                          \
                 continue;                                                                      \
             double o[6];                                                                       \
@@ -141,9 +141,73 @@ ADI_CPU_MEASURE(measure_f64, double, f64)
 kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                             adi_measure *m)
 {
+    /* the own planes: not the halos, which are other ranks' */
+    size_t begin = s->plane, end = s->nodes - s->plane;
     if (s->real_size == 4)
-        measure_f32(&s->p, s->mask, s->nodes, g, prev, m);
+        measure_f32(&s->p, s->mask, begin, end, g, prev, m);
     else
-        measure_f64(&s->p, s->mask, s->nodes, g, prev, m);
+        measure_f64(&s->p, s->mask, begin, end, g, prev, m);
+    return KEDR_OK;
+}
+
+/* The partitioned X sweep's rows, node by node over the own planes. */
+#define ADI_CPU_PART_ROWS(NAME, T, SUF)                                                         \
+    static void NAME(kedr_adi *s, const adi_state *out, const adi_state *old,                  \
+                     const adi_state *coef)                                                    \
+    {                                                                                          \
+        arrays_##SUF a;                                                                        \
+        for (int v = 0; v < 4; v++) {                                                          \
+            a.out[v] = (T *)out->f[v];                                                         \
+            a.old[v] = (const T *)old->f[v];                                                   \
+            a.coef[v] = (const T *)coef->f[v];                                                 \
+        }                                                                                      \
+        row_consts_##SUF k;                                                                    \
+        row_consts_init_##SUF(&s->p, 0, &a, &k);                                               \
+        int64_t plane = (int64_t)s->plane, n = (int64_t)(s->hi - s->lo) * plane;               \
+        T *abc = (T *)s->parts.abc;                                                            \
+        const adi_params *p = &s->p;                                                           \
+        const unsigned char *mask = s->mask;                                                   \
+        int par = n >= ADI_PARALLEL_NODES;                                                     \
+        _Pragma("omp parallel if (par)")                                                       \
+        {                                                                                      \
+            ADI_FTZ_BEGIN                                                                      \
+            _Pragma("omp for schedule(static)")                                                \
+            for (int64_t e = 0; e < n; e++)                                                    \
+                part_node_##SUF(p, &k, mask, plane + e, &a, abc, n, e);                        \
+            ADI_FTZ_END                                                                        \
+        }                                                                                      \
+    }
+
+ADI_CPU_PART_ROWS(part_rows_f32, float, f32)
+ADI_CPU_PART_ROWS(part_rows_f64, double, f64)
+
+kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
+                              const adi_state *coef)
+{
+    if (s->real_size == 4)
+        part_rows_f32(s, out, old, coef);
+    else
+        part_rows_f64(s, out, old, coef);
+    return KEDR_OK;
+}
+
+kedr_status adi_cpu_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
+                         int lo, int hi)
+{
+    size_t rs = (size_t)s->real_size, plane = s->plane;
+    int ny = p->n[1], nz = p->n[2];
+    for (int side = 0; side < 2; side++) {
+        if (!(side ? hi : lo))
+            continue;
+        int64_t l = pack ? (side ? s->nxl - 2 : 1) : (side ? s->nxl - 1 : 0);
+        char *b = (char *)s->parts.halo + ((pack ? 0 : 2) + side) * 4 * plane * rs;
+        for (int v = 0; v < nf; v++)
+            for (int j = 0; j < ny; j++)
+                for (int k = 0; k < nz; k++) {
+                    char *x = (char *)f[v] + (l * p->s[0] + j * p->s[1] + k * p->s[2]) * rs;
+                    char *y = b + ((size_t)v * plane + (size_t)j * nz + k) * rs;
+                    memcpy(pack ? y : x, pack ? x : y, rs);
+                }
+    }
     return KEDR_OK;
 }

@@ -85,25 +85,23 @@ ADI_HD void ADI_FN(row_consts_init)(const adi_params *p, int d, const ADI_FN(arr
     k->adv = ADI_FN(pick)(a->coef, d);
 }
 
-/* Node m of the line base + m s_d, m = 1 .. n_d - 2 in order (the line's ends lie on the box's
- * faces and are never unknowns): the four fields' rows, eliminated side by side, so that each
- * node's mask and advecting velocity are read once and the four chains of dependent steps
- * overlap; at a segment's end, its back substitution. The three velocity components have the
- * same rows (the same viscosity and the same ghost kinds: adi_params_init gives u, v, w one
- * Dirichlet flag), hence one pivot and one c' for them, and one for the temperature.
- * cp[(2 m) * cps] and cp[(2 m + 1) * cps] are this line's scratch. */
-ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
-                               const unsigned char *mask, int d, int64_t base, int m,
-                               const ADI_FN(arrays) *a, REAL *cp, int64_t cps,
-                               ADI_FN(line_state) *ls)
+/* The rows of the fluid node idx along d, for the four fields: A, B, C of the velocity rows
+ * ([0]; u, v and w have the same rows: the same viscosity and the same ghost kinds, as
+ * adi_params_init gives them one Dirichlet flag) and of the temperature rows ([1]), and the
+ * right sides D. A neighbour that is not an unknown (a segment's end) is folded in by its
+ * ghost rule, and the row's coupling to it is 0; *lo and *hi are the neighbours' codes. */
+typedef struct {
+    REAL A[2], B[2], C[2], D[4];
+} ADI_FN(rows);
+
+ADI_HD void ADI_FN(node_rows)(const adi_params *p, const ADI_FN(row_consts) *k,
+                              const unsigned char *mask, int d, int64_t idx,
+                              const ADI_FN(arrays) *a, ADI_FN(rows) *r, unsigned char *lo_code,
+                              unsigned char *hi_code)
 {
     const int64_t sd = k->sd;
     const REAL rh = k->rh, r2h = k->r2h, rdt = k->rdt, ku = k->ku, kt = k->kt;
-    const REAL *adv_f = k->adv;
-    int64_t idx = base + m * sd;
-    if (mask[idx] != ADI_FLUID)
-        return;
-    REAL adv = adv_f[idx];
+    REAL adv = k->adv[idx];
     /* Advection (the same in every row), then diffusion. */
     REAL Aa = 0, Ba = 0, Ca = 0;
     if (p->central) {
@@ -121,7 +119,7 @@ ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
     /* The explicit sources: the pressure (T) gradient and the force of component d, the
      * dissipation Phi_d of T; added with constant indices, so that D stays in registers. */
     REAL src = (REAL)p->force[d] - ADI_FN(deriv)(p, mask, a->coef[3], idx, d, 3);
-    REAL D[4];
+    REAL *D = r->D;
     for (int v = 0; v < 3; v++)
         D[v] = a->old[v][idx] * rdt + (v == d ? src : (REAL)0);
     D[3] = a->old[3][idx] * rdt;
@@ -140,7 +138,6 @@ ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
         else
             Bt += At;
         Au = At = 0;
-        ls->start = m;
     }
     if (hi != ADI_FLUID) {
         const adi_ghost *g = &p->ghost[hi];
@@ -155,12 +152,42 @@ ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
             Bt += Ct;
         Cu = Ct = 0;
     }
-    REAL ru = 1 / (Bu - Au * ls->cu), rt = 1 / (Bt - At * ls->ct);
-    REAL cu = ls->cu = Cu * ru, ct = ls->ct = Ct * rt;
+    r->A[0] = Au;
+    r->B[0] = Bu;
+    r->C[0] = Cu;
+    r->A[1] = At;
+    r->B[1] = Bt;
+    r->C[1] = Ct;
+    *lo_code = lo;
+    *hi_code = hi;
+}
+
+/* Node m of the line base + m s_d, m = 1 .. n_d - 2 in order (the line's ends lie on the box's
+ * faces and are never unknowns): the four fields' rows, eliminated side by side, so that each
+ * node's mask and advecting velocity are read once and the four chains of dependent steps
+ * overlap; at a segment's end, its back substitution. One pivot and one c' serve the three
+ * velocity components, one the temperature. cp[(2 m) * cps] and cp[(2 m + 1) * cps] are this
+ * line's scratch. */
+ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
+                               const unsigned char *mask, int d, int64_t base, int m,
+                               const ADI_FN(arrays) *a, REAL *cp, int64_t cps,
+                               ADI_FN(line_state) *ls)
+{
+    const int64_t sd = k->sd;
+    int64_t idx = base + m * sd;
+    if (mask[idx] != ADI_FLUID)
+        return;
+    ADI_FN(rows) r;
+    unsigned char lo, hi;
+    ADI_FN(node_rows)(p, k, mask, d, idx, a, &r, &lo, &hi);
+    if (lo != ADI_FLUID)
+        ls->start = m;
+    REAL ru = 1 / (r.B[0] - r.A[0] * ls->cu), rt = 1 / (r.B[1] - r.A[1] * ls->ct);
+    REAL cu = ls->cu = r.C[0] * ru, ct = ls->ct = r.C[1] * rt;
     REAL *dp = ls->dp;
     for (int v = 0; v < 3; v++)
-        dp[v] = (D[v] - Au * dp[v]) * ru;
-    dp[3] = (D[3] - At * dp[3]) * rt;
+        dp[v] = (r.D[v] - r.A[0] * dp[v]) * ru;
+    dp[3] = (r.D[3] - r.A[1] * dp[3]) * rt;
     cp[(2 * m) * cps] = cu;
     cp[(2 * m + 1) * cps] = ct;
     for (int v = 0; v < 4; v++)
@@ -178,6 +205,28 @@ ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
             a->out[3][iq] = x[3];
         }
     }
+}
+
+/* The partitioned sweep's rows at node idx (any node of a rank's own planes): the fluid node's
+ * rows, or x = 0 for any other node (solid and boundary nodes hold 0 in every state). abc: the
+ * six arrays a, b, c of the velocity, then of the temperature, each of n elements, row e;
+ * the right sides go to out[v][idx]. */
+ADI_HD void ADI_FN(part_node)(const adi_params *p, const ADI_FN(row_consts) *k,
+                              const unsigned char *mask, int64_t idx, const ADI_FN(arrays) *a,
+                              REAL *abc, int64_t n, int64_t e)
+{
+    ADI_FN(rows) r = {{0, 0}, {1, 1}, {0, 0}, {0, 0, 0, 0}};
+    if (mask[idx] == ADI_FLUID) {
+        unsigned char lo, hi;
+        ADI_FN(node_rows)(p, k, mask, 0, idx, a, &r, &lo, &hi);
+    }
+    for (int m = 0; m < 2; m++) {
+        abc[(3 * m) * n + e] = r.A[m];
+        abc[(3 * m + 1) * n + e] = r.B[m];
+        abc[(3 * m + 2) * n + e] = r.C[m];
+    }
+    for (int v = 0; v < 4; v++)
+        a->out[v][idx] = r.D[v];
 }
 
 /* The four fields on one line (the GPU's unit of work). */
