@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define FLOW_PATH (KEDR_FLOW_PATH_MAX + KEDR_FLOW_NAME_MAX + 32)
+#define FLOW_PATH (KEDR_FLOW_PATH_MAX + KEDR_FLOW_NAME_MAX + KEDR_FLOW_BODY_NAME_MAX + 32)
 
 typedef struct {
     const char *case_path, *out, *restart;
@@ -32,6 +32,8 @@ static void help(void)
            "vertical and v on the horizontal centre line) and the checkpoint DIR/NAME.chk.\n"
            "A pressure solve that does not converge stops the run with its residual history and\n"
            "a checkpoint of the last good step; a velocity that becomes NaN stops it at once.\n"
+           "Each immersed body's force and moment history goes to DIR/NAME-BODY.csv (every\n"
+           "[output] forces_every steps; a restart keeps the rows up to its step).\n"
            "Ctrl-C or SIGTERM stops after the current step, saves, and exits with 130 (143).\n\n"
            "options:\n"
            "  --steps N      steps to run (overrides [time] steps; counted from the start)\n"
@@ -134,6 +136,114 @@ static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
     return s == KEDR_OK ? 0 : fail(NULL);
 }
 
+/* ---- force histories ---------------------------------------------------------------------- */
+
+typedef struct {
+    FILE *fp[KEDR_FLOW_MAX_BODIES];
+    int n;
+} body_files;
+
+static void body_path(const kedr_flow_case *c, int b, char *path, size_t size)
+{
+    snprintf(path, size, "%s/%s-%s.csv", c->out_dir, c->name, c->body[b].name);
+}
+
+/* Keeps the header and the rows of steps up to `step` of an existing history (a restart). */
+static int trim_history(const char *path, long long step)
+{
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return 0; /* none yet: a new one */
+    char tmp[FLOW_PATH + 8];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *out = fopen(tmp, "w");
+    if (!out) {
+        fclose(in);
+        return -1;
+    }
+    char line[1024];
+    int first = 1;
+    while (fgets(line, sizeof line, in)) {
+        if (first || strtoll(line, NULL, 10) <= step)
+            fputs(line, out);
+        first = 0;
+    }
+    fclose(in);
+    if (fclose(out) != 0 || rename(tmp, path) != 0)
+        return -1;
+    return 1;
+}
+
+static int open_histories(kedr_flow *f, const kedr_flow_case *c, int restart, body_files *bf)
+{
+    memset(bf, 0, sizeof *bf);
+    if (!c->nbodies || !c->forces_every)
+        return 0;
+    if (cli_make_dirs(c->out_dir) != 0) {
+        fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
+                strerror(errno));
+        return CLI_EXIT_FAIL;
+    }
+    kedr_flow_stats st;
+    kedr_flow_get_stats(f, &st);
+    for (int b = 0; b < c->nbodies; b++) {
+        char path[FLOW_PATH];
+        body_path(c, b, path, sizeof path);
+        int kept = restart ? trim_history(path, (long long)st.step) : 0;
+        if (kept >= 0)
+            bf->fp[b] = fopen(path, kept ? "a" : "w");
+        if (kept < 0 || !bf->fp[b]) {
+            fprintf(stderr, "kedr flow: cannot write %s: %s\n", path, strerror(errno));
+            return CLI_EXIT_FAIL;
+        }
+        bf->n = b + 1;
+        if (!kept)
+            fprintf(bf->fp[b], c->dims == 3
+                    ? "step,time,x,y,z,u,v,w,fx,fy,fz,mx,my,mz,cd,cl,cs\n"
+                    : "step,time,x,y,u,v,fx,fy,mz,cd,cl\n");
+    }
+    return 0;
+}
+
+static void write_forces(kedr_flow *f, const kedr_flow_case *c, body_files *bf)
+{
+    kedr_flow_stats st;
+    kedr_flow_get_stats(f, &st);
+    for (int b = 0; b < bf->n; b++) {
+        kedr_flow_body_state bs;
+        if (kedr_flow_body_get(f, b, &bs) != KEDR_OK)
+            continue;
+        FILE *fp = bf->fp[b];
+        fprintf(fp, "%lld,%.9g", (long long)st.step, st.time);
+        if (c->dims == 3)
+            fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,"
+                    "%.9g\n", bs.center[0], bs.center[1], bs.center[2], bs.velocity[0],
+                    bs.velocity[1], bs.velocity[2], bs.force[0], bs.force[1], bs.force[2],
+                    bs.moment[0], bs.moment[1], bs.moment[2], bs.cd, bs.cl, bs.cs);
+        else
+            fprintf(fp, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", bs.center[0],
+                    bs.center[1], bs.velocity[0], bs.velocity[1], bs.force[0], bs.force[1],
+                    bs.moment[2], bs.cd, bs.cl);
+    }
+}
+
+static int close_histories(const kedr_flow_case *c, body_files *bf)
+{
+    int rc = 0;
+    for (int b = 0; b < bf->n; b++) {
+        char path[FLOW_PATH];
+        body_path(c, b, path, sizeof path);
+        if (fclose(bf->fp[b]) != 0) {
+            fprintf(stderr, "kedr flow: writing %s failed: %s\n", path, strerror(errno));
+            rc = CLI_EXIT_FAIL;
+        } else {
+            printf("wrote %s\n", path);
+        }
+    }
+    bf->n = 0;
+    return rc;
+}
+
 static void print_history(const kedr_flow_stats *st)
 {
     const kedr_flow_poisson_info *p = &st->poisson;
@@ -204,14 +314,17 @@ static void progress_line(const kedr_flow_stats *st, const kedr_flow_case *c, do
     }
     char eta[32];
     cli_format_seconds(per * left, eta, sizeof eta);
+    char ibm[48] = "";
+    if (c->nbodies)
+        snprintf(ibm, sizeof ibm, "  bodies %d it", st->ibm_iterations);
     printf("step %lld  t %.5g  dt %.3g (cfl %.2f)  |u|max %.4g  ke %.5g  div %.1e  pressure %d "
-           "it (res %.1e)  %.3g ms/step  ETA %s\n", (long long)st->step, st->time, st->dt,
+           "it (res %.1e)%s  %.3g ms/step  ETA %s\n", (long long)st->step, st->time, st->dt,
            st->cfl, fmax(st->umax[0], fmax(st->umax[1], st->umax[2])), st->kinetic_energy,
-           st->divergence, st->poisson.iterations, st->poisson.residual, 1e3 * per, eta);
+           st->divergence, st->poisson.iterations, st->poisson.residual, ibm, 1e3 * per, eta);
     fflush(stdout);
 }
 
-static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped)
+static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped, body_files *bf)
 {
     kedr_flow_stats st;
     kedr_flow_get_stats(f, &st);
@@ -225,8 +338,9 @@ static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped)
             snprintf(msg, sizeof msg, "%s", kedr_last_error());
             fprintf(stderr, "kedr flow: %s\n", msg);
             kedr_flow_get_stats(f, &st);
-            if (why == 1) {
-                print_history(&st);
+            if (why == 1 || why == 4) {
+                if (why == 1)
+                    print_history(&st);
                 fprintf(stderr, "kedr flow: saving the state before the failed step\n");
                 checkpoint(f, c);
             } else {
@@ -236,6 +350,8 @@ static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped)
             return CLI_EXIT_FAIL;
         }
         kedr_flow_get_stats(f, &st);
+        if (bf->n && st.step % c->forces_every == 0)
+            write_forces(f, c, bf);
         int last = st.step >= c->steps || (c->end_time > 0 && st.time >= c->end_time * (1 - 1e-12));
         if (c->stats_every > 0 && (st.step % c->stats_every == 0 || last))
             progress_line(&st, c, run0, first);
@@ -293,9 +409,33 @@ int cmd_flow(int argc, char **argv)
         printf("restart from %s at step %lld (t = %.6g s)\n", o.restart, (long long)st.step,
                st.time);
     }
+    for (int b = 0; b < c.nbodies; b++) {
+        static const char *const shapes[] = {"circle", "rectangle", "sphere", "box", "cylinder",
+                                             "points"};
+        kedr_flow_body_state bs;
+        if (kedr_flow_body_get(f, b, &bs) == KEDR_OK)
+            printf("body %s: %s, %d points (spacing %.3g cells), %s; coefficients over rho U^2 "
+                   "%s / 2 with U = %g, %s = %g\n", c.body[b].name, shapes[c.body[b].shape],
+                   bs.points, c.body[b].spacing,
+                   c.body[b].frequency > 0 || c.body[b].velocity[0] != 0 ||
+                           c.body[b].velocity[1] != 0 || c.body[b].velocity[2] != 0
+                       ? "moving" : "fixed",
+                   c.dims == 3 ? "A" : "L", c.body[b].ref_velocity, c.dims == 3 ? "A" : "L",
+                   c.dims == 3 ? c.body[b].ref_area : c.body[b].ref_length);
+    }
     warn_dt(f, &c);
+    body_files bf;
+    int rc = open_histories(f, &c, o.restart != NULL, &bf);
+    if (rc) {
+        kedr_flow_destroy(f);
+        kedr_ctx_destroy(ctx);
+        return rc;
+    }
     kedr_interrupt_install();
-    int stopped = 0, rc = run(f, &c, &stopped);
+    int stopped = 0;
+    rc = run(f, &c, &stopped, &bf);
+    int rh = close_histories(&c, &bf);
+    rc = rc ? rc : rh;
     if (rc == 0 && (c.checkpoint || stopped))
         rc = checkpoint(f, &c);
     if (rc == 0)
@@ -304,8 +444,11 @@ int cmd_flow(int argc, char **argv)
         kedr_flow_stats st;
         kedr_flow_get_stats(f, &st);
         printf("%lld steps, t = %.6g s; %.3f s in steps, of which %.3f s in the pressure solve "
-               "(%.2f iterations a step)\n", (long long)st.step, st.time, st.seconds_step,
+               "(%.2f iterations a step)", (long long)st.step, st.time, st.seconds_step,
                st.seconds_poisson, st.step ? (double)st.poisson_iterations / st.step : 0.0);
+        if (c.nbodies)
+            printf(" and %.3f s in the immersed boundaries", st.seconds_ibm);
+        printf("\n");
         if (stopped)
             printf("stopped; continue with: kedr flow %s --restart %s/%s.chk\n", o.case_path,
                    c.out_dir, c.name);

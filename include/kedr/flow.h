@@ -187,6 +187,7 @@ typedef struct {
     /* outputs */
     char out_dir[KEDR_FLOW_PATH_MAX];
     int64_t stats_every, checkpoint_every;
+    int64_t forces_every;          /* bodies: a row of DIR/NAME-BODY.csv every so many steps */
     int write_csv, write_vti, write_png, checkpoint;
 } kedr_flow_case;
 

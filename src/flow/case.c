@@ -494,6 +494,11 @@ static kedr_status read_output(kedr_ini *ini, kedr_flow_case *c)
     KEDR_TRY(kedr_ini_int(ini, "output", "stats_every", 0, 0, 4000000000LL, &c->stats_every));
     KEDR_TRY(kedr_ini_int(ini, "output", "checkpoint_every", 0, 0, 4000000000LL,
                           &c->checkpoint_every));
+    c->forces_every = 1;
+    KEDR_TRY(kedr_ini_int(ini, "output", "forces_every", 0, 0, 4000000000LL, &c->forces_every));
+    if (!c->nbodies && kedr_ini_line(ini, "output", "forces_every"))
+        return kedr_ini_fail(ini, "output", "forces_every", "only for cases with bodies "
+                             "([body.NAME] sections)");
     c->write_csv = c->write_vti = c->write_png = c->checkpoint = 1;
     KEDR_TRY(kedr_ini_bool(ini, "output", "csv", 0, &c->write_csv));
     KEDR_TRY(kedr_ini_bool(ini, "output", "vti", 0, &c->write_vti));
