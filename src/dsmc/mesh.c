@@ -184,7 +184,8 @@ static void sub_grid(const kedr_dsmc *sim, dsmc_mesh *m)
             hi[d] = fmax(hi[d], v[3 * i + d]);
         }
     for (int d = 0; d < 3; d++) {
-        int a = (int)floor((lo[d] - p->lo[d]) * inv[d]) - 1, b = (int)floor((hi[d] - p->lo[d]) * inv[d]) + 1;
+        int a = (int)floor((lo[d] - p->lo[d]) * inv[d]) - 1;
+        int b = (int)floor((hi[d] - p->lo[d]) * inv[d]) + 1;
         a = a < 0 ? 0 : a;
         b = b >= cells[d] ? cells[d] - 1 : b;
         m->lo[d] = a;
