@@ -415,21 +415,33 @@ kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, doubl
     return flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP, ib->N);
 }
 
-/* Solves (L L*) g = r0 (in ib->r) by CG from g = 0; the iterations and relative residual. */
+/* Solves (L L*) g = r0 (in ib->r) by CG from the last step's g (the force changes little from
+ * step to step), or from 0; the iterations and the residual relative to ||r0||. */
 static kedr_status solve(struct kedr_flow *f, int comp, int *iters, double *res)
 {
     flow_ibm *ib = f->ibm;
     size_t N = ib->N;
     double *g = ib->g[comp], rr, bb;
-    KEDR_TRY(kedr_memset(f->ctx, g, 0, N * sizeof *g));
     KEDR_TRY(flow_op_dot(f->ctx, N, ib->r, ib->r, &bb));
     *iters = 0;
     *res = 0;
-    if (!(bb > 0))
+    if (!(bb > 0)) {
+        KEDR_TRY(kedr_memset(f->ctx, g, 0, N * sizeof *g));
         return isfinite(bb) ? KEDR_OK : kedr_fail(KEDR_ERR_INVALID, "NaN");
-    KEDR_TRY(flow_op_copy(f->ctx, ib->p, ib->r, N * sizeof(double)));
+    }
     rr = bb;
+    if (ib->have_force) { /* r = r0 - (L L*) g */
+        KEDR_TRY(flow_ibm_apply(f, comp, g, ib->q));
+        KEDR_TRY(flow_op_axpy(f->ctx, N, -1.0, ib->q, ib->r));
+        KEDR_TRY(flow_op_dot(f->ctx, N, ib->r, ib->r, &rr));
+    } else {
+        KEDR_TRY(kedr_memset(f->ctx, g, 0, N * sizeof *g));
+    }
     double tol2 = f->c.ibm_tol * f->c.ibm_tol * bb;
+    *res = sqrt(rr / bb);
+    if (rr <= tol2)
+        return isfinite(rr) ? KEDR_OK : kedr_fail(KEDR_ERR_INVALID, "NaN");
+    KEDR_TRY(flow_op_copy(f->ctx, ib->p, ib->r, N * sizeof(double)));
     for (int it = 1; it <= f->c.ibm_max_iter; it++) {
         double pq;
         KEDR_TRY(flow_ibm_apply(f, comp, ib->p, ib->q));

@@ -120,7 +120,9 @@ kedr_status kedr_flow_write_png(const kedr_flow_fields *fl, const char *dir, con
 /* ---- checkpoints ---------------------------------------------------------------------------
  * "KEDRFLW1", then int32 dims, n[3], have_old; int64 step; float64 time, dt_old, length[3], nu;
  * then the padded arrays q[a], Hold[a] (a < dims) and the compact P, all little-endian
- * float64 as in memory; last, a 64-bit FNV-1a of everything before it. */
+ * float64 as in memory; with immersed bodies, a float64 1 or 0 (whether a force was solved) and
+ * the points' forces g[a] (the next solve's start); last, a 64-bit FNV-1a of everything before
+ * it. */
 
 #define CHK_MAGIC "KEDRFLW1"
 
@@ -140,7 +142,8 @@ typedef struct {
 
 static size_t chk_bytes(const struct kedr_flow *f)
 {
-    return 8 + sizeof(chk_header) + (2 * (size_t)f->dims * f->padded + f->cells) * 8 + 8;
+    size_t ibm = f->ibm ? 1 + (size_t)f->dims * f->ibm->N : 0;
+    return 8 + sizeof(chk_header) + (2 * (size_t)f->dims * f->padded + f->cells + ibm) * 8 + 8;
 }
 
 kedr_status kedr_flow_write_checkpoint(const kedr_flow *f, const char *path)
@@ -179,6 +182,14 @@ kedr_status kedr_flow_write_checkpoint(const kedr_flow *f, const char *path)
         }
     sum = fnv(sum, hv.P, f->cells * 8);
     fwrite(hv.P, 8, f->cells, fp);
+    if (f->ibm) {
+        double have = f->ibm->have_force;
+        size_t n = (size_t)f->dims * f->ibm->N;
+        sum = fnv(sum, &have, 8);
+        fwrite(&have, 8, 1, fp);
+        sum = fnv(sum, f->ibm->gh, n * 8);
+        fwrite(f->ibm->gh, 8, n, fp);
+    }
     fwrite(&sum, 8, 1, fp);
     flow_host_free(&hv);
     return finish(&w, path);
@@ -233,8 +244,18 @@ kedr_status kedr_flow_restart(kedr_ctx *ctx, const kedr_flow_case *c, const char
                 p += f->padded * 8;
             }
         memcpy(hv.P, p, f->cells * 8);
+        p += f->cells * 8;
         s = flow_host_put(f, &hv);
         flow_host_free(&hv);
+    }
+    if (s == KEDR_OK && f->ibm) {
+        double have;
+        memcpy(&have, p, 8);
+        f->ibm->have_force = have != 0;
+        memcpy(f->ibm->gh, p + 8, (size_t)f->dims * f->ibm->N * 8);
+        for (int a = 0; a < f->dims && s == KEDR_OK; a++)
+            s = kedr_upload(ctx, f->ibm->g[a], f->ibm->gh + (size_t)a * f->ibm->N,
+                            f->ibm->N * sizeof(double));
     }
     free(data);
     f->step = h.step;
