@@ -297,6 +297,42 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     if (s == KEDR_OK)
         s = dsmc_reserve_keys(sim, kept + arrived);
     s = kedr_comm_agree(comm, s);
+#ifdef KEDR_HAVE_CUDA
+    if (s == KEDR_OK && arrived && KEDR_IS_CUDA(sim->ctx)) {
+        /* the records in one copy (they arrive side by side in recv), unpacked after the
+         * staying particles and located there */
+        s = xbuf_room(sim, arrived * rec);
+        if (s == KEDR_OK)
+            s = kedr_upload(sim->ctx, sim->xbuf, recv, arrived * rec);
+        dsmc_xfields xf;
+        memset(&xf, 0, sizeof xf);
+        dsmc_field f[DSMC_MAX_FIELDS];
+        xf.nf = dsmc_particle_fields(&sim->a, &sim->p, f);
+        xf.rec = (int)rec;
+        for (int k = 0; k < xf.nf; k++) {
+            xf.ptr[k] = (unsigned char *)*f[k].ptr;
+            xf.elem[k] = (int)f[k].elem;
+        }
+        if (s == KEDR_OK)
+            s = dsmc_unpack_cuda(sim->ctx, &xf, sim->xbuf, arrived, kept);
+        uint32_t *k2 = NULL;
+        if (s == KEDR_OK)
+            s = dsmc_locate(sim, &k2); /* located: the keys pointer after the regrowth */
+        dsmc_particles at = sim->a;
+        double **f64[6] = {&at.x, &at.y, &at.z, &at.vx, &at.vy, &at.vz};
+        for (int k = 0; k < 6; k++)
+            if (*f64[k])
+                *f64[k] += kept;
+        if (at.erot)
+            at.erot += kept;
+        if (at.sp)
+            at.sp += kept;
+        if (s == KEDR_OK)
+            s = dsmc_locate_cuda(sim->ctx, &sim->p, arrived, at, k2 + kept);
+        if (s == KEDR_OK)
+            sim->n = kept + arrived;
+    } else
+#endif
     if (s == KEDR_OK && arrived) {
         /* the records, field by field, after the staying particles; their cell keys */
         dsmc_field f[DSMC_MAX_FIELDS];

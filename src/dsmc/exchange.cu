@@ -92,6 +92,21 @@ static __global__ void k_move(dsmc_xfields f, uint32_t *keys, const uint32_t *pa
     }
 }
 
+/* Record j into slot at + j of each field (the inverse of k_pack). */
+static __global__ void k_unpack(dsmc_xfields f, const unsigned char *in, size_t m, size_t at)
+{
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m;
+         j += (size_t)gridDim.x * blockDim.x) {
+        const unsigned char *r = in + j * f.rec;
+        for (int k = 0; k < f.nf; k++) {
+            unsigned char *dst = f.ptr[k] + (at + j) * f.elem[k];
+            for (int b = 0; b < f.elem[k]; b++)
+                dst[b] = r[b];
+            r += f.elem[k];
+        }
+    }
+}
+
 static unsigned blocks_for(size_t m)
 {
     size_t b = (m + XB - 1) / XB;
@@ -130,6 +145,16 @@ kedr_status dsmc_pack_cuda(kedr_ctx *ctx, const dsmc_xfields *f, const uint32_t 
         return KEDR_OK;
     k_pack<<<blocks_for(m), XB, 0, KEDR_STREAM(ctx)>>>(*f, idx, m, (unsigned char *)out);
     KEDR_CUDA_LAUNCHED("dsmc exchange pack");
+    return KEDR_OK;
+}
+
+kedr_status dsmc_unpack_cuda(kedr_ctx *ctx, const dsmc_xfields *f, const void *in, size_t m,
+                             size_t at)
+{
+    if (m == 0)
+        return KEDR_OK;
+    k_unpack<<<blocks_for(m), XB, 0, KEDR_STREAM(ctx)>>>(*f, (const unsigned char *)in, m, at);
+    KEDR_CUDA_LAUNCHED("dsmc exchange unpack");
     return KEDR_OK;
 }
 

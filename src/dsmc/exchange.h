@@ -44,6 +44,9 @@ kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t
 /* Records of particles idx[0..m) into out (device, m * f->rec bytes). */
 kedr_status dsmc_pack_cuda(kedr_ctx *ctx, const dsmc_xfields *f, const uint32_t *idx, size_t m,
                            void *out);
+/* Records in[0..m) (device) into the particle slots at, at + 1, ... (the inverse of the pack). */
+kedr_status dsmc_unpack_cuda(kedr_ctx *ctx, const dsmc_xfields *f, const void *in, size_t m,
+                             size_t at);
 /* Particle pairs[2 j + 1] and its key into slot pairs[2 j], j < m (device pairs). */
 kedr_status dsmc_move_slots_cuda(kedr_ctx *ctx, const dsmc_xfields *f, uint32_t *keys,
                                  const uint32_t *pairs, size_t m);

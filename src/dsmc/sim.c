@@ -817,7 +817,11 @@ static kedr_status host_offsets_room(kedr_dsmc *sim, size_t entries)
 
 static kedr_status run_generate(kedr_dsmc *sim, int fill, uint32_t ngroups, size_t count)
 {
-    KEDR_TRY(reserve(sim, sim->n + count));
+    /* Over ranks a rank's count wanders as particles cross (by about the square root of those
+     * crossing a step): the fill leaves room for a 256th more, so that the first exchanges do
+     * not grow every array by an eighth. */
+    size_t margin = fill && sim->nranks > 1 ? count / 256 + 4096 : 0;
+    KEDR_TRY(reserve(sim, sim->n + count + margin));
     if (count == 0)
         return KEDR_OK;
     KEDR_TRY(upload_offsets(sim, ngroups));
