@@ -321,6 +321,10 @@ int cmd_adi(int argc, char **argv)
         /* one GPU a rank: the ranks of a host take its GPUs in turn */
         if (kedr_device_count() > 0)
             o.com.device = kedr_comm_device(adi_comm, kedr_device_count());
+        int ndev = kedr_device_count(), local = kedr_comm_local_size(adi_comm);
+        if (adi_rank == 0 && ndev > 0 && local > ndev && o.com.backend != KEDR_BACKEND_CPU)
+            fprintf(stderr, "kedr adi: note: %d ranks on this host share its %d GPU%s\n", local,
+                    ndev, ndev > 1 ? "s" : "");
         if (adi_rank > 0 && !freopen("/dev/null", "w", stdout))
             rc = fail("stdout");
     }
@@ -349,8 +353,13 @@ static int run_adi(adi_options *op)
             rank_path(o.restart, restart, sizeof restart);
         kedr_status made = o.restart ? kedr_adi_restart_on(ctx, adi_comm, &c, restart, &s)
                                      : kedr_adi_create_on(ctx, adi_comm, &c, &s);
-        if (made != KEDR_OK)
+        if (made != KEDR_OK) {
             rc = fail(NULL);
+            if (o.restart && adi_nranks > 1 && adi_rank == 0 && access(restart, R_OK) != 0)
+                fprintf(stderr, "kedr adi: (under mpirun, --restart DIR/NAME.chk reads "
+                        "DIR/NAME.rankRofN.chk on rank R of N: restart on as many ranks as "
+                        "wrote the checkpoints)\n");
+        }
     }
     if (rc != 0 || o.check) {
         kedr_adi_case_free(&c);
@@ -394,6 +403,12 @@ static int run_adi(adi_options *op)
             printf("%lld steps in %.3f s: %.3f ms a step, %.3g node-steps/s\n",
                    (long long)(st.step - first), run_s, 1e3 * run_s / steps,
                    steps * c.nx * c.ny * (double)c.nz / run_s);
+        double halo_s, iface_s;
+        kedr_adi_get_timing(s, &halo_s, &iface_s);
+        if (rc == 0 && steps > 0 && (adi_nranks > 1 || c.x_partitioned))
+            printf("rank 0: %.3f ms a step in the halo exchanges, %.3f in the X sweep's "
+                   "interface systems (rows to the host, messages, solve, unknowns back)\n",
+                   1e3 * halo_s / steps, 1e3 * iface_s / steps);
     }
     kedr_adi_destroy(s);
     kedr_adi_case_free(&c);

@@ -47,7 +47,8 @@ typedef struct {
     int central;                 /* advection = central (else upwind) */
     int z_transpose;             /* -1 auto (cuda: yes, cpu: no), 0 direct Z sweep, 1 transposed */
     int x_partitioned;           /* [solver] x_sweep: 0 auto (Thomas along whole lines on one
-                                  * rank, partitioned over several), 1 partitioned on one too */
+                                  * rank, partitioned over several), 1 partitioned on one too,
+                                  * 2 partitioned through kedr_tridiag_part_reduce/_complete */
     double velocity_limit;       /* |u| beyond this is divergence */
     int64_t stats_every, checkpoint_every;
     int checkpoint, write_vti, write_png, write_csv;
@@ -130,6 +131,10 @@ kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_c
                                 const char *path, kedr_adi **s);
 /* This rank's x planes [*lo, *hi) and the number of ranks. */
 int kedr_adi_slab(const kedr_adi *s, int *lo, int *hi);
+/* This rank's wall time so far in the halo exchanges and in the interface systems of the
+ * partitioned X sweep (the interface rows to the host, the messages, their solve, the unknowns
+ * back), each timed from a synchronized back end. */
+void kedr_adi_get_timing(const kedr_adi *s, double *halo_seconds, double *interface_seconds);
 
 /* For the benchmark: one sweep of the four fields along axis (0 x, 1 y, 2 z) from the current
  * fields into a work state; for z, transposed = 1 includes the transposes there and back.

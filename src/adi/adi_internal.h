@@ -56,8 +56,10 @@ typedef struct {
 /* The partitioned X sweep (over several ranks, or [solver] x_sweep = partitioned): work
  * arrays in context memory and host buffers for the interface rows, made with the solver. */
 typedef struct {
-    void *abc;        /* a, b, c of the velocity rows, then of the temperature rows: own each */
-    void *w[4];       /* the part solver's work, 2 own each */
+    void *rs;         /* fused (part_line): R and S of the velocity and temperature, own each */
+    void *abc;        /* through prim: a, b, c of the velocity rows, then of the temperature
+                       * rows, own each */
+    void *w[4];       /* through prim: the part solver's work, 2 own each */
     void *iface;      /* interface rows: 11 units of 2 plane (ADI_IF_*) */
     void *x;          /* the interface unknowns of the four fields: 2 plane each */
     void *halo;       /* halo planes: [send lo, send hi, recv lo, recv hi] x 4 fields x plane */
@@ -78,10 +80,12 @@ struct kedr_adi {
     int rank, nranks;
     int lo, hi;            /* this rank's planes of the grid */
     int nxl;               /* local planes: hi - lo + 2 */
-    int partitioned;       /* the X sweep by the partitioned solver */
+    int partitioned;       /* the X sweep by the partitioned solver: 0 no (Thomas), 1 fused
+                            * into the sweep (part_line), 2 through kedr_tridiag_part_* */
     size_t plane;          /* nodes of a plane: ny nz */
     size_t gnodes;         /* nodes of the grid */
     adi_parts parts;
+    double halo_seconds, iface_seconds; /* wall time in exchange_halos, in the interface solves */
     kedr_adi_case c;       /* a copy; c.solid is not kept (the mask is) */
     size_t nodes;          /* local nodes: nxl plane */
     int real_size;         /* 4 or 8 */
@@ -110,6 +114,11 @@ kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *pr
 /* The partitioned X sweep's rows at the own planes: s->parts.abc, and the right sides in out. */
 kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
                               const adi_state *coef);
+/* The fused partitioned X sweep: every line's part reduced (part_line) into the interface units
+ * of s->parts.iface; then, with the interface unknowns in s->parts.x, completed. */
+kedr_status adi_cpu_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,
+                               const adi_state *coef);
+kedr_status adi_cpu_part_finish(kedr_adi *s, const adi_state *out);
 /* Halo planes of nf fields f (layout p): pack copies planes 1 and nxl-2 into s->parts.halo's
  * send units, unpack the receive units into planes 0 and nxl-1 (either side may be skipped:
  * lo, hi). */
@@ -122,6 +131,9 @@ kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *p
                              adi_measure *m);
 kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
                                const adi_state *coef);
+kedr_status adi_cuda_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,
+                                const adi_state *coef);
+kedr_status adi_cuda_part_finish(kedr_adi *s, const adi_state *out);
 kedr_status adi_cuda_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
                           int lo, int hi);
 #endif

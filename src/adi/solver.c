@@ -73,6 +73,8 @@ static kedr_status exchange_halos(kedr_adi *s, const adi_params *p, const adi_st
 {
     if (s->nranks == 1)
         return KEDR_OK;
+    KEDR_TRY(kedr_ctx_sync(s->ctx)); /* the time from here is the exchange's */
+    double t0 = kedr_wall_seconds();
     int lo = s->rank > 0, hi = s->rank < s->nranks - 1;
     size_t bytes = (size_t)nf * s->plane * (size_t)s->real_size, side = 4 * s->plane *
                                                                       (size_t)s->real_size;
@@ -98,7 +100,10 @@ static kedr_status exchange_halos(kedr_adi *s, const adi_params *p, const adi_st
         KEDR_TRY(kedr_upload(s->ctx, dev + 2 * side, h + 2 * side, bytes));
     if (hi)
         KEDR_TRY(kedr_upload(s->ctx, dev + 3 * side, h + 3 * side, bytes));
-    return do_halo(s, p, f, nf, 0, lo, hi);
+    KEDR_TRY(do_halo(s, p, f, nf, 0, lo, hi));
+    KEDR_TRY(kedr_ctx_sync(s->ctx));
+    s->halo_seconds += kedr_wall_seconds() - t0;
+    return KEDR_OK;
 }
 
 /* ---- the partitioned X sweep ------------------------------------------------------------- */
@@ -200,7 +205,10 @@ static kedr_status interface_solve(kedr_adi *s)
 
 /* The X sweep by the partitioned solver: every line's rows over this rank's planes (a
  * non-fluid node's row: x = 0) reduced to two interface rows a line and field, the interface
- * systems solved across the ranks, the parts completed. */
+ * systems solved across the ranks, the parts completed. Fused (part_line: the rows built and
+ * eliminated in one pass down and one up, as the Thomas sweep builds them) or through
+ * kedr_tridiag_part_reduce / _complete on stored rows (x_sweep = prim; 3.5 times the memory
+ * and more passes over it). */
 static kedr_status part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
                               const adi_state *coef)
 {
@@ -208,15 +216,18 @@ static kedr_status part_sweep(kedr_adi *s, const adi_state *out, const adi_state
     kedr_dtype t = s->real_size == 4 ? KEDR_F32 : KEDR_F64;
     size_t rs = (size_t)s->real_size, plane = s->plane, own = (size_t)(s->hi - s->lo);
     size_t n = own * plane, unit = 2 * plane * rs;
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(s->ctx))
-        KEDR_TRY(adi_cuda_part_rows(s, out, old, coef));
-    else
-#endif
-        KEDR_TRY(adi_cpu_part_rows(s, out, old, coef));
+    int cuda = KEDR_IS_CUDA(s->ctx), fused = s->partitioned == 1;
     kedr_tridiag_part part = {own, plane, KEDR_TRIDIAG_INTERLEAVED, 0};
     char *abc = pt->abc, *ifc = pt->iface;
-    for (int v = 0; v < 4; v++) {
+#ifdef KEDR_HAVE_CUDA
+    if (cuda)
+        KEDR_TRY(fused ? adi_cuda_part_lines(s, out, old, coef)
+                       : adi_cuda_part_rows(s, out, old, coef));
+#endif
+    if (!cuda)
+        KEDR_TRY(fused ? adi_cpu_part_lines(s, out, old, coef)
+                       : adi_cpu_part_rows(s, out, old, coef));
+    for (int v = 0; !fused && v < 4; v++) {
         char *a = abc + (v == 3 ? 3 : 0) * n * rs;
         kedr_tridiag_iface fi = {ifc + (v == 0 ? ADI_IF_AU : v == 3 ? ADI_IF_AT : ADI_IF_AJ) * unit,
                                  ifc + ADI_IF_B * unit,
@@ -225,9 +236,20 @@ static kedr_status part_sweep(kedr_adi *s, const adi_state *out, const adi_state
         KEDR_TRY(kedr_tridiag_part_reduce(s->ctx, t, &part, a, a + n * rs, a + 2 * n * rs,
                                           (char *)out->f[v] + plane * rs, pt->w[v], &fi));
     }
+    KEDR_TRY(kedr_ctx_sync(s->ctx)); /* the time from here is the interface systems' */
+    double t0 = kedr_wall_seconds();
     KEDR_TRY(kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit));
     KEDR_TRY(interface_solve(s));
     KEDR_TRY(kedr_upload(s->ctx, pt->x, pt->h_x, 4 * unit));
+    KEDR_TRY(kedr_ctx_sync(s->ctx));
+    s->iface_seconds += kedr_wall_seconds() - t0;
+    if (fused) {
+#ifdef KEDR_HAVE_CUDA
+        if (cuda)
+            return adi_cuda_part_finish(s, out);
+#endif
+        return adi_cpu_part_finish(s, out);
+    }
     for (int v = 0; v < 4; v++)
         KEDR_TRY(kedr_tridiag_part_complete(s->ctx, t, &part, pt->w[v],
                                             (char *)pt->x + v * unit,
@@ -568,6 +590,7 @@ void kedr_adi_destroy(kedr_adi *s)
     kedr_free(s->ctx, s->cp);
     kedr_free(s->ctx, s->measure_buf);
     adi_parts *pt = &s->parts;
+    kedr_free(s->ctx, pt->rs);
     kedr_free(s->ctx, pt->abc);
     for (int v = 0; v < 4; v++)
         kedr_free(s->ctx, pt->w[v]);
@@ -640,9 +663,13 @@ static kedr_status allocate(kedr_adi *s)
     }
     if (s->partitioned) {
         size_t n = (size_t)(s->hi - s->lo) * plane;
-        KEDR_TRY(kedr_alloc(s->ctx, &pt->abc, 6 * n * rs));
-        for (int v = 0; v < 4; v++)
-            KEDR_TRY(kedr_alloc(s->ctx, &pt->w[v], 2 * n * rs));
+        if (s->partitioned == 1) {
+            KEDR_TRY(kedr_alloc(s->ctx, &pt->rs, 4 * n * rs));
+        } else {
+            KEDR_TRY(kedr_alloc(s->ctx, &pt->abc, 6 * n * rs));
+            for (int v = 0; v < 4; v++)
+                KEDR_TRY(kedr_alloc(s->ctx, &pt->w[v], 2 * n * rs));
+        }
         KEDR_TRY(kedr_alloc(s->ctx, &pt->iface, ADI_IF_UNITS * 2 * plane * rs));
         KEDR_TRY(kedr_alloc(s->ctx, &pt->x, 8 * plane * rs));
         KEDR_TRY(host_alloc(&pt->h_iface, ADI_IF_SENT * 2 * plane * rs));
@@ -681,7 +708,7 @@ kedr_status kedr_adi_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_ca
     s->rank = kedr_comm_rank(comm);
     adi_slab(c->nx, s->rank, nranks, &s->lo, &s->hi);
     s->nxl = s->hi - s->lo + 2;
-    s->partitioned = nranks > 1 || c->x_partitioned;
+    s->partitioned = c->x_partitioned ? c->x_partitioned : nranks > 1;
     s->c = *c;
     s->c.solid = NULL;
     s->plane = (size_t)c->ny * c->nz;
@@ -736,6 +763,12 @@ kedr_status kedr_adi_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_ca
     }
     *out = s;
     return KEDR_OK;
+}
+
+void kedr_adi_get_timing(const kedr_adi *s, double *halo_seconds, double *interface_seconds)
+{
+    *halo_seconds = s->halo_seconds;
+    *interface_seconds = s->iface_seconds;
 }
 
 int kedr_adi_slab(const kedr_adi *s, int *lo, int *hi)

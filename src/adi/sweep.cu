@@ -185,6 +185,85 @@ kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_stat
     return KEDR_OK;
 }
 
+/* The fused partitioned X sweep: a thread a line (part_line), then a thread a node
+ * (part_finish). */
+template <typename T, typename A>
+__global__ void part_lines_kernel(adi_params p, const unsigned char *mask, int64_t plane, int n,
+                                  A a, T *w, int64_t ws, T *ifc)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= plane)
+        return;
+    if (sizeof(T) == 4) {
+        row_consts_f32 k;
+        row_consts_init_f32(&p, 0, (const arrays_f32 *)&a, &k);
+        part_line_f32(&p, &k, mask, t, n, plane, (const arrays_f32 *)&a, (float *)w, ws,
+                      (float *)ifc);
+    } else {
+        row_consts_f64 k;
+        row_consts_init_f64(&p, 0, (const arrays_f64 *)&a, &k);
+        part_line_f64(&p, &k, mask, t, n, plane, (const arrays_f64 *)&a, (double *)w, ws,
+                      (double *)ifc);
+    }
+}
+
+template <typename T, typename A>
+__global__ void part_finish_kernel(A a, const T *w, int64_t ws, const T *x, int n,
+                                   int64_t plane)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= ws)
+        return;
+    if (sizeof(T) == 4)
+        part_finish_f32((const arrays_f32 *)&a, (const float *)w, ws, (const float *)x, e, n,
+                        plane);
+    else
+        part_finish_f64((const arrays_f64 *)&a, (const double *)w, ws, (const double *)x, e, n,
+                        plane);
+}
+
+kedr_status adi_cuda_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,
+                                const adi_state *coef)
+{
+    int64_t plane = (int64_t)s->plane, n = s->hi - s->lo, ws = n * plane;
+    unsigned blocks = (unsigned)((plane + ADI_BLOCK - 1) / ADI_BLOCK);
+    cudaStream_t stream = KEDR_STREAM(s->ctx);
+    if (s->real_size == 4) {
+        arrays_f32 a;
+        fill_arrays<float>(&a, out, old, coef);
+        part_lines_kernel<float><<<blocks, ADI_BLOCK, 0, stream>>>(
+            s->p, s->mask, plane, (int)n, a, (float *)s->parts.rs, ws, (float *)s->parts.iface);
+    } else {
+        arrays_f64 a;
+        fill_arrays<double>(&a, out, old, coef);
+        part_lines_kernel<double><<<blocks, ADI_BLOCK, 0, stream>>>(
+            s->p, s->mask, plane, (int)n, a, (double *)s->parts.rs, ws,
+            (double *)s->parts.iface);
+    }
+    KEDR_CUDA_LAUNCHED("adi partitioned lines");
+    return KEDR_OK;
+}
+
+kedr_status adi_cuda_part_finish(kedr_adi *s, const adi_state *out)
+{
+    int64_t plane = (int64_t)s->plane, n = s->hi - s->lo, ws = n * plane;
+    unsigned blocks = (unsigned)((ws + 255) / 256);
+    cudaStream_t stream = KEDR_STREAM(s->ctx);
+    if (s->real_size == 4) {
+        arrays_f32 a;
+        fill_arrays<float>(&a, out, out, out);
+        part_finish_kernel<float><<<blocks, 256, 0, stream>>>(
+            a, (const float *)s->parts.rs, ws, (const float *)s->parts.x, (int)n, plane);
+    } else {
+        arrays_f64 a;
+        fill_arrays<double>(&a, out, out, out);
+        part_finish_kernel<double><<<blocks, 256, 0, stream>>>(
+            a, (const double *)s->parts.rs, ws, (const double *)s->parts.x, (int)n, plane);
+    }
+    KEDR_CUDA_LAUNCHED("adi partitioned completion");
+    return KEDR_OK;
+}
+
 /* Copies plane l of nf fields (layout strides s0, s1, s2) to or from the units of buf: a thread
  * an element (v, j, k). */
 template <typename T>

@@ -191,6 +191,69 @@ kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state
     return KEDR_OK;
 }
 
+#define ADI_CPU_PART(LINES, FINISH, T, SUF)                                                     \
+    static void LINES(kedr_adi *s, const adi_state *out, const adi_state *old,                 \
+                      const adi_state *coef)                                                   \
+    {                                                                                          \
+        arrays_##SUF a;                                                                        \
+        for (int v = 0; v < 4; v++) {                                                          \
+            a.out[v] = (T *)out->f[v];                                                         \
+            a.old[v] = (const T *)old->f[v];                                                   \
+            a.coef[v] = (const T *)coef->f[v];                                                 \
+        }                                                                                      \
+        row_consts_##SUF k;                                                                    \
+        row_consts_init_##SUF(&s->p, 0, &a, &k);                                               \
+        int64_t plane = (int64_t)s->plane, ws = (int64_t)(s->hi - s->lo) * plane;              \
+        int n = s->hi - s->lo;                                                                 \
+        const adi_params *p = &s->p;                                                           \
+        const unsigned char *mask = s->mask;                                                   \
+        T *w = (T *)s->parts.rs, *ifc = (T *)s->parts.iface;                                   \
+        int par = ws >= ADI_PARALLEL_NODES;                                                    \
+        _Pragma("omp parallel if (par)")                                                       \
+        {                                                                                      \
+            ADI_FTZ_BEGIN                                                                      \
+            _Pragma("omp for schedule(static)")                                                \
+            for (int64_t t = 0; t < plane; t++)                                                \
+                part_line_##SUF(p, &k, mask, t, n, plane, &a, w, ws, ifc);                     \
+            ADI_FTZ_END                                                                        \
+        }                                                                                      \
+    }                                                                                          \
+    static void FINISH(kedr_adi *s, const adi_state *out)                                      \
+    {                                                                                          \
+        arrays_##SUF a;                                                                        \
+        for (int v = 0; v < 4; v++)                                                            \
+            a.out[v] = (T *)out->f[v];                                                         \
+        int64_t plane = (int64_t)s->plane, ws = (int64_t)(s->hi - s->lo) * plane;              \
+        int n = s->hi - s->lo;                                                                 \
+        const T *w = (const T *)s->parts.rs, *x = (const T *)s->parts.x;                       \
+        int par = ws >= ADI_PARALLEL_NODES;                                                    \
+        _Pragma("omp parallel for schedule(static) if (par)")                                  \
+        for (int64_t e = 0; e < ws; e++)                                                       \
+            part_finish_##SUF(&a, w, ws, x, e, n, plane);                                      \
+    }
+
+ADI_CPU_PART(part_lines_f32, part_finish_f32_, float, f32)
+ADI_CPU_PART(part_lines_f64, part_finish_f64_, double, f64)
+
+kedr_status adi_cpu_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,
+                               const adi_state *coef)
+{
+    if (s->real_size == 4)
+        part_lines_f32(s, out, old, coef);
+    else
+        part_lines_f64(s, out, old, coef);
+    return KEDR_OK;
+}
+
+kedr_status adi_cpu_part_finish(kedr_adi *s, const adi_state *out)
+{
+    if (s->real_size == 4)
+        part_finish_f32_(s, out);
+    else
+        part_finish_f64_(s, out);
+    return KEDR_OK;
+}
+
 kedr_status adi_cpu_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
                          int lo, int hi)
 {

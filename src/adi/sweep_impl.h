@@ -207,19 +207,34 @@ ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
     }
 }
 
-/* The partitioned sweep's rows at node idx (any node of a rank's own planes): the fluid node's
- * rows, or x = 0 for any other node (solid and boundary nodes hold 0 in every state). abc: the
- * six arrays a, b, c of the velocity, then of the temperature, each of n elements, row e;
- * the right sides go to out[v][idx]. */
+/* The rows of any node along x: a fluid node's (node_rows), or x = 0 for any other node (solid
+ * and boundary nodes hold 0 in every state). */
+ADI_HD void ADI_FN(any_rows)(const adi_params *p, const ADI_FN(row_consts) *k,
+                             const unsigned char *mask, int64_t idx, const ADI_FN(arrays) *a,
+                             ADI_FN(rows) *r)
+{
+    if (mask[idx] == ADI_FLUID) {
+        unsigned char lo, hi;
+        ADI_FN(node_rows)(p, k, mask, 0, idx, a, r, &lo, &hi);
+        return;
+    }
+    for (int m = 0; m < 2; m++) {
+        r->A[m] = r->C[m] = 0;
+        r->B[m] = 1;
+    }
+    for (int v = 0; v < 4; v++)
+        r->D[v] = 0;
+}
+
+/* The partitioned X sweep through kedr_tridiag_part_reduce: node idx's rows into the six arrays
+ * abc (a, b, c of the velocity, then of the temperature, n elements each, row e), the right
+ * sides into out[v][idx]. */
 ADI_HD void ADI_FN(part_node)(const adi_params *p, const ADI_FN(row_consts) *k,
                               const unsigned char *mask, int64_t idx, const ADI_FN(arrays) *a,
                               REAL *abc, int64_t n, int64_t e)
 {
-    ADI_FN(rows) r = {{0, 0}, {1, 1}, {0, 0}, {0, 0, 0, 0}};
-    if (mask[idx] == ADI_FLUID) {
-        unsigned char lo, hi;
-        ADI_FN(node_rows)(p, k, mask, 0, idx, a, &r, &lo, &hi);
-    }
+    ADI_FN(rows) r;
+    ADI_FN(any_rows)(p, k, mask, idx, a, &r);
     for (int m = 0; m < 2; m++) {
         abc[(3 * m) * n + e] = r.A[m];
         abc[(3 * m + 1) * n + e] = r.B[m];
@@ -227,6 +242,96 @@ ADI_HD void ADI_FN(part_node)(const adi_params *p, const ADI_FN(row_consts) *k,
     }
     for (int v = 0; v < 4; v++)
         a->out[v][idx] = r.D[v];
+}
+
+/* The partitioned X sweep, fused: one line's part (its rows i = 0 .. n-1 at nodes
+ * base + i plane, this rank's planes) reduced to two interface rows a field, the rows built on
+ * the fly as in sweep_node. Rows 1 .. n-1 are eliminated downwards with x_0 as a parameter:
+ * x_i + c'_i x_{i+1} = d'_i + s'_i x_0 (s'_0 = 1); the last is the interface row
+ * x_{n-1} - s'_{n-1} x_0 + c'_{n-1} x_n = d'_{n-1}. Then upwards, with x_{n-1} as a parameter:
+ * x_i = Y_i + S_i x_0 + R_i x_{n-1} (i = n-2 .. 1), which row 0 turns into the interface row
+ * x_0 + a_0 / B x_{-1} + c_0 R_1 / B x_{n-1} = (d_0 - c_0 Y_1) / B, B = b_0 + c_0 S_1: the rows
+ * of kedr_tridiag_part_reduce. Y goes to out, R and S of the velocity and the temperature to
+ * w (4 arrays of ws elements, node idx at idx - plane), the interface rows to ifc (units of
+ * 2 plane: ADI_IF_*, row j of line t at j plane + t). part_finish completes the part. */
+ADI_HD void ADI_FN(part_line)(const adi_params *p, const ADI_FN(row_consts) *k,
+                              const unsigned char *mask, int64_t t, int n, int64_t plane,
+                              const ADI_FN(arrays) *a, REAL *w, int64_t ws, REAL *ifc)
+{
+    int64_t base = plane + t;
+    ADI_FN(rows) r0, r;
+    ADI_FN(any_rows)(p, k, mask, base, a, &r0);
+    REAL c1 = 0, c2 = 0, s1 = 1, s2 = 1, dp[4] = {0, 0, 0, 0};
+    for (int i = 1; i < n; i++) {
+        int64_t idx = base + i * plane, e = idx - plane;
+        ADI_FN(any_rows)(p, k, mask, idx, a, &r);
+        REAL ru = 1 / (r.B[0] - r.A[0] * c1), rt = 1 / (r.B[1] - r.A[1] * c2);
+        c1 = r.C[0] * ru;
+        c2 = r.C[1] * rt;
+        s1 = -r.A[0] * s1 * ru;
+        s2 = -r.A[1] * s2 * rt;
+        for (int v = 0; v < 3; v++)
+            dp[v] = (r.D[v] - r.A[0] * dp[v]) * ru;
+        dp[3] = (r.D[3] - r.A[1] * dp[3]) * rt;
+        w[e] = c1;
+        w[ws + e] = c2;
+        w[2 * ws + e] = s1;
+        w[3 * ws + e] = s2;
+        for (int v = 0; v < 4; v++)
+            a->out[v][idx] = dp[v];
+    }
+    int64_t unit = 2 * plane, last = plane + t;
+    ifc[ADI_IF_AU * unit + last] = -s1;
+    ifc[ADI_IF_CU * unit + last] = c1;
+    ifc[ADI_IF_AT * unit + last] = -s2;
+    ifc[ADI_IF_CT * unit + last] = c2;
+    for (int v = 0; v < 4; v++)
+        ifc[(ADI_IF_D0 + v) * unit + last] = dp[v];
+    REAL y[4] = {0, 0, 0, 0}, S1 = 0, S2 = 0, R1 = 1, R2 = 1;
+    for (int i = n - 2; i >= 1; i--) {
+        int64_t idx = base + i * plane, e = idx - plane;
+        REAL cu = w[e], ct = w[ws + e];
+        S1 = w[2 * ws + e] - cu * S1;
+        S2 = w[3 * ws + e] - ct * S2;
+        R1 = -cu * R1;
+        R2 = -ct * R2;
+        for (int v = 0; v < 3; v++)
+            y[v] = a->out[v][idx] - cu * y[v];
+        y[3] = a->out[3][idx] - ct * y[3];
+        w[e] = R1;
+        w[ws + e] = R2;
+        w[2 * ws + e] = S1;
+        w[3 * ws + e] = S2;
+        for (int v = 0; v < 4; v++)
+            a->out[v][idx] = y[v];
+    }
+    REAL ru = 1 / (r0.B[0] + r0.C[0] * S1), rt = 1 / (r0.B[1] + r0.C[1] * S2);
+    ifc[ADI_IF_AU * unit + t] = r0.A[0] * ru;
+    ifc[ADI_IF_CU * unit + t] = r0.C[0] * R1 * ru;
+    ifc[ADI_IF_AT * unit + t] = r0.A[1] * rt;
+    ifc[ADI_IF_CT * unit + t] = r0.C[1] * R2 * rt;
+    for (int v = 0; v < 3; v++)
+        ifc[(ADI_IF_D0 + v) * unit + t] = (r0.D[v] - r0.C[0] * y[v]) * ru;
+    ifc[(ADI_IF_D0 + 3) * unit + t] = (r0.D[3] - r0.C[1] * y[3]) * rt;
+}
+
+/* Completes node e of the own planes (row i = e / plane of line e % plane, of n rows) from the
+ * interface unknowns x (field v's row j of line t at (2 v + j) plane + t). */
+ADI_HD void ADI_FN(part_finish)(const ADI_FN(arrays) *a, const REAL *w, int64_t ws,
+                                const REAL *x, int64_t e, int n, int64_t plane)
+{
+    int64_t i = e / plane, t = e % plane, idx = e + plane;
+    for (int v = 0; v < 4; v++) {
+        REAL x0 = x[(2 * v) * plane + t], xl = x[(2 * v + 1) * plane + t];
+        REAL y;
+        if (i == 0)
+            y = x0;
+        else if (i == n - 1)
+            y = xl;
+        else
+            y = a->out[v][idx] + w[(v == 3 ? 3 : 2) * ws + e] * x0 + w[(v == 3 ? 1 : 0) * ws + e] * xl;
+        a->out[v][idx] = y;
+    }
 }
 
 /* The four fields on one line (the GPU's unit of work). */

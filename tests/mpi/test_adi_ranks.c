@@ -8,7 +8,9 @@
  *    the ranks) within 1e-10 relative (single 1e-4), the global iterations the same;
  * 2. a masked box: solid blocks that cut x lines into segments across the ranks' borders and a
  *    solid plane on a border, at a fixed temperature;
- * 3. the partitioned X sweep on one rank ([solver] x_sweep = partitioned) against Thomas;
+ * 3. the partitioned X sweep on one rank ([solver] x_sweep = partitioned: the same arithmetic
+ *    as Thomas there, the interface couplings being 0 between the box's faces) and through
+ *    kedr_tridiag_part_reduce / _complete (x_sweep = prim) on one rank and over the ranks;
  * 4. per-rank checkpoints: 3 steps, a checkpoint, 3 more, against a restart from the checkpoint,
  *    bit for bit; another rank's file, or a one-rank run given a rank's file, is refused;
  * 5. more ranks than the grid's x planes allow (two each) is refused on every rank, saying how
@@ -134,16 +136,19 @@ static void compare(kedr_ctx *ctx, const kedr_adi_case *c, const char *name, int
                  "%s: %d / %d global iterations", name, one.st.global_iterations,
                  many.st.global_iterations);
     }
-    if (also_part && ok) {
+    /* x_sweep = partitioned (fused) and prim (kedr_tridiag_part_*) on one rank, and prim over
+     * the ranks */
+    for (int way = 1; also_part && ok && way <= 3; way++) {
         kedr_adi_case p = *c;
-        p.x_partitioned = 1;
+        p.x_partitioned = way == 1 ? 1 : 2;
         result part;
-        if (run(ctx, NULL, &p, &part) && rank == 0) {
+        if (run(ctx, way == 3 ? comm : NULL, &p, &part) && rank == 0) {
             double scale, d = max_diff(c, &one, &part, &scale);
-            printf("%s, one rank: partitioned X sweep against Thomas: max difference %.3g\n",
-                   name, d);
-            TU_CHECK(d <= tol * (scale > 1 ? scale : 1), "%s: partitioned on one rank: %g",
-                     name, d);
+            printf("%s, %d rank%s: x_sweep = %s against Thomas on one rank: max difference "
+                   "%.3g\n", name, way == 3 ? size : 1, way == 3 && size > 1 ? "s" : "",
+                   way == 1 ? "partitioned" : "prim", d);
+            TU_CHECK(d <= tol * (scale > 1 ? scale : 1), "%s: x_sweep %d (%d ranks): %g", name,
+                     p.x_partitioned, way == 3 ? size : 1, d);
         }
         free_result(&part);
     }
