@@ -14,7 +14,8 @@
  * 4. per-rank checkpoints: 3 steps, a checkpoint, 3 more, against a restart from the checkpoint,
  *    bit for bit; another rank's file, or a one-rank run given a rank's file, is refused;
  * 5. more ranks than the grid's x planes allow (two each) is refused on every rank, saying how
- *    many are possible. */
+ *    many are possible;
+ * 6. [solver] x_sweep read from a case file, a bad value named with its line. */
 #include "kedr/adi.h"
 #include "kedr/comm.h"
 
@@ -282,6 +283,36 @@ static void check_slabs(kedr_ctx *ctx)
     kedr_adi_destroy(s);
 }
 
+/* [solver] x_sweep in a case file: auto, partitioned, prim; anything else named with its line. */
+static void check_case_key(void)
+{
+    static const char *const values[] = {"auto", "partitioned", "prim", "thomas"};
+    char path[128];
+    snprintf(path, sizeof path, "test_adi_ranks_%d.ini", (int)getpid());
+    for (int k = 0; k < 4; k++) {
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            TU_CHECK(0, "cannot write %s", path);
+            return;
+        }
+        fprintf(f, "[grid]\nnx = 8\nny = 5\nnz = 5\nh = 0.1\n[flow]\nre = 10\n[time]\n"
+                   "dt = 0.01\nsteps = 2\n[solver]\nx_sweep = %s\n", values[k]);
+        fclose(f);
+        kedr_adi_case c;
+        kedr_status st = kedr_adi_case_load(path, &c);
+        if (k < 3)
+            TU_CHECK(st == KEDR_OK && c.x_partitioned == k, "x_sweep = %s: %d (%s)", values[k],
+                     st == KEDR_OK ? c.x_partitioned : -1, kedr_last_error());
+        else
+            TU_CHECK(st != KEDR_OK && strstr(kedr_last_error(), ":12:") &&
+                         strstr(kedr_last_error(), "x_sweep"),
+                     "x_sweep = thomas refused with the line and key: %s", kedr_last_error());
+        if (st == KEDR_OK)
+            kedr_adi_case_free(&c);
+    }
+    remove(path);
+}
+
 static void run_backend(kedr_backend be)
 {
     kedr_ctx *ctx = NULL;
@@ -329,6 +360,7 @@ int main(int argc, char **argv)
     size = kedr_comm_size(comm);
     kedr_backend list[2];
     int nb = tu_backends(list);
+    check_case_key();
     for (int i = 0; i < nb; i++)
         run_backend(list[i]);
     uint64_t counts[2] = {(uint64_t)tu_passed, (uint64_t)tu_failed};
