@@ -94,8 +94,8 @@ kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **s)
  * (kedr_adi_max_ranks); the X sweep solves each line's parts on their ranks and the interface
  * system between them (kedr_tridiag_part_reduce / _complete); the residuals are the whole
  * grid's. Every function below is then collective (every rank calls it, in the same order),
- * except kedr_adi_get_stats, kedr_adi_history and kedr_adi_write_csv; an error on one rank is
- * every rank's (kedr_comm_agree). */
+ * except kedr_adi_get_stats, kedr_adi_history, kedr_adi_slab and kedr_adi_get_timing; an error
+ * of creation, restart, fields or outputs on one rank is every rank's (kedr_comm_agree). */
 kedr_status kedr_adi_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_case *c,
                                kedr_adi **s);
 void kedr_adi_destroy(kedr_adi *s);
