@@ -292,6 +292,13 @@ kedr_status flow_umax(const struct kedr_flow *f, double *const q[3], double umax
                 umax[a] = v > umax[a] ? v : umax[a];
             }
         }
+    /* and moving bodies, at their peak speed (a body must not cross a cell in a step) */
+    for (int b = 0; f->ibm && b < f->c.nbodies; b++)
+        for (int a = 0; a < f->dims; a++) {
+            const kedr_flow_body *B = &f->c.body[b];
+            double v = fabs(B->amplitude[a]) * 2 * M_PI * B->frequency + fabs(B->velocity[a]);
+            umax[a] = v > umax[a] ? v : umax[a];
+        }
     return KEDR_OK;
 }
 

@@ -24,6 +24,8 @@ def main():
     t, cd, cl = [], [], []
     with open(a.csv) as fp:
         for row in csv.DictReader(fp):
+            if row.get("cl") is None:  # a row being written
+                continue
             if float(row["time"]) >= a.t0:
                 t.append(float(row["time"]))
                 cd.append(float(row["cd"]))
