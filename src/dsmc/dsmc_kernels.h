@@ -42,18 +42,20 @@ enum {
 };
 #define DSMC_PURPOSE(base, k) (((uint32_t)(base) << 24) | (uint32_t)(k))
 
-/* The triangles of the 3D bodies of type stl (geometry.c, dsmc_mesh.h), binned into the cells
- * of a sub-grid of the DSMC grid: cells lo[d] .. lo[d] + n[d] - 1 along each axis, around every
- * stl body. Triangle t: tri[12 t ...] its vertex a, edges b - a and c - a, and unit outward
- * normal; the triangles that cut sub-grid cell c (x fastest): list[start[c] .. start[c + 1]).
- * Context memory; ntri 0 and NULL pointers without stl bodies. */
+/* The triangles of the 3D bodies of type stl (mesh.c, dsmc_mesh.h), binned into a grid of
+ * bins around every stl body: the DSMC cells there, each split in k^3 bins (k from the
+ * triangles' size, so that a bin holds a few), n[d] bins along axis d from o[d], of size h[d]
+ * (inv[d] = 1 / h[d]). Triangle t: tri[12 t ...] its vertex a, edges b - a and c - a, and unit
+ * outward normal; the triangles that cut bin c (x fastest): list[start[c] .. start[c + 1]).
+ * ntri 0 and NULL pointers without stl bodies. */
 typedef struct {
     const double *tri;
     const uint32_t *start, *list;
-    /* per sub-grid cell that no triangle cuts: 1 + the stl solid it lies in, 0 in the gas */
+    /* per bin that no triangle cuts: 1 + the stl solid it lies in, 0 in the gas */
     const uint8_t *solid;
     uint32_t ntri;
-    int lo[3], n[3];
+    int n[3];
+    double o[3], h[3], inv[3];
 } dsmc_mesh;
 
 /* Everything the per-particle and per-cell code reads; passed by value to CUDA kernels (sim.cu

@@ -1,7 +1,7 @@
 /* Private, included by dsmc_kernels.h only: the triangles of the 3D bodies of type stl, as
- * inline code both back ends compile (dsmc_params.mesh holds them, binned into grid cells by
- * geometry.c). A path is followed through the cells it crosses, each testing only its own
- * triangles, so a move costs what the triangles near the molecule cost, not the whole mesh. */
+ * inline code both back ends compile (dsmc_params.mesh holds them, binned by mesh.c). A path is
+ * followed through the bins it crosses, each testing only its own triangles, so a move costs
+ * what the triangles near the molecule cost, not the whole mesh. */
 #ifndef DSMC_MESH_H
 #define DSMC_MESH_H
 
@@ -50,18 +50,17 @@ DSMC_HD double dsmc_tri_hit(const double *T, const double *pos, const double *u,
 
 /* The first triangle that the path pos + u t, 0 < t < tmax, meets (front: from the gas side
  * only), other than `skip`: its index, with the time in *th; -1 when none. The path is clipped
- * to the sub-grid, then walked cell by cell in the order it crosses them (Amanatides & Woo, "A
- * fast voxel traversal algorithm for ray tracing", Eurographics 1987), testing each cell's
- * triangles, until a hit lies before the cell's exit. A triangle listed in several cells is
+ * to the bins' box, then walked bin by bin in the order it crosses them (Amanatides & Woo, "A
+ * fast voxel traversal algorithm for ray tracing", Eurographics 1987), testing each bin's
+ * triangles, until a hit lies before the bin's exit. A triangle listed in several bins is
  * tested in each: the nearest hit is the same. */
 DSMC_HD int64_t dsmc_mesh_hit(const dsmc_params *p, const double *pos, const double *u,
                               double tmax, int front, int64_t skip, double *th)
 {
     const dsmc_mesh *m = dsmc_mesh_of(p);
-    const double h[3] = {p->dx, p->dy, p->dz}, inv[3] = {p->inv_dx, p->inv_dy, p->inv_dz};
-    double t0 = 0, t1 = tmax, blo[3];
+    const double *h = m->h, *inv = m->inv, *blo = m->o;
+    double t0 = 0, t1 = tmax;
     for (int d = 0; d < 3; d++) {
-        blo[d] = p->lo[d] + m->lo[d] * h[d];
         double bhi = blo[d] + m->n[d] * h[d];
         if (u[d] == 0) {
             if (pos[d] < blo[d] || pos[d] > bhi)
@@ -122,18 +121,17 @@ DSMC_HD int dsmc_mesh_solid(const dsmc_params *p, uint32_t t)
     return -1;
 }
 
-/* Whether (x, y, z) lies inside stl solid j. In a cell that no triangle cuts, the cell's
- * class (mesh.c) answers; in a cut cell, the first triangle a ray from the point meets is seen
- * from behind (the surface is closed and oriented outward: stl.c checks it) and is j's. */
+/* Whether (x, y, z) lies inside stl solid j. In a bin that no triangle cuts, the bin's class
+ * (mesh.c) answers; in a cut bin, the first triangle a ray from the point meets is seen from
+ * behind (the surface is closed and oriented outward: stl.c checks it) and is j's. */
 DSMC_HD int dsmc_inside_mesh(const dsmc_params *p, int j, double x, double y, double z)
 {
     const double *s = p->solid[j], pos[3] = {x, y, z};
     if (x < s[0] || x > s[0] + s[4] || fabs(y - s[1]) > s[5] || fabs(z - s[2]) > s[5])
         return 0;
     const dsmc_mesh *m = dsmc_mesh_of(p);
-    int a = (int)floor((x - p->lo[0]) * p->inv_dx) - m->lo[0];
-    int b = (int)floor((y - p->lo[1]) * p->inv_dy) - m->lo[1];
-    int c = (int)floor((z - p->lo[2]) * p->inv_dz) - m->lo[2];
+    int a = (int)floor((x - m->o[0]) * m->inv[0]), b = (int)floor((y - m->o[1]) * m->inv[1]);
+    int c = (int)floor((z - m->o[2]) * m->inv[2]);
     if (a < 0 || a >= m->n[0] || b < 0 || b >= m->n[1] || c < 0 || c >= m->n[2])
         return 0;
     uint32_t sc = ((uint32_t)c * (uint32_t)m->n[1] + (uint32_t)b) * (uint32_t)m->n[0] +

@@ -170,42 +170,63 @@ static int tri_box(const double *v, const double *c, const double *h)
     return 1;
 }
 
-/* The sub-grid: every stl body's box, one cell wider on each side (within the grid). */
-static void sub_grid(const kedr_dsmc *sim, dsmc_mesh *m)
+/* Bins at most: 5 bytes each (start, class), 168 MB. */
+#define MAX_BINS ((size_t)1 << 25)
+
+/* The bins: the DSMC cells around every stl body (their box, one cell wider on each side,
+ * within the grid: cells lo[d] .. lo[d] + cells[d] - 1), each split k times along each axis, k
+ * near the cell's side over twice the triangles' mean size (sqrt of the mean area), so that a
+ * bin holds a few triangles; at most 16, and fewer while the bins would pass MAX_BINS. */
+static void bin_grid(const kedr_dsmc *sim, dsmc_mesh *m, int lo[3], int cells[3], int *k)
 {
     const dsmc_params *p = &sim->p;
-    const double inv[3] = {p->inv_dx, p->inv_dy, p->inv_dz};
-    const int cells[3] = {p->nx, p->ny, p->nz};
-    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
-    const double *v = sim->geo.mesh_vert;
-    for (size_t i = 0; i < 3 * sim->geo.mesh_ntri; i++)
-        for (int d = 0; d < 3; d++) {
-            lo[d] = fmin(lo[d], v[3 * i + d]);
-            hi[d] = fmax(hi[d], v[3 * i + d]);
-        }
+    const double inv[3] = {p->inv_dx, p->inv_dy, p->inv_dz}, h[3] = {p->dx, p->dy, p->dz};
+    const int n[3] = {p->nx, p->ny, p->nz};
+    double blo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, bhi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    const dsmc_geometry *g = &sim->geo;
+    double area = 0;
+    for (size_t t = 0; t < g->mesh_ntri; t++) {
+        const double *v = g->mesh_vert + 9 * t, *T = g->mesh_tri + 12 * t;
+        for (int q = 0; q < 3; q++)
+            for (int d = 0; d < 3; d++) {
+                blo[d] = fmin(blo[d], v[3 * q + d]);
+                bhi[d] = fmax(bhi[d], v[3 * q + d]);
+            }
+        double cx = T[4] * T[8] - T[5] * T[7], cy = T[5] * T[6] - T[3] * T[8];
+        double cz = T[3] * T[7] - T[4] * T[6];
+        area += 0.5 * sqrt(cx * cx + cy * cy + cz * cz);
+    }
     for (int d = 0; d < 3; d++) {
-        int a = (int)floor((lo[d] - p->lo[d]) * inv[d]) - 1;
-        int b = (int)floor((hi[d] - p->lo[d]) * inv[d]) + 1;
-        a = a < 0 ? 0 : a;
-        b = b >= cells[d] ? cells[d] - 1 : b;
-        m->lo[d] = a;
-        m->n[d] = b - a + 1;
+        int a = (int)floor((blo[d] - p->lo[d]) * inv[d]) - 1;
+        int b = (int)floor((bhi[d] - p->lo[d]) * inv[d]) + 1;
+        lo[d] = a < 0 ? 0 : a;
+        cells[d] = (b >= n[d] ? n[d] - 1 : b) - lo[d] + 1;
+    }
+    double side = fmax(p->dx, fmax(p->dy, p->dz));
+    double kk = ceil(side / (2.0 * sqrt(area / (double)g->mesh_ntri)));
+    *k = kk < 1 ? 1 : kk > 16 ? 16 : (int)kk;
+    while (*k > 1 && (size_t)cells[0] * cells[1] * cells[2] * (size_t)(*k * *k * *k) > MAX_BINS)
+        (*k)--;
+    for (int d = 0; d < 3; d++) {
+        m->n[d] = cells[d] * *k;
+        m->h[d] = h[d] / *k;
+        m->inv[d] = *k * inv[d];
+        m->o[d] = p->lo[d] + lo[d] * h[d];
     }
 }
 
-/* Triangle t into every sub-grid cell it meets (cell boxes widened by a millionth of a cell, so
- * a triangle on a cell's face is listed on both sides): counts (list NULL) or the list. */
+/* Triangle t into every bin it meets (bin boxes widened by a millionth, so that a triangle on
+ * a bin's face is listed on both sides): counts (list NULL) or the list. */
 static void bin_triangle(const kedr_dsmc *sim, const dsmc_mesh *m, size_t t, uint32_t *at,
                          uint32_t *list)
 {
-    const dsmc_params *p = &sim->p;
-    const double h[3] = {p->dx, p->dy, p->dz}, *v = sim->geo.mesh_vert + 9 * t;
+    const double *h = m->h, *v = sim->geo.mesh_vert + 9 * t;
     int i0[3], i1[3];
     for (int d = 0; d < 3; d++) {
         double lo = fmin(v[d], fmin(v[3 + d], v[6 + d])), hi = fmax(v[d], fmax(v[3 + d], v[6 + d]));
-        double o = p->lo[d] + m->lo[d] * h[d], e = 1e-6 * h[d];
-        i0[d] = (int)floor((lo - e - o) / h[d]);
-        i1[d] = (int)floor((hi + e - o) / h[d]);
+        double e = 1e-6 * h[d];
+        i0[d] = (int)floor((lo - e - m->o[d]) * m->inv[d]);
+        i1[d] = (int)floor((hi + e - m->o[d]) * m->inv[d]);
         i0[d] = i0[d] < 0 ? 0 : i0[d];
         i1[d] = i1[d] >= m->n[d] ? m->n[d] - 1 : i1[d];
     }
@@ -215,7 +236,7 @@ static void bin_triangle(const kedr_dsmc *sim, const dsmc_mesh *m, size_t t, uin
                 int k[3] = {a, b, c};
                 double ctr[3], half[3];
                 for (int d = 0; d < 3; d++) {
-                    ctr[d] = p->lo[d] + (m->lo[d] + k[d] + 0.5) * h[d];
+                    ctr[d] = m->o[d] + (k[d] + 0.5) * h[d];
                     half[d] = (0.5 + 1e-6) * h[d];
                 }
                 if (!tri_box(v, ctr, half))
@@ -237,7 +258,7 @@ static kedr_status bin(kedr_dsmc *sim, dsmc_mesh *m)
     uint32_t *at = calloc(nsub + 1, sizeof(uint32_t));
     if (!g->mesh_start || !g->mesh_solid || !at) {
         free(at);
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory for the %zu cells "
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory for the %zu bins "
                          "around the stl bodies", nsub);
     }
     for (size_t t = 0; t < g->mesh_ntri; t++)
@@ -250,9 +271,9 @@ static kedr_status bin(kedr_dsmc *sim, dsmc_mesh *m)
     }
     if (total > UINT32_MAX) {
         free(at);
-        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_create: the stl triangles meet %llu cells "
-                         "(counted once per triangle): at most %u; use fewer or larger cells",
-                         (unsigned long long)total, UINT32_MAX);
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_create: the stl triangles meet %llu bins "
+                         "(counted once per triangle): at most %u", (unsigned long long)total,
+                         UINT32_MAX);
     }
     g->mesh_start[nsub] = (uint32_t)total;
     g->mesh_list = malloc((total ? total : 1) * sizeof(uint32_t));
@@ -293,44 +314,30 @@ static double inside_length(const dsmc_params *p, double x0, double y, double z,
  * over the lines, each clipped exactly at the triangles. */
 #define SUB 16
 
-/* The cells of the sub-grid: those no triangle cuts are wholly in the gas or in one body (a ray
- * from the centre: the first triangle met, from behind, is the body's), along a row the same
- * as the last uncut one unless a cut cell lies between; the cut ones lose what the lines find
- * inside. */
-static void cells(kedr_dsmc *sim, const dsmc_params *hp, int *cut)
+/* The bins that no triangle cuts are wholly in the gas or in one body: a ray from the centre,
+ * the first triangle it meets seen from behind, is the body's; along a row of bins the same as
+ * the last uncut one unless a cut one lies between. */
+static void class_bins(kedr_dsmc *sim, const dsmc_params *hp)
 {
     dsmc_geometry *g = &sim->geo;
     const dsmc_params *p = &sim->p;
     const dsmc_mesh *m = &hp->mesh_host;
-    const double h[3] = {p->dx, p->dy, p->dz};
     const double u[3] = {0.5773502691896258, 0.6154574548966637, 0.5366563145999495};
     double reach = (p->hi[0] - p->lo[0]) + (p->hi[1] - p->lo[1]) + (p->hi[2] - p->lo[2]);
     int nrow = m->n[1] * m->n[2];
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 16)
     for (int row = 0; row < nrow; row++) {
         int b = row % m->n[1], c = row / m->n[1], known = 0;
         uint8_t state = 0;
         for (int a = 0; a < m->n[0]; a++) {
             size_t sc = ((size_t)c * m->n[1] + b) * m->n[0] + a;
-            int ix = m->lo[0] + a, iy = m->lo[1] + b, iz = m->lo[2] + c;
-            size_t cell = ((size_t)iz * p->ny + iy) * p->nx + ix;
-            double c0[3] = {p->lo[0] + ix * h[0], p->lo[1] + iy * h[1], p->lo[2] + iz * h[2]};
             if (g->mesh_start[sc] != g->mesh_start[sc + 1]) {
                 known = 0;
-                double len = 0;
-                for (int q = 0; q < SUB * SUB; q++)
-                    len += inside_length(hp, c0[0], c0[1] + (q % SUB + 0.5) * h[1] / SUB,
-                                         c0[2] + (q / SUB + 0.5) * h[2] / SUB, c0[0] + h[0]);
-                double v = len * h[1] * h[2] / (SUB * SUB);
-                if (v > 0) {
-                    double *gv = &g->gas_host[cell];
-                    *gv -= fmin(v, p->cell_volume);
-                    *gv = *gv < DSMC_SOLID * p->cell_volume ? 0.0 : *gv;
-                }
                 continue;
             }
             if (!known) {
-                double pos[3] = {c0[0] + 0.5 * h[0], c0[1] + 0.5 * h[1], c0[2] + 0.5 * h[2]}, th;
+                double pos[3] = {m->o[0] + (a + 0.5) * m->h[0], m->o[1] + (b + 0.5) * m->h[1],
+                                 m->o[2] + (c + 0.5) * m->h[2]}, th;
                 int64_t t = dsmc_mesh_hit(hp, pos, u, reach, 0, -1, &th);
                 const double *T = t >= 0 ? m->tri + 12 * t : NULL;
                 state = T && u[0] * T[9] + u[1] * T[10] + u[2] * T[11] > 0
@@ -339,8 +346,45 @@ static void cells(kedr_dsmc *sim, const dsmc_params *hp, int *cut)
                 known = 1;
             }
             g->mesh_solid[sc] = state;
-            if (state)
-                g->gas_host[cell] = 0;
+        }
+    }
+}
+
+/* The DSMC cells of the bins' box (lo, cells, k as bin_grid made them): a cell of a cut bin loses
+ * what its lines find inside the bodies; one of uncut bins inside a body is solid. */
+static void cell_volumes(kedr_dsmc *sim, const dsmc_params *hp, const int *lo, const int *cells,
+                         int k, int *cut)
+{
+    dsmc_geometry *g = &sim->geo;
+    const dsmc_params *p = &sim->p;
+    const dsmc_mesh *m = &hp->mesh_host;
+    const double h[3] = {p->dx, p->dy, p->dz};
+    int ncell = cells[0] * cells[1] * cells[2];
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int i = 0; i < ncell; i++) {
+        int a = i % cells[0], b = i / cells[0] % cells[1], c = i / cells[0] / cells[1];
+        int ix = lo[0] + a, iy = lo[1] + b, iz = lo[2] + c, any = 0;
+        size_t first = ((size_t)(c * k) * m->n[1] + (size_t)(b * k)) * m->n[0] + (size_t)(a * k);
+        for (int q = 0; q < k * k * k && !any; q++) {
+            size_t sc = ((size_t)(c * k + q / (k * k)) * m->n[1] + (size_t)(b * k + q / k % k)) *
+                            m->n[0] + (size_t)(a * k + q % k);
+            any = g->mesh_start[sc] != g->mesh_start[sc + 1];
+        }
+        size_t cell = ((size_t)iz * p->ny + iy) * p->nx + ix;
+        double *gv = &g->gas_host[cell];
+        if (!any) {
+            if (g->mesh_solid[first])
+                *gv = 0;
+            continue;
+        }
+        double c0[3] = {p->lo[0] + ix * h[0], p->lo[1] + iy * h[1], p->lo[2] + iz * h[2]}, len = 0;
+        for (int q = 0; q < SUB * SUB; q++)
+            len += inside_length(hp, c0[0], c0[1] + (q % SUB + 0.5) * h[1] / SUB,
+                                 c0[2] + (q / SUB + 0.5) * h[2] / SUB, c0[0] + h[0]);
+        double v = len * h[1] * h[2] / (SUB * SUB);
+        if (v > 0) {
+            *gv -= fmin(v, p->cell_volume);
+            *gv = *gv < DSMC_SOLID * p->cell_volume ? 0.0 : *gv;
         }
     }
     *cut = 1; /* a closed surface inside the domain always cuts some cell */
@@ -358,16 +402,21 @@ kedr_status dsmc_mesh_finish(kedr_dsmc *sim, int *cut)
     dsmc_params *p = &sim->p;
     dsmc_mesh m;
     memset(&m, 0, sizeof m);
-    sub_grid(sim, &m);
+    int lo[3], cells[3], k;
+    bin_grid(sim, &m, lo, cells, &k);
     KEDR_TRY(bin(sim, &m));
     m.ntri = (uint32_t)g->mesh_ntri;
     m.tri = g->mesh_tri;
     m.start = g->mesh_start;
     m.list = g->mesh_list;
-    m.solid = NULL; /* classed below: until then every cell asks the rays */
+    m.solid = NULL; /* classed below: until then every bin asks the rays */
     p->mesh_host = m;
-    cells(sim, p, cut);
+    class_bins(sim, p);
     p->mesh_host.solid = g->mesh_solid;
+    cell_volumes(sim, p, lo, cells, k, cut);
+    kedr_log(KEDR_LOG_INFO, "stl bodies: %zu triangles in %d x %d x %d bins (%d a cell side), "
+             "%u bin-triangle pairs", g->mesh_ntri, m.n[0], m.n[1], m.n[2], k,
+             g->mesh_start[(size_t)m.n[0] * m.n[1] * m.n[2]]);
     size_t nsub = (size_t)m.n[0] * m.n[1] * m.n[2];
     kedr_ctx *ctx = sim->ctx;
     KEDR_TRY(to_ctx(ctx, &g->ctx_tri, g->mesh_tri, g->mesh_ntri * 12 * sizeof(double)));
