@@ -68,6 +68,7 @@ typedef struct {
     double *h_sys;    /* host: the interface systems of this rank's lines, 4 x 2 nranks each */
     void *h_x;        /* host: the interface unknowns of every line (4 x 2 plane) */
     void *h_halo;     /* host copy of halo */
+    int pinned;       /* h_iface, h_x and h_halo are page-locked (cuda) */
 } adi_parts;
 
 /* Interface units (2 plane reals each): what is sent, then scratch that is not. */
@@ -134,6 +135,9 @@ kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_stat
 kedr_status adi_cuda_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,
                                 const adi_state *coef);
 kedr_status adi_cuda_part_finish(kedr_adi *s, const adi_state *out);
+/* Page-locked host memory, for the buffers that go between host and GPU every sweep. */
+kedr_status adi_cuda_host_alloc(void **p, size_t bytes);
+void adi_cuda_host_free(void *p);
 kedr_status adi_cuda_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
                           int lo, int hi);
 #endif
@@ -150,6 +154,29 @@ kedr_status adi_classify(const kedr_adi_case *c, unsigned char *codes, int64_t *
 void adi_params_init(const kedr_adi_case *c, int nxl, const int64_t s[3], adi_params *p);
 /* The planes [*lo, *hi) of rank r of n: n <= nx / 2 ranks, each at least 2 planes. */
 void adi_slab(int nx, int r, int n, int *lo, int *hi);
+/* Over several ranks (ranks.c): the halo planes of fields first .. first+nf-1 of st (layout p)
+ * from the neighbouring ranks; the X sweep by the partitioned solver; its buffers. */
+kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state *st, int first,
+                               int nf);
+kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
+                           const adi_state *coef);
+kedr_status adi_parts_allocate(kedr_adi *s);
+void adi_parts_free(kedr_adi *s);
+
+/* Element i of a host array of reals of rs bytes. */
+static inline double adi_get_real(const void *b, size_t i, int rs)
+{
+    return rs == 4 ? (double)((const float *)b)[i] : ((const double *)b)[i];
+}
+
+static inline void adi_put_real(void *b, size_t i, int rs, double x)
+{
+    if (rs == 4)
+        ((float *)b)[i] = (float)x;
+    else
+        ((double *)b)[i] = x;
+}
+
 /* The fields of the own planes to and from host arrays of doubles, x fastest over the own
  * planes ((i - lo) + (hi - lo) (j + ny k)); set also copies them into every state, fills the
  * halos and measures. */

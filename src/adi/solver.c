@@ -10,17 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Message tags between ranks. */
-enum { TAG_TO_LO, TAG_TO_HI, TAG_IFACE, TAG_X };
-
-static kedr_status part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
-                              const adi_state *coef);
-
 static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state *out,
                             const adi_state *old, const adi_state *coef)
 {
     if (d == 0 && s->partitioned)
-        return part_sweep(s, out, old, coef);
+        return adi_part_sweep(s, out, old, coef);
     const adi_params *p = transposed ? &s->pt : &s->p;
     const unsigned char *mask = transposed ? s->mask_t : s->mask;
 #ifdef KEDR_HAVE_CUDA
@@ -53,207 +47,6 @@ static kedr_status do_measure(kedr_adi *s, const adi_state *g, const adi_state *
     m->divmax = max[0];
     m->change = max[1];
     m->speed2max = max[2];
-    return KEDR_OK;
-}
-
-static kedr_status do_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
-                           int lo, int hi)
-{
-#ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(s->ctx))
-        return adi_cuda_halo(s, p, f, nf, pack, lo, hi);
-#endif
-    return adi_cpu_halo(s, p, f, nf, pack, lo, hi);
-}
-
-/* The halo planes of the first nf fields of st (in layout p) from the neighbouring ranks: each
- * rank sends its first own plane down and its last up. */
-static kedr_status exchange_halos(kedr_adi *s, const adi_params *p, const adi_state *st,
-                                  int first, int nf)
-{
-    if (s->nranks == 1)
-        return KEDR_OK;
-    KEDR_TRY(kedr_ctx_sync(s->ctx)); /* the time from here is the exchange's */
-    double t0 = kedr_wall_seconds();
-    int lo = s->rank > 0, hi = s->rank < s->nranks - 1;
-    size_t bytes = (size_t)nf * s->plane * (size_t)s->real_size, side = 4 * s->plane *
-                                                                      (size_t)s->real_size;
-    char *h = s->parts.h_halo, *dev = s->parts.halo;
-    void *const *f = st->f + first;
-    KEDR_TRY(do_halo(s, p, f, nf, 1, lo, hi));
-    if (lo)
-        KEDR_TRY(kedr_download(s->ctx, h, dev, bytes));
-    if (hi)
-        KEDR_TRY(kedr_download(s->ctx, h + side, dev + side, bytes));
-    kedr_comm_halo snd[2], rcv[2];
-    int n = 0;
-    if (lo) {
-        snd[n] = (kedr_comm_halo){s->rank - 1, TAG_TO_LO, h, bytes};
-        rcv[n++] = (kedr_comm_halo){s->rank - 1, TAG_TO_HI, h + 2 * side, bytes};
-    }
-    if (hi) {
-        snd[n] = (kedr_comm_halo){s->rank + 1, TAG_TO_HI, h + side, bytes};
-        rcv[n++] = (kedr_comm_halo){s->rank + 1, TAG_TO_LO, h + 3 * side, bytes};
-    }
-    KEDR_TRY(kedr_comm_sendrecv(s->comm, n, snd, n, rcv));
-    if (lo)
-        KEDR_TRY(kedr_upload(s->ctx, dev + 2 * side, h + 2 * side, bytes));
-    if (hi)
-        KEDR_TRY(kedr_upload(s->ctx, dev + 3 * side, h + 3 * side, bytes));
-    KEDR_TRY(do_halo(s, p, f, nf, 0, lo, hi));
-    KEDR_TRY(kedr_ctx_sync(s->ctx));
-    s->halo_seconds += kedr_wall_seconds() - t0;
-    return KEDR_OK;
-}
-
-/* ---- the partitioned X sweep ------------------------------------------------------------- */
-
-/* The lines whose interface systems rank q solves: [first, first + count). */
-static void line_block(const kedr_adi *s, int q, size_t *first, size_t *count)
-{
-    size_t a = s->plane * (size_t)q / (size_t)s->nranks;
-    size_t b = s->plane * (size_t)(q + 1) / (size_t)s->nranks;
-    *first = a;
-    *count = b - a;
-}
-
-static double get_real(const void *b, size_t i, int rs)
-{
-    return rs == 4 ? (double)((const float *)b)[i] : ((const double *)b)[i];
-}
-
-static void put_real(void *b, size_t i, int rs, double x)
-{
-    if (rs == 4)
-        ((float *)b)[i] = (float)x;
-    else
-        ((double *)b)[i] = x;
-}
-
-/* The interface systems: every rank's interface rows of the lines of rank q go to q, which
- * solves the systems of 2 nranks rows of its lines (Thomas, in double precision) and sends each
- * rank the unknowns of its rows back; those of every line end in parts.h_x. */
-static kedr_status interface_solve(kedr_adi *s)
-{
-    adi_parts *pt = &s->parts;
-    int P = s->nranks, rs = s->real_size;
-    size_t plane = s->plane, me0, mn;
-    line_block(s, s->rank, &me0, &mn);
-    char *snd = pt->h_send, *rcv = pt->h_recv;
-    const char *ifc = pt->h_iface;
-    kedr_comm_halo *msg = malloc(2 * (size_t)P * sizeof *msg);
-    if (!msg)
-        return kedr_fail(KEDR_ERR_NOMEM, "adi: out of host memory for %d messages", 2 * P);
-    /* Out: to q, units u, rows j, q's lines; in: from p, the same for this rank's lines. */
-    for (int q = 0; q < P; q++) {
-        size_t q0, qn;
-        line_block(s, q, &q0, &qn);
-        char *o = snd + 2 * ADI_IF_SENT * q0 * rs;
-        for (int u = 0; u < ADI_IF_SENT; u++)
-            for (int j = 0; j < 2; j++, o += qn * rs)
-                memcpy(o, ifc + ((size_t)(2 * u + j) * plane + q0) * rs, qn * rs);
-        msg[q] = (kedr_comm_halo){q, TAG_IFACE, snd + 2 * ADI_IF_SENT * q0 * rs,
-                                  2 * ADI_IF_SENT * qn * rs};
-        msg[P + q] = (kedr_comm_halo){q, TAG_IFACE, rcv + 2 * ADI_IF_SENT * mn * q * rs,
-                                      2 * ADI_IF_SENT * mn * rs};
-    }
-    kedr_status st = kedr_comm_sendrecv(s->comm, P, msg, P, msg + P);
-    /* Row r = 2 p + j of line e, field v: a, c and d from p's message. */
-    size_t R = 2 * (size_t)P;
-    double *cp = pt->h_sys, *dp = cp + R * mn;
-    char *xs = snd; /* the unknowns out: to p, fields v, rows j, this rank's lines */
-    int64_t lines = (int64_t)mn;
-    for (int v = 0; st == KEDR_OK && v < 4; v++) {
-        int ua = v == 3 ? ADI_IF_AT : ADI_IF_AU, uc = v == 3 ? ADI_IF_CT : ADI_IF_CU;
-#pragma omp parallel for schedule(static) if (lines * (int64_t)R >= 65536)
-        for (int64_t e = 0; e < lines; e++) {
-            for (size_t r = 0; r < R; r++) {
-                const char *m = rcv + 2 * ADI_IF_SENT * mn * (r / 2) * rs;
-                size_t j = r % 2;
-                double a = r == 0 ? 0 : get_real(m, (2 * ua + j) * mn + e, rs);
-                double c = r == R - 1 ? 0 : get_real(m, (2 * uc + j) * mn + e, rs);
-                double d = get_real(m, (2 * (ADI_IF_D0 + v) + j) * mn + e, rs);
-                double piv = r == 0 ? 1 : 1 - a * cp[(r - 1) * mn + e];
-                cp[r * mn + e] = c / piv;
-                dp[r * mn + e] = (d - (r == 0 ? 0 : a * dp[(r - 1) * mn + e])) / piv;
-            }
-            double x = 0;
-            for (size_t r = R; r-- > 0;) {
-                x = dp[r * mn + e] - (r == R - 1 ? 0 : cp[r * mn + e] * x);
-                put_real(xs + 8 * mn * (r / 2) * rs, ((size_t)v * 2 + r % 2) * mn + e, rs, x);
-            }
-        }
-    }
-    for (int q = 0; q < P; q++) {
-        size_t q0, qn;
-        line_block(s, q, &q0, &qn);
-        msg[q] = (kedr_comm_halo){q, TAG_X, xs + 8 * mn * q * rs, 8 * mn * rs};
-        msg[P + q] = (kedr_comm_halo){q, TAG_X, rcv + 8 * q0 * rs, 8 * qn * rs};
-    }
-    if (st == KEDR_OK)
-        st = kedr_comm_sendrecv(s->comm, P, msg, P, msg + P);
-    for (int q = 0; st == KEDR_OK && q < P; q++) {
-        size_t q0, qn;
-        line_block(s, q, &q0, &qn);
-        for (int k = 0; k < 8; k++) /* k = 2 v + j */
-            memcpy((char *)pt->h_x + ((size_t)k * plane + q0) * rs,
-                   rcv + (8 * q0 + (size_t)k * qn) * rs, qn * rs);
-    }
-    free(msg);
-    return st;
-}
-
-/* The X sweep by the partitioned solver: every line's rows over this rank's planes (a
- * non-fluid node's row: x = 0) reduced to two interface rows a line and field, the interface
- * systems solved across the ranks, the parts completed. Fused (part_line: the rows built and
- * eliminated in one pass down and one up, as the Thomas sweep builds them) or through
- * kedr_tridiag_part_reduce / _complete on stored rows (x_sweep = prim; 3.5 times the memory
- * and more passes over it). */
-static kedr_status part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
-                              const adi_state *coef)
-{
-    adi_parts *pt = &s->parts;
-    kedr_dtype t = s->real_size == 4 ? KEDR_F32 : KEDR_F64;
-    size_t rs = (size_t)s->real_size, plane = s->plane, own = (size_t)(s->hi - s->lo);
-    size_t n = own * plane, unit = 2 * plane * rs;
-    int cuda = KEDR_IS_CUDA(s->ctx), fused = s->partitioned == 1;
-    kedr_tridiag_part part = {own, plane, KEDR_TRIDIAG_INTERLEAVED, 0};
-    char *abc = pt->abc, *ifc = pt->iface;
-#ifdef KEDR_HAVE_CUDA
-    if (cuda)
-        KEDR_TRY(fused ? adi_cuda_part_lines(s, out, old, coef)
-                       : adi_cuda_part_rows(s, out, old, coef));
-#endif
-    if (!cuda)
-        KEDR_TRY(fused ? adi_cpu_part_lines(s, out, old, coef)
-                       : adi_cpu_part_rows(s, out, old, coef));
-    for (int v = 0; !fused && v < 4; v++) {
-        char *a = abc + (v == 3 ? 3 : 0) * n * rs;
-        kedr_tridiag_iface fi = {ifc + (v == 0 ? ADI_IF_AU : v == 3 ? ADI_IF_AT : ADI_IF_AJ) * unit,
-                                 ifc + ADI_IF_B * unit,
-                                 ifc + (v == 0 ? ADI_IF_CU : v == 3 ? ADI_IF_CT : ADI_IF_CJ) * unit,
-                                 ifc + (ADI_IF_D0 + v) * unit};
-        KEDR_TRY(kedr_tridiag_part_reduce(s->ctx, t, &part, a, a + n * rs, a + 2 * n * rs,
-                                          (char *)out->f[v] + plane * rs, pt->w[v], &fi));
-    }
-    KEDR_TRY(kedr_ctx_sync(s->ctx)); /* the time from here is the interface systems' */
-    double t0 = kedr_wall_seconds();
-    KEDR_TRY(kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit));
-    KEDR_TRY(interface_solve(s));
-    KEDR_TRY(kedr_upload(s->ctx, pt->x, pt->h_x, 4 * unit));
-    KEDR_TRY(kedr_ctx_sync(s->ctx));
-    s->iface_seconds += kedr_wall_seconds() - t0;
-    if (fused) {
-#ifdef KEDR_HAVE_CUDA
-        if (cuda)
-            return adi_cuda_part_finish(s, out);
-#endif
-        return adi_cpu_part_finish(s, out);
-    }
-    for (int v = 0; v < 4; v++)
-        KEDR_TRY(kedr_tridiag_part_complete(s->ctx, t, &part, pt->w[v],
-                                            (char *)pt->x + v * unit,
-                                            (char *)out->f[v] + plane * rs));
     return KEDR_OK;
 }
 
@@ -312,7 +105,7 @@ static kedr_status fractional(kedr_adi *s, int d, int f, int g, int *res)
         /* The next local iteration's coefficients read across the x planes: the X sweep's all
          * four fields, the others' own component (in the dissipation's du_d/dx). */
         if (l + 1 < s->c.local_iterations)
-            KEDR_TRY(exchange_halos(s, transposed ? &s->pt : &s->p, &st[out], d == 0 ? 0 : d,
+            KEDR_TRY(adi_exchange_halos(s, transposed ? &s->pt : &s->p, &st[out], d == 0 ? 0 : d,
                                     d == 0 ? 4 : 1));
     }
     if (transposed) { /* back into the transposed old values' state, free now */
@@ -353,7 +146,7 @@ kedr_status kedr_adi_step(kedr_adi *s)
         int f = s->u;
         for (int d = 0; d < 3; d++)
             KEDR_TRY(fractional(s, d, f, g, &f));
-        KEDR_TRY(exchange_halos(s, &s->p, &s->state[f], 0, 4));
+        KEDR_TRY(adi_exchange_halos(s, &s->p, &s->state[f], 0, 4));
         KEDR_TRY(do_measure(s, &s->state[f], &s->state[g], &m));
         g = f;
         done = it + 1;
@@ -526,13 +319,13 @@ kedr_status adi_set_local(kedr_adi *s, const double *const in[4])
                     size_t h = (size_t)l + (size_t)own * ((size_t)j + (size_t)c->ny * k);
                     double x = s->mask_host[host_index(c, s->lo + l, j, k)] == ADI_FLUID
                                    ? in[var][h] : 0;
-                    put_real(buf, adi_index(c, l + 1, j, k), s->real_size, x);
+                    adi_put_real(buf, adi_index(c, l + 1, j, k), s->real_size, x);
                 }
         st = kedr_upload(s->ctx, s->state[s->u].f[var], buf, bytes);
     }
     free(buf);
     KEDR_TRY(kedr_comm_agree(s->comm, st));
-    KEDR_TRY(exchange_halos(s, &s->p, &s->state[s->u], 0, 4));
+    KEDR_TRY(adi_exchange_halos(s, &s->p, &s->state[s->u], 0, 4));
     for (int k = 0; k < ADI_NSTATES; k++) /* every state holds finite values */
         for (int var = 0; var < 4; var++)
             if (k != s->u)
@@ -589,20 +382,7 @@ void kedr_adi_destroy(kedr_adi *s)
     kedr_free(s->ctx, s->mask_t);
     kedr_free(s->ctx, s->cp);
     kedr_free(s->ctx, s->measure_buf);
-    adi_parts *pt = &s->parts;
-    kedr_free(s->ctx, pt->rs);
-    kedr_free(s->ctx, pt->abc);
-    for (int v = 0; v < 4; v++)
-        kedr_free(s->ctx, pt->w[v]);
-    kedr_free(s->ctx, pt->iface);
-    kedr_free(s->ctx, pt->x);
-    kedr_free(s->ctx, pt->halo);
-    free(pt->h_iface);
-    free(pt->h_send);
-    free(pt->h_recv);
-    free(pt->h_sys);
-    free(pt->h_x);
-    free(pt->h_halo);
+    adi_parts_free(s);
     free(s->mask_host);
     free(s->history);
     free(s);
@@ -635,17 +415,9 @@ static kedr_status upload_masks(kedr_adi *s)
     return st;
 }
 
-static kedr_status host_alloc(void **p, size_t bytes)
-{
-    if (!(*p = malloc(bytes ? bytes : 1)))
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of host memory (%zu bytes)",
-                         bytes);
-    return KEDR_OK;
-}
-
 static kedr_status allocate(kedr_adi *s)
 {
-    size_t rs = (size_t)s->real_size, bytes = s->nodes * rs;
+    size_t bytes = s->nodes * (size_t)s->real_size;
     for (int k = 0; k < ADI_NSTATES; k++)
         for (int v = 0; v < 4; v++)
             KEDR_TRY(kedr_alloc(s->ctx, &s->state[k].f[v], bytes));
@@ -655,30 +427,7 @@ static kedr_status allocate(kedr_adi *s)
         KEDR_TRY(kedr_alloc(s->ctx, &s->cp, 2 * bytes));
         KEDR_TRY(kedr_alloc(s->ctx, &s->measure_buf, s->nodes * 6 * sizeof(double)));
     }
-    adi_parts *pt = &s->parts;
-    size_t plane = s->plane, P = (size_t)s->nranks;
-    if (s->nranks > 1) {
-        KEDR_TRY(kedr_alloc(s->ctx, &pt->halo, 16 * plane * rs));
-        KEDR_TRY(host_alloc(&pt->h_halo, 16 * plane * rs));
-    }
-    if (s->partitioned) {
-        size_t n = (size_t)(s->hi - s->lo) * plane;
-        if (s->partitioned == 1) {
-            KEDR_TRY(kedr_alloc(s->ctx, &pt->rs, 4 * n * rs));
-        } else {
-            KEDR_TRY(kedr_alloc(s->ctx, &pt->abc, 6 * n * rs));
-            for (int v = 0; v < 4; v++)
-                KEDR_TRY(kedr_alloc(s->ctx, &pt->w[v], 2 * n * rs));
-        }
-        KEDR_TRY(kedr_alloc(s->ctx, &pt->iface, ADI_IF_UNITS * 2 * plane * rs));
-        KEDR_TRY(kedr_alloc(s->ctx, &pt->x, 8 * plane * rs));
-        KEDR_TRY(host_alloc(&pt->h_iface, ADI_IF_SENT * 2 * plane * rs));
-        KEDR_TRY(host_alloc(&pt->h_send, 2 * ADI_IF_SENT * (plane + P) * rs));
-        KEDR_TRY(host_alloc(&pt->h_recv, 2 * ADI_IF_SENT * (plane + P) * rs));
-        KEDR_TRY(host_alloc((void **)&pt->h_sys, 4 * (plane + P) * sizeof(double)));
-        KEDR_TRY(host_alloc(&pt->h_x, 8 * plane * rs));
-    }
-    return KEDR_OK;
+    return adi_parts_allocate(s);
 }
 
 kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **out)

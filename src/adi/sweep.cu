@@ -310,3 +310,20 @@ kedr_status adi_cuda_halo(kedr_adi *s, const adi_params *p, void *const *f, int 
     }
     return KEDR_OK;
 }
+
+kedr_status adi_cuda_host_alloc(void **p, size_t bytes)
+{
+    if (cudaMallocHost(p, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();
+        *p = NULL;
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_adi_create: out of page-locked host memory "
+                         "(%zu bytes)", bytes);
+    }
+    return KEDR_OK;
+}
+
+void adi_cuda_host_free(void *p)
+{
+    if (p)
+        cudaFreeHost(p);
+}

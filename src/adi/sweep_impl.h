@@ -329,7 +329,8 @@ ADI_HD void ADI_FN(part_finish)(const ADI_FN(arrays) *a, const REAL *w, int64_t 
         else if (i == n - 1)
             y = xl;
         else
-            y = a->out[v][idx] + w[(v == 3 ? 3 : 2) * ws + e] * x0 + w[(v == 3 ? 1 : 0) * ws + e] * xl;
+            y = a->out[v][idx] + w[(v == 3 ? 3 : 2) * ws + e] * x0 +
+                w[(v == 3 ? 1 : 0) * ws + e] * xl;
         a->out[v][idx] = y;
     }
 }
