@@ -33,7 +33,7 @@ kedr_status flow_ibm_map(kedr_ctx *ctx, const flow_grid *g, const flow_ibm_args 
 #else
     (void)ctx;
 #endif
-    if (op == FLOW_IBM_INTERP || op == FLOW_IBM_INTERP_RHS) {
+    if (op == FLOW_IBM_STENCIL || op == FLOW_IBM_INTERP || op == FLOW_IBM_INTERP_RHS) {
 #pragma omp parallel for schedule(static) if (n >= 4096)
         for (size_t l = 0; l < n; l++)
             flow_ibm_point(g, A, op, l);
@@ -236,6 +236,7 @@ void flow_ibm_destroy(flow_ibm *ib)
     kedr_free(ib->ctx, ib->p);
     kedr_free(ib->ctx, ib->q);
     kedr_free(ib->ctx, ib->scratch);
+    kedr_free(ib->ctx, ib->st);
     free(ib->body);
     free(ib->first);
     free(ib->X0);
@@ -271,6 +272,7 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     ib->nbodies = c->nbodies;
     ib->dims = f->dims;
     ib->time = -1;
+    ib->st_comp = -1;
     int periodic[3];
     for (int a = 0; a < 3; a++)
         periodic[a] = a < f->dims && c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC;
@@ -325,6 +327,8 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     double **w[] = {&ib->r, &ib->p, &ib->q};
     for (int i = 0; i < 3 && s == KEDR_OK; i++)
         s = kedr_alloc(f->ctx, (void **)w[i], N * sizeof(double));
+    if (s == KEDR_OK)
+        s = kedr_alloc(f->ctx, (void **)&ib->st, N * sizeof(flow_ibm_stencil));
     if (s == KEDR_OK && (s = kedr_alloc(f->ctx, (void **)&ib->scratch,
                                         f->padded * sizeof(double))) == KEDR_OK)
         s = kedr_memset(f->ctx, ib->scratch, 0, f->padded * sizeof(double));
@@ -386,6 +390,7 @@ kedr_status flow_ibm_place(struct kedr_flow *f, double t)
         KEDR_TRY(kedr_upload(f->ctx, ib->ub[a], ib->Uh + a * N, N * sizeof(double)));
     }
     ib->time = t;
+    ib->st_comp = -1; /* the stencils moved */
     return KEDR_OK;
 }
 
@@ -400,6 +405,7 @@ static flow_ibm_args point_args(const struct kedr_flow *f, int comp)
     A.comp = comp;
     A.delta = f->c.delta;
     A.scale = 1;
+    A.st = f->ibm->st_comp == comp ? f->ibm->st : NULL;
     return A;
 }
 
@@ -518,6 +524,11 @@ kedr_status flow_ibm_force(struct kedr_flow *f, double dt, double t)
     ib->residual = 0;
     for (int b = 0; b < f->dims; b++) {
         flow_ibm_args A = point_args(f, b);
+        if (!A.st) { /* this component's stencils, once for the step's operations */
+            A.st = ib->st;
+            KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_STENCIL, ib->N));
+            ib->st_comp = b;
+        }
         A.field = f->qt[b];
         A.ub = ib->ub[b];
         A.out = ib->r;

@@ -23,6 +23,8 @@ typedef struct flow_ibm {
     double *g[3];          /* context memory: the force of each component (acceleration h^d) */
     double *r, *p, *q;     /* CG vectors */
     double *scratch;       /* a padded grid array */
+    flow_ibm_stencil *st;  /* context memory: the points' stencils for component st_comp */
+    int st_comp;           /* -1: none held */
     double *gh;            /* host: g of the last step, [3][N] */
     kedr_flow_body_state *state; /* host: each body after the last step */
     int have_force;

@@ -123,6 +123,7 @@ FLOW_HD void flow_ibm_spread(const flow_grid *g, const flow_ibm_stencil *st, dou
 
 /* The operations over all points (ibm.c loops, ibm.cu kernels). */
 typedef enum {
+    FLOW_IBM_STENCIL,    /* st[l] = the stencil of X_l for comp (kept for the other ops) */
     FLOW_IBM_INTERP,     /* out[l] = (L field)(X_l) */
     FLOW_IBM_INTERP_RHS, /* out[l] = (ub[l] - (L field)(X_l)) scale */
     FLOW_IBM_SPREAD,     /* field += L* (in scale) */
@@ -135,16 +136,23 @@ typedef struct {
     const double *ub;   /* INTERP_RHS: the target velocities */
     double *out;        /* INTERP: the point values */
     double *field;      /* the component's padded grid array */
+    flow_ibm_stencil *st; /* the points' stencils for comp (STENCIL writes them; NULL: the
+                             other ops compute their own) */
     double scale;
     int comp, delta;
 } flow_ibm_args;
 
 FLOW_HD void flow_ibm_point(const flow_grid *g, const flow_ibm_args *A, flow_ibm_op op, size_t l)
 {
-    double X[3] = {A->X[0][l], A->X[1][l], g->dims == 3 ? A->X[2][l] : 0.0};
     flow_ibm_stencil st;
-    flow_ibm_stencil_at(g, A->delta, A->comp, X, &st);
+    if (op == FLOW_IBM_STENCIL || !A->st) {
+        double X[3] = {A->X[0][l], A->X[1][l], g->dims == 3 ? A->X[2][l] : 0.0};
+        flow_ibm_stencil_at(g, A->delta, A->comp, X, &st);
+    } else {
+        st = A->st[l];
+    }
     switch (op) {
+    case FLOW_IBM_STENCIL: A->st[l] = st; break;
     case FLOW_IBM_INTERP: A->out[l] = flow_ibm_interp(g, &st, A->field); break;
     case FLOW_IBM_INTERP_RHS:
         A->out[l] = (A->ub[l] - flow_ibm_interp(g, &st, A->field)) * A->scale;
