@@ -6,11 +6,16 @@
 #include "adi/adi_internal.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define CHK_MAGIC "KEDRADI2"
+/* The one-rank checkpoints of before the ranks: the header without its last four numbers, the
+ * same fields (the grid's). Still read, by one rank. */
+#define CHK_MAGIC_V1 "KEDRADI1"
+#define CHK_HEADER_V1 (offsetof(chk_header, rank))
 #define STAT_DOUBLES 8
 
 typedef struct {
@@ -109,10 +114,8 @@ kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path)
 /* The header's values against the case and this run's ranks; the fields and history are read
  * by the caller. */
 static kedr_status check_header(const chk_header *h, const kedr_adi_case *c, const char *path,
-                                uint64_t size, int rank, int nranks)
+                                uint64_t size, int rank, int nranks, size_t hbytes)
 {
-    if (memcmp(h->magic, CHK_MAGIC, 8) != 0)
-        return kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr adi checkpoint", path);
     if (h->nx != c->nx || h->ny != c->ny || h->nz != c->nz)
         return kedr_fail(KEDR_ERR_PARSE, "%s: a checkpoint of a %d x %d x %d grid; the case's is "
                          "%d x %d x %d", path, h->nx, h->ny, h->nz, c->nx, c->ny, c->nz);
@@ -129,7 +132,7 @@ static kedr_status check_header(const chk_header *h, const kedr_adi_case *c, con
                          "each from its own file", path, h->rank, h->nranks, h->lo, h->hi - 1,
                          rank, nranks, h->nranks);
     uint64_t nodes = (uint64_t)(hi - lo) * c->ny * c->nz;
-    uint64_t fixed = sizeof *h + 4 * nodes * 8 + 8;
+    uint64_t fixed = hbytes + 4 * nodes * 8 + 8;
     if (size < fixed || (size - fixed) % (STAT_DOUBLES * 8) != 0 ||
         (size - fixed) / (STAT_DOUBLES * 8) != h->nhistory)
         return kedr_fail(KEDR_ERR_PARSE, "%s: %llu bytes: a truncated or corrupt checkpoint "
@@ -142,20 +145,35 @@ static kedr_status check_header(const chk_header *h, const kedr_adi_case *c, con
     return KEDR_OK;
 }
 
-/* This rank's file, checked whole: its header and its bytes (*data, free it). */
+/* This rank's file, checked whole: its header, the header's bytes and the file's (*data, free
+ * it). */
 static kedr_status read_checkpoint(const kedr_adi_case *c, const char *path, int rank,
-                                   int nranks, chk_header *h, char **data)
+                                   int nranks, chk_header *h, size_t *hbytes, char **data)
 {
     uint64_t size = 0;
     *data = NULL;
     KEDR_TRY(kedr_file_size(path, &size));
-    if (size < sizeof *h)
+    if (size < CHK_HEADER_V1)
         return kedr_fail(KEDR_ERR_PARSE, "%s: %llu bytes: too short for a kedr adi checkpoint",
                          path, (unsigned long long)size);
     size_t len = 0;
     KEDR_TRY(kedr_file_read(path, (size_t)size, data, &len));
-    memcpy(h, *data, sizeof *h);
-    kedr_status st = check_header(h, c, path, len, rank, nranks);
+    memset(h, 0, sizeof *h);
+    *hbytes = sizeof *h;
+    kedr_status st = KEDR_OK;
+    if (memcmp(*data, CHK_MAGIC_V1, 8) == 0) {
+        memcpy(h, *data, CHK_HEADER_V1);
+        *hbytes = CHK_HEADER_V1;
+        h->nranks = 1;
+        h->hi = h->nx;
+        memcpy(h->magic, CHK_MAGIC, 8);
+    } else if (memcmp(*data, CHK_MAGIC, 8) != 0 || len < sizeof *h) {
+        st = kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr adi checkpoint", path);
+    } else {
+        memcpy(h, *data, sizeof *h);
+    }
+    if (st == KEDR_OK)
+        st = check_header(h, c, path, len, rank, nranks, *hbytes);
     if (st == KEDR_OK) {
         uint64_t sum = 0;
         memcpy(&sum, *data + len - 8, 8);
@@ -180,8 +198,10 @@ kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_c
 {
     int rank = kedr_comm_rank(comm), nranks = kedr_comm_size(comm);
     chk_header h;
+    size_t hb = 0;
     char *data = NULL;
-    kedr_status st = kedr_comm_agree(comm, read_checkpoint(c, path, rank, nranks, &h, &data));
+    kedr_status st = kedr_comm_agree(comm, read_checkpoint(c, path, rank, nranks, &h, &hb,
+                                                           &data));
     kedr_adi *s = NULL;
     if (st == KEDR_OK)
         st = kedr_adi_create_on(ctx, comm, c, &s);
@@ -195,14 +215,14 @@ kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_c
     if (s)
         st = kedr_comm_agree(comm, st);
     if (st == KEDR_OK) {
-        memcpy(f, data + sizeof h, 4 * nodes * sizeof *f);
+        memcpy(f, data + hb, 4 * nodes * sizeof *f);
         const double *const in[4] = {f, f + nodes, f + 2 * nodes, f + 3 * nodes};
         st = adi_set_local(s, in);
     }
     if (st == KEDR_OK && h.nhistory > 0) {
         for (uint64_t k = 0; k < h.nhistory; k++) {
             double d[STAT_DOUBLES];
-            memcpy(d, data + sizeof h + 4 * nodes * 8 + k * sizeof d, sizeof d);
+            memcpy(d, data + hb + 4 * nodes * 8 + k * sizeof d, sizeof d);
             kedr_adi_stats *r = &s->history[k];
             r->step = (int64_t)d[0];
             r->time = d[1];

@@ -12,7 +12,8 @@
  *    as Thomas there, the interface couplings being 0 between the box's faces) and through
  *    kedr_tridiag_part_reduce / _complete (x_sweep = prim) on one rank and over the ranks;
  * 4. per-rank checkpoints: 3 steps, a checkpoint, 3 more, against a restart from the checkpoint,
- *    bit for bit; another rank's file, or a one-rank run given a rank's file, is refused;
+ *    bit for bit; another rank's file, or a one-rank run given a rank's file, is refused; a
+ *    one-rank checkpoint of the format before the ranks is still read;
  * 5. more ranks than the grid's x planes allow (two each) is refused on every rank, saying how
  *    many are possible;
  * 6. [solver] x_sweep read from a case file, a bad value named with its line;
@@ -260,6 +261,67 @@ static void check_restart(kedr_ctx *ctx, const kedr_adi_case *c0)
     free_result(&b);
 }
 
+/* A one-rank checkpoint of the format before the ranks (KEDRADI1: the header without rank,
+ * nranks, lo, hi) is still read: made here from a new one, restarted bit for bit. Each process
+ * alone. */
+static void check_v1_checkpoint(kedr_ctx *ctx, const kedr_adi_case *c)
+{
+    char path[128], old[128];
+    snprintf(path, sizeof path, "test_adi_ranks_v2_%d.chk", (int)getpid());
+    snprintf(old, sizeof old, "test_adi_ranks_v1_%d.chk", (int)getpid());
+    size_t n = (size_t)c->nx * c->ny * c->nz;
+    result a, b;
+    for (int v = 0; v < 4; v++) {
+        a.f[v] = tu_host_alloc(n * sizeof(double));
+        b.f[v] = tu_host_alloc(n * sizeof(double));
+    }
+    kedr_adi *s = NULL, *r = NULL;
+    TU_OK(kedr_adi_create(ctx, c, &s));
+    for (int k = 0; k < 2; k++)
+        TU_OK(kedr_adi_step(s));
+    TU_OK(kedr_adi_write_checkpoint(s, path));
+    TU_OK(kedr_adi_get_fields(s, a.f[0], a.f[1], a.f[2], a.f[3]));
+    FILE *f = fopen(path, "rb");
+    unsigned char *buf = tu_host_alloc(64 * n + 4096);
+    size_t len = f ? fread(buf, 1, 64 * n + 4096, f) : 0;
+    if (f)
+        fclose(f);
+    /* header v2: 56 bytes, then rank, nranks, lo, hi (16 bytes); the checksum last */
+    TU_CHECK(len > 80 && memcmp(buf, "KEDRADI2", 8) == 0, "a new checkpoint (%zu bytes)", len);
+    if (len > 80) {
+        memcpy(buf, "KEDRADI1", 8);
+        memmove(buf + 56, buf + 72, len - 72);
+        len -= 16;
+        uint64_t h = 0xcbf29ce484222325ull;
+        for (size_t i = 0; i + 8 < len; i++)
+            h = (h ^ buf[i]) * 0x100000001b3ull;
+        memcpy(buf + len - 8, &h, 8);
+        f = fopen(old, "wb");
+        TU_CHECK(f && fwrite(buf, 1, len, f) == len, "write %s", old);
+        if (f)
+            fclose(f);
+        TU_OK(kedr_adi_restart(ctx, c, old, &r));
+        if (r) {
+            kedr_adi_stats st;
+            kedr_adi_get_stats(r, &st);
+            TU_OK(kedr_adi_get_fields(r, b.f[0], b.f[1], b.f[2], b.f[3]));
+            int same = st.step == 2;
+            for (int v = 0; v < 4; v++)
+                for (size_t i = 0; i < n; i++)
+                    same &= a.f[v][i] == b.f[v][i] || (isnan(a.f[v][i]) && isnan(b.f[v][i]));
+            TU_CHECK(same, "a checkpoint of the one-rank format (KEDRADI1) restarts the same "
+                     "fields at step %lld", (long long)st.step);
+        }
+    }
+    kedr_adi_destroy(r);
+    kedr_adi_destroy(s);
+    free(buf);
+    remove(path);
+    remove(old);
+    free_result(&a);
+    free_result(&b);
+}
+
 /* More ranks than the planes allow: every rank fails, told the limit. */
 static void check_too_many(kedr_ctx *ctx)
 {
@@ -365,6 +427,7 @@ static void run_backend(kedr_backend be)
     compare(ctx, &m, "masked 13x9x7 single", 0);
     m.single = 0;
     check_restart(ctx, &m);
+    check_v1_checkpoint(ctx, &m);
     kedr_adi_case_free(&m);
     check_too_many(ctx);
     kedr_ctx_destroy(ctx);
