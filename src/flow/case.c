@@ -369,6 +369,17 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_flow_case *c)
     b->phase = phase * M_PI / 180;
     KEDR_TRY(read_vec(ini, sec, "velocity", 0, -1e9, 1e9, d, b->velocity));
 
+    /* no side longer than the box's longest (before building points over it) */
+    double lmax = 0;
+    for (int a = 0; a < d; a++)
+        lmax = fmax(lmax, c->length[a]);
+    const char *big = round && b->diameter > lmax ? "diameter" : cyl && b->length > lmax ? "length"
+                                                                                        : NULL;
+    for (int a = 0; boxy && a < d; a++)
+        big = b->size[a] > lmax ? "size" : big;
+    if (big)
+        return kedr_ini_fail(ini, sec, big, "the body is larger than the domain (whose longest "
+                             "side is %g)", lmax);
     /* the points: read (a file) or built, to check them and for the defaults below */
     double h = HUGE_VAL;
     int periodic[3] = {0, 0, 0};

@@ -17,6 +17,8 @@ sed -e 's/^nx = 440/nx = 110/' -e 's/^ny = 82/ny = 21/' -e 's/^forces_every = 10
 
 sed 's/^center = 0.2 0.2/center = 2.5 0.2/' "$tmp/c.ini" >"$tmp/out1.ini"
 check outside 1 'out1.ini:[0-9]+: \[body.cylinder\] center: .*reaches x = 2.55, outside the domain' -- "$kedr" flow "$tmp/out1.ini"
+sed 's/^diameter = 0.1/diameter = 1e8/' "$tmp/c.ini" >"$tmp/big.ini"
+check too-big 1 'big.ini:[0-9]+: \[body.cylinder\] diameter: the body is larger than the domain' -- "$kedr" flow "$tmp/big.ini"
 sed 's/^center = 0.2 0.2/center = 0.2 0.07/' "$tmp/c.ini" >"$tmp/close.ini"
 check too-close 1 'close.ini:[0-9]+: \[body.cylinder\] center: .*too close to the boundary.*y_min' -- "$kedr" flow "$tmp/close.ini"
 sed 's/^diameter = 0.1/diameter = 0.1\namplitude = 0 0.12\nfrequency = 1/' "$tmp/c.ini" >"$tmp/amp.ini"
