@@ -158,6 +158,10 @@ static int check_memory(kedr_ctx *ctx, const kedr_adi_case *c)
     printf("grid %d x %d x %d nodes: %s of %s memory (%s precision%s)\n", c->nx, c->ny, c->nz,
            kedr_format_bytes(need, n1, sizeof n1), b == KEDR_BACKEND_CUDA ? "GPU" : "host",
            c->single ? "single" : "double", ranks);
+    if (adi_nranks > 1)
+        printf("split along x: %d to %d planes a rank (at most %d ranks for this grid)\n",
+               c->nx / adi_nranks, (c->nx + adi_nranks - 1) / adi_nranks,
+               kedr_adi_max_ranks(c));
     if (sharing * need + (b == KEDR_BACKEND_CPU ? host : 0) <= have)
         return 0;
     if (adi_rank == 0)

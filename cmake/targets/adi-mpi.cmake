@@ -47,11 +47,19 @@ END { printf "max difference %g\n", max; if (FNR != n) bad = 1; exit (bad || max
            grep -q 'rank 0 of 2' mpi_adi_r1.err && \
            ! ${adi_mpirun} 3 --oversubscribe ${adi_kedr} --out mpi_adi_rb --restart mpi_adi_rb/quick.chk 2> mpi_adi_r3.err && \
            grep -q 'quick.rank0of3.chk' mpi_adi_r3.err")
-  # 3 ranks for 5 planes: refused, saying that 2 is the most.
+  # 3 ranks for 5 planes: refused, saying that 2 is the most; a grid whose part does not fit a
+  # rank: refused before anything is allocated, with the memory a rank needs; --check shows the
+  # split.
   add_test(NAME mpi_kedr_adi_too_many COMMAND bash -c "sed 's/^nx = .*/nx = 5/' ${adi_case} > mpi_adi_nx5.ini && \
            ! ${adi_mpirun} 3 --oversubscribe $<TARGET_FILE:kedr_cli> adi mpi_adi_nx5.ini --backend cpu \
              --out mpi_adi_many 2> mpi_adi_many.err && \
-           grep -q 'at most 2 ranks' mpi_adi_many.err")
+           grep -q 'at most 2 ranks' mpi_adi_many.err && \
+           sed 's/^ny = .*/ny = 60000/; s/^nz = .*/nz = 60000/' ${adi_case} > mpi_adi_huge.ini && \
+           ! ${adi_mpirun} 2 --oversubscribe $<TARGET_FILE:kedr_cli> adi mpi_adi_huge.ini --backend cpu \
+             --out mpi_adi_huge 2> mpi_adi_huge.err && \
+           grep -q 'grid too large.* a rank, 2 ranks' mpi_adi_huge.err && \
+           ${adi_mpirun} 2 --oversubscribe ${adi_kedr} --check > mpi_adi_check.log && \
+           grep -q 'split along x: 12 to 12 planes a rank (at most 12 ranks' mpi_adi_check.log")
   set_tests_properties(mpi_kedr_adi_np2 mpi_kedr_adi_restart_np2 mpi_kedr_adi_too_many
     PROPERTIES LABELS mpi PROCESSORS 2
     ENVIRONMENT "OMP_NUM_THREADS=1;OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1")
