@@ -944,6 +944,18 @@ kedr_status dsmc_geometry_build(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+void dsmc_params_clear_addresses(dsmc_params *p)
+{
+    p->gas_volume = NULL;
+    p->surf = NULL;
+    dsmc_mesh *m[2] = {&p->mesh, &p->mesh_host};
+    for (int k = 0; k < 2; k++) {
+        m[k]->tri = NULL;
+        m[k]->start = m[k]->list = NULL;
+        m[k]->solid = NULL;
+    }
+}
+
 void dsmc_geometry_free(kedr_dsmc *sim)
 {
     dsmc_geometry *g = &sim->geo;

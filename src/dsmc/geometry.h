@@ -70,6 +70,11 @@ void dsmc_mesh_elements(struct kedr_dsmc *sim, int j);
 kedr_status dsmc_mesh_finish(struct kedr_dsmc *sim, int *cut);
 void dsmc_mesh_free(struct kedr_dsmc *sim);
 
+/* Clears the addresses of this run's buffers in p (gas volumes, surface sums, the stl
+ * triangles and their bins, in the back end's memory and on the host): what is left describes
+ * the case alone, as a checkpoint's case hash needs it. */
+void dsmc_params_clear_addresses(dsmc_params *p);
+
 /* Sets the body fields of sim->p and builds sim->geo (gas volumes, elements, sums). */
 kedr_status dsmc_geometry_build(struct kedr_dsmc *sim);
 void dsmc_geometry_free(struct kedr_dsmc *sim);
