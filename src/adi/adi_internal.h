@@ -68,6 +68,7 @@ typedef struct {
     double *h_sys;    /* host: the interface systems of this rank's lines, 4 x 2 nranks each */
     void *h_x;        /* host: the interface unknowns of every line (4 x 2 plane) */
     void *h_halo;     /* host copy of halo */
+    kedr_comm_halo *msg; /* the interface solve's messages: 2 nranks */
     int pinned;       /* h_iface, h_x and h_halo are page-locked (cuda) */
 } adi_parts;
 

@@ -81,9 +81,7 @@ static kedr_status interface_solve(kedr_adi *s)
     line_block(s, s->rank, &me0, &mn);
     char *snd = pt->h_send, *rcv = pt->h_recv;
     const char *ifc = pt->h_iface;
-    kedr_comm_halo *msg = malloc(2 * (size_t)P * sizeof *msg);
-    if (!msg)
-        return kedr_fail(KEDR_ERR_NOMEM, "adi: out of host memory for %d messages", 2 * P);
+    kedr_comm_halo *msg = pt->msg;
     /* Out: to q, units u, rows j, q's lines; in: from p, the same for this rank's lines. */
     for (int q = 0; q < P; q++) {
         size_t q0, qn;
@@ -120,7 +118,8 @@ static kedr_status interface_solve(kedr_adi *s)
             double x = 0;
             for (size_t r = R; r-- > 0;) {
                 x = dp[r * mn + e] - (r == R - 1 ? 0 : cp[r * mn + e] * x);
-                adi_put_real(xs + 8 * mn * (r / 2) * rs, ((size_t)v * 2 + r % 2) * mn + e, rs, x);
+                adi_put_real(xs + 8 * mn * (r / 2) * rs, ((size_t)v * 2 + r % 2) * mn + e, rs,
+                             x);
             }
         }
     }
@@ -139,7 +138,6 @@ static kedr_status interface_solve(kedr_adi *s)
             memcpy((char *)pt->h_x + ((size_t)k * plane + q0) * rs,
                    rcv + (8 * q0 + (size_t)k * qn) * rs, qn * rs);
     }
-    free(msg);
     return st;
 }
 
@@ -150,7 +148,7 @@ static kedr_status interface_solve(kedr_adi *s)
  * kedr_tridiag_part_reduce / _complete on stored rows (x_sweep = prim; 3.5 times the memory
  * and more passes over it). */
 kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
-                              const adi_state *coef)
+                           const adi_state *coef)
 {
     adi_parts *pt = &s->parts;
     kedr_dtype t = s->real_size == 4 ? KEDR_F32 : KEDR_F64;
@@ -169,9 +167,10 @@ kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *o
                        : adi_cpu_part_rows(s, out, old, coef));
     for (int v = 0; !fused && v < 4; v++) {
         char *a = abc + (v == 3 ? 3 : 0) * n * rs;
-        kedr_tridiag_iface fi = {ifc + (v == 0 ? ADI_IF_AU : v == 3 ? ADI_IF_AT : ADI_IF_AJ) * unit,
-                                 ifc + ADI_IF_B * unit,
-                                 ifc + (v == 0 ? ADI_IF_CU : v == 3 ? ADI_IF_CT : ADI_IF_CJ) * unit,
+        /* u's rows give the velocity's interface a and c; v's and w's are the same */
+        int ua = v == 0 ? ADI_IF_AU : v == 3 ? ADI_IF_AT : ADI_IF_AJ;
+        int uc = v == 0 ? ADI_IF_CU : v == 3 ? ADI_IF_CT : ADI_IF_CJ;
+        kedr_tridiag_iface fi = {ifc + ua * unit, ifc + ADI_IF_B * unit, ifc + uc * unit,
                                  ifc + (ADI_IF_D0 + v) * unit};
         KEDR_TRY(kedr_tridiag_part_reduce(s->ctx, t, &part, a, a + n * rs, a + 2 * n * rs,
                                           (char *)out->f[v] + plane * rs, pt->w[v], &fi));
@@ -242,6 +241,7 @@ kedr_status adi_parts_allocate(kedr_adi *s)
         KEDR_TRY(host_alloc(&pt->h_send, 2 * ADI_IF_SENT * (plane + P) * rs));
         KEDR_TRY(host_alloc(&pt->h_recv, 2 * ADI_IF_SENT * (plane + P) * rs));
         KEDR_TRY(host_alloc((void **)&pt->h_sys, 4 * (plane + P) * sizeof(double)));
+        KEDR_TRY(host_alloc((void **)&pt->msg, 2 * P * sizeof *pt->msg));
         KEDR_TRY(staged_alloc(s, &pt->h_x, 8 * plane * rs));
     }
     return KEDR_OK;
@@ -270,4 +270,5 @@ void adi_parts_free(kedr_adi *s)
     free(pt->h_send);
     free(pt->h_recv);
     free(pt->h_sys);
+    free(pt->msg);
 }
