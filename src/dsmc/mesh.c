@@ -288,6 +288,70 @@ static kedr_status bin(kedr_dsmc *sim, dsmc_mesh *m)
     return KEDR_OK;
 }
 
+/* ---- self-intersection -------------------------------------------------------------------- */
+
+static int same_point(const double *a, const double *b)
+{
+    return a[0] == b[0] && a[1] == b[1] && a[2] == b[2];
+}
+
+/* Whether triangles a and b (indices) share a vertex, or an edge of one passes through the
+ * other. */
+static int touch(const dsmc_params *hp, const double *vert, uint32_t a, uint32_t b, int *shared)
+{
+    const double *va = vert + 9 * (size_t)a, *vb = vert + 9 * (size_t)b;
+    *shared = 0;
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            *shared = *shared || same_point(va + 3 * i, vb + 3 * j);
+    if (*shared)
+        return 0;
+    const double *tri = hp->mesh_host.tri;
+    for (int side = 0; side < 2; side++) {
+        const double *v = side ? vb : va, *T = tri + 12 * (size_t)(side ? a : b);
+        for (int e = 0; e < 3; e++) {
+            const double *p0 = v + 3 * e, *p1 = v + 3 * ((e + 1) % 3);
+            double u[3] = {p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]};
+            if (dsmc_tri_hit(T, p0, u, 0, 1.0) < 1.0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Two triangles that share no vertex but cross: the surface intersects itself (and molecules
+ * could be caught inside). Only triangles listed in one bin can meet, so the pairs of each bin
+ * are tested; the first pair (in triangle order) is named. Triangles that share a vertex and
+ * cross elsewhere, and coplanar overlaps, are not found. */
+static kedr_status crossings(kedr_dsmc *sim, const dsmc_params *hp)
+{
+    const dsmc_geometry *g = &sim->geo;
+    const dsmc_mesh *m = &hp->mesh_host;
+    long long nbins = (long long)m->n[0] * m->n[1] * m->n[2];
+    uint64_t first = UINT64_MAX; /* a << 32 | b of the first crossing pair */
+#pragma omp parallel for schedule(dynamic, 256)
+    for (long long c = 0; c < nbins; c++) {
+        for (uint32_t i = g->mesh_start[c]; i < g->mesh_start[c + 1]; i++)
+            for (uint32_t k = i + 1; k < g->mesh_start[c + 1]; k++) {
+                uint32_t a = g->mesh_list[i], b = g->mesh_list[k];
+                int shared;
+                if (!touch(hp, g->mesh_vert, a, b, &shared))
+                    continue;
+                uint64_t key = a < b ? (uint64_t)a << 32 | b : (uint64_t)b << 32 | a;
+#pragma omp critical(dsmc_mesh_crossing)
+                first = key < first ? key : first;
+            }
+    }
+    if (first == UINT64_MAX)
+        return KEDR_OK;
+    /* one body's: the bounding boxes of two bodies do not meet (dsmc_body_problem) */
+    uint32_t a = (uint32_t)(first >> 32), b = (uint32_t)first;
+    int ja = dsmc_mesh_solid(hp, a);
+    return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_create: body %d: %s: triangles %u and %u cross "
+                     "each other: the surface intersects itself", ja + 1, g->body[ja].file,
+                     a - hp->solid_n[ja][0] + 1, b - hp->solid_n[ja][0] + 1);
+}
+
 /* ---- cells -------------------------------------------------------------------------------- */
 
 /* The length of the line from (x0, y, z) to x1 along +x that lies inside the stl bodies: the
@@ -411,6 +475,7 @@ kedr_status dsmc_mesh_finish(kedr_dsmc *sim, int *cut)
     m.list = g->mesh_list;
     m.solid = NULL; /* classed below: until then every bin asks the rays */
     p->mesh_host = m;
+    KEDR_TRY(crossings(sim, p));
     class_bins(sim, p);
     p->mesh_host.solid = g->mesh_solid;
     cell_volumes(sim, p, lo, cells, k, cut);

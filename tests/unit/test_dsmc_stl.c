@@ -5,7 +5,8 @@
  *    binary file, a header count that disagrees with the size, a word or number out of place,
  *    NaN and infinite coordinates, no triangles, an empty file;
  *  - the checks: an open surface (the edge named), a flipped triangle (both named), a surface
- *    inside out, a degenerate triangle, an edge of three triangles;
+ *    inside out, a degenerate triangle, an edge of three triangles; a surface that crosses
+ *    itself (refused when the simulator is built, two crossing triangles named);
  *  - the transform: scale, rotations about each axis, translation;
  *  - the moves' search (dsmc_mesh_hit: the cells a path crosses, each its own triangles)
  *    against every triangle tried in turn, on thousands of random paths of awkward lengths
@@ -416,6 +417,54 @@ static void test_search(kedr_ctx *ctx, int grid)
     dsmc_stl_free(&m);
 }
 
+/* A closed, outward surface that crosses itself (two overlapping tetrahedra in one file) loads,
+ * and the simulator refuses it, naming two triangles that cross. */
+static void test_crossing(kedr_ctx *ctx)
+{
+    double v[8][9];
+    memcpy(v, tet, sizeof tet);
+    for (int t = 0; t < 4; t++)
+        for (int k = 0; k < 9; k++)
+            v[4 + t][k] = tet[t][k] + 0.2;
+    mesh_file("crossing.stl", &v[0][0], 8);
+    dsmc_stl_mesh m;
+    TU_OK(dsmc_stl_load(path_of("crossing.stl"), 1, (double[3]){0, 0, 0}, (double[3]){0, 0, 0},
+                        &m));
+    dsmc_stl_free(&m);
+    kedr_dsmc_case k;
+    memset(&k, 0, sizeof k);
+    snprintf(k.name, sizeof k.name, "crossing");
+    k.dims = 3;
+    k.lo[0] = k.lo[1] = k.lo[2] = -0.5;
+    k.hi[0] = k.hi[1] = k.hi[2] = 2;
+    k.nx = k.ny = k.nz = 5;
+    k.nspecies = 1;
+    k.species[0] = (kedr_dsmc_species){"HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1};
+    k.fraction[0] = 1;
+    k.number_density = 1e18;
+    k.temperature = k.wall_temperature = 300;
+    k.dt = 1e-6;
+    k.steps = 1;
+    k.sample_every = 1;
+    k.weight = 1e16;
+    k.nbodies = 1;
+    k.body[0].type = KEDR_DSMC_BODY_STL;
+    snprintf(k.body[0].file, sizeof k.body[0].file, "%s", path_of("crossing.stl"));
+    k.body[0].scale = 1;
+    kedr_dsmc *sim = NULL;
+    kedr_status s = kedr_dsmc_create(ctx, &k, &sim);
+    const char *msg = kedr_last_error();
+    TU_CHECK(s == KEDR_ERR_INVALID && !sim && strstr(msg, "crossing.stl") &&
+                 strstr(msg, "cross each other") && strstr(msg, "intersects itself"),
+             "a self-intersecting surface: %s, '%s'", kedr_status_name(s), msg);
+    kedr_dsmc_destroy(sim);
+    /* one tetrahedron alone is fine */
+    mesh_file("one.stl", &v[0][0], 4);
+    snprintf(k.body[0].file, sizeof k.body[0].file, "%s", path_of("one.stl"));
+    TU_OK(kedr_dsmc_create(ctx, &k, &sim));
+    kedr_dsmc_destroy(sim);
+}
+
 /* ---- case files ----------------------------------------------------------------------------- */
 
 /* A 3D case around [body] text; returns the status of loading it, the message in msg. */
@@ -499,6 +548,7 @@ int main(void)
     kedr_ctx *ctx = tu_ctx(KEDR_BACKEND_CPU);
     test_search(ctx, 1);
     test_search(ctx, 3);
+    test_crossing(ctx);
     kedr_ctx_destroy(ctx);
     tu_remove_dir(dir);
     return tu_finish("test_dsmc_stl");
