@@ -67,6 +67,18 @@ else
   diff "$tmp/run/c-cylinder.csv" "$tmp/re2/c-cylinder.csv" | head -5 >&2
 fi
 
+# the same with an oscillating body (positions and the warm start restored at the restart)
+sed 's/^diameter = 0.1/diameter = 0.1\namplitude = 0 0.02\nfrequency = 2/' "$tmp/c.ini" >"$tmp/m.ini"
+"$kedr" flow "$tmp/m.ini" --backend cpu --steps 40 --out "$tmp/mrun" >/dev/null 2>&1
+"$kedr" flow "$tmp/m.ini" --backend cpu --steps 25 --out "$tmp/mre" >/dev/null 2>&1
+check restart-moving 0 'restart from .* at step 25' -- "$kedr" flow "$tmp/m.ini" --backend cpu --steps 40 --out "$tmp/mre" --restart "$tmp/mre/m.chk"
+if cmp -s "$tmp/mrun/m-cylinder.csv" "$tmp/mre/m-cylinder.csv" && cmp -s "$tmp/mrun/m.chk" "$tmp/mre/m.chk" &&
+  [ "$(awk -F, 'NR > 2 && $4 != prev { n++ } { prev = $4 } END { print n }' "$tmp/mrun/m-cylinder.csv")" -gt 30 ]; then
+  pass
+else
+  fail "restart of a moving body: the history or the state differs from the straight run (or it did not move)"
+fi
+
 # a force system that cannot converge
 sed 's/^\[pressure\]/[ibm]\nmax_iter = 2\ntol = 1e-14\n\n[pressure]/' "$tmp/c.ini" >"$tmp/noconv.ini"
 check ibm-noconv 1 'immersed-boundary force system of the u velocity did not converge in 2 iterations' -- "$kedr" flow "$tmp/noconv.ini" --backend cpu --steps 5 --out "$tmp/nc"
