@@ -98,13 +98,19 @@ DSMC_HD int64_t dsmc_mesh_hit(const dsmc_params *p, const double *pos, const dou
                 best = b, hit = t;
         }
         int d = next[0] < next[1] ? (next[0] < next[2] ? 0 : 2) : (next[1] < next[2] ? 1 : 2);
-        double exit = next[d];
+        double exit = fmin(next[0], fmin(next[1], next[2]));
         if (best <= exit || exit >= t1)
             break;
-        i[d] += step[d];
-        if (i[d] < 0 || i[d] >= m->n[d])
+        int out = 0;
+        for (int q = 0; q < 3; q++) { /* q == d, unrolled: the arrays stay in registers */
+            if (q != d)
+                continue;
+            i[q] += step[q];
+            out = i[q] < 0 || i[q] >= m->n[q];
+            next[q] += delta[q];
+        }
+        if (out)
             break;
-        next[d] += delta[d];
     }
     if (hit >= 0)
         *th = best;
