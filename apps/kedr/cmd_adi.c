@@ -164,13 +164,16 @@ static int check_memory(kedr_ctx *ctx, const kedr_adi_case *c)
                kedr_adi_max_ranks(c));
     if (sharing * need + (b == KEDR_BACKEND_CPU ? host : 0) <= have)
         return 0;
+    char shared[64] = "";
+    if (sharing > 1)
+        snprintf(shared, sizeof shared, " for its %d ranks", (int)sharing);
     if (adi_rank == 0)
         fprintf(stderr, "kedr adi: grid too large: %d x %d x %d nodes need %s of %s memory%s "
-                "(%d bytes a node in %s precision); this back end has %s: coarsen the grid%s\n",
-                c->nx, c->ny, c->nz, kedr_format_bytes(need, n1, sizeof n1),
+                "(%d bytes a node in %s precision); this back end has %s%s: coarsen the "
+                "grid%s\n", c->nx, c->ny, c->nz, kedr_format_bytes(need, n1, sizeof n1),
                 b == KEDR_BACKEND_CUDA ? "GPU" : "host", ranks,
                 (int)(need * adi_nranks / ((double)c->nx * c->ny * c->nz)),
-                c->single ? "single" : "double", kedr_format_bytes(have, n2, sizeof n2),
+                c->single ? "single" : "double", kedr_format_bytes(have, n2, sizeof n2), shared,
                 c->single ? "" : " or use precision = single");
     return CLI_EXIT_FAIL;
 }
