@@ -238,6 +238,11 @@ typedef struct {
     int64_t checkpoint_every;        /* [output] checkpoint every N steps (0: only at the end) */
     int checkpoint;                  /* [output] checkpoint: write one at the end */
     size_t max_particles;            /* [run] max_particles: refuse to grow past (0: no limit) */
+    /* Over several ranks: every balance_every steps (0: never; case files default to 100) the
+     * columns are split again by the particles they hold, when the busiest rank's share
+     * exceeds the mean by more than balance_tolerance (case files: 0.05). */
+    int64_t balance_every;           /* [run] balance_every */
+    double balance_tolerance;        /* [run] balance_tolerance */
     int dt_auto;                     /* [run] dt = auto: dt was chosen by kedr_dsmc_auto_dt */
     kedr_dsmc_downstream downstream; /* [downstream] (mode NONE: every inflow is freestream) */
 } kedr_dsmc_case;
@@ -503,6 +508,15 @@ kedr_status kedr_dsmc_restart(kedr_ctx *ctx, const kedr_dsmc_case *c, const char
  * checkpoint, written by the same rank of a run over as many ranks. Collective. */
 kedr_status kedr_dsmc_restart_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
                                  const char *path, kedr_dsmc **sim);
+/* A restart from the checkpoints of a run over nfiles ranks (paths in rank order; one file for
+ * a run on one rank), over the ranks of comm (NULL: one). As many ranks as files: each rank
+ * reads its own, bit for bit (kedr_dsmc_restart_on). Otherwise the ranks gather them: rank r
+ * reads files r, r + N, ..., their particles are sent to the ranks that own their cells now,
+ * and the sample and surface sums, counters and (sigma g)max carry over (their totals over the
+ * ranks are the run's); the run continues from the same state, though not bit for bit with the
+ * run that wrote them (the particles are in another order). Collective. */
+kedr_status kedr_dsmc_restart_files(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
+                                    int nfiles, const char *const *paths, kedr_dsmc **sim);
 /* How many particles the simulator's arrays hold now (its capacity) and, from the memory free
  * on its context (and [run] max_particles), about how many would fit in all. */
 kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit);

@@ -253,6 +253,10 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     const char *fn = "kedr_dsmc_case_check";
     if (c->dims != 0 && c->dims != 2 && c->dims != 3)
         return kedr_fail(KEDR_ERR_INVALID, "%s: dims %d: expected 2 or 3 (0: 2)", fn, c->dims);
+    if (c->balance_every < 0 || !(c->balance_tolerance >= 0 && c->balance_tolerance <= 10))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: balance_every %lld, balance_tolerance %g: expected "
+                         ">= 0 and 0 to 10", fn, (long long)c->balance_every,
+                         c->balance_tolerance);
     int three = c->dims == 3;
     if (!(c->hi[0] > c->lo[0]) || !(c->hi[1] > c->lo[1]))
         return kedr_fail(KEDR_ERR_INVALID, "%s: domain [%g, %g] x [%g, %g] is empty", fn, c->lo[0],
@@ -998,6 +1002,10 @@ static kedr_status read_run(kedr_ini *ini, kedr_dsmc_case *c)
     int64_t max_particles = 0;
     KEDR_TRY(kedr_ini_int(ini, "run", "max_particles", 0, 0, INT64_MAX, &max_particles));
     c->max_particles = (size_t)max_particles;
+    c->balance_every = 100;
+    c->balance_tolerance = 0.05;
+    KEDR_TRY(kedr_ini_int(ini, "run", "balance_every", 0, 0, INT64_MAX, &c->balance_every));
+    KEDR_TRY(kedr_ini_double(ini, "run", "balance_tolerance", 0, 0, 10, &c->balance_tolerance));
     KEDR_TRY(check_dt(ini, c));
     return KEDR_OK;
 }

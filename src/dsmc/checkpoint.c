@@ -5,6 +5,7 @@
  * end with an FNV-1a checksum, which catches accidents; a file is still untrusted input (anyone
  * can compute the checksum), so its size is checked against its header before anything is
  * allocated and every value against the case before sim is touched. */
+#include "exchange.h"
 #include "sim.h"
 
 #include "core/internal.h"
@@ -21,7 +22,7 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-#define CHK_VERSION 7u
+#define CHK_VERSION 8u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -40,6 +41,8 @@ typedef struct {
     int64_t surf_steps;            /* steps in those sums */
     int64_t sample_start;          /* as decided so far ([sample] start = auto) */
     dsmc_steady steady;            /* its steady-state test's windows */
+    int32_t rank, nranks;          /* which rank of how many wrote it; over several ranks the
+                                    * split (nranks + 1 column starts) follows the header */
 } chk_header;
 
 typedef struct {
@@ -71,13 +74,8 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     h = fnv1a(h, sampling, sizeof sampling);
     uint64_t ncells = sim->ncells;
     h = fnv1a(h, &ncells, sizeof ncells);
-    /* over several ranks a checkpoint holds one rank's particles and sums: it belongs to that
-     * rank of that split */
-    if (sim->nranks > 1) {
-        int32_t who[2] = {sim->rank, sim->nranks};
-        h = fnv1a(h, who, sizeof who);
-        h = fnv1a(h, sim->decomp.col0, (size_t)(sim->nranks + 1) * sizeof *sim->decomp.col0);
-    }
+    /* the rank and the split are in the header: a restart over as many ranks takes them, one
+     * over another number gathers the files (kedr_dsmc_restart_files) */
     return h;
 }
 
@@ -138,6 +136,8 @@ static void fill_header(const kedr_dsmc *sim, int nf, chk_header *h)
     h->surf_steps = sim->geo.surf_steps;
     h->sample_start = sim->c.sample_start;
     h->steady = sim->steady;
+    h->rank = sim->rank;
+    h->nranks = sim->nranks;
 }
 
 static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
@@ -147,6 +147,8 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     chk_header h;
     fill_header(sim, nf, &h);
     put(w, &h, sizeof h);
+    if (sim->nranks > 1)
+        put(w, sim->decomp.col0, (size_t)(sim->nranks + 1) * sizeof *sim->decomp.col0);
     for (int k = 0; k < nf; k++) {
         chk_field fd;
         memset(&fd, 0, sizeof fd);
@@ -454,6 +456,8 @@ typedef struct {
     const char *path;
     uint64_t hash, size;
     size_t chunk; /* staging buffer: CHK_CHUNK, or the whole file when smaller */
+    int merge;    /* gathering another run's ranks: any rank of any number is welcome */
+    int32_t *col0; /* the split the file holds (over several ranks) */
 } chk_reader;
 
 static kedr_status get(chk_reader *r, void *p, size_t len)
@@ -479,10 +483,41 @@ static kedr_status get_ctx(chk_reader *r, chk_limits *l, const chk_array *a, ked
     return KEDR_OK;
 }
 
+/* Gathering: an array combined into host memory, element by element: sums of doubles (sample
+ * and surface sums) or the largest of floats ((sigma g)max). Chunks hold whole elements. */
+typedef struct {
+    double *acc, *surf;
+    float *sgmax;
+} chk_merge;
+
+static kedr_status get_merge(chk_reader *r, chk_limits *l, const chk_array *a, void *dst,
+                             int is_max, size_t bytes, void *buf)
+{
+    for (size_t off = 0; off < bytes; off += r->chunk) {
+        size_t len = bytes - off < r->chunk ? bytes - off : r->chunk;
+        KEDR_TRY(get(r, buf, len));
+        KEDR_TRY(check_chunk(l, a, buf, len, off));
+        if (is_max) {
+            float *d = (float *)dst + off / 4;
+            const float *v = (const float *)buf;
+            for (size_t i = 0; i < len / 4; i++)
+                d[i] = v[i] > d[i] ? v[i] : d[i];
+        } else {
+            double *d = (double *)dst + off / 8;
+            const double *v = (const double *)buf;
+            for (size_t i = 0; i < len / 8; i++)
+                d[i] += v[i];
+        }
+    }
+    return KEDR_OK;
+}
+
 /* The file's size from its header, without overflow (0 when it would not fit in 64 bits). */
 static uint64_t size_of(const chk_header *h, const dsmc_field *fields, int nf)
 {
     uint64_t size = sizeof *h + 16, t;
+    if (h->nranks > 1)
+        size += ((uint64_t)h->nranks + 1) * sizeof(int32_t);
     int bad = 0;
     for (int k = 0; k < nf; k++) {
         bad |= __builtin_mul_overflow(h->n, (uint64_t)fields[k].elem, &t);
@@ -506,8 +541,16 @@ static kedr_status check_shape(const chk_reader *r, const kedr_dsmc *sim, const 
                          r->path, h->version, CHK_VERSION);
     if (h->case_hash != case_hash(sim))
         return kedr_fail(KEDR_ERR_PARSE, "%s: written for another case (physics, grid or "
-                         "sampling differ, another kedr build, or another rank or number of "
-                         "ranks)", r->path);
+                         "sampling differ, or another kedr build)", r->path);
+    if (h->nranks < 1 || h->nranks > sim->p.nx || h->rank < 0 || h->rank >= h->nranks)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: header fields rank %d, nranks %d: expected a rank "
+                         "below nranks, and 1 to %d ranks (the grid's columns)", r->path, h->rank,
+                         h->nranks, sim->p.nx);
+    if (!r->merge && (h->nranks != sim->nranks || h->rank != sim->rank))
+        return kedr_fail(KEDR_ERR_PARSE, "%s: written by rank %d of a run over %d rank%s; this is "
+                         "rank %d of %d (kedr_dsmc_restart_files gathers another run's ranks)",
+                         r->path, h->rank, h->nranks, h->nranks > 1 ? "s" : "", sim->rank,
+                         sim->nranks);
     dsmc_particles a = sim->a;
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&a, &sim->p, fields);
@@ -604,13 +647,32 @@ static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *
     r->hash = fnv1a(r->hash, h->magic, 8);
     KEDR_TRY(get(r, (char *)h + 8, sizeof *h - 8));
     KEDR_TRY(check_shape(r, sim, h));
-    return check_values(r, sim, h);
+    KEDR_TRY(check_values(r, sim, h));
+    if (h->nranks <= 1)
+        return KEDR_OK;
+    /* the split: column starts from 0 to the grid's columns, at least one a rank */
+    free(r->col0);
+    r->col0 = malloc(((size_t)h->nranks + 1) * sizeof *r->col0);
+    if (!r->col0)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", r->path);
+    KEDR_TRY(get(r, r->col0, ((size_t)h->nranks + 1) * sizeof *r->col0));
+    for (int k = 0; k <= h->nranks; k++)
+        if (k == 0 ? r->col0[k] != 0
+            : k == h->nranks ? r->col0[k] != sim->p.nx : r->col0[k] <= r->col0[k - 1])
+            return kedr_fail(KEDR_ERR_PARSE, "%s: the split's column start %d = %d: expected %s",
+                             r->path, k, r->col0[k], k == 0 ? "0" : k == h->nranks
+                             ? "the grid's columns" : "more than the one before");
+    if (r->col0[h->nranks] <= r->col0[h->nranks - 1])
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the split leaves rank %d no column", r->path,
+                         h->nranks - 1);
+    return KEDR_OK;
 }
 
 /* One pass over the body: checks it, and loads it into sim when load is set. */
 static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim, chk_limits *l,
-                             int load, void *buf)
+                             int load, chk_merge *m, void *buf)
 {
+    int merge = load && m; /* gathering: after the particles sim holds, cell arrays combined */
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&sim->a, &sim->p, fields);
     kedr_ctx *ctx = sim->ctx;
@@ -624,25 +686,33 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
                              "expected '%s' of %zu", r->path, k, fd.name,
                              (unsigned long long)fd.elem, fields[k].name, fields[k].elem);
         KEDR_TRY(array_of(l, fields[k].name, &a));
-        KEDR_TRY(get_ctx(r, l, &a, ctx, load ? *fields[k].ptr : NULL, h->n * fields[k].elem,
-                         buf));
+        void *dst = load ? (char *)*fields[k].ptr + (merge ? sim->n * fields[k].elem : 0) : NULL;
+        KEDR_TRY(get_ctx(r, l, &a, ctx, dst, h->n * fields[k].elem, buf));
     }
     size_t nc = sim->ncells;
     const chk_array starts = {"start", A_STARTS, 0}, counts = {"count", A_COUNTS, 0},
                     sgmax = {"(sigma g)max", A_SGMAX, 0}, acc = {"sample sum", A_ACC, 0},
                     surf = {"surface sum", A_SURF, 0};
     l->next = 0;
-    KEDR_TRY(get_ctx(r, l, &starts, ctx, load ? sim->starts : NULL, nc * 4, buf));
-    KEDR_TRY(get_ctx(r, l, &counts, ctx, load ? sim->counts : NULL, nc * 4, buf));
+    KEDR_TRY(get_ctx(r, l, &starts, ctx, load && !merge ? sim->starts : NULL, nc * 4, buf));
+    KEDR_TRY(get_ctx(r, l, &counts, ctx, load && !merge ? sim->counts : NULL, nc * 4, buf));
     if (h->sorted && l->next != h->n)
         return kedr_fail(KEDR_ERR_PARSE, "%s: the cell counts add up to %llu: expected the %llu "
                          "particles", r->path, (unsigned long long)l->next,
                          (unsigned long long)h->n);
-    KEDR_TRY(get_ctx(r, l, &sgmax, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax, buf));
-    KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
-    if (h->nelem)
-        KEDR_TRY(get_ctx(r, l, &surf, ctx, load ? sim->geo.surf : NULL,
-                         h->nelem * 8 * DSMC_NSURF, buf));
+    if (merge) {
+        KEDR_TRY(get_merge(r, l, &sgmax, m->sgmax, 1, nc * sizeof *sim->sgmax, buf));
+        KEDR_TRY(get_merge(r, l, &acc, m->acc, 0, nc * 8 * DSMC_NACC, buf));
+        if (h->nelem)
+            KEDR_TRY(get_merge(r, l, &surf, m->surf, 0, h->nelem * 8 * DSMC_NSURF, buf));
+    } else {
+        KEDR_TRY(get_ctx(r, l, &sgmax, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax,
+                         buf));
+        KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
+        if (h->nelem)
+            KEDR_TRY(get_ctx(r, l, &surf, ctx, load ? sim->geo.surf : NULL,
+                             h->nelem * 8 * DSMC_NSURF, buf));
+    }
     uint64_t want = r->hash, sum = 0;
     char end[8];
     KEDR_TRY(get(r, &sum, sizeof sum));
@@ -673,7 +743,7 @@ static kedr_status open_file(chk_reader *r)
 /* A pass over the file from its start: the header and the body, checked; with expect (the first
  * pass's header) it must be the same file and the body is loaded into sim. */
 static kedr_status read_pass(chk_reader *r, kedr_dsmc *sim, chk_limits *l, chk_header *h,
-                             const chk_header *expect, void *buf)
+                             const chk_header *expect, chk_merge *m, void *buf)
 {
     if (fseek(r->f, 0, SEEK_SET) != 0)
         return kedr_fail(KEDR_ERR_IO, "%s: cannot seek: %s", r->path, strerror(errno));
@@ -684,7 +754,7 @@ static kedr_status read_pass(chk_reader *r, kedr_dsmc *sim, chk_limits *l, chk_h
     uint32_t *starts = l->starts;
     limits_of(sim, h, r->path, l);
     l->starts = starts;
-    return read_body(r, h, sim, l, expect != NULL, buf);
+    return read_body(r, h, sim, l, expect != NULL, m, buf);
 }
 
 /* A second pass that failed (the file changed in between, or an upload) has loaded part of the
@@ -731,7 +801,7 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     const char *fn = "kedr_dsmc_read_checkpoint";
     if (!sim || !path || !path[0])
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s", fn, !sim ? "sim is NULL" : "path is empty");
-    chk_reader r = {NULL, path, 0, 0, CHK_CHUNK};
+    chk_reader r = {NULL, path, 0, 0, CHK_CHUNK, 0, NULL};
     KEDR_TRY(open_file(&r));
     if (r.size < CHK_CHUNK) /* a multiple of 8, so that no element is split */
         r.chunk = ((size_t)r.size + 8) & ~(size_t)7;
@@ -746,17 +816,25 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
      * for the particles keeps those of sim, and the sample sums it allocates are zero). */
     chk_header h, again;
     if (s == KEDR_OK)
-        s = read_pass(&r, sim, &l, &h, NULL, buf);
+        s = read_pass(&r, sim, &l, &h, NULL, NULL, buf);
     if (s == KEDR_OK)
         s = dsmc_reserve(sim, (size_t)h.n);
     if (s == KEDR_OK)
         s = dsmc_sample_sums(sim);
     if (s == KEDR_OK) {
-        s = read_pass(&r, sim, &l, &again, &h, buf);
+        s = read_pass(&r, sim, &l, &again, &h, NULL, buf);
         if (s != KEDR_OK)
             s = emptied(sim, s);
     }
+    dsmc_decomp d;
+    memset(&d, 0, sizeof d);
+    if (s == KEDR_OK && h.nranks > 1) { /* the split the run had (it may have balanced) */
+        s = dsmc_decomp_from(&d, sim->p.nx, h.nranks, r.col0);
+        if (s == KEDR_OK)
+            dsmc_decomp_adopt(sim, &d);
+    }
     fclose(r.f);
+    free(r.col0);
     free(l.starts);
     free(buf);
     if (s != KEDR_OK)
@@ -783,6 +861,159 @@ kedr_status kedr_dsmc_restart_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_co
     kedr_status s = kedr_dsmc_read_checkpoint(*sim, path);
     if (comm) /* every rank restarts, or none */
         s = kedr_comm_agree(comm, s);
+    if (s != KEDR_OK) {
+        kedr_dsmc_destroy(*sim);
+        *sim = NULL;
+    }
+    return s;
+}
+
+/* ---- gathering another run's ranks -------------------------------------------------------- */
+
+/* Adds the checkpoints paths[0..n) to sim (a rank's share of another run's files): their
+ * particles after sim's, their sample and surface sums added, their (sigma g)max the largest;
+ * *h0 receives the first file's header. sim's own arrays are those of an empty simulator. */
+static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths, chk_header *h0)
+{
+    const char *fn = "kedr_dsmc_restart_files";
+    size_t nc = sim->ncells, ns = sim->geo.surf ? sim->geo.nelem * DSMC_NSURF : 0;
+    chk_merge m = {calloc(nc * DSMC_NACC, sizeof(double)), calloc(ns ? ns : 1, sizeof(double)),
+                   malloc(nc * sizeof(float))};
+    uint32_t *starts = malloc(nc * sizeof *starts);
+    void *buf = malloc(CHK_CHUNK);
+    kedr_status s = m.acc && m.surf && m.sgmax && starts && buf
+                        ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, m.sgmax, sim->sgmax, nc * sizeof(float));
+    if (s == KEDR_OK)
+        s = dsmc_sample_sums(sim);
+    uint64_t count[6] = {0, 0, 0, 0, 0, 0};
+    double sep[2] = {0, 0};
+    for (int i = 0; i < n && s == KEDR_OK; i++) {
+        chk_reader r = {NULL, paths[i], 0, 0, CHK_CHUNK, 1, NULL};
+        chk_limits l;
+        memset(&l, 0, sizeof l);
+        l.starts = starts;
+        chk_header h, again;
+        s = open_file(&r);
+        if (s != KEDR_OK)
+            break;
+        if (r.size < CHK_CHUNK)
+            r.chunk = ((size_t)r.size + 8) & ~(size_t)7;
+        s = read_pass(&r, sim, &l, &h, NULL, NULL, buf);
+        if (s == KEDR_OK && i == 0)
+            *h0 = h;
+        if (s == KEDR_OK && (h.step != h0->step || h.samples != h0->samples ||
+                             h.sample_start != h0->sample_start))
+            s = kedr_fail(KEDR_ERR_PARSE, "%s: written at step %lld with %lld samples; %s was "
+                          "written at step %lld with %lld: the files are not of one checkpoint",
+                          paths[i], (long long)h.step, (long long)h.samples, paths[0],
+                          (long long)h0->step, (long long)h0->samples);
+        if (s == KEDR_OK)
+            s = dsmc_reserve(sim, sim->n + (size_t)h.n);
+        if (s == KEDR_OK) {
+            s = read_pass(&r, sim, &l, &again, &h, &m, buf);
+            if (s != KEDR_OK)
+                s = emptied(sim, s);
+        }
+        fclose(r.f);
+        free(r.col0);
+        if (s != KEDR_OK)
+            break;
+        sim->n += (size_t)h.n;
+        uint64_t c[6] = {h.collisions, h.candidates, h.generated, h.total_collisions,
+                         h.total_generated, 0};
+        for (int k = 0; k < 5; k++)
+            count[k] += c[k];
+        sep[0] += h.sep_mfp;
+        sep[1] += h.total_sep_mfp;
+    }
+    if (s == KEDR_OK)
+        s = kedr_upload(sim->ctx, sim->sgmax, m.sgmax, nc * sizeof(float));
+    if (s == KEDR_OK)
+        s = kedr_upload(sim->ctx, sim->acc, m.acc, nc * DSMC_NACC * sizeof(double));
+    if (s == KEDR_OK && ns)
+        s = kedr_upload(sim->ctx, sim->geo.surf, m.surf, ns * sizeof(double));
+    if (s == KEDR_OK) { /* the header as one file of them all: these counts summed */
+        size_t n_all = sim->n;
+        h0->collisions = count[0];
+        h0->candidates = count[1];
+        h0->generated = count[2];
+        h0->total_collisions = count[3];
+        h0->total_generated = count[4];
+        h0->sep_mfp = sep[0];
+        h0->total_sep_mfp = sep[1];
+        h0->sorted = h0->located = 0;
+        h0->n = n_all;
+    }
+    free(m.acc);
+    free(m.surf);
+    free(m.sgmax);
+    free(starts);
+    free(buf);
+    return s;
+}
+
+kedr_status kedr_dsmc_restart_files(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
+                                    int nfiles, const char *const *paths, kedr_dsmc **sim)
+{
+    const char *fn = "kedr_dsmc_restart_files";
+    if (!c || !sim || nfiles < 1 || !paths)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s", fn, nfiles < 1 ? "no checkpoint files"
+                                                         : "an argument is NULL");
+    for (int i = 0; i < nfiles; i++)
+        if (!paths[i] || !paths[i][0])
+            return kedr_fail(KEDR_ERR_INVALID, "%s: file %d has no path", fn, i);
+    int rank = comm ? kedr_comm_rank(comm) : 0, nranks = comm ? kedr_comm_size(comm) : 1;
+    if (nfiles == nranks) /* a rank's own file: bit for bit */
+        return kedr_dsmc_restart_on(ctx, c, comm, paths[rank], sim);
+    kedr_dsmc_case empty = *c;
+    empty.fill = 0;
+    kedr_status s = kedr_dsmc_create_on(ctx, &empty, comm, sim);
+    if (comm)
+        s = kedr_comm_agree(comm, s);
+    if (s != KEDR_OK) {
+        if (*sim)
+            kedr_dsmc_destroy(*sim);
+        *sim = NULL;
+        return s;
+    }
+    (*sim)->c.fill = c->fill;
+    /* rank r gathers files r, r + nranks, ... (rank 0 at least the first) */
+    int mine = 0;
+    const char **list = malloc((size_t)nfiles * sizeof *list);
+    if (!list)
+        s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+    for (int i = rank; list && i < nfiles; i += nranks)
+        list[mine++] = paths[i];
+    chk_header h;
+    memset(&h, 0, sizeof h);
+    if (s == KEDR_OK && mine)
+        s = gather_files(*sim, mine, list, &h);
+    free(list);
+    if (comm)
+        s = kedr_comm_agree(comm, s);
+    if (s == KEDR_OK && comm) { /* the step and sampling state, as rank 0 read them */
+        chk_header h0 = h;
+        s = kedr_comm_bcast(comm, &h0, sizeof h0, 0);
+        if (s == KEDR_OK && !mine) {
+            h = h0;
+            h.collisions = h.candidates = h.generated = h.total_collisions =
+                h.total_generated = 0;
+            h.sep_mfp = h.total_sep_mfp = 0;
+            h.sorted = h.located = 0;
+            h.n = 0;
+        }
+        s = kedr_comm_agree(comm, s);
+    }
+    if (s == KEDR_OK) {
+        size_t n = (*sim)->n;
+        restore(*sim, &h);
+        (*sim)->n = n;
+    }
+    /* the particles to the ranks that own their cells now */
+    if (s == KEDR_OK && nranks > 1)
+        s = dsmc_exchange(*sim, comm, &(*sim)->decomp, NULL);
     if (s != KEDR_OK) {
         kedr_dsmc_destroy(*sim);
         *sim = NULL;

@@ -55,6 +55,17 @@ kedr_status dsmc_decomp_init(dsmc_decomp *d, int nx, int nranks, const double *l
     return KEDR_OK;
 }
 
+kedr_status dsmc_decomp_from(dsmc_decomp *d, int nx, int nranks, const int32_t *col0)
+{
+    KEDR_TRY(dsmc_decomp_init(d, nx, nranks, NULL));
+    for (int r = 0; r <= nranks; r++)
+        d->col0[r] = col0[r];
+    for (int r = 0; r < nranks; r++)
+        for (int i = col0[r]; i < col0[r + 1]; i++)
+            d->owner[i] = r;
+    return KEDR_OK;
+}
+
 void dsmc_decomp_free(dsmc_decomp *d)
 {
     free(d->col0);
@@ -385,4 +396,81 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     }
     free(per);
     return kedr_comm_agree(comm, s);
+}
+
+void dsmc_decomp_adopt(kedr_dsmc *sim, dsmc_decomp *d)
+{
+    dsmc_decomp_free(&sim->decomp);
+    sim->decomp = *d;
+    memset(d, 0, sizeof *d);
+    if (sim->xowner) { /* the GPU's copy of the owners is made again when next needed */
+        kedr_free(sim->ctx, sim->xowner);
+        sim->xowner = NULL;
+    }
+}
+
+kedr_status dsmc_balance(kedr_dsmc *sim, int *moved)
+{
+    *moved = 0;
+    if (sim->nranks <= 1)
+        return KEDR_OK;
+    if (!sim->sorted)
+        return kedr_fail(KEDR_ERR_INVALID, "dsmc_balance: the particles are not indexed");
+    int nx = sim->p.nx, nranks = sim->nranks;
+    size_t nc = sim->ncells;
+    uint32_t *counts = malloc(nc * sizeof *counts);
+    double *load = calloc((size_t)nx + (size_t)nranks, sizeof *load), *rank_load = load + nx;
+    kedr_status s = counts && load ? KEDR_OK
+                                   : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host memory for "
+                                               "%zu cells", nc);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, counts, sim->counts, nc * sizeof *counts);
+    if (s == KEDR_OK) {
+        for (size_t i = 0; i < nc; i++)
+            load[i % (size_t)nx] += counts[i];
+        s = kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, load, (size_t)nx);
+    }
+    s = kedr_comm_agree(sim->comm, s);
+    dsmc_decomp d;
+    memset(&d, 0, sizeof d);
+    int change = 0;
+    if (s == KEDR_OK) {
+        double total = 0, most = 0, per_col = (double)(nc / (size_t)nx);
+        for (int i = 0; i < nx; i++) {
+            load[i] += per_col; /* a cell's own work: about one particle's */
+            rank_load[sim->decomp.owner[i]] += load[i];
+            total += load[i];
+        }
+        for (int r = 0; r < nranks; r++)
+            most = rank_load[r] > most ? rank_load[r] : most;
+        if (most > total / nranks * (1 + sim->c.balance_tolerance)) {
+            s = dsmc_decomp_init(&d, nx, nranks, load);
+            change = s == KEDR_OK &&
+                     memcmp(d.col0, sim->decomp.col0, (size_t)(nranks + 1) * sizeof *d.col0) != 0;
+        }
+    }
+    free(counts);
+    free(load);
+    if (s != KEDR_OK || !change) {
+        dsmc_decomp_free(&d);
+        return s;
+    }
+    /* Every rank computed the same split from the same sums. The (sigma g)max of a column
+     * changing hands is its old owner's: the largest over the ranks (it only grows). */
+    dsmc_decomp_adopt(sim, &d);
+    float *sg = malloc(nc * sizeof *sg);
+    s = sg ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host memory for %zu cells", nc);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, sg, sim->sgmax, nc * sizeof *sg);
+    if (s == KEDR_OK)
+        s = kedr_comm_allreduce(sim->comm, KEDR_F32, KEDR_OP_MAX, sg, nc);
+    if (s == KEDR_OK)
+        s = kedr_upload(sim->ctx, sim->sgmax, sg, nc * sizeof *sg);
+    free(sg);
+    s = kedr_comm_agree(sim->comm, s);
+    if (s == KEDR_OK)
+        s = dsmc_exchange(sim, sim->comm, &sim->decomp, NULL);
+    if (s == KEDR_OK)
+        *moved = 1;
+    return s;
 }

@@ -11,6 +11,8 @@
  * every column alike), each at least one column. Fails when there are more ranks than columns. */
 kedr_status dsmc_decomp_init(dsmc_decomp *d, int nx, int nranks, const double *load);
 void dsmc_decomp_free(dsmc_decomp *d);
+/* The split with the given column starts (col0[0] = 0 < col0[1] < ... < col0[nranks] = nx). */
+kedr_status dsmc_decomp_from(dsmc_decomp *d, int nx, int nranks, const int32_t *col0);
 
 typedef struct {
     size_t sent, received; /* particles this rank sent away and took in */
@@ -22,6 +24,16 @@ typedef struct {
  * failure of any. One rank: nothing moves. */
 kedr_status dsmc_exchange(struct kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
                           dsmc_exchange_counts *counts);
+
+/* Balances the ranks (between steps, the particles indexed): the load of a column is the
+ * particles in it plus one for each of its cells, summed over the ranks; when the busiest rank
+ * holds more than (1 + c.balance_tolerance) times the mean, the columns are split again by that
+ * load and the particles sent to their new owners (dsmc_exchange). The load is counted, not
+ * timed, so that a run and its restart split alike. *moved: 1 when the split changed.
+ * Collective. */
+kedr_status dsmc_balance(struct kedr_dsmc *sim, int *moved);
+/* Makes d the rank's split (taking its arrays; d is left empty). */
+void dsmc_decomp_adopt(struct kedr_dsmc *sim, dsmc_decomp *d);
 
 /* The particle arrays as the GPU's exchange kernels see them (exchange.cu). */
 typedef struct {

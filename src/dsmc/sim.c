@@ -1529,6 +1529,13 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(run_sample(sim));
         KEDR_TRY(stage_end(sim, KEDR_DSMC_SAMPLE, t0));
     }
+    if (sim->nranks > 1 && sim->c.balance_every > 0 && sim->sorted &&
+        sim->step % sim->c.balance_every == 0) { /* counted with the exchange */
+        int moved = 0;
+        KEDR_TRY(stage_begin(sim, &t0));
+        KEDR_TRY(dsmc_balance(sim, &moved));
+        KEDR_TRY(stage_end(sim, KEDR_DSMC_EXCHANGE, t0));
+    }
     sim->mid_step = 0;
     return KEDR_OK;
 }

@@ -12,6 +12,9 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 static kedr_comm *comm;
 static int rank, size;
@@ -272,6 +275,134 @@ static void check_create_on(kedr_backend b)
     kedr_ctx_destroy(ctx);
 }
 
+
+/* Balancing: a channel whose inflow crowds the first columns splits them again (every 5 steps)
+ * without losing a particle, and a run restarted from its ranks' checkpoints after a balance
+ * continues bit for bit (the files hold the split). Gathering: one rank's checkpoint restarted
+ * over all the ranks holds the same molecules and the same sample sums. */
+static void check_balance_restart(kedr_backend b)
+{
+    kedr_ctx *ctx = tu_ctx(b);
+    kedr_dsmc_case c = dt_box(1e-3, 23, 1e21, 300, 8, 2e-7);
+    c.side[0] = KEDR_DSMC_INFLOW;
+    c.side[1] = KEDR_DSMC_OUTFLOW;
+    c.velocity[0] = 600;
+    c.fill = 0; /* the inflow fills the first columns first */
+    c.balance_every = 5;
+    c.balance_tolerance = 0.02;
+    c.sample_start = 0;
+    c.sample_every = 1;
+    char dir[] = "/tmp/kedr-balance-XXXXXX", path[128];
+    int ok = rank != 0 || mkdtemp(dir) != NULL;
+    TU_CHECK(ok, "a temporary folder");
+    TU_OK(kedr_comm_bcast(comm, dir, sizeof dir, 0));
+    snprintf(path, sizeof path, "%s/r%dof%d.chk", dir, rank, size);
+    /* straight: 20 steps; split: 10, checkpoint, restart, 10 */
+    kedr_dsmc *a = NULL, *bsim = NULL, *r = NULL;
+    TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &a));
+    TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &bsim));
+    int col0[5] = {0}, ncol = size > 1 ? (size < 5 ? size + 1 : 5) : 0; /* one rank: no split */
+    for (int k = 0; k < ncol; k++)
+        col0[k] = a->decomp.col0[k];
+    int changed = 0;
+    for (int k = 0; k < 20; k++) {
+        TU_OK(kedr_dsmc_step(a));
+        for (int j = 0; j < ncol; j++)
+            changed |= col0[j] != a->decomp.col0[j];
+    }
+    TU_CHECK(size == 1 || changed, "a crowded inflow over %d ranks: the split changed", size);
+    for (int k = 0; k < 10; k++)
+        TU_OK(kedr_dsmc_step(bsim));
+    TU_OK(kedr_dsmc_write_checkpoint(bsim, path));
+    kedr_dsmc_destroy(bsim);
+    const char *one[1] = {path};
+    TU_OK(kedr_comm_barrier(comm));
+    /* every rank its own file: as many files as ranks */
+    char **files = calloc((size_t)size, sizeof *files);
+    for (int k = 0; k < size; k++) {
+        files[k] = malloc(128);
+        snprintf(files[k], 128, "%s/r%dof%d.chk", dir, k, size);
+    }
+    TU_OK(kedr_dsmc_restart_files(ctx, &c, comm, size, (const char *const *)files, &r));
+    (void)one;
+    for (int k = 0; k < 10; k++)
+        TU_OK(kedr_dsmc_step(r));
+    size_t na, nr;
+    rec *pa = get_all(a, &na), *pr = get_all(r, &nr);
+    int same = na == nr && memcmp(pa, pr, na * sizeof(rec)) == 0;
+    for (int k = 0; size > 1 && k <= size; k++)
+        same &= a->decomp.col0[k] == r->decomp.col0[k];
+    TU_CHECK(same, "rank %d: 20 steps against 10, a checkpoint and 10 more, balancing every 5: "
+             "%zu and %zu particles%s", rank, na, nr, na == nr ? ", other values or split" : "");
+    free(pa);
+    free(pr);
+    kedr_dsmc_destroy(r);
+    kedr_dsmc_destroy(a);
+
+    /* rank 0 alone runs 12 steps and writes one file; every rank gathers it */
+    snprintf(path, sizeof path, "%s/one.chk", dir);
+    kedr_dsmc *solo = NULL, *g = NULL;
+    size_t n1 = 0;
+    rec *p1 = NULL;
+    kedr_dsmc_fields f1, fg;
+    memset(&f1, 0, sizeof f1);
+    if (rank == 0) {
+        TU_OK(kedr_dsmc_create(ctx, &c, &solo));
+        for (int k = 0; k < 12; k++)
+            TU_OK(kedr_dsmc_step(solo));
+        TU_OK(kedr_dsmc_write_checkpoint(solo, path));
+        p1 = get_all(solo, &n1);
+        qsort(p1, n1, sizeof(rec), rec_cmp);
+        TU_OK(kedr_dsmc_get_fields(solo, &f1));
+    }
+    TU_OK(kedr_comm_barrier(comm));
+    const char *single[1] = {path};
+    TU_OK(kedr_dsmc_restart_files(ctx, &c, comm, 1, single, &g));
+    if (size > 1)
+        check_owned(g, &g->decomp, "gathered");
+    size_t ng;
+    rec *pg = gather_sorted(g, &ng);
+    TU_OK(kedr_dsmc_get_fields(g, &fg));
+    kedr_dsmc_stats sg;
+    TU_OK(kedr_dsmc_get_stats(g, &sg));
+    if (rank == 0) {
+        TU_CHECK(ng == n1 && memcmp(pg, p1, n1 * sizeof(rec)) == 0,
+                 "one rank's checkpoint over %d ranks: %zu particles, %zu written, or other "
+                 "values", size, ng, n1);
+        size_t nc = (size_t)c.nx * (size_t)c.ny;
+        TU_CHECK(memcmp(f1.particles, fg.particles, nc * sizeof *fg.particles) == 0 &&
+                     memcmp(f1.temperature, fg.temperature, nc * sizeof *fg.temperature) == 0,
+                 "one rank's sample sums over %d ranks: other fields", size);
+        TU_CHECK(sg.step == 12 && sg.samples == f1.samples, "gathered: step %lld, %lld samples",
+                 (long long)sg.step, (long long)sg.samples);
+        kedr_dsmc_fields_free(&f1);
+    }
+    kedr_dsmc_fields_free(&fg);
+    for (int k = 0; k < 5; k++) /* and it goes on */
+        TU_OK(kedr_dsmc_step(g));
+    free(pg);
+    free(p1);
+    kedr_dsmc_destroy(g);
+    kedr_dsmc_destroy(solo);
+    /* a file of another case is refused on every rank */
+    kedr_dsmc_case other = c;
+    other.nx += 1;
+    kedr_dsmc *bad = NULL;
+    TU_CHECK(kedr_dsmc_restart_files(ctx, &other, comm, 1, single, &bad) == KEDR_ERR_PARSE &&
+                 bad == NULL, "another case's checkpoint is refused");
+    TU_OK(kedr_comm_barrier(comm));
+    if (rank == 0) {
+        for (int k = 0; k < size; k++)
+            unlink(files[k]);
+        unlink(path);
+        rmdir(dir);
+    }
+    for (int k = 0; k < size; k++)
+        free(files[k]);
+    free(files);
+    kedr_ctx_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
     TU_OK(kedr_comm_init(&argc, &argv, &comm));
@@ -298,6 +429,7 @@ int main(int argc, char **argv)
             c3.side[s] = KEDR_DSMC_SPECULAR;
         run_case(list[bi], c3, "3D box");
         check_create_on(list[bi]);
+        check_balance_restart(list[bi]);
     }
     int failed = tu_failed;
     TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, &failed, 1));
