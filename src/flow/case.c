@@ -382,14 +382,11 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_flow_case *c)
                              "side is %g)", lmax);
     /* the points: read (a file) or built, to check them and for the defaults below */
     double h = HUGE_VAL;
-    int periodic[3] = {0, 0, 0};
-    for (int a = 0; a < d; a++) {
+    for (int a = 0; a < d; a++)
         h = fmin(h, c->length[a] / c->n[a]);
-        periodic[a] = c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC;
-    }
     double *xyz = NULL;
     size_t n = 0;
-    kedr_status s = flow_ibm_body_points(b, d, c->length, periodic, b->spacing * h, &xyz, &n);
+    kedr_status s = flow_ibm_body_points(b, d, c->length, b->spacing * h, &xyz, &n);
     if (s != KEDR_OK) {
         char why[700];
         snprintf(why, sizeof why, "%s", kedr_last_error());

@@ -153,7 +153,7 @@ static kedr_status read_points(const kedr_flow_body *b, int dims, pts *p)
 }
 
 kedr_status flow_ibm_body_points(const kedr_flow_body *b, int dims, const double length[3],
-                                 const int periodic[3], double ds, double **xyz, size_t *count)
+                                 double ds, double **xyz, size_t *count)
 {
     pts p = {NULL, 0, 0};
     const double *c = b->center;
@@ -203,7 +203,6 @@ kedr_status flow_ibm_body_points(const kedr_flow_body *b, int dims, const double
                 s = disc(&p, c, ax, R, (e ? 0.5 : -0.5) * b->length, ds);
         } else { /* the whole periodic axis: rings that tile it */
             int m = count_over(length[ax], ds);
-            (void)periodic;
             for (int i = 0; i < m && s == KEDR_OK; i++)
                 s = ring(&p, c, ax, R, length[ax] * i / m - c[ax] + 0.5 * length[ax] / m, ds,
                          8);
@@ -273,9 +272,6 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     ib->dims = f->dims;
     ib->time = -1;
     ib->st_comp = -1;
-    int periodic[3];
-    for (int a = 0; a < 3; a++)
-        periodic[a] = a < f->dims && c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC;
     kedr_status s = KEDR_OK;
     ib->first = calloc((size_t)c->nbodies + 1, sizeof *ib->first);
     ib->state = calloc((size_t)c->nbodies, sizeof *ib->state);
@@ -285,8 +281,7 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
         const kedr_flow_body *B = &c->body[b];
         double *xyz;
         size_t n;
-        s = flow_ibm_body_points(B, f->dims, c->length, periodic, B->spacing * hmin(f), &xyz,
-                                 &n);
+        s = flow_ibm_body_points(B, f->dims, c->length, B->spacing * hmin(f), &xyz, &n);
         if (s != KEDR_OK)
             break;
         double *X0 = realloc(ib->X0, 3 * (ib->N + n) * sizeof *X0);

@@ -63,6 +63,6 @@ double flow_ibm_margin(kedr_flow_delta delta);
 /* The surface points of a body in its frame at t = 0 (absolute positions, 3 a point) for a
  * point spacing ds; *count points in *xyz (malloc'ed). Point files are read here. */
 kedr_status flow_ibm_body_points(const kedr_flow_body *b, int dims, const double length[3],
-                                 const int periodic[3], double ds, double **xyz, size_t *count);
+                                 double ds, double **xyz, size_t *count);
 
 #endif
