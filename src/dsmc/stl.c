@@ -1,5 +1,6 @@
-/* STL files for the 3D bodies of type stl: the ASCII and binary readers, the checks of a
- * closed, outward-oriented surface, and the case's transform (scale, rotate, translate). */
+/* STL files for the 3D bodies of type stl: the ASCII and binary readers (OBJ files: obj.c), the
+ * checks of a closed, outward-oriented surface, and the case's transform (scale, rotate,
+ * translate). */
 #include "stl.h"
 
 #include <ctype.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void dsmc_stl_free(dsmc_stl_mesh *m)
 {
@@ -302,8 +304,11 @@ kedr_status dsmc_stl_read(const char *path, dsmc_stl_mesh *m)
                memchr(data, 0, size) == NULL;
     if (size >= 84 && 84 + 50 * (uint64_t)le32((const unsigned char *)data + 80) == size)
         text = 0;
-    kedr_status st = text ? read_ascii(path, data, m)
-                          : read_binary(path, (const unsigned char *)data, size, m);
+    size_t plen = strlen(path);
+    int obj = plen >= 4 && strcasecmp(path + plen - 4, ".obj") == 0;
+    kedr_status st = obj    ? dsmc_obj_parse(path, data, m)
+                     : text ? read_ascii(path, data, m)
+                            : read_binary(path, (const unsigned char *)data, size, m);
     free(data);
     return st;
 }

@@ -27,6 +27,13 @@ typedef struct {
  * and ignored: the vertex order gives the orientation. */
 kedr_status dsmc_stl_read(const char *path, dsmc_stl_mesh *m);
 
+/* A path ending in .obj (any case) is read as Wavefront OBJ instead: dsmc_obj_parse takes its
+ * text (obj.c): the vertices (v x y z) and faces (f i j k ..., items i, i/t, i//n or i/t/n,
+ * negative i counting back from the last vertex read), a face of n vertices as n - 2 triangles
+ * (a fan from its first vertex), numbered in the file's order; other statements are skipped.
+ * Errors name the file, the line and the vertex or face item. */
+kedr_status dsmc_obj_parse(const char *path, const char *text, dsmc_stl_mesh *m);
+
 /* The checks of a body's surface: no degenerate (zero-area) triangle; closed (each edge,
  * between vertices of identical coordinates, shared by exactly two triangles); consistently
  * oriented (the two run the edge in opposite directions); enclosing a positive volume

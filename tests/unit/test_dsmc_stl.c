@@ -3,7 +3,8 @@
  *    file whose header begins with "solid" is still binary; every malformed file is refused
  *    with the file, the triangle (and for ASCII the line) and what was expected: a truncated
  *    binary file, a header count that disagrees with the size, a word or number out of place,
- *    NaN and infinite coordinates, no triangles, an empty file;
+ *    NaN and infinite coordinates, no triangles, an empty file; Wavefront OBJ (quads, item
+ *    forms, negative indices) and its errors;
  *  - the checks: an open surface (the edge named), a flipped triangle (both named), a surface
  *    inside out, a degenerate triangle, an edge of three triangles; a surface that crosses
  *    itself (refused when the simulator is built, two crossing triangles named);
@@ -177,6 +178,46 @@ static void test_readers(void)
     refused("facet.stl", KEDR_ERR_PARSE, ".stl:2: triangle 1: expected 'facet' or 'endsolid', "
             "found 'facett'", NULL);
     refused("missing.stl", KEDR_ERR_IO, "cannot open", NULL);
+}
+
+/* Wavefront OBJ: a unit cube of quads (with normals, texture items, comments and a negative
+ * index) as 12 triangles; its errors. */
+static void test_obj(void)
+{
+    const char *cube = "# a cube\no cube\nv 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\n"
+                       "v 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1 1.0\nvn 0 0 1\nvt 0 0\n"
+                       "f 1 4 3 2\nf 5/1 6/1 7/1 8/1\nf 1//1 2//1 6//1 5//1\n"
+                       "f 2/1/1 3/1/1 7/1/1 6/1/1\nf 3 4 8 7\nf -8 -4 -1 -5\n";
+    write_text("cube.obj", cube);
+    dsmc_stl_mesh m;
+    TU_OK(dsmc_stl_load(path_of("cube.obj"), 2, (double[3]){0, 0, 0}, (double[3]){0, 0, 0}, &m));
+    TU_CHECK(m.ntri == 12 && fabs(dsmc_stl_volume(&m) - 8) < 1e-12, "OBJ cube: %zu triangles, "
+             "volume %g", m.ntri, m.ntri ? dsmc_stl_volume(&m) : 0.0);
+    dsmc_stl_free(&m);
+    write_text("range.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 4\n");
+    refused("range.obj", KEDR_ERR_PARSE, "range.obj:4: face item 3: vertex 4: expected 1 to 3",
+            NULL);
+    write_text("neg.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf -1 -2 -4\n");
+    refused("neg.obj", KEDR_ERR_PARSE, "neg.obj:4: face item 3: vertex -4", NULL);
+    write_text("num.obj", "v 0 0 0\nv 1 zero 0\n");
+    refused("num.obj", KEDR_ERR_PARSE, "num.obj:2: vertex 2: expected 3 numbers after 'v', "
+            "number 2 is 'zero'", NULL);
+    write_text("short.obj", "v 0 0\n");
+    refused("short.obj", KEDR_ERR_PARSE, "short.obj:1: vertex 1: expected 3 numbers", NULL);
+    write_text("nan.obj", "v 0 0 0\nv nan 0 0\n");
+    refused("nan.obj", KEDR_ERR_PARSE, "nan.obj:2: vertex 2: 'nan': expected a finite number",
+            NULL);
+    write_text("two.obj", "v 0 0 0\nv 1 0 0\nf 1 2\n");
+    refused("two.obj", KEDR_ERR_PARSE, "two.obj:3: a face of 2 vertices", NULL);
+    write_text("item.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 x\n");
+    refused("item.obj", KEDR_ERR_PARSE, "item.obj:4: face item 3: 'x'", NULL);
+    write_text("none.obj", "v 0 0 0\n# nothing else\n");
+    refused("none.obj", KEDR_ERR_PARSE, "no faces", NULL);
+    /* an open OBJ surface: one quad missing */
+    const char *open_cube = "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\n"
+                            "v 0 1 1\nf 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\n";
+    write_text("open.obj", open_cube);
+    refused("open.obj", KEDR_ERR_INVALID, "not closed", "(4 open edges)");
 }
 
 /* A mesh as binary STL in name. */
@@ -541,6 +582,7 @@ int main(void)
         return 1;
     }
     test_readers();
+    test_obj();
     test_checks();
     test_transform();
     test_case();
