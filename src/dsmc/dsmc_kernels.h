@@ -1243,7 +1243,7 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
             if (f >= 0)
                 tev = th, what = 6 + j, face = f;
         }
-        if (p->mesh.ntri) { /* every stl body at once, through the cells the path crosses */
+        if (p->mesh.ntri) { /* every stl body at once, through the bins the path crosses */
             double th = 0;
             int64_t tri = dsmc_mesh_hit(p, pos, u, tev, 1, skip_tri, &th);
             int j = tri >= 0 ? dsmc_mesh_solid(p, (uint32_t)tri) : -1;

@@ -1,7 +1,8 @@
 /* Bodies of type stl when a simulator is built: the triangles from their files, binned into the
- * cells they cut (the move then tests only the triangles of the cells a path crosses:
- * dsmc_mesh.h), the cells classed as gas, cut or inside, the gas volume of the cut ones, and one
- * surface element per triangle. Host code, run once. */
+ * bins they cut (a grid of k^3 bins a cell around the bodies; the move then tests only the
+ * triangles of the bins a path crosses: dsmc_mesh.h), checked for crossings, the bins classed
+ * as gas or inside, the gas volume of the cut cells, and one surface element per triangle.
+ * Host code, run once. */
 #include "sim.h"
 #include "stl.h"
 
