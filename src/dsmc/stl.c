@@ -21,43 +21,8 @@ void dsmc_stl_free(dsmc_stl_mesh *m)
     m->ntri = 0;
 }
 
-/* The whole file in memory (one NUL past its end, for the ASCII tokenizer). */
-static kedr_status slurp(const char *path, char **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return kedr_fail(KEDR_ERR_IO, "%s: cannot open the STL file: %s", path, strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len + 65536 + 1 > cap) {
-            size_t ncap = cap ? 2 * cap : 1 << 20;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory reading %zu bytes", path,
-                                 len);
-            }
-            buf = nb;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len - 1, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return kedr_fail(KEDR_ERR_IO, "%s: read error", path);
-    }
-    buf[len] = 0;
-    *data = buf;
-    *size = len;
-    return KEDR_OK;
-}
+/* The largest surface file read: 8 GiB (about 170 million binary triangles). */
+#define STL_MAX_BYTES ((size_t)1 << 33)
 
 static uint32_t le32(const unsigned char *p)
 {
@@ -292,9 +257,9 @@ static kedr_status read_ascii(const char *path, const char *text, dsmc_stl_mesh 
 kedr_status dsmc_stl_read(const char *path, dsmc_stl_mesh *m)
 {
     memset(m, 0, sizeof *m);
-    char *data = NULL;
+    char *data = NULL; /* NUL-terminated, for the ASCII tokenizer */
     size_t size = 0;
-    KEDR_TRY(slurp(path, &data, &size));
+    KEDR_TRY(kedr_file_read(path, STL_MAX_BYTES, &data, &size));
     /* Text beginning with "solid" is ASCII; binary files, whatever their header says, hold
      * NUL bytes (in the count, the coordinates or the attributes). */
     const char *s = data;

@@ -3,7 +3,7 @@
  *    file whose header begins with "solid" is still binary; every malformed file is refused
  *    with the file, the triangle (and for ASCII the line) and what was expected: a truncated
  *    binary file, a header count that disagrees with the size, a word or number out of place,
- *    NaN and infinite coordinates, no triangles, an empty file; Wavefront OBJ (quads, item
+ *    NaN and infinite coordinates, no triangles, an empty file, a directory; Wavefront OBJ (quads, item
  *    forms, negative indices) and its errors;
  *  - the checks: an open surface (the edge named), a flipped triangle (both named), a surface
  *    inside out, a degenerate triangle, an edge of three triangles; a surface that crosses
@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 static char dir[256];
 
@@ -178,6 +179,8 @@ static void test_readers(void)
     refused("facet.stl", KEDR_ERR_PARSE, ".stl:2: triangle 1: expected 'facet' or 'endsolid', "
             "found 'facett'", NULL);
     refused("missing.stl", KEDR_ERR_IO, "cannot open", NULL);
+    TU_CHECK(mkdir(path_of("dir.stl"), 0700) == 0, "cannot make dir.stl");
+    refused("dir.stl", KEDR_ERR_IO, "expected a regular file", NULL);
 }
 
 /* Wavefront OBJ: a unit cube of quads (with normals, texture items, comments and a negative
