@@ -11,6 +11,7 @@
 
 #include "core/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -264,9 +265,45 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
 }
 #endif
 
+/* KEDR_DSMC_XPROF=1: the exchange's parts timed (the device synchronized between them) and
+ * printed by each rank to stderr when its simulator is destroyed; for finding where its time
+ * goes, not for production runs. */
+enum { XP_LEAVE, XP_WAIT, XP_MPI, XP_RESERVE, XP_ARRIVE, XP_END, XP_N };
+static const char *const xprof_names[XP_N] = {"select+pack+download", "wait for ranks",
+                                              "messages", "reserve", "upload+unpack",
+                                              "final agree"};
+static double xprof[XP_N];
+static long xprof_calls;
+static int xprof_on = -1;
+
+static void xprof_mark(kedr_dsmc *sim, int part, double *t)
+{
+    if (!xprof_on)
+        return;
+    kedr_ctx_sync(sim->ctx);
+    double now = kedr_wall_seconds();
+    xprof[part] += now - *t;
+    *t = now;
+}
+
+void dsmc_exchange_profile_print(const kedr_dsmc *sim)
+{
+    if (xprof_on != 1 || !xprof_calls)
+        return;
+    fprintf(stderr, "rank %d: %ld exchanges, ms each:", sim->rank, xprof_calls);
+    for (int k = 0; k < XP_N; k++)
+        fprintf(stderr, " %s %.3f%s", xprof_names[k], 1e3 * xprof[k] / xprof_calls,
+                k + 1 < XP_N ? "," : "\n");
+}
+
 kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
                           dsmc_exchange_counts *counts)
 {
+    if (xprof_on < 0) {
+        const char *e = getenv("KEDR_DSMC_XPROF");
+        xprof_on = e && e[0] == '1';
+    }
+    double xt = xprof_on ? kedr_wall_seconds() : 0;
     int me = kedr_comm_rank(comm), nranks = kedr_comm_size(comm);
     if (counts)
         memset(counts, 0, sizeof *counts);
@@ -293,13 +330,16 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
             s = leave_cpu(sim, d, me, nranks, keys, per, &l);
     if (s == KEDR_OK)
         sim->n = l.kept;
+    xprof_mark(sim, XP_LEAVE, &xt);
     /* every rank learns of any rank's failure before it waits for messages */
     s = kedr_comm_agree(comm, s);
+    xprof_mark(sim, XP_WAIT, &xt);
     int nrecv = 0;
     kedr_comm_msg *got = NULL;
     void *recv = NULL;
     if (s == KEDR_OK)
         s = kedr_comm_exchange(comm, l.nmsgs, l.msgs, &nrecv, &got, &recv);
+    xprof_mark(sim, XP_MPI, &xt);
     size_t kept = l.kept;
     leaving_free(&l);
     size_t arrived = 0;
@@ -308,6 +348,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     if (s == KEDR_OK)
         s = dsmc_reserve_keys(sim, kept + arrived);
     s = kedr_comm_agree(comm, s);
+    xprof_mark(sim, XP_RESERVE, &xt);
 #ifdef KEDR_HAVE_CUDA
     if (s == KEDR_OK && arrived && KEDR_IS_CUDA(sim->ctx)) {
         /* the records in one copy (they arrive side by side in recv), unpacked after the
@@ -387,6 +428,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     }
     free(got);
     free(recv);
+    xprof_mark(sim, XP_ARRIVE, &xt);
     if (s == KEDR_OK) {
         sim->sorted = 0;
         if (counts) {
@@ -395,7 +437,10 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
         }
     }
     free(per);
-    return kedr_comm_agree(comm, s);
+    s = kedr_comm_agree(comm, s);
+    xprof_mark(sim, XP_END, &xt);
+    xprof_calls++;
+    return s;
 }
 
 void dsmc_decomp_adopt(kedr_dsmc *sim, dsmc_decomp *d)

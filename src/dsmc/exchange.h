@@ -35,6 +35,9 @@ kedr_status dsmc_balance(struct kedr_dsmc *sim, int *moved);
 /* Makes d the rank's split (taking its arrays; d is left empty). */
 void dsmc_decomp_adopt(struct kedr_dsmc *sim, dsmc_decomp *d);
 
+/* With KEDR_DSMC_XPROF=1 in the environment: the exchange's parts, timed, to stderr. */
+void dsmc_exchange_profile_print(const struct kedr_dsmc *sim);
+
 /* The particle arrays as the GPU's exchange kernels see them (exchange.cu). */
 typedef struct {
     unsigned char *ptr[DSMC_MAX_FIELDS];
