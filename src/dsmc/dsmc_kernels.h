@@ -56,6 +56,7 @@ typedef struct {
     uint32_t ntri;
     int n[3];
     double o[3], h[3], inv[3];
+    uint64_t hash; /* FNV-1a of tri: a checkpoint's case hash covers every vertex */
 } dsmc_mesh;
 
 /* Everything the per-particle and per-cell code reads; passed by value to CUDA kernels (sim.cu

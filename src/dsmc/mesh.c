@@ -472,6 +472,10 @@ kedr_status dsmc_mesh_finish(kedr_dsmc *sim, int *cut)
     KEDR_TRY(bin(sim, &m));
     m.ntri = (uint32_t)g->mesh_ntri;
     m.tri = g->mesh_tri;
+    m.hash = 0xcbf29ce484222325ull;
+    const unsigned char *bytes = (const unsigned char *)g->mesh_tri;
+    for (size_t i = 0; i < g->mesh_ntri * 12 * sizeof(double); i++)
+        m.hash = (m.hash ^ bytes[i]) * 0x100000001b3ull;
     m.start = g->mesh_start;
     m.list = g->mesh_list;
     m.solid = NULL; /* classed below: until then every bin asks the rays */
