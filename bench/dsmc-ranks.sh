@@ -36,6 +36,7 @@ for size in "$per" "$sparta_per"; do
         j="$out/dsmc-ranks-$size-np$np.json"
         timeout 300 $mpi -np "$np" build/kedr bench dsmc --ranks --backend "${BACKEND:-cuda}" --particles "$size" \
             --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
+        python3 -c "import json,sys; [print(x['name'], {k: round(v,3) for k,v in x.get('stage_ms_per_step',{}).items() if v}) for x in json.load(open(sys.argv[1]))['results']]" "$j" 2>/dev/null
         r=$(weak "$j" box3d)
         [ "$np" = 1 ] && k1[$size]=$r
         python3 -c "import sys; r,b,n=map(float,sys.argv[1:4]); print(f'kedr box3d {sys.argv[4]} a GPU, {int(n)} GPU(s): {r:.3e} p-steps/s, weak-scaling efficiency {r/(n*b)*100 if b else 0:.1f}%')" "$r" "${k1[$size]}" "$np" "$size"

@@ -26,7 +26,7 @@ _Static_assert(sizeof(((kedr_dsmc_case *)0)->out_dir) + sizeof(((kedr_dsmc_case 
 
 typedef struct {
     const char *case_path, *out, *restart, *sample_start;
-    long long steps, seed;
+    long long steps, seed, window;
     int force, check;
     cli_common com;
 } dsmc_options;
@@ -142,6 +142,10 @@ static void help(void)
            "  --sample-start N|auto\n"
            "                 first sampled step, or once the flow is steady (overrides\n"
            "                 [sample] start)\n"
+           "  --output-every N\n"
+           "                 unsteady output: the fields of every N steps from the start of\n"
+           "                 sampling to DIR/NAME-wSTEP.vti, listed in DIR/NAME.pvd for\n"
+           "                 ParaView (overrides [output] window; 0: none)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
            "  --seed S       random seed (overrides [run] seed)\n"
            "  --restart FILE continue from a checkpoint written for this case, up to step N\n"
@@ -329,7 +333,7 @@ static void parse_options(int argc, char **argv, dsmc_options *o)
     const char *cmd = "dsmc";
     memset(o, 0, sizeof *o);
     o->com.backend = KEDR_BACKEND_AUTO;
-    o->steps = o->seed = -1;
+    o->steps = o->seed = o->window = -1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -344,6 +348,9 @@ static void parse_options(int argc, char **argv, dsmc_options *o)
             o->seed = cli_int(cli_value(argc, argv, &i, cmd), 0, INT64_MAX, "--seed", cmd);
         else if (strncmp(a, "--sample-start", 14) == 0 && (a[14] == 0 || a[14] == '='))
             o->sample_start = cli_value(argc, argv, &i, cmd);
+        else if (strncmp(a, "--output-every", 14) == 0 && (a[14] == 0 || a[14] == '='))
+            o->window = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--output-every",
+                                cmd);
         else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
             o->restart = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
@@ -371,6 +378,8 @@ static void apply_options(const dsmc_options *o, kedr_dsmc_case *c)
         c->steps = o->steps;
     if (o->seed >= 0)
         c->seed = (uint64_t)o->seed;
+    if (o->window >= 0)
+        c->window = o->window;
     if (o->out) {
         if (strlen(o->out) >= sizeof c->out_dir)
             cli_usage_error(cmd, "--out: a path of %zu bytes; at most %zu", strlen(o->out),
@@ -564,6 +573,56 @@ static void stats_row(FILE **stats, const kedr_dsmc_case *c, const kedr_dsmc_sta
     }
 }
 
+/* Unsteady output: the fields of the window that ends at this step (its N steps' samples) to
+ * DIR/NAME-wSTEP.vti, the
+ * series DIR/NAME.pvd written again (every window file of this run's windows found there, so a
+ * restart keeps the earlier ones), and the next window marked. Collective. */
+static int write_window(kedr_dsmc *sim, const kedr_dsmc_case *c, const kedr_dsmc_stats *st)
+{
+    kedr_dsmc_fields f;
+    if (kedr_dsmc_get_window_fields(sim, &f) != KEDR_OK)
+        return fail(NULL);
+    kedr_status s = KEDR_OK;
+    if (dsmc_rank == 0 && f.samples > 0) {
+        char path[2 * DSMC_PATH], name[DSMC_PATH];
+        if (cli_make_dirs(c->out_dir) != 0) {
+            kedr_dsmc_fields_free(&f);
+            fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n",
+                    c->out_dir, strerror(errno));
+            return CLI_EXIT_FAIL;
+        }
+        snprintf(path, sizeof path, "%s/%s-w%06lld.vti", c->out_dir, c->name,
+                 (long long)st->step);
+        s = kedr_dsmc_write_vti(c, &f, path);
+        snprintf(path, sizeof path, "%s/%s.pvd", c->out_dir, c->name);
+        FILE *pvd = s == KEDR_OK ? fopen(path, "w") : NULL;
+        if (s == KEDR_OK && !pvd)
+            s = kedr_fail(KEDR_ERR_IO, "%s: cannot write: %s", path, strerror(errno));
+        if (pvd) {
+            fprintf(pvd, "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n"
+                         "  <Collection>\n");
+            int64_t first = st->sample_start > 0 ? st->sample_start : 0;
+            for (int64_t k = first + c->window - 1; k <= st->step; k += c->window) {
+                struct stat sb;
+                snprintf(name, sizeof name, "%s-w%06lld.vti", c->name, (long long)k);
+                snprintf(path, sizeof path, "%s/%s", c->out_dir, name);
+                if (stat(path, &sb) == 0)
+                    fprintf(pvd, "    <DataSet timestep=\"%.9g\" file=\"%s\"/>\n",
+                            (double)k * c->dt, name);
+            }
+            fprintf(pvd, "  </Collection>\n</VTKFile>\n");
+            if (fclose(pvd) != 0)
+                s = kedr_fail(KEDR_ERR_IO, "%s/%s.pvd: write error", c->out_dir, c->name);
+        }
+    }
+    kedr_dsmc_fields_free(&f);
+    if (dsmc_nranks > 1)
+        s = kedr_comm_agree(dsmc_comm, s);
+    if (s == KEDR_OK)
+        s = kedr_dsmc_mark_window(sim);
+    return s == KEDR_OK ? 0 : fail(NULL);
+}
+
 /* The steps, to c->steps or the first interruption (*stopped: the signal's number); a row of
  * the stats file (when stats) with each statistics line. */
 static int run_steps(kedr_dsmc *sim, const kedr_dsmc_case *c, FILE **stats, int *stopped)
@@ -596,6 +655,11 @@ static int run_steps(kedr_dsmc *sim, const kedr_dsmc_case *c, FILE **stats, int 
                 stats_row(stats, c, &st, kedr_wall_seconds() - run0);
             print_progress(c, &st, run0, first, &t_last, &psteps);
         }
+        /* windows of N sampled steps: sample_start .. sample_start + N - 1, and on */
+        if (c->window > 0 && st.samples > 0 && st.step >= st.sample_start &&
+            (st.step - st.sample_start + 1) % c->window == 0 &&
+            (rc = write_window(sim, c, &st)) != 0)
+            return rc;
         if (c->checkpoint_every > 0 && st.step % c->checkpoint_every == 0 && st.step < c->steps &&
             (rc = checkpoint(sim, c)) != 0)
             return rc;

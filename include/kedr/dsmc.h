@@ -236,6 +236,9 @@ typedef struct {
     /* Output extras, checkpoints and limits (docs/dsmc.md). */
     int write_png;                   /* [output] png: temperature, density and Mach maps */
     int64_t checkpoint_every;        /* [output] checkpoint every N steps (0: only at the end) */
+    /* [output] window: every N steps from the start of sampling, the fields of those N steps
+     * alone to DIR/NAME-wSTEP.vti, listed in the series DIR/NAME.pvd (0: none) */
+    int64_t window;
     int checkpoint;                  /* [output] checkpoint: write one at the end */
     size_t max_particles;            /* [run] max_particles: refuse to grow past (0: no limit) */
     /* Over several ranks: every balance_every steps (0: never; case files default to 100) the
@@ -383,6 +386,11 @@ typedef struct {
 } kedr_dsmc_fields;
 
 kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f);
+/* Unsteady sampling: the fields of the samples taken since the last kedr_dsmc_mark_window (or
+ * since sampling began), and the mark itself (the window's sums start there). f->samples counts
+ * the window's samples. Both collective over ranks. The mark is kept in checkpoints. */
+kedr_status kedr_dsmc_get_window_fields(kedr_dsmc *sim, kedr_dsmc_fields *f);
+kedr_status kedr_dsmc_mark_window(kedr_dsmc *sim);
 void kedr_dsmc_fields_free(kedr_dsmc_fields *f);
 /* Clears the accumulated samples. */
 kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim);

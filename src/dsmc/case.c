@@ -253,6 +253,9 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
     const char *fn = "kedr_dsmc_case_check";
     if (c->dims != 0 && c->dims != 2 && c->dims != 3)
         return kedr_fail(KEDR_ERR_INVALID, "%s: dims %d: expected 2 or 3 (0: 2)", fn, c->dims);
+    if (c->window < 0)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: window %lld: expected >= 0 steps", fn,
+                         (long long)c->window);
     if (c->balance_every < 0 || !(c->balance_tolerance >= 0 && c->balance_tolerance <= 10))
         return kedr_fail(KEDR_ERR_INVALID, "%s: balance_every %lld, balance_tolerance %g: expected "
                          ">= 0 and 0 to 10", fn, (long long)c->balance_every,
@@ -1121,6 +1124,7 @@ static kedr_status read_output(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_bool(ini, "output", "checkpoint", 0, &c->checkpoint));
     KEDR_TRY(kedr_ini_int(ini, "output", "checkpoint_every", 0, 0, INT64_MAX,
                           &c->checkpoint_every));
+    KEDR_TRY(kedr_ini_int(ini, "output", "window", 0, 0, INT64_MAX, &c->window));
     return read_stats_file(ini, c);
 }
 

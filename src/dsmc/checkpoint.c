@@ -22,7 +22,7 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-#define CHK_VERSION 8u
+#define CHK_VERSION 9u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -43,6 +43,8 @@ typedef struct {
     dsmc_steady steady;            /* its steady-state test's windows */
     int32_t rank, nranks;          /* which rank of how many wrote it; over several ranks the
                                     * split (nranks + 1 column starts) follows the header */
+    int64_t marked;                /* 1: the window's mark (sums) follows the sample sums */
+    int64_t mark_samples, mark_step;
 } chk_header;
 
 typedef struct {
@@ -66,8 +68,7 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     memcpy(&p, &sim->p, sizeof p); /* memcpy keeps the zeroed padding of sim->p */
     p.step = 0;
     p.seed = 0;
-    p.gas_volume = NULL; /* addresses of this run's buffers */
-    p.surf = NULL;
+    dsmc_params_clear_addresses(&p); /* addresses of this run's buffers */
     uint64_t h = fnv1a(FNV_START, &p, sizeof p);
     /* start = auto is decided during the run, so the hash takes the setting, not the step */
     int64_t sampling[2] = {sim->c.sample_auto ? -2 : sim->c.sample_start, sim->c.sample_every};
@@ -138,6 +139,9 @@ static void fill_header(const kedr_dsmc *sim, int nf, chk_header *h)
     h->steady = sim->steady;
     h->rank = sim->rank;
     h->nranks = sim->nranks;
+    h->marked = sim->mark != NULL;
+    h->mark_samples = sim->mark_samples;
+    h->mark_step = sim->mark_step;
 }
 
 static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
@@ -165,6 +169,8 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * sizeof *sim->sgmax, buf));
     KEDR_TRY(dsmc_sample_sums(sim));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * DSMC_NACC, buf));
+    if (h.marked)
+        put(w, sim->mark, nc * 8 * DSMC_NACC);
     if (h.nelem)
         KEDR_TRY(put_ctx(w, sim->ctx, sim->geo.surf, h.nelem * 8 * DSMC_NSURF, buf));
     uint64_t sum = w->hash;
@@ -486,9 +492,23 @@ static kedr_status get_ctx(chk_reader *r, chk_limits *l, const chk_array *a, ked
 /* Gathering: an array combined into host memory, element by element: sums of doubles (sample
  * and surface sums) or the largest of floats ((sigma g)max). Chunks hold whole elements. */
 typedef struct {
-    double *acc, *surf;
+    double *acc, *surf, *mark;
     float *sgmax;
 } chk_merge;
+
+/* An array into host memory (dst), or only through the checksum and the checks (dst NULL). */
+static kedr_status get_host(chk_reader *r, chk_limits *l, const chk_array *a, void *dst,
+                            size_t bytes, void *buf)
+{
+    for (size_t off = 0; off < bytes; off += r->chunk) {
+        size_t len = bytes - off < r->chunk ? bytes - off : r->chunk;
+        KEDR_TRY(get(r, buf, len));
+        KEDR_TRY(check_chunk(l, a, buf, len, off));
+        if (dst)
+            memcpy((char *)dst + off, buf, len);
+    }
+    return KEDR_OK;
+}
 
 static kedr_status get_merge(chk_reader *r, chk_limits *l, const chk_array *a, void *dst,
                              int is_max, size_t bytes, void *buf)
@@ -523,7 +543,8 @@ static uint64_t size_of(const chk_header *h, const dsmc_field *fields, int nf)
         bad |= __builtin_mul_overflow(h->n, (uint64_t)fields[k].elem, &t);
         bad |= __builtin_add_overflow(size, t + sizeof(chk_field), &size);
     }
-    bad |= __builtin_mul_overflow(h->ncells, (uint64_t)(4 + 4 + 4 + 8 * DSMC_NACC), &t);
+    bad |= __builtin_mul_overflow(h->ncells, (uint64_t)(4 + 4 + 4 + 8 * DSMC_NACC *
+                                                        (h->marked ? 2 : 1)), &t);
     bad |= __builtin_add_overflow(size, t, &size);
     bad |= __builtin_mul_overflow(h->nelem, (uint64_t)(8 * DSMC_NSURF), &t);
     bad |= __builtin_add_overflow(size, t, &size);
@@ -546,6 +567,9 @@ static kedr_status check_shape(const chk_reader *r, const kedr_dsmc *sim, const 
         return kedr_fail(KEDR_ERR_PARSE, "%s: header fields rank %d, nranks %d: expected a rank "
                          "below nranks, and 1 to %d ranks (the grid's columns)", r->path, h->rank,
                          h->nranks, sim->p.nx);
+    if (h->marked != 0 && h->marked != 1)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: header field marked = %lld: expected 0 or 1",
+                         r->path, (long long)h->marked);
     if (!r->merge && (h->nranks != sim->nranks || h->rank != sim->rank))
         return kedr_fail(KEDR_ERR_PARSE, "%s: written by rank %d of a run over %d rank%s; this is "
                          "rank %d of %d (kedr_dsmc_restart_files gathers another run's ranks)",
@@ -612,6 +636,10 @@ static kedr_status check_values(const chk_reader *r, const kedr_dsmc *sim, const
         return bad_field(r, "step", (double)h->step, "0 to 2^32 - 3");
     if (h->samples < 0 || h->samples > h->step)
         return bad_field(r, "samples", (double)h->samples, "0 to the step count");
+    if (h->mark_samples < 0 || h->mark_samples > h->samples)
+        return bad_field(r, "mark_samples", (double)h->mark_samples, "0 to the samples");
+    if (h->mark_step < 0 || h->mark_step > h->step)
+        return bad_field(r, "mark_step", (double)h->mark_step, "0 to the step count");
     if (h->surf_steps < 0 || h->surf_steps > h->step)
         return bad_field(r, "surf_steps", (double)h->surf_steps, "0 to the step count");
     if (h->sorted > 1 || h->located > 1)
@@ -700,15 +728,20 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
         return kedr_fail(KEDR_ERR_PARSE, "%s: the cell counts add up to %llu: expected the %llu "
                          "particles", r->path, (unsigned long long)l->next,
                          (unsigned long long)h->n);
+    const chk_array mark = {"window mark", A_ACC, 0};
     if (merge) {
         KEDR_TRY(get_merge(r, l, &sgmax, m->sgmax, 1, nc * sizeof *sim->sgmax, buf));
         KEDR_TRY(get_merge(r, l, &acc, m->acc, 0, nc * 8 * DSMC_NACC, buf));
+        if (h->marked)
+            KEDR_TRY(get_merge(r, l, &mark, m->mark, 0, nc * 8 * DSMC_NACC, buf));
         if (h->nelem)
             KEDR_TRY(get_merge(r, l, &surf, m->surf, 0, h->nelem * 8 * DSMC_NSURF, buf));
     } else {
         KEDR_TRY(get_ctx(r, l, &sgmax, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax,
                          buf));
         KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
+        if (h->marked)
+            KEDR_TRY(get_host(r, l, &mark, load ? sim->mark : NULL, nc * 8 * DSMC_NACC, buf));
         if (h->nelem)
             KEDR_TRY(get_ctx(r, l, &surf, ctx, load ? sim->geo.surf : NULL,
                              h->nelem * 8 * DSMC_NSURF, buf));
@@ -786,6 +819,8 @@ static void restore(kedr_dsmc *sim, const chk_header *h)
     sim->sep_mfp = h->sep_mfp;
     sim->total_sep_mfp = h->total_sep_mfp;
     sim->geo.surf_steps = h->surf_steps;
+    sim->mark_samples = h->mark_samples;
+    sim->mark_step = h->mark_step;
     if (sim->c.sample_auto) {
         sim->c.sample_start = h->sample_start;
         sim->steady = h->steady;
@@ -821,6 +856,12 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
         s = dsmc_reserve(sim, (size_t)h.n);
     if (s == KEDR_OK)
         s = dsmc_sample_sums(sim);
+    if (s == KEDR_OK) { /* the window's mark: as the file has it, or none */
+        free(sim->mark);
+        sim->mark = h.marked ? malloc(sim->ncells * 8 * DSMC_NACC) : NULL;
+        if (h.marked && !sim->mark)
+            s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+    }
     if (s == KEDR_OK) {
         s = read_pass(&r, sim, &l, &again, &h, NULL, buf);
         if (s != KEDR_OK)
@@ -878,10 +919,10 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
     const char *fn = "kedr_dsmc_restart_files";
     size_t nc = sim->ncells, ns = sim->geo.surf ? sim->geo.nelem * DSMC_NSURF : 0;
     chk_merge m = {calloc(nc * DSMC_NACC, sizeof(double)), calloc(ns ? ns : 1, sizeof(double)),
-                   malloc(nc * sizeof(float))};
+                   calloc(nc * DSMC_NACC, sizeof(double)), malloc(nc * sizeof(float))};
     uint32_t *starts = malloc(nc * sizeof *starts);
     void *buf = malloc(CHK_CHUNK);
-    kedr_status s = m.acc && m.surf && m.sgmax && starts && buf
+    kedr_status s = m.acc && m.surf && m.mark && m.sgmax && starts && buf
                         ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     if (s == KEDR_OK)
         s = kedr_download(sim->ctx, m.sgmax, sim->sgmax, nc * sizeof(float));
@@ -904,7 +945,8 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
         if (s == KEDR_OK && i == 0)
             *h0 = h;
         if (s == KEDR_OK && (h.step != h0->step || h.samples != h0->samples ||
-                             h.sample_start != h0->sample_start))
+                             h.sample_start != h0->sample_start || h.marked != h0->marked ||
+                             h.mark_samples != h0->mark_samples))
             s = kedr_fail(KEDR_ERR_PARSE, "%s: written at step %lld with %lld samples; %s was "
                           "written at step %lld with %lld: the files are not of one checkpoint",
                           paths[i], (long long)h.step, (long long)h.samples, paths[0],
@@ -934,6 +976,11 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
         s = kedr_upload(sim->ctx, sim->acc, m.acc, nc * DSMC_NACC * sizeof(double));
     if (s == KEDR_OK && ns)
         s = kedr_upload(sim->ctx, sim->geo.surf, m.surf, ns * sizeof(double));
+    if (s == KEDR_OK && n > 0 && h0->marked) { /* the marks add up as the sums do */
+        free(sim->mark);
+        sim->mark = m.mark;
+        m.mark = NULL;
+    }
     if (s == KEDR_OK) { /* the header as one file of them all: these counts summed */
         size_t n_all = sim->n;
         h0->collisions = count[0];
@@ -948,6 +995,7 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
     }
     free(m.acc);
     free(m.surf);
+    free(m.mark);
     free(m.sgmax);
     free(starts);
     free(buf);
@@ -1003,6 +1051,11 @@ kedr_status kedr_dsmc_restart_files(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr
             h.sep_mfp = h.total_sep_mfp = 0;
             h.sorted = h.located = 0;
             h.n = 0;
+            if (h.marked) { /* its sums start at zero, and so does its mark */
+                (*sim)->mark = calloc((*sim)->ncells * DSMC_NACC, sizeof(double));
+                if (!(*sim)->mark)
+                    s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+            }
         }
         s = kedr_comm_agree(comm, s);
     }

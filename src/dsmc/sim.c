@@ -695,6 +695,7 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     free(sim->host_offsets);
     free(sim->sgb);
     dsmc_exchange_profile_print(sim);
+    free(sim->mark);
     dsmc_decomp_free(&sim->decomp);
     kedr_free(ctx, sim->xowner);
     kedr_free(ctx, sim->xbuf);
@@ -1742,6 +1743,10 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim)
     if (!sim)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_reset_samples: sim is NULL");
     sim->samples = 0;
+    free(sim->mark); /* the window starts again with the sums */
+    sim->mark = NULL;
+    sim->mark_samples = 0;
+    sim->mark_step = sim->step;
     KEDR_TRY(dsmc_surface_reset(sim));
     return sim->acc ? kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * DSMC_NACC) : KEDR_OK;
 }
@@ -1754,7 +1759,8 @@ void kedr_dsmc_fields_free(kedr_dsmc_fields *f)
     memset(f, 0, sizeof *f);
 }
 
-kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
+/* The fields of the sums since the window's mark (window) or since sampling began; collective. */
+static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
 {
     if (!sim || !f)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_fields: %s is NULL", sim ? "f" : "sim");
@@ -1768,6 +1774,9 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_get_fields: out of host memory (%zu cells)", nc);
     }
     kedr_status s = kedr_download(sim->ctx, acc, sim->acc, nc * 8 * DSMC_NACC);
+    if (s == KEDR_OK && window && sim->mark) /* this rank's sums since the mark */
+        for (size_t i = 0; i < nc * DSMC_NACC; i++)
+            acc[i] -= sim->mark[i];
     if (s == KEDR_OK) /* each rank sampled its own cells */
         s = dsmc_sum_ranks(sim, KEDR_F64, acc, nc * DSMC_NACC);
     if (s != KEDR_OK) {
@@ -1778,7 +1787,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
     f->nx = sim->c.nx;
     f->ny = sim->c.ny;
     f->nz = sim->p.nz;
-    f->samples = sim->samples;
+    f->samples = sim->samples - (window ? sim->mark_samples : 0);
     double **cols[12] = {&f->number_density, &f->density, &f->ux,       &f->uy,
                          &f->uz,             &f->temperature, &f->temperature_rot,
                          &f->temperature_overall, &f->pressure, &f->mach, &f->particles,
@@ -1788,7 +1797,7 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
     double dx = (sim->c.hi[0] - sim->c.lo[0]) / sim->c.nx;
     double dy = (sim->c.hi[1] - sim->c.lo[1]) / sim->c.ny, side = dx > dy ? dx : dy;
     side = sim->p.dims == 3 && sim->p.dz > side ? sim->p.dz : side;
-    double samples = (double)sim->samples, w = sim->c.weight;
+    double samples = (double)f->samples, w = sim->c.weight;
     for (size_t c = 0; c < nc && samples > 0; c++) {
         double n = acc[DSMC_ACC_N * nc + c], m = acc[DSMC_ACC_M * nc + c];
         double v = sim->geo.gas_host[c]; /* densities use the gas volume of cut cells */
@@ -1825,5 +1834,30 @@ kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
     }
     dsmc_fields_mask_solid(sim, f);
     free(acc);
+    return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
+{
+    return get_fields(sim, f, 0);
+}
+
+kedr_status kedr_dsmc_get_window_fields(kedr_dsmc *sim, kedr_dsmc_fields *f)
+{
+    return get_fields(sim, f, 1);
+}
+
+kedr_status kedr_dsmc_mark_window(kedr_dsmc *sim)
+{
+    if (!sim)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_mark_window: sim is NULL");
+    KEDR_TRY(dsmc_sample_sums(sim));
+    size_t bytes = sim->ncells * 8 * DSMC_NACC;
+    if (!sim->mark && !(sim->mark = malloc(bytes)))
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_mark_window: out of host memory (%zu bytes)",
+                         bytes);
+    KEDR_TRY(kedr_download(sim->ctx, sim->mark, sim->acc, bytes));
+    sim->mark_samples = sim->samples;
+    sim->mark_step = sim->step;
     return KEDR_OK;
 }

@@ -212,6 +212,10 @@ struct kedr_dsmc {
     float *sgmax;           /* per cell (sigma g)_max, kept across steps (dsmc_float_up) */
     dsmc_sg_bounds *sgb;    /* cpu: bounds on sigma g per pair (dsmc_sg_verdict), host memory */
     double *acc;            /* DSMC_NACC x ncells sample sums; NULL until first needed */
+    /* The window's mark (kedr_dsmc_mark_window): this rank's sample sums, samples and step when
+     * the window began, host memory; NULL: the window began with the sampling. */
+    double *mark;
+    int64_t mark_samples, mark_step;
     uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT),
                              * scratch */
     uint32_t crowded_min;   /* cuda: cells of this many molecules or more collide a warp each */

@@ -192,6 +192,17 @@ check interrupt-restart 0 "restart from .* at step ${at:-x} " -- "$kedr" dsmc "$
 cp "$tmp/out" "$tmp/intr.log"
 check interrupt-restart-end 0 "step $((${at:-0} + 10)) " -- cat "$tmp/intr.log"
 
+# Unsteady output: windows of 10 sampled steps to .vti files listed in a .pvd; a restart keeps
+# the earlier windows in the series and adds its own.
+check window 0 'wrote .*quick.vti' -- "$kedr" dsmc "$quick" --backend cpu --steps 30 \
+  --sample-start 10 --output-every 10 --out "$tmp/win"
+check window-files 0 'quick-w000029.vti' -- ls "$tmp/win"
+check window-pvd 0 'file="quick-w000019.vti"' -- cat "$tmp/win/quick.pvd"
+check window-restart 0 'file="quick-w000039.vti"' -- bash -c "\"$kedr\" dsmc \"$quick\" --backend cpu \
+  --steps 40 --sample-start 10 --output-every 10 --out \"$tmp/win\" --restart \"$tmp/win/quick.chk\" >/dev/null && \
+  grep -c DataSet \"$tmp/win/quick.pvd\" | grep -qx 3 && cat \"$tmp/win/quick.pvd\""
+check window-bad 2 '--output-every x: expected an integer' -- "$kedr" dsmc "$quick" --output-every x
+
 # The shipped cases, with their own steps, sample something (none says it never will); the
 # demo's case (make demo) loads without a warning.
 for f in "$src"/cases/dsmc/*.ini; do

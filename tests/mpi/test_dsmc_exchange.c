@@ -344,12 +344,17 @@ static void check_balance_restart(kedr_backend b)
     kedr_dsmc *solo = NULL, *g = NULL;
     size_t n1 = 0;
     rec *p1 = NULL;
-    kedr_dsmc_fields f1, fg;
+    kedr_dsmc_fields f1, fg, w1, wg;
     memset(&f1, 0, sizeof f1);
-    if (rank == 0) {
+    memset(&w1, 0, sizeof w1);
+    if (rank == 0) { /* with a window marked at step 6 */
         TU_OK(kedr_dsmc_create(ctx, &c, &solo));
-        for (int k = 0; k < 12; k++)
+        for (int k = 0; k < 12; k++) {
             TU_OK(kedr_dsmc_step(solo));
+            if (k == 5)
+                TU_OK(kedr_dsmc_mark_window(solo));
+        }
+        TU_OK(kedr_dsmc_get_window_fields(solo, &w1));
         TU_OK(kedr_dsmc_write_checkpoint(solo, path));
         p1 = get_all(solo, &n1);
         qsort(p1, n1, sizeof(rec), rec_cmp);
@@ -363,6 +368,7 @@ static void check_balance_restart(kedr_backend b)
     size_t ng;
     rec *pg = gather_sorted(g, &ng);
     TU_OK(kedr_dsmc_get_fields(g, &fg));
+    TU_OK(kedr_dsmc_get_window_fields(g, &wg));
     kedr_dsmc_stats sg;
     TU_OK(kedr_dsmc_get_stats(g, &sg));
     if (rank == 0) {
@@ -375,9 +381,15 @@ static void check_balance_restart(kedr_backend b)
                  "one rank's sample sums over %d ranks: other fields", size);
         TU_CHECK(sg.step == 12 && sg.samples == f1.samples, "gathered: step %lld, %lld samples",
                  (long long)sg.step, (long long)sg.samples);
+        TU_CHECK(w1.samples == 6 && wg.samples == 6 &&
+                     memcmp(w1.particles, wg.particles, nc * sizeof *wg.particles) == 0,
+                 "one rank's window over %d ranks: %lld samples (%lld written), or other fields",
+                 size, (long long)wg.samples, (long long)w1.samples);
         kedr_dsmc_fields_free(&f1);
+        kedr_dsmc_fields_free(&w1);
     }
     kedr_dsmc_fields_free(&fg);
+    kedr_dsmc_fields_free(&wg);
     for (int k = 0; k < 5; k++) /* and it goes on */
         TU_OK(kedr_dsmc_step(g));
     free(pg);
