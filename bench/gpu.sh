@@ -150,6 +150,15 @@ if has probe; then
             bench_rc=$rc
         fi
     done
+    # the distributed transpose over every GPU of the host (two ranks sharing one GPU on a
+    # host of one: the methods still run, the link is the GPU's own memory)
+    gpus=$(nvidia-smi --list-gpus | wc -l)
+    np=$((gpus > 1 ? gpus : 2))
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun -np $np --oversubscribe \
+        build/kedr probe mpi-transpose --backend cuda --json "$out/probe-mpi-transpose.json" 2>&1 |
+        tee -a "$out/probe.log"
+    rc=${PIPESTATUS[0]}
+    [ $rc -eq 0 ] || bench_rc=$rc
 fi
 
 if has modules; then

@@ -41,6 +41,10 @@ static const char help[] =
     "  occupancy   the copy kernel over threads per block, with one block per SM, and ILP = 4\n"
     "              (sec. 3.5)                                                       GPU\n"
     "  p2p         peer copies between GPUs and the bandwidth matrix (ch. 4)       2+ GPUs\n"
+    "  mpi-transpose  under mpirun, one GPU a rank: the N x N transpose spread over the\n"
+    "              ranks (sec. 4.1.3, 4.2), host-staged MPI, CUDA-aware MPI where the\n"
+    "              library is, and peer copies (CUDA IPC) between the ranks of a host\n"
+    "              (default N 2048, their case)                                     cpu or GPU\n"
     "  textbook    Boreskov et al. (2012): reduce1..reduce5 (table 5.1), scan1, scan2 (table\n"
     "              5.2) and the matrix products of ch. 3 (tables 3.3, 3.4), beside kedr_reduce\n"
     "              and kedr_scan_exclusive                                          cpu or GPU\n\n"
@@ -951,6 +955,44 @@ static int cmd_p2p(kedr_ctx *ctx, probe_opts *o)
     return rc;
 }
 
+/* ---- the distributed transpose ------------------------------------------------------------ */
+
+/* Under mpirun (one GPU a rank): each method of kedr_probe_dist_transpose; rank 0 prints. */
+static int cmd_mpi_transpose(kedr_ctx *ctx, kedr_comm *comm, probe_opts *o)
+{
+    int size = kedr_comm_size(comm);
+    size_t n = o->n_set ? o->n : 2048;
+    probe_table tab = {NULL, 0, 0, "n", NULL};
+    print_title(ctx, "mpi-transpose");
+    printf("\n%zu x %zu floats over %d rank%s (%d on this host); effective bandwidth 2 n^2 x 4 "
+           "bytes / time\nRuetsch & Fatica, 2048 x 2048 on two M2050: peer copies 16.43 (29.73 "
+           "asynchronous, one host thread), MPI host-staged 7.37, CUDA-aware MVAPICH 18.06 GB/s\n\n",
+           n, n, size, size > 1 ? "s" : "", kedr_comm_local_size(comm));
+    static const char *seed[KEDR_PROBE_DIST_COUNT] = {"2 x M2050 7.37 GB/s",
+                                                      "2 x M2050 18.06 GB/s (MVAPICH)",
+                                                      "2 x M2050 16.43 / 29.73 GB/s (async)"};
+    for (int m = 0; m < KEDR_PROBE_DIST_COUNT; m++) {
+        double sec = 0;
+        kedr_status s = kedr_probe_dist_transpose(ctx, comm, (kedr_probe_dist_method)m, n,
+                                                  o->repeats, &sec);
+        const char *name = kedr_probe_dist_name((kedr_probe_dist_method)m);
+        if (s == KEDR_ERR_UNSUPPORTED) {
+            printf("%-20s not here: %s\n", name, kedr_last_error());
+            continue;
+        }
+        if (s != KEDR_OK)
+            return fail_status();
+        double bytes = 2.0 * (double)n * (double)n * sizeof(float);
+        printf("%-20s %10.3f ms %10.1f GB/s\n", name, 1e3 * sec,
+               add_row(&tab, name, "dist", (double)n, sec, bytes, seed[m])->gbps);
+    }
+    printf("  host-staged: bound by the copies to and from the host and the MPI library's "
+           "shared memory; peer copies by the link between the GPUs (NVLink or PCIe)\n");
+    int rc = write_json(o, ctx, &tab);
+    free(tab.rows);
+    return rc;
+}
+
 /* ---- the textbook's variants ----------------------------------------------------------------- */
 
 /* Boreskov et al. (2012): table 5.1 (8M ints, Tesla C2070; the cpu a Xeon E5620), table 5.2 (16M
@@ -1130,14 +1172,15 @@ int cmd_probe(int argc, char **argv)
         return argc < 2 ? CLI_EXIT_USAGE : 0;
     }
     static const char *subs[] = {"bandwidth", "offset",    "stride", "transpose", "transfer",
-                                 "overlap",   "occupancy", "p2p",    "textbook"};
+                                 "overlap",   "occupancy", "p2p",    "textbook", "mpi-transpose"};
     int sub = -1;
-    for (int k = 0; k < 9; k++)
+    for (int k = 0; k < 10; k++)
         if (strcmp(argv[1], subs[k]) == 0)
             sub = k;
     if (sub < 0)
         cli_usage_error("probe", "unknown subcommand '%s': expected bandwidth, offset, stride, "
-                        "transpose, transfer, overlap, occupancy, p2p or textbook", argv[1]);
+                        "transpose, transfer, overlap, occupancy, p2p, textbook or mpi-transpose",
+                        argv[1]);
     probe_opts o = {{KEDR_BACKEND_AUTO, 0}, argv[1], NULL, NULL, NULL, 0, 0, 0, 10, 0};
     static char full[32];
     snprintf(full, sizeof full, "probe %s", subs[sub]);
@@ -1162,6 +1205,20 @@ int cmd_probe(int argc, char **argv)
         return unavailable(subs[sub], "--backend cpu was chosen");
     if (why && (gpu_only || o.c.backend == KEDR_BACKEND_CUDA))
         return unavailable(subs[sub], why);
+    if (sub == 9) { /* one rank a GPU: a host's ranks take its GPUs in turn */
+        kedr_comm *comm = NULL;
+        if (kedr_comm_init(NULL, NULL, &comm) != KEDR_OK)
+            return fail_status();
+        if (o.c.backend != KEDR_BACKEND_CPU && kedr_device_count() > 0)
+            o.c.device = kedr_comm_device(comm, kedr_device_count());
+        if (kedr_comm_rank(comm) > 0 && !freopen("/dev/null", "w", stdout))
+            return CLI_EXIT_FAIL;
+        kedr_ctx *ctx = cli_context(&o.c, cmdname);
+        int rc = cmd_mpi_transpose(ctx, comm, &o);
+        kedr_ctx_destroy(ctx);
+        kedr_comm_finalize(comm);
+        return rc;
+    }
     kedr_ctx *ctx = cli_context(&o.c, cmdname);
     int rc;
     switch (sub) {

@@ -8,6 +8,7 @@
 #ifndef KEDR_PROBE_H
 #define KEDR_PROBE_H
 
+#include "kedr/comm.h"
 #include "kedr/core.h"
 
 #ifdef __cplusplus
@@ -169,6 +170,28 @@ const char *kedr_probe_matmul_name(kedr_probe_matmul_kind k);
 /* c = a b (b ignored for the A A^T variants), n x n floats, row-major; c must not overlap a or b. */
 kedr_status kedr_probe_textbook_matmul(kedr_ctx *ctx, kedr_probe_matmul_kind k, const float *a,
                                        const float *b, float *c, size_t n);
+
+/* ---- the distributed transpose (Ruetsch & Fatica, sec. 4.1.3 and 4.2) ---------------------- */
+
+/* An n x n float matrix spread over the ranks of comm in horizontal strips (rank r: rows
+ * r n/N .. (r+1) n/N - 1), transposed into strips of the transpose: each rank transposes its
+ * strip locally (kedr_probe_transpose), whereupon the block bound for rank q is contiguous, and
+ * the blocks travel by the method below, each landing in its column band of the receiver's
+ * strip. STAGED: through host memory and MPI (cpu: host memory throughout); GPU_AWARE: MPI given
+ * GPU memory (UNSUPPORTED where the MPI library is not CUDA-aware); PEER: each rank copies its
+ * blocks straight from the other ranks' GPU memory (CUDA IPC; UNSUPPORTED unless every rank is on
+ * one host and on a GPU). The result is checked on every rank (KEDR_ERR_INVALID when wrong).
+ * *seconds: the median over repeats of the slowest rank's time for one transpose. n must be a
+ * multiple of the rank count. Collective. */
+typedef enum {
+    KEDR_PROBE_DIST_STAGED = 0,
+    KEDR_PROBE_DIST_GPU_AWARE,
+    KEDR_PROBE_DIST_PEER,
+    KEDR_PROBE_DIST_COUNT
+} kedr_probe_dist_method;
+const char *kedr_probe_dist_name(kedr_probe_dist_method m);
+kedr_status kedr_probe_dist_transpose(kedr_ctx *ctx, kedr_comm *comm, kedr_probe_dist_method m,
+                                      size_t n, int repeats, double *seconds);
 
 #ifdef __cplusplus
 }

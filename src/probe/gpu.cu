@@ -371,3 +371,36 @@ extern "C" kedr_status probe_peer_copy_cuda(int src, int dst, size_t bytes, int 
     cudaSetDevice(current);
     return s;
 }
+
+extern "C" kedr_status probe_copy2d_cuda(kedr_ctx *ctx, void *dst, size_t dpitch, const void *src,
+                                         size_t spitch, size_t width, size_t rows)
+{
+    if (!width || !rows)
+        return KEDR_OK;
+    KEDR_CUDA_TRY(cudaMemcpy2DAsync(dst, dpitch, src, spitch, width, rows, cudaMemcpyDefault,
+                                    KEDR_STREAM(ctx)));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status probe_ipc_handle(void *ptr, unsigned char handle[PROBE_IPC_BYTES])
+{
+    static_assert(sizeof(cudaIpcMemHandle_t) == PROBE_IPC_BYTES, "CUDA IPC handle size");
+    cudaIpcMemHandle_t h;
+    KEDR_CUDA_TRY(cudaIpcGetMemHandle(&h, ptr));
+    memcpy(handle, &h, sizeof h);
+    return KEDR_OK;
+}
+
+extern "C" kedr_status probe_ipc_open(const unsigned char handle[PROBE_IPC_BYTES], void **ptr)
+{
+    cudaIpcMemHandle_t h;
+    memcpy(&h, handle, sizeof h);
+    KEDR_CUDA_TRY(cudaIpcOpenMemHandle(ptr, h, cudaIpcMemLazyEnablePeerAccess));
+    return KEDR_OK;
+}
+
+extern "C" void probe_ipc_close(void *ptr)
+{
+    if (ptr)
+        cudaIpcCloseMemHandle(ptr);
+}

@@ -38,6 +38,16 @@ kedr_status probe_overlap_cuda(kedr_ctx *ctx, size_t n, int streams, int repeats
 kedr_status probe_peer_access_cuda(int src, int dst, int *can_access);
 kedr_status probe_peer_copy_cuda(int src, int dst, size_t bytes, int peer, int repeats,
                                  double *seconds);
+/* rows of width bytes from src (pitch spitch) to dst (pitch dpitch), device memory (a peer's
+ * mapped memory too), on the context's stream */
+kedr_status probe_copy2d_cuda(kedr_ctx *ctx, void *dst, size_t dpitch, const void *src,
+                              size_t spitch, size_t width, size_t rows);
+/* CUDA IPC: a handle (PROBE_IPC_BYTES) for memory of cudaMalloc, another process's memory
+ * opened from its handle, and closed */
+#define PROBE_IPC_BYTES 64
+kedr_status probe_ipc_handle(void *ptr, unsigned char handle[PROBE_IPC_BYTES]);
+kedr_status probe_ipc_open(const unsigned char handle[PROBE_IPC_BYTES], void **ptr);
+void probe_ipc_close(void *ptr);
 kedr_status probe_reduce_cuda(kedr_ctx *ctx, int variant, const int32_t *in, size_t n,
                               int32_t *sum);
 kedr_status probe_scan_cuda(kedr_ctx *ctx, int variant, const float *in, float *out, size_t n);
