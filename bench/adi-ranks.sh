@@ -12,7 +12,7 @@
 #
 # Environment: KEDR (the kedr program; default build/kedr), RANKS (default "1 2 4"; more ranks
 # than GPUs share them), NX NY NZ (default 4096 256 256: 268 M nodes, 41 GB on one GPU in single
-# precision, 46 GB with the partitioned sweep, 56 GB through prim), PRECISION (single), STEPS
+# precision, 46 GB with the partitioned sweep, 65 GB through prim), PRECISION (single), STEPS
 # (timed steps, 5),
 # BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT (scratch folder,
 # default a temporary one). The grid is split along x: keep NX well above the rank count times

@@ -59,7 +59,9 @@ typedef struct {
     void *rs;         /* fused (part_line): R and S of the velocity and temperature, own each */
     void *abc;        /* through prim: a, b, c of the velocity rows, then of the temperature
                        * rows, own each */
-    void *w[4];       /* through prim: the part solver's work, 2 own each */
+    void *dw;         /* through prim: for each field its right sides (own), a gap (own) and
+                       * the part solver's work (2 own): kedr_tridiag_part_reduce takes w to
+                       * reach 2 own past d, and w must not overlap d */
     void *iface;      /* interface rows: 11 units of 2 plane (ADI_IF_*) */
     void *x;          /* the interface unknowns of the four fields: 2 plane each */
     void *halo;       /* halo planes: [send lo, send hi, recv lo, recv hi] x 4 fields x plane */
@@ -113,7 +115,8 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
                           const adi_state *out, const adi_state *old, const adi_state *coef);
 kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                             adi_measure *m);
-/* The partitioned X sweep's rows at the own planes: s->parts.abc, and the right sides in out. */
+/* The partitioned X sweep's rows at the own planes: s->parts.abc, and the right sides in
+ * s->parts.dw. */
 kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
                               const adi_state *coef);
 /* The fused partitioned X sweep: every line's part reduced (part_line) into the interface units

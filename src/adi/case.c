@@ -451,8 +451,8 @@ double kedr_adi_bytes(const kedr_adi_case *c, kedr_backend b)
 /* Per node of the own planes and their two halos: six states of four fields, the mask in both
  * layouts, and on cuda the Thomas scratch (two values a node) and six doubles for the
  * reductions; with the partitioned X sweep, 4 values a node of the own planes (through prim:
- * 14, the rows' a, b, c twice and the part solver's work) and 46 a plane (interface rows,
- * unknowns and halos). */
+ * 22, the rows' a, b, c twice, the right sides, gaps and the part solver's work) and 46 a plane
+ * (interface rows, unknowns and halos). */
 double kedr_adi_rank_bytes(const kedr_adi_case *c, kedr_backend b, int nranks)
 {
     if (nranks < 1)
@@ -462,7 +462,7 @@ double kedr_adi_rank_bytes(const kedr_adi_case *c, kedr_backend b, int nranks)
     double per = ADI_NSTATES * 4 * r + 2 + (b == KEDR_BACKEND_CUDA ? 2 * r + 48 : 0);
     double bytes = (own + 2) * plane * per;
     if (nranks > 1 || c->x_partitioned)
-        bytes += ((c->x_partitioned == 2 ? 14 : 4) * own + 46) * plane * r;
+        bytes += ((c->x_partitioned == 2 ? 22 : 4) * own + 46) * plane * r;
     return bytes;
 }
 

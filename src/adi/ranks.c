@@ -35,11 +35,13 @@ kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state
                                                                       (size_t)s->real_size;
     char *h = s->parts.h_halo, *dev = s->parts.halo;
     void *const *f = st->f + first;
-    KEDR_TRY(do_halo(s, p, f, nf, 1, lo, hi));
-    if (lo)
-        KEDR_TRY(kedr_download(s->ctx, h, dev, bytes));
-    if (hi)
-        KEDR_TRY(kedr_download(s->ctx, h + side, dev + side, bytes));
+    kedr_status r = do_halo(s, p, f, nf, 1, lo, hi);
+    if (r == KEDR_OK && lo)
+        r = kedr_download(s->ctx, h, dev, bytes);
+    if (r == KEDR_OK && hi)
+        r = kedr_download(s->ctx, h + side, dev + side, bytes);
+    /* a failure here is every rank's, not a partner left waiting for its planes */
+    KEDR_TRY(kedr_comm_agree(s->comm, r));
     kedr_comm_halo snd[2], rcv[2];
     int n = 0;
     if (lo) {
@@ -145,7 +147,7 @@ static kedr_status interface_solve(kedr_adi *s)
  * non-fluid node's row: x = 0) reduced to two interface rows a line and field, the interface
  * systems solved across the ranks, the parts completed. Fused (part_line: the rows built and
  * eliminated in one pass down and one up, as the Thomas sweep builds them) or through
- * kedr_tridiag_part_reduce / _complete on stored rows (x_sweep = prim; 3.5 times the memory
+ * kedr_tridiag_part_reduce / _complete on stored rows (x_sweep = prim; 5.5 times the memory
  * and more passes over it). */
 kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
                            const adi_state *coef)
@@ -157,27 +159,31 @@ kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *o
     int cuda = KEDR_IS_CUDA(s->ctx), fused = s->partitioned == 1;
     kedr_tridiag_part part = {own, plane, KEDR_TRIDIAG_INTERLEAVED, 0};
     char *abc = pt->abc, *ifc = pt->iface;
+    kedr_status st = KEDR_OK;
 #ifdef KEDR_HAVE_CUDA
     if (cuda)
-        KEDR_TRY(fused ? adi_cuda_part_lines(s, out, old, coef)
-                       : adi_cuda_part_rows(s, out, old, coef));
+        st = fused ? adi_cuda_part_lines(s, out, old, coef) : adi_cuda_part_rows(s, out, old, coef);
 #endif
     if (!cuda)
-        KEDR_TRY(fused ? adi_cpu_part_lines(s, out, old, coef)
-                       : adi_cpu_part_rows(s, out, old, coef));
-    for (int v = 0; !fused && v < 4; v++) {
+        st = fused ? adi_cpu_part_lines(s, out, old, coef) : adi_cpu_part_rows(s, out, old, coef);
+    char *dw = pt->dw; /* field v: d at 4 n v, w at 4 n v + 2 n */
+    for (int v = 0; st == KEDR_OK && !fused && v < 4; v++) {
         char *a = abc + (v == 3 ? 3 : 0) * n * rs;
         /* u's rows give the velocity's interface a and c; v's and w's are the same */
         int ua = v == 0 ? ADI_IF_AU : v == 3 ? ADI_IF_AT : ADI_IF_AJ;
         int uc = v == 0 ? ADI_IF_CU : v == 3 ? ADI_IF_CT : ADI_IF_CJ;
         kedr_tridiag_iface fi = {ifc + ua * unit, ifc + ADI_IF_B * unit, ifc + uc * unit,
                                  ifc + (ADI_IF_D0 + v) * unit};
-        KEDR_TRY(kedr_tridiag_part_reduce(s->ctx, t, &part, a, a + n * rs, a + 2 * n * rs,
-                                          (char *)out->f[v] + plane * rs, pt->w[v], &fi));
+        st = kedr_tridiag_part_reduce(s->ctx, t, &part, a, a + n * rs, a + 2 * n * rs,
+                                      dw + 4 * n * v * rs, dw + (4 * n * v + 2 * n) * rs, &fi);
     }
-    KEDR_TRY(kedr_ctx_sync(s->ctx)); /* the time from here is the interface systems' */
+    if (st == KEDR_OK)
+        st = kedr_ctx_sync(s->ctx); /* the time from here is the interface systems' */
     double t0 = kedr_wall_seconds();
-    KEDR_TRY(kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit));
+    if (st == KEDR_OK)
+        st = kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit);
+    /* a failure here is every rank's, not a partner left waiting for its rows */
+    KEDR_TRY(kedr_comm_agree(s->comm, st));
     KEDR_TRY(interface_solve(s));
     KEDR_TRY(kedr_upload(s->ctx, pt->x, pt->h_x, 4 * unit));
     KEDR_TRY(kedr_ctx_sync(s->ctx));
@@ -189,10 +195,12 @@ kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *o
 #endif
         return adi_cpu_part_finish(s, out);
     }
-    for (int v = 0; v < 4; v++)
-        KEDR_TRY(kedr_tridiag_part_complete(s->ctx, t, &part, pt->w[v],
-                                            (char *)pt->x + v * unit,
-                                            (char *)out->f[v] + plane * rs));
+    for (int v = 0; v < 4; v++) {
+        char *d = dw + 4 * n * v * rs;
+        KEDR_TRY(kedr_tridiag_part_complete(s->ctx, t, &part, d + 2 * n * rs,
+                                            (char *)pt->x + v * unit, d));
+        KEDR_TRY(kedr_copy(s->ctx, (char *)out->f[v] + plane * rs, d, n * rs));
+    }
     return KEDR_OK;
 }
 
@@ -232,8 +240,7 @@ kedr_status adi_parts_allocate(kedr_adi *s)
             KEDR_TRY(kedr_alloc(s->ctx, &pt->rs, 4 * n * rs));
         } else {
             KEDR_TRY(kedr_alloc(s->ctx, &pt->abc, 6 * n * rs));
-            for (int v = 0; v < 4; v++)
-                KEDR_TRY(kedr_alloc(s->ctx, &pt->w[v], 2 * n * rs));
+            KEDR_TRY(kedr_alloc(s->ctx, &pt->dw, 16 * n * rs));
         }
         KEDR_TRY(kedr_alloc(s->ctx, &pt->iface, ADI_IF_UNITS * 2 * plane * rs));
         KEDR_TRY(kedr_alloc(s->ctx, &pt->x, 8 * plane * rs));
@@ -252,8 +259,7 @@ void adi_parts_free(kedr_adi *s)
     adi_parts *pt = &s->parts;
     kedr_free(s->ctx, pt->rs);
     kedr_free(s->ctx, pt->abc);
-    for (int v = 0; v < 4; v++)
-        kedr_free(s->ctx, pt->w[v]);
+    kedr_free(s->ctx, pt->dw);
     kedr_free(s->ctx, pt->iface);
     kedr_free(s->ctx, pt->x);
     kedr_free(s->ctx, pt->halo);

@@ -146,7 +146,7 @@ kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *p
 /* The partitioned X sweep's rows: a thread a node of the own planes. */
 template <typename T, typename A>
 __global__ void part_rows_kernel(adi_params p, const unsigned char *mask, int64_t plane,
-                                 int64_t n, A a, T *abc)
+                                 int64_t n, A a, T *abc, T *dw)
 {
     int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (e >= n)
@@ -154,11 +154,13 @@ __global__ void part_rows_kernel(adi_params p, const unsigned char *mask, int64_
     if (sizeof(T) == 4) {
         row_consts_f32 k;
         row_consts_init_f32(&p, 0, (const arrays_f32 *)&a, &k);
-        part_node_f32(&p, &k, mask, plane + e, (const arrays_f32 *)&a, (float *)abc, n, e);
+        part_node_f32(&p, &k, mask, plane + e, (const arrays_f32 *)&a, (float *)abc, n, e,
+                      (float *)dw, 4 * n);
     } else {
         row_consts_f64 k;
         row_consts_init_f64(&p, 0, (const arrays_f64 *)&a, &k);
-        part_node_f64(&p, &k, mask, plane + e, (const arrays_f64 *)&a, (double *)abc, n, e);
+        part_node_f64(&p, &k, mask, plane + e, (const arrays_f64 *)&a, (double *)abc, n, e,
+                      (double *)dw, 4 * n);
     }
 }
 
@@ -173,13 +175,13 @@ kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_stat
     if (s->real_size == 4) {
         arrays_f32 a;
         fill_arrays<float>(&a, out, old, coef);
-        part_rows_kernel<float><<<blocks, ADI_BLOCK, 0, stream>>>(s->p, s->mask, plane, n, a,
-                                                                  (float *)s->parts.abc);
+        part_rows_kernel<float><<<blocks, ADI_BLOCK, 0, stream>>>(
+            s->p, s->mask, plane, n, a, (float *)s->parts.abc, (float *)s->parts.dw);
     } else {
         arrays_f64 a;
         fill_arrays<double>(&a, out, old, coef);
-        part_rows_kernel<double><<<blocks, ADI_BLOCK, 0, stream>>>(s->p, s->mask, plane, n, a,
-                                                                   (double *)s->parts.abc);
+        part_rows_kernel<double><<<blocks, ADI_BLOCK, 0, stream>>>(
+            s->p, s->mask, plane, n, a, (double *)s->parts.abc, (double *)s->parts.dw);
     }
     KEDR_CUDA_LAUNCHED("adi partitioned rows");
     return KEDR_OK;

@@ -164,7 +164,7 @@ kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *pr
         row_consts_##SUF k;                                                                    \
         row_consts_init_##SUF(&s->p, 0, &a, &k);                                               \
         int64_t plane = (int64_t)s->plane, n = (int64_t)(s->hi - s->lo) * plane;               \
-        T *abc = (T *)s->parts.abc;                                                            \
+        T *abc = (T *)s->parts.abc, *dw = (T *)s->parts.dw;                                    \
         const adi_params *p = &s->p;                                                           \
         const unsigned char *mask = s->mask;                                                   \
         int par = n >= ADI_PARALLEL_NODES;                                                     \
@@ -173,7 +173,7 @@ kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *pr
             ADI_FTZ_BEGIN                                                                      \
             _Pragma("omp for schedule(static)")                                                \
             for (int64_t e = 0; e < n; e++)                                                    \
-                part_node_##SUF(p, &k, mask, plane + e, &a, abc, n, e);                        \
+                part_node_##SUF(p, &k, mask, plane + e, &a, abc, n, e, dw, 4 * n);             \
             ADI_FTZ_END                                                                        \
         }                                                                                      \
     }

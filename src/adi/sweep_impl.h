@@ -227,11 +227,11 @@ ADI_HD void ADI_FN(any_rows)(const adi_params *p, const ADI_FN(row_consts) *k,
 }
 
 /* The partitioned X sweep through kedr_tridiag_part_reduce: node idx's rows into the six arrays
- * abc (a, b, c of the velocity, then of the temperature, n elements each, row e), the right
- * sides into out[v][idx]. */
+ * abc (a, b, c of the velocity, then of the temperature, n elements each, row e), field v's
+ * right side into dw[v ds + e]. */
 ADI_HD void ADI_FN(part_node)(const adi_params *p, const ADI_FN(row_consts) *k,
                               const unsigned char *mask, int64_t idx, const ADI_FN(arrays) *a,
-                              REAL *abc, int64_t n, int64_t e)
+                              REAL *abc, int64_t n, int64_t e, REAL *dw, int64_t ds)
 {
     ADI_FN(rows) r;
     ADI_FN(any_rows)(p, k, mask, idx, a, &r);
@@ -241,7 +241,7 @@ ADI_HD void ADI_FN(part_node)(const adi_params *p, const ADI_FN(row_consts) *k,
         abc[(3 * m + 2) * n + e] = r.C[m];
     }
     for (int v = 0; v < 4; v++)
-        a->out[v][idx] = r.D[v];
+        dw[v * ds + e] = r.D[v];
 }
 
 /* The partitioned X sweep, fused: one line's part (its rows i = 0 .. n-1 at nodes
