@@ -278,16 +278,24 @@ static int run_steps(kedr_adi *s, const kedr_adi_case *c, int *stopped)
         if (st.step >= c->steps || (*stopped = sig))
             break;
         kedr_status r = kedr_adi_step(s);
+        if (r != KEDR_OK && kedr_adi_diverged(s)) {
+            /* every rank's (the residuals are reduced over them); the last good step is still
+             * there */
+            if (adi_rank == 0)
+                fprintf(stderr, "kedr adi: %s\n", kedr_last_error());
+            checkpoint(s, c, "the last good step's ");
+            write_csv(s, c);
+            return CLI_EXIT_FAIL;
+        }
         if (r != KEDR_OK) {
-            /* a divergence is every rank's (the residuals are reduced over them); another
-             * error may be one rank's alone */
-            if (adi_rank == 0 || r != KEDR_ERR_INVALID)
-                fprintf(stderr, "kedr adi: %s%s\n", adi_nranks > 1 && r != KEDR_ERR_INVALID
-                        ? "this rank: " : "", kedr_last_error());
-            if (r == KEDR_ERR_INVALID) { /* diverged: the last good step is still there */
-                checkpoint(s, c, "the last good step's ");
-                write_csv(s, c);
+            /* possibly this rank's alone, the others waiting for it: under mpirun it exits at
+             * once, which makes mpirun end the others */
+            if (adi_nranks > 1) {
+                fprintf(stderr, "kedr adi: rank %d: %s\n", adi_rank, kedr_last_error());
+                fflush(stdout);
+                _exit(CLI_EXIT_FAIL);
             }
+            fprintf(stderr, "kedr adi: %s\n", kedr_last_error());
             return CLI_EXIT_FAIL;
         }
         kedr_adi_get_stats(s, &st);

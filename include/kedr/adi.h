@@ -100,8 +100,10 @@ kedr_status kedr_adi_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_ca
                                kedr_adi **s);
 void kedr_adi_destroy(kedr_adi *s);
 /* One time step. A step whose fields become non-finite or whose speed passes velocity_limit is
- * undone (the fields stay those of the last good step) and returns KEDR_ERR_INVALID saying so. */
+ * undone (the fields stay those of the last good step) and returns KEDR_ERR_INVALID saying so;
+ * kedr_adi_diverged then says 1 (on every rank: the residuals are reduced over them). */
 kedr_status kedr_adi_step(kedr_adi *s);
+int kedr_adi_diverged(const kedr_adi *s);
 void kedr_adi_get_stats(const kedr_adi *s, kedr_adi_stats *st);
 /* The statistics of every step run (also those before a restart): *n of them. */
 const kedr_adi_stats *kedr_adi_history(const kedr_adi *s, size_t *n);

@@ -103,6 +103,7 @@ struct kedr_adi {
     void *cp;              /* cuda: the Thomas scratch, 2 reals a node */
     void *measure_buf;     /* cuda: 6 doubles per node for the reductions */
     kedr_adi_stats st;
+    int diverged;          /* the last step diverged (and was undone) */
     kedr_adi_stats *history;
     size_t nhistory, cap_history;
 };

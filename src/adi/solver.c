@@ -155,7 +155,8 @@ kedr_status kedr_adi_step(kedr_adi *s)
             m.change < s->c.change_tolerance)
             break;
     }
-    if (diverged(s, &m))
+    s->diverged = diverged(s, &m);
+    if (s->diverged)
         return kedr_fail(KEDR_ERR_INVALID, "the run diverged at step %lld (t = %.6g): %s; the "
                          "fields are kept at step %lld: lower [time] dt, or refine the grid",
                          (long long)s->st.step + 1, s->st.time + s->c.dt,
@@ -175,6 +176,8 @@ kedr_status kedr_adi_step(kedr_adi *s)
 }
 
 void kedr_adi_get_stats(const kedr_adi *s, kedr_adi_stats *st) { *st = s->st; }
+
+int kedr_adi_diverged(const kedr_adi *s) { return s->diverged; }
 
 const kedr_adi_stats *kedr_adi_history(const kedr_adi *s, size_t *n)
 {
