@@ -72,12 +72,16 @@ write_case "$out/thomas.ini" auto
 write_case "$out/partitioned.ini" partitioned
 write_case "$out/prim.ini" prim
 
-# One run: prints its milliseconds a step (empty on failure; the log stays in $out).
+# One run: prints its milliseconds a step (empty on failure; the log stays in $out). Each rank
+# gets its share of the host's cores for its threads (the interface systems and the packing run
+# on the host), unbound, unless OMP_NUM_THREADS is set.
+cores=$(nproc 2> /dev/null || echo 1)
 run() { # NRANKS CASE LOG
     local cmd=("$kedr" adi "$2" --backend "$backend")
     if [ "$1" -gt 1 ]; then
+        local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
         # shellcheck disable=SC2086
-        cmd=("$mpirun" -np "$1" $flags "${cmd[@]}")
+        cmd=("$mpirun" -np "$1" --bind-to none -x OMP_NUM_THREADS="$threads" $flags "${cmd[@]}")
     fi
     if ! "${cmd[@]}" > "$3" 2>&1; then
         echo "adi-ranks.sh: ${cmd[*]} failed (log: $3):" >&2
