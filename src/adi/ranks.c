@@ -72,6 +72,57 @@ static void line_block(const kedr_adi *s, int q, size_t *first, size_t *count)
     *count = b - a;
 }
 
+/* Field v's interface systems of this rank's mn lines, rows r = 2 p + j from rank p's message
+ * in rcv (units u, rows j, lines: 2 ADI_IF_SENT mn values a rank), by Thomas in double
+ * precision (b = 1; the first row's a and the last row's c couple to nothing), the unknowns to
+ * xs (to rank p: fields v, rows j, lines: 8 mn values a rank). Lines in blocks, row by row
+ * within a block, so that the loads are contiguous; cp and dp hold 2 R mn doubles. */
+#define ADI_IFACE_THOMAS(NAME, T)                                                               \
+    static void NAME(const char *rcv, char *xs, double *cp, size_t mn, size_t P, int v)        \
+    {                                                                                          \
+        enum { BLOCK = 256 };                                                                  \
+        size_t R = 2 * P, ua = v == 3 ? ADI_IF_AT : ADI_IF_AU;                                 \
+        size_t uc = v == 3 ? ADI_IF_CT : ADI_IF_CU, ud = ADI_IF_D0 + (size_t)v;                \
+        double *dp = cp + R * mn;                                                              \
+        const T *in = (const T *)rcv;                                                          \
+        T *out = (T *)xs;                                                                      \
+        int64_t lines = (int64_t)mn;                                                           \
+        _Pragma("omp parallel for schedule(static) if (lines * (int64_t)R >= 65536)")          \
+        for (int64_t e0 = 0; e0 < lines; e0 += BLOCK) {                                        \
+            size_t e1 = (size_t)e0 + BLOCK < mn ? (size_t)e0 + BLOCK : mn;                     \
+            for (size_t r = 0; r < R; r++) {                                                   \
+                const T *m = in + 2 * ADI_IF_SENT * mn * (r / 2);                              \
+                const T *A = m + (2 * ua + r % 2) * mn, *C = m + (2 * uc + r % 2) * mn;        \
+                const T *D = m + (2 * ud + r % 2) * mn;                                        \
+                double *c = cp + r * mn, *d = dp + r * mn;                                     \
+                double last = r == R - 1 ? 0 : 1;                                              \
+                if (r == 0)                                                                    \
+                    for (size_t e = (size_t)e0; e < e1; e++) {                                 \
+                        c[e] = last * (double)C[e];                                            \
+                        d[e] = (double)D[e];                                                   \
+                    }                                                                          \
+                else                                                                           \
+                    for (size_t e = (size_t)e0; e < e1; e++) {                                 \
+                        double a = (double)A[e], piv = 1 / (1 - a * c[e - mn]);                \
+                        c[e] = last * (double)C[e] * piv;                                      \
+                        d[e] = ((double)D[e] - a * d[e - mn]) * piv;                           \
+                    }                                                                          \
+            }                                                                                  \
+            for (size_t r = R; r-- > 0;) {                                                     \
+                double *c = cp + r * mn, *d = dp + r * mn;                                     \
+                T *x = out + 8 * mn * (r / 2) + (2 * (size_t)v + r % 2) * mn;                  \
+                if (r < R - 1) /* d of row r becomes x_r */                                    \
+                    for (size_t e = (size_t)e0; e < e1; e++)                                   \
+                        d[e] -= c[e] * d[e + mn];                                              \
+                for (size_t e = (size_t)e0; e < e1; e++)                                       \
+                    x[e] = (T)d[e];                                                            \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+ADI_IFACE_THOMAS(iface_thomas_f32, float)
+ADI_IFACE_THOMAS(iface_thomas_f64, double)
+
 /* The interface systems: every rank's interface rows of the lines of rank q go to q, which
  * solves the systems of 2 nranks rows of its lines (Thomas, in double precision) and sends each
  * rank the unknowns of its rows back; those of every line end in parts.h_x. */
@@ -98,32 +149,12 @@ static kedr_status interface_solve(kedr_adi *s)
                                       2 * ADI_IF_SENT * mn * rs};
     }
     kedr_status st = kedr_comm_sendrecv(s->comm, P, msg, P, msg + P);
-    /* Row r = 2 p + j of line e, field v: a, c and d from p's message. */
-    size_t R = 2 * (size_t)P;
-    double *cp = pt->h_sys, *dp = cp + R * mn;
     char *xs = snd; /* the unknowns out: to p, fields v, rows j, this rank's lines */
-    int64_t lines = (int64_t)mn;
     for (int v = 0; st == KEDR_OK && v < 4; v++) {
-        int ua = v == 3 ? ADI_IF_AT : ADI_IF_AU, uc = v == 3 ? ADI_IF_CT : ADI_IF_CU;
-#pragma omp parallel for schedule(static) if (lines * (int64_t)R >= 65536)
-        for (int64_t e = 0; e < lines; e++) {
-            for (size_t r = 0; r < R; r++) {
-                const char *m = rcv + 2 * ADI_IF_SENT * mn * (r / 2) * rs;
-                size_t j = r % 2;
-                double a = r == 0 ? 0 : adi_get_real(m, (2 * ua + j) * mn + e, rs);
-                double c = r == R - 1 ? 0 : adi_get_real(m, (2 * uc + j) * mn + e, rs);
-                double d = adi_get_real(m, (2 * (ADI_IF_D0 + v) + j) * mn + e, rs);
-                double piv = r == 0 ? 1 : 1 - a * cp[(r - 1) * mn + e];
-                cp[r * mn + e] = c / piv;
-                dp[r * mn + e] = (d - (r == 0 ? 0 : a * dp[(r - 1) * mn + e])) / piv;
-            }
-            double x = 0;
-            for (size_t r = R; r-- > 0;) {
-                x = dp[r * mn + e] - (r == R - 1 ? 0 : cp[r * mn + e] * x);
-                adi_put_real(xs + 8 * mn * (r / 2) * rs, ((size_t)v * 2 + r % 2) * mn + e, rs,
-                             x);
-            }
-        }
+        if (rs == 4)
+            iface_thomas_f32(rcv, xs, pt->h_sys, mn, (size_t)P, v);
+        else
+            iface_thomas_f64(rcv, xs, pt->h_sys, mn, (size_t)P, v);
     }
     for (int q = 0; q < P; q++) {
         size_t q0, qn;
