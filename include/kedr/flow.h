@@ -220,6 +220,15 @@ typedef struct {
 } kedr_flow_stats;
 
 kedr_status kedr_flow_create(kedr_ctx *ctx, const kedr_flow_case *c, kedr_flow **out);
+/* Over the ranks of comm (NULL or one rank: kedr_flow_create): the grid is split into slabs
+ * along its last axis (y in 2D, z in 3D), rank r taking the r-th, as even as the cells allow;
+ * every rank calls every function below together (stats, steps, outputs). What runs over ranks
+ * and what does not yet: docs/flow.md "Several ranks". */
+struct kedr_comm;
+kedr_status kedr_flow_create_on(kedr_ctx *ctx, struct kedr_comm *comm, const kedr_flow_case *c,
+                                kedr_flow **out);
+/* The number of ranks; this rank's slab: its first cell and cell count along the last axis. */
+int kedr_flow_rank_slab(const kedr_flow *f, int *first, int *count);
 void kedr_flow_destroy(kedr_flow *f);
 /* One time step. KEDR_ERR_INVALID with a message when the pressure solve did not converge
  * (the state is that before the step; kedr_flow_get_stats tells the residual history) or when
@@ -257,9 +266,13 @@ typedef struct {
 } kedr_flow_fields;
 kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *out);
 void kedr_flow_fields_free(kedr_flow_fields *fl);
+/* Over ranks: every rank's slab of the fields gathered on rank root, whole-grid fields there
+ * (n the whole grid's); the other ranks get their fields' arrays NULL. One rank: get_fields. */
+kedr_status kedr_flow_gather_fields(const kedr_flow *f, int root, kedr_flow_fields *fl);
 
 /* Staggered velocities on the host: u at x = i h (i = 0..nx), y = (j + 1/2) h ..., the layout
- * of kedr_flow_velocity_index; for validation against exact solutions. */
+ * of kedr_flow_velocity_index; for validation against exact solutions. Over ranks: this
+ * rank's slab (n[last] its own cells, faces 1 .. n + 1 along it). */
 kedr_status kedr_flow_get_staggered(const kedr_flow *f, int component, double *host);
 kedr_status kedr_flow_set_staggered(kedr_flow *f, int component, const double *host);
 /* Elements of a staggered component: (n[a] + (a == component)) over the axes a. */
@@ -277,6 +290,9 @@ kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path);
 kedr_status kedr_flow_write_checkpoint(const kedr_flow *f, const char *path);
 kedr_status kedr_flow_restart(kedr_ctx *ctx, const kedr_flow_case *c, const char *path,
                               kedr_flow **out);
+/* Over ranks: each rank its own checkpoint (of its slab), the same rank count as written. */
+kedr_status kedr_flow_restart_on(kedr_ctx *ctx, struct kedr_comm *comm, const kedr_flow_case *c,
+                                 const char *path, kedr_flow **out);
 
 #ifdef __cplusplus
 }

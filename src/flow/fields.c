@@ -2,6 +2,7 @@
  * pressure and vorticity for output, and the centre-line profiles. */
 #include "core/internal.h"
 #include "flow/sim.h"
+#include "kedr/comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -131,6 +132,9 @@ kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *fl)
  * 3D), interpolated linearly between the staggered values; the wall values included. */
 kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path)
 {
+    if (f->split >= 0)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: centre-line profiles are not written "
+                         "over several ranks yet (%s)", path);
     flow_host h;
     KEDR_TRY(flow_host_get(f, &h));
     kedr_file_writer w;
@@ -182,4 +186,43 @@ kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path)
         return kedr_fail(KEDR_ERR_IO, "%s: write failed", path);
     }
     return kedr_file_commit(&w);
+}
+
+kedr_status kedr_flow_gather_fields(const kedr_flow *f, int root, kedr_flow_fields *fl)
+{
+    if (f->split < 0)
+        return kedr_flow_get_fields(f, fl);
+    KEDR_TRY(kedr_comm_agree(f->comm, kedr_flow_get_fields(f, fl)));
+    /* the slabs follow each other along the last (slowest) axis: rank order is the grid's */
+    double **arr[] = {&fl->u, &fl->v, &fl->w, &fl->p, &fl->vorticity};
+    kedr_status s = KEDR_OK;
+    size_t *counts = f->rank == root ? malloc((size_t)f->nranks * sizeof *counts) : NULL;
+    if (f->rank == root && !counts)
+        s = kedr_fail(KEDR_ERR_NOMEM, "kedr_flow_gather_fields: %d counts", f->nranks);
+    s = kedr_comm_agree(f->comm, s);
+    for (size_t i = 0; i < sizeof arr / sizeof arr[0] && s == KEDR_OK; i++) {
+        if (!*arr[i])
+            continue;
+        void *all = NULL;
+        s = kedr_comm_gatherv(f->comm, *arr[i], f->cells * sizeof(double), root, counts, &all);
+        free(*arr[i]);
+        *arr[i] = all; /* NULL on the other ranks */
+    }
+    free(counts);
+    if (s != KEDR_OK) {
+        kedr_flow_fields_free(fl);
+        return s;
+    }
+    fl->n[f->split] = f->c.n[f->split];
+    return KEDR_OK;
+}
+
+int kedr_flow_rank_slab(const kedr_flow *f, int *first, int *count)
+{
+    int ax = f->dims - 1;
+    if (first)
+        *first = f->g.off[ax];
+    if (count)
+        *count = f->n[ax];
+    return f->nranks;
 }

@@ -23,12 +23,15 @@ typedef struct {
     int kind[6];         /* kedr_flow_bc_kind of each face */
     int parabolic[6];
     double vel[6][3];
+    int off[3];          /* the slab's first cell in the whole grid (over ranks; else 0) */
+    int split;           /* the axis the grid is split along over ranks; -1 on one rank */
 } flow_grid;
 
 /* The arrays a step's operations read and write, and their scalars. */
 typedef struct {
     double *q[3], *qt[3], *H[3], *Hold[3];
     double *P, *phi, *rhs;
+    double *below; /* over ranks: the layer of cells below the slab (P or phi, as the op reads) */
     int comp, axis, side, other; /* the component; a face's axis and side; a ghost's component */
     double dt, a1, a0, scale, uc, corr;
 } flow_args;
@@ -74,7 +77,7 @@ FLOW_HD size_t flow_g_cell(const flow_grid *g, int i, int j, int k)
 FLOW_HD void flow_g_coords(const flow_grid *g, int comp, const int ijk[3], double x[3])
 {
     for (int t = 0; t < 3; t++) {
-        int idx = t == 2 && g->dims == 2 ? 1 : ijk[t];
+        int idx = t == 2 && g->dims == 2 ? 1 : ijk[t] + g->off[t];
         x[t] = (idx - (t == comp ? 1.0 : 0.5)) * g->h[t];
     }
 }
@@ -117,12 +120,16 @@ FLOW_HD double flow_g_rhs(const flow_grid *g, double *const q[3], int b, int i, 
 }
 
 /* (f(cell) - f(the cell below along b)) / h_b at face (i, j, k) of component b, f compact;
- * the cell below face 1 of a periodic axis is the last one. */
-FLOW_HD double flow_g_grad(const flow_grid *g, const double *f, int b, int i, int j, int k)
+ * the cell below face 1 of a periodic axis is the last one, and over ranks, below face 1 of
+ * the split axis, the neighbour's (below: that layer). */
+FLOW_HD double flow_g_grad(const flow_grid *g, const double *f, const double *below, int b,
+                           int i, int j, int k)
 {
     size_t cc = flow_g_cell(g, i, j, k);
     size_t sb = b == 0 ? 1 : b == 1 ? (size_t)g->n[0] : (size_t)g->n[0] * (size_t)g->n[1];
     int along = b == 0 ? i : b == 1 ? j : k;
+    if (along == 1 && b == g->split)
+        return (f[cc] - below[cc]) / g->h[b];
     size_t lo = along > 1 ? cc - sb : cc + (size_t)(g->n[b] - 1) * sb;
     return (f[cc] - f[lo]) / g->h[b];
 }
@@ -183,10 +190,10 @@ FLOW_HD void flow_g_point(const flow_grid *g, const flow_args *A, flow_op op, in
     case FLOW_OP_RHS: A->H[b][c] = flow_g_rhs(g, A->q, b, i, j, k); break;
     case FLOW_OP_PREDICT:
         A->qt[b][c] = A->q[b][c] + A->dt * (A->a1 * A->H[b][c] + A->a0 * A->Hold[b][c] -
-                                            flow_g_grad(g, A->P, b, i, j, k));
+                                            flow_g_grad(g, A->P, A->below, b, i, j, k));
         break;
     case FLOW_OP_CORRECT:
-        A->q[b][c] = A->qt[b][c] - A->dt * flow_g_grad(g, A->phi, b, i, j, k);
+        A->q[b][c] = A->qt[b][c] - A->dt * flow_g_grad(g, A->phi, A->below, b, i, j, k);
         break;
     case FLOW_OP_DIV_RHS:
         A->rhs[flow_g_cell(g, i, j, k)] = -flow_g_div(g, A->qt, i, j, k) * A->scale;
@@ -227,9 +234,12 @@ FLOW_HD double flow_g_reduce_point(const flow_grid *g, const flow_args *A, flow_
     case FLOW_RED_SUM: return A->q[b][c];
     default: { /* FLOW_RED_ENERGY */
         int along = b == 0 ? i : b == 1 ? j : k;
-        int periodic = g->kind[2 * b] == KEDR_FLOW_BC_PERIODIC;
-        double w = along == g->n[b] + 1 ? (periodic ? 0.0 : 0.5)
-                   : along == 1 && !periodic ? 0.5 : 1.0;
+        /* (over ranks, a slab's inner ends count as periodic ones: the face above the slab
+         * is the next slab's) */
+        int per_lo = g->kind[2 * b] == KEDR_FLOW_BC_PERIODIC;
+        int per_hi = g->kind[2 * b + 1] == KEDR_FLOW_BC_PERIODIC;
+        double w = along == g->n[b] + 1 ? (per_hi ? 0.0 : 0.5)
+                   : along == 1 && !per_lo ? 0.5 : 1.0;
         double v = A->q[b][c];
         return w * v * v;
     }

@@ -3,6 +3,7 @@
 #include "core/internal.h"
 #include "flow/ibm.h"
 #include "flow/sim.h"
+#include "kedr/comm.h"
 #include "kedr/plot.h"
 
 #include <math.h>
@@ -198,9 +199,15 @@ kedr_status kedr_flow_write_checkpoint(const kedr_flow *f, const char *path)
 kedr_status kedr_flow_restart(kedr_ctx *ctx, const kedr_flow_case *c, const char *path,
                               kedr_flow **out)
 {
+    return kedr_flow_restart_on(ctx, NULL, c, path, out);
+}
+
+kedr_status kedr_flow_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
+                                 const char *path, kedr_flow **out)
+{
     *out = NULL;
     struct kedr_flow *f;
-    KEDR_TRY(flow_alloc(ctx, c, &f));
+    KEDR_TRY(flow_alloc(ctx, comm, c, &f));
     size_t want = chk_bytes(f), len = 0;
     char *data = NULL;
     kedr_status s = kedr_file_read(path, want, &data, &len);

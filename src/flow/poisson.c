@@ -8,6 +8,7 @@
  * that the search directions stay in A's range) and x is returned with zero mean. */
 #include "core/internal.h"
 #include "flow/ops.h"
+#include "kedr/comm.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,8 +64,8 @@ int kedr_flow_backend_available(kedr_backend b)
 static kedr_status project_mean(kedr_flow_poisson *ps, const flow_level *L, double *x)
 {
     double s;
-    KEDR_TRY(flow_op_sum(ps->ctx, L->N, x, &s));
-    return flow_op_shift(ps->ctx, L->N, x, -s / (double)L->N);
+    KEDR_TRY(flow_rk_sum(ps, L->N, x, &s));
+    return flow_op_shift(ps->ctx, L->N, x, -s / (ps->rk ? ps->rk->gN : (double)L->N));
 }
 
 /* (12.28) with (12.29): z^{i+1} = z^i + omega D^-1 (r - A z^i) from z^0 = 0, m steps. */
@@ -73,7 +74,7 @@ static kedr_status jacobi(kedr_flow_poisson *ps, const double *r, double *z)
     const flow_level *L = &ps->lv[0];
     KEDR_TRY(flow_op_jacobi(ps->ctx, L, r, z, ps->omega, 0));
     for (int s = 1; s < ps->o.steps; s++) {
-        KEDR_TRY(flow_op_residual(ps->ctx, L, z, r, ps->t));
+        KEDR_TRY(flow_rk_residual(ps, L, z, r, ps->t));
         KEDR_TRY(flow_op_jacobi(ps->ctx, L, ps->t, z, ps->omega, 1));
     }
     return KEDR_OK;
@@ -262,6 +263,7 @@ void kedr_flow_poisson_destroy(kedr_flow_poisson *ps)
     for (size_t v = 0; v < sizeof vecs / sizeof vecs[0]; v++)
         kedr_free(ps->ctx, vecs[v]);
     free(ps->history);
+    flow_rk_free(ps);
     free(ps);
 }
 
@@ -275,7 +277,7 @@ int kedr_flow_poisson_levels(const kedr_flow_poisson *ps, int coarsest[3])
 
 kedr_status kedr_flow_poisson_apply(kedr_flow_poisson *ps, const double *x, double *y)
 {
-    return flow_op_apply(ps->ctx, &ps->lv[0], x, y);
+    return flow_rk_apply(ps, &ps->lv[0], x, y);
 }
 
 kedr_status kedr_flow_poisson_precondition(kedr_flow_poisson *ps, const double *x, double *y)
@@ -312,35 +314,37 @@ static kedr_status pcg(kedr_flow_poisson *ps, double *x, const double *b, double
     size_t N = L->N;
     double *r = ps->r, *z = ps->z, *p = ps->p, *q = ps->q;
     double rr, rz, pq;
-    KEDR_TRY(flow_op_residual(ctx, L, x, b, r));
-    KEDR_TRY(flow_op_dot(ctx, N, r, r, &rr));
+    KEDR_TRY(flow_rk_residual(ps, L, x, b, r));
+    KEDR_TRY(flow_rk_dot(ps, N, r, r, &rr));
     ps->history[info->history_len++] = sqrt(rr) / bnorm;
     if (converged(ps, rr, bnorm)) {
         info->converged = 1;
         return KEDR_OK;
     }
     KEDR_TRY(precondition(ps, r, z));
-    KEDR_TRY(flow_op_dot(ctx, N, r, z, &rz));
+    KEDR_TRY(flow_rk_dot(ps, N, r, z, &rz));
     KEDR_TRY(flow_op_copy(ctx, p, z, N * sizeof *p));
     double rz0 = rz, rr0 = rr;
     int cheap = ps->o.cheap_check;
     for (int it = 1; it <= ps->o.max_iter; it++) {
-        KEDR_TRY(flow_op_apply(ctx, L, p, q));
-        KEDR_TRY(flow_op_dot(ctx, N, p, q, &pq));
+        KEDR_TRY(flow_rk_apply(ps, L, p, q));
+        KEDR_TRY(flow_rk_dot(ps, N, p, q, &pq));
         if (!(pq > 0) || !(rz > 0)) /* an indefinite preconditioner, or NaN in the input */
             break;
         double alpha = rz / pq;
         KEDR_TRY(flow_op_cg_update(ctx, N, x, r, p, q, alpha, cheap ? NULL : &rr));
+        if (ps->rk && !cheap) /* (r, r) of this slab: the sum over ranks */
+            KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, &rr, 1));
         info->iterations = it;
         KEDR_TRY(precondition(ps, r, z));
         double rz_new;
-        KEDR_TRY(flow_op_dot(ctx, N, r, z, &rz_new));
+        KEDR_TRY(flow_rk_dot(ps, N, r, z, &rz_new));
         /* The seed's cheaper test: (z, r), which the next step needs anyway, scaled by its
          * first ratio to ||r||^2, against the tolerance; ||r|| only when that passes (and
          * every 16th step, for atol). */
         if (cheap && (rz_new <= rz0 / rr0 * (ps->o.tol * bnorm) * (ps->o.tol * bnorm) * 4 ||
                       it % 16 == 0))
-            KEDR_TRY(flow_op_dot(ctx, N, r, r, &rr));
+            KEDR_TRY(flow_rk_dot(ps, N, r, r, &rr));
         else if (cheap)
             rr = NAN; /* not computed this iteration */
         ps->history[info->history_len++] = sqrt(rr) / bnorm;
@@ -363,8 +367,8 @@ static kedr_status mg_solve(kedr_flow_poisson *ps, double *x, const double *b, d
     size_t N = L->N;
     for (int it = 0;; it++) {
         double rr;
-        KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, ps->r));
-        KEDR_TRY(flow_op_dot(ps->ctx, N, ps->r, ps->r, &rr));
+        KEDR_TRY(flow_rk_residual(ps, L, x, b, ps->r));
+        KEDR_TRY(flow_rk_dot(ps, N, ps->r, ps->r, &rr));
         ps->history[info->history_len++] = sqrt(rr) / bnorm;
         if (converged(ps, rr, bnorm)) {
             info->converged = 1;
@@ -391,14 +395,14 @@ kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const doub
     KEDR_TRY(flow_op_copy(ps->ctx, ps->bb, b, N * sizeof *b));
     KEDR_TRY(project_mean(ps, L, ps->bb));
     double bb;
-    KEDR_TRY(flow_op_dot(ps->ctx, N, ps->bb, ps->bb, &bb));
+    KEDR_TRY(flow_rk_dot(ps, N, ps->bb, ps->bb, &bb));
     double bnorm = sqrt(bb);
     info->rhs_norm = bnorm;
     info->history = ps->history;
     if (!isfinite(bnorm))
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_solve: the right-hand side holds "
                          "NaN or infinity");
-    if (bnorm == 0 || N == 1) {
+    if (bnorm == 0 || (N == 1 && !ps->rk)) {
         KEDR_TRY(kedr_memset(ps->ctx, x, 0, N * sizeof *x));
         info->converged = 1;
         ps->history[info->history_len++] = 0;
@@ -419,8 +423,8 @@ kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const doub
     KEDR_TRY(project_mean(ps, L, x));
     /* the residual of the x returned */
     double rr;
-    KEDR_TRY(flow_op_residual(ps->ctx, L, x, ps->bb, ps->r));
-    KEDR_TRY(flow_op_dot(ps->ctx, N, ps->r, ps->r, &rr));
+    KEDR_TRY(flow_rk_residual(ps, L, x, ps->bb, ps->r));
+    KEDR_TRY(flow_rk_dot(ps, N, ps->r, ps->r, &rr));
     info->residual = sqrt(rr) / bnorm;
     if (ps->o.method == KEDR_FLOW_METHOD_FFT)
         ps->history[info->history_len++] = info->residual;

@@ -159,8 +159,23 @@ FLOW_HD double flow_cell_prolong(const flow_level *F, const flow_level *C, const
 
 #define FLOW_MAX_LEVELS 24
 
+/* The Poisson problem of one slab of a grid split over ranks along its last axis (ranks.c):
+ * the neighbour ranks below and above (-1 at a Neumann end), the layers they lend (in the
+ * context's memory), and the global cell count for means. */
+typedef struct flow_ranks {
+    struct kedr_comm *comm;
+    int lo, hi;
+    int axis;          /* the split axis (1 in 2D, 2 in 3D) */
+    size_t layer;      /* cells of one layer across it */
+    double gN;         /* cells of the whole grid */
+    double ih2;        /* 1 / h^2 along the split axis */
+    double *below, *above;
+    double *host;      /* 4 layers of host staging (non-cpu back ends) */
+} flow_ranks;
+
 struct kedr_flow_poisson {
     kedr_ctx *ctx;
+    flow_ranks *rk;         /* NULL: the whole grid is here */
     kedr_flow_poisson_opts o;
     int nlevels;
     flow_level lv[FLOW_MAX_LEVELS];
@@ -176,6 +191,25 @@ struct kedr_flow_poisson {
     int history_cap;
     struct flow_fft *fft;   /* method fft (fft.c) */
 };
+
+/* Over ranks (ranks.c): sets up ps for its slab (the diagonal of the slab's end layers counts
+ * the neighbour's cells); only PCG with Jacobi or no preconditioner. */
+kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, struct kedr_comm *comm, int axis,
+                                   int lo, int hi, double gN);
+void flow_rk_free(kedr_flow_poisson *ps);
+/* The dot product, sum, y = A x and r = b - A x over every rank (plain on one). */
+kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
+                        double *out);
+kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double *out);
+kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y);
+kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
+                             const double *b, double *r);
+/* The halo of a slab: sends `first` (count doubles) to rank lo and `last` to rank hi, and
+ * receives below (from lo's last) and above (from hi's first); -1: no neighbour there. Tags
+ * tag and tag + 1. Arrays in ctx's memory; host: 4 count doubles of staging (NULL on the cpu). */
+kedr_status flow_rk_halo(struct kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, int tag,
+                         const double *first, const double *last, size_t count, double *below,
+                         double *above, double *host);
 
 /* The coarsest multigrid grid solved directly up to this many cells. */
 #define FLOW_DENSE_MAX 512

@@ -9,6 +9,7 @@
 #include "flow/ops.h"
 #include "flow/sim.h"
 #include "flow/sim_ops.h"
+#include "kedr/comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,10 +18,43 @@
 
 /* ---- allocation -------------------------------------------------------------------------- */
 
-kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow **out)
+/* The slab of rank r of nr along an axis of n cells: the first cell and the count. */
+static void slab(int n, int r, int nr, int *off, int *count)
+{
+    *count = n / nr + (r < n % nr);
+    *off = r * (n / nr) + (r < n % nr ? r : n % nr);
+}
+
+/* What runs over ranks, and what does not yet. */
+static kedr_status check_ranks(const kedr_flow_case *c, int nr)
+{
+    int ax = c->dims - 1;
+    if (c->n[ax] < nr)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the grid has %d cells along %c, fewer "
+                         "than the %d ranks it is split over (a slab each along the last axis)",
+                         c->n[ax], "xyz"[ax], nr);
+    if (c->nbodies > 0)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: immersed bodies ([body] sections) are "
+                         "not supported over several ranks yet: run this case on one rank");
+    if (c->poisson.method != KEDR_FLOW_METHOD_PCG)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = %s is not supported over "
+                         "several ranks yet: use solver = pcg with preconditioner = jacobi",
+                         c->poisson.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
+    if (c->poisson.precond != KEDR_FLOW_PC_JACOBI && c->poisson.precond != KEDR_FLOW_PC_NONE)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = %s is not supported "
+                         "over several ranks yet: use preconditioner = jacobi (or none)",
+                         kedr_flow_precond_name(c->poisson.precond));
+    return KEDR_OK;
+}
+
+kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
+                       struct kedr_flow **out)
 {
     *out = NULL;
     KEDR_TRY(kedr_flow_case_check(c));
+    int nr = comm ? kedr_comm_size(comm) : 1, rank = comm ? kedr_comm_rank(comm) : 0;
+    if (nr > 1)
+        KEDR_TRY(check_ranks(c, nr));
     if (!kedr_flow_backend_available(kedr_ctx_backend(ctx)))
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the flow solver runs on the cpu back "
                          "end only in this build (asked for %s)",
@@ -32,10 +66,29 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
     f->c = *c;
     f->dims = c->dims;
     f->cells = 1;
+    f->comm = comm;
+    f->rank = rank;
+    f->nranks = nr;
+    f->split = nr > 1 ? c->dims - 1 : -1;
+    f->lo = f->hi = -1;
+    int off = 0;
     for (int a = 0; a < 3; a++) {
         f->n[a] = a < c->dims ? c->n[a] : 1;
         f->h[a] = a < c->dims ? c->length[a] / c->n[a] : 1.0;
+        if (a == f->split)
+            slab(c->n[a], rank, nr, &off, &f->n[a]);
         f->cells *= (size_t)f->n[a];
+    }
+    f->gcells = f->cells;
+    if (f->split >= 0) {
+        int ax = f->split, per = c->bc[2 * ax].kind == KEDR_FLOW_BC_PERIODIC;
+        f->gcells = f->cells / (size_t)f->n[ax] * (size_t)c->n[ax];
+        f->lo = rank > 0 ? rank - 1 : per ? nr - 1 : -1;
+        f->hi = rank < nr - 1 ? rank + 1 : per ? 0 : -1;
+        if (f->lo >= 0) /* an inner end: the neighbour's cells continue the grid */
+            f->c.bc[2 * ax].kind = KEDR_FLOW_BC_PERIODIC;
+        if (f->hi >= 0)
+            f->c.bc[2 * ax + 1].kind = KEDR_FLOW_BC_PERIODIC;
     }
     f->kz = c->dims == 3 ? 1 : 0;
     f->s[0] = 1;
@@ -46,6 +99,9 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
     g->dims = c->dims;
     g->kz = f->kz;
     g->nu = c->nu;
+    g->split = f->split;
+    if (f->split >= 0)
+        g->off[f->split] = off;
     for (int a = 0; a < 3; a++) {
         g->n[a] = f->n[a];
         g->s[a] = f->s[a];
@@ -53,7 +109,7 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
         g->length[a] = c->length[a];
     }
     for (int face = 0; face < 6; face++) {
-        g->kind[face] = c->bc[face].kind;
+        g->kind[face] = f->c.bc[face].kind;
         g->parabolic[face] = c->bc[face].parabolic;
         for (int b = 0; b < 3; b++)
             g->vel[face][b] = c->bc[face].velocity[b];
@@ -74,9 +130,21 @@ kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow 
         for (int a = 0; a < 3; a++) {
             o.n[a] = f->n[a];
             o.h[a] = f->h[a];
-            o.periodic[a] = a < c->dims && c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC;
+            o.periodic[a] = a < c->dims && c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC &&
+                            a != f->split; /* the slab's ends: coupled by its halos */
         }
         s = kedr_flow_poisson_create(ctx, &o, &f->ps);
+        if (s == KEDR_OK && f->split >= 0)
+            s = flow_poisson_set_ranks(f->ps, comm, f->split, f->lo, f->hi, (double)f->gcells);
+    }
+    if (s == KEDR_OK && f->split >= 0) {
+        size_t layer = f->cells / (size_t)f->n[f->split];
+        if ((s = kedr_alloc(ctx, (void **)&f->below, layer * sizeof(double))) == KEDR_OK)
+            s = kedr_alloc(ctx, (void **)&f->above, layer * sizeof(double));
+        size_t staging = 4 * f->s[f->split] * sizeof(double); /* a padded layer is larger */
+        if (s == KEDR_OK && kedr_ctx_backend(ctx) != KEDR_BACKEND_CPU &&
+            !(f->halo_host = malloc(staging)))
+            s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", staging);
     }
     if (s == KEDR_OK)
         s = flow_ibm_create(f, &f->ibm);
@@ -112,6 +180,9 @@ void kedr_flow_destroy(kedr_flow *f)
     kedr_free(f->ctx, f->rhs);
     kedr_flow_poisson_destroy(f->ps);
     flow_ibm_destroy(f->ibm);
+    kedr_free(f->ctx, f->below);
+    kedr_free(f->ctx, f->above);
+    free(f->halo_host);
     free(f);
 }
 
@@ -268,7 +339,32 @@ kedr_status flow_fill_bc(struct kedr_flow *f, double *const q[3])
                 }
             }
         }
+    if (f->split < 0)
+        return KEDR_OK;
+    /* over ranks: the layers beyond the slab's inner ends are the neighbours' first and last
+     * (whole padded layers, their ghosts included), tags 2b and 2b + 1 */
+    int ax = f->split, n = f->n[ax];
+    size_t L = f->s[ax];
+    for (int b = 0; b < f->dims; b++)
+        KEDR_TRY(flow_rk_halo(f->comm, f->ctx, f->lo, f->hi, 2 * b, q[b] + L, q[b] + n * L, L,
+                              q[b], q[b] + (size_t)(n + 1) * L, f->halo_host));
     return KEDR_OK;
+}
+
+/* Over ranks: f->below = the layer of cells of v below the slab (the neighbour's last). */
+static kedr_status lend_below(struct kedr_flow *f, const double *v)
+{
+    if (f->split < 0)
+        return KEDR_OK;
+    size_t layer = f->cells / (size_t)f->n[f->split];
+    return flow_rk_halo(f->comm, f->ctx, f->lo, f->hi, 10, v, v + f->cells - layer, layer,
+                        f->below, f->above, f->halo_host);
+}
+
+/* Over ranks: the sum or the largest of n values over every rank. */
+static kedr_status all(const struct kedr_flow *f, kedr_op op, double *v, int n)
+{
+    return f->split < 0 ? KEDR_OK : kedr_comm_allreduce(f->comm, KEDR_F64, op, v, (size_t)n);
 }
 
 /* ---- the step ---------------------------------------------------------------------------- */
@@ -299,6 +395,12 @@ kedr_status flow_umax(const struct kedr_flow *f, double *const q[3], double umax
             double v = fabs(B->amplitude[a]) * 2 * M_PI * B->frequency + fabs(B->velocity[a]);
             umax[a] = v > umax[a] ? v : umax[a];
         }
+    if (f->split >= 0) { /* the largest over ranks (a moving wall is one rank's); NaN anywhere stays NaN */
+        double m[4] = {umax[0], umax[1], umax[2], isfinite(umax[0] + umax[1] + umax[2]) ? 0 : 1};
+        KEDR_TRY(all(f, KEDR_OP_MAX, m, 4));
+        for (int a = 0; a < 3; a++)
+            umax[a] = m[3] > 0 ? NAN : m[a];
+    }
     return KEDR_OK;
 }
 
@@ -363,6 +465,11 @@ static kedr_status outflow(struct kedr_flow *f, double dt)
             influx -= out;
         }
     }
+    double sums[3] = {influx, outarea, outflux};
+    KEDR_TRY(all(f, KEDR_OP_SUM, sums, 3));
+    influx = sums[0];
+    outarea = sums[1];
+    outflux = sums[2];
     if (outarea == 0)
         return KEDR_OK;
     A.dt = dt;
@@ -382,6 +489,7 @@ static kedr_status outflow(struct kedr_flow *f, double dt)
         KEDR_TRY(flow_sop_reduce(f->ctx, &f->g, &T, FLOW_RED_SUM, face_box(f, a, side), &sum));
         flux += (side ? sum : -sum) * face_area(f, a);
     }
+    KEDR_TRY(all(f, KEDR_OP_SUM, &flux, 1));
     A.corr = (influx - flux) / outarea;
     for (int face = 0; face < 2 * f->dims; face++) {
         if (f->c.bc[face].kind != KEDR_FLOW_BC_OUTFLOW)
@@ -417,7 +525,7 @@ static double poisson_atol(const struct kedr_flow *f, double dt)
         u = f->umax[a] > u ? f->umax[a] : u;
         hmin = f->h[a] < hmin ? f->h[a] : hmin;
     }
-    return 1e-13 * (u > 0 ? u : 1) / (hmin * dt) * sqrt((double)f->cells);
+    return 1e-13 * (u > 0 ? u : 1) / (hmin * dt) * sqrt((double)f->gcells);
 }
 
 /* Solves A phi = -div(qt)/dt. */
@@ -443,6 +551,8 @@ static kedr_status correct(struct kedr_flow *f, double dt)
 {
     flow_args A = step_args(f);
     A.dt = dt;
+    KEDR_TRY(lend_below(f, f->phi));
+    A.below = f->below;
     for (int b = 0; b < f->dims; b++) {
         KEDR_TRY(flow_op_copy(f->ctx, f->q[b], f->qt[b], f->padded * sizeof(double)));
         A.comp = b;
@@ -473,6 +583,8 @@ static kedr_status step(kedr_flow *f)
         A.a1 = 1 + dt / (2 * f->dt_old);
         A.a0 = -dt / (2 * f->dt_old);
     }
+    KEDR_TRY(lend_below(f, f->P));
+    A.below = f->below;
     for (int b = 0; b < f->dims; b++) {
         A.comp = b;
         flow_box u = unknowns(f, b);
@@ -569,7 +681,7 @@ static kedr_status initial_velocity(struct kedr_flow *f)
         double kx = 2 * M_PI / c->length[0], ky = 2 * M_PI / c->length[1], A = c->tg_amplitude;
         for (int j = 1; j <= f->n[1]; j++)
             for (int i = 1; i <= f->n[0]; i++) {
-                double x = (i - 0.5) * f->h[0], y = (j - 0.5) * f->h[1];
+                double x = (i - 0.5) * f->h[0], y = (j + f->g.off[1] - 0.5) * f->h[1];
                 h.P[flow_cell(f, i, j, 0)] =
                     A * A / 4 * (cos(2 * kx * x) + kx * kx / (ky * ky) * cos(2 * ky * y));
             }
@@ -603,9 +715,15 @@ static kedr_status project_start(struct kedr_flow *f)
 
 kedr_status kedr_flow_create(kedr_ctx *ctx, const kedr_flow_case *c, kedr_flow **out)
 {
+    return kedr_flow_create_on(ctx, NULL, c, out);
+}
+
+kedr_status kedr_flow_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
+                                kedr_flow **out)
+{
     struct kedr_flow *f;
     *out = NULL;
-    KEDR_TRY(flow_alloc(ctx, c, &f));
+    KEDR_TRY(flow_alloc(ctx, comm, c, &f));
     kedr_status s = initial_velocity(f);
     if (s == KEDR_OK && c->init == KEDR_FLOW_INIT_UNIFORM)
         s = project_start(f);
@@ -637,6 +755,8 @@ void kedr_flow_get_stats(const kedr_flow *f, kedr_flow_stats *st)
     /* a failed reduction (a back-end error) leaves its figure NaN */
     if (flow_sop_reduce(f->ctx, &f->g, &A, FLOW_RED_MAXDIV, cells_box(f), &div) != KEDR_OK)
         div = NAN;
+    if (all(f, KEDR_OP_MAX, &div, 1) != KEDR_OK)
+        div = NAN;
     st->divergence = u > 0 ? div * hmin / u : 0;
     for (int b = 0; b < f->dims; b++) {
         double eb;
@@ -645,7 +765,9 @@ void kedr_flow_get_stats(const kedr_flow *f, kedr_flow_stats *st)
             eb = NAN;
         e += eb;
     }
-    st->kinetic_energy = 0.5 * e / (double)f->cells;
+    if (all(f, KEDR_OP_SUM, &e, 1) != KEDR_OK)
+        e = NAN;
+    st->kinetic_energy = 0.5 * e / (double)f->gcells;
     st->poisson = f->last;
     st->poisson_iterations = f->poisson_iterations;
     st->seconds_step = f->seconds_step;

@@ -43,6 +43,15 @@ struct kedr_flow {
     double seconds_step, seconds_poisson, last_dt;
     double umax[3];   /* of q, after the last step (and at the start) */
     struct flow_ibm *ibm; /* the immersed bodies (ibm.h); NULL without */
+    /* over ranks (docs/flow.md "Several ranks"): this rank holds the slab of cells
+     * off .. off + n[split] - 1 along the last axis; c.bc of its inner ends read periodic */
+    struct kedr_comm *comm;
+    int rank, nranks;
+    int split;        /* the last axis, or -1 on one rank */
+    int lo, hi;       /* the neighbour ranks below and above (-1: the box's end) */
+    size_t gcells;    /* cells of the whole grid */
+    double *below, *above; /* a layer of cells lent by the neighbours (P, phi) */
+    double *halo_host;     /* staging for the halos (non-cpu back ends) */
 };
 
 /* Host copies of the state for outputs and checkpoints: on the cpu the arrays themselves. */
@@ -73,6 +82,7 @@ kedr_status flow_fill_bc(struct kedr_flow *f, double *const q[3]);
 /* The largest |velocity| per axis over the box and its boundary values. */
 kedr_status flow_umax(const struct kedr_flow *f, double *const q[3], double umax[3]);
 /* Allocation of the state's arrays (sim.c), shared by create and restart. */
-kedr_status flow_alloc(kedr_ctx *ctx, const kedr_flow_case *c, struct kedr_flow **out);
+kedr_status flow_alloc(kedr_ctx *ctx, struct kedr_comm *comm, const kedr_flow_case *c,
+                       struct kedr_flow **out);
 
 #endif

@@ -1,0 +1,150 @@
+/* The Poisson problem over ranks: each rank holds a slab of the grid along its last axis, and
+ * the operator couples a slab's end layers to the neighbours' (docs/flow.md "Several ranks").
+ * y = A x is the slab's own operator with its end layers' diagonals counting the neighbour
+ * cells, minus 1/h^2 times the neighbours' layers, lent before each product; dot products and
+ * sums are added over ranks. */
+#include "core/internal.h"
+#include "flow/ops.h"
+#include "kedr/comm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+kedr_status flow_rk_halo(kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, int tag,
+                         const double *first, const double *last, size_t count, double *below,
+                         double *above, double *host)
+{
+    size_t bytes = count * sizeof(double);
+    const double *sf = first, *sl = last;
+    double *rb = below, *ra = above;
+    if (host) { /* staged through the host */
+        sf = host;
+        sl = host + count;
+        rb = host + 2 * count;
+        ra = host + 3 * count;
+        if (lo >= 0)
+            KEDR_TRY(kedr_download(ctx, host, first, bytes));
+        if (hi >= 0)
+            KEDR_TRY(kedr_download(ctx, host + count, last, bytes));
+    }
+    kedr_comm_halo send[2] = {{0}}, recv[2] = {{0}};
+    int ns = 0, nr = 0;
+    if (lo >= 0) {
+        send[ns++] = (kedr_comm_halo){lo, tag + 1, (void *)sf, bytes};
+        recv[nr++] = (kedr_comm_halo){lo, tag, rb, bytes};
+    }
+    if (hi >= 0) {
+        send[ns++] = (kedr_comm_halo){hi, tag, (void *)sl, bytes};
+        recv[nr++] = (kedr_comm_halo){hi, tag + 1, ra, bytes};
+    }
+    KEDR_TRY(kedr_comm_sendrecv(comm, ns, send, nr, recv));
+    if (host) {
+        if (lo >= 0)
+            KEDR_TRY(kedr_upload(ctx, below, rb, bytes));
+        if (hi >= 0)
+            KEDR_TRY(kedr_upload(ctx, above, ra, bytes));
+    }
+    return KEDR_OK;
+}
+
+kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int axis, int lo,
+                                   int hi, double gN)
+{
+    if (ps->o.method != KEDR_FLOW_METHOD_PCG)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = %s is not supported over "
+                         "several ranks yet: use solver = pcg with preconditioner = jacobi",
+                         ps->o.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
+    if (ps->o.precond != KEDR_FLOW_PC_JACOBI && ps->o.precond != KEDR_FLOW_PC_NONE)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = %s is not supported "
+                         "over several ranks yet: use preconditioner = jacobi (or none)",
+                         kedr_flow_precond_name(ps->o.precond));
+    flow_level *L = &ps->lv[0];
+    flow_ranks *rk = calloc(1, sizeof *rk);
+    if (!rk)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes", sizeof *rk);
+    ps->rk = rk;
+    rk->comm = comm;
+    rk->lo = lo;
+    rk->hi = hi;
+    rk->axis = axis;
+    rk->layer = axis == 2 ? (size_t)L->n[0] * (size_t)L->n[1] : (size_t)L->n[0];
+    rk->gN = gN;
+    rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
+    size_t bytes = rk->layer * sizeof(double);
+    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->below, bytes));
+    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->above, bytes));
+    if (kedr_ctx_backend(ps->ctx) != KEDR_BACKEND_CPU && !(rk->host = malloc(4 * bytes)))
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", 4 * bytes);
+    /* the end layers' diagonals count the neighbours' cells */
+    double *d = malloc(2 * L->N * sizeof *d);
+    if (!d)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", 16 * L->N);
+    kedr_status s = kedr_download(ps->ctx, d, L->diag, L->N * sizeof *d);
+    size_t last = L->N - rk->layer;
+    for (size_t c = 0; c < rk->layer && s == KEDR_OK; c++) {
+        if (lo >= 0)
+            d[c] += rk->ih2;
+        if (hi >= 0)
+            d[last + c] += rk->ih2;
+    }
+    for (size_t c = 0; c < L->N; c++)
+        d[L->N + c] = d[c] > 0 ? 1.0 / d[c] : 0.0;
+    if (s == KEDR_OK)
+        s = kedr_upload(ps->ctx, L->diag, d, L->N * sizeof *d);
+    if (s == KEDR_OK)
+        s = kedr_upload(ps->ctx, L->idiag, d + L->N, L->N * sizeof *d);
+    free(d);
+    return s;
+}
+
+void flow_rk_free(kedr_flow_poisson *ps)
+{
+    if (!ps->rk)
+        return;
+    kedr_free(ps->ctx, ps->rk->below);
+    kedr_free(ps->ctx, ps->rk->above);
+    free(ps->rk->host);
+    free(ps->rk);
+    ps->rk = NULL;
+}
+
+kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
+                        double *out)
+{
+    KEDR_TRY(flow_op_dot(ps->ctx, n, a, b, out));
+    return ps->rk ? kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1) : KEDR_OK;
+}
+
+kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double *out)
+{
+    KEDR_TRY(flow_op_sum(ps->ctx, n, a, out));
+    return ps->rk ? kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1) : KEDR_OK;
+}
+
+/* y -= s (the neighbours' layers) on the end layers of y (s = 1/h^2, or -1/h^2 for r). */
+static kedr_status couple(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y,
+                          double s)
+{
+    flow_ranks *rk = ps->rk;
+    size_t last = L->N - rk->layer;
+    KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, x, x + last, rk->layer,
+                          rk->below, rk->above, rk->host));
+    if (rk->lo >= 0)
+        KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, -s, rk->below, y));
+    if (rk->hi >= 0)
+        KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, -s, rk->above, y + last));
+    return KEDR_OK;
+}
+
+kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y)
+{
+    KEDR_TRY(flow_op_apply(ps->ctx, L, x, y));
+    return ps->rk ? couple(ps, L, x, y, ps->rk->ih2) : KEDR_OK;
+}
+
+kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
+                             const double *b, double *r)
+{
+    KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
+    return ps->rk ? couple(ps, L, x, r, -ps->rk->ih2) : KEDR_OK;
+}
