@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "flow_bench.h"
+#include "kedr/comm.h"
 #include "kedr/flow.h"
 
 #include <errno.h>
@@ -17,6 +18,30 @@
 #include <unistd.h>
 
 #define FLOW_PATH (KEDR_FLOW_PATH_MAX + KEDR_FLOW_NAME_MAX + KEDR_FLOW_BODY_NAME_MAX + 32)
+
+/* Under mpirun, the grid is split over the ranks (kedr_flow_create_on): rank 0 prints and
+ * writes the fields, gathered; each rank writes its own checkpoint (rank_path). */
+static kedr_comm *flow_comm;
+static int flow_rank, flow_nranks = 1;
+
+/* DIR/NAME.chk on one rank; DIR/NAME.rankRofN.chk on rank R of N. */
+static void rank_path(const char *path, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    if (flow_nranks <= 1) {
+        snprintf(out, size, "%s", path);
+        return;
+    }
+    int ext = len > 4 && strcmp(path + len - 4, ".chk") == 0;
+    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, flow_rank,
+             flow_nranks);
+}
+
+/* Every rank's status agreed (one rank: its own). */
+static kedr_status agree(kedr_status s)
+{
+    return flow_nranks > 1 ? kedr_comm_agree(flow_comm, s) : s;
+}
 
 typedef struct {
     const char *case_path, *out, *restart;
@@ -34,7 +59,11 @@ static void help(void)
            "a checkpoint of the last good step; a velocity that becomes NaN stops it at once.\n"
            "Each immersed body's force and moment history goes to DIR/NAME-BODY.csv (every\n"
            "[output] forces_every steps; a restart keeps the rows up to its step).\n"
-           "Ctrl-C or SIGTERM stops after the current step, saves, and exits with 130 (143).\n\n"
+           "Ctrl-C or SIGTERM stops after the current step, saves, and exits with 130 (143).\n"
+           "Under mpirun the grid is split over the ranks along its last axis (one GPU a rank;\n"
+           "PCG with Jacobi or no preconditioner; rank 0 writes the fields; each rank its\n"
+           "checkpoint DIR/NAME.rankRofN.chk, restarted with --restart DIR/NAME.chk on as\n"
+           "many ranks).\n\n"
            "options:\n"
            "  --steps N      steps to run (overrides [time] steps; counted from the start)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
@@ -44,6 +73,8 @@ static void help(void)
 
 static int fail(const char *what)
 {
+    if (flow_rank > 0) /* the ranks fail together (agree); rank 0 says why */
+        return CLI_EXIT_FAIL;
     fprintf(stderr, "kedr flow: %s%s%s\n", what ? what : "", what ? ": " : "", kedr_last_error());
     return CLI_EXIT_FAIL;
 }
@@ -81,15 +112,19 @@ static void parse_options(int argc, char **argv, flow_options *o)
 
 static int checkpoint(kedr_flow *f, const kedr_flow_case *c)
 {
-    char path[FLOW_PATH];
-    snprintf(path, sizeof path, "%s/%s.chk", c->out_dir, c->name);
-    if (cli_make_dirs(c->out_dir) != 0) {
-        fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
-                strerror(errno));
-        return CLI_EXIT_FAIL;
-    }
-    if (kedr_flow_write_checkpoint(f, path) != KEDR_OK)
+    char base[FLOW_PATH], path[FLOW_PATH + 32];
+    snprintf(base, sizeof base, "%s/%s.chk", c->out_dir, c->name);
+    rank_path(base, path, sizeof path);
+    kedr_status s = KEDR_OK;
+    if (cli_make_dirs(c->out_dir) != 0)
+        s = kedr_fail(KEDR_ERR_IO, "cannot create the output directory %s: %s", c->out_dir,
+                      strerror(errno));
+    if (s == KEDR_OK)
+        s = kedr_flow_write_checkpoint(f, path);
+    if (agree(s) != KEDR_OK)
         return fail("checkpoint");
+    if (flow_nranks > 1)
+        snprintf(path, sizeof path, "%s/%s.rank*of%d.chk", c->out_dir, c->name, flow_nranks);
     kedr_flow_stats st;
     kedr_flow_get_stats(f, &st);
     printf("wrote checkpoint %s (step %lld, t = %.6g s)\n", path, (long long)st.step, st.time);
@@ -98,14 +133,20 @@ static int checkpoint(kedr_flow *f, const kedr_flow_case *c)
 
 static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
 {
+    kedr_flow_fields fl;
+    if (kedr_flow_gather_fields(f, 0, &fl) != KEDR_OK)
+        return fail(NULL);
+    if (flow_rank > 0) { /* rank 0 writes the gathered fields */
+        kedr_flow_fields_free(&fl);
+        return agree(KEDR_OK) == KEDR_OK ? 0 : CLI_EXIT_FAIL;
+    }
     if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
+        kedr_flow_fields_free(&fl);
+        agree(KEDR_ERR_IO);
         return CLI_EXIT_FAIL;
     }
-    kedr_flow_fields fl;
-    if (kedr_flow_get_fields(f, &fl) != KEDR_OK)
-        return fail(NULL);
     char path[FLOW_PATH];
     kedr_status s = KEDR_OK;
     if (c->write_csv) {
@@ -118,7 +159,9 @@ static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
         if ((s = kedr_flow_write_vti(&fl, path)) == KEDR_OK)
             printf("wrote %s\n", path);
     }
-    if (s == KEDR_OK && c->write_csv) {
+    if (s == KEDR_OK && c->write_csv && flow_nranks > 1) {
+        printf("(no %s/%s-profiles.csv over several ranks yet)\n", c->out_dir, c->name);
+    } else if (s == KEDR_OK && c->write_csv) {
         snprintf(path, sizeof path, "%s/%s-profiles.csv", c->out_dir, c->name);
         if ((s = kedr_flow_write_profiles(f, path)) == KEDR_OK)
             printf("wrote %s\n", path);
@@ -133,7 +176,9 @@ static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
             s = KEDR_OK;
     }
     kedr_flow_fields_free(&fl);
-    return s == KEDR_OK ? 0 : fail(NULL);
+    int rc = s == KEDR_OK ? 0 : fail(NULL);
+    agree(s); /* the other ranks wait for rank 0's verdict */
+    return rc;
 }
 
 /* ---- force histories ---------------------------------------------------------------------- */
@@ -292,7 +337,7 @@ static double memory_of(kedr_ctx *ctx)
 /* Refuses a grid that cannot fit, saying how much it needs. */
 static int check_memory(kedr_ctx *ctx, const kedr_flow_case *c)
 {
-    double need = kedr_flow_bytes(c), have = memory_of(ctx);
+    double need = kedr_flow_bytes(c) / flow_nranks, have = memory_of(ctx); /* a slab a rank */
     if (need <= have)
         return 0;
     char a[32], b[32];
@@ -330,8 +375,15 @@ static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped, body_files *
     kedr_flow_get_stats(f, &st);
     int64_t first = st.step;
     double run0 = kedr_wall_seconds();
-    while (st.step < c->steps && !(c->end_time > 0 && st.time >= c->end_time * (1 - 1e-12)) &&
-           !(*stopped = kedr_interrupted())) {
+    for (;;) {
+        if (st.step >= c->steps || (c->end_time > 0 && st.time >= c->end_time * (1 - 1e-12)))
+            break;
+        int sig = kedr_interrupted();
+        /* the ranks stop together, at the same step */
+        if (flow_nranks > 1 && kedr_comm_allreduce(flow_comm, KEDR_I32, KEDR_OP_MAX, &sig, 1))
+            return fail("MPI");
+        if ((*stopped = sig) != 0)
+            break;
         if (kedr_flow_step(f) != KEDR_OK) {
             int why = kedr_flow_failure(f);
             char msg[600];
@@ -364,10 +416,31 @@ static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped, body_files *
     return 0;
 }
 
+static int run_flow(flow_options *op);
+
 int cmd_flow(int argc, char **argv)
 {
     flow_options o;
     parse_options(argc, argv, &o);
+    if (kedr_comm_init(NULL, NULL, &flow_comm) != KEDR_OK)
+        return fail("MPI");
+    flow_rank = kedr_comm_rank(flow_comm);
+    flow_nranks = kedr_comm_size(flow_comm);
+    if (flow_nranks > 1) {
+        /* one GPU a rank: the ranks of a host take its GPUs in turn */
+        if (kedr_device_count() > 0)
+            o.com.device = kedr_comm_device(flow_comm, kedr_device_count());
+        if (flow_rank > 0 && !freopen("/dev/null", "w", stdout))
+            return fail("stdout");
+    }
+    int rc = run_flow(&o);
+    kedr_comm_finalize(flow_comm);
+    return rc;
+}
+
+static int run_flow(flow_options *op)
+{
+    flow_options o = *op;
     kedr_flow_case c;
     if (kedr_flow_case_load(o.case_path, &c) != KEDR_OK)
         return fail(NULL);
@@ -386,8 +459,12 @@ int cmd_flow(int argc, char **argv)
     else
         snprintf(grid, sizeof grid, "%d x %d", c.n[0], c.n[1]);
     int pcg = c.poisson.method == KEDR_FLOW_METHOD_PCG;
-    printf("kedr flow %s on %s: %s cells, nu %g, dt %s, pressure: %s%s%s (tol %g)\n",
-           o.case_path, kedr_backend_name(kedr_ctx_backend(ctx)), grid, c.nu,
+    char ranks[48] = "";
+    if (flow_nranks > 1)
+        snprintf(ranks, sizeof ranks, " (x %d ranks: slabs along %c)", flow_nranks,
+                 "xyz"[c.dims - 1]);
+    printf("kedr flow %s on %s%s: %s cells, nu %g, dt %s, pressure: %s%s%s (tol %g)\n",
+           o.case_path, kedr_backend_name(kedr_ctx_backend(ctx)), ranks, grid, c.nu,
            c.dt > 0 ? "fixed" : "from cfl",
            pcg ? "PCG" : c.poisson.method == KEDR_FLOW_METHOD_MG ? "multigrid" : "FFT/DCT (direct)",
            pcg ? " + " : "", pcg ? kedr_flow_precond_name(c.poisson.precond) : "", c.poisson.tol);
@@ -396,9 +473,14 @@ int cmd_flow(int argc, char **argv)
         return CLI_EXIT_FAIL;
     }
     kedr_flow *f = NULL;
-    kedr_status s = o.restart ? kedr_flow_restart(ctx, &c, o.restart, &f)
-                              : kedr_flow_create(ctx, &c, &f);
+    char rpath[FLOW_PATH + 32] = "";
+    if (o.restart)
+        rank_path(o.restart, rpath, sizeof rpath);
+    kedr_status s = o.restart ? kedr_flow_restart_on(ctx, flow_comm, &c, rpath, &f)
+                              : kedr_flow_create_on(ctx, flow_comm, &c, &f);
+    s = agree(s);
     if (s != KEDR_OK) {
+        kedr_flow_destroy(f);
         int rc = fail(o.restart ? "restart" : NULL);
         kedr_ctx_destroy(ctx);
         return rc;

@@ -30,20 +30,20 @@ static kedr_status check_ranks(const kedr_flow_case *c, int nr)
 {
     int ax = c->dims - 1;
     if (c->n[ax] < nr)
-        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the grid has %d cells along %c, fewer "
+        return kedr_fail(KEDR_ERR_INVALID, "%s: the grid has %d cells along %c, fewer "
                          "than the %d ranks it is split over (a slab each along the last axis)",
-                         c->n[ax], "xyz"[ax], nr);
+                         c->path, c->n[ax], "xyz"[ax], nr);
     if (c->nbodies > 0)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: immersed bodies ([body] sections) are "
-                         "not supported over several ranks yet: run this case on one rank");
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: immersed bodies ([body] sections) are not "
+                         "supported over several ranks yet: run this case on one rank", c->path);
     if (c->poisson.method != KEDR_FLOW_METHOD_PCG)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = %s is not supported over "
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] solver = %s is not supported over "
                          "several ranks yet: use solver = pcg with preconditioner = jacobi",
-                         c->poisson.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
+                         c->path, c->poisson.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
     if (c->poisson.precond != KEDR_FLOW_PC_JACOBI && c->poisson.precond != KEDR_FLOW_PC_NONE)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = %s is not supported "
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] preconditioner = %s is not supported "
                          "over several ranks yet: use preconditioner = jacobi (or none)",
-                         kedr_flow_precond_name(c->poisson.precond));
+                         c->path, kedr_flow_precond_name(c->poisson.precond));
     return KEDR_OK;
 }
 
@@ -146,6 +146,8 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
             !(f->halo_host = malloc(staging)))
             s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", staging);
     }
+    if (f->split >= 0) /* one rank out of memory stops them all */
+        s = kedr_comm_agree(comm, s);
     if (s == KEDR_OK)
         s = flow_ibm_create(f, &f->ibm);
     if (s == KEDR_OK)

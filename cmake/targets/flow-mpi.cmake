@@ -1,0 +1,26 @@
+# kedr flow over ranks on the cpu (docs/flow.md "Several ranks"): the lid-driven cavity over 2
+# ranks gives the one-rank fields (CSV: within 1e-9, the last printed digit may differ); 10 steps, then a restart to 20
+# from the ranks' checkpoints, is the straight run of 20 bit for bit; a case with the multigrid
+# preconditioner is refused, naming the key.
+if(KEDR_HAVE_MPI)
+  set(flow_case ${CMAKE_SOURCE_DIR}/cases/flow/cavity_ranks.ini)
+  set(flow_np2 "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe $<TARGET_FILE:kedr_cli> flow")
+  set(flow_one "$<TARGET_FILE:kedr_cli> flow ${flow_case} --backend cpu --steps 20")
+  add_test(NAME mpi_kedr_flow_np2 COMMAND bash -c "rm -rf mpi_flow1 mpi_flow2 mpi_flowr && \
+           ${flow_one} --out mpi_flow1 >/dev/null && \
+           ${flow_np2} ${flow_case} --backend cpu --steps 20 --out mpi_flow2 | grep -q '2 ranks: slabs along y' && \
+           paste -d, mpi_flow1/cavity_ranks.csv mpi_flow2/cavity_ranks.csv | awk -F, \
+             'NR > 1 { for (i = 1; i <= 6; i++) { d = $i - $(i + 6); if (d < 0) d = -d; if (d > m) m = d } } \
+              END { exit !(NR == 1025 && m < 1e-9) }' && \
+           test -s mpi_flow2/cavity_ranks.rank0of2.chk && test -s mpi_flow2/cavity_ranks.rank1of2.chk && \
+           ${flow_np2} ${flow_case} --backend cpu --steps 10 --out mpi_flowr >/dev/null && \
+           ${flow_np2} ${flow_case} --backend cpu --steps 20 --out mpi_flowr \
+             --restart mpi_flowr/cavity_ranks.chk | grep -q 'restart from' && \
+           cmp mpi_flow2/cavity_ranks.rank0of2.chk mpi_flowr/cavity_ranks.rank0of2.chk && \
+           cmp mpi_flow2/cavity_ranks.rank1of2.chk mpi_flowr/cavity_ranks.rank1of2.chk && \
+           ! ${flow_np2} ${CMAKE_SOURCE_DIR}/cases/flow/cavity_re100.ini --backend cpu --steps 2 \
+             --out mpi_flow3 2>mpi_flow3.err >/dev/null && \
+           grep -q 'cavity_re100.ini: \\[pressure\\] preconditioner = mg is not supported over several ranks yet' mpi_flow3.err")
+  set_tests_properties(mpi_kedr_flow_np2 PROPERTIES LABELS mpi PROCESSORS 2
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1")
+endif()
