@@ -4,9 +4,10 @@
  * 1. 2D Taylor–Green, 30 x 22, periodic both ways (two ranks: the same neighbour both ways);
  * 2. 2D lid-driven cavity, 23 x 17, walls, the lid at y max (the last rank's);
  * 3. 3D 12 x 10 x 9: walls at z (a moving one), periodic x, slip y, from a uniform start
- *    (projected: the Poisson solve over the ranks at creation);
+ *    (projected: the Poisson solve over the ranks at creation); Jacobi with m = 3 steps (its
+ *    residuals over the ranks) and the cheap convergence test;
  * 4. 3D 12 x 10 x 9 channel: a parabolic inflow at x min, an outflow at x max (sums of the
- *    fluxes over the ranks), periodic z;
+ *    fluxes over the ranks), periodic z; CG without a preconditioner;
  * 5. per-rank checkpoints: 4 steps, a checkpoint, a restart and 4 more is the straight run of 8
  *    bit for bit;
  * 6. what is not supported over ranks is refused on every rank, naming the key: multigrid,
@@ -56,7 +57,8 @@ static const char *const box3d =
     "[grid]\nnx = 12\nny = 10\nnz = 9\n[fluid]\nnu = 0.02\n"
     "[initial]\nstate = uniform\nvelocity = 0.3 0 0.1\n"
     "[time]\ndt = auto\ncfl = 0.5\nsteps = 6\n"
-    "[pressure]\nsolver = pcg\npreconditioner = jacobi\ntol = 1e-11\n";
+    "[pressure]\nsolver = pcg\npreconditioner = jacobi\nsteps = 3\ncheap_check = true\n"
+    "tol = 1e-11\n";
 
 static const char *const channel3d =
     "[domain]\ndimensions = 3\nlength = 2.4 1 0.9\n"
