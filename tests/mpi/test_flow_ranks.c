@@ -8,6 +8,8 @@
  *    residuals over the ranks) and the cheap convergence test;
  * 4. 3D 12 x 10 x 9 channel: a parabolic inflow at x min, an outflow at x max (sums of the
  *    fluxes over the ranks), periodic z; CG without a preconditioner;
+ *    and a 2D channel 14 x 11 along y, the split axis (the inflow on the first slab, the
+ *    outflow on the last);
  * 5. per-rank checkpoints: 4 steps, a checkpoint, a restart and 4 more is the straight run of 8
  *    bit for bit;
  * 6. what is not supported over ranks is refused on every rank, naming the key: multigrid,
@@ -69,6 +71,16 @@ static const char *const channel3d =
     "[grid]\nnx = 12\nny = 10\nnz = 9\n[fluid]\nnu = 0.05\n"
     "[time]\ndt = auto\ncfl = 0.5\nsteps = 6\n"
     "[pressure]\nsolver = pcg\npreconditioner = none\ntol = 1e-11\n";
+
+/* the flow along the split axis: the inflow on the first rank's slab, the outflow on the last's */
+static const char *const channel_y =
+    "[domain]\ndimensions = 2\nlength = 1 2.2\n"
+    "boundary_x_min = wall\nboundary_x_max = wall\n"
+    "boundary_y_min = inflow\nboundary_y_max = outflow\n"
+    "[boundary]\ny_min_velocity = 0 1\ny_min_profile = parabolic\n"
+    "[grid]\nnx = 14\nny = 11\n[fluid]\nnu = 0.05\n"
+    "[time]\ndt = auto\ncfl = 0.5\nsteps = 10\n"
+    "[pressure]\nsolver = pcg\npreconditioner = jacobi\ntol = 1e-11\n";
 
 static double maxabs(const double *a, size_t n)
 {
@@ -263,6 +275,7 @@ int main(int argc, char **argv)
         compare(list[i], "cavity 23x17", cavity);
         compare(list[i], "box 12x10x9", box3d);
         compare(list[i], "channel 12x10x9", channel3d);
+        compare(list[i], "channel along y 14x11", channel_y);
         restart(list[i]);
     }
     refusals();
