@@ -171,6 +171,7 @@ typedef struct flow_ranks {
     double ih2;        /* 1 / h^2 along the split axis */
     double *below, *above;
     double *host;      /* 4 layers of host staging (non-cpu back ends) */
+    int parity;        /* the slab's first layer's index in the grid, mod 2 (red-black) */
 } flow_ranks;
 
 struct kedr_flow_poisson {
@@ -195,7 +196,9 @@ struct kedr_flow_poisson {
 /* Over ranks (ranks.c): sets up ps for its slab (the diagonal of the slab's end layers counts
  * the neighbour's cells); only PCG with Jacobi or no preconditioner. */
 kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, struct kedr_comm *comm, int axis,
-                                   int lo, int hi, double gN);
+                                   int lo, int hi, int first, double gN);
+/* m steps of red-black SSOR from z = 0 over the ranks (ranks.c). */
+kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_free(kedr_flow_poisson *ps);
 /* The dot product, sum, y = A x and r = b - A x over every rank (plain on one). */
 kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,

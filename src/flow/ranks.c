@@ -48,15 +48,16 @@ kedr_status flow_rk_halo(kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, int tag
 }
 
 kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int axis, int lo,
-                                   int hi, double gN)
+                                   int hi, int first, double gN)
 {
     if (ps->o.method != KEDR_FLOW_METHOD_PCG)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = %s is not supported over "
                          "several ranks yet: use solver = pcg with preconditioner = jacobi",
                          ps->o.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
-    if (ps->o.precond != KEDR_FLOW_PC_JACOBI && ps->o.precond != KEDR_FLOW_PC_NONE)
+    if (ps->o.precond != KEDR_FLOW_PC_JACOBI && ps->o.precond != KEDR_FLOW_PC_NONE &&
+        ps->o.precond != KEDR_FLOW_PC_SSOR)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = %s is not supported "
-                         "over several ranks yet: use preconditioner = jacobi (or none)",
+                         "over several ranks yet: use preconditioner = jacobi (or ssor, none)",
                          kedr_flow_precond_name(ps->o.precond));
     flow_level *L = &ps->lv[0];
     flow_ranks *rk = calloc(1, sizeof *rk);
@@ -69,6 +70,7 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->axis = axis;
     rk->layer = axis == 2 ? (size_t)L->n[0] * (size_t)L->n[1] : (size_t)L->n[0];
     rk->gN = gN;
+    rk->parity = first & 1;
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
     size_t bytes = rk->layer * sizeof(double);
     KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->below, bytes));
@@ -147,4 +149,28 @@ kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const d
 {
     KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
     return ps->rk ? couple(ps, L, x, r, -ps->rk->ih2) : KEDR_OK;
+}
+
+/* A red-black half-sweep updates a cell from its neighbours of the other colour: across a
+ * slab's end those are the neighbour rank's, lent before each half-sweep and moved to the
+ * right-hand side (t = r + their 1/h^2 share on the end layers). The colour is the grid's:
+ * (i + j + k) mod 2 with k counted from the grid's first layer. */
+kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z)
+{
+    const flow_level *L = &ps->lv[0];
+    flow_ranks *rk = ps->rk;
+    size_t last = L->N - rk->layer;
+    double *t = ps->t;
+    KEDR_TRY(kedr_memset(ps->ctx, z, 0, L->N * sizeof *z));
+    for (int h = 0; h < 2 * ps->o.steps + 1; h++) {
+        KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, z, z + last, rk->layer,
+                              rk->below, rk->above, rk->host));
+        KEDR_TRY(flow_op_copy(ps->ctx, t, r, L->N * sizeof *t));
+        if (rk->lo >= 0)
+            KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, rk->ih2, rk->below, t));
+        if (rk->hi >= 0)
+            KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, rk->ih2, rk->above, t + last));
+        KEDR_TRY(flow_op_gs(ps->ctx, L, z, t, (h & 1) ^ rk->parity));
+    }
+    return KEDR_OK;
 }

@@ -40,9 +40,10 @@ static kedr_status check_ranks(const kedr_flow_case *c, int nr)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] solver = %s is not supported over "
                          "several ranks yet: use solver = pcg with preconditioner = jacobi",
                          c->path, c->poisson.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
-    if (c->poisson.precond != KEDR_FLOW_PC_JACOBI && c->poisson.precond != KEDR_FLOW_PC_NONE)
+    if (c->poisson.precond != KEDR_FLOW_PC_JACOBI && c->poisson.precond != KEDR_FLOW_PC_NONE &&
+        c->poisson.precond != KEDR_FLOW_PC_SSOR)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] preconditioner = %s is not supported "
-                         "over several ranks yet: use preconditioner = jacobi (or none)",
+                         "over several ranks yet: use preconditioner = jacobi (or ssor, none)",
                          c->path, kedr_flow_precond_name(c->poisson.precond));
     return KEDR_OK;
 }
@@ -135,7 +136,8 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
         }
         s = kedr_flow_poisson_create(ctx, &o, &f->ps);
         if (s == KEDR_OK && f->split >= 0)
-            s = flow_poisson_set_ranks(f->ps, comm, f->split, f->lo, f->hi, (double)f->gcells);
+            s = flow_poisson_set_ranks(f->ps, comm, f->split, f->lo, f->hi, off,
+                                       (double)f->gcells);
     }
     if (s == KEDR_OK && f->split >= 0) {
         size_t layer = f->cells / (size_t)f->n[f->split];
