@@ -161,13 +161,16 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     case KEDR_ACCEL_BVH: s = render_bvh_build(a); break;
     case KEDR_ACCEL_LBVH: s = render_lbvh_build(a, ctx); break;
     }
+    if (s == KEDR_OK && (kind == KEDR_ACCEL_BVH || kind == KEDR_ACCEL_LBVH))
+        s = render_bvh4_build(a);
     if (s != KEDR_OK) {
         kedr_accel_destroy(a);
         return s;
     }
     a->info.build_seconds = kedr_wall_seconds() - t0;
     a->info.bytes = sizeof *a + ntri * (a->woop ? 21 : 9) * sizeof(float) +
-                    a->nbvh * sizeof(render_bvh_node) + a->nkd * sizeof(render_kd_node) +
+                    a->nbvh * sizeof(render_bvh_node) + a->nbvh4 * sizeof(render_bvh4_node) +
+                    a->nkd * sizeof(render_kd_node) +
                     a->nrefs * sizeof(uint32_t) +
                     (a->start ? ((size_t)a->res[0] * a->res[1] * a->res[2] + 1) * 4 : 0);
     a->info.refs = a->nrefs;
@@ -185,6 +188,7 @@ void kedr_accel_destroy(kedr_accel *a)
     free(a->tris);
     free(a->woop);
     free(a->bvh);
+    free(a->bvh4);
     free(a->kd);
     free(a->start);
     free(a->refs);

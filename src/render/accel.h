@@ -25,6 +25,16 @@ typedef struct {
 } render_kd_node;
 
 
+/* 4-wide BVH node (128 bytes) for the cpu: the boxes of four children by axis, so that one
+ * SSE slab test covers all four. Child i is a leaf of refs[child[i] .. child[i] + count[i]) when
+ * count[i] > 0, an inner node child[i] of the 4-wide tree when count[i] = 0, and absent when
+ * count[i] = BVH4_EMPTY. */
+#define BVH4_EMPTY UINT32_MAX
+typedef struct {
+    float lo[3][4], hi[3][4];
+    uint32_t child[4], count[4];
+} render_bvh4_node;
+
 struct kedr_accel {
     kedr_accel_kind kind;
     kedr_tri_test test;
@@ -37,6 +47,9 @@ struct kedr_accel {
     /* bvh */
     render_bvh_node *bvh;
     size_t nbvh;
+    /* the cpu's 4-wide copy of the BVH or LBVH (bvh4.c), traced instead of it on the cpu */
+    render_bvh4_node *bvh4;
+    size_t nbvh4;
     /* kd-tree */
     render_kd_node *kd;
     size_t nkd;
@@ -88,6 +101,13 @@ int render_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_bvh_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_grid_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+/* The 4-wide copy of a->bvh (bvh4.c), and its traversal (the nearest hit as bvh_trace_hd
+ * defines it, ties to the lowest triangle index). */
+kedr_status render_bvh4_build(kedr_accel *a);
+int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+/* The BVH traversal of bvh_trace.h as the GPU runs it (scalar slab tests), for the tests that
+ * check the cpu's vectorized traversal against it; sets up h like render_trace. */
+int render_bvh_trace_scalar(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 
 #ifdef KEDR_HAVE_CUDA
 /* Batch queries on the GPU (render.cu): rays and results in device memory. */

@@ -201,7 +201,29 @@ static void check_lbvh_on(const char *name, const kedr_accel *ref, const soup *s
     kedr_accel_destroy(a);
 }
 
-/* The GPU's BVH queries on the same rays must return what the cpu's BVH returned. */
+/* Whether some triangle the ray hits (between tmin and tmax) is grazed by it (GRAZE). */
+static int grazes_any(const kedr_accel *a, const kedr_ray *r)
+{
+    for (size_t p = 0; p < a->ntri; p++) {
+        float t, u, v;
+        if (!accel_tri(a, (uint32_t)p, rv_load(r->o), rv_load(r->d), r->tmin, r->tmax, &t, &u,
+                       &v))
+            continue;
+        const float *q = a->tris + p * 9;
+        rvec n = rv_cross(rv_sub(rv_load(q + 3), rv_load(q)), rv_sub(rv_load(q + 6), rv_load(q)));
+        float l = rv_len(n) * rv_len(rv_load(r->d));
+        if (!(l > 0) || fabsf(rv_dot(n, rv_load(r->d))) / l < GRAZE)
+            return 1;
+    }
+    return 0;
+}
+
+/* The GPU's BVH queries on the same rays must return what the cpu's BVH returned: the cpu
+ * traverses a 4-wide copy of the tree, the GPU the binary tree, with the same leaves, boxes and
+ * tie rule, so the hits are the same bit for bit, except where the ray grazes a triangle it
+ * hits: such a hit can lie outside the triangle's box, and whether a traversal finds it then
+ * depends on the boxes it passes through and on the nearest hit so far (counted apart, and
+ * allowed on at most 1 ray in 1000). */
 static void check_gpu(const char *name, kedr_accel *a, const kedr_ray *rays, size_t nray,
                       const kedr_hit *cpu_hits, const uint8_t *cpu_occ, int test)
 {
@@ -215,16 +237,25 @@ static void check_gpu(const char *name, kedr_accel *a, const kedr_ray *rays, siz
     TU_OK(kedr_accel_occluded_on(gpu, a, drays, nray, docc));
     TU_OK(kedr_download(gpu, hits, dhits, nray * sizeof *hits));
     TU_OK(kedr_download(gpu, occ, docc, nray));
-    size_t bad = 0, badocc = 0;
+    size_t bad = 0, badocc = 0, grazed = 0;
     for (size_t i = 0; i < nray; i++) {
-        bad += hits[i].prim != cpu_hits[i].prim ||
-               (hits[i].prim >= 0 && (hits[i].t != cpu_hits[i].t || hits[i].u != cpu_hits[i].u ||
-                                      hits[i].v != cpu_hits[i].v));
-        badocc += occ[i] != cpu_occ[i];
+        int differ = hits[i].prim != cpu_hits[i].prim ||
+                     (hits[i].prim >= 0 &&
+                      (hits[i].t != cpu_hits[i].t || hits[i].u != cpu_hits[i].u ||
+                       hits[i].v != cpu_hits[i].v));
+        int differ_occ = occ[i] != cpu_occ[i];
+        if ((differ || differ_occ) && grazes_any(a, &rays[i])) {
+            grazed++;
+            continue;
+        }
+        bad += differ;
+        badocc += differ_occ;
     }
-    TU_CHECK(bad == 0 && badocc == 0, "%s (%zu rays), %s bvh %s: %zu nearest and %zu any-hit "
-             "results differ from the cpu's", name, nray, kedr_backend_name(kedr_ctx_backend(gpu)),
-             test ? "woop" : "moller", bad, badocc);
+    TU_CHECK(bad == 0 && badocc == 0 && grazed * 1000 <= nray,
+             "%s (%zu rays), %s bvh %s: %zu nearest and %zu any-hit results differ from the "
+             "cpu's (and %zu grazing rays)", name, nray,
+             kedr_backend_name(kedr_ctx_backend(gpu)), test ? "woop" : "moller", bad, badocc,
+             grazed);
     kedr_free(gpu, drays);
     kedr_free(gpu, dhits);
     kedr_free(gpu, docc);
