@@ -169,6 +169,7 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     }
     a->info.build_seconds = kedr_wall_seconds() - t0;
     a->info.bytes = sizeof *a + ntri * (a->woop ? 21 : 9) * sizeof(float) +
+                    (a->leaf_tris ? a->nrefs * (a->woop ? 12 : 9) * sizeof(float) : 0) +
                     a->nbvh * sizeof(render_bvh_node) + a->nbvh4 * sizeof(render_bvh4_node) +
                     a->nkd * sizeof(render_kd_node) +
                     a->nrefs * sizeof(uint32_t) +
@@ -189,6 +190,7 @@ void kedr_accel_destroy(kedr_accel *a)
     free(a->woop);
     free(a->bvh);
     free(a->bvh4);
+    free(a->leaf_tris);
     free(a->kd);
     free(a->start);
     free(a->refs);

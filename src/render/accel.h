@@ -50,6 +50,9 @@ struct kedr_accel {
     /* the cpu's 4-wide copy of the BVH or LBVH (bvh4.c), traced instead of it on the cpu */
     render_bvh4_node *bvh4;
     size_t nbvh4;
+    /* the triangles in leaf order (refs[i]'s at i), for the cpu's leaves: v0, e1 = v1 - v0,
+     * e2 = v2 - v0 (9 floats; KEDR_TRI_MOLLER) or Woop's 12 floats */
+    float *leaf_tris;
     /* kd-tree */
     render_kd_node *kd;
     size_t nkd;

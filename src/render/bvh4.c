@@ -84,6 +84,26 @@ kedr_status render_bvh4_build(kedr_accel *a)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the 4-wide "
                          "BVH (%zu nodes)", cap);
     a->nbvh4 = collapse(a, 0, 0);
+    /* the leaves' triangles side by side, in the form their test reads */
+    size_t w = a->woop ? 12 : 9;
+    a->leaf_tris = malloc(a->nrefs * w * sizeof(float));
+    if (!a->leaf_tris)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the leaves' "
+                         "triangles (%zu)", a->nrefs);
+#pragma omp parallel for schedule(static)
+    for (size_t i = 0; i < a->nrefs; i++) {
+        float *q = a->leaf_tris + i * w;
+        if (a->woop) {
+            memcpy(q, a->woop + (size_t)a->refs[i] * 12, 12 * sizeof(float));
+        } else {
+            const float *t = a->tris + (size_t)a->refs[i] * 9;
+            for (int k = 0; k < 3; k++) {
+                q[k] = t[k];
+                q[3 + k] = t[3 + k] - t[k];
+                q[6 + k] = t[6 + k] - t[k];
+            }
+        }
+    }
     return KEDR_OK;
 }
 
@@ -95,9 +115,61 @@ typedef struct {
     float entry;
 } bvh4_item;
 
+/* tri_moller (geom.h) on v0, e1, e2 stored: e1 and e2 are the same differences tri_moller
+ * computes, so every hit is tri_moller's, bit for bit. */
+static inline int moller_stored(const float *q, rvec o, rvec d, float tmin, float tmax, float *t,
+                                float *u, float *v)
+{
+    rvec v0 = rv_load(q), e1 = rv_load(q + 3), e2 = rv_load(q + 6);
+    rvec p = rv_cross(d, e2);
+    float det = rv_dot(e1, p);
+    if (det == 0.0f)
+        return 0;
+    float inv = 1.0f / det;
+    rvec s = rv_sub(o, v0);
+    float uu = rv_dot(s, p) * inv;
+    if (!(uu >= 0.0f && uu <= 1.0f))
+        return 0;
+    rvec qq = rv_cross(s, e1);
+    float vv = rv_dot(d, qq) * inv;
+    if (!(vv >= 0.0f && uu + vv <= 1.0f))
+        return 0;
+    float tt = rv_dot(e2, qq) * inv;
+    if (!(tt > tmin && tt < tmax))
+        return 0;
+    *t = tt;
+    *u = uu;
+    *v = vv;
+    return 1;
+}
+
+/* bvh_leaf_hd (bvh_trace.h) on the leaf-ordered triangles: the same tests, the same tie rule. */
+static inline int bvh4_leaf(const kedr_accel *a, uint32_t first, uint32_t count, rvec o, rvec d,
+                            float tmin, kedr_hit *h, int any)
+{
+    int found = 0;
+    for (uint32_t i = first; i < first + count; i++) {
+        float t, u, v;
+        uint32_t p = a->refs[i];
+        float bound = h->prim >= 0 && !any ? bvh_next_up(h->t) : h->t;
+        int hit = a->woop ? tri_woop(a->leaf_tris + (size_t)i * 12, o, d, tmin, bound, &t, &u, &v)
+                          : moller_stored(a->leaf_tris + (size_t)i * 9, o, d, tmin, bound, &t,
+                                          &u, &v);
+        if (hit && (t < h->t || (t == h->t && p < (uint32_t)h->prim))) {
+            h->t = t;
+            h->u = u;
+            h->v = v;
+            h->prim = (int32_t)p;
+            found = 1;
+            if (any)
+                return 1;
+        }
+    }
+    return found;
+}
+
 int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
 {
-    render_bvh_view b = {a->bvh, a->refs, a->tris, a->woop};
     rvec o = rv_load(r->o), d = rv_load(r->d), inv = rv_inverse(d);
     const __m128 ox = _mm_set1_ps(o.x), oy = _mm_set1_ps(o.y), oz = _mm_set1_ps(o.z);
     const __m128 ix = _mm_set1_ps(inv.x), iy = _mm_set1_ps(inv.y), iz = _mm_set1_ps(inv.z);
@@ -155,7 +227,7 @@ int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int a
                 node = it.child;
                 break;
             }
-            if (bvh_leaf_hd(&b, it.child, it.count, o, d, r->tmin, h, any)) {
+            if (bvh4_leaf(a, it.child, it.count, o, d, r->tmin, h, any)) {
                 found = 1;
                 if (any)
                     return 1;
