@@ -314,7 +314,7 @@ static void warn_dt(kedr_flow *f, const kedr_flow_case *c)
     kedr_flow_stats st;
     kedr_flow_get_stats(f, &st);
     double lim = kedr_flow_stable_dt(c, st.umax);
-    if (c->dt > lim)
+    if (c->dt > lim && flow_rank == 0)
         fprintf(stderr, "kedr flow: warning: dt = %g is above the stable limit %.4g for the "
                 "velocities now present (|u| up to %.4g, nu = %g): the run will likely blow up; "
                 "use [time] dt = auto or dt <= %.4g\n", c->dt, lim,
@@ -388,14 +388,17 @@ static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped, body_files *
             int why = kedr_flow_failure(f);
             char msg[600];
             snprintf(msg, sizeof msg, "%s", kedr_last_error());
-            fprintf(stderr, "kedr flow: %s\n", msg);
+            int say = flow_rank == 0; /* the ranks fail together: rank 0 says why */
+            if (say)
+                fprintf(stderr, "kedr flow: %s\n", msg);
             kedr_flow_get_stats(f, &st);
             if (why == 1 || why == 4) {
-                if (why == 1)
+                if (why == 1 && say)
                     print_history(&st);
-                fprintf(stderr, "kedr flow: saving the state before the failed step\n");
+                if (say)
+                    fprintf(stderr, "kedr flow: saving the state before the failed step\n");
                 checkpoint(f, c);
-            } else {
+            } else if (say) {
                 fprintf(stderr, "kedr flow: stopped at step %lld; the last checkpoint written "
                         "(if any) holds the last good state\n", (long long)st.step);
             }
@@ -468,7 +471,11 @@ static int run_flow(flow_options *op)
            c.dt > 0 ? "fixed" : "from cfl",
            pcg ? "PCG" : c.poisson.method == KEDR_FLOW_METHOD_MG ? "multigrid" : "FFT/DCT (direct)",
            pcg ? " + " : "", pcg ? kedr_flow_precond_name(c.poisson.precond) : "", c.poisson.tol);
-    if (check_memory(ctx, &c) != 0) {
+    int short_of_memory = check_memory(ctx, &c) != 0;
+    if (flow_nranks > 1 && /* one rank's device too small stops all */
+        kedr_comm_allreduce(flow_comm, KEDR_I32, KEDR_OP_MAX, &short_of_memory, 1) != KEDR_OK)
+        short_of_memory = 1;
+    if (short_of_memory) {
         kedr_ctx_destroy(ctx);
         return CLI_EXIT_FAIL;
     }
