@@ -210,10 +210,22 @@ int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int a
                 }
                 c[j] = i;
             }
-            for (int j = 0; j < nc; j++) {
+            for (int j = 0; j < nc - 1; j++) {
                 stack[sp].child = n->child[c[j]];
                 stack[sp].count = n->count[c[j]];
                 stack[sp++].entry = e[c[j]];
+            }
+            /* the nearest: an inner node is entered at once (its entry is within h->t), a leaf
+             * is tested before the stack is popped */
+            uint32_t near = n->child[c[nc - 1]], cnt_near = n->count[c[nc - 1]];
+            if (!cnt_near) {
+                node = near;
+                continue;
+            }
+            if (bvh4_leaf(a, near, cnt_near, o, d, r->tmin, h, any)) {
+                found = 1;
+                if (any)
+                    return 1;
             }
         }
         /* the nearest pending child: test a leaf, descend into an inner node */
