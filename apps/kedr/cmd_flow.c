@@ -222,15 +222,15 @@ static int trim_history(const char *path, long long step)
 static int open_histories(kedr_flow *f, const kedr_flow_case *c, int restart, body_files *bf)
 {
     memset(bf, 0, sizeof *bf);
-    if (!c->nbodies || !c->forces_every)
+    kedr_flow_stats st; /* (every rank: the statistics are sums over the ranks) */
+    kedr_flow_get_stats(f, &st);
+    if (!c->nbodies || !c->forces_every || flow_rank > 0) /* rank 0 writes the histories */
         return 0;
     if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr flow: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
         return CLI_EXIT_FAIL;
     }
-    kedr_flow_stats st;
-    kedr_flow_get_stats(f, &st);
     for (int b = 0; b < c->nbodies; b++) {
         char path[FLOW_PATH];
         body_path(c, b, path, sizeof path);
@@ -250,10 +250,10 @@ static int open_histories(kedr_flow *f, const kedr_flow_case *c, int restart, bo
     return 0;
 }
 
-static void write_forces(kedr_flow *f, const kedr_flow_case *c, body_files *bf)
+static void write_forces(kedr_flow *f, const kedr_flow_case *c, const kedr_flow_stats *stp,
+                         body_files *bf)
 {
-    kedr_flow_stats st;
-    kedr_flow_get_stats(f, &st);
+    kedr_flow_stats st = *stp;
     for (int b = 0; b < bf->n; b++) {
         kedr_flow_body_state bs;
         if (kedr_flow_body_get(f, b, &bs) != KEDR_OK)
@@ -406,7 +406,7 @@ static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped, body_files *
         }
         kedr_flow_get_stats(f, &st);
         if (bf->n && st.step % c->forces_every == 0)
-            write_forces(f, c, bf);
+            write_forces(f, c, &st, bf);
         int last = st.step >= c->steps || (c->end_time > 0 && st.time >= c->end_time * (1 - 1e-12));
         if (c->stats_every > 0 && (st.step % c->stats_every == 0 || last))
             progress_line(&st, c, run0, first);
@@ -515,7 +515,10 @@ static int run_flow(flow_options *op)
     warn_dt(f, &c);
     body_files bf;
     int rc = open_histories(f, &c, o.restart != NULL, &bf);
+    if (flow_nranks > 1 && kedr_comm_allreduce(flow_comm, KEDR_I32, KEDR_OP_MAX, &rc, 1))
+        rc = CLI_EXIT_FAIL;
     if (rc) {
+        close_histories(&c, &bf);
         kedr_flow_destroy(f);
         kedr_ctx_destroy(ctx);
         return rc;

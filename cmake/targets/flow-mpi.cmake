@@ -24,3 +24,19 @@ if(KEDR_HAVE_MPI)
   set_tests_properties(mpi_kedr_flow_np2 PROPERTIES LABELS mpi PROCESSORS 2
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1")
 endif()
+
+# An immersed body over 2 ranks: a circle oscillating across the slabs' border; its force
+# history (written by rank 0) is the one-rank run's to the 9 printed digits (1e-7 relative).
+if(KEDR_HAVE_MPI)
+  set(flow_body ${CMAKE_SOURCE_DIR}/cases/flow/cavity_circle_ranks.ini)
+  add_test(NAME mpi_kedr_flow_body_np2 COMMAND bash -c "rm -rf mpi_flowb1 mpi_flowb2 && \
+           $<TARGET_FILE:kedr_cli> flow ${flow_body} --backend cpu --steps 10 --out mpi_flowb1 >/dev/null && \
+           ${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe $<TARGET_FILE:kedr_cli> flow \
+             ${flow_body} --backend cpu --steps 10 --out mpi_flowb2 >/dev/null && \
+           paste -d, mpi_flowb1/cavity_circle_ranks-circle.csv mpi_flowb2/cavity_circle_ranks-circle.csv | \
+             awk -F, 'NR > 1 { for (i = 1; i <= 11; i++) { a = $i < 0 ? -$i : $i; d = $i - $(i + 11); \
+               if (d < 0) d = -d; if (d > 1e-7 * (a > 1 ? a : 1)) bad++ } } \
+               END { exit !(NR == 11 && bad == 0) }'")
+  set_tests_properties(mpi_kedr_flow_body_np2 PROPERTIES LABELS mpi PROCESSORS 2
+    ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1")
+endif()

@@ -25,6 +25,8 @@ typedef struct {
     double vel[6][3];
     int off[3];          /* the slab's first cell in the whole grid (over ranks; else 0) */
     int split;           /* the axis the grid is split along over ranks; -1 on one rank */
+    int nsplit;          /* over ranks: the whole grid's cells along it */
+    int periodic_split;  /* ... and whether the whole grid is periodic along it */
 } flow_grid;
 
 /* The arrays a step's operations read and write, and their scalars. */

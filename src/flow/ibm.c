@@ -14,6 +14,7 @@
 #include "flow/ibm.h"
 #include "flow/ops.h"
 #include "flow/sim.h"
+#include "kedr/comm.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -370,7 +371,7 @@ kedr_status flow_ibm_place(struct kedr_flow *f, double t)
                 double x = ib->X0[3 * l + a] + d[a];
                 ib->Xh[a * N + l] = x;
                 ib->Uh[a * N + l] = v[a];
-                if (c->bc[2 * a].kind == KEDR_FLOW_BC_PERIODIC)
+                if (f->gkind[2 * a] == KEDR_FLOW_BC_PERIODIC) /* the whole grid's */
                     continue;
                 double lo = margin * f->h[a], hi = c->length[a] - margin * f->h[a];
                 if (x < lo * (1 - 1e-12) || x > hi + 1e-12 * c->length[a])
@@ -404,6 +405,28 @@ static flow_ibm_args point_args(const struct kedr_flow *f, int comp)
     return A;
 }
 
+/* Over ranks: every slab interpolated its own part of each point's stencil; the sum over the
+ * ranks is the whole (every rank then holds the same point vectors, and the force CG runs the
+ * same on each). */
+static kedr_status sum_ranks(struct kedr_flow *f, double *v)
+{
+    if (f->split < 0)
+        return KEDR_OK;
+    size_t N = f->ibm->N;
+    if (kedr_ctx_backend(f->ctx) == KEDR_BACKEND_CPU)
+        return kedr_comm_allreduce(f->comm, KEDR_F64, KEDR_OP_SUM, v, N);
+    double *h = malloc(N * sizeof *h);
+    if (!h)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", N * 8);
+    kedr_status s = kedr_download(f->ctx, h, v, N * sizeof *h);
+    if (s == KEDR_OK)
+        s = kedr_comm_allreduce(f->comm, KEDR_F64, KEDR_OP_SUM, h, N);
+    if (s == KEDR_OK)
+        s = kedr_upload(f->ctx, v, h, N * sizeof *h);
+    free(h);
+    return s;
+}
+
 kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, double *y)
 {
     flow_ibm *ib = f->ibm;
@@ -413,7 +436,8 @@ kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, doubl
     A.out = y;
     KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_ZERO, ib->N));
     KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_SPREAD, ib->N));
-    return flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP, ib->N);
+    KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP, ib->N));
+    return sum_ranks(f, y);
 }
 
 /* Solves (L L*) g = r0 (in ib->r) by CG from the last step's g (the force changes little from
@@ -525,10 +549,11 @@ kedr_status flow_ibm_force(struct kedr_flow *f, double dt, double t)
             ib->st_comp = b;
         }
         A.field = f->qt[b];
-        A.ub = ib->ub[b];
+        A.ub = f->rank == 0 ? ib->ub[b] : NULL; /* over ranks, added once */
         A.out = ib->r;
         A.scale = 1 / dt;
         KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP_RHS, ib->N));
+        KEDR_TRY(sum_ranks(f, ib->r));
         int it;
         double res;
         kedr_status s = solve(f, b, &it, &res);

@@ -70,13 +70,25 @@ FLOW_HD void flow_ibm_stencil_at(const flow_grid *g, int delta, int comp, const 
         /* padded index i sits at x = (i - 1) h on its axis' faces, (i - 1/2) h elsewhere */
         double s = X[a] / g->h[a] + (a == comp ? 1.0 : 0.5);
         int i0 = (int)floor(s - 0.5 * W) + 1;
-        int n = g->n[a], periodic = g->kind[2 * a] == KEDR_FLOW_BC_PERIODIC;
+        /* over ranks, along the split axis: the whole grid's indices (X is global), then this
+         * slab's own faces and cells only (1 .. its n); the rest weigh 0 here (another rank
+         * adds them) */
+        int split = a == g->split;
+        int n = split ? g->nsplit : g->n[a];
+        int periodic = split ? g->periodic_split : g->kind[2 * a] == KEDR_FLOW_BC_PERIODIC;
         st->cnt[a] = W;
         for (int m = 0; m < W; m++) {
             int i = i0 + m;
             st->w[a][m] = flow_ibm_phi(delta, (double)i - s);
             if (periodic)
                 i = 1 + (((i - 1) % n) + n) % n;
+            if (split) {
+                i -= g->off[a];
+                if (i < 1 || i > g->n[a]) {
+                    st->w[a][m] = 0;
+                    i = 1;
+                }
+            }
             st->idx[a][m] = i;
         }
     }
@@ -155,7 +167,7 @@ FLOW_HD void flow_ibm_point(const flow_grid *g, const flow_ibm_args *A, flow_ibm
     case FLOW_IBM_STENCIL: A->st[l] = st; break;
     case FLOW_IBM_INTERP: A->out[l] = flow_ibm_interp(g, &st, A->field); break;
     case FLOW_IBM_INTERP_RHS:
-        A->out[l] = (A->ub[l] - flow_ibm_interp(g, &st, A->field)) * A->scale;
+        A->out[l] = ((A->ub ? A->ub[l] : 0.0) - flow_ibm_interp(g, &st, A->field)) * A->scale;
         break;
     case FLOW_IBM_SPREAD: flow_ibm_spread(g, &st, A->field, A->in[l] * A->scale, 0); break;
     default: flow_ibm_spread(g, &st, A->field, 0, 1);

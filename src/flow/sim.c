@@ -33,9 +33,6 @@ static kedr_status check_ranks(const kedr_flow_case *c, int nr)
         return kedr_fail(KEDR_ERR_INVALID, "%s: the grid has %d cells along %c, fewer "
                          "than the %d ranks it is split over (a slab each along the last axis)",
                          c->path, c->n[ax], "xyz"[ax], nr);
-    if (c->nbodies > 0)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: immersed bodies ([body] sections) are not "
-                         "supported over several ranks yet: run this case on one rank", c->path);
     if (c->poisson.method != KEDR_FLOW_METHOD_PCG)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] solver = %s is not supported over "
                          "several ranks yet: use solver = pcg with preconditioner = jacobi",
@@ -101,8 +98,13 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
     g->kz = f->kz;
     g->nu = c->nu;
     g->split = f->split;
-    if (f->split >= 0)
+    for (int face = 0; face < 6; face++)
+        f->gkind[face] = c->bc[face].kind;
+    if (f->split >= 0) {
         g->off[f->split] = off;
+        g->nsplit = c->n[f->split];
+        g->periodic_split = c->bc[2 * f->split].kind == KEDR_FLOW_BC_PERIODIC;
+    }
     for (int a = 0; a < 3; a++) {
         g->n[a] = f->n[a];
         g->s[a] = f->s[a];

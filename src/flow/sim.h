@@ -50,6 +50,7 @@ struct kedr_flow {
     int split;        /* the last axis, or -1 on one rank */
     int lo, hi;       /* the neighbour ranks below and above (-1: the box's end) */
     size_t gcells;    /* cells of the whole grid */
+    int gkind[6];     /* the whole grid's boundary kinds (c.bc reads periodic at inner ends) */
     double *below, *above; /* a layer of cells lent by the neighbours (P, phi) */
     double *halo_host;     /* staging for the halos (non-cpu back ends) */
 };

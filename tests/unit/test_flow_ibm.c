@@ -96,6 +96,7 @@ static void check_stencils(void)
                 kedr_flow_case c = box_case(dims, n, periodic);
                 flow_grid gg;
                 memset(&gg, 0, sizeof gg);
+                gg.split = -1; /* one rank */
                 flow_grid *g = &gg;
                 g->dims = dims;
                 for (int a = 0; a < 3; a++) {
