@@ -194,7 +194,7 @@ struct kedr_flow_poisson {
 };
 
 /* Over ranks (ranks.c): sets up ps for its slab (the diagonal of the slab's end layers counts
- * the neighbour's cells); only PCG with Jacobi or no preconditioner. */
+ * the neighbour's cells); only PCG with Jacobi, red-black SSOR or none. */
 kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, struct kedr_comm *comm, int axis,
                                    int lo, int hi, int first, double gN);
 /* m steps of red-black SSOR from z = 0 over the ranks (ranks.c). */
