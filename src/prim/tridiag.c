@@ -294,15 +294,22 @@ static kedr_status tridiag_partitioned(kedr_ctx *ctx, kedr_dtype t, const kedr_t
     return s;
 }
 
+/* Fails when [p, p + pbytes) and [d, d + dbytes) overlap. */
+static kedr_status check_apart_ext(const char *fn, const void *p, size_t pbytes, const void *d,
+                                   size_t dbytes, const char *name)
+{
+    uintptr_t x = (uintptr_t)p, y = (uintptr_t)d;
+    if (x < y + dbytes && y < x + pbytes)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s overlaps d (d is overwritten while %s is "
+                         "still read)", fn, name, name);
+    return KEDR_OK;
+}
+
 /* Fails when [p, p + bytes) and [d, d + bytes) overlap. */
 static kedr_status check_apart_in(const char *fn, const void *p, const void *d, size_t bytes,
                                   const char *name)
 {
-    uintptr_t x = (uintptr_t)p, y = (uintptr_t)d;
-    if (x < y + bytes && y < x + bytes)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: %s overlaps d (d is overwritten while %s is "
-                         "still read)", fn, name, name);
-    return KEDR_OK;
+    return check_apart_ext(fn, p, bytes, d, bytes, name);
 }
 
 static kedr_status check_apart(const void *p, const void *d, size_t bytes, const char *name)
@@ -430,8 +437,8 @@ kedr_status kedr_tridiag_part_reduce(kedr_ctx *ctx, kedr_dtype t, const kedr_tri
     KEDR_TRY(check_apart_in(fn, a, d, span * size, "a"));
     KEDR_TRY(check_apart_in(fn, b, d, span * size, "b"));
     KEDR_TRY(check_apart_in(fn, c, d, span * size, "c"));
-    KEDR_TRY(check_apart_in(fn, w, d, span * size > 2 * elems * size ? span * size : 2 * elems * size,
-                         "w"));
+    /* each with its own extent: w holds 2 elements a row, d the span */
+    KEDR_TRY(check_apart_ext(fn, w, 2 * elems * size, d, span * size, "w"));
     char *wc = (char *)w + elems * size;
     return parts_reduce(ctx, t, &sp, a, b, c, d, w, wc, iface);
 }
@@ -450,7 +457,6 @@ kedr_status kedr_tridiag_part_complete(kedr_ctx *ctx, kedr_dtype t,
     KEDR_TRY(kedr_check_ptr(d, span, fn, "d"));
     if (elems == 0)
         return KEDR_OK;
-    KEDR_TRY(check_apart_in(fn, w, d, span * size > 2 * elems * size ? span * size : 2 * elems * size,
-                         "w"));
+    KEDR_TRY(check_apart_ext(fn, w, 2 * elems * size, d, span * size, "w"));
     return parts_complete(ctx, t, &sp, w, (const char *)w + elems * size, x, d);
 }

@@ -423,6 +423,18 @@ static void check_part_errors(kedr_ctx *ctx)
                                     NULL), KEDR_ERR_INVALID, "NULL iface");
     expect(kedr_tridiag_part_complete(ctx, KEDR_F64, &part, NULL, p, p + 24), KEDR_ERR_INVALID,
            "NULL w");
+    /* w right after d (each checked with its own extent: w 2 elements a row, d its span) is
+     * apart; one element further back it overlaps */
+    double *q = tu_poisoned(ctx, 128 * sizeof(double));
+    kedr_tridiag_iface f2 = {q + 64, q + 68, q + 72, q + 76};
+    expect(kedr_tridiag_part_reduce(ctx, KEDR_F64, &part, q, q + 8, q + 16, q + 24, q + 32,
+                                    &f2), KEDR_OK, "w just after d");
+    expect(kedr_tridiag_part_complete(ctx, KEDR_F64, &part, q + 32, q + 80, q + 24), KEDR_OK,
+           "w just after d (complete)");
+    expect(kedr_tridiag_part_reduce(ctx, KEDR_F64, &part, q, q + 8, q + 16, q + 24, q + 31,
+                                    &f2), KEDR_ERR_INVALID, "w overlapping d's last element");
+    TU_OK(kedr_ctx_sync(ctx));
+    kedr_free(ctx, q);
     kedr_tridiag_desc g = {2, 1, KEDR_TRIDIAG_CONTIGUOUS, 0, (kedr_tridiag_algorithm)6};
     expect(kedr_tridiag_solve(ctx, KEDR_F64, &g, p, p + 2, p + 4, p + 6), KEDR_ERR_INVALID,
            "algorithm 6");
