@@ -298,9 +298,13 @@ kedr_status kedr_comm_gatherv(kedr_comm *c, const void *send, size_t bytes, int 
 }
 
 #ifdef KEDR_HAVE_MPI
-static kedr_status post(kedr_comm *c, int recv, void *data, size_t bytes, int peer,
-                        MPI_Request *req, int *nreq, int tag0);
-static size_t pieces(size_t bytes);
+/* One message of a transfer: received (recv 1) or sent, with its first tag. */
+typedef struct {
+    int recv, peer, tag0;
+    void *data;
+    size_t bytes;
+} xfer;
+static kedr_status transfer(kedr_comm *c, int n, const xfer *x, const char *fn);
 #endif
 
 static kedr_status check_halos(const kedr_comm *c, int n, const kedr_comm_halo *h,
@@ -348,30 +352,21 @@ kedr_status kedr_comm_sendrecv(kedr_comm *c, int nsend, const kedr_comm_halo *se
     kedr_status s = KEDR_OK;
 #ifdef KEDR_HAVE_MPI
     if (c && c->parallel) {
-        size_t nreq = 0;
-        for (int i = 0; i < nsend; i++)
-            nreq += send[i].rank == rank ? 0 : pieces(send[i].bytes);
-        for (int i = 0; i < nrecv; i++)
-            nreq += recv[i].rank == rank ? 0 : pieces(recv[i].bytes);
-        MPI_Request *req = malloc((nreq ? nreq : 1) * sizeof *req);
-        int posted = 0;
-        if (!req)
+        /* tags above those of kedr_comm_exchange; a halo's pieces take consecutive tags */
+        xfer *x = malloc((size_t)(nsend + nrecv + 1) * sizeof *x);
+        int n = 0;
+        if (!x)
             return kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_sendrecv: out of memory for requests");
-        /* Tags above those of kedr_comm_exchange; a halo's pieces take consecutive tags. */
-        for (int i = 0; i < nrecv && s == KEDR_OK; i++)
+        for (int i = 0; i < nrecv; i++)
             if (recv[i].rank != rank)
-                s = post(c, 1, recv[i].data, recv[i].bytes, recv[i].rank, req, &posted,
-                         HALO_TAG0 + recv[i].tag * (int)HALO_PIECES);
-        for (int i = 0; i < nsend && s == KEDR_OK; i++)
+                x[n++] = (xfer){1, recv[i].rank, HALO_TAG0 + recv[i].tag * (int)HALO_PIECES,
+                                recv[i].data, recv[i].bytes};
+        for (int i = 0; i < nsend; i++)
             if (send[i].rank != rank)
-                s = post(c, 0, send[i].data, send[i].bytes, send[i].rank, req, &posted,
-                         HALO_TAG0 + send[i].tag * (int)HALO_PIECES);
-        if (posted) {
-            int err = MPI_Waitall(posted, req, MPI_STATUSES_IGNORE);
-            if (err != MPI_SUCCESS && s == KEDR_OK)
-                s = mpi_fail(err, "MPI_Waitall");
-        }
-        free(req);
+                x[n++] = (xfer){0, send[i].rank, HALO_TAG0 + send[i].tag * (int)HALO_PIECES,
+                                send[i].data, send[i].bytes};
+        s = transfer(c, n, x, "kedr_comm_sendrecv");
+        free(x);
     }
 #endif
     return s;
@@ -418,6 +413,28 @@ static kedr_status post(kedr_comm *c, int recv, void *data, size_t bytes, int pe
 }
 
 static size_t pieces(size_t bytes) { return bytes ? (bytes + PIECE - 1) / PIECE : 1; }
+
+/* Posts every message of x (in pieces of at most PIECE bytes) and waits for them all. */
+static kedr_status transfer(kedr_comm *c, int n, const xfer *x, const char *fn)
+{
+    size_t nreq = 0;
+    for (int i = 0; i < n; i++)
+        nreq += pieces(x[i].bytes);
+    MPI_Request *req = malloc((nreq ? nreq : 1) * sizeof *req);
+    if (!req)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of memory for requests", fn);
+    kedr_status s = KEDR_OK;
+    int posted = 0;
+    for (int i = 0; i < n && s == KEDR_OK; i++)
+        s = post(c, x[i].recv, x[i].data, x[i].bytes, x[i].peer, req, &posted, x[i].tag0);
+    if (posted) {
+        int err = MPI_Waitall(posted, req, MPI_STATUSES_IGNORE);
+        if (err != MPI_SUCCESS && s == KEDR_OK)
+            s = mpi_fail(err, "MPI_Waitall");
+    }
+    free(req);
+    return s;
+}
 #endif
 
 kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *send, int *nrecv,
@@ -476,27 +493,19 @@ kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *sen
                     memcpy((void *)m[k].data, send[i].data, send[i].bytes);
 #ifdef KEDR_HAVE_MPI
     if (c && c->parallel) {
-        size_t nreq = 0;
-        for (int i = 0; i < nsend; i++)
-            nreq += send[i].rank == rank ? 0 : pieces(send[i].bytes);
-        for (int k = 0; k < n; k++)
-            nreq += m[k].rank == rank ? 0 : pieces(m[k].bytes);
-        MPI_Request *req = malloc((nreq ? nreq : 1) * sizeof *req);
-        int posted = 0;
-        if (!req)
+        xfer *x = malloc((size_t)(nsend + n + 1) * sizeof *x);
+        int nx = 0;
+        if (!x)
             s = kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_exchange: out of memory for requests");
-        for (int k = 0; k < n && s == KEDR_OK; k++)
+        for (int k = 0; x && k < n; k++)
             if (m[k].rank != rank)
-                s = post(c, 1, (void *)m[k].data, m[k].bytes, m[k].rank, req, &posted, 0);
-        for (int i = 0; i < nsend && s == KEDR_OK; i++)
+                x[nx++] = (xfer){1, m[k].rank, 0, (void *)m[k].data, m[k].bytes};
+        for (int i = 0; x && i < nsend; i++)
             if (send[i].rank != rank)
-                s = post(c, 0, (void *)send[i].data, send[i].bytes, send[i].rank, req, &posted, 0);
-        if (posted) {
-            int err = MPI_Waitall(posted, req, MPI_STATUSES_IGNORE);
-            if (err != MPI_SUCCESS && s == KEDR_OK)
-                s = mpi_fail(err, "MPI_Waitall");
-        }
-        free(req);
+                x[nx++] = (xfer){0, send[i].rank, 0, (void *)send[i].data, send[i].bytes};
+        if (x)
+            s = transfer(c, nx, x, "kedr_comm_exchange");
+        free(x);
     }
 #endif
     free(out);
