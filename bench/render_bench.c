@@ -5,6 +5,7 @@
  * Embree 3 on the same rays and all cores where the build has it (the yardstick of
  * docs/render.md). Every kind of ray is timed as one batch: the median of --repeats after a
  * warm-up (device events on the GPU, so its times exclude copies). */
+#define _POSIX_C_SOURCE 200809L
 #include "render_bench.h"
 
 #include "bench_util.h"
@@ -15,6 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #ifdef KEDR_HAVE_EMBREE
 #include <embree3/rtcore.h>
@@ -33,6 +38,26 @@ typedef struct {
     const ray_set *r; /* in the context's memory */
     int kind;         /* 0 primary, 1 shadow, 2 secondary */
 } trace_job;
+
+/* With --cpu-time: the median of the calling thread's cpu time over repeats, after a warm-up
+ * (one thread: the parallel loops run on the caller). On a machine shared with other work the
+ * wall clock measures the others' load as much as the code; the thread's cpu time does not. */
+static kedr_status time_cpu(kedr_status (*call)(void *), void *arg, int repeats, double *seconds)
+{
+    double t[64];
+    repeats = repeats < 64 ? repeats : 64;
+    kedr_status s = call(arg);
+    for (int r = 0; r < repeats && s == KEDR_OK; r++) {
+        struct timespec a, b;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+        s = call(arg);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+        t[r] = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+    }
+    if (s == KEDR_OK)
+        *seconds = bench_median(t, repeats);
+    return s;
+}
 
 static kedr_status run_job(void *arg)
 {
@@ -175,13 +200,15 @@ static void help(void)
            "  --backend cpu|cuda|auto  with cuda (auto: when a GPU is present), also the GPU's\n"
            "                     traversal of the cpu's BVH (bvh-cuda) and of the LBVH it builds\n"
            "                     itself (lbvh-cuda, build time the GPU's) on the same rays\n"
+           "  --cpu-time         the cpu rows and Embree on one thread, timed by that thread's\n"
+           "                     cpu time (for a machine shared with other work)\n"
            "  --json FILE        the record\n");
 }
 
 int render_bench_main(int argc, char **argv)
 {
     size_t max_tris = 1000000;
-    int w = 1920, h = 1080, repeats = 3;
+    int w = 1920, h = 1080, repeats = 3, cpu_time = 0;
     const char *json = NULL;
     kedr_backend backend = KEDR_BACKEND_AUTO;
     int want[KEDR_ACCEL_LBVH + 1] = {0, 1, 1, 1, 1};
@@ -217,6 +244,8 @@ int render_bench_main(int argc, char **argv)
                 fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
                 return 2;
             }
+        } else if (!strcmp(a, "--cpu-time")) {
+            cpu_time = 1;
         } else if (!strcmp(a, "--json") && i + 1 < argc) {
             json = argv[++i];
         } else {
@@ -228,6 +257,10 @@ int render_bench_main(int argc, char **argv)
         fprintf(stderr, "kedr bench render: --repeats >= 1 and --max-triangles >= 1000 expected\n");
         return 2;
     }
+#ifdef _OPENMP
+    if (cpu_time)
+        omp_set_num_threads(1);
+#endif
     kedr_ctx *ctx = NULL;
     if (kedr_ctx_create(&ctx, KEDR_BACKEND_CPU, 0) != KEDR_OK) {
         fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
@@ -259,7 +292,8 @@ int render_bench_main(int argc, char **argv)
             return 1;
         }
         jf = KEDR_FILE(&jw);
-        fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"gpu\": ", w, h);
+        fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"clock\": \"%s\",\n  \"gpu\": ",
+                w, h, cpu_time ? "thread-cpu (one thread)" : "wall");
         kedr_json_string(jf, gpu ? gpu_name : "");
         fprintf(jf, ",\n  \"results\": [");
     }
@@ -276,8 +310,9 @@ int render_bench_main(int argc, char **argv)
         kedr_ctx_destroy(ctx);
         return 1;
     }
-    printf("kedr bench render on %s%s%s, %dx%d rays a batch, median of %d\n", device,
-           gpu ? " and " : "", gpu_name, w, h, repeats);
+    printf("kedr bench render on %s%s%s, %dx%d rays a batch, median of %d%s\n", device,
+           gpu ? " and " : "", gpu_name, w, h, repeats,
+           cpu_time ? " (cpu rows and Embree: one thread, its cpu time)" : "");
     printf("%-10s %-8s %10s %10s %12s %12s %12s\n", "triangles", "accel", "build s", "memory",
            "primary/s", "shadow/s", "second./s");
     int first = 1, rc = 0;
@@ -347,7 +382,10 @@ int render_bench_main(int argc, char **argv)
                 for (int k = 0; k < 3; k++) {
                     trace_job j = {on_gpu ? gpu : ctx, a, on_gpu ? &dr : &r, k};
                     double sec;
-                    if (bench_time(j.ctx, run_job, &j, repeats, &sec) == KEDR_OK)
+                    kedr_status ts = cpu_time && !on_gpu
+                                         ? time_cpu(run_job, &j, repeats, &sec)
+                                         : bench_time(j.ctx, run_job, &j, repeats, &sec);
+                    if (ts == KEDR_OK)
                         rate[k] = r.n / sec;
                     else
                         fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
@@ -360,7 +398,8 @@ int render_bench_main(int argc, char **argv)
                 for (int k = 0; k < 3; k++) {
                     embree_job j = {scene, &r, k};
                     double sec;
-                    if (bench_time(ctx, embree_run, &j, repeats, &sec) == KEDR_OK)
+                    if ((cpu_time ? time_cpu(embree_run, &j, repeats, &sec)
+                                  : bench_time(ctx, embree_run, &j, repeats, &sec)) == KEDR_OK)
                         rate[k] = r.n / sec;
                 }
                 rtcReleaseScene(scene);
