@@ -136,6 +136,23 @@ static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
     kedr_flow_fields fl;
     if (kedr_flow_gather_fields(f, 0, &fl) != KEDR_OK)
         return fail(NULL);
+    /* the profiles first: over ranks every rank takes part */
+    char ppath[FLOW_PATH];
+    snprintf(ppath, sizeof ppath, "%s/%s-profiles.csv", c->out_dir, c->name);
+    kedr_status sp = KEDR_OK;
+    if (c->write_csv) {
+        sp = cli_make_dirs(c->out_dir) == 0 || flow_rank > 0
+                 ? KEDR_OK
+                 : kedr_fail(KEDR_ERR_IO, "cannot create the output directory %s: %s",
+                             c->out_dir, strerror(errno));
+        sp = agree(sp);
+        if (sp == KEDR_OK)
+            sp = kedr_flow_write_profiles(f, ppath);
+        if (sp != KEDR_OK) {
+            kedr_flow_fields_free(&fl);
+            return fail(NULL);
+        }
+    }
     if (flow_rank > 0) { /* rank 0 writes the gathered fields */
         kedr_flow_fields_free(&fl);
         return agree(KEDR_OK) == KEDR_OK ? 0 : CLI_EXIT_FAIL;
@@ -159,13 +176,8 @@ static int write_outputs(kedr_flow *f, const kedr_flow_case *c)
         if ((s = kedr_flow_write_vti(&fl, path)) == KEDR_OK)
             printf("wrote %s\n", path);
     }
-    if (s == KEDR_OK && c->write_csv && flow_nranks > 1) {
-        printf("(no %s/%s-profiles.csv over several ranks yet)\n", c->out_dir, c->name);
-    } else if (s == KEDR_OK && c->write_csv) {
-        snprintf(path, sizeof path, "%s/%s-profiles.csv", c->out_dir, c->name);
-        if ((s = kedr_flow_write_profiles(f, path)) == KEDR_OK)
-            printf("wrote %s\n", path);
-    }
+    if (s == KEDR_OK && c->write_csv)
+        printf("wrote %s\n", ppath);
     if (s == KEDR_OK && c->write_png) {
         s = kedr_flow_write_png(&fl, c->out_dir, c->name);
         if (s == KEDR_OK)

@@ -13,6 +13,7 @@ if(KEDR_HAVE_MPI)
              'NR > 1 { for (i = 1; i <= 6; i++) { d = $i - $(i + 6); if (d < 0) d = -d; if (d > m) m = d } } \
               END { exit !(NR == 1025 && m < 1e-9) }' && \
            test -s mpi_flow2/cavity_ranks.rank0of2.chk && test -s mpi_flow2/cavity_ranks.rank1of2.chk && \
+           test -s mpi_flow2/cavity_ranks-profiles.csv && \
            ${flow_np2} ${flow_case} --backend cpu --steps 10 --out mpi_flowr >/dev/null && \
            ${flow_np2} ${flow_case} --backend cpu --steps 20 --out mpi_flowr \
              --restart mpi_flowr/cavity_ranks.chk | grep -q 'restart from' && \

@@ -283,6 +283,7 @@ kedr_status kedr_flow_write_csv(const kedr_flow_fields *fl, const char *path);
 /* DIR/NAME-{speed,pressure,vorticity}.png (2D; 3D: the mid-plane z = Lz/2). */
 kedr_status kedr_flow_write_png(const kedr_flow_fields *fl, const char *dir, const char *name);
 /* Velocity profiles through the centre: u(y) at x = Lx/2 and v(x) at y = Ly/2 (CSV). */
+/* (Over ranks: every rank calls it; the velocities are gathered and rank 0 writes.) */
 kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path);
 
 /* Checkpoints: the state (velocities, pressure, the previous step's right-hand sides, step,

@@ -130,19 +130,11 @@ kedr_status kedr_flow_get_fields(const kedr_flow *f, kedr_flow_fields *fl)
 
 /* u(y) on the vertical line x = Lx/2 and v(x) on the horizontal line y = Ly/2 (z = Lz/2 in
  * 3D), interpolated linearly between the staggered values; the wall values included. */
-kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path)
+static kedr_status profiles(const struct kedr_flow *f, const flow_host *hp, const char *path)
 {
-    if (f->split >= 0)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: centre-line profiles are not written "
-                         "over several ranks yet (%s)", path);
-    flow_host h;
-    KEDR_TRY(flow_host_get(f, &h));
+    const flow_host h = *hp;
     kedr_file_writer w;
-    kedr_status s = kedr_file_begin(&w, path);
-    if (s != KEDR_OK) {
-        flow_host_free(&h);
-        return s;
-    }
+    KEDR_TRY(kedr_file_begin(&w, path));
     FILE *fp = KEDR_FILE(&w);
     int kmid = f->dims == 3 ? f->n[2] / 2 + 1 : 0;
     double wk = f->dims == 3 && f->n[2] % 2 == 0 ? 0.5 : 0; /* weight of the layer below */
@@ -180,12 +172,63 @@ kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path)
             fprintf(fp, "%s,%.10g,%.10g\n", line == 0 ? "u_vertical" : "v_horizontal", coord, v);
         }
     }
-    flow_host_free(&h);
     if (ferror(fp)) {
         kedr_file_abort(&w);
         return kedr_fail(KEDR_ERR_IO, "%s: write failed", path);
     }
     return kedr_file_commit(&w);
+}
+
+/* Over ranks: u and v of the whole padded grid on rank 0, the slabs' layers in rank order (the
+ * first rank's lower ghost layer and the last rank's upper one included), and there a view of
+ * the whole grid to write the profiles from. */
+static kedr_status gathered_profiles(const struct kedr_flow *f, const flow_host *h,
+                                     const char *path)
+{
+    int ax = f->split, n = f->n[ax];
+    size_t L = f->s[ax];
+    int first = f->rank == 0 ? 0 : 1, last = f->rank == f->nranks - 1 ? n + 1 : n;
+    size_t bytes = (size_t)(last - first + 1) * L * sizeof(double);
+    size_t *counts = f->rank == 0 ? malloc((size_t)f->nranks * sizeof *counts) : NULL;
+    struct kedr_flow *g = f->rank == 0 ? malloc(sizeof *g) : NULL;
+    kedr_status s = f->rank == 0 && (!counts || !g)
+                        ? kedr_fail(KEDR_ERR_NOMEM, "kedr_flow_write_profiles: host memory")
+                        : KEDR_OK;
+    s = kedr_comm_agree(f->comm, s);
+    flow_host all;
+    memset(&all, 0, sizeof all);
+    for (int a = 0; a < 2 && s == KEDR_OK; a++) {
+        void *buf = NULL;
+        s = kedr_comm_gatherv(f->comm, h->q[a] + (size_t)first * L, bytes, 0, counts, &buf);
+        all.q[a] = buf;
+    }
+    if (s == KEDR_OK && f->rank == 0) {
+        *g = *f; /* the whole grid's sizes; its storage: the gathered arrays */
+        g->n[ax] = f->c.n[ax];
+        g->s[2] = g->s[1] * ((size_t)g->n[1] + 2);
+        s = profiles(g, &all, path);
+    }
+    s = kedr_comm_agree(f->comm, s);
+    free(all.q[0]);
+    free(all.q[1]);
+    free(counts);
+    free(g);
+    return s;
+}
+
+kedr_status kedr_flow_write_profiles(const kedr_flow *f, const char *path)
+{
+    flow_host h;
+    kedr_status s = flow_host_get(f, &h);
+    if (f->split >= 0) {
+        s = kedr_comm_agree(f->comm, s);
+        if (s == KEDR_OK)
+            s = gathered_profiles(f, &h, path);
+    } else if (s == KEDR_OK) {
+        s = profiles(f, &h, path);
+    }
+    flow_host_free(&h);
+    return s;
 }
 
 kedr_status kedr_flow_gather_fields(const kedr_flow *f, int root, kedr_flow_fields *fl)

@@ -14,6 +14,7 @@
  *    immersed bodies: a circle oscillating across the slabs' borders (2D 23 x 21) and a fixed
  *    sphere in a uniform stream (3D 12 x 10 x 9): the points' stencils split between slabs, the
  *    interpolations summed over ranks; fields and body forces within the tolerance;
+ *    and in each, the centre-line profiles (gathered on rank 0) within 1e-9;
  * 5. per-rank checkpoints: 4 steps, a checkpoint, a restart and 4 more is the straight run of 8
  *    bit for bit (the cavity with the oscillating circle: velocities and the body's force);
  * 6. what is not supported over ranks is refused on every rank, naming the key: multigrid,
@@ -126,6 +127,42 @@ static double maxdiff(const double *a, const double *b, size_t n)
     return m;
 }
 
+/* The largest difference of the numbers of two profile files (line,coordinate,velocity rows);
+ * -1 when they do not have the same rows. */
+static double profile_diff(const char *p1, const char *p2)
+{
+    FILE *a = fopen(p1, "r"), *b = fopen(p2, "r");
+    double d = a && b ? 0 : -1;
+    char la[256], lb[256];
+    int rows = 0;
+    while (d >= 0 && a && b && fgets(la, sizeof la, a)) {
+        if (!fgets(lb, sizeof lb, b)) {
+            d = -1;
+            break;
+        }
+        if (rows++ == 0)
+            continue; /* the header */
+        char *ca = strchr(la, ','), *cb = strchr(lb, ',');
+        if (!ca || !cb || ca - la != cb - lb || strncmp(la, lb, (size_t)(ca - la)) != 0) {
+            d = -1;
+            break;
+        }
+        double xa, va, xb, vb;
+        if (sscanf(ca + 1, "%lf,%lf", &xa, &va) != 2 || sscanf(cb + 1, "%lf,%lf", &xb, &vb) != 2) {
+            d = -1;
+            break;
+        }
+        d = fmax(d, fmax(fabs(xa - xb), fabs(va - vb)));
+    }
+    if (a && b && d >= 0 && (fgets(lb, sizeof lb, b) || rows < 10))
+        d = -1;
+    if (a)
+        fclose(a);
+    if (b)
+        fclose(b);
+    return d;
+}
+
 static void compare(kedr_backend be, const char *name, const char *text)
 {
     kedr_flow_case c;
@@ -153,6 +190,20 @@ static void compare(kedr_backend be, const char *name, const char *text)
     kedr_flow_stats s1, sn;
     kedr_flow_get_stats(one, &s1);
     kedr_flow_get_stats(all, &sn);
+    /* the centre-line profiles: gathered over the ranks and written by rank 0 */
+    char p1[128], pn[128];
+    snprintf(p1, sizeof p1, "/tmp/test_flow_ranks_%ld_one.csv", (long)getpid());
+    snprintf(pn, sizeof pn, "/tmp/test_flow_ranks_%ld_all.csv", (long)getpid());
+    if (rank == 0)
+        TU_OK(kedr_flow_write_profiles(one, p1));
+    kedr_comm_bcast(comm, pn, sizeof pn, 0); /* rank 0's name */
+    TU_OK(kedr_flow_write_profiles(all, pn));
+    if (rank == 0) {
+        double dprof = profile_diff(p1, pn);
+        TU_CHECK(dprof >= 0 && dprof <= 1e-9, "%s: profiles differ by %g (-1: rows)", name, dprof);
+        remove(p1);
+        remove(pn);
+    }
     kedr_flow_fields f1, fn;
     TU_OK(kedr_flow_get_fields(one, &f1));
     TU_OK(kedr_flow_gather_fields(all, 0, &fn));
