@@ -169,7 +169,7 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     }
     a->info.build_seconds = kedr_wall_seconds() - t0;
     a->info.bytes = sizeof *a + ntri * (a->woop ? 21 : 9) * sizeof(float) +
-                    (a->leaf_tris ? a->nrefs * (a->woop ? 12 : 9) * sizeof(float) : 0) +
+                    a->nleaf_tris * sizeof(float) +
                     a->nbvh * sizeof(render_bvh_node) + a->nbvh4 * sizeof(render_bvh4_node) +
                     a->nkd * sizeof(render_kd_node) +
                     a->nrefs * sizeof(uint32_t) +

@@ -35,6 +35,13 @@ typedef struct {
     uint32_t child[4], count[4];
 } render_bvh4_node;
 
+/* Four triangles for one SSE Moller-Trumbore test: v0, e1 = v1 - v0, e2 = v2 - v0 by
+ * coordinate, and their indices (UINT32_MAX, with zero edges, in a leaf's unused lanes). */
+typedef struct {
+    float v0[3][4], e1[3][4], e2[3][4];
+    uint32_t id[4];
+} render_tri4;
+
 struct kedr_accel {
     kedr_accel_kind kind;
     kedr_tri_test test;
@@ -50,9 +57,11 @@ struct kedr_accel {
     /* the cpu's 4-wide copy of the BVH or LBVH (bvh4.c), traced instead of it on the cpu */
     render_bvh4_node *bvh4;
     size_t nbvh4;
-    /* the triangles in leaf order (refs[i]'s at i), for the cpu's leaves: v0, e1 = v1 - v0,
-     * e2 = v2 - v0 (9 floats; KEDR_TRI_MOLLER) or Woop's 12 floats */
+    /* the cpu's leaves' triangles: for Woop's test its 12 floats in leaf order (refs[i]'s at
+     * i); for Moller-Trumbore blocks of four (render_tri4), a leaf's child[] naming its first
+     * block */
     float *leaf_tris;
+    size_t nleaf_tris; /* floats */
     /* kd-tree */
     render_kd_node *kd;
     size_t nkd;

@@ -85,25 +85,55 @@ kedr_status render_bvh4_build(kedr_accel *a)
                          "BVH (%zu nodes)", cap);
     a->nbvh4 = collapse(a, 0, 0);
     /* the leaves' triangles side by side, in the form their test reads */
-    size_t w = a->woop ? 12 : 9;
-    a->leaf_tris = malloc(a->nrefs * w * sizeof(float));
-    if (!a->leaf_tris)
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the leaves' "
-                         "triangles (%zu)", a->nrefs);
+    if (a->woop) {
+        a->nleaf_tris = a->nrefs * 12;
+        a->leaf_tris = malloc(a->nleaf_tris * sizeof(float));
+        if (!a->leaf_tris)
+            return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the "
+                             "leaves' triangles (%zu)", a->nrefs);
 #pragma omp parallel for schedule(static)
-    for (size_t i = 0; i < a->nrefs; i++) {
-        float *q = a->leaf_tris + i * w;
-        if (a->woop) {
-            memcpy(q, a->woop + (size_t)a->refs[i] * 12, 12 * sizeof(float));
-        } else {
-            const float *t = a->tris + (size_t)a->refs[i] * 9;
-            for (int k = 0; k < 3; k++) {
-                q[k] = t[k];
-                q[3 + k] = t[3 + k] - t[k];
-                q[6 + k] = t[6 + k] - t[k];
+        for (size_t i = 0; i < a->nrefs; i++)
+            memcpy(a->leaf_tris + i * 12, a->woop + (size_t)a->refs[i] * 12, 12 * sizeof(float));
+        return KEDR_OK;
+    }
+    /* Moller-Trumbore: each leaf's triangles in blocks of four, in the order of the nodes */
+    size_t nblocks = 0;
+    for (size_t k = 0; k < a->nbvh4; k++)
+        for (int i = 0; i < 4; i++)
+            if (a->bvh4[k].count[i] && a->bvh4[k].count[i] != BVH4_EMPTY)
+                nblocks += (a->bvh4[k].count[i] + 3) / 4;
+    a->nleaf_tris = nblocks * (sizeof(render_tri4) / sizeof(float));
+    render_tri4 *blocks = aligned_alloc(64, (nblocks ? nblocks : 1) * sizeof *blocks);
+    if (!blocks)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the leaves' "
+                         "triangles (%zu blocks of 4)", nblocks);
+    a->leaf_tris = (float *)blocks;
+    size_t at = 0;
+    for (size_t k = 0; k < a->nbvh4; k++)
+        for (int i = 0; i < 4; i++) {
+            uint32_t c = a->bvh4[k].count[i];
+            if (!c || c == BVH4_EMPTY)
+                continue;
+            uint32_t first = a->bvh4[k].child[i];
+            a->bvh4[k].child[i] = (uint32_t)at;
+            for (uint32_t j = 0; j < c; j += 4, at++) {
+                render_tri4 *b = &blocks[at];
+                memset(b, 0, sizeof *b);
+                for (uint32_t l = 0; l < 4; l++) {
+                    b->id[l] = UINT32_MAX;
+                    if (j + l >= c)
+                        continue;
+                    uint32_t p = a->refs[first + j + l];
+                    const float *t = a->tris + (size_t)p * 9;
+                    b->id[l] = p;
+                    for (int ax = 0; ax < 3; ax++) {
+                        b->v0[ax][l] = t[ax];
+                        b->e1[ax][l] = t[3 + ax] - t[ax];
+                        b->e2[ax][l] = t[6 + ax] - t[ax];
+                    }
+                }
             }
         }
-    }
     return KEDR_OK;
 }
 
@@ -115,36 +145,76 @@ typedef struct {
     float entry;
 } bvh4_item;
 
-/* tri_moller (geom.h) on v0, e1, e2 stored: e1 and e2 are the same differences tri_moller
- * computes, so every hit is tri_moller's, bit for bit. */
-static inline int moller_stored(const float *q, rvec o, rvec d, float tmin, float tmax, float *t,
-                                float *u, float *v)
+/* tri_moller on four triangles, lane by lane in its order of operations (its products, sums
+ * and the division rounded alike, so each lane's t, u and v are its, bit for bit); the lanes
+ * that tri_moller would report as hits with (tmin, tmax) set in the returned mask. */
+static inline int moller4(const render_tri4 *q, const __m128 o[3], const __m128 d[3], __m128 tmin,
+                          __m128 tmax, __m128 *t, __m128 *u, __m128 *v)
 {
-    rvec v0 = rv_load(q), e1 = rv_load(q + 3), e2 = rv_load(q + 6);
-    rvec p = rv_cross(d, e2);
-    float det = rv_dot(e1, p);
-    if (det == 0.0f)
-        return 0;
-    float inv = 1.0f / det;
-    rvec s = rv_sub(o, v0);
-    float uu = rv_dot(s, p) * inv;
-    if (!(uu >= 0.0f && uu <= 1.0f))
-        return 0;
-    rvec qq = rv_cross(s, e1);
-    float vv = rv_dot(d, qq) * inv;
-    if (!(vv >= 0.0f && uu + vv <= 1.0f))
-        return 0;
-    float tt = rv_dot(e2, qq) * inv;
-    if (!(tt > tmin && tt < tmax))
-        return 0;
+#define M4(a, b) _mm_mul_ps(a, b)
+    __m128 e1x = _mm_load_ps(q->e1[0]), e1y = _mm_load_ps(q->e1[1]), e1z = _mm_load_ps(q->e1[2]);
+    __m128 e2x = _mm_load_ps(q->e2[0]), e2y = _mm_load_ps(q->e2[1]), e2z = _mm_load_ps(q->e2[2]);
+    __m128 px = _mm_sub_ps(M4(d[1], e2z), M4(d[2], e2y));
+    __m128 py = _mm_sub_ps(M4(d[2], e2x), M4(d[0], e2z));
+    __m128 pz = _mm_sub_ps(M4(d[0], e2y), M4(d[1], e2x));
+    __m128 det = _mm_add_ps(_mm_add_ps(M4(e1x, px), M4(e1y, py)), M4(e1z, pz));
+    __m128 inv = _mm_div_ps(_mm_set1_ps(1.0f), det);
+    __m128 sx = _mm_sub_ps(o[0], _mm_load_ps(q->v0[0]));
+    __m128 sy = _mm_sub_ps(o[1], _mm_load_ps(q->v0[1]));
+    __m128 sz = _mm_sub_ps(o[2], _mm_load_ps(q->v0[2]));
+    __m128 uu = M4(_mm_add_ps(_mm_add_ps(M4(sx, px), M4(sy, py)), M4(sz, pz)), inv);
+    __m128 qx = _mm_sub_ps(M4(sy, e1z), M4(sz, e1y));
+    __m128 qy = _mm_sub_ps(M4(sz, e1x), M4(sx, e1z));
+    __m128 qz = _mm_sub_ps(M4(sx, e1y), M4(sy, e1x));
+    __m128 vv = M4(_mm_add_ps(_mm_add_ps(M4(d[0], qx), M4(d[1], qy)), M4(d[2], qz)), inv);
+    __m128 tt = M4(_mm_add_ps(_mm_add_ps(M4(e2x, qx), M4(e2y, qy)), M4(e2z, qz)), inv);
+#undef M4
+    __m128 zero = _mm_setzero_ps(), one = _mm_set1_ps(1.0f);
+    __m128 ok = _mm_cmpneq_ps(det, zero);
+    ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpge_ps(uu, zero), _mm_cmple_ps(uu, one)));
+    ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpge_ps(vv, zero), _mm_cmple_ps(_mm_add_ps(uu, vv), one)));
+    ok = _mm_and_ps(ok, _mm_and_ps(_mm_cmpgt_ps(tt, tmin), _mm_cmplt_ps(tt, tmax)));
     *t = tt;
     *u = uu;
     *v = vv;
-    return 1;
+    return _mm_movemask_ps(ok);
 }
 
-/* bvh_leaf_hd (bvh_trace.h) on the leaf-ordered triangles: the same tests, the same tie rule. */
-static inline int bvh4_leaf(const kedr_accel *a, uint32_t first, uint32_t count, rvec o, rvec d,
+/* bvh_leaf_hd (bvh_trace.h) on a leaf's blocks of four: the same hits, the same tie rule. */
+static inline int bvh4_leaf_moller(const render_tri4 *q, uint32_t count, const __m128 o[3],
+                                   const __m128 d[3], float tmin, kedr_hit *h, int any)
+{
+    int found = 0;
+    for (uint32_t j = 0; j < count; j += 4, q++) {
+        float bound = h->prim >= 0 && !any ? bvh_next_up(h->t) : h->t;
+        __m128 t4, u4, v4;
+        int mask = moller4(q, o, d, _mm_set1_ps(tmin), _mm_set1_ps(bound), &t4, &u4, &v4);
+        if (!mask)
+            continue;
+        if (any)
+            return 1;
+        float t[4], u[4], v[4];
+        _mm_storeu_ps(t, t4);
+        _mm_storeu_ps(u, u4);
+        _mm_storeu_ps(v, v4);
+        while (mask) {
+            int l = __builtin_ctz((unsigned)mask);
+            mask &= mask - 1;
+            uint32_t p = q->id[l];
+            if (t[l] < h->t || (t[l] == h->t && p < (uint32_t)h->prim)) {
+                h->t = t[l];
+                h->u = u[l];
+                h->v = v[l];
+                h->prim = (int32_t)p;
+                found = 1;
+            }
+        }
+    }
+    return found;
+}
+
+/* bvh_leaf_hd (bvh_trace.h) on the leaf-ordered Woop rows: the same tests, the same tie rule. */
+static inline int bvh4_leaf_woop(const kedr_accel *a, uint32_t first, uint32_t count, rvec o, rvec d,
                             float tmin, kedr_hit *h, int any)
 {
     int found = 0;
@@ -152,9 +222,7 @@ static inline int bvh4_leaf(const kedr_accel *a, uint32_t first, uint32_t count,
         float t, u, v;
         uint32_t p = a->refs[i];
         float bound = h->prim >= 0 && !any ? bvh_next_up(h->t) : h->t;
-        int hit = a->woop ? tri_woop(a->leaf_tris + (size_t)i * 12, o, d, tmin, bound, &t, &u, &v)
-                          : moller_stored(a->leaf_tris + (size_t)i * 9, o, d, tmin, bound, &t,
-                                          &u, &v);
+        int hit = tri_woop(a->leaf_tris + (size_t)i * 12, o, d, tmin, bound, &t, &u, &v);
         if (hit && (t < h->t || (t == h->t && p < (uint32_t)h->prim))) {
             h->t = t;
             h->u = u;
@@ -175,6 +243,9 @@ int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int a
     const __m128 ix = _mm_set1_ps(inv.x), iy = _mm_set1_ps(inv.y), iz = _mm_set1_ps(inv.z);
     const __m128 tmin = _mm_set1_ps(r->tmin), widen = _mm_set1_ps(1.0000004f);
     const __m128i empty = _mm_set1_epi32(-1);
+    const __m128 o4[3] = {ox, oy, oz};
+    const __m128 d4[3] = {_mm_set1_ps(d.x), _mm_set1_ps(d.y), _mm_set1_ps(d.z)};
+    const render_tri4 *tri4 = (const render_tri4 *)a->leaf_tris;
     bvh4_item stack[3 * RENDER_STACK + 4];
     int sp = 0, found = 0;
     uint32_t node = 0;
@@ -222,7 +293,8 @@ int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int a
                 node = near;
                 continue;
             }
-            if (bvh4_leaf(a, near, cnt_near, o, d, r->tmin, h, any)) {
+            if (a->woop ? bvh4_leaf_woop(a, near, cnt_near, o, d, r->tmin, h, any)
+                        : bvh4_leaf_moller(tri4 + near, cnt_near, o4, d4, r->tmin, h, any)) {
                 found = 1;
                 if (any)
                     return 1;
@@ -239,7 +311,8 @@ int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int a
                 node = it.child;
                 break;
             }
-            if (bvh4_leaf(a, it.child, it.count, o, d, r->tmin, h, any)) {
+            if (a->woop ? bvh4_leaf_woop(a, it.child, it.count, o, d, r->tmin, h, any)
+                        : bvh4_leaf_moller(tri4 + it.child, it.count, o4, d4, r->tmin, h, any)) {
                 found = 1;
                 if (any)
                     return 1;
