@@ -401,8 +401,9 @@ static int run(kedr_flow *f, const kedr_flow_case *c, int *stopped, body_files *
             char msg[600];
             snprintf(msg, sizeof msg, "%s", kedr_last_error());
             int say = flow_rank == 0; /* the ranks fail together: rank 0 says why */
+            const char *why_text = strncmp(msg, "kedr flow: ", 11) == 0 ? msg + 11 : msg;
             if (say)
-                fprintf(stderr, "kedr flow: %s\n", msg);
+                fprintf(stderr, "kedr flow: %s\n", why_text);
             kedr_flow_get_stats(f, &st);
             if (why == 1 || why == 4) {
                 if (why == 1 && say)
