@@ -1802,8 +1802,15 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
         double n = acc[DSMC_ACC_N * nc + c], m = acc[DSMC_ACC_M * nc + c];
         double v = sim->geo.gas_host[c]; /* densities use the gas volume of cut cells */
         f->particles[c] = n / samples;
-        if (n == 0)
+        if (n == 0) { /* no molecule sampled: density and pressure 0 (that much was measured),
+                       * velocity, temperatures, Mach and mean free path undefined (NaN, not
+                       * 0 K); solid cells are NaN throughout (below) */
+            double *undefined[] = {f->ux, f->uy, f->uz, f->temperature, f->temperature_rot,
+                                   f->temperature_overall, f->mach, f->mfp_ratio};
+            for (int k = 0; k < 8; k++)
+                undefined[k][c] = NAN;
             continue;
+        }
         double px = acc[DSMC_ACC_MVX * nc + c], py = acc[DSMC_ACC_MVY * nc + c];
         double pz = acc[DSMC_ACC_MVZ * nc + c], e2 = acc[DSMC_ACC_MV2 * nc + c];
         double wc = w * dsmc_weight_factor(&sim->p, (uint32_t)c);
