@@ -189,7 +189,7 @@ kedr_status render_bvh_build(kedr_accel *a)
      * array on a 64-byte boundary, the two boxes a traversal step tests share one cache line */
     size_t n = a->ntri, cap = n ? 2 * n : 2;
     bvh_builder b = {a, malloc((n ? n : 1) * sizeof(bvh_item)), 2, 0};
-    a->bvh = aligned_alloc(64, cap * sizeof *a->bvh);
+    a->bvh = aligned_alloc(64, ((cap * sizeof *a->bvh) + 63) / 64 * 64);
     a->refs = malloc((n ? n : 1) * sizeof *a->refs);
     if (!b.items || !a->bvh || !a->refs) {
         free(b.items);

@@ -79,7 +79,7 @@ kedr_status render_bvh4_build(kedr_accel *a)
     if (!a->ntri || !a->nbvh)
         return KEDR_OK;
     size_t cap = a->nbvh + 1; /* at most one 4-wide node per binary inner node */
-    a->bvh4 = aligned_alloc(64, cap * sizeof *a->bvh4);
+    a->bvh4 = aligned_alloc(64, ((cap * sizeof *a->bvh4) + 63) / 64 * 64);
     if (!a->bvh4)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the 4-wide "
                          "BVH (%zu nodes)", cap);
@@ -103,7 +103,9 @@ kedr_status render_bvh4_build(kedr_accel *a)
             if (a->bvh4[k].count[i] && a->bvh4[k].count[i] != BVH4_EMPTY)
                 nblocks += (a->bvh4[k].count[i] + 3) / 4;
     a->nleaf_tris = nblocks * (sizeof(render_tri4) / sizeof(float));
-    render_tri4 *blocks = aligned_alloc(64, (nblocks ? nblocks : 1) * sizeof *blocks);
+    /* aligned_alloc takes a multiple of the alignment (C11) */
+    size_t bytes = (nblocks ? nblocks : 1) * sizeof(render_tri4);
+    render_tri4 *blocks = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!blocks)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the leaves' "
                          "triangles (%zu blocks of 4)", nblocks);
