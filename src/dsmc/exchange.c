@@ -159,6 +159,41 @@ static kedr_status leave_cpu(kedr_dsmc *sim, const dsmc_decomp *d, int me, int n
     return KEDR_OK;
 }
 
+/* KEDR_DSMC_XPROF=1: the exchange's parts timed (the device synchronized between them) and
+ * printed by each rank to stderr when its simulator is destroyed; for finding where its time
+ * goes, not for production runs. */
+enum {
+    XP_SELECT, XP_PACK, XP_FILL, XP_SORT, XP_LEAVE, XP_WAIT, XP_MPI, XP_RESERVE, XP_ARRIVE,
+    XP_END, XP_N
+};
+static const char *const xprof_names[XP_N] = {
+    "select (gpu)", "pack+download", "fill holes", "by destination (host)", "leaving, rest",
+    "wait for ranks", "messages", "reserve", "upload+unpack", "final agree"};
+static double xprof_t; /* when the part being timed began */
+static double xprof[XP_N];
+static long xprof_calls;
+static int xprof_on = -1;
+
+static void xprof_mark(kedr_dsmc *sim, int part, double *t)
+{
+    if (!xprof_on)
+        return;
+    kedr_ctx_sync(sim->ctx);
+    double now = kedr_wall_seconds();
+    xprof[part] += now - *t;
+    *t = now;
+}
+
+void dsmc_exchange_profile_print(const kedr_dsmc *sim)
+{
+    if (xprof_on != 1 || !xprof_calls)
+        return;
+    fprintf(stderr, "rank %d: %ld exchanges, ms each:", sim->rank, xprof_calls);
+    for (int k = 0; k < XP_N; k++)
+        fprintf(stderr, " %s %.3f%s", xprof_names[k], 1e3 * xprof[k] / xprof_calls,
+                k + 1 < XP_N ? "," : "\n");
+}
+
 #ifdef KEDR_HAVE_CUDA
 /* The GPU's exchange scratch: at least `bytes` (its contents need not survive). */
 static kedr_status xbuf_room(kedr_dsmc *sim, size_t bytes)
@@ -189,6 +224,7 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     uint32_t *idx = sim->perm; /* free between the copies of radial weighting and the index */
     KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, (uint32_t)sim->p.nx,
                                       sim->xowner, me, (uint32_t *)sim->xbuf, idx, &m));
+    xprof_mark(sim, XP_SELECT, &xprof_t);
     dsmc_xfields xf;
     memset(&xf, 0, sizeof xf);
     dsmc_field f[DSMC_MAX_FIELDS];
@@ -210,6 +246,7 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
         s = kedr_download(ctx, hrec, sim->xbuf, m * rec);
     if (s == KEDR_OK)
         s = kedr_download(ctx, hidx, idx, m * sizeof *hidx);
+    xprof_mark(sim, XP_PACK, &xprof_t);
     size_t kept = n - m, np = 0;
     if (s == KEDR_OK) {
         /* the slots below kept that left, filled in order by the staying particles above it */
@@ -228,6 +265,7 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     if (s == KEDR_OK)
         s = dsmc_move_slots_cuda(ctx, &xf, keys,
                                  (const uint32_t *)((unsigned char *)sim->xbuf + rec_bytes), np);
+    xprof_mark(sim, XP_FILL, &xprof_t);
     /* the records by destination, in particle order within one; x, y (z) lead a record */
     int three = sim->p.dims == 3;
     int *dest = s == KEDR_OK ? malloc((m ? m : 1) * sizeof *dest) : NULL;
@@ -257,6 +295,7 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     }
     per[me] = (int64_t)kept;
     l->kept = kept;
+    xprof_mark(sim, XP_SORT, &xprof_t);
     free(dest);
     free(hrec);
     free(hidx);
@@ -265,37 +304,6 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
 }
 #endif
 
-/* KEDR_DSMC_XPROF=1: the exchange's parts timed (the device synchronized between them) and
- * printed by each rank to stderr when its simulator is destroyed; for finding where its time
- * goes, not for production runs. */
-enum { XP_LEAVE, XP_WAIT, XP_MPI, XP_RESERVE, XP_ARRIVE, XP_END, XP_N };
-static const char *const xprof_names[XP_N] = {"select+pack+download", "wait for ranks",
-                                              "messages", "reserve", "upload+unpack",
-                                              "final agree"};
-static double xprof[XP_N];
-static long xprof_calls;
-static int xprof_on = -1;
-
-static void xprof_mark(kedr_dsmc *sim, int part, double *t)
-{
-    if (!xprof_on)
-        return;
-    kedr_ctx_sync(sim->ctx);
-    double now = kedr_wall_seconds();
-    xprof[part] += now - *t;
-    *t = now;
-}
-
-void dsmc_exchange_profile_print(const kedr_dsmc *sim)
-{
-    if (xprof_on != 1 || !xprof_calls)
-        return;
-    fprintf(stderr, "rank %d: %ld exchanges, ms each:", sim->rank, xprof_calls);
-    for (int k = 0; k < XP_N; k++)
-        fprintf(stderr, " %s %.3f%s", xprof_names[k], 1e3 * xprof[k] / xprof_calls,
-                k + 1 < XP_N ? "," : "\n");
-}
-
 kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
                           dsmc_exchange_counts *counts)
 {
@@ -303,7 +311,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
         const char *e = getenv("KEDR_DSMC_XPROF");
         xprof_on = e && e[0] == '1';
     }
-    double xt = xprof_on ? kedr_wall_seconds() : 0;
+    xprof_t = xprof_on ? kedr_wall_seconds() : 0;
     int me = kedr_comm_rank(comm), nranks = kedr_comm_size(comm);
     if (counts)
         memset(counts, 0, sizeof *counts);
@@ -330,16 +338,16 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
             s = leave_cpu(sim, d, me, nranks, keys, per, &l);
     if (s == KEDR_OK)
         sim->n = l.kept;
-    xprof_mark(sim, XP_LEAVE, &xt);
+    xprof_mark(sim, XP_LEAVE, &xprof_t);
     /* every rank learns of any rank's failure before it waits for messages */
     s = kedr_comm_agree(comm, s);
-    xprof_mark(sim, XP_WAIT, &xt);
+    xprof_mark(sim, XP_WAIT, &xprof_t);
     int nrecv = 0;
     kedr_comm_msg *got = NULL;
     void *recv = NULL;
     if (s == KEDR_OK)
         s = kedr_comm_exchange(comm, l.nmsgs, l.msgs, &nrecv, &got, &recv);
-    xprof_mark(sim, XP_MPI, &xt);
+    xprof_mark(sim, XP_MPI, &xprof_t);
     size_t kept = l.kept;
     leaving_free(&l);
     size_t arrived = 0;
@@ -348,7 +356,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     if (s == KEDR_OK)
         s = dsmc_reserve_keys(sim, kept + arrived);
     s = kedr_comm_agree(comm, s);
-    xprof_mark(sim, XP_RESERVE, &xt);
+    xprof_mark(sim, XP_RESERVE, &xprof_t);
 #ifdef KEDR_HAVE_CUDA
     if (s == KEDR_OK && arrived && KEDR_IS_CUDA(sim->ctx)) {
         /* the records in one copy (they arrive side by side in recv), unpacked after the
@@ -428,7 +436,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     }
     free(got);
     free(recv);
-    xprof_mark(sim, XP_ARRIVE, &xt);
+    xprof_mark(sim, XP_ARRIVE, &xprof_t);
     if (s == KEDR_OK) {
         sim->sorted = 0;
         if (counts) {
@@ -438,7 +446,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     }
     free(per);
     s = kedr_comm_agree(comm, s);
-    xprof_mark(sim, XP_END, &xt);
+    xprof_mark(sim, XP_END, &xprof_t);
     xprof_calls++;
     return s;
 }
