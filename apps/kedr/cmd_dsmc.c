@@ -49,6 +49,15 @@ static void rank_path(const char *path, char *out, size_t size)
              dsmc_nranks);
 }
 
+/* A regular file's modification time in seconds, or -1 when there is none. */
+static double mtime_of(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return -1;
+    return (double)sb.st_mtim.tv_sec + 1e-9 * sb.st_mtim.tv_nsec;
+}
+
 /* The checkpoint files that --restart PATH names: PATH itself (a run on one rank), or the
  * files PATH.rankRofM.chk of a run over M ranks (a PATH that names one of them names them all);
  * when both kinds are there, the newest set. *paths: nfiles malloc'ed strings in rank order. */
@@ -74,12 +83,9 @@ static int find_checkpoints(const char *path, int *nfiles, char ***paths)
     snprintf(name, sizeof name, "%.*s", (int)((ext ? len - 4 : len) - (slash ? slash + 1 - base : 0)),
              slash ? slash + 1 : base);
     if (m == 0) { /* the newest of PATH and each NAME.rank0ofM.chk */
-        struct stat sb;
-        double newest = -1;
-        if (stat(base, &sb) == 0 && S_ISREG(sb.st_mode)) {
-            newest = (double)sb.st_mtim.tv_sec + 1e-9 * sb.st_mtim.tv_nsec;
+        double newest = mtime_of(base);
+        if (newest >= 0)
             m = 1;
-        }
         DIR *d = opendir(dir);
         struct dirent *e;
         size_t nl = strlen(name);
@@ -91,8 +97,7 @@ static int find_checkpoints(const char *path, int *nfiles, char ***paths)
                 continue;
             char f[2 * DSMC_PATH];
             snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
-            double t = stat(f, &sb) == 0 ? (double)sb.st_mtim.tv_sec + 1e-9 * sb.st_mtim.tv_nsec
-                                          : -1;
+            double t = mtime_of(f);
             if (t > newest) {
                 newest = t;
                 m = mm;

@@ -475,7 +475,8 @@ static kedr_status get(chk_reader *r, void *p, size_t len)
     return KEDR_OK;
 }
 
-/* An array into context memory (dst), or only through the checksum and the checks (dst NULL). */
+/* An array into context memory (dst; ctx NULL: host memory), or only through the checksum and
+ * the checks (dst NULL). */
 static kedr_status get_ctx(chk_reader *r, chk_limits *l, const chk_array *a, kedr_ctx *ctx,
                            void *dst, size_t bytes, void *buf)
 {
@@ -483,8 +484,10 @@ static kedr_status get_ctx(chk_reader *r, chk_limits *l, const chk_array *a, ked
         size_t len = bytes - off < r->chunk ? bytes - off : r->chunk;
         KEDR_TRY(get(r, buf, len));
         KEDR_TRY(check_chunk(l, a, buf, len, off));
-        if (dst)
+        if (dst && ctx)
             KEDR_TRY(kedr_upload(ctx, (char *)dst + off, buf, len));
+        else if (dst) /* ctx NULL: host memory */
+            memcpy((char *)dst + off, buf, len);
     }
     return KEDR_OK;
 }
@@ -495,20 +498,6 @@ typedef struct {
     double *acc, *surf, *mark;
     float *sgmax;
 } chk_merge;
-
-/* An array into host memory (dst), or only through the checksum and the checks (dst NULL). */
-static kedr_status get_host(chk_reader *r, chk_limits *l, const chk_array *a, void *dst,
-                            size_t bytes, void *buf)
-{
-    for (size_t off = 0; off < bytes; off += r->chunk) {
-        size_t len = bytes - off < r->chunk ? bytes - off : r->chunk;
-        KEDR_TRY(get(r, buf, len));
-        KEDR_TRY(check_chunk(l, a, buf, len, off));
-        if (dst)
-            memcpy((char *)dst + off, buf, len);
-    }
-    return KEDR_OK;
-}
 
 static kedr_status get_merge(chk_reader *r, chk_limits *l, const chk_array *a, void *dst,
                              int is_max, size_t bytes, void *buf)
@@ -741,7 +730,8 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
                          buf));
         KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
         if (h->marked)
-            KEDR_TRY(get_host(r, l, &mark, load ? sim->mark : NULL, nc * 8 * DSMC_NACC, buf));
+            KEDR_TRY(get_ctx(r, l, &mark, NULL, load ? sim->mark : NULL, nc * 8 * DSMC_NACC,
+                             buf));
         if (h->nelem)
             KEDR_TRY(get_ctx(r, l, &surf, ctx, load ? sim->geo.surf : NULL,
                              h->nelem * 8 * DSMC_NSURF, buf));

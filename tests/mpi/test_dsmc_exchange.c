@@ -315,7 +315,6 @@ static void check_balance_restart(kedr_backend b)
         TU_OK(kedr_dsmc_step(bsim));
     TU_OK(kedr_dsmc_write_checkpoint(bsim, path));
     kedr_dsmc_destroy(bsim);
-    const char *one[1] = {path};
     TU_OK(kedr_comm_barrier(comm));
     /* every rank its own file: as many files as ranks */
     char **files = calloc((size_t)size, sizeof *files);
@@ -324,7 +323,6 @@ static void check_balance_restart(kedr_backend b)
         snprintf(files[k], 128, "%s/r%dof%d.chk", dir, k, size);
     }
     TU_OK(kedr_dsmc_restart_files(ctx, &c, comm, size, (const char *const *)files, &r));
-    (void)one;
     for (int k = 0; k < 10; k++)
         TU_OK(kedr_dsmc_step(r));
     size_t na, nr;
