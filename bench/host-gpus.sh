@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The measurements that need a host of several GPUs, in one go, after kedr is built in build/
+# (bench/gpu.sh builds it): DSMC weak scaling with the exchange's parts timed, ADI strong scaling,
+# the GPU pair's peer copies and distributed transpose, the examples that drive every GPU, the
+# cuBLAS row of the textbook's products, and the Burnside quotient B_17 over every GPU.
+#
+#   OUT=dir bench/host-gpus.sh [PARTS]     PARTS: any of dsmc adi probe examples cayley
+#                                          (default: all of them, in that order)
+#
+# Environment: DSMC_PER_GPU (particles a GPU, default 10^8), ADI_NX (default 4096),
+# B17_TIMEOUT (seconds, default 240). Each part prints its own summary lines; the raw JSON and
+# logs go to $OUT. Needs mpirun (OpenMPI; run as root it is allowed through the environment).
+set -u -o pipefail
+out=${OUT:-gpu-out}
+parts=${*:-dsmc adi probe examples cayley}
+mkdir -p "$out"
+gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
+[ "$gpus" -ge 1 ] || { echo "host-gpus.sh: no GPU" >&2; exit 2; }
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=4
+export NCCL_NVLS_ENABLE=0
+mpi="mpirun --bind-to none --oversubscribe"
+counts="1"
+for n in 2 4 8; do [ "$n" -le "$gpus" ] && counts="$counts $n"; done
+has() { [[ " $parts " == *" $1 "* ]]; }
+rc=0
+echo "== $gpus GPU(s): $(nvidia-smi --query-gpu=name --format=csv,noheader | head -n 1); commit ${KEDR_COMMIT:-?}"
+
+if has dsmc; then
+    per=${DSMC_PER_GPU:-100000000}
+    echo "== dsmc: box3d weak scaling, $per particles a GPU (exchange parts: KEDR_DSMC_XPROF)"
+    for np in $counts; do
+        KEDR_DSMC_XPROF=1 timeout 200 $mpi -np "$np" build/kedr bench dsmc --ranks --backend cuda \
+            --particles "$per" --json "$out/dsmc-np$np.json" >"$out/dsmc-np$np.log" 2>&1 || rc=1
+        grep -vE "warning" "$out/dsmc-np$np.log" | tail -n 22
+    done
+fi
+
+if has adi; then
+    echo "== adi: strong scaling (bench/adi-ranks.sh)"
+    RANKS="$counts" NX=${ADI_NX:-4096} OUT="$out/adi" MPIRUN_FLAGS="--bind-to none --oversubscribe" \
+        timeout 300 bench/adi-ranks.sh 2>&1 | tail -n 30 || rc=1
+fi
+
+if has probe; then
+    echo "== probe: p2p, mpi-transpose over every GPU"
+    timeout 120 build/kedr probe p2p --backend cuda --json "$out/probe-p2p.json" 2>&1 | tail -n 30 || rc=1
+    for np in $counts; do
+        [ "$np" = 1 ] && continue
+        for n in 2048 8192; do
+            timeout 120 $mpi -np "$np" build/kedr probe mpi-transpose --backend cuda --n "$n" \
+                --json "$out/probe-mpi-transpose-np$np-$n.json" 2>&1 | tail -n 8 || rc=1
+        done
+    done
+fi
+
+if has examples; then
+    echo "== examples: every GPU from one thread; the cuBLAS product"
+    timeout 120 build/example_multi_gpu --nx 16384 --ny 16384 --steps 50 2>&1 | tail -n 20 || rc=1
+    timeout 120 build/example_matmul --n 2048 2>&1 | tail -n 20 || rc=1
+fi
+
+if has cayley; then
+    echo "== cayley: burnside:16 and burnside:17 over every GPU"
+    for k in 16 17; do
+        timeout "${B17_TIMEOUT:-240}" build/kedr cayley "burnside:$k" --backend cuda --devices all \
+            --json "$out/b$k-d$gpus.json" 2>&1 | grep -E "^(diameter|time|memory|back end|devices)" |
+            sed "s/^/burnside:$k devices=$gpus  /" || rc=1
+    done
+fi
+exit $rc
