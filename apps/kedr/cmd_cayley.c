@@ -1,5 +1,8 @@
-/* kedr cayley GROUP: growth function, diameter and average distance of a Cayley graph. */
+/* kedr cayley GROUP: growth function, diameter and average distance of a Cayley graph. Under
+ * mpirun the dense search runs over the ranks (kedr_cayley_growth_on, one GPU a rank): rank 0
+ * prints and writes, each rank writes its own checkpoint (NAME.rankRofN.chk). */
 #include "cli.h"
+#include "kedr/comm.h"
 #include "kedr/plot.h"
 
 #include <stdio.h>
@@ -8,6 +11,8 @@
 #include <unistd.h>
 
 static const char *cmd = "cayley";
+static kedr_comm *cay_comm;
+static int cay_rank, cay_nranks = 1;
 
 static void help(void)
 {
@@ -37,6 +42,13 @@ static void help(void)
            "  --plot FILE.png      also draw F(s) on a log scale as a PNG\n"
            "  --devices N|all      cuda, dense mode: spread the search over N GPUs of this\n"
            "                       host (2 bits per element, split evenly between them)\n"
+           "  --batch SIZE         over MPI ranks: a rank's outgoing batch of products, all\n"
+           "                       destinations (default 512M; a level takes several rounds\n"
+           "                       when its products need them)\n"
+           "  --dry-run            allocate nothing: print the split of the group over the\n"
+           "                       ranks (--ranks N, default the ranks of this run), the\n"
+           "                       memory each rank needs, and check the split's arithmetic\n"
+           "  --ranks N            the rank count --dry-run plans for\n"
            "  --memory-limit SIZE  refuse runs needing more than SIZE bytes (e.g. 512M, 4G)\n"
            "  --checkpoint FILE    save the search at level boundaries (atomically) so that\n"
            "                       --resume can continue it after an interruption\n"
@@ -55,6 +67,11 @@ static void help(void)
            "                       (the queries run their own search: 1 byte per element, on\n"
            "                       the host)\n"
            "  -q, --quiet          no progress lines on stderr\n" CLI_COMMON_HELP
+           "\nUnder mpirun (mpirun -np N kedr cayley GROUP) the dense search runs over the N\n"
+           "ranks, one GPU a rank (or one cpu process): each owns a contiguous slice of the\n"
+           "elements' ranks at 2 bits an element; rank 0 prints and writes the outputs, each\n"
+           "rank writes --checkpoint DIR/NAME.chk as DIR/NAME.rankRofN.chk, and --resume\n"
+           "DIR/NAME.chk reads them back on as many ranks.\n"
            "\nCtrl-C or SIGTERM stops the search at the end of the level (a second one at once):\n"
            "it saves the checkpoint (with --checkpoint), prints and writes the levels done and\n"
            "exits with status 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).\n"
@@ -62,7 +79,9 @@ static void help(void)
            "  kedr cayley pancake:11\n"
            "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n"
            "  kedr cayley pancake:13 --checkpoint p13.ckpt   (later: --resume p13.ckpt)\n"
-           "  kedr cayley burnside:10 --inverses\n");
+           "  kedr cayley burnside:10 --inverses\n"
+           "  mpirun -np 4 kedr cayley burnside:17 --json b17.json\n"
+           "  kedr cayley burnside:18 --dry-run --ranks 8\n");
 }
 
 static void progress(const kedr_cayley_level *lv, void *user)
@@ -89,7 +108,11 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
     printf("order              %llu\n", (unsigned long long)g->order);
     printf("generators         %d, closed under inverses: %s\n", g->ngens,
            g->inverse_closed ? "yes" : "no");
-    if (r->devices > 0)
+    if (r->ranks > 1)
+        printf("back end           %s, %d MPI ranks (one %s a rank)\n",
+               kedr_backend_name(kedr_ctx_backend(ctx)), r->ranks,
+               kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA ? "GPU" : "process");
+    else if (r->devices > 0)
         printf("back end           cuda (%d GPU%s from GPU %d)\n", r->devices,
                r->devices == 1 ? "" : "s", kedr_ctx_device(ctx));
     else if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA)
@@ -99,6 +122,9 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
     if (r->mode == KEDR_CAYLEY_SPARSE)
         printf("memory             %s (sparse: sorted layers of %d-bit states)\n\n", mem,
                64 * (g->state_words > 1 ? g->state_words : 1));
+    else if (r->ranks > 1)
+        printf("memory             %s a rank (dense: 2 bits per element of its slice, and its "
+               "batches)\n\n", mem);
     else if (r->devices > 0)
         printf("memory             %s (dense: 2 bits per element over %d GPU%s)\n\n", mem,
                r->devices, r->devices == 1 ? "" : "s");
@@ -145,6 +171,8 @@ static kedr_status write_json(const char *path, const kedr_cayley_group *g,
     kedr_json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
     fputs(",\n  \"mode\": ", f);
     kedr_json_string(f, r->mode == KEDR_CAYLEY_SPARSE ? "sparse" : "dense");
+    if (r->ranks > 1)
+        fprintf(f, ",\n  \"ranks\": %d", r->ranks);
     fputs(",\n  \"growth\": [", f);
     for (int s = 0; s <= r->diameter; s++)
         fprintf(f, "%s%llu", s ? ", " : "", (unsigned long long)r->growth[s]);
@@ -274,6 +302,76 @@ static int run_queries(kedr_ctx *ctx, const kedr_cayley_group *g, size_t memory_
     return code;
 }
 
+/* The ranks of GPUs of `gib` GiB that hold g (the least rank count whose plan fits), 0: none up
+ * to KEDR_CAYLEY_MAX_RANKS. */
+static int ranks_for(const kedr_cayley_group *g, size_t batch, double gib, int cuda)
+{
+    for (int n = 1; n <= KEDR_CAYLEY_MAX_RANKS; n++) {
+        kedr_cayley_ranks_plan q;
+        if (kedr_cayley_ranks_plan_make(g, n, batch, &q) != KEDR_OK)
+            return 0;
+        if ((double)(cuda ? q.gpu_bytes : q.cpu_bytes) <= gib * 1073741824.0)
+            return n;
+    }
+    return 0;
+}
+
+/* --dry-run: the split of g over `ranks` ranks and what a rank needs; nothing allocated. */
+static int dry_run(const kedr_cayley_group *g, int ranks, size_t batch)
+{
+    kedr_cayley_ranks_plan p;
+    if (kedr_cayley_ranks_plan_make(g, ranks, batch, &p) != KEDR_OK) {
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32];
+    printf("group              %s (%s)%s\n", g->spec, g->description,
+           g->inverses ? " with inverses" : "");
+    printf("order              %llu (ranks 0 to %llu, 64-bit)\n", (unsigned long long)g->order,
+           (unsigned long long)g->order - 1);
+    printf("ranks              %d: slices of %llu to %llu elements (whole blocks of %d but the "
+           "last)\n\n", ranks, (unsigned long long)p.slice_min, (unsigned long long)p.slice_max,
+           KEDR_CAYLEY_RANK_BLOCK);
+    printf("%6s %20s %20s %20s\n", "rank", "first", "last", "elements");
+    for (int r = 0; r < ranks; r++) {
+        if (ranks > 8 && r == 4)
+            printf("%6s\n", "...");
+        if (ranks > 8 && r >= 4 && r < ranks - 4)
+            continue;
+        uint64_t lo = 0, hi = 0;
+        kedr_cayley_rank_slice(g, ranks, r, &lo, &hi);
+        printf("%6d %20llu %20llu %20llu\n", r, (unsigned long long)lo,
+               (unsigned long long)hi - 1, (unsigned long long)(hi - lo));
+    }
+    printf("\nrounds             blocks of %llu elements; a batch holds %llu products for one "
+           "rank\n", (unsigned long long)p.block_elements, (unsigned long long)p.batch_entries);
+    printf("memory a rank      codes %s (2 bits an element), batches %s, receiving up to %s\n",
+           kedr_format_bytes((double)p.code_bytes, b1, sizeof b1),
+           kedr_format_bytes((double)p.batch_bytes, b2, sizeof b2),
+           kedr_format_bytes((double)p.receive_bytes, b3, sizeof b3));
+    printf("                   cuda: %s of GPU memory and %s of host memory; cpu: %s of host "
+           "memory\n", kedr_format_bytes((double)p.gpu_bytes, b4, sizeof b4),
+           kedr_format_bytes((double)p.host_bytes, b5, sizeof b5),
+           kedr_format_bytes((double)p.cpu_bytes, b6, sizeof b6));
+    printf("whole search       %s of GPU memory over the %d ranks\n",
+           kedr_format_bytes((double)p.gpu_bytes * ranks, b1, sizeof b1), ranks);
+    static const struct { const char *name; double gib; } gpus[] = {
+        {"H100 (78 GiB usable)", 78}, {"H200 (139 GiB usable)", 139}};
+    for (int i = 0; i < 2; i++) {
+        int n = ranks_for(g, batch, gpus[i].gib, 1);
+        if (n)
+            printf("fits               on %d GPU%s of an %s or more%s\n", n, n > 1 ? "s" : "",
+                   gpus[i].name, n <= ranks ? "" : " (more ranks than planned here)");
+        else
+            printf("fits               on no number of %s up to %d\n", gpus[i].name,
+                   KEDR_CAYLEY_MAX_RANKS);
+    }
+    printf("checked            the slices cover [0, %llu) in order, each nonempty and of whole "
+           "blocks, and the owner of the first and last element of every slice (and of the next "
+           "one's first) is computed right\n", (unsigned long long)g->order);
+    return 0;
+}
+
 /* Matches "--name" and "--name=value". */
 static int is_option(const char *arg, const char *name)
 {
@@ -281,13 +379,35 @@ static int is_option(const char *arg, const char *name)
     return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
 }
 
+static int run_cayley(int argc, char **argv);
+
 int cmd_cayley(int argc, char **argv)
+{
+    if (kedr_comm_init(NULL, NULL, &cay_comm) != KEDR_OK) {
+        fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
+        return CLI_EXIT_FAIL;
+    }
+    cay_rank = kedr_comm_rank(cay_comm);
+    cay_nranks = kedr_comm_size(cay_comm);
+    int rc = 0;
+    /* rank 0 prints; the others' errors are every rank's (agreed) and rank 0 says them */
+    if (cay_rank > 0 && !freopen("/dev/null", "w", stdout)) {
+        fprintf(stderr, "kedr %s: rank %d: cannot redirect stdout\n", cmd, cay_rank);
+        rc = CLI_EXIT_FAIL;
+    }
+    if (rc == 0)
+        rc = run_cayley(argc, argv);
+    kedr_comm_finalize(cay_comm);
+    return rc;
+}
+
+static int run_cayley(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
     const char *spec = NULL, *json = NULL, *csv = NULL, *plot = NULL, *metric = NULL;
     const char *word = NULL, *distance = NULL;
     long long farthest = 0;
-    int inverses = 0, quiet = 0, mode_given = 0;
+    int inverses = 0, quiet = 0, mode_given = 0, dry = 0, plan_ranks = 0;
     kedr_cayley_options opt = {.on_level = progress, .mode = KEDR_CAYLEY_AUTO,
                                .checkpoint_every = 600};
     for (int i = 1; i < argc; i++) {
@@ -342,7 +462,14 @@ int cmd_cayley(int argc, char **argv)
             opt.devices = strcmp(v, "all") == 0
                               ? -1
                               : (int)cli_int(v, 1, 1024, "--devices", cmd);
-        } else if (is_option(a, "--memory-limit"))
+        } else if (is_option(a, "--batch"))
+            opt.batch_bytes = cli_size(cli_value(argc, argv, &i, cmd), "--batch", cmd);
+        else if (strcmp(a, "--dry-run") == 0)
+            dry = 1;
+        else if (is_option(a, "--ranks"))
+            plan_ranks = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, KEDR_CAYLEY_MAX_RANKS,
+                                      "--ranks", cmd);
+        else if (is_option(a, "--memory-limit"))
             opt.memory_limit = cli_size(cli_value(argc, argv, &i, cmd), "--memory-limit", cmd);
         else if (a[0] == '-' && a[1] != 0)
             cli_usage_error(cmd, "unknown option '%s'", a);
@@ -366,9 +493,31 @@ int cmd_cayley(int argc, char **argv)
     kedr_cayley_group *g = NULL;
     if (kedr_cayley_parse(spec, inverses, &g) != KEDR_OK)
         cli_usage_error(cmd, "%s", kedr_last_error());
-    if (quiet)
+    if (quiet || cay_rank > 0)
         opt.on_level = NULL;
     opt.user = g;
+    if (plan_ranks && !dry)
+        cli_usage_error(cmd, "--ranks %d plans a --dry-run; a search runs over the ranks mpirun "
+                        "starts (mpirun -np %d kedr cayley ...)", plan_ranks, plan_ranks);
+    if (dry) {
+        int code = dry_run(g, plan_ranks ? plan_ranks : cay_nranks, opt.batch_bytes);
+        kedr_cayley_group_free(g);
+        return code;
+    }
+    if (cay_nranks > 1) {
+        const char *other = word ? "--word" : distance ? "--distance" : farthest ? "--farthest"
+                            : opt.devices ? "--devices" : opt.mode == KEDR_CAYLEY_SPARSE
+                            ? "--mode sparse" : NULL;
+        if (other)
+            cli_usage_error(cmd, "%s runs on one rank, not under mpirun over %d ranks (the "
+                            "search over ranks is the dense one, one GPU a rank)", other,
+                            cay_nranks);
+        /* one GPU a rank: the ranks of a host take its GPUs in turn */
+        if (kedr_device_count() > 0)
+            c.device = kedr_comm_device(cay_comm, kedr_device_count());
+        if (cay_rank > 0) /* rank 0 writes the outputs */
+            json = csv = plot = NULL;
+    }
 
     if (word || distance || farthest) {
         /* the queries run their own search (query.c): the options of the growth search do
@@ -405,10 +554,23 @@ int cmd_cayley(int argc, char **argv)
     kedr_cayley_result r;
     int code = 0;
     kedr_interrupt_install();
-    kedr_status s = kedr_cayley_growth(ctx, g, &opt, &r);
-    if (s != KEDR_OK) {
+    kedr_status s = cay_nranks > 1 ? kedr_cayley_growth_on(ctx, cay_comm, g, &opt, &r)
+                                   : kedr_cayley_growth(ctx, g, &opt, &r);
+    char ck0[1100] = "";
+    if (opt.checkpoint_path) { /* rank 0's file tells whether the checkpoints are there */
+        size_t len = strlen(opt.checkpoint_path);
+        int ext = len >= 4 && strcmp(opt.checkpoint_path + len - 4, ".chk") == 0;
+        if (cay_nranks > 1)
+            snprintf(ck0, sizeof ck0, "%.*s.rank0of%d.chk", (int)(ext ? len - 4 : len),
+                     opt.checkpoint_path, cay_nranks);
+        else
+            snprintf(ck0, sizeof ck0, "%s", opt.checkpoint_path);
+    }
+    if (s != KEDR_OK && cay_rank > 0) /* the error is every rank's: rank 0 says it */
+        code = s == KEDR_ERR_INTERRUPTED ? CLI_EXIT_INTERRUPTED : CLI_EXIT_FAIL;
+    else if (s != KEDR_OK) {
         fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
-        if (opt.checkpoint_path && access(opt.checkpoint_path, R_OK) == 0)
+        if (opt.checkpoint_path && access(ck0, R_OK) == 0)
             fprintf(stderr,
                     "kedr %s: the last checkpoint %s is intact: continue with --resume %s\n", cmd,
                     opt.checkpoint_path, opt.checkpoint_path);
@@ -426,10 +588,10 @@ int cmd_cayley(int argc, char **argv)
             fprintf(stderr, "kedr %s: --csv %s: %s\n", cmd, csv, kedr_last_error());
             code = code ? code : CLI_EXIT_FAIL;
         }
-        if (r.complete && opt.checkpoint_path && !quiet)
+        if (r.complete && opt.checkpoint_path && !quiet && cay_rank == 0)
             fprintf(stderr, "kedr %s: the ended search saved to the checkpoint %s\n", cmd,
                     opt.checkpoint_path);
-        if (!r.complete && opt.checkpoint_path && !stopped)
+        if (!r.complete && opt.checkpoint_path && !stopped && cay_rank == 0)
             fprintf(stderr, "kedr %s: continue with --resume %s\n", cmd, opt.checkpoint_path);
         /* last: the plot needs an optional library, and its failure must not cost the rest */
         if (plot && !write_plot(plot, g, &r))

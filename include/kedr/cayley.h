@@ -167,7 +167,13 @@ typedef struct {
      * single-GPU search (3 bits per element); 1 or more: 2 bits per element, split evenly
      * between the GPUs (docs/cayley.md); -1: every GPU of the host. */
     int devices;
+    /* kedr_cayley_growth_on (over MPI ranks): bytes of a rank's outgoing batch of products for
+     * the other ranks, in all (0: KEDR_CAYLEY_BATCH_BYTES); a level is expanded in as many
+     * rounds as its products need. Raised to the least that one block of the frontier needs. */
+    size_t batch_bytes;
 } kedr_cayley_options;
+
+#define KEDR_CAYLEY_BATCH_BYTES ((size_t)512 << 20)
 
 typedef struct {
     uint64_t order;          /* |G| */
@@ -184,6 +190,8 @@ typedef struct {
                               * growth, diameter, reached and average_distance cover F(0..level) */
     int resumed_from;        /* the level of the checkpoint the run resumed from, or -1 */
     int devices;             /* GPUs the dense search was spread over; 0: one context's search */
+    int ranks;               /* MPI ranks the search ran over (kedr_cayley_growth_on); 0 for
+                              * kedr_cayley_growth */
 } kedr_cayley_result;
 
 /* Computes the growth function of g by a breadth-first search on ctx's back end: dense or
@@ -197,6 +205,58 @@ typedef struct {
 kedr_status kedr_cayley_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
                                const kedr_cayley_options *opt, kedr_cayley_result *result);
 void kedr_cayley_result_free(kedr_cayley_result *result);
+
+/* ---- the dense search over MPI ranks (docs/cayley.md, "Over MPI ranks") ----
+ * Each rank of comm (one GPU a rank, or one cpu process) owns a contiguous slice of the ranks
+ * of the group's elements, 2 bits an element (not reached, found at an even level, at an odd
+ * level, expanded). A level: every rank expands its frontier; products in its own slice are
+ * marked at once, the others are sent to their owners in batches (opt->batch_bytes, several
+ * rounds when a level needs them), who mark them; F(s) is the sum over the ranks. Every rank
+ * returns the same growth function, identical to kedr_cayley_growth's; memory_bytes is the
+ * rank's own. Collective: every rank of comm calls it with the same group and options (comm
+ * NULL: one rank). Errors agree (kedr_comm_agree): every rank returns the first rank's error.
+ * Checkpoints: opt->checkpoint_path "DIR/NAME.chk" is written by rank R of N as
+ * DIR/NAME.rankRofN.chk (a path without .chk gets .rankRofN.chk appended), and
+ * opt->resume_path is read the same way: a restart takes as many ranks as wrote the files.
+ * KEDR_ERR_INVALID for more ranks than the group has blocks of KEDR_CAYLEY_RANK_BLOCK elements
+ * (or than KEDR_CAYLEY_MAX_RANKS), the sparse kinds, mode sparse or devices != 0;
+ * KEDR_ERR_NOMEM, before anything is allocated, when a rank needs more than it may use (the
+ * message says how much each rank needs). */
+struct kedr_comm;
+#define KEDR_CAYLEY_RANK_BLOCK 512 /* a slice is a whole number of these (but the last) */
+#define KEDR_CAYLEY_MAX_RANKS 1024
+kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
+                                  const kedr_cayley_group *g, const kedr_cayley_options *opt,
+                                  kedr_cayley_result *result);
+
+/* The partition over `ranks` ranks: rank r owns [lo, hi) with lo = floor(U r / N) * B, U the
+ * number of blocks of B = KEDR_CAYLEY_RANK_BLOCK elements (the last one possibly partial), hi
+ * the next rank's lo (the order for the last). All 64-bit. KEDR_ERR_INVALID for a rank count
+ * the group cannot be split into (ranks > U, or > KEDR_CAYLEY_MAX_RANKS), naming the most. */
+kedr_status kedr_cayley_rank_slice(const kedr_cayley_group *g, int ranks, int r, uint64_t *lo,
+                                   uint64_t *hi);
+/* The rank owning element `element` (< order) in that partition. */
+int kedr_cayley_rank_owner(const kedr_cayley_group *g, int ranks, uint64_t element);
+
+/* What a search over `ranks` ranks needs, without allocating it (kedr cayley --dry-run). */
+typedef struct {
+    int ranks;
+    uint64_t slice_min, slice_max; /* elements of the smallest and the largest slice */
+    uint64_t block_elements;       /* elements a round takes at least (a rank's blocks) */
+    uint64_t batch_entries;        /* products a batch to one rank holds */
+    size_t code_bytes;             /* the largest slice's 2-bit codes */
+    size_t batch_bytes;            /* outgoing batches (all destinations) */
+    size_t receive_bytes;          /* the most a rank receives in one round */
+    size_t gpu_bytes;              /* cuda: GPU memory a rank needs (codes, batches, counts) */
+    size_t host_bytes;             /* cuda: host memory a rank needs (staging, receive) */
+    size_t cpu_bytes;              /* cpu: host memory a rank needs */
+} kedr_cayley_ranks_plan;
+/* The plan of g over `ranks` ranks with batches of batch_bytes (0: the default), after checking
+ * the partition's arithmetic: the slices cover [0, order) in order, each nonempty and made of
+ * whole blocks, and kedr_cayley_rank_owner agrees with them at both ends of every slice
+ * (KEDR_ERR_INVALID, naming the rank, if not). */
+kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, size_t batch_bytes,
+                                        kedr_cayley_ranks_plan *plan);
 
 /* ---- element queries (ranked kinds; docs/cayley.md) ----
  * A distance table holds the distance of every element from the identity, one byte an element

@@ -69,7 +69,7 @@ static uint64_t popcount64(uint64_t x)
 
 /* Folds bytes (a multiple of 8, starting on a block boundary of its part) into *sum and adds
  * their set bits to *bits. */
-static void ck_sum(uint64_t *sum, uint64_t *bits, const unsigned char *p, size_t bytes)
+void cayley_ck_sum(uint64_t *sum, uint64_t *bits, const unsigned char *p, size_t bytes)
 {
     enum { GROUP = 64 }; /* blocks hashed in parallel before their hashes are folded */
     uint64_t hash[GROUP], ones = 0;
@@ -118,7 +118,7 @@ static kedr_status write_bitmap(cayley_dense *d, FILE *f, const char *path, int 
     for (size_t off = 0; off < d->bitmap_bytes; off += CK_CHUNK) {
         size_t n = d->bitmap_bytes - off < CK_CHUNK ? d->bitmap_bytes - off : CK_CHUNK;
         KEDR_TRY(cayley_dense_download(d, which, off, buf, n));
-        ck_sum(sum, &ones, buf, n);
+        cayley_ck_sum(sum, &ones, buf, n);
         if (fwrite(buf, 1, n, f) != n)
             return kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", path,
                              strerror(errno));
@@ -145,8 +145,8 @@ kedr_status cayley_checkpoint_write(cayley_dense *d, const char *path, const uin
     put64(buf + 184, g->order);
     put64(buf + 192, d->bitmap_bytes);
     uint64_t sum = 0, ones = 0;
-    ck_sum(&sum, &ones, buf, CK_HEADER);
-    ck_sum(&sum, &ones, (const unsigned char *)growth, 8 * ((size_t)level + 1));
+    cayley_ck_sum(&sum, &ones, buf, CK_HEADER);
+    cayley_ck_sum(&sum, &ones, (const unsigned char *)growth, 8 * ((size_t)level + 1));
 
     kedr_file_writer w;
     kedr_status s = kedr_file_begin(&w, path);
@@ -319,7 +319,7 @@ static kedr_status read_bitmap(cayley_dense *d, int fd, const char *path, int wh
                              "but not visited", (unsigned long long)(8 * (uint64_t)(off + i) +
                              (uint64_t)__builtin_ctz(buf[i] & ~vis[i] & 0xffu)));
         }
-        ck_sum(sum, ones, buf, n);
+        cayley_ck_sum(sum, ones, buf, n);
         KEDR_TRY(cayley_dense_upload(d, which, off, buf, n, level));
     }
     return KEDR_OK;
@@ -355,8 +355,8 @@ static kedr_status read_body(cayley_dense *d, int fd, const char *path, const un
                          2 * bufsize);
     uint64_t sum = 0, ones = 0, visited = 0, frontier = 0;
     char problem[PROBLEM] = "";
-    ck_sum(&sum, &ones, head, CK_HEADER);
-    ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
+    cayley_ck_sum(&sum, &ones, head, CK_HEADER);
+    cayley_ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
     kedr_status s = read_bitmap(d, fd, path, 0, level, buf, buf + bufsize, &sum, &visited,
                                 problem);
     if (s == KEDR_OK)

@@ -15,4 +15,8 @@ kedr_status cayley_ck_read(int fd, const char *path, uint64_t off, void *buf, si
 kedr_status cayley_ck_check_growth(const char *path, const uint64_t *F, int level,
                                    uint64_t order, uint64_t *total);
 
+/* Folds bytes (a multiple of 8, starting on a 1 MiB block boundary of its part) into the
+ * checksum *sum, and adds their set bits to *bits (the format is in checkpoint.c). */
+void cayley_ck_sum(uint64_t *sum, uint64_t *bits, const unsigned char *p, size_t bytes);
+
 #endif

@@ -236,7 +236,8 @@ kedr_status cayley_dense_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     result->memory_bytes = d.memory_bytes;
     result->devices = devices;
     result->mode = KEDR_CAYLEY_DENSE;
-    cayley_search S = {g, &d, hook_start, NULL, hook_level, hook_checkpoint, hook_memory};
+    cayley_search S = {g, &d, hook_start, NULL, hook_level, hook_checkpoint, hook_memory,
+                       NULL};
     kedr_status s = d.backend->begin(&d);
     if (s == KEDR_OK)
         s = cayley_run_levels(&S, opt, result);

@@ -141,7 +141,10 @@ static kedr_status maybe_checkpoint(const cayley_search *S, const kedr_cayley_op
     if (!opt || !opt->checkpoint_path)
         return KEDR_OK;
     double now = kedr_wall_seconds();
-    if (!force && now - *last < opt->checkpoint_every)
+    int due = force || now - *last >= opt->checkpoint_every;
+    if (S->agree_max && (due = S->agree_max(S->self, due)) < 0) /* every rank or none */
+        return KEDR_ERR_IO;
+    if (!due)
         return KEDR_OK;
     KEDR_TRY(S->checkpoint(S->self, opt->checkpoint_path, res, complete));
     *last = kedr_wall_seconds();
@@ -152,13 +155,13 @@ static kedr_status maybe_checkpoint(const cayley_search *S, const kedr_cayley_op
 /* Stops at a level boundary after a signal: saves the state (unless the last level's
  * checkpoint holds it) and says so. */
 static kedr_status stop_interrupted(const cayley_search *S, const kedr_cayley_options *opt,
-                                    const kedr_cayley_result *res, int saved)
+                                    const kedr_cayley_result *res, int saved, int signal)
 {
     const char *path = opt ? opt->checkpoint_path : NULL;
     if (path && !saved)
         KEDR_TRY(S->checkpoint(S->self, path, res, 0));
     return kedr_fail(KEDR_ERR_INTERRUPTED, "%s: interrupted by signal %d after level %d%s%s",
-                     S->g->spec, kedr_interrupted(), res->diameter,
+                     S->g->spec, signal, res->diameter,
                      path ? "; saved to the checkpoint " : " (no --checkpoint to save it to)",
                      path ? path : "");
 }
@@ -204,9 +207,12 @@ kedr_status cayley_run_levels(const cayley_search *S, const kedr_cayley_options 
     for (int s = res->diameter + 1; !res->complete && (max_levels <= 0 || s <= max_levels); s++) {
         /* a signal stops the search between two levels, the only point where its state is
          * whole (on every back end: this loop drives the cpu, cuda and multi-GPU levels) */
-        if (kedr_interrupted()) {
+        int signal = kedr_interrupted();
+        if (S->agree_max && (signal = S->agree_max(S->self, signal)) < 0)
+            return KEDR_ERR_IO;
+        if (signal) {
             finish(S, res, t0);
-            return stop_interrupted(S, opt, res, lv.checkpointed);
+            return stop_interrupted(S, opt, res, lv.checkpointed, signal);
         }
         double t = kedr_wall_seconds();
         uint64_t count = 0;
@@ -214,7 +220,7 @@ kedr_status cayley_run_levels(const cayley_search *S, const kedr_cayley_options 
             kedr_status st = S->level(S->self, s, res, &count);
             if (st == KEDR_ERR_INTERRUPTED) {
                 finish(S, res, t0);
-                return stop_interrupted(S, opt, res, lv.checkpointed);
+                return stop_interrupted(S, opt, res, lv.checkpointed, kedr_interrupted());
             }
             KEDR_TRY(st);
         }

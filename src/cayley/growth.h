@@ -35,6 +35,10 @@ typedef struct {
                               int complete);
     /* Bytes held by the search (reported per level and in the result). */
     size_t (*memory)(void *self);
+    /* Optional (the search over ranks): the largest of `local` over the ranks, so that every
+     * rank takes the same decisions (a signal, a checkpoint due by the clock); -1 when the
+     * ranks cannot agree (an MPI failure, in kedr_last_error()). */
+    int (*agree_max)(void *self, int local);
 } cayley_search;
 
 /* Runs the levels of S from its starting state until the search ends, opt->max_levels, a

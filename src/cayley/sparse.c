@@ -725,7 +725,7 @@ kedr_status cayley_sparse_growth(kedr_ctx *ctx, const kedr_cayley_group *g,
     result->order = g->order;
     result->mode = KEDR_CAYLEY_SPARSE;
     cayley_search search = {g, &S, hook_start, hook_confirm_ended, hook_level, hook_checkpoint,
-                            hook_memory};
+                            hook_memory, NULL};
     kedr_status s = cayley_run_levels(&search, opt, result);
     release_all(&S);
     return s;

@@ -1,0 +1,783 @@
+/* The dense search over MPI ranks: the partition, the rounds of a level (expand, send, mark),
+ * per-rank checkpoints, and the cpu back end (the cuda one is ranks.cu). ranks.h describes the
+ * codes and the blocks; docs/cayley.md, "Over MPI ranks", the whole.
+ *
+ * A level s (frontier code fc = c(s - 1), new code nc = c(s)):
+ *  1. each rank counts the frontier elements of each of its blocks;
+ *  2. rounds, until every rank has expanded its whole frontier (the ranks agree on that): a rank
+ *     takes its next blocks while their frontier elements times the generators fit one
+ *     destination's batch (the worst case: every product for the same rank), expands them
+ *     (products in its own slice are marked at once), sends each other rank the products it
+ *     owns (kedr_comm_exchange), and marks what it receives; a rank whose frontier is done
+ *     takes part with empty batches;
+ *  3. F(s) = the sum over the ranks of the elements each marked first (the old code 0 of an
+ *     atomic or, so a product found twice counts once).
+ * Products are sent as 64-bit global ranks, duplicates and all: the owner alone knows whether
+ * an element is new. */
+#include "ranks.h"
+#include "cayley_elem.h"
+#include "ck_file.h"
+#include "growth.h"
+#include "core/internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- the partition ---- */
+
+static uint64_t units_of(const kedr_cayley_group *g)
+{
+    return (g->order + KEDR_CAYLEY_RANK_BLOCK - 1) / KEDR_CAYLEY_RANK_BLOCK;
+}
+
+static kedr_status check_ranks(const kedr_cayley_group *g, int ranks)
+{
+    uint64_t units = units_of(g);
+    uint64_t most = units < KEDR_CAYLEY_MAX_RANKS ? units : KEDR_CAYLEY_MAX_RANKS;
+    if (ranks < 1 || (uint64_t)ranks > most)
+        return kedr_fail(KEDR_ERR_INVALID, "%s over %d ranks: its %llu elements split into at "
+                         "most %llu slices (blocks of %d elements%s); run on 1 to %llu ranks",
+                         g->spec, ranks, (unsigned long long)g->order, (unsigned long long)most,
+                         KEDR_CAYLEY_RANK_BLOCK,
+                         most == KEDR_CAYLEY_MAX_RANKS ? ", at most 1024 ranks" : "",
+                         (unsigned long long)most);
+    return KEDR_OK;
+}
+
+static uint64_t slice_lo(uint64_t units, int ranks, int r, uint64_t order)
+{
+    uint64_t lo = units * (uint64_t)r / (uint64_t)ranks * KEDR_CAYLEY_RANK_BLOCK;
+    return lo < order ? lo : order;
+}
+
+kedr_status kedr_cayley_rank_slice(const kedr_cayley_group *g, int ranks, int r, uint64_t *lo,
+                                   uint64_t *hi)
+{
+    if (!g || !lo || !hi)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_rank_slice: an argument is NULL");
+    KEDR_TRY(check_ranks(g, ranks));
+    if (r < 0 || r >= ranks)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_rank_slice: rank %d of %d", r, ranks);
+    uint64_t units = units_of(g);
+    *lo = slice_lo(units, ranks, r, g->order);
+    *hi = r + 1 == ranks ? g->order : slice_lo(units, ranks, r + 1, g->order);
+    return KEDR_OK;
+}
+
+int kedr_cayley_rank_owner(const kedr_cayley_group *g, int ranks, uint64_t element)
+{
+    return cayley_ranks_owner(element, units_of(g), ranks);
+}
+
+/* Blocks of a round: KEDR_CAYLEY_RANK_BLOCK times a power of two, so that the largest slice
+ * has at most RANKS_MAX_BLOCKS of them. */
+static uint64_t block_elems_for(uint64_t slice_max)
+{
+    uint64_t b = KEDR_CAYLEY_RANK_BLOCK;
+    while ((slice_max + b - 1) / b > RANKS_MAX_BLOCKS)
+        b *= 2;
+    return b;
+}
+
+kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, size_t batch_bytes,
+                                        kedr_cayley_ranks_plan *p)
+{
+    if (!g || !p)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_ranks_plan_make: an argument is NULL");
+    KEDR_TRY(cayley_check_group(g, "kedr_cayley_ranks_plan_make"));
+    if (!cayley_ranked_kind(g->kind))
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s has no ranking: the search over MPI ranks is "
+                         "the dense search of the ranked groups", g->spec);
+    KEDR_TRY(check_ranks(g, ranks));
+    memset(p, 0, sizeof *p);
+    p->ranks = ranks;
+    p->slice_min = UINT64_MAX;
+    uint64_t units = units_of(g), prev_hi = 0;
+    for (int r = 0; r < ranks; r++) {
+        uint64_t lo, hi;
+        KEDR_TRY(kedr_cayley_rank_slice(g, ranks, r, &lo, &hi));
+        /* the arithmetic, checked where it could go wrong: order, blocks, both ends' owner */
+        if (lo != prev_hi || hi <= lo || lo % KEDR_CAYLEY_RANK_BLOCK ||
+            (r + 1 < ranks && hi % KEDR_CAYLEY_RANK_BLOCK) ||
+            cayley_ranks_owner(lo, units, ranks) != r ||
+            cayley_ranks_owner(hi - 1, units, ranks) != r ||
+            (hi < g->order && cayley_ranks_owner(hi, units, ranks) != r + 1))
+            return kedr_fail(KEDR_ERR_INVALID, "%s over %d ranks: the partition is wrong at rank "
+                             "%d ([%llu, %llu) after %llu; owners %d, %d)", g->spec, ranks, r,
+                             (unsigned long long)lo, (unsigned long long)hi,
+                             (unsigned long long)prev_hi, cayley_ranks_owner(lo, units, ranks),
+                             cayley_ranks_owner(hi - 1, units, ranks));
+        p->slice_min = hi - lo < p->slice_min ? hi - lo : p->slice_min;
+        p->slice_max = hi - lo > p->slice_max ? hi - lo : p->slice_max;
+        prev_hi = hi;
+    }
+    if (prev_hi != g->order)
+        return kedr_fail(KEDR_ERR_INVALID, "%s over %d ranks: the slices end at %llu, not at the "
+                         "order %llu", g->spec, ranks, (unsigned long long)prev_hi,
+                         (unsigned long long)g->order);
+    if (!batch_bytes)
+        batch_bytes = KEDR_CAYLEY_BATCH_BYTES;
+    p->block_elements = block_elems_for(p->slice_max);
+    uint64_t nblocks = (p->slice_max + p->block_elements - 1) / p->block_elements;
+    uint64_t cap = batch_bytes / 8 / (uint64_t)ranks, least = p->block_elements * (uint64_t)g->ngens;
+    p->batch_entries = cap > least ? cap : least;
+    p->code_bytes = (size_t)(nblocks * p->block_elements / 4);
+    p->batch_bytes = (size_t)(p->batch_entries * 8 * (uint64_t)ranks);
+    p->receive_bytes = (size_t)(p->batch_entries * 8 * (uint64_t)(ranks - 1));
+    size_t counts = (size_t)nblocks * 8;
+    p->gpu_bytes = p->code_bytes + p->batch_bytes + counts + 8 * (size_t)ranks + 64;
+    p->host_bytes = p->batch_bytes + p->receive_bytes + counts + 8 * (size_t)ranks;
+    p->cpu_bytes = p->code_bytes + p->host_bytes;
+    return KEDR_OK;
+}
+
+/* ---- the cpu back end ---- */
+
+static inline uint64_t pop64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555ull);
+    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+    return (x * 0x0101010101010101ull) >> 56;
+}
+
+/* The low bit of every field of w holding code c (1 or 2). */
+static inline uint32_t fields_of(uint32_t w, uint32_t c)
+{
+    uint32_t y = w ^ (c == 1 ? 0x55555555u : 0xAAAAAAAAu);
+    return ~(y | (y >> 1)) & 0x55555555u;
+}
+
+/* Marks local element offset `off` with nc unless it has a code: 1 when this call set it. */
+static inline int mark_one(uint32_t *codes, uint64_t off, uint32_t nc)
+{
+    uint32_t *p = &codes[off >> 4];
+    unsigned shift = (unsigned)(off & 15) * 2;
+    if ((__atomic_load_n(p, __ATOMIC_RELAXED) >> shift) & 3u)
+        return 0; /* a nonzero code stays nonzero during a level */
+    uint32_t old = __atomic_fetch_or(p, nc << shift, __ATOMIC_RELAXED);
+    return ((old >> shift) & 3u) == 0;
+}
+
+static kedr_status cpu_begin(cayley_ranks *R)
+{
+    size_t batch = (size_t)R->cap * (size_t)R->nranks;
+    R->codes = calloc(R->words ? R->words : 1, 4);
+    R->out = malloc((batch ? batch : 1) * 8);
+    R->nout = calloc((size_t)R->nranks, 8);
+    if (!R->codes || !R->out || !R->nout)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory for its slice's codes "
+                         "and batches", R->g->spec, R->rank);
+    if (R->lo == 0)
+        R->codes[0] = 1u; /* the identity: the frontier of level 0 */
+    return KEDR_OK;
+}
+
+static void cpu_end(cayley_ranks *R)
+{
+    free(R->codes);
+    free(R->out);
+    free(R->nout);
+    R->codes = NULL;
+    R->out = NULL;
+    R->nout = NULL;
+}
+
+static kedr_status cpu_count(cayley_ranks *R, uint32_t fc, uint64_t *counts)
+{
+    const uint32_t *codes = R->codes;
+    uint64_t bw = R->block_elems / 16;
+    long nb = (long)R->nblocks;
+#pragma omp parallel for schedule(static) num_threads(R->ctx->threads) if (R->words > 65536)
+    for (long b = 0; b < nb; b++) {
+        uint64_t c = 0;
+        for (uint64_t w = (uint64_t)b * bw; w < (uint64_t)(b + 1) * bw; w++)
+            c += pop64(fields_of(codes[w], fc));
+        counts[b] = c;
+    }
+    return KEDR_OK;
+}
+
+static kedr_status cpu_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t fc,
+                              uint32_t nc, uint64_t *found)
+{
+    const kedr_cayley_group *g = R->g;
+    uint32_t *codes = R->codes;
+    uint64_t *out = R->out, *nout = R->nout, cap = R->cap, lo = R->lo, hi = R->hi,
+             units = R->units;
+    int nranks = R->nranks, ngens = g->ngens;
+    long w0 = (long)(b0 * R->block_elems / 16), w1 = (long)(b1 * R->block_elems / 16);
+    uint64_t f = 0;
+    memset(nout, 0, (size_t)nranks * 8);
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : f) num_threads(R->ctx->threads) \
+    if (w1 - w0 > 256)
+    for (long w = w0; w < w1; w++) {
+        uint32_t m = fields_of(__atomic_load_n(&codes[w], __ATOMIC_RELAXED), fc);
+        if (!m)
+            continue;
+        __atomic_fetch_or(&codes[w], m | (m << 1), __ATOMIC_RELAXED); /* expanded: 3 */
+        do {
+            uint64_t x = lo + 16 * (uint64_t)w + (uint64_t)__builtin_ctz(m) / 2;
+            m &= m - 1;
+            cayley_elem e = cayley_load(g, x);
+            for (int k = 0; k < ngens; k++) {
+                uint64_t r = cayley_neighbour(g, &e, k);
+                if (r >= lo && r < hi) {
+                    f += (uint64_t)mark_one(codes, r - lo, nc);
+                } else {
+                    int o = cayley_ranks_owner(r, units, nranks);
+                    uint64_t at = __atomic_fetch_add(&nout[o], 1, __ATOMIC_RELAXED);
+                    out[(uint64_t)o * cap + at] = r;
+                }
+            }
+        } while (m);
+    }
+    *found = f;
+    return KEDR_OK;
+}
+
+static kedr_status cpu_mark(cayley_ranks *R, const uint64_t *elems, size_t n, uint32_t nc,
+                            uint64_t *found)
+{
+    uint32_t *codes = R->codes;
+    uint64_t lo = R->lo, f = 0;
+#pragma omp parallel for schedule(static) reduction(+ : f) num_threads(R->ctx->threads) \
+    if (n > 65536)
+    for (size_t i = 0; i < n; i++)
+        f += (uint64_t)mark_one(codes, elems[i] - lo, nc);
+    *found = f;
+    return KEDR_OK;
+}
+
+static kedr_status cpu_download(cayley_ranks *R, size_t w, uint32_t *buf, size_t n)
+{
+    memcpy(buf, R->codes + w, n * 4);
+    return KEDR_OK;
+}
+
+static kedr_status cpu_upload(cayley_ranks *R, size_t w, const uint32_t *buf, size_t n)
+{
+    memcpy(R->codes + w, buf, n * 4);
+    return KEDR_OK;
+}
+
+static const cayley_ranks_backend cpu_backend = {cpu_begin,    cpu_count,  cpu_expand, cpu_mark,
+                                                 cpu_download, cpu_upload, cpu_end};
+
+/* ---- a level ---- */
+
+static uint32_t code_of(int level) { return 1u + (uint32_t)(level & 1); }
+
+/* Every rank's status agreed; the MPI calls' own failures count as this rank's. */
+#define AGREE(R, st) ((st) = kedr_comm_agree((R)->comm, (st)))
+
+/* Sends each batch to its owner and marks what arrives; *found grows by the new elements. */
+static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
+{
+    kedr_comm_msg *send = malloc((size_t)R->nranks * sizeof *send);
+    if (!send)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
+    int nsend = 0;
+    for (int o = 0; o < R->nranks; o++)
+        if (o != R->rank && R->nout[o])
+            send[nsend++] = (kedr_comm_msg){o, R->out + (uint64_t)o * R->cap, R->nout[o] * 8};
+    int nrecv = 0;
+    kedr_comm_msg *msgs = NULL;
+    void *recv = NULL;
+    double t = kedr_wall_seconds();
+    kedr_status st = kedr_comm_exchange(R->comm, nsend, send, &nrecv, &msgs, &recv);
+    R->exchange_seconds += kedr_wall_seconds() - t;
+    free(send);
+    for (int i = 0; st == KEDR_OK && i < nrecv; i++) {
+        const uint64_t *e = msgs[i].data;
+        size_t n = msgs[i].bytes / 8;
+        for (size_t j = 0; j < n; j++) /* what another rank says is ours must be */
+            if (e[j] < R->lo || e[j] >= R->hi) {
+                st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received element %llu from rank "
+                               "%d, outside its slice [%llu, %llu)", R->g->spec, R->rank,
+                               (unsigned long long)e[j], msgs[i].rank,
+                               (unsigned long long)R->lo, (unsigned long long)R->hi);
+                break;
+            }
+        uint64_t f = 0;
+        if (st == KEDR_OK && n)
+            st = R->be->mark(R, e, n, nc, &f);
+        *found += f;
+    }
+    free(msgs);
+    free(recv);
+    return st;
+}
+
+static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
+{
+    uint32_t fc = code_of(s - 1), nc = code_of(s);
+    uint64_t ngens = (uint64_t)R->g->ngens, found = 0, b = 0;
+    kedr_status st = R->be->count(R, fc, R->counts);
+    AGREE(R, st);
+    KEDR_TRY(st);
+    for (;;) {
+        /* this round's blocks: while the worst case fits one destination's batch */
+        while (b < R->nblocks && R->counts[b] == 0)
+            b++;
+        uint64_t b1 = b, sum = 0;
+        while (b1 < R->nblocks && (sum + R->counts[b1]) * ngens <= R->cap)
+            sum += R->counts[b1++];
+        int32_t more = b < R->nblocks;
+        KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_I32, KEDR_OP_MAX, &more, 1));
+        if (!more)
+            break;
+        uint64_t f = 0;
+        memset(R->nout, 0, (size_t)R->nranks * 8);
+        st = b1 > b ? R->be->expand(R, b, b1, fc, nc, &f) : KEDR_OK;
+        if (st == KEDR_OK && b < R->nblocks && b1 == b) /* cannot be: cap >= a block's worst */
+            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: block %llu does not fit a batch",
+                           R->g->spec, R->rank, (unsigned long long)b);
+        found += f;
+        b = b1;
+        AGREE(R, st);
+        KEDR_TRY(st);
+        st = exchange_round(R, nc, &found);
+        AGREE(R, st);
+        KEDR_TRY(st);
+        R->rounds++;
+    }
+    KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_U64, KEDR_OP_SUM, &found, 1));
+    *count = found;
+    return KEDR_OK;
+}
+
+/* ---- per-rank checkpoints ----
+ *
+ *   offset  size  field (little-endian)
+ *        0     8  magic "KEDRCAYR"
+ *        8     4  format version (1)
+ *       12     4  flags: bit 0 = the search has ended
+ *       16   160  group spec, NUL-padded
+ *      176     4  inverses (0 or 1)
+ *      180     4  level s
+ *      184     8  group order
+ *      192     4  rank R
+ *      196     4  ranks N
+ *      200     8  lo, the slice's first element
+ *      208     8  hi, past its last
+ *      216     8  bytes of codes (C)
+ *      224     8  zero
+ *      232  8s+8  F(0..s)
+ *               C  the slice's 2-bit codes (ranks.h)
+ *               8  checksum of everything before it (cayley_ck_sum, as checkpoint.c)
+ * At the end of level s the codes are 3 for the elements at distance < s, c(s) for those at
+ * distance s (3 too when the search has ended), 0 for the others; the reader checks that, summed
+ * over the ranks, against F. */
+#define RK_MAGIC "KEDRCAYR"
+#define RK_VERSION 1u
+#define RK_HEADER 232
+#define RK_CHUNK ((size_t)64 << 20)
+
+static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static uint32_t get32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static uint64_t get64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+/* DIR/NAME.chk -> DIR/NAME.rankRofN.chk; another name gets .rankRofN.chk appended. */
+static void rank_path(const cayley_ranks *R, const char *path, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    int ext = len >= 4 && strcmp(path + len - 4, ".chk") == 0;
+    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, R->rank,
+             R->nranks);
+}
+
+static void make_header(const cayley_ranks *R, unsigned char *h, int level, int complete)
+{
+    memset(h, 0, RK_HEADER);
+    memcpy(h, RK_MAGIC, 8);
+    put32(h + 8, RK_VERSION);
+    put32(h + 12, complete ? 1u : 0u);
+    snprintf((char *)h + 16, 160, "%s", R->g->spec);
+    put32(h + 176, R->g->inverses ? 1u : 0u);
+    put32(h + 180, (uint32_t)level);
+    put64(h + 184, R->g->order);
+    put32(h + 192, (uint32_t)R->rank);
+    put32(h + 196, (uint32_t)R->nranks);
+    put64(h + 200, R->lo);
+    put64(h + 208, R->hi);
+    put64(h + 216, (uint64_t)R->words * 4);
+}
+
+static kedr_status write_rank_file(cayley_ranks *R, const char *path, const uint64_t *F,
+                                   int level, int complete)
+{
+    size_t bytes = R->words * 4, bufsize = bytes < RK_CHUNK ? bytes : RK_CHUNK;
+    unsigned char *buf = malloc(bufsize > RK_HEADER ? bufsize : RK_HEADER);
+    if (!buf)
+        return kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory", path);
+    make_header(R, buf, level, complete);
+    uint64_t sum = 0, ones = 0;
+    cayley_ck_sum(&sum, &ones, buf, RK_HEADER);
+    cayley_ck_sum(&sum, &ones, (const unsigned char *)F, 8 * ((size_t)level + 1));
+    kedr_file_writer w;
+    kedr_status s = kedr_file_begin(&w, path);
+    if (s != KEDR_OK) {
+        free(buf);
+        return s;
+    }
+    FILE *f = KEDR_FILE(&w);
+    if (fwrite(buf, 1, RK_HEADER, f) != RK_HEADER ||
+        fwrite(F, 8, (size_t)level + 1, f) != (size_t)level + 1)
+        s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp, strerror(errno));
+    for (size_t off = 0; s == KEDR_OK && off < bytes; off += RK_CHUNK) {
+        size_t n = bytes - off < RK_CHUNK ? bytes - off : RK_CHUNK;
+        s = R->be->download(R, off / 4, (uint32_t *)buf, n / 4);
+        if (s == KEDR_OK) {
+            cayley_ck_sum(&sum, &ones, buf, n);
+            if (fwrite(buf, 1, n, f) != n)
+                s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp,
+                              strerror(errno));
+        }
+    }
+    if (s == KEDR_OK && fwrite(&sum, 8, 1, f) != 1)
+        s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp, strerror(errno));
+    free(buf);
+    if (s != KEDR_OK) {
+        kedr_file_abort(&w);
+        return s;
+    }
+    return kedr_file_commit(&w);
+}
+
+/* The header against this run; *level and *complete from it. */
+static kedr_status check_rank_header(const cayley_ranks *R, const char *path,
+                                     const unsigned char *h, uint64_t size, int *level,
+                                     int *complete)
+{
+    const kedr_cayley_group *g = R->g;
+    if (memcmp(h, RK_MAGIC, 8) != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: not a checkpoint of a search over ranks "
+                         "(no '%s' at its start)", path, RK_MAGIC);
+    if (get32(h + 8) != RK_VERSION)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: format version %u, this kedr reads "
+                         "version %u", path, get32(h + 8), RK_VERSION);
+    if (memchr(h + 16, 0, 160) == NULL || strcmp((const char *)h + 16, g->spec) != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,
+                         memchr(h + 16, 0, 160) ? (const char *)h + 16 : "(corrupt)", g->spec);
+    if (get32(h + 176) != (g->inverses ? 1u : 0u))
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made %s --inverses, this run is %s "
+                         "them", path, get32(h + 176) ? "with" : "without",
+                         g->inverses ? "with" : "without");
+    if (get32(h + 196) != (uint32_t)R->nranks || get32(h + 192) != (uint32_t)R->rank)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: written by rank %u of %u, read by rank "
+                         "%d of %d: restart on as many ranks as wrote the checkpoints", path,
+                         get32(h + 192), get32(h + 196), R->rank, R->nranks);
+    if (get64(h + 184) != g->order || get64(h + 200) != R->lo || get64(h + 208) != R->hi ||
+        get64(h + 216) != (uint64_t)R->words * 4 || get64(h + 224) != 0 || get32(h + 12) > 1)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (order %llu, slice "
+                         "[%llu, %llu), %llu bytes of codes: expected %llu, [%llu, %llu), %zu)",
+                         path, (unsigned long long)get64(h + 184),
+                         (unsigned long long)get64(h + 200), (unsigned long long)get64(h + 208),
+                         (unsigned long long)get64(h + 216), (unsigned long long)g->order,
+                         (unsigned long long)R->lo, (unsigned long long)R->hi, R->words * 4);
+    uint32_t lv = get32(h + 180);
+    if (lv > (uint32_t)INT32_MAX - 1 || lv >= g->order)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (level %u)", path, lv);
+    uint64_t expect = RK_HEADER + 8 * ((uint64_t)lv + 1) + (uint64_t)R->words * 4 + 8;
+    if (size != expect)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: %s: %llu bytes, expected %llu for "
+                         "level %u", path, size < expect ? "truncated" : "trailing data",
+                         (unsigned long long)size, (unsigned long long)expect, lv);
+    *level = (int)lv;
+    *complete = (int)get32(h + 12);
+    return KEDR_OK;
+}
+
+/* Reads this rank's file; tally[0..3] count its codes 3, c(level), the other of 1 and 2, and
+ * codes past the slice's end (which must be none). */
+static kedr_status read_rank_file(cayley_ranks *R, const char *path, uint64_t **growth,
+                                  int *level, int *complete, uint64_t tally[4])
+{
+    int fd = -1;
+    uint64_t size = 0;
+    *growth = NULL;
+    KEDR_TRY(cayley_ck_open(path, &fd, &size));
+    unsigned char head[RK_HEADER];
+    kedr_status s = KEDR_OK;
+    if (size < RK_HEADER)
+        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu bytes, shorter than the "
+                      "%d-byte header", path, (unsigned long long)size, RK_HEADER);
+    if (s == KEDR_OK)
+        s = cayley_ck_read(fd, path, 0, head, RK_HEADER);
+    if (s == KEDR_OK)
+        s = check_rank_header(R, path, head, size, level, complete);
+    size_t nF = s == KEDR_OK ? (size_t)*level + 1 : 0, bytes = R->words * 4;
+    size_t bufsize = bytes < RK_CHUNK ? bytes : RK_CHUNK;
+    uint64_t *F = s == KEDR_OK ? malloc(8 * nF) : NULL;
+    unsigned char *buf = s == KEDR_OK ? malloc(bufsize ? bufsize : 8) : NULL;
+    if (s == KEDR_OK && (!F || !buf))
+        s = kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory", path);
+    uint64_t sum = 0, ones = 0;
+    if (s == KEDR_OK) {
+        s = cayley_ck_read(fd, path, RK_HEADER, F, 8 * nF);
+        cayley_ck_sum(&sum, &ones, head, RK_HEADER);
+        cayley_ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
+    }
+    uint32_t fc = s == KEDR_OK ? code_of(*level) : 1;
+    uint64_t slice = R->hi - R->lo;
+    for (size_t off = 0; s == KEDR_OK && off < bytes; off += RK_CHUNK) {
+        size_t n = bytes - off < RK_CHUNK ? bytes - off : RK_CHUNK;
+        s = cayley_ck_read(fd, path, RK_HEADER + 8 * nF + off, buf, n);
+        if (s != KEDR_OK)
+            break;
+        cayley_ck_sum(&sum, &ones, buf, n);
+        const uint32_t *w = (const uint32_t *)buf;
+        for (size_t i = 0; i < n / 4; i++) {
+            uint32_t x = w[i];
+            if (!x)
+                continue;
+            uint64_t first = (off / 4 + i) * 16; /* the word's first element offset */
+            if (first + 16 > slice) { /* fields past the slice must be 0 */
+                unsigned valid = first >= slice ? 0 : (unsigned)(slice - first);
+                uint32_t past = valid >= 16 ? 0 : x & ~((1u << (2 * valid)) - 1u);
+                tally[3] += past != 0;
+                x &= ~past;
+            }
+            uint32_t hi = (x >> 1) & 0x55555555u, lo = x & 0x55555555u;
+            tally[0] += pop64(hi & lo);
+            tally[1] += pop64(fields_of(x, fc));
+            tally[2] += pop64(fields_of(x, 3u - fc));
+        }
+        s = R->be->upload(R, off / 4, (const uint32_t *)buf, n / 4);
+    }
+    uint64_t stored = 0;
+    if (s == KEDR_OK)
+        s = cayley_ck_read(fd, path, RK_HEADER + 8 * nF + bytes, &stored, 8);
+    if (s == KEDR_OK && stored != sum)
+        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt: the checksum does not match the "
+                      "contents", path);
+    uint64_t total = 0;
+    if (s == KEDR_OK)
+        s = cayley_ck_check_growth(path, F, *level, R->g->order, &total);
+    close(fd);
+    free(buf);
+    if (s != KEDR_OK) {
+        free(F);
+        return s;
+    }
+    *growth = F;
+    return KEDR_OK;
+}
+
+/* ---- the hooks of the level loop (growth.h) ---- */
+
+static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
+                              kedr_cayley_result *res)
+{
+    cayley_ranks *R = self;
+    if (!opt || !opt->resume_path) {
+        size_t len = 0, cap = 0;
+        return cayley_push_level(res, &len, &cap, 1);
+    }
+    char path[sizeof R->resume_path];
+    rank_path(R, opt->resume_path, path, sizeof path);
+    uint64_t tally[4] = {0, 0, 0, 0}, *F = NULL;
+    int level = 0, complete = 0;
+    kedr_status s = read_rank_file(R, path, &F, &level, &complete, tally);
+    AGREE(R, s);
+    if (s != KEDR_OK) {
+        free(F);
+        return s;
+    }
+    /* every rank read the same F, level and ended flag: rank 0's are the reference */
+    uint64_t mine[3] = {(uint64_t)level, (uint64_t)complete, 0}, ref[3];
+    for (int i = 0; i <= level; i++)
+        mine[2] = (mine[2] ^ F[i]) * 0x100000001b3ull + (uint64_t)i;
+    memcpy(ref, mine, sizeof ref);
+    s = kedr_comm_bcast(R->comm, ref, sizeof ref, 0);
+    if (s == KEDR_OK && memcmp(ref, mine, sizeof ref) != 0)
+        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: level %d%s and its growth function differ "
+                      "from rank 0's checkpoint (level %llu%s): the files are of different runs",
+                      path, level, complete ? " (ended)" : "", (unsigned long long)ref[0],
+                      ref[1] ? ", ended" : "");
+    AGREE(R, s);
+    if (s == KEDR_OK)
+        s = kedr_comm_allreduce(R->comm, KEDR_U64, KEDR_OP_SUM, tally, 4);
+    if (s == KEDR_OK) {
+        uint64_t total = 0;
+        for (int i = 0; i <= level; i++)
+            total += F[i];
+        /* at level 0 the identity is the frontier; the ended search has expanded everything */
+        uint64_t want3 = complete ? total : total - F[level], wantf = complete ? 0 : F[level];
+        if (tally[0] != want3 || tally[1] != wantf || tally[2] || tally[3])
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s (and the other ranks'): inconsistent: "
+                          "%llu expanded and %llu frontier elements where F(0..%d) says %llu and "
+                          "%llu; %llu of the wrong level, %llu past the slices' ends",
+                          opt->resume_path, (unsigned long long)tally[0],
+                          (unsigned long long)tally[1], level, (unsigned long long)want3,
+                          (unsigned long long)wantf, (unsigned long long)tally[2],
+                          (unsigned long long)tally[3]);
+    }
+    if (s != KEDR_OK) {
+        free(F);
+        return s;
+    }
+    res->growth = F;
+    res->diameter = level;
+    res->complete = complete;
+    return KEDR_OK;
+}
+
+static kedr_status hook_level(void *self, int s, const kedr_cayley_result *res, uint64_t *count)
+{
+    (void)res;
+    return ranks_level(self, s, count);
+}
+
+static kedr_status hook_checkpoint(void *self, const char *path, const kedr_cayley_result *res,
+                                   int complete)
+{
+    cayley_ranks *R = self;
+    char mine[sizeof R->ck_path];
+    rank_path(R, path, mine, sizeof mine);
+    kedr_status s = write_rank_file(R, mine, res->growth, res->diameter, complete);
+    AGREE(R, s);
+    return s;
+}
+
+static size_t hook_memory(void *self) { return ((cayley_ranks *)self)->memory_bytes; }
+
+static int hook_agree_max(void *self, int local)
+{
+    cayley_ranks *R = self;
+    int32_t v = local;
+    if (kedr_comm_allreduce(R->comm, KEDR_I32, KEDR_OP_MAX, &v, 1) != KEDR_OK)
+        return -1;
+    return v;
+}
+
+/* ---- the entry point ---- */
+
+/* What this rank may use and what it needs; the ranks of a host share its memory on the cpu. */
+static kedr_status check_rank_memory(cayley_ranks *R, const kedr_cayley_options *opt,
+                                     const kedr_cayley_ranks_plan *p)
+{
+    size_t limit;
+    const char *where;
+    KEDR_TRY(cayley_memory_allowed(R->ctx, opt, &limit, &where));
+    int cuda = KEDR_IS_CUDA(R->ctx), sharing = kedr_comm_local_size(R->comm);
+    size_t need = cuda ? p->gpu_bytes : p->cpu_bytes;
+    if (!cuda && !(opt && opt->memory_limit) && sharing > 1)
+        limit /= (size_t)sharing; /* the host's memory, shared by its ranks */
+    size_t host_need = cuda ? p->host_bytes : 0, host = cuda ? cayley_host_memory() : 0;
+    if (cuda && sharing > 1)
+        host /= (size_t)sharing;
+    if (need <= limit && (!cuda || host_need <= host))
+        return KEDR_OK;
+    char need_s[32], limit_s[32], code_s[32], batch_s[32];
+    kedr_format_bytes((double)(need > limit ? need : host_need), need_s, sizeof need_s);
+    kedr_format_bytes((double)(need > limit ? limit : host), limit_s, sizeof limit_s);
+    kedr_format_bytes((double)p->code_bytes, code_s, sizeof code_s);
+    kedr_format_bytes((double)(p->batch_bytes + p->receive_bytes), batch_s, sizeof batch_s);
+    /* the rank count at which a rank of this size would fit */
+    int fits = 0;
+    for (int n = R->nranks + 1; n <= KEDR_CAYLEY_MAX_RANKS && !fits; n++) {
+        kedr_cayley_ranks_plan q;
+        if (kedr_cayley_ranks_plan_make(R->g, n, opt ? opt->batch_bytes : 0, &q) != KEDR_OK)
+            break;
+        if ((cuda ? q.gpu_bytes : q.cpu_bytes) <= limit)
+            fits = n;
+    }
+    char more[96] = "";
+    if (fits)
+        snprintf(more, sizeof more, ": it takes %d ranks of this size", fits);
+    return kedr_fail(KEDR_ERR_NOMEM, "%s over %d ranks needs %s a rank (%s of 2-bit codes for "
+                     "its slice of up to %llu elements, %s of batches), more than the %s of %s "
+                     "on rank %d%s", R->g->spec, R->nranks, need_s, code_s,
+                     (unsigned long long)p->slice_max, batch_s, limit_s,
+                     need > limit ? where : "host memory available for its staging", R->rank,
+                     need > limit ? more : "");
+}
+
+static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
+{
+    kedr_cayley_ranks_plan p;
+    KEDR_TRY(kedr_cayley_ranks_plan_make(R->g, R->nranks, opt ? opt->batch_bytes : 0, &p));
+    KEDR_TRY(kedr_cayley_rank_slice(R->g, R->nranks, R->rank, &R->lo, &R->hi));
+    R->units = units_of(R->g);
+    R->block_elems = p.block_elements;
+    R->nblocks = (R->hi - R->lo + R->block_elems - 1) / R->block_elems;
+    R->words = (size_t)(R->nblocks * R->block_elems / 16);
+    R->cap = p.batch_entries;
+    R->memory_bytes = KEDR_IS_CUDA(R->ctx) ? p.gpu_bytes : p.cpu_bytes;
+    KEDR_TRY(check_rank_memory(R, opt, &p));
+    R->counts = malloc((size_t)(R->nblocks ? R->nblocks : 1) * 8);
+    if (!R->counts)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
+#ifdef KEDR_HAVE_CUDA
+    R->be = KEDR_IS_CUDA(R->ctx) ? &cayley_ranks_cuda : &cpu_backend;
+#else
+    R->be = &cpu_backend;
+#endif
+    return R->be->begin(R);
+}
+
+kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
+                                  const kedr_cayley_group *g, const kedr_cayley_options *opt,
+                                  kedr_cayley_result *result)
+{
+    if (!ctx || !g || !result)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth_on: %s is NULL",
+                         !ctx ? "ctx" : !g ? "g" : "result");
+    memset(result, 0, sizeof *result);
+    /* the checks every rank makes alike: no messages needed to agree on them */
+    KEDR_TRY(cayley_check_group(g, "kedr_cayley_growth_on"));
+    if (opt && (!(opt->checkpoint_every >= 0) || opt->max_levels < 0))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth_on: checkpoint_every %g, "
+                         "max_levels %d: expected both >= 0", opt->checkpoint_every,
+                         opt->max_levels);
+    if (!cayley_ranked_kind(g->kind) || (opt && opt->mode == KEDR_CAYLEY_SPARSE))
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: the search over MPI ranks is the dense "
+                         "search of the ranked groups%s", g->spec,
+                         cayley_ranked_kind(g->kind) ? " (not --mode sparse)"
+                                                     : "; this group has no ranking");
+    if (opt && opt->devices != 0)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_growth_on: devices = %d: over ranks each "
+                         "rank uses one GPU (its context's)", opt->devices);
+    cayley_ranks *R = calloc(1, sizeof *R);
+    if (!R)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_cayley_growth_on: out of host memory");
+    R->ctx = ctx;
+    R->comm = comm;
+    R->g = g;
+    R->rank = kedr_comm_rank(comm);
+    R->nranks = kedr_comm_size(comm);
+    result->order = g->order;
+    result->mode = KEDR_CAYLEY_DENSE;
+    result->ranks = R->nranks;
+    kedr_status s = setup(R, opt);
+    AGREE(R, s);
+    if (s == KEDR_OK) {
+        result->memory_bytes = R->memory_bytes;
+        cayley_search S = {g,           R,           hook_start,    NULL,
+                           hook_level,  hook_checkpoint, hook_memory, hook_agree_max};
+        s = cayley_run_levels(&S, opt, result);
+    }
+    if (R->be)
+        R->be->end(R);
+    free(R->counts);
+    free(R);
+    if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
+        kedr_cayley_result_free(result);
+    return s;
+}

@@ -1,0 +1,271 @@
+/* The dense search over MPI ranks, cuda back end (ranks.c holds the rounds and the messages;
+ * ranks.h the codes). The slice's codes and the outgoing batches live on the rank's GPU:
+ *  - count: one block of threads per block of the slice sums its frontier codes;
+ *  - expand: a thread per 32-bit word of the round's blocks turns its frontier codes into 3,
+ *    marks the products in the slice (atomicOr; the old code says who was first) and appends
+ *    the others to their owner's batch (atomicAdd on that owner's count); the batches' used
+ *    parts are then copied to pinned host memory for the messages;
+ *  - mark: what the other ranks sent, uploaded in pieces of the batches' size, marked the same
+ *    way.
+ * Debian's Open MPI is not CUDA-aware, so messages are staged through the host. */
+#include "cayley_elem.h"
+#include "ranks.h"
+#include "core/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define RK_THREADS 256
+
+typedef struct {
+    uint32_t *codes;             /* the slice's codes */
+    unsigned long long *out;     /* nranks batches of cap entries */
+    unsigned long long *nout;    /* entries of each batch; then the new elements' count */
+    unsigned long long *counts;  /* frontier elements of each block */
+    int blocks;                  /* of the expand kernel */
+} rk_dev;
+
+__device__ __forceinline__ uint32_t rk_fields(uint32_t w, uint32_t c)
+{
+    uint32_t y = w ^ (c == 1 ? 0x55555555u : 0xAAAAAAAAu);
+    return ~(y | (y >> 1)) & 0x55555555u;
+}
+
+__device__ __forceinline__ int rk_mark(uint32_t *codes, unsigned long long off, uint32_t nc)
+{
+    uint32_t *p = &codes[off >> 4];
+    unsigned int shift = (unsigned int)(off & 15) * 2;
+    if ((*(volatile uint32_t *)p >> shift) & 3u)
+        return 0; /* a nonzero code stays nonzero during a level */
+    uint32_t old = atomicOr(p, nc << shift);
+    return ((old >> shift) & 3u) == 0;
+}
+
+__device__ __forceinline__ void rk_add_count(unsigned long long c, unsigned long long *to)
+{
+    for (int off = 16; off > 0; off >>= 1)
+        c += __shfl_down_sync(0xffffffffu, c, off);
+    if ((threadIdx.x & 31) == 0 && c)
+        atomicAdd(to, c);
+}
+
+__global__ void __launch_bounds__(RK_THREADS)
+rk_count_kernel(const uint32_t *__restrict__ codes, unsigned long long block_words,
+                unsigned long long nblocks, uint32_t fc, unsigned long long *counts)
+{
+    __shared__ unsigned long long sum;
+    for (unsigned long long b = blockIdx.x; b < nblocks; b += gridDim.x) {
+        if (threadIdx.x == 0)
+            sum = 0;
+        __syncthreads();
+        unsigned long long c = 0;
+        for (unsigned long long w = threadIdx.x; w < block_words; w += RK_THREADS)
+            c += (unsigned long long)__popc(rk_fields(codes[b * block_words + w], fc));
+        rk_add_count(c, &sum);
+        __syncthreads();
+        if (threadIdx.x == 0)
+            counts[b] = sum;
+        __syncthreads();
+    }
+}
+
+template <int KIND>
+__global__ void __launch_bounds__(RK_THREADS)
+rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
+                 unsigned long long w0, unsigned long long w1, unsigned long long lo,
+                 unsigned long long hi, unsigned long long units, int nranks,
+                 unsigned long long cap, uint32_t fc, uint32_t nc, unsigned long long *out,
+                 unsigned long long *nout)
+{
+    unsigned long long found = 0;
+    unsigned long long stride = (unsigned long long)gridDim.x * RK_THREADS;
+    for (unsigned long long w = w0 + (unsigned long long)blockIdx.x * RK_THREADS + threadIdx.x;
+         w < w1; w += stride) {
+        uint32_t m = rk_fields(*(volatile uint32_t *)&codes[w], fc);
+        if (!m)
+            continue;
+        atomicOr(&codes[w], m | (m << 1)); /* expanded: 3 */
+        do {
+            unsigned long long x = lo + 16 * w + (unsigned long long)(__ffs((int)m) - 1) / 2;
+            m &= m - 1;
+            cayley_elem e = cayley_load_as(&g, x, (kedr_cayley_kind)KIND);
+            for (int k = 0; k < g.ngens; k++) {
+                unsigned long long r = cayley_neighbour_as(&g, &e, k, (kedr_cayley_kind)KIND);
+                if (r >= lo && r < hi) {
+                    found += (unsigned long long)rk_mark(codes, r - lo, nc);
+                } else {
+                    int o = cayley_ranks_owner(r, units, nranks);
+                    unsigned long long at = atomicAdd(&nout[o], 1ull);
+                    out[(unsigned long long)o * cap + at] = r;
+                }
+            }
+        } while (m);
+    }
+    rk_add_count(found, &nout[nranks]);
+}
+
+__global__ void __launch_bounds__(RK_THREADS)
+rk_mark_kernel(uint32_t *codes, const unsigned long long *__restrict__ elems, size_t n,
+               unsigned long long lo, uint32_t nc, unsigned long long *found)
+{
+    unsigned long long f = 0;
+    size_t stride = (size_t)gridDim.x * RK_THREADS;
+    for (size_t i = (size_t)blockIdx.x * RK_THREADS + threadIdx.x; i < n; i += stride)
+        f += (unsigned long long)rk_mark(codes, elems[i] - lo, nc);
+    rk_add_count(f, found);
+}
+
+typedef void (*rk_expand_fn)(const kedr_cayley_group, uint32_t *, unsigned long long,
+                             unsigned long long, unsigned long long, unsigned long long,
+                             unsigned long long, int, unsigned long long, uint32_t, uint32_t,
+                             unsigned long long *, unsigned long long *);
+
+static rk_expand_fn rk_expand_for(kedr_cayley_kind kind)
+{
+    switch (kind) {
+    case KEDR_CAYLEY_PERMUTATION:
+        return rk_expand_kernel<KEDR_CAYLEY_PERMUTATION>;
+    case KEDR_CAYLEY_SIGNED_PERMUTATION:
+        return rk_expand_kernel<KEDR_CAYLEY_SIGNED_PERMUTATION>;
+    case KEDR_CAYLEY_ABELIAN:
+        return rk_expand_kernel<KEDR_CAYLEY_ABELIAN>;
+    case KEDR_CAYLEY_BURNSIDE:
+        return rk_expand_kernel<KEDR_CAYLEY_BURNSIDE>;
+    default:
+        return NULL;
+    }
+}
+
+static unsigned int rk_grid(kedr_ctx *ctx, unsigned long long work, int per_sm)
+{
+    unsigned long long most = (unsigned long long)(per_sm > 0 ? per_sm : 4) * ctx->multiprocessors,
+                       need = (work + RK_THREADS - 1) / RK_THREADS;
+    return (unsigned int)(need < most ? (need ? need : 1) : most);
+}
+
+static void rk_end(cayley_ranks *R)
+{
+    rk_dev *d = (rk_dev *)R->dev;
+    if (d) {
+        cudaStreamSynchronize(KEDR_STREAM(R->ctx));
+        kedr_free(R->ctx, d->codes);
+        kedr_free(R->ctx, d->out);
+        kedr_free(R->ctx, d->nout);
+        kedr_free(R->ctx, d->counts);
+        free(d);
+    }
+    cudaFreeHost(R->out);
+    cudaFreeHost(R->nout);
+    R->dev = NULL;
+    R->out = NULL;
+    R->nout = NULL;
+}
+
+static kedr_status rk_begin(cayley_ranks *R)
+{
+    rk_dev *d = (rk_dev *)calloc(1, sizeof *d);
+    if (!d)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
+    R->dev = d;
+    rk_expand_fn fn = rk_expand_for(R->g->kind);
+    if (!fn)
+        return kedr_fail(KEDR_ERR_INVALID, "%s has no dense ranking", R->g->spec);
+    size_t batch = (size_t)R->cap * (size_t)R->nranks;
+    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->codes, R->words ? R->words * 4 : 4));
+    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->out, (batch ? batch : 1) * 8));
+    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->nout, ((size_t)R->nranks + 1) * 8));
+    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->counts, (size_t)(R->nblocks ? R->nblocks : 1) * 8));
+    KEDR_CUDA_TRY(cudaMallocHost((void **)&R->out, (batch ? batch : 1) * 8));
+    KEDR_CUDA_TRY(cudaMallocHost((void **)&R->nout, ((size_t)R->nranks + 1) * 8));
+    KEDR_TRY(kedr_memset(R->ctx, d->codes, 0, R->words ? R->words * 4 : 4));
+    int per_sm = 0;
+    KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, RK_THREADS, 0));
+    d->blocks = per_sm;
+    if (R->lo == 0) {
+        const uint32_t one = 1u; /* the identity: the frontier of level 0 */
+        KEDR_TRY(kedr_upload(R->ctx, d->codes, &one, 4));
+    }
+    return KEDR_OK;
+}
+
+static kedr_status rk_count(cayley_ranks *R, uint32_t fc, uint64_t *counts)
+{
+    rk_dev *d = (rk_dev *)R->dev;
+    if (!R->nblocks)
+        return KEDR_OK;
+    cudaStream_t stream = KEDR_STREAM(R->ctx);
+    unsigned long long grid = R->nblocks < 65535 ? R->nblocks : 65535;
+    rk_count_kernel<<<(unsigned int)grid, RK_THREADS, 0, stream>>>(
+        d->codes, R->block_elems / 16, R->nblocks, fc, d->counts);
+    KEDR_CUDA_LAUNCHED("rk_count_kernel");
+    KEDR_CUDA_TRY(cudaMemcpyAsync(counts, d->counts, (size_t)R->nblocks * 8,
+                                  cudaMemcpyDeviceToHost, stream));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+    return KEDR_OK;
+}
+
+static kedr_status rk_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t fc, uint32_t nc,
+                             uint64_t *found)
+{
+    rk_dev *d = (rk_dev *)R->dev;
+    cudaStream_t stream = KEDR_STREAM(R->ctx);
+    unsigned long long w0 = b0 * R->block_elems / 16, w1 = b1 * R->block_elems / 16;
+    KEDR_CUDA_TRY(cudaMemsetAsync(d->nout, 0, ((size_t)R->nranks + 1) * 8, stream));
+    rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
+        *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, R->cap, fc, nc, d->out,
+        d->nout);
+    KEDR_CUDA_LAUNCHED("rk_expand_kernel");
+    unsigned long long *nout = (unsigned long long *)R->nout;
+    KEDR_CUDA_TRY(cudaMemcpyAsync(nout, d->nout, ((size_t)R->nranks + 1) * 8,
+                                  cudaMemcpyDeviceToHost, stream));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+    for (int o = 0; o < R->nranks; o++)
+        if (nout[o]) {
+            if (nout[o] > R->cap)
+                return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products "
+                                 "for rank %d, more than a batch's %llu", R->g->spec, R->rank,
+                                 nout[o], o, (unsigned long long)R->cap);
+            KEDR_CUDA_TRY(cudaMemcpyAsync(R->out + (uint64_t)o * R->cap, d->out + (uint64_t)o * R->cap,
+                                          nout[o] * 8, cudaMemcpyDeviceToHost, stream));
+        }
+    KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+    *found = nout[R->nranks];
+    nout[R->nranks] = 0;
+    return KEDR_OK;
+}
+
+static kedr_status rk_mark_elems(cayley_ranks *R, const uint64_t *elems, size_t n, uint32_t nc,
+                                 uint64_t *found)
+{
+    rk_dev *d = (rk_dev *)R->dev;
+    cudaStream_t stream = KEDR_STREAM(R->ctx);
+    size_t piece = (size_t)R->cap * (size_t)R->nranks;
+    unsigned long long *count = d->nout + R->nranks;
+    KEDR_CUDA_TRY(cudaMemsetAsync(count, 0, 8, stream));
+    for (size_t at = 0; at < n; at += piece) {
+        size_t k = n - at < piece ? n - at : piece;
+        KEDR_CUDA_TRY(cudaMemcpyAsync(d->out, elems + at, k * 8, cudaMemcpyHostToDevice,
+                                      stream));
+        rk_mark_kernel<<<rk_grid(R->ctx, k, 8), RK_THREADS, 0, stream>>>(d->codes, d->out, k,
+                                                                         R->lo, nc, count);
+        KEDR_CUDA_LAUNCHED("rk_mark_kernel");
+    }
+    unsigned long long f = 0;
+    KEDR_CUDA_TRY(cudaMemcpyAsync(&f, count, 8, cudaMemcpyDeviceToHost, stream));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+    *found = f;
+    return KEDR_OK;
+}
+
+static kedr_status rk_download(cayley_ranks *R, size_t w, uint32_t *buf, size_t n)
+{
+    return kedr_download(R->ctx, buf, ((rk_dev *)R->dev)->codes + w, n * 4);
+}
+
+static kedr_status rk_upload(cayley_ranks *R, size_t w, const uint32_t *buf, size_t n)
+{
+    return kedr_upload(R->ctx, ((rk_dev *)R->dev)->codes + w, buf, n * 4);
+}
+
+extern "C" const cayley_ranks_backend cayley_ranks_cuda = {
+    rk_begin, rk_count, rk_expand, rk_mark_elems, rk_download, rk_upload, rk_end};

@@ -1,0 +1,88 @@
+/* The dense search over MPI ranks (ranks.c; cuda side in ranks.cu).
+ *
+ * Rank r of N owns the elements [lo, hi) (kedr_cayley_rank_slice) as 2-bit codes, 16 to a
+ * 32-bit word (element lo + 16 w + j is field j of word w), the same layout on the cpu and the
+ * GPU:
+ *     0  not reached          1  found at an even level     2  found at an odd level
+ *     3  found and expanded
+ * so the frontier of level s is the code c(s) = 1 + s % 2. The slice is cut into blocks of
+ * block_elems elements (a power of two times KEDR_CAYLEY_RANK_BLOCK, at most RANKS_MAX_BLOCKS
+ * blocks); a round of a level expands whole blocks, as many as keep the worst case (every
+ * product of every frontier element for one destination) within a destination's batch. */
+#ifndef CAYLEY_RANKS_H
+#define CAYLEY_RANKS_H
+
+#include "kedr/cayley.h"
+#include "kedr/comm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RANKS_MAX_BLOCKS ((uint64_t)1 << 20)
+
+typedef struct cayley_ranks cayley_ranks;
+
+/* What a back end (cpu, cuda) does; the rounds, messages and checkpoints are ranks.c's. */
+typedef struct {
+    /* Allocates the codes (zero; the identity's code 1 on the rank owning it) and the host
+     * batches out (nranks regions of cap entries) and nout. */
+    kedr_status (*begin)(cayley_ranks *R);
+    /* counts[b] = the elements of block b with code fc. */
+    kedr_status (*count)(cayley_ranks *R, uint32_t fc, uint64_t *counts);
+    /* Expands the elements of code fc in blocks [b0, b1): each becomes 3; a product in this
+     * slice whose code is 0 gets nc (*found counts those this call set), any other is appended
+     * to out[owner * cap + nout[owner]++] (nout counted from 0; the caller sees the host copy). */
+    kedr_status (*expand)(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t fc, uint32_t nc,
+                          uint64_t *found);
+    /* Marks the elements (global ranks, all in this slice) of code 0 with nc; *found counts
+     * them. */
+    kedr_status (*mark)(cayley_ranks *R, const uint64_t *elems, size_t n, uint32_t nc,
+                        uint64_t *found);
+    /* Words [w, w + n) of the codes to or from host memory (checkpoints). */
+    kedr_status (*download)(cayley_ranks *R, size_t w, uint32_t *buf, size_t n);
+    kedr_status (*upload)(cayley_ranks *R, size_t w, const uint32_t *buf, size_t n);
+    void (*end)(cayley_ranks *R);
+} cayley_ranks_backend;
+
+struct cayley_ranks {
+    kedr_ctx *ctx;
+    kedr_comm *comm;
+    const kedr_cayley_group *g;
+    int rank, nranks;
+    uint64_t lo, hi;          /* this rank's slice */
+    uint64_t units;           /* KEDR_CAYLEY_RANK_BLOCK blocks of the whole group */
+    uint64_t block_elems;     /* elements of a round's block */
+    uint64_t nblocks;         /* blocks of this slice */
+    size_t words;             /* 32-bit words of codes: nblocks * block_elems / 16 */
+    uint64_t cap;             /* entries of one destination's batch */
+    uint32_t *codes;          /* cpu: host memory; cuda: GPU memory */
+    uint64_t *out;            /* host: nranks batches of cap entries */
+    uint64_t *nout;           /* host: entries in each batch */
+    uint64_t *counts;         /* host: frontier elements of each block */
+    void *dev;                /* the cuda back end's state */
+    const cayley_ranks_backend *be;
+    size_t memory_bytes;      /* this rank's, as kedr_cayley_ranks_plan counts it */
+    double exchange_seconds;  /* spent in messages (all levels) */
+    uint64_t rounds;          /* rounds of all levels */
+    char ck_path[1200], resume_path[1200];
+};
+
+/* The owner of global element x: floor(((x / B + 1) N - 1) / U), in 64 bits (U < 2^53,
+ * N <= 1024). */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline int cayley_ranks_owner(uint64_t x, uint64_t units, int nranks)
+{
+    return (int)(((x / KEDR_CAYLEY_RANK_BLOCK + 1) * (uint64_t)nranks - 1) / units);
+}
+
+#ifdef KEDR_HAVE_CUDA
+extern const cayley_ranks_backend cayley_ranks_cuda;
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
