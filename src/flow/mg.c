@@ -15,22 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The transfer tables of axis a between fine level F and coarse level C, built on the host and
- * copied to the context's memory. */
-static kedr_status axis_tables(kedr_ctx *ctx, flow_level *F, const flow_level *C, int a)
+/* The transfer tables of one axis of nf fine and nc coarse cells, on the host (malloc'ed):
+ * prolongation p_idx/p_w (2 a fine cell), restriction r_cnt (a coarse cell), r_idx/r_w (4 a
+ * coarse cell). */
+kedr_status flow_mg_axis_host(int nf, int nc, int coarsened, int per, flow_axis_tables *t)
 {
-    int nf = F->n[a], nc = C->n[a];
     int *p_idx = malloc(2 * (size_t)nf * sizeof(int)), *r_cnt = calloc((size_t)nc, sizeof(int));
     int *r_idx = calloc(4 * (size_t)nc, sizeof(int));
     double *p_w = malloc(2 * (size_t)nf * sizeof(double));
     double *r_w = calloc(4 * (size_t)nc, sizeof(double));
+    *t = (flow_axis_tables){p_idx, p_w, r_cnt, r_idx, r_w};
     kedr_status s = KEDR_OK;
     if (!p_idx || !p_w || !r_cnt || !r_idx || !r_w)
         s = kedr_fail(KEDR_ERR_NOMEM, "multigrid transfer tables of %d cells", nf);
     for (int f = 0; f < nf && s == KEDR_OK; f++) {
         int *idx = p_idx + 2 * f;
         double *w = p_w + 2 * f;
-        if (!F->coarsened[a]) {
+        if (!coarsened) {
             idx[0] = idx[1] = f;
             w[0] = 1;
             w[1] = 0;
@@ -38,7 +39,7 @@ static kedr_status axis_tables(kedr_ctx *ctx, flow_level *F, const flow_level *C
         }
         int I = f / 2, other = f % 2 ? I + 1 : I - 1;
         if (other < 0 || other >= nc)
-            other = F->per[a] ? (other + nc) % nc : I;
+            other = per ? (other + nc) % nc : I;
         idx[0] = I;
         idx[1] = other;
         w[0] = 0.75;
@@ -46,9 +47,9 @@ static kedr_status axis_tables(kedr_ctx *ctx, flow_level *F, const flow_level *C
     }
     /* the transpose, fine cells merged per coarse cell */
     for (int f = 0; f < nf && s == KEDR_OK; f++)
-        for (int t = 0; t < 2; t++) {
-            int I = p_idx[2 * f + t];
-            double w = p_w[2 * f + t];
+        for (int e2 = 0; e2 < 2; e2++) {
+            int I = p_idx[2 * f + e2];
+            double w = p_w[2 * f + e2];
             if (w == 0)
                 continue;
             int *cnt = &r_cnt[I], e = 0;
@@ -64,28 +65,66 @@ static kedr_status axis_tables(kedr_ctx *ctx, flow_level *F, const flow_level *C
                 r_w[4 * I + e] = 0;
                 (*cnt)++;
             }
-            r_w[4 * I + e] += F->coarsened[a] ? 0.5 * w : w;
+            r_w[4 * I + e] += coarsened ? 0.5 * w : w;
         }
+    if (s != KEDR_OK)
+        flow_mg_axis_free(t);
+    return s;
+}
+
+void flow_mg_axis_free(flow_axis_tables *t)
+{
+    free(t->p_idx);
+    free(t->p_w);
+    free(t->r_cnt);
+    free(t->r_idx);
+    free(t->r_w);
+    memset(t, 0, sizeof *t);
+}
+
+/* Copies host tables (nf fine, nc coarse cells) to axis a of level F in the context's memory. */
+kedr_status flow_mg_axis_upload(kedr_ctx *ctx, flow_level *F, int a, int nf, int nc,
+                                const flow_axis_tables *t)
+{
     struct {
         void **dst;
         const void *src;
         size_t bytes;
-    } up[5] = {{(void **)&F->p_idx[a], p_idx, 2 * (size_t)nf * sizeof(int)},
-               {(void **)&F->p_w[a], p_w, 2 * (size_t)nf * sizeof(double)},
-               {(void **)&F->r_cnt[a], r_cnt, (size_t)nc * sizeof(int)},
-               {(void **)&F->r_idx[a], r_idx, 4 * (size_t)nc * sizeof(int)},
-               {(void **)&F->r_w[a], r_w, 4 * (size_t)nc * sizeof(double)}};
-    for (int u = 0; u < 5 && s == KEDR_OK; u++) {
-        s = kedr_alloc(ctx, up[u].dst, up[u].bytes);
-        if (s == KEDR_OK)
-            s = kedr_upload(ctx, *up[u].dst, up[u].src, up[u].bytes);
+    } up[5] = {{(void **)&F->p_idx[a], t->p_idx, 2 * (size_t)nf * sizeof(int)},
+               {(void **)&F->p_w[a], t->p_w, 2 * (size_t)nf * sizeof(double)},
+               {(void **)&F->r_cnt[a], t->r_cnt, (size_t)nc * sizeof(int)},
+               {(void **)&F->r_idx[a], t->r_idx, 4 * (size_t)nc * sizeof(int)},
+               {(void **)&F->r_w[a], t->r_w, 4 * (size_t)nc * sizeof(double)}};
+    for (int u = 0; u < 5; u++) {
+        /* at least one element: a slab's coarse part may be empty over ranks */
+        KEDR_TRY(kedr_alloc(ctx, up[u].dst, up[u].bytes ? up[u].bytes : sizeof(double)));
+        KEDR_TRY(kedr_upload(ctx, *up[u].dst, up[u].src, up[u].bytes));
     }
-    free(p_idx);
-    free(p_w);
-    free(r_cnt);
-    free(r_idx);
-    free(r_w);
+    return KEDR_OK;
+}
+
+/* The transfer tables of axis a between fine level F and coarse level C. */
+static kedr_status axis_tables(kedr_ctx *ctx, flow_level *F, const flow_level *C, int a)
+{
+    flow_axis_tables t;
+    KEDR_TRY(flow_mg_axis_host(F->n[a], C->n[a], F->coarsened[a], F->per[a], &t));
+    kedr_status s = flow_mg_axis_upload(ctx, F, a, F->n[a], C->n[a], &t);
+    flow_mg_axis_free(&t);
     return s;
+}
+
+int flow_mg_next(const int n[3], const int per[3], int coarsened[3], int nc[3])
+{
+    int any = 0;
+    size_t N = 1;
+    for (int a = 0; a < 3; a++) {
+        /* a periodic axis only to an even size (or 1): red-black needs two colours */
+        coarsened[a] = n[a] > 1 && n[a] % 2 == 0 && (!per[a] || n[a] == 2 || n[a] % 4 == 0);
+        any |= coarsened[a];
+        nc[a] = coarsened[a] ? n[a] / 2 : n[a];
+        N *= (size_t)n[a];
+    }
+    return any && N > 8;
 }
 
 static kedr_status dense_setup(kedr_flow_poisson *ps)
@@ -148,21 +187,15 @@ kedr_status flow_mg_setup(kedr_flow_poisson *ps)
 {
     while (ps->nlevels < FLOW_MAX_LEVELS) {
         flow_level *F = &ps->lv[ps->nlevels - 1], *C = &ps->lv[ps->nlevels];
-        int any = 0;
         memset(C, 0, sizeof *C);
+        if (!flow_mg_next(F->n, F->per, F->coarsened, C->n))
+            break;
         C->N = 1;
         for (int a = 0; a < 3; a++) {
-            /* a periodic axis only to an even size (or 1): red-black needs two colours */
-            F->coarsened[a] = F->n[a] > 1 && F->n[a] % 2 == 0 &&
-                              (!F->per[a] || F->n[a] == 2 || F->n[a] % 4 == 0);
-            any |= F->coarsened[a];
-            C->n[a] = F->coarsened[a] ? F->n[a] / 2 : F->n[a];
             C->per[a] = F->per[a];
             C->ih2[a] = C->n[a] > 1 ? (F->coarsened[a] ? F->ih2[a] / 4 : F->ih2[a]) : 0.0;
             C->N *= (size_t)C->n[a];
         }
-        if (!any || F->N <= 8)
-            break;
         ps->nlevels++;
         double **v[] = {&C->diag, &C->idiag, &C->x, &C->b, &C->r};
         for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -177,6 +210,7 @@ kedr_status flow_mg_setup(kedr_flow_poisson *ps)
 
 void flow_mg_free(kedr_flow_poisson *ps)
 {
+    flow_rk_mg_free(ps);
     for (int l = 0; l < FLOW_MAX_LEVELS; l++) {
         flow_level *L = &ps->lv[l];
         for (int a = 0; a < 3; a++) {
@@ -262,5 +296,7 @@ static kedr_status vcycle(kedr_flow_poisson *ps, int l, const double *b, double 
 
 kedr_status flow_mg_vcycle(kedr_flow_poisson *ps, const double *r, double *z)
 {
+    if (ps->rk)
+        return flow_rk_vcycle(ps, r, z);
     return vcycle(ps, 0, r, z);
 }

@@ -269,6 +269,8 @@ void kedr_flow_poisson_destroy(kedr_flow_poisson *ps)
 
 int kedr_flow_poisson_levels(const kedr_flow_poisson *ps, int coarsest[3])
 {
+    if (ps->rk && ps->rk->sub) /* over ranks: the split levels, then the gathered ones */
+        return ps->rk->gather_at + kedr_flow_poisson_levels(ps->rk->sub, coarsest);
     if (coarsest)
         for (int a = 0; a < 3; a++)
             coarsest[a] = ps->lv[ps->nlevels - 1].n[a];

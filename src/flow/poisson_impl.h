@@ -159,6 +159,20 @@ FLOW_HD double flow_cell_prolong(const flow_level *F, const flow_level *C, const
 
 #define FLOW_MAX_LEVELS 24
 
+/* Multigrid over ranks (mg_ranks.c): a level's part of the slab along the split axis. */
+typedef struct {
+    int off, cnt;      /* this rank's first plane of the level and its planes */
+    size_t layer;      /* cells of one plane */
+    double ih2;        /* 1 / h^2 along the split axis */
+    int halo;          /* the transfer to the next level halves the split axis: it reads two
+                          neighbour planes on each side (restriction: of r; prolongation: of
+                          the next level's x) */
+    double *r, *x;     /* the level's residual and (levels >= 1) correction: inside rbase and
+                          xbase, after their two lower ghost planes where the transfers read
+                          them */
+    double *rbase, *xbase;
+} flow_rk_level;
+
 /* The Poisson problem of one slab of a grid split over ranks along its last axis (ranks.c):
  * the neighbour ranks below and above (-1 at a Neumann end), the layers they lend (in the
  * context's memory), and the global cell count for means. */
@@ -166,14 +180,25 @@ typedef struct flow_ranks {
     struct kedr_comm *comm;
     int lo, hi;
     int axis;          /* the split axis (1 in 2D, 2 in 3D) */
+    int gn, periodic;  /* the whole grid's cells along it, and whether it is periodic */
     size_t layer;      /* cells of one layer across it */
     double gN;         /* cells of the whole grid */
     double ih2;        /* 1 / h^2 along the split axis */
     double *below, *above;
-    double *host;      /* 4 layers of host staging (non-cpu back ends) */
+    double *host;      /* 8 layers of host staging (non-cpu back ends) */
     int parity;        /* the slab's first layer's index in the grid, mod 2 (red-black) */
+    /* multigrid: levels 0 .. nlevels - 1 of ps are this rank's slabs of the grid's levels; the
+     * level gather_at (nlevels - 1: the coarsest one here; nlevels: the one after it) is
+     * gathered whole on every rank and its V-cycle run there by sub, a one-rank solver */
+    flow_rk_level lv[FLOW_MAX_LEVELS];
+    int gather_at;
+    struct kedr_flow_poisson *sub;
+    int goff, gcnt;    /* this rank's planes of the gathered level */
+    size_t glayer;
+    double *gpart;     /* this rank's part of the gathered level's b (gather_at = nlevels) */
+    double *gb, *gx;   /* the whole gathered level's b and x (the context's memory) */
+    double *ghost;     /* ... and b on the host */
 } flow_ranks;
-
 struct kedr_flow_poisson {
     kedr_ctx *ctx;
     flow_ranks *rk;         /* NULL: the whole grid is here */
@@ -194,9 +219,22 @@ struct kedr_flow_poisson {
 };
 
 /* Over ranks (ranks.c): sets up ps for its slab (the diagonal of the slab's end layers counts
- * the neighbour's cells); only PCG with Jacobi, red-black SSOR or none. */
+ * the neighbour's cells); PCG with Jacobi, red-black SSOR, multigrid or none, or multigrid
+ * alone. The whole grid has gn cells along axis (periodic or not); this slab starts at first. */
 kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, struct kedr_comm *comm, int axis,
-                                   int lo, int hi, int first, double gN);
+                                   int lo, int hi, int first, int gn, int periodic);
+/* The slab of rank r of nr along an axis of n cells: its first cell and cell count (ranks.c). */
+void flow_slab(int n, int r, int nr, int *off, int *count);
+/* The end planes' diagonal of a slab level counts the neighbours' cells (ranks.c). */
+kedr_status flow_rk_end_diag(kedr_flow_poisson *ps, flow_level *L, size_t layer, double ih2);
+/* r = b - A x on level l's slab, the neighbours' planes lent (ranks.c). */
+kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, const double *b,
+                                double *r);
+/* Multigrid over ranks (mg_ranks.c): the levels, their transfers and the gathered coarse
+ * solver; one V-cycle; freeing what the setup made. */
+kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps);
+kedr_status flow_rk_vcycle(kedr_flow_poisson *ps, const double *r, double *z);
+void flow_rk_mg_free(kedr_flow_poisson *ps);
 /* m steps of red-black SSOR from z = 0 over the ranks (ranks.c). */
 kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_free(kedr_flow_poisson *ps);
@@ -216,6 +254,20 @@ kedr_status flow_rk_halo(struct kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, 
 
 /* The coarsest multigrid grid solved directly up to this many cells. */
 #define FLOW_DENSE_MAX 512
+
+/* The transfer tables of one axis (mg.c), on the host; the rule that picks the axes a level
+ * halves (returns 0 when the level is the coarsest), as one rank builds the levels. */
+typedef struct {
+    int *p_idx;
+    double *p_w;
+    int *r_cnt, *r_idx;
+    double *r_w;
+} flow_axis_tables;
+kedr_status flow_mg_axis_host(int nf, int nc, int coarsened, int per, flow_axis_tables *t);
+void flow_mg_axis_free(flow_axis_tables *t);
+kedr_status flow_mg_axis_upload(kedr_ctx *ctx, flow_level *F, int a, int nf, int nc,
+                                const flow_axis_tables *t);
+int flow_mg_next(const int n[3], const int per[3], int coarsened[3], int nc[3]);
 
 /* The level's diagonal and its inverse (computed on the host, copied to the context). */
 kedr_status flow_level_diag(kedr_ctx *ctx, flow_level *L);

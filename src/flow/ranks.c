@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+void flow_slab(int n, int r, int nr, int *off, int *count)
+{
+    *count = n / nr + (r < n % nr);
+    *off = r * (n / nr) + (r < n % nr ? r : n % nr);
+}
+
 kedr_status flow_rk_halo(kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, int tag,
                          const double *first, const double *last, size_t count, double *below,
                          double *above, double *host)
@@ -47,47 +53,19 @@ kedr_status flow_rk_halo(kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, int tag
     return KEDR_OK;
 }
 
-kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int axis, int lo,
-                                   int hi, int first, double gN)
+kedr_status flow_rk_end_diag(kedr_flow_poisson *ps, flow_level *L, size_t layer, double ih2)
 {
-    if (ps->o.method != KEDR_FLOW_METHOD_PCG)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = %s is not supported over "
-                         "several ranks yet: use solver = pcg with preconditioner = jacobi",
-                         ps->o.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
-    if (ps->o.precond != KEDR_FLOW_PC_JACOBI && ps->o.precond != KEDR_FLOW_PC_NONE &&
-        ps->o.precond != KEDR_FLOW_PC_SSOR)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = %s is not supported "
-                         "over several ranks yet: use preconditioner = jacobi (or ssor, none)",
-                         kedr_flow_precond_name(ps->o.precond));
-    flow_level *L = &ps->lv[0];
-    flow_ranks *rk = calloc(1, sizeof *rk);
-    if (!rk)
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes", sizeof *rk);
-    ps->rk = rk;
-    rk->comm = comm;
-    rk->lo = lo;
-    rk->hi = hi;
-    rk->axis = axis;
-    rk->layer = axis == 2 ? (size_t)L->n[0] * (size_t)L->n[1] : (size_t)L->n[0];
-    rk->gN = gN;
-    rk->parity = first & 1;
-    rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
-    size_t bytes = rk->layer * sizeof(double);
-    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->below, bytes));
-    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->above, bytes));
-    if (kedr_ctx_backend(ps->ctx) != KEDR_BACKEND_CPU && !(rk->host = malloc(4 * bytes)))
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", 4 * bytes);
-    /* the end layers' diagonals count the neighbours' cells */
+    flow_ranks *rk = ps->rk;
     double *d = malloc(2 * L->N * sizeof *d);
     if (!d)
         return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", 16 * L->N);
     kedr_status s = kedr_download(ps->ctx, d, L->diag, L->N * sizeof *d);
-    size_t last = L->N - rk->layer;
-    for (size_t c = 0; c < rk->layer && s == KEDR_OK; c++) {
-        if (lo >= 0)
-            d[c] += rk->ih2;
-        if (hi >= 0)
-            d[last + c] += rk->ih2;
+    size_t last = L->N - layer;
+    for (size_t c = 0; c < layer && s == KEDR_OK; c++) {
+        if (rk->lo >= 0)
+            d[c] += ih2;
+        if (rk->hi >= 0)
+            d[last + c] += ih2;
     }
     for (size_t c = 0; c < L->N; c++)
         d[L->N + c] = d[c] > 0 ? 1.0 / d[c] : 0.0;
@@ -97,6 +75,54 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
         s = kedr_upload(ps->ctx, L->idiag, d + L->N, L->N * sizeof *d);
     free(d);
     return s;
+}
+
+kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int axis, int lo,
+                                   int hi, int first, int gn, int periodic)
+{
+    if (ps->o.method == KEDR_FLOW_METHOD_FFT)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = fft is not supported over "
+                         "several ranks yet: use solver = mg, or pcg with preconditioner = mg");
+    int mg = ps->o.method == KEDR_FLOW_METHOD_MG || ps->o.precond == KEDR_FLOW_PC_MG;
+    if (ps->o.method == KEDR_FLOW_METHOD_PCG && ps->o.precond == KEDR_FLOW_PC_AINV)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = ainv is not "
+                         "supported over several ranks yet: use preconditioner = mg (or jacobi, "
+                         "ssor, none)");
+    /* red-black colours over the whole grid: as create() checks the other axes */
+    if ((mg || ps->o.precond == KEDR_FLOW_PC_SSOR) && periodic && gn > 1 && gn % 2)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_create: red-black %s needs an even "
+                         "number of cells along a periodic axis (axis %c has %d): use jacobi",
+                         mg ? "multigrid smoothing" : "SSOR", "xyz"[axis], gn);
+    flow_level *L = &ps->lv[0];
+    flow_ranks *rk = calloc(1, sizeof *rk);
+    if (!rk)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes", sizeof *rk);
+    ps->rk = rk;
+    rk->comm = comm;
+    rk->lo = lo;
+    rk->hi = hi;
+    rk->axis = axis;
+    rk->gn = gn;
+    rk->periodic = periodic != 0;
+    rk->layer = axis == 2 ? (size_t)L->n[0] * (size_t)L->n[1] : (size_t)L->n[0];
+    rk->gN = (double)(L->N / (size_t)L->n[axis]) * gn;
+    rk->parity = first & 1;
+    rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
+    size_t bytes = rk->layer * sizeof(double);
+    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->below, bytes));
+    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->above, bytes));
+    if (kedr_ctx_backend(ps->ctx) != KEDR_BACKEND_CPU && !(rk->host = malloc(8 * bytes)))
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", 8 * bytes);
+    /* the end layers' diagonals count the neighbours' cells */
+    KEDR_TRY(flow_rk_end_diag(ps, L, rk->layer, rk->ih2));
+    rk->lv[0].off = first;
+    rk->lv[0].cnt = L->n[axis];
+    if (mg) { /* the levels built on the slab alone give way to the whole grid's */
+        flow_mg_free(ps);
+        ps->nlevels = 1;
+        KEDR_TRY(flow_rk_mg_setup(ps));
+    }
+    return KEDR_OK;
 }
 
 void flow_rk_free(kedr_flow_poisson *ps)
@@ -123,32 +149,41 @@ kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double
     return ps->rk ? kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1) : KEDR_OK;
 }
 
-/* y -= s (the neighbours' layers) on the end layers of y (s = 1/h^2, or -1/h^2 for r). */
-static kedr_status couple(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y,
-                          double s)
+/* y -= s (the neighbours' layers) on the end layers of y (s = 1/h^2, or -1/h^2 for r), x and y
+ * of N cells in layers of `layer` cells. */
+static kedr_status couple(kedr_flow_poisson *ps, size_t N, size_t layer, const double *x,
+                          double *y, double s)
 {
     flow_ranks *rk = ps->rk;
-    size_t last = L->N - rk->layer;
-    KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, x, x + last, rk->layer,
+    size_t last = N - layer;
+    KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, x, x + last, layer,
                           rk->below, rk->above, rk->host));
     if (rk->lo >= 0)
-        KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, -s, rk->below, y));
+        KEDR_TRY(flow_op_axpy(ps->ctx, layer, -s, rk->below, y));
     if (rk->hi >= 0)
-        KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, -s, rk->above, y + last));
+        KEDR_TRY(flow_op_axpy(ps->ctx, layer, -s, rk->above, y + last));
     return KEDR_OK;
 }
 
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y)
 {
     KEDR_TRY(flow_op_apply(ps->ctx, L, x, y));
-    return ps->rk ? couple(ps, L, x, y, ps->rk->ih2) : KEDR_OK;
+    return ps->rk ? couple(ps, L->N, ps->rk->layer, x, y, ps->rk->ih2) : KEDR_OK;
 }
 
 kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
                              const double *b, double *r)
 {
     KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
-    return ps->rk ? couple(ps, L, x, r, -ps->rk->ih2) : KEDR_OK;
+    return ps->rk ? couple(ps, L->N, ps->rk->layer, x, r, -ps->rk->ih2) : KEDR_OK;
+}
+
+kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, const double *b,
+                                double *r)
+{
+    const flow_level *L = &ps->lv[l];
+    KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
+    return couple(ps, L->N, ps->rk->lv[l].layer, x, r, -ps->rk->lv[l].ih2);
 }
 
 /* A red-black half-sweep updates a cell from its neighbours of the other colour: across a

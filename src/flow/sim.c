@@ -18,13 +18,6 @@
 
 /* ---- allocation -------------------------------------------------------------------------- */
 
-/* The slab of rank r of nr along an axis of n cells: the first cell and the count. */
-static void slab(int n, int r, int nr, int *off, int *count)
-{
-    *count = n / nr + (r < n % nr);
-    *off = r * (n / nr) + (r < n % nr ? r : n % nr);
-}
-
 /* What runs over ranks, and what does not yet. */
 static kedr_status check_ranks(const kedr_flow_case *c, int nr)
 {
@@ -33,15 +26,14 @@ static kedr_status check_ranks(const kedr_flow_case *c, int nr)
         return kedr_fail(KEDR_ERR_INVALID, "%s: the grid has %d cells along %c, fewer "
                          "than the %d ranks it is split over (a slab each along the last axis)",
                          c->path, c->n[ax], "xyz"[ax], nr);
-    if (c->poisson.method != KEDR_FLOW_METHOD_PCG)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] solver = %s is not supported over "
-                         "several ranks yet: use solver = pcg with preconditioner = jacobi",
-                         c->path, c->poisson.method == KEDR_FLOW_METHOD_MG ? "mg" : "fft");
-    if (c->poisson.precond != KEDR_FLOW_PC_JACOBI && c->poisson.precond != KEDR_FLOW_PC_NONE &&
-        c->poisson.precond != KEDR_FLOW_PC_SSOR)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] preconditioner = %s is not supported "
-                         "over several ranks yet: use preconditioner = jacobi (or ssor, none)",
-                         c->path, kedr_flow_precond_name(c->poisson.precond));
+    if (c->poisson.method == KEDR_FLOW_METHOD_FFT)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] solver = fft is not supported over "
+                         "several ranks yet: use solver = mg, or pcg with preconditioner = mg",
+                         c->path);
+    if (c->poisson.method == KEDR_FLOW_METHOD_PCG && c->poisson.precond == KEDR_FLOW_PC_AINV)
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] preconditioner = ainv is not "
+                         "supported over several ranks yet: use preconditioner = mg (or jacobi, "
+                         "ssor, none)", c->path);
     return KEDR_OK;
 }
 
@@ -74,7 +66,7 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
         f->n[a] = a < c->dims ? c->n[a] : 1;
         f->h[a] = a < c->dims ? c->length[a] / c->n[a] : 1.0;
         if (a == f->split)
-            slab(c->n[a], rank, nr, &off, &f->n[a]);
+            flow_slab(c->n[a], rank, nr, &off, &f->n[a]);
         f->cells *= (size_t)f->n[a];
     }
     f->gcells = f->cells;
@@ -139,7 +131,8 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
         s = kedr_flow_poisson_create(ctx, &o, &f->ps);
         if (s == KEDR_OK && f->split >= 0)
             s = flow_poisson_set_ranks(f->ps, comm, f->split, f->lo, f->hi, off,
-                                       (double)f->gcells);
+                                       c->n[f->split],
+                                       c->bc[2 * f->split].kind == KEDR_FLOW_BC_PERIODIC);
     }
     if (s == KEDR_OK && f->split >= 0) {
         size_t layer = f->cells / (size_t)f->n[f->split];

@@ -17,8 +17,11 @@
  *    and in each, the centre-line profiles (gathered on rank 0) within 1e-9;
  * 5. per-rank checkpoints: 4 steps, a checkpoint, a restart and 4 more is the straight run of 8
  *    bit for bit (the cavity with the oscillating circle: velocities and the body's force);
- * 6. what is not supported over ranks is refused on every rank, naming the key: multigrid,
- *    FFT, AINV, more ranks than cells along the last axis.
+ *    and multigrid over ranks: V-cycles alone (a cavity 24 x 26), PCG + V-cycle (a periodic
+ *    Taylor–Green 32 x 44, the 3D box 12 x 10 x 14), the split levels as deep as they go;
+ *    test_flow_mg_ranks checks the solver itself;
+ * 6. what is not supported over ranks is refused on every rank, naming the key: FFT, AINV,
+ *    more ranks than cells along the last axis.
  * Tolerance: the fields gathered on rank 0 agree with the one-rank run within 1e-9 of the
  * largest velocity (pressure: of the largest |p|). The arithmetic of a step is the same; the
  * Poisson solve's dot products and sums are added slab by slab and then over ranks, another
@@ -86,6 +89,38 @@ static const char *const channel_y =
     "[grid]\nnx = 14\nny = 11\n[fluid]\nnu = 0.05\n"
     "[time]\ndt = auto\ncfl = 0.5\nsteps = 10\n"
     "[pressure]\nsolver = pcg\npreconditioner = jacobi\ntol = 1e-11\n";
+
+/* multigrid over ranks (src/flow/mg_ranks.c): V-cycles alone on a cavity whose 26 rows 3 and 4
+ * ranks do not divide evenly; PCG + V-cycle on a periodic Taylor–Green (44 rows: halved once
+ * across the slabs, then kept) and on the 3D box with 14 planes; the split levels as deep as
+ * they go (KEDR_FLOW_MG_GATHER=0, set in main) */
+static const char *const cavity_mg =
+    "[domain]\ndimensions = 2\nlength = 1 1\n"
+    "boundary_x_min = wall\nboundary_x_max = wall\nboundary_y_min = wall\nboundary_y_max = wall\n"
+    "[boundary]\ny_max_velocity = 1 0\n"
+    "[grid]\nnx = 24\nny = 26\n[fluid]\nnu = 0.01\n"
+    "[time]\ndt = auto\ncfl = 0.5\nsteps = 15\n"
+    "[pressure]\nsolver = mg\ntol = 1e-11\n";
+
+static const char *const tg_mg =
+    "[domain]\ndimensions = 2\nlength = 6.283185307179586 6.283185307179586\n"
+    "boundary_x_min = periodic\nboundary_x_max = periodic\n"
+    "boundary_y_min = periodic\nboundary_y_max = periodic\n"
+    "[grid]\nnx = 32\nny = 44\n[fluid]\nnu = 0.02\n"
+    "[initial]\nstate = taylor_green\namplitude = 1\n"
+    "[time]\ndt = 0.02\nsteps = 8\n"
+    "[pressure]\nsolver = pcg\npreconditioner = mg\ntol = 1e-11\n";
+
+static const char *const box_mg =
+    "[domain]\ndimensions = 3\nlength = 1.2 1 1.4\n"
+    "boundary_x_min = periodic\nboundary_x_max = periodic\n"
+    "boundary_y_min = slip\nboundary_y_max = slip\n"
+    "boundary_z_min = wall\nboundary_z_max = wall\n"
+    "[boundary]\nz_max_velocity = 0.5 0.2 0\n"
+    "[grid]\nnx = 12\nny = 10\nnz = 14\n[fluid]\nnu = 0.02\n"
+    "[initial]\nstate = uniform\nvelocity = 0.3 0 0.1\n"
+    "[time]\ndt = auto\ncfl = 0.5\nsteps = 5\n"
+    "[pressure]\nsolver = pcg\npreconditioner = mg\ncheap_check = true\ntol = 1e-11\n";
 
 /* immersed bodies: a circle oscillating across the slabs' borders, a fixed sphere */
 static const char *const circle2d =
@@ -233,6 +268,10 @@ static void compare(kedr_backend be, const char *name, const char *text)
         TU_CHECK(llabs((long long)(s1.poisson_iterations - sn.poisson_iterations)) <=
                      c.steps + 1, "%s: iterations %lld vs %lld", name,
                  (long long)s1.poisson_iterations, (long long)sn.poisson_iterations);
+        /* multigrid over ranks: one rank's iterations, not more */
+        TU_CHECK(!strstr(name, "mg") || sn.poisson_iterations == s1.poisson_iterations,
+                 "%s: multigrid iterations %lld over ranks, %lld on one", name,
+                 (long long)sn.poisson_iterations, (long long)s1.poisson_iterations);
         TU_CHECK(sn.divergence < 1e-8, "%s: divergence %g", name, sn.divergence);
         for (int b = 0; b < kedr_flow_bodies(one); b++) {
             kedr_flow_body_state b1, bn;
@@ -330,12 +369,9 @@ static void refusals(void)
     char text[4096];
     if (size < 2)
         return;
-    cavity_with(text, sizeof text, "solver = pcg\npreconditioner = mg", 17, "");
-    refuse("mg preconditioner", text, "preconditioner = mg is not supported over several ranks");
     cavity_with(text, sizeof text, "solver = pcg\npreconditioner = ainv", 17, "");
-    refuse("ainv preconditioner", text, "preconditioner = ainv is not supported over several");
-    cavity_with(text, sizeof text, "solver = mg", 17, "");
-    refuse("mg solver", text, "solver = mg is not supported over several ranks yet: use");
+    refuse("ainv preconditioner", text, "preconditioner = ainv is not supported over several "
+           "ranks yet: use preconditioner = mg");
 #ifdef KEDR_HAVE_FFTW
     cavity_with(text, sizeof text, "solver = fft", 17, "");
     refuse("fft solver", text, "solver = fft is not supported over several ranks yet");
@@ -374,6 +410,11 @@ int main(int argc, char **argv)
         compare(list[i], "channel along y 14x11", channel_y);
         compare(list[i], "oscillating circle 23x21", circle2d);
         compare(list[i], "sphere 12x10x9", sphere3d);
+        setenv("KEDR_FLOW_MG_GATHER", "0", 1);
+        compare(list[i], "cavity 24x26, mg alone", cavity_mg);
+        compare(list[i], "taylor_green 32x44, pcg + mg", tg_mg);
+        compare(list[i], "box 12x10x14, pcg + mg", box_mg);
+        unsetenv("KEDR_FLOW_MG_GATHER");
         restart(list[i]);
     }
     refusals();

@@ -1,0 +1,397 @@
+/* Multigrid over ranks (docs/flow.md "Several ranks"): the V-cycle of mg.c on a grid split into
+ * slabs along its last axis, with the whole grid's levels, so that N ranks compute one rank's
+ * iterates up to the order of a few sums.
+ *
+ * - Levels: the axes a level halves are the whole grid's (the rule of mg.c on the whole grid's
+ *   sizes). A coarse plane I belongs to the rank that holds fine plane 2 I, so a rank's coarse
+ *   slab is [ceil(first / 2), ceil(end / 2)) of its fine one.
+ * - Smoothing: red-black Gauss–Seidel in the grid's colours; before each half-sweep the
+ *   neighbours lend their end planes of x, which move to the right-hand side (as in SSOR over
+ *   ranks, ranks.c); a half-sweep updates only cells of one colour from cells of the other, so
+ *   the result is one rank's.
+ * - Transfers: where a level halves the split axis, restriction reads the fine residual with two
+ *   neighbour planes on each side and prolongation the coarse correction with two on each side
+ *   (lent by the neighbours into ghost planes around the slab); the split axis' tables are the
+ *   whole axis' (mg.c), their indices moved into the slab with its ghosts, entries in the same
+ *   order, so that each coarse value is one rank's to the bit. Where the split axis is kept, the
+ *   transfers need nothing from the neighbours.
+ * - Gathering: a level is split only while every rank holds at least two of its planes and the
+ *   whole level has more than KEDR_FLOW_MG_GATHER cells (default 32768); the first level that
+ *   is not (or the coarsest, or a level whose fine slabs are too thin to lend two planes) is
+ *   gathered whole on every rank (an allreduce of the zero-padded parts: a bitwise gather), and
+ *   its V-cycle, down to the dense coarsest solve, is run there by a one-rank solver built on
+ *   it: the very levels one rank builds. Each rank keeps its slab of the correction. */
+#include "core/internal.h"
+#include "flow/ops.h"
+#include "kedr/comm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FLOW_MG_GATHER_DEFAULT 32768
+
+/* Whole-level cell count at or below which the V-cycle is gathered (KEDR_FLOW_MG_GATHER). */
+static kedr_status gather_cells(double *out)
+{
+    const char *e = getenv("KEDR_FLOW_MG_GATHER");
+    *out = FLOW_MG_GATHER_DEFAULT;
+    if (!e || !*e)
+        return KEDR_OK;
+    char *end;
+    double v = strtod(e, &end);
+    if (*end || !(v >= 0) || v > 1e12)
+        return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_MG_GATHER = '%s': expected a cell count "
+                         ">= 0 (the whole-level size at which multigrid over ranks gathers)", e);
+    *out = v;
+    return KEDR_OK;
+}
+
+/* i moved by a multiple of n into [lo, lo + n) */
+static int unwrap(int i, int lo, int n)
+{
+    return lo + ((i - lo) % n + n) % n;
+}
+
+/* The split axis' tables of level l (this rank's planes), from the whole axis' (nf fine, nc
+ * coarse planes): prolongation from the next level's slab with its ghosts (dist) or from the
+ * whole gathered level, restriction into the next level's planes [co, co + ccnt) from the fine
+ * slab with its ghosts. */
+static kedr_status split_tables(kedr_flow_poisson *ps, int l, int nf, int nc, int coarsened,
+                                int per, int co, int ccnt, int dist)
+{
+    flow_ranks *rk = ps->rk;
+    const flow_rk_level *R = &rk->lv[l];
+    int off = R->off, cnt = R->cnt, h = R->halo;
+    int fbase = off - 2 * h, fext = cnt + 4 * h;
+    int cbase = dist ? co - 2 * h : 0, cext = dist ? ccnt + 4 * h : nc;
+    flow_axis_tables g, t;
+    KEDR_TRY(flow_mg_axis_host(nf, nc, coarsened, per, &g));
+    t.p_idx = malloc(2 * (size_t)cnt * sizeof(int));
+    t.p_w = malloc(2 * (size_t)cnt * sizeof(double));
+    t.r_cnt = calloc((size_t)ccnt + 1, sizeof(int));
+    t.r_idx = calloc(4 * (size_t)ccnt + 1, sizeof(int));
+    t.r_w = calloc(4 * (size_t)ccnt + 1, sizeof(double));
+    kedr_status s = KEDR_OK;
+    if (!t.p_idx || !t.p_w || !t.r_cnt || !t.r_idx || !t.r_w)
+        s = kedr_fail(KEDR_ERR_NOMEM, "multigrid over ranks: tables of %d planes", cnt);
+    for (int f = 0; f < cnt && s == KEDR_OK; f++) {
+        int fg = off + f;
+        for (int e = 0; e < 2; e++) {
+            int I = g.p_idx[2 * fg + e];
+            if (dist && per) /* a plane beyond the slab: the ghost next to it */
+                I = unwrap(I, fg / 2 - 1, nc);
+            int idx = I - cbase;
+            if (idx < 0 || idx >= cext)
+                s = kedr_fail(KEDR_ERR_INVALID, "multigrid over ranks: level %d plane %d reads "
+                              "coarse plane %d outside [%d, %d)", l, fg, I, cbase, cbase + cext);
+            t.p_idx[2 * f + e] = idx;
+            t.p_w[2 * f + e] = g.p_w[2 * fg + e];
+        }
+    }
+    for (int I = 0; I < ccnt && s == KEDR_OK; I++) {
+        int Ig = co + I;
+        t.r_cnt[I] = g.r_cnt[Ig];
+        for (int e = 0; e < g.r_cnt[Ig]; e++) {
+            int f = g.r_idx[4 * Ig + e];
+            if (h && per)
+                f = unwrap(f, 2 * Ig - 1, nf);
+            int idx = f - fbase;
+            if (idx < 0 || idx >= fext)
+                s = kedr_fail(KEDR_ERR_INVALID, "multigrid over ranks: level %d coarse plane %d "
+                              "reads plane %d outside [%d, %d)", l + 1, Ig, f, fbase,
+                              fbase + fext);
+            t.r_idx[4 * I + e] = idx;
+            t.r_w[4 * I + e] = g.r_w[4 * Ig + e];
+        }
+    }
+    if (s == KEDR_OK)
+        s = flow_mg_axis_upload(ps->ctx, &ps->lv[l], rk->axis, cnt, ccnt, &t);
+    flow_mg_axis_free(&g);
+    flow_mg_axis_free(&t);
+    return s;
+}
+
+static int min_planes(const int *offs, int nr)
+{
+    int m = offs[1] - offs[0];
+    for (int r = 1; r < nr; r++)
+        m = offs[r + 1] - offs[r] < m ? offs[r + 1] - offs[r] : m;
+    return m;
+}
+
+static kedr_status alloc_planes(kedr_ctx *ctx, double **v, size_t planes, size_t layer)
+{
+    size_t n = planes * layer;
+    return kedr_alloc(ctx, (void **)v, (n ? n : 1) * sizeof(double));
+}
+
+/* The levels over the ranks; offs: every rank's first plane (nr + 1 entries), work: as many. */
+static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, double limit)
+{
+    flow_ranks *rk = ps->rk;
+    kedr_ctx *ctx = ps->ctx;
+    int ax = rk->axis, nr = kedr_comm_size(rk->comm), me = kedr_comm_rank(rk->comm);
+    /* the whole grid's level 0 */
+    int gn[3], gper[3];
+    double gih2[3], scale[3];
+    for (int a = 0; a < 3; a++) {
+        gn[a] = ps->lv[0].n[a];
+        gper[a] = ps->lv[0].per[a];
+        gih2[a] = ps->lv[0].ih2[a];
+        scale[a] = 1;
+    }
+    gn[ax] = rk->gn;
+    gper[ax] = rk->periodic;
+    gih2[ax] = rk->gn > 1 ? rk->ih2 : 0.0;
+    for (int l = 0;; l++) {
+        flow_level *F = &ps->lv[l];
+        flow_rk_level *R = &rk->lv[l];
+        R->off = offs[me];
+        R->cnt = offs[me + 1] - offs[me];
+        R->layer = F->N / (size_t)R->cnt;
+        R->ih2 = gih2[ax];
+        int cf[3], nc[3];
+        int more = flow_mg_next(gn, gper, cf, nc) && l + 1 < FLOW_MAX_LEVELS;
+        if (!more || (cf[ax] && min_planes(offs, nr) < 2)) {
+            /* the coarsest level, or slabs too thin to lend two planes: gathered here */
+            rk->gather_at = l;
+            rk->goff = R->off;
+            rk->gcnt = R->cnt;
+            rk->glayer = R->layer;
+            break;
+        }
+        for (int r = 0; r <= nr; r++)
+            next[r] = cf[ax] ? (offs[r] + 1) / 2 : offs[r];
+        next[nr] = nc[ax];
+        double cells = (double)nc[0] * nc[1] * nc[2];
+        int dist = min_planes(next, nr) >= 2 && cells > limit;
+        memcpy(F->coarsened, cf, sizeof cf);
+        R->halo = cf[ax];
+        int co = next[me], ccnt = next[me + 1] - next[me];
+        if (l > 0 || R->halo) {
+            KEDR_TRY(alloc_planes(ctx, &R->rbase, (size_t)R->cnt + 4 * (size_t)R->halo,
+                                  R->layer));
+            R->r = R->rbase + 2 * (size_t)R->halo * R->layer;
+        } else {
+            R->r = F->r;
+        }
+        /* the other axes are the whole grid's: one rank's tables */
+        for (int a = 0; a < 3; a++)
+            if (a != ax) {
+                flow_axis_tables t;
+                KEDR_TRY(flow_mg_axis_host(F->n[a], nc[a], cf[a], F->per[a], &t));
+                kedr_status s = flow_mg_axis_upload(ctx, F, a, F->n[a], nc[a], &t);
+                flow_mg_axis_free(&t);
+                KEDR_TRY(s);
+            }
+        KEDR_TRY(split_tables(ps, l, gn[ax], nc[ax], cf[ax], gper[ax], co, ccnt, dist));
+        for (int a = 0; a < 3; a++) {
+            gih2[a] = nc[a] > 1 ? (cf[a] ? gih2[a] / 4 : gih2[a]) : 0.0;
+            scale[a] *= cf[a] ? 2 : 1;
+            gn[a] = nc[a];
+        }
+        memcpy(offs, next, (size_t)(nr + 1) * sizeof *offs);
+        if (!dist) { /* the next level is gathered */
+            rk->gather_at = l + 1;
+            rk->goff = co;
+            rk->gcnt = ccnt;
+            rk->glayer = (size_t)(cells / nc[ax]);
+            KEDR_TRY(alloc_planes(ctx, &rk->gpart, (size_t)ccnt, rk->glayer));
+            break;
+        }
+        flow_level *C = &ps->lv[l + 1];
+        flow_rk_level *Rc = &rk->lv[l + 1];
+        memset(C, 0, sizeof *C);
+        C->N = 1;
+        for (int a = 0; a < 3; a++) {
+            C->n[a] = a == ax ? ccnt : nc[a];
+            C->per[a] = a == ax ? 0 : gper[a];
+            C->ih2[a] = gih2[a];
+            C->N *= (size_t)C->n[a];
+        }
+        ps->nlevels = l + 2;
+        double **v[] = {&C->diag, &C->idiag, &C->b};
+        for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
+            KEDR_TRY(kedr_alloc(ctx, (void **)v[i], C->N * sizeof(double)));
+        KEDR_TRY(flow_level_diag(ctx, C));
+        KEDR_TRY(flow_rk_end_diag(ps, C, C->N / (size_t)ccnt, gih2[ax]));
+        /* the correction, with ghost planes where the prolongation reads the neighbours' */
+        KEDR_TRY(alloc_planes(ctx, &Rc->xbase, (size_t)ccnt + 4 * (size_t)R->halo,
+                              C->N / (size_t)ccnt));
+        Rc->x = Rc->xbase + 2 * (size_t)R->halo * (C->N / (size_t)ccnt);
+    }
+    /* the one-rank solver of the gathered level: the cell sizes of that level (h doubled per
+     * halving: 1/h^2 is then one rank's to the bit) */
+    kedr_flow_poisson_opts so;
+    kedr_flow_poisson_defaults(&so);
+    for (int a = 0; a < 3; a++) {
+        so.n[a] = gn[a];
+        so.h[a] = ps->o.h[a] * scale[a];
+        so.periodic[a] = gper[a];
+    }
+    so.method = KEDR_FLOW_METHOD_MG;
+    so.steps = ps->o.steps;
+    so.max_iter = 1;
+    KEDR_TRY(kedr_flow_poisson_create(ctx, &so, &rk->sub));
+    size_t Ng = rk->sub->lv[0].N;
+    KEDR_TRY(kedr_alloc(ctx, (void **)&rk->gb, Ng * sizeof(double)));
+    KEDR_TRY(kedr_alloc(ctx, (void **)&rk->gx, Ng * sizeof(double)));
+    if (!(rk->ghost = malloc(Ng * sizeof(double))))
+        return kedr_fail(KEDR_ERR_NOMEM, "multigrid over ranks: %zu bytes of host memory",
+                         Ng * sizeof(double));
+    return KEDR_OK;
+}
+
+kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps)
+{
+    flow_ranks *rk = ps->rk;
+    int nr = kedr_comm_size(rk->comm), me = kedr_comm_rank(rk->comm);
+    double limit;
+    KEDR_TRY(gather_cells(&limit));
+    int *offs = malloc(2 * ((size_t)nr + 1) * sizeof(int));
+    if (!offs)
+        return kedr_fail(KEDR_ERR_NOMEM, "multigrid over ranks: %d ranks", nr);
+    for (int r = 0; r < nr; r++) {
+        int cnt;
+        flow_slab(rk->gn, r, nr, &offs[r], &cnt);
+    }
+    offs[nr] = rk->gn;
+    kedr_status s = KEDR_OK;
+    if (offs[me] != rk->lv[0].off || offs[me + 1] - offs[me] != rk->lv[0].cnt)
+        s = kedr_fail(KEDR_ERR_INVALID, "multigrid over ranks: rank %d's slab [%d, +%d) is not "
+                      "the split's [%d, +%d)", me, rk->lv[0].off, rk->lv[0].cnt, offs[me],
+                      offs[me + 1] - offs[me]);
+    if (s == KEDR_OK)
+        s = setup_levels(ps, offs, offs + nr + 1, limit);
+    free(offs);
+    return s;
+}
+
+void flow_rk_mg_free(kedr_flow_poisson *ps)
+{
+    flow_ranks *rk = ps->rk;
+    if (!rk)
+        return;
+    for (int l = 0; l < FLOW_MAX_LEVELS; l++) {
+        flow_rk_level *R = &rk->lv[l];
+        kedr_free(ps->ctx, R->rbase);
+        kedr_free(ps->ctx, R->xbase);
+        R->rbase = R->xbase = R->r = R->x = NULL;
+    }
+    kedr_flow_poisson_destroy(rk->sub);
+    kedr_free(ps->ctx, rk->gpart);
+    kedr_free(ps->ctx, rk->gb);
+    kedr_free(ps->ctx, rk->gx);
+    free(rk->ghost);
+    rk->sub = NULL;
+    rk->gpart = rk->gb = rk->gx = rk->ghost = NULL;
+}
+
+/* One red-black half-sweep of level l over the ranks, in the grid's colours: the neighbours'
+ * end planes of x moved to the right-hand side (in the level's r, free while smoothing);
+ * zero: x is 0 (nothing to lend). */
+static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
+                         int zero)
+{
+    flow_ranks *rk = ps->rk;
+    const flow_rk_level *R = &rk->lv[l];
+    const flow_level *L = &ps->lv[l];
+    const double *rhs = b;
+    if (!zero) {
+        size_t last = L->N - R->layer;
+        double *t = R->r;
+        KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, x, x + last, R->layer,
+                              rk->below, rk->above, rk->host));
+        KEDR_TRY(flow_op_copy(ps->ctx, t, b, L->N * sizeof *t));
+        if (rk->lo >= 0)
+            KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, rk->below, t));
+        if (rk->hi >= 0)
+            KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, rk->above, t + last));
+        rhs = t;
+    }
+    return flow_op_gs(ps->ctx, L, x, rhs, colour ^ (R->off & 1));
+}
+
+/* The two planes next to each end of a slab of cnt planes at v, into the ghost planes around
+ * it (v - 2 layer .., v + cnt layer ..). */
+static kedr_status halo2(kedr_flow_poisson *ps, double *v, int cnt, size_t layer)
+{
+    flow_ranks *rk = ps->rk;
+    return flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 30, v, v + (size_t)(cnt - 2) * layer,
+                        2 * layer, v - 2 * layer, v + (size_t)cnt * layer, rk->host);
+}
+
+/* The gathered level's b on every rank, from each rank's planes of it (part). */
+static kedr_status gather(kedr_flow_poisson *ps, const double *part)
+{
+    flow_ranks *rk = ps->rk;
+    size_t Ng = rk->sub->lv[0].N;
+    memset(rk->ghost, 0, Ng * sizeof(double));
+    KEDR_TRY(kedr_download(ps->ctx, rk->ghost + (size_t)rk->goff * rk->glayer, part,
+                           (size_t)rk->gcnt * rk->glayer * sizeof(double)));
+    KEDR_TRY(kedr_comm_allreduce(rk->comm, KEDR_F64, KEDR_OP_SUM, rk->ghost, Ng));
+    return kedr_upload(ps->ctx, rk->gb, rk->ghost, Ng * sizeof(double));
+}
+
+static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *x)
+{
+    flow_ranks *rk = ps->rk;
+    kedr_ctx *ctx = ps->ctx;
+    const flow_rk_level *R = &rk->lv[l];
+    const flow_level *L = &ps->lv[l];
+    int ax = rk->axis;
+    if (l == rk->gather_at) { /* the whole level here: one rank's V-cycle, this slab kept */
+        KEDR_TRY(gather(ps, b));
+        KEDR_TRY(flow_mg_vcycle(rk->sub, rk->gb, rk->gx));
+        return flow_op_copy(ctx, x, rk->gx + (size_t)R->off * R->layer, L->N * sizeof *x);
+    }
+    KEDR_TRY(kedr_memset(ctx, x, 0, L->N * sizeof *x));
+    for (int s = 0; s < ps->o.steps; s++) {
+        KEDR_TRY(rk_gs(ps, l, x, b, 0, s == 0));
+        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0));
+    }
+    KEDR_TRY(flow_rk_residual_at(ps, l, x, b, R->r));
+    if (R->halo)
+        KEDR_TRY(halo2(ps, R->r, R->cnt, R->layer));
+    /* restriction into this rank's planes of the next level */
+    int dist = l + 1 < ps->nlevels;
+    flow_level Fx = *L, Cx = dist ? ps->lv[l + 1] : rk->sub->lv[0];
+    Fx.n[ax] = R->cnt + 4 * R->halo;
+    Fx.N = L->N / (size_t)R->cnt * (size_t)Fx.n[ax];
+    double *cb = dist ? ps->lv[l + 1].b : rk->gpart;
+    if (!dist) {
+        Cx.N = Cx.N / (size_t)Cx.n[ax] * (size_t)rk->gcnt;
+        Cx.n[ax] = rk->gcnt;
+    }
+    if (Cx.N > 0)
+        KEDR_TRY(flow_op_restrict(ctx, &Fx, &Cx, R->halo ? R->rbase : R->r, cb));
+    /* the coarse correction and its prolongation */
+    flow_level Cp;
+    const double *xc;
+    if (dist) {
+        const flow_rk_level *Rc = &rk->lv[l + 1];
+        KEDR_TRY(cycle(ps, l + 1, cb, Rc->x));
+        if (R->halo)
+            KEDR_TRY(halo2(ps, Rc->x, Rc->cnt, Rc->layer));
+        Cp = ps->lv[l + 1];
+        Cp.n[ax] = Rc->cnt + 4 * R->halo;
+        Cp.N = Cp.N / (size_t)Rc->cnt * (size_t)Cp.n[ax];
+        xc = R->halo ? Rc->xbase : Rc->x;
+    } else {
+        KEDR_TRY(gather(ps, rk->gpart));
+        KEDR_TRY(flow_mg_vcycle(rk->sub, rk->gb, rk->gx));
+        Cp = rk->sub->lv[0];
+        xc = rk->gx;
+    }
+    KEDR_TRY(flow_op_prolong_add(ctx, L, &Cp, xc, x));
+    for (int s = 0; s < ps->o.steps; s++) {
+        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0));
+        KEDR_TRY(rk_gs(ps, l, x, b, 0, 0));
+    }
+    return KEDR_OK;
+}
+
+kedr_status flow_rk_vcycle(kedr_flow_poisson *ps, const double *r, double *z)
+{
+    return cycle(ps, 0, r, z);
+}

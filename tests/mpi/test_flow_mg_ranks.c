@@ -1,0 +1,244 @@
+/* Multigrid over ranks (ctest runs it alone and under mpirun on 1 to 4 ranks): the pressure
+ * Poisson problem of a grid split into slabs along its last axis (src/flow/mg_ranks.c) against
+ * the one-rank solver of the whole grid, run on every rank, with the same right-hand side
+ * (seeded, the same on every rank), on every back end:
+ * 1. one V-cycle (kedr_flow_poisson_precondition) agrees with one rank's within 1e-12 of its
+ *    largest value: the smoothing, residuals and transfers are one rank's arithmetic except the
+ *    order of a few additions at a slab's ends (the neighbours' share of a cell's sum added to
+ *    its right-hand side first) and the mean removed by a sum over ranks, so the differences
+ *    are of the order of the rounding (measured: printed);
+ * 2. multigrid alone and PCG preconditioned by a V-cycle, solved to a relative residual of
+ *    1e-10 from zero: the same number of iterations as one rank, the residual histories (each
+ *    ||r|| / ||b||) within 1e-12 of each other, and x within 1e-9 of its largest value. The
+ *    residuals are differences of nearly equal numbers (r = b - A x, ||r|| down to 1e-10
+ *    ||b||), so their rounding, about 1e-16 ||b||, is a large part of the last ones: hence a
+ *    bound on the difference, not on the ratio (measured: x about 1e-15 of its largest,
+ *    histories 1e-16 .. 1e-15 of ||b||, printed);
+ * 3. the same number of levels and the same coarsest grid as one rank.
+ * Grids with plane counts that the ranks do not divide evenly (and odd first planes), 2D and
+ * 3D, Neumann and periodic along the split axis, semi-coarsening (an axis of odd size), a split
+ * axis that is never halved (odd), slabs of one plane (4 ranks on 6 planes: the whole problem
+ * gathered at once); each with the split levels as deep as they go (KEDR_FLOW_MG_GATHER=0) and
+ * with the default gathering (small grids: level 1 gathered). Then the red-black check of a
+ * periodic split axis of odd size. */
+#include "kedr/comm.h"
+#include "kedr/flow.h"
+
+#include "flow/poisson_impl.h"
+#include "test_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static kedr_comm *comm;
+static int rank, size;
+
+typedef struct {
+    const char *name;
+    int n[3];
+    int periodic[3];
+    double length[3];
+} grid_case;
+
+static double maxabs(const double *a, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++)
+        m = fmax(m, fabs(a[i]));
+    return m;
+}
+
+/* The slab solver of this rank (ax the last axis with more than one cell). */
+static kedr_status slab_solver(kedr_ctx *ctx, const kedr_flow_poisson_opts *whole, int ax,
+                               int *first, int *count, kedr_flow_poisson **out)
+{
+    kedr_flow_poisson_opts o = *whole;
+    flow_slab(whole->n[ax], rank, size, first, count);
+    if (size == 1) /* one rank: the plain solver, as kedr_flow_create makes it */
+        return kedr_flow_poisson_create(ctx, &o, out);
+    o.n[ax] = *count;
+    o.periodic[ax] = 0; /* the slab's ends: coupled through the neighbours */
+    KEDR_TRY(kedr_flow_poisson_create(ctx, &o, out));
+    int per = whole->periodic[ax];
+    int lo = rank > 0 ? rank - 1 : per ? size - 1 : -1;
+    int hi = rank < size - 1 ? rank + 1 : per ? 0 : -1;
+    return flow_poisson_set_ranks(*out, comm, ax, lo, hi, *first, whole->n[ax], per);
+}
+
+static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, const char *gather)
+{
+    if (gather)
+        setenv("KEDR_FLOW_MG_GATHER", gather, 1);
+    else
+        unsetenv("KEDR_FLOW_MG_GATHER");
+    int ax = g->n[2] > 1 ? 2 : 1;
+    if (g->n[ax] < size)
+        return;
+    char what[160];
+    snprintf(what, sizeof what, "%s, %s, gather %s", g->name,
+             method == KEDR_FLOW_METHOD_MG ? "mg alone" : "pcg + mg", gather ? gather : "default");
+    kedr_flow_poisson_opts o;
+    kedr_flow_poisson_defaults(&o);
+    for (int a = 0; a < 3; a++) {
+        o.n[a] = g->n[a];
+        o.h[a] = g->length[a] / g->n[a];
+        o.periodic[a] = g->periodic[a];
+    }
+    o.method = method;
+    o.precond = KEDR_FLOW_PC_MG;
+    o.tol = 1e-10;
+    o.max_iter = 200;
+    size_t N = (size_t)g->n[0] * g->n[1] * g->n[2];
+    kedr_ctx *ctx = tu_ctx(be);
+    kedr_flow_poisson *one = NULL, *all = NULL;
+    int first = 0, count = 0;
+    TU_OK(kedr_flow_poisson_create(ctx, &o, &one));
+    TU_OK(slab_solver(ctx, &o, ax, &first, &count, &all));
+    double *hb = malloc(N * sizeof *hb), *hx1 = malloc(N * sizeof *hx1);
+    double *hz1 = malloc(N * sizeof *hz1), *hxn = malloc(N * sizeof *hxn);
+    double *hist1 = malloc(256 * sizeof *hist1);
+    double *db = NULL, *dx = NULL, *sb = NULL, *sx = NULL;
+    size_t layer = N / (size_t)g->n[ax], own = layer * (size_t)count;
+    TU_OK(kedr_alloc(ctx, (void **)&db, N * sizeof *db));
+    TU_OK(kedr_alloc(ctx, (void **)&dx, N * sizeof *dx));
+    TU_OK(kedr_alloc(ctx, (void **)&sb, own * sizeof *sb));
+    TU_OK(kedr_alloc(ctx, (void **)&sx, own * sizeof *sx));
+    if (!one || !all || !hb || !hx1 || !hz1 || !hxn || !hist1 || !db || !dx || !sb || !sx)
+        goto out;
+    uint64_t st = 0x5eed + (uint64_t)N;
+    for (size_t i = 0; i < N; i++)
+        hb[i] = tu_uniform(&st) * 2 - 1;
+    TU_OK(kedr_upload(ctx, db, hb, N * sizeof *hb));
+    TU_OK(kedr_upload(ctx, sb, hb + layer * (size_t)first, own * sizeof *hb));
+    /* the levels */
+    int c1[3], cn[3];
+    int l1 = kedr_flow_poisson_levels(one, c1), ln = kedr_flow_poisson_levels(all, cn);
+    TU_CHECK(l1 == ln && memcmp(c1, cn, sizeof c1) == 0, "%s: levels %d (%dx%dx%d) over %d ranks,"
+             " %d (%dx%dx%d) on one", what, ln, cn[0], cn[1], cn[2], size, l1, c1[0], c1[1],
+             c1[2]);
+    /* one V-cycle */
+    TU_OK(kedr_flow_poisson_precondition(one, db, dx));
+    TU_OK(kedr_download(ctx, hz1, dx, N * sizeof *hz1));
+    TU_OK(kedr_flow_poisson_precondition(all, sb, sx));
+    TU_OK(kedr_download(ctx, hxn, sx, own * sizeof *hxn));
+    double zmax = maxabs(hz1, N), dz = 0;
+    for (size_t i = 0; i < own; i++)
+        dz = fmax(dz, fabs(hxn[i] - hz1[layer * (size_t)first + i]));
+    kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, &dz, 1);
+    TU_CHECK(zmax > 0 && dz <= 1e-12 * zmax, "%s: one V-cycle differs by %g of %g", what, dz,
+             zmax);
+    /* the solves */
+    kedr_flow_poisson_info i1, in;
+    TU_OK(kedr_memset(ctx, dx, 0, N * sizeof *dx));
+    TU_OK(kedr_flow_poisson_solve(one, dx, db, &i1));
+    memcpy(hist1, i1.history, (size_t)(i1.history_len < 256 ? i1.history_len : 256) * 8);
+    TU_OK(kedr_download(ctx, hx1, dx, N * sizeof *hx1));
+    TU_OK(kedr_memset(ctx, sx, 0, own * sizeof *sx));
+    TU_OK(kedr_flow_poisson_solve(all, sx, sb, &in));
+    TU_OK(kedr_download(ctx, hxn, sx, own * sizeof *hxn));
+    double xmax = maxabs(hx1, N), dxm = 0, dh = 0;
+    for (size_t i = 0; i < own; i++)
+        dxm = fmax(dxm, fabs(hxn[i] - hx1[layer * (size_t)first + i]));
+    for (int i = 0; i < i1.history_len && i < in.history_len && i < 256; i++)
+        dh = fmax(dh, fabs(in.history[i] - hist1[i]));
+    kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, &dxm, 1);
+    if (rank == 0)
+        printf("%s on %s, %d ranks: %d levels; V-cycle %.1e, x %.1e (of the largest), "
+               "history %.1e (of ||b||); iterations %d and %d (one rank)\n", what,
+               kedr_backend_name(be), size, ln, dz / zmax, dxm / xmax, dh, in.iterations,
+               i1.iterations);
+    TU_CHECK(i1.converged && in.converged, "%s: converged %d (one) %d (ranks)", what,
+             i1.converged, in.converged);
+    TU_CHECK(in.iterations == i1.iterations, "%s: %d iterations over %d ranks, %d on one", what,
+             in.iterations, size, i1.iterations);
+    TU_CHECK(in.history_len == i1.history_len && dh <= 1e-12, "%s: residual histories differ by "
+             "%g of ||b|| (lengths %d, %d)", what, dh, in.history_len, i1.history_len);
+    TU_CHECK(xmax > 0 && dxm <= 1e-9 * xmax, "%s: x differs by %g of %g", what, dxm, xmax);
+    TU_CHECK(in.residual <= 1e-10 && fabs(in.residual - i1.residual) <= 1e-3 * i1.residual,
+             "%s: final residual %g (one rank %g)", what, in.residual, i1.residual);
+out:
+    free(hb);
+    free(hx1);
+    free(hz1);
+    free(hxn);
+    free(hist1);
+    kedr_free(ctx, db);
+    kedr_free(ctx, dx);
+    kedr_free(ctx, sb);
+    kedr_free(ctx, sx);
+    kedr_flow_poisson_destroy(one);
+    kedr_flow_poisson_destroy(all);
+    kedr_ctx_destroy(ctx);
+}
+
+/* A bad KEDR_FLOW_MG_GATHER and red-black on an odd periodic split axis are refused. */
+static void refusals(void)
+{
+    if (size < 2)
+        return;
+    kedr_ctx *ctx = tu_ctx(KEDR_BACKEND_CPU);
+    kedr_flow_poisson_opts o;
+    kedr_flow_poisson_defaults(&o);
+    o.n[0] = 8;
+    o.n[1] = 13;
+    o.periodic[1] = 1;
+    kedr_flow_poisson *ps = NULL;
+    int first, count;
+    kedr_status s = slab_solver(ctx, &o, 1, &first, &count, &ps);
+    TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "axis y has 13"),
+             "odd periodic split axis: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
+    kedr_flow_poisson_destroy(ps);
+    ps = NULL;
+    o.n[1] = 16;
+    setenv("KEDR_FLOW_MG_GATHER", "many", 1);
+    s = slab_solver(ctx, &o, 1, &first, &count, &ps);
+    TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "KEDR_FLOW_MG_GATHER = 'many'"),
+             "bad KEDR_FLOW_MG_GATHER: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
+    unsetenv("KEDR_FLOW_MG_GATHER");
+    kedr_flow_poisson_destroy(ps);
+    kedr_ctx_destroy(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    if (kedr_comm_init(&argc, &argv, &comm) != KEDR_OK) {
+        fprintf(stderr, "kedr_comm_init: %s\n", kedr_last_error());
+        return 1;
+    }
+    rank = kedr_comm_rank(comm);
+    size = kedr_comm_size(comm);
+    static const grid_case cases[] = {
+        /* 2D, Neumann: 38 planes (19 after one halving: the split axis then kept) */
+        {"2D 24x38 Neumann", {24, 38, 1}, {0, 0, 0}, {1.0, 1.5, 1}},
+        /* 2D, periodic along the split axis (44 -> 22, then kept: 22 is not a multiple of 4),
+         * odd x (semi-coarsening along y only) */
+        {"2D 15x44 periodic y", {15, 44, 1}, {0, 1, 0}, {1.0, 2.0, 1}},
+        /* the split axis odd: never halved; x halved */
+        {"2D 32x27 Neumann", {32, 27, 1}, {0, 0, 0}, {1.0, 1.0, 1}},
+        /* 4 ranks on 6 planes: slabs of one plane */
+        {"2D 16x6 Neumann", {16, 6, 1}, {0, 0, 0}, {1.0, 0.4, 1}},
+        /* 3D: 26 planes (13 after one halving), periodic x */
+        {"3D 12x10x26 periodic x", {12, 10, 26}, {1, 0, 0}, {1.2, 1.0, 2.6}},
+        /* 3D periodic z: 28 planes, 7 a rank on 4 (odd first planes) */
+        {"3D 8x6x28 periodic z", {8, 6, 28}, {0, 0, 1}, {1.0, 0.7, 3.0}},
+    };
+    kedr_backend list[2];
+    int nb = tu_backends(list);
+    for (int i = 0; i < nb; i++)
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            run(list[i], &cases[c], KEDR_FLOW_METHOD_MG, "0");
+            run(list[i], &cases[c], KEDR_FLOW_METHOD_PCG, "0");
+            run(list[i], &cases[c], KEDR_FLOW_METHOD_MG, NULL);
+            run(list[i], &cases[c], KEDR_FLOW_METHOD_PCG, NULL);
+        }
+    refusals();
+    uint64_t counts[2] = {(uint64_t)tu_passed, (uint64_t)tu_failed};
+    kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, counts, 2);
+    if (rank == 0)
+        printf("test_flow_mg_ranks (%d ranks): %llu passed, %llu failed\n", size,
+               (unsigned long long)counts[0], (unsigned long long)counts[1]);
+    kedr_comm_finalize(comm);
+    return counts[1] ? 1 : 0;
+}
