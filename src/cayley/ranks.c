@@ -230,12 +230,18 @@ static kedr_status cpu_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_
                 } else {
                     int o = cayley_ranks_owner(r, units, nranks);
                     uint64_t at = __atomic_fetch_add(&nout[o], 1, __ATOMIC_RELAXED);
-                    out[(uint64_t)o * cap + at] = r;
+                    if (at < cap) /* always, by the choice of the round's blocks */
+                        out[(uint64_t)o * cap + at] = r;
                 }
             }
         } while (m);
     }
     *found = f;
+    for (int o = 0; o < nranks; o++)
+        if (nout[o] > cap)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products for "
+                             "rank %d, more than a batch's %llu", g->spec, R->rank,
+                             (unsigned long long)nout[o], o, (unsigned long long)cap);
     return KEDR_OK;
 }
 

@@ -96,7 +96,8 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                 } else {
                     int o = cayley_ranks_owner(r, units, nranks);
                     unsigned long long at = atomicAdd(&nout[o], 1ull);
-                    out[(unsigned long long)o * cap + at] = r;
+                    if (at < cap) /* always, by the choice of the round's blocks */
+                        out[(unsigned long long)o * cap + at] = r;
                 }
             }
         } while (m);

@@ -1,0 +1,395 @@
+/* kedr cayley over MPI ranks (ctest runs it alone and under mpirun on 1 to 4 ranks): the dense
+ * search split into slices of the element ranks, against the one-context dense search
+ * (kedr_cayley_growth) on every back end:
+ * 1. the partition: for groups of awkward orders and every rank count they allow, the slices
+ *    cover [0, order) in whole blocks and kedr_cayley_rank_owner names the slice of every
+ *    element (all of them for small groups); B_18 (5^18, past 2^32 elements a slice) for every
+ *    rank count up to KEDR_CAYLEY_MAX_RANKS; too many ranks refused naming the most;
+ * 2. growth functions over the ranks equal to one context's, F(s) by F(s), on Burnside
+ *    quotients, pancake and burnt pancake, bubble, star, transpositions, lrx and abelian groups
+ *    (orders not divisible by the rank count), with the default batches and with the smallest
+ *    (a level in many rounds);
+ * 3. per-rank checkpoints: stopped by max_levels then resumed = the straight run; a SIGINT on
+ *    rank 0 alone stops every rank at the same level, saved, and the resumed run is the straight
+ *    one; another rank's file, a damaged file and a file whose checksum matches but whose codes
+ *    disagree with F are refused on every rank;
+ * 4. refusals: a memory limit below a rank's need (saying how much), the sparse kinds, mode
+ *    sparse, devices. */
+#include "kedr/cayley.h"
+#include "kedr/comm.h"
+#include "cayley/ck_file.h"
+
+#include "test_util.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
+
+static kedr_comm *comm;
+static int rank, size;
+
+static kedr_cayley_group *parse(const char *spec, int inverses)
+{
+    kedr_cayley_group *g = NULL;
+    kedr_status s = kedr_cayley_parse(spec, inverses, &g);
+    TU_CHECK(s == KEDR_OK, "parse %s: %s", spec, kedr_last_error());
+    return g;
+}
+
+/* 1. the partition */
+static void check_partition(void)
+{
+    static const char *specs[] = {"abelian:7,11,29", "pancake:7", "burnside:6", "bubble:8",
+                                  "burnt-pancake:5"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        kedr_cayley_group *g = parse(specs[i], 0);
+        if (!g)
+            continue;
+        uint64_t units = (g->order + KEDR_CAYLEY_RANK_BLOCK - 1) / KEDR_CAYLEY_RANK_BLOCK;
+        int ok = 1;
+        for (int n = 1; n <= (int)units && ok; n++) {
+            kedr_cayley_ranks_plan p;
+            ok &= kedr_cayley_ranks_plan_make(g, n, 0, &p) == KEDR_OK;
+            uint64_t next = 0;
+            for (int r = 0; r < n && ok; r++) {
+                uint64_t lo, hi;
+                ok &= kedr_cayley_rank_slice(g, n, r, &lo, &hi) == KEDR_OK && lo == next &&
+                      hi > lo && lo % KEDR_CAYLEY_RANK_BLOCK == 0;
+                for (uint64_t x = lo; x < hi && ok; x++) /* every element */
+                    ok &= kedr_cayley_rank_owner(g, n, x) == r;
+                next = hi;
+            }
+            ok &= next == g->order;
+        }
+        TU_CHECK(ok, "%s: the slices over 1..%llu ranks and every element's owner", specs[i],
+                 (unsigned long long)units);
+        kedr_cayley_ranks_plan p;
+        kedr_status s = kedr_cayley_ranks_plan_make(g, (int)units + 1, 0, &p);
+        char want[64];
+        snprintf(want, sizeof want, "at most %llu", (unsigned long long)units);
+        TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), want),
+                 "%s over %llu ranks refused saying '%s': %s", specs[i],
+                 (unsigned long long)units + 1, want, kedr_last_error());
+        kedr_cayley_group_free(g);
+    }
+    /* B_18: every rank count up to the most, the plan's own checks (both ends of every slice)
+     * and its memory: 2 bits an element of the largest slice */
+    kedr_cayley_group *g = parse("burnside:18", 0);
+    if (!g)
+        return;
+    int ok = 1, worst = 0;
+    for (int n = 1; n <= KEDR_CAYLEY_MAX_RANKS && ok; n++) {
+        kedr_cayley_ranks_plan p;
+        ok &= kedr_cayley_ranks_plan_make(g, n, 0, &p) == KEDR_OK;
+        uint64_t blocks = (p.slice_max + p.block_elements - 1) / p.block_elements;
+        ok &= p.code_bytes == blocks * p.block_elements / 4 && p.slice_max - p.slice_min <= 512 &&
+              blocks <= ((uint64_t)1 << 20) && p.code_bytes >= p.slice_max / 4;
+        uint64_t lo, hi;
+        ok &= kedr_cayley_rank_slice(g, n, n - 1, &lo, &hi) == KEDR_OK && hi == g->order;
+        ok &= kedr_cayley_rank_owner(g, n, g->order - 1) == n - 1 &&
+              kedr_cayley_rank_owner(g, n, 0) == 0;
+        worst = n;
+    }
+    TU_CHECK(ok && g->order == 3814697265625ull, "burnside:18 over 1..%d ranks (stopped at %d): "
+             "%s", KEDR_CAYLEY_MAX_RANKS, worst, kedr_last_error());
+    kedr_cayley_ranks_plan p8;
+    TU_OK(kedr_cayley_ranks_plan_make(g, 8, 0, &p8));
+    TU_CHECK(p8.slice_max > ((uint64_t)1 << 32) && p8.code_bytes > (size_t)119e9 &&
+                 p8.code_bytes < (size_t)120e9,
+             "B_18 over 8 ranks: slices of %llu elements, %zu bytes of codes a rank",
+             (unsigned long long)p8.slice_max, p8.code_bytes);
+    kedr_status s = kedr_cayley_ranks_plan_make(g, KEDR_CAYLEY_MAX_RANKS + 1, 0, &p8);
+    TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "at most 1024"),
+             "more than %d ranks refused: %s", KEDR_CAYLEY_MAX_RANKS, kedr_last_error());
+    kedr_cayley_group_free(g);
+}
+
+static int same_result(const kedr_cayley_result *a, const kedr_cayley_result *b)
+{
+    if (a->diameter != b->diameter || a->reached != b->reached || a->complete != b->complete ||
+        a->average_distance != b->average_distance || a->edge_visits != b->edge_visits)
+        return 0;
+    for (int s = 0; s <= a->diameter; s++)
+        if (a->growth[s] != b->growth[s])
+            return 0;
+    return 1;
+}
+
+/* 2. growth over the ranks against one context's dense search */
+static void check_growth(kedr_ctx *ctx, const char *spec, int inverses)
+{
+    kedr_cayley_group *g = parse(spec, inverses);
+    if (!g)
+        return;
+    uint64_t units = (g->order + KEDR_CAYLEY_RANK_BLOCK - 1) / KEDR_CAYLEY_RANK_BLOCK;
+    if (units < (uint64_t)size) { /* refused; checked in check_partition */
+        kedr_cayley_group_free(g);
+        return;
+    }
+    kedr_cayley_result one, many;
+    kedr_cayley_options dense = {.mode = KEDR_CAYLEY_DENSE};
+    TU_OK(kedr_cayley_growth(ctx, g, &dense, &one));
+    for (int small = 0; small <= 1; small++) {
+        kedr_cayley_options opt = {.batch_bytes = small ? 1 : 0};
+        kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &opt, &many);
+        TU_CHECK(s == KEDR_OK, "%s%s over %d ranks: %s", spec, inverses ? " with inverses" : "",
+                 size, kedr_last_error());
+        if (s != KEDR_OK)
+            continue;
+        TU_CHECK(same_result(&one, &many) && many.complete && many.reached == g->order &&
+                     many.ranks == size && many.mode == KEDR_CAYLEY_DENSE,
+                 "%s%s over %d ranks (%s batches): diameter %d / %d, reached %llu / %llu", spec,
+                 inverses ? " with inverses" : "", size, small ? "the smallest" : "default",
+                 one.diameter, many.diameter, (unsigned long long)one.reached,
+                 (unsigned long long)many.reached);
+        kedr_cayley_result_free(&many);
+    }
+    if (rank == 0)
+        printf("%-22s%s: diameter %d, %llu elements, %d ranks agree with one context\n", spec,
+               inverses ? " (inverses)" : "", one.diameter, (unsigned long long)one.reached, size);
+    kedr_cayley_result_free(&one);
+    kedr_cayley_group_free(g);
+}
+
+static unsigned char *read_all(const char *p, size_t *n)
+{
+    FILE *f = fopen(p, "rb");
+    *n = 0;
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = tu_host_alloc(len > 0 ? (size_t)len : 1);
+    *n = fread(b, 1, (size_t)len, f);
+    fclose(f);
+    return b;
+}
+
+static void write_all(const char *p, const unsigned char *b, size_t n)
+{
+    FILE *f = fopen(p, "wb");
+    TU_CHECK(f && fwrite(b, 1, n, f) == n && fclose(f) == 0, "cannot write %s", p);
+}
+
+static int stop_at = -1;
+static void raise_at(const kedr_cayley_level *lv, void *user)
+{
+    (void)user;
+    if (lv->level == stop_at && rank == 0)
+        raise(SIGINT);
+}
+
+/* The resume of base fails on every rank with status want and a message holding text. */
+static void refused(kedr_ctx *ctx, const kedr_cayley_group *g, const char *base, kedr_status want,
+                    const char *text, const char *what)
+{
+    kedr_cayley_result r;
+    kedr_cayley_options opt = {.resume_path = base};
+    kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &opt, &r);
+    TU_CHECK(s == want && strstr(kedr_last_error(), text) != NULL,
+             "%s: expected %s and '%s', got %s: %s", what, kedr_status_name(want), text,
+             kedr_status_name(s), kedr_last_error());
+    if (s == KEDR_OK)
+        kedr_cayley_result_free(&r);
+}
+
+/* 3. checkpoints */
+static void check_checkpoints(kedr_ctx *ctx)
+{
+    kedr_cayley_group *g = parse("burnside:7", 1);
+    if (!g)
+        return;
+    int32_t pid = (int32_t)getpid();
+    TU_OK(kedr_comm_bcast(comm, &pid, sizeof pid, 0));
+    char base[128], mine[160], other[160];
+    snprintf(base, sizeof base, "test_cayley_ranks_%d.chk", (int)pid);
+    snprintf(mine, sizeof mine, "test_cayley_ranks_%d.rank%dof%d.chk", (int)pid, rank, size);
+    snprintf(other, sizeof other, "test_cayley_ranks_%d.rank%dof%d.chk", (int)pid,
+             (rank + 1) % size, size);
+    kedr_cayley_result straight, part, rest;
+    kedr_cayley_options o = {.batch_bytes = 1};
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, &o, &straight));
+    /* max_levels 9, then the rest */
+    kedr_cayley_options a = {.checkpoint_path = base, .max_levels = 9, .batch_bytes = 1,
+                             .checkpoint_every = 1e9};
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, &a, &part));
+    TU_CHECK(!part.complete && part.diameter == 9 && access(mine, R_OK) == 0,
+             "stopped after level %d (complete %d), %s written", part.diameter, part.complete,
+             mine);
+    kedr_cayley_options b = {.resume_path = base, .checkpoint_path = base};
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, &b, &rest));
+    TU_CHECK(rest.resumed_from == 9 && rest.complete && rest.diameter == straight.diameter &&
+                 memcmp(rest.growth, straight.growth, 8 * ((size_t)rest.diameter + 1)) == 0,
+             "%d ranks: resumed from level %d: diameter %d / %d", size, rest.resumed_from,
+             rest.diameter, straight.diameter);
+    kedr_cayley_result_free(&part);
+    kedr_cayley_result_free(&rest);
+    /* the ended search's checkpoint resumes to the same result at once */
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, &b, &rest));
+    TU_CHECK(rest.complete && rest.resumed_from == straight.diameter &&
+                 rest.diameter == straight.diameter,
+             "the ended checkpoint resumed: from %d, diameter %d", rest.resumed_from,
+             rest.diameter);
+    kedr_cayley_result_free(&rest);
+
+    /* a signal on rank 0 alone: every rank stops after the same level, saved */
+    kedr_interrupt_install();
+    stop_at = 6;
+    kedr_cayley_options c = {.checkpoint_path = base, .checkpoint_every = 1e9,
+                             .on_level = raise_at};
+    kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &c, &part);
+    TU_CHECK(s == KEDR_ERR_INTERRUPTED && part.diameter == 6 && !part.complete,
+             "rank %d: interrupted after level %d (%s): %s", rank, part.diameter,
+             kedr_status_name(s), kedr_last_error());
+    if (s == KEDR_OK || s == KEDR_ERR_INTERRUPTED)
+        kedr_cayley_result_free(&part);
+    kedr_interrupt_clear();
+    stop_at = -1;
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, &b, &rest));
+    TU_CHECK(rest.resumed_from == 6 && rest.diameter == straight.diameter &&
+                 memcmp(rest.growth, straight.growth, 8 * ((size_t)rest.diameter + 1)) == 0,
+             "after the signal: resumed from %d, diameter %d", rest.resumed_from, rest.diameter);
+    kedr_cayley_result_free(&rest);
+
+    /* stop at level 9 again for the damaged files */
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, &a, &part));
+    kedr_cayley_result_free(&part);
+    size_t n = 0;
+    unsigned char *good = read_all(mine, &n);
+    TU_CHECK(good && n > 300, "read %s (%zu bytes)", mine, n);
+    if (!good || n <= 300) {
+        kedr_cayley_group_free(g);
+        return;
+    }
+    TU_OK(kedr_comm_barrier(comm));
+    /* another rank's file in this rank's place */
+    if (size > 1) {
+        size_t m = 0;
+        unsigned char *theirs = read_all(other, &m);
+        TU_OK(kedr_comm_barrier(comm));
+        write_all(mine, theirs, m);
+        TU_OK(kedr_comm_barrier(comm));
+        refused(ctx, g, base, KEDR_ERR_PARSE, "restart on as many ranks", "another rank's file");
+        free(theirs);
+        write_all(mine, good, n);
+    }
+    /* a flipped byte on the last rank: the checksum, on every rank */
+    unsigned char *bad = tu_host_alloc(n);
+    memcpy(bad, good, n);
+    if (rank == size - 1) {
+        bad[n - 20] ^= 0x10;
+        write_all(mine, bad, n);
+    }
+    TU_OK(kedr_comm_barrier(comm));
+    refused(ctx, g, base, KEDR_ERR_PARSE, "checksum", "a damaged file");
+    /* the checksum made to match, an unreached element (code 0, past the identity) marked
+     * expanded on rank 0: the counts over the ranks disagree with F */
+    memcpy(bad, good, n);
+    if (rank == 0) {
+        size_t codes = 232 + 8 * 10, bytes = n - codes - 8;
+        for (size_t i = codes; i < codes + bytes; i++) /* the first code 0 */
+            if ((bad[i] & 3) == 0) {
+                bad[i] |= 3;
+                break;
+            } else if ((bad[i] & 0x0c) == 0) {
+                bad[i] |= 0x0c;
+                break;
+            }
+        uint64_t sum = 0, ones = 0;
+        cayley_ck_sum(&sum, &ones, bad, 232);
+        cayley_ck_sum(&sum, &ones, bad + 232, 80);
+        cayley_ck_sum(&sum, &ones, bad + codes, bytes);
+        memcpy(bad + n - 8, &sum, 8);
+    }
+    write_all(mine, bad, n);
+    TU_OK(kedr_comm_barrier(comm));
+    refused(ctx, g, base, KEDR_ERR_PARSE, "inconsistent", "codes against F");
+    /* another group's checkpoint */
+    write_all(mine, good, n);
+    TU_OK(kedr_comm_barrier(comm));
+    kedr_cayley_group *h = parse("burnside:7", 0);
+    if (h)
+        refused(ctx, h, base, KEDR_ERR_PARSE, "--inverses", "without inverses");
+    kedr_cayley_group_free(h);
+    free(bad);
+    free(good);
+    kedr_cayley_result_free(&straight);
+    TU_OK(kedr_comm_barrier(comm));
+    remove(mine);
+    kedr_cayley_group_free(g);
+}
+
+/* 4. refusals */
+static void check_refusals(kedr_ctx *ctx)
+{
+    kedr_cayley_group *g = parse("pancake:8", 0);
+    kedr_cayley_result r;
+    kedr_cayley_options o = {.memory_limit = 4096};
+    kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &o, &r);
+    TU_CHECK(s == KEDR_ERR_NOMEM && strstr(kedr_last_error(), "a rank") &&
+                 strstr(kedr_last_error(), "needs"),
+             "a memory limit below a rank's need: %s: %s", kedr_status_name(s),
+             kedr_last_error());
+    kedr_cayley_options sp = {.mode = KEDR_CAYLEY_SPARSE};
+    s = kedr_cayley_growth_on(ctx, comm, g, &sp, &r);
+    TU_CHECK(s == KEDR_ERR_UNSUPPORTED, "mode sparse over ranks: %s", kedr_last_error());
+    kedr_cayley_options dv = {.devices = 2};
+    s = kedr_cayley_growth_on(ctx, comm, g, &dv, &r);
+    TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "devices"),
+             "devices over ranks: %s", kedr_last_error());
+    kedr_cayley_group_free(g);
+    kedr_cayley_group *c = parse("cube2", 0);
+    s = kedr_cayley_growth_on(ctx, comm, c, NULL, &r);
+    TU_CHECK(s == KEDR_ERR_UNSUPPORTED && strstr(kedr_last_error(), "no ranking"),
+             "cube2 over ranks: %s", kedr_last_error());
+    kedr_cayley_group_free(c);
+}
+
+static void run_backend(kedr_backend be)
+{
+    kedr_ctx *ctx = NULL;
+    int dev = be == KEDR_BACKEND_CUDA ? kedr_comm_device(comm, kedr_device_count()) : 0;
+    if (kedr_ctx_create(&ctx, be, dev) != KEDR_OK) {
+        TU_CHECK(0, "a %s context: %s", kedr_backend_name(be), kedr_last_error());
+        return;
+    }
+    if (rank == 0)
+        printf("back end: %s\n", kedr_backend_name(be));
+    static const struct {
+        const char *spec;
+        int inverses;
+    } cases[] = {{"burnside:5", 0},      {"burnside:6", 1},     {"burnside:7", 0},
+                 {"burnside:8", 1},      {"pancake:7", 0},      {"pancake:8", 0},
+                 {"burnt-pancake:5", 0}, {"bubble:7", 0},       {"star:7", 1},
+                 {"transpositions:7", 0}, {"lrx:8", 0},         {"abelian:7,11,29", 1},
+                 {"abelian:3,5,7,11,2", 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        check_growth(ctx, cases[i].spec, cases[i].inverses);
+    check_checkpoints(ctx);
+    check_refusals(ctx);
+    kedr_ctx_destroy(ctx);
+}
+
+int main(int argc, char **argv)
+{
+    if (kedr_comm_init(&argc, &argv, &comm) != KEDR_OK) {
+        fprintf(stderr, "kedr_comm_init: %s\n", kedr_last_error());
+        return 1;
+    }
+    rank = kedr_comm_rank(comm);
+    size = kedr_comm_size(comm);
+    kedr_backend list[2];
+    int nb = tu_backends(list);
+    if (rank == 0)
+        check_partition();
+    for (int i = 0; i < nb; i++)
+        run_backend(list[i]);
+    uint64_t counts[2] = {(uint64_t)tu_passed, (uint64_t)tu_failed};
+    kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, counts, 2);
+    if (rank == 0)
+        printf("test_cayley_ranks (%d ranks): %llu passed, %llu failed\n", size,
+               (unsigned long long)counts[0], (unsigned long long)counts[1]);
+    kedr_comm_finalize(comm);
+    return counts[1] ? 1 : 0;
+}
