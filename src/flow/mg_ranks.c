@@ -288,10 +288,11 @@ void flow_rk_mg_free(kedr_flow_poisson *ps)
 }
 
 /* One red-black half-sweep of level l over the ranks, in the grid's colours: the neighbours'
- * end planes of x moved to the right-hand side (in the level's r, free while smoothing);
- * zero: x is 0 (nothing to lend). */
+ * end planes of x moved to the right-hand side t (the level's r, free while smoothing);
+ * zero: x is 0 (nothing to lend). *fresh: t is b but on its end planes (only those are copied
+ * again); set after the first full copy. */
 static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
-                         int zero)
+                         int zero, int *fresh)
 {
     flow_ranks *rk = ps->rk;
     const flow_rk_level *R = &rk->lv[l];
@@ -302,7 +303,13 @@ static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *
         double *t = R->r;
         KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, x, x + last, R->layer,
                               rk->below, rk->above, rk->host));
-        KEDR_TRY(flow_op_copy(ps->ctx, t, b, L->N * sizeof *t));
+        if (!*fresh) {
+            KEDR_TRY(flow_op_copy(ps->ctx, t, b, L->N * sizeof *t));
+            *fresh = 1;
+        } else { /* both ends first: a slab of one plane has one end plane */
+            KEDR_TRY(flow_op_copy(ps->ctx, t, b, R->layer * sizeof *t));
+            KEDR_TRY(flow_op_copy(ps->ctx, t + last, b + last, R->layer * sizeof *t));
+        }
         if (rk->lo >= 0)
             KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, rk->below, t));
         if (rk->hi >= 0)
@@ -346,9 +353,10 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
         return flow_op_copy(ctx, x, rk->gx + (size_t)R->off * R->layer, L->N * sizeof *x);
     }
     KEDR_TRY(kedr_memset(ctx, x, 0, L->N * sizeof *x));
+    int fresh = 0;
     for (int s = 0; s < ps->o.steps; s++) {
-        KEDR_TRY(rk_gs(ps, l, x, b, 0, s == 0));
-        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0));
+        KEDR_TRY(rk_gs(ps, l, x, b, 0, s == 0, &fresh));
+        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0, &fresh));
     }
     KEDR_TRY(flow_rk_residual_at(ps, l, x, b, R->r));
     if (R->halo)
@@ -384,9 +392,10 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
         xc = rk->gx;
     }
     KEDR_TRY(flow_op_prolong_add(ctx, L, &Cp, xc, x));
+    fresh = 0; /* r held the residual since */
     for (int s = 0; s < ps->o.steps; s++) {
-        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0));
-        KEDR_TRY(rk_gs(ps, l, x, b, 0, 0));
+        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0, &fresh));
+        KEDR_TRY(rk_gs(ps, l, x, b, 0, 0, &fresh));
     }
     return KEDR_OK;
 }

@@ -64,7 +64,12 @@ static kedr_status slab_solver(kedr_ctx *ctx, const kedr_flow_poisson_opts *whol
     int per = whole->periodic[ax];
     int lo = rank > 0 ? rank - 1 : per ? size - 1 : -1;
     int hi = rank < size - 1 ? rank + 1 : per ? 0 : -1;
-    return flow_poisson_set_ranks(*out, comm, ax, lo, hi, *first, whole->n[ax], per);
+    kedr_status s = flow_poisson_set_ranks(*out, comm, ax, lo, hi, *first, whole->n[ax], per);
+    if (s != KEDR_OK) { /* as kedr_flow_create: nothing half made is handed out */
+        kedr_flow_poisson_destroy(*out);
+        *out = NULL;
+    }
+    return s;
 }
 
 static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, const char *gather)
