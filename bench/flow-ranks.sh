@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Strong scaling of kedr flow over the GPUs of one host (the shape of the seed's Figs. 12.6-12.7:
+# a fixed sphere in a uniform stream, the time a step against the GPU count for each pressure
+# solver): one grid run on 1, 2 and 4 ranks (one GPU a rank, slabs along z), for each solver in
+# SOLVERS, printing the milliseconds a step, of which the pressure solve, the pressure
+# iterations a step and the speedup over one GPU. Multigrid over ranks gathers its coarse
+# levels on every rank below KEDR_FLOW_MG_GATHER cells (default 32768; docs/flow.md "Several
+# ranks"): GATHER="0 32768 262144" runs each multigrid solver with each value.
+#
+#   bench/flow-ranks.sh                                  (from the repository root, cuda build)
+#   KEDR=build/kedr RANKS="1 2" N=256 bench/flow-ranks.sh  (a 2-GPU host, a smaller grid)
+#
+# Environment: KEDR (the kedr program; default build/kedr), RANKS (default "1 2 4"; more ranks
+# than GPUs share them), N (cells along each side of the cube, default 512: 134 M cells, about
+# 30 GB on one GPU), STEPS (timed steps, default 10; the first step's cost is included),
+# SOLVERS (default "pcg+mg mg": PCG with one V-cycle, V-cycles alone; also pcg+ssor,
+# pcg+jacobi, pcg+none), GATHER (default: unset, the solver's default), BODY (1: the sphere,
+# default; 0: an empty box whose pressure comes from the uniform start's projection and the
+# outflow alone), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
+# (scratch folder, default a temporary one).
+set -u -o pipefail
+
+kedr=${KEDR:-build/kedr}
+ranks=${RANKS:-1 2 4}
+n=${N:-512}
+steps=${STEPS:-10}
+solvers=${SOLVERS:-pcg+mg mg}
+gathers=${GATHER:-default}
+body=${BODY:-1}
+backend=${BACKEND:-cuda}
+mpirun=${MPIRUN:-mpirun}
+flags=${MPIRUN_FLAGS:-}
+[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
+out=${OUT:-$(mktemp -d)}
+mkdir -p "$out"
+if [ ! -x "$kedr" ]; then
+    echo "flow-ranks.sh: $kedr: not found (build kedr, or set KEDR)" >&2
+    exit 2
+fi
+
+# A cube of side 8 with a sphere D = 1 at (3, 4, 4): uniform inflow U = 1 at x = 0, convective
+# outflow at x = 8, slip sides; nu = 0.01 (Re 100). FILE SOLVER
+write_case() {
+    local pressure
+    case "$2" in
+        mg) pressure="solver = mg" ;;
+        pcg+*) pressure="solver = pcg
+preconditioner = ${2#pcg+}" ;;
+        *)
+            echo "flow-ranks.sh: SOLVERS: '$2': expected mg or pcg+PRECONDITIONER" >&2
+            return 1
+            ;;
+    esac
+    cat > "$1" << CASE
+[domain]
+dimensions = 3
+length = 8 8 8
+boundary_x_min = inflow
+boundary_x_max = outflow
+boundary_y_min = slip
+boundary_y_max = slip
+boundary_z_min = slip
+boundary_z_max = slip
+[boundary]
+x_min_velocity = 1 0 0
+[grid]
+nx = $n
+ny = $n
+nz = $n
+[fluid]
+nu = 0.01
+[initial]
+state = uniform
+velocity = 1 0 0
+[time]
+dt = auto
+cfl = 0.5
+steps = $steps
+[pressure]
+$pressure
+tol = 1e-8
+max_iter = 2000
+[output]
+dir = $out/run
+stats_every = 0
+forces_every = 0
+csv = no
+vti = no
+png = no
+checkpoint = no
+CASE
+    if [ "$body" = 1 ]; then
+        printf '[body.sphere]\nshape = sphere\ncenter = 3 4 4\ndiameter = 1\n' >> "$1"
+    fi
+}
+
+# One run: prints "ms_a_step ms_pressure iterations" (empty on failure; the log stays in
+# $out). The run's last line: "S steps, ...; T s in steps, of which P s in the pressure solve
+# (I iterations a step)".
+cores=$(nproc 2> /dev/null || echo 1)
+run() { # NRANKS CASE LOG GATHER
+    local cmd=("$kedr" flow "$2" --backend "$backend")
+    local env=()
+    [ "$4" != default ] && env=(env KEDR_FLOW_MG_GATHER="$4")
+    if [ "$1" -gt 1 ]; then
+        local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
+        local x=(-x OMP_NUM_THREADS="$threads")
+        [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
+        # shellcheck disable=SC2086
+        cmd=("$mpirun" -np "$1" --bind-to none "${x[@]}" $flags "${cmd[@]}")
+    fi
+    if ! ${env[@]+"${env[@]}"} "${cmd[@]}" > "$3" 2>&1; then
+        echo "flow-ranks.sh: ${cmd[*]} failed (log: $3):" >&2
+        tail -5 "$3" >&2
+        return
+    fi
+    sed -n 's/^\([0-9]*\) steps, .*; \([0-9.e+-]*\) s in steps, of which \([0-9.e+-]*\) s in the pressure solve (\([0-9.]*\) iterations a step).*/\1 \2 \3 \4/p' "$3" |
+        awk '{ printf "%.2f %.2f %s\n", 1000 * $2 / $1, 1000 * $3 / $1, $4 }'
+}
+
+echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps, $backend, $(date -u +%F)"
+command -v nvidia-smi > /dev/null && nvidia-smi -L
+printf '%-12s %-8s %6s %12s %14s %10s %8s\n' solver gather ranks "ms a step" "ms pressure" \
+    "it a step" speedup
+status=0
+for solver in $solvers; do
+    gl=default
+    [[ $solver == *mg* ]] && gl=$gathers
+    for g in $gl; do
+        write_case "$out/$solver.ini" "$solver" || exit 2
+        base=""
+        for r in $ranks; do
+            res=$(run "$r" "$out/$solver.ini" "$out/$solver-g$g-r$r.log" "$g")
+            if [ -z "$res" ]; then
+                status=1
+                continue
+            fi
+            read -r ms msp it <<< "$res"
+            [ -z "$base" ] && [ "$r" = 1 ] && base=$ms
+            speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
+            printf '%-12s %-8s %6s %12s %14s %10s %8s\n' "$solver" "$g" "$r" "$ms" "$msp" "$it" \
+                "${speed:--}"
+        done
+    done
+done
+echo "logs: $out"
+exit $status
