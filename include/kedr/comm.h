@@ -64,6 +64,15 @@ typedef struct {
 } kedr_comm_msg;
 kedr_status kedr_comm_exchange(kedr_comm *comm, int nsend, const kedr_comm_msg *send, int *nrecv,
                                kedr_comm_msg **msgs, void **recv);
+/* The same in two collective halves, for a caller that keeps its own receive buffer (pinned
+ * memory reused from step to step, say): _sizes learns who sends how much (*msgs malloc'ed, their
+ * data NULL; *total the bytes to receive); _data then moves the messages into recv (at least
+ * *total bytes), in the order of msgs, and points each msgs[k].data at its bytes. Every rank that
+ * called _sizes must call _data with the same sends (agree on failures in between). */
+kedr_status kedr_comm_exchange_sizes(kedr_comm *comm, int nsend, const kedr_comm_msg *send,
+                                     int *nrecv, kedr_comm_msg **msgs, size_t *total);
+kedr_status kedr_comm_exchange_data(kedr_comm *comm, int nsend, const kedr_comm_msg *send,
+                                    int nrecv, kedr_comm_msg *msgs, void *recv);
 
 /* Known partners (halos): every send and every receive is posted at once and all complete
  * together. A send to rank R with tag T is received by R's receive from this rank with tag T;

@@ -92,6 +92,11 @@ kedr_status kedr_upload(kedr_ctx *ctx, void *dst, const void *host_src, size_t b
 kedr_status kedr_download(kedr_ctx *ctx, void *host_dst, const void *src, size_t bytes);
 kedr_status kedr_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes);
 kedr_status kedr_memset(kedr_ctx *ctx, void *dst, int byte, size_t bytes);
+/* Host memory for staging copies to and from the context: page-locked (pinned) for cuda, so that
+ * kedr_upload and kedr_download run at the link's speed, plain (64-byte aligned) for cpu. Pinning
+ * is slow: keep such a buffer and reuse it. Free it with kedr_host_free on the same context. */
+kedr_status kedr_host_alloc(kedr_ctx *ctx, void **ptr, size_t bytes);
+void kedr_host_free(kedr_ctx *ctx, void *ptr);
 
 /* Scratch memory for the primitives: kept in a small cache by the context, so repeated calls of
  * one primitive do not pay for allocation. Release every block taken. */

@@ -437,13 +437,16 @@ static kedr_status transfer(kedr_comm *c, int n, const xfer *x, const char *fn)
 }
 #endif
 
-kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *send, int *nrecv,
-                               kedr_comm_msg **msgs, void **recv)
+kedr_status kedr_comm_exchange_sizes(kedr_comm *c, int nsend, const kedr_comm_msg *send,
+                                     int *nrecv, kedr_comm_msg **msgs, size_t *total)
 {
-    if (!nrecv || !msgs || !recv)
+    if (!nrecv || !msgs || !total)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_exchange: an output is NULL");
+    *nrecv = 0;
+    *msgs = NULL;
+    *total = 0;
     KEDR_TRY(check_sends(c, nsend, send));
-    int size = kedr_comm_size(c), rank = kedr_comm_rank(c);
+    int size = kedr_comm_size(c);
     /* Who sends how much to whom: one count per pair, so that every receive is posted with its
      * size. Sizes go as 64-bit counts; a size of UINT64_MAX means "no message". */
     uint64_t *out = malloc(2 * (size_t)size * sizeof *out), *in = out ? out + size : NULL;
@@ -464,33 +467,42 @@ kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *sen
     }
 #endif
     int n = 0;
-    size_t total = 0;
+    size_t sum = 0;
     for (int r = 0; r < size; r++)
         if (in[r] != UINT64_MAX) {
             n++;
-            total += (size_t)in[r];
+            sum += (size_t)in[r];
         }
     kedr_comm_msg *m = malloc((size_t)(n ? n : 1) * sizeof *m);
-    char *buf = malloc(total ? total : 1);
-    if (!m || !buf) {
-        free(m);
-        free(buf);
+    if (!m) {
         free(out);
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_exchange: out of memory for %zu bytes from "
-                         "%d ranks", total, n);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_exchange: out of memory for %d messages", n);
     }
-    size_t at = 0;
     for (int r = 0, k = 0; r < size; r++)
-        if (in[r] != UINT64_MAX) {
-            m[k++] = (kedr_comm_msg){r, buf + at, (size_t)in[r]};
-            at += (size_t)in[r];
-        }
-    kedr_status s = KEDR_OK;
+        if (in[r] != UINT64_MAX)
+            m[k++] = (kedr_comm_msg){r, NULL, (size_t)in[r]};
+    free(out);
+    *nrecv = n;
+    *msgs = m;
+    *total = sum;
+    return KEDR_OK;
+}
+
+kedr_status kedr_comm_exchange_data(kedr_comm *c, int nsend, const kedr_comm_msg *send,
+                                    int nrecv, kedr_comm_msg *msgs, void *recv)
+{
+    int rank = kedr_comm_rank(c), n = nrecv;
+    size_t at = 0;
+    for (int k = 0; k < n; k++) {
+        msgs[k].data = (char *)recv + at;
+        at += msgs[k].bytes;
+    }
     for (int i = 0; i < nsend; i++) /* to itself: a copy */
         if (send[i].rank == rank)
             for (int k = 0; k < n; k++)
-                if (m[k].rank == rank)
-                    memcpy((void *)m[k].data, send[i].data, send[i].bytes);
+                if (msgs[k].rank == rank)
+                    memcpy((void *)msgs[k].data, send[i].data, send[i].bytes);
+    kedr_status s = KEDR_OK;
 #ifdef KEDR_HAVE_MPI
     if (c && c->parallel) {
         xfer *x = malloc((size_t)(nsend + n + 1) * sizeof *x);
@@ -498,8 +510,8 @@ kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *sen
         if (!x)
             s = kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_exchange: out of memory for requests");
         for (int k = 0; x && k < n; k++)
-            if (m[k].rank != rank)
-                x[nx++] = (xfer){1, m[k].rank, 0, (void *)m[k].data, m[k].bytes};
+            if (msgs[k].rank != rank)
+                x[nx++] = (xfer){1, msgs[k].rank, 0, (void *)msgs[k].data, msgs[k].bytes};
         for (int i = 0; x && i < nsend; i++)
             if (send[i].rank != rank)
                 x[nx++] = (xfer){0, send[i].rank, 0, (void *)send[i].data, send[i].bytes};
@@ -507,8 +519,28 @@ kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *sen
             s = transfer(c, nx, x, "kedr_comm_exchange");
         free(x);
     }
+#else
+    (void)rank;
 #endif
-    free(out);
+    return s;
+}
+
+kedr_status kedr_comm_exchange(kedr_comm *c, int nsend, const kedr_comm_msg *send, int *nrecv,
+                               kedr_comm_msg **msgs, void **recv)
+{
+    if (!nrecv || !msgs || !recv)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_exchange: an output is NULL");
+    int n = 0;
+    size_t total = 0;
+    kedr_comm_msg *m = NULL;
+    KEDR_TRY(kedr_comm_exchange_sizes(c, nsend, send, &n, &m, &total));
+    char *buf = malloc(total ? total : 1);
+    if (!buf) {
+        free(m);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_exchange: out of memory for %zu bytes from "
+                         "%d ranks", total, n);
+    }
+    kedr_status s = kedr_comm_exchange_data(c, nsend, send, n, m, buf);
     if (s != KEDR_OK) {
         free(m);
         free(buf);

@@ -216,6 +216,44 @@ void kedr_free(kedr_ctx *ctx, void *ptr)
         raw_free(ctx, ptr);
 }
 
+kedr_status kedr_host_alloc(kedr_ctx *ctx, void **ptr, size_t bytes)
+{
+    size_t b = bytes ? bytes : 1;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx)) {
+        cudaError_t e = cudaMallocHost(ptr, b);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            *ptr = NULL;
+            return kedr_fail(KEDR_ERR_NOMEM, "out of pinned host memory: asked for %.3g GB (%s)",
+                             b / 1e9, cudaGetErrorString(e));
+        }
+        return KEDR_OK;
+    }
+#endif
+    (void)ctx;
+    b = (b + 63) / 64 * 64;
+    if (posix_memalign(ptr, 64, b) != 0) {
+        *ptr = NULL;
+        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory: asked for %.3g GB", b / 1e9);
+    }
+    return KEDR_OK;
+}
+
+void kedr_host_free(kedr_ctx *ctx, void *ptr)
+{
+    if (!ptr)
+        return;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx)) {
+        cudaFreeHost(ptr);
+        return;
+    }
+#endif
+    (void)ctx;
+    free(ptr);
+}
+
 kedr_status kedr_upload(kedr_ctx *ctx, void *dst, const void *host_src, size_t bytes)
 {
     if (!bytes)

@@ -159,6 +159,29 @@ static kedr_status leave_cpu(kedr_dsmc *sim, const dsmc_decomp *d, int me, int n
     return KEDR_OK;
 }
 
+/* The host side of the exchange, kept from call to call (pinned for cuda, so that the records
+ * cross at the link's speed; allocating and touching fresh pages on every step cost more than
+ * the copies): what leaves (records by destination, and the GPU path's small tables) and what
+ * arrives. */
+typedef struct dsmc_xstage {
+    void *send, *recv;
+    size_t send_bytes, recv_bytes;
+} dsmc_xstage;
+
+/* *buf (kedr_host_alloc'ed, *cap bytes) holds at least `bytes`; its contents need not survive. */
+static kedr_status host_room(kedr_ctx *ctx, void **buf, size_t *cap, size_t bytes)
+{
+    if (*buf && bytes <= *cap)
+        return KEDR_OK;
+    kedr_host_free(ctx, *buf);
+    *buf = NULL;
+    *cap = 0;
+    bytes += bytes / 4 + 4096;
+    KEDR_TRY(kedr_host_alloc(ctx, buf, bytes));
+    *cap = bytes;
+    return KEDR_OK;
+}
+
 /* KEDR_DSMC_XPROF=1: the exchange's parts timed (the device synchronized between them) and
  * printed by each rank to stderr when its simulator is destroyed; for finding where its time
  * goes, not for production runs. */
@@ -167,7 +190,7 @@ enum {
     XP_END, XP_N
 };
 static const char *const xprof_names[XP_N] = {
-    "select (gpu)", "pack+download", "fill holes", "by destination (host)", "leaving, rest",
+    "select (gpu)", "group+pack+download", "fill holes", "messages' table", "leaving, rest",
     "wait for ranks", "messages", "reserve", "upload+unpack", "final agree"};
 static double xprof_t; /* when the part being timed began */
 static double xprof[XP_N];
@@ -184,8 +207,28 @@ static void xprof_mark(kedr_dsmc *sim, int part, double *t)
     *t = now;
 }
 
-void dsmc_exchange_profile_print(const kedr_dsmc *sim)
+#ifdef KEDR_HAVE_CUDA
+static void xfields_of(kedr_dsmc *sim, dsmc_xfields *xf)
 {
+    memset(xf, 0, sizeof *xf);
+    dsmc_field f[DSMC_MAX_FIELDS];
+    xf->nf = dsmc_particle_fields(&sim->a, &sim->p, f);
+    xf->rec = (int)dsmc_particle_bytes(&sim->p);
+    for (int k = 0; k < xf->nf; k++) {
+        xf->ptr[k] = (unsigned char *)*f[k].ptr;
+        xf->elem[k] = (int)f[k].elem;
+    }
+}
+#endif
+
+void dsmc_exchange_release(kedr_dsmc *sim)
+{
+    if (sim->xstage) {
+        kedr_host_free(sim->ctx, sim->xstage->send);
+        kedr_host_free(sim->ctx, sim->xstage->recv);
+        free(sim->xstage);
+        sim->xstage = NULL;
+    }
     if (xprof_on != 1 || !xprof_calls)
         return;
     fprintf(stderr, "rank %d: %ld exchanges, ms each:", sim->rank, xprof_calls);
@@ -209,12 +252,14 @@ static kedr_status xbuf_room(kedr_dsmc *sim, size_t bytes)
     return KEDR_OK;
 }
 
-/* The GPU: the leaving particles are found and packed there (exchange.cu), and only their
- * records cross to the host; the particles from the end of the arrays fill their slots. */
+/* The GPU: the leaving particles are found, grouped by destination and packed there
+ * (exchange.cu), and only their records cross to the host, into the kept pinned send buffer in
+ * the messages' order; the particles from the end of the arrays fill their slots. */
 static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int nranks,
                               uint32_t *keys, int64_t *per, leaving *l)
 {
     kedr_ctx *ctx = sim->ctx;
+    dsmc_xstage *x = sim->xstage;
     size_t n = sim->n, rec = dsmc_particle_bytes(&sim->p), m = 0;
     if (!sim->xowner) {
         KEDR_TRY(kedr_alloc(ctx, (void **)&sim->xowner, (size_t)d->nx * sizeof *d->owner));
@@ -226,81 +271,54 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
                                       sim->xowner, me, (uint32_t *)sim->xbuf, idx, &m));
     xprof_mark(sim, XP_SELECT, &xprof_t);
     dsmc_xfields xf;
-    memset(&xf, 0, sizeof xf);
-    dsmc_field f[DSMC_MAX_FIELDS];
-    xf.nf = dsmc_particle_fields(&sim->a, &sim->p, f);
-    xf.rec = (int)rec;
-    for (int k = 0; k < xf.nf; k++) {
-        xf.ptr[k] = (unsigned char *)*f[k].ptr;
-        xf.elem[k] = (int)f[k].elem;
-    }
+    xfields_of(sim, &xf);
+    /* device scratch: the records, then the moves (2 words a leaver), the destinations and
+     * their sorted copy, the leavers by destination, the groups' starts */
     size_t rec_bytes = (m * rec + 7) / 8 * 8;
-    KEDR_TRY(xbuf_room(sim, rec_bytes + m * 8));
-    KEDR_TRY(dsmc_pack_cuda(ctx, &xf, idx, m, sim->xbuf));
-    unsigned char *hrec = malloc(m ? m * rec : 1);
-    uint32_t *hidx = malloc(m ? m * sizeof *hidx : 1), *pairs = malloc(m ? 2 * m * 4 : 1);
-    kedr_status s = hrec && hidx && pairs ? KEDR_OK
-                    : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: exchange: no host memory for %zu "
-                                "leaving particles", m);
-    if (s == KEDR_OK)
-        s = kedr_download(ctx, hrec, sim->xbuf, m * rec);
-    if (s == KEDR_OK)
-        s = kedr_download(ctx, hidx, idx, m * sizeof *hidx);
+    KEDR_TRY(xbuf_room(sim, rec_bytes + m * 20 + ((size_t)nranks + 1) * 4));
+    unsigned char *xb = sim->xbuf;
+    uint32_t *pairs_d = (uint32_t *)(xb + rec_bytes), *dest = pairs_d + 2 * m,
+             *dest_sorted = dest + m, *by_dest = dest_sorted + m, *start_d = by_dest + m;
+    KEDR_TRY(dsmc_group_leavers_cuda(ctx, keys, idx, m, (uint32_t)sim->p.nx, sim->xowner, nranks,
+                                     dest, dest_sorted, by_dest, start_d));
+    KEDR_TRY(dsmc_pack_cuda(ctx, &xf, by_dest, m, sim->xbuf));
+    /* host: the records, the leavers in particle order (for the holes), the starts */
+    KEDR_TRY(host_room(ctx, &x->send, &x->send_bytes, m * rec + (m * 3 + (size_t)nranks + 1) * 4));
+    unsigned char *hrec = x->send;
+    uint32_t *hidx = (uint32_t *)(hrec + m * rec), *pairs = hidx + m, *start = pairs + 2 * m;
+    KEDR_TRY(kedr_download(ctx, hrec, sim->xbuf, m * rec));
+    KEDR_TRY(kedr_download(ctx, hidx, idx, m * sizeof *hidx));
+    KEDR_TRY(kedr_download(ctx, start, start_d, ((size_t)nranks + 1) * sizeof *start));
     xprof_mark(sim, XP_PACK, &xprof_t);
+    /* the slots below kept that left, filled in order by the staying particles above it */
     size_t kept = n - m, np = 0;
-    if (s == KEDR_OK) {
-        /* the slots below kept that left, filled in order by the staying particles above it */
-        size_t j = 0, src = kept, t = 0;
-        for (; j < m && hidx[j] < kept; j++) {
-            while (t < m && hidx[t] < src)
-                t++;
-            while (t < m && hidx[t] == src) /* src left too */
-                src++, t++;
-            pairs[2 * np] = hidx[j];
-            pairs[2 * np + 1] = (uint32_t)src++;
-            np++;
-        }
-        s = kedr_upload(ctx, (unsigned char *)sim->xbuf + rec_bytes, pairs, np * 8);
+    for (size_t j = 0, src = kept, t = 0; j < m && hidx[j] < kept; j++) {
+        while (t < m && hidx[t] < src)
+            t++;
+        while (t < m && hidx[t] == src) /* src left too */
+            src++, t++;
+        pairs[2 * np] = hidx[j];
+        pairs[2 * np + 1] = (uint32_t)src++;
+        np++;
     }
-    if (s == KEDR_OK)
-        s = dsmc_move_slots_cuda(ctx, &xf, keys,
-                                 (const uint32_t *)((unsigned char *)sim->xbuf + rec_bytes), np);
+    KEDR_TRY(kedr_upload(ctx, pairs_d, pairs, np * 8));
+    KEDR_TRY(dsmc_move_slots_cuda(ctx, &xf, keys, pairs_d, np));
     xprof_mark(sim, XP_FILL, &xprof_t);
-    /* the records by destination, in particle order within one; x, y (z) lead a record */
-    int three = sim->p.dims == 3;
-    int *dest = s == KEDR_OK ? malloc((m ? m : 1) * sizeof *dest) : NULL;
-    if (s == KEDR_OK && !dest)
-        s = kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
-    for (size_t i = 0; s == KEDR_OK && i < m; i++) {
-        double x[3] = {0, 0, 0};
-        memcpy(x, hrec + i * rec, (three ? 3 : 2) * sizeof(double));
-        uint32_t cell = three ? dsmc_cell_of3(&sim->p, x[0], x[1], x[2])
-                              : dsmc_cell_of(&sim->p, x[0], x[1]);
-        dest[i] = d->owner[cell % (uint32_t)sim->p.nx];
-        per[dest[i]]++;
-    }
-    if (s == KEDR_OK)
-        s = leaving_alloc(l, per, nranks, me, rec);
-    if (s == KEDR_OK) {
-        size_t *at = calloc((size_t)nranks, sizeof *at);
-        if (!at)
-            s = kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
-        for (int q = 0; at && q < l->nmsgs; q++)
-            at[l->msgs[q].rank] = (size_t)((const unsigned char *)l->msgs[q].data - l->buf);
-        for (size_t i = 0; at && i < m; i++) {
-            memcpy(l->buf + at[dest[i]], hrec + i * rec, rec);
-            at[dest[i]] += rec;
-        }
-        free(at);
+    /* the messages: each destination's records, side by side in the send buffer */
+    l->msgs = calloc((size_t)nranks, sizeof *l->msgs);
+    if (!l->msgs)
+        return kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+    for (int r = 0; r < nranks; r++) {
+        per[r] = (int64_t)start[r + 1] - (int64_t)start[r];
+        if (r == me || per[r] == 0)
+            continue;
+        l->msgs[l->nmsgs++] = (kedr_comm_msg){r, hrec + (size_t)start[r] * rec,
+                                              (size_t)per[r] * rec};
     }
     per[me] = (int64_t)kept;
     l->kept = kept;
     xprof_mark(sim, XP_SORT, &xprof_t);
-    free(dest);
-    free(hrec);
-    free(hidx);
-    free(pairs);
-    return s;
+    return KEDR_OK;
 }
 #endif
 
@@ -325,8 +343,11 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     uint32_t *keys = NULL;
     leaving l;
     memset(&l, 0, sizeof l);
+    if (!sim->xstage)
+        sim->xstage = calloc(1, sizeof *sim->xstage);
+    dsmc_xstage *x = sim->xstage;
     int64_t *per = calloc((size_t)nranks + 1, sizeof *per);
-    kedr_status s = per ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+    kedr_status s = per && x ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
     if (s == KEDR_OK)
         s = dsmc_locate(sim, &keys);
 #ifdef KEDR_HAVE_CUDA
@@ -344,9 +365,14 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     xprof_mark(sim, XP_WAIT, &xprof_t);
     int nrecv = 0;
     kedr_comm_msg *got = NULL;
-    void *recv = NULL;
+    size_t total = 0;
     if (s == KEDR_OK)
-        s = kedr_comm_exchange(comm, l.nmsgs, l.msgs, &nrecv, &got, &recv);
+        s = kedr_comm_exchange_sizes(comm, l.nmsgs, l.msgs, &nrecv, &got, &total);
+    if (s == KEDR_OK)
+        s = host_room(sim->ctx, &x->recv, &x->recv_bytes, total);
+    s = kedr_comm_agree(comm, s);
+    if (s == KEDR_OK)
+        s = kedr_comm_exchange_data(comm, l.nmsgs, l.msgs, nrecv, got, x->recv);
     xprof_mark(sim, XP_MPI, &xprof_t);
     size_t kept = l.kept;
     leaving_free(&l);
@@ -363,16 +389,9 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
          * staying particles and located there */
         s = xbuf_room(sim, arrived * rec);
         if (s == KEDR_OK)
-            s = kedr_upload(sim->ctx, sim->xbuf, recv, arrived * rec);
+            s = kedr_upload(sim->ctx, sim->xbuf, x->recv, arrived * rec);
         dsmc_xfields xf;
-        memset(&xf, 0, sizeof xf);
-        dsmc_field f[DSMC_MAX_FIELDS];
-        xf.nf = dsmc_particle_fields(&sim->a, &sim->p, f);
-        xf.rec = (int)rec;
-        for (int k = 0; k < xf.nf; k++) {
-            xf.ptr[k] = (unsigned char *)*f[k].ptr;
-            xf.elem[k] = (int)f[k].elem;
-        }
+        xfields_of(sim, &xf);
         if (s == KEDR_OK)
             s = dsmc_unpack_cuda(sim->ctx, &xf, sim->xbuf, arrived, kept);
         uint32_t *k2 = NULL;
@@ -435,7 +454,6 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
             sim->n = kept + arrived;
     }
     free(got);
-    free(recv);
     xprof_mark(sim, XP_ARRIVE, &xprof_t);
     if (s == KEDR_OK) {
         sim->sorted = 0;

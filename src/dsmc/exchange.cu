@@ -167,3 +167,48 @@ kedr_status dsmc_move_slots_cuda(kedr_ctx *ctx, const dsmc_xfields *f, uint32_t 
     KEDR_CUDA_LAUNCHED("dsmc exchange fill");
     return KEDR_OK;
 }
+
+/* dest[j]: the rank that owns leaver idx[j]'s column. */
+static __global__ void k_dest(const uint32_t *keys, const uint32_t *idx, size_t m, uint32_t nx,
+                              const int *owner, uint32_t *dest)
+{
+    for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m;
+         j += (size_t)gridDim.x * blockDim.x)
+        dest[j] = (uint32_t)owner[keys[idx[j]] % nx];
+}
+
+/* start[r]: the first j with d[j] >= r (d ascending), r = 0 .. nranks. */
+static __global__ void k_starts(const uint32_t *d, size_t m, int nranks, uint32_t *start)
+{
+    int r = blockIdx.x * blockDim.x + threadIdx.x;
+    if (r > nranks)
+        return;
+    size_t lo = 0, hi = m;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (d[mid] < (uint32_t)r)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    start[r] = (uint32_t)lo;
+}
+
+kedr_status dsmc_group_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, const uint32_t *idx,
+                                    size_t m, uint32_t nx, const int *owner, int nranks,
+                                    uint32_t *dest, uint32_t *dest_sorted, uint32_t *by_dest,
+                                    uint32_t *start)
+{
+    cudaStream_t st = KEDR_STREAM(ctx);
+    if (m) {
+        k_dest<<<blocks_for(m), XB, 0, st>>>(keys, idx, m, nx, owner, dest);
+        KEDR_CUDA_LAUNCHED("dsmc exchange destinations");
+        int bits = 1;
+        while (bits < 31 && ((uint32_t)1 << bits) < (uint32_t)nranks)
+            bits++;
+        KEDR_TRY(kedr_sort_pairs(ctx, KEDR_U32, dest, dest_sorted, idx, by_dest, 4, m, 0, bits));
+    }
+    k_starts<<<(unsigned)((nranks + 1 + XB - 1) / XB), XB, 0, st>>>(dest_sorted, m, nranks, start);
+    KEDR_CUDA_LAUNCHED("dsmc exchange group starts");
+    return KEDR_OK;
+}

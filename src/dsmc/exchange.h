@@ -35,8 +35,9 @@ kedr_status dsmc_balance(struct kedr_dsmc *sim, int *moved);
 /* Makes d the rank's split (taking its arrays; d is left empty). */
 void dsmc_decomp_adopt(struct kedr_dsmc *sim, dsmc_decomp *d);
 
-/* With KEDR_DSMC_XPROF=1 in the environment: the exchange's parts, timed, to stderr. */
-void dsmc_exchange_profile_print(const struct kedr_dsmc *sim);
+/* When the simulator goes: the exchange's staging buffers freed, and with KEDR_DSMC_XPROF=1 in
+ * the environment its parts, timed, printed to stderr. */
+void dsmc_exchange_release(struct kedr_dsmc *sim);
 
 /* The particle arrays as the GPU's exchange kernels see them (exchange.cu). */
 typedef struct {
@@ -56,6 +57,14 @@ size_t dsmc_select_scratch_words(size_t n);
 kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
                                      uint32_t ncells, uint32_t nx, const int *owner, int me,
                                      uint32_t *tiles, uint32_t *idx, size_t *nleave);
+/* The leavers idx[0..m) (ascending) grouped by destination rank (the owner of their key's
+ * column), in particle order within one: into by_dest (device, m words); start (device, nranks +
+ * 1 words) receives where each rank's group begins (start[nranks] = m). dest and dest_sorted:
+ * device scratch of m words each. */
+kedr_status dsmc_group_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, const uint32_t *idx,
+                                    size_t m, uint32_t nx, const int *owner, int nranks,
+                                    uint32_t *dest, uint32_t *dest_sorted, uint32_t *by_dest,
+                                    uint32_t *start);
 /* Records of particles idx[0..m) into out (device, m * f->rec bytes). */
 kedr_status dsmc_pack_cuda(kedr_ctx *ctx, const dsmc_xfields *f, const uint32_t *idx, size_t m,
                            void *out);
