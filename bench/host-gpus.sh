@@ -4,15 +4,16 @@
 # the GPU pair's peer copies and distributed transpose, the examples that drive every GPU, the
 # cuBLAS row of the textbook's products, and the Burnside quotient B_17 over every GPU.
 #
-#   OUT=dir bench/host-gpus.sh [PARTS]     PARTS: any of dsmc adi probe examples cayley
-#                                          (default: all of them, in that order)
+#   OUT=dir bench/host-gpus.sh [PARTS]     PARTS: any of dsmc adi flow probe examples cayley
+#                                          cayley-ranks (default: all of them but cayley-ranks,
+#                                          in that order)
 #
 # Environment: DSMC_PER_GPU (particles a GPU, default 10^8), ADI_NX (default 4096),
 # B17_TIMEOUT (seconds, default 240). Each part prints its own summary lines; the raw JSON and
 # logs go to $OUT. Needs mpirun (OpenMPI; run as root it is allowed through the environment).
 set -u -o pipefail
 out=${OUT:-gpu-out}
-parts=${*:-dsmc adi probe examples cayley}
+parts=${*:-dsmc adi flow probe examples cayley}
 mkdir -p "$out"
 gpus=$(nvidia-smi --list-gpus 2>/dev/null | wc -l)
 [ "$gpus" -ge 1 ] || { echo "host-gpus.sh: no GPU" >&2; exit 2; }
@@ -39,6 +40,16 @@ if has adi; then
     echo "== adi: strong scaling (bench/adi-ranks.sh)"
     RANKS="$counts" NX=${ADI_NX:-4096} OUT="$out/adi" MPIRUN_FLAGS="--bind-to none --oversubscribe" \
         timeout 300 bench/adi-ranks.sh 2>&1 | tail -n 30 || rc=1
+    for f in "$out"/adi/ranks*.log; do
+        echo "-- $f"
+        tail -n 6 "$f"
+    done
+fi
+
+if has flow; then
+    echo "== flow: strong scaling (bench/flow-ranks.sh)"
+    RANKS="$counts" N=${FLOW_N:-384} OUT="$out/flow" MPIRUN_FLAGS="--bind-to none --oversubscribe" \
+        timeout 300 bench/flow-ranks.sh 2>&1 | tail -n 30 || rc=1
 fi
 
 if has probe; then
@@ -48,7 +59,8 @@ if has probe; then
         [ "$np" = 1 ] && continue
         for n in 2048 8192; do
             timeout 120 $mpi -np "$np" build/kedr probe mpi-transpose --backend cuda --n "$n" \
-                --json "$out/probe-mpi-transpose-np$np-$n.json" 2>&1 | tail -n 8 || rc=1
+                --json "$out/probe-mpi-transpose-np$np-$n.json" >"$out/mpi-transpose.log" 2>&1 || rc=1
+            grep -E "^(kedr|host|CUDA|peer|[0-9]+ x)|rror" "$out/mpi-transpose.log" | head -n 12
         done
     done
 fi
@@ -66,5 +78,9 @@ if has cayley; then
             --json "$out/b$k-d$gpus.json" 2>&1 | grep -E "^(diameter|time|memory|back end|devices)" |
             sed "s/^/burnside:$k devices=$gpus  /" || rc=1
     done
+fi
+if has cayley-ranks && [ -x bench/cayley-ranks.sh ]; then
+    echo "== cayley over MPI ranks (bench/cayley-ranks.sh)"
+    OUT="$out/cayley-ranks" timeout "${CAYLEY_RANKS_TIMEOUT:-300}" bench/cayley-ranks.sh 2>&1 | tail -n 40 || rc=1
 fi
 exit $rc
