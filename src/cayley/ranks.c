@@ -288,8 +288,10 @@ static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
     int nsend = 0;
     for (int o = 0; o < R->nranks; o++)
-        if (o != R->rank && R->nout[o])
+        if (o != R->rank && R->nout[o]) {
             send[nsend++] = (kedr_comm_msg){o, R->out + (uint64_t)o * R->cap, R->nout[o] * 8};
+            R->sent += R->nout[o];
+        }
     int nrecv = 0;
     kedr_comm_msg *msgs = NULL;
     void *recv = NULL;
@@ -779,6 +781,14 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
                            hook_level,  hook_checkpoint, hook_memory, hook_agree_max};
         s = cayley_run_levels(&S, opt, result);
     }
+    /* what the messages cost, for kedr cayley under KEDR_LOG=info (every rank has the same s) */
+    double stats[3] = {(double)R->sent, R->exchange_seconds, (double)R->rounds};
+    if ((s == KEDR_OK || s == KEDR_ERR_INTERRUPTED) &&
+        kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_SUM, stats, 1) == KEDR_OK &&
+        kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, stats + 1, 2) == KEDR_OK && R->rank == 0)
+        kedr_log(KEDR_LOG_INFO, "%s over %d ranks: %.0f rounds, %.4g products sent to other "
+                 "ranks (%.4g bytes), up to %.3f s a rank in the messages", g->spec, R->nranks,
+                 stats[2], stats[0], 8 * stats[0], stats[1]);
     if (R->be)
         R->be->end(R);
     free(R->counts);

@@ -65,6 +65,7 @@ struct cayley_ranks {
     size_t memory_bytes;      /* this rank's, as kedr_cayley_ranks_plan counts it */
     double exchange_seconds;  /* spent in messages (all levels) */
     uint64_t rounds;          /* rounds of all levels */
+    uint64_t sent;            /* products sent to other ranks (all levels) */
     char ck_path[1200], resume_path[1200];
 };
 
