@@ -58,7 +58,7 @@ static kedr_dsmc_case box_case_x(size_t n, int dims, int stretch)
     for (int s = 0; s < 6; s++)
         c.side[s] = KEDR_DSMC_SPECULAR;
     c.nspecies = 1;
-    kedr_dsmc_species ar = {"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1};
+    kedr_dsmc_species ar = {"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1, 0, 0, 0, 0};
     c.species[0] = ar;
     c.fraction[0] = 1;
     c.model = KEDR_DSMC_VSS;

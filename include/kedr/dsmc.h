@@ -37,6 +37,12 @@ typedef struct {
     double d_ref_vss; /* VSS diameter at t_ref, m */
     int rot_dof;      /* rotational degrees of freedom: 0, 2 (linear) or 3 */
     double z_rot;     /* Larsen-Borgnakke: each molecule of a collision relaxes with 1 / z_rot */
+    /* Vibration (a simple harmonic oscillator with quantised levels; docs/dsmc.md): theta_v the
+     * characteristic vibrational temperature, K (0: the species does not vibrate). Each molecule
+     * of a collision relaxes with 1 / Z_vib: z_vib when > 0, else Millikan-White in Bird's form
+     * (Bird 1994 eq. 6.53) Z_vib = (zv_c1 / T^omega) exp(zv_c2 T^(-1/3)), T the collision
+     * temperature. */
+    double theta_v, z_vib, zv_c1, zv_c2;
 } kedr_dsmc_species;
 
 /* Boundary condition of a side of the domain. Inflow sides also remove particles that leave.
@@ -163,6 +169,7 @@ typedef enum {
     KEDR_DSMC_STAT_T_COLLISIONS,
     KEDR_DSMC_STAT_T_SAMPLING,
     KEDR_DSMC_STAT_WALL,
+    KEDR_DSMC_STAT_T_VIB, /* "T_vib": the vibrational temperature of the molecules now */
     KEDR_DSMC_NSTATS
 } kedr_dsmc_stat;
 /* A column's name in stats_columns and in the file's header ("step", "t_move", ...). */
@@ -195,6 +202,9 @@ typedef struct {
     double number_density;           /* [freestream] m^-3 */
     double temperature;              /* K */
     double velocity[3];              /* m/s */
+    /* [freestream] T_vib, K: the vibrational temperature of the freestream (inflow and fill);
+     * 0: the freestream temperature. The downstream state's molecules vibrate at its own T. */
+    double temperature_vib;
     int fill;                        /* start with the domain filled with freestream gas */
     int nsegments;                   /* [body]: straight wall segments x0 y0 x1 y1 */
     double segment[KEDR_DSMC_MAX_SEGMENTS][4];
@@ -340,6 +350,10 @@ typedef struct {
      * and over all steps (0 before any collision). */
     double mcs_mfp, total_mcs_mfp;
     double stage_seconds[KEDR_DSMC_NSTAGES]; /* wall time per stage, all steps */
+    /* A vibrating gas: the vibrational temperature of the molecules now (docs/dsmc.md: the
+     * temperature at which a harmonic oscillator of their mean quantum holds their mean
+     * vibrational energy) and that energy over the vibrating molecules, J; 0 otherwise. */
+    double temperature_vib, vib_energy;
 } kedr_dsmc_stats;
 
 kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *stats);
@@ -365,6 +379,13 @@ kedr_status kedr_dsmc_get_particles3(kedr_dsmc *sim, size_t cap, size_t *n, doub
                                      double *z, double *vx, double *vy, double *vz, float *erot,
                                      uint8_t *species);
 
+/* The vibrational levels of the particles (a gas with a vibrating species), in the order of
+ * kedr_dsmc_get_particles, into level[cap]; *n = the count (KEDR_ERR_INVALID when it exceeds
+ * cap). kedr_dsmc_set_vib_levels replaces them (n must be the particle count; a level above 0
+ * for a species that does not vibrate is refused). */
+kedr_status kedr_dsmc_get_vib_levels(kedr_dsmc *sim, size_t cap, size_t *n, uint8_t *level);
+kedr_status kedr_dsmc_set_vib_levels(kedr_dsmc *sim, size_t n, const uint8_t *level);
+
 /* Time-averaged cell fields (host arrays of nx * ny * nz, x fastest, then y, then z), valid
  * after samples > 0. nz is 1 in 2D. */
 typedef struct {
@@ -375,7 +396,11 @@ typedef struct {
     double *ux, *uy, *uz;   /* mass-averaged velocity, m/s */
     double *temperature;    /* translational, K */
     double *temperature_rot; /* rotational, 2 <e_rot> / (k <zeta>), K (0 for a monatomic gas) */
-    double *temperature_overall; /* (3 T + zeta T_rot) / (3 + zeta), zeta = <rot_dof>, K */
+    double *temperature_overall; /* (3 T + zeta T_rot + zeta_v T_vib) / (3 + zeta + zeta_v),
+                                  * zeta = <rot_dof>, zeta_v = 2 <e_vib> / (k T_vib), K */
+    /* the vibrational temperature (docs/dsmc.md: the harmonic oscillator of the vibrating
+     * molecules' mean quantum with their mean energy), K; NULL for a gas that does not vibrate */
+    double *temperature_vib;
     double *pressure;       /* n k T (translational), Pa */
     double *mach;           /* |u| / sqrt(gamma k T_overall / m), gamma = (5 + zeta) / (3 + zeta) */
     double *particles;      /* mean particles per cell */

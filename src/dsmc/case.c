@@ -18,6 +18,39 @@ _Static_assert(KEDR_DSMC_MAX_CANDIDATES == DSMC_MAX_CANDIDATES, "the public boun
 #define REQ KEDR_INI_REQUIRED
 #define POS (KEDR_INI_LO_OPEN) /* with lo = 0: strictly positive */
 
+/* theta_v with Z_vib (constant) or Z_vib_C1 and Z_vib_C2 (Millikan-White, Bird's form): a
+ * vibrating molecule; none of them: it does not vibrate. */
+static kedr_status read_vibration(kedr_ini *ini, const char *name, kedr_dsmc_species *s)
+{
+    int has_t = kedr_ini_has(ini, name, "theta_v"), has_z = kedr_ini_has(ini, name, "Z_vib");
+    int has_c1 = kedr_ini_has(ini, name, "Z_vib_C1"), has_c2 = kedr_ini_has(ini, name, "Z_vib_C2");
+    KEDR_TRY(kedr_ini_double(ini, name, "theta_v", POS, 0, 1e5, &s->theta_v));
+    KEDR_TRY(kedr_ini_double(ini, name, "Z_vib", 0, 1.0, 1e9, &s->z_vib));
+    KEDR_TRY(kedr_ini_double(ini, name, "Z_vib_C1", POS, 0, 1e9, &s->zv_c1));
+    KEDR_TRY(kedr_ini_double(ini, name, "Z_vib_C2", 0, 0.0, 1e4, &s->zv_c2));
+    if (!has_t) {
+        const char *key = has_z ? "Z_vib" : has_c1 ? "Z_vib_C1" : has_c2 ? "Z_vib_C2" : NULL;
+        if (key)
+            return kedr_ini_fail(ini, name, key, "given without theta_v: a vibrational relaxation "
+                                 "number needs the species' characteristic vibrational "
+                                 "temperature");
+        return KEDR_OK;
+    }
+    if (s->rot_dof == 0)
+        return kedr_ini_fail(ini, name, "theta_v", "%g K for a species without rotational degrees "
+                             "of freedom (rot_dof 0): only molecules vibrate", s->theta_v);
+    if (has_z && (has_c1 || has_c2))
+        return kedr_ini_fail(ini, name, has_c1 ? "Z_vib_C1" : "Z_vib_C2",
+                             "given with Z_vib: expected either a constant Z_vib or "
+                             "Millikan-White's Z_vib_C1 and Z_vib_C2");
+    if (!has_z && !(has_c1 && has_c2))
+        return kedr_ini_fail(ini, name, "theta_v", "needs its relaxation: Z_vib (constant), or "
+                             "Z_vib_C1 and Z_vib_C2 (Millikan-White)%s",
+                             has_c1 ? "; Z_vib_C2 is missing" : has_c2 ? "; Z_vib_C1 is missing"
+                                                                       : "");
+    return KEDR_OK;
+}
+
 static kedr_status read_species(kedr_ini *ini, const char *name, kedr_dsmc_species *s)
 {
     memset(s, 0, sizeof *s);
@@ -40,7 +73,7 @@ static kedr_status read_species(kedr_ini *ini, const char *name, kedr_dsmc_speci
     if (dof == 1)
         return kedr_ini_fail(ini, name, "rot_dof", "1: expected 0, 2 (linear molecules) or 3");
     s->rot_dof = (int)dof;
-    return KEDR_OK;
+    return read_vibration(ini, name, s);
 }
 
 static int find_species(const kedr_dsmc_case *c, const char *name)
@@ -299,10 +332,25 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
                              "%s: species %d (%s): expected mass, d_ref, T_ref > 0, omega in "
                              "[0.5, 1], alpha in [1, 2], fraction >= 0",
                              fn, i, s->name);
+        int mw = s->zv_c1 > 0;
+        if (!(s->theta_v >= 0 && s->theta_v <= 1e5) ||
+            (s->theta_v > 0 && (s->rot_dof == 0 || (s->z_vib > 0) == mw || !(s->z_vib == 0 ||
+                                s->z_vib >= 1) || !(s->zv_c2 >= 0 && s->zv_c2 <= 1e4) ||
+                                !(s->z_vib <= 1e9 && s->zv_c1 <= 1e9))) ||
+            (s->theta_v == 0 && (s->z_vib != 0 || s->zv_c1 != 0 || s->zv_c2 != 0)))
+            return kedr_fail(KEDR_ERR_INVALID,
+                             "%s: species %d (%s): theta_v %g, Z_vib %g, Z_vib_C1 %g, Z_vib_C2 %g: "
+                             "expected theta_v 0 (no vibration, no Z_vib) or in (0, 1e5] K for "
+                             "a molecule (rot_dof 2 or 3) with either Z_vib in [1, 1e9] or "
+                             "Z_vib_C1 in (0, 1e9] and Z_vib_C2 in [0, 1e4]",
+                             fn, i, s->name, s->theta_v, s->z_vib, s->zv_c1, s->zv_c2);
     }
     if (!(c->number_density >= 0) || !(c->temperature > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: freestream n = %g, T = %g: expected n >= 0, T > 0",
                          fn, c->number_density, c->temperature);
+    if (!(c->temperature_vib >= 0 && c->temperature_vib <= 1e6))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: freestream T_vib = %g: expected (0, 1e6] K, or 0 "
+                         "for the freestream temperature", fn, c->temperature_vib);
     for (int d = 0; d < 3; d++)
         if (!isfinite(c->velocity[d]))
             return kedr_fail(KEDR_ERR_INVALID, "%s: velocity[%d] is not finite", fn, d);
@@ -902,6 +950,13 @@ static kedr_status read_gas_model(kedr_ini *ini, kedr_dsmc_case *c)
     KEDR_TRY(kedr_ini_int(ini, "collisions", "subcells", 0, 1, KEDR_DSMC_MAX_SUBCELLS, &subcells));
     c->subcells = (int)subcells;
     KEDR_TRY(read_gas(ini, file, gas, c));
+    /* [species] vibration = no: the species' vibrational data unused (the gas does not
+     * vibrate), as the seed 003 reproductions run */
+    int vibration = 1;
+    KEDR_TRY(kedr_ini_bool(ini, "species", "vibration", 0, &vibration));
+    for (int k = 0; k < c->nspecies && !vibration; k++)
+        c->species[k].theta_v = c->species[k].z_vib = c->species[k].zv_c1 =
+            c->species[k].zv_c2 = 0;
     return KEDR_OK;
 }
 
@@ -924,6 +979,7 @@ static kedr_status read_freestream(kedr_ini *ini, kedr_dsmc_case *c)
         c->number_density = rho / mean_mass;
     }
     KEDR_TRY(kedr_ini_double(ini, "freestream", "temperature", REQ | POS, 0, 1e6, &c->temperature));
+    KEDR_TRY(kedr_ini_double(ini, "freestream", "T_vib", POS, 0, 1e6, &c->temperature_vib));
     KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_x", 0, -1e6, 1e6, &c->velocity[0]));
     KEDR_TRY(kedr_ini_double(ini, "freestream", "velocity_y", 0, -1e6, 1e6, &c->velocity[1]));
     if (c->axisymmetric && c->velocity[1] != 0)

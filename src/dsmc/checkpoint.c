@@ -22,7 +22,8 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-#define CHK_VERSION 9u
+/* 10: vibrating gases (the particles' levels, array "vib", and three more sample sums) */
+#define CHK_VERSION 10u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -132,7 +133,7 @@ static void fill_header(const kedr_dsmc *sim, int nf, chk_header *h)
     h->n = sim->n;
     h->ncells = sim->ncells;
     h->nfields = (uint32_t)nf;
-    h->nacc = DSMC_NACC;
+    h->nacc = (uint32_t)dsmc_nacc(&sim->p);
     h->nelem = sim->geo.surf ? sim->geo.nelem : 0;
     h->surf_steps = sim->geo.surf_steps;
     h->sample_start = sim->c.sample_start;
@@ -168,9 +169,9 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->counts : NULL, nc * 4, buf));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * sizeof *sim->sgmax, buf));
     KEDR_TRY(dsmc_sample_sums(sim));
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * DSMC_NACC, buf));
+    KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * h.nacc, buf));
     if (h.marked)
-        put(w, sim->mark, nc * 8 * DSMC_NACC);
+        put(w, sim->mark, nc * 8 * h.nacc);
     if (h.nelem)
         KEDR_TRY(put_ctx(w, sim->ctx, sim->geo.surf, h.nelem * 8 * DSMC_NSURF, buf));
     uint64_t sum = w->hash;
@@ -218,7 +219,7 @@ kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path)
  * NaN (sigma g)max asks for that many candidates), send a molecule to 1e300 m or index past an
  * array. The bounds are generous: a run's own file never comes near them. */
 typedef enum {
-    A_POS, A_VEL, A_EROT, A_SPECIES, A_STARTS, A_COUNTS, A_SGMAX, A_ACC, A_SURF
+    A_POS, A_VEL, A_EROT, A_SPECIES, A_VIB, A_STARTS, A_COUNTS, A_SGMAX, A_ACC, A_SURF
 } chk_kind;
 
 typedef struct {
@@ -368,15 +369,17 @@ static kedr_status check_ranges(chk_limits *l, const chk_array *a, const uint32_
     return KEDR_OK;
 }
 
-/* Sample sums (DSMC_NACC rows of ncells) and surface sums (DSMC_NSURF rows of nelem). */
+/* Sample sums (dsmc_nacc rows of ncells) and surface sums (DSMC_NSURF rows of nelem). */
 static kedr_status check_sums(const chk_limits *l, const chk_array *a, const double *v,
                               size_t count, uint64_t first)
 {
-    static const char *const acc_names[DSMC_NACC] = {
+    static const char *const acc_names[DSMC_NACC_MAX] = {
         [DSMC_ACC_N] = "sampled particles", [DSMC_ACC_M] = "sampled mass",
         [DSMC_ACC_MVX] = "sampled momentum x", [DSMC_ACC_MVY] = "sampled momentum y",
         [DSMC_ACC_MVZ] = "sampled momentum z", [DSMC_ACC_MV2] = "sampled m v^2",
-        [DSMC_ACC_EROT] = "sampled rotational energy", [DSMC_ACC_ZETA] = "sampled rotational dof"};
+        [DSMC_ACC_EROT] = "sampled rotational energy", [DSMC_ACC_ZETA] = "sampled rotational dof",
+        [DSMC_ACC_EVIB] = "sampled vibrational energy",
+        [DSMC_ACC_NVIB] = "sampled vibrating molecules", [DSMC_ACC_THETA] = "sampled theta_v"};
     static const char *const surf_names[DSMC_NSURF] = {
         [DSMC_SURF_HITS] = "surface hits", [DSMC_SURF_PIN] = "surface momentum in",
         [DSMC_SURF_POUT] = "surface momentum out", [DSMC_SURF_SHEAR] = "surface shear",
@@ -389,7 +392,8 @@ static kedr_status check_sums(const chk_limits *l, const chk_array *a, const dou
     for (size_t i = 0; i < count; i++) {
         uint64_t row = (first + i) / rows, at = (first + i) % rows;
         int positive = acc ? row == DSMC_ACC_N || row == DSMC_ACC_M || row == DSMC_ACC_MV2 ||
-                                 row == DSMC_ACC_EROT || row == DSMC_ACC_ZETA
+                                 row == DSMC_ACC_EROT || row == DSMC_ACC_ZETA ||
+                                 row >= DSMC_ACC_EVIB
                            : row == DSMC_SURF_HITS;
         /* at most 2^32 particles a cell in each sample */
         double hi = acc && row == DSMC_ACC_N ? (double)l->samples * 4294967296.0 : HUGE_VAL;
@@ -418,6 +422,8 @@ static kedr_status check_chunk(chk_limits *l, const chk_array *a, const void *da
                                off / (a->kind == A_EROT ? 4 : 8));
     case A_SPECIES:
         return check_particles(l, a, data, len, off);
+    case A_VIB:
+        return KEDR_OK; /* every byte is a level from 0 to DSMC_VIB_MAX */
     case A_STARTS:
     case A_COUNTS:
         return check_ranges(l, a, data, len / 4, off / 4);
@@ -445,7 +451,8 @@ static kedr_status array_of(const chk_limits *l, const char *name, chk_array *a)
 {
     static const chk_array known[] = {{"x", A_POS, 0},   {"y", A_POS, 1},    {"z", A_POS, 2},
                                       {"vx", A_VEL, 0},  {"vy", A_VEL, 0},   {"vz", A_VEL, 0},
-                                      {"erot", A_EROT, 0}, {"species", A_SPECIES, 0}};
+                                      {"erot", A_EROT, 0}, {"species", A_SPECIES, 0},
+                                      {"vib", A_VIB, 0}};
     for (size_t k = 0; k < sizeof known / sizeof *known; k++)
         if (strcmp(known[k].name, name) == 0) {
             *a = known[k];
@@ -532,7 +539,7 @@ static uint64_t size_of(const chk_header *h, const dsmc_field *fields, int nf)
         bad |= __builtin_mul_overflow(h->n, (uint64_t)fields[k].elem, &t);
         bad |= __builtin_add_overflow(size, t + sizeof(chk_field), &size);
     }
-    bad |= __builtin_mul_overflow(h->ncells, (uint64_t)(4 + 4 + 4 + 8 * DSMC_NACC *
+    bad |= __builtin_mul_overflow(h->ncells, (uint64_t)(4 + 4 + 4 + 8 * (uint64_t)h->nacc *
                                                         (h->marked ? 2 : 1)), &t);
     bad |= __builtin_add_overflow(size, t, &size);
     bad |= __builtin_mul_overflow(h->nelem, (uint64_t)(8 * DSMC_NSURF), &t);
@@ -568,12 +575,13 @@ static kedr_status check_shape(const chk_reader *r, const kedr_dsmc *sim, const 
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&a, &sim->p, fields);
     uint64_t nelem = sim->geo.surf ? sim->geo.nelem : 0;
-    if (h->ncells != sim->ncells || h->nacc != DSMC_NACC || h->nfields != (uint32_t)nf ||
+    if (h->ncells != sim->ncells || h->nacc != dsmc_nacc(&sim->p) ||
+        h->nfields != (uint32_t)nf ||
         h->nelem != nelem)
         return kedr_fail(KEDR_ERR_PARSE, "%s: %llu cells, %u sample sums, %u particle arrays, "
                          "%llu surface elements; this run has %zu, %d, %d, %llu", r->path,
                          (unsigned long long)h->ncells, h->nacc, h->nfields,
-                         (unsigned long long)h->nelem, sim->ncells, DSMC_NACC, nf,
+                         (unsigned long long)h->nelem, sim->ncells, (int)dsmc_nacc(&sim->p), nf,
                          (unsigned long long)nelem);
     if (h->n >= ((uint64_t)1 << 32))
         return kedr_fail(KEDR_ERR_PARSE, "%s: header field n = %llu particles: expected fewer "
@@ -720,17 +728,17 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
     const chk_array mark = {"window mark", A_ACC, 0};
     if (merge) {
         KEDR_TRY(get_merge(r, l, &sgmax, m->sgmax, 1, nc * sizeof *sim->sgmax, buf));
-        KEDR_TRY(get_merge(r, l, &acc, m->acc, 0, nc * 8 * DSMC_NACC, buf));
+        KEDR_TRY(get_merge(r, l, &acc, m->acc, 0, nc * 8 * dsmc_nacc(&sim->p), buf));
         if (h->marked)
-            KEDR_TRY(get_merge(r, l, &mark, m->mark, 0, nc * 8 * DSMC_NACC, buf));
+            KEDR_TRY(get_merge(r, l, &mark, m->mark, 0, nc * 8 * dsmc_nacc(&sim->p), buf));
         if (h->nelem)
             KEDR_TRY(get_merge(r, l, &surf, m->surf, 0, h->nelem * 8 * DSMC_NSURF, buf));
     } else {
         KEDR_TRY(get_ctx(r, l, &sgmax, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax,
                          buf));
-        KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * DSMC_NACC, buf));
+        KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * dsmc_nacc(&sim->p), buf));
         if (h->marked)
-            KEDR_TRY(get_ctx(r, l, &mark, NULL, load ? sim->mark : NULL, nc * 8 * DSMC_NACC,
+            KEDR_TRY(get_ctx(r, l, &mark, NULL, load ? sim->mark : NULL, nc * 8 * dsmc_nacc(&sim->p),
                              buf));
         if (h->nelem)
             KEDR_TRY(get_ctx(r, l, &surf, ctx, load ? sim->geo.surf : NULL,
@@ -848,7 +856,7 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
         s = dsmc_sample_sums(sim);
     if (s == KEDR_OK) { /* the window's mark: as the file has it, or none */
         free(sim->mark);
-        sim->mark = h.marked ? malloc(sim->ncells * 8 * DSMC_NACC) : NULL;
+        sim->mark = h.marked ? malloc(sim->ncells * 8 * dsmc_nacc(&sim->p)) : NULL;
         if (h.marked && !sim->mark)
             s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     }
@@ -908,8 +916,8 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
 {
     const char *fn = "kedr_dsmc_restart_files";
     size_t nc = sim->ncells, ns = sim->geo.surf ? sim->geo.nelem * DSMC_NSURF : 0;
-    chk_merge m = {calloc(nc * DSMC_NACC, sizeof(double)), calloc(ns ? ns : 1, sizeof(double)),
-                   calloc(nc * DSMC_NACC, sizeof(double)), malloc(nc * sizeof(float))};
+    chk_merge m = {calloc(nc * dsmc_nacc(&sim->p), sizeof(double)), calloc(ns ? ns : 1, sizeof(double)),
+                   calloc(nc * dsmc_nacc(&sim->p), sizeof(double)), malloc(nc * sizeof(float))};
     uint32_t *starts = malloc(nc * sizeof *starts);
     void *buf = malloc(CHK_CHUNK);
     kedr_status s = m.acc && m.surf && m.mark && m.sgmax && starts && buf
@@ -963,7 +971,7 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
     if (s == KEDR_OK)
         s = kedr_upload(sim->ctx, sim->sgmax, m.sgmax, nc * sizeof(float));
     if (s == KEDR_OK)
-        s = kedr_upload(sim->ctx, sim->acc, m.acc, nc * DSMC_NACC * sizeof(double));
+        s = kedr_upload(sim->ctx, sim->acc, m.acc, nc * dsmc_nacc(&sim->p) * sizeof(double));
     if (s == KEDR_OK && ns)
         s = kedr_upload(sim->ctx, sim->geo.surf, m.surf, ns * sizeof(double));
     if (s == KEDR_OK && n > 0 && h0->marked) { /* the marks add up as the sums do */
@@ -1042,7 +1050,7 @@ kedr_status kedr_dsmc_restart_files(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr
             h.sorted = h.located = 0;
             h.n = 0;
             if (h.marked) { /* its sums start at zero, and so does its mark */
-                (*sim)->mark = calloc((*sim)->ncells * DSMC_NACC, sizeof(double));
+                (*sim)->mark = calloc((*sim)->ncells * dsmc_nacc(&(*sim)->p), sizeof(double));
                 if (!(*sim)->mark)
                     s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
             }

@@ -38,7 +38,9 @@ enum {
     DSMC_P_FILL_ROT = 7,   /* entity: new particle in the fill batch (rotational energy) */
     DSMC_P_INFLOW_ROT = 8, /* entity: new particle in this step's inflow batch (same) */
     DSMC_P_PAIR = 9,       /* entity: cell; low bits: candidate pair (its choice) */
-    DSMC_P_SCATTER = 10    /* entity: cell + 2^32 candidate pair (its partner and scattering) */
+    DSMC_P_SCATTER = 10,   /* entity: cell + 2^32 candidate pair (its partner and scattering) */
+    DSMC_P_FILL_VIB = 11,  /* entity: new particle in the fill batch (vibrational level) */
+    DSMC_P_INFLOW_VIB = 12 /* entity: new particle in this step's inflow batch (same) */
 };
 #define DSMC_PURPOSE(base, k) (((uint32_t)(base) << 24) | (uint32_t)(k))
 
@@ -124,6 +126,13 @@ typedef struct {
     int subcells;              /* sub-cells along each axis of a cell (partner = subcell) */
     int rot_dof[DSMC_MAXS];    /* 0, 2 or 3 */
     double rot_prob[DSMC_MAXS]; /* 1 / Z_rot */
+    /* Vibration (quantised harmonic oscillator, docs/dsmc.md): vib is 1 when a species
+     * vibrates (then every particle keeps a level); theta_v[k] (0: species k does not), its
+     * relaxation number zv_const[k] (> 0: constant) or Millikan-White's zv_c1[k], zv_c2[k] with
+     * the species' own omega zv_omega[k]. */
+    int vib;
+    double theta_v[DSMC_MAXS], zv_const[DSMC_MAXS], zv_c1[DSMC_MAXS], zv_c2[DSMC_MAXS];
+    double zv_omega[DSMC_MAXS];
     /* Simple-gas VHS mean free path (Bird 1994 eq. 4.65): 1/lambda = n lam_a T^lam_e. */
     double lam_a[DSMC_MAXS], lam_e[DSMC_MAXS];
     double dt, weight;
@@ -138,6 +147,7 @@ typedef struct {
      * coordinates, so that host and device cannot round a cell to different states. gas_n is
      * used on the host (counts); it is here so that the checkpoint's case hash covers it. */
     double gas_n[2], gas_t[2], gas_u[2][3];
+    double gas_tv[2]; /* the states' vibrational temperatures */
     uint8_t side_state[6];
     int fill_axis, fill_from, fill_to;
 } dsmc_params;
@@ -477,6 +487,83 @@ DSMC_HD double dsmc_lb_one(const dsmc_params *p, int k, double b, double et, flo
     return ec - (double)e;
 }
 
+/* ---- vibrational energy ------------------------------------------------------------------- */
+
+/* Levels are bytes: 255 quanta of the softest vibrating molecule of the species files (O2,
+ * 2256 K) are 5.8e5 K, far past dissociation (59500 K), so a level that reaches the cap has met
+ * a collision energy no air flow gives; the exchange then picks among the levels up to it. */
+#define DSMC_VIB_MAX 255
+
+/* The vibrational energy [J] of a molecule of species k at level v. */
+DSMC_HD double dsmc_evib(const dsmc_params *p, int k, int v)
+{
+    return (double)v * KEDR_BOLTZMANN * p->theta_v[k];
+}
+
+/* A level from the equilibrium distribution of a harmonic oscillator of characteristic
+ * temperature theta at temperature t, P(i) = (1 - x) x^i with x = exp(-theta / t): the
+ * geometric deviate floor(-ln u t / theta), so that P(i >= j) = x^j (capped at DSMC_VIB_MAX, a
+ * probability below x^255). */
+DSMC_HD int dsmc_vib_equilibrium(double theta, double t, dsmc_rng *r)
+{
+    if (!(theta > 0) || !(t > 0))
+        return 0;
+    double i = floor(-log(dsmc_u01(r)) * t / theta);
+    return i < DSMC_VIB_MAX ? (int)i : DSMC_VIB_MAX;
+}
+
+/* The level of new particle e (as dsmc_erot_new) at the vibrational temperature of its gas
+ * state, from a stream of its own so that the other draws stay as they were. */
+DSMC_HD uint8_t dsmc_vib_new(const dsmc_params *p, int fill, uint32_t g, uint64_t e, int k)
+{
+    if (p->theta_v[k] == 0)
+        return 0;
+    uint32_t at = g / (uint32_t)p->nspecies;
+    int st = fill ? dsmc_fill_state(p, at) : p->side_state[dsmc_face_side(p, at)];
+    dsmc_rng r = dsmc_rng_make(p->seed, e, p->step, fill ? DSMC_P_FILL_VIB : DSMC_P_INFLOW_VIB);
+    return (uint8_t)dsmc_vib_equilibrium(p->theta_v[k], p->gas_tv[st], &r);
+}
+
+/* The vibrational relaxation number of species k in a collision of collision temperature tc:
+ * the constant, or Millikan-White in the form of Bird 1994 eq. 6.53,
+ * Z = (C1 / tc^omega) exp(C2 tc^(-1/3)), at least 1 (tc = 0 gives infinity: no exchange). */
+DSMC_HD double dsmc_zvib(const dsmc_params *p, int k, double tc)
+{
+    if (p->zv_const[k] > 0)
+        return p->zv_const[k];
+    double z = p->zv_c1[k] * dsmc_pow(tc, -p->zv_omega[k]) *
+               exp(p->zv_c2[k] * dsmc_pow(tc, -1.0 / 3.0));
+    return z > 1 ? z : 1;
+}
+
+/* One molecule (species k, level *v) of a collision with relative translational energy et and
+ * collision temperature tc: with probability 1 / Z_vib it exchanges by the quantised
+ * Larsen-Borgnakke procedure for a harmonic oscillator (Bird 1994 section 5.5; Bird 2013 "The
+ * DSMC Method" section 5.3): the collision energy E_c = et + v k theta, a level i drawn
+ * uniformly from 0 .. floor(E_c / k theta) and accepted with (1 - i k theta / E_c)^(b - 1),
+ * b = 5/2 - omega, which samples P(i) proportional to (E_c - i k theta)^(b - 1), the share of
+ * the translational mode's states that leave it the rest. Returns the new et = E_c - i k theta,
+ * exact to the rounding of one subtraction. */
+DSMC_HD double dsmc_vib_one(const dsmc_params *p, int k, double b, double tc, double et,
+                            uint8_t *v, dsmc_rng *r)
+{
+    double th = p->theta_v[k];
+    if (th == 0 || dsmc_u01(r) * dsmc_zvib(p, k, tc) >= 1.0)
+        return et;
+    double q = KEDR_BOLTZMANN * th, ec = et + (double)*v * q, top = floor(ec / q);
+    int imax = top < DSMC_VIB_MAX ? (int)top : DSMC_VIB_MAX, i = 0;
+    while (imax > 0) {
+        i = (int)(dsmc_u01(r) * (imax + 1));
+        i = i < imax ? i : imax;
+        if (dsmc_u01(r) < dsmc_pow(1.0 - (double)i * q / ec, b - 1.0))
+            break;
+    }
+    while (i > 0 && (double)i * q > ec) /* floor(ec / q) rounded up */
+        i--;
+    *v = (uint8_t)i;
+    return ec - (double)i * q;
+}
+
 /* ---- move --------------------------------------------------------------------------------- */
 
 /* Surface sums per element, structure of arrays: DSMC_NSURF rows of nelem. Momentum and energy
@@ -625,16 +712,21 @@ DSMC_HD void dsmc_x_side(const dsmc_params *p, int what, double *px, double *ux)
  * the hit adds to its surface element, standing for f molecules over p->weight. */
 DSMC_HD void dsmc_hit_wall(const dsmc_params *p, int w, int species, double f, dsmc_rng *r,
                            double *px, double *py, double *ux, double *uy, double *uz,
-                           float *erot)
+                           float *erot, uint8_t *vib)
 {
-    double nx, ny, ax = *ux, ay = *uy, az = *uz, m = p->mass[species], ea = *erot;
+    double nx, ny, ax = *ux, ay = *uy, az = *uz, m = p->mass[species];
+    double ea = *erot + dsmc_evib(p, species, *vib);
     uint32_t e;
     dsmc_wall_at(p, w, px, py, *ux, *uy, &nx, &ny, &e);
     int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
-    if (dsmc_wall_reflect(p, b, nx, ny, m, r, ux, uy, uz))
+    if (dsmc_wall_reflect(p, b, nx, ny, m, r, ux, uy, uz)) {
         *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], r);
+        if (p->vib)
+            *vib = (uint8_t)dsmc_vib_equilibrium(p->theta_v[species], p->body_t[b], r);
+    }
     if (p->surf)
-        dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, *ux, *uy, *uz, ea, *erot, f);
+        dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, *ux, *uy, *uz, ea,
+                         *erot + dsmc_evib(p, species, *vib), f);
 }
 
 /* Moves particle i for the step (fresh: for a random fraction of it, as particles that entered
@@ -642,7 +734,8 @@ DSMC_HD void dsmc_hit_wall(const dsmc_params *p, int w, int species, double f, d
  * sides and body walls; returns its new cell, or DSMC_DROP when it left through an outflow or
  * inflow side. Wall hits are added to the surface sums when p->surf is set. */
 DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
-                               double *vx, double *vy, double *vz, float *erot, int species)
+                               double *vx, double *vy, double *vz, float *erot, uint8_t *vib,
+                               int species)
 {
     double px = *x, py = *y, ux = *vx, uy = *vy, uz = *vz, t = p->dt;
     int skip = -1;
@@ -709,7 +802,7 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             }
             skip = -1;
         } else {
-            dsmc_hit_wall(p, what - 4, species, 1.0, &r, &px, &py, &ux, &uy, &uz, erot);
+            dsmc_hit_wall(p, what - 4, species, 1.0, &r, &px, &py, &ux, &uy, &uz, erot, vib);
             skip = what - 4;
         }
     }
@@ -790,8 +883,8 @@ DSMC_HD double dsmc_cone_hit(const dsmc_params *p, int k, double x, double r, do
  * (*copies), to a larger one it survives with probability f_old / f_new (Bird 1994 section
  * 15.2); its wall hits count with f_old. */
 DSMC_HD uint32_t dsmc_move_axi(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
-                               double *vx, double *vy, double *vz, float *erot, int species,
-                               uint32_t *copies)
+                               double *vx, double *vy, double *vz, float *erot, uint8_t *vib,
+                               int species, uint32_t *copies)
 {
     double px = *x, pr = *y, ux = *vx, ur = *vy, ut = *vz, t = p->dt;
     double f0 = dsmc_weight_factor(p, dsmc_cell_of(p, px, pr));
@@ -862,7 +955,7 @@ DSMC_HD uint32_t dsmc_move_axi(const dsmc_params *p, uint64_t i, int fresh, doub
                 ur = -ur;
             }
         } else { /* the wall's normal lies in the meridional plane, ut is tangential */
-            dsmc_hit_wall(p, what - 4, species, f0, &r, &px, &pr, &ux, &ur, &ut, erot);
+            dsmc_hit_wall(p, what - 4, species, f0, &r, &px, &pr, &ux, &ur, &ut, erot, vib);
         }
     }
     px = px < p->lo[0] ? p->lo[0] : px > p->hi[0] ? p->hi[0] : px;
@@ -1219,7 +1312,7 @@ DSMC_HD void dsmc_surface_hit3(const dsmc_params *p, uint32_t e, const double *n
 /* dsmc_move_one in 3D: six sides and the solids. */
 DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, double *x, double *y,
                                 double *z, double *vx, double *vy, double *vz, float *erot,
-                                int species)
+                                uint8_t *vib, int species)
 {
     double pos[3] = {*x, *y, *z}, u[3] = {*vx, *vy, *vz}, t = p->dt;
     int skip = -1;
@@ -1277,13 +1370,17 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
             skip_tri = -1;
         } else {
             int j = what - 6;
-            double n[3], a[3] = {u[0], u[1], u[2]}, m = p->mass[species], ea = *erot;
+            double n[3], a[3] = {u[0], u[1], u[2]}, m = p->mass[species];
+            double ea = *erot + dsmc_evib(p, species, *vib);
             uint32_t e = dsmc_solid_at(p, j, face, pos, n);
             int b = p->solid_body[j];
-            if (dsmc_wall_reflect3(p, b, n, m, &r, u))
+            if (dsmc_wall_reflect3(p, b, n, m, &r, u)) {
                 *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
+                if (p->vib)
+                    *vib = (uint8_t)dsmc_vib_equilibrium(p->theta_v[species], p->body_t[b], &r);
+            }
             if (p->surf)
-                dsmc_surface_hit3(p, e, n, m, a, u, ea, *erot);
+                dsmc_surface_hit3(p, e, n, m, a, u, ea, *erot + dsmc_evib(p, species, *vib));
             int stl = p->solid_type[j] == KEDR_DSMC_BODY_STL;
             skip = stl ? -1 : j;
             skip_tri = stl ? (int64_t)p->solid_n[j][0] + face : -1;
@@ -1509,8 +1606,9 @@ DSMC_HD dsmc_defl dsmc_deflection(double ia, double u, double v)
     return d;
 }
 
-/* An accepted candidate collides: first it exchanges rotational energy (serial
- * Larsen-Borgnakke: dsmc_lb_one for one molecule, then the other), then it scatters
+/* An accepted candidate collides: first it exchanges internal energy (serial
+ * Larsen-Borgnakke: for one molecule, then the other, the vibrational exchange dsmc_vib_one
+ * where the gas vibrates (vib non-NULL), then the rotational dsmc_lb_one), then it scatters
  * (dsmc_deflection, from the next two uniforms of r, or from pre when the caller drew them
  * already: the cpu computes a batch of deflections in vector code when no molecule rotates),
  * with the relative speed rescaled to the translational energy left. Momentum and total
@@ -1518,7 +1616,7 @@ DSMC_HD dsmc_defl dsmc_deflection(double ia, double u, double v)
 DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
                                const dsmc_defl *pre, const double *x, const double *y,
                                const double *z, double *vx, double *vy, double *vz, float *erot,
-                               uint32_t *last, double *sep)
+                               uint8_t *vib, uint32_t *last, double *sep)
 {
     const uint32_t i = k->i, j = k->j;
     const double gx = k->gx, gy = k->gy, gz = k->gz, g = k->g;
@@ -1530,8 +1628,18 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
     if (p->rot_dof[k->si] || p->rot_dof[k->sj]) {
         /* sigma_e = 1 - 2 omega, so b = 5/2 - omega = 2 + sigma_e / 2 */
         double mr = m1 * m2 / mt, b = 2.0 + 0.5 * p->sigma_e[k->pair], et = 0.5 * mr * k->g2;
-        et = dsmc_lb_one(p, k->si, b, et, &erot[i], r);
-        et = dsmc_lb_one(p, k->sj, b, et, &erot[j], r);
+        if (vib) {
+            /* Millikan-White's collision temperature: the pair's translational energy before
+             * the exchange over b k (its mean is T at equilibrium) */
+            double tc = et / (b * KEDR_BOLTZMANN);
+            et = dsmc_vib_one(p, k->si, b, tc, et, &vib[i], r);
+            et = dsmc_lb_one(p, k->si, b, et, &erot[i], r);
+            et = dsmc_vib_one(p, k->sj, b, tc, et, &vib[j], r);
+            et = dsmc_lb_one(p, k->sj, b, et, &erot[j], r);
+        } else {
+            et = dsmc_lb_one(p, k->si, b, et, &erot[i], r);
+            et = dsmc_lb_one(p, k->sj, b, et, &erot[j], r);
+        }
         scale = sqrt(2.0 * et / mr) / g;
     }
     double ia = p->inv_alpha[k->pair], hx, hy, hz;
@@ -1585,8 +1693,8 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
 DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
                           uint32_t n, double *sgmax, kedr_u32x4 w, const double *x,
                           const double *y, const double *z, double *vx, double *vy, double *vz,
-                          float *erot, const uint8_t *sp, uint32_t *last, double *sep,
-                          const dsmc_sg_bounds *sgb, const dsmc_defl *pre)
+                          float *erot, uint8_t *vib, const uint8_t *sp, uint32_t *last,
+                          double *sep, const dsmc_sg_bounds *sgb, const dsmc_defl *pre)
 {
     uint32_t i, j;
     dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
@@ -1601,7 +1709,7 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
     }
     if (!verdict)
         return 0;
-    dsmc_cand_collide(p, &c, &r, pre, x, y, z, vx, vy, vz, erot, last, sep);
+    dsmc_cand_collide(p, &c, &r, pre, x, y, z, vx, vy, vz, erot, vib, last, sep);
     return 1;
 }
 
@@ -1714,8 +1822,9 @@ DSMC_HD uint32_t dsmc_ntc_candidates(const dsmc_params *p, double pairs_rate, do
  * of scratch, where nearest-partner collisions keep each molecule's last partner of the step. */
 DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
                                    const double *x, const double *y, const double *z, double *vx,
-                                   double *vy, double *vz, float *erot, const uint8_t *sp,
-                                   uint32_t *last, float *sgmax_cell, uint32_t *cand,
+                                   double *vy, double *vz, float *erot, uint8_t *vib,
+                                   const uint8_t *sp, uint32_t *last, float *sgmax_cell,
+                                   uint32_t *cand,
                                    double *sep_mfp, const dsmc_sg_bounds *sgb)
 {
     *cand = 0;
@@ -1739,7 +1848,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         while (clock < p->dt && m < DSMC_MAX_CANDIDATES) {
             kedr_u32x4 next = dsmc_draw4(&pick);
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, m), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, sp, last, &sep, sgb, NULL);
+                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL);
             w = next;
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
@@ -1752,7 +1861,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, c), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, sp, last, &sep, sgb, NULL);
+                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL);
             w = next;
         }
     }
@@ -1765,13 +1874,21 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
 
 /* ---- sampling ----------------------------------------------------------------------------- */
 
-/* Accumulators per cell, structure of arrays: DSMC_NACC rows of ncells. */
+/* Accumulators per cell, structure of arrays: dsmc_nacc(p) rows of ncells, the last three only
+ * where the gas vibrates (the vibrational energy, the vibrating molecules and the sum of their
+ * theta_v). */
 enum { DSMC_ACC_N = 0, DSMC_ACC_M, DSMC_ACC_MVX, DSMC_ACC_MVY, DSMC_ACC_MVZ, DSMC_ACC_MV2,
-       DSMC_ACC_EROT, DSMC_ACC_ZETA, DSMC_NACC };
+       DSMC_ACC_EROT, DSMC_ACC_ZETA, DSMC_ACC_EVIB, DSMC_ACC_NVIB, DSMC_ACC_THETA,
+       DSMC_NACC_MAX };
+DSMC_HD size_t dsmc_nacc(const dsmc_params *p)
+{
+    return p->vib ? DSMC_NACC_MAX : DSMC_ACC_EVIB;
+}
 
 DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells, uint32_t start,
                               uint32_t n, const double *vx, const double *vy, const double *vz,
-                              const float *erot, const uint8_t *sp, double *acc)
+                              const float *erot, const uint8_t *vib, const uint8_t *sp,
+                              double *acc)
 {
     double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0, se = 0, sz = 0;
     for (uint32_t i = start; i < start + n; i++) {
@@ -1793,6 +1910,27 @@ DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells
     acc[DSMC_ACC_MV2 * ncells + cell] += sm2;
     acc[DSMC_ACC_EROT * ncells + cell] += se;
     acc[DSMC_ACC_ZETA * ncells + cell] += sz;
+    if (vib) {
+        double ev = 0, nv = 0, th = 0;
+        for (uint32_t i = start; i < start + n; i++) {
+            int k = sp ? sp[i] : 0;
+            ev += dsmc_evib(p, k, vib[i]);
+            nv += p->theta_v[k] > 0;
+            th += p->theta_v[k];
+        }
+        acc[DSMC_ACC_EVIB * ncells + cell] += ev;
+        acc[DSMC_ACC_NVIB * ncells + cell] += nv;
+        acc[DSMC_ACC_THETA * ncells + cell] += th;
+    }
+}
+
+/* The vibrational temperature of molecules whose mean quantum is k theta (theta the mean
+ * theta_v of the vibrating ones) and mean vibrational energy e: the harmonic oscillator's
+ * e = k theta / (exp(theta / T) - 1) solved for T (exact for one vibrating species); 0 when
+ * e = 0. */
+DSMC_HD double dsmc_tvib(double theta, double e)
+{
+    return e > 0 && theta > 0 ? theta / log1p(KEDR_BOLTZMANN * theta / e) : 0.0;
 }
 
 /* Index of the group owning item e: the last g with offsets[g] <= e (offsets ascending,

@@ -984,9 +984,12 @@ void dsmc_fields_mask_solid(const kedr_dsmc *sim, kedr_dsmc_fields *f)
                       f->particles, f->mfp_ratio};
     const int ncols = (int)(sizeof cols / sizeof cols[0]);
     for (size_t c = 0; c < sim->ncells; c++)
-        if (sim->geo.gas_host[c] == 0)
+        if (sim->geo.gas_host[c] == 0) {
             for (int k = 0; k < ncols; k++)
                 cols[k][c] = NAN;
+            if (f->temperature_vib) /* a vibrating gas */
+                f->temperature_vib[c] = NAN;
+        }
 }
 
 kedr_status kedr_dsmc_gas_volume(const kedr_dsmc *sim, double *volume)

@@ -14,8 +14,9 @@ typedef struct {
     const double *v;
 } field_col;
 
-#define NCOLS 12
+#define NCOLS 13
 
+/* The fields' columns; temperature_vib only for a vibrating gas (NULL otherwise). */
 static int columns(const kedr_dsmc_fields *f, field_col cols[NCOLS])
 {
     field_col all[NCOLS] = {{"number_density", f->number_density}, {"density", f->density},
@@ -24,13 +25,17 @@ static int columns(const kedr_dsmc_fields *f, field_col cols[NCOLS])
                         {"uz", f->uz},
                         {"temperature", f->temperature},
                         {"temperature_rot", f->temperature_rot},
+                        {"temperature_vib", f->temperature_vib},
                         {"temperature_overall", f->temperature_overall},
                         {"pressure", f->pressure},
                         {"mach", f->mach},
                         {"particles_per_cell", f->particles},
                         {"mfp_over_cell", f->mfp_ratio}};
-    memcpy(cols, all, sizeof all);
-    return NCOLS;
+    int n = 0;
+    for (int k = 0; k < NCOLS; k++)
+        if (all[k].v)
+            cols[n++] = all[k];
+    return n;
 }
 
 static kedr_status check_args(const char *fn, const kedr_dsmc_case *c, const kedr_dsmc_fields *f,

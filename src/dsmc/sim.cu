@@ -189,7 +189,8 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
         uint32_t m = 0;
         double sc = 0;
         coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], n, a.x, a.y, THREE ? a.z : NULL,
-                                  a.vx, a.vy, a.vz, a.erot, a.sp, last, sgmax, &m, &sc, NULL);
+                                  a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, sgmax, &m, &sc,
+                                  NULL);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -267,7 +268,8 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
             const bool hit = lane < go && !(u * run >= c.sg);
             double s = 0;
             if (hit)
-                dsmc_cand_collide(&p, &c, &cr, NULL, a.x, a.y, z, a.vx, a.vy, a.vz, a.erot, NULL, &s);
+                dsmc_cand_collide(&p, &c, &cr, NULL, a.x, a.y, z, a.vx, a.vy, a.vz, a.erot, a.vib,
+                                  NULL, &s);
             const unsigned hits = __ballot_sync(full, hit);
             for (unsigned l = 0; l < go; l++) {
                 double sl = __shfl_sync(full, s, l);
@@ -301,7 +303,7 @@ static __global__ void k_sample(dsmc_params p, size_t ncells, const uint32_t *st
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
          c += (size_t)gridDim.x * blockDim.x)
         dsmc_sample_cell(&p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
-                         a.sp, acc);
+                         a.vib, a.sp, acc);
 }
 
 extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
@@ -433,5 +435,38 @@ extern "C" kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, siz
     k_sample<<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, ncells, starts, counts,
                                                                          a, acc);
     KEDR_CUDA_LAUNCHED("k_sample");
+    return KEDR_OK;
+}
+
+/* The sums of the vibrational levels and the counts per species (dsmc_vib_sums_cuda): each
+ * thread sums its particles, a warp adds its lanes', and lane 0 adds them to sums. */
+static __global__ void k_vib_sums(size_t n, dsmc_particles a, unsigned long long *sums)
+{
+    unsigned long long level[DSMC_MAXS] = {0}, count[DSMC_MAXS] = {0};
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int k = dsmc_species_of(a, i);
+        for (int q = 0; q < DSMC_MAXS; q++) { /* registers, not local memory */
+            level[q] += q == k ? a.vib[i] : 0;
+            count[q] += q == k;
+        }
+    }
+    for (int q = 0; q < DSMC_MAXS; q++) {
+        unsigned long long l = warp_sum(level[q]), c = warp_sum(count[q]);
+        if ((threadIdx.x & 31) == 0 && c) {
+            atomicAdd(&sums[q], l);
+            atomicAdd(&sums[DSMC_MAXS + q], c);
+        }
+    }
+}
+
+extern "C" kedr_status dsmc_vib_sums_cuda(kedr_ctx *ctx, size_t n, dsmc_particles a,
+                                          uint64_t *sums)
+{
+    if (n == 0)
+        return KEDR_OK;
+    k_vib_sums<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+        n, a, (unsigned long long *)sums);
+    KEDR_CUDA_LAUNCHED("k_vib_sums");
     return KEDR_OK;
 }

@@ -801,7 +801,8 @@ static int64_t steady_step(int fill, double speed, int64_t window, double tol, i
     c.side[KEDR_DSMC_XMIN] = c.side[KEDR_DSMC_YMIN] = c.side[KEDR_DSMC_YMAX] = KEDR_DSMC_INFLOW;
     c.side[KEDR_DSMC_XMAX] = speed > 0 ? KEDR_DSMC_OUTFLOW : KEDR_DSMC_INFLOW;
     c.nspecies = 1;
-    c.species[0] = (kedr_dsmc_species){"Ar", 6.63e-26, 4.17e-10, 0.81, 273, 1, 4.17e-10, 0, 1};
+    c.species[0] = (kedr_dsmc_species){
+        "Ar", 6.63e-26, 4.17e-10, 0.81, 273, 1, 4.17e-10, 0, 1, 0, 0, 0, 0};
     c.fraction[0] = 1;
     c.number_density = 1e20;
     c.temperature = 300;

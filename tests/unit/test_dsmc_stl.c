@@ -362,7 +362,8 @@ static void test_search(kedr_ctx *ctx, int grid)
     k.ny = 11 * grid;
     k.nz = 7 * grid;
     k.nspecies = 1;
-    k.species[0] = (kedr_dsmc_species){"HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1};
+    k.species[0] = (kedr_dsmc_species){
+        "HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1, 0, 0, 0, 0};
     k.fraction[0] = 1;
     k.number_density = 1e18;
     k.temperature = k.wall_temperature = 300;
@@ -483,7 +484,8 @@ static void test_crossing(kedr_ctx *ctx)
     k.hi[0] = k.hi[1] = k.hi[2] = 2;
     k.nx = k.ny = k.nz = 5;
     k.nspecies = 1;
-    k.species[0] = (kedr_dsmc_species){"HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1};
+    k.species[0] = (kedr_dsmc_species){
+        "HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1, 0, 0, 0, 0};
     k.fraction[0] = 1;
     k.number_density = 1e18;
     k.temperature = k.wall_temperature = 300;

@@ -471,6 +471,8 @@ static void test_forged_mixture(kedr_ctx *ctx)
     char species[1200];
     snprintf(species, sizeof species, "%scases/dsmc/species.ini", root);
     TU_OK(kedr_dsmc_species_load(species, "air", &c));
+    for (int k = 0; k < c.nspecies; k++) /* the map below has no vibrational levels */
+        c.species[k].theta_v = c.species[k].z_vib = c.species[k].zv_c1 = c.species[k].zv_c2 = 0;
     kedr_dsmc *sim = NULL, *other = NULL;
     TU_OK(kedr_dsmc_create(ctx, &c, &sim));
     TU_OK(kedr_dsmc_create(ctx, &c, &other));

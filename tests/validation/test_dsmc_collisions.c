@@ -332,7 +332,8 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims, int
         c.fraction[0] = 0.5;
         c.fraction[1] = 0.5;
     } else if (gas == 1) {
-        c.species[0] = (kedr_dsmc_species){"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1};
+        c.species[0] = (kedr_dsmc_species){
+            "Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1, 0, 0, 0, 0};
     }
     c.velocity[0] = 120;
     c.model = KEDR_DSMC_VSS;
@@ -393,7 +394,8 @@ static void test_sg_bounds(kedr_ctx *ctx)
     c.fraction[0] = c.fraction[1] = 0.5;
     kedr_dsmc_case ar = c;
     ar.nspecies = 1;
-    ar.species[0] = (kedr_dsmc_species){"Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1};
+    ar.species[0] = (kedr_dsmc_species){
+        "Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1, 0, 0, 0, 0};
     ar.model = KEDR_DSMC_VSS;
     long wrong = 0, undecided = 0, gas = 0, gas_undecided = 0, total = 0;
     uint64_t x = 0x2545F4914F6CDD1Dull;

@@ -14,14 +14,14 @@ static inline double dt_widen(double ratio) { return tu_quick() ? sqrt(ratio) : 
 /* Hard-sphere argon-like gas (omega = 0.5). */
 static inline kedr_dsmc_species dt_hard_sphere(void)
 {
-    kedr_dsmc_species s = {"HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1};
+    kedr_dsmc_species s = {"HS", 66.3e-27, 4.17e-10, 0.5, 273, 1.0, 4.17e-10, 0, 1, 0, 0, 0, 0};
     return s;
 }
 
 /* VHS nitrogen of Bird (1994) table A1, VSS values of table A2. */
 static inline kedr_dsmc_species dt_nitrogen(void)
 {
-    kedr_dsmc_species s = {"N2", 46.5e-27, 4.17e-10, 0.74, 273, 1.36, 4.11e-10, 2, 5};
+    kedr_dsmc_species s = {"N2", 46.5e-27, 4.17e-10, 0.74, 273, 1.36, 4.11e-10, 2, 5, 0, 0, 0, 0};
     return s;
 }
 
