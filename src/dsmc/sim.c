@@ -360,13 +360,17 @@ static inline void gather_range(const uint32_t *perm, size_t lo, size_t hi, size
         if (three)
             to.z[j] = from.z[q];
     }
-    /* the arrays of gases with rotation or several species, in passes of their own */
+    /* the narrower arrays of gases with rotation, several species or vibration
+     * (dsmc_particle_fields), in passes of their own */
     if (to.erot)
         for (size_t j = lo; j < hi; j++)
             to.erot[j] = from.erot[perm[j]];
     if (to.sp)
         for (size_t j = lo; j < hi; j++)
             to.sp[j] = from.sp[perm[j]];
+    if (to.vib)
+        for (size_t j = lo; j < hi; j++)
+            to.vib[j] = from.vib[perm[j]];
 }
 
 /* The whole gather, when no collision stage does it cell by cell. */
@@ -522,7 +526,7 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
             dsmc_rng r = dsmc_rng_drawn(p->seed, entity[DSMC_CAND_BATCH + t], p->step,
                                         DSMC_P_SCATTER, drawn[DSMC_CAND_BATCH + t]);
             ncoll[j] += dsmc_try_pair(p, r, starts[c], counts[c], &sgmax[j], drawn[t], a.x, a.y,
-                                      a.z, a.vx, a.vy, a.vz, a.erot, a.sp, last, &sep[j], sgb,
+                                      a.z, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, &sep[j], sgb,
                                       pre ? &defl[t] : NULL);
         }
     }
@@ -565,7 +569,7 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
                 uint32_t m = 0;
                 double sc = 0;
                 s.coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z,
-                                            a.vx, a.vy, a.vz, a.erot, a.sp, perm, sgmax, &m, &sc,
+                                            a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, perm, sgmax, &m, &sc,
                                             sgb);
                 s.cand += m;
                 s.sep += dsmc_sep_fixed(sc);
@@ -586,7 +590,7 @@ static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (ncells > DSMC_OMP_MIN / 4)
     for (size_t c = 0; c < ncells; c++)
         dsmc_sample_cell(p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
-                         a.sp, acc);
+                         a.vib, a.sp, acc);
 }
 
 /* ---- state -------------------------------------------------------------------------------- */
@@ -601,15 +605,17 @@ typedef struct {
     void *spare, *perm, *block;
 } dsmc_slots;
 
-static void release_slots(kedr_ctx *ctx, dsmc_slots *t)
+static void release_slots(kedr_ctx *ctx, const dsmc_params *p, dsmc_slots *t)
 {
     if (t->block) {
         kedr_free(ctx, t->block);
     } else {
-        void *arrays[10] = {t->a.x, t->a.y, t->a.z, t->a.vx, t->a.vy, t->a.vz, t->a.erot,
-                            t->a.sp, t->spare, t->perm};
-        for (int k = 0; k < 10; k++)
-            kedr_free(ctx, arrays[k]);
+        dsmc_field f[DSMC_MAX_FIELDS];
+        int nf = dsmc_particle_fields(&t->a, p, f);
+        for (int k = 0; k < nf; k++)
+            kedr_free(ctx, *f[k].ptr);
+        kedr_free(ctx, t->spare);
+        kedr_free(ctx, t->perm);
     }
     memset(t, 0, sizeof *t);
 }
@@ -618,24 +624,15 @@ static kedr_status alloc_slots(kedr_ctx *ctx, const dsmc_params *p, size_t cap, 
 {
     memset(t, 0, sizeof *t);
     int cpu = !KEDR_IS_CUDA(ctx);
-    void **where[18];
-    size_t elem[18];
+    void **where[2 * DSMC_MAX_FIELDS + 2];
+    size_t elem[2 * DSMC_MAX_FIELDS + 2];
     int n = 0;
     for (int set = 0; set < (cpu ? 2 : 1); set++) {
-        dsmc_particles *q = set ? &t->back : &t->a;
-        void **f64[6] = {(void **)&q->x, (void **)&q->y, (void **)&q->vx, (void **)&q->vy,
-                         (void **)&q->vz, (void **)&q->z};
-        for (int k = 0; k < (p->dims == 3 ? 6 : 5); k++) { /* z only in 3D */
-            where[n] = f64[k];
-            elem[n++] = 8;
-        }
-        if (dsmc_keeps_erot(p)) {
-            where[n] = (void **)&q->erot;
-            elem[n++] = 4;
-        }
-        if (dsmc_keeps_species(p)) {
-            where[n] = (void **)&q->sp;
-            elem[n++] = 1;
+        dsmc_field f[DSMC_MAX_FIELDS];
+        int nf = dsmc_particle_fields(set ? &t->back : &t->a, p, f);
+        for (int k = 0; k < nf; k++) {
+            where[n] = f[k].ptr;
+            elem[n++] = f[k].elem;
         }
     }
     where[n] = &t->spare;
@@ -646,14 +643,14 @@ static kedr_status alloc_slots(kedr_ctx *ctx, const dsmc_params *p, size_t cap, 
         for (int k = 0; k < n; k++) {
             kedr_status s = kedr_alloc(ctx, where[k], cap * elem[k]);
             if (s != KEDR_OK) {
-                release_slots(ctx, t);
+                release_slots(ctx, p, t);
                 return s;
             }
         }
         return KEDR_OK;
     }
     const size_t page = 4096, shift = 256; /* array k starts k * shift bytes into a page */
-    size_t off[18], end = 0;
+    size_t off[2 * DSMC_MAX_FIELDS + 2], end = 0;
     for (int k = 0; k < n; k++) {
         off[k] = (end + page - 1) / page * page + (size_t)k * shift % page;
         end = off[k] + cap * elem[k];
@@ -668,7 +665,7 @@ static kedr_status alloc_slots(kedr_ctx *ctx, const dsmc_params *p, size_t cap, 
 static void free_particles(kedr_dsmc *sim)
 {
     dsmc_slots t = {sim->a, sim->back, sim->spare, sim->perm, sim->slot_block};
-    release_slots(sim->ctx, &t);
+    release_slots(sim->ctx, &sim->p, &t);
     kedr_free(sim->ctx, sim->sort_scratch);
     memset(&sim->a, 0, sizeof sim->a);
     memset(&sim->back, 0, sizeof sim->back);
@@ -694,7 +691,7 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->counters);
     free(sim->host_offsets);
     free(sim->sgb);
-    dsmc_exchange_release(sim);
+    dsmc_exchange_profile_print(sim);
     free(sim->mark);
     dsmc_decomp_free(&sim->decomp);
     kedr_free(ctx, sim->xowner);
@@ -745,21 +742,18 @@ static kedr_status reserve_keep(kedr_dsmc *sim, size_t need, int keep_move)
         s = kedr_alloc(ctx, &scratch, scratch_bytes);
     size_t n = sim->n;
     if (s == KEDR_OK && n) {
-        s = kedr_copy(ctx, a.x, old.a.x, n * 8);
-        if (s == KEDR_OK) s = kedr_copy(ctx, a.y, old.a.y, n * 8);
-        if (s == KEDR_OK) s = kedr_copy(ctx, a.vx, old.a.vx, n * 8);
-        if (s == KEDR_OK) s = kedr_copy(ctx, a.vy, old.a.vy, n * 8);
-        if (s == KEDR_OK) s = kedr_copy(ctx, a.vz, old.a.vz, n * 8);
-        if (s == KEDR_OK && a.z) s = kedr_copy(ctx, a.z, old.a.z, n * 8);
-        if (s == KEDR_OK && a.erot) s = kedr_copy(ctx, a.erot, old.a.erot, n * 4);
-        if (s == KEDR_OK && a.sp) s = kedr_copy(ctx, a.sp, old.a.sp, n);
+        dsmc_field to[DSMC_MAX_FIELDS], from[DSMC_MAX_FIELDS];
+        int nf = dsmc_particle_fields(&a, &sim->p, to);
+        dsmc_particle_fields(&old.a, &sim->p, from);
+        for (int k = 0; k < nf && s == KEDR_OK; k++)
+            s = kedr_copy(ctx, *to[k].ptr, *from[k].ptr, n * to[k].elem);
         if (s == KEDR_OK && keep_move) s = kedr_copy(ctx, spare, old.spare, n * 4);
         if (s == KEDR_OK && keep_move) s = kedr_copy(ctx, perm, old.perm, n * 4);
     }
     if (s != KEDR_OK) {
         char msg[512];
         snprintf(msg, sizeof msg, "%s", kedr_last_error());
-        release_slots(ctx, &t);
+        release_slots(ctx, &sim->p, &t);
         kedr_free(ctx, scratch);
         return kedr_fail(s, "kedr_dsmc: no room for %zu particles (%zu bytes each): %s", cap,
                          dsmc_slot_bytes(&sim->p, !KEDR_IS_CUDA(sim->ctx)), msg);
@@ -972,6 +966,8 @@ static void gas_states(const kedr_dsmc_case *c, dsmc_params *p)
     memcpy(p->gas_u[0], c->velocity, sizeof p->gas_u[0]);
     p->gas_n[1] = down ? d->number_density : c->number_density;
     p->gas_t[1] = down ? d->temperature : c->temperature;
+    p->gas_tv[0] = c->temperature_vib > 0 ? c->temperature_vib : c->temperature;
+    p->gas_tv[1] = down ? d->temperature : p->gas_tv[0];
     memcpy(p->gas_u[1], down ? d->velocity : c->velocity, sizeof p->gas_u[1]);
     p->fill_axis = -1;
     for (int s = 0; s < (c->dims == 3 ? 6 : 4); s++) {
@@ -1063,6 +1059,12 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
         p->rot_prob[k] = 1.0 / sp->z_rot;
         p->lam_a[k] = sqrt(2.0) * M_PI * sp->d_ref * sp->d_ref * pow(sp->t_ref, sp->omega - 0.5);
         p->lam_e[k] = 0.5 - sp->omega;
+        p->theta_v[k] = sp->theta_v;
+        p->zv_const[k] = sp->z_vib;
+        p->zv_c1[k] = sp->zv_c1;
+        p->zv_c2[k] = sp->zv_c2;
+        p->zv_omega[k] = sp->omega;
+        p->vib |= sp->theta_v > 0;
     }
     p->scheme = c->scheme;
     p->partner = c->partner;
@@ -1121,7 +1123,10 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->starts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
     if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * sizeof *sim->sgmax);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counters, 4 * sizeof(uint64_t));
+    /* a vibrating gas: 2 DSMC_MAXS more words, the vibrational sums (vib_sums) */
+    if (s == KEDR_OK)
+        s = kedr_alloc(ctx, (void **)&sim->counters,
+                       (4 + (p->vib ? 2 * DSMC_MAXS : 0)) * sizeof(uint64_t));
     if (s == KEDR_OK && !KEDR_IS_CUDA(ctx) && !(sim->sgb = sg_bounds(p)))
         s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     if (s == KEDR_OK) {
@@ -1234,7 +1239,8 @@ kedr_status dsmc_locate(kedr_dsmc *sim, uint32_t **keys)
 
 #ifdef KEDR_HAVE_CUDA
 /* cuda: puts field in perm order through the spare: an array of doubles swaps places with it; a
- * narrower one (rotational energies, species) is gathered into it and copied back. */
+ * narrower one (rotational energies, species, vibrational levels) is gathered into it and
+ * copied back. */
 static kedr_status gather_cuda(kedr_dsmc *sim, size_t n, void **field, size_t elem)
 {
     KEDR_TRY(dsmc_gather_cuda(sim->ctx, sim->perm, n, *field, sim->spare, elem));
@@ -1281,16 +1287,13 @@ static kedr_status run_index(kedr_dsmc *sim)
     }
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
-        void **f64[6] = {(void **)&sim->a.x, (void **)&sim->a.y, (void **)&sim->a.vx,
-                         (void **)&sim->a.vy, (void **)&sim->a.vz, (void **)&sim->a.z};
-        for (int k = 0; k < (sim->p.dims == 3 ? 6 : 5); k++) /* z only in 3D */
-            KEDR_TRY(gather_cuda(sim, kept, f64[k], 8));
-        /* a gas without them keeps no species or rotational energies (the argon benchmark
-         * box gathers five arrays, not seven) */
-        if (sim->a.sp)
-            KEDR_TRY(gather_cuda(sim, kept, (void **)&sim->a.sp, 1));
-        if (sim->a.erot)
-            KEDR_TRY(gather_cuda(sim, kept, (void **)&sim->a.erot, 4));
+        /* every array of dsmc_particle_fields: a gas without them keeps no species,
+         * rotational energies or vibrational levels (the argon benchmark box gathers five
+         * arrays, not eight) */
+        dsmc_field f[DSMC_MAX_FIELDS];
+        int nf = dsmc_particle_fields(&sim->a, &sim->p, f);
+        for (int k = 0; k < nf; k++)
+            KEDR_TRY(gather_cuda(sim, kept, f[k].ptr, f[k].elem));
     } else
 #endif
         sim->gather_pending = 1;
@@ -1330,7 +1333,7 @@ kedr_status dsmc_sample_sums(kedr_dsmc *sim)
 {
     if (sim->acc)
         return KEDR_OK;
-    size_t bytes = sim->ncells * 8 * DSMC_NACC;
+    size_t bytes = sim->ncells * 8 * dsmc_nacc(&sim->p);
     KEDR_TRY(kedr_alloc(sim->ctx, (void **)&sim->acc, bytes));
     return kedr_memset(sim->ctx, sim->acc, 0, bytes);
 }
@@ -1366,12 +1369,15 @@ static kedr_status total_energy(kedr_dsmc *sim, double *energy)
     else
 #endif
         sample_cpu(sim->ctx, &sim->p, nc, sim->starts, sim->counts, sim->a, sim->acc);
-    double mv2 = 0, erot = 0;
+    double mv2 = 0, erot = 0, evib = 0;
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_MV2 * nc, nc, &mv2));
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_EROT * nc, nc,
                          &erot));
-    *energy = 0.5 * mv2 + erot;
-    return kedr_memset(sim->ctx, sim->acc, 0, nc * 8 * DSMC_NACC);
+    if (sim->p.vib)
+        KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_EVIB * nc, nc,
+                             &evib));
+    *energy = 0.5 * mv2 + erot + evib;
+    return kedr_memset(sim->ctx, sim->acc, 0, nc * 8 * dsmc_nacc(&sim->p));
 }
 
 /* Ends a window: its means and their standard errors, the larger of two estimates. One is the
@@ -1547,6 +1553,34 @@ kedr_status kedr_dsmc_step(kedr_dsmc *sim)
     return kedr_dsmc_step_stages(sim, KEDR_DSMC_ALL_STAGES);
 }
 
+/* A vibrating gas: per species k, the sum of the particles' vibrational levels (sums[k]) and
+ * their count (sums[DSMC_MAXS + k]), over every rank. Integers, so that the result does not
+ * depend on the order of addition. */
+static kedr_status vib_sums(const kedr_dsmc *sim, uint64_t sums[2 * DSMC_MAXS])
+{
+    memset(sums, 0, 2 * DSMC_MAXS * sizeof *sums);
+    const dsmc_particles a = sim->a;
+    size_t n = sim->n;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx)) {
+        uint64_t *dev = sim->counters + 4;
+        KEDR_TRY(kedr_memset(sim->ctx, dev, 0, 2 * DSMC_MAXS * sizeof *dev));
+        KEDR_TRY(dsmc_vib_sums_cuda(sim->ctx, n, a, dev));
+        KEDR_TRY(kedr_download(sim->ctx, sums, dev, 2 * DSMC_MAXS * sizeof *dev));
+    } else
+#endif
+    {
+#pragma omp parallel for schedule(static) num_threads(sim->ctx->threads) \
+    reduction(+ : sums[:2 * DSMC_MAXS]) if (n > DSMC_OMP_MIN)
+        for (size_t i = 0; i < n; i++) {
+            int k = dsmc_species_of(a, i);
+            sums[k] += a.vib[i];
+            sums[DSMC_MAXS + k]++;
+        }
+    }
+    return dsmc_sum_ranks(sim, KEDR_U64, sums, 2 * DSMC_MAXS);
+}
+
 kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
 {
     if (!sim || !st)
@@ -1583,7 +1617,70 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
         st->mcs_mfp = u[1] ? d[0] / (double)u[1] : 0;
         st->total_mcs_mfp = u[4] ? d[1] / (double)u[4] : 0;
     }
+    if (sim->p.vib) {
+        uint64_t sums[2 * DSMC_MAXS];
+        KEDR_TRY(vib_sums(sim, sums));
+        double e = 0, nv = 0, th = 0;
+        for (int k = 0; k < sim->p.nspecies; k++) {
+            if (sim->p.theta_v[k] == 0)
+                continue;
+            e += dsmc_evib(&sim->p, k, 1) * (double)sums[k];
+            nv += (double)sums[DSMC_MAXS + k];
+            th += sim->p.theta_v[k] * (double)sums[DSMC_MAXS + k];
+        }
+        st->vib_energy = nv > 0 ? e / nv : 0;
+        st->temperature_vib = nv > 0 ? dsmc_tvib(th / nv, e / nv) : 0;
+    }
     return KEDR_OK;
+}
+
+kedr_status kedr_dsmc_get_vib_levels(kedr_dsmc *sim, size_t cap, size_t *n, uint8_t *level)
+{
+    const char *fn = "kedr_dsmc_get_vib_levels";
+    if (!sim || !n || (!level && cap))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, !sim ? "sim" : !n ? "n" : "level");
+    if (!sim->p.vib)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: no species of this gas vibrates (theta_v)", fn);
+    *n = sim->n;
+    if (sim->n > cap)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %zu particles do not fit in cap = %zu", fn, sim->n,
+                         cap);
+    return sim->n ? kedr_download(sim->ctx, level, sim->a.vib, sim->n) : KEDR_OK;
+}
+
+kedr_status kedr_dsmc_set_vib_levels(kedr_dsmc *sim, size_t n, const uint8_t *level)
+{
+    const char *fn = "kedr_dsmc_set_vib_levels";
+    if (!sim || (!level && n))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %s is NULL", fn, sim ? "level" : "sim");
+    if (!sim->p.vib)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: no species of this gas vibrates (theta_v)", fn);
+    if (n != sim->n)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %zu levels for %zu particles", fn, n, sim->n);
+    if (n == 0)
+        return KEDR_OK;
+    uint8_t *sp = NULL;
+    if (sim->a.sp) {
+        if (!(sp = malloc(n)))
+            return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
+        kedr_status s = kedr_download(sim->ctx, sp, sim->a.sp, n);
+        if (s != KEDR_OK) {
+            free(sp);
+            return s;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        int k = sp ? sp[i] : 0;
+        if (level[i] && sim->p.theta_v[k] == 0) {
+            kedr_status s = kedr_fail(KEDR_ERR_INVALID, "%s: particle %zu has level %u but its "
+                                      "species %s does not vibrate", fn, i, level[i],
+                                      sim->c.species[k].name);
+            free(sp);
+            return s;
+        }
+    }
+    free(sp);
+    return kedr_upload(sim->ctx, sim->a.vib, level, n);
 }
 
 kedr_status kedr_dsmc_capacity(const kedr_dsmc *sim, size_t *now, size_t *fit)
@@ -1618,7 +1715,7 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
     if (!sim || !bytes)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_memory: %s is NULL", !sim ? "sim" : "bytes");
     size_t slot = dsmc_slot_bytes(&sim->p, !KEDR_IS_CUDA(sim->ctx));
-    size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * DSMC_NACC : 0) + (sim->geo.gas ? 8 : 0);
+    size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * dsmc_nacc(&sim->p) : 0) + (sim->geo.gas ? 8 : 0);
     *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
              sim->offsets_bytes + 4 * sizeof(uint64_t) +
              (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx);
@@ -1697,6 +1794,8 @@ kedr_status kedr_dsmc_set_particles3(kedr_dsmc *sim, size_t n, const double *x, 
         KEDR_TRY(kedr_upload(sim->ctx, sim->a.sp, species, n));
     else if (sim->a.sp)
         KEDR_TRY(kedr_memset(sim->ctx, sim->a.sp, 0, n));
+    if (sim->a.vib) /* the ground level; kedr_dsmc_set_vib_levels sets others */
+        KEDR_TRY(kedr_memset(sim->ctx, sim->a.vib, 0, n));
     sim->n = n;
     sim->sorted = sim->located = 0;
     return KEDR_OK;
@@ -1748,7 +1847,7 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim)
     sim->mark_samples = 0;
     sim->mark_step = sim->step;
     KEDR_TRY(dsmc_surface_reset(sim));
-    return sim->acc ? kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * DSMC_NACC) : KEDR_OK;
+    return sim->acc ? kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * dsmc_nacc(&sim->p)) : KEDR_OK;
 }
 
 void kedr_dsmc_fields_free(kedr_dsmc_fields *f)
@@ -1767,18 +1866,19 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
     memset(f, 0, sizeof *f);
     KEDR_TRY(dsmc_sample_sums(sim));
     size_t nc = sim->ncells;
-    double *acc = malloc(nc * 8 * DSMC_NACC), *block = calloc(nc * 12, 8);
+    const int vib = sim->p.vib, ncols = vib ? 13 : 12;
+    double *acc = malloc(nc * 8 * dsmc_nacc(&sim->p)), *block = calloc(nc * (size_t)ncols, 8);
     if (!acc || !block) {
         free(acc);
         free(block);
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_get_fields: out of host memory (%zu cells)", nc);
     }
-    kedr_status s = kedr_download(sim->ctx, acc, sim->acc, nc * 8 * DSMC_NACC);
+    kedr_status s = kedr_download(sim->ctx, acc, sim->acc, nc * 8 * dsmc_nacc(&sim->p));
     if (s == KEDR_OK && window && sim->mark) /* this rank's sums since the mark */
-        for (size_t i = 0; i < nc * DSMC_NACC; i++)
+        for (size_t i = 0; i < nc * dsmc_nacc(&sim->p); i++)
             acc[i] -= sim->mark[i];
     if (s == KEDR_OK) /* each rank sampled its own cells */
-        s = dsmc_sum_ranks(sim, KEDR_F64, acc, nc * DSMC_NACC);
+        s = dsmc_sum_ranks(sim, KEDR_F64, acc, nc * dsmc_nacc(&sim->p));
     if (s != KEDR_OK) {
         free(acc);
         free(block);
@@ -1788,11 +1888,11 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
     f->ny = sim->c.ny;
     f->nz = sim->p.nz;
     f->samples = sim->samples - (window ? sim->mark_samples : 0);
-    double **cols[12] = {&f->number_density, &f->density, &f->ux,       &f->uy,
+    double **cols[13] = {&f->number_density, &f->density, &f->ux,       &f->uy,
                          &f->uz,             &f->temperature, &f->temperature_rot,
                          &f->temperature_overall, &f->pressure, &f->mach, &f->particles,
-                         &f->mfp_ratio};
-    for (int k = 0; k < 12; k++)
+                         &f->mfp_ratio, &f->temperature_vib};
+    for (int k = 0; k < ncols; k++) /* temperature_vib only for a vibrating gas */
         *cols[k] = block + (size_t)k * nc;
     double dx = (sim->c.hi[0] - sim->c.lo[0]) / sim->c.nx;
     double dy = (sim->c.hi[1] - sim->c.lo[1]) / sim->c.ny, side = dx > dy ? dx : dy;
@@ -1809,6 +1909,8 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
                                    f->temperature_overall, f->mach, f->mfp_ratio};
             for (int k = 0; k < 8; k++)
                 undefined[k][c] = NAN;
+            if (vib)
+                f->temperature_vib[c] = NAN;
             continue;
         }
         double px = acc[DSMC_ACC_MVX * nc + c], py = acc[DSMC_ACC_MVY * nc + c];
@@ -1825,8 +1927,18 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
         double zeta = acc[DSMC_ACC_ZETA * nc + c] / n;
         double erot = acc[DSMC_ACC_EROT * nc + c];
         f->temperature_rot[c] = zeta > 0 ? 2.0 * erot / (KEDR_BOLTZMANN * zeta * n) : 0;
-        f->temperature_overall[c] = (3.0 * f->temperature[c] + zeta * f->temperature_rot[c]) /
-                                    (3.0 + zeta);
+        /* the modes weighted by their degrees of freedom, vibration's zeta_v = 2 <e_vib> /
+         * (k T_vib) over all molecules (its effective degrees of freedom at T_vib) */
+        double zv = 0, tv = 0;
+        if (vib) {
+            double ev = acc[DSMC_ACC_EVIB * nc + c], nv = acc[DSMC_ACC_NVIB * nc + c];
+            tv = nv > 0 ? dsmc_tvib(acc[DSMC_ACC_THETA * nc + c] / nv, ev / nv) : 0;
+            zv = tv > 0 ? 2.0 * ev / (KEDR_BOLTZMANN * tv * n) : 0;
+            f->temperature_vib[c] = tv;
+        }
+        f->temperature_overall[c] =
+            (3.0 * f->temperature[c] + zeta * f->temperature_rot[c] + zv * tv) /
+            (3.0 + zeta + zv);
         double gamma = (5.0 + zeta) / (3.0 + zeta);
         double speed = sqrt(f->ux[c] * f->ux[c] + f->uy[c] * f->uy[c] + f->uz[c] * f->uz[c]);
         double a = sqrt(gamma * KEDR_BOLTZMANN * f->temperature_overall[c] / (m / n));
@@ -1859,7 +1971,7 @@ kedr_status kedr_dsmc_mark_window(kedr_dsmc *sim)
     if (!sim)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_mark_window: sim is NULL");
     KEDR_TRY(dsmc_sample_sums(sim));
-    size_t bytes = sim->ncells * 8 * DSMC_NACC;
+    size_t bytes = sim->ncells * 8 * dsmc_nacc(&sim->p);
     if (!sim->mark && !(sim->mark = malloc(bytes)))
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_mark_window: out of host memory (%zu bytes)",
                          bytes);

@@ -21,11 +21,13 @@ typedef struct {
 
 /* Particle arrays in the context's memory (structure of arrays); z only in 3D (NULL in 2D). A
  * gas whose species have no rotational degrees of freedom keeps no rotational energies (erot
- * NULL), a gas of one species no species bytes (sp NULL): every molecule reads 0 there. */
+ * NULL), a gas of one species no species bytes (sp NULL), a gas that does not vibrate no
+ * vibrational levels (vib NULL): every molecule reads 0 there. */
 typedef struct {
     double *x, *y, *z, *vx, *vy, *vz;
     float *erot; /* rotational energy, J: single precision keeps a particle within 64 bytes */
     uint8_t *sp;
+    uint8_t *vib; /* vibrational level (dsmc_kernels.h: DSMC_VIB_MAX) */
 } dsmc_particles;
 
 /* Which of the optional arrays a run keeps (the cpu and cuda back ends alike). */
@@ -37,9 +39,11 @@ static inline int dsmc_keeps_erot(const dsmc_params *p)
     return 0;
 }
 static inline int dsmc_keeps_species(const dsmc_params *p) { return p->nspecies > 1; }
+static inline int dsmc_keeps_vib(const dsmc_params *p) { return p->vib; }
 
 DSMC_HD float dsmc_erot_of(dsmc_particles a, size_t i) { return a.erot ? a.erot[i] : 0.0f; }
 DSMC_HD int dsmc_species_of(dsmc_particles a, size_t i) { return a.sp ? a.sp[i] : 0; }
+DSMC_HD uint8_t dsmc_vib_of(dsmc_particles a, size_t i) { return a.vib ? a.vib[i] : 0; }
 
 /* New molecule e of generation group g (the initial fill or this step's inflow) into slot i. */
 DSMC_HD void dsmc_generate_slot(const dsmc_params *p, int three, int fill, uint32_t g, uint64_t e,
@@ -58,6 +62,8 @@ DSMC_HD void dsmc_generate_slot(const dsmc_params *p, int three, int fill, uint3
         a.sp[i] = k;
     if (a.erot)
         a.erot[i] = dsmc_erot_new(p, fill, g, e, k);
+    if (a.vib)
+        a.vib[i] = dsmc_vib_new(p, fill, g, e, k);
 }
 
 /* Particle i of a planar (three = 0) or 3D run through the event search (dsmc_move_one,
@@ -66,13 +72,16 @@ DSMC_HD uint32_t dsmc_move_slot(const dsmc_params *p, int three, dsmc_particles 
                                 int fresh)
 {
     float e = dsmc_erot_of(a, i);
+    uint8_t v = dsmc_vib_of(a, i);
     int k = dsmc_species_of(a, i);
     uint32_t c = three ? dsmc_move_one3(p, i, fresh, &a.x[i], &a.y[i], &a.z[i], &a.vx[i],
-                                        &a.vy[i], &a.vz[i], &e, k)
+                                        &a.vy[i], &a.vz[i], &e, &v, k)
                        : dsmc_move_one(p, i, fresh, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                       &a.vz[i], &e, k);
+                                       &a.vz[i], &e, &v, k);
     if (a.erot)
         a.erot[i] = e;
+    if (a.vib)
+        a.vib[i] = v;
     return c;
 }
 
@@ -81,10 +90,13 @@ DSMC_HD uint32_t dsmc_move_slot_axi(const dsmc_params *p, dsmc_particles a, size
                                     uint32_t *copies)
 {
     float e = dsmc_erot_of(a, i);
+    uint8_t v = dsmc_vib_of(a, i);
     uint32_t c = dsmc_move_axi(p, i, fresh, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &e,
-                               dsmc_species_of(a, i), copies);
+                               &v, dsmc_species_of(a, i), copies);
     if (a.erot)
         a.erot[i] = e;
+    if (a.vib)
+        a.vib[i] = v;
     return c;
 }
 
@@ -101,11 +113,15 @@ DSMC_HD void dsmc_copy_particle(dsmc_particles a, uint32_t *cell, size_t from, s
         a.erot[to] = a.erot[from];
     if (a.sp)
         a.sp[to] = a.sp[from];
+    if (a.vib)
+        a.vib[to] = a.vib[from];
     cell[to] = cell[from];
 }
 
-/* Every per-particle array, as (address of the pointer, element size, name): checkpoints
- * serialise the particles through this table, so a new particle array is one line here. */
+/* Every per-particle array, as (address of the pointer, element size, name): the slots'
+ * allocation and regrowth, the sort's gathers, checkpoints and the exchange between ranks go
+ * through this table, so a new particle array is one line here (and its checks in checkpoint.c:
+ * array_of). */
 typedef struct {
     void **ptr;
     size_t elem;
@@ -130,16 +146,24 @@ static inline int dsmc_particle_fields(dsmc_particles *a, const dsmc_params *p,
         DSMC_FIELD(a->erot, "erot");
     if (dsmc_keeps_species(p))
         DSMC_FIELD(a->sp, "species");
+    if (dsmc_keeps_vib(p))
+        DSMC_FIELD(a->vib, "vib");
     return n;
 }
 #undef DSMC_FIELD
 
-/* The bytes of one particle's arrays: the doubles (x, y, vx, vy, vz; z in 3D), the rotational
- * energy and the species where the gas needs them (dsmc_keeps_erot, dsmc_keeps_species). */
+/* The bytes of one particle's arrays (dsmc_particle_fields): the doubles (x, y, vx, vy, vz; z
+ * in 3D), and the rotational energy, the species and the vibrational level where the gas needs
+ * them. */
 static inline size_t dsmc_particle_bytes(const dsmc_params *p)
 {
-    return 8 * (p->dims == 3 ? 6 : 5) + (dsmc_keeps_erot(p) ? 4 : 0) +
-           (dsmc_keeps_species(p) ? 1 : 0);
+    dsmc_particles a;
+    dsmc_field f[DSMC_MAX_FIELDS];
+    int nf = dsmc_particle_fields(&a, p, f);
+    size_t bytes = 0;
+    for (int k = 0; k < nf; k++)
+        bytes += f[k].elem;
+    return bytes;
 }
 
 /* Context memory per particle slot: the particle's arrays, one 8-byte spare and the sort
@@ -193,7 +217,6 @@ struct kedr_dsmc {
     int *xowner;      /* cuda: decomp.owner in device memory */
     void *xbuf;       /* cuda: the exchange's scratch (selection, records, moves), grown */
     size_t xbuf_bytes;
-    struct dsmc_xstage *xstage; /* the exchange's host staging buffers, kept (exchange.c) */
     kedr_dsmc_case c;
     dsmc_params p;
     size_t ncells;
@@ -280,6 +303,9 @@ kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                               uint32_t *last, float *sgmax, uint64_t *counters,
                               uint32_t crowded_min);
+/* A vibrating gas: the sums of the particles' vibrational levels and their counts, per species
+ * (sums[k] and sums[DSMC_MAXS + k], device memory, added to). */
+kedr_status dsmc_vib_sums_cuda(kedr_ctx *ctx, size_t n, dsmc_particles a, uint64_t *sums);
 kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                              double *acc);
