@@ -691,7 +691,7 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->counters);
     free(sim->host_offsets);
     free(sim->sgb);
-    dsmc_exchange_profile_print(sim);
+    dsmc_exchange_release(sim);
     free(sim->mark);
     dsmc_decomp_free(&sim->decomp);
     kedr_free(ctx, sim->xowner);

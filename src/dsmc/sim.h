@@ -217,6 +217,7 @@ struct kedr_dsmc {
     int *xowner;      /* cuda: decomp.owner in device memory */
     void *xbuf;       /* cuda: the exchange's scratch (selection, records, moves), grown */
     size_t xbuf_bytes;
+    struct dsmc_xstage *xstage; /* the exchange's host staging buffers, kept (exchange.c) */
     kedr_dsmc_case c;
     dsmc_params p;
     size_t ncells;
