@@ -5,8 +5,8 @@
 # cuBLAS row of the textbook's products, and the Burnside quotient B_17 over every GPU.
 #
 #   OUT=dir bench/host-gpus.sh [PARTS]     PARTS: any of dsmc adi flow probe examples cayley
-#                                          cayley-ranks (default: all of them but cayley-ranks,
-#                                          in that order)
+#                                          cayley-ranks anchors (default: all of them but
+#                                          cayley-ranks and anchors, in that order)
 #
 # Environment: DSMC_PER_GPU (particles a GPU, default 10^8), ADI_NX (default 4096),
 # B17_TIMEOUT (seconds, default 240). Each part prints its own summary lines; the raw JSON and
@@ -82,5 +82,19 @@ fi
 if has cayley-ranks && [ -x bench/cayley-ranks.sh ]; then
     echo "== cayley over MPI ranks (bench/cayley-ranks.sh)"
     OUT="$out/cayley-ranks" timeout "${CAYLEY_RANKS_TIMEOUT:-300}" bench/cayley-ranks.sh 2>&1 | tail -n 40 || rc=1
+fi
+if has anchors; then
+    # BabelStream (public source, unpacked in .dev-babelstream with its build.sh) beside kedr
+    # probe bandwidth on GPU 0, same array length (2^25), in the same run
+    echo "== anchors: BabelStream and kedr probe bandwidth, 2^25 elements, GPU 0"
+    if [ -x .dev-babelstream/build.sh ] && .dev-babelstream/build.sh >"$out/babelstream-build.log" 2>&1; then
+        for prec in "" --float; do
+            .dev-babelstream/babelstream-cuda --arraysize 33554432 --numtimes 100 $prec 2>&1 | tail -n 7
+        done
+    else
+        echo "BabelStream: not built (see babelstream-build.log)"; tail -n 5 "$out/babelstream-build.log"
+    fi
+    timeout 120 build/kedr probe bandwidth --backend cuda --json "$out/probe-bandwidth.json" 2>&1 |
+        grep -iE "copy|scale|add|triad|dot|GB/s" | head -n 30
 fi
 exit $rc
