@@ -122,7 +122,12 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
         batch_bytes = KEDR_CAYLEY_BATCH_BYTES;
     p->block_elements = block_elems_for(p->slice_max);
     uint64_t nblocks = (p->slice_max + p->block_elements - 1) / p->block_elements;
-    uint64_t cap = batch_bytes / 8 / (uint64_t)ranks, least = p->block_elements * (uint64_t)g->ngens;
+    /* a destination's batch: the share of batch_bytes, but no more than a whole slice's
+     * products (small groups) and no less than one block's worst case */
+    uint64_t ngens = (uint64_t)(g->ngens > 0 ? g->ngens : 1);
+    uint64_t cap = batch_bytes / 8 / (uint64_t)ranks, least = p->block_elements * ngens;
+    if (cap > nblocks * p->block_elements * ngens)
+        cap = nblocks * p->block_elements * ngens;
     p->batch_entries = cap > least ? cap : least;
     p->code_bytes = (size_t)(nblocks * p->block_elements / 4);
     p->batch_bytes = (size_t)(p->batch_entries * 8 * (uint64_t)ranks);
