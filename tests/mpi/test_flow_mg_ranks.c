@@ -18,7 +18,8 @@
  * Grids with plane counts that the ranks do not divide evenly (and odd first planes), 2D and
  * 3D, Neumann and periodic along the split axis, semi-coarsening (an axis of odd size), a split
  * axis that is never halved (odd), slabs of one plane (4 ranks on 6 planes: the whole problem
- * gathered at once); each with the split levels as deep as they go (KEDR_FLOW_MG_GATHER=0) and
+ * gathered at once), a split axis halved across the slabs level after level (64 and 48
+ * planes, Neumann and periodic); each with the split levels as deep as they go (KEDR_FLOW_MG_GATHER=0) and
  * with the default gathering (small grids: level 1 gathered). Then the red-black check of a
  * periodic split axis of odd size. */
 #include "kedr/comm.h"
@@ -228,6 +229,12 @@ int main(int argc, char **argv)
         {"3D 12x10x26 periodic x", {12, 10, 26}, {1, 0, 0}, {1.2, 1.0, 2.6}},
         /* 3D periodic z: 28 planes, 7 a rank on 4 (odd first planes) */
         {"3D 8x6x28 periodic z", {8, 6, 28}, {0, 0, 1}, {1.0, 0.7, 3.0}},
+        /* the split axis halved level after level across the slabs: 64 -> 32 -> 16 -> 8 (3
+         * ranks: 22/21/21 planes, then 11/11/10, 6/5/5, and the coarsest 1 x 1 x 8, 3/3/2,
+         * gathered) */
+        {"3D 8x8x64 Neumann", {8, 8, 64}, {0, 0, 0}, {0.8, 0.8, 6.4}},
+        /* ... and periodic: 48 -> 24 -> 12 -> 6 */
+        {"2D 10x48 periodic y", {10, 48, 1}, {0, 1, 0}, {1.0, 4.8, 1}},
     };
     kedr_backend list[2];
     int nb = tu_backends(list);
