@@ -46,18 +46,24 @@ endif()
 
 # Multigrid over 2 ranks (src/flow/mg_ranks.c): the Re 100 cavity (PCG + V-cycle, its case
 # file as it is) for 40 steps gives the one-rank CSV within 1e-9 and the same pressure
-# iterations a step; then V-cycles alone with the split levels as deep as they go
+# iterations a step; 20 steps and a restart to 40 on 2 ranks are the straight 40 bit for bit
+# (both ranks' checkpoints); then V-cycles alone with the split levels as deep as they go
 # (KEDR_FLOW_MG_GATHER=0) on 2 ranks, the same again.
 if(KEDR_HAVE_MPI)
   set(flow_mg_case ${CMAKE_SOURCE_DIR}/cases/flow/cavity_re100.ini)
   set(flow_mg_np2 "${MPIEXEC_EXECUTABLE} ${MPIEXEC_NUMPROC_FLAG} 2 --oversubscribe $<TARGET_FILE:kedr_cli> flow")
   set(flow_mg_cmp "awk -F, 'NR > 1 { for (i = 1; i <= 6; i++) { d = $i - $(i + 6); if (d < 0) d = -d; if (d > m) m = d } } END { exit !(NR == 1025 && m < 1e-9) }'")
-  add_test(NAME mpi_kedr_flow_mg_np2 COMMAND bash -c "rm -rf mpi_flowm1 mpi_flowm2 mpi_flowm3 mpi_flowm4 && \
+  add_test(NAME mpi_kedr_flow_mg_np2 COMMAND bash -c "rm -rf mpi_flowm1 mpi_flowm2 mpi_flowm3 mpi_flowm4 mpi_flowm5 && \
            $<TARGET_FILE:kedr_cli> flow ${flow_mg_case} --backend cpu --steps 40 --out mpi_flowm1 >mpi_flowm1.txt && \
            ${flow_mg_np2} ${flow_mg_case} --backend cpu --steps 40 --out mpi_flowm2 >mpi_flowm2.txt && \
            grep -q '2 ranks: slabs along y.*PCG + mg' mpi_flowm2.txt && \
            paste -d, mpi_flowm1/cavity_re100.csv mpi_flowm2/cavity_re100.csv | ${flow_mg_cmp} && \
            test \"$(grep -o '[0-9.]* iterations a step' mpi_flowm1.txt)\" = \"$(grep -o '[0-9.]* iterations a step' mpi_flowm2.txt)\" && \
+           ${flow_mg_np2} ${flow_mg_case} --backend cpu --steps 20 --out mpi_flowm5 >/dev/null && \
+           ${flow_mg_np2} ${flow_mg_case} --backend cpu --steps 40 --out mpi_flowm5 \
+             --restart mpi_flowm5/cavity_re100.chk | grep -q 'restart from' && \
+           cmp mpi_flowm2/cavity_re100.rank0of2.chk mpi_flowm5/cavity_re100.rank0of2.chk && \
+           cmp mpi_flowm2/cavity_re100.rank1of2.chk mpi_flowm5/cavity_re100.rank1of2.chk && \
            sed -e 's/^solver = pcg/solver = mg/' -e '/^preconditioner/d' ${flow_mg_case} >mpi_flow_mg.ini && \
            $<TARGET_FILE:kedr_cli> flow mpi_flow_mg.ini --backend cpu --steps 40 --out mpi_flowm3 >mpi_flowm3.txt && \
            KEDR_FLOW_MG_GATHER=0 ${flow_mg_np2} mpi_flow_mg.ini --backend cpu --steps 40 --out mpi_flowm4 >mpi_flowm4.txt && \
