@@ -988,7 +988,9 @@ static int cmd_mpi_transpose(kedr_ctx *ctx, kedr_comm *comm, probe_opts *o)
     }
     printf("  host-staged: bound by the copies to and from the host and the MPI library's "
            "shared memory; peer copies by the link between the GPUs (NVLink or PCIe)\n");
-    int rc = write_json(o, ctx, &tab);
+    /* rank 0 writes the file (every rank has the same table: the times are the slowest
+     * rank's); two ranks renaming one temporary file would race */
+    int rc = kedr_comm_rank(comm) == 0 ? write_json(o, ctx, &tab) : 0;
     free(tab.rows);
     return rc;
 }
