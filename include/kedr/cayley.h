@@ -244,6 +244,9 @@ typedef struct {
     uint64_t slice_min, slice_max; /* elements of the smallest and the largest slice */
     uint64_t block_elements;       /* elements a round takes at least (a rank's blocks) */
     uint64_t batch_entries;        /* products a batch to one rank holds */
+    int entry_bytes;               /* bytes a product travels in: its offset in its owner's
+                                    * slice, 5 bytes when every slice holds under 2^40
+                                    * elements, else 8 */
     size_t code_bytes;             /* the largest slice's 2-bit codes */
     size_t batch_bytes;            /* outgoing batches (all destinations) */
     size_t receive_bytes;          /* the most a rank receives in one round */

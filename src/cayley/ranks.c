@@ -12,8 +12,8 @@
  *     takes part with empty batches;
  *  3. F(s) = the sum over the ranks of the elements each marked first (the old code 0 of an
  *     atomic or, so a product found twice counts once).
- * Products are sent as 64-bit global ranks, duplicates and all: the owner alone knows whether
- * an element is new. */
+ * A product is sent as its offset in its owner's slice, in 5 bytes (8 when a slice holds 2^40
+ * elements or more), duplicates and all: the owner alone knows whether an element is new. */
 #include "ranks.h"
 #include "cayley_elem.h"
 #include "ck_file.h"
@@ -125,14 +125,16 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
     /* a destination's batch: the share of batch_bytes, but no more than a whole slice's
      * products (small groups) and no less than one block's worst case */
     uint64_t ngens = (uint64_t)(g->ngens > 0 ? g->ngens : 1);
-    uint64_t cap = batch_bytes / 8 / (uint64_t)ranks, least = p->block_elements * ngens;
+    p->entry_bytes = p->slice_max < ((uint64_t)1 << 40) ? 5 : 8;
+    uint64_t eb = (uint64_t)p->entry_bytes;
+    uint64_t cap = batch_bytes / eb / (uint64_t)ranks, least = p->block_elements * ngens;
     if (cap > nblocks * p->block_elements * ngens)
         cap = nblocks * p->block_elements * ngens;
     p->batch_entries = cap > least ? cap : least;
     p->code_bytes = (size_t)(nblocks * p->block_elements / 4);
-    p->batch_bytes = (size_t)(p->batch_entries * 8 * (uint64_t)ranks);
-    p->receive_bytes = (size_t)(p->batch_entries * 8 * (uint64_t)(ranks - 1));
-    size_t counts = (size_t)nblocks * 8;
+    p->batch_bytes = (size_t)(p->batch_entries * eb * (uint64_t)ranks);
+    p->receive_bytes = (size_t)(p->batch_entries * eb * (uint64_t)(ranks - 1));
+    size_t counts = (size_t)nblocks * 8 + 8 * ((size_t)ranks + 1); /* and the slices' starts */
     p->gpu_bytes = p->code_bytes + p->batch_bytes + counts + 8 * (size_t)ranks + 64;
     p->host_bytes = p->batch_bytes + p->receive_bytes + counts + 8 * (size_t)ranks;
     p->cpu_bytes = p->code_bytes + p->host_bytes;
@@ -171,7 +173,7 @@ static kedr_status cpu_begin(cayley_ranks *R)
 {
     size_t batch = (size_t)R->cap * (size_t)R->nranks;
     R->codes = calloc(R->words ? R->words : 1, 4);
-    R->out = malloc((batch ? batch : 1) * 8);
+    R->out = malloc((batch ? batch : 1) * (size_t)R->entry);
     R->nout = calloc((size_t)R->nranks, 8);
     if (!R->codes || !R->out || !R->nout)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory for its slice's codes "
@@ -211,9 +213,10 @@ static kedr_status cpu_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_
 {
     const kedr_cayley_group *g = R->g;
     uint32_t *codes = R->codes;
-    uint64_t *out = R->out, *nout = R->nout, cap = R->cap, lo = R->lo, hi = R->hi,
-             units = R->units;
-    int nranks = R->nranks, ngens = g->ngens;
+    unsigned char *out = R->out;
+    uint64_t *nout = R->nout, cap = R->cap, lo = R->lo, hi = R->hi, units = R->units;
+    const uint64_t *los = R->los;
+    int nranks = R->nranks, ngens = g->ngens, eb = R->entry;
     long w0 = (long)(b0 * R->block_elems / 16), w1 = (long)(b1 * R->block_elems / 16);
     uint64_t f = 0;
     memset(nout, 0, (size_t)nranks * 8);
@@ -236,7 +239,8 @@ static kedr_status cpu_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_
                     int o = cayley_ranks_owner(r, units, nranks);
                     uint64_t at = __atomic_fetch_add(&nout[o], 1, __ATOMIC_RELAXED);
                     if (at < cap) /* always, by the choice of the round's blocks */
-                        out[(uint64_t)o * cap + at] = r;
+                        cayley_ranks_put(out + ((uint64_t)o * cap + at) * (uint64_t)eb,
+                                         r - los[o], eb);
                 }
             }
         } while (m);
@@ -250,15 +254,16 @@ static kedr_status cpu_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_
     return KEDR_OK;
 }
 
-static kedr_status cpu_mark(cayley_ranks *R, const uint64_t *elems, size_t n, uint32_t nc,
+static kedr_status cpu_mark(cayley_ranks *R, const unsigned char *entries, size_t n, uint32_t nc,
                             uint64_t *found)
 {
     uint32_t *codes = R->codes;
-    uint64_t lo = R->lo, f = 0;
+    uint64_t f = 0;
+    int eb = R->entry;
 #pragma omp parallel for schedule(static) reduction(+ : f) num_threads(R->ctx->threads) \
     if (n > 65536)
     for (size_t i = 0; i < n; i++)
-        f += (uint64_t)mark_one(codes, elems[i] - lo, nc);
+        f += (uint64_t)mark_one(codes, cayley_ranks_get(entries + i * (size_t)eb, eb), nc);
     *found = f;
     return KEDR_OK;
 }
@@ -294,7 +299,8 @@ static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
     int nsend = 0;
     for (int o = 0; o < R->nranks; o++)
         if (o != R->rank && R->nout[o]) {
-            send[nsend++] = (kedr_comm_msg){o, R->out + (uint64_t)o * R->cap, R->nout[o] * 8};
+            send[nsend++] = (kedr_comm_msg){o, R->out + (uint64_t)o * R->cap * (uint64_t)R->entry,
+                                            R->nout[o] * (uint64_t)R->entry};
             R->sent += R->nout[o];
         }
     int nrecv = 0;
@@ -305,16 +311,18 @@ static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
     R->exchange_seconds += kedr_wall_seconds() - t;
     free(send);
     for (int i = 0; st == KEDR_OK && i < nrecv; i++) {
-        const uint64_t *e = msgs[i].data;
-        size_t n = msgs[i].bytes / 8;
-        for (size_t j = 0; j < n; j++) /* what another rank says is ours must be */
-            if (e[j] < R->lo || e[j] >= R->hi) {
+        const unsigned char *e = msgs[i].data;
+        size_t n = msgs[i].bytes / (size_t)R->entry;
+        for (size_t j = 0; j < n; j++) { /* what another rank says is ours must be */
+            uint64_t off = cayley_ranks_get(e + j * (size_t)R->entry, R->entry);
+            if (off >= R->hi - R->lo || msgs[i].bytes % (size_t)R->entry) {
                 st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received element %llu from rank "
                                "%d, outside its slice [%llu, %llu)", R->g->spec, R->rank,
-                               (unsigned long long)e[j], msgs[i].rank,
+                               (unsigned long long)(R->lo + off), msgs[i].rank,
                                (unsigned long long)R->lo, (unsigned long long)R->hi);
                 break;
             }
+        }
         uint64_t f = 0;
         if (st == KEDR_OK && n)
             st = R->be->mark(R, e, n, nc, &f);
@@ -732,6 +740,19 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
     R->nblocks = (R->hi - R->lo + R->block_elems - 1) / R->block_elems;
     R->words = (size_t)(R->nblocks * R->block_elems / 16);
     R->cap = p.batch_entries;
+    R->entry = p.entry_bytes;
+    /* the 8-byte entries of slices of 2^40 elements or more, on groups small enough to test */
+    const char *wide = getenv("KEDR_CAYLEY_RANKS_WIDE");
+    if (wide && strcmp(wide, "1") == 0)
+        R->entry = 8;
+    R->los = malloc(((size_t)R->nranks + 1) * 8);
+    if (!R->los)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
+    for (int r = 0; r < R->nranks; r++) {
+        uint64_t hi;
+        KEDR_TRY(kedr_cayley_rank_slice(R->g, R->nranks, r, &R->los[r], &hi));
+    }
+    R->los[R->nranks] = R->g->order;
     R->memory_bytes = KEDR_IS_CUDA(R->ctx) ? p.gpu_bytes : p.cpu_bytes;
     KEDR_TRY(check_rank_memory(R, opt, &p));
     R->counts = malloc((size_t)(R->nblocks ? R->nblocks : 1) * 8);
@@ -797,6 +818,7 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
     if (R->be)
         R->be->end(R);
     free(R->counts);
+    free(R->los);
     free(R);
     if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
         kedr_cayley_result_free(result);

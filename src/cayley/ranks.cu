@@ -19,8 +19,9 @@
 
 typedef struct {
     uint32_t *codes;             /* the slice's codes */
-    unsigned long long *out;     /* nranks batches of cap entries */
+    unsigned char *out;          /* nranks batches of cap entries of R->entry bytes */
     unsigned long long *nout;    /* entries of each batch; then the new elements' count */
+    unsigned long long *los;     /* the first element of every slice */
     unsigned long long *counts;  /* frontier elements of each block */
     int blocks;                  /* of the expand kernel */
 } rk_dev;
@@ -74,8 +75,8 @@ __global__ void __launch_bounds__(RK_THREADS)
 rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                  unsigned long long w0, unsigned long long w1, unsigned long long lo,
                  unsigned long long hi, unsigned long long units, int nranks,
-                 unsigned long long cap, uint32_t fc, uint32_t nc, unsigned long long *out,
-                 unsigned long long *nout)
+                 const unsigned long long *__restrict__ los, unsigned long long cap, int eb,
+                 uint32_t fc, uint32_t nc, unsigned char *out, unsigned long long *nout)
 {
     unsigned long long found = 0;
     unsigned long long stride = (unsigned long long)gridDim.x * RK_THREADS;
@@ -97,7 +98,8 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                     int o = cayley_ranks_owner(r, units, nranks);
                     unsigned long long at = atomicAdd(&nout[o], 1ull);
                     if (at < cap) /* always, by the choice of the round's blocks */
-                        out[(unsigned long long)o * cap + at] = r;
+                        cayley_ranks_put(out + ((unsigned long long)o * cap + at) * eb,
+                                         r - los[o], eb);
                 }
             }
         } while (m);
@@ -106,20 +108,21 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
 }
 
 __global__ void __launch_bounds__(RK_THREADS)
-rk_mark_kernel(uint32_t *codes, const unsigned long long *__restrict__ elems, size_t n,
-               unsigned long long lo, uint32_t nc, unsigned long long *found)
+rk_mark_kernel(uint32_t *codes, const unsigned char *__restrict__ entries, size_t n, int eb,
+               uint32_t nc, unsigned long long *found)
 {
     unsigned long long f = 0;
     size_t stride = (size_t)gridDim.x * RK_THREADS;
     for (size_t i = (size_t)blockIdx.x * RK_THREADS + threadIdx.x; i < n; i += stride)
-        f += (unsigned long long)rk_mark(codes, elems[i] - lo, nc);
+        f += (unsigned long long)rk_mark(codes, cayley_ranks_get(entries + i * eb, eb), nc);
     rk_add_count(f, found);
 }
 
 typedef void (*rk_expand_fn)(const kedr_cayley_group, uint32_t *, unsigned long long,
                              unsigned long long, unsigned long long, unsigned long long,
-                             unsigned long long, int, unsigned long long, uint32_t, uint32_t,
-                             unsigned long long *, unsigned long long *);
+                             unsigned long long, int, const unsigned long long *,
+                             unsigned long long, int, uint32_t, uint32_t, unsigned char *,
+                             unsigned long long *);
 
 static rk_expand_fn rk_expand_for(kedr_cayley_kind kind)
 {
@@ -153,6 +156,7 @@ static void rk_end(cayley_ranks *R)
         kedr_free(R->ctx, d->out);
         kedr_free(R->ctx, d->nout);
         kedr_free(R->ctx, d->counts);
+        kedr_free(R->ctx, d->los);
         free(d);
     }
     cudaFreeHost(R->out);
@@ -173,10 +177,12 @@ static kedr_status rk_begin(cayley_ranks *R)
         return kedr_fail(KEDR_ERR_INVALID, "%s has no dense ranking", R->g->spec);
     size_t batch = (size_t)R->cap * (size_t)R->nranks;
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->codes, R->words ? R->words * 4 : 4));
-    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->out, (batch ? batch : 1) * 8));
+    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->out, (batch ? batch : 1) * (size_t)R->entry));
+    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->los, ((size_t)R->nranks + 1) * 8));
+    KEDR_TRY(kedr_upload(R->ctx, d->los, R->los, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->nout, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->counts, (size_t)(R->nblocks ? R->nblocks : 1) * 8));
-    KEDR_CUDA_TRY(cudaMallocHost((void **)&R->out, (batch ? batch : 1) * 8));
+    KEDR_CUDA_TRY(cudaMallocHost((void **)&R->out, (batch ? batch : 1) * (size_t)R->entry));
     KEDR_CUDA_TRY(cudaMallocHost((void **)&R->nout, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_memset(R->ctx, d->codes, 0, R->words ? R->words * 4 : 4));
     int per_sm = 0;
@@ -213,8 +219,8 @@ static kedr_status rk_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t
     unsigned long long w0 = b0 * R->block_elems / 16, w1 = b1 * R->block_elems / 16;
     KEDR_CUDA_TRY(cudaMemsetAsync(d->nout, 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
-        *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, R->cap, fc, nc, d->out,
-        d->nout);
+        *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, d->los, R->cap, R->entry, fc,
+        nc, d->out, d->nout);
     KEDR_CUDA_LAUNCHED("rk_expand_kernel");
     unsigned long long *nout = (unsigned long long *)R->nout;
     KEDR_CUDA_TRY(cudaMemcpyAsync(nout, d->nout, ((size_t)R->nranks + 1) * 8,
@@ -226,8 +232,9 @@ static kedr_status rk_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t
                 return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products "
                                  "for rank %d, more than a batch's %llu", R->g->spec, R->rank,
                                  nout[o], o, (unsigned long long)R->cap);
-            KEDR_CUDA_TRY(cudaMemcpyAsync(R->out + (uint64_t)o * R->cap, d->out + (uint64_t)o * R->cap,
-                                          nout[o] * 8, cudaMemcpyDeviceToHost, stream));
+            size_t at = (size_t)o * R->cap * (size_t)R->entry;
+            KEDR_CUDA_TRY(cudaMemcpyAsync(R->out + at, d->out + at, nout[o] * (size_t)R->entry,
+                                          cudaMemcpyDeviceToHost, stream));
         }
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
     *found = nout[R->nranks];
@@ -235,8 +242,8 @@ static kedr_status rk_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t
     return KEDR_OK;
 }
 
-static kedr_status rk_mark_elems(cayley_ranks *R, const uint64_t *elems, size_t n, uint32_t nc,
-                                 uint64_t *found)
+static kedr_status rk_mark_elems(cayley_ranks *R, const unsigned char *entries, size_t n,
+                                 uint32_t nc, uint64_t *found)
 {
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = KEDR_STREAM(R->ctx);
@@ -245,10 +252,10 @@ static kedr_status rk_mark_elems(cayley_ranks *R, const uint64_t *elems, size_t 
     KEDR_CUDA_TRY(cudaMemsetAsync(count, 0, 8, stream));
     for (size_t at = 0; at < n; at += piece) {
         size_t k = n - at < piece ? n - at : piece;
-        KEDR_CUDA_TRY(cudaMemcpyAsync(d->out, elems + at, k * 8, cudaMemcpyHostToDevice,
-                                      stream));
+        KEDR_CUDA_TRY(cudaMemcpyAsync(d->out, entries + at * (size_t)R->entry,
+                                      k * (size_t)R->entry, cudaMemcpyHostToDevice, stream));
         rk_mark_kernel<<<rk_grid(R->ctx, k, 8), RK_THREADS, 0, stream>>>(d->codes, d->out, k,
-                                                                         R->lo, nc, count);
+                                                                         R->entry, nc, count);
         KEDR_CUDA_LAUNCHED("rk_mark_kernel");
     }
     unsigned long long f = 0;

@@ -32,12 +32,13 @@ typedef struct {
     kedr_status (*count)(cayley_ranks *R, uint32_t fc, uint64_t *counts);
     /* Expands the elements of code fc in blocks [b0, b1): each becomes 3; a product in this
      * slice whose code is 0 gets nc (*found counts those this call set), any other is appended
-     * to out[owner * cap + nout[owner]++] (nout counted from 0; the caller sees the host copy). */
+     * as its offset in the owner's slice to entry owner * cap + nout[owner]++ of out (nout
+     * counted from 0; the caller sees the host copies). */
     kedr_status (*expand)(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t fc, uint32_t nc,
                           uint64_t *found);
-    /* Marks the elements (global ranks, all in this slice) of code 0 with nc; *found counts
-     * them. */
-    kedr_status (*mark)(cayley_ranks *R, const uint64_t *elems, size_t n, uint32_t nc,
+    /* Marks the n entries at `entries` (offsets in this slice, checked below its size) whose
+     * code is 0 with nc; *found counts them. */
+    kedr_status (*mark)(cayley_ranks *R, const unsigned char *entries, size_t n, uint32_t nc,
                         uint64_t *found);
     /* Words [w, w + n) of the codes to or from host memory (checkpoints). */
     kedr_status (*download)(cayley_ranks *R, size_t w, uint32_t *buf, size_t n);
@@ -56,8 +57,10 @@ struct cayley_ranks {
     uint64_t nblocks;         /* blocks of this slice */
     size_t words;             /* 32-bit words of codes: nblocks * block_elems / 16 */
     uint64_t cap;             /* entries of one destination's batch */
+    int entry;                /* bytes of an entry: a product's offset in its owner's slice */
+    uint64_t *los;            /* host: the first element of every slice, and the order */
     uint32_t *codes;          /* cpu: host memory; cuda: GPU memory */
-    uint64_t *out;            /* host: nranks batches of cap entries */
+    unsigned char *out;       /* host: nranks batches of cap entries of `entry` bytes */
     uint64_t *nout;           /* host: entries in each batch */
     uint64_t *counts;         /* host: frontier elements of each block */
     void *dev;                /* the cuda back end's state */
@@ -77,6 +80,27 @@ __host__ __device__
 static inline int cayley_ranks_owner(uint64_t x, uint64_t units, int nranks)
 {
     return (int)(((x / KEDR_CAYLEY_RANK_BLOCK + 1) * (uint64_t)nranks - 1) / units);
+}
+
+/* An entry: the low `bytes` bytes of v, little-endian (5 or 8). */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline void cayley_ranks_put(unsigned char *p, uint64_t v, int bytes)
+{
+    for (int i = 0; i < bytes; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline uint64_t cayley_ranks_get(const unsigned char *p, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
 }
 
 #ifdef KEDR_HAVE_CUDA

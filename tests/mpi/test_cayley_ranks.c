@@ -8,20 +8,24 @@
  * 2. growth functions over the ranks equal to one context's, F(s) by F(s), on Burnside
  *    quotients, pancake and burnt pancake, bubble, star, transpositions, lrx and abelian groups
  *    (orders not divisible by the rank count), with the default batches and with the smallest
- *    (a level in many rounds);
+ *    (a level in many rounds), and with products sent in 8 bytes (slices of 2^40 elements or
+ *    more) instead of 5;
  * 3. per-rank checkpoints: stopped by max_levels then resumed = the straight run; a SIGINT on
  *    rank 0 alone stops every rank at the same level, saved, and the resumed run is the straight
  *    one; another rank's file, a damaged file and a file whose checksum matches but whose codes
  *    disagree with F are refused on every rank;
  * 4. refusals: a memory limit below a rank's need (saying how much), the sparse kinds, mode
  *    sparse, devices. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "kedr/cayley.h"
 #include "kedr/comm.h"
 #include "cayley/ck_file.h"
+#include "cayley/ranks.h"
 
 #include "test_util.h"
 
 #include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -102,6 +106,23 @@ static void check_partition(void)
     TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "at most 1024"),
              "more than %d ranks refused: %s", KEDR_CAYLEY_MAX_RANKS, kedr_last_error());
     kedr_cayley_group_free(g);
+    /* the entries products travel in: offsets up to a slice of 2^40 - 1 elements in 5 bytes,
+     * any 64-bit value in 8, the bytes after an entry untouched */
+    static const uint64_t values[] = {0, 1, 255, 256, 0xFFFFFFFFull, 0x100000000ull,
+                                      ((uint64_t)1 << 40) - 1, 0x123456789Aull,
+                                      0xFEDCBA9876543210ull, UINT64_MAX};
+    int packed = 1;
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++)
+        for (int bytes = 5; bytes <= 8; bytes += 3) {
+            if (bytes == 5 && values[i] >> 40)
+                continue;
+            unsigned char buf[10];
+            memset(buf, 0xA5, sizeof buf);
+            cayley_ranks_put(buf + 1, values[i], bytes);
+            packed &= cayley_ranks_get(buf + 1, bytes) == values[i] && buf[0] == 0xA5 &&
+                      buf[1 + bytes] == 0xA5;
+        }
+    TU_CHECK(packed, "5- and 8-byte entries round trip");
 }
 
 static int same_result(const kedr_cayley_result *a, const kedr_cayley_result *b)
@@ -115,8 +136,9 @@ static int same_result(const kedr_cayley_result *a, const kedr_cayley_result *b)
     return 1;
 }
 
-/* 2. growth over the ranks against one context's dense search */
-static void check_growth(kedr_ctx *ctx, const char *spec, int inverses)
+/* 2. growth over the ranks against one context's dense search (wide: products sent in 8 bytes,
+ * as for slices of 2^40 elements or more, instead of 5) */
+static void check_growth(kedr_ctx *ctx, const char *spec, int inverses, int wide)
 {
     kedr_cayley_group *g = parse(spec, inverses);
     if (!g)
@@ -131,7 +153,10 @@ static void check_growth(kedr_ctx *ctx, const char *spec, int inverses)
     TU_OK(kedr_cayley_growth(ctx, g, &dense, &one));
     for (int small = 0; small <= 1; small++) {
         kedr_cayley_options opt = {.batch_bytes = small ? 1 : 0};
+        if (wide)
+            setenv("KEDR_CAYLEY_RANKS_WIDE", "1", 1);
         kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &opt, &many);
+        unsetenv("KEDR_CAYLEY_RANKS_WIDE");
         TU_CHECK(s == KEDR_OK, "%s%s over %d ranks: %s", spec, inverses ? " with inverses" : "",
                  size, kedr_last_error());
         if (s != KEDR_OK)
@@ -145,8 +170,9 @@ static void check_growth(kedr_ctx *ctx, const char *spec, int inverses)
         kedr_cayley_result_free(&many);
     }
     if (rank == 0)
-        printf("%-22s%s: diameter %d, %llu elements, %d ranks agree with one context\n", spec,
-               inverses ? " (inverses)" : "", one.diameter, (unsigned long long)one.reached, size);
+        printf("%-22s%s: diameter %d, %llu elements, %d ranks agree with one context%s\n", spec,
+               inverses ? " (inverses)" : "", one.diameter, (unsigned long long)one.reached, size,
+               wide ? " (8-byte entries)" : "");
     kedr_cayley_result_free(&one);
     kedr_cayley_group_free(g);
 }
@@ -365,7 +391,9 @@ static void run_backend(kedr_backend be)
                  {"transpositions:7", 0}, {"lrx:8", 0},         {"abelian:7,11,29", 1},
                  {"abelian:3,5,7,11,2", 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        check_growth(ctx, cases[i].spec, cases[i].inverses);
+        check_growth(ctx, cases[i].spec, cases[i].inverses, 0);
+    check_growth(ctx, "burnside:7", 1, 1);
+    check_growth(ctx, "burnt-pancake:5", 0, 1);
     check_checkpoints(ctx);
     check_refusals(ctx);
     kedr_ctx_destroy(ctx);
