@@ -14,8 +14,9 @@
  *    rank 0 alone stops every rank at the same level, saved, and the resumed run is the straight
  *    one; another rank's file, a damaged file and a file whose checksum matches but whose codes
  *    disagree with F are refused on every rank;
- * 4. refusals: a memory limit below a rank's need (saying how much), the sparse kinds, mode
- *    sparse, devices. */
+ * 4. refusals: a memory limit below a rank's need (saying how much), on every rank or on one
+ *    rank only (every rank returns that rank's error; likewise a checkpoint one rank cannot
+ *    write), the sparse kinds, mode sparse, devices. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "kedr/cayley.h"
 #include "kedr/comm.h"
@@ -26,6 +27,7 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -351,8 +353,38 @@ static void check_refusals(kedr_ctx *ctx)
 {
     kedr_cayley_group *g = parse("pancake:8", 0);
     kedr_cayley_result r;
+    /* one rank's failure is every rank's, with that rank's message, and nobody waits: the last
+     * rank alone short of memory; the last rank alone unable to write its checkpoint */
+    kedr_cayley_options one = {.memory_limit = rank == size - 1 ? 4096 : 0};
+    kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &one, &r);
+    char who[32];
+    snprintf(who, sizeof who, "rank %d: ", size - 1);
+    TU_CHECK(s == KEDR_ERR_NOMEM && (size == 1 || strstr(kedr_last_error(), who)),
+             "rank %d short of memory, seen on rank %d: %s: %s", size - 1, rank,
+             kedr_status_name(s), kedr_last_error());
+    int32_t pid = (int32_t)getpid();
+    TU_OK(kedr_comm_bcast(comm, &pid, sizeof pid, 0));
+    char base[96], blocked[128];
+    snprintf(base, sizeof base, "test_cayley_ranks_w%d.chk", (int)pid);
+    snprintf(blocked, sizeof blocked, "test_cayley_ranks_w%d.rank%dof%d.chk", (int)pid, size - 1,
+             size);
+    if (rank == size - 1)
+        TU_CHECK(mkdir(blocked, 0700) == 0, "mkdir %s", blocked);
+    TU_OK(kedr_comm_barrier(comm));
+    kedr_cayley_options ck = {.checkpoint_path = base, .max_levels = 3};
+    s = kedr_cayley_growth_on(ctx, comm, g, &ck, &r);
+    TU_CHECK(s == KEDR_ERR_IO && strstr(kedr_last_error(), blocked),
+             "rank %d cannot write its checkpoint, seen on rank %d: %s: %s", size - 1, rank,
+             kedr_status_name(s), kedr_last_error());
+    TU_OK(kedr_comm_barrier(comm));
+    char mine[128];
+    snprintf(mine, sizeof mine, "test_cayley_ranks_w%d.rank%dof%d.chk", (int)pid, rank, size);
+    if (rank == size - 1)
+        rmdir(blocked);
+    else
+        remove(mine);
     kedr_cayley_options o = {.memory_limit = 4096};
-    kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &o, &r);
+    s = kedr_cayley_growth_on(ctx, comm, g, &o, &r);
     TU_CHECK(s == KEDR_ERR_NOMEM && strstr(kedr_last_error(), "a rank") &&
                  strstr(kedr_last_error(), "needs"),
              "a memory limit below a rank's need: %s: %s", kedr_status_name(s),
