@@ -97,10 +97,17 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     if (ntri >= UINT32_MAX / 4)
         return kedr_fail(KEDR_ERR_INVALID, "%s: %zu triangles: at most %u", FN, ntri,
                          UINT32_MAX / 4 - 1);
-    for (size_t i = 0; i < ntri * 9; i++)
-        if (!isfinite(tris[i]))
-            return kedr_fail(KEDR_ERR_INVALID, "%s: triangle %zu, vertex %zu has a %s coordinate",
-                             FN, i / 9, i % 9 / 3, isnan(tris[i]) ? "NaN" : "infinite");
+    /* the first coordinate that is not finite (the loops over the triangles run on every core:
+     * a GPU's build of 10^7 triangles waits for them) */
+    int64_t ncoord = (int64_t)(ntri * 9), bad = ncoord;
+#pragma omp parallel for schedule(static) reduction(min : bad) if (ncoord > 65536)
+    for (int64_t i = 0; i < ncoord; i++)
+        if (!isfinite(tris[i]) && i < bad)
+            bad = i;
+    if (bad < ncoord)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: triangle %zu, vertex %zu has a %s coordinate",
+                         FN, (size_t)bad / 9, (size_t)bad % 9 / 3,
+                         isnan(tris[bad]) ? "NaN" : "infinite");
     double t0 = kedr_wall_seconds();
     kedr_accel *a = calloc(1, sizeof *a);
     if (!a)
@@ -118,31 +125,36 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu triangles (%s)", FN,
                          ntri, kedr_format_bytes((double)bytes * (test ? 7 : 3) / 3, b, sizeof b));
     }
-    if (ntri)
-        memcpy(a->tris, tris, bytes);
     /* degenerate triangles (zero area to within rounding) are collapsed to their first vertex,
      * which neither test ever hits: their normals, and so their hits, would be noise */
-    size_t degenerate = 0;
-    for (size_t i = 0; i < ntri; i++)
-        if (tri_degenerate(a->tris + i * 9)) {
-            memcpy(a->tris + i * 9 + 3, a->tris + i * 9, 3 * sizeof(float));
-            memcpy(a->tris + i * 9 + 6, a->tris + i * 9, 3 * sizeof(float));
+    int64_t nt = (int64_t)ntri, degenerate = 0;
+#pragma omp parallel for schedule(static) reduction(+ : degenerate) if (nt > 8192)
+    for (int64_t i = 0; i < nt; i++) {
+        float *t = a->tris + i * 9;
+        memcpy(t, tris + i * 9, 9 * sizeof(float));
+        if (tri_degenerate(t)) {
+            memcpy(t + 3, t, 3 * sizeof(float));
+            memcpy(t + 6, t, 3 * sizeof(float));
             degenerate++;
         }
-    a->info.degenerate = degenerate;
+    }
+    a->info.degenerate = (size_t)degenerate;
     float ext = 0;
     for (int pass = 0; pass < 2; pass++) {
-        for (int k = 0; k < 3; k++) {
-            a->lo[k] = ntri ? INFINITY : 0;
-            a->hi[k] = ntri ? -INFINITY : 0;
-        }
-        for (size_t i = 0; i < ntri; i++) {
+        float l0 = INFINITY, l1 = INFINITY, l2 = INFINITY;
+        float h0 = -INFINITY, h1 = -INFINITY, h2 = -INFINITY;
+#pragma omp parallel for schedule(static) reduction(min : l0, l1, l2) reduction(max : h0, h1, h2) \
+    if (nt > 8192)
+        for (int64_t i = 0; i < nt; i++) {
             float lo[3], hi[3];
-            accel_tri_box(a, i, lo, hi);
-            for (int k = 0; k < 3; k++) {
-                a->lo[k] = rmin(a->lo[k], lo[k]);
-                a->hi[k] = rmax(a->hi[k], hi[k]);
-            }
+            accel_tri_box(a, (size_t)i, lo, hi);
+            l0 = rmin(l0, lo[0]), l1 = rmin(l1, lo[1]), l2 = rmin(l2, lo[2]);
+            h0 = rmax(h0, hi[0]), h1 = rmax(h1, hi[1]), h2 = rmax(h2, hi[2]);
+        }
+        float l[3] = {l0, l1, l2}, h[3] = {h0, h1, h2};
+        for (int k = 0; k < 3; k++) {
+            a->lo[k] = ntri ? l[k] : 0;
+            a->hi[k] = ntri ? h[k] : 0;
         }
         for (int k = 0; k < 3; k++)
             ext = rmax(ext, a->hi[k] - a->lo[k]);
@@ -161,7 +173,10 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     case KEDR_ACCEL_BVH: s = render_bvh_build(a); break;
     case KEDR_ACCEL_LBVH: s = render_lbvh_build(a, ctx); break;
     }
-    if (s == KEDR_OK && (kind == KEDR_ACCEL_BVH || kind == KEDR_ACCEL_LBVH))
+    /* the cpu's 4-wide copy; an LBVH built on a GPU is traced there, and a cpu query of it
+     * walks the binary tree (the same answers) rather than wait for a collapse on the host */
+    int on_gpu = ctx && kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    if (s == KEDR_OK && (kind == KEDR_ACCEL_BVH || (kind == KEDR_ACCEL_LBVH && !on_gpu)))
         s = render_bvh4_build(a);
     if (s != KEDR_OK) {
         kedr_accel_destroy(a);
