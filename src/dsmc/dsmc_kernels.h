@@ -500,6 +500,14 @@ DSMC_HD double dsmc_evib(const dsmc_params *p, int k, int v)
     return (double)v * KEDR_BOLTZMANN * p->theta_v[k];
 }
 
+/* The same of a molecule whose level is *v, or 0 where the gas does not vibrate (v NULL: the
+ * moves and collisions take NULL there, so that code for a gas without vibration, where the
+ * pointer is known NULL, compiles to what it was before: sim.cu's VIB kernels). */
+DSMC_HD double dsmc_evib_at(const dsmc_params *p, int k, const uint8_t *v)
+{
+    return v ? dsmc_evib(p, k, *v) : 0.0;
+}
+
 /* A level from the equilibrium distribution of a harmonic oscillator of characteristic
  * temperature theta at temperature t, P(i) = (1 - x) x^i with x = exp(-theta / t): the
  * geometric deviate floor(-ln u t / theta), so that P(i >= j) = x^j (capped at DSMC_VIB_MAX, a
@@ -708,25 +716,26 @@ DSMC_HD void dsmc_x_side(const dsmc_params *p, int what, double *px, double *ux)
 
 /* A molecule of `species` meeting body wall w (segment w, or circle w - nsegments) at (*px, *py)
  * with velocity (*ux, *uy, *uz): put off the wall and reflected by its body's wall model (a
- * diffuse reflection accommodates the internal energy fully as well); from [sample] start on
- * the hit adds to its surface element, standing for f molecules over p->weight. */
+ * diffuse reflection accommodates the internal energy fully as well: *erot and, where the gas
+ * vibrates (vib non-NULL), the level *vib); from [sample] start on the hit adds to its surface
+ * element, standing for f molecules over p->weight. */
 DSMC_HD void dsmc_hit_wall(const dsmc_params *p, int w, int species, double f, dsmc_rng *r,
                            double *px, double *py, double *ux, double *uy, double *uz,
                            float *erot, uint8_t *vib)
 {
     double nx, ny, ax = *ux, ay = *uy, az = *uz, m = p->mass[species];
-    double ea = *erot + dsmc_evib(p, species, *vib);
+    double ea = *erot + dsmc_evib_at(p, species, vib);
     uint32_t e;
     dsmc_wall_at(p, w, px, py, *ux, *uy, &nx, &ny, &e);
     int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
     if (dsmc_wall_reflect(p, b, nx, ny, m, r, ux, uy, uz)) {
         *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], r);
-        if (p->vib)
+        if (vib)
             *vib = (uint8_t)dsmc_vib_equilibrium(p->theta_v[species], p->body_t[b], r);
     }
     if (p->surf)
         dsmc_surface_hit(p, e, nx, ny, m, ax, ay, az, *ux, *uy, *uz, ea,
-                         *erot + dsmc_evib(p, species, *vib), f);
+                         *erot + dsmc_evib_at(p, species, vib), f);
 }
 
 /* Moves particle i for the step (fresh: for a random fraction of it, as particles that entered
@@ -1371,16 +1380,16 @@ DSMC_HD uint32_t dsmc_move_one3(const dsmc_params *p, uint64_t i, int fresh, dou
         } else {
             int j = what - 6;
             double n[3], a[3] = {u[0], u[1], u[2]}, m = p->mass[species];
-            double ea = *erot + dsmc_evib(p, species, *vib);
+            double ea = *erot + dsmc_evib_at(p, species, vib);
             uint32_t e = dsmc_solid_at(p, j, face, pos, n);
             int b = p->solid_body[j];
             if (dsmc_wall_reflect3(p, b, n, m, &r, u)) {
                 *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], &r);
-                if (p->vib)
+                if (vib)
                     *vib = (uint8_t)dsmc_vib_equilibrium(p->theta_v[species], p->body_t[b], &r);
             }
             if (p->surf)
-                dsmc_surface_hit3(p, e, n, m, a, u, ea, *erot + dsmc_evib(p, species, *vib));
+                dsmc_surface_hit3(p, e, n, m, a, u, ea, *erot + dsmc_evib_at(p, species, vib));
             int stl = p->solid_type[j] == KEDR_DSMC_BODY_STL;
             skip = stl ? -1 : j;
             skip_tri = stl ? (int64_t)p->solid_n[j][0] + face : -1;

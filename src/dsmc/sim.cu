@@ -21,7 +21,21 @@ static unsigned grid_for(const kedr_ctx *ctx, size_t n)
 }
 
 /* The kernels that differ between 2D and 3D are instantiated per dimension (THREE), so the 2D
- * kernels compile to what they were before the 3D mode, without its registers and stack. */
+ * kernels compile to what they were before the 3D mode, without its registers and stack. Those
+ * that move or collide molecules are also instantiated per whether the gas vibrates (VIB): for a
+ * gas that does not, a.vib is set to NULL in the kernel, the vibration code (behind tests of
+ * that pointer) compiles away, and the kernel is what it was before vibration. */
+#define DSMC_LAUNCH(kernel, three, vib, grid, block, ...)                                         \
+    do {                                                                                        \
+        if (three && vib)                                                                       \
+            kernel<1, 1><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                    \
+        else if (three)                                                                         \
+            kernel<1, 0><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                    \
+        else if (vib)                                                                           \
+            kernel<0, 1><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                    \
+        else                                                                                    \
+            kernel<0, 0><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                    \
+    } while (0)
 template <int THREE>
 static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offsets,
                                   uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
@@ -92,10 +106,12 @@ static __global__ void __launch_bounds__(DSMC_BLOCK)
 }
 
 /* The molecules that k_move_straight listed, through the event search. */
-template <int THREE>
+template <int THREE, int VIB>
 static __global__ void k_move_rest(dsmc_params p, size_t n_old, dsmc_particles a, uint32_t *cell,
                                    const uint32_t *rest, const unsigned long long *nrest)
 {
+    if (!VIB)
+        a.vib = NULL;
     const size_t count = *nrest;
     for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
          k += (size_t)gridDim.x * blockDim.x) {
@@ -106,9 +122,12 @@ static __global__ void k_move_rest(dsmc_params p, size_t n_old, dsmc_particles a
 
 /* The axisymmetric move, which writes each particle's extra copies under radial weighting and
  * adds their sum to *extra. */
+template <int VIB>
 static __global__ void k_move_axi(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
                                   uint32_t *cell, uint32_t *copies, unsigned long long *extra)
 {
+    if (!VIB)
+        a.vib = NULL;
     unsigned long long sum = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
@@ -172,12 +191,14 @@ static __global__ void k_gather_u8(const uint32_t *perm, size_t n, const uint8_t
  * 5.5 ms, the seed cases' 2.5% more (H100, A/B in one run, 2026-11-25).
  * One thread per cell; cells of at least crowded_min molecules are only listed (in crowded,
  * *ncrowded of them) for k_collide_crowded. */
-template <int THREE>
+template <int THREE, int VIB>
 static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
     k_collide(dsmc_params p, size_t ncells, const uint32_t *starts, const uint32_t *counts,
               dsmc_particles a, uint32_t *last, float *sgmax, unsigned long long *counters,
               uint32_t crowded_min, uint32_t *crowded, unsigned long long *ncrowded)
 {
+    if (!VIB)
+        a.vib = NULL;
     unsigned long long coll = 0, cand = 0, sep = 0;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
          c += (size_t)gridDim.x * blockDim.x) {
@@ -214,12 +235,14 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
  * result is bit for bit that of dsmc_collide_cell on the same device: the same pairs, the same
  * acceptances and collisions, and the separations added in candidate order. */
 #define DSMC_CROWD_BLOCK 128
-template <int THREE>
+template <int THREE, int VIB>
 static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
     k_collide_crowded(dsmc_params p, const uint32_t *starts, const uint32_t *counts,
                       dsmc_particles a, float *sgmax_cell, unsigned long long *counters,
                       const uint32_t *crowded, const unsigned long long *ncrowded)
 {
+    if (!VIB)
+        a.vib = NULL;
     const unsigned full = 0xffffffffu, lane = threadIdx.x & 31;
     const size_t nwarps = ((size_t)gridDim.x * blockDim.x) >> 5;
     const size_t total = *ncrowded;
@@ -297,9 +320,12 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
     }
 }
 
+template <int VIB>
 static __global__ void k_sample(dsmc_params p, size_t ncells, const uint32_t *starts,
                                 const uint32_t *counts, dsmc_particles a, double *acc)
 {
+    if (!VIB)
+        a.vib = NULL;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
          c += (size_t)gridDim.x * blockDim.x)
         dsmc_sample_cell(&p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
@@ -330,8 +356,12 @@ extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_
         return KEDR_OK;
     unsigned long long *extra = (unsigned long long *)counters;
     if (p->axisym) {
-        k_move_axi<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, n, n_old, a, cell,
-                                                                         copies, extra);
+        if (a.vib)
+            k_move_axi<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+                *p, n, n_old, a, cell, copies, extra);
+        else
+            k_move_axi<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+                *p, n, n_old, a, cell, copies, extra);
         KEDR_CUDA_LAUNCHED("k_move_axi");
     } else {
         /* the list goes to copies (the sort permutation, free until the next indexing), its
@@ -344,12 +374,8 @@ extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_
             k_move_straight<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
                 *p, n, n_old, a, cell, copies, extra, far);
         KEDR_CUDA_LAUNCHED("k_move_straight");
-        if (p->dims == 3)
-            k_move_rest<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-                *p, n_old, a, cell, copies, extra);
-        else
-            k_move_rest<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-                *p, n_old, a, cell, copies, extra);
+        DSMC_LAUNCH(k_move_rest, p->dims == 3, a.vib != NULL, grid_for(ctx, n), DSMC_BLOCK, *p,
+                    n_old, a, cell, copies, extra);
         KEDR_CUDA_LAUNCHED("k_move_rest");
     }
     return KEDR_OK;
@@ -406,22 +432,14 @@ extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, si
      * there and have a serial dependence between candidates, MFS between their clocks */
     if (p->scheme != KEDR_DSMC_NTC || p->partner == KEDR_DSMC_PARTNER_NEAREST || crowded_min < 2)
         crowded_min = UINT32_MAX;
-    if (p->dims == 3)
-        k_collide<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
-    else
-        k_collide<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
+    DSMC_LAUNCH(k_collide, p->dims == 3, a.vib != NULL, grid_for(ctx, ncells), DSMC_BLOCK, *p,
+                ncells, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
     KEDR_CUDA_LAUNCHED("k_collide");
     if (crowded_min == UINT32_MAX)
         return KEDR_OK;
     unsigned blocks = (unsigned)(ctx->multiprocessors > 0 ? ctx->multiprocessors : 1) * 8;
-    if (p->dims == 3)
-        k_collide_crowded<1><<<blocks, DSMC_CROWD_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, starts, counts, a, sgmax, cnt, last, cnt + 3);
-    else
-        k_collide_crowded<0><<<blocks, DSMC_CROWD_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, starts, counts, a, sgmax, cnt, last, cnt + 3);
+    DSMC_LAUNCH(k_collide_crowded, p->dims == 3, a.vib != NULL, blocks, DSMC_CROWD_BLOCK, *p,
+                starts, counts, a, sgmax, cnt, last, cnt + 3);
     KEDR_CUDA_LAUNCHED("k_collide_crowded");
     return KEDR_OK;
 }
@@ -432,8 +450,12 @@ extern "C" kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, siz
 {
     if (ncells == 0)
         return KEDR_OK;
-    k_sample<<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(*p, ncells, starts, counts,
-                                                                         a, acc);
+    if (a.vib)
+        k_sample<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, ncells, starts, counts, a, acc);
+    else
+        k_sample<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, ncells, starts, counts, a, acc);
     KEDR_CUDA_LAUNCHED("k_sample");
     return KEDR_OK;
 }

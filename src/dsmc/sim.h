@@ -75,9 +75,9 @@ DSMC_HD uint32_t dsmc_move_slot(const dsmc_params *p, int three, dsmc_particles 
     uint8_t v = dsmc_vib_of(a, i);
     int k = dsmc_species_of(a, i);
     uint32_t c = three ? dsmc_move_one3(p, i, fresh, &a.x[i], &a.y[i], &a.z[i], &a.vx[i],
-                                        &a.vy[i], &a.vz[i], &e, &v, k)
+                                        &a.vy[i], &a.vz[i], &e, a.vib ? &v : NULL, k)
                        : dsmc_move_one(p, i, fresh, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i],
-                                       &a.vz[i], &e, &v, k);
+                                       &a.vz[i], &e, a.vib ? &v : NULL, k);
     if (a.erot)
         a.erot[i] = e;
     if (a.vib)
@@ -92,7 +92,7 @@ DSMC_HD uint32_t dsmc_move_slot_axi(const dsmc_params *p, dsmc_particles a, size
     float e = dsmc_erot_of(a, i);
     uint8_t v = dsmc_vib_of(a, i);
     uint32_t c = dsmc_move_axi(p, i, fresh, &a.x[i], &a.y[i], &a.vx[i], &a.vy[i], &a.vz[i], &e,
-                               &v, dsmc_species_of(a, i), copies);
+                               a.vib ? &v : NULL, dsmc_species_of(a, i), copies);
     if (a.erot)
         a.erot[i] = e;
     if (a.vib)
