@@ -108,9 +108,9 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
     printf("order              %llu\n", (unsigned long long)g->order);
     printf("generators         %d, closed under inverses: %s\n", g->ngens,
            g->inverse_closed ? "yes" : "no");
-    if (r->ranks > 1)
-        printf("back end           %s, %d MPI ranks (one %s a rank)\n",
-               kedr_backend_name(kedr_ctx_backend(ctx)), r->ranks,
+    if (r->ranks > 0)
+        printf("back end           %s, %d MPI rank%s (one %s a rank)\n",
+               kedr_backend_name(kedr_ctx_backend(ctx)), r->ranks, r->ranks == 1 ? "" : "s",
                kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA ? "GPU" : "process");
     else if (r->devices > 0)
         printf("back end           cuda (%d GPU%s from GPU %d)\n", r->devices,
@@ -122,7 +122,7 @@ static void print_table(const kedr_cayley_group *g, const kedr_cayley_result *r,
     if (r->mode == KEDR_CAYLEY_SPARSE)
         printf("memory             %s (sparse: sorted layers of %d-bit states)\n\n", mem,
                64 * (g->state_words > 1 ? g->state_words : 1));
-    else if (r->ranks > 1)
+    else if (r->ranks > 0)
         printf("memory             %s a rank (dense: 2 bits per element of its slice, and its "
                "batches)\n\n", mem);
     else if (r->devices > 0)
@@ -171,7 +171,7 @@ static kedr_status write_json(const char *path, const kedr_cayley_group *g,
     kedr_json_string(f, kedr_backend_name(kedr_ctx_backend(ctx)));
     fputs(",\n  \"mode\": ", f);
     kedr_json_string(f, r->mode == KEDR_CAYLEY_SPARSE ? "sparse" : "dense");
-    if (r->ranks > 1)
+    if (r->ranks > 0) /* the search over ranks */
         fprintf(f, ",\n  \"ranks\": %d", r->ranks);
     fputs(",\n  \"growth\": [", f);
     for (int s = 0; s <= r->diameter; s++)
@@ -372,6 +372,20 @@ static int dry_run(const kedr_cayley_group *g, int ranks, size_t batch)
     return 0;
 }
 
+/* Whether BASE.rank0ofM.chk exists for some M: checkpoints of the search over ranks. */
+static int rank_files_exist(const char *base)
+{
+    size_t len = strlen(base);
+    int ext = len >= 4 && strcmp(base + len - 4, ".chk") == 0;
+    char p[1100];
+    for (int m = 1; m <= KEDR_CAYLEY_MAX_RANKS; m++) {
+        snprintf(p, sizeof p, "%.*s.rank0of%d.chk", (int)(ext ? len - 4 : len), base, m);
+        if (access(p, F_OK) == 0)
+            return 1;
+    }
+    return 0;
+}
+
 /* Matches "--name" and "--name=value". */
 static int is_option(const char *arg, const char *name)
 {
@@ -504,7 +518,11 @@ static int run_cayley(int argc, char **argv)
         kedr_cayley_group_free(g);
         return code;
     }
-    if (cay_nranks > 1) {
+    /* over ranks: under mpirun on several, or to resume the checkpoints of a search over ranks
+     * (BASE.rankRofM.chk; on one rank too) */
+    int over_ranks = cay_nranks > 1 || (opt.resume_path && access(opt.resume_path, F_OK) != 0 &&
+                                        rank_files_exist(opt.resume_path));
+    if (over_ranks) {
         const char *other = word ? "--word" : distance ? "--distance" : farthest ? "--farthest"
                             : opt.devices ? "--devices" : opt.mode == KEDR_CAYLEY_SPARSE
                             ? "--mode sparse" : NULL;
@@ -513,7 +531,7 @@ static int run_cayley(int argc, char **argv)
                             "search over ranks is the dense one, one GPU a rank)", other,
                             cay_nranks);
         /* one GPU a rank: the ranks of a host take its GPUs in turn */
-        if (kedr_device_count() > 0)
+        if (cay_nranks > 1 && kedr_device_count() > 0)
             c.device = kedr_comm_device(cay_comm, kedr_device_count());
         if (cay_rank > 0) /* rank 0 writes the outputs */
             json = csv = plot = NULL;
@@ -554,13 +572,13 @@ static int run_cayley(int argc, char **argv)
     kedr_cayley_result r;
     int code = 0;
     kedr_interrupt_install();
-    kedr_status s = cay_nranks > 1 ? kedr_cayley_growth_on(ctx, cay_comm, g, &opt, &r)
+    kedr_status s = over_ranks ? kedr_cayley_growth_on(ctx, cay_comm, g, &opt, &r)
                                    : kedr_cayley_growth(ctx, g, &opt, &r);
     char ck0[1100] = "";
     if (opt.checkpoint_path) { /* rank 0's file tells whether the checkpoints are there */
         size_t len = strlen(opt.checkpoint_path);
         int ext = len >= 4 && strcmp(opt.checkpoint_path + len - 4, ".chk") == 0;
-        if (cay_nranks > 1)
+        if (over_ranks)
             snprintf(ck0, sizeof ck0, "%.*s.rank0of%d.chk", (int)(ext ? len - 4 : len),
                      opt.checkpoint_path, cay_nranks);
         else

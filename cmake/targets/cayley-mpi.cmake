@@ -20,8 +20,8 @@ if(KEDR_HAVE_MPI)
              --json p3.json > /dev/null && \
            diff <(${cay_strip} p1.json) <(${cay_strip} p3.json)")
   # 2 ranks stopped after level 9 with checkpoints, resumed to the end: the straight run's JSON
-  # (but the edge visits, which count the resumed run's own); a resume on 3 ranks is refused
-  # naming the file it looked for.
+  # (but the edge visits, which count the resumed run's own); the same files taken up by 3 ranks
+  # and by one; with one of the files gone, refused naming it.
   set(cay_run2 "${cay_mpirun} 2 --oversubscribe ${cay_kedr} burnside:7 --backend cpu -q")
   add_test(NAME mpi_kedr_cayley_restart_np2 COMMAND bash -c "rm -rf mpi_cayr && mkdir mpi_cayr && cd mpi_cayr && \
            ${cay_run2} --json a.json > /dev/null && \
@@ -29,8 +29,13 @@ if(KEDR_HAVE_MPI)
            test -s b.rank0of2.chk && test -s b.rank1of2.chk && test ! -e b.chk && \
            ${cay_run2} --resume b.chk --json b.json > b.log && grep -q 'resumed            from level 9' b.log && \
            diff <(${cay_strip} a.json | grep -v -e resumed_from -e edge_visits) <(${cay_strip} b.json | grep -v -e resumed_from -e edge_visits) && \
-           ! ${cay_mpirun} 3 --oversubscribe ${cay_kedr} burnside:7 --backend cpu -q --resume b.chk 2> c.err && \
-           grep -q 'b.rank0of3.chk' c.err")
+           ${cay_mpirun} 3 --oversubscribe ${cay_kedr} burnside:7 --backend cpu -q --resume b.chk --json c.json > /dev/null && \
+           diff <(${cay_strip} b.json) <(${cay_strip} c.json) && \
+           ${cay_mpirun} 1 ${cay_kedr} burnside:7 --backend cpu -q --resume b.chk --json d.json > /dev/null && \
+           diff <(${cay_strip} a.json | grep -v -e resumed_from -e edge_visits) <(${cay_strip} d.json | grep -v -e resumed_from -e edge_visits) && \
+           rm b.rank1of2.chk && \
+           ! ${cay_mpirun} 3 --oversubscribe ${cay_kedr} burnside:7 --backend cpu -q --resume b.chk 2> e.err && \
+           grep -q 'b.rank1of2.chk' e.err")
   # 3 ranks for a group of two blocks: refused, saying 2 is the most; a memory limit below a
   # rank's need: refused with the bytes a rank needs; the dry run of B_18 over 8 ranks (no
   # allocation) with its split, memory a rank and checks; --word under mpirun refused.

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- the partition ---- */
@@ -414,12 +415,10 @@ static uint64_t get64(const unsigned char *p)
 }
 
 /* DIR/NAME.chk -> DIR/NAME.rankRofN.chk; another name gets .rankRofN.chk appended. */
+static void file_path(const char *base, int j, int m, char *out, size_t size);
 static void rank_path(const cayley_ranks *R, const char *path, char *out, size_t size)
 {
-    size_t len = strlen(path);
-    int ext = len >= 4 && strcmp(path + len - 4, ".chk") == 0;
-    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, R->rank,
-             R->nranks);
+    file_path(path, R->rank, R->nranks, out, size);
 }
 
 static void make_header(const cayley_ranks *R, unsigned char *h, int level, int complete)
@@ -481,7 +480,27 @@ static kedr_status write_rank_file(cayley_ranks *R, const char *path, const uint
 }
 
 /* The header against this run; *level and *complete from it. */
-static kedr_status check_rank_header(const cayley_ranks *R, const char *path,
+/* One file of a set written by M ranks: rank j of M, its slice and its words of codes. */
+typedef struct {
+    int rank, nranks;
+    uint64_t lo, hi;
+    size_t words;
+} rk_file;
+
+static kedr_status file_of(const kedr_cayley_group *g, int j, int m, rk_file *f)
+{
+    kedr_cayley_ranks_plan p;
+    KEDR_TRY(kedr_cayley_ranks_plan_make(g, m, 0, &p));
+    KEDR_TRY(kedr_cayley_rank_slice(g, m, j, &f->lo, &f->hi));
+    uint64_t nblocks = (f->hi - f->lo + p.block_elements - 1) / p.block_elements;
+    f->words = (size_t)(nblocks * p.block_elements / 16);
+    f->rank = j;
+    f->nranks = m;
+    return KEDR_OK;
+}
+
+/* The header against the run and the file f expected; *level and *complete from it. */
+static kedr_status check_rank_header(const cayley_ranks *R, const rk_file *f, const char *path,
                                      const unsigned char *h, uint64_t size, int *level,
                                      int *complete)
 {
@@ -499,22 +518,22 @@ static kedr_status check_rank_header(const cayley_ranks *R, const char *path,
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made %s --inverses, this run is %s "
                          "them", path, get32(h + 176) ? "with" : "without",
                          g->inverses ? "with" : "without");
-    if (get32(h + 196) != (uint32_t)R->nranks || get32(h + 192) != (uint32_t)R->rank)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: written by rank %u of %u, read by rank "
-                         "%d of %d: restart on as many ranks as wrote the checkpoints", path,
-                         get32(h + 192), get32(h + 196), R->rank, R->nranks);
-    if (get64(h + 184) != g->order || get64(h + 200) != R->lo || get64(h + 208) != R->hi ||
-        get64(h + 216) != (uint64_t)R->words * 4 || get64(h + 224) != 0 || get32(h + 12) > 1)
+    if (get32(h + 196) != (uint32_t)f->nranks || get32(h + 192) != (uint32_t)f->rank)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: written by rank %u of %u where rank %d "
+                         "of %d was expected (a file renamed or copied?)", path, get32(h + 192),
+                         get32(h + 196), f->rank, f->nranks);
+    if (get64(h + 184) != g->order || get64(h + 200) != f->lo || get64(h + 208) != f->hi ||
+        get64(h + 216) != (uint64_t)f->words * 4 || get64(h + 224) != 0 || get32(h + 12) > 1)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (order %llu, slice "
                          "[%llu, %llu), %llu bytes of codes: expected %llu, [%llu, %llu), %zu)",
                          path, (unsigned long long)get64(h + 184),
                          (unsigned long long)get64(h + 200), (unsigned long long)get64(h + 208),
                          (unsigned long long)get64(h + 216), (unsigned long long)g->order,
-                         (unsigned long long)R->lo, (unsigned long long)R->hi, R->words * 4);
+                         (unsigned long long)f->lo, (unsigned long long)f->hi, f->words * 4);
     uint32_t lv = get32(h + 180);
     if (lv > (uint32_t)INT32_MAX - 1 || lv >= g->order)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (level %u)", path, lv);
-    uint64_t expect = RK_HEADER + 8 * ((uint64_t)lv + 1) + (uint64_t)R->words * 4 + 8;
+    uint64_t expect = RK_HEADER + 8 * ((uint64_t)lv + 1) + (uint64_t)f->words * 4 + 8;
     if (size != expect)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: %s: %llu bytes, expected %llu for "
                          "level %u", path, size < expect ? "truncated" : "trailing data",
@@ -524,10 +543,12 @@ static kedr_status check_rank_header(const cayley_ranks *R, const char *path,
     return KEDR_OK;
 }
 
-/* Reads this rank's file; tally[0..3] count its codes 3, c(level), the other of 1 and 2, and
- * codes past the slice's end (which must be none). */
-static kedr_status read_rank_file(cayley_ranks *R, const char *path, uint64_t **growth,
-                                  int *level, int *complete, uint64_t tally[4])
+/* Reads file f (all of it, for the checksum) and takes the part of its codes inside this rank's
+ * slice; tally[0..3] count, in that part, the codes 3, c(level) and the other of 1 and 2, and in
+ * the whole file the codes past its slice's end (which must be none). The slices' ends are
+ * multiples of 512 elements (32 words) but the order, so the part is whole words. */
+static kedr_status read_rank_file(cayley_ranks *R, const rk_file *f, const char *path,
+                                  uint64_t **growth, int *level, int *complete, uint64_t tally[4])
 {
     int fd = -1;
     uint64_t size = 0;
@@ -541,8 +562,8 @@ static kedr_status read_rank_file(cayley_ranks *R, const char *path, uint64_t **
     if (s == KEDR_OK)
         s = cayley_ck_read(fd, path, 0, head, RK_HEADER);
     if (s == KEDR_OK)
-        s = check_rank_header(R, path, head, size, level, complete);
-    size_t nF = s == KEDR_OK ? (size_t)*level + 1 : 0, bytes = R->words * 4;
+        s = check_rank_header(R, f, path, head, size, level, complete);
+    size_t nF = s == KEDR_OK ? (size_t)*level + 1 : 0, bytes = f->words * 4;
     size_t bufsize = bytes < RK_CHUNK ? bytes : RK_CHUNK;
     uint64_t *F = s == KEDR_OK ? malloc(8 * nF) : NULL;
     unsigned char *buf = s == KEDR_OK ? malloc(bufsize ? bufsize : 8) : NULL;
@@ -555,7 +576,11 @@ static kedr_status read_rank_file(cayley_ranks *R, const char *path, uint64_t **
         cayley_ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
     }
     uint32_t fc = s == KEDR_OK ? code_of(*level) : 1;
-    uint64_t slice = R->hi - R->lo;
+    uint64_t slice = f->hi - f->lo;
+    /* the words of the file inside this rank's slice, [w0, w1), and where they go */
+    uint64_t olo = f->lo > R->lo ? f->lo : R->lo, ohi = f->hi < R->hi ? f->hi : R->hi;
+    uint64_t w0 = olo < ohi ? (olo - f->lo) / 16 : 0, w1 = olo < ohi ? (ohi - f->lo + 15) / 16 : 0;
+    uint64_t to = olo < ohi ? (olo - R->lo) / 16 : 0; /* the word w0 in this rank's codes */
     for (size_t off = 0; s == KEDR_OK && off < bytes; off += RK_CHUNK) {
         size_t n = bytes - off < RK_CHUNK ? bytes - off : RK_CHUNK;
         s = cayley_ck_read(fd, path, RK_HEADER + 8 * nF + off, buf, n);
@@ -563,23 +588,28 @@ static kedr_status read_rank_file(cayley_ranks *R, const char *path, uint64_t **
             break;
         cayley_ck_sum(&sum, &ones, buf, n);
         const uint32_t *w = (const uint32_t *)buf;
-        for (size_t i = 0; i < n / 4; i++) {
-            uint32_t x = w[i];
+        uint64_t c0 = off / 4, c1 = c0 + n / 4; /* this chunk's words */
+        for (uint64_t i = c0; i < c1; i++) {
+            uint32_t x = w[i - c0];
             if (!x)
                 continue;
-            uint64_t first = (off / 4 + i) * 16; /* the word's first element offset */
+            uint64_t first = i * 16; /* the word's first element offset */
             if (first + 16 > slice) { /* fields past the slice must be 0 */
                 unsigned valid = first >= slice ? 0 : (unsigned)(slice - first);
                 uint32_t past = valid >= 16 ? 0 : x & ~((1u << (2 * valid)) - 1u);
                 tally[3] += past != 0;
                 x &= ~past;
             }
+            if (i < w0 || i >= w1)
+                continue;
             uint32_t hi = (x >> 1) & 0x55555555u, lo = x & 0x55555555u;
             tally[0] += pop64(hi & lo);
             tally[1] += pop64(fields_of(x, fc));
             tally[2] += pop64(fields_of(x, 3u - fc));
         }
-        s = R->be->upload(R, off / 4, (const uint32_t *)buf, n / 4);
+        uint64_t a = c0 > w0 ? c0 : w0, b = c1 < w1 ? c1 : w1;
+        if (a < b)
+            s = R->be->upload(R, (size_t)(to + (a - w0)), w + (a - c0), (size_t)(b - a));
     }
     uint64_t stored = 0;
     if (s == KEDR_OK)
@@ -600,6 +630,39 @@ static kedr_status read_rank_file(cayley_ranks *R, const char *path, uint64_t **
     return KEDR_OK;
 }
 
+/* The name rank j of m gives base. */
+static void file_path(const char *base, int j, int m, char *out, size_t size)
+{
+    size_t len = strlen(base);
+    int ext = len >= 4 && strcmp(base + len - 4, ".chk") == 0;
+    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), base, j, m);
+}
+
+/* The rank count whose files base names (rank 0 looks, and tells the others): this run's when
+ * BASE.rank0ofN.chk is there, else the count of the newest BASE.rank0ofM.chk, else this run's
+ * (whose missing file the reader then names). */
+static int files_count(cayley_ranks *R, const char *base)
+{
+    int32_t m = R->nranks;
+    if (R->rank == 0) {
+        char p[1200];
+        struct stat st;
+        file_path(base, 0, R->nranks, p, sizeof p);
+        if (stat(p, &st) != 0) {
+            double newest = -1;
+            for (int k = 1; k <= KEDR_CAYLEY_MAX_RANKS; k++) {
+                file_path(base, 0, k, p, sizeof p);
+                if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (double)st.st_mtime > newest) {
+                    newest = (double)st.st_mtime;
+                    m = k;
+                }
+            }
+        }
+    }
+    kedr_comm_bcast(R->comm, &m, sizeof m, 0); /* a failure shows in the files' reading */
+    return m;
+}
+
 /* ---- the hooks of the level loop (growth.h) ---- */
 
 static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
@@ -610,11 +673,35 @@ static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
         size_t len = 0, cap = 0;
         return cayley_push_level(res, &len, &cap, 1);
     }
-    char path[sizeof R->resume_path];
-    rank_path(R, opt->resume_path, path, sizeof path);
+    /* the files written by m ranks whose slices overlap this rank's: its own when m = N */
+    int m = files_count(R, opt->resume_path);
+    int j0 = m == R->nranks ? R->rank : kedr_cayley_rank_owner(R->g, m, R->lo);
+    int j1 = m == R->nranks ? R->rank : kedr_cayley_rank_owner(R->g, m, R->hi - 1);
     uint64_t tally[4] = {0, 0, 0, 0}, *F = NULL;
     int level = 0, complete = 0;
-    kedr_status s = read_rank_file(R, path, &F, &level, &complete, tally);
+    char path[sizeof R->resume_path];
+    kedr_status s = KEDR_OK;
+    for (int j = j0; s == KEDR_OK && j <= j1; j++) {
+        rk_file f;
+        uint64_t *Fj = NULL;
+        int lj = 0, cj = 0;
+        file_path(opt->resume_path, j, m, path, sizeof path);
+        s = file_of(R->g, j, m, &f);
+        if (s == KEDR_OK)
+            s = read_rank_file(R, &f, path, &Fj, &lj, &cj, tally);
+        if (s == KEDR_OK && F && (lj != level || cj != complete ||
+                                  memcmp(F, Fj, 8 * ((size_t)lj + 1)) != 0))
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: level %d and its growth function differ "
+                          "from those of rank %d's file: the files are of different runs", path,
+                          lj, j0);
+        if (s == KEDR_OK && !F) {
+            F = Fj;
+            level = lj;
+            complete = cj;
+        } else {
+            free(Fj);
+        }
+    }
     AGREE(R, s);
     if (s != KEDR_OK) {
         free(F);
@@ -641,10 +728,10 @@ static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
         /* at level 0 the identity is the frontier; the ended search has expanded everything */
         uint64_t want3 = complete ? total : total - F[level], wantf = complete ? 0 : F[level];
         if (tally[0] != want3 || tally[1] != wantf || tally[2] || tally[3])
-            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s (and the other ranks'): inconsistent: "
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s (the files of %d ranks): inconsistent: "
                           "%llu expanded and %llu frontier elements where F(0..%d) says %llu and "
                           "%llu; %llu of the wrong level, %llu past the slices' ends",
-                          opt->resume_path, (unsigned long long)tally[0],
+                          opt->resume_path, m, (unsigned long long)tally[0],
                           (unsigned long long)tally[1], level, (unsigned long long)want3,
                           (unsigned long long)wantf, (unsigned long long)tally[2],
                           (unsigned long long)tally[3]);
@@ -653,6 +740,9 @@ static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
         free(F);
         return s;
     }
+    if (m != R->nranks && R->rank == 0)
+        kedr_log(KEDR_LOG_INFO, "%s: the checkpoints of %d ranks taken up by %d", R->g->spec, m,
+                 R->nranks);
     res->growth = F;
     res->diameter = level;
     res->complete = complete;

@@ -12,7 +12,7 @@
  *    more) instead of 5;
  * 3. per-rank checkpoints: stopped by max_levels then resumed = the straight run; a SIGINT on
  *    rank 0 alone stops every rank at the same level, saved, and the resumed run is the straight
- *    one; another rank's file, a damaged file and a file whose checksum matches but whose codes
+ *    one; the checkpoints of N ranks taken up by one, and one rank's by N; another rank's file, a damaged file and a file whose checksum matches but whose codes
  *    disagree with F are refused on every rank;
  * 4. refusals: a memory limit below a rank's need (saying how much), on every rank or on one
  *    rank only (every rank returns that rank's error; likewise a checkpoint one rank cannot
@@ -280,6 +280,42 @@ static void check_checkpoints(kedr_ctx *ctx)
              "after the signal: resumed from %d, diameter %d", rest.resumed_from, rest.diameter);
     kedr_cayley_result_free(&rest);
 
+    /* another rank count: each process alone (comm NULL: one rank) takes up the checkpoints
+     * of the N ranks, and the N ranks take up those of one process alone */
+    kedr_cayley_options stop9 = {.checkpoint_path = base, .max_levels = 9,
+                                 .checkpoint_every = 1e9};
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, &stop9, &part));
+    kedr_cayley_result_free(&part);
+    TU_OK(kedr_comm_barrier(comm));
+    kedr_cayley_options on1 = {.resume_path = base};
+    s = kedr_cayley_growth_on(ctx, NULL, g, &on1, &rest);
+    TU_CHECK(s == KEDR_OK && rest.resumed_from == 9 && rest.diameter == straight.diameter &&
+                 memcmp(rest.growth, straight.growth, 8 * ((size_t)rest.diameter + 1)) == 0,
+             "the checkpoints of %d ranks on one: %s", size, kedr_last_error());
+    if (s == KEDR_OK)
+        kedr_cayley_result_free(&rest);
+    TU_OK(kedr_comm_barrier(comm));
+    char alone[128], alone_file[160];
+    snprintf(alone, sizeof alone, "test_cayley_ranks_%d_alone.chk", (int)pid);
+    snprintf(alone_file, sizeof alone_file, "test_cayley_ranks_%d_alone.rank0of1.chk", (int)pid);
+    if (rank == 0) { /* rank 0's process alone writes them */
+        kedr_cayley_options w1 = {.checkpoint_path = alone, .max_levels = 7,
+                                  .checkpoint_every = 1e9};
+        TU_OK(kedr_cayley_growth_on(ctx, NULL, g, &w1, &part));
+        kedr_cayley_result_free(&part);
+    }
+    TU_OK(kedr_comm_barrier(comm));
+    kedr_cayley_options onN = {.resume_path = alone};
+    s = kedr_cayley_growth_on(ctx, comm, g, &onN, &rest);
+    TU_CHECK(s == KEDR_OK && rest.resumed_from == 7 && rest.diameter == straight.diameter &&
+                 memcmp(rest.growth, straight.growth, 8 * ((size_t)rest.diameter + 1)) == 0,
+             "the checkpoint of one rank on %d: %s", size, kedr_last_error());
+    if (s == KEDR_OK)
+        kedr_cayley_result_free(&rest);
+    TU_OK(kedr_comm_barrier(comm));
+    if (rank == 0)
+        remove(alone_file);
+
     /* stop at level 9 again for the damaged files */
     TU_OK(kedr_cayley_growth_on(ctx, comm, g, &a, &part));
     kedr_cayley_result_free(&part);
@@ -298,7 +334,7 @@ static void check_checkpoints(kedr_ctx *ctx)
         TU_OK(kedr_comm_barrier(comm));
         write_all(mine, theirs, m);
         TU_OK(kedr_comm_barrier(comm));
-        refused(ctx, g, base, KEDR_ERR_PARSE, "restart on as many ranks", "another rank's file");
+        refused(ctx, g, base, KEDR_ERR_PARSE, "was expected", "another rank's file");
         free(theirs);
         write_all(mine, good, n);
     }
