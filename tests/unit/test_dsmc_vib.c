@@ -21,7 +21,8 @@
  *      E_v must stay within 2.5% (largest) and 1% (rms) of (E_v* - E_v0) from the curve: a
  *      snapshot's statistical sd is 0.7% of it at N = 4e4 (printed); measured 1.2% and 0.5%.
  *      The curves of 0.9 Z_LT and 1.1 Z_LT must fit at least 1.5 times worse (rms; measured
- *      4.4 and 5.3 times);
+ *      4.4 and 5.3 times). Under KEDR_TEST_QUICK (a quarter of the molecules) the bounds
+ *      double;
  *  (c) walls and inflow: a collisionless gas between two diffuse plates at 3000 K leaves them
  *      with levels of mean x / (1 - x) at the wall temperature, and molecules entering through
  *      an inflow side at [freestream] T_vib = 2000 K (T = 300 K) carry that one (5 standard
@@ -284,8 +285,9 @@ static void test_relaxation(kedr_ctx *ctx)
            "Z_LT: %.4f, %.4f; a snapshot's sd %.4f); end T_tr %.1f, T_vib %.1f\n", t_eq, coll,
            z_lt / z_vib, zeta_v, 1 + zeta_v / (2 * b), worst, rms[0], gap[1], rms[1], gap[2],
            rms[2], sd, s1.t_tr, sho_temperature(s1.level));
-    TU_CHECK(worst < 0.025 && rms[0] < 0.01, "E_v strays %.4f (rms %.4f) of its change from "
-             "Landau-Teller", worst, rms[0]);
+    double w = dt_widen(4); /* quick: a quarter of the molecules, twice the noise */
+    TU_CHECK(worst < 0.025 * w && rms[0] < 0.01 * w, "E_v strays %.4f (rms %.4f) of its change "
+             "from Landau-Teller", worst, rms[0]);
     TU_CHECK(rms[1] > 1.5 * rms[0] && rms[2] > 1.5 * rms[0], "0.9 Z_LT (rms %.4f) or 1.1 Z_LT "
              "(%.4f) fits as well as Z_LT (%.4f)", rms[1], rms[2], rms[0]);
     TU_CHECK(coll > 3 * z_lt, "too few collisions (%.1f a molecule)", coll);
