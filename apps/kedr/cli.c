@@ -1,6 +1,7 @@
 /* Option parsing shared by the commands. */
 #include "cli.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -146,4 +147,89 @@ void cli_format_seconds(double s, char *buf, size_t size)
         snprintf(buf, size, "%.0f days", s / 86400);
     else
         snprintf(buf, size, "%.2g years", s / (365.25 * 86400));
+}
+
+/* A regular file's modification time in seconds, or -1 when there is none. */
+static double mtime_of(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return -1;
+    return (double)sb.st_mtim.tv_sec + 1e-9 * sb.st_mtim.tv_nsec;
+}
+
+int cli_find_checkpoints(const char *cmd, const char *path, int *nfiles, char ***paths)
+{
+    char base[CLI_PATH], dir[CLI_PATH], name[CLI_PATH];
+    size_t len = strlen(path);
+    int r = -1, m = 0, at = 0;
+    snprintf(base, sizeof base, "%s", path);
+    /* NAME.rankRofM.chk: the set of M */
+    const char *dot = len > 4 ? strstr(path, ".rank") : NULL;
+    while (dot && strstr(dot + 1, ".rank"))
+        dot = strstr(dot + 1, ".rank");
+    if (dot && sscanf(dot, ".rank%dof%d.chk%n", &r, &m, &at) == 2 && dot[at] == 0 && m >= 1 &&
+        r >= 0 && r < m)
+        snprintf(base, sizeof base, "%.*s.chk", (int)(dot - path), path);
+    else
+        m = 0;
+    len = strlen(base);
+    int ext = len >= 4 && strcmp(base + len - 4, ".chk") == 0;
+    const char *slash = strrchr(base, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - base) : 1, slash ? base : ".");
+    snprintf(name, sizeof name, "%.*s", (int)((ext ? len - 4 : len) - (slash ? slash + 1 - base : 0)),
+             slash ? slash + 1 : base);
+    if (m == 0) { /* the newest of PATH and each NAME.rank0ofM.chk */
+        double newest = mtime_of(base);
+        if (newest >= 0)
+            m = 1;
+        DIR *d = opendir(dir);
+        struct dirent *e;
+        size_t nl = strlen(name);
+        while (d && (e = readdir(d))) {
+            int mm = 0, n = 0;
+            if (strncmp(e->d_name, name, nl) != 0 ||
+                sscanf(e->d_name + nl, ".rank0of%d.chk%n", &mm, &n) != 1 || e->d_name[nl + n] ||
+                mm < 2)
+                continue;
+            char f[2 * CLI_PATH];
+            snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
+            double t = mtime_of(f);
+            if (t > newest) {
+                newest = t;
+                m = mm;
+            }
+        }
+        if (d)
+            closedir(d);
+        if (m == 0) {
+            fprintf(stderr, "kedr %s: --restart %s: cannot open: no such checkpoint (nor "
+                    "%s/%s.rank0ofN.chk of a run over N ranks)\n", cmd, path, dir, name);
+            return 1;
+        }
+    }
+    char **list = calloc((size_t)m, sizeof *list);
+    for (int k = 0; list && k < m; k++) {
+        list[k] = malloc(2 * CLI_PATH);
+        if (!list[k])
+            break;
+        if (m == 1)
+            snprintf(list[k], 2 * CLI_PATH, "%s", base);
+        else
+            snprintf(list[k], 2 * CLI_PATH, "%s/%s.rank%dof%d.chk", dir, name, k, m);
+    }
+    if (!list || !list[m - 1]) {
+        fprintf(stderr, "kedr %s: out of memory\n", cmd);
+        return 1;
+    }
+    *nfiles = m;
+    *paths = list;
+    return 0;
+}
+
+void cli_free_paths(int n, char **paths)
+{
+    for (int k = 0; paths && k < n; k++)
+        free(paths[k]);
+    free(paths);
 }

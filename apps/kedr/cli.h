@@ -43,6 +43,14 @@ int cli_make_dirs(const char *path);
 /* A duration as a person reads it: "42 s", "3 min 05 s", "1.5 h", "12 days", "3.1 years"; "?"
  * when it is not known (not finite). */
 void cli_format_seconds(double s, char *buf, size_t size);
+/* The checkpoint files that --restart PATH names: PATH itself (a run on one rank), or the
+ * files DIR/NAME.rankRofM.chk of a run over M ranks (a PATH that names one of them names them
+ * all; PATH = DIR/NAME.chk finds them too); when both kinds are there, the newest set. *paths:
+ * *nfiles malloc'ed strings in rank order (cli_free_paths). Prints why not ("kedr CMD: ...")
+ * and returns 1 when there is none. */
+#define CLI_PATH 1024
+int cli_find_checkpoints(const char *cmd, const char *path, int *nfiles, char ***paths);
+void cli_free_paths(int n, char **paths);
 /* Creates the context for the chosen back end or prints why not and exits 1. */
 kedr_ctx *cli_context(const cli_common *c, const char *cmd);
 

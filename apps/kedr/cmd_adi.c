@@ -59,7 +59,7 @@ static void help(void)
            "Under mpirun (mpirun -np N kedr adi CASE.ini) the grid is split along x between the\n"
            "ranks, one GPU a rank (or one cpu process), at least two x planes a rank; rank 0\n"
            "prints and writes the outputs, each rank writes DIR/NAME.rankRofN.chk, and a restart\n"
-           "(--restart DIR/NAME.chk) needs the same number of ranks.\n\n"
+           "(--restart DIR/NAME.chk: the newest set, of any number of ranks) runs on any number.\n\n"
            "options:\n"
            "  --steps N      the run's last step (overrides [time] steps)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
@@ -363,18 +363,24 @@ static int run_adi(adi_options *op)
         rc = fail("MPI");
     kedr_adi *s = NULL;
     if (rc == 0 && !o.check) {
-        char restart[ADI_PATH + 32];
-        if (o.restart)
-            rank_path(o.restart, restart, sizeof restart);
-        kedr_status made = o.restart ? kedr_adi_restart_on(ctx, adi_comm, &c, restart, &s)
-                                     : kedr_adi_create_on(ctx, adi_comm, &c, &s);
-        if (made != KEDR_OK) {
+        /* the newest set of checkpoints: each rank its own file when as many ranks wrote them,
+         * else each rank the files that hold its planes (named from the first) */
+        int nfiles = 0;
+        char **files = NULL;
+        if (o.restart && cli_find_checkpoints("adi", o.restart, &nfiles, &files) != 0)
+            rc = CLI_EXIT_FAIL;
+        if (adi_nranks > 1 && kedr_comm_allreduce(adi_comm, KEDR_I32, KEDR_OP_MAX, &rc, 1))
+            rc = fail("MPI");
+        if (rc == 0 && o.restart && nfiles != adi_nranks)
+            printf("restart: the checkpoints of a run over %d rank%s, read by %d\n", nfiles,
+                   nfiles > 1 ? "s" : "", adi_nranks);
+        kedr_status made = rc != 0 ? KEDR_ERR_INVALID
+                           : o.restart ? kedr_adi_restart_on(ctx, adi_comm, &c,
+                                                             files[nfiles == adi_nranks ? adi_rank : 0], &s)
+                                       : kedr_adi_create_on(ctx, adi_comm, &c, &s);
+        cli_free_paths(nfiles, files);
+        if (rc == 0 && made != KEDR_OK)
             rc = fail(NULL);
-            if (o.restart && adi_nranks > 1 && adi_rank == 0 && access(restart, R_OK) != 0)
-                fprintf(stderr, "kedr adi: (under mpirun, --restart DIR/NAME.chk reads "
-                        "DIR/NAME.rankRofN.chk on rank R of N: restart on as many ranks as "
-                        "wrote the checkpoints)\n");
-        }
     }
     if (rc != 0 || o.check) {
         kedr_adi_case_free(&c);

@@ -49,87 +49,6 @@ static void rank_path(const char *path, char *out, size_t size)
              dsmc_nranks);
 }
 
-/* A regular file's modification time in seconds, or -1 when there is none. */
-static double mtime_of(const char *path)
-{
-    struct stat sb;
-    if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return -1;
-    return (double)sb.st_mtim.tv_sec + 1e-9 * sb.st_mtim.tv_nsec;
-}
-
-/* The checkpoint files that --restart PATH names: PATH itself (a run on one rank), or the
- * files PATH.rankRofM.chk of a run over M ranks (a PATH that names one of them names them all);
- * when both kinds are there, the newest set. *paths: nfiles malloc'ed strings in rank order. */
-static int find_checkpoints(const char *path, int *nfiles, char ***paths)
-{
-    char base[DSMC_PATH], dir[DSMC_PATH], name[DSMC_PATH];
-    size_t len = strlen(path);
-    int r = -1, m = 0, at = 0;
-    snprintf(base, sizeof base, "%s", path);
-    /* NAME.rankRofM.chk: the set of M */
-    const char *dot = len > 4 ? strstr(path, ".rank") : NULL;
-    while (dot && strstr(dot + 1, ".rank"))
-        dot = strstr(dot + 1, ".rank");
-    if (dot && sscanf(dot, ".rank%dof%d.chk%n", &r, &m, &at) == 2 && dot[at] == 0 && m >= 1 &&
-        r >= 0 && r < m)
-        snprintf(base, sizeof base, "%.*s.chk", (int)(dot - path), path);
-    else
-        m = 0;
-    len = strlen(base);
-    int ext = len >= 4 && strcmp(base + len - 4, ".chk") == 0;
-    const char *slash = strrchr(base, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - base) : 1, slash ? base : ".");
-    snprintf(name, sizeof name, "%.*s", (int)((ext ? len - 4 : len) - (slash ? slash + 1 - base : 0)),
-             slash ? slash + 1 : base);
-    if (m == 0) { /* the newest of PATH and each NAME.rank0ofM.chk */
-        double newest = mtime_of(base);
-        if (newest >= 0)
-            m = 1;
-        DIR *d = opendir(dir);
-        struct dirent *e;
-        size_t nl = strlen(name);
-        while (d && (e = readdir(d))) {
-            int mm = 0, n = 0;
-            if (strncmp(e->d_name, name, nl) != 0 ||
-                sscanf(e->d_name + nl, ".rank0of%d.chk%n", &mm, &n) != 1 || e->d_name[nl + n] ||
-                mm < 2)
-                continue;
-            char f[2 * DSMC_PATH];
-            snprintf(f, sizeof f, "%s/%s", dir, e->d_name);
-            double t = mtime_of(f);
-            if (t > newest) {
-                newest = t;
-                m = mm;
-            }
-        }
-        if (d)
-            closedir(d);
-        if (m == 0) {
-            fprintf(stderr, "kedr dsmc: --restart %s: cannot open: no such checkpoint (nor "
-                    "%s/%s.rank0ofN.chk of a run over N ranks)\n", path, dir, name);
-            return 1;
-        }
-    }
-    char **list = calloc((size_t)m, sizeof *list);
-    for (int k = 0; list && k < m; k++) {
-        list[k] = malloc(2 * DSMC_PATH);
-        if (!list[k])
-            break;
-        if (m == 1)
-            snprintf(list[k], 2 * DSMC_PATH, "%s", base);
-        else
-            snprintf(list[k], 2 * DSMC_PATH, "%s/%s.rank%dof%d.chk", dir, name, k, m);
-    }
-    if (!list || !list[m - 1]) {
-        fprintf(stderr, "kedr dsmc: out of memory\n");
-        return 1;
-    }
-    *nfiles = m;
-    *paths = list;
-    return 0;
-}
-
 static void help(void)
 {
     printf("usage: kedr dsmc CASE.ini [options]\n\n"
@@ -730,7 +649,7 @@ static int run_dsmc(dsmc_options *op)
     double wall0 = kedr_wall_seconds();
     int nfiles = 0;
     char **files = NULL;
-    if (o.restart && find_checkpoints(o.restart, &nfiles, &files) != 0) {
+    if (o.restart && cli_find_checkpoints("dsmc", o.restart, &nfiles, &files) != 0) {
         kedr_ctx_destroy(ctx);
         return CLI_EXIT_FAIL;
     }
@@ -740,9 +659,7 @@ static int run_dsmc(dsmc_options *op)
     kedr_status made = o.restart ? kedr_dsmc_restart_files(ctx, &c, dsmc_comm, nfiles,
                                                            (const char *const *)files, &sim)
                                  : KEDR_OK;
-    for (int k = 0; k < nfiles; k++)
-        free(files[k]);
-    free(files);
+    cli_free_paths(nfiles, files);
     kedr_dsmc_stats st = {0};
     if (made == KEDR_OK && sim)
         kedr_dsmc_get_stats(sim, &st);

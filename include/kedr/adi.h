@@ -123,9 +123,11 @@ kedr_status kedr_adi_write_vti(kedr_adi *s, const char *path);
 kedr_status kedr_adi_write_csv(const kedr_adi *s, const char *path);
 kedr_status kedr_adi_write_png(kedr_adi *s, const char *path);
 /* Checkpoint: the fields at the last good step, the history, and the case's grid and precision,
- * with a checksum. restart checks that they match c. Over several ranks each rank writes and
- * reads its own file (its planes; pass each rank its own path: kedr adi uses
- * NAME.rankRofN.chk), and a restart needs the same number of ranks. */
+ * with a checksum. restart checks that they match c. Over several ranks each rank writes its own
+ * file (its planes; pass each rank its own path: kedr adi uses NAME.rankRofN.chk). A restart on
+ * as many ranks reads each rank's own file (pass it); on another number (one included), pass
+ * any file of the set, named NAME.rankRofM.chk as written (or the one file of one rank): each
+ * rank reads the files that hold its planes. */
 kedr_status kedr_adi_write_checkpoint(kedr_adi *s, const char *path);
 kedr_status kedr_adi_restart(kedr_ctx *ctx, const kedr_adi_case *c, const char *path,
                              kedr_adi **s);

@@ -193,6 +193,116 @@ kedr_status kedr_adi_restart(kedr_ctx *ctx, const kedr_adi_case *c, const char *
     return kedr_adi_restart_on(ctx, NULL, c, path, out);
 }
 
+/* The header of a checkpoint (its rank and rank count), without reading the rest. */
+static kedr_status peek_header(const char *path, chk_header *h)
+{
+    memset(h, 0, sizeof *h);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return kedr_fail(KEDR_ERR_IO, "%s: cannot open the checkpoint", path);
+    size_t got = fread(h, 1, sizeof *h, f);
+    fclose(f);
+    if (got >= 8 && memcmp(h->magic, CHK_MAGIC_V1, 8) == 0) {
+        h->rank = 0;
+        h->nranks = 1;
+        return KEDR_OK;
+    }
+    if (got < sizeof *h || memcmp(h->magic, CHK_MAGIC, 8) != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr adi checkpoint", path);
+    if (h->nranks < 1 || h->rank < 0 || h->rank >= h->nranks)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: rank %d of %d: not a consistent checkpoint", path,
+                         h->rank, h->nranks);
+    return KEDR_OK;
+}
+
+/* The file of rank q of a set of m, named like path (DIR/NAME.rankRofM.chk; one rank's set is
+ * path itself). */
+static kedr_status set_member(const char *path, int q, int m, char *out, size_t size)
+{
+    if (m == 1) {
+        snprintf(out, size, "%s", path);
+        return KEDR_OK;
+    }
+    const char *dot = strstr(path, ".rank"), *next;
+    while (dot && (next = strstr(dot + 1, ".rank")) != NULL)
+        dot = next;
+    int r = -1, n = -1, end = 0;
+    if (!dot || sscanf(dot, ".rank%dof%d.chk%n", &r, &n, &end) != 2 || dot[end] != 0 || n != m)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: the checkpoint of one rank of %d: expected the "
+                         "name DIR/NAME.rankRof%d.chk that the ranks wrote", path, m, m);
+    if ((size_t)snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(dot - path), path, q, m) >= size)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: path too long", path);
+    return KEDR_OK;
+}
+
+static void read_history(kedr_adi *s, const char *data, size_t at, uint64_t nh)
+{
+    for (uint64_t k = 0; k < nh; k++) {
+        double d[STAT_DOUBLES];
+        memcpy(d, data + at + k * sizeof d, sizeof d);
+        kedr_adi_stats *r = &s->history[k];
+        r->step = (int64_t)d[0];
+        r->time = d[1];
+        r->global_iterations = (int)d[2];
+        r->change = d[3];
+        r->continuity_rms = d[4];
+        r->continuity_max = d[5];
+        r->max_speed = d[6];
+        r->kinetic_energy = d[7];
+    }
+    s->nhistory = s->cap_history = nh;
+}
+
+/* This rank's planes [lo, hi) from the files of another number of ranks m (the set that path
+ * belongs to): each file whose planes meet them is read whole and checked, the planes copied
+ * into f (fields v, x fastest within the slab), the step, time and statistics taken from them
+ * (all alike). */
+static kedr_status read_set(kedr_adi *s, const kedr_adi_case *c, const char *path, int m,
+                            double *f, chk_header *first)
+{
+    int lo = s->lo, hi = s->hi, found = 0;
+    size_t n = (size_t)(hi - lo), plane = (size_t)c->ny * c->nz;
+    char name[4096];
+    kedr_status st = KEDR_OK;
+    for (int q = 0; q < m && st == KEDR_OK; q++) {
+        int qlo, qhi;
+        adi_slab(c->nx, q, m, &qlo, &qhi);
+        int a = qlo > lo ? qlo : lo, b = qhi < hi ? qhi : hi;
+        if (a >= b)
+            continue;
+        st = set_member(path, q, m, name, sizeof name);
+        chk_header h;
+        size_t hb = 0;
+        char *data = NULL;
+        if (st == KEDR_OK)
+            st = read_checkpoint(c, name, q, m, &h, &hb, &data);
+        if (st == KEDR_OK && found &&
+            (h.step != first->step || h.time != first->time || h.nhistory != first->nhistory))
+            st = kedr_fail(KEDR_ERR_PARSE, "%s: step %lld; %s of the same set is at step %lld: "
+                           "checkpoints of different steps", name, (long long)h.step, path,
+                           (long long)first->step);
+        if (st == KEDR_OK && !found) {
+            *first = h;
+            if (h.nhistory > 0 && !(s->history = malloc(h.nhistory * sizeof *s->history)))
+                st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", name);
+            if (st == KEDR_OK)
+                read_history(s, data, hb + 4 * (size_t)(qhi - qlo) * plane * 8, h.nhistory);
+            found = 1;
+        }
+        if (st == KEDR_OK) {
+            const double *in = (const double *)(data + hb); /* 8-byte aligned: hb is */
+            size_t qn = (size_t)(qhi - qlo);
+            for (int v = 0; v < 4; v++)
+                for (size_t jk = 0; jk < plane; jk++)
+                    memcpy(f + v * n * plane + jk * n + (size_t)(a - lo),
+                           in + v * qn * plane + jk * qn + (size_t)(a - qlo),
+                           (size_t)(b - a) * sizeof *f);
+        }
+        free(data);
+    }
+    return st;
+}
+
 kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_case *c,
                                 const char *path, kedr_adi **out)
 {
@@ -200,8 +310,15 @@ kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_c
     chk_header h;
     size_t hb = 0;
     char *data = NULL;
-    kedr_status st = kedr_comm_agree(comm, read_checkpoint(c, path, rank, nranks, &h, &hb,
-                                                           &data));
+    /* the rank count that wrote it: this one (each rank its own file), or another (each rank
+     * reads the files that hold its planes) */
+    kedr_status st = kedr_comm_agree(comm, peek_header(path, &h));
+    if (st != KEDR_OK)
+        return st;
+    int m = h.nranks;
+    if (m == nranks)
+        st = read_checkpoint(c, path, rank, nranks, &h, &hb, &data);
+    st = kedr_comm_agree(comm, st);
     kedr_adi *s = NULL;
     if (st == KEDR_OK)
         st = kedr_adi_create_on(ctx, comm, c, &s);
@@ -209,31 +326,30 @@ kedr_status kedr_adi_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_c
     double *f = st == KEDR_OK ? malloc((nodes ? 4 * nodes : 1) * sizeof *f) : NULL;
     if (st == KEDR_OK && !f)
         st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
-    if (st == KEDR_OK && h.nhistory > 0 &&
-        !(s->history = malloc(h.nhistory * sizeof *s->history)))
-        st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
+    if (st == KEDR_OK && m != nranks)
+        st = read_set(s, c, path, m, f, &h);
+    else if (st == KEDR_OK) {
+        memcpy(f, data + hb, 4 * nodes * sizeof *f);
+        if (h.nhistory > 0 && !(s->history = malloc(h.nhistory * sizeof *s->history)))
+            st = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", path);
+        if (st == KEDR_OK)
+            read_history(s, data, hb + 4 * nodes * 8, h.nhistory);
+    }
     if (s)
         st = kedr_comm_agree(comm, st);
     if (st == KEDR_OK) {
-        memcpy(f, data + hb, 4 * nodes * sizeof *f);
+        /* every rank's files at one step (a rank may read a set another rank did not) */
+        double mine[2] = {(double)h.step, -(double)h.step}, t[2] = {h.time, -h.time};
+        st = kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, mine, 2);
+        if (st == KEDR_OK)
+            st = kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, t, 2);
+        if (st == KEDR_OK && (mine[0] != -mine[1] || t[0] != -t[1]))
+            st = kedr_fail(KEDR_ERR_PARSE, "%s: the ranks found checkpoints of steps %.0f to "
+                           "%.0f: not one set", path, -mine[1], mine[0]);
+    }
+    if (st == KEDR_OK) {
         const double *const in[4] = {f, f + nodes, f + 2 * nodes, f + 3 * nodes};
         st = adi_set_local(s, in);
-    }
-    if (st == KEDR_OK && h.nhistory > 0) {
-        for (uint64_t k = 0; k < h.nhistory; k++) {
-            double d[STAT_DOUBLES];
-            memcpy(d, data + hb + 4 * nodes * 8 + k * sizeof d, sizeof d);
-            kedr_adi_stats *r = &s->history[k];
-            r->step = (int64_t)d[0];
-            r->time = d[1];
-            r->global_iterations = (int)d[2];
-            r->change = d[3];
-            r->continuity_rms = d[4];
-            r->continuity_max = d[5];
-            r->max_speed = d[6];
-            r->kinetic_energy = d[7];
-        }
-        s->nhistory = s->cap_history = h.nhistory;
     }
     free(f);
     free(data);

@@ -206,11 +206,15 @@ static void check_restart(kedr_ctx *ctx, const kedr_adi_case *c0)
         a.f[v] = tu_host_alloc(n * sizeof(double));
         b.f[v] = tu_host_alloc(n * sizeof(double));
     }
+    result c3;
+    for (int v = 0; v < 4; v++)
+        c3.f[v] = tu_host_alloc(n * sizeof(double));
     kedr_adi *s = NULL, *r = NULL;
     TU_OK(kedr_adi_create_on(ctx, comm, &c, &s));
     for (int k = 0; k < 3; k++)
         TU_OK(kedr_adi_step(s));
     TU_OK(kedr_adi_write_checkpoint(s, path));
+    TU_OK(kedr_adi_get_fields(s, c3.f[0], c3.f[1], c3.f[2], c3.f[3]));
     for (int k = 0; k < 3; k++)
         TU_OK(kedr_adi_step(s));
     TU_OK(kedr_adi_get_fields(s, a.f[0], a.f[1], a.f[2], a.f[3]));
@@ -240,11 +244,68 @@ static void check_restart(kedr_ctx *ctx, const kedr_adi_case *c0)
         kedr_status e = kedr_adi_restart_on(ctx, comm, &c, other, &r);
         TU_CHECK(e != KEDR_OK && r == NULL && strstr(kedr_last_error(), "rank") != NULL,
                  "another rank's checkpoint refused: %s", kedr_last_error());
-        /* one rank alone, given rank 0's file of several */
-        e = kedr_adi_restart(ctx, &c, zero, &r);
-        TU_CHECK(e != KEDR_OK && r == NULL && strstr(kedr_last_error(), "of 1") != NULL,
-                 "a rank's checkpoint refused by one rank: %s", kedr_last_error());
+        /* one rank alone, given rank 0's file of several: it reads them all, the fields of
+         * step 3 exactly */
+        TU_OK(kedr_adi_restart(ctx, &c, zero, &r));
+        kedr_adi_get_stats(r, &st);
+        TU_CHECK(st.step == 3, "one rank from %d ranks' checkpoints: step %lld", size,
+                 (long long)st.step);
+        TU_OK(kedr_adi_get_fields(r, b.f[0], b.f[1], b.f[2], b.f[3]));
+        if (rank == 0) {
+            int same = 1;
+            for (int v = 0; v < 4; v++)
+                for (size_t i = 0; i < n; i++)
+                    same &= c3.f[v][i] == b.f[v][i] || (isnan(c3.f[v][i]) && isnan(b.f[v][i]));
+            TU_CHECK(same, "one rank from the checkpoints of %d: the fields of step 3, bit for "
+                     "bit", size);
+        }
+        kedr_adi_destroy(r);
+        r = NULL;
+        /* a set with a file missing: refused, naming it */
+        char gone[256];
+        snprintf(gone, sizeof gone, "test_adi_ranks_%d.rank%dof%d.chk", (int)pid, size - 1, size);
+        TU_OK(kedr_comm_barrier(comm));
+        char saved[300];
+        snprintf(saved, sizeof saved, "%s.away", gone);
+        if (rank == 0)
+            TU_CHECK(rename(gone, saved) == 0, "rename %s", gone);
+        TU_OK(kedr_comm_barrier(comm));
+        if (rank == 0) {
+            e = kedr_adi_restart(ctx, &c, zero, &r);
+            TU_CHECK(e != KEDR_OK && r == NULL && strstr(kedr_last_error(), gone) != NULL,
+                     "a set without %s refused: %s", gone, kedr_last_error());
+            TU_CHECK(rename(saved, gone) == 0, "rename back %s", gone);
+        }
+        TU_OK(kedr_comm_barrier(comm));
     }
+    /* the other way: one rank's checkpoint of step 3 (this run's fields, written by rank 0
+     * alone) read by every rank of this run */
+    char one[256];
+    snprintf(one, sizeof one, "test_adi_ranks_%d.one.chk", (int)pid);
+    if (rank == 0) {
+        kedr_adi *o1 = NULL;
+        TU_OK(kedr_adi_create(ctx, &c, &o1));
+        const double *in[4] = {c3.f[0], c3.f[1], c3.f[2], c3.f[3]};
+        TU_OK(kedr_adi_set_fields(o1, in[0], in[1], in[2], in[3]));
+        TU_OK(kedr_adi_write_checkpoint(o1, one));
+        kedr_adi_destroy(o1);
+    }
+    TU_OK(kedr_comm_barrier(comm));
+    TU_OK(kedr_adi_restart_on(ctx, comm, &c, one, &r));
+    TU_OK(kedr_adi_get_fields(r, b.f[0], b.f[1], b.f[2], b.f[3]));
+    if (rank == 0) {
+        int same = 1;
+        for (int v = 0; v < 4; v++)
+            for (size_t i = 0; i < n; i++)
+                same &= c3.f[v][i] == b.f[v][i] || (isnan(c3.f[v][i]) && isnan(b.f[v][i]));
+        TU_CHECK(same, "%d ranks from one rank's checkpoint: its fields, bit for bit", size);
+    }
+    kedr_adi_destroy(r);
+    r = NULL;
+    TU_OK(kedr_comm_barrier(comm));
+    if (rank == 0)
+        remove(one);
+    free_result(&c3);
     kedr_adi_destroy(s);
     TU_OK(kedr_comm_barrier(comm));
     remove(path);
