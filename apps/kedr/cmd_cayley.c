@@ -71,7 +71,7 @@ static void help(void)
            "ranks, one GPU a rank (or one cpu process): each owns a contiguous slice of the\n"
            "elements' ranks at 2 bits an element; rank 0 prints and writes the outputs, each\n"
            "rank writes --checkpoint DIR/NAME.chk as DIR/NAME.rankRofN.chk, and --resume\n"
-           "DIR/NAME.chk reads them back on as many ranks.\n"
+           "DIR/NAME.chk reads them back on any number of ranks (one included).\n"
            "\nCtrl-C or SIGTERM stops the search at the end of the level (a second one at once):\n"
            "it saves the checkpoint (with --checkpoint), prints and writes the levels done and\n"
            "exits with status 128 + the signal (130 for Ctrl-C, 143 for SIGTERM).\n"
