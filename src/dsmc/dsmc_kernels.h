@@ -539,6 +539,8 @@ DSMC_HD double dsmc_zvib(const dsmc_params *p, int k, double tc)
 {
     if (p->zv_const[k] > 0)
         return p->zv_const[k];
+    if (!(tc > 0))
+        return INFINITY; /* no energy to exchange (and no 0 * inf when C2 = 0) */
     double z = p->zv_c1[k] * dsmc_pow(tc, -p->zv_omega[k]) *
                exp(p->zv_c2[k] * dsmc_pow(tc, -1.0 / 3.0));
     return z > 1 ? z : 1;
@@ -546,8 +548,9 @@ DSMC_HD double dsmc_zvib(const dsmc_params *p, int k, double tc)
 
 /* One molecule (species k, level *v) of a collision with relative translational energy et and
  * collision temperature tc: with probability 1 / Z_vib it exchanges by the quantised
- * Larsen-Borgnakke procedure for a harmonic oscillator (Bird 1994 section 5.5; Bird 2013 "The
- * DSMC Method" section 5.3): the collision energy E_c = et + v k theta, a level i drawn
+ * Larsen-Borgnakke procedure for a harmonic oscillator (Borgnakke & Larsen 1975 with discrete
+ * levels, as in Bird 1994 ch. 5 and Bird 2013 "The DSMC Method"): the collision energy
+ * E_c = et + v k theta, a level i drawn
  * uniformly from 0 .. floor(E_c / k theta) and accepted with (1 - i k theta / E_c)^(b - 1),
  * b = 5/2 - omega, which samples P(i) proportional to (E_c - i k theta)^(b - 1), the share of
  * the translational mode's states that leave it the rest. Returns the new et = E_c - i k theta,
