@@ -154,6 +154,7 @@ static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, dou
         int more = flow_mg_next(gn, gper, cf, nc) && l + 1 < FLOW_MAX_LEVELS;
         if (!more || (cf[ax] && min_planes(offs, nr) < 2)) {
             /* the coarsest level, or slabs too thin to lend two planes: gathered here */
+            memset(F->coarsened, 0, sizeof F->coarsened);
             rk->gather_at = l;
             rk->goff = R->off;
             rk->gcnt = R->cnt;
