@@ -304,11 +304,20 @@ static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
                                             R->nout[o] * (uint64_t)R->entry};
             R->sent += R->nout[o];
         }
+    /* into the kept receive buffer (pinned for cuda: no fresh pages each round, and the upload
+     * at the link's speed); a round receives at most a batch from every other rank */
     int nrecv = 0;
     kedr_comm_msg *msgs = NULL;
-    void *recv = NULL;
+    size_t total = 0;
     double t = kedr_wall_seconds();
-    kedr_status st = kedr_comm_exchange(R->comm, nsend, send, &nrecv, &msgs, &recv);
+    kedr_status st = kedr_comm_exchange_sizes(R->comm, nsend, send, &nrecv, &msgs, &total);
+    if (st == KEDR_OK && total > R->recv_bytes)
+        st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %zu bytes to receive in a "
+                       "round, more than the %zu of its buffer", R->g->spec, R->rank, total,
+                       R->recv_bytes);
+    AGREE(R, st);
+    if (st == KEDR_OK)
+        st = kedr_comm_exchange_data(R->comm, nsend, send, nrecv, msgs, R->recv);
     R->exchange_seconds += kedr_wall_seconds() - t;
     free(send);
     for (int i = 0; st == KEDR_OK && i < nrecv; i++) {
@@ -330,7 +339,6 @@ static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
         *found += f;
     }
     free(msgs);
-    free(recv);
     return st;
 }
 
@@ -845,6 +853,8 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
     R->los[R->nranks] = R->g->order;
     R->memory_bytes = KEDR_IS_CUDA(R->ctx) ? p.gpu_bytes : p.cpu_bytes;
     KEDR_TRY(check_rank_memory(R, opt, &p));
+    R->recv_bytes = p.receive_bytes;
+    KEDR_TRY(kedr_host_alloc(R->ctx, (void **)&R->recv, R->recv_bytes ? R->recv_bytes : 8));
     R->counts = malloc((size_t)(R->nblocks ? R->nblocks : 1) * 8);
     if (!R->counts)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
@@ -909,6 +919,7 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
         R->be->end(R);
     free(R->counts);
     free(R->los);
+    kedr_host_free(ctx, R->recv);
     free(R);
     if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
         kedr_cayley_result_free(result);

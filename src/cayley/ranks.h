@@ -62,6 +62,8 @@ struct cayley_ranks {
     uint32_t *codes;          /* cpu: host memory; cuda: GPU memory */
     unsigned char *out;       /* host: nranks batches of cap entries of `entry` bytes */
     uint64_t *nout;           /* host: entries in each batch */
+    unsigned char *recv;      /* host, kept (pinned for cuda): what a round receives */
+    size_t recv_bytes;        /* its size: (nranks - 1) batches */
     uint64_t *counts;         /* host: frontier elements of each block */
     void *dev;                /* the cuda back end's state */
     const cayley_ranks_backend *be;
