@@ -24,7 +24,8 @@
  *      4.4 and 5.3 times). Under KEDR_TEST_QUICK (a quarter of the molecules) the bounds
  *      double;
  *  (c) walls and inflow: a collisionless gas between two diffuse plates at 3000 K leaves them
- *      with levels of mean x / (1 - x) at the wall temperature, and molecules entering through
+ *      with levels of mean x / (1 - x) at the wall temperature, and so does a diffuse sphere in
+ *      3D and in the axisymmetric mode (radial weighting), and molecules entering through
  *      an inflow side at [freestream] T_vib = 2000 K (T = 300 K) carry that one (5 standard
  *      errors);
  *  (d) checkpoints: 10 steps, a checkpoint and 10 more give, after a restart and 10 steps, the
@@ -357,6 +358,70 @@ static void test_wall_inflow(kedr_ctx *ctx)
     kedr_dsmc_destroy(sim);
 }
 
+/* (c) the same diffuse wall as a 3D sphere and as an axisymmetric sphere (a circle on the axis,
+ * radial weighting: clones keep their level) in a closed specular box of collisionless N2 */
+static void test_wall_bodies(kedr_ctx *ctx)
+{
+    for (int mode = 0; mode < 2; mode++) {
+        kedr_dsmc_case c = vib_box(300, 300, 5, 5, 6, 200);
+        c.species[0].d_ref = 1e-16;
+        c.wall_temperature = 3000;
+        c.nbodies = 1;
+        kedr_dsmc_body *b = &c.body[0];
+        if (mode == 0) {
+            c.dims = 3;
+            c.hi[2] = 1.0;
+            c.nz = 6;
+            c.side[KEDR_DSMC_ZMIN] = c.side[KEDR_DSMC_ZMAX] = KEDR_DSMC_SPECULAR;
+            c.weight = c.number_density * pow(1.0 / 6, 3) / tu_scale(40, 10);
+            b->type = KEDR_DSMC_BODY_SPHERE;
+            b->center[0] = b->center[1] = b->center[2] = 0.5;
+        } else {
+            c.axisymmetric = c.radial_weighting = 1;
+            c.side[KEDR_DSMC_YMIN] = KEDR_DSMC_AXIS;
+            c.weight = c.number_density * 2 * M_PI * (1.0 - 0.5 / 6) / 36 / tu_scale(200, 50);
+            b->type = KEDR_DSMC_BODY_CIRCLE;
+            b->center[0] = 0.5;
+        }
+        b->radius = 0.3;
+        c.dt = 0.25 / sqrt(K_B * 300 / c.species[0].mass);
+        kedr_dsmc *sim = NULL;
+        TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+        if (!sim)
+            return;
+        kedr_dsmc_stats st;
+        TU_OK(kedr_dsmc_get_stats(sim, &st));
+        size_t n = st.particles, m = 0;
+        double *x = tu_host_alloc(n * 8), *y = tu_host_alloc(n * 8), *z = tu_host_alloc(n * 8);
+        double *vx = tu_host_alloc(n * 8), *vy = tu_host_alloc(n * 8), *vz = tu_host_alloc(n * 8);
+        TU_OK(kedr_dsmc_get_particles3(sim, n, &m, x, y, mode ? NULL : z, vx, vy, vz, NULL, NULL));
+        /* no rotational energy and level 0 until the body is hit */
+        TU_OK(kedr_dsmc_set_particles3(sim, n, x, y, mode ? NULL : z, vx, vy, vz, NULL, NULL));
+        for (int s = 0; s < 40; s++)
+            TU_OK(kedr_dsmc_step(sim));
+        dt_particles p = dt_get(sim);
+        uint8_t *lv = tu_host_alloc(p.n ? p.n : 1);
+        TU_OK(kedr_dsmc_get_vib_levels(sim, p.n, &m, lv));
+        double sum = 0, hit = 0;
+        for (size_t i = 0; i < p.n; i++)
+            if (p.erot[i] > 0) {
+                sum += lv[i];
+                hit++;
+            }
+        double x3 = exp(-THETA / 3000), lq = x3 / (1 - x3), sd = sqrt(x3) / (1 - x3) / sqrt(hit);
+        printf("  diffuse %s: %.0f of %zu molecules reflected, mean level %.5f (SHO at 3000 K "
+               "%.5f +- %.5f)\n", mode ? "axisymmetric sphere" : "3D sphere", hit, p.n, sum / hit,
+               lq, sd);
+        TU_CHECK(hit > 0.3 * (double)p.n && fabs(sum / hit - lq) < 5 * sd,
+                 "%s: %.0f reflected, mean level %.5f, expected %.5f +- %.5f",
+                 mode ? "axisymmetric" : "3D", hit, sum / hit, lq, sd);
+        free(lv);
+        dt_free(&p);
+        free(x), free(y), free(z), free(vx), free(vy), free(vz);
+        kedr_dsmc_destroy(sim);
+    }
+}
+
 /* (d) checkpoint and restart */
 typedef struct {
     dt_particles p;
@@ -507,6 +572,7 @@ int main(void)
         test_equilibrium(ctx);
         test_relaxation(ctx);
         test_wall_inflow(ctx);
+        test_wall_bodies(ctx);
         test_checkpoint(ctx);
         test_levels_api(ctx);
         kedr_ctx_destroy(ctx);
