@@ -115,6 +115,7 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     a->kind = kind;
     a->test = test;
     a->ntri = ntri;
+    pthread_mutex_init(&a->host_lock, NULL);
     size_t bytes = ntri * 9 * sizeof(float);
     a->tris = malloc(bytes ? bytes : 1);
     if (test == KEDR_TRI_WOOP)
@@ -209,7 +210,28 @@ void kedr_accel_destroy(kedr_accel *a)
     free(a->kd);
     free(a->start);
     free(a->refs);
+    pthread_mutex_destroy(&a->host_lock);
     free(a);
+}
+
+kedr_status render_accel_host(const kedr_accel *ca)
+{
+    kedr_accel *a = (kedr_accel *)ca; /* the copy is a cache: the tree does not change */
+    if (!a || !__atomic_load_n(&a->host_pending, __ATOMIC_ACQUIRE))
+        return KEDR_OK;
+    kedr_status s = KEDR_OK;
+    pthread_mutex_lock(&a->host_lock);
+    if (a->host_pending) {
+#ifdef KEDR_HAVE_CUDA
+        s = render_cuda_host_copy(a);
+#else
+        s = kedr_fail(KEDR_ERR_INVALID, "render: a GPU's tree in a build without cuda");
+#endif
+        if (s == KEDR_OK)
+            __atomic_store_n(&a->host_pending, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&a->host_lock);
+    return s;
 }
 
 void kedr_accel_get_info(const kedr_accel *a, kedr_accel_info *info) { *info = a->info; }
@@ -251,6 +273,7 @@ kedr_status kedr_accel_intersect(const kedr_accel *a, const kedr_ray *rays, size
 {
     if (!a || (n && (!rays || !hits)))
         return kedr_fail(KEDR_ERR_INVALID, "kedr_accel_intersect: a NULL argument");
+    KEDR_TRY(render_accel_host(a));
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < n; i++)
         render_trace(a, &rays[i], &hits[i], 0);
@@ -262,6 +285,7 @@ kedr_status kedr_accel_occluded(const kedr_accel *a, const kedr_ray *rays, size_
 {
     if (!a || (n && (!rays || !occluded)))
         return kedr_fail(KEDR_ERR_INVALID, "kedr_accel_occluded: a NULL argument");
+    KEDR_TRY(render_accel_host(a));
 #pragma omp parallel for schedule(dynamic, 1024)
     for (size_t i = 0; i < n; i++) {
         kedr_hit h;

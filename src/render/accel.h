@@ -3,6 +3,7 @@
 #ifndef RENDER_ACCEL_H
 #define RENDER_ACCEL_H
 
+#include <pthread.h>
 #include "core/internal.h"
 #include "kedr/render.h"
 #include "render/bvh_trace.h"
@@ -72,6 +73,10 @@ struct kedr_accel {
     /* the references of the BVH leaves, kd-tree leaves or grid cells */
     uint32_t *refs;
     size_t nrefs;
+    /* an LBVH built on a GPU keeps its tree there: the host's copy (bvh, refs) is made by the
+     * first cpu query (render_accel_host), under host_lock */
+    int host_pending;
+    pthread_mutex_t host_lock;
     /* the BVH's copy on a GPU (render.cu), made by the first query on a cuda context */
     void *device;
 };
@@ -116,6 +121,9 @@ int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any
 /* The 4-wide copy of a->bvh (bvh4.c), and its traversal (the nearest hit as bvh_trace_hd
  * defines it, ties to the lowest triangle index). */
 kedr_status render_bvh4_build(kedr_accel *a);
+/* The host's copy of the tree of an LBVH built on a GPU, made once (a no-op otherwise): every cpu
+ * query calls it first. */
+kedr_status render_accel_host(const kedr_accel *a);
 int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 /* The BVH traversal of bvh_trace.h as the GPU runs it (scalar slab tests), for the tests that
  * check the cpu's vectorized traversal against it; sets up h like render_trace. */
@@ -126,6 +134,8 @@ int render_bvh_trace_scalar(const kedr_accel *a, const kedr_ray *r, kedr_hit *h,
 kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays, size_t n,
                               kedr_hit *hits, uint8_t *occluded);
 void render_cuda_release(kedr_accel *a);
+/* The host's copy of a tree built on a GPU (bvh, refs from its device arrays). */
+kedr_status render_cuda_host_copy(kedr_accel *a);
 #endif
 
 /* Builders: fill the kind's fields of a (tris, woop, lo, hi and ntri already set). */

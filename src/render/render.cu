@@ -94,8 +94,10 @@ kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays
                               kedr_hit *hits, uint8_t *occluded)
 {
     device_bvh *d = (device_bvh *)a->device;
-    if (d && d->ctx != ctx)
+    if (d && d->ctx != ctx) { /* another GPU's copy: the host's first, if only it has the tree */
+        KEDR_TRY(render_accel_host(a));
         render_cuda_release(a), d = NULL;
+    }
     if (!d) {
         d = (device_bvh *)calloc(1, sizeof *d);
         if (!d)
@@ -200,17 +202,31 @@ static kedr_status lbvh_gpu(kedr_accel *a, kedr_ctx *ctx, device_bvh *d, void **
         (render_bvh_node *)d->nodes, (const uint32_t *)*pl, (const uint32_t *)*pn,
         (unsigned *)*flags, (uint32_t *)d->refs);
     KEDR_CUDA_LAUNCHED("lbvh_climb_kernel");
-    /* the host's copy, for cpu queries and for comparison */
-    a->bvh = (render_bvh_node *)malloc(nslots * sizeof(render_bvh_node));
-    a->refs = (uint32_t *)malloc(n * sizeof(uint32_t));
-    if (!a->bvh || !a->refs)
-        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory for the LBVH of %u triangles", n);
-    KEDR_TRY(kedr_download(ctx, a->bvh, d->nodes, nslots * sizeof(render_bvh_node)));
-    KEDR_TRY(kedr_download(ctx, a->refs, d->refs, n * sizeof(uint32_t)));
+    /* the host's copy, for cpu queries and for comparison, is made when one asks for it
+     * (render_accel_host): copying 32 bytes a node back would cost the build more than its
+     * kernels */
     KEDR_TRY(kedr_ctx_sync(ctx));
     a->nbvh = nslots;
     a->nrefs = n;
+    a->host_pending = 1;
     return KEDR_OK;
+}
+
+kedr_status render_cuda_host_copy(kedr_accel *a)
+{
+    device_bvh *d = (device_bvh *)a->device;
+    if (!d || !d->nodes)
+        return kedr_fail(KEDR_ERR_INVALID, "render: the GPU's tree is gone before its host copy");
+    free(a->bvh);
+    free(a->refs);
+    a->bvh = (render_bvh_node *)malloc((a->nbvh ? a->nbvh : 1) * sizeof(render_bvh_node));
+    a->refs = (uint32_t *)malloc((a->nrefs ? a->nrefs : 1) * sizeof(uint32_t));
+    if (!a->bvh || !a->refs)
+        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory for the copy of an LBVH of %zu "
+                         "triangles", a->ntri);
+    KEDR_TRY(kedr_download(d->ctx, a->bvh, d->nodes, a->nbvh * sizeof(render_bvh_node)));
+    KEDR_TRY(kedr_download(d->ctx, a->refs, d->refs, a->nrefs * sizeof(uint32_t)));
+    return kedr_ctx_sync(d->ctx);
 }
 
 kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx)
@@ -270,14 +286,23 @@ static kedr_status run(kedr_ctx *ctx, device_arrays *da, const render_view *hv,
     v.planes = (const render_plane *)p;
     KEDR_TRY(put(ctx, da, hv->tri_mat, hv->ntri * sizeof(int), &p));
     v.tri_mat = (const int *)p;
-    KEDR_TRY(put(ctx, da, a->tris, a->ntri * 9 * sizeof(float), &p));
-    v.bvh.tris = (const float *)p;
-    KEDR_TRY(put(ctx, da, a->woop, a->woop ? a->ntri * 12 * sizeof(float) : 0, &p));
-    v.bvh.woop = (const float *)p;
-    KEDR_TRY(put(ctx, da, a->bvh, a->ntri ? a->nbvh * sizeof(render_bvh_node) : 0, &p));
-    v.bvh.nodes = (const render_bvh_node *)p;
-    KEDR_TRY(put(ctx, da, a->refs, a->nrefs * sizeof(uint32_t), &p));
-    v.bvh.refs = (const uint32_t *)p;
+    const device_bvh *d = (const device_bvh *)a->device;
+    if (d && d->ctx == ctx && d->nodes) { /* the tree this GPU holds (built or traced there) */
+        v.bvh.tris = (const float *)d->tris;
+        v.bvh.woop = a->woop ? (const float *)d->woop : NULL;
+        v.bvh.nodes = (const render_bvh_node *)d->nodes;
+        v.bvh.refs = (const uint32_t *)d->refs;
+    } else {
+        KEDR_TRY(render_accel_host(a));
+        KEDR_TRY(put(ctx, da, a->tris, a->ntri * 9 * sizeof(float), &p));
+        v.bvh.tris = (const float *)p;
+        KEDR_TRY(put(ctx, da, a->woop, a->woop ? a->ntri * 12 * sizeof(float) : 0, &p));
+        v.bvh.woop = (const float *)p;
+        KEDR_TRY(put(ctx, da, a->bvh, a->ntri ? a->nbvh * sizeof(render_bvh_node) : 0, &p));
+        v.bvh.nodes = (const render_bvh_node *)p;
+        KEDR_TRY(put(ctx, da, a->refs, a->nrefs * sizeof(uint32_t), &p));
+        v.bvh.refs = (const uint32_t *)p;
+    }
     v.accel = NULL;
     void *drgb = NULL, *dids = NULL, *dcounts = NULL;
     KEDR_TRY(kedr_alloc(ctx, &drgb, pixels * 3 * sizeof(float)));

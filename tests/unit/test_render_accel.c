@@ -193,6 +193,7 @@ static void check_lbvh_on(const char *name, const kedr_accel *ref, const soup *s
     TU_OK(kedr_accel_build_on(gpu, KEDR_ACCEL_LBVH, test, s->v, s->n, &a));
     if (!a)
         return;
+    TU_OK(render_accel_host(a)); /* a GPU's tree: the host's copy */
     int same = a->nbvh == ref->nbvh && a->nrefs == ref->nrefs &&
                memcmp(a->bvh, ref->bvh, ref->nbvh * sizeof *a->bvh) == 0 &&
                memcmp(a->refs, ref->refs, ref->nrefs * sizeof *a->refs) == 0;
