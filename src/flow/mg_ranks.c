@@ -237,10 +237,7 @@ static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, dou
     size_t Ng = rk->sub->lv[0].N;
     KEDR_TRY(kedr_alloc(ctx, (void **)&rk->gb, Ng * sizeof(double)));
     KEDR_TRY(kedr_alloc(ctx, (void **)&rk->gx, Ng * sizeof(double)));
-    if (!(rk->ghost = malloc(Ng * sizeof(double))))
-        return kedr_fail(KEDR_ERR_NOMEM, "multigrid over ranks: %zu bytes of host memory",
-                         Ng * sizeof(double));
-    return KEDR_OK;
+    return kedr_host_alloc(ctx, (void **)&rk->ghost, Ng * sizeof(double)); /* pinned */
 }
 
 kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps)
@@ -283,7 +280,7 @@ void flow_rk_mg_free(kedr_flow_poisson *ps)
     kedr_free(ps->ctx, rk->gpart);
     kedr_free(ps->ctx, rk->gb);
     kedr_free(ps->ctx, rk->gx);
-    free(rk->ghost);
+    kedr_host_free(ps->ctx, rk->ghost);
     rk->sub = NULL;
     rk->gpart = rk->gb = rk->gx = rk->ghost = NULL;
 }

@@ -111,8 +111,8 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     size_t bytes = rk->layer * sizeof(double);
     KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->below, bytes));
     KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->above, bytes));
-    if (kedr_ctx_backend(ps->ctx) != KEDR_BACKEND_CPU && !(rk->host = malloc(8 * bytes)))
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", 8 * bytes);
+    if (kedr_ctx_backend(ps->ctx) != KEDR_BACKEND_CPU) /* pinned: the halos' copies */
+        KEDR_TRY(kedr_host_alloc(ps->ctx, (void **)&rk->host, 8 * bytes));
     /* the end layers' diagonals count the neighbours' cells */
     KEDR_TRY(flow_rk_end_diag(ps, L, rk->layer, rk->ih2));
     rk->lv[0].off = first;
@@ -131,7 +131,7 @@ void flow_rk_free(kedr_flow_poisson *ps)
         return;
     kedr_free(ps->ctx, ps->rk->below);
     kedr_free(ps->ctx, ps->rk->above);
-    free(ps->rk->host);
+    kedr_host_free(ps->ctx, ps->rk->host);
     free(ps->rk);
     ps->rk = NULL;
 }

@@ -139,9 +139,8 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
         if ((s = kedr_alloc(ctx, (void **)&f->below, layer * sizeof(double))) == KEDR_OK)
             s = kedr_alloc(ctx, (void **)&f->above, layer * sizeof(double));
         size_t staging = 4 * f->s[f->split] * sizeof(double); /* a padded layer is larger */
-        if (s == KEDR_OK && kedr_ctx_backend(ctx) != KEDR_BACKEND_CPU &&
-            !(f->halo_host = malloc(staging)))
-            s = kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", staging);
+        if (s == KEDR_OK && kedr_ctx_backend(ctx) != KEDR_BACKEND_CPU) /* pinned */
+            s = kedr_host_alloc(ctx, (void **)&f->halo_host, staging);
     }
     if (f->split >= 0) /* one rank out of memory stops them all */
         s = kedr_comm_agree(comm, s);
@@ -181,7 +180,7 @@ void kedr_flow_destroy(kedr_flow *f)
     flow_ibm_destroy(f->ibm);
     kedr_free(f->ctx, f->below);
     kedr_free(f->ctx, f->above);
-    free(f->halo_host);
+    kedr_host_free(f->ctx, f->halo_host);
     free(f);
 }
 
