@@ -8,8 +8,11 @@
  *     takes its next blocks while their frontier elements times the generators fit one
  *     destination's batch (the worst case: every product for the same rank), expands them
  *     (products in its own slice are marked at once), sends each other rank the products it
- *     owns (kedr_comm_exchange), and marks what it receives; a rank whose frontier is done
- *     takes part with empty batches;
+ *     owns (kedr_comm_exchange_sizes/_data), and marks what it receives; a rank whose frontier
+ *     is done takes part with empty batches. The next round's expansion is started before this
+ *     round's messages, into the other set of batches, so that on the GPU it runs while the
+ *     messages travel (the codes only ever gain bits by atomic ors, so the order does not
+ *     matter);
  *  3. F(s) = the sum over the ranks of the elements each marked first (the old code 0 of an
  *     atomic or, so a product found twice counts once).
  * A product is sent as its offset in its owner's slice, in 5 bytes (8 when a slice holds 2^40
@@ -133,7 +136,7 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
         cap = nblocks * p->block_elements * ngens;
     p->batch_entries = cap > least ? cap : least;
     p->code_bytes = (size_t)(nblocks * p->block_elements / 4);
-    p->batch_bytes = (size_t)(p->batch_entries * eb * (uint64_t)ranks);
+    p->batch_bytes = (size_t)(2 * p->batch_entries * eb * (uint64_t)ranks); /* two slots */
     p->receive_bytes = (size_t)(p->batch_entries * eb * (uint64_t)(ranks - 1));
     size_t counts = (size_t)nblocks * 8 + 8 * ((size_t)ranks + 1); /* and the slices' starts */
     p->gpu_bytes = p->code_bytes + p->batch_bytes + counts + 8 * (size_t)ranks + 64;
@@ -174,9 +177,13 @@ static kedr_status cpu_begin(cayley_ranks *R)
 {
     size_t batch = (size_t)R->cap * (size_t)R->nranks;
     R->codes = calloc(R->words ? R->words : 1, 4);
-    R->out = malloc((batch ? batch : 1) * (size_t)R->entry);
-    R->nout = calloc((size_t)R->nranks, 8);
-    if (!R->codes || !R->out || !R->nout)
+    int ok = R->codes != NULL;
+    for (int k = 0; k < 2; k++) {
+        R->out[k] = malloc((batch ? batch : 1) * (size_t)R->entry);
+        R->nout[k] = calloc((size_t)R->nranks + 1, 8);
+        ok &= R->out[k] && R->nout[k];
+    }
+    if (!ok)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory for its slice's codes "
                          "and batches", R->g->spec, R->rank);
     if (R->lo == 0)
@@ -187,11 +194,13 @@ static kedr_status cpu_begin(cayley_ranks *R)
 static void cpu_end(cayley_ranks *R)
 {
     free(R->codes);
-    free(R->out);
-    free(R->nout);
     R->codes = NULL;
-    R->out = NULL;
-    R->nout = NULL;
+    for (int k = 0; k < 2; k++) {
+        free(R->out[k]);
+        free(R->nout[k]);
+        R->out[k] = NULL;
+        R->nout[k] = NULL;
+    }
 }
 
 static kedr_status cpu_count(cayley_ranks *R, uint32_t fc, uint64_t *counts)
@@ -209,18 +218,18 @@ static kedr_status cpu_count(cayley_ranks *R, uint32_t fc, uint64_t *counts)
     return KEDR_OK;
 }
 
-static kedr_status cpu_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t fc,
-                              uint32_t nc, uint64_t *found)
+static kedr_status cpu_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1, uint32_t fc,
+                             uint32_t nc)
 {
     const kedr_cayley_group *g = R->g;
     uint32_t *codes = R->codes;
-    unsigned char *out = R->out;
-    uint64_t *nout = R->nout, cap = R->cap, lo = R->lo, hi = R->hi, units = R->units;
+    unsigned char *out = R->out[slot];
+    uint64_t *nout = R->nout[slot], cap = R->cap, lo = R->lo, hi = R->hi, units = R->units;
     const uint64_t *los = R->los;
     int nranks = R->nranks, ngens = g->ngens, eb = R->entry;
     long w0 = (long)(b0 * R->block_elems / 16), w1 = (long)(b1 * R->block_elems / 16);
     uint64_t f = 0;
-    memset(nout, 0, (size_t)nranks * 8);
+    memset(nout, 0, ((size_t)nranks + 1) * 8);
 #pragma omp parallel for schedule(dynamic, 64) reduction(+ : f) num_threads(R->ctx->threads) \
     if (w1 - w0 > 256)
     for (long w = w0; w < w1; w++) {
@@ -246,18 +255,27 @@ static kedr_status cpu_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_
             }
         } while (m);
     }
-    *found = f;
-    for (int o = 0; o < nranks; o++)
-        if (nout[o] > cap)
-            return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products for "
-                             "rank %d, more than a batch's %llu", g->spec, R->rank,
-                             (unsigned long long)nout[o], o, (unsigned long long)cap);
+    nout[nranks] = f;
     return KEDR_OK;
 }
 
-static kedr_status cpu_mark(cayley_ranks *R, const unsigned char *entries, size_t n, uint32_t nc,
-                            uint64_t *found)
+/* The cpu's expansion is done when it starts: its counts are checked. */
+static kedr_status cpu_finish(cayley_ranks *R, int slot, uint64_t *found)
 {
+    const uint64_t *nout = R->nout[slot];
+    for (int o = 0; o < R->nranks; o++)
+        if (nout[o] > R->cap)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products for "
+                             "rank %d, more than a batch's %llu", R->g->spec, R->rank,
+                             (unsigned long long)nout[o], o, (unsigned long long)R->cap);
+    *found = nout[R->nranks];
+    return KEDR_OK;
+}
+
+static kedr_status cpu_mark(cayley_ranks *R, int slot, const unsigned char *entries, size_t n,
+                            uint32_t nc, uint64_t *found)
+{
+    (void)slot;
     uint32_t *codes = R->codes;
     uint64_t f = 0;
     int eb = R->entry;
@@ -281,8 +299,8 @@ static kedr_status cpu_upload(cayley_ranks *R, size_t w, const uint32_t *buf, si
     return KEDR_OK;
 }
 
-static const cayley_ranks_backend cpu_backend = {cpu_begin,    cpu_count,  cpu_expand, cpu_mark,
-                                                 cpu_download, cpu_upload, cpu_end};
+static const cayley_ranks_backend cpu_backend = {cpu_begin, cpu_count,    cpu_start,  cpu_finish,
+                                                 cpu_mark,  cpu_download, cpu_upload, cpu_end};
 
 /* ---- a level ---- */
 
@@ -291,18 +309,21 @@ static uint32_t code_of(int level) { return 1u + (uint32_t)(level & 1); }
 /* Every rank's status agreed; the MPI calls' own failures count as this rank's. */
 #define AGREE(R, st) ((st) = kedr_comm_agree((R)->comm, (st)))
 
-/* Sends each batch to its owner and marks what arrives; *found grows by the new elements. */
-static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
+/* Sends each batch of slot to its owner and marks what arrives; *found grows by the new
+ * elements. */
+static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64_t *found)
 {
+    const unsigned char *out = R->out[slot];
+    const uint64_t *nout = R->nout[slot];
     kedr_comm_msg *send = malloc((size_t)R->nranks * sizeof *send);
     if (!send)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
     int nsend = 0;
     for (int o = 0; o < R->nranks; o++)
-        if (o != R->rank && R->nout[o]) {
-            send[nsend++] = (kedr_comm_msg){o, R->out + (uint64_t)o * R->cap * (uint64_t)R->entry,
-                                            R->nout[o] * (uint64_t)R->entry};
-            R->sent += R->nout[o];
+        if (o != R->rank && nout[o]) {
+            send[nsend++] = (kedr_comm_msg){o, out + (uint64_t)o * R->cap * (uint64_t)R->entry,
+                                            nout[o] * (uint64_t)R->entry};
+            R->sent += nout[o];
         }
     /* into the kept receive buffer (pinned for cuda: no fresh pages each round, and the upload
      * at the link's speed); a round receives at most a batch from every other rank */
@@ -335,45 +356,76 @@ static kedr_status exchange_round(cayley_ranks *R, uint32_t nc, uint64_t *found)
         }
         uint64_t f = 0;
         if (st == KEDR_OK && n)
-            st = R->be->mark(R, e, n, nc, &f);
+            st = R->be->mark(R, slot, e, n, nc, &f);
         *found += f;
     }
     free(msgs);
     return st;
 }
 
+/* The blocks of the next round from *b: [*b, *b1) with at least one frontier element, as many
+ * as keep the worst case within a destination's batch; *b = *b1 = nblocks when none is left. */
+static void next_round(const cayley_ranks *R, uint64_t *b, uint64_t *b1)
+{
+    uint64_t ngens = (uint64_t)R->g->ngens, sum = 0;
+    while (*b < R->nblocks && R->counts[*b] == 0)
+        (*b)++;
+    *b1 = *b;
+    while (*b1 < R->nblocks && (sum + R->counts[*b1]) * ngens <= R->cap)
+        sum += R->counts[(*b1)++];
+}
+
 static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
 {
     uint32_t fc = code_of(s - 1), nc = code_of(s);
-    uint64_t ngens = (uint64_t)R->g->ngens, found = 0, b = 0;
+    uint64_t found = 0, b = 0, b1 = 0;
     kedr_status st = R->be->count(R, fc, R->counts);
     AGREE(R, st);
     KEDR_TRY(st);
+    /* the first round starts here; each turn of the loop finishes one round, starts the next
+     * into the other slot, and sends and marks the finished one's products */
+    int cur = 0, inflight = 0;
+    next_round(R, &b, &b1);
+    if (b < R->nblocks) {
+        if (b1 == b) /* cannot be: a batch holds at least one block's worst case */
+            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: block %llu does not fit a batch",
+                           R->g->spec, R->rank, (unsigned long long)b);
+        else
+            st = R->be->start(R, cur, b, b1, fc, nc);
+        inflight = 1;
+        b = b1;
+    }
     for (;;) {
-        /* this round's blocks: while the worst case fits one destination's batch */
-        while (b < R->nblocks && R->counts[b] == 0)
-            b++;
-        uint64_t b1 = b, sum = 0;
-        while (b1 < R->nblocks && (sum + R->counts[b1]) * ngens <= R->cap)
-            sum += R->counts[b1++];
-        int32_t more = b < R->nblocks;
+        uint64_t f = 0;
+        if (st == KEDR_OK && inflight)
+            st = R->be->finish(R, cur, &f);
+        else if (!inflight)
+            memset(R->nout[cur], 0, ((size_t)R->nranks + 1) * 8);
+        found += f;
+        int next = 0;
+        if (st == KEDR_OK) {
+            next_round(R, &b, &b1);
+            if (b < R->nblocks && b1 == b)
+                st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: block %llu does not fit a batch",
+                               R->g->spec, R->rank, (unsigned long long)b);
+            else if (b < R->nblocks)
+                st = R->be->start(R, cur ^ 1, b, b1, fc, nc);
+            next = b < R->nblocks;
+            b = b1;
+        }
+        AGREE(R, st);
+        KEDR_TRY(st);
+        /* a rank without a round in flight has nothing left: when no rank has, the level ends */
+        int32_t more = inflight;
         KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_I32, KEDR_OP_MAX, &more, 1));
         if (!more)
             break;
-        uint64_t f = 0;
-        memset(R->nout, 0, (size_t)R->nranks * 8);
-        st = b1 > b ? R->be->expand(R, b, b1, fc, nc, &f) : KEDR_OK;
-        if (st == KEDR_OK && b < R->nblocks && b1 == b) /* cannot be: cap >= a block's worst */
-            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: block %llu does not fit a batch",
-                           R->g->spec, R->rank, (unsigned long long)b);
-        found += f;
-        b = b1;
-        AGREE(R, st);
-        KEDR_TRY(st);
-        st = exchange_round(R, nc, &found);
+        st = exchange_round(R, cur, nc, &found);
         AGREE(R, st);
         KEDR_TRY(st);
         R->rounds++;
+        cur ^= 1;
+        inflight = next;
     }
     KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_U64, KEDR_OP_SUM, &found, 1));
     *count = found;

@@ -3,10 +3,12 @@
  *  - count: one block of threads per block of the slice sums its frontier codes;
  *  - expand: a thread per 32-bit word of the round's blocks turns its frontier codes into 3,
  *    marks the products in the slice (atomicOr; the old code says who was first) and appends
- *    the others to their owner's batch (atomicAdd on that owner's count); the batches' used
- *    parts are then copied to pinned host memory for the messages;
- *  - mark: what the other ranks sent, uploaded in pieces of the batches' size, marked the same
- *    way.
+ *    the others to their owner's batch (atomicAdd on that owner's count); it is launched and
+ *    left running (start) while the previous round's messages travel, and then (finish) the
+ *    batches' used parts are copied to pinned host memory for the messages;
+ *  - mark: what the other ranks sent, uploaded from the pinned receive buffer in pieces of a
+ *    finished slot's batches, marked the same way (after the running expansion, on the same
+ *    stream).
  * Debian's Open MPI is not CUDA-aware, so messages are staged through the host. */
 #include "cayley_elem.h"
 #include "ranks.h"
@@ -19,8 +21,9 @@
 
 typedef struct {
     uint32_t *codes;             /* the slice's codes */
-    unsigned char *out;          /* nranks batches of cap entries of R->entry bytes */
-    unsigned long long *nout;    /* entries of each batch; then the new elements' count */
+    unsigned char *out[2];       /* a slot each: nranks batches of cap entries of R->entry bytes */
+    unsigned long long *nout[2]; /* a slot each: entries of each batch; then [nranks], the new
+                                  * elements' count */
     unsigned long long *los;     /* the first element of every slice */
     unsigned long long *counts;  /* frontier elements of each block */
     int blocks;                  /* of the expand kernel */
@@ -153,17 +156,21 @@ static void rk_end(cayley_ranks *R)
     if (d) {
         cudaStreamSynchronize(KEDR_STREAM(R->ctx));
         kedr_free(R->ctx, d->codes);
-        kedr_free(R->ctx, d->out);
-        kedr_free(R->ctx, d->nout);
+        for (int k = 0; k < 2; k++) {
+            kedr_free(R->ctx, d->out[k]);
+            kedr_free(R->ctx, d->nout[k]);
+        }
         kedr_free(R->ctx, d->counts);
         kedr_free(R->ctx, d->los);
         free(d);
     }
-    cudaFreeHost(R->out);
-    cudaFreeHost(R->nout);
+    for (int k = 0; k < 2; k++) {
+        cudaFreeHost(R->out[k]);
+        cudaFreeHost(R->nout[k]);
+        R->out[k] = NULL;
+        R->nout[k] = NULL;
+    }
     R->dev = NULL;
-    R->out = NULL;
-    R->nout = NULL;
 }
 
 static kedr_status rk_begin(cayley_ranks *R)
@@ -177,13 +184,15 @@ static kedr_status rk_begin(cayley_ranks *R)
         return kedr_fail(KEDR_ERR_INVALID, "%s has no dense ranking", R->g->spec);
     size_t batch = (size_t)R->cap * (size_t)R->nranks;
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->codes, R->words ? R->words * 4 : 4));
-    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->out, (batch ? batch : 1) * (size_t)R->entry));
+    for (int k = 0; k < 2; k++) {
+        KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->out[k], (batch ? batch : 1) * (size_t)R->entry));
+        KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->nout[k], ((size_t)R->nranks + 1) * 8));
+        KEDR_CUDA_TRY(cudaMallocHost((void **)&R->out[k], (batch ? batch : 1) * (size_t)R->entry));
+        KEDR_CUDA_TRY(cudaMallocHost((void **)&R->nout[k], ((size_t)R->nranks + 1) * 8));
+    }
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->los, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_upload(R->ctx, d->los, R->los, ((size_t)R->nranks + 1) * 8));
-    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->nout, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->counts, (size_t)(R->nblocks ? R->nblocks : 1) * 8));
-    KEDR_CUDA_TRY(cudaMallocHost((void **)&R->out, (batch ? batch : 1) * (size_t)R->entry));
-    KEDR_CUDA_TRY(cudaMallocHost((void **)&R->nout, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_memset(R->ctx, d->codes, 0, R->words ? R->words * 4 : 4));
     int per_sm = 0;
     KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, RK_THREADS, 0));
@@ -211,19 +220,26 @@ static kedr_status rk_count(cayley_ranks *R, uint32_t fc, uint64_t *counts)
     return KEDR_OK;
 }
 
-static kedr_status rk_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t fc, uint32_t nc,
-                             uint64_t *found)
+static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1, uint32_t fc,
+                            uint32_t nc)
 {
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = KEDR_STREAM(R->ctx);
     unsigned long long w0 = b0 * R->block_elems / 16, w1 = b1 * R->block_elems / 16;
-    KEDR_CUDA_TRY(cudaMemsetAsync(d->nout, 0, ((size_t)R->nranks + 1) * 8, stream));
+    KEDR_CUDA_TRY(cudaMemsetAsync(d->nout[slot], 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
         *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, d->los, R->cap, R->entry, fc,
-        nc, d->out, d->nout);
+        nc, d->out[slot], d->nout[slot]);
     KEDR_CUDA_LAUNCHED("rk_expand_kernel");
-    unsigned long long *nout = (unsigned long long *)R->nout;
-    KEDR_CUDA_TRY(cudaMemcpyAsync(nout, d->nout, ((size_t)R->nranks + 1) * 8,
+    return KEDR_OK; /* running: rk_finish waits for it */
+}
+
+static kedr_status rk_finish(cayley_ranks *R, int slot, uint64_t *found)
+{
+    rk_dev *d = (rk_dev *)R->dev;
+    cudaStream_t stream = KEDR_STREAM(R->ctx);
+    unsigned long long *nout = (unsigned long long *)R->nout[slot];
+    KEDR_CUDA_TRY(cudaMemcpyAsync(nout, d->nout[slot], ((size_t)R->nranks + 1) * 8,
                                   cudaMemcpyDeviceToHost, stream));
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
     for (int o = 0; o < R->nranks; o++)
@@ -233,29 +249,29 @@ static kedr_status rk_expand(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t
                                  "for rank %d, more than a batch's %llu", R->g->spec, R->rank,
                                  nout[o], o, (unsigned long long)R->cap);
             size_t at = (size_t)o * R->cap * (size_t)R->entry;
-            KEDR_CUDA_TRY(cudaMemcpyAsync(R->out + at, d->out + at, nout[o] * (size_t)R->entry,
-                                          cudaMemcpyDeviceToHost, stream));
+            KEDR_CUDA_TRY(cudaMemcpyAsync(R->out[slot] + at, d->out[slot] + at,
+                                          nout[o] * (size_t)R->entry, cudaMemcpyDeviceToHost,
+                                          stream));
         }
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
     *found = nout[R->nranks];
-    nout[R->nranks] = 0;
     return KEDR_OK;
 }
 
-static kedr_status rk_mark_elems(cayley_ranks *R, const unsigned char *entries, size_t n,
-                                 uint32_t nc, uint64_t *found)
+static kedr_status rk_mark_elems(cayley_ranks *R, int slot, const unsigned char *entries,
+                                 size_t n, uint32_t nc, uint64_t *found)
 {
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = KEDR_STREAM(R->ctx);
     size_t piece = (size_t)R->cap * (size_t)R->nranks;
-    unsigned long long *count = d->nout + R->nranks;
+    unsigned long long *count = d->nout[slot] + R->nranks; /* the finished slot's */
     KEDR_CUDA_TRY(cudaMemsetAsync(count, 0, 8, stream));
     for (size_t at = 0; at < n; at += piece) {
         size_t k = n - at < piece ? n - at : piece;
-        KEDR_CUDA_TRY(cudaMemcpyAsync(d->out, entries + at * (size_t)R->entry,
+        KEDR_CUDA_TRY(cudaMemcpyAsync(d->out[slot], entries + at * (size_t)R->entry,
                                       k * (size_t)R->entry, cudaMemcpyHostToDevice, stream));
-        rk_mark_kernel<<<rk_grid(R->ctx, k, 8), RK_THREADS, 0, stream>>>(d->codes, d->out, k,
-                                                                         R->entry, nc, count);
+        rk_mark_kernel<<<rk_grid(R->ctx, k, 8), RK_THREADS, 0, stream>>>(
+            d->codes, d->out[slot], k, R->entry, nc, count);
         KEDR_CUDA_LAUNCHED("rk_mark_kernel");
     }
     unsigned long long f = 0;
@@ -276,4 +292,4 @@ static kedr_status rk_upload(cayley_ranks *R, size_t w, const uint32_t *buf, siz
 }
 
 extern "C" const cayley_ranks_backend cayley_ranks_cuda = {
-    rk_begin, rk_count, rk_expand, rk_mark_elems, rk_download, rk_upload, rk_end};
+    rk_begin, rk_count, rk_start, rk_finish, rk_mark_elems, rk_download, rk_upload, rk_end};

@@ -8,7 +8,9 @@
  * so the frontier of level s is the code c(s) = 1 + s % 2. The slice is cut into blocks of
  * block_elems elements (a power of two times KEDR_CAYLEY_RANK_BLOCK, at most RANKS_MAX_BLOCKS
  * blocks); a round of a level expands whole blocks, as many as keep the worst case (every
- * product of every frontier element for one destination) within a destination's batch. */
+ * product of every frontier element for one destination) within a destination's batch. There
+ * are two sets of batches (slots): while one round's products are sent and marked, the next
+ * round expands into the other slot (on the GPU at the same time). */
 #ifndef CAYLEY_RANKS_H
 #define CAYLEY_RANKS_H
 
@@ -30,16 +32,20 @@ typedef struct {
     kedr_status (*begin)(cayley_ranks *R);
     /* counts[b] = the elements of block b with code fc. */
     kedr_status (*count)(cayley_ranks *R, uint32_t fc, uint64_t *counts);
-    /* Expands the elements of code fc in blocks [b0, b1): each becomes 3; a product in this
-     * slice whose code is 0 gets nc (*found counts those this call set), any other is appended
-     * as its offset in the owner's slice to entry owner * cap + nout[owner]++ of out (nout
-     * counted from 0; the caller sees the host copies). */
-    kedr_status (*expand)(cayley_ranks *R, uint64_t b0, uint64_t b1, uint32_t fc, uint32_t nc,
-                          uint64_t *found);
+    /* Starts expanding the elements of code fc in blocks [b0, b1) into slot: each becomes 3; a
+     * product in this slice whose code is 0 gets nc, any other is appended as its offset in the
+     * owner's slice to entry owner * cap + nout[slot][owner]++ of out[slot] (counted from 0).
+     * May return before the work is done (cuda). */
+    kedr_status (*start)(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1, uint32_t fc,
+                         uint32_t nc);
+    /* Waits for slot's expansion: its batches and counts are then in out[slot] and nout[slot]
+     * on the host, and *found is the number of codes it set to nc. */
+    kedr_status (*finish)(cayley_ranks *R, int slot, uint64_t *found);
     /* Marks the n entries at `entries` (offsets in this slice, checked below its size) whose
-     * code is 0 with nc; *found counts them. */
-    kedr_status (*mark)(cayley_ranks *R, const unsigned char *entries, size_t n, uint32_t nc,
-                        uint64_t *found);
+     * code is 0 with nc; *found counts them. slot is a finished slot, whose buffers it may use
+     * (the other may be expanding meanwhile). */
+    kedr_status (*mark)(cayley_ranks *R, int slot, const unsigned char *entries, size_t n,
+                        uint32_t nc, uint64_t *found);
     /* Words [w, w + n) of the codes to or from host memory (checkpoints). */
     kedr_status (*download)(cayley_ranks *R, size_t w, uint32_t *buf, size_t n);
     kedr_status (*upload)(cayley_ranks *R, size_t w, const uint32_t *buf, size_t n);
@@ -60,8 +66,9 @@ struct cayley_ranks {
     int entry;                /* bytes of an entry: a product's offset in its owner's slice */
     uint64_t *los;            /* host: the first element of every slice, and the order */
     uint32_t *codes;          /* cpu: host memory; cuda: GPU memory */
-    unsigned char *out;       /* host: nranks batches of cap entries of `entry` bytes */
-    uint64_t *nout;           /* host: entries in each batch */
+    unsigned char *out[2];    /* host, a slot each: nranks batches of cap entries of `entry`
+                               * bytes */
+    uint64_t *nout[2];        /* host, a slot each: entries in each batch, and [nranks] */
     unsigned char *recv;      /* host, kept (pinned for cuda): what a round receives */
     size_t recv_bytes;        /* its size: (nranks - 1) batches */
     uint64_t *counts;         /* host: frontier elements of each block */
