@@ -169,7 +169,9 @@ typedef struct {
     int devices;
     /* kedr_cayley_growth_on (over MPI ranks): bytes of a rank's outgoing batch of products for
      * the other ranks, in all (0: KEDR_CAYLEY_BATCH_BYTES); a level is expanded in as many
-     * rounds as its products need. Raised to the least that one block of the frontier needs. */
+     * rounds as its products need, and a rank keeps two such sets (one expanded into while the
+     * other is sent). Raised to the least that one block of the frontier needs, and lowered to
+     * what a whole slice's products take. */
     size_t batch_bytes;
 } kedr_cayley_options;
 
