@@ -736,10 +736,11 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
     } else {
         KEDR_TRY(get_ctx(r, l, &sgmax, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax,
                          buf));
-        KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * dsmc_nacc(&sim->p), buf));
+        KEDR_TRY(get_ctx(r, l, &acc, ctx, load ? sim->acc : NULL, nc * 8 * dsmc_nacc(&sim->p),
+                         buf));
         if (h->marked)
-            KEDR_TRY(get_ctx(r, l, &mark, NULL, load ? sim->mark : NULL, nc * 8 * dsmc_nacc(&sim->p),
-                             buf));
+            KEDR_TRY(get_ctx(r, l, &mark, NULL, load ? sim->mark : NULL,
+                             nc * 8 * dsmc_nacc(&sim->p), buf));
         if (h->nelem)
             KEDR_TRY(get_ctx(r, l, &surf, ctx, load ? sim->geo.surf : NULL,
                              h->nelem * 8 * DSMC_NSURF, buf));
@@ -916,8 +917,9 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
 {
     const char *fn = "kedr_dsmc_restart_files";
     size_t nc = sim->ncells, ns = sim->geo.surf ? sim->geo.nelem * DSMC_NSURF : 0;
-    chk_merge m = {calloc(nc * dsmc_nacc(&sim->p), sizeof(double)), calloc(ns ? ns : 1, sizeof(double)),
-                   calloc(nc * dsmc_nacc(&sim->p), sizeof(double)), malloc(nc * sizeof(float))};
+    size_t nacc = dsmc_nacc(&sim->p);
+    chk_merge m = {calloc(nc * nacc, sizeof(double)), calloc(ns ? ns : 1, sizeof(double)),
+                   calloc(nc * nacc, sizeof(double)), malloc(nc * sizeof(float))};
     uint32_t *starts = malloc(nc * sizeof *starts);
     void *buf = malloc(CHK_CHUNK);
     kedr_status s = m.acc && m.surf && m.mark && m.sgmax && starts && buf

@@ -526,8 +526,8 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
             dsmc_rng r = dsmc_rng_drawn(p->seed, entity[DSMC_CAND_BATCH + t], p->step,
                                         DSMC_P_SCATTER, drawn[DSMC_CAND_BATCH + t]);
             ncoll[j] += dsmc_try_pair(p, r, starts[c], counts[c], &sgmax[j], drawn[t], a.x, a.y,
-                                      a.z, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, &sep[j], sgb,
-                                      pre ? &defl[t] : NULL);
+                                      a.z, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, &sep[j],
+                                      sgb, pre ? &defl[t] : NULL);
         }
     }
     for (uint32_t j = 0; j < nc; j++) {
@@ -569,8 +569,8 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
                 uint32_t m = 0;
                 double sc = 0;
                 s.coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z,
-                                            a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, perm, sgmax, &m, &sc,
-                                            sgb);
+                                            a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, perm, sgmax,
+                                            &m, &sc, sgb);
                 s.cand += m;
                 s.sep += dsmc_sep_fixed(sc);
             }
@@ -1715,7 +1715,8 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
     if (!sim || !bytes)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_memory: %s is NULL", !sim ? "sim" : "bytes");
     size_t slot = dsmc_slot_bytes(&sim->p, !KEDR_IS_CUDA(sim->ctx));
-    size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * dsmc_nacc(&sim->p) : 0) + (sim->geo.gas ? 8 : 0);
+    size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * dsmc_nacc(&sim->p) : 0) +
+                      (sim->geo.gas ? 8 : 0);
     *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
              sim->offsets_bytes + 4 * sizeof(uint64_t) +
              (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx);
@@ -1847,7 +1848,8 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim)
     sim->mark_samples = 0;
     sim->mark_step = sim->step;
     KEDR_TRY(dsmc_surface_reset(sim));
-    return sim->acc ? kedr_memset(sim->ctx, sim->acc, 0, sim->ncells * 8 * dsmc_nacc(&sim->p)) : KEDR_OK;
+    size_t bytes = sim->ncells * 8 * dsmc_nacc(&sim->p);
+    return sim->acc ? kedr_memset(sim->ctx, sim->acc, 0, bytes) : KEDR_OK;
 }
 
 void kedr_dsmc_fields_free(kedr_dsmc_fields *f)
