@@ -10,17 +10,18 @@
 #   RANKS="2 4" CASES="burnside:17 pancake:14" bench/cayley-ranks.sh
 #   CASES="pancake:15" RANKS=4 TIMEOUT=2400 bench/cayley-ranks.sh   (4 x H200: 327 GB of codes)
 #
-# Environment: KEDR (default build/kedr), CASES (default "burnside:16 burnside:17
-# burnside:16+inv pancake:13 pancake:14"; a +inv suffix adds --inverses), RANKS (default "2 4",
-# rank counts above the host's GPU count are skipped), TIMEOUT (seconds a run, default 600),
+# Environment: KEDR (default build/kedr), CASES (default "burnside:16 burnside:16+inv
+# burnside:17 pancake:13"; a +inv suffix adds --inverses; pancake:14, burnside:17+inv and, on 4
+# H200s, pancake:15 take minutes a run), RANKS (default "2 4", rank counts above the host's GPU
+# count are skipped), TIMEOUT (seconds a run, default 300),
 # BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS, OUT (results folder; default a temporary one:
 # each run's JSON and log). Memory a rank: `kedr cayley GROUP --dry-run --ranks N`.
 set -u -o pipefail
 
 kedr=${KEDR:-build/kedr}
-cases=${CASES:-burnside:16 burnside:17 burnside:16+inv pancake:13 pancake:14}
+cases=${CASES:-burnside:16 burnside:16+inv burnside:17 pancake:13}
 ranks=${RANKS:-2 4}
-timeout_s=${TIMEOUT:-600}
+timeout_s=${TIMEOUT:-300}
 backend=${BACKEND:-cuda}
 mpirun=${MPIRUN:-mpirun}
 flags=${MPIRUN_FLAGS:-}
