@@ -14,7 +14,8 @@
  *  (e) bad species data refused with the file, line and key: Z_vib without theta_v, theta_v
  *      without a relaxation number, an atom with theta_v, both Z forms, a C1 without C2, values
  *      out of range; a case built in code with bad values refused by kedr_dsmc_case_check; the
- *      shipped species file's N2, O2 and NO vibrate and Ar does not. */
+ *      shipped species file's N2, O2 and NO vibrate and Ar does not; seed-test1.ini
+ *      ([species] vibration = no) does not vibrate and plate-n2-vib.ini does. */
 #include "validation/test_dsmc_util.h"
 
 #include "dsmc/sim.h"
@@ -297,6 +298,19 @@ static void test_species_files(void)
         int vibrates = s->theta_v > 0 && s->zv_c1 > 0 && s->zv_c2 > 0;
         TU_CHECK(vibrates == (k < 3), "%s: theta_v %g, C1 %g, C2 %g", names[k], s->theta_v,
                  s->zv_c1, s->zv_c2);
+    }
+    /* [species] vibration: the seed 003 cases switch it off, plate-n2-vib.ini keeps it */
+    const char *shipped[2] = {"seed-test1.ini", "plate-n2-vib.ini"};
+    for (int k = 0; k < 2; k++) {
+        char path[1200];
+        snprintf(path, sizeof path, "%s", file);
+        char *slash = strrchr(path, '/');
+        snprintf(slash ? slash + 1 : path, sizeof path - (size_t)(slash ? slash + 1 - path : 0),
+                 "%s", shipped[k]);
+        kedr_dsmc_case g;
+        TU_OK(kedr_dsmc_case_load(path, &g));
+        TU_CHECK(g.species[0].theta_v == (k ? 3371 : 0) && (g.species[0].zv_c1 > 0) == k,
+                 "%s: theta_v %g", shipped[k], g.species[0].theta_v);
     }
 }
 
