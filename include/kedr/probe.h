@@ -54,6 +54,11 @@ kedr_status kedr_probe_limit(kedr_ctx *ctx, kedr_probe_limit_kind k, int fast, f
 kedr_status kedr_probe_offset(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t offset);
 /* a[i * stride] += 1 for i < n; a holds (n - 1) * stride + 1 elements at least. */
 kedr_status kedr_probe_stride(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t stride);
+/* b[i] = a[i * stride] for i < n (F32 or F64; a holds (n - 1) * stride + 1 elements, b n):
+ * strided reads, coalesced writes. readonly: on cuda the loads go through the read-only data
+ * (texture) cache (__ldg), the path of Ruetsch & Fatica's fig. 3.18; the cpu ignores it. */
+kedr_status kedr_probe_stride_read(kedr_ctx *ctx, kedr_dtype t, const void *a, void *b, size_t n,
+                                   size_t stride, int readonly);
 
 /* ---- matrix copy and transpose variants (Ruetsch & Fatica, sec. 3.4) ------------------------ */
 

@@ -192,6 +192,39 @@ extern "C" kedr_status probe_stride_cuda(kedr_ctx *ctx, kedr_dtype t, void *a, s
     return KEDR_OK;
 }
 
+/* b[i] = a[i * stride]: plain loads, or through the read-only data cache (Ruetsch & Fatica's
+ * texture path, fig. 3.18) */
+template <typename T, bool RO>
+__global__ void stride_read_kernel(const T *__restrict__ a, T *__restrict__ b, size_t n,
+                                   size_t stride)
+{
+    GRID_STRIDE(i, n) b[i] = RO ? __ldg(a + i * stride) : a[i * stride];
+}
+
+template <typename T>
+static void stride_read_launch(kedr_ctx *ctx, const void *a, void *b, size_t n, size_t stride,
+                               int readonly)
+{
+    unsigned grid = grid_for(n, THREADS);
+    if (readonly)
+        stride_read_kernel<T, true><<<grid, THREADS, 0, KEDR_STREAM(ctx)>>>((const T *)a, (T *)b,
+                                                                           n, stride);
+    else
+        stride_read_kernel<T, false><<<grid, THREADS, 0, KEDR_STREAM(ctx)>>>((const T *)a, (T *)b,
+                                                                            n, stride);
+}
+
+extern "C" kedr_status probe_stride_read_cuda(kedr_ctx *ctx, kedr_dtype t, const void *a, void *b,
+                                              size_t n, size_t stride, int readonly)
+{
+    if (t == KEDR_F32)
+        stride_read_launch<float>(ctx, a, b, n, stride, readonly);
+    else
+        stride_read_launch<double>(ctx, a, b, n, stride, readonly);
+    KEDR_CUDA_LAUNCHED("stride_read_kernel");
+    return KEDR_OK;
+}
+
 /* ---- matrix copies and transposes ------------------------------------------------------------ */
 
 /* A block of TILE x ROWS threads moves a TILE x TILE tile, each thread TILE / ROWS elements. in is

@@ -201,6 +201,42 @@ kedr_status kedr_probe_stride(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, si
     return KEDR_OK;
 }
 
+kedr_status kedr_probe_stride_read(kedr_ctx *ctx, kedr_dtype t, const void *a, void *b, size_t n,
+                                   size_t stride, int readonly)
+{
+    const char *fn = "kedr_probe_stride_read";
+    KEDR_TRY(check_ctx(ctx, fn));
+    KEDR_TRY(kedr_check_dtype(t, FLOATS, fn, "element"));
+    if (stride == 0)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: stride 0: expected at least 1", fn);
+    if (n > 1 && n - 1 > SIZE_MAX / 16 / stride)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: n %zu x stride %zu overflows", fn, n, stride);
+    KEDR_TRY(kedr_check_ptr(a, n, fn, "a"));
+    KEDR_TRY(kedr_check_ptr(b, n, fn, "b"));
+    if (n == 0)
+        return KEDR_OK;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx))
+        return probe_stride_read_cuda(ctx, t, a, b, n, stride, readonly);
+#endif
+    (void)readonly;
+    long long m = (long long)n;
+    if (t == KEDR_F32) {
+        const float *p = a;
+        float *q = b;
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < m; i++)
+            q[i] = p[(size_t)i * stride];
+    } else {
+        const double *p = a;
+        double *q = b;
+#pragma omp parallel for schedule(static)
+        for (long long i = 0; i < m; i++)
+            q[i] = p[(size_t)i * stride];
+    }
+    return KEDR_OK;
+}
+
 /* ---- execution configuration ----------------------------------------------------------------- */
 
 static kedr_status check_launch(const kedr_probe_launch *l, const char *fn)

@@ -25,6 +25,8 @@ kedr_status probe_limit_cuda(kedr_ctx *ctx, kedr_probe_limit_kind k, int fast, f
                              const float *b, size_t n, float x, int flag);
 kedr_status probe_offset_cuda(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t offset);
 kedr_status probe_stride_cuda(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t stride);
+kedr_status probe_stride_read_cuda(kedr_ctx *ctx, kedr_dtype t, const void *a, void *b, size_t n,
+                                   size_t stride, int readonly);
 kedr_status probe_transpose_cuda(kedr_ctx *ctx, kedr_probe_transpose_kind k, const float *in,
                                  float *out, size_t rows, size_t cols);
 kedr_status probe_copy_launch_cuda(kedr_ctx *ctx, kedr_dtype t, void *out, const void *in,

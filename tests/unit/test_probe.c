@@ -176,8 +176,33 @@ static void test_offset_stride(kedr_ctx *ctx)
                 TU_CHECK(bad == 0, "offset %zu / stride %zu %s n=%zu: %zu elements wrong", off,
                          stride, kedr_dtype_name(t), n, bad);
                 free(h);
+                /* strided reads, both load paths: b[i] = a[i * stride] for a[j] = j + 1/2 */
+                void *src = tu_host_alloc(len * e), *db = NULL;
+                for (size_t j = 0; j < len; j++) {
+                    if (t == KEDR_F32)
+                        ((float *)src)[j] = (float)j + 0.5f;
+                    else
+                        ((double *)src)[j] = (double)j + 0.5;
+                }
+                TU_OK(kedr_upload(ctx, d, src, len * e));
+                TU_OK(kedr_alloc(ctx, &db, (n ? n : 1) * e));
+                for (int ro = 0; ro < 2; ro++) {
+                    TU_OK(kedr_memset(ctx, db, TU_POISON_BYTE, (n ? n : 1) * e));
+                    TU_OK(kedr_probe_stride_read(ctx, t, d, db, n, stride, ro));
+                    void *hb = tu_download(ctx, db, (n ? n : 1) * e);
+                    size_t wrong = 0;
+                    for (size_t i = 0; i < n; i++)
+                        wrong += get(t, hb, i) != (double)(i * stride) + 0.5;
+                    TU_CHECK(wrong == 0, "strided read %zu %s n=%zu (%s loads): %zu wrong", stride,
+                             kedr_dtype_name(t), n, ro ? "read-only" : "plain", wrong);
+                    free(hb);
+                }
+                free(src);
+                kedr_free(ctx, db);
                 kedr_free(ctx, d);
             }
+    TU_CHECK(kedr_probe_stride_read(ctx, KEDR_F32, NULL, NULL, 0, 0, 0) == KEDR_ERR_INVALID,
+             "a strided read of stride 0 taken");
     TU_CHECK(kedr_probe_stride(ctx, KEDR_F32, NULL, 0, 0) == KEDR_ERR_INVALID, "stride 0 taken");
     TU_CHECK(kedr_probe_offset(ctx, KEDR_I32, NULL, 0, 0) == KEDR_ERR_UNSUPPORTED, "I32 taken");
 }
