@@ -5,8 +5,10 @@
 # cuBLAS row of the textbook's products, and the Burnside quotient B_17 over every GPU.
 #
 #   OUT=dir bench/host-gpus.sh [PARTS]     PARTS: any of dsmc adi flow probe examples cayley
-#                                          cayley-ranks anchors (default: all of them but
-#                                          cayley-ranks and anchors, in that order)
+#                                          cayley-ranks anchors examples-all render stride
+#                                          (default: dsmc adi flow probe examples cayley; the
+#                                          others on request; one GPU is enough for the last
+#                                          four)
 #
 # Environment: DSMC_PER_GPU (particles a GPU, default 10^8), ADI_NX (default 4096),
 # B17_TIMEOUT (seconds, default 240). Each part prints its own summary lines; the raw JSON and
@@ -96,5 +98,24 @@ if has anchors; then
     fi
     timeout 120 build/kedr probe bandwidth --backend cuda --json "$out/probe-bandwidth.json" 2>&1 |
         grep -iE "copy|scale|add|triad|dot|GB/s" | head -n 30
+fi
+if has examples-all; then
+    echo "== every example with its default sizes (examples/README.md)"
+    for e in build/example_*; do
+        echo "-- $(basename "$e")"
+        timeout 150 "$e" 2>&1 | tail -n 14 || rc=1
+    done
+fi
+
+if has render; then
+    echo "== render: the GPU's LBVH build and rays up to 10^7 triangles"
+    timeout 240 build/kedr bench render --backend cuda --accel lbvh --max-triangles 10000000 \
+        --size 640x360 --repeats 3 --json "$out/render.json" 2>&1 | tail -n 24 || rc=1
+fi
+
+if has stride; then
+    echo "== probe stride: fig. 3.18's strided reads, plain and read-only (texture) loads"
+    timeout 120 build/kedr probe stride --backend cuda --json "$out/probe-stride.json" 2>&1 |
+        grep -E "^  (stride|read) (1|2|4|8|16|32) |texture|sector" || rc=1
 fi
 exit $rc
