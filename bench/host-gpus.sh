@@ -98,6 +98,14 @@ if has anchors; then
     fi
     timeout 120 build/kedr probe bandwidth --backend cuda --json "$out/probe-bandwidth.json" 2>&1 |
         grep -iE "copy|scale|add|triad|dot|GB/s" | head -n 30
+    # nvbandwidth (NVIDIA's public source, built elsewhere with its libraries linked in:
+    # .dev-nvbandwidth/nvbandwidth-bin) beside kedr probe transfer
+    echo "-- nvbandwidth ($(ldd --version 2>&1 | head -n 1))"
+    if [ -x .dev-nvbandwidth/nvbandwidth-bin ]; then
+        timeout 120 .dev-nvbandwidth/nvbandwidth-bin -t host_to_device_memcpy_ce \
+            device_to_host_memcpy_ce device_local_copy 2>&1 | tail -n 30
+    fi
+    timeout 120 build/kedr probe transfer --backend cuda 2>&1 | grep -E "^  .*(1 GB|256 MB|16 MB)" | head -n 12
 fi
 if has examples-all; then
     echo "== every example with its default sizes (examples/README.md)"
