@@ -8,7 +8,9 @@
  *      of levels 0 to 3 against (1 - x) x^i, x = exp(-theta / T_eq), each within 5 standard
  *      errors of a snapshot; the total energy is conserved to 1e-12 over the run; the stats'
  *      T_vib is the oscillator temperature of the levels (1e-12), the sampled fields' T_vib
- *      is T_eq on average, and T_overall weighs the three modes;
+ *      is T_eq on average, and T_overall weighs the three modes; in a mixture of N2, O2 and
+ *      argon each vibrating species' mean level is its oscillator's at the mixture's T_eq
+ *      (5 standard errors) and argon keeps none;
  *  (b) relaxation against Landau-Teller: the same box at T = 8000 K from T_vib = 100 K with a
  *      constant Z_vib = 8 (Z_rot = 1, so that T_rot follows T_tr). Landau-Teller,
  *          d E_v / dc = (E_v*(T_tr) - E_v) / Z_LT   per collision c of a molecule,
@@ -178,6 +180,67 @@ static void test_equilibrium(kedr_ctx *ctx)
              "fields: %lld samples, %d cells with a wrong T_overall, T_vib %.2f (T_eq %.2f)",
              (long long)f.samples, bad, sum / cnt, t_eq);
     kedr_dsmc_fields_free(&f);
+    kedr_dsmc_destroy(sim);
+}
+
+/* (a) in a mixture: N2 (Z_vib 5) and O2 (theta_v 2256 K, Z_vib 3) with argon, from
+ * T = 5000 K and T_vib = 500 K, reach one T_eq, the root of
+ *     E / N = 3/2 k T + sum_k x_k (zeta_k / 2 k T + k theta_k / (exp(theta_k / T) - 1)),
+ * each species' mean level the oscillator's at T_eq (5 standard errors). */
+static void test_mixture(kedr_ctx *ctx)
+{
+    const double th[2] = {THETA, 2256};
+    kedr_dsmc_case c = vib_box(5000, 500, 5, 5, 10, 300);
+    c.nspecies = 3;
+    c.species[1] = c.species[0];
+    snprintf(c.species[1].name, sizeof c.species[1].name, "O2");
+    c.species[1].mass = 53.12e-27;
+    c.species[1].d_ref = 4.07e-10;
+    c.species[1].omega = 0.77;
+    c.species[1].theta_v = th[1];
+    c.species[1].z_vib = 3; /* Millikan-White's would take ~1000 collisions at 4000 K */
+    c.species[2] = (kedr_dsmc_species){
+        "Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.0, 4.17e-10, 0, 1, 0, 0, 0, 0};
+    c.fraction[0] = 0.5, c.fraction[1] = 0.3, c.fraction[2] = 0.2;
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    for (int s = 0; s < 300; s++)
+        TU_OK(kedr_dsmc_step_stages(sim, COLLIDE_ONLY));
+    dt_particles p = dt_get(sim);
+    size_t n = 0;
+    uint8_t *lv = tu_host_alloc(p.n);
+    TU_OK(kedr_dsmc_get_vib_levels(sim, p.n, &n, lv));
+    double mom[3], e, scale, count[3] = {0, 0, 0}, levels[3] = {0, 0, 0};
+    dt_totals(&c, &p, mom, &e, &scale);
+    for (size_t i = 0; i < p.n; i++) {
+        count[p.sp[i]]++;
+        levels[p.sp[i]] += lv[i];
+    }
+    TU_CHECK(levels[2] == 0, "argon holds %.0f vibrational quanta", levels[2]);
+    e += (levels[0] * th[0] + levels[1] * th[1]) * K_B;
+    double lo = 1, hi = 1e5, t = 0;
+    for (int k = 0; k < 200; k++) { /* the energy at T is increasing in T */
+        t = 0.5 * (lo + hi);
+        double f = (1.5 * (double)p.n + count[0] + count[1]) * K_B * t;
+        for (int q = 0; q < 2; q++)
+            f += count[q] * K_B * th[q] / expm1(th[q] / t);
+        if (f > e)
+            hi = t;
+        else
+            lo = t;
+    }
+    for (int q = 0; q < 2; q++) {
+        double x = exp(-th[q] / t), lq = x / (1 - x), mean = levels[q] / count[q];
+        double sd = sqrt(x) / (1 - x) / sqrt(count[q]);
+        printf("  mixture: %s (%.0f molecules) mean level %.5f, SHO at T_eq %.1f K %.5f +- %.5f\n",
+               q ? "O2" : "N2", count[q], mean, t, lq, sd);
+        TU_CHECK(fabs(mean - lq) < 5 * sd, "%s: mean level %.5f, expected %.5f +- %.5f",
+                 q ? "O2" : "N2", mean, lq, sd);
+    }
+    free(lv);
+    dt_free(&p);
     kedr_dsmc_destroy(sim);
 }
 
@@ -570,6 +633,7 @@ int main(void)
         kedr_ctx *ctx = tu_ctx(list[b]);
         printf("back end: %s\n", kedr_backend_name(list[b]));
         test_equilibrium(ctx);
+        test_mixture(ctx);
         test_relaxation(ctx);
         test_wall_inflow(ctx);
         test_wall_bodies(ctx);
