@@ -21,7 +21,8 @@ if(KEDR_HAVE_MPI)
            diff <(${cay_strip} p1.json) <(${cay_strip} p3.json)")
   # 2 ranks stopped after level 9 with checkpoints, resumed to the end: the straight run's JSON
   # (but the edge visits, which count the resumed run's own); the same files taken up by 3 ranks
-  # and by one; with one of the files gone, refused naming it.
+  # and by one, and one process's checkpoint by 2 ranks; with one of the files gone, refused
+  # naming it.
   set(cay_run2 "${cay_mpirun} 2 --oversubscribe ${cay_kedr} burnside:7 --backend cpu -q")
   add_test(NAME mpi_kedr_cayley_restart_np2 COMMAND bash -c "rm -rf mpi_cayr && mkdir mpi_cayr && cd mpi_cayr && \
            ${cay_run2} --json a.json > /dev/null && \
@@ -33,6 +34,9 @@ if(KEDR_HAVE_MPI)
            diff <(${cay_strip} b.json) <(${cay_strip} c.json) && \
            ${cay_mpirun} 1 ${cay_kedr} burnside:7 --backend cpu -q --resume b.chk --json d.json > /dev/null && \
            diff <(${cay_strip} a.json | grep -v -e resumed_from -e edge_visits) <(${cay_strip} d.json | grep -v -e resumed_from -e edge_visits) && \
+           ${cay_kedr} burnside:7 --backend cpu -q --max-levels 9 --checkpoint d.chk > /dev/null && \
+           ${cay_run2} --resume d.chk --json f.json > /dev/null && \
+           diff <(${cay_strip} b.json) <(${cay_strip} f.json) && \
            rm b.rank1of2.chk && \
            ! ${cay_mpirun} 3 --oversubscribe ${cay_kedr} burnside:7 --backend cpu -q --resume b.chk 2> e.err && \
            grep -q 'b.rank1of2.chk' e.err")

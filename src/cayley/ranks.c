@@ -699,8 +699,9 @@ static void file_path(const char *base, int j, int m, char *out, size_t size)
 }
 
 /* The rank count whose files base names (rank 0 looks, and tells the others): this run's when
- * BASE.rank0ofN.chk is there, else the count of the newest BASE.rank0ofM.chk, else this run's
- * (whose missing file the reader then names). */
+ * BASE.rank0ofN.chk is there, else that of the newest of BASE.rank0ofM.chk and BASE itself (0:
+ * BASE, a checkpoint of one process's search), else this run's (whose missing file the reader
+ * then names). */
 static int files_count(cayley_ranks *R, const char *base)
 {
     int32_t m = R->nranks;
@@ -710,6 +711,10 @@ static int files_count(cayley_ranks *R, const char *base)
         file_path(base, 0, R->nranks, p, sizeof p);
         if (stat(p, &st) != 0) {
             double newest = -1;
+            if (stat(base, &st) == 0 && S_ISREG(st.st_mode)) {
+                newest = (double)st.st_mtime;
+                m = 0;
+            }
             for (int k = 1; k <= KEDR_CAYLEY_MAX_RANKS; k++) {
                 file_path(base, 0, k, p, sizeof p);
                 if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && (double)st.st_mtime > newest) {
@@ -723,6 +728,134 @@ static int files_count(cayley_ranks *R, const char *base)
     return m;
 }
 
+/* ---- a checkpoint of one process's search taken up over ranks ----
+ * The format of checkpoint.c (KEDRCAYL, version 1): a 208-byte header, F(0..s), the visited and
+ * the frontier bitmaps of the whole group (B bytes each, the order's bits rounded up to 16
+ * bytes), a checksum. Each rank reads the whole file for the checksum (and the bits past the
+ * order, which must be none), and its slice's bits again, a window at a time, into codes:
+ * visited and in the frontier c(s), visited alone 3, else 0. */
+#define DK_MAGIC "KEDRCAYL"
+#define DK_HEADER 208
+#define DK_WINDOW ((uint64_t)1 << 26) /* elements converted at a time: 8 MB of each bitmap */
+
+/* Bit i of an 8-bit x to bit 2i of the result. */
+static uint32_t spread8(unsigned x)
+{
+    uint32_t y = x & 0xffu;
+    y = (y | (y << 4)) & 0x0F0Fu;
+    y = (y | (y << 2)) & 0x3333u;
+    return (y | (y << 1)) & 0x5555u;
+}
+
+static kedr_status read_dense_file(cayley_ranks *R, const char *path, uint64_t **growth,
+                                   int *level, int *complete, uint64_t tally[4])
+{
+    const kedr_cayley_group *g = R->g;
+    uint64_t B = (g->order + 127) / 128 * 16, size = 0;
+    int fd = -1;
+    *growth = NULL;
+    KEDR_TRY(cayley_ck_open(path, &fd, &size));
+    unsigned char h[DK_HEADER];
+    kedr_status s = size < DK_HEADER ? kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu "
+                                                 "bytes, shorter than the %d-byte header", path,
+                                                 (unsigned long long)size, DK_HEADER)
+                                     : cayley_ck_read(fd, path, 0, h, DK_HEADER);
+    uint32_t lv = 0;
+    if (s == KEDR_OK) {
+        lv = get32(h + 180);
+        if (memcmp(h, DK_MAGIC, 8) != 0 || get32(h + 8) != 1)
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: neither a checkpoint of a search over "
+                          "ranks nor of one process's (version 1)", path);
+        else if (memchr(h + 16, 0, 160) == NULL || strcmp((const char *)h + 16, g->spec) != 0)
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,
+                          memchr(h + 16, 0, 160) ? (const char *)h + 16 : "(corrupt)", g->spec);
+        else if (get32(h + 176) != (g->inverses ? 1u : 0u))
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made %s --inverses, this run is %s "
+                          "them", path, get32(h + 176) ? "with" : "without",
+                          g->inverses ? "with" : "without");
+        else if (get64(h + 184) != g->order || get64(h + 192) != B || get32(h + 12) > 1 ||
+                 get64(h + 200) != 0 || lv > (uint32_t)INT32_MAX - 1 || lv >= g->order)
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header", path);
+        else if (size != DK_HEADER + 8 * ((uint64_t)lv + 1) + 2 * B + 8)
+            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: %llu bytes, expected %llu for level %u",
+                          path, (unsigned long long)size,
+                          (unsigned long long)(DK_HEADER + 8 * ((uint64_t)lv + 1) + 2 * B + 8), lv);
+    }
+    size_t nF = (size_t)lv + 1;
+    uint64_t *F = s == KEDR_OK ? malloc(8 * nF) : NULL;
+    size_t bufsize = B < RK_CHUNK ? (size_t)B : RK_CHUNK, win = (size_t)(DK_WINDOW / 8);
+    unsigned char *buf = s == KEDR_OK ? malloc(bufsize > 2 * win ? bufsize : 2 * win) : NULL;
+    uint32_t *codes = s == KEDR_OK ? malloc((size_t)(DK_WINDOW / 4)) : NULL;
+    if (s == KEDR_OK && (!F || !buf || !codes))
+        s = kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory", path);
+    uint64_t sum = 0, ones = 0, base = DK_HEADER + 8 * (uint64_t)nF;
+    if (s == KEDR_OK) {
+        s = cayley_ck_read(fd, path, DK_HEADER, F, 8 * nF);
+        cayley_ck_sum(&sum, &ones, h, DK_HEADER);
+        cayley_ck_sum(&sum, &ones, (const unsigned char *)F, 8 * nF);
+    }
+    /* the checksum, over the whole file; the bits at or past the order */
+    for (int part = 0; part < 2 && s == KEDR_OK; part++)
+        for (uint64_t off = 0; s == KEDR_OK && off < B; off += RK_CHUNK) {
+            size_t n = B - off < RK_CHUNK ? (size_t)(B - off) : RK_CHUNK;
+            s = cayley_ck_read(fd, path, base + (uint64_t)part * B + off, buf, n);
+            if (s != KEDR_OK)
+                break;
+            cayley_ck_sum(&sum, &ones, buf, n);
+            for (size_t i = 0; i < n; i++) {
+                uint64_t bit = 8 * (off + i); /* the byte's first element */
+                if (bit + 8 > g->order && buf[i]) {
+                    unsigned keep = bit >= g->order ? 0 : (unsigned)(g->order - bit);
+                    tally[3] += (buf[i] & (0xffu << keep) & 0xffu) != 0;
+                }
+            }
+        }
+    uint64_t stored = 0;
+    if (s == KEDR_OK)
+        s = cayley_ck_read(fd, path, base + 2 * B, &stored, 8);
+    if (s == KEDR_OK && stored != sum)
+        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt: the checksum does not match the "
+                      "contents", path);
+    /* this rank's slice, a window at a time (lo is a multiple of 512: whole bytes and words) */
+    uint32_t fc = code_of((int)lv);
+    for (uint64_t x = R->lo; s == KEDR_OK && x < R->hi; x += DK_WINDOW) {
+        uint64_t n = R->hi - x < DK_WINDOW ? R->hi - x : DK_WINDOW, nb = (n + 7) / 8;
+        unsigned char *vis = buf, *fr = buf + win;
+        s = cayley_ck_read(fd, path, base + x / 8, vis, (size_t)nb);
+        if (s == KEDR_OK)
+            s = cayley_ck_read(fd, path, base + B + x / 8, fr, (size_t)nb);
+        if (s != KEDR_OK)
+            break;
+        size_t words = (size_t)((n + 15) / 16);
+        memset(codes, 0, words * 4);
+        for (uint64_t k = 0; k < nb; k++) { /* 8 elements a byte, 16 bits of codes */
+            unsigned keep = k + 1 == nb && n % 8 ? (1u << (n % 8)) - 1u : 0xffu;
+            unsigned v = vis[k] & keep, f = fr[k] & keep;
+            tally[0] += pop64(v & ~f & 0xffu);
+            tally[1] += pop64(v & f);
+            tally[2] += pop64(f & ~v & 0xffu);
+            /* the low and the high bit of each field: c(s) = 1 is (1, 0), 2 is (0, 1), 3 (1, 1) */
+            unsigned lowb = fc == 1 ? v : v & ~f, highb = fc == 1 ? v & ~f : v;
+            codes[k / 2] |= (spread8(lowb) | spread8(highb) << 1) << (16 * (k % 2));
+        }
+        s = R->be->upload(R, (size_t)((x - R->lo) / 16), codes, words);
+    }
+    uint64_t total = 0;
+    if (s == KEDR_OK)
+        s = cayley_ck_check_growth(path, F, (int)lv, g->order, &total);
+    close(fd);
+    free(buf);
+    free(codes);
+    if (s != KEDR_OK) {
+        free(F);
+        return s;
+    }
+    *growth = F;
+    *level = (int)lv;
+    *complete = (int)get32(h + 12);
+    return KEDR_OK;
+}
+
 /* ---- the hooks of the level loop (growth.h) ---- */
 
 static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
@@ -733,14 +866,19 @@ static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
         size_t len = 0, cap = 0;
         return cayley_push_level(res, &len, &cap, 1);
     }
-    /* the files written by m ranks whose slices overlap this rank's: its own when m = N */
+    /* the files written by m ranks whose slices overlap this rank's: its own when m = N; m = 0:
+     * the one file of a search of one process */
     int m = files_count(R, opt->resume_path);
-    int j0 = m == R->nranks ? R->rank : kedr_cayley_rank_owner(R->g, m, R->lo);
-    int j1 = m == R->nranks ? R->rank : kedr_cayley_rank_owner(R->g, m, R->hi - 1);
+    int j0 = m == R->nranks ? R->rank : m ? kedr_cayley_rank_owner(R->g, m, R->lo) : 0;
+    int j1 = m == R->nranks ? R->rank : m ? kedr_cayley_rank_owner(R->g, m, R->hi - 1) : -1;
     uint64_t tally[4] = {0, 0, 0, 0}, *F = NULL;
     int level = 0, complete = 0;
     char path[sizeof R->resume_path];
     kedr_status s = KEDR_OK;
+    if (m == 0) {
+        snprintf(path, sizeof path, "%s", opt->resume_path);
+        s = read_dense_file(R, path, &F, &level, &complete, tally);
+    }
     for (int j = j0; s == KEDR_OK && j <= j1; j++) {
         rk_file f;
         uint64_t *Fj = NULL;
@@ -801,8 +939,8 @@ static kedr_status hook_start(void *self, const kedr_cayley_options *opt,
         return s;
     }
     if (m != R->nranks && R->rank == 0)
-        kedr_log(KEDR_LOG_INFO, "%s: the checkpoints of %d ranks taken up by %d", R->g->spec, m,
-                 R->nranks);
+        kedr_log(KEDR_LOG_INFO, "%s: the checkpoint%s of %d rank%s taken up by %d", R->g->spec,
+                 m > 1 ? "s" : "", m ? m : 1, m > 1 ? "s" : "", R->nranks);
     res->growth = F;
     res->diameter = level;
     res->complete = complete;

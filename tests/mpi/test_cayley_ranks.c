@@ -12,7 +12,8 @@
  *    more) instead of 5;
  * 3. per-rank checkpoints: stopped by max_levels then resumed = the straight run; a SIGINT on
  *    rank 0 alone stops every rank at the same level, saved, and the resumed run is the straight
- *    one; the checkpoints of N ranks taken up by one, and one rank's by N; another rank's file, a damaged file and a file whose checksum matches but whose codes
+ *    one; the checkpoints of N ranks taken up by one, and one rank's by N, and a checkpoint of
+ *    one process's search (kedr_cayley_growth's format) by N; another rank's file, a damaged file and a file whose checksum matches but whose codes
  *    disagree with F are refused on every rank;
  * 4. refusals: a memory limit below a rank's need (saying how much), on every rank or on one
  *    rank only (every rank returns that rank's error; likewise a checkpoint one rank cannot
@@ -315,6 +316,45 @@ static void check_checkpoints(kedr_ctx *ctx)
     TU_OK(kedr_comm_barrier(comm));
     if (rank == 0)
         remove(alone_file);
+
+    /* a checkpoint of one process's search (kedr_cayley_growth, this context's back end),
+     * stopped and ended, taken up by the N ranks; damaged, refused */
+    char dense[128];
+    snprintf(dense, sizeof dense, "test_cayley_ranks_%d_dense.chk", (int)pid);
+    for (int ended = 0; ended <= 1; ended++) {
+        if (rank == 0) {
+            kedr_cayley_options w = {.checkpoint_path = dense, .max_levels = ended ? 0 : 8,
+                                     .checkpoint_every = 1e9, .mode = KEDR_CAYLEY_DENSE};
+            TU_OK(kedr_cayley_growth(ctx, g, &w, &part));
+            kedr_cayley_result_free(&part);
+        }
+        TU_OK(kedr_comm_barrier(comm));
+        kedr_cayley_options rd = {.resume_path = dense};
+        s = kedr_cayley_growth_on(ctx, comm, g, &rd, &rest);
+        int from = ended ? straight.diameter : 8;
+        TU_CHECK(s == KEDR_OK && rest.resumed_from == from && rest.complete &&
+                     rest.diameter == straight.diameter &&
+                     memcmp(rest.growth, straight.growth, 8 * ((size_t)rest.diameter + 1)) == 0,
+                 "one process's checkpoint (%s) on %d ranks: %s", ended ? "ended" : "level 8",
+                 size, kedr_last_error());
+        if (s == KEDR_OK)
+            kedr_cayley_result_free(&rest);
+        TU_OK(kedr_comm_barrier(comm));
+    }
+    if (rank == 0) {
+        size_t dn = 0;
+        unsigned char *d = read_all(dense, &dn);
+        if (d && dn > 300) {
+            d[dn - 100] ^= 0x01;
+            write_all(dense, d, dn);
+        }
+        free(d);
+    }
+    TU_OK(kedr_comm_barrier(comm));
+    refused(ctx, g, dense, KEDR_ERR_PARSE, "checksum", "a damaged checkpoint of one process");
+    TU_OK(kedr_comm_barrier(comm));
+    if (rank == 0)
+        remove(dense);
 
     /* stop at level 9 again for the damaged files */
     TU_OK(kedr_cayley_growth_on(ctx, comm, g, &a, &part));
