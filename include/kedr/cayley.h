@@ -220,8 +220,9 @@ void kedr_cayley_result_free(kedr_cayley_result *result);
  * Checkpoints: opt->checkpoint_path "DIR/NAME.chk" is written by rank R of N as
  * DIR/NAME.rankRofN.chk (a path without .chk gets .rankRofN.chk appended), and
  * opt->resume_path names such a set of files: this run's rank count's when DIR/NAME.rank0ofN.chk
- * exists, else that of the newest DIR/NAME.rank0ofM.chk, each rank reading the files whose
- * slices overlap its own (a restart may take another number of ranks).
+ * exists, else the newest of the sets DIR/NAME.rank0ofM.chk and of DIR/NAME.chk itself, a
+ * checkpoint of kedr_cayley_growth's dense search; each rank reads the files whose slices
+ * overlap its own (a restart may take another number of ranks).
  * KEDR_ERR_INVALID for more ranks than the group has blocks of KEDR_CAYLEY_RANK_BLOCK elements
  * (or than KEDR_CAYLEY_MAX_RANKS), the sparse kinds, mode sparse or devices != 0;
  * KEDR_ERR_NOMEM, before anything is allocated, when a rank needs more than it may use (the
