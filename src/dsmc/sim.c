@@ -336,8 +336,8 @@ static void locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_parti
  * bandwidth: the sources are prefetched DSMC_GATHER_AHEAD slots ahead (128 took the 3D box's
  * indexing at 10^6 molecules from 15.5 to 9.5 ms a step on one core; 16 to 256 were measured). */
 #define DSMC_GATHER_AHEAD 128
-static inline void gather_range(const uint32_t *perm, size_t lo, size_t hi, size_t n,
-                                dsmc_particles from, dsmc_particles to)
+static inline void gather_range(const dsmc_params *p, const uint32_t *perm, size_t lo, size_t hi,
+                                size_t n, dsmc_particles from, dsmc_particles to)
 { /* perm is read up to n (the prefetch), the slots [lo, hi) are written */
     const int three = to.z != NULL;
     for (size_t j = lo; j < hi; j++) {
@@ -360,27 +360,35 @@ static inline void gather_range(const uint32_t *perm, size_t lo, size_t hi, size
         if (three)
             to.z[j] = from.z[q];
     }
-    /* the narrower arrays of gases with rotation, several species or vibration
-     * (dsmc_particle_fields), in passes of their own */
-    if (to.erot)
-        for (size_t j = lo; j < hi; j++)
-            to.erot[j] = from.erot[perm[j]];
-    if (to.sp)
-        for (size_t j = lo; j < hi; j++)
-            to.sp[j] = from.sp[perm[j]];
-    if (to.vib)
-        for (size_t j = lo; j < hi; j++)
-            to.vib[j] = from.vib[perm[j]];
+    /* the arrays of dsmc_particle_fields after those doubles (rotational energies, species,
+     * vibrational levels: those the gas keeps), each in a pass of its own */
+    dsmc_field fs[DSMC_MAX_FIELDS], ft[DSMC_MAX_FIELDS];
+    int nf = dsmc_particle_fields(&from, p, fs);
+    dsmc_particle_fields(&to, p, ft);
+    for (int k = three ? 6 : 5; k < nf; k++) {
+        const char *src = *fs[k].ptr;
+        char *dst = *ft[k].ptr;
+        size_t w = fs[k].elem;
+        if (w == 4) /* memcpy of a constant 4 bytes: one load and store, any element type */
+            for (size_t j = lo; j < hi; j++)
+                memcpy(dst + 4 * j, src + 4 * (size_t)perm[j], 4);
+        else if (w == 1)
+            for (size_t j = lo; j < hi; j++)
+                dst[j] = src[perm[j]];
+        else
+            for (size_t j = lo; j < hi; j++)
+                memcpy(dst + j * w, src + (size_t)perm[j] * w, w);
+    }
 }
 
 /* The whole gather, when no collision stage does it cell by cell. */
-static void gather_cpu(kedr_ctx *ctx, const uint32_t *perm, size_t n, dsmc_particles from,
-                       dsmc_particles to)
+static void gather_cpu(kedr_ctx *ctx, const dsmc_params *p, const uint32_t *perm, size_t n,
+                       dsmc_particles from, dsmc_particles to)
 {
     const size_t chunk = 4096; /* slots a pass of gather_range takes, within the caches */
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (n > DSMC_OMP_MIN)
     for (size_t lo = 0; lo < n; lo += chunk)
-        gather_range(perm, lo, lo + chunk < n ? lo + chunk : n, n, from, to);
+        gather_range(p, perm, lo, lo + chunk < n ? lo + chunk : n, n, from, to);
 }
 
 /* NTC collisions of the cells [c0, c1) on the cpu: dsmc_collide_cell's work with the random
@@ -559,7 +567,7 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
         /* nearest partners overwrite perm in a block's cells (their scratch), perhaps in
          * another thread's block: the prefetch then looks no further than this block */
         if (from)
-            gather_range(perm, lo, hi, p->partner == KEDR_DSMC_PARTNER_NEAREST ? hi : n, *from,
+            gather_range(p, perm, lo, hi, p->partner == KEDR_DSMC_PARTNER_NEAREST ? hi : n, *from,
                          a);
         collide_sums s = {0, 0, 0};
         if (p->scheme == KEDR_DSMC_NTC && !plain) {
@@ -1266,7 +1274,7 @@ static void finish_gather(kedr_dsmc *sim)
 {
     if (!sim->gather_pending)
         return;
-    gather_cpu(sim->ctx, sim->perm, sim->n, sim->a, sim->back);
+    gather_cpu(sim->ctx, &sim->p, sim->perm, sim->n, sim->a, sim->back);
     swap_sets(sim);
 }
 

@@ -129,6 +129,8 @@ typedef struct {
 } dsmc_field;
 #define DSMC_MAX_FIELDS 16
 
+/* The doubles come first, x, y, (z,) vx, vy, vz: the cpu's gather moves those together and the
+ * rest through this table (sim.c: gather_range). */
 #define DSMC_FIELD(arr, label) \
     (f[n].ptr = (void **)&(arr), f[n].elem = sizeof *(arr), f[n].name = (label), n++)
 static inline int dsmc_particle_fields(dsmc_particles *a, const dsmc_params *p,
