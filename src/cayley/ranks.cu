@@ -1,11 +1,12 @@
 /* The dense search over MPI ranks, cuda back end (ranks.c holds the rounds and the messages;
  * ranks.h the codes). The slice's codes and the outgoing batches live on the rank's GPU:
  *  - count: one block of threads per block of the slice sums its frontier codes;
- *  - expand: a thread per 32-bit word of the round's blocks turns its frontier codes into 3,
- *    marks the products in the slice (atomicOr; the old code says who was first) and appends
- *    the others to their owner's batch (atomicAdd on that owner's count); it is launched and
- *    left running (start) while the previous round's messages travel, and then (finish) the
- *    batches' used parts are copied to pinned host memory for the messages;
+ *  - expand: a block per tile of 256 words of the round's blocks: each thread turns the frontier
+ *    codes of its word into 3 and queues them in shared memory, then the block expands the
+ *    queue, marks the products in the slice (atomicOr; the old code says who was first) and
+ *    appends the others to their owner's batch (atomicAdd on that owner's count); it is
+ *    launched and left running (start) while the previous round's messages travel, and then
+ *    (finish) the batches' used parts are copied to pinned host memory for the messages;
  *  - mark: what the other ranks sent, uploaded from the pinned receive buffer in pieces of a
  *    finished slot's batches, marked the same way (after the running expansion, on the same
  *    stream).
@@ -73,6 +74,10 @@ rk_count_kernel(const uint32_t *__restrict__ codes, unsigned long long block_wor
     }
 }
 
+/* A block takes tiles of RK_THREADS words (16 * RK_THREADS elements) of the round's range in
+ * turn; each thread turns the frontier codes of its word into 3 and queues their offsets in
+ * shared memory, and then the block expands the queue, a thread an element, so that every
+ * thread has work however the frontier is spread over the words (as dense.cu's sweep). */
 template <int KIND>
 __global__ void __launch_bounds__(RK_THREADS)
 rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
@@ -81,18 +86,31 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                  const unsigned long long *__restrict__ los, unsigned long long cap, int eb,
                  uint32_t fc, uint32_t nc, unsigned char *out, unsigned long long *nout)
 {
+    __shared__ uint16_t queue[RK_THREADS * 16]; /* element offsets inside the tile */
+    __shared__ unsigned int queued;
     unsigned long long found = 0;
-    unsigned long long stride = (unsigned long long)gridDim.x * RK_THREADS;
-    for (unsigned long long w = w0 + (unsigned long long)blockIdx.x * RK_THREADS + threadIdx.x;
-         w < w1; w += stride) {
-        uint32_t m = rk_fields(*(volatile uint32_t *)&codes[w], fc);
-        if (!m)
-            continue;
-        atomicOr(&codes[w], m | (m << 1)); /* expanded: 3 */
-        do {
-            unsigned long long x = lo + 16 * w + (unsigned long long)(__ffs((int)m) - 1) / 2;
-            m &= m - 1;
-            cayley_elem e = cayley_load_as(&g, x, (kedr_cayley_kind)KIND);
+    unsigned long long tiles = (w1 - w0 + RK_THREADS - 1) / RK_THREADS;
+    if (threadIdx.x == 0)
+        queued = 0;
+    __syncthreads();
+    for (unsigned long long t = blockIdx.x; t < tiles; t += gridDim.x) { /* the same for the block */
+        unsigned long long w = w0 + t * RK_THREADS + threadIdx.x;
+        uint32_t m = w < w1 ? rk_fields(*(volatile uint32_t *)&codes[w], fc) : 0u;
+        if (!__syncthreads_or(m != 0u))
+            continue; /* no frontier in the tile: one load and one barrier */
+        if (m) {
+            atomicOr(&codes[w], m | (m << 1)); /* expanded: 3 */
+            unsigned int pos = atomicAdd(&queued, (unsigned int)__popc(m));
+            do {
+                queue[pos++] = (uint16_t)(threadIdx.x * 16 + (unsigned int)(__ffs((int)m) - 1) / 2);
+                m &= m - 1;
+            } while (m);
+        }
+        __syncthreads();
+        unsigned int n = queued;
+        unsigned long long first = lo + 16 * (w0 + t * RK_THREADS); /* the tile's first element */
+        for (unsigned int i = threadIdx.x; i < n; i += RK_THREADS) {
+            cayley_elem e = cayley_load_as(&g, first + queue[i], (kedr_cayley_kind)KIND);
             for (int k = 0; k < g.ngens; k++) {
                 unsigned long long r = cayley_neighbour_as(&g, &e, k, (kedr_cayley_kind)KIND);
                 if (r >= lo && r < hi) {
@@ -105,7 +123,11 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                                          r - los[o], eb);
                 }
             }
-        } while (m);
+        }
+        __syncthreads(); /* every thread has read queued and the queue */
+        if (threadIdx.x == 0)
+            queued = 0;
+        __syncthreads();
     }
     rk_add_count(found, &nout[nranks]);
 }
