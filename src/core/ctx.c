@@ -161,6 +161,17 @@ kedr_status kedr_ctx_sync(kedr_ctx *ctx)
     return KEDR_OK;
 }
 
+/* Host memory of whole 64-byte lines, 64-byte aligned. */
+static kedr_status host_aligned(void **ptr, size_t b)
+{
+    b = (b + 63) / 64 * 64;
+    if (posix_memalign(ptr, 64, b) != 0) {
+        *ptr = NULL;
+        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory: asked for %.3g GB", b / 1e9);
+    }
+    return KEDR_OK;
+}
+
 static kedr_status raw_alloc(kedr_ctx *ctx, void **ptr, size_t bytes)
 {
     size_t b = bytes ? bytes : 1;
@@ -180,12 +191,7 @@ static kedr_status raw_alloc(kedr_ctx *ctx, void **ptr, size_t bytes)
     }
 #endif
     (void)ctx;
-    b = (b + 63) / 64 * 64;
-    if (posix_memalign(ptr, 64, b) != 0) {
-        *ptr = NULL;
-        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory: asked for %.3g GB", b / 1e9);
-    }
-    return KEDR_OK;
+    return host_aligned(ptr, b);
 }
 
 static void raw_free(kedr_ctx *ctx, void *ptr)
@@ -232,12 +238,7 @@ kedr_status kedr_host_alloc(kedr_ctx *ctx, void **ptr, size_t bytes)
     }
 #endif
     (void)ctx;
-    b = (b + 63) / 64 * 64;
-    if (posix_memalign(ptr, 64, b) != 0) {
-        *ptr = NULL;
-        return kedr_fail(KEDR_ERR_NOMEM, "out of host memory: asked for %.3g GB", b / 1e9);
-    }
-    return KEDR_OK;
+    return host_aligned(ptr, b);
 }
 
 void kedr_host_free(kedr_ctx *ctx, void *ptr)

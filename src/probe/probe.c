@@ -170,16 +170,24 @@ kedr_status kedr_probe_offset(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, si
     return KEDR_OK;
 }
 
-kedr_status kedr_probe_stride(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t stride)
+/* The arguments of the strided kernels: a context, a float type, a stride of 1 or more whose
+ * span fits, the array a. */
+static kedr_status check_stride(kedr_ctx *ctx, kedr_dtype t, const void *a, size_t n,
+                                size_t stride, const char *fn)
 {
-    const char *fn = "kedr_probe_stride";
     KEDR_TRY(check_ctx(ctx, fn));
     KEDR_TRY(kedr_check_dtype(t, FLOATS, fn, "element"));
     if (stride == 0)
         return kedr_fail(KEDR_ERR_INVALID, "%s: stride 0: expected at least 1", fn);
     if (n > 1 && n - 1 > SIZE_MAX / 16 / stride)
         return kedr_fail(KEDR_ERR_INVALID, "%s: n %zu x stride %zu overflows", fn, n, stride);
-    KEDR_TRY(kedr_check_ptr(a, n, fn, "a"));
+    return kedr_check_ptr(a, n, fn, "a");
+}
+
+kedr_status kedr_probe_stride(kedr_ctx *ctx, kedr_dtype t, void *a, size_t n, size_t stride)
+{
+    const char *fn = "kedr_probe_stride";
+    KEDR_TRY(check_stride(ctx, t, a, n, stride, fn));
     if (n == 0)
         return KEDR_OK;
 #ifdef KEDR_HAVE_CUDA
@@ -205,13 +213,7 @@ kedr_status kedr_probe_stride_read(kedr_ctx *ctx, kedr_dtype t, const void *a, v
                                    size_t stride, int readonly)
 {
     const char *fn = "kedr_probe_stride_read";
-    KEDR_TRY(check_ctx(ctx, fn));
-    KEDR_TRY(kedr_check_dtype(t, FLOATS, fn, "element"));
-    if (stride == 0)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: stride 0: expected at least 1", fn);
-    if (n > 1 && n - 1 > SIZE_MAX / 16 / stride)
-        return kedr_fail(KEDR_ERR_INVALID, "%s: n %zu x stride %zu overflows", fn, n, stride);
-    KEDR_TRY(kedr_check_ptr(a, n, fn, "a"));
+    KEDR_TRY(check_stride(ctx, t, a, n, stride, fn));
     KEDR_TRY(kedr_check_ptr(b, n, fn, "b"));
     if (n == 0)
         return KEDR_OK;

@@ -65,6 +65,17 @@ static void free_result(result *r)
         free(r->f[v]);
 }
 
+/* Whether two results hold the same n values of every field, bit for bit (NaN where both are:
+ * solid nodes). */
+static int same_fields(const result *a, const result *b, size_t n)
+{
+    int same = 1;
+    for (int v = 0; v < 4; v++)
+        for (size_t i = 0; i < n; i++)
+            same &= a->f[v][i] == b->f[v][i] || (isnan(a->f[v][i]) && isnan(b->f[v][i]));
+    return same;
+}
+
 /* The case's steps on comm (NULL: one rank, this process alone); the fields on rank 0 (or on
  * every process for one rank). */
 static int run(kedr_ctx *ctx, kedr_comm *on, const kedr_adi_case *c, result *r)
@@ -227,10 +238,7 @@ static void check_restart(kedr_ctx *ctx, const kedr_adi_case *c0)
         TU_OK(kedr_adi_step(r));
     TU_OK(kedr_adi_get_fields(r, b.f[0], b.f[1], b.f[2], b.f[3]));
     if (rank == 0) {
-        int same = 1;
-        for (int v = 0; v < 4; v++)
-            for (size_t i = 0; i < n; i++)
-                same &= a.f[v][i] == b.f[v][i] || (isnan(a.f[v][i]) && isnan(b.f[v][i]));
+        int same = same_fields(&a, &b, n);
         TU_CHECK(same, "%d ranks: a restart from the checkpoints is the straight run, bit for "
                  "bit", size);
         size_t h1, h2;
@@ -252,10 +260,7 @@ static void check_restart(kedr_ctx *ctx, const kedr_adi_case *c0)
                  (long long)st.step);
         TU_OK(kedr_adi_get_fields(r, b.f[0], b.f[1], b.f[2], b.f[3]));
         if (rank == 0) {
-            int same = 1;
-            for (int v = 0; v < 4; v++)
-                for (size_t i = 0; i < n; i++)
-                    same &= c3.f[v][i] == b.f[v][i] || (isnan(c3.f[v][i]) && isnan(b.f[v][i]));
+            int same = same_fields(&c3, &b, n);
             TU_CHECK(same, "one rank from the checkpoints of %d: the fields of step 3, bit for "
                      "bit", size);
         }
@@ -294,10 +299,7 @@ static void check_restart(kedr_ctx *ctx, const kedr_adi_case *c0)
     TU_OK(kedr_adi_restart_on(ctx, comm, &c, one, &r));
     TU_OK(kedr_adi_get_fields(r, b.f[0], b.f[1], b.f[2], b.f[3]));
     if (rank == 0) {
-        int same = 1;
-        for (int v = 0; v < 4; v++)
-            for (size_t i = 0; i < n; i++)
-                same &= c3.f[v][i] == b.f[v][i] || (isnan(c3.f[v][i]) && isnan(b.f[v][i]));
+        int same = same_fields(&c3, &b, n);
         TU_CHECK(same, "%d ranks from one rank's checkpoint: its fields, bit for bit", size);
     }
     kedr_adi_destroy(r);
@@ -357,10 +359,7 @@ static void check_v1_checkpoint(kedr_ctx *ctx, const kedr_adi_case *c)
             kedr_adi_stats st;
             kedr_adi_get_stats(r, &st);
             TU_OK(kedr_adi_get_fields(r, b.f[0], b.f[1], b.f[2], b.f[3]));
-            int same = st.step == 2;
-            for (int v = 0; v < 4; v++)
-                for (size_t i = 0; i < n; i++)
-                    same &= a.f[v][i] == b.f[v][i] || (isnan(a.f[v][i]) && isnan(b.f[v][i]));
+            int same = st.step == 2 && same_fields(&a, &b, n);
             TU_CHECK(same, "a checkpoint of the one-rank format (KEDRADI1) restarts the same "
                      "fields at step %lld", (long long)st.step);
         }
