@@ -378,7 +378,8 @@ static void next_round(const cayley_ranks *R, uint64_t *b, uint64_t *b1)
 static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
 {
     uint32_t fc = code_of(s - 1), nc = code_of(s);
-    uint64_t found = 0, b = 0, b1 = 0;
+    uint64_t found = 0, b = 0, b1 = 0, rounds0 = R->rounds, sent0 = R->sent;
+    double t0 = kedr_wall_seconds(), msg0 = R->exchange_seconds;
     kedr_status st = R->be->count(R, fc, R->counts);
     AGREE(R, st);
     KEDR_TRY(st);
@@ -429,6 +430,11 @@ static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
     }
     KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_U64, KEDR_OP_SUM, &found, 1));
     *count = found;
+    if (R->rank == 0) /* KEDR_LOG=debug: where a level's time goes, on rank 0 */
+        kedr_log(KEDR_LOG_DEBUG, "%s level %d: %llu new, rank 0: %llu rounds, %llu products "
+                 "sent, %.3f s of %.3f in messages", R->g->spec, s, (unsigned long long)found,
+                 (unsigned long long)(R->rounds - rounds0), (unsigned long long)(R->sent - sent0),
+                 R->exchange_seconds - msg0, kedr_wall_seconds() - t0);
     return KEDR_OK;
 }
 
