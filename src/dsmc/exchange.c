@@ -406,6 +406,8 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
             at.erot += kept;
         if (at.sp)
             at.sp += kept;
+        if (at.vib)
+            at.vib += kept;
         if (s == KEDR_OK)
             s = dsmc_locate_cuda(sim->ctx, &sim->p, arrived, at, k2 + kept);
         if (s == KEDR_OK)
