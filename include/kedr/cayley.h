@@ -168,7 +168,8 @@ typedef struct {
      * between the GPUs (docs/cayley.md); -1: every GPU of the host. */
     int devices;
     /* kedr_cayley_growth_on (over MPI ranks): bytes of a rank's outgoing batch of products for
-     * the other ranks, in all (0: KEDR_CAYLEY_BATCH_BYTES); a level is expanded in as many
+     * the other ranks, in all (0: four times a slice's codes, from 16 MB to
+     * KEDR_CAYLEY_BATCH_BYTES); a level is expanded in as many
      * rounds as its products need, and a rank keeps two such sets (one expanded into while the
      * other is sent). Raised to the least that one block of the frontier needs, and lowered to
      * what a whole slice's products take. */

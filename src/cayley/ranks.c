@@ -122,10 +122,15 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
         return kedr_fail(KEDR_ERR_INVALID, "%s over %d ranks: the slices end at %llu, not at the "
                          "order %llu", g->spec, ranks, (unsigned long long)prev_hi,
                          (unsigned long long)g->order);
-    if (!batch_bytes)
-        batch_bytes = KEDR_CAYLEY_BATCH_BYTES;
     p->block_elements = block_elems_for(p->slice_max);
     uint64_t nblocks = (p->slice_max + p->block_elements - 1) / p->block_elements;
+    /* by default four times a slice's codes, between 16 MB and KEDR_CAYLEY_BATCH_BYTES: small
+     * groups need no more, and the ranks of a host share its memory */
+    uint64_t code = nblocks * p->block_elements / 4;
+    if (!batch_bytes)
+        batch_bytes = (size_t)(4 * code < ((uint64_t)16 << 20)       ? (uint64_t)16 << 20
+                               : 4 * code > KEDR_CAYLEY_BATCH_BYTES ? KEDR_CAYLEY_BATCH_BYTES
+                                                                    : 4 * code);
     /* a destination's batch: the share of batch_bytes, but no more than a whole slice's
      * products (small groups) and no less than one block's worst case */
     uint64_t ngens = (uint64_t)(g->ngens > 0 ? g->ngens : 1);
