@@ -34,7 +34,7 @@ if [ ! -x "$kedr" ]; then
 fi
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
 [ "$backend" = cpu ] && gpus=$(nproc --all)
-echo "cayley-ranks.sh: $backend, $gpus GPUs, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%FT%TZ)"
+echo "cayley-ranks.sh: $backend, $gpus GPUs (or cores), $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1), commit $(git rev-parse --short HEAD 2>/dev/null || echo '?'), $(date -u +%FT%TZ)"
 printf '%-18s %-12s %9s %12s %12s %10s %5s %s\n' case run seconds "visits/s" "sent" "msg s" diam growth
 
 growth_of() { # JSON -> its growth array on one line
@@ -90,6 +90,11 @@ for c in $cases; do
         fi
         printf '%-18s %-12s %9s %12s %12s %10s %5s %s (wall %.1f s)\n' "$c" "$run" "${secs:--}" \
             "${rate:--}" "${sent:--}" "${msg:--}" "${diam:--}" "$same" "$wall"
+        # docs/cayley.md's rule: a rank of B_18 over 8 sends about 3.0 times the products of a
+        # rank of B_17 over 4 and expands 2.5 times the elements
+        if [ "$group" = burnside:17 ] && [ "$run" = np4 ] && [ -n "$secs" ] && [ -n "$msg" ]; then
+            awk -v t="$secs" -v m="$msg" -v inv="$inv" 'BEGIN { printf "  -> burnside:18%s over 8 ranks of these GPUs (if they held it): about %.0f s\n", inv == "" ? "" : " --inverses", 3.0 * m + 2.5 * (t - m) }'
+        fi
     done
 done
 echo "cayley-ranks.sh: results in $out"
