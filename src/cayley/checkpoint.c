@@ -29,6 +29,7 @@
  * splitmix64 finaliser; the blocks hash in parallel, and the result does not depend on the
  * number of threads. */
 #include "checkpoint.h"
+#include "ck_file.h"
 #include "core/internal.h"
 
 #include <errno.h>
@@ -95,20 +96,6 @@ void cayley_ck_sum(uint64_t *sum, uint64_t *bits, const unsigned char *p, size_t
     *bits += ones;
 }
 
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
 
 /* Streams a bitmap from the back end into f through buf, folding it into the checksum. */
 static kedr_status write_bitmap(cayley_dense *d, FILE *f, const char *path, int which,

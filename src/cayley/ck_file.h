@@ -5,6 +5,8 @@
 
 #include "kedr/cayley.h"
 
+#include <string.h>
+
 /* Opens path for reading when it is a regular file (a FIFO or a device is refused, without
  * waiting on it); *size is its size. Close *fd when done. */
 kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size);
@@ -18,5 +20,21 @@ kedr_status cayley_ck_check_growth(const char *path, const uint64_t *F, int leve
 /* Folds bytes (a multiple of 8, starting on a 1 MiB block boundary of its part) into the
  * checksum *sum, and adds their set bits to *bits (the format is in checkpoint.c). */
 void cayley_ck_sum(uint64_t *sum, uint64_t *bits, const unsigned char *p, size_t bytes);
+
+/* Little-endian fields of a header, whatever their alignment. */
+static inline void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline uint32_t get32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+static inline uint64_t get64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
 
 #endif

@@ -470,20 +470,6 @@ static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
 #define RK_HEADER 232
 #define RK_CHUNK ((size_t)64 << 20)
 
-static void put32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void put64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static uint32_t get32(const unsigned char *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-static uint64_t get64(const unsigned char *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
 
 /* DIR/NAME.chk -> DIR/NAME.rankRofN.chk; another name gets .rankRofN.chk appended. */
 static void file_path(const char *base, int j, int m, char *out, size_t size);
