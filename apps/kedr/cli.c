@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,6 +84,15 @@ size_t cli_size(const char *text, const char *option, const char *cmd)
         if (end == text + 2 || *end || k > 40)
             cli_usage_error(cmd, "%s %s: expected 2^K with K from 0 to 40", option, text);
         v = 1ull << k;
+    } else if (text[0] != '-' && text[strspn(text, "0123456789")] != 0 &&
+               strchr(".eE", text[strspn(text, "0123456789")])) {
+        /* decimal notation: 2e7, 2.5e7 (a whole number, at most 2^53) */
+        double d = strtod(text, &end);
+        if (errno || end == text || *end || !(d >= 0) || d > 9007199254740992.0 ||
+            d != (double)(unsigned long long)d)
+            cli_usage_error(cmd, "%s %s: expected a positive whole count such as 1000000, 1e6, "
+                            "2.5e7, 64M or 2^26", option, text);
+        v = (unsigned long long)d;
     } else {
         v = strtoull(text, &end, 10);
         if (errno || end == text || text[0] == '-')
@@ -98,6 +108,8 @@ size_t cli_size(const char *text, const char *option, const char *cmd)
         if (*end)
             cli_usage_error(cmd, "%s %s: expected a positive count such as 1000000, 64M or 2^26",
                             option, text);
+        if (v > ULLONG_MAX / mult)
+            cli_usage_error(cmd, "%s %s: too large", option, text);
         v *= mult;
     }
     if (v == 0)

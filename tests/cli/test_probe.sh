@@ -13,6 +13,10 @@ check unknown-sub 2 "unknown subcommand 'bandwith'" -- "$kedr" probe bandwith
 check bad-option 2 "unknown option '--size'" -- "$kedr" probe transpose --size 64
 check bad-n 2 '--n x: expected a positive count' -- "$kedr" probe stride --n x
 check zero-n 2 '--n 0: expected a count of at least 1' -- "$kedr" probe offset --n 0
+check fraction-n 2 '--n 1.5: expected a positive whole count' -- "$kedr" probe offset --n 1.5
+check huge-n 2 '--n 9999999999999999999G: too large' -- "$kedr" probe offset --n 9999999999999999999G
+check decimal-n 0 'a\[i \+ offset\] \+= 1, n = 2500 elements' -- \
+  "$kedr" probe offset --backend cpu --n 2.5e3 --repeats 1 --type f32
 check bad-repeats 2 '--repeats 0: expected an integer from 1 to 10000' -- \
   "$kedr" probe bandwidth --repeats 0
 check bad-type 2 '--type f16: expected f32, f64 or both' -- "$kedr" probe stride --type f16
