@@ -65,7 +65,7 @@ for c in $cases; do
         start=$(date +%s.%N)
         KEDR_LOG=info timeout "$timeout_s" "${cmd[@]}" > "$log" 2>&1
         status=$?
-        wall=$(echo "$(date +%s.%N) - $start" | bc)
+        wall=$(awk -v a="$(date +%s.%N)" -v b="$start" 'BEGIN { printf "%.1f", a - b }')
         if [ $status -ne 0 ] || [ ! -s "$json" ]; then
             why=$(grep -m1 -E 'needs|error|fail' "$log" | cut -c1-100)
             [ $status -eq 124 ] && why="timed out after $timeout_s s"
