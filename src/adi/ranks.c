@@ -5,11 +5,48 @@
 #include "core/internal.h"
 #include "kedr/prim.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Message tags between ranks. */
 enum { TAG_TO_LO, TAG_TO_HI, TAG_IFACE, TAG_X };
+
+/* KEDR_ADI_XPROF=1: the parts of the halo exchanges and of the X sweep's interface systems timed
+ * on each rank (the device synchronised where its work ends a part) and printed to stderr when
+ * the solver is destroyed; for finding where the time goes, not for production runs. */
+enum {
+    XP_HALO_PACK, XP_HALO_WAIT, XP_HALO_MSG, XP_HALO_UNPACK, XP_IF_DOWN, XP_IF_WAIT, XP_IF_PACK,
+    XP_IF_MSG1, XP_IF_SOLVE, XP_IF_MSG2, XP_IF_UNPACK, XP_IF_UP, XP_N
+};
+static const char *const xprof_names[XP_N] = {
+    "halo: pack+download", "halo: wait for ranks", "halo: messages", "halo: upload+unpack",
+    "iface: download", "iface: wait for ranks", "iface: rows by owner", "iface: messages",
+    "iface: solve", "iface: messages back", "iface: unknowns in place", "iface: upload"};
+static double xprof[XP_N], xprof_t;
+static long xprof_halos, xprof_ifaces;
+static int xprof_on = -1;
+
+static void xprof_start(void)
+{
+    if (xprof_on < 0) {
+        const char *e = getenv("KEDR_ADI_XPROF");
+        xprof_on = e && e[0] == '1';
+    }
+    if (xprof_on)
+        xprof_t = kedr_wall_seconds();
+}
+
+static void xprof_mark(kedr_adi *s, int part, int sync)
+{
+    if (!xprof_on)
+        return;
+    if (sync)
+        kedr_ctx_sync(s->ctx);
+    double now = kedr_wall_seconds();
+    xprof[part] += now - xprof_t;
+    xprof_t = now;
+}
 
 static kedr_status do_halo(kedr_adi *s, const adi_params *p, void *const *f, int nf, int pack,
                            int lo, int hi)
@@ -30,6 +67,7 @@ kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state
         return KEDR_OK;
     KEDR_TRY(kedr_ctx_sync(s->ctx)); /* the time from here is the exchange's */
     double t0 = kedr_wall_seconds();
+    xprof_start();
     int lo = s->rank > 0, hi = s->rank < s->nranks - 1;
     size_t bytes = (size_t)nf * s->plane * (size_t)s->real_size, side = 4 * s->plane *
                                                                       (size_t)s->real_size;
@@ -40,8 +78,10 @@ kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state
         r = kedr_download(s->ctx, h, dev, bytes);
     if (r == KEDR_OK && hi)
         r = kedr_download(s->ctx, h + side, dev + side, bytes);
+    xprof_mark(s, XP_HALO_PACK, 1);
     /* a failure here is every rank's, not a partner left waiting for its planes */
     KEDR_TRY(kedr_comm_agree(s->comm, r));
+    xprof_mark(s, XP_HALO_WAIT, 0);
     kedr_comm_halo snd[2], rcv[2];
     int n = 0;
     if (lo) {
@@ -53,12 +93,15 @@ kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state
         rcv[n++] = (kedr_comm_halo){s->rank + 1, TAG_TO_LO, h + 3 * side, bytes};
     }
     KEDR_TRY(kedr_comm_sendrecv(s->comm, n, snd, n, rcv));
+    xprof_mark(s, XP_HALO_MSG, 0);
     if (lo)
         KEDR_TRY(kedr_upload(s->ctx, dev + 2 * side, h + 2 * side, bytes));
     if (hi)
         KEDR_TRY(kedr_upload(s->ctx, dev + 3 * side, h + 3 * side, bytes));
     KEDR_TRY(do_halo(s, p, f, nf, 0, lo, hi));
     KEDR_TRY(kedr_ctx_sync(s->ctx));
+    xprof_mark(s, XP_HALO_UNPACK, 0);
+    xprof_halos++;
     s->halo_seconds += kedr_wall_seconds() - t0;
     return KEDR_OK;
 }
@@ -148,7 +191,9 @@ static kedr_status interface_solve(kedr_adi *s)
         msg[P + q] = (kedr_comm_halo){q, TAG_IFACE, rcv + 2 * ADI_IF_SENT * mn * q * rs,
                                       2 * ADI_IF_SENT * mn * rs};
     }
+    xprof_mark(s, XP_IF_PACK, 0);
     kedr_status st = kedr_comm_sendrecv(s->comm, P, msg, P, msg + P);
+    xprof_mark(s, XP_IF_MSG1, 0);
     char *xs = snd; /* the unknowns out: to p, fields v, rows j, this rank's lines */
     for (int v = 0; st == KEDR_OK && v < 4; v++) {
         if (rs == 4)
@@ -156,6 +201,7 @@ static kedr_status interface_solve(kedr_adi *s)
         else
             iface_thomas_f64(rcv, xs, pt->h_sys, mn, (size_t)P, v);
     }
+    xprof_mark(s, XP_IF_SOLVE, 0);
     for (int q = 0; q < P; q++) {
         size_t q0, qn;
         line_block(s, q, &q0, &qn);
@@ -164,6 +210,7 @@ static kedr_status interface_solve(kedr_adi *s)
     }
     if (st == KEDR_OK)
         st = kedr_comm_sendrecv(s->comm, P, msg, P, msg + P);
+    xprof_mark(s, XP_IF_MSG2, 0);
     for (int q = 0; st == KEDR_OK && q < P; q++) {
         size_t q0, qn;
         line_block(s, q, &q0, &qn);
@@ -211,13 +258,19 @@ kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *o
     if (st == KEDR_OK)
         st = kedr_ctx_sync(s->ctx); /* the time from here is the interface systems' */
     double t0 = kedr_wall_seconds();
+    xprof_start();
     if (st == KEDR_OK)
         st = kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit);
+    xprof_mark(s, XP_IF_DOWN, 0);
     /* a failure here is every rank's, not a partner left waiting for its rows */
     KEDR_TRY(kedr_comm_agree(s->comm, st));
+    xprof_mark(s, XP_IF_WAIT, 0);
     KEDR_TRY(interface_solve(s));
+    xprof_mark(s, XP_IF_UNPACK, 0);
     KEDR_TRY(kedr_upload(s->ctx, pt->x, pt->h_x, 4 * unit));
     KEDR_TRY(kedr_ctx_sync(s->ctx));
+    xprof_mark(s, XP_IF_UP, 0);
+    xprof_ifaces++;
     s->iface_seconds += kedr_wall_seconds() - t0;
     if (fused) {
 #ifdef KEDR_HAVE_CUDA
@@ -287,6 +340,17 @@ kedr_status adi_parts_allocate(kedr_adi *s)
 
 void adi_parts_free(kedr_adi *s)
 {
+    if (xprof_on == 1 && (xprof_halos || xprof_ifaces)) {
+        fprintf(stderr, "rank %d: %ld halo exchanges, %ld interface solves, ms each:", s->rank,
+                xprof_halos, xprof_ifaces);
+        for (int k = 0; k < XP_N; k++)
+            fprintf(stderr, " %s %.3f%s", xprof_names[k],
+                    1e3 * xprof[k] / (double)(k < XP_IF_DOWN ? (xprof_halos ? xprof_halos : 1)
+                                                             : (xprof_ifaces ? xprof_ifaces : 1)),
+                    k + 1 < XP_N ? "," : "\n");
+        memset(xprof, 0, sizeof xprof);
+        xprof_halos = xprof_ifaces = 0;
+    }
     adi_parts *pt = &s->parts;
     kedr_free(s->ctx, pt->rs);
     kedr_free(s->ctx, pt->abc);
