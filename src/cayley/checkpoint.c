@@ -132,19 +132,13 @@ kedr_status cayley_checkpoint_write(cayley_dense *d, const char *path, const uin
     put64(buf + 184, g->order);
     put64(buf + 192, d->bitmap_bytes);
     uint64_t sum = 0, ones = 0;
-    cayley_ck_sum(&sum, &ones, buf, CK_HEADER);
-    cayley_ck_sum(&sum, &ones, (const unsigned char *)growth, 8 * ((size_t)level + 1));
-
     kedr_file_writer w;
-    kedr_status s = kedr_file_begin(&w, path);
+    kedr_status s = cayley_ck_begin(&w, path, buf, CK_HEADER, growth, level, &sum, &ones);
     if (s != KEDR_OK) {
         free(buf);
         return s;
     }
     FILE *f = KEDR_FILE(&w);
-    if (fwrite(buf, 1, CK_HEADER, f) != CK_HEADER ||
-        fwrite(growth, 8, (size_t)level + 1, f) != (size_t)level + 1)
-        s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp, strerror(errno));
     if (s == KEDR_OK)
         s = write_bitmap(d, f, w.tmp, 0, buf, &sum);
     if (s == KEDR_OK)
@@ -160,6 +154,24 @@ kedr_status cayley_checkpoint_write(cayley_dense *d, const char *path, const uin
         return s;
     }
     return kedr_file_commit(&w);
+}
+
+kedr_status cayley_ck_begin(kedr_file_writer *w, const char *path, const unsigned char *head,
+                            size_t hbytes, const uint64_t *F, int level, uint64_t *sum,
+                            uint64_t *ones)
+{
+    cayley_ck_sum(sum, ones, head, hbytes);
+    cayley_ck_sum(sum, ones, (const unsigned char *)F, 8 * ((size_t)level + 1));
+    KEDR_TRY(kedr_file_begin(w, path));
+    FILE *f = KEDR_FILE(w);
+    if (fwrite(head, 1, hbytes, f) != hbytes ||
+        fwrite(F, 8, (size_t)level + 1, f) != (size_t)level + 1) {
+        kedr_status s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w->tmp,
+                                  strerror(errno));
+        kedr_file_abort(w);
+        return s;
+    }
+    return KEDR_OK;
 }
 
 kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size)

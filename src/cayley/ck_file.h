@@ -7,6 +7,12 @@
 
 #include <string.h>
 
+/* Begins a checkpoint file at path (kedr_file_begin): the header (hbytes of head) and F(0..level)
+ * written and folded into *sum and *ones. On failure nothing is left behind (the writer is
+ * aborted); on success the caller writes the rest and commits or aborts w. */
+kedr_status cayley_ck_begin(kedr_file_writer *w, const char *path, const unsigned char *head,
+                            size_t hbytes, const uint64_t *F, int level, uint64_t *sum,
+                            uint64_t *ones);
 /* Opens path for reading when it is a regular file (a FIFO or a device is refused, without
  * waiting on it); *size is its size. Close *fd when done. */
 kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size);

@@ -504,18 +504,13 @@ static kedr_status write_rank_file(cayley_ranks *R, const char *path, const uint
         return kedr_fail(KEDR_ERR_NOMEM, "checkpoint %s: out of host memory", path);
     make_header(R, buf, level, complete);
     uint64_t sum = 0, ones = 0;
-    cayley_ck_sum(&sum, &ones, buf, RK_HEADER);
-    cayley_ck_sum(&sum, &ones, (const unsigned char *)F, 8 * ((size_t)level + 1));
     kedr_file_writer w;
-    kedr_status s = kedr_file_begin(&w, path);
+    kedr_status s = cayley_ck_begin(&w, path, buf, RK_HEADER, F, level, &sum, &ones);
     if (s != KEDR_OK) {
         free(buf);
         return s;
     }
     FILE *f = KEDR_FILE(&w);
-    if (fwrite(buf, 1, RK_HEADER, f) != RK_HEADER ||
-        fwrite(F, 8, (size_t)level + 1, f) != (size_t)level + 1)
-        s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp, strerror(errno));
     for (size_t off = 0; s == KEDR_OK && off < bytes; off += RK_CHUNK) {
         size_t n = bytes - off < RK_CHUNK ? bytes - off : RK_CHUNK;
         s = R->be->download(R, off / 4, (uint32_t *)buf, n / 4);
