@@ -633,7 +633,7 @@ static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
         size_t e = kedr_dtype_size(t), len = (n - 1) * 32 + 1;
         size_t m = n < ((size_t)1 << 20) ? n : (size_t)1 << 20, mlen = (m - 1) * 32 + 1;
         void *a = dev_alloc(ctx, len * e), *b = dev_alloc(ctx, n * e);
-        unsigned char *h = host_alloc(mlen * e);
+        unsigned char *h = host_alloc(mlen * e), *got = host_alloc(m * e);
         for (size_t i = 0; i < mlen; i++) { /* a[j] = j mod 2^20 + 1/2: exact in f32 */
             double v = (double)(i & 0xfffff) + 0.5;
             if (t == KEDR_F32)
@@ -650,10 +650,8 @@ static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
                     rc = fail_status();
                     break;
                 }
-                unsigned char *got = host_alloc(m * e);
                 size_t bad = 0;
                 if (kedr_download(ctx, got, b, m * e) != KEDR_OK) {
-                    free(got);
                     rc = fail_status();
                     break;
                 }
@@ -661,7 +659,6 @@ static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
                     double v = t == KEDR_F32 ? ((float *)got)[i] : ((double *)got)[i];
                     bad += v != (double)((i * k) & 0xfffff) + 0.5;
                 }
-                free(got);
                 if (bad) {
                     rc = fail("the strided read returned wrong elements: not timed");
                     break;
@@ -681,6 +678,7 @@ static int cmd_access(kedr_ctx *ctx, probe_opts *o, int stride)
                                          : ""));
             }
         free(h);
+        free(got);
         kedr_free(ctx, a);
         kedr_free(ctx, b);
     }

@@ -191,6 +191,15 @@ kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size)
     return KEDR_OK;
 }
 
+kedr_status cayley_ck_read_head(int fd, const char *path, uint64_t size, void *head,
+                                size_t hbytes)
+{
+    if (size < hbytes)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu bytes, shorter than the "
+                         "%zu-byte header", path, (unsigned long long)size, hbytes);
+    return cayley_ck_read(fd, path, 0, head, hbytes);
+}
+
 kedr_status cayley_ck_read(int fd, const char *path, uint64_t off, void *buf, size_t n)
 {
     for (size_t got = 0; got < n;) {
@@ -386,12 +395,7 @@ kedr_status cayley_checkpoint_read(cayley_dense *d, const char *path, uint64_t *
     uint64_t size = 0;
     KEDR_TRY(cayley_ck_open(path, &fd, &size));
     unsigned char head[CK_HEADER];
-    kedr_status s = KEDR_OK;
-    if (size < CK_HEADER)
-        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu bytes, shorter than the "
-                      "%d-byte header", path, (unsigned long long)size, CK_HEADER);
-    if (s == KEDR_OK)
-        s = cayley_ck_read(fd, path, 0, head, CK_HEADER);
+    kedr_status s = cayley_ck_read_head(fd, path, size, head, CK_HEADER);
     if (s == KEDR_OK)
         s = check_header(d, path, head, size, level, complete);
     /* the header matched the file's size: F takes at most the file's bytes */

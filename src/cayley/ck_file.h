@@ -18,6 +18,9 @@ kedr_status cayley_ck_begin(kedr_file_writer *w, const char *path, const unsigne
 kedr_status cayley_ck_open(const char *path, int *fd, uint64_t *size);
 /* Reads bytes [off, off + n) of fd: KEDR_ERR_PARSE "truncated" when the file ends first. */
 kedr_status cayley_ck_read(int fd, const char *path, uint64_t off, void *buf, size_t n);
+/* The header: the first hbytes of fd (a file of size bytes), refused as truncated when shorter. */
+kedr_status cayley_ck_read_head(int fd, const char *path, uint64_t size, void *head,
+                                size_t hbytes);
 /* F(0..level) must be a growth function of a group of that order: F(0) = 1, each F(s) > 0,
  * their sum (*total) at most the order, checked without overflow. */
 kedr_status cayley_ck_check_growth(const char *path, const uint64_t *F, int level,

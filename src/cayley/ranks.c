@@ -607,12 +607,7 @@ static kedr_status read_rank_file(cayley_ranks *R, const rk_file *f, const char 
     *growth = NULL;
     KEDR_TRY(cayley_ck_open(path, &fd, &size));
     unsigned char head[RK_HEADER];
-    kedr_status s = KEDR_OK;
-    if (size < RK_HEADER)
-        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu bytes, shorter than the "
-                      "%d-byte header", path, (unsigned long long)size, RK_HEADER);
-    if (s == KEDR_OK)
-        s = cayley_ck_read(fd, path, 0, head, RK_HEADER);
+    kedr_status s = cayley_ck_read_head(fd, path, size, head, RK_HEADER);
     if (s == KEDR_OK)
         s = check_rank_header(R, f, path, head, size, level, complete);
     size_t nF = s == KEDR_OK ? (size_t)*level + 1 : 0, bytes = f->words * 4;
@@ -748,10 +743,7 @@ static kedr_status read_dense_file(cayley_ranks *R, const char *path, uint64_t *
     *growth = NULL;
     KEDR_TRY(cayley_ck_open(path, &fd, &size));
     unsigned char h[DK_HEADER];
-    kedr_status s = size < DK_HEADER ? kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu "
-                                                 "bytes, shorter than the %d-byte header", path,
-                                                 (unsigned long long)size, DK_HEADER)
-                                     : cayley_ck_read(fd, path, 0, h, DK_HEADER);
+    kedr_status s = cayley_ck_read_head(fd, path, size, h, DK_HEADER);
     uint32_t lv = 0;
     if (s == KEDR_OK) {
         lv = get32(h + 180);

@@ -375,12 +375,7 @@ kedr_status cayley_sck_read(const kedr_cayley_group *g, const char *path, cayley
     uint64_t size = 0;
     KEDR_TRY(cayley_ck_open(path, &fd, &size));
     sck_header h;
-    kedr_status s = KEDR_OK;
-    if (size < sizeof h)
-        s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: truncated: %llu bytes, shorter than the "
-                      "%zu-byte header", path, (unsigned long long)size, sizeof h);
-    if (s == KEDR_OK)
-        s = cayley_ck_read(fd, path, 0, &h, sizeof h);
+    kedr_status s = cayley_ck_read_head(fd, path, size, &h, sizeof h);
     if (s == KEDR_OK)
         s = check_header(g, path, &h, ck, size);
     if (s == KEDR_OK)

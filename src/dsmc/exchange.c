@@ -81,7 +81,8 @@ static int dest_of(const kedr_dsmc *sim, const dsmc_decomp *d, uint32_t key, int
 }
 
 /* The leaving particles as records, side by side per destination rank in rank order and in
- * particle order within one (msgs point into buf); the staying ones in slots 0..kept. */
+ * particle order within one (msgs point into buf, malloc'ed on the cpu; on cuda buf is NULL and
+ * they point into the kept pinned send buffer); the staying ones in slots 0..kept. */
 typedef struct {
     unsigned char *buf;
     kedr_comm_msg *msgs;
