@@ -98,6 +98,12 @@ kedr_status bench_json_close(kedr_file_writer *w)
 kedr_status bench_time(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg, int repeats,
                        double *seconds)
 {
+    return bench_time_best(ctx, call, arg, repeats, seconds, NULL);
+}
+
+kedr_status bench_time_best(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg, int repeats,
+                            double *seconds, double *best)
+{
     double *t = malloc((size_t)(repeats > 0 ? repeats : 1) * sizeof *t);
     kedr_timer *timer = NULL;
     if (!t)
@@ -111,6 +117,12 @@ kedr_status bench_time(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg,
             s = call(arg);
         if (s == KEDR_OK)
             s = kedr_timer_stop(timer, &t[r]);
+    }
+    if (s == KEDR_OK && best) {
+        *best = t[0];
+        for (int r = 1; r < repeats; r++)
+            if (t[r] < *best)
+                *best = t[r];
     }
     if (s == KEDR_OK)
         *seconds = bench_median(t, repeats);

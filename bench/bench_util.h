@@ -37,6 +37,10 @@ kedr_status bench_json_close(kedr_file_writer *w);
  * free what it uses. */
 kedr_status bench_time(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg, int repeats,
                        double *seconds);
+/* bench_time that also gives the shortest of the timed calls in *best (NULL: not wanted), the
+ * figure STREAM-style anchors report. */
+kedr_status bench_time_best(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg, int repeats,
+                            double *seconds, double *best);
 
 /* Bytes read + written per second by kedr_copy of `bytes` bytes: the median of `repeats` after
  * a warm-up, for the fraction of copy bandwidth a benchmark reaches. */
