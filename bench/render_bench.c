@@ -186,6 +186,27 @@ static RTCScene embree_scene(RTCDevice dev, const float *tris, size_t n, double 
 }
 #endif
 
+/* The GPU's LBVH build alone (kedr_accel_info.device_build_seconds: CUDA events from the
+ * triangles in device memory to the tree there), the median of `repeats` builds after a first
+ * (which fills the context's scratch cache). */
+static kedr_status device_build_time(kedr_ctx *gpu, const float *tris, size_t n, int repeats,
+                                     double *seconds)
+{
+    double t[64];
+    repeats = repeats < 64 ? repeats : 64;
+    for (int r = -1; r < repeats; r++) {
+        kedr_accel *a = NULL;
+        KEDR_TRY(kedr_accel_build_on(gpu, KEDR_ACCEL_LBVH, KEDR_TRI_MOLLER, tris, n, &a));
+        kedr_accel_info info;
+        kedr_accel_get_info(a, &info);
+        kedr_accel_destroy(a);
+        if (r >= 0)
+            t[r] = info.device_build_seconds;
+    }
+    *seconds = bench_median(t, repeats);
+    return KEDR_OK;
+}
+
 static void help(void)
 {
     printf("usage: kedr bench render [options]\n\n"
@@ -194,12 +215,17 @@ static void help(void)
            "teapot in a stadium, and of Embree on the same rays where this build has it.\n\n"
            "options:\n"
            "  --max-triangles N  the largest scene (default 1000000; 10^7 needs ~6 GB)\n"
+           "  --min-triangles N  the smallest terrain (default 1000): the terrains are\n"
+           "                     N, 10 N, .. up to --max-triangles\n"
            "  --size WxH         rays per batch as an image (default 1920x1080)\n"
            "  --repeats N        timed repeats, the median reported (default 3)\n"
            "  --accel LIST       the cpu accelerators to time, e.g. bvh,lbvh (default all)\n"
            "  --backend cpu|cuda|auto  with cuda (auto: when a GPU is present), also the GPU's\n"
            "                     traversal of the cpu's BVH (bvh-cuda) and of the LBVH it builds\n"
-           "                     itself (lbvh-cuda, build time the GPU's) on the same rays\n"
+           "                     itself (lbvh-cuda) on the same rays; for lbvh-cuda the\n"
+           "                     column 'device s' is the GPU's build alone (CUDA events, the\n"
+           "                     triangles in device memory in, the tree there out), the\n"
+           "                     median of --repeats builds after a first\n"
            "  --cpu-time         the cpu rows and Embree on one thread, timed by that thread's\n"
            "                     cpu time (for a machine shared with other work)\n"
            "  --json FILE        the record\n");
@@ -207,7 +233,7 @@ static void help(void)
 
 int render_bench_main(int argc, char **argv)
 {
-    size_t max_tris = 1000000;
+    size_t max_tris = 1000000, min_tris = 1000;
     int w = 1920, h = 1080, repeats = 3, cpu_time = 0;
     const char *json = NULL;
     kedr_backend backend = KEDR_BACKEND_AUTO;
@@ -219,6 +245,8 @@ int render_bench_main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--max-triangles") && i + 1 < argc) {
             max_tris = strtoull(argv[++i], NULL, 10);
+        } else if (!strcmp(a, "--min-triangles") && i + 1 < argc) {
+            min_tris = strtoull(argv[++i], NULL, 10);
         } else if (!strcmp(a, "--size") && i + 1 < argc) {
             if (sscanf(argv[++i], "%dx%d", &w, &h) != 2 || w < 1 || h < 1 || w > 16384 ||
                 h > 16384) {
@@ -253,8 +281,9 @@ int render_bench_main(int argc, char **argv)
             return 2;
         }
     }
-    if (repeats < 1 || max_tris < 1000) {
-        fprintf(stderr, "kedr bench render: --repeats >= 1 and --max-triangles >= 1000 expected\n");
+    if (repeats < 1 || max_tris < 1000 || min_tris < 1000 || min_tris > max_tris) {
+        fprintf(stderr, "kedr bench render: --repeats >= 1 and 1000 <= --min-triangles <= "
+                "--max-triangles expected\n");
         return 2;
     }
 #ifdef _OPENMP
@@ -292,8 +321,12 @@ int render_bench_main(int argc, char **argv)
             return 1;
         }
         jf = KEDR_FILE(&jw);
-        fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"clock\": \"%s\",\n  \"gpu\": ",
-                w, h, cpu_time ? "thread-cpu (one thread)" : "wall");
+        fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"clock\": \"%s\",\n"
+                "  \"build_clock\": \"build_s: kedr_accel_build_on's wall time (input checks, "
+                "host copy, upload and build); device_build_s (lbvh-cuda): the GPU's LBVH build "
+                "alone, CUDA events from the triangles in device memory to the tree in device "
+                "memory, the median of %d builds after a first\",\n  \"gpu\": ",
+                w, h, cpu_time ? "thread-cpu (one thread)" : "wall", repeats);
         kedr_json_string(jf, gpu ? gpu_name : "");
         fprintf(jf, ",\n  \"results\": [");
     }
@@ -313,8 +346,8 @@ int render_bench_main(int argc, char **argv)
     printf("kedr bench render on %s%s%s, %dx%d rays a batch, median of %d%s\n", device,
            gpu ? " and " : "", gpu_name, w, h, repeats,
            cpu_time ? " (cpu rows and Embree: one thread, its cpu time)" : "");
-    printf("%-10s %-8s %10s %10s %12s %12s %12s\n", "triangles", "accel", "build s", "memory",
-           "primary/s", "shadow/s", "second./s");
+    printf("%-10s %-9s %10s %10s %10s %12s %12s %12s\n", "triangles", "accel", "build s",
+           "device s", "memory", "primary/s", "shadow/s", "second./s");
     int first = 1, rc = 0;
 #ifdef KEDR_HAVE_EMBREE
     RTCDevice dev = rtcNewDevice(NULL);
@@ -322,7 +355,7 @@ int render_bench_main(int argc, char **argv)
     /* terrains of 10^3 .. max_tris triangles, then the teapot in a stadium (n = 0) */
     size_t sizes[16];
     int nsizes = 0;
-    for (size_t n = 1000; n <= max_tris && nsizes < 15; n *= 10)
+    for (size_t n = min_tris; n <= max_tris && nsizes < 15; n *= 10)
         sizes[nsizes++] = n;
     sizes[nsizes++] = 0;
     for (int si = 0; si < nsizes && rc == 0; si++) {
@@ -358,7 +391,7 @@ int render_bench_main(int argc, char **argv)
         /* rows: grid, kd-tree, BVH, LBVH on the cpu; the cpu-built BVH and the GPU-built LBVH
          * traced on the GPU; Embree */
         for (int row = 0; row <= 6 && rc == 0; row++) {
-            double build = 0, rate[3] = {0, 0, 0};
+            double build = 0, device_build = 0, rate[3] = {0, 0, 0};
             size_t bytes = 0;
             const char *name;
             if (row <= 5) {
@@ -379,6 +412,9 @@ int render_bench_main(int argc, char **argv)
                 kedr_accel_get_info(a, &info);
                 build = info.build_seconds;
                 bytes = info.bytes;
+                if (row == 5 && device_build_time(gpu, s->mesh.v, s->mesh.n, repeats,
+                                                  &device_build) != KEDR_OK)
+                    fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
                 for (int k = 0; k < 3; k++) {
                     trace_job j = {on_gpu ? gpu : ctx, a, on_gpu ? &dr : &r, k};
                     double sec;
@@ -408,16 +444,19 @@ int render_bench_main(int argc, char **argv)
 #endif
             }
             char mem[32];
-            printf("%-10zu %-8s %10.4f %10s %12.4g %12.4g %12.4g%s\n", s->mesh.n, name, build,
-                   bytes ? kedr_format_bytes((double)bytes, mem, sizeof mem) : "-", rate[0],
-                   rate[1], rate[2], n ? "" : "  (teapot in a stadium)");
+            char dev[32] = "-";
+            if (device_build > 0)
+                snprintf(dev, sizeof dev, "%.5f", device_build);
+            printf("%-10zu %-9s %10.4f %10s %10s %12.4g %12.4g %12.4g%s\n", s->mesh.n, name,
+                   build, dev, bytes ? kedr_format_bytes((double)bytes, mem, sizeof mem) : "-",
+                   rate[0], rate[1], rate[2], n ? "" : "  (teapot in a stadium)");
             fflush(stdout);
             if (jf) {
                 fprintf(jf, "%s\n    {\"scene\": \"%s\", \"triangles\": %zu, \"accel\": \"%s\", "
-                        "\"build_s\": %.6g, "
+                        "\"build_s\": %.6g, \"device_build_s\": %.6g, "
                         "\"bytes\": %zu, \"primary_per_s\": %.6g, \"shadow_per_s\": %.6g, "
                         "\"secondary_per_s\": %.6g", first ? "" : ",", n ? "terrain" : "stadium",
-                        s->mesh.n, name, build,
+                        s->mesh.n, name, build, device_build,
                         bytes, rate[0], rate[1], rate[2]);
                 bench_json_status(jf, "ok", NULL);
                 fprintf(jf, "}");

@@ -54,6 +54,10 @@ typedef struct {
     size_t refs;   /* triangle references in leaves or cells */
     int depth;     /* the deepest leaf (0 for the grid, brute force and the LBVH) */
     size_t degenerate; /* triangles of no area (to within rounding), never hit */
+    /* an LBVH built on a GPU (kedr_accel_build_on, cuda): the device's build alone, timed by
+     * CUDA events from the triangles in its memory to the tree in its memory (the checks, the
+     * copy and the upload before are in build_seconds only); 0 for every other build */
+    double device_build_seconds;
 } kedr_accel_info;
 
 /* Builds an accelerator over ntri triangles (tris: 9 floats each, copied). Triangles with a
@@ -62,8 +66,9 @@ typedef struct {
  * the numbering, never hit, and counted in kedr_accel_info.degenerate. */
 kedr_status kedr_accel_build(kedr_accel_kind kind, kedr_tri_test test, const float *tris,
                              size_t ntri, kedr_accel **out);
-/* The same on a context: an LBVH on a cuda context is built on its GPU (and copied back, so
- * that cpu queries work too); every other kind is built on the cpu. */
+/* The same on a context: an LBVH on a cuda context is built on its GPU, every step there (the
+ * scene box, the Morton codes, the sort, the hierarchy and its boxes), and kept there; a cpu
+ * query copies it back once. Every other kind is built on the cpu. */
 kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_test test,
                                 const float *tris, size_t ntri, kedr_accel **out);
 void kedr_accel_destroy(kedr_accel *a);

@@ -157,9 +157,7 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
             a->lo[k] = ntri ? l[k] : 0;
             a->hi[k] = ntri ? h[k] : 0;
         }
-        for (int k = 0; k < 3; k++)
-            ext = rmax(ext, a->hi[k] - a->lo[k]);
-        a->pad = 0.1f * RENDER_PAD * ext; /* the second pass widens every box by it */
+        a->pad = lbvh_pad_update(&ext, a->lo, a->hi); /* the second pass widens every box by it */
     }
     if (a->woop) {
 #pragma omp parallel for schedule(static)

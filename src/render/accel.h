@@ -125,6 +125,11 @@ kedr_status render_bvh4_build(kedr_accel *a);
  * query calls it first. */
 kedr_status render_accel_host(const kedr_accel *a);
 int render_bvh4_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+/* Checks a BVH's or an LBVH's binary tree (bvh_check.c; the host's copy, made first for a tree
+ * built on a GPU): every node reached once from the root, every triangle in one leaf, every box
+ * finite and containing its children's (a leaf's: its triangles' padded boxes), no path deeper
+ * than RENDER_STACK. KEDR_ERR_INVALID names the first fault. */
+kedr_status render_bvh_check(const kedr_accel *a);
 /* The BVH traversal of bvh_trace.h as the GPU runs it (scalar slab tests), for the tests that
  * check the cpu's vectorized traversal against it; sets up h like render_trace. */
 int render_bvh_trace_scalar(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
@@ -142,8 +147,8 @@ kedr_status render_cuda_host_copy(kedr_accel *a);
 kedr_status render_bvh_build(kedr_accel *a);
 kedr_status render_grid_build(kedr_accel *a);
 kedr_status render_kd_build(kedr_accel *a);
-/* The LBVH on the cpu (lbvh.c), or on the context's GPU (render.cu: the arrays are made there
- * and copied back, so that the cpu can trace them too). */
+/* The LBVH on the cpu (lbvh.c), or on the context's GPU (render.cu: every step on the device,
+ * the tree left there until a cpu query copies it back, render_accel_host). */
 kedr_status render_lbvh_build(kedr_accel *a, kedr_ctx *ctx);
 #ifdef KEDR_HAVE_CUDA
 kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx);

@@ -1,5 +1,5 @@
 /* render: building the LBVH of lbvh.h on the cpu (all threads), or handing it to the GPU. The
- * keys are sorted by kedr_sort_keys, the same stable radix sort on both back ends, so that both
+ * keys are sorted by kedr_sort_pairs, the same stable radix sort on both back ends, so that both
  * build the same tree. */
 #include "kedr/prim.h"
 #include "render/accel.h"
@@ -7,20 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The scene box the Morton codes quantise (a->lo, a->hi), as lo and 1 / extent. */
-static void key_frame(const kedr_accel *a, float lo[3], float inv_ext[3])
-{
-    for (int k = 0; k < 3; k++) {
-        float e = a->hi[k] - a->lo[k];
-        lo[k] = a->lo[k];
-        inv_ext[k] = e > 0 ? 1 / e : 0;
-    }
-}
-
 static kedr_status lbvh_cpu(kedr_accel *a)
 {
     size_t n = a->ntri, nslots = 2 * n - 1;
-    uint64_t *keys = malloc(n * sizeof *keys), *sorted = malloc(n * sizeof *sorted);
+    uint32_t *codes = malloc(n * sizeof *codes), *sorted = malloc(n * sizeof *sorted);
+    uint32_t *ids = malloc(n * sizeof *ids);
     uint32_t *parent_leaf = malloc(n * sizeof *parent_leaf);
     uint32_t *parent_node = malloc(n * sizeof *parent_node);
     unsigned *flags = calloc(n, sizeof *flags);
@@ -28,21 +19,24 @@ static kedr_status lbvh_cpu(kedr_accel *a)
     a->refs = malloc(n * sizeof *a->refs);
     kedr_status s = KEDR_OK;
     kedr_ctx *cpu = NULL;
-    if (!keys || !sorted || !parent_leaf || !parent_node || !flags || !a->bvh || !a->refs)
+    if (!codes || !sorted || !ids || !parent_leaf || !parent_node || !flags || !a->bvh ||
+        !a->refs)
         s = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the LBVH of "
                       "%zu triangles", n);
     if (s == KEDR_OK)
         s = kedr_ctx_create(&cpu, KEDR_BACKEND_CPU, 0);
     if (s == KEDR_OK) {
         float lo[3], inv[3];
-        key_frame(a, lo, inv);
+        lbvh_frame(a->lo, a->hi, lo, inv);
 #pragma omp parallel for schedule(static)
-        for (size_t i = 0; i < n; i++)
-            keys[i] = lbvh_key(a->tris, (uint32_t)i, a->pad, lo, inv);
-        s = kedr_sort_keys(cpu, KEDR_U64, keys, sorted, n, 0, 0);
+        for (size_t i = 0; i < n; i++) {
+            codes[i] = lbvh_code(a->tris, (uint32_t)i, a->pad, lo, inv);
+            ids[i] = (uint32_t)i;
+        }
+        s = kedr_sort_pairs(cpu, KEDR_U32, codes, sorted, ids, a->refs, sizeof *ids, n, 0,
+                            LBVH_BITS);
     }
     if (s == KEDR_OK) {
-        parent_node[0] = 0;
         if (n == 1) {
             a->bvh[0].index = 0;
             a->bvh[0].count = 1;
@@ -50,18 +44,17 @@ static kedr_status lbvh_cpu(kedr_accel *a)
         }
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < n - 1; i++)
-            lbvh_internal(sorted, (int64_t)n, (int64_t)i, a->bvh, parent_leaf, parent_node);
+            lbvh_internal(sorted, a->refs, (int64_t)n, (int64_t)i, a->bvh, parent_leaf,
+                          parent_node);
 #pragma omp parallel for schedule(static)
-        for (size_t k = 0; k < n; k++) {
-            a->refs[k] = (uint32_t)sorted[k];
-            lbvh_climb(a->tris, a->pad, (uint32_t)k, (uint32_t)sorted[k], a->bvh, parent_leaf,
+        for (size_t k = 0; k < n; k++)
+            lbvh_climb(a->tris, a->pad, (uint32_t)k, a->refs[k], a->bvh, parent_leaf,
                        parent_node, flags);
-        }
         a->nbvh = nslots;
         a->nrefs = n;
     }
     kedr_ctx_destroy(cpu);
-    free(keys), free(sorted), free(parent_leaf), free(parent_node), free(flags);
+    free(codes), free(sorted), free(ids), free(parent_leaf), free(parent_node), free(flags);
     return s;
 }
 
@@ -83,8 +76,8 @@ kedr_status render_lbvh_build(kedr_accel *a, kedr_ctx *ctx)
     (void)ctx;
     if (s != KEDR_OK)
         return s;
-    /* the depth, for the traversal stack's bound: Morton codes of 30 bits plus 32 bits of index
-     * make at most 62 levels */
+    /* the depth, for the traversal stack's bound: keys of 30 bits of code and 32 of index make
+     * at most 63 levels */
     a->info.nodes = a->nbvh;
     a->info.depth = 0;
     return KEDR_OK;

@@ -1,11 +1,16 @@
 /* render: the LBVH (Karras, "Maximizing parallelism in the construction of BVHs, octrees, and
  * k-d trees", HPG 2012), compiled for the cpu (lbvh.c) and the GPU (render.cu) from this one
- * text. Triangles are sorted by the 30-bit Morton code of their box centres (with the index in
- * the low 32 bits, so that all keys differ); every internal node of the binary radix tree over
+ * text. Triangles are sorted by the 30-bit Morton code of their box centres (then by index, so
+ * that all keys differ); every internal node of the binary radix tree over
  * the sorted keys is then found on its own (lbvh_internal), and boxes are merged bottom-up, the
  * second child to arrive at a node computing its box (lbvh_climb). The tree is stored as
  * render_bvh_node pairs: internal node k keeps its two children at slots 2k + 1 and 2k + 2, the
- * root at slot 0; leaves hold one triangle each. */
+ * root at slot 0; leaves hold one triangle each.
+ *
+ * The sort key of a triangle is its 30-bit Morton code and then its index; the keys are sorted
+ * as (code, index) pairs (kedr_sort_pairs of the codes, stable, the indices in order as values),
+ * which puts them in the order of the 62-bit numbers code * 2^32 + index, and sorts 30 bits in
+ * 4 radix passes where the 64-bit keys took 8. */
 #ifndef RENDER_LBVH_H
 #define RENDER_LBVH_H
 
@@ -39,9 +44,30 @@ RENDER_HD uint32_t lbvh_spread(uint32_t v)
     return v;
 }
 
-/* The sort key of triangle i: its box centre's Morton code in the scene box, then i. */
-RENDER_HD uint64_t lbvh_key(const float *tris, uint32_t i, float pad, const float *lo,
-                            const float *inv_ext)
+/* The scene's padding (accel.c, and the GPU's build in render.cu): ext, the widest extent seen
+ * so far, grows by the box lo .. hi; the pad is 10^-5 of it. */
+RENDER_HD float lbvh_pad_update(float *ext, const float lo[3], const float hi[3])
+{
+    for (int k = 0; k < 3; k++)
+        *ext = rmax(*ext, hi[k] - lo[k]);
+    return 0.1f * RENDER_PAD * *ext;
+}
+
+/* The frame the Morton codes quantise: the scene box lo .. hi as lo and 1 / extent. */
+RENDER_HD void lbvh_frame(const float lo[3], const float hi[3], float flo[3], float inv_ext[3])
+{
+    for (int k = 0; k < 3; k++) {
+        float e = hi[k] - lo[k];
+        flo[k] = lo[k];
+        inv_ext[k] = e > 0 ? 1 / e : 0;
+    }
+}
+
+/* The 30-bit Morton code of triangle i's box centre in the scene box. Its sort key is this code
+ * and then i: the keys are sorted as (code, index) pairs by a stable radix sort of the codes
+ * with the indices as values, and compared as 62-bit numbers by lbvh_delta. */
+RENDER_HD uint32_t lbvh_code(const float *tris, uint32_t i, float pad, const float *lo,
+                             const float *inv_ext)
 {
     float blo[3], bhi[3];
     uint32_t q[3];
@@ -50,47 +76,54 @@ RENDER_HD uint64_t lbvh_key(const float *tris, uint32_t i, float pad, const floa
         float c = (0.5f * (blo[k] + bhi[k]) - lo[k]) * inv_ext[k] * 1024.0f;
         q[k] = c <= 0 ? 0u : c >= 1023 ? 1023u : (uint32_t)c;
     }
-    uint32_t m = lbvh_spread(q[0]) << 2 | lbvh_spread(q[1]) << 1 | lbvh_spread(q[2]);
-    return (uint64_t)m << 32 | i;
+    return lbvh_spread(q[0]) << 2 | lbvh_spread(q[1]) << 1 | lbvh_spread(q[2]);
 }
 
-RENDER_HD int lbvh_clz64(uint64_t x)
+/* Bits of the Morton code (kedr_sort_pairs sorts bits 0 .. LBVH_BITS - 1). */
+#define LBVH_BITS 30
+
+RENDER_HD int lbvh_clz32(uint32_t x)
 {
 #ifdef __CUDA_ARCH__
-    return __clzll((long long)x);
+    return __clz((int)x);
 #else
-    return x ? __builtin_clzll(x) : 64;
+    return x ? __builtin_clz(x) : 32;
 #endif
 }
 
-/* The length of the common prefix of keys i and j; -1 for j outside 0 .. n-1. */
-RENDER_HD int lbvh_delta(const uint64_t *keys, int64_t n, int64_t i, int64_t j)
+/* The length of the common prefix of the keys at sorted positions i and j, a key being the
+ * 32-bit code word then the 32-bit triangle index (all keys differ); -1 for j outside
+ * 0 .. n-1. */
+RENDER_HD int lbvh_delta(const uint32_t *codes, const uint32_t *ids, int64_t n, int64_t i,
+                         int64_t j)
 {
     if (j < 0 || j >= n)
         return -1;
-    return lbvh_clz64(keys[i] ^ keys[j]);
+    uint32_t x = codes[i] ^ codes[j];
+    return x ? lbvh_clz32(x) : 32 + lbvh_clz32(ids[i] ^ ids[j]);
 }
 
 /* Internal node i of n - 1 (n >= 2): its children, each an internal node or a leaf (a position
- * in the sorted order), and its parent links (Karras 2012, figure 4). */
-RENDER_HD void lbvh_internal(const uint64_t *keys, int64_t n, int64_t i, render_bvh_node *slots,
-                             uint32_t *parent_leaf, uint32_t *parent_node)
+ * in the sorted order), and its parent links (Karras 2012, figure 4). codes and ids: the sorted
+ * keys. */
+RENDER_HD void lbvh_internal(const uint32_t *codes, const uint32_t *ids, int64_t n, int64_t i,
+                             render_bvh_node *slots, uint32_t *parent_leaf, uint32_t *parent_node)
 {
-    int d = lbvh_delta(keys, n, i, i + 1) > lbvh_delta(keys, n, i, i - 1) ? 1 : -1;
-    int dmin = lbvh_delta(keys, n, i, i - d);
+    int d = lbvh_delta(codes, ids, n, i, i + 1) > lbvh_delta(codes, ids, n, i, i - 1) ? 1 : -1;
+    int dmin = lbvh_delta(codes, ids, n, i, i - d);
     int64_t lmax = 2;
-    while (lbvh_delta(keys, n, i, i + lmax * d) > dmin)
+    while (lbvh_delta(codes, ids, n, i, i + lmax * d) > dmin)
         lmax *= 2;
     int64_t l = 0;
     for (int64_t t = lmax / 2; t >= 1; t /= 2)
-        if (lbvh_delta(keys, n, i, i + (l + t) * d) > dmin)
+        if (lbvh_delta(codes, ids, n, i, i + (l + t) * d) > dmin)
             l += t;
     int64_t j = i + l * d;
-    int dnode = lbvh_delta(keys, n, i, j);
+    int dnode = lbvh_delta(codes, ids, n, i, j);
     int64_t s = 0;
     for (int64_t div = 2;; div *= 2) {
         int64_t t = (l + div - 1) / div;
-        if (lbvh_delta(keys, n, i, i + (s + t) * d) > dnode)
+        if (lbvh_delta(codes, ids, n, i, i + (s + t) * d) > dnode)
             s += t;
         if (t <= 1)
             break;
@@ -99,6 +132,7 @@ RENDER_HD void lbvh_internal(const uint64_t *keys, int64_t n, int64_t i, render_
     if (i == 0) { /* the root lives in slot 0 */
         slots[0].index = 1;
         slots[0].count = 0;
+        parent_node[0] = 0;
     }
     int64_t first = i < j ? i : j, last = i < j ? j : i;
     for (int c = 0; c < 2; c++) {

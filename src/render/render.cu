@@ -128,84 +128,194 @@ kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays
     return KEDR_OK;
 }
 
-/* ---- the LBVH built on the GPU (lbvh.h) ---------------------------------------------------- */
+/* ---- the LBVH built on the GPU (lbvh.h) ----------------------------------------------------
+ *
+ * The whole build runs on the device from the triangles in its memory, with no copy to or from
+ * the host in between: the scene box by two reductions (accel.c's two passes: the boxes, then
+ * the boxes widened by the pad the first pass gives), the Morton codes, kedr's radix sort of the
+ * (code, index) pairs (30 bits: 4 passes), every internal node of the radix tree on its own
+ * thread, and the boxes bottom-up. Same arithmetic as the cpu's build (lbvh.c), so the same
+ * tree, node for node. */
 
+#define LBVH_BLOCK 256
+#define LBVH_FULL_MASK 0xFFFFFFFFu
+
+/* A float as an unsigned word of the same order (-0 below +0), for atomicMin and atomicMax. */
+__device__ __forceinline__ unsigned lbvh_ordered_word(float f)
+{
+    unsigned u = __float_as_uint(f);
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+
+__device__ __forceinline__ float lbvh_ordered_float(unsigned w)
+{
+    return __uint_as_float(w & 0x80000000u ? w & 0x7FFFFFFFu : ~w);
+}
+
+/* The scene box of each of accel.c's two passes, as ordered words: the lo words start at
+ * 0xFFFFFFFF (above every float), the hi words at 0 (below every float). */
 typedef struct {
-    float lo[3], inv[3];
-} key_frame;
+    unsigned lo[2][3];
+    unsigned hi[2][3];
+} lbvh_bounds;
 
-__global__ void __launch_bounds__(RENDER_THREADS)
-    lbvh_keys_kernel(const float *tris, uint32_t n, float pad, key_frame f, uint64_t *keys)
+__device__ void lbvh_box_of_pass(const lbvh_bounds *b, int pass, float lo[3], float hi[3])
 {
-    uint32_t i = blockIdx.x * RENDER_THREADS + threadIdx.x;
-    if (i < n)
-        keys[i] = lbvh_key(tris, i, pad, f.lo, f.inv);
+    for (int k = 0; k < 3; k++) {
+        lo[k] = lbvh_ordered_float(b->lo[pass][k]);
+        hi[k] = lbvh_ordered_float(b->hi[pass][k]);
+    }
 }
 
-__global__ void __launch_bounds__(RENDER_THREADS)
-    lbvh_internal_kernel(const uint64_t *sorted, uint32_t n, render_bvh_node *slots,
-                         uint32_t *parent_leaf, uint32_t *parent_node)
+/* The pad after `passes` passes (0, 1 or 2): accel.c's a->pad at the same point. */
+__device__ float lbvh_pad_after(const lbvh_bounds *b, int passes)
 {
-    uint32_t i = blockIdx.x * RENDER_THREADS + threadIdx.x;
+    float ext = 0, pad = 0;
+    for (int p = 0; p < passes; p++) {
+        float lo[3], hi[3];
+        lbvh_box_of_pass(b, p, lo, hi);
+        pad = lbvh_pad_update(&ext, lo, hi);
+    }
+    return pad;
+}
+
+/* Pass `pass` of the scene box: the union of the triangles' boxes widened by the pad of the
+ * passes before, reduced in each thread, then in each warp, then by one atomic per warp and
+ * axis (min and max are exact: any order gives the same box). */
+__global__ void __launch_bounds__(LBVH_BLOCK)
+    lbvh_bounds_kernel(const float *tris, uint32_t n, int pass, lbvh_bounds *b)
+{
+    float pad = lbvh_pad_after(b, pass);
+    float lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    size_t stride = (size_t)gridDim.x * LBVH_BLOCK;
+    for (size_t i = (size_t)blockIdx.x * LBVH_BLOCK + threadIdx.x; i < n; i += stride) {
+        float tlo[3], thi[3];
+        tri_box_padded(tris + i * 9, pad, tlo, thi);
+        for (int k = 0; k < 3; k++) {
+            lo[k] = rmin(lo[k], tlo[k]);
+            hi[k] = rmax(hi[k], thi[k]);
+        }
+    }
+    for (int o = 16; o > 0; o >>= 1)
+        for (int k = 0; k < 3; k++) {
+            lo[k] = rmin(lo[k], __shfl_xor_sync(LBVH_FULL_MASK, lo[k], o));
+            hi[k] = rmax(hi[k], __shfl_xor_sync(LBVH_FULL_MASK, hi[k], o));
+        }
+    if ((threadIdx.x & 31) == 0)
+        for (int k = 0; k < 3; k++) {
+            atomicMin(&b->lo[pass][k], lbvh_ordered_word(lo[k]));
+            atomicMax(&b->hi[pass][k], lbvh_ordered_word(hi[k]));
+        }
+}
+
+/* The Morton code of every triangle in the second pass's scene box, and its index. */
+__global__ void __launch_bounds__(LBVH_BLOCK)
+    lbvh_codes_kernel(const float *tris, uint32_t n, const lbvh_bounds *b, uint32_t *codes,
+                      uint32_t *ids)
+{
+    uint32_t i = blockIdx.x * LBVH_BLOCK + threadIdx.x;
+    if (i >= n)
+        return;
+    float lo[3], hi[3], flo[3], inv[3];
+    lbvh_box_of_pass(b, 1, lo, hi);
+    lbvh_frame(lo, hi, flo, inv);
+    codes[i] = lbvh_code(tris, i, lbvh_pad_after(b, 2), flo, inv);
+    ids[i] = i;
+}
+
+__global__ void __launch_bounds__(LBVH_BLOCK)
+    lbvh_internal_kernel(const uint32_t *codes, const uint32_t *ids, uint32_t n,
+                         render_bvh_node *slots, uint32_t *parent_leaf, uint32_t *parent_node)
+{
+    uint32_t i = blockIdx.x * LBVH_BLOCK + threadIdx.x;
     if (i + 1 < n)
-        lbvh_internal(sorted, n, i, slots, parent_leaf, parent_node);
+        lbvh_internal(codes, ids, n, i, slots, parent_leaf, parent_node);
 }
 
-__global__ void __launch_bounds__(RENDER_THREADS)
-    lbvh_climb_kernel(const float *tris, float pad, uint32_t n, const uint64_t *sorted,
+__global__ void __launch_bounds__(LBVH_BLOCK)
+    lbvh_climb_kernel(const float *tris, const lbvh_bounds *b, uint32_t n, const uint32_t *refs,
                       render_bvh_node *slots, const uint32_t *parent_leaf,
-                      const uint32_t *parent_node, unsigned *flags, uint32_t *refs)
+                      const uint32_t *parent_node, unsigned *flags)
 {
-    uint32_t k = blockIdx.x * RENDER_THREADS + threadIdx.x;
+    uint32_t k = blockIdx.x * LBVH_BLOCK + threadIdx.x;
     if (k >= n)
         return;
-    refs[k] = (uint32_t)sorted[k];
-    lbvh_climb(tris, pad, k, (uint32_t)sorted[k], slots, parent_leaf, parent_node, flags);
+    lbvh_climb(tris, lbvh_pad_after(b, 2), k, refs[k], slots, parent_leaf, parent_node, flags);
 }
 
-static kedr_status lbvh_gpu(kedr_accel *a, kedr_ctx *ctx, device_bvh *d, void **scratch)
+/* The build's scratch in one block of the context's cache: the scene box words, the arrival
+ * counters, then five arrays of n words. */
+static size_t lbvh_round(size_t bytes)
+{
+    return (bytes + 255) / 256 * 256;
+}
+
+static size_t lbvh_scratch_bytes(size_t n)
+{
+    return lbvh_round(sizeof(lbvh_bounds)) + 6 * lbvh_round(n * sizeof(uint32_t));
+}
+
+/* The device build: tris (n >= 2 triangles, 9 floats each) in, nodes (2n - 1) and refs (n) out,
+ * all in the context's memory; scratch holds lbvh_scratch_bytes(n). Queued on the context's
+ * stream, nothing waited for. */
+static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t n, void *scratch,
+                                     render_bvh_node *nodes, uint32_t *refs)
+{
+    cudaStream_t st = KEDR_STREAM(ctx);
+    char *p = (char *)scratch;
+    size_t words = lbvh_round(n * sizeof(uint32_t));
+    lbvh_bounds *b = (lbvh_bounds *)p;
+    unsigned *flags = (unsigned *)(p + lbvh_round(sizeof(lbvh_bounds)));
+    uint32_t *codes = (uint32_t *)((char *)flags + words);
+    uint32_t *sorted = (uint32_t *)((char *)codes + words);
+    uint32_t *ids = (uint32_t *)((char *)sorted + words);
+    uint32_t *pl = (uint32_t *)((char *)ids + words);
+    uint32_t *pn = (uint32_t *)((char *)pl + words);
+    KEDR_CUDA_TRY(cudaMemsetAsync(b->lo, 0xFF, sizeof b->lo, st));
+    KEDR_CUDA_TRY(cudaMemsetAsync(b->hi, 0, sizeof b->hi, st));
+    KEDR_CUDA_TRY(cudaMemsetAsync(flags, 0, n * sizeof(unsigned), st));
+    unsigned blocks = (n + LBVH_BLOCK - 1) / LBVH_BLOCK;
+    unsigned rblocks = (unsigned)ctx->multiprocessors * 8;
+    rblocks = rblocks < 1 ? 1 : rblocks < blocks ? rblocks : blocks;
+    for (int pass = 0; pass < 2; pass++) {
+        lbvh_bounds_kernel<<<rblocks, LBVH_BLOCK, 0, st>>>(tris, n, pass, b);
+        KEDR_CUDA_LAUNCHED("lbvh_bounds_kernel");
+    }
+    lbvh_codes_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(tris, n, b, codes, ids);
+    KEDR_CUDA_LAUNCHED("lbvh_codes_kernel");
+    KEDR_TRY(kedr_sort_pairs(ctx, KEDR_U32, codes, sorted, ids, refs, sizeof(uint32_t), n, 0,
+                             LBVH_BITS));
+    lbvh_internal_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(sorted, refs, n, nodes, pl, pn);
+    KEDR_CUDA_LAUNCHED("lbvh_internal_kernel");
+    lbvh_climb_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(tris, b, n, refs, nodes, pl, pn, flags);
+    KEDR_CUDA_LAUNCHED("lbvh_climb_kernel");
+    return KEDR_OK;
+}
+
+/* The accelerator's arrays on the GPU, the build timed by events from the triangles in device
+ * memory to the tree there (the upload and the allocations before, outside the time). */
+static kedr_status lbvh_gpu(kedr_accel *a, kedr_ctx *ctx, device_bvh *d, void **scratch,
+                            kedr_timer *timer)
 {
     uint32_t n = (uint32_t)a->ntri;
     size_t nslots = 2 * (size_t)n - 1;
-    void **keys = &scratch[0], **sorted = &scratch[1], **pl = &scratch[2], **pn = &scratch[3],
-         **flags = &scratch[4];
     KEDR_TRY(upload(ctx, a->tris, (size_t)n * 9 * sizeof(float), &d->tris));
     if (a->woop)
         KEDR_TRY(upload(ctx, a->woop, (size_t)n * 12 * sizeof(float), &d->woop));
     KEDR_TRY(kedr_alloc(ctx, &d->nodes, nslots * sizeof(render_bvh_node)));
     KEDR_TRY(kedr_alloc(ctx, &d->refs, n * sizeof(uint32_t)));
-    KEDR_TRY(kedr_alloc(ctx, keys, n * sizeof(uint64_t)));
-    KEDR_TRY(kedr_alloc(ctx, sorted, n * sizeof(uint64_t)));
-    KEDR_TRY(kedr_alloc(ctx, pl, n * sizeof(uint32_t)));
-    KEDR_TRY(kedr_alloc(ctx, pn, n * sizeof(uint32_t)));
-    KEDR_TRY(kedr_alloc(ctx, flags, n * sizeof(unsigned)));
-    KEDR_TRY(kedr_memset(ctx, d->nodes, 0, nslots * sizeof(render_bvh_node)));
-    KEDR_TRY(kedr_memset(ctx, *pn, 0, n * sizeof(uint32_t))); /* the root's own slot: 0 */
-    KEDR_TRY(kedr_memset(ctx, *flags, 0, n * sizeof(unsigned)));
-    key_frame f;
-    for (int k = 0; k < 3; k++) {
-        float e = a->hi[k] - a->lo[k];
-        f.lo[k] = a->lo[k];
-        f.inv[k] = e > 0 ? 1 / e : 0;
-    }
-    unsigned blocks = (n + RENDER_THREADS - 1) / RENDER_THREADS;
-    lbvh_keys_kernel<<<blocks, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
-        (const float *)d->tris, n, a->pad, f, (uint64_t *)*keys);
-    KEDR_CUDA_LAUNCHED("lbvh_keys_kernel");
-    KEDR_TRY(kedr_sort_keys(ctx, KEDR_U64, *keys, *sorted, n, 0, 0));
-    lbvh_internal_kernel<<<blocks, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
-        (const uint64_t *)*sorted, n, (render_bvh_node *)d->nodes, (uint32_t *)*pl,
-        (uint32_t *)*pn);
-    KEDR_CUDA_LAUNCHED("lbvh_internal_kernel");
-    lbvh_climb_kernel<<<blocks, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
-        (const float *)d->tris, a->pad, n, (const uint64_t *)*sorted,
-        (render_bvh_node *)d->nodes, (const uint32_t *)*pl, (const uint32_t *)*pn,
-        (unsigned *)*flags, (uint32_t *)d->refs);
-    KEDR_CUDA_LAUNCHED("lbvh_climb_kernel");
+    KEDR_TRY(kedr_scratch_get(ctx, scratch, lbvh_scratch_bytes(n)));
+    KEDR_TRY(kedr_timer_start(timer));
+    KEDR_TRY(lbvh_device_build(ctx, (const float *)d->tris, n, *scratch,
+                               (render_bvh_node *)d->nodes, (uint32_t *)d->refs));
+    /* waits for the build: a kernel's fault is reported here, by this call */
+    double seconds = 0;
+    KEDR_TRY(kedr_timer_stop(timer, &seconds));
+    KEDR_TRY(kedr_ctx_sync(ctx));
+    a->info.device_build_seconds = seconds;
     /* the host's copy, for cpu queries and for comparison, is made when one asks for it
      * (render_accel_host): copying 32 bytes a node back would cost the build more than its
      * kernels */
-    KEDR_TRY(kedr_ctx_sync(ctx));
     a->nbvh = nslots;
     a->nrefs = n;
     a->host_pending = 1;
@@ -238,11 +348,14 @@ kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx)
         return kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
     d->ctx = ctx;
     a->device = d;
-    void *scratch[5] = {NULL, NULL, NULL, NULL, NULL};
-    kedr_status s = lbvh_gpu(a, ctx, d, scratch);
+    void *scratch = NULL;
+    kedr_timer *timer = NULL;
+    kedr_status s = kedr_timer_create(ctx, &timer);
+    if (s == KEDR_OK)
+        s = lbvh_gpu(a, ctx, d, &scratch, timer);
     kedr_ctx_sync(ctx);
-    for (int i = 0; i < 5; i++)
-        kedr_free(ctx, scratch[i]);
+    kedr_timer_destroy(timer);
+    kedr_scratch_put(ctx, scratch);
     if (s != KEDR_OK)
         render_cuda_release(a);
     return s;

@@ -189,14 +189,22 @@ static kedr_ctx *gpu;
  * node: the same keys, the same stable sort, the same per-node code. */
 static int grazes_any(const kedr_accel *a, const kedr_ray *r);
 
+static void check_gpu(const char *name, kedr_accel *a, const kedr_ray *rays, size_t nray,
+                      const kedr_hit *cpu_hits, const uint8_t *cpu_occ, int test);
+
 static void check_lbvh_on(const char *name, const kedr_accel *ref, const soup *s, int test,
-                          const kedr_ray *rays, size_t nray, const kedr_hit *cpu_hits)
+                          const kedr_ray *rays, size_t nray, const kedr_hit *cpu_hits,
+                          const uint8_t *cpu_occ)
 {
     kedr_accel *a = NULL;
     TU_OK(kedr_accel_build_on(gpu, KEDR_ACCEL_LBVH, test, s->v, s->n, &a));
     if (!a)
         return;
-    /* a cpu query first: on cuda the tree is the GPU's until then, and the query makes the
+    /* the GPU's queries of the tree it built, traced from its own arrays, against the cpu's
+     * LBVH (itself checked against brute force) */
+    if (nray)
+        check_gpu(name, a, rays, nray, cpu_hits, cpu_occ, test);
+    /* then a cpu query: on cuda the tree is the GPU's until then, and the query makes the
      * host's copy (the binary tree: the same hits as the cpu's 4-wide one, but where a ray
      * grazes a triangle it hits) */
     kedr_hit *hits = tu_host_alloc((nray ? nray : 1) * sizeof *hits);
@@ -216,6 +224,16 @@ static void check_lbvh_on(const char *name, const kedr_accel *ref, const soup *s
                memcmp(a->refs, ref->refs, ref->nrefs * sizeof *a->refs) == 0;
     TU_CHECK(same, "%s (%zu triangles): the LBVH built on %s differs from the cpu's", name, s->n,
              kedr_backend_name(kedr_ctx_backend(gpu)));
+    /* the downloaded tree's own structure, whatever the comparison found */
+    kedr_status st = render_bvh_check(a);
+    TU_CHECK(st == KEDR_OK, "%s (%zu triangles): the LBVH built on %s: %s", name, s->n,
+             kedr_backend_name(kedr_ctx_backend(gpu)), kedr_last_error());
+    kedr_accel_info info;
+    kedr_accel_get_info(a, &info);
+    int on_gpu = kedr_ctx_backend(gpu) == KEDR_BACKEND_CUDA && s->n >= 2;
+    TU_CHECK(on_gpu ? info.device_build_seconds > 0 : info.device_build_seconds == 0,
+             "%s: device build time %g s for an LBVH built on %s", name,
+             info.device_build_seconds, kedr_backend_name(kedr_ctx_backend(gpu)));
     kedr_accel_destroy(a);
 }
 
@@ -325,10 +343,14 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
                      name, s->n, kedr_accel_name(kind), test ? "woop" : "moller", bad, nray, hits);
             TU_CHECK(badocc == 0, "%s (%zu triangles), %s, %s: any-hit differs on %zu rays", name,
                      s->n, kedr_accel_name(kind), test ? "woop" : "moller", badocc);
-            if (kind >= KEDR_ACCEL_BVH)
+            if (kind >= KEDR_ACCEL_BVH) {
+                kedr_status st = render_bvh_check(a);
+                TU_CHECK(st == KEDR_OK, "%s (%zu triangles), %s: %s", name, s->n,
+                         kedr_accel_name(kind), kedr_last_error());
                 check_gpu(name, a, rays, nray, got, occ, test);
+            }
             if (kind == KEDR_ACCEL_LBVH)
-                check_lbvh_on(name, a, s, test, rays, nray, got);
+                check_lbvh_on(name, a, s, test, rays, nray, got, occ);
             kedr_accel_destroy(a);
         }
         kedr_accel_destroy(bf);
@@ -385,6 +407,93 @@ static void check_scenes(void)
     check_scene("dense in sparse", &s, nray, 404);
     free(s.v);
     free(big.v);
+}
+
+/* An LBVH of many triangles, beyond one block of the GPU's reduction and one tile of its sort:
+ * random small triangles, and a quarter in one cluster smaller than a Morton cell (equal codes,
+ * the tree split by index). Built on the context (the GPU with cuda) and on the cpu: the same
+ * tree node for node, both valid, and the GPU's queries of its own tree as the cpu's. */
+static void check_large(void)
+{
+    size_t n = tu_scale(60000, 20000);
+    uint64_t st = 99;
+    soup s = {0}, c = {0};
+    random_tris(&s, n - n / 4, 0.01f, &st);
+    random_tris(&c, n / 4, 0.5f, &st);
+    for (size_t i = 0; i < c.n; i++) {
+        for (int k = 0; k < 9; k++)
+            c.v[i * 9 + k] = 0.3f + 1e-3f * c.v[i * 9 + k];
+        add_tri(&s, c.v + i * 9, c.v + i * 9 + 3, c.v + i * 9 + 6);
+    }
+    size_t nray = tu_scale(4000, 1000);
+    kedr_ray *rays = tu_host_alloc(nray * sizeof *rays);
+    kedr_hit *hits = tu_host_alloc(nray * sizeof *hits);
+    uint8_t *occ = tu_host_alloc(nray);
+    make_rays(&s, rays, nray, &st);
+    kedr_accel *a = NULL;
+    TU_OK(kedr_accel_build(KEDR_ACCEL_LBVH, KEDR_TRI_MOLLER, s.v, s.n, &a));
+    if (a) {
+        kedr_status vs = render_bvh_check(a);
+        TU_CHECK(vs == KEDR_OK, "large LBVH on the cpu: %s", kedr_last_error());
+        TU_OK(kedr_accel_intersect(a, rays, nray, hits));
+        TU_OK(kedr_accel_occluded(a, rays, nray, occ));
+        check_lbvh_on("large", a, &s, KEDR_TRI_MOLLER, rays, nray, hits, occ);
+        kedr_accel_destroy(a);
+    }
+    free(rays), free(hits), free(occ), free(s.v), free(c.v);
+}
+
+/* The tree check finds a reference in two leaves, a box that does not contain its child's, a
+ * child outside the tree and a triangle in no leaf. */
+static void check_validator(void)
+{
+    uint64_t st = 5;
+    soup s = {0};
+    random_tris(&s, 100, 0.1f, &st);
+    for (int kind = KEDR_ACCEL_BVH; kind <= KEDR_ACCEL_LBVH; kind++) {
+        kedr_accel *a = NULL;
+        TU_OK(kedr_accel_build(kind, KEDR_TRI_MOLLER, s.v, s.n, &a));
+        if (!a)
+            continue;
+        TU_CHECK(render_bvh_check(a) == KEDR_OK, "%s: a sound tree: %s", kedr_accel_name(kind),
+                 kedr_last_error());
+        uint32_t r0 = a->refs[0];
+        a->refs[0] = a->refs[1];
+        TU_CHECK(render_bvh_check(a) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "in two leaves"), "%s: a triangle twice: %s",
+                 kedr_accel_name(kind), kedr_last_error());
+        a->refs[0] = r0;
+        uint32_t l = a->bvh[0].index;
+        float lo = a->bvh[l].lo[1];
+        a->bvh[l].lo[1] = a->bvh[0].lo[1] - 1;
+        TU_CHECK(render_bvh_check(a) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "does not contain its child"),
+                 "%s: a child's box outside: %s", kedr_accel_name(kind), kedr_last_error());
+        a->bvh[l].lo[1] = lo;
+        a->bvh[0].index = (uint32_t)a->nbvh - 1;
+        TU_CHECK(render_bvh_check(a) == KEDR_ERR_INVALID && strstr(kedr_last_error(), "outside"),
+                 "%s: a child outside the tree: %s", kedr_accel_name(kind), kedr_last_error());
+        a->bvh[0].index = l;
+        /* a leaf of the BVH (up to 8 triangles) that forgets its last: a triangle in no leaf */
+        size_t leaf = a->nbvh;
+        for (size_t i = 0; i < a->nbvh && leaf == a->nbvh; i++)
+            if (a->bvh[i].count > 1)
+                leaf = i;
+        if (kind == KEDR_ACCEL_BVH) {
+            TU_CHECK(leaf < a->nbvh, "a BVH leaf of several triangles");
+            if (leaf < a->nbvh) {
+                a->bvh[leaf].count--;
+                TU_CHECK(render_bvh_check(a) == KEDR_ERR_INVALID &&
+                         strstr(kedr_last_error(), "in no leaf"), "a triangle in no leaf: %s",
+                         kedr_last_error());
+                a->bvh[leaf].count++;
+            }
+        }
+        TU_CHECK(render_bvh_check(a) == KEDR_OK, "%s: restored: %s", kedr_accel_name(kind),
+                 kedr_last_error());
+        kedr_accel_destroy(a);
+    }
+    free(s.v);
 }
 
 /* The triangle tests on hand-worked cases. */
@@ -464,6 +573,8 @@ int main(void)
     check_tests();
     check_errors();
     check_scenes();
+    check_validator();
+    check_large();
     printf("ties at shared edges and coincident triangles: %zu rays; grazing hits: %zu rays\n",
            ties_seen, grazing_seen);
     if (kedr_ctx_backend(gpu) == KEDR_BACKEND_CUDA) {
