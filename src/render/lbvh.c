@@ -10,17 +10,19 @@
 static kedr_status lbvh_cpu(kedr_accel *a)
 {
     size_t n = a->ntri, nslots = 2 * n - 1;
-    uint32_t *codes = malloc(n * sizeof *codes), *sorted = malloc(n * sizeof *sorted);
+    lbvh_code_t *codes = malloc(n * sizeof *codes), *sorted = malloc(n * sizeof *sorted);
     uint32_t *ids = malloc(n * sizeof *ids);
     uint32_t *parent_leaf = malloc(n * sizeof *parent_leaf);
     uint32_t *parent_node = malloc(n * sizeof *parent_node);
+    uint32_t *span = malloc(2 * n * sizeof *span);
+    float *cost = malloc(nslots * sizeof *cost);
     unsigned *flags = calloc(n, sizeof *flags);
     a->bvh = calloc(nslots, sizeof *a->bvh);
     a->refs = malloc(n * sizeof *a->refs);
     kedr_status s = KEDR_OK;
     kedr_ctx *cpu = NULL;
-    if (!codes || !sorted || !ids || !parent_leaf || !parent_node || !flags || !a->bvh ||
-        !a->refs)
+    if (!codes || !sorted || !ids || !parent_leaf || !parent_node || !span || !cost || !flags ||
+        !a->bvh || !a->refs)
         s = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the LBVH of "
                       "%zu triangles", n);
     if (s == KEDR_OK)
@@ -33,7 +35,7 @@ static kedr_status lbvh_cpu(kedr_accel *a)
             codes[i] = lbvh_code(a->tris, (uint32_t)i, a->pad, lo, inv);
             ids[i] = (uint32_t)i;
         }
-        s = kedr_sort_pairs(cpu, KEDR_U32, codes, sorted, ids, a->refs, sizeof *ids, n, 0,
+        s = kedr_sort_pairs(cpu, LBVH_CODE_DTYPE, codes, sorted, ids, a->refs, sizeof *ids, n, 0,
                             LBVH_BITS);
     }
     if (s == KEDR_OK) {
@@ -45,16 +47,17 @@ static kedr_status lbvh_cpu(kedr_accel *a)
 #pragma omp parallel for schedule(static)
         for (size_t i = 0; i < n - 1; i++)
             lbvh_internal(sorted, a->refs, (int64_t)n, (int64_t)i, a->bvh, parent_leaf,
-                          parent_node);
+                          parent_node, span);
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             lbvh_climb(a->tris, a->pad, (uint32_t)k, a->refs[k], a->bvh, parent_leaf,
-                       parent_node, flags);
+                       parent_node, span, cost, flags);
         a->nbvh = nslots;
         a->nrefs = n;
     }
     kedr_ctx_destroy(cpu);
-    free(codes), free(sorted), free(ids), free(parent_leaf), free(parent_node), free(flags);
+    free(codes), free(sorted), free(ids), free(parent_leaf), free(parent_node), free(span);
+    free(cost), free(flags);
     return s;
 }
 
@@ -76,8 +79,8 @@ kedr_status render_lbvh_build(kedr_accel *a, kedr_ctx *ctx)
     (void)ctx;
     if (s != KEDR_OK)
         return s;
-    /* the depth, for the traversal stack's bound: keys of 30 bits of code and 32 of index make
-     * at most 63 levels */
+    /* the depth, for the traversal stack's bound: keys of 63 bits of code and 32 of index make
+     * at most 96 levels (RENDER_STACK is 128) */
     a->info.nodes = a->nbvh;
     a->info.depth = 0;
     return KEDR_OK;

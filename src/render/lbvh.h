@@ -1,16 +1,17 @@
 /* render: the LBVH (Karras, "Maximizing parallelism in the construction of BVHs, octrees, and
  * k-d trees", HPG 2012), compiled for the cpu (lbvh.c) and the GPU (render.cu) from this one
- * text. Triangles are sorted by the 30-bit Morton code of their box centres (then by index, so
- * that all keys differ); every internal node of the binary radix tree over
+ * text. Triangles are sorted by the Morton code of their box centres (then by index, so that
+ * all keys differ); every internal node of the binary radix tree over
  * the sorted keys is then found on its own (lbvh_internal), and boxes are merged bottom-up, the
  * second child to arrive at a node computing its box (lbvh_climb). The tree is stored as
  * render_bvh_node pairs: internal node k keeps its two children at slots 2k + 1 and 2k + 2, the
- * root at slot 0; leaves hold one triangle each.
+ * root at slot 0; the radix tree's leaves hold one triangle each, and subtrees of up to
+ * LBVH_LEAF_MAX triangles are collapsed into one leaf where the SAH prefers it (lbvh_climb).
  *
- * The sort key of a triangle is its 30-bit Morton code and then its index; the keys are sorted
- * as (code, index) pairs (kedr_sort_pairs of the codes, stable, the indices in order as values),
- * which puts them in the order of the 62-bit numbers code * 2^32 + index, and sorts 30 bits in
- * 4 radix passes where the 64-bit keys took 8. */
+ * The sort key of a triangle is its Morton code and then its index; the keys are sorted as
+ * (code, index) pairs (kedr_sort_pairs of the codes, stable, the indices in order as values),
+ * which puts them in the order of the numbers code * 2^32 + index without sorting the index
+ * bits. */
 #ifndef RENDER_LBVH_H
 #define RENDER_LBVH_H
 
@@ -63,24 +64,56 @@ RENDER_HD void lbvh_frame(const float lo[3], const float hi[3], float flo[3], fl
     }
 }
 
-/* The 30-bit Morton code of triangle i's box centre in the scene box. Its sort key is this code
- * and then i: the keys are sorted as (code, index) pairs by a stable radix sort of the codes
- * with the indices as values, and compared as 62-bit numbers by lbvh_delta. */
-RENDER_HD uint32_t lbvh_code(const float *tris, uint32_t i, float pad, const float *lo,
-                             const float *inv_ext)
+/* The Morton codes: 63 bits (21 a coordinate) by default, or 30 (10 a coordinate) when built
+ * with LBVH_BITS=30. With 30 bits a scene of 10^7 triangles has several in many cells of the
+ * 1024^3 grid, which the tree then splits by index, not by place. */
+#ifndef LBVH_BITS
+#define LBVH_BITS 63
+#endif
+#if LBVH_BITS == 63
+typedef uint64_t lbvh_code_t;
+#define LBVH_AXIS_BITS 21
+#define LBVH_CODE_DTYPE KEDR_U64
+#elif LBVH_BITS == 30
+typedef uint32_t lbvh_code_t;
+#define LBVH_AXIS_BITS 10
+#define LBVH_CODE_DTYPE KEDR_U32
+#else
+#error "LBVH_BITS: 30 or 63"
+#endif
+
+/* 21 bits spread to every third bit. */
+RENDER_HD uint64_t lbvh_spread21(uint64_t v)
 {
+    v &= 0x1FFFFFu;
+    v = (v | v << 32) & 0x001F00000000FFFFull;
+    v = (v | v << 16) & 0x001F0000FF0000FFull;
+    v = (v | v << 8) & 0x100F00F00F00F00Full;
+    v = (v | v << 4) & 0x10C30C30C30C30C3ull;
+    v = (v | v << 2) & 0x1249249249249249ull;
+    return v;
+}
+
+/* The Morton code of triangle i's box centre in the scene box. Its sort key is this code and
+ * then i: the keys are sorted as (code, index) pairs by a stable radix sort of the codes with
+ * the indices as values, and compared as one number (code, then index) by lbvh_delta. */
+RENDER_HD lbvh_code_t lbvh_code(const float *tris, uint32_t i, float pad, const float *lo,
+                                const float *inv_ext)
+{
+    const uint32_t top = (1u << LBVH_AXIS_BITS) - 1;
     float blo[3], bhi[3];
     uint32_t q[3];
     tri_box_padded(tris + (size_t)i * 9, pad, blo, bhi);
     for (int k = 0; k < 3; k++) {
-        float c = (0.5f * (blo[k] + bhi[k]) - lo[k]) * inv_ext[k] * 1024.0f;
-        q[k] = c <= 0 ? 0u : c >= 1023 ? 1023u : (uint32_t)c;
+        float c = (0.5f * (blo[k] + bhi[k]) - lo[k]) * inv_ext[k] * (float)(1u << LBVH_AXIS_BITS);
+        q[k] = c <= 0 ? 0u : c >= (float)top ? top : (uint32_t)c;
     }
+#if LBVH_BITS == 63
+    return lbvh_spread21(q[0]) << 2 | lbvh_spread21(q[1]) << 1 | lbvh_spread21(q[2]);
+#else
     return lbvh_spread(q[0]) << 2 | lbvh_spread(q[1]) << 1 | lbvh_spread(q[2]);
+#endif
 }
-
-/* Bits of the Morton code (kedr_sort_pairs sorts bits 0 .. LBVH_BITS - 1). */
-#define LBVH_BITS 30
 
 RENDER_HD int lbvh_clz32(uint32_t x)
 {
@@ -91,23 +124,37 @@ RENDER_HD int lbvh_clz32(uint32_t x)
 #endif
 }
 
+RENDER_HD int lbvh_clz_code(lbvh_code_t x)
+{
+#if LBVH_BITS == 63
+#ifdef __CUDA_ARCH__
+    return __clzll((long long)x);
+#else
+    return x ? __builtin_clzll(x) : 64;
+#endif
+#else
+    return lbvh_clz32(x);
+#endif
+}
+
 /* The length of the common prefix of the keys at sorted positions i and j, a key being the
- * 32-bit code word then the 32-bit triangle index (all keys differ); -1 for j outside
- * 0 .. n-1. */
-RENDER_HD int lbvh_delta(const uint32_t *codes, const uint32_t *ids, int64_t n, int64_t i,
+ * code word then the 32-bit triangle index (all keys differ); -1 for j outside 0 .. n-1. */
+RENDER_HD int lbvh_delta(const lbvh_code_t *codes, const uint32_t *ids, int64_t n, int64_t i,
                          int64_t j)
 {
     if (j < 0 || j >= n)
         return -1;
-    uint32_t x = codes[i] ^ codes[j];
-    return x ? lbvh_clz32(x) : 32 + lbvh_clz32(ids[i] ^ ids[j]);
+    lbvh_code_t x = codes[i] ^ codes[j];
+    return x ? lbvh_clz_code(x) : (int)sizeof(lbvh_code_t) * 8 + lbvh_clz32(ids[i] ^ ids[j]);
 }
 
 /* Internal node i of n - 1 (n >= 2): its children, each an internal node or a leaf (a position
- * in the sorted order), and its parent links (Karras 2012, figure 4). codes and ids: the sorted
+ * in the sorted order), its parent links (Karras 2012, figure 4) and its span, the sorted
+ * positions span[2i] .. span[2i] + span[2i+1] - 1 its subtree covers. codes and ids: the sorted
  * keys. */
-RENDER_HD void lbvh_internal(const uint32_t *codes, const uint32_t *ids, int64_t n, int64_t i,
-                             render_bvh_node *slots, uint32_t *parent_leaf, uint32_t *parent_node)
+RENDER_HD void lbvh_internal(const lbvh_code_t *codes, const uint32_t *ids, int64_t n, int64_t i,
+                             render_bvh_node *slots, uint32_t *parent_leaf, uint32_t *parent_node,
+                             uint32_t *span)
 {
     int d = lbvh_delta(codes, ids, n, i, i + 1) > lbvh_delta(codes, ids, n, i, i - 1) ? 1 : -1;
     int dmin = lbvh_delta(codes, ids, n, i, i - d);
@@ -135,6 +182,8 @@ RENDER_HD void lbvh_internal(const uint32_t *codes, const uint32_t *ids, int64_t
         parent_node[0] = 0;
     }
     int64_t first = i < j ? i : j, last = i < j ? j : i;
+    span[2 * i] = (uint32_t)first;
+    span[2 * i + 1] = (uint32_t)(last - first + 1);
     for (int c = 0; c < 2; c++) {
         int64_t child = gamma + c;
         render_bvh_node *slot = &slots[2 * i + 1 + c];
@@ -159,27 +208,116 @@ RENDER_HD unsigned lbvh_arrive(unsigned *flag)
 #endif
 }
 
+/* A float as an unsigned word of the same order (-0 below +0; NaNs outside the floats), for the
+ * GPU's scene box by atomicMin and atomicMax; lbvh_ordered_float undoes it. */
+RENDER_HD uint32_t lbvh_ordered_word(float f)
+{
+    uint32_t u;
+#ifdef __CUDA_ARCH__
+    u = __float_as_uint(f);
+#else
+    memcpy(&u, &f, sizeof u);
+#endif
+    return u & 0x80000000u ? ~u : u | 0x80000000u;
+}
+
+RENDER_HD float lbvh_ordered_float(uint32_t w)
+{
+    uint32_t u = w & 0x80000000u ? w & 0x7FFFFFFFu : ~w;
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+#endif
+}
+
+/* The scene box of each of accel.c's two passes as ordered words, as the GPU reduces it: the
+ * lo words start at 0xFFFFFFFF (above every float), the hi words at 0 (below every float). */
+typedef struct {
+    uint32_t lo[2][3];
+    uint32_t hi[2][3];
+} lbvh_bounds;
+
+RENDER_HD void lbvh_box_of_pass(const lbvh_bounds *b, int pass, float lo[3], float hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = lbvh_ordered_float(b->lo[pass][k]);
+        hi[k] = lbvh_ordered_float(b->hi[pass][k]);
+    }
+}
+
+/* The pad after `passes` passes (0, 1 or 2): accel.c's a->pad at the same point. */
+RENDER_HD float lbvh_pad_after(const lbvh_bounds *b, int passes)
+{
+    float ext = 0, pad = 0;
+    for (int p = 0; p < passes; p++) {
+        float lo[3], hi[3];
+        lbvh_box_of_pass(b, p, lo, hi);
+        pad = lbvh_pad_update(&ext, lo, hi);
+    }
+    return pad;
+}
+
+/* A box's surface area (the SAH's measure). */
+RENDER_HD float lbvh_area(const float lo[3], const float hi[3])
+{
+    float x = hi[0] - lo[0], y = hi[1] - lo[1], z = hi[2] - lo[2];
+    return 2 * (x * y + y * z + z * x);
+}
+
+/* A subtree of at most this many triangles becomes one leaf where the SAH prefers it. */
+#define LBVH_LEAF_MAX 8
+
 /* Leaf k (sorted position k, triangle tri): its box into its slot, then up the tree: at each
  * internal node the second child to arrive merges the pair's boxes into the node's own slot.
  * The internal node whose children sit at slots 2p + 1, 2p + 2 is p; its own slot is
- * parent_node[p] (0 for the root). */
+ * parent_node[p] (0 for the root).
+ *
+ * On the way up, the subtrees are collapsed into leaves where the surface area heuristic says
+ * so (costs of a box test and a triangle test both 1, as for the BVH, bvh.c): cost[slot] is the
+ * SAH cost of the subtree at slot times its area; a node of at most LBVH_LEAF_MAX triangles
+ * whose leaf cost (count x area) is no more than its split cost (area + its children's costs)
+ * becomes a leaf of its span, the sorted positions it covers (lbvh_internal). The nodes below it
+ * stay in the array, unreached. */
 RENDER_HD void lbvh_climb(const float *tris, float pad, uint32_t k, uint32_t tri,
                           render_bvh_node *slots, const uint32_t *parent_leaf,
-                          const uint32_t *parent_node, unsigned *flags)
+                          const uint32_t *parent_node, const uint32_t *span, float *cost,
+                          unsigned *flags)
 {
     uint32_t slot = parent_leaf[k];
-    tri_box_padded(tris + (size_t)tri * 9, pad, slots[slot].lo, slots[slot].hi);
+    float lo[3], hi[3];
+    tri_box_padded(tris + (size_t)tri * 9, pad, lo, hi);
+    for (int c = 0; c < 3; c++) {
+        slots[slot].lo[c] = lo[c];
+        slots[slot].hi[c] = hi[c];
+    }
+    cost[slot] = lbvh_area(lo, hi);
     while (slot != 0) {
         uint32_t p = (slot - 1) / 2; /* the internal node whose pair holds this slot */
         if (lbvh_arrive(&flags[p]) == 0)
             return;
-        /* volatile: the sibling's box was written by another thread (on the GPU, maybe another
-         * multiprocessor), to be read from memory, not from a cache */
+        /* volatile: the sibling's box and cost were written by another thread (on the GPU,
+         * maybe another multiprocessor), to be read from memory, not from a cache */
         const volatile render_bvh_node *a = &slots[2 * p + 1], *b = &slots[2 * p + 2];
+        const volatile float *vcost = cost;
         uint32_t own = parent_node[p];
         for (int c = 0; c < 3; c++) {
-            slots[own].lo[c] = rmin(a->lo[c], b->lo[c]);
-            slots[own].hi[c] = rmax(a->hi[c], b->hi[c]);
+            lo[c] = rmin(a->lo[c], b->lo[c]);
+            hi[c] = rmax(a->hi[c], b->hi[c]);
+            slots[own].lo[c] = lo[c];
+            slots[own].hi[c] = hi[c];
+        }
+        float area = lbvh_area(lo, hi);
+        float split = area + vcost[2 * p + 1] + vcost[2 * p + 2];
+        uint32_t count = span[2 * p + 1];
+        if (count <= LBVH_LEAF_MAX && (float)count * area <= split) {
+            slots[own].index = span[2 * p];
+            slots[own].count = count;
+            cost[own] = (float)count * area;
+        } else {
+            cost[own] = split;
         }
         slot = own;
     }

@@ -133,51 +133,12 @@ kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays
  * The whole build runs on the device from the triangles in its memory, with no copy to or from
  * the host in between: the scene box by two reductions (accel.c's two passes: the boxes, then
  * the boxes widened by the pad the first pass gives), the Morton codes, kedr's radix sort of the
- * (code, index) pairs (30 bits: 4 passes), every internal node of the radix tree on its own
- * thread, and the boxes bottom-up. Same arithmetic as the cpu's build (lbvh.c), so the same
+ * (code, index) pairs, every internal node of the radix tree on its own
+ * thread, and the boxes bottom-up with the SAH's collapse of small subtrees into leaves. Same arithmetic as the cpu's build (lbvh.c), so the same
  * tree, node for node. */
 
 #define LBVH_BLOCK 256
 #define LBVH_FULL_MASK 0xFFFFFFFFu
-
-/* A float as an unsigned word of the same order (-0 below +0), for atomicMin and atomicMax. */
-__device__ __forceinline__ unsigned lbvh_ordered_word(float f)
-{
-    unsigned u = __float_as_uint(f);
-    return u & 0x80000000u ? ~u : u | 0x80000000u;
-}
-
-__device__ __forceinline__ float lbvh_ordered_float(unsigned w)
-{
-    return __uint_as_float(w & 0x80000000u ? w & 0x7FFFFFFFu : ~w);
-}
-
-/* The scene box of each of accel.c's two passes, as ordered words: the lo words start at
- * 0xFFFFFFFF (above every float), the hi words at 0 (below every float). */
-typedef struct {
-    unsigned lo[2][3];
-    unsigned hi[2][3];
-} lbvh_bounds;
-
-__device__ void lbvh_box_of_pass(const lbvh_bounds *b, int pass, float lo[3], float hi[3])
-{
-    for (int k = 0; k < 3; k++) {
-        lo[k] = lbvh_ordered_float(b->lo[pass][k]);
-        hi[k] = lbvh_ordered_float(b->hi[pass][k]);
-    }
-}
-
-/* The pad after `passes` passes (0, 1 or 2): accel.c's a->pad at the same point. */
-__device__ float lbvh_pad_after(const lbvh_bounds *b, int passes)
-{
-    float ext = 0, pad = 0;
-    for (int p = 0; p < passes; p++) {
-        float lo[3], hi[3];
-        lbvh_box_of_pass(b, p, lo, hi);
-        pad = lbvh_pad_update(&ext, lo, hi);
-    }
-    return pad;
-}
 
 /* Pass `pass` of the scene box: the union of the triangles' boxes widened by the pad of the
  * passes before, reduced in each thread, then in each warp, then by one atomic per warp and
@@ -210,7 +171,7 @@ __global__ void __launch_bounds__(LBVH_BLOCK)
 
 /* The Morton code of every triangle in the second pass's scene box, and its index. */
 __global__ void __launch_bounds__(LBVH_BLOCK)
-    lbvh_codes_kernel(const float *tris, uint32_t n, const lbvh_bounds *b, uint32_t *codes,
+    lbvh_codes_kernel(const float *tris, uint32_t n, const lbvh_bounds *b, lbvh_code_t *codes,
                       uint32_t *ids)
 {
     uint32_t i = blockIdx.x * LBVH_BLOCK + threadIdx.x;
@@ -224,27 +185,31 @@ __global__ void __launch_bounds__(LBVH_BLOCK)
 }
 
 __global__ void __launch_bounds__(LBVH_BLOCK)
-    lbvh_internal_kernel(const uint32_t *codes, const uint32_t *ids, uint32_t n,
-                         render_bvh_node *slots, uint32_t *parent_leaf, uint32_t *parent_node)
+    lbvh_internal_kernel(const lbvh_code_t *codes, const uint32_t *ids, uint32_t n,
+                         render_bvh_node *slots, uint32_t *parent_leaf, uint32_t *parent_node,
+                         uint32_t *span)
 {
     uint32_t i = blockIdx.x * LBVH_BLOCK + threadIdx.x;
     if (i + 1 < n)
-        lbvh_internal(codes, ids, n, i, slots, parent_leaf, parent_node);
+        lbvh_internal(codes, ids, n, i, slots, parent_leaf, parent_node, span);
 }
 
 __global__ void __launch_bounds__(LBVH_BLOCK)
     lbvh_climb_kernel(const float *tris, const lbvh_bounds *b, uint32_t n, const uint32_t *refs,
                       render_bvh_node *slots, const uint32_t *parent_leaf,
-                      const uint32_t *parent_node, unsigned *flags)
+                      const uint32_t *parent_node, const uint32_t *span, float *cost,
+                      unsigned *flags)
 {
     uint32_t k = blockIdx.x * LBVH_BLOCK + threadIdx.x;
     if (k >= n)
         return;
-    lbvh_climb(tris, lbvh_pad_after(b, 2), k, refs[k], slots, parent_leaf, parent_node, flags);
+    lbvh_climb(tris, lbvh_pad_after(b, 2), k, refs[k], slots, parent_leaf, parent_node, span,
+               cost, flags);
 }
 
 /* The build's scratch in one block of the context's cache: the scene box words, the arrival
- * counters, then five arrays of n words. */
+ * counters, the codes and the sorted codes, the indices, the two parent links, the spans (2
+ * words a node) and the SAH costs (one a slot). */
 static size_t lbvh_round(size_t bytes)
 {
     return (bytes + 255) / 256 * 256;
@@ -252,7 +217,9 @@ static size_t lbvh_round(size_t bytes)
 
 static size_t lbvh_scratch_bytes(size_t n)
 {
-    return lbvh_round(sizeof(lbvh_bounds)) + 6 * lbvh_round(n * sizeof(uint32_t));
+    return lbvh_round(sizeof(lbvh_bounds)) + 4 * lbvh_round(n * sizeof(uint32_t)) +
+           2 * lbvh_round(n * sizeof(lbvh_code_t)) + lbvh_round(2 * n * sizeof(uint32_t)) +
+           lbvh_round(2 * n * sizeof(float));
 }
 
 /* The device build: tris (n >= 2 triangles, 9 floats each) in, nodes (2n - 1) and refs (n) out,
@@ -263,14 +230,17 @@ static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t 
 {
     cudaStream_t st = KEDR_STREAM(ctx);
     char *p = (char *)scratch;
-    size_t words = lbvh_round(n * sizeof(uint32_t));
+    size_t words = lbvh_round((size_t)n * sizeof(uint32_t));
+    size_t cwords = lbvh_round((size_t)n * sizeof(lbvh_code_t));
     lbvh_bounds *b = (lbvh_bounds *)p;
     unsigned *flags = (unsigned *)(p + lbvh_round(sizeof(lbvh_bounds)));
-    uint32_t *codes = (uint32_t *)((char *)flags + words);
-    uint32_t *sorted = (uint32_t *)((char *)codes + words);
-    uint32_t *ids = (uint32_t *)((char *)sorted + words);
+    lbvh_code_t *codes = (lbvh_code_t *)((char *)flags + words);
+    lbvh_code_t *sorted = (lbvh_code_t *)((char *)codes + cwords);
+    uint32_t *ids = (uint32_t *)((char *)sorted + cwords);
     uint32_t *pl = (uint32_t *)((char *)ids + words);
     uint32_t *pn = (uint32_t *)((char *)pl + words);
+    uint32_t *span = (uint32_t *)((char *)pn + words);
+    float *cost = (float *)((char *)span + lbvh_round(2 * (size_t)n * sizeof(uint32_t)));
     KEDR_CUDA_TRY(cudaMemsetAsync(b->lo, 0xFF, sizeof b->lo, st));
     KEDR_CUDA_TRY(cudaMemsetAsync(b->hi, 0, sizeof b->hi, st));
     KEDR_CUDA_TRY(cudaMemsetAsync(flags, 0, n * sizeof(unsigned), st));
@@ -283,11 +253,12 @@ static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t 
     }
     lbvh_codes_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(tris, n, b, codes, ids);
     KEDR_CUDA_LAUNCHED("lbvh_codes_kernel");
-    KEDR_TRY(kedr_sort_pairs(ctx, KEDR_U32, codes, sorted, ids, refs, sizeof(uint32_t), n, 0,
+    KEDR_TRY(kedr_sort_pairs(ctx, LBVH_CODE_DTYPE, codes, sorted, ids, refs, sizeof(uint32_t), n, 0,
                              LBVH_BITS));
-    lbvh_internal_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(sorted, refs, n, nodes, pl, pn);
+    lbvh_internal_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(sorted, refs, n, nodes, pl, pn, span);
     KEDR_CUDA_LAUNCHED("lbvh_internal_kernel");
-    lbvh_climb_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(tris, b, n, refs, nodes, pl, pn, flags);
+    lbvh_climb_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(tris, b, n, refs, nodes, pl, pn, span, cost,
+                                                     flags);
     KEDR_CUDA_LAUNCHED("lbvh_climb_kernel");
     return KEDR_OK;
 }

@@ -496,6 +496,70 @@ static void check_validator(void)
     free(s.v);
 }
 
+/* The GPU's scene box (render.cu): floats reduced as ordered words by atomicMin and atomicMax
+ * in two passes, the pad from lbvh_pad_after. Here the same words reduced on the cpu, in a
+ * shuffled order, must give accel.c's box and pad bit for bit; and the words must order floats
+ * as < does (-0 below +0) and give each float back. */
+static void check_device_frame(void)
+{
+    uint64_t st = 77;
+    static const float special[] = {0.0f, -0.0f, 1e-45f, -1e-45f, 1.17549435e-38f, -3.4e38f,
+                                    3.4e38f, 1.0f, -1.0f, INFINITY, -INFINITY};
+    size_t nsp = sizeof special / sizeof special[0], bad = 0;
+    for (size_t i = 0; i < 20000; i++) {
+        float x = i < nsp * nsp ? special[i / nsp]
+                                : (float)ldexp(tu_uniform(&st) - 0.5, (int)(tu_next(&st) % 80) - 40);
+        float y = i < nsp * nsp ? special[i % nsp] : (float)(tu_uniform(&st) * 4 - 2);
+        uint32_t wx = lbvh_ordered_word(x), wy = lbvh_ordered_word(y);
+        float bx = lbvh_ordered_float(wx);
+        int order = x < y ? wx < wy : x > y ? wx > wy : 1;
+        int zero = !(x == 0 && y == 0) || (signbit(x) == signbit(y)) == (wx == wy);
+        bad += !order || !zero || memcmp(&bx, &x, sizeof x) != 0;
+    }
+    TU_CHECK(bad == 0, "ordered words: %zu pairs of floats out of order or not given back", bad);
+    static const size_t sizes[] = {1, 2, 7, 1000};
+    for (int m = 0; m < 4; m++) {
+        soup s = {0};
+        random_tris(&s, sizes[m], 0.3f, &st);
+        for (size_t i = 0; i < s.n * 9; i++) /* off the origin, some negative, some huge */
+            s.v[i] = m == 3 ? 1000.0f * s.v[i] - 400.0f : s.v[i] - 0.5f;
+        kedr_accel *a = NULL;
+        TU_OK(kedr_accel_build(KEDR_ACCEL_BRUTE, KEDR_TRI_MOLLER, s.v, s.n, &a));
+        if (!a) {
+            free(s.v);
+            continue;
+        }
+        lbvh_bounds b;
+        memset(b.lo, 0xFF, sizeof b.lo);
+        memset(b.hi, 0, sizeof b.hi);
+        for (int pass = 0; pass < 2; pass++) {
+            float pad = lbvh_pad_after(&b, pass);
+            for (size_t j = 0; j < s.n; j++) {
+                size_t i = (j * 7919 + 13) % s.n; /* not in index order */
+                float lo[3], hi[3];
+                tri_box_padded(a->tris + i * 9, pad, lo, hi);
+                for (int k = 0; k < 3; k++) {
+                    uint32_t wl = lbvh_ordered_word(lo[k]), wh = lbvh_ordered_word(hi[k]);
+                    b.lo[pass][k] = wl < b.lo[pass][k] ? wl : b.lo[pass][k];
+                    b.hi[pass][k] = wh > b.hi[pass][k] ? wh : b.hi[pass][k];
+                }
+            }
+        }
+        float lo[3], hi[3];
+        lbvh_box_of_pass(&b, 1, lo, hi);
+        float pad = lbvh_pad_after(&b, 2);
+        int same = pad == a->pad;
+        for (int k = 0; k < 3; k++)
+            same &= lo[k] == a->lo[k] && hi[k] == a->hi[k];
+        TU_CHECK(same, "%zu triangles: the GPU's scene box (%g %g %g) .. (%g %g %g) pad %g "
+                 "differs from the cpu's (%g %g %g) .. (%g %g %g) pad %g", s.n, lo[0], lo[1],
+                 lo[2], hi[0], hi[1], hi[2], pad, a->lo[0], a->lo[1], a->lo[2], a->hi[0],
+                 a->hi[1], a->hi[2], a->pad);
+        kedr_accel_destroy(a);
+        free(s.v);
+    }
+}
+
 /* The triangle tests on hand-worked cases. */
 static void check_tests(void)
 {
@@ -572,6 +636,7 @@ int main(void)
         gpu = tu_ctx(KEDR_BACKEND_CPU);
     check_tests();
     check_errors();
+    check_device_frame();
     check_scenes();
     check_validator();
     check_large();
