@@ -96,14 +96,19 @@ if has anchors; then
     else
         echo "BabelStream: not built (see babelstream-build.log)"; tail -n 5 "$out/babelstream-build.log"
     fi
-    timeout 120 build/kedr probe bandwidth --backend cuda --json "$out/probe-bandwidth.json" 2>&1 |
-        grep -iE "copy|scale|add|triad|dot|GB/s" | head -n 30
+    # 2^25 doubles (BabelStream's size; nvbandwidth -b 256) and 2^26 (nvbandwidth's default 512 MiB)
+    for n in 33554432 67108864; do
+        timeout 120 build/kedr probe bandwidth --backend cuda --n $n --json "$out/probe-bandwidth-$n.json" 2>&1 |
+            grep -iE "copy|scale|add|triad|dot|best" | head -n 30
+    done
     # nvbandwidth (NVIDIA's public source, built elsewhere with its libraries linked in:
     # .dev-nvbandwidth/nvbandwidth-bin) beside kedr probe transfer
     echo "-- nvbandwidth ($(ldd --version 2>&1 | head -n 1))"
     if [ -x .dev-nvbandwidth/nvbandwidth-bin ]; then
         timeout 120 .dev-nvbandwidth/nvbandwidth-bin -t host_to_device_memcpy_ce \
             device_to_host_memcpy_ce device_local_copy 2>&1 | tail -n 30
+        # the same copy at 256 MiB, kedr's and BabelStream's array (nvbandwidth counts the bytes once)
+        timeout 60 .dev-nvbandwidth/nvbandwidth-bin -b 256 -t device_local_copy 2>&1 | grep -E "SUM|^ 0"
     fi
     timeout 120 build/kedr probe transfer --backend cuda 2>&1 | grep -E "^  .*(1 GB|256 MB|16 MB)" | head -n 12
 fi

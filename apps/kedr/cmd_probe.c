@@ -492,6 +492,70 @@ static void explain_limit(const double t[3], const char *label)
            100 * math / base, verdict);
 }
 
+typedef struct {
+    kedr_ctx *ctx;
+    void *dst, *src;
+    size_t bytes;
+} engine_copy_args;
+
+static kedr_status engine_copy_once(void *p)
+{
+    engine_copy_args *c = p;
+    return kedr_copy(c->ctx, c->dst, c->src, c->bytes);
+}
+
+/* The fastest copy kedr has, to set beside the anchors' best (BabelStream's kernel, nvbandwidth's
+ * copy-engine memcpy): the copy kernel of 1024-thread blocks with 1, 2 and 4 loads a thread in
+ * flight, and kedr_copy (cudaMemcpyAsync on a GPU: the copy engine). Each is checked, then timed:
+ * median and best of the repeats. */
+static int best_copies(kedr_ctx *ctx, const probe_opts *o, size_t n, probe_table *tab)
+{
+    size_t bytes = n * sizeof(double);
+    double *h = host_alloc(bytes), *got = host_alloc(bytes);
+    for (size_t i = 0; i < n; i++)
+        h[i] = (double)i * 0.25;
+    double *in = dev_alloc(ctx, bytes), *out = dev_alloc(ctx, bytes);
+    int rc = kedr_upload(ctx, in, h, bytes) == KEDR_OK ? 0 : fail_status();
+    printf("\nthe fastest copies, f64, n = %zu (bytes read + written; median and best of %d)\n", n,
+           o->repeats);
+    for (int v = 0; v < 4 && rc == 0; v++) {
+        kedr_probe_launch l = {1024, v < 3 ? 1 << v : 1, 0};
+        call_args c = {.ctx = ctx, .what = CALL_COPY, .t = KEDR_F64, .n = n, .a = in, .b = out,
+                       .launch = l};
+        engine_copy_args e = {ctx, out, in, bytes};
+        kedr_status (*call)(void *) = v < 3 ? call_once : engine_copy_once;
+        void *arg = v < 3 ? (void *)&c : (void *)&e;
+        if (kedr_memset(ctx, out, 0, bytes) != KEDR_OK || call(arg) != KEDR_OK ||
+            kedr_download(ctx, got, out, bytes) != KEDR_OK) {
+            rc = fail_status();
+            break;
+        }
+        if (memcmp(got, h, bytes) != 0) {
+            rc = fail("a copy gave a wrong result: not timed");
+            break;
+        }
+        double sec, best;
+        if (bench_time_best(ctx, call, arg, o->repeats, &sec, &best) != KEDR_OK) {
+            rc = fail_status();
+            break;
+        }
+        char name[48];
+        if (v < 3)
+            snprintf(name, sizeof name, "copy f64, 1024 threads, ILP %d", l.ilp);
+        else
+            snprintf(name, sizeof name, "copy f64, kedr_copy");
+        probe_row *r = add_row(tab, name, "f64-copies", (double)n, sec, 2.0 * bytes,
+                               v < 3 ? "" : "cudaMemcpyAsync on a GPU: the copy engine");
+        print_row(r);
+        printf("      best %.1f GB/s\n", 2.0 * bytes / best / 1e9);
+    }
+    free(h);
+    free(got);
+    kedr_free(ctx, in);
+    kedr_free(ctx, out);
+    return rc;
+}
+
 static int cmd_bandwidth(kedr_ctx *ctx, probe_opts *o)
 {
     size_t n = o->n_set ? o->n : (size_t)1 << 25;
@@ -545,6 +609,10 @@ static int cmd_bandwidth(kedr_ctx *ctx, probe_opts *o)
     if (rc)
         return rc;
     printf("  best of %d (the figure BabelStream prints), GB/s:%s\n", o->repeats, best_line);
+    if (types & 2)
+        rc = best_copies(ctx, o, n, &tab);
+    if (rc)
+        return rc;
     double peak = nominal_peak(ctx);
     if (peak > 0) {
         printf("  of the nominal %.0f GB/s:", peak);
