@@ -1,7 +1,8 @@
 /* kedr bench render: build time and rays per second of primary, shadow and secondary
  * (reflection) rays for each accelerator, on procedural terrains of 10^3 to 10^6 triangles
  * (--max-triangles for more) seen from above at 1920x1080; the GPU's BVH traversal on the same
- * rays when a GPU is there (the BVH is built on the cpu: its build time is the cpu's); and
+ * rays when a GPU is there, of the cpu's BVH (its build time the cpu's) and of the LBVH the GPU
+ * builds (with the GPU's build alone, by CUDA events, in the column 'device s'); and
  * Embree 3 on the same rays and all cores where the build has it (the yardstick of
  * docs/render.md). Every kind of ray is timed as one batch: the median of --repeats after a
  * warm-up (device events on the GPU, so its times exclude copies). */
