@@ -6,6 +6,11 @@
 # separates the partitioned solver's own cost from the messages between the ranks, and with
 # x_sweep = prim (the same through kedr_tridiag_part_reduce / _complete on stored rows). Each
 # run's log ends with rank 0's time in the halo exchanges and the interface systems.
+# Over several ranks each count runs twice: with the ranks' buffers copied GPU to GPU (CUDA IPC
+# between the ranks of the host; the interface systems then gathered and solved on each GPU,
+# [solver] x_interface = auto) and with every message through host memory (KEDR_COMM_IPC=0: the
+# interface systems solved by their owners on the host), so that the two paths compare in one
+# run.
 #
 #   bench/adi-ranks.sh                         (from the repository root, after a cuda build)
 #   KEDR=build/kedr RANKS="1 2" NX=2048 NY=256 NZ=256 bench/adi-ranks.sh   (a 2-GPU host)
@@ -13,8 +18,9 @@
 # Environment: KEDR (the kedr program; default build/kedr), RANKS (default "1 2 4"; more ranks
 # than GPUs share them), NX NY NZ (default 4096 256 256: 268 M nodes, 41 GB on one GPU in single
 # precision, 46 GB with the partitioned sweep, 65 GB through prim), PRECISION (single), STEPS
-# (timed steps, 5),
-# BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT (scratch folder,
+# (timed steps, 5), PATHS (default "ipc host": GPU to GPU, through the host), XPROF (1: each
+# log also gets every rank's KEDR_ADI_XPROF breakdown of the exchanges; it synchronizes the GPU
+# at each part, so leave it off for the timings), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT (scratch folder,
 # default a temporary one). The grid is split along x: keep NX well above the rank count times
 # the other sides' ratio to the planes (the interface rows a rank exchanges grow with ny nz,
 # its work with nx ny nz / ranks).
@@ -25,6 +31,8 @@ ranks=${RANKS:-1 2 4}
 nx=${NX:-4096} ny=${NY:-256} nz=${NZ:-256}
 precision=${PRECISION:-single} steps=${STEPS:-5} backend=${BACKEND:-cuda}
 mpirun=${MPIRUN:-mpirun}
+paths=${PATHS:-ipc host}
+xprof=${XPROF:-0}
 flags=${MPIRUN_FLAGS:-}
 [ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
 out=${OUT:-$(mktemp -d)}
@@ -76,12 +84,13 @@ write_case "$out/prim.ini" prim
 # gets its share of the host's cores for its threads (the interface systems and the packing run
 # on the host), unbound, unless OMP_NUM_THREADS is set.
 cores=$(nproc 2> /dev/null || echo 1)
-run() { # NRANKS CASE LOG
+run() { # NRANKS CASE LOG [KEDR_COMM_IPC]
     local cmd=("$kedr" adi "$2" --backend "$backend")
     if [ "$1" -gt 1 ]; then
         local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
         # shellcheck disable=SC2086
-        cmd=("$mpirun" -np "$1" --bind-to none -x OMP_NUM_THREADS="$threads" $flags "${cmd[@]}")
+        cmd=("$mpirun" -np "$1" --bind-to none -x OMP_NUM_THREADS="$threads"
+             -x KEDR_COMM_IPC="${4:-1}" -x KEDR_ADI_XPROF="$xprof" $flags "${cmd[@]}")
     fi
     if ! "${cmd[@]}" > "$3" 2>&1; then
         echo "adi-ranks.sh: ${cmd[*]} failed (log: $3):" >&2
@@ -97,16 +106,21 @@ printf '%-28s %12s %10s\n' "ranks" "ms a step" "speedup"
 base=""
 status=0
 for n in $ranks; do
-    ms=$(run "$n" "$out/thomas.ini" "$out/ranks$n.log")
-    if [ -z "$ms" ]; then
-        status=1
-        continue
-    fi
-    [ -z "$base" ] && [ "$n" = 1 ] && base=$ms
-    speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
-    label="$n"
-    [ "$n" = 1 ] && label="1 (Thomas along x)"
-    printf '%-28s %12s %10s\n' "$label" "$ms" "${speed:--}"
+    ways=$paths
+    [ "$n" = 1 ] && ways=one
+    for way in $ways; do
+        ipc=1 label="$n (GPU to GPU)" log="$out/ranks$n.log"
+        [ "$way" = host ] && ipc=0 label="$n (through the host)" log="$out/ranks$n-host.log"
+        [ "$way" = one ] && label="1 (Thomas along x)"
+        ms=$(run "$n" "$out/thomas.ini" "$log" "$ipc")
+        if [ -z "$ms" ]; then
+            status=1
+            continue
+        fi
+        [ -z "$base" ] && [ "$n" = 1 ] && base=$ms
+        speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
+        printf '%-28s %12s %10s\n' "$label" "$ms" "${speed:--}"
+    done
     if [ "$n" = 1 ]; then
         ms=$(run 1 "$out/partitioned.ini" "$out/partitioned.log")
         [ -n "$ms" ] && printf '%-28s %12s %10s\n' "1 (partitioned X sweep)" "$ms" \

@@ -49,6 +49,13 @@ typedef struct {
     int x_partitioned;           /* [solver] x_sweep: 0 auto (Thomas along whole lines on one
                                   * rank, partitioned over several), 1 partitioned on one too,
                                   * 2 partitioned through kedr_tridiag_part_reduce/_complete */
+    int x_interface;             /* [solver] x_interface, over several ranks: how the X sweep's
+                                  * interface systems are solved: 0 auto (gather where every
+                                  * pair of ranks copies GPU to GPU, else owner), 1 owner (each
+                                  * rank solves its share of the lines on the host, two rounds of
+                                  * messages), 2 gather (every rank's rows to every rank, each
+                                  * solving all lines for its own unknowns, on its back end: one
+                                  * round) */
     double velocity_limit;       /* |u| beyond this is divergence */
     int64_t stats_every, checkpoint_every;
     int checkpoint, write_vti, write_png, write_csv;

@@ -1,7 +1,8 @@
 /* kedr comm: the MPI layer every module shares. One rank per GPU (or per cpu process with its
  * threads), across the GPUs of a host and across hosts. Modules say what to send and to whom;
  * this layer owns MPI. A build without MPI (or a program not started by mpirun) runs one rank,
- * and every call below then does what a single rank would. Buffers are host memory. */
+ * and every call below then does what a single rank would. Buffers are host memory, but for
+ * kedr_comm_dev_* (a context's memory: GPU to GPU between the ranks of a host). */
 #ifndef KEDR_COMM_H
 #define KEDR_COMM_H
 
@@ -25,6 +26,8 @@ int kedr_comm_size(const kedr_comm *comm);
 /* This rank's place among the ranks of its host, and their number. */
 int kedr_comm_local_rank(const kedr_comm *comm);
 int kedr_comm_local_size(const kedr_comm *comm);
+/* 1 when rank runs on this rank's host (this rank itself included). */
+int kedr_comm_same_host(const kedr_comm *comm, int rank);
 /* 1 when MPI is built in and the job has more than one rank or was started by mpirun. */
 int kedr_comm_is_parallel(const kedr_comm *comm);
 /* 1 when the MPI library takes GPU memory in its calls (CUDA-aware); kedr stages through host
@@ -89,6 +92,44 @@ typedef struct {
 } kedr_comm_halo;
 kedr_status kedr_comm_sendrecv(kedr_comm *comm, int nsend, const kedr_comm_halo *send, int nrecv,
                                const kedr_comm_halo *recv);
+
+/* Buffers of a context's memory (GPU memory on cuda) between ranks. Each rank registers one
+ * buffer once (kedr_comm_dev_register, collective: every rank calls it, each with its own
+ * buffer and size); kedr_comm_dev_sendrecv then copies bytes of this rank's buffer into other
+ * ranks' registered buffers. Between two ranks of one host whose GPUs reach each other by peer
+ * access, or that share one GPU, the bytes go GPU to GPU: registration exchanges the buffers'
+ * CUDA IPC handles, each rank maps its partners' buffers, and a transfer is one device copy into
+ * the partner's buffer, ordered by two zero-byte messages (the receiver is ready, the copy has
+ * landed). Otherwise (another host, no peer access, the cpu back end, or KEDR_COMM_IPC=0 in the
+ * environment) the bytes go through host memory and MPI as in kedr_comm_sendrecv (on cuda
+ * through a page-locked copy of the buffer, made at registration). The buffer must be a whole
+ * allocation of kedr_alloc (CUDA IPC maps whole allocations) and outlive the registration. */
+typedef struct kedr_comm_dev kedr_comm_dev;
+kedr_status kedr_comm_dev_register(kedr_comm *comm, kedr_ctx *ctx, void *data, size_t bytes,
+                                   kedr_comm_dev **dev);
+/* Unmaps the partners' buffers and frees the registration (not the buffer). Not collective;
+ * call it on every rank once no transfer is in flight. */
+void kedr_comm_dev_release(kedr_comm_dev *dev);
+/* 1 when transfers with rank go GPU to GPU (this rank itself: 1 on cuda). */
+int kedr_comm_dev_direct(const kedr_comm_dev *dev, int rank);
+
+/* One message of kedr_comm_dev_sendrecv, in bytes of the registered buffers. A send copies
+ * bytes at offset from of this rank's buffer to offset to of rank's buffer; a receive names
+ * what arrives from rank at offset to of this rank's buffer (from unused). A send to R with tag
+ * T is matched by R's receive from this rank with tag T, with the same to and bytes; tags as in
+ * kedr_comm_sendrecv (0 <= tag < KEDR_COMM_MAX_TAG, one message per tag between two ranks).
+ * A message to this rank itself is a copy within its buffer. */
+typedef struct {
+    int rank, tag;
+    size_t from, to, bytes;
+} kedr_comm_dev_msg;
+/* Every send and receive of this rank at once. The context's queued work is finished first (its
+ * stream synchronized), so kernels may write the bytes to send just before the call; on return
+ * this rank's sends have landed in the partners' buffers and its receives in its own, which its
+ * kernels may then read. The received ranges must not overlap the sent ones, and nothing else
+ * may touch them during the call. */
+kedr_status kedr_comm_dev_sendrecv(kedr_comm_dev *dev, int nsend, const kedr_comm_dev_msg *send,
+                                   int nrecv, const kedr_comm_dev_msg *recv);
 
 #ifdef __cplusplus
 }

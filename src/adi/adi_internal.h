@@ -69,10 +69,20 @@ typedef struct {
     void *h_send, *h_recv; /* host messages: the interface rows out and in, then the x back */
     double *h_sys;    /* host: the interface systems of this rank's lines, 4 x 2 nranks each */
     void *h_x;        /* host: the interface unknowns of every line (4 x 2 plane) */
-    void *h_halo;     /* host copy of halo */
     kedr_comm_halo *msg; /* the interface solve's messages: 2 nranks */
-    int pinned;       /* h_iface, h_x and h_halo are page-locked (cuda) */
+    void *gather;     /* x_interface = gather: every rank's interface rows, slot p (ADI_IF_SENT
+                       * units of 2 plane, as in iface) from rank p */
+    kedr_comm_dev *halo_dev, *gather_dev; /* halo and gather registered with the comm layer:
+                       * GPU to GPU between the ranks of a host where the GPUs allow */
+    kedr_comm_dev_msg *dmsg; /* their messages: 2 nranks */
+    int pinned;       /* h_iface and h_x are page-locked (cuda) */
+    int gathered;     /* the interface systems gathered on every rank (x_interface) */
+    int direct;       /* every pair of ranks copies GPU to GPU (kedr_comm_dev_direct) */
 } adi_parts;
+
+/* The most ranks whose interface systems the GPU solves (x_interface = gather): 2 rows a rank
+ * in a thread's local memory. */
+#define ADI_GATHER_MAX_RANKS 32
 
 /* Interface units (2 plane reals each): what is sent, then scratch that is not. */
 enum { ADI_IF_AU, ADI_IF_CU, ADI_IF_AT, ADI_IF_CT, ADI_IF_D0, ADI_IF_SENT = ADI_IF_D0 + 4,
@@ -140,6 +150,9 @@ kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_stat
 kedr_status adi_cuda_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,
                                 const adi_state *coef);
 kedr_status adi_cuda_part_finish(kedr_adi *s, const adi_state *out);
+/* x_interface = gather: the interface systems of every line from s->parts.gather, by Thomas in
+ * double precision (as the host's solve), the unknowns of this rank's rows to s->parts.x. */
+kedr_status adi_cuda_iface_solve(kedr_adi *s);
 /* Page-locked host memory, for the buffers that go between host and GPU every sweep. */
 kedr_status adi_cuda_host_alloc(void **p, size_t bytes);
 void adi_cuda_host_free(void *p);
@@ -160,12 +173,14 @@ void adi_params_init(const kedr_adi_case *c, int nxl, const int64_t s[3], adi_pa
 /* The planes [*lo, *hi) of rank r of n: n <= nx / 2 ranks, each at least 2 planes. */
 void adi_slab(int nx, int r, int n, int *lo, int *hi);
 /* Over several ranks (ranks.c): the halo planes of fields first .. first+nf-1 of st (layout p)
- * from the neighbouring ranks; the X sweep by the partitioned solver; its buffers. */
+ * from the neighbouring ranks; the X sweep by the partitioned solver; its buffers (this rank's,
+ * then, collectively, those shared with the other ranks). */
 kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state *st, int first,
                                int nf);
 kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *old,
                            const adi_state *coef);
 kedr_status adi_parts_allocate(kedr_adi *s);
+kedr_status adi_parts_connect(kedr_adi *s);
 void adi_parts_free(kedr_adi *s);
 
 /* Element i of a host array of reals of rs bytes. */

@@ -344,6 +344,7 @@ static kedr_status read_solver(kedr_ini *ini, kedr_adi_case *c)
     static const char *const advections[] = {"upwind", "central", NULL};
     static const char *const zs[] = {"auto", "direct", "transpose", NULL};
     static const char *const xs[] = {"auto", "partitioned", "prim", NULL};
+    static const char *const xi[] = {"auto", "owner", "gather", NULL};
     int64_t v;
     KEDR_TRY(kedr_ini_double(ini, "time", "dt", REQ | POS, 0, 1e6, &c->dt));
     KEDR_TRY(kedr_ini_int(ini, "time", "steps", REQ, 0, INT64_C(1) << 40, &c->steps));
@@ -362,6 +363,7 @@ static kedr_status read_solver(kedr_ini *ini, kedr_adi_case *c)
     KEDR_TRY(kedr_ini_choice(ini, "solver", "z_sweep", 0, zs, &z));
     c->z_transpose = z - 1;
     KEDR_TRY(kedr_ini_choice(ini, "solver", "x_sweep", 0, xs, &c->x_partitioned));
+    KEDR_TRY(kedr_ini_choice(ini, "solver", "x_interface", 0, xi, &c->x_interface));
     return kedr_ini_double(ini, "solver", "velocity_limit", POS, 0, INF, &c->velocity_limit);
 }
 
@@ -452,7 +454,7 @@ double kedr_adi_bytes(const kedr_adi_case *c, kedr_backend b)
  * layouts, and on cuda the Thomas scratch (two values a node) and six doubles for the
  * reductions; with the partitioned X sweep, 4 values a node of the own planes (through prim:
  * 22, the rows' a, b, c twice, the right sides, gaps and the part solver's work) and 46 a plane
- * (interface rows, unknowns and halos). */
+ * (interface rows, unknowns and halos), and the gathered interface rows. */
 double kedr_adi_rank_bytes(const kedr_adi_case *c, kedr_backend b, int nranks)
 {
     if (nranks < 1)
@@ -463,6 +465,11 @@ double kedr_adi_rank_bytes(const kedr_adi_case *c, kedr_backend b, int nranks)
     double bytes = (own + 2) * plane * per;
     if (nranks > 1 || c->x_partitioned)
         bytes += ((c->x_partitioned == 2 ? 22 : 4) * own + 46) * plane * r;
+    /* x_interface = gather (auto may take it on cuda): every rank's interface rows, 16 values a
+     * line each; on the cpu also the unknowns of every rank's rows and the solve's scratch */
+    int cuda = b == KEDR_BACKEND_CUDA;
+    if (nranks > 1 && (c->x_interface == 2 || (c->x_interface == 0 && cuda)))
+        bytes += nranks * plane * (cuda ? 16 * r : 24 * r + 32);
     return bytes;
 }
 

@@ -20,8 +20,8 @@ enum {
     XP_IF_MSG1, XP_IF_SOLVE, XP_IF_MSG2, XP_IF_UNPACK, XP_IF_UP, XP_N
 };
 static const char *const xprof_names[XP_N] = {
-    "halo: pack+download", "halo: wait for ranks", "halo: messages", "halo: upload+unpack",
-    "iface: download", "iface: wait for ranks", "iface: rows by owner", "iface: messages",
+    "halo: pack", "halo: wait for ranks", "halo: messages", "halo: unpack",
+    "iface: download", "iface: wait for ranks", "iface: rows out", "iface: messages",
     "iface: solve", "iface: messages back", "iface: unknowns in place", "iface: upload"};
 static double xprof[XP_N], xprof_t;
 static long xprof_halos, xprof_ifaces;
@@ -59,7 +59,8 @@ static kedr_status do_halo(kedr_adi *s, const adi_params *p, void *const *f, int
 }
 
 /* The halo planes of the first nf fields of st (in layout p) from the neighbouring ranks: each
- * rank sends its first own plane down and its last up. */
+ * rank sends its first own plane down and its last up, through the comm layer's registered
+ * buffer parts.halo (GPU to GPU where it can). */
 kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state *st,
                                   int first, int nf)
 {
@@ -71,33 +72,26 @@ kedr_status adi_exchange_halos(kedr_adi *s, const adi_params *p, const adi_state
     int lo = s->rank > 0, hi = s->rank < s->nranks - 1;
     size_t bytes = (size_t)nf * s->plane * (size_t)s->real_size, side = 4 * s->plane *
                                                                       (size_t)s->real_size;
-    char *h = s->parts.h_halo, *dev = s->parts.halo;
     void *const *f = st->f + first;
     kedr_status r = do_halo(s, p, f, nf, 1, lo, hi);
-    if (r == KEDR_OK && lo)
-        r = kedr_download(s->ctx, h, dev, bytes);
-    if (r == KEDR_OK && hi)
-        r = kedr_download(s->ctx, h + side, dev + side, bytes);
     xprof_mark(s, XP_HALO_PACK, 1);
     /* a failure here is every rank's, not a partner left waiting for its planes */
     KEDR_TRY(kedr_comm_agree(s->comm, r));
     xprof_mark(s, XP_HALO_WAIT, 0);
-    kedr_comm_halo snd[2], rcv[2];
+    /* units of halo: [send lo, send hi, recv lo, recv hi]; a rank's low plane goes to the
+     * receive-high unit of the rank below */
+    kedr_comm_dev_msg snd[2], rcv[2];
     int n = 0;
     if (lo) {
-        snd[n] = (kedr_comm_halo){s->rank - 1, TAG_TO_LO, h, bytes};
-        rcv[n++] = (kedr_comm_halo){s->rank - 1, TAG_TO_HI, h + 2 * side, bytes};
+        snd[n] = (kedr_comm_dev_msg){s->rank - 1, TAG_TO_LO, 0, 3 * side, bytes};
+        rcv[n++] = (kedr_comm_dev_msg){s->rank - 1, TAG_TO_HI, 0, 2 * side, bytes};
     }
     if (hi) {
-        snd[n] = (kedr_comm_halo){s->rank + 1, TAG_TO_HI, h + side, bytes};
-        rcv[n++] = (kedr_comm_halo){s->rank + 1, TAG_TO_LO, h + 3 * side, bytes};
+        snd[n] = (kedr_comm_dev_msg){s->rank + 1, TAG_TO_HI, side, 2 * side, bytes};
+        rcv[n++] = (kedr_comm_dev_msg){s->rank + 1, TAG_TO_LO, 0, 3 * side, bytes};
     }
-    KEDR_TRY(kedr_comm_sendrecv(s->comm, n, snd, n, rcv));
+    KEDR_TRY(kedr_comm_dev_sendrecv(s->parts.halo_dev, n, snd, n, rcv));
     xprof_mark(s, XP_HALO_MSG, 0);
-    if (lo)
-        KEDR_TRY(kedr_upload(s->ctx, dev + 2 * side, h + 2 * side, bytes));
-    if (hi)
-        KEDR_TRY(kedr_upload(s->ctx, dev + 3 * side, h + 3 * side, bytes));
     KEDR_TRY(do_halo(s, p, f, nf, 0, lo, hi));
     KEDR_TRY(kedr_ctx_sync(s->ctx));
     xprof_mark(s, XP_HALO_UNPACK, 0);
@@ -221,6 +215,48 @@ static kedr_status interface_solve(kedr_adi *s)
     return st;
 }
 
+/* x_interface = gather: this rank's interface rows (slot rank of parts.gather) to every rank
+ * and every rank's to this one, in one round of messages; then every line's interface systems
+ * solved here (on the GPU for cuda; on the host by the owner's Thomas for all lines at once),
+ * keeping the unknowns of this rank's rows in parts.x. */
+static kedr_status interface_gather(kedr_adi *s)
+{
+    adi_parts *pt = &s->parts;
+    int P = s->nranks, me = s->rank;
+    size_t rs = (size_t)s->real_size, plane = s->plane, slot = ADI_IF_SENT * 2 * plane * rs;
+    size_t mine = (size_t)me * slot;
+    char *g = pt->gather;
+    KEDR_TRY(kedr_copy(s->ctx, g + mine, pt->iface, slot));
+    xprof_mark(s, XP_IF_PACK, 0);
+    kedr_comm_dev_msg *msg = pt->dmsg;
+    int n = 0;
+    for (int q = 0; q < P; q++)
+        if (q != me) {
+            msg[n] = (kedr_comm_dev_msg){q, TAG_IFACE, mine, mine, slot};
+            msg[P + n++] = (kedr_comm_dev_msg){q, TAG_IFACE, 0, (size_t)q * slot, slot};
+        }
+    KEDR_TRY(kedr_comm_dev_sendrecv(pt->gather_dev, n, msg, n, msg + P));
+    xprof_mark(s, XP_IF_MSG1, 0);
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(s->ctx)) {
+        KEDR_TRY(adi_cuda_iface_solve(s));
+        xprof_mark(s, XP_IF_SOLVE, 1);
+        return KEDR_OK;
+    }
+#endif
+    /* the unknowns of every rank's rows, in the layout of parts.x for each rank */
+    char *xs = pt->h_send;
+    for (int v = 0; v < 4; v++) {
+        if (rs == 4)
+            iface_thomas_f32(g, xs, pt->h_sys, plane, (size_t)P, v);
+        else
+            iface_thomas_f64(g, xs, pt->h_sys, plane, (size_t)P, v);
+    }
+    KEDR_TRY(kedr_copy(s->ctx, pt->x, xs + 8 * plane * (size_t)me * rs, 8 * plane * rs));
+    xprof_mark(s, XP_IF_SOLVE, 0);
+    return KEDR_OK;
+}
+
 /* The X sweep by the partitioned solver: every line's rows over this rank's planes (a
  * non-fluid node's row: x = 0) reduced to two interface rows a line and field, the interface
  * systems solved across the ranks, the parts completed. Fused (part_line: the rows built and
@@ -259,17 +295,23 @@ kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *o
         st = kedr_ctx_sync(s->ctx); /* the time from here is the interface systems' */
     double t0 = kedr_wall_seconds();
     xprof_start();
-    if (st == KEDR_OK)
-        st = kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit);
-    xprof_mark(s, XP_IF_DOWN, 0);
-    /* a failure here is every rank's, not a partner left waiting for its rows */
-    KEDR_TRY(kedr_comm_agree(s->comm, st));
-    xprof_mark(s, XP_IF_WAIT, 0);
-    KEDR_TRY(interface_solve(s));
-    xprof_mark(s, XP_IF_UNPACK, 0);
-    KEDR_TRY(kedr_upload(s->ctx, pt->x, pt->h_x, 4 * unit));
-    KEDR_TRY(kedr_ctx_sync(s->ctx));
-    xprof_mark(s, XP_IF_UP, 0);
+    if (pt->gathered) {
+        /* a failure here is every rank's, not a partner left waiting for its rows */
+        KEDR_TRY(kedr_comm_agree(s->comm, st));
+        xprof_mark(s, XP_IF_WAIT, 0);
+        KEDR_TRY(interface_gather(s));
+    } else {
+        if (st == KEDR_OK)
+            st = kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit);
+        xprof_mark(s, XP_IF_DOWN, 0);
+        KEDR_TRY(kedr_comm_agree(s->comm, st));
+        xprof_mark(s, XP_IF_WAIT, 0);
+        KEDR_TRY(interface_solve(s));
+        xprof_mark(s, XP_IF_UNPACK, 0);
+        KEDR_TRY(kedr_upload(s->ctx, pt->x, pt->h_x, 4 * unit));
+        KEDR_TRY(kedr_ctx_sync(s->ctx));
+        xprof_mark(s, XP_IF_UP, 0);
+    }
     xprof_ifaces++;
     s->iface_seconds += kedr_wall_seconds() - t0;
     if (fused) {
@@ -307,17 +349,27 @@ static kedr_status staged_alloc(kedr_adi *s, void **p, size_t bytes)
     return host_alloc(p, bytes);
 }
 
-/* The buffers of the halos and of the partitioned X sweep, as s needs them. */
+/* Whether every pair of ranks exchanges GPU to GPU through buffer dev (the same answer on
+ * every rank). */
+static kedr_status all_direct(kedr_adi *s, const kedr_comm_dev *dev, int *yes)
+{
+    int32_t all = 1;
+    for (int q = 0; q < s->nranks; q++)
+        all &= kedr_comm_dev_direct(dev, q);
+    KEDR_TRY(kedr_comm_allreduce(s->comm, KEDR_I32, KEDR_OP_MIN, &all, 1));
+    *yes = all;
+    return KEDR_OK;
+}
+
+/* The buffers of the halos and of the partitioned X sweep, as s needs them (this rank's). */
 kedr_status adi_parts_allocate(kedr_adi *s)
 {
     size_t rs = (size_t)s->real_size;
     adi_parts *pt = &s->parts;
     size_t plane = s->plane, P = (size_t)s->nranks;
     pt->pinned = KEDR_IS_CUDA(s->ctx);
-    if (s->nranks > 1) {
+    if (s->nranks > 1)
         KEDR_TRY(kedr_alloc(s->ctx, &pt->halo, 16 * plane * rs));
-        KEDR_TRY(staged_alloc(s, &pt->h_halo, 16 * plane * rs));
-    }
     if (s->partitioned) {
         size_t n = (size_t)(s->hi - s->lo) * plane;
         if (s->partitioned == 1) {
@@ -333,7 +385,51 @@ kedr_status adi_parts_allocate(kedr_adi *s)
         KEDR_TRY(host_alloc(&pt->h_recv, 2 * ADI_IF_SENT * (plane + P) * rs));
         KEDR_TRY(host_alloc((void **)&pt->h_sys, 4 * (plane + P) * sizeof(double)));
         KEDR_TRY(host_alloc((void **)&pt->msg, 2 * P * sizeof *pt->msg));
+        KEDR_TRY(host_alloc((void **)&pt->dmsg, 2 * P * sizeof *pt->dmsg));
         KEDR_TRY(staged_alloc(s, &pt->h_x, 8 * plane * rs));
+    }
+    return KEDR_OK;
+}
+
+/* Collective, once every rank has its buffers: the halos registered with the comm layer, the
+ * way of the interface systems chosen (the same on every rank) and, gathered, their buffer
+ * allocated and registered. */
+kedr_status adi_parts_connect(kedr_adi *s)
+{
+    size_t rs = (size_t)s->real_size;
+    adi_parts *pt = &s->parts;
+    size_t plane = s->plane, P = (size_t)s->nranks;
+    int cuda = KEDR_IS_CUDA(s->ctx);
+    kedr_status st = KEDR_OK;
+    if (P > 1)
+        KEDR_TRY(kedr_comm_dev_register(s->comm, s->ctx, pt->halo, 16 * plane * rs,
+                                        &pt->halo_dev));
+    /* auto: gathered where every pair of ranks copies GPU to GPU (one round of device copies
+     * and a solve on the GPU), else by the owners on the host */
+    if (P > 1)
+        KEDR_TRY(all_direct(s, pt->halo_dev, &pt->direct));
+    pt->gathered = s->partitioned && P > 1 &&
+                   (s->c.x_interface == 2 || (s->c.x_interface == 0 && pt->direct &&
+                                              P <= ADI_GATHER_MAX_RANKS));
+    if (pt->gathered) {
+        size_t slots = P * ADI_IF_SENT * 2 * plane * rs;
+        if (cuda && P > ADI_GATHER_MAX_RANKS)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_adi_create: x_interface = gather takes at "
+                             "most %d ranks on cuda; this run has %zu: use owner",
+                             ADI_GATHER_MAX_RANKS, P);
+        st = kedr_alloc(s->ctx, &pt->gather, slots);
+        if (st == KEDR_OK && !cuda) {
+            /* the unknowns of every rank's rows, and the Thomas scratch of every line */
+            free(pt->h_send);
+            free(pt->h_sys);
+            pt->h_send = NULL;
+            pt->h_sys = NULL;
+            st = host_alloc(&pt->h_send, 8 * P * plane * rs);
+            if (st == KEDR_OK)
+                st = host_alloc((void **)&pt->h_sys, 4 * P * plane * sizeof(double));
+        }
+        KEDR_TRY(kedr_comm_agree(s->comm, st));
+        KEDR_TRY(kedr_comm_dev_register(s->comm, s->ctx, pt->gather, slots, &pt->gather_dev));
     }
     return KEDR_OK;
 }
@@ -341,8 +437,9 @@ kedr_status adi_parts_allocate(kedr_adi *s)
 void adi_parts_free(kedr_adi *s)
 {
     if (xprof_on == 1 && (xprof_halos || xprof_ifaces)) {
-        fprintf(stderr, "rank %d: %ld halo exchanges, %ld interface solves, ms each:", s->rank,
-                xprof_halos, xprof_ifaces);
+        fprintf(stderr, "rank %d: %ld halo exchanges (%s), %ld interface solves (%s), ms each:",
+                s->rank, xprof_halos, s->parts.direct ? "GPU to GPU" : "through the host",
+                xprof_ifaces, s->parts.gathered ? "gathered" : "by the owners");
         for (int k = 0; k < XP_N; k++)
             fprintf(stderr, " %s %.3f%s", xprof_names[k],
                     1e3 * xprof[k] / (double)(k < XP_IF_DOWN ? (xprof_halos ? xprof_halos : 1)
@@ -357,9 +454,12 @@ void adi_parts_free(kedr_adi *s)
     kedr_free(s->ctx, pt->dw);
     kedr_free(s->ctx, pt->iface);
     kedr_free(s->ctx, pt->x);
+    kedr_comm_dev_release(pt->halo_dev);
+    kedr_comm_dev_release(pt->gather_dev);
     kedr_free(s->ctx, pt->halo);
-    void *staged[3] = {pt->h_iface, pt->h_x, pt->h_halo};
-    for (int k = 0; k < 3; k++) {
+    kedr_free(s->ctx, pt->gather);
+    void *staged[2] = {pt->h_iface, pt->h_x};
+    for (int k = 0; k < 2; k++) {
 #ifdef KEDR_HAVE_CUDA
         if (pt->pinned) {
             adi_cuda_host_free(staged[k]);
@@ -372,4 +472,5 @@ void adi_parts_free(kedr_adi *s)
     free(pt->h_recv);
     free(pt->h_sys);
     free(pt->msg);
+    free(pt->dmsg);
 }

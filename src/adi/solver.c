@@ -418,7 +418,7 @@ static kedr_status upload_masks(kedr_adi *s)
     return st;
 }
 
-static kedr_status allocate(kedr_adi *s)
+static kedr_status allocate_local(kedr_adi *s)
 {
     size_t bytes = s->nodes * (size_t)s->real_size;
     for (int k = 0; k < ADI_NSTATES; k++)
@@ -431,6 +431,13 @@ static kedr_status allocate(kedr_adi *s)
         KEDR_TRY(kedr_alloc(s->ctx, &s->measure_buf, s->nodes * 6 * sizeof(double)));
     }
     return adi_parts_allocate(s);
+}
+
+/* The arrays of every rank, then (all ranks having them) the buffers the ranks share. */
+static kedr_status allocate(kedr_adi *s)
+{
+    KEDR_TRY(kedr_comm_agree(s->comm, allocate_local(s)));
+    return adi_parts_connect(s);
 }
 
 kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **out)

@@ -266,6 +266,74 @@ kedr_status adi_cuda_part_finish(kedr_adi *s, const adi_state *out)
     return KEDR_OK;
 }
 
+/* x_interface = gather: a thread a line and field (e = v plane + t), solving field v's
+ * interface system of line t: 2 P rows, rank p's rows 2 p + j from slot p of g (unit u, row j of
+ * line t at (2 u + j) plane + t), by Thomas in double precision with the host's arithmetic
+ * (ranks.c; no fused multiply-adds here), so that the two agree bit for bit. The first row's a
+ * and the last row's c couple to nothing. Only the unknowns of this rank's rows 2 rank + j go to
+ * x (field v's row j at (2 v + j) plane + t). The scratch, RMAX >= 2 P doubles twice, is the
+ * thread's local memory. */
+template <typename T, int RMAX>
+__global__ void iface_solve_kernel(const T *g, int64_t plane, int P, int rank, T *x)
+{
+    int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= 4 * plane)
+        return;
+    int v = (int)(e / plane), R = 2 * P;
+    int64_t t = e % plane, unit = 2 * plane, slot = ADI_IF_SENT * unit;
+    int64_t ua = (v == 3 ? ADI_IF_AT : ADI_IF_AU) * unit;
+    int64_t uc = (v == 3 ? ADI_IF_CT : ADI_IF_CU) * unit, ud = (ADI_IF_D0 + v) * unit;
+    double c[RMAX], d[RMAX];
+    for (int r = 0; r < R; r++) {
+        const T *m = g + (r / 2) * slot + (r % 2) * plane + t;
+        double last = r == R - 1 ? 0 : 1;
+        if (r == 0) {
+            c[0] = last * (double)m[uc];
+            d[0] = (double)m[ud];
+        } else {
+            double a = (double)m[ua], piv = 1 / (1 - a * c[r - 1]);
+            c[r] = last * (double)m[uc] * piv;
+            d[r] = ((double)m[ud] - a * d[r - 1]) * piv;
+        }
+    }
+    for (int r = R - 1; r >= 2 * rank; r--) {
+        if (r < R - 1)
+            d[r] -= c[r] * d[r + 1];
+        if (r / 2 == rank)
+            x[(2 * v + r % 2) * plane + t] = (T)d[r];
+    }
+}
+
+template <typename T>
+static void iface_solve_launch(kedr_adi *s, unsigned blocks, cudaStream_t stream)
+{
+    const T *g = (const T *)s->parts.gather;
+    T *x = (T *)s->parts.x;
+    int64_t plane = (int64_t)s->plane;
+    if (s->nranks <= 4)
+        iface_solve_kernel<T, 8><<<blocks, ADI_BLOCK, 0, stream>>>(g, plane, s->nranks, s->rank,
+                                                                  x);
+    else
+        iface_solve_kernel<T, 2 * ADI_GATHER_MAX_RANKS><<<blocks, ADI_BLOCK, 0, stream>>>(
+            g, plane, s->nranks, s->rank, x);
+}
+
+kedr_status adi_cuda_iface_solve(kedr_adi *s)
+{
+    if (s->nranks > ADI_GATHER_MAX_RANKS)
+        return kedr_fail(KEDR_ERR_INVALID, "adi: the gathered interface solve takes at most %d "
+                         "ranks on cuda; this run has %d", ADI_GATHER_MAX_RANKS, s->nranks);
+    int64_t n = 4 * (int64_t)s->plane;
+    unsigned blocks = (unsigned)((n + ADI_BLOCK - 1) / ADI_BLOCK);
+    cudaStream_t stream = KEDR_STREAM(s->ctx);
+    if (s->real_size == 4)
+        iface_solve_launch<float>(s, blocks, stream);
+    else
+        iface_solve_launch<double>(s, blocks, stream);
+    KEDR_CUDA_LAUNCHED("adi gathered interface solve");
+    return KEDR_OK;
+}
+
 /* Copies plane l of nf fields (layout strides s0, s1, s2) to or from the units of buf: a thread
  * an element (v, j, k). */
 template <typename T>

@@ -21,6 +21,7 @@ struct kedr_comm {
     int parallel;   /* MPI is in use */
     int started;    /* kedr_comm_init called MPI_Init, so finalize ends it */
     int gpu_aware;
+    int *host;      /* by rank: the lowest rank of its host */
 #ifdef KEDR_HAVE_MPI
     MPI_Comm world, local;
 #endif
@@ -99,6 +100,18 @@ kedr_status kedr_comm_init(int *argc, char ***argv, kedr_comm **out)
         MPI_Comm_rank(c->local, &c->local_rank);
         MPI_Comm_size(c->local, &c->local_size);
         c->gpu_aware = mpi_gpu_aware();
+        int first = c->rank, err = MPI_SUCCESS;
+        if (!(c->host = malloc((size_t)c->size * sizeof *c->host)))
+            err = MPI_ERR_NO_MEM;
+        if (err == MPI_SUCCESS)
+            err = MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, c->local);
+        if (err == MPI_SUCCESS)
+            err = MPI_Allgather(&first, 1, MPI_INT, c->host, 1, MPI_INT, c->world);
+        if (err != MPI_SUCCESS) {
+            free(c->host);
+            free(c);
+            return mpi_fail(err, "learning the ranks of each host");
+        }
     }
 #else
     (void)argc, (void)argv;
@@ -114,6 +127,7 @@ void kedr_comm_finalize(kedr_comm *c)
 #ifdef KEDR_HAVE_MPI
     if (c->parallel)
         MPI_Comm_free(&c->local);
+    free(c->host);
     if (c->started)
         MPI_Finalize();
 #endif
@@ -125,6 +139,13 @@ int kedr_comm_size(const kedr_comm *c) { return c ? c->size : 1; }
 int kedr_comm_local_rank(const kedr_comm *c) { return c ? c->local_rank : 0; }
 int kedr_comm_local_size(const kedr_comm *c) { return c ? c->local_size : 1; }
 int kedr_comm_is_parallel(const kedr_comm *c) { return c ? c->parallel : 0; }
+
+int kedr_comm_same_host(const kedr_comm *c, int rank)
+{
+    if (rank < 0 || rank >= kedr_comm_size(c))
+        return 0;
+    return c && c->host ? c->host[rank] == c->host[c->rank] : 1;
+}
 int kedr_comm_gpu_aware(const kedr_comm *c) { return c ? c->gpu_aware : 0; }
 
 int kedr_comm_device(const kedr_comm *c, int ndevices)

@@ -16,10 +16,14 @@
  *    one-rank checkpoint of the format before the ranks is still read;
  * 5. more ranks than the grid's x planes allow (two each) is refused on every rank, saying how
  *    many are possible;
- * 6. [solver] x_sweep read from a case file, a bad value named with its line;
+ * 6. [solver] x_sweep and x_interface read from a case file, a bad value named with its line;
  * 7. with a GPU (KEDR_BACKEND=all), the masked case's fields with the partitioned X sweep on
  *    cuda against the cpu's, within 1e-11 (its kernels, and on several ranks the halo packing),
- *    alone and under mpirun. */
+ *    alone and under mpirun;
+ * 8. over N ranks, the interface systems solved by their owners and gathered on every rank
+ *    (x_interface = owner, gather): bit for bit the same on the cpu; on cuda (gathered: solved by
+ *    the GPU's kernel) within the fields' tolerance, also with every message through the host
+ *    (KEDR_COMM_IPC=0). */
 #include "kedr/adi.h"
 #include "kedr/comm.h"
 
@@ -157,6 +161,35 @@ static void compare(kedr_ctx *ctx, const kedr_adi_case *c, const char *name, int
                      one.st.step == many.st.step,
                  "%s: %d / %d global iterations", name, one.st.global_iterations,
                  many.st.global_iterations);
+    }
+    /* the interface systems solved by their owners (x_interface = owner) and gathered on every
+     * rank (gather, on cuda by the GPU's kernel): the same Thomas arithmetic, so the same bits
+     * on the cpu; on cuda within the tolerance, and said whether bit for bit */
+    int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    for (int way = 1; also_part && ok && size > 1 && way <= 2 + cuda; way++) {
+        kedr_adi_case p = *c;
+        p.x_interface = way < 3 ? way : 2;
+        result other;
+        /* way 3 (cuda): gathered, every message through the host (KEDR_COMM_IPC=0) */
+        if (way == 3)
+            setenv("KEDR_COMM_IPC", "0", 1);
+        int done = run(ctx, comm, &p, &other);
+        if (way == 3)
+            unsetenv("KEDR_COMM_IPC");
+        if (done && rank == 0) {
+            double scale, d = max_diff(c, &many, &other, &scale);
+            int same = same_fields(&many, &other, (size_t)c->nx * c->ny * c->nz);
+            printf("%s, %d ranks: x_interface = %s against auto: max difference %.3g (%s)\n",
+                   name, size, way == 1 ? "owner" : way == 2 ? "gather" : "gather, through the host",
+                   d, same ? "bit for bit" : "not bit for bit");
+            TU_CHECK(cuda ? d <= tol * (scale > 1 ? scale : 1) : same,
+                     "%s: x_interface = %d over %d ranks differs from auto by %g", name, way,
+                     size, d);
+            TU_CHECK(other.st.global_iterations == many.st.global_iterations,
+                     "%s: x_interface = %d: %d / %d global iterations", name, way,
+                     other.st.global_iterations, many.st.global_iterations);
+        }
+        free_result(&other);
     }
     /* x_sweep = partitioned (fused) and prim (kedr_tridiag_part_*) on one rank, and prim over
      * the ranks */
@@ -414,12 +447,35 @@ static void check_slabs(kedr_ctx *ctx)
     kedr_adi_destroy(s);
 }
 
-/* [solver] x_sweep in a case file: auto, partitioned, prim; anything else named with its line. */
+/* [solver] x_sweep in a case file: auto, partitioned, prim; anything else named with its line.
+ * Then x_interface: auto, owner, gather; anything else likewise. */
 static void check_case_key(void)
 {
     static const char *const values[] = {"auto", "partitioned", "prim", "thomas"};
+    static const char *const ivalues[] = {"auto", "owner", "gather", "chain"};
     char path[128];
     snprintf(path, sizeof path, "test_adi_ranks_%d.ini", (int)getpid());
+    for (int k = 0; k < 4; k++) {
+        FILE *f = fopen(path, "w");
+        if (!f) {
+            TU_CHECK(0, "cannot write %s", path);
+            return;
+        }
+        fprintf(f, "[grid]\nnx = 8\nny = 5\nnz = 5\nh = 0.1\n[flow]\nre = 10\n[time]\n"
+                   "dt = 0.01\nsteps = 2\n[solver]\nx_interface = %s\n", ivalues[k]);
+        fclose(f);
+        kedr_adi_case c;
+        kedr_status st = kedr_adi_case_load(path, &c);
+        if (k < 3)
+            TU_CHECK(st == KEDR_OK && c.x_interface == k, "x_interface = %s: %d (%s)",
+                     ivalues[k], st == KEDR_OK ? c.x_interface : -1, kedr_last_error());
+        else
+            TU_CHECK(st != KEDR_OK && strstr(kedr_last_error(), ":12:") &&
+                         strstr(kedr_last_error(), "x_interface"),
+                     "x_interface = chain refused with the line and key: %s", kedr_last_error());
+        if (st == KEDR_OK)
+            kedr_adi_case_free(&c);
+    }
     for (int k = 0; k < 4; k++) {
         FILE *f = fopen(path, "w");
         if (!f) {
