@@ -145,6 +145,68 @@ static void fill_header(const kedr_dsmc *sim, int nf, chk_header *h)
     h->mark_step = sim->mark_step;
 }
 
+/* A rank's cell ranges (local cells, dsmc_cellmap) as the file holds them, by global cell: the
+ * other ranks' cells empty, their starts where the next own cell's would be (what indexing
+ * every cell of the grid gives). Host memory, 2 x ncells words: starts, then counts. */
+static kedr_status global_ranges(kedr_dsmc *sim, uint32_t **out)
+{
+    size_t nc = sim->ncells, nl = sim->nlocal;
+    uint32_t *g = malloc(2 * nc * sizeof *g), *lc = malloc((nl ? nl : 1) * sizeof *lc);
+    kedr_status s = g && lc ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_write_checkpoint: "
+                                                  "out of host memory for %zu cells", nc);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, lc, sim->counts, nl * sizeof *lc);
+    if (s == KEDR_OK) {
+        uint32_t at = 0, nx = sim->cmap.nx;
+        size_t l = 0;
+        for (size_t c = 0; c < nc; c++) {
+            uint32_t mine = (uint32_t)(c % nx) - sim->cmap.x0 < sim->cmap.w;
+            g[c] = at;
+            g[nc + c] = mine ? lc[l++] : 0;
+            at += g[nc + c];
+        }
+    }
+    free(lc);
+    if (s != KEDR_OK)
+        free(g);
+    *out = s == KEDR_OK ? g : NULL;
+    return s;
+}
+
+/* The inverse, after a read: the file's ranges by global cell (in sim->starts and counts, room
+ * for the whole grid) down to the rank's own cells. */
+static kedr_status local_ranges(kedr_dsmc *sim, const char *path)
+{
+    size_t nc = sim->ncells, nl = sim->nlocal;
+    uint32_t *g = malloc(2 * nc * sizeof *g);
+    kedr_status s = g ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu "
+                                            "cells", path, nc);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, g, sim->starts, nc * sizeof *g);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, g + nc, sim->counts, nc * sizeof *g);
+    if (s == KEDR_OK) {
+        size_t l = 0;
+        for (size_t c = 0; c < nc; c++) {
+            if ((uint32_t)(c % sim->cmap.nx) - sim->cmap.x0 >= sim->cmap.w) {
+                if (g[nc + c])
+                    s = kedr_fail(KEDR_ERR_PARSE, "%s: cell %zu holds %u particles but lies in "
+                                  "another rank's columns", path, c, g[nc + c]);
+                continue;
+            }
+            g[l] = g[c];
+            g[nc + l] = g[nc + c];
+            l++;
+        }
+    }
+    if (s == KEDR_OK)
+        s = kedr_upload(sim->ctx, sim->starts, g, nl * sizeof *g);
+    if (s == KEDR_OK)
+        s = kedr_upload(sim->ctx, sim->counts, g + nc, nl * sizeof *g);
+    free(g);
+    return s;
+}
+
 static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
 {
     dsmc_field fields[DSMC_MAX_FIELDS];
@@ -165,8 +227,15 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     /* The cell ranges of particles not in cell order are stale (or never set) and unused until
      * the next indexing: they are stored as zeros. */
     size_t nc = sim->ncells;
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->starts : NULL, nc * 4, buf));
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->counts : NULL, nc * 4, buf));
+    if (sim->sorted && sim->nlocal != nc) { /* a rank's own cells: written by global cell */
+        uint32_t *g = NULL;
+        KEDR_TRY(global_ranges(sim, &g));
+        put(w, g, 2 * nc * sizeof *g);
+        free(g);
+    } else {
+        KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->starts : NULL, nc * 4, buf));
+        KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->counts : NULL, nc * 4, buf));
+    }
     KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * sizeof *sim->sgmax, buf));
     KEDR_TRY(dsmc_sample_sums(sim));
     KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * h.nacc, buf));
@@ -872,6 +941,10 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
         s = dsmc_decomp_from(&d, sim->p.nx, h.nranks, r.col0);
         if (s == KEDR_OK)
             dsmc_decomp_adopt(sim, &d);
+        if (s == KEDR_OK && h.sorted && sim->nlocal != sim->ncells)
+            s = local_ranges(sim, path);
+        if (s != KEDR_OK)
+            s = emptied(sim, s);
     }
     fclose(r.f);
     free(r.col0);

@@ -74,6 +74,21 @@ void dsmc_decomp_free(dsmc_decomp *d)
     memset(d, 0, sizeof *d);
 }
 
+void dsmc_cells_mine(kedr_dsmc *sim)
+{
+    uint32_t nx = (uint32_t)sim->p.nx;
+    sim->cmap = (dsmc_cellmap){0, nx, nx};
+    if (sim->nranks > 1 && !sim->whole_grid && sim->decomp.col0) {
+        int r = sim->rank;
+        sim->cmap.x0 = (uint32_t)sim->decomp.col0[r];
+        sim->cmap.w = (uint32_t)(sim->decomp.col0[r + 1] - sim->decomp.col0[r]);
+    }
+    sim->nlocal = sim->ncells / nx * sim->cmap.w;
+    if (sim->keys_local) /* keys made local to another split: located again when needed */
+        sim->located = 0;
+    sim->keys_local = 0;
+}
+
 /* Where a particle goes: the owner of its cell's column, or this rank for one that left. */
 static int dest_of(const kedr_dsmc *sim, const dsmc_decomp *d, uint32_t key, int me)
 {
@@ -139,12 +154,11 @@ static kedr_status leave_cpu(kedr_dsmc *sim, const dsmc_decomp *d, int me, int n
     for (size_t i = 0; i < n; i++) {
         int r = dest_of(sim, d, keys[i], me);
         if (r == me) {
-            if (kept != i) {
+            if (kept != i)
                 for (int k = 0; k < nf; k++)
                     memcpy((unsigned char *)*f[k].ptr + kept * f[k].elem,
                            (unsigned char *)*f[k].ptr + i * f[k].elem, f[k].elem);
-                keys[kept] = keys[i];
-            }
+            keys[kept] = dsmc_cell_local(sim->cmap, keys[i], (uint32_t)sim->ncells);
             kept++;
             continue;
         }
@@ -268,8 +282,8 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     }
     KEDR_TRY(xbuf_room(sim, dsmc_select_scratch_words(n) * 4));
     uint32_t *idx = sim->perm; /* free between the copies of radial weighting and the index */
-    KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, (uint32_t)sim->p.nx,
-                                      sim->xowner, me, (uint32_t *)sim->xbuf, idx, &m));
+    KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, sim->cmap, sim->xowner,
+                                      me, (uint32_t *)sim->xbuf, idx, &m));
     xprof_mark(sim, XP_SELECT, &xprof_t);
     dsmc_xfields xf;
     xfields_of(sim, &xf);
@@ -334,6 +348,8 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     int me = kedr_comm_rank(comm), nranks = kedr_comm_size(comm);
     if (counts)
         memset(counts, 0, sizeof *counts);
+    if (sim->keys_local) /* an exchange's local keys: the exchange needs global cells */
+        sim->located = 0;
     if (d->nranks != nranks || d->nx != sim->p.nx)
         return kedr_fail(KEDR_ERR_INVALID, "dsmc_exchange: a decomposition for %d ranks and %d "
                          "columns, used on %d ranks and %d columns", d->nranks, d->nx, nranks,
@@ -411,6 +427,9 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
             at.vib += kept;
         if (s == KEDR_OK)
             s = dsmc_locate_cuda(sim->ctx, &sim->p, arrived, at, k2 + kept);
+        if (s == KEDR_OK && sim->nlocal != sim->ncells)
+            s = dsmc_keys_local_cuda(sim->ctx, k2 + kept, arrived, sim->cmap,
+                                     (uint32_t)sim->ncells);
         if (s == KEDR_OK)
             sim->n = kept + arrived;
     } else
@@ -442,9 +461,12 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
         }
         if (s == KEDR_OK) {
             for (size_t i = 0; i < arrived; i++)
-                nk[i] = sim->p.dims == 3
-                            ? dsmc_cell_of3(&sim->p, xyz[i * 3], xyz[i * 3 + 1], xyz[i * 3 + 2])
-                            : dsmc_cell_of(&sim->p, xyz[i * 3], xyz[i * 3 + 1]);
+                nk[i] = dsmc_cell_local(
+                    sim->cmap,
+                    sim->p.dims == 3
+                        ? dsmc_cell_of3(&sim->p, xyz[i * 3], xyz[i * 3 + 1], xyz[i * 3 + 2])
+                        : dsmc_cell_of(&sim->p, xyz[i * 3], xyz[i * 3 + 1]),
+                    (uint32_t)sim->ncells);
             uint32_t *k2 = NULL;
             s = dsmc_locate(sim, &k2); /* located: the keys pointer after the regrowth */
             if (s == KEDR_OK)
@@ -460,6 +482,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     xprof_mark(sim, XP_ARRIVE, &xprof_t);
     if (s == KEDR_OK) {
         sim->sorted = 0;
+        sim->keys_local = sim->nlocal != sim->ncells; /* made local for the indexing */
         if (counts) {
             counts->sent = n - kept;
             counts->received = arrived;
@@ -477,6 +500,7 @@ void dsmc_decomp_adopt(kedr_dsmc *sim, dsmc_decomp *d)
     dsmc_decomp_free(&sim->decomp);
     sim->decomp = *d;
     memset(d, 0, sizeof *d);
+    dsmc_cells_mine(sim);
     if (sim->xowner) { /* the GPU's copy of the owners is made again when next needed */
         kedr_free(sim->ctx, sim->xowner);
         sim->xowner = NULL;
@@ -491,17 +515,17 @@ kedr_status dsmc_balance(kedr_dsmc *sim, int *moved)
     if (!sim->sorted)
         return kedr_fail(KEDR_ERR_INVALID, "dsmc_balance: the particles are not indexed");
     int nx = sim->p.nx, nranks = sim->nranks;
-    size_t nc = sim->ncells;
-    uint32_t *counts = malloc(nc * sizeof *counts);
+    size_t nc = sim->ncells, nl = sim->nlocal;
+    uint32_t *counts = malloc((nl ? nl : 1) * sizeof *counts);
     double *load = calloc((size_t)nx + (size_t)nranks, sizeof *load), *rank_load = load + nx;
     kedr_status s = counts && load ? KEDR_OK
                                    : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host memory for "
                                                "%zu cells", nc);
     if (s == KEDR_OK)
-        s = kedr_download(sim->ctx, counts, sim->counts, nc * sizeof *counts);
+        s = kedr_download(sim->ctx, counts, sim->counts, nl * sizeof *counts);
     if (s == KEDR_OK) {
-        for (size_t i = 0; i < nc; i++)
-            load[i % (size_t)nx] += counts[i];
+        for (size_t i = 0; i < nl; i++) /* the rank's own cells: column x0 + i % w */
+            load[sim->cmap.x0 + i % sim->cmap.w] += counts[i];
         s = kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, load, (size_t)nx);
     }
     s = kedr_comm_agree(sim->comm, s);

@@ -31,10 +31,12 @@ static __global__ void k_count(const uint32_t *keys, size_t n, uint32_t ncells, 
 
 /* Their indices, in order: tile_off[t] (the exclusive scan of the counts) is where tile t
  * writes. Within a tile, each chunk of XB in turn: a warp's leavers by ballot, the warps' in
- * order through shared memory. */
-static __global__ void k_write(const uint32_t *keys, size_t n, uint32_t ncells, uint32_t nx,
+ * order through shared memory. The staying particles' keys are made local to cm on the way. */
+static __global__ void k_write(uint32_t *keys, size_t n, uint32_t ncells, dsmc_cellmap cm,
                                const int *owner, int me, const uint32_t *tile_off, uint32_t *idx)
 {
+    const uint32_t nx = cm.nx;
+    const bool to_local = cm.w != cm.nx;
     __shared__ uint32_t warp_total[XB / 32];
     __shared__ uint32_t base;
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -43,7 +45,10 @@ static __global__ void k_write(const uint32_t *keys, size_t n, uint32_t ncells, 
         base = tile_off[blockIdx.x];
     for (int k = 0; k < XTILE; k += XB) {
         size_t i = t0 + k + threadIdx.x;
-        int f = i < n && leaves(keys[i], ncells, nx, owner, me);
+        uint32_t key = i < n ? keys[i] : 0;
+        int f = i < n && leaves(key, ncells, nx, owner, me);
+        if (i < n && !f && to_local)
+            keys[i] = dsmc_cell_local(cm, key, ncells);
         unsigned ballot = __ballot_sync(0xffffffffu, f);
         if (lane == 0)
             warp_total[warp] = (uint32_t)__popc(ballot);
@@ -115,10 +120,11 @@ static unsigned blocks_for(size_t m)
 
 size_t dsmc_select_scratch_words(size_t n) { return (n + XTILE - 1) / XTILE + 1; }
 
-kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
-                                     uint32_t ncells, uint32_t nx, const int *owner, int me,
-                                     uint32_t *tiles, uint32_t *idx, size_t *nleave)
+kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t ncells,
+                                     dsmc_cellmap cm, const int *owner, int me, uint32_t *tiles,
+                                     uint32_t *idx, size_t *nleave)
 {
+    const uint32_t nx = cm.nx;
     *nleave = 0;
     if (n == 0)
         return KEDR_OK;
@@ -130,8 +136,8 @@ kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t
     KEDR_CUDA_LAUNCHED("dsmc exchange count");
     uint32_t total = 0;
     KEDR_TRY(kedr_scan_exclusive(ctx, KEDR_U32, tiles, tiles, ntiles, &total));
-    if (total) {
-        k_write<<<(unsigned)ntiles, XB, 0, st>>>(keys, n, ncells, nx, owner, me, tiles, idx);
+    if (total || cm.w != cm.nx) { /* the second pass also makes the keys local */
+        k_write<<<(unsigned)ntiles, XB, 0, st>>>(keys, n, ncells, cm, owner, me, tiles, idx);
         KEDR_CUDA_LAUNCHED("dsmc exchange select");
     }
     *nleave = total;

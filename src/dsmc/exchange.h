@@ -53,10 +53,11 @@ extern "C" {
 /* Words of scratch dsmc_select_leavers_cuda needs for n particles (device memory). */
 size_t dsmc_select_scratch_words(size_t n);
 /* The indices of the particles whose key lies in another rank's columns, ascending, into idx
- * (device, room for n); *nleave their number (host). */
-kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
-                                     uint32_t ncells, uint32_t nx, const int *owner, int me,
-                                     uint32_t *tiles, uint32_t *idx, size_t *nleave);
+ * (device, room for n); *nleave their number (host). The other particles' keys are made local
+ * to cm (dsmc_cell_local) in the same pass, for the indexing; the leavers' stay global. */
+kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t ncells,
+                                     dsmc_cellmap cm, const int *owner, int me, uint32_t *tiles,
+                                     uint32_t *idx, size_t *nleave);
 /* The leavers idx[0..m) (ascending) grouped by destination rank (the owner of their key's
  * column), in particle order within one: into by_dest (device, m words); start (device, nranks +
  * 1 words) receives where each rank's group begins (start[nranks] = m). dest and dest_sorted:

@@ -471,11 +471,15 @@ static uint64_t sep_over_mfp(const dsmc_params *p, uint32_t nc, const uint32_t *
     return sum;
 }
 
-static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const uint32_t *starts,
-                              const uint32_t *counts, dsmc_particles a, uint32_t *last,
-                              float *sgmax_cell, const dsmc_sg_bounds *sgb, collide_sums *sum)
+/* Local cells c0 .. c1 - 1 (cell[]: their local numbers, for starts and counts; gcell[]: their
+ * global ones, for the draws and (sigma g)max). */
+static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, size_t c1,
+                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                              uint32_t *last, float *sgmax_cell, const dsmc_sg_bounds *sgb,
+                              collide_sums *sum)
 {
-    uint32_t cell[DSMC_CELL_BLOCK], m[DSMC_CELL_BLOCK], ncoll[DSMC_CELL_BLOCK], nc = 0;
+    uint32_t cell[DSMC_CELL_BLOCK], gcell[DSMC_CELL_BLOCK], m[DSMC_CELL_BLOCK];
+    uint32_t ncoll[DSMC_CELL_BLOCK], nc = 0;
     double sgmax[DSMC_CELL_BLOCK], volume[DSMC_CELL_BLOCK], weight[DSMC_CELL_BLOCK];
     double rate[DSMC_CELL_BLOCK], sep[DSMC_CELL_BLOCK];
     uint64_t entity[2 * DSMC_CAND_BATCH];
@@ -487,14 +491,15 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
                     p->partner != KEDR_DSMC_PARTNER_SUBCELL;
     dsmc_defl defl[DSMC_CAND_BATCH];
     for (size_t c = c0; c < c1; c++) {
-        uint32_t b = nc;
-        if (!dsmc_cell_rates(p, (uint32_t)c, counts[c], &volume[b], &weight[b], &rate[b]))
+        uint32_t b = nc, g = dsmc_cell_global(cm, (uint32_t)c);
+        if (!dsmc_cell_rates(p, g, counts[c], &volume[b], &weight[b], &rate[b]))
             continue; /* fewer than two molecules or no gas */
         cell[b] = (uint32_t)c;
-        sgmax[b] = sgmax_cell[c];
+        gcell[b] = g;
+        sgmax[b] = sgmax_cell[g];
         sep[b] = 0;
         ncoll[b] = 0;
-        entity[b] = c;
+        entity[b] = g;
         purpose[b] = DSMC_PURPOSE(DSMC_P_COLLIDE, 0);
         if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
             for (uint32_t k = starts[c]; k < starts[c] + counts[c]; k++)
@@ -517,9 +522,9 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
                 continue;
             }
             qb[q] = b;
-            entity[q] = cell[b];
+            entity[q] = gcell[b];
             purpose[q] = DSMC_PURPOSE(DSMC_P_PAIR, k);
-            entity[DSMC_CAND_BATCH + q] = ((uint64_t)k << 32) | cell[b];
+            entity[DSMC_CAND_BATCH + q] = ((uint64_t)k << 32) | gcell[b];
             purpose[DSMC_CAND_BATCH + q] = DSMC_PURPOSE(DSMC_P_SCATTER, 0);
             q++;
             k++;
@@ -539,7 +544,7 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
         }
     }
     for (uint32_t j = 0; j < nc; j++) {
-        sgmax_cell[cell[j]] = dsmc_float_up(sgmax[j]);
+        sgmax_cell[gcell[j]] = dsmc_float_up(sgmax[j]);
         sum->cand += m[j];
         sum->coll += ncoll[j];
     }
@@ -551,8 +556,9 @@ static void collide_ntc_block(const dsmc_params *p, size_t c0, size_t c1, const 
  * the collisions (each molecule's last partner), the cell's part of it read before. NTC takes
  * blocks of cells (collide_ntc_block); the majorant frequency scheme, and every cell when plain
  * (a test's reference), one cell at a time (dsmc_collide_cell). */
-static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
-                        const uint32_t *counts, dsmc_particles a, const dsmc_particles *from,
+static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, size_t ncells,
+                        const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                        const dsmc_particles *from,
                         size_t n, uint32_t *perm, float *sgmax, const dsmc_sg_bounds *sgb,
                         int plain, uint64_t *ncoll, uint64_t *ncand, double *nsep)
 {
@@ -571,14 +577,14 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
                          a);
         collide_sums s = {0, 0, 0};
         if (p->scheme == KEDR_DSMC_NTC && !plain) {
-            collide_ntc_block(p, c0, c1, starts, counts, a, perm, sgmax, sgb, &s);
+            collide_ntc_block(p, cm, c0, c1, starts, counts, a, perm, sgmax, sgb, &s);
         } else {
             for (size_t c = c0; c < c1; c++) {
                 uint32_t m = 0;
                 double sc = 0;
-                s.coll += dsmc_collide_cell(p, (uint32_t)c, starts[c], counts[c], a.x, a.y, a.z,
-                                            a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, perm, sgmax,
-                                            &m, &sc, sgb);
+                s.coll += dsmc_collide_cell(p, dsmc_cell_global(cm, (uint32_t)c), starts[c],
+                                            counts[c], a.x, a.y, a.z, a.vx, a.vy, a.vz, a.erot,
+                                            a.vib, a.sp, perm, sgmax, &m, &sc, sgb);
                 s.cand += m;
                 s.sep += dsmc_sep_fixed(sc);
             }
@@ -592,13 +598,15 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, cons
     *nsep = (double)sep / DSMC_SEP_UNIT;
 }
 
-static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t ncells, const uint32_t *starts,
-                       const uint32_t *counts, dsmc_particles a, double *acc)
+/* The nlocal cells of cm into acc (rows of ncells, by global cell). */
+static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, size_t nlocal,
+                       size_t ncells, const uint32_t *starts, const uint32_t *counts,
+                       dsmc_particles a, double *acc)
 {
-#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (ncells > DSMC_OMP_MIN / 4)
-    for (size_t c = 0; c < ncells; c++)
-        dsmc_sample_cell(p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
-                         a.vib, a.sp, acc);
+#pragma omp parallel for schedule(static) num_threads(ctx->threads) if (nlocal > DSMC_OMP_MIN / 4)
+    for (size_t c = 0; c < nlocal; c++)
+        dsmc_sample_cell(p, dsmc_cell_global(cm, (uint32_t)c), ncells, starts[c], counts[c], a.vx,
+                         a.vy, a.vz, a.erot, a.vib, a.sp, acc);
 }
 
 /* ---- state -------------------------------------------------------------------------------- */
@@ -1101,6 +1109,7 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
     }
     p->face_start[6] = faces;
     sim->ncells = (size_t)c->nx * (size_t)c->ny * (size_t)p->nz;
+    dsmc_cells_mine(sim);
     kedr_status gs = dsmc_geometry_build(sim);
     if (gs != KEDR_OK) {
         kedr_dsmc_destroy(sim);
@@ -1227,6 +1236,7 @@ static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
 
 static kedr_status run_locate(kedr_dsmc *sim)
 {
+    sim->keys_local = 0;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
         return dsmc_locate_cuda(sim->ctx, &sim->p, sim->n, sim->a, cell_keys(sim));
@@ -1283,15 +1293,28 @@ static void finish_gather(kedr_dsmc *sim)
 static kedr_status run_index(kedr_dsmc *sim)
 {
     size_t kept = 0;
+    /* Over ranks the sort takes the rank's own cells only (local keys: the exchange leaves
+     * them so; keys from elsewhere are made local here). */
+    if (sim->nlocal != sim->ncells && !sim->keys_local) {
+        uint32_t *k = cell_keys(sim);
+#ifdef KEDR_HAVE_CUDA
+        if (KEDR_IS_CUDA(sim->ctx))
+            KEDR_TRY(dsmc_keys_local_cuda(sim->ctx, k, sim->n, sim->cmap, (uint32_t)sim->ncells));
+        else
+#endif
+            for (size_t i = 0; i < sim->n; i++)
+                k[i] = dsmc_cell_local(sim->cmap, k[i], (uint32_t)sim->ncells);
+        sim->keys_local = 1;
+    }
     /* The sort reads the cell keys in the spare's first half and works in its second, so
      * indexing takes no memory beyond the particle slots. */
-    KEDR_TRY(kedr_counting_sort_in(sim->ctx, cell_keys(sim), sim->n, (uint32_t)sim->ncells,
+    KEDR_TRY(kedr_counting_sort_in(sim->ctx, cell_keys(sim), sim->n, (uint32_t)sim->nlocal,
                                    sim->perm, sim->starts, sim->counts, &kept,
                                    (uint32_t *)sim->spare + sim->cap, sim->sort_scratch,
                                    sim->sort_scratch_bytes));
     if (sim->n == 0) { /* counting sort writes no counts for n = 0 */
-        KEDR_TRY(kedr_memset(sim->ctx, sim->counts, 0, sim->ncells * 4));
-        KEDR_TRY(kedr_memset(sim->ctx, sim->starts, 0, sim->ncells * 4));
+        KEDR_TRY(kedr_memset(sim->ctx, sim->counts, 0, sim->nlocal * 4));
+        KEDR_TRY(kedr_memset(sim->ctx, sim->starts, 0, sim->nlocal * 4));
     }
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
@@ -1318,8 +1341,9 @@ static kedr_status run_collide(kedr_dsmc *sim)
     if (KEDR_IS_CUDA(sim->ctx)) {
         uint64_t h[3];
         KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, 4 * sizeof h[0])); /* [3]: scratch */
-        KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
-                                   sim->perm, sim->sgmax, sim->counters, sim->crowded_min));
+        KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->starts,
+                                   sim->counts, sim->a, sim->perm, sim->sgmax, sim->counters,
+                                   sim->crowded_min));
         KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
@@ -1328,7 +1352,7 @@ static kedr_status run_collide(kedr_dsmc *sim)
     }
 #endif
     int pending = sim->gather_pending;
-    collide_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts,
+    collide_cpu(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->starts, sim->counts,
                 pending ? sim->back : sim->a, pending ? &sim->a : NULL, sim->n, sim->perm,
                 sim->sgmax, sim->cpu_plain ? NULL : sim->sgb, sim->cpu_plain, &sim->collisions,
                 &sim->candidates, &sim->sep_mfp);
@@ -1351,11 +1375,12 @@ static kedr_status run_sample(kedr_dsmc *sim)
     KEDR_TRY(dsmc_sample_sums(sim));
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a,
-                                  sim->acc));
+        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->ncells,
+                                  sim->starts, sim->counts, sim->a, sim->acc));
     else
 #endif
-        sample_cpu(sim->ctx, &sim->p, sim->ncells, sim->starts, sim->counts, sim->a, sim->acc);
+        sample_cpu(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->ncells, sim->starts,
+                   sim->counts, sim->a, sim->acc);
     sim->samples++;
     return KEDR_OK;
 }
@@ -1372,11 +1397,12 @@ static kedr_status total_energy(kedr_dsmc *sim, double *energy)
     size_t nc = sim->ncells;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, nc, sim->starts, sim->counts, sim->a,
-                                  sim->acc));
+        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->cmap, sim->nlocal, nc, sim->starts,
+                                  sim->counts, sim->a, sim->acc));
     else
 #endif
-        sample_cpu(sim->ctx, &sim->p, nc, sim->starts, sim->counts, sim->a, sim->acc);
+        sample_cpu(sim->ctx, &sim->p, sim->cmap, sim->nlocal, nc, sim->starts, sim->counts,
+                   sim->a, sim->acc);
     double mv2 = 0, erot = 0, evib = 0;
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_MV2 * nc, nc, &mv2));
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_EROT * nc, nc,
@@ -1495,6 +1521,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
         KEDR_TRY(stage_begin(sim, &t0));
         KEDR_TRY(run_move(sim, n_old));
         sim->located = 1;
+        sim->keys_local = 0;
         KEDR_TRY(stage_end(sim, KEDR_DSMC_MOVE, t0));
         sim->sorted = 0;
         if (sim->nranks > 1) {

@@ -193,14 +193,15 @@ static __global__ void k_gather_u8(const uint32_t *perm, size_t n, const uint8_t
  * *ncrowded of them) for k_collide_crowded. */
 template <int THREE, int VIB>
 static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
-    k_collide(dsmc_params p, size_t ncells, const uint32_t *starts, const uint32_t *counts,
-              dsmc_particles a, uint32_t *last, float *sgmax, unsigned long long *counters,
-              uint32_t crowded_min, uint32_t *crowded, unsigned long long *ncrowded)
+    k_collide(dsmc_params p, dsmc_cellmap cm, size_t nlocal, const uint32_t *starts,
+              const uint32_t *counts, dsmc_particles a, uint32_t *last, float *sgmax,
+              unsigned long long *counters, uint32_t crowded_min, uint32_t *crowded,
+              unsigned long long *ncrowded)
 {
     if (!VIB)
         a.vib = NULL;
     unsigned long long coll = 0, cand = 0, sep = 0;
-    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
+    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < nlocal;
          c += (size_t)gridDim.x * blockDim.x) {
         uint32_t n = counts[c];
         if (n >= crowded_min) {
@@ -209,7 +210,7 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
         }
         uint32_t m = 0;
         double sc = 0;
-        coll += dsmc_collide_cell(&p, (uint32_t)c, starts[c], n, a.x, a.y, THREE ? a.z : NULL,
+        coll += dsmc_collide_cell(&p, dsmc_cell_global(cm, (uint32_t)c), starts[c], n, a.x, a.y, THREE ? a.z : NULL,
                                   a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, sgmax, &m, &sc,
                                   NULL);
         cand += m;
@@ -237,8 +238,8 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
 #define DSMC_CROWD_BLOCK 128
 template <int THREE, int VIB>
 static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
-    k_collide_crowded(dsmc_params p, const uint32_t *starts, const uint32_t *counts,
-                      dsmc_particles a, float *sgmax_cell, unsigned long long *counters,
+    k_collide_crowded(dsmc_params p, dsmc_cellmap cm, const uint32_t *starts,
+                      const uint32_t *counts, dsmc_particles a, float *sgmax_cell, unsigned long long *counters,
                       const uint32_t *crowded, const unsigned long long *ncrowded)
 {
     if (!VIB)
@@ -250,7 +251,8 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
     unsigned long long coll = 0, cand = 0, sepfix = 0;
     for (size_t h = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5; h < total;
          h += nwarps) {
-        const uint32_t cell = crowded[h], start = starts[cell], n = counts[cell];
+        const uint32_t lc = crowded[h], start = starts[lc], n = counts[lc];
+        const uint32_t cell = dsmc_cell_global(cm, lc);
         double volume, weight, rate;
         if (!dsmc_cell_rates(&p, cell, n, &volume, &weight, &rate))
             continue;
@@ -321,14 +323,15 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
 }
 
 template <int VIB>
-static __global__ void k_sample(dsmc_params p, size_t ncells, const uint32_t *starts,
-                                const uint32_t *counts, dsmc_particles a, double *acc)
+static __global__ void k_sample(dsmc_params p, dsmc_cellmap cm, size_t nlocal, size_t ncells,
+                                const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                                double *acc)
 {
     if (!VIB)
         a.vib = NULL;
-    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < ncells;
+    for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < nlocal;
          c += (size_t)gridDim.x * blockDim.x)
-        dsmc_sample_cell(&p, (uint32_t)c, ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
+        dsmc_sample_cell(&p, dsmc_cell_global(cm, (uint32_t)c), ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
                          a.vib, a.sp, acc);
 }
 
@@ -419,12 +422,12 @@ extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, siz
     return KEDR_OK;
 }
 
-extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
-                                         const uint32_t *starts, const uint32_t *counts,
-                                         dsmc_particles a, uint32_t *last, float *sgmax,
-                                         uint64_t *counters, uint32_t crowded_min)
+extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m,
+                                         size_t nlocal, const uint32_t *starts,
+                                         const uint32_t *counts, dsmc_particles a, uint32_t *last,
+                                         float *sgmax, uint64_t *counters, uint32_t crowded_min)
 {
-    if (ncells == 0)
+    if (nlocal == 0)
         return KEDR_OK;
     unsigned long long *cnt = (unsigned long long *)counters;
     /* the crowded cells' list goes to last (the sort permutation: each listed cell holds at least
@@ -432,31 +435,48 @@ extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, si
      * there and have a serial dependence between candidates, MFS between their clocks */
     if (p->scheme != KEDR_DSMC_NTC || p->partner == KEDR_DSMC_PARTNER_NEAREST || crowded_min < 2)
         crowded_min = UINT32_MAX;
-    DSMC_LAUNCH(k_collide, p->dims == 3, a.vib != NULL, grid_for(ctx, ncells), DSMC_BLOCK, *p,
-                ncells, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
+    DSMC_LAUNCH(k_collide, p->dims == 3, a.vib != NULL, grid_for(ctx, nlocal), DSMC_BLOCK, *p, m,
+                nlocal, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
     KEDR_CUDA_LAUNCHED("k_collide");
     if (crowded_min == UINT32_MAX)
         return KEDR_OK;
     unsigned blocks = (unsigned)(ctx->multiprocessors > 0 ? ctx->multiprocessors : 1) * 8;
     DSMC_LAUNCH(k_collide_crowded, p->dims == 3, a.vib != NULL, blocks, DSMC_CROWD_BLOCK, *p,
-                starts, counts, a, sgmax, cnt, last, cnt + 3);
+                m, starts, counts, a, sgmax, cnt, last, cnt + 3);
     KEDR_CUDA_LAUNCHED("k_collide_crowded");
     return KEDR_OK;
 }
 
-extern "C" kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
-                                        const uint32_t *starts, const uint32_t *counts,
-                                        dsmc_particles a, double *acc)
+extern "C" kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m,
+                                        size_t nlocal, size_t ncells, const uint32_t *starts,
+                                        const uint32_t *counts, dsmc_particles a, double *acc)
 {
-    if (ncells == 0)
+    if (nlocal == 0)
         return KEDR_OK;
     if (a.vib)
-        k_sample<1><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, acc);
+        k_sample<1><<<grid_for(ctx, nlocal), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, m, nlocal, ncells, starts, counts, a, acc);
     else
-        k_sample<0><<<grid_for(ctx, ncells), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, ncells, starts, counts, a, acc);
+        k_sample<0><<<grid_for(ctx, nlocal), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+            *p, m, nlocal, ncells, starts, counts, a, acc);
     KEDR_CUDA_LAUNCHED("k_sample");
+    return KEDR_OK;
+}
+
+static __global__ void k_keys_local(uint32_t *keys, size_t n, dsmc_cellmap m, uint32_t ncells)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x)
+        keys[i] = dsmc_cell_local(m, keys[i], ncells);
+}
+
+extern "C" kedr_status dsmc_keys_local_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n,
+                                            dsmc_cellmap m, uint32_t ncells)
+{
+    if (n == 0)
+        return KEDR_OK;
+    k_keys_local<<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(keys, n, m, ncells);
+    KEDR_CUDA_LAUNCHED("k_keys_local");
     return KEDR_OK;
 }
 

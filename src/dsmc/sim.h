@@ -208,6 +208,30 @@ typedef struct {
     int *owner; /* nx */
 } dsmc_decomp;
 
+/* A rank's own cells in a numbering of their own: its columns x0 .. x0 + w - 1 of the grid's nx,
+ * local cell (i - x0) + w (j + ny k) for global cell i + nx (j + ny k). Local and global order
+ * agree on a rank's cells, so indexing by local cell puts the particles in the order indexing
+ * by global cell would. On one rank (w = nx) both numberings are the same. The per-step cell
+ * arrays (starts, counts) are local; the (sigma g)max, sample sums and random-number keys stay
+ * by global cell (dsmc_cell_global). */
+typedef struct {
+    uint32_t x0, w, nx;
+} dsmc_cellmap;
+
+DSMC_HD uint32_t dsmc_cell_global(dsmc_cellmap m, uint32_t c)
+{
+    return m.w == m.nx ? c : c / m.w * m.nx + m.x0 + c % m.w;
+}
+/* The local cell of global cell g: g itself for g >= ncells (a particle that left the domain,
+ * which the indexing drops), UINT32_MAX (dropped too) for a cell of another rank's columns. */
+DSMC_HD uint32_t dsmc_cell_local(dsmc_cellmap m, uint32_t g, uint32_t ncells)
+{
+    if (m.w == m.nx || g >= ncells)
+        return g;
+    uint32_t i = g % m.nx;
+    return i - m.x0 < m.w ? g / m.nx * m.w + (i - m.x0) : UINT32_MAX;
+}
+
 struct kedr_dsmc {
     kedr_ctx *ctx;
     /* Over several ranks (kedr_dsmc_create_on): this rank fills and feeds only the cells of its
@@ -216,6 +240,16 @@ struct kedr_dsmc {
     kedr_comm *comm;
     int rank, nranks;
     dsmc_decomp decomp;
+    /* The rank's own cells (its columns of decomp; the whole grid on one rank) and their
+     * number: the indexing, collisions and sampling see these cells only (dsmc_cells_mine). */
+    dsmc_cellmap cmap;
+    size_t nlocal;
+    /* 1 while the cell keys are local (the exchange made them so, for the indexing); 0: global
+     * cells, as the move and the locate write them. */
+    int keys_local;
+    /* Tests: every rank indexes, collides and samples over the whole grid (the other ranks'
+     * cells empty), as before ranks had cells of their own: set, then dsmc_cells_mine. */
+    int whole_grid;
     int *xowner;      /* cuda: decomp.owner in device memory */
     void *xbuf;       /* cuda: the exchange's scratch (selection, records, moves), grown */
     size_t xbuf_bytes;
@@ -235,7 +269,7 @@ struct kedr_dsmc {
     uint32_t *perm;         /* per particle: the sort permutation */
     void *sort_scratch;     /* the counting sort's look-back words (kedr_counting_sort_in) */
     size_t sort_scratch_bytes;
-    uint32_t *starts, *counts; /* per cell, after indexing */
+    uint32_t *starts, *counts; /* per local cell (nlocal), after indexing */
     float *sgmax;           /* per cell (sigma g)_max, kept across steps (dsmc_float_up) */
     dsmc_sg_bounds *sgb;    /* cpu: bounds on sigma g per pair (dsmc_sg_verdict), host memory */
     double *acc;            /* DSMC_NACC x ncells sample sums; NULL until first needed */
@@ -268,6 +302,8 @@ static inline int dsmc_owns_cell(const struct kedr_dsmc *sim, uint32_t cell)
 {
     return sim->nranks <= 1 || sim->decomp.owner[cell % (uint32_t)sim->p.nx] == sim->rank;
 }
+/* Sets cmap and nlocal from the rank's columns in decomp (exchange.c). */
+void dsmc_cells_mine(struct kedr_dsmc *sim);
 /* Sums over the ranks, in place (nothing on one rank): collective. */
 kedr_status dsmc_sum_ranks(const struct kedr_dsmc *sim, kedr_dtype t, void *data, size_t n);
 
@@ -302,16 +338,20 @@ kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, cons
  * pairs' separations over the mean free path in units of 1 / DSMC_SEP_UNIT; counters[3] is
  * scratch (device memory, the four zeroed by the caller). Cells of at least crowded_min
  * molecules are collided a warp each where the scheme allows it (sim.cu: k_collide_crowded). */
-kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
-                              const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
-                              uint32_t *last, float *sgmax, uint64_t *counters,
+kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m,
+                              size_t nlocal, const uint32_t *starts, const uint32_t *counts,
+                              dsmc_particles a, uint32_t *last, float *sgmax, uint64_t *counters,
                               uint32_t crowded_min);
 /* A vibrating gas: the sums of the particles' vibrational levels and their counts, per species
  * (sums[k] and sums[DSMC_MAXS + k], device memory, added to). */
 kedr_status dsmc_vib_sums_cuda(kedr_ctx *ctx, size_t n, dsmc_particles a, uint64_t *sums);
-kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t ncells,
-                             const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
-                             double *acc);
+/* The local cells' sums into acc (rows of ncells, by global cell). */
+kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m, size_t nlocal,
+                             size_t ncells, const uint32_t *starts, const uint32_t *counts,
+                             dsmc_particles a, double *acc);
+/* keys[0..n) from global to local cells (dsmc_cell_local). */
+kedr_status dsmc_keys_local_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, dsmc_cellmap m,
+                                 uint32_t ncells);
 #endif
 
 #ifdef __cplusplus

@@ -3,7 +3,8 @@
  * round-robin to the ranks, exchanged, moved and exchanged again. After each exchange every
  * particle lies in a column of its rank, its cell key is right, and all ranks together hold
  * exactly the particles they held before, bit for bit (2D with two species and rotational
- * energies, and 3D). Then whole simulators over the ranks (kedr_dsmc_create_on) against one. */
+ * energies, and 3D). Then whole simulators over the ranks (kedr_dsmc_create_on) against one,
+ * and each rank's own cells against every rank walking the whole grid. */
 #include "kedr/comm.h"
 #include "dsmc/exchange.h"
 #include "validation/test_dsmc_util.h"
@@ -115,7 +116,8 @@ static rec *gather_sorted(kedr_dsmc *sim, size_t *total)
     return all;
 }
 
-/* Every particle of this rank in its columns, and its cell key the cell of its position. */
+/* Every particle of this rank in its columns, and its cell key the cell of its position (its
+ * local cell where the exchange left the keys local for the rank's own cells). */
 static int check_owned(kedr_dsmc *sim, const dsmc_decomp *d, const char *what)
 {
     size_t n;
@@ -128,7 +130,9 @@ static int check_owned(kedr_dsmc *sim, const dsmc_decomp *d, const char *what)
         uint32_t cell = sim->p.dims == 3 ? dsmc_cell_of3(&sim->p, r[i].v[0], r[i].v[1], r[i].v[2])
                                          : dsmc_cell_of(&sim->p, r[i].v[0], r[i].v[1]);
         bad_owner += d->owner[cell % (uint32_t)sim->p.nx] != rank;
-        bad_key += hk[i] != cell;
+        bad_key += hk[i] != (sim->keys_local ? dsmc_cell_local(sim->cmap, cell,
+                                                               (uint32_t)sim->ncells)
+                                              : cell);
     }
     TU_CHECK(bad_owner == 0 && bad_key == 0, "%s: rank %d holds %zu particles, %zu outside its "
              "columns, %zu with a wrong cell key", what, rank, n, bad_owner, bad_key);
@@ -413,6 +417,164 @@ static void check_balance_restart(kedr_backend b)
     kedr_ctx_destroy(ctx);
 }
 
+/* Every particle of local cell c (its range of the sorted arrays) in global cell
+ * dsmc_cell_global(cmap, c), and the counts adding up to the particles. */
+static int check_local_ranges(kedr_dsmc *sim, const char *what)
+{
+    size_t n, nl = sim->nlocal;
+    rec *r = get_all(sim, &n);
+    uint32_t *st = tu_download(sim->ctx, sim->starts, (nl ? nl : 1) * 4);
+    uint32_t *ct = tu_download(sim->ctx, sim->counts, (nl ? nl : 1) * 4);
+    size_t bad = 0, total = 0;
+    for (size_t c = 0; c < nl; c++) {
+        bad += st[c] != total;
+        total += ct[c];
+        uint32_t g = dsmc_cell_global(sim->cmap, (uint32_t)c);
+        for (uint32_t i = st[c]; i < st[c] + ct[c] && i < n; i++) {
+            uint32_t cell = sim->p.dims == 3
+                                ? dsmc_cell_of3(&sim->p, r[i].v[0], r[i].v[1], r[i].v[2])
+                                : dsmc_cell_of(&sim->p, r[i].v[0], r[i].v[1]);
+            bad += cell != g;
+        }
+    }
+    TU_CHECK(bad == 0 && total == n, "%s: rank %d's %zu own cells hold %zu particles of %zu, %zu "
+             "misplaced", what, rank, nl, total, n, bad);
+    free(r);
+    free(st);
+    free(ct);
+    return bad == 0 && total == n;
+}
+
+static int same_file(const char *a, const char *b)
+{
+    FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+    int same = fa && fb, ca = 0, cb = 0;
+    while (same && (ca = fgetc(fa)) != EOF) {
+        cb = fgetc(fb);
+        same = ca == cb;
+    }
+    same = same && fgetc(fb) == EOF;
+    if (fa)
+        fclose(fa);
+    if (fb)
+        fclose(fb);
+    return same;
+}
+
+/* Each rank's own cells (indexing, collisions and sampling over its columns only, in a local
+ * numbering) against every rank walking the whole grid with the other ranks' cells empty, as
+ * before ranks had cells of their own: the same particles in the same order on every rank, the
+ * same collisions and fields, byte for byte the same checkpoints, through inflow, balancing
+ * (every 5 steps) and sampling (on cuda with the fuller cells collided a warp each); and a restart
+ * from the checkpoints that samples before it moves (the cell ranges read from the files) goes on
+ * as the straight run. */
+static void check_local_cells(kedr_backend b, kedr_dsmc_case c, const char *name)
+{
+    kedr_ctx *ctx = tu_ctx(b);
+    char dir[] = "/tmp/kedr-cells-XXXXXX", pl[160], pw[160];
+    int ok = rank != 0 || mkdtemp(dir) != NULL;
+    TU_CHECK(ok, "a temporary folder");
+    TU_OK(kedr_comm_bcast(comm, dir, sizeof dir, 0));
+    snprintf(pl, sizeof pl, "%s/local%dof%d.chk", dir, rank, size);
+    snprintf(pw, sizeof pw, "%s/whole%dof%d.chk", dir, rank, size);
+    kedr_dsmc *loc = NULL, *whole = NULL, *r = NULL;
+    TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &loc));
+    TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &whole));
+    whole->whole_grid = 1;
+    dsmc_cells_mine(whole);
+    loc->crowded_min = whole->crowded_min = 12; /* cuda: cells of 12 or more a warp each */
+    char what[128];
+    snprintf(what, sizeof what, "%s on %s over %d ranks", name,
+             b == KEDR_BACKEND_CUDA ? "cuda" : "cpu", size);
+    TU_CHECK(whole->nlocal == whole->ncells &&
+                 (size == 1 || loc->nlocal == loc->ncells / (size_t)c.nx * loc->cmap.w) &&
+                 (size == 1 || loc->nlocal < loc->ncells),
+             "%s: rank %d: %zu own cells of %zu (columns %u to %u)", what, rank, loc->nlocal,
+             loc->ncells, loc->cmap.x0, loc->cmap.x0 + loc->cmap.w);
+    int same = 1, steps = 12;
+    for (int k = 0; k < steps; k++) {
+        TU_OK(kedr_dsmc_step(loc));
+        TU_OK(kedr_dsmc_step(whole));
+        if (loc->sorted)
+            same &= check_local_ranges(loc, what);
+    }
+    size_t nl, nw;
+    rec *a = get_all(loc, &nl), *w = get_all(whole, &nw);
+    kedr_dsmc_stats sl, sw;
+    TU_OK(kedr_dsmc_get_stats(loc, &sl));
+    TU_OK(kedr_dsmc_get_stats(whole, &sw));
+    same &= nl == nw && memcmp(a, w, nl * sizeof(rec)) == 0;
+    TU_CHECK(same && sl.total_collisions == sw.total_collisions && sl.particles == sw.particles,
+             "%s: rank %d: %zu particles against %zu over the whole grid (or other values, or "
+             "order); %llu collisions against %llu", what, rank, nl, nw,
+             (unsigned long long)sl.total_collisions, (unsigned long long)sw.total_collisions);
+    free(a);
+    free(w);
+    kedr_dsmc_fields fl, fw;
+    TU_OK(kedr_dsmc_get_fields(loc, &fl));
+    TU_OK(kedr_dsmc_get_fields(whole, &fw));
+    size_t nc = loc->ncells;
+    TU_CHECK(fl.samples == fw.samples && fl.samples > 0 &&
+                 memcmp(fl.particles, fw.particles, nc * sizeof *fl.particles) == 0 &&
+                 memcmp(fl.temperature, fw.temperature, nc * sizeof *fl.temperature) == 0,
+             "%s: the fields of %lld samples differ from the whole grid's", what,
+             (long long)fl.samples);
+    kedr_dsmc_fields_free(&fl);
+    kedr_dsmc_fields_free(&fw);
+    /* the checkpoints, written from the rank's own cells, are the whole grid's */
+    TU_CHECK(loc->sorted, "%s: indexed after step %d", what, steps);
+    TU_OK(kedr_dsmc_write_checkpoint(loc, pl));
+    TU_OK(kedr_dsmc_write_checkpoint(whole, pw));
+    TU_CHECK(same_file(pl, pw), "%s: rank %d: %s and %s differ", what, rank, pl, pw);
+    TU_OK(kedr_comm_barrier(comm));
+    /* restarted from them: a sample straight away reads the cell ranges of the files */
+    char **files = calloc((size_t)size, sizeof *files);
+    for (int k = 0; k < size; k++) {
+        files[k] = malloc(160);
+        snprintf(files[k], 160, "%s/local%dof%d.chk", dir, k, size);
+    }
+    TU_OK(kedr_dsmc_restart_files(ctx, &c, comm, size, (const char *const *)files, &r));
+    r->crowded_min = loc->crowded_min;
+    TU_CHECK(r->nlocal == loc->nlocal && r->cmap.x0 == loc->cmap.x0,
+             "%s: the restart's own cells %zu from column %u (%zu from %u written)", what,
+             r->nlocal, r->cmap.x0, loc->nlocal, loc->cmap.x0);
+    unsigned sample = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE);
+    TU_OK(kedr_dsmc_step_stages(loc, sample));
+    TU_OK(kedr_dsmc_step_stages(r, sample));
+    for (int k = 0; k < 3; k++) {
+        TU_OK(kedr_dsmc_step(loc));
+        TU_OK(kedr_dsmc_step(r));
+    }
+    TU_OK(kedr_dsmc_get_fields(loc, &fl));
+    TU_OK(kedr_dsmc_get_fields(r, &fw));
+    a = get_all(loc, &nl);
+    w = get_all(r, &nw);
+    TU_CHECK(nl == nw && memcmp(a, w, nl * sizeof(rec)) == 0 && fl.samples == fw.samples &&
+                 memcmp(fl.particles, fw.particles, nc * sizeof *fl.particles) == 0,
+             "%s: rank %d: restarted, %zu particles against %zu (or other values or fields)",
+             what, rank, nw, nl);
+    free(a);
+    free(w);
+    kedr_dsmc_fields_free(&fl);
+    kedr_dsmc_fields_free(&fw);
+    kedr_dsmc_destroy(r);
+    kedr_dsmc_destroy(loc);
+    kedr_dsmc_destroy(whole);
+    TU_OK(kedr_comm_barrier(comm));
+    if (rank == 0)
+        for (int k = 0; k < size; k++) {
+            unlink(files[k]);
+            snprintf(pw, sizeof pw, "%s/whole%dof%d.chk", dir, k, size);
+            unlink(pw);
+        }
+    if (rank == 0)
+        rmdir(dir);
+    for (int k = 0; k < size; k++)
+        free(files[k]);
+    free(files);
+    kedr_ctx_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
     TU_OK(kedr_comm_init(&argc, &argv, &comm));
@@ -440,6 +602,24 @@ int main(int argc, char **argv)
         run_case(list[bi], c3, "3D box");
         check_create_on(list[bi]);
         check_balance_restart(list[bi]);
+        /* own cells: a 2D channel of two species whose inflow crowds the first columns
+         * (balancing), and a 3D channel */
+        kedr_dsmc_case ch = c;
+        ch.side[0] = KEDR_DSMC_INFLOW;
+        ch.side[1] = KEDR_DSMC_OUTFLOW;
+        ch.velocity[0] = 700;
+        ch.balance_every = 5;
+        ch.balance_tolerance = 0.02;
+        ch.sample_start = 2;
+        ch.sample_every = 1;
+        check_local_cells(list[bi], ch, "2D channel, two species");
+        kedr_dsmc_case ch3 = c3;
+        ch3.side[0] = KEDR_DSMC_INFLOW;
+        ch3.side[1] = KEDR_DSMC_OUTFLOW;
+        ch3.velocity[0] = 700;
+        ch3.sample_start = 2;
+        ch3.sample_every = 1;
+        check_local_cells(list[bi], ch3, "3D channel");
     }
     int failed = tu_failed;
     TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, &failed, 1));
