@@ -411,6 +411,13 @@ kedr_status adi_parts_connect(kedr_adi *s)
     pt->gathered = s->partitioned && P > 1 &&
                    (s->c.x_interface == 2 || (s->c.x_interface == 0 && pt->direct &&
                                               P <= ADI_GATHER_MAX_RANKS));
+    if (P > 1 && s->rank == 0)
+        kedr_log(KEDR_LOG_INFO, "adi over %zu ranks: messages %s; the X sweep's interface "
+                 "systems %s", P, pt->direct ? "GPU to GPU (CUDA IPC)" : "through host memory",
+                 !s->partitioned ? "not used"
+                 : pt->gathered ? (cuda ? "gathered on every rank and solved on its GPU"
+                                        : "gathered on every rank and solved there")
+                                : "solved by their owners on the host");
     if (pt->gathered) {
         size_t slots = P * ADI_IF_SENT * 2 * plane * rs;
         if (cuda && P > ADI_GATHER_MAX_RANKS)
