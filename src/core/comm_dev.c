@@ -173,6 +173,7 @@ kedr_status kedr_comm_dev_register(kedr_comm *comm, kedr_ctx *ctx, void *data, s
     kedr_status s = KEDR_OK;
     if (!d || !d->direct || !d->peer || !d->peer_bytes)
         s = kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_dev_register: out of memory for %d ranks", P);
+    s = kedr_comm_agree(comm, s); /* every rank goes on to pair up, or none */
     if (s == KEDR_OK) {
         d->comm = comm;
         d->ctx = ctx;
@@ -182,15 +183,18 @@ kedr_status kedr_comm_dev_register(kedr_comm *comm, kedr_ctx *ctx, void *data, s
         d->size = P;
         d->direct[d->rank] = KEDR_IS_CUDA(ctx);
         d->peer_bytes[d->rank] = bytes;
-        s = pair_up(d);
+        s = pair_up(d); /* agreed over the ranks */
     }
     /* on cuda, a page-locked copy for the partners that are not direct */
-    int staged = 0;
-    for (int q = 0; s == KEDR_OK && q < P; q++)
-        staged |= !d->direct[q];
-    if (s == KEDR_OK && KEDR_IS_CUDA(ctx) && staged)
-        s = kedr_host_alloc(ctx, (void **)&d->mirror, bytes);
-    s = kedr_comm_agree(comm, s);
+    if (s == KEDR_OK) {
+        int staged = 0;
+        for (int q = 0; q < P; q++)
+            staged |= !d->direct[q];
+        kedr_status m = KEDR_OK;
+        if (KEDR_IS_CUDA(ctx) && staged)
+            m = kedr_host_alloc(ctx, (void **)&d->mirror, bytes);
+        s = kedr_comm_agree(comm, m);
+    }
     if (s != KEDR_OK) {
         kedr_comm_dev_release(d);
         return s;
