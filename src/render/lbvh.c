@@ -16,12 +16,13 @@ static kedr_status lbvh_cpu(kedr_accel *a)
     uint32_t *parent_node = malloc(n * sizeof *parent_node);
     uint32_t *span = malloc(2 * n * sizeof *span);
     float *cost = malloc(nslots * sizeof *cost);
+    uint32_t *height = malloc(nslots * sizeof *height);
     unsigned *flags = calloc(n, sizeof *flags);
     a->bvh = calloc(nslots, sizeof *a->bvh);
     a->refs = malloc(n * sizeof *a->refs);
     kedr_status s = KEDR_OK;
     kedr_ctx *cpu = NULL;
-    if (!codes || !sorted || !ids || !parent_leaf || !parent_node || !span || !cost || !flags ||
+    if (!codes || !sorted || !ids || !parent_leaf || !parent_node || !span || !cost || !height || !flags ||
         !a->bvh || !a->refs)
         s = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the LBVH of "
                       "%zu triangles", n);
@@ -51,13 +52,13 @@ static kedr_status lbvh_cpu(kedr_accel *a)
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             lbvh_climb(a->tris, a->pad, (uint32_t)k, a->refs[k], a->bvh, parent_leaf,
-                       parent_node, span, cost, flags);
+                       parent_node, span, cost, height, flags);
         a->nbvh = nslots;
         a->nrefs = n;
     }
     kedr_ctx_destroy(cpu);
     free(codes), free(sorted), free(ids), free(parent_leaf), free(parent_node), free(span);
-    free(cost), free(flags);
+    free(cost), free(height), free(flags);
     return s;
 }
 

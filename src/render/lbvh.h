@@ -270,21 +270,179 @@ RENDER_HD float lbvh_area(const float lo[3], const float hi[3])
 /* A subtree of at most this many triangles becomes one leaf where the SAH prefers it. */
 #define LBVH_LEAF_MAX 8
 
+/* Treelet restructuring (Karras & Aila, "Fast parallel construction of high-quality bounding
+ * volume hierarchies", HPG 2013): at a node of at least LBVH_TREELET_MIN triangles, the treelet
+ * of 7 leaves found by opening, from the node's two children, the inner node of largest area
+ * until there are 7, is rebuilt in the topology of least SAH cost over all the ways to split its
+ * leaves (dynamic programming over the 127 subsets), provided that costs less and is no higher
+ * than the treelet was (so the tree never gets deeper than the radix tree, at most 96 levels).
+ * The treelet's 5 inner nodes below the root keep their slots' pairs, reused in the new
+ * topology; its leaves (subtrees) move as whole records. 0 turns it off. */
+#ifndef LBVH_TREELET_MIN
+#define LBVH_TREELET_MIN 64
+#endif
+#define LBVH_TREELET 7
+#define LBVH_SETS (1 << LBVH_TREELET)
+
+typedef struct {
+    float lo[3], hi[3];
+} lbvh_box;
+
+RENDER_HD void lbvh_read(const volatile render_bvh_node *n, render_bvh_node *out)
+{
+    for (int k = 0; k < 3; k++) {
+        out->lo[k] = n->lo[k];
+        out->hi[k] = n->hi[k];
+    }
+    out->index = n->index;
+    out->count = n->count;
+}
+
+/* The union of the boxes of the leaves in set S. */
+RENDER_HD void lbvh_set_box(const render_bvh_node *leaf, uint32_t S, float lo[3], float hi[3])
+{
+    for (int k = 0; k < 3; k++) {
+        lo[k] = INFINITY;
+        hi[k] = -INFINITY;
+    }
+    for (int i = 0; i < LBVH_TREELET; i++)
+        if (S >> i & 1)
+            for (int k = 0; k < 3; k++) {
+                lo[k] = rmin(lo[k], leaf[i].lo[k]);
+                hi[k] = rmax(hi[k], leaf[i].hi[k]);
+            }
+}
+
+/* Restructures the treelet under internal node p (children at slots 2p + 1, 2p + 2), whose
+ * split cost is *split and height *height_p; updates both when it does. */
+RENDER_HD void lbvh_treelet(render_bvh_node *slots, float *cost, uint32_t *height, uint32_t p,
+                            float *split, uint32_t *height_p)
+{
+    const volatile render_bvh_node *vs = slots;
+    const volatile float *vc = cost;
+    const volatile uint32_t *vh = height;
+    render_bvh_node leaf[LBVH_TREELET];
+    uint32_t at[LBVH_TREELET], pool[LBVH_TREELET - 2];
+    int nl = 2, np = 0;
+    at[0] = 2 * p + 1;
+    at[1] = 2 * p + 2;
+    lbvh_read(&vs[at[0]], &leaf[0]);
+    lbvh_read(&vs[at[1]], &leaf[1]);
+    while (nl < LBVH_TREELET) { /* open the inner leaf of largest area */
+        int open = -1;
+        float best = -1;
+        for (int i = 0; i < nl; i++) {
+            float ar = lbvh_area(leaf[i].lo, leaf[i].hi);
+            if (!leaf[i].count && ar > best) {
+                best = ar;
+                open = i;
+            }
+        }
+        if (open < 0)
+            return;
+        uint32_t c = leaf[open].index; /* its children's pair: slots c, c + 1 */
+        pool[np++] = (c - 1) / 2;
+        at[open] = c;
+        at[nl] = c + 1;
+        lbvh_read(&vs[c], &leaf[open]);
+        lbvh_read(&vs[c + 1], &leaf[nl]);
+        nl++;
+    }
+    float lcost[LBVH_TREELET];
+    uint32_t lheight[LBVH_TREELET];
+    for (int i = 0; i < LBVH_TREELET; i++) {
+        lcost[i] = vc[at[i]];
+        lheight[i] = vh[at[i]];
+    }
+    /* c[S]: the least cost of a subtree over the leaves in S; best[S]: its first part */
+    float c[LBVH_SETS];
+    uint8_t best[LBVH_SETS], h[LBVH_SETS];
+    for (uint32_t S = 1; S < LBVH_SETS; S++) {
+        if (!(S & (S - 1))) {
+            int i = 0;
+            while (!(S >> i & 1))
+                i++;
+            c[S] = lcost[i];
+            h[S] = (uint8_t)(lheight[i] < 255 ? lheight[i] : 255);
+            best[S] = 0;
+            continue;
+        }
+        float lo[3], hi[3];
+        lbvh_set_box(leaf, S, lo, hi);
+        uint32_t low = S & (0u - S), rest = S ^ low, bp = 0;
+        float bc = INFINITY;
+        for (uint32_t sub = rest;; sub = (sub - 1) & rest) {
+            uint32_t P = sub | low;
+            if (P != S) {
+                float v = c[P] + c[S ^ P];
+                if (v < bc || !bp) {
+                    bc = v;
+                    bp = P;
+                }
+            }
+            if (!sub)
+                break;
+        }
+        c[S] = lbvh_area(lo, hi) + bc;
+        best[S] = (uint8_t)bp;
+        uint8_t ha = h[bp], hb = h[S ^ bp];
+        h[S] = (uint8_t)(1 + (ha > hb ? ha : hb));
+    }
+    const uint32_t all = LBVH_SETS - 1;
+    if (!(c[all] < *split) || h[all] > *height_p)
+        return;
+    /* rebuild: the parts of set S into the pair q's slots, inner parts taking pairs from the
+     * pool */
+    uint32_t stack_set[LBVH_TREELET], stack_pair[LBVH_TREELET];
+    int sp = 0, next = 0;
+    stack_set[sp] = all;
+    stack_pair[sp++] = p;
+    while (sp) {
+        sp--;
+        uint32_t S = stack_set[sp], q = stack_pair[sp];
+        uint32_t part[2] = {best[S], S ^ best[S]};
+        for (int j = 0; j < 2; j++) {
+            uint32_t C = part[j], t = 2 * q + 1 + j;
+            if (!(C & (C - 1))) {
+                int i = 0;
+                while (!(C >> i & 1))
+                    i++;
+                slots[t] = leaf[i];
+                cost[t] = lcost[i];
+                height[t] = lheight[i];
+            } else {
+                uint32_t nq = pool[next++];
+                lbvh_set_box(leaf, C, slots[t].lo, slots[t].hi);
+                slots[t].index = 2 * nq + 1;
+                slots[t].count = 0;
+                cost[t] = c[C];
+                height[t] = h[C];
+                stack_set[sp] = C;
+                stack_pair[sp++] = nq;
+            }
+        }
+    }
+    *split = c[all];
+    *height_p = h[all];
+}
+
 /* Leaf k (sorted position k, triangle tri): its box into its slot, then up the tree: at each
  * internal node the second child to arrive merges the pair's boxes into the node's own slot.
  * The internal node whose children sit at slots 2p + 1, 2p + 2 is p; its own slot is
  * parent_node[p] (0 for the root).
  *
- * On the way up, the subtrees are collapsed into leaves where the surface area heuristic says
- * so (costs of a box test and a triangle test both 1, as for the BVH, bvh.c): cost[slot] is the
- * SAH cost of the subtree at slot times its area; a node of at most LBVH_LEAF_MAX triangles
- * whose leaf cost (count x area) is no more than its split cost (area + its children's costs)
- * becomes a leaf of its span, the sorted positions it covers (lbvh_internal). The nodes below it
- * stay in the array, unreached. */
+ * On the way up, the treelet under each node of at least LBVH_TREELET_MIN triangles is
+ * restructured (lbvh_treelet), and subtrees are collapsed into leaves where the surface area
+ * heuristic says so (costs of a box test and a triangle test both 1, as for the BVH, bvh.c):
+ * cost[slot] is the SAH cost of the subtree at slot times its area, height[slot] its height; a
+ * node of at most LBVH_LEAF_MAX triangles whose leaf cost (count x area) is no more than its
+ * split cost (area + its children's costs) becomes a leaf of its span, the sorted positions it
+ * covers (lbvh_internal: contiguous, whatever the treelets below did). The nodes below it stay
+ * in the array, unreached. */
 RENDER_HD void lbvh_climb(const float *tris, float pad, uint32_t k, uint32_t tri,
                           render_bvh_node *slots, const uint32_t *parent_leaf,
                           const uint32_t *parent_node, const uint32_t *span, float *cost,
-                          unsigned *flags)
+                          uint32_t *height, unsigned *flags)
 {
     uint32_t slot = parent_leaf[k];
     float lo[3], hi[3];
@@ -294,14 +452,16 @@ RENDER_HD void lbvh_climb(const float *tris, float pad, uint32_t k, uint32_t tri
         slots[slot].hi[c] = hi[c];
     }
     cost[slot] = lbvh_area(lo, hi);
+    height[slot] = 0;
     while (slot != 0) {
         uint32_t p = (slot - 1) / 2; /* the internal node whose pair holds this slot */
         if (lbvh_arrive(&flags[p]) == 0)
             return;
-        /* volatile: the sibling's box and cost were written by another thread (on the GPU,
-         * maybe another multiprocessor), to be read from memory, not from a cache */
+        /* volatile: the sibling's box, cost and height were written by another thread (on the
+         * GPU, maybe another multiprocessor), to be read from memory, not from a cache */
         const volatile render_bvh_node *a = &slots[2 * p + 1], *b = &slots[2 * p + 2];
         const volatile float *vcost = cost;
+        const volatile uint32_t *vheight = height;
         uint32_t own = parent_node[p];
         for (int c = 0; c < 3; c++) {
             lo[c] = rmin(a->lo[c], b->lo[c]);
@@ -311,13 +471,19 @@ RENDER_HD void lbvh_climb(const float *tris, float pad, uint32_t k, uint32_t tri
         }
         float area = lbvh_area(lo, hi);
         float split = area + vcost[2 * p + 1] + vcost[2 * p + 2];
+        uint32_t ha = vheight[2 * p + 1], hb = vheight[2 * p + 2];
+        uint32_t hgt = 1 + (ha > hb ? ha : hb);
         uint32_t count = span[2 * p + 1];
+        if (LBVH_TREELET_MIN && count >= LBVH_TREELET_MIN)
+            lbvh_treelet(slots, cost, height, p, &split, &hgt);
         if (count <= LBVH_LEAF_MAX && (float)count * area <= split) {
             slots[own].index = span[2 * p];
             slots[own].count = count;
             cost[own] = (float)count * area;
+            height[own] = 0;
         } else {
             cost[own] = split;
+            height[own] = hgt;
         }
         slot = own;
     }

@@ -10,6 +10,8 @@
 #include "render/render_cuda.h"
 #include "kedr/prim.h"
 
+#include <stddef.h>
+
 #define RENDER_THREADS 128
 
 __global__ void __launch_bounds__(RENDER_THREADS)
@@ -198,18 +200,18 @@ __global__ void __launch_bounds__(LBVH_BLOCK)
     lbvh_climb_kernel(const float *tris, const lbvh_bounds *b, uint32_t n, const uint32_t *refs,
                       render_bvh_node *slots, const uint32_t *parent_leaf,
                       const uint32_t *parent_node, const uint32_t *span, float *cost,
-                      unsigned *flags)
+                      uint32_t *height, unsigned *flags)
 {
     uint32_t k = blockIdx.x * LBVH_BLOCK + threadIdx.x;
     if (k >= n)
         return;
     lbvh_climb(tris, lbvh_pad_after(b, 2), k, refs[k], slots, parent_leaf, parent_node, span,
-               cost, flags);
+               cost, height, flags);
 }
 
 /* The build's scratch in one block of the context's cache: the scene box words, the arrival
  * counters, the codes and the sorted codes, the indices, the two parent links, the spans (2
- * words a node) and the SAH costs (one a slot). */
+ * words a node), the SAH costs and the heights (one a slot). */
 static size_t lbvh_round(size_t bytes)
 {
     return (bytes + 255) / 256 * 256;
@@ -219,7 +221,7 @@ static size_t lbvh_scratch_bytes(size_t n)
 {
     return lbvh_round(sizeof(lbvh_bounds)) + 4 * lbvh_round(n * sizeof(uint32_t)) +
            2 * lbvh_round(n * sizeof(lbvh_code_t)) + lbvh_round(2 * n * sizeof(uint32_t)) +
-           lbvh_round(2 * n * sizeof(float));
+           lbvh_round(2 * n * sizeof(float)) + lbvh_round(2 * n * sizeof(uint32_t));
 }
 
 /* The device build: tris (n >= 2 triangles, 9 floats each) in, nodes (2n - 1) and refs (n) out,
@@ -241,8 +243,10 @@ static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t 
     uint32_t *pn = (uint32_t *)((char *)pl + words);
     uint32_t *span = (uint32_t *)((char *)pn + words);
     float *cost = (float *)((char *)span + lbvh_round(2 * (size_t)n * sizeof(uint32_t)));
-    KEDR_CUDA_TRY(cudaMemsetAsync(b->lo, 0xFF, sizeof b->lo, st));
-    KEDR_CUDA_TRY(cudaMemsetAsync(b->hi, 0, sizeof b->hi, st));
+    uint32_t *height = (uint32_t *)((char *)cost + lbvh_round(2 * (size_t)n * sizeof(float)));
+    /* b is device memory: its fields' addresses by offset, nothing read on the host */
+    KEDR_CUDA_TRY(cudaMemsetAsync(p + offsetof(lbvh_bounds, lo), 0xFF, sizeof b->lo, st));
+    KEDR_CUDA_TRY(cudaMemsetAsync(p + offsetof(lbvh_bounds, hi), 0, sizeof b->hi, st));
     KEDR_CUDA_TRY(cudaMemsetAsync(flags, 0, n * sizeof(unsigned), st));
     unsigned blocks = (n + LBVH_BLOCK - 1) / LBVH_BLOCK;
     unsigned rblocks = (unsigned)ctx->multiprocessors * 8;
@@ -258,7 +262,7 @@ static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t 
     lbvh_internal_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(sorted, refs, n, nodes, pl, pn, span);
     KEDR_CUDA_LAUNCHED("lbvh_internal_kernel");
     lbvh_climb_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(tris, b, n, refs, nodes, pl, pn, span, cost,
-                                                     flags);
+                                                     height, flags);
     KEDR_CUDA_LAUNCHED("lbvh_climb_kernel");
     return KEDR_OK;
 }
