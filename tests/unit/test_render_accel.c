@@ -192,16 +192,43 @@ static int grazes_any(const kedr_accel *a, const kedr_ray *r);
 static void check_gpu(const char *name, kedr_accel *a, const kedr_ray *rays, size_t nray,
                       const kedr_hit *cpu_hits, const uint8_t *cpu_occ, int test);
 
+/* The nearest hits of the context's queries of a (on cuda: the GPU's traversal of its device
+ * arrays) against brute force's, by same_hit; returns the number that differ. */
+static size_t against_brute(const soup *s, kedr_accel *a, const kedr_accel *bf,
+                            const kedr_ray *rays, size_t nray, const kedr_hit *bf_hits)
+{
+    kedr_hit *hits = tu_host_alloc(nray * sizeof *hits);
+    void *drays = tu_upload(gpu, rays, nray * sizeof *rays), *dhits = NULL;
+    TU_OK(kedr_alloc(gpu, &dhits, nray * sizeof *hits));
+    TU_OK(kedr_memset(gpu, dhits, TU_POISON_BYTE, nray * sizeof *hits));
+    TU_OK(kedr_accel_intersect_on(gpu, a, drays, nray, dhits));
+    TU_OK(kedr_download(gpu, hits, dhits, nray * sizeof *hits));
+    size_t bad = 0;
+    for (size_t i = 0; i < nray; i++)
+        bad += !same_hit(s, bf, &rays[i], hits[i], bf_hits[i]);
+    kedr_free(gpu, drays);
+    kedr_free(gpu, dhits);
+    free(hits);
+    return bad;
+}
+
+/* bf and bf_hits (may be NULL): brute force and its nearest hits on the rays. */
 static void check_lbvh_on(const char *name, const kedr_accel *ref, const soup *s, int test,
                           const kedr_ray *rays, size_t nray, const kedr_hit *cpu_hits,
-                          const uint8_t *cpu_occ)
+                          const uint8_t *cpu_occ, const kedr_accel *bf, const kedr_hit *bf_hits)
 {
     kedr_accel *a = NULL;
     TU_OK(kedr_accel_build_on(gpu, KEDR_ACCEL_LBVH, test, s->v, s->n, &a));
     if (!a)
         return;
-    /* the GPU's queries of the tree it built, traced from its own arrays, against the cpu's
-     * LBVH (itself checked against brute force) */
+    /* the GPU's queries of the tree it built, traced from its own arrays, against brute force
+     * and against the cpu's LBVH */
+    if (nray && bf) {
+        size_t bad = against_brute(s, a, bf, rays, nray, bf_hits);
+        TU_CHECK(bad == 0, "%s (%zu triangles), LBVH built on %s, %s: %zu of %zu rays differ "
+                 "from brute force", name, s->n, kedr_backend_name(kedr_ctx_backend(gpu)),
+                 test ? "woop" : "moller", bad, nray);
+    }
     if (nray)
         check_gpu(name, a, rays, nray, cpu_hits, cpu_occ, test);
     /* then a cpu query: on cuda the tree is the GPU's until then, and the query makes the
@@ -350,7 +377,7 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
                 check_gpu(name, a, rays, nray, got, occ, test);
             }
             if (kind == KEDR_ACCEL_LBVH)
-                check_lbvh_on(name, a, s, test, rays, nray, got, occ);
+                check_lbvh_on(name, a, s, test, rays, nray, got, occ, bf, ref);
             kedr_accel_destroy(a);
         }
         kedr_accel_destroy(bf);
@@ -437,7 +464,7 @@ static void check_large(void)
         TU_CHECK(vs == KEDR_OK, "large LBVH on the cpu: %s", kedr_last_error());
         TU_OK(kedr_accel_intersect(a, rays, nray, hits));
         TU_OK(kedr_accel_occluded(a, rays, nray, occ));
-        check_lbvh_on("large", a, &s, KEDR_TRI_MOLLER, rays, nray, hits, occ);
+        check_lbvh_on("large", a, &s, KEDR_TRI_MOLLER, rays, nray, hits, occ, NULL, NULL);
         kedr_accel_destroy(a);
     }
     free(rays), free(hits), free(occ), free(s.v), free(c.v);
