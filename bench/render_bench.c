@@ -287,6 +287,11 @@ int render_bench_main(int argc, char **argv)
                 "--max-triangles expected\n");
         return 2;
     }
+    uint32_t treelet_min = 0;
+    if (render_lbvh_treelet_min(&treelet_min) != KEDR_OK) {
+        fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+        return 2;
+    }
 #ifdef _OPENMP
     if (cpu_time)
         omp_set_num_threads(1);
@@ -326,8 +331,9 @@ int render_bench_main(int argc, char **argv)
                 "  \"build_clock\": \"build_s: kedr_accel_build_on's wall time (input checks, "
                 "host copy, upload and build); device_build_s (lbvh-cuda): the GPU's LBVH build "
                 "alone, CUDA events from the triangles in device memory to the tree in device "
-                "memory, the median of %d builds after a first\",\n  \"gpu\": ",
-                w, h, cpu_time ? "thread-cpu (one thread)" : "wall", repeats);
+                "memory, the median of %d builds after a first\",\n"
+                "  \"lbvh_treelet_min\": %u,\n  \"gpu\": ",
+                w, h, cpu_time ? "thread-cpu (one thread)" : "wall", repeats, treelet_min);
         kedr_json_string(jf, gpu ? gpu_name : "");
         fprintf(jf, ",\n  \"results\": [");
     }
@@ -344,9 +350,12 @@ int render_bench_main(int argc, char **argv)
         kedr_ctx_destroy(ctx);
         return 1;
     }
-    printf("kedr bench render on %s%s%s, %dx%d rays a batch, median of %d%s\n", device,
-           gpu ? " and " : "", gpu_name, w, h, repeats,
-           cpu_time ? " (cpu rows and Embree: one thread, its cpu time)" : "");
+    char treelets[64] = "off";
+    if (treelet_min)
+        snprintf(treelets, sizeof treelets, "from %u triangles", treelet_min);
+    printf("kedr bench render on %s%s%s, %dx%d rays a batch, median of %d%s; LBVH treelets %s "
+           "(KEDR_LBVH_TREELET_MIN)\n", device, gpu ? " and " : "", gpu_name, w, h, repeats,
+           cpu_time ? " (cpu rows and Embree: one thread, its cpu time)" : "", treelets);
     printf("%-10s %-9s %10s %10s %10s %12s %12s %12s\n", "triangles", "accel", "build s",
            "device s", "memory", "primary/s", "shadow/s", "second./s");
     int first = 1, rc = 0;

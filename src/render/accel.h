@@ -151,8 +151,11 @@ kedr_status render_kd_build(kedr_accel *a);
  * the tree left there until a cpu query copies it back, render_accel_host). */
 kedr_status render_lbvh_build(kedr_accel *a, kedr_ctx *ctx);
 #ifdef KEDR_HAVE_CUDA
-kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx);
+kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx, uint32_t treelet_min);
 #endif
+/* The smallest LBVH node whose treelet is restructured (lbvh.h): LBVH_TREELET_MIN, or the
+ * environment's KEDR_LBVH_TREELET_MIN (0: none); KEDR_ERR_INVALID names a bad value. */
+kedr_status render_lbvh_treelet_min(uint32_t *out);
 
 /* The box every accelerator files triangle i under (tri_box_padded): its bounding box widened
  * by RENDER_PAD of its own size plus a->pad (RENDER_PAD of the scene's size times 0.01). The

@@ -7,7 +7,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static kedr_status lbvh_cpu(kedr_accel *a)
+kedr_status render_lbvh_treelet_min(uint32_t *out)
+{
+    const char *env = getenv("KEDR_LBVH_TREELET_MIN");
+    *out = LBVH_TREELET_MIN;
+    if (!env || !*env)
+        return KEDR_OK;
+    char *end = NULL;
+    unsigned long v = strtoul(env, &end, 10);
+    if (*end || env[0] == '-' || v > UINT32_MAX)
+        return kedr_fail(KEDR_ERR_INVALID, "KEDR_LBVH_TREELET_MIN=%s: expected a whole number of "
+                         "triangles, 0 (no treelets) to %u", env, UINT32_MAX);
+    *out = (uint32_t)v;
+    return KEDR_OK;
+}
+
+static kedr_status lbvh_cpu(kedr_accel *a, uint32_t treelet_min)
 {
     size_t n = a->ntri, nslots = 2 * n - 1;
     lbvh_code_t *codes = malloc(n * sizeof *codes), *sorted = malloc(n * sizeof *sorted);
@@ -52,7 +67,7 @@ static kedr_status lbvh_cpu(kedr_accel *a)
 #pragma omp parallel for schedule(static)
         for (size_t k = 0; k < n; k++)
             lbvh_climb(a->tris, a->pad, (uint32_t)k, a->refs[k], a->bvh, parent_leaf,
-                       parent_node, span, cost, height, flags);
+                       parent_node, span, cost, height, flags, treelet_min);
         a->nbvh = nslots;
         a->nrefs = n;
     }
@@ -70,13 +85,16 @@ kedr_status render_lbvh_build(kedr_accel *a, kedr_ctx *ctx)
         a->nbvh = 1;
         return a->bvh && a->refs ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
     }
-    kedr_status s;
+    uint32_t treelet_min;
+    kedr_status s = render_lbvh_treelet_min(&treelet_min);
+    if (s != KEDR_OK)
+        return s;
 #ifdef KEDR_HAVE_CUDA
     if (ctx && kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA)
-        s = render_lbvh_build_cuda(a, ctx);
+        s = render_lbvh_build_cuda(a, ctx, treelet_min);
     else
 #endif
-        s = lbvh_cpu(a);
+        s = lbvh_cpu(a, treelet_min);
     (void)ctx;
     if (s != KEDR_OK)
         return s;

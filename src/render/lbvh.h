@@ -271,16 +271,16 @@ RENDER_HD float lbvh_area(const float lo[3], const float hi[3])
 #define LBVH_LEAF_MAX 8
 
 /* Treelet restructuring (Karras & Aila, "Fast parallel construction of high-quality bounding
- * volume hierarchies", HPG 2013): at a node of at least LBVH_TREELET_MIN triangles, the treelet
+ * volume hierarchies", HPG 2013): at a node of at least treelet_min triangles, the treelet
  * of 7 leaves found by opening, from the node's two children, the inner node of largest area
  * until there are 7, is rebuilt in the topology of least SAH cost over all the ways to split its
  * leaves (dynamic programming over the 127 subsets), provided that costs less and is no higher
  * than the treelet was (so the tree never gets deeper than the radix tree, at most 96 levels).
  * The treelet's 5 inner nodes below the root keep their slots' pairs, reused in the new
- * topology; its leaves (subtrees) move as whole records. 0 turns it off. */
-#ifndef LBVH_TREELET_MIN
+ * topology; its leaves (subtrees) move as whole records. treelet_min: LBVH_TREELET_MIN unless
+ * the environment's KEDR_LBVH_TREELET_MIN says otherwise (render_lbvh_treelet_min); 0 turns it
+ * off. */
 #define LBVH_TREELET_MIN 64
-#endif
 #define LBVH_TREELET 7
 #define LBVH_SETS (1 << LBVH_TREELET)
 
@@ -431,7 +431,7 @@ RENDER_HD void lbvh_treelet(render_bvh_node *slots, float *cost, uint32_t *heigh
  * The internal node whose children sit at slots 2p + 1, 2p + 2 is p; its own slot is
  * parent_node[p] (0 for the root).
  *
- * On the way up, the treelet under each node of at least LBVH_TREELET_MIN triangles is
+ * On the way up, the treelet under each node of at least treelet_min triangles (0: none) is
  * restructured (lbvh_treelet), and subtrees are collapsed into leaves where the surface area
  * heuristic says so (costs of a box test and a triangle test both 1, as for the BVH, bvh.c):
  * cost[slot] is the SAH cost of the subtree at slot times its area, height[slot] its height; a
@@ -442,7 +442,7 @@ RENDER_HD void lbvh_treelet(render_bvh_node *slots, float *cost, uint32_t *heigh
 RENDER_HD void lbvh_climb(const float *tris, float pad, uint32_t k, uint32_t tri,
                           render_bvh_node *slots, const uint32_t *parent_leaf,
                           const uint32_t *parent_node, const uint32_t *span, float *cost,
-                          uint32_t *height, unsigned *flags)
+                          uint32_t *height, unsigned *flags, uint32_t treelet_min)
 {
     uint32_t slot = parent_leaf[k];
     float lo[3], hi[3];
@@ -474,7 +474,7 @@ RENDER_HD void lbvh_climb(const float *tris, float pad, uint32_t k, uint32_t tri
         uint32_t ha = vheight[2 * p + 1], hb = vheight[2 * p + 2];
         uint32_t hgt = 1 + (ha > hb ? ha : hb);
         uint32_t count = span[2 * p + 1];
-        if (LBVH_TREELET_MIN && count >= LBVH_TREELET_MIN)
+        if (treelet_min && count >= treelet_min)
             lbvh_treelet(slots, cost, height, p, &split, &hgt);
         if (count <= LBVH_LEAF_MAX && (float)count * area <= split) {
             slots[own].index = span[2 * p];

@@ -200,13 +200,13 @@ __global__ void __launch_bounds__(LBVH_BLOCK)
     lbvh_climb_kernel(const float *tris, const lbvh_bounds *b, uint32_t n, const uint32_t *refs,
                       render_bvh_node *slots, const uint32_t *parent_leaf,
                       const uint32_t *parent_node, const uint32_t *span, float *cost,
-                      uint32_t *height, unsigned *flags)
+                      uint32_t *height, unsigned *flags, uint32_t treelet_min)
 {
     uint32_t k = blockIdx.x * LBVH_BLOCK + threadIdx.x;
     if (k >= n)
         return;
     lbvh_climb(tris, lbvh_pad_after(b, 2), k, refs[k], slots, parent_leaf, parent_node, span,
-               cost, height, flags);
+               cost, height, flags, treelet_min);
 }
 
 /* The build's scratch in one block of the context's cache: the scene box words, the arrival
@@ -228,7 +228,8 @@ static size_t lbvh_scratch_bytes(size_t n)
  * all in the context's memory; scratch holds lbvh_scratch_bytes(n). Queued on the context's
  * stream, nothing waited for. */
 static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t n, void *scratch,
-                                     render_bvh_node *nodes, uint32_t *refs)
+                                     render_bvh_node *nodes, uint32_t *refs,
+                                     uint32_t treelet_min)
 {
     cudaStream_t st = KEDR_STREAM(ctx);
     char *p = (char *)scratch;
@@ -262,7 +263,7 @@ static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t 
     lbvh_internal_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(sorted, refs, n, nodes, pl, pn, span);
     KEDR_CUDA_LAUNCHED("lbvh_internal_kernel");
     lbvh_climb_kernel<<<blocks, LBVH_BLOCK, 0, st>>>(tris, b, n, refs, nodes, pl, pn, span, cost,
-                                                     height, flags);
+                                                     height, flags, treelet_min);
     KEDR_CUDA_LAUNCHED("lbvh_climb_kernel");
     return KEDR_OK;
 }
@@ -270,7 +271,7 @@ static kedr_status lbvh_device_build(kedr_ctx *ctx, const float *tris, uint32_t 
 /* The accelerator's arrays on the GPU, the build timed by events from the triangles in device
  * memory to the tree there (the upload and the allocations before, outside the time). */
 static kedr_status lbvh_gpu(kedr_accel *a, kedr_ctx *ctx, device_bvh *d, void **scratch,
-                            kedr_timer *timer)
+                            kedr_timer *timer, uint32_t treelet_min)
 {
     uint32_t n = (uint32_t)a->ntri;
     size_t nslots = 2 * (size_t)n - 1;
@@ -282,7 +283,7 @@ static kedr_status lbvh_gpu(kedr_accel *a, kedr_ctx *ctx, device_bvh *d, void **
     KEDR_TRY(kedr_scratch_get(ctx, scratch, lbvh_scratch_bytes(n)));
     KEDR_TRY(kedr_timer_start(timer));
     KEDR_TRY(lbvh_device_build(ctx, (const float *)d->tris, n, *scratch,
-                               (render_bvh_node *)d->nodes, (uint32_t *)d->refs));
+                               (render_bvh_node *)d->nodes, (uint32_t *)d->refs, treelet_min));
     /* waits for the build: a kernel's fault is reported here, by this call */
     double seconds = 0;
     KEDR_TRY(kedr_timer_stop(timer, &seconds));
@@ -314,7 +315,7 @@ kedr_status render_cuda_host_copy(kedr_accel *a)
     return kedr_ctx_sync(d->ctx);
 }
 
-kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx)
+kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx, uint32_t treelet_min)
 {
     if (a->ntri < 2) /* a single leaf: nothing to build in parallel */
         return render_lbvh_build(a, NULL);
@@ -327,7 +328,7 @@ kedr_status render_lbvh_build_cuda(kedr_accel *a, kedr_ctx *ctx)
     kedr_timer *timer = NULL;
     kedr_status s = kedr_timer_create(ctx, &timer);
     if (s == KEDR_OK)
-        s = lbvh_gpu(a, ctx, d, &scratch, timer);
+        s = lbvh_gpu(a, ctx, d, &scratch, timer, treelet_min);
     kedr_ctx_sync(ctx);
     kedr_timer_destroy(timer);
     kedr_scratch_put(ctx, scratch);

@@ -470,6 +470,58 @@ static void check_large(void)
     free(rays), free(hits), free(occ), free(s.v), free(c.v);
 }
 
+/* KEDR_LBVH_TREELET_MIN: a bad value refused, naming it; 0 (no treelets) and 7 (a treelet at
+ * nearly every node: the GPU's restructuring exercised everywhere) give valid trees with brute
+ * force's hits, different from each other, and the same on the context as on the cpu. */
+static void check_treelet_env(void)
+{
+    uint64_t st = 31;
+    soup s = {0};
+    random_tris(&s, 1500, 0.1f, &st);
+    size_t nray = tu_scale(2000, 600);
+    kedr_ray *rays = tu_host_alloc(nray * sizeof *rays);
+    kedr_hit *ref = tu_host_alloc(nray * sizeof *ref), *hits = tu_host_alloc(nray * sizeof *hits);
+    uint8_t *occ = tu_host_alloc(nray);
+    make_rays(&s, rays, nray, &st);
+    kedr_accel *bf = NULL, *a = NULL, *off = NULL;
+    TU_OK(kedr_accel_build(KEDR_ACCEL_BRUTE, KEDR_TRI_MOLLER, s.v, s.n, &bf));
+    TU_OK(kedr_accel_intersect(bf, rays, nray, ref));
+    setenv("KEDR_LBVH_TREELET_MIN", "12x", 1);
+    TU_CHECK(kedr_accel_build(KEDR_ACCEL_LBVH, KEDR_TRI_MOLLER, s.v, s.n, &a) == KEDR_ERR_INVALID &&
+             !a && strstr(kedr_last_error(), "KEDR_LBVH_TREELET_MIN=12x"),
+             "a bad KEDR_LBVH_TREELET_MIN refused: %s", kedr_last_error());
+    static const char *const values[] = {"0", "7"};
+    for (int v = 0; v < 2; v++) {
+        setenv("KEDR_LBVH_TREELET_MIN", values[v], 1);
+        char name[64];
+        snprintf(name, sizeof name, "treelets from %s", values[v]);
+        a = NULL;
+        TU_OK(kedr_accel_build(KEDR_ACCEL_LBVH, KEDR_TRI_MOLLER, s.v, s.n, &a));
+        if (!a)
+            continue;
+        TU_CHECK(render_bvh_check(a) == KEDR_OK, "%s: %s", name, kedr_last_error());
+        TU_OK(kedr_accel_intersect(a, rays, nray, hits));
+        TU_OK(kedr_accel_occluded(a, rays, nray, occ));
+        size_t bad = 0;
+        for (size_t i = 0; i < nray; i++)
+            bad += !same_hit(&s, bf, &rays[i], hits[i], ref[i]);
+        TU_CHECK(bad == 0, "%s: %zu of %zu rays differ from brute force", name, bad, nray);
+        check_lbvh_on(name, a, &s, KEDR_TRI_MOLLER, rays, nray, hits, occ, bf, ref);
+        if (v == 0) {
+            off = a;
+            continue;
+        }
+        TU_CHECK(off && (off->nbvh != a->nbvh ||
+                         memcmp(off->bvh, a->bvh, a->nbvh * sizeof *a->bvh) != 0),
+                 "treelets from 7 triangles left the tree as it was without");
+        kedr_accel_destroy(a);
+    }
+    unsetenv("KEDR_LBVH_TREELET_MIN");
+    kedr_accel_destroy(off);
+    kedr_accel_destroy(bf);
+    free(rays), free(ref), free(hits), free(occ), free(s.v);
+}
+
 /* The tree check finds a reference in two leaves, a box that does not contain its child's, a
  * child outside the tree and a triangle in no leaf. */
 static void check_validator(void)
@@ -666,6 +718,7 @@ int main(void)
     check_device_frame();
     check_scenes();
     check_validator();
+    check_treelet_env();
     check_large();
     printf("ties at shared edges and coincident triangles: %zu rays; grazing hits: %zu rays\n",
            ties_seen, grazing_seen);
