@@ -135,9 +135,10 @@ kedr_status render_cuda_trace(kedr_ctx *ctx, kedr_accel *a, const kedr_ray *rays
  * The whole build runs on the device from the triangles in its memory, with no copy to or from
  * the host in between: the scene box by two reductions (accel.c's two passes: the boxes, then
  * the boxes widened by the pad the first pass gives), the Morton codes, kedr's radix sort of the
- * (code, index) pairs, every internal node of the radix tree on its own
- * thread, and the boxes bottom-up with the SAH's collapse of small subtrees into leaves. Same arithmetic as the cpu's build (lbvh.c), so the same
- * tree, node for node. */
+ * (code, index) pairs, every internal node of the radix tree on its own thread, and, climbing
+ * from the leaves, the boxes, the treelets' restructuring and the SAH's collapse of small
+ * subtrees into leaves. The same arithmetic as the cpu's build (lbvh.c), so the same tree, node
+ * for node. */
 
 #define LBVH_BLOCK 256
 #define LBVH_FULL_MASK 0xFFFFFFFFu
