@@ -31,6 +31,11 @@
  *   burnside:K         B_K = B0(2,5)/<a_{K+1},...,a_34>, order 5^K, generators a1 and a2 in the
  *                      pc basis of A. A. Kuznetsov (Prikl. Diskr. Mat. 3(33), 2016), K = 1 to
  *                      the number of Hall polynomials available (BURNSIDE_MAX_K)
+ *   burnside:K:ROWS    K = 15, 16 or 17 with another basis of layer 7 of B0(2,5) (a15..a18,
+ *                      central modulo layer 8): the quotient by the kernel of the K - 14 rows
+ *                      (4 digits 0..4 each, separated by '/', of full rank over Z_5), e.g.
+ *                      burnside:15:1203 or burnside:16:1000/0012; kept in reduced row echelon
+ *                      form, so every spec of one quotient reads the same
  * With inverses set, the inverse of every generator is added (for abelian groups: -1 in each
  * coordinate); generators that coincide are kept once.
  *
@@ -97,6 +102,12 @@ typedef struct {
     int state_words;
     int nbase;
     uint8_t base[KEDR_CAYLEY_MAX_POINTS];
+    /* Burnside K = 15..17 with a chosen basis of layer 7 (burnside:K:ROWS, docs/cayley.md):
+     * components 14 .. K-1 of an element are layer7[r] . (y14..y17) over Z_5 in the basis of
+     * data/cayley/burnside-a2.txt, r < layer7_rows = K - 14, the rows in reduced row echelon form;
+     * 0 rows: components 14 .. K-1 are y14 .. y(K-1) themselves (burnside:K). */
+    int layer7_rows;
+    uint8_t layer7[3][4];
 } kedr_cayley_group;
 
 /* Parses a group spec (see above). inverses != 0 adds the inverses of the generators.

@@ -164,6 +164,45 @@ CAYLEY_HD uint64_t cayley_burnside_rank(const uint32_t *z, int k)
     return (uint64_t)hi * CAYLEY_BURNSIDE_POW_HALF + lo;
 }
 
+/* a2^+-1 on B_K with a chosen basis of layer 7 (burnside:K:ROWS, K = 15..17). Components
+ * 14..17 (a15..a18) are central modulo layer 8, and a2 adds to them P(y0..y13), polynomials of
+ * the lower components only: z_i = y_i + P_i for i = 14..17. So the K - 14 coordinates
+ * c = L (y14..y17) of the quotient by ker L move by L P, where P is computed by the Hall
+ * polynomials of components 14..17 with y14..y17 = 0; a2^-1 first undoes a2 on the lower
+ * components (y = a2^-1 z there), then subtracts L P(y). */
+CAYLEY_HD uint64_t cayley_burnside_layer7_neighbour(const kedr_cayley_group *g, uint64_t rank,
+                                                    int up)
+{
+    uint32_t y[CAYLEY_BURNSIDE_LIMIT] = {0}, z[CAYLEY_BURNSIDE_LIMIT] = {0};
+    uint32_t c[3] = {0, 0, 0};
+    const int rows = g->layer7_rows;
+    cayley_burnside_digits(rank, g->n, y);
+    for (int r = 0; r < 3; r++)
+        if (r < rows) {
+            c[r] = y[14 + r];
+            y[14 + r] = 0;
+        }
+    if (up) {
+        burnside_a2(y, z, 18); /* z[0..14): the new lower part; z[14..18): P(y0..y13) */
+    } else {
+        burnside_a2_inverse(y, z, 14); /* z[0..14): the lower part of the preimage */
+        for (int i = 0; i < 14; i++)
+            y[i] = z[i];
+        burnside_a2(y, z, 18); /* z[14..18): P of the preimage; z[0..14) is not used */
+        for (int i = 0; i < 14; i++)
+            z[i] = y[i];
+    }
+    for (int r = 0; r < 3; r++)
+        if (r < rows) {
+            uint32_t lp = 0;
+            for (int j = 0; j < 4; j++)
+                lp += (uint32_t)g->layer7[r][j] * z[14 + j];
+            lp %= 5u;
+            z[14 + r] = (c[r] + (up ? lp : 5u - lp)) % 5u;
+        }
+    return cayley_burnside_rank(z, g->n);
+}
+
 /* The rank of y * generator k of B_K. a1 only changes the lowest digit, y0 = rank mod 5, taken
  * from the two 32-bit halves of the rank since 2^32 = 1 (mod 5). */
 CAYLEY_HD uint64_t cayley_burnside_neighbour(const kedr_cayley_group *g, uint64_t rank, int k)
@@ -174,6 +213,8 @@ CAYLEY_HD uint64_t cayley_burnside_neighbour(const kedr_cayley_group *g, uint64_
             return y0 == 4 ? rank - 4 : rank + 1;
         return y0 == 0 ? rank + 4 : rank - 1;
     }
+    if (g->layer7_rows)
+        return cayley_burnside_layer7_neighbour(g, rank, g->step[k] > 0);
     /* zeroed only to quiet -Wmaybe-uninitialized: entries from g->n on are never read */
     uint32_t y[CAYLEY_BURNSIDE_LIMIT] = {0}, z[CAYLEY_BURNSIDE_LIMIT] = {0};
     cayley_burnside_digits(rank, g->n, y);
