@@ -121,9 +121,13 @@ if has examples-all; then
 fi
 
 if has render; then
-    echo "== render: the GPU's LBVH build and rays up to 10^7 triangles"
-    timeout 240 build/kedr bench render --backend cuda --accel lbvh --max-triangles 10000000 \
-        --size 640x360 --repeats 3 --json "$out/render.json" 2>&1 | tail -n 24 || rc=1
+    echo "== render: the BVHs and Embree (every core of the host) up to 10^6 triangles, 1920x1080"
+    timeout 300 build/kedr bench render --backend cuda --accel bvh --max-triangles 1000000 \
+        --repeats 3 --json "$out/render.json" 2>&1 | tail -n 40 || rc=1
+    echo "== render: the GPU's LBVH build at 10^6 and 10^7 triangles"
+    timeout 240 build/kedr bench render --backend cuda --accel lbvh --min-triangles 1000000 \
+        --max-triangles 10000000 --size 640x360 --repeats 3 --json "$out/render-1e7.json" 2>&1 |
+        tail -n 24 || rc=1
 fi
 
 if has stride; then
