@@ -4,9 +4,14 @@
  *
  * The particles travel as records: each field of dsmc_particle_fields (sim.h) in turn, so a
  * new particle array travels without a change here. Particles that left the domain (cell key
- * ncells) stay where they are for the indexing to drop. On the GPU the leaving particles are
+ * DSMC_DROP) stay where they are for the indexing to drop. On the GPU the leaving particles are
  * found and packed there (exchange.cu), and only their records cross to the host and back (the
- * MPI library is not CUDA-aware here: include/kedr/comm.h). */
+ * MPI library is not CUDA-aware here: include/kedr/comm.h).
+ *
+ * Over ranks the keys come in the rank's terms (dsmc_key_of): the cuda move writes them so, and
+ * keys of the grid's cells (the locate, the cpu move) are made so first. A leaver's key is
+ * ncells + its cell, so finding the leavers is a comparison, and the staying particles' keys
+ * are already the local cells that the indexing sorts by. */
 #include "exchange.h"
 
 #include "core/internal.h"
@@ -87,12 +92,18 @@ void dsmc_cells_mine(kedr_dsmc *sim)
     if (sim->keys_local) /* keys made local to another split: located again when needed */
         sim->located = 0;
     sim->keys_local = 0;
+    sim->xtiles_n = 0;
 }
 
-/* Where a particle goes: the owner of its cell's column, or this rank for one that left. */
+/* Where a particle goes: the owner of its cell's column, or this rank for one that left. Keys
+ * in the rank's terms (sim->keys_local, dsmc_key_of): the owner of a leaver's column, this rank
+ * for the others. */
 static int dest_of(const kedr_dsmc *sim, const dsmc_decomp *d, uint32_t key, int me)
 {
-    return key >= sim->ncells ? me : d->owner[key % (uint32_t)sim->p.nx];
+    uint32_t nc = (uint32_t)sim->ncells;
+    if (sim->keys_local)
+        return dsmc_key_leaves(key, nc) ? d->owner[(key - nc) % (uint32_t)sim->p.nx] : me;
+    return key >= nc ? me : d->owner[key % (uint32_t)sim->p.nx];
 }
 
 /* The leaving particles as records, side by side per destination rank in rank order and in
@@ -158,7 +169,7 @@ static kedr_status leave_cpu(kedr_dsmc *sim, const dsmc_decomp *d, int me, int n
                 for (int k = 0; k < nf; k++)
                     memcpy((unsigned char *)*f[k].ptr + kept * f[k].elem,
                            (unsigned char *)*f[k].ptr + i * f[k].elem, f[k].elem);
-            keys[kept] = dsmc_cell_local(sim->cmap, keys[i], (uint32_t)sim->ncells);
+            keys[kept] = keys[i];
             kept++;
             continue;
         }
@@ -267,6 +278,32 @@ static kedr_status xbuf_room(kedr_dsmc *sim, size_t bytes)
     return KEDR_OK;
 }
 
+/* Tests (sim->xcheck): the move's counts of each tile's leavers against the selection's own
+ * counting pass. */
+static kedr_status check_tiles(kedr_dsmc *sim, const uint32_t *keys, size_t n, int me)
+{
+    size_t nt = (n + DSMC_XTILE - 1) / DSMC_XTILE;
+    uint32_t *dev = NULL, *a = malloc(nt * 4), *b = malloc(nt * 4);
+    kedr_status s = a && b ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+    if (s == KEDR_OK)
+        s = kedr_alloc(sim->ctx, (void **)&dev, nt * 4);
+    if (s == KEDR_OK)
+        s = dsmc_count_leavers_cuda(sim->ctx, keys, n, (uint32_t)sim->ncells,
+                                    (uint32_t)sim->p.nx, 1, sim->xowner, me, dev);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, a, sim->xbuf, nt * 4);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, b, dev, nt * 4);
+    for (size_t t = 0; s == KEDR_OK && t < nt; t++)
+        if (a[t] != b[t])
+            s = kedr_fail(KEDR_ERR_INVALID, "dsmc_exchange: rank %d: the move counted %u "
+                          "leavers in tile %zu of %zu, the selection %u", me, a[t], t, nt, b[t]);
+    kedr_free(sim->ctx, dev);
+    free(a);
+    free(b);
+    return s;
+}
+
 /* The GPU: the leaving particles are found, grouped by destination and packed there
  * (exchange.cu), and only their records cross to the host, into the kept pinned send buffer in
  * the messages' order; the particles from the end of the arrays fill their slots. */
@@ -280,10 +317,16 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
         KEDR_TRY(kedr_alloc(ctx, (void **)&sim->xowner, (size_t)d->nx * sizeof *d->owner));
         KEDR_TRY(kedr_upload(ctx, sim->xowner, d->owner, (size_t)d->nx * sizeof *d->owner));
     }
+    /* the move counted each tile's leavers into the scratch (room made for these n then) */
+    int counted = sim->keys_local && sim->xtiles_n == n && n > 0;
+    sim->xtiles_n = 0;
     KEDR_TRY(xbuf_room(sim, dsmc_select_scratch_words(n) * 4));
+    if (counted && sim->xcheck)
+        KEDR_TRY(check_tiles(sim, keys, n, me));
     uint32_t *idx = sim->perm; /* free between the copies of radial weighting and the index */
-    KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, sim->cmap, sim->xowner,
-                                      me, (uint32_t *)sim->xbuf, idx, &m));
+    KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, (uint32_t)sim->p.nx,
+                                      sim->keys_local, sim->xowner, me, (uint32_t *)sim->xbuf,
+                                      counted, idx, &m));
     xprof_mark(sim, XP_SELECT, &xprof_t);
     dsmc_xfields xf;
     xfields_of(sim, &xf);
@@ -294,8 +337,9 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     unsigned char *xb = sim->xbuf;
     uint32_t *pairs_d = (uint32_t *)(xb + rec_bytes), *dest = pairs_d + 2 * m,
              *dest_sorted = dest + m, *by_dest = dest_sorted + m, *start_d = by_dest + m;
-    KEDR_TRY(dsmc_group_leavers_cuda(ctx, keys, idx, m, (uint32_t)sim->p.nx, sim->xowner, nranks,
-                                     dest, dest_sorted, by_dest, start_d));
+    KEDR_TRY(dsmc_group_leavers_cuda(ctx, keys, idx, m, (uint32_t)sim->p.nx,
+                                     sim->keys_local ? (uint32_t)sim->ncells : 0, sim->xowner,
+                                     nranks, dest, dest_sorted, by_dest, start_d));
     KEDR_TRY(dsmc_pack_cuda(ctx, &xf, by_dest, m, sim->xbuf));
     /* host: the records, the leavers in particle order (for the holes), the starts */
     KEDR_TRY(host_room(ctx, &x->send, &x->send_bytes, m * rec + (m * 3 + (size_t)nranks + 1) * 4));
@@ -348,8 +392,6 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     int me = kedr_comm_rank(comm), nranks = kedr_comm_size(comm);
     if (counts)
         memset(counts, 0, sizeof *counts);
-    if (sim->keys_local) /* an exchange's local keys: the exchange needs global cells */
-        sim->located = 0;
     if (d->nranks != nranks || d->nx != sim->p.nx)
         return kedr_fail(KEDR_ERR_INVALID, "dsmc_exchange: a decomposition for %d ranks and %d "
                          "columns, used on %d ranks and %d columns", d->nranks, d->nx, nranks,
@@ -367,6 +409,17 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     kedr_status s = per && x ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
     if (s == KEDR_OK)
         s = dsmc_locate(sim, &keys);
+    if (s == KEDR_OK && sim->nlocal != sim->ncells && !sim->keys_local) {
+        /* the grid's cells (the locate, the cpu move) in the rank's terms */
+#ifdef KEDR_HAVE_CUDA
+        if (KEDR_IS_CUDA(sim->ctx))
+            s = dsmc_keys_local_cuda(sim->ctx, keys, n, sim->cmap, (uint32_t)sim->ncells);
+        else
+#endif
+            for (size_t i = 0; i < n; i++)
+                keys[i] = dsmc_key_of(sim->cmap, keys[i], (uint32_t)sim->ncells);
+        sim->keys_local = 1;
+    }
 #ifdef KEDR_HAVE_CUDA
     if (s == KEDR_OK && KEDR_IS_CUDA(sim->ctx))
         s = leave_cuda(sim, d, me, nranks, keys, per, &l);
@@ -461,7 +514,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
         }
         if (s == KEDR_OK) {
             for (size_t i = 0; i < arrived; i++)
-                nk[i] = dsmc_cell_local(
+                nk[i] = dsmc_key_of(
                     sim->cmap,
                     sim->p.dims == 3
                         ? dsmc_cell_of3(&sim->p, xyz[i * 3], xyz[i * 3 + 1], xyz[i * 3 + 2])
@@ -482,7 +535,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     xprof_mark(sim, XP_ARRIVE, &xprof_t);
     if (s == KEDR_OK) {
         sim->sorted = 0;
-        sim->keys_local = sim->nlocal != sim->ncells; /* made local for the indexing */
+        sim->keys_local = sim->nlocal != sim->ncells; /* the rank's own cells, local */
         if (counts) {
             counts->sent = n - kept;
             counts->received = arrived;
@@ -493,6 +546,22 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     xprof_mark(sim, XP_END, &xprof_t);
     xprof_calls++;
     return s;
+}
+
+kedr_status dsmc_exchange_tiles(kedr_dsmc *sim, uint32_t **tiles)
+{
+    *tiles = NULL;
+#ifdef KEDR_HAVE_CUDA
+    if (!KEDR_IS_CUDA(sim->ctx) || sim->nlocal == sim->ncells || sim->p.radial || sim->n == 0)
+        return KEDR_OK;
+    size_t words = dsmc_select_scratch_words(sim->n);
+    KEDR_TRY(xbuf_room(sim, words * 4));
+    KEDR_TRY(kedr_memset(sim->ctx, sim->xbuf, 0, words * 4));
+    *tiles = (uint32_t *)sim->xbuf;
+#else
+    (void)sim;
+#endif
+    return KEDR_OK;
 }
 
 void dsmc_decomp_adopt(kedr_dsmc *sim, dsmc_decomp *d)

@@ -7,22 +7,25 @@
 #include "kedr/prim.h"
 
 #define XB 256   /* threads a block */
-#define XTILE 2048 /* particles a block of the selection */
+#define XTILE DSMC_XTILE /* particles a block of the selection */
 
-static __device__ int leaves(uint32_t key, uint32_t ncells, uint32_t nx, const int *owner, int me)
+/* Keys in the rank's terms (rank_terms: dsmc_key_of) mark the leavers themselves; a key of the
+ * grid's cells leaves when its column is another rank's. */
+static __device__ int leaves(uint32_t key, uint32_t ncells, uint32_t nx, int rank_terms,
+                             const int *owner, int me)
 {
-    return key < ncells && owner[key % nx] != me;
+    return rank_terms ? dsmc_key_leaves(key, ncells) : key < ncells && owner[key % nx] != me;
 }
 
 /* The leaving particles of each tile of XTILE. */
 static __global__ void k_count(const uint32_t *keys, size_t n, uint32_t ncells, uint32_t nx,
-                               const int *owner, int me, uint32_t *tile_count)
+                               int rank_terms, const int *owner, int me, uint32_t *tile_count)
 {
     size_t t0 = (size_t)blockIdx.x * XTILE;
     int c = 0;
     for (int k = 0; k < XTILE; k += XB) {
         size_t i = t0 + k + threadIdx.x;
-        int f = i < n && leaves(keys[i], ncells, nx, owner, me);
+        int f = i < n && leaves(keys[i], ncells, nx, rank_terms, owner, me);
         c += __syncthreads_count(f);
     }
     if (threadIdx.x == 0)
@@ -31,12 +34,11 @@ static __global__ void k_count(const uint32_t *keys, size_t n, uint32_t ncells, 
 
 /* Their indices, in order: tile_off[t] (the exclusive scan of the counts) is where tile t
  * writes. Within a tile, each chunk of XB in turn: a warp's leavers by ballot, the warps' in
- * order through shared memory. The staying particles' keys are made local to cm on the way. */
-static __global__ void k_write(uint32_t *keys, size_t n, uint32_t ncells, dsmc_cellmap cm,
-                               const int *owner, int me, const uint32_t *tile_off, uint32_t *idx)
+ * order through shared memory. */
+static __global__ void k_write(const uint32_t *keys, size_t n, uint32_t ncells, uint32_t nx,
+                               int rank_terms, const int *owner, int me, const uint32_t *tile_off,
+                               uint32_t *idx)
 {
-    const uint32_t nx = cm.nx;
-    const bool to_local = cm.w != cm.nx;
     __shared__ uint32_t warp_total[XB / 32];
     __shared__ uint32_t base;
     int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -45,10 +47,7 @@ static __global__ void k_write(uint32_t *keys, size_t n, uint32_t ncells, dsmc_c
         base = tile_off[blockIdx.x];
     for (int k = 0; k < XTILE; k += XB) {
         size_t i = t0 + k + threadIdx.x;
-        uint32_t key = i < n ? keys[i] : 0;
-        int f = i < n && leaves(key, ncells, nx, owner, me);
-        if (i < n && !f && to_local)
-            keys[i] = dsmc_cell_local(cm, key, ncells);
+        int f = i < n && leaves(keys[i], ncells, nx, rank_terms, owner, me);
         unsigned ballot = __ballot_sync(0xffffffffu, f);
         if (lane == 0)
             warp_total[warp] = (uint32_t)__popc(ballot);
@@ -120,11 +119,26 @@ static unsigned blocks_for(size_t m)
 
 size_t dsmc_select_scratch_words(size_t n) { return (n + XTILE - 1) / XTILE + 1; }
 
-kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t ncells,
-                                     dsmc_cellmap cm, const int *owner, int me, uint32_t *tiles,
+kedr_status dsmc_count_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                    uint32_t ncells, uint32_t nx, int rank_terms,
+                                    const int *owner, int me, uint32_t *tiles)
+{
+    size_t ntiles = (n + XTILE - 1) / XTILE;
+    if (ntiles > 0x7fffffffu)
+        return kedr_fail(KEDR_ERR_INVALID, "dsmc exchange: %zu particles", n);
+    if (ntiles == 0)
+        return KEDR_OK;
+    k_count<<<(unsigned)ntiles, XB, 0, KEDR_STREAM(ctx)>>>(keys, n, ncells, nx, rank_terms, owner,
+                                                           me, tiles);
+    KEDR_CUDA_LAUNCHED("dsmc exchange count");
+    return KEDR_OK;
+}
+
+kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                     uint32_t ncells, uint32_t nx, int rank_terms,
+                                     const int *owner, int me, uint32_t *tiles, int counted,
                                      uint32_t *idx, size_t *nleave)
 {
-    const uint32_t nx = cm.nx;
     *nleave = 0;
     if (n == 0)
         return KEDR_OK;
@@ -132,12 +146,13 @@ kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, ui
     if (ntiles > 0x7fffffffu)
         return kedr_fail(KEDR_ERR_INVALID, "dsmc exchange: %zu particles", n);
     cudaStream_t st = KEDR_STREAM(ctx);
-    k_count<<<(unsigned)ntiles, XB, 0, st>>>(keys, n, ncells, nx, owner, me, tiles);
-    KEDR_CUDA_LAUNCHED("dsmc exchange count");
+    if (!counted)
+        KEDR_TRY(dsmc_count_leavers_cuda(ctx, keys, n, ncells, nx, rank_terms, owner, me, tiles));
     uint32_t total = 0;
     KEDR_TRY(kedr_scan_exclusive(ctx, KEDR_U32, tiles, tiles, ntiles, &total));
-    if (total || cm.w != cm.nx) { /* the second pass also makes the keys local */
-        k_write<<<(unsigned)ntiles, XB, 0, st>>>(keys, n, ncells, cm, owner, me, tiles, idx);
+    if (total) {
+        k_write<<<(unsigned)ntiles, XB, 0, st>>>(keys, n, ncells, nx, rank_terms, owner, me, tiles,
+                                                 idx);
         KEDR_CUDA_LAUNCHED("dsmc exchange select");
     }
     *nleave = total;
@@ -174,13 +189,13 @@ kedr_status dsmc_move_slots_cuda(kedr_ctx *ctx, const dsmc_xfields *f, uint32_t 
     return KEDR_OK;
 }
 
-/* dest[j]: the rank that owns leaver idx[j]'s column. */
+/* dest[j]: the rank that owns leaver idx[j]'s column (its cell: the key less base). */
 static __global__ void k_dest(const uint32_t *keys, const uint32_t *idx, size_t m, uint32_t nx,
-                              const int *owner, uint32_t *dest)
+                              uint32_t base, const int *owner, uint32_t *dest)
 {
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m;
          j += (size_t)gridDim.x * blockDim.x)
-        dest[j] = (uint32_t)owner[keys[idx[j]] % nx];
+        dest[j] = (uint32_t)owner[(keys[idx[j]] - base) % nx];
 }
 
 /* start[r]: the first j with d[j] >= r (d ascending), r = 0 .. nranks. */
@@ -201,13 +216,14 @@ static __global__ void k_starts(const uint32_t *d, size_t m, int nranks, uint32_
 }
 
 kedr_status dsmc_group_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, const uint32_t *idx,
-                                    size_t m, uint32_t nx, const int *owner, int nranks,
+                                    size_t m, uint32_t nx, uint32_t base, const int *owner,
+                                    int nranks,
                                     uint32_t *dest, uint32_t *dest_sorted, uint32_t *by_dest,
                                     uint32_t *start)
 {
     cudaStream_t st = KEDR_STREAM(ctx);
     if (m) {
-        k_dest<<<blocks_for(m), XB, 0, st>>>(keys, idx, m, nx, owner, dest);
+        k_dest<<<blocks_for(m), XB, 0, st>>>(keys, idx, m, nx, base, owner, dest);
         KEDR_CUDA_LAUNCHED("dsmc exchange destinations");
         int bits = 1;
         while (bits < 31 && ((uint32_t)1 << bits) < (uint32_t)nranks)

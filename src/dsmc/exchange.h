@@ -39,6 +39,14 @@ void dsmc_decomp_adopt(struct kedr_dsmc *sim, dsmc_decomp *d);
  * the environment its parts, timed, printed to stderr. */
 void dsmc_exchange_release(struct kedr_dsmc *sim);
 
+/* Particles a tile of the GPU's selection of leavers (exchange.cu). */
+#define DSMC_XTILE 2048
+
+/* cuda, keys in the rank's terms: room in the exchange's scratch for the leavers' counts of
+ * sim->n particles' tiles, zeroed, for the move to fill (*tiles; NULL where the move does not
+ * count: the cpu, one rank, the whole grid, radial weighting, which adds copies after it). */
+kedr_status dsmc_exchange_tiles(struct kedr_dsmc *sim, uint32_t **tiles);
+
 /* The particle arrays as the GPU's exchange kernels see them (exchange.cu). */
 typedef struct {
     unsigned char *ptr[DSMC_MAX_FIELDS];
@@ -53,17 +61,26 @@ extern "C" {
 /* Words of scratch dsmc_select_leavers_cuda needs for n particles (device memory). */
 size_t dsmc_select_scratch_words(size_t n);
 /* The indices of the particles whose key lies in another rank's columns, ascending, into idx
- * (device, room for n); *nleave their number (host). The other particles' keys are made local
- * to cm (dsmc_cell_local) in the same pass, for the indexing; the leavers' stay global. */
-kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, uint32_t ncells,
-                                     dsmc_cellmap cm, const int *owner, int me, uint32_t *tiles,
+ * (device, room for n); *nleave their number (host). Keys of the grid's cells (rank = 0: the
+ * owner of the key's column is not me), or in the rank's terms (rank = 1: dsmc_key_leaves).
+ * counted: tiles already hold the leavers of each tile (the move counted them), and the first
+ * pass is skipped. */
+kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                     uint32_t ncells, uint32_t nx, int rank_terms,
+                                     const int *owner, int me, uint32_t *tiles, int counted,
                                      uint32_t *idx, size_t *nleave);
-/* The leavers idx[0..m) (ascending) grouped by destination rank (the owner of their key's
- * column), in particle order within one: into by_dest (device, m words); start (device, nranks +
+/* The first pass alone: the leavers of each tile into tiles (device, one word a tile). */
+kedr_status dsmc_count_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
+                                    uint32_t ncells, uint32_t nx, int rank_terms,
+                                    const int *owner, int me, uint32_t *tiles);
+/* The leavers idx[0..m) (ascending) grouped by destination rank (the owner of the column of
+ * their key's cell, key - base: base = ncells for keys in the rank's terms, else 0), in
+ * particle order within one: into by_dest (device, m words); start (device, nranks +
  * 1 words) receives where each rank's group begins (start[nranks] = m). dest and dest_sorted:
  * device scratch of m words each. */
 kedr_status dsmc_group_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, const uint32_t *idx,
-                                    size_t m, uint32_t nx, const int *owner, int nranks,
+                                    size_t m, uint32_t nx, uint32_t base, const int *owner,
+                                    int nranks,
                                     uint32_t *dest, uint32_t *dest_sorted, uint32_t *by_dest,
                                     uint32_t *start);
 /* Records of particles idx[0..m) into out (device, m * f->rec bytes). */

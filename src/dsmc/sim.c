@@ -1115,6 +1115,13 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
         kedr_dsmc_destroy(sim);
         return gs;
     }
+    if (sim->nranks > 1 && sim->ncells > (UINT32_MAX - 1) / 2) { /* keys: dsmc_key_of */
+        kedr_status ks = kedr_fail(KEDR_ERR_INVALID, "%s: %zu cells: over several ranks at most "
+                                   "%u (2^31 - 1) are supported", fn, sim->ncells,
+                                   (UINT32_MAX - 1) / 2);
+        kedr_dsmc_destroy(sim);
+        return ks;
+    }
 
     /* The initial (sigma g)_max: three most probable relative speeds at the hottest of the
      * gas states and walls, for the pair where it is largest; cells raise it when they meet
@@ -1219,12 +1226,18 @@ static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
     if (p.surf)
         sim->geo.surf_steps++;
     uint64_t extra = 0; /* copies asked for under radial weighting */
+    sim->xtiles_n = 0;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
+        uint32_t *tiles = NULL; /* the leavers of each of the exchange's tiles, counted */
+        KEDR_TRY(dsmc_exchange_tiles(sim, &tiles));
         if (p.radial)
             KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, sizeof extra));
         KEDR_TRY(dsmc_move_cuda(sim->ctx, &p, sim->n, n_old, sim->a, cell_keys(sim), sim->perm,
-                                sim->counters, far_box(&p)));
+                                sim->counters, far_box(&p), sim->cmap, (uint32_t)sim->ncells,
+                                tiles));
+        sim->keys_local = sim->nlocal != sim->ncells; /* the move wrote them so */
+        sim->xtiles_n = tiles ? sim->n : 0;
         if (p.radial)
             KEDR_TRY(kedr_download(sim->ctx, &extra, sim->counters, sizeof extra));
     } else
@@ -1237,6 +1250,7 @@ static kedr_status run_move(kedr_dsmc *sim, size_t n_old)
 static kedr_status run_locate(kedr_dsmc *sim)
 {
     sim->keys_local = 0;
+    sim->xtiles_n = 0;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
         return dsmc_locate_cuda(sim->ctx, &sim->p, sim->n, sim->a, cell_keys(sim));
@@ -1294,7 +1308,7 @@ static kedr_status run_index(kedr_dsmc *sim)
 {
     size_t kept = 0;
     /* Over ranks the sort takes the rank's own cells only (local keys: the exchange leaves
-     * them so; keys from elsewhere are made local here). */
+     * them so; keys of the grid's cells are made local here, another rank's dropped). */
     if (sim->nlocal != sim->ncells && !sim->keys_local) {
         uint32_t *k = cell_keys(sim);
 #ifdef KEDR_HAVE_CUDA
@@ -1303,7 +1317,7 @@ static kedr_status run_index(kedr_dsmc *sim)
         else
 #endif
             for (size_t i = 0; i < sim->n; i++)
-                k[i] = dsmc_cell_local(sim->cmap, k[i], (uint32_t)sim->ncells);
+                k[i] = dsmc_key_of(sim->cmap, k[i], (uint32_t)sim->ncells);
         sim->keys_local = 1;
     }
     /* The sort reads the cell keys in the spare's first half and works in its second, so
@@ -1519,9 +1533,9 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE)) {
         sim->mid_step = 1;
         KEDR_TRY(stage_begin(sim, &t0));
+        sim->keys_local = 0;
         KEDR_TRY(run_move(sim, n_old));
         sim->located = 1;
-        sim->keys_local = 0;
         KEDR_TRY(stage_end(sim, KEDR_DSMC_MOVE, t0));
         sim->sorted = 0;
         if (sim->nranks > 1) {

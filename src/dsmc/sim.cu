@@ -3,6 +3,7 @@
  * (dsmc_kernels.h). Cells own contiguous ranges of the sorted particle arrays, so no two threads
  * write the same particle and no atomics touch particle data. */
 #include "sim.h"
+#include "exchange.h"
 
 #include "core/internal.h"
 
@@ -63,10 +64,22 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
  * box's move took 2.54 ms with the shortcut as a branch in front of the event search, 1.88 ms
  * so; the 3D box's 6.4 ms with the event search for every molecule (the branch made it 6.9),
  * 2.83 ms so. */
+/* Particle i's cell key in the rank's terms; a leaver counted in its selection tile (tiles
+ * non-NULL: exchange.h, DSMC_XTILE). */
+static __device__ __forceinline__ void put_key(uint32_t *cell, size_t i, uint32_t c,
+                                               dsmc_cellmap cm, uint32_t ncells, uint32_t *tiles)
+{
+    uint32_t k = dsmc_key_of(cm, c, ncells);
+    cell[i] = k;
+    if (tiles && dsmc_key_leaves(k, ncells))
+        atomicAdd(&tiles[i / DSMC_XTILE], 1u);
+}
+
 template <int THREE>
 static __global__ void __launch_bounds__(DSMC_BLOCK)
     k_move_straight(dsmc_params p, size_t n, size_t n_old, dsmc_particles a, uint32_t *cell,
-                    uint32_t *rest, unsigned long long *nrest, dsmc_box fb)
+                    uint32_t *rest, unsigned long long *nrest, dsmc_box fb, dsmc_cellmap cm,
+                    uint32_t ncells, uint32_t *tiles)
 {
     const unsigned lane = threadIdx.x & 31;
     const size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -89,7 +102,8 @@ static __global__ void __launch_bounds__(DSMC_BLOCK)
                 a.y[i] = qy;
                 if (THREE)
                     a.z[i] = qz;
-                cell[i] = THREE ? dsmc_cell_of3(&p, qx, qy, qz) : dsmc_cell_of(&p, qx, qy);
+                put_key(cell, i, THREE ? dsmc_cell_of3(&p, qx, qy, qz) : dsmc_cell_of(&p, qx, qy),
+                        cm, ncells, tiles);
                 listed = false;
             }
         }
@@ -108,7 +122,8 @@ static __global__ void __launch_bounds__(DSMC_BLOCK)
 /* The molecules that k_move_straight listed, through the event search. */
 template <int THREE, int VIB>
 static __global__ void k_move_rest(dsmc_params p, size_t n_old, dsmc_particles a, uint32_t *cell,
-                                   const uint32_t *rest, const unsigned long long *nrest)
+                                   const uint32_t *rest, const unsigned long long *nrest,
+                                   dsmc_cellmap cm, uint32_t ncells, uint32_t *tiles)
 {
     if (!VIB)
         a.vib = NULL;
@@ -116,7 +131,7 @@ static __global__ void k_move_rest(dsmc_params p, size_t n_old, dsmc_particles a
     for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < count;
          k += (size_t)gridDim.x * blockDim.x) {
         const size_t i = rest[k];
-        cell[i] = dsmc_move_slot(&p, THREE, a, i, i >= n_old);
+        put_key(cell, i, dsmc_move_slot(&p, THREE, a, i, i >= n_old), cm, ncells, tiles);
     }
 }
 
@@ -124,7 +139,8 @@ static __global__ void k_move_rest(dsmc_params p, size_t n_old, dsmc_particles a
  * adds their sum to *extra. */
 template <int VIB>
 static __global__ void k_move_axi(dsmc_params p, size_t n, size_t n_old, dsmc_particles a,
-                                  uint32_t *cell, uint32_t *copies, unsigned long long *extra)
+                                  uint32_t *cell, uint32_t *copies, unsigned long long *extra,
+                                  dsmc_cellmap cm, uint32_t ncells, uint32_t *tiles)
 {
     if (!VIB)
         a.vib = NULL;
@@ -132,7 +148,7 @@ static __global__ void k_move_axi(dsmc_params p, size_t n, size_t n_old, dsmc_pa
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         uint32_t k;
-        cell[i] = dsmc_move_slot_axi(&p, a, i, i >= n_old, &k);
+        put_key(cell, i, dsmc_move_slot_axi(&p, a, i, i >= n_old, &k), cm, ncells, tiles);
         if (p.radial)
             copies[i] = k;
         sum += k;
@@ -210,9 +226,9 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
         }
         uint32_t m = 0;
         double sc = 0;
-        coll += dsmc_collide_cell(&p, dsmc_cell_global(cm, (uint32_t)c), starts[c], n, a.x, a.y, THREE ? a.z : NULL,
-                                  a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, sgmax, &m, &sc,
-                                  NULL);
+        coll += dsmc_collide_cell(&p, dsmc_cell_global(cm, (uint32_t)c), starts[c], n, a.x, a.y,
+                                  THREE ? a.z : NULL, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last,
+                                  sgmax, &m, &sc, NULL);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -331,8 +347,8 @@ static __global__ void k_sample(dsmc_params p, dsmc_cellmap cm, size_t nlocal, s
         a.vib = NULL;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < nlocal;
          c += (size_t)gridDim.x * blockDim.x)
-        dsmc_sample_cell(&p, dsmc_cell_global(cm, (uint32_t)c), ncells, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
-                         a.vib, a.sp, acc);
+        dsmc_sample_cell(&p, dsmc_cell_global(cm, (uint32_t)c), ncells, starts[c], counts[c],
+                         a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, acc);
 }
 
 extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
@@ -353,7 +369,8 @@ extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, i
 
 extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
                                       dsmc_particles a, uint32_t *cell, uint32_t *copies,
-                                      uint64_t *counters, dsmc_box far)
+                                      uint64_t *counters, dsmc_box far, dsmc_cellmap m,
+                                      uint32_t ncells, uint32_t *tiles)
 {
     if (n == 0)
         return KEDR_OK;
@@ -361,10 +378,10 @@ extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_
     if (p->axisym) {
         if (a.vib)
             k_move_axi<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-                *p, n, n_old, a, cell, copies, extra);
+                *p, n, n_old, a, cell, copies, extra, m, ncells, tiles);
         else
             k_move_axi<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-                *p, n, n_old, a, cell, copies, extra);
+                *p, n, n_old, a, cell, copies, extra, m, ncells, tiles);
         KEDR_CUDA_LAUNCHED("k_move_axi");
     } else {
         /* the list goes to copies (the sort permutation, free until the next indexing), its
@@ -372,13 +389,13 @@ extern "C" kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_
         KEDR_CUDA_TRY(cudaMemsetAsync(extra, 0, sizeof *extra, KEDR_STREAM(ctx)));
         if (p->dims == 3)
             k_move_straight<1><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-                *p, n, n_old, a, cell, copies, extra, far);
+                *p, n, n_old, a, cell, copies, extra, far, m, ncells, tiles);
         else
             k_move_straight<0><<<grid_for(ctx, n), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-                *p, n, n_old, a, cell, copies, extra, far);
+                *p, n, n_old, a, cell, copies, extra, far, m, ncells, tiles);
         KEDR_CUDA_LAUNCHED("k_move_straight");
         DSMC_LAUNCH(k_move_rest, p->dims == 3, a.vib != NULL, grid_for(ctx, n), DSMC_BLOCK, *p,
-                    n_old, a, cell, copies, extra);
+                    n_old, a, cell, copies, extra, m, ncells, tiles);
         KEDR_CUDA_LAUNCHED("k_move_rest");
     }
     return KEDR_OK;
@@ -467,7 +484,7 @@ static __global__ void k_keys_local(uint32_t *keys, size_t n, dsmc_cellmap m, ui
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
-        keys[i] = dsmc_cell_local(m, keys[i], ncells);
+        keys[i] = dsmc_key_of(m, keys[i], ncells);
 }
 
 extern "C" kedr_status dsmc_keys_local_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n,

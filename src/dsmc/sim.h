@@ -222,14 +222,22 @@ DSMC_HD uint32_t dsmc_cell_global(dsmc_cellmap m, uint32_t c)
 {
     return m.w == m.nx ? c : c / m.w * m.nx + m.x0 + c % m.w;
 }
-/* The local cell of global cell g: g itself for g >= ncells (a particle that left the domain,
- * which the indexing drops), UINT32_MAX (dropped too) for a cell of another rank's columns. */
-DSMC_HD uint32_t dsmc_cell_local(dsmc_cellmap m, uint32_t g, uint32_t ncells)
+/* A particle's cell key in the rank's terms, from the grid's cell g: the local cell of one of
+ * the rank's own cells; ncells + g for a cell of another rank's columns (a leaver, which the
+ * exchange sends away and the indexing would drop); g itself for g >= ncells (DSMC_DROP: left
+ * the domain). On one rank (w = nx) the grid's cell. Needs 2 ncells <= 2^32 - 1
+ * (kedr_dsmc_create_on refuses larger grids over ranks). */
+DSMC_HD uint32_t dsmc_key_of(dsmc_cellmap m, uint32_t g, uint32_t ncells)
 {
     if (m.w == m.nx || g >= ncells)
         return g;
     uint32_t i = g % m.nx;
-    return i - m.x0 < m.w ? g / m.nx * m.w + (i - m.x0) : UINT32_MAX;
+    return i - m.x0 < m.w ? g / m.nx * m.w + (i - m.x0) : ncells + g;
+}
+/* 1 for the key of a leaver (dsmc_key_of); its cell in the grid is key - ncells. */
+DSMC_HD int dsmc_key_leaves(uint32_t key, uint32_t ncells)
+{
+    return key >= ncells && key - ncells < ncells;
 }
 
 struct kedr_dsmc {
@@ -244,12 +252,18 @@ struct kedr_dsmc {
      * number: the indexing, collisions and sampling see these cells only (dsmc_cells_mine). */
     dsmc_cellmap cmap;
     size_t nlocal;
-    /* 1 while the cell keys are local (the exchange made them so, for the indexing); 0: global
-     * cells, as the move and the locate write them. */
+    /* 1 while the cell keys are in the rank's terms (dsmc_key_of: the cuda move and the
+     * exchange write them so); 0: the grid's cells, as the locate and the cpu move write them. */
     int keys_local;
     /* Tests: every rank indexes, collides and samples over the whole grid (the other ranks'
      * cells empty), as before ranks had cells of their own: set, then dsmc_cells_mine. */
     int whole_grid;
+    /* cuda over ranks: the move counted the leavers of each of the exchange's selection tiles
+     * (exchange.h: DSMC_XTILE) into xbuf for these xtiles_n particles (0: it did not), so the
+     * selection skips its counting pass; xcheck (tests) makes the exchange count them again and
+     * fail on a difference. */
+    size_t xtiles_n;
+    int xcheck;
     int *xowner;      /* cuda: decomp.owner in device memory */
     void *xbuf;       /* cuda: the exchange's scratch (selection, records, moves), grown */
     size_t xbuf_bytes;
@@ -323,10 +337,13 @@ kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
                                dsmc_particles a);
 /* Axisymmetric cases with radial weighting also write each particle's extra copies to copies[i]
  * and add their sum to counters[0] (zeroed by the caller). Planar and 3D runs use copies (n
- * words) and counters[0] as scratch: the molecules that need the event search. */
+ * words) and counters[0] as scratch: the molecules that need the event search. The cell keys
+ * are written in the rank's terms (dsmc_key_of with m and ncells); tiles (device, zeroed, or
+ * NULL) receive the leavers (dsmc_key_leaves) of each DSMC_XTILE particles. */
 kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
                            dsmc_particles a, uint32_t *cell, uint32_t *copies,
-                           uint64_t *counters, dsmc_box far);
+                           uint64_t *counters, dsmc_box far, dsmc_cellmap m, uint32_t ncells,
+                           uint32_t *tiles);
 /* The copies of radial weighting (clone_cpu in sim.c). */
 kedr_status dsmc_clone_cuda(kedr_ctx *ctx, size_t n, const uint32_t *incl, dsmc_particles a,
                             uint32_t *cell);
@@ -349,7 +366,7 @@ kedr_status dsmc_vib_sums_cuda(kedr_ctx *ctx, size_t n, dsmc_particles a, uint64
 kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m, size_t nlocal,
                              size_t ncells, const uint32_t *starts, const uint32_t *counts,
                              dsmc_particles a, double *acc);
-/* keys[0..n) from global to local cells (dsmc_cell_local). */
+/* keys[0..n) from the grid's cells to the rank's terms (dsmc_key_of). */
 kedr_status dsmc_keys_local_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, dsmc_cellmap m,
                                  uint32_t ncells);
 #endif

@@ -130,9 +130,9 @@ static int check_owned(kedr_dsmc *sim, const dsmc_decomp *d, const char *what)
         uint32_t cell = sim->p.dims == 3 ? dsmc_cell_of3(&sim->p, r[i].v[0], r[i].v[1], r[i].v[2])
                                          : dsmc_cell_of(&sim->p, r[i].v[0], r[i].v[1]);
         bad_owner += d->owner[cell % (uint32_t)sim->p.nx] != rank;
-        bad_key += hk[i] != (sim->keys_local ? dsmc_cell_local(sim->cmap, cell,
-                                                               (uint32_t)sim->ncells)
-                                              : cell);
+        bad_key += hk[i] != (sim->keys_local ? dsmc_key_of(sim->cmap, cell,
+                                                           (uint32_t)sim->ncells)
+                                             : cell);
     }
     TU_CHECK(bad_owner == 0 && bad_key == 0, "%s: rank %d holds %zu particles, %zu outside its "
              "columns, %zu with a wrong cell key", what, rank, n, bad_owner, bad_key);
@@ -465,9 +465,10 @@ static int same_file(const char *a, const char *b)
  * numbering) against every rank walking the whole grid with the other ranks' cells empty, as
  * before ranks had cells of their own: the same particles in the same order on every rank, the
  * same collisions and fields, byte for byte the same checkpoints, through inflow, balancing
- * (every 5 steps) and sampling (on cuda with the fuller cells collided a warp each); and a restart
- * from the checkpoints that samples before it moves (the cell ranges read from the files) goes on
- * as the straight run. */
+ * (every 5 steps) and sampling (on cuda with the fuller cells collided a warp each, and the
+ * leavers the move counted checked against the selection's count); and a restart from the
+ * checkpoints that samples before it moves (the cell ranges read from the files) goes on as the
+ * straight run. */
 static void check_local_cells(kedr_backend b, kedr_dsmc_case c, const char *name)
 {
     kedr_ctx *ctx = tu_ctx(b);
@@ -483,6 +484,7 @@ static void check_local_cells(kedr_backend b, kedr_dsmc_case c, const char *name
     whole->whole_grid = 1;
     dsmc_cells_mine(whole);
     loc->crowded_min = whole->crowded_min = 12; /* cuda: cells of 12 or more a warp each */
+    loc->xcheck = 1; /* cuda: the move's counts of leavers checked against the selection's */
     char what[128];
     snprintf(what, sizeof what, "%s on %s over %d ranks", name,
              b == KEDR_BACKEND_CUDA ? "cuda" : "cpu", size);
