@@ -181,6 +181,12 @@ kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *o
                            const adi_state *coef);
 kedr_status adi_parts_allocate(kedr_adi *s);
 kedr_status adi_parts_connect(kedr_adi *s);
+/* x_interface = gather: the interface systems of every line from the nranks slots of
+ * s->parts.gather solved on s's back end, the unknowns of rank s->rank's rows to s->parts.x. The
+ * cpu reads nothing else of s but ctx, nranks, rank, plane and real_size, and uses
+ * s->parts.h_send (8 nranks plane reals) and h_sys (4 nranks plane doubles); cuda reads the
+ * same but those two. */
+kedr_status adi_iface_solve(kedr_adi *s);
 void adi_parts_free(kedr_adi *s);
 
 /* Element i of a host array of reals of rs bytes. */

@@ -223,8 +223,7 @@ static kedr_status interface_gather(kedr_adi *s)
 {
     adi_parts *pt = &s->parts;
     int P = s->nranks, me = s->rank;
-    size_t rs = (size_t)s->real_size, plane = s->plane, slot = ADI_IF_SENT * 2 * plane * rs;
-    size_t mine = (size_t)me * slot;
+    size_t slot = ADI_IF_SENT * 2 * s->plane * (size_t)s->real_size, mine = (size_t)me * slot;
     char *g = pt->gather;
     KEDR_TRY(kedr_copy(s->ctx, g + mine, pt->iface, slot));
     xprof_mark(s, XP_IF_PACK, 0);
@@ -237,24 +236,29 @@ static kedr_status interface_gather(kedr_adi *s)
         }
     KEDR_TRY(kedr_comm_dev_sendrecv(pt->gather_dev, n, msg, n, msg + P));
     xprof_mark(s, XP_IF_MSG1, 0);
+    KEDR_TRY(adi_iface_solve(s));
+    xprof_mark(s, XP_IF_SOLVE, 1);
+    return KEDR_OK;
+}
+
+kedr_status adi_iface_solve(kedr_adi *s)
+{
 #ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(s->ctx)) {
-        KEDR_TRY(adi_cuda_iface_solve(s));
-        xprof_mark(s, XP_IF_SOLVE, 1);
-        return KEDR_OK;
-    }
+    if (KEDR_IS_CUDA(s->ctx))
+        return adi_cuda_iface_solve(s);
 #endif
-    /* the unknowns of every rank's rows, in the layout of parts.x for each rank */
+    /* the owner's Thomas over all lines: the unknowns of every rank's rows, in the layout of
+     * parts.x for each rank, then this rank's */
+    adi_parts *pt = &s->parts;
+    size_t rs = (size_t)s->real_size, plane = s->plane, P = (size_t)s->nranks;
     char *xs = pt->h_send;
     for (int v = 0; v < 4; v++) {
         if (rs == 4)
-            iface_thomas_f32(g, xs, pt->h_sys, plane, (size_t)P, v);
+            iface_thomas_f32(pt->gather, xs, pt->h_sys, plane, P, v);
         else
-            iface_thomas_f64(g, xs, pt->h_sys, plane, (size_t)P, v);
+            iface_thomas_f64(pt->gather, xs, pt->h_sys, plane, P, v);
     }
-    KEDR_TRY(kedr_copy(s->ctx, pt->x, xs + 8 * plane * (size_t)me * rs, 8 * plane * rs));
-    xprof_mark(s, XP_IF_SOLVE, 0);
-    return KEDR_OK;
+    return kedr_copy(s->ctx, pt->x, xs + 8 * plane * (size_t)s->rank * rs, 8 * plane * rs);
 }
 
 /* The X sweep by the partitioned solver: every line's rows over this rank's planes (a
