@@ -304,6 +304,7 @@ kedr_status adi_part_sweep(kedr_adi *s, const adi_state *out, const adi_state *o
         KEDR_TRY(kedr_comm_agree(s->comm, st));
         xprof_mark(s, XP_IF_WAIT, 0);
         KEDR_TRY(interface_gather(s));
+        KEDR_TRY(kedr_ctx_sync(s->ctx)); /* the solve's time is the interface systems' */
     } else {
         if (st == KEDR_OK)
             st = kedr_download(s->ctx, pt->h_iface, ifc, ADI_IF_SENT * unit);
