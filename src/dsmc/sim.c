@@ -1408,15 +1408,18 @@ static kedr_status run_sample(kedr_dsmc *sim)
 static kedr_status total_energy(kedr_dsmc *sim, double *energy)
 {
     KEDR_TRY(dsmc_sample_sums(sim));
-    size_t nc = sim->ncells;
+    /* The rank's own cells only, in rows of nlocal (the identity map numbers them as they are):
+     * the sums are empty until sampling begins, and zeroed again below. On one rank this is the
+     * layout of the sampling itself. */
+    size_t nc = sim->nlocal;
+    dsmc_cellmap same = {0, (uint32_t)sim->p.nx, (uint32_t)sim->p.nx};
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->cmap, sim->nlocal, nc, sim->starts,
-                                  sim->counts, sim->a, sim->acc));
+        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, same, nc, nc, sim->starts, sim->counts,
+                                  sim->a, sim->acc));
     else
 #endif
-        sample_cpu(sim->ctx, &sim->p, sim->cmap, sim->nlocal, nc, sim->starts, sim->counts,
-                   sim->a, sim->acc);
+        sample_cpu(sim->ctx, &sim->p, same, nc, nc, sim->starts, sim->counts, sim->a, sim->acc);
     double mv2 = 0, erot = 0, evib = 0;
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_MV2 * nc, nc, &mv2));
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_EROT * nc, nc,

@@ -255,8 +255,9 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
 template <int THREE, int VIB>
 static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
     k_collide_crowded(dsmc_params p, dsmc_cellmap cm, const uint32_t *starts,
-                      const uint32_t *counts, dsmc_particles a, float *sgmax_cell, unsigned long long *counters,
-                      const uint32_t *crowded, const unsigned long long *ncrowded)
+                      const uint32_t *counts, dsmc_particles a, float *sgmax_cell,
+                      unsigned long long *counters, const uint32_t *crowded,
+                      const unsigned long long *ncrowded)
 {
     if (!VIB)
         a.vib = NULL;
