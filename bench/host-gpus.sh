@@ -41,7 +41,7 @@ fi
 if has adi; then
     echo "== adi: strong scaling (bench/adi-ranks.sh)"
     RANKS="$counts" NX=${ADI_NX:-4096} OUT="$out/adi" MPIRUN_FLAGS="--bind-to none --oversubscribe" \
-        timeout 300 bench/adi-ranks.sh 2>&1 | tail -n 30 || rc=1
+        timeout ${ADI_TIMEOUT:-420} bench/adi-ranks.sh 2>&1 | tail -n 40 || rc=1
     for f in "$out"/adi/ranks*.log; do
         echo "-- $f"
         tail -n 6 "$f"
@@ -121,8 +121,8 @@ if has examples-all; then
 fi
 
 if has render; then
-    echo "== render: the BVHs and Embree (every core of the host) up to 10^6 triangles, 1920x1080"
-    timeout 300 build/kedr bench render --backend cuda --accel bvh --max-triangles 1000000 \
+    echo "== render: the BVHs and Embree on every core of the host ($(nproc)) up to 10^6 triangles, 1920x1080"
+    OMP_NUM_THREADS=$(nproc) timeout 300 build/kedr bench render --backend cuda --accel bvh --max-triangles 1000000 \
         --repeats 3 --json "$out/render.json" 2>&1 | tail -n 40 || rc=1
     echo "== render: the GPU's LBVH build at 10^6 and 10^7 triangles"
     timeout 240 build/kedr bench render --backend cuda --accel lbvh --min-triangles 1000000 \

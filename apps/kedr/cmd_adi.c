@@ -428,7 +428,7 @@ static int run_adi(adi_options *op)
         kedr_adi_get_timing(s, &halo_s, &iface_s);
         if (rc == 0 && steps > 0 && (adi_nranks > 1 || c.x_partitioned))
             printf("rank 0: %.3f ms a step in the halo exchanges, %.3f in the X sweep's "
-                   "interface systems (rows to the host, messages, solve, unknowns back)\n",
+                   "interface systems (their rows' exchange and solve; kedr adi -v says which way)\n",
                    1e3 * halo_s / steps, 1e3 * iface_s / steps);
     }
     kedr_adi_destroy(s);

@@ -167,8 +167,22 @@ static int random_example(int n, int k)
     }
     m.row_ptr[n] = nnz;
     m.nnz = nnz;
+    /* The levels of the solve: row i can be finished once the rows it reads are, so its level is
+     * one more than theirs. A GPU solves a level's rows together, one level after another: the
+     * number of levels, not the number of rows, sets its time. */
+    int *level = xmalloc(sizeof(int) * (size_t)n), levels = 0;
+    for (int i = 0; i < n; i++) {
+        int l = 0;
+        for (int q = m.row_ptr[i]; q < m.row_ptr[i + 1]; q++)
+            if (m.col[q] < i && level[m.col[q]] + 1 > l)
+                l = level[m.col[q]] + 1;
+        level[i] = l;
+        if (l + 1 > levels)
+            levels = l + 1;
+    }
+    free(level);
     char what[96];
-    snprintf(what, sizeof what, "random %d x %d, %d nonzeros", n, n, nnz);
+    snprintf(what, sizeof what, "random %d x %d, %d nonzeros, %d levels", n, n, nnz, levels);
     int bad = solve_and_check(what, &m, 1.0, b, want, 1e-12, 0);
     free(m.row_ptr);
     free(m.col);
