@@ -217,6 +217,12 @@ typedef struct {
     int ibm_iterations;       /* the last step's force solve: most CG steps over components */
     double ibm_residual;      /* ... and its largest relative residual */
     double seconds_ibm;       /* wall time in the immersed-boundary forcing so far */
+    /* over ranks, since kedr_flow_create: the wall time of the exchanges of device data
+     * between ranks (velocity, pressure and Poisson halos, multigrid's coarse-level gathers;
+     * each from a synchronised device to its data in place; part of seconds_step) and their
+     * number (this rank's; 0 on one rank) */
+    double seconds_halo;
+    int64_t halo_exchanges;
 } kedr_flow_stats;
 
 kedr_status kedr_flow_create(kedr_ctx *ctx, const kedr_flow_case *c, kedr_flow **out);

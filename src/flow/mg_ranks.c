@@ -18,8 +18,8 @@
  * - Gathering: a level is split only while every rank holds at least two of its planes and the
  *   whole level has more than KEDR_FLOW_MG_GATHER cells (default 32768); the first level that
  *   is not (or the coarsest, or a level whose fine slabs are too thin to lend two planes) is
- *   gathered whole on every rank (an allreduce of the zero-padded parts: a bitwise gather), and
- *   its V-cycle, down to the dense coarsest solve, is run there by a one-rank solver built on
+ *   gathered whole on every rank (each rank's planes copied into every other rank's registered
+ *   buffer of the whole level: a bitwise gather), and its V-cycle, down to the dense coarsest solve, is run there by a one-rank solver built on
  *   it: the very levels one rank builds. Each rank keeps its slab of the correction. */
 #include "core/internal.h"
 #include "flow/ops.h"
@@ -237,7 +237,14 @@ static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, dou
     size_t Ng = rk->sub->lv[0].N;
     KEDR_TRY(kedr_alloc(ctx, (void **)&rk->gb, Ng * sizeof(double)));
     KEDR_TRY(kedr_alloc(ctx, (void **)&rk->gx, Ng * sizeof(double)));
-    return kedr_host_alloc(ctx, (void **)&rk->ghost, Ng * sizeof(double)); /* pinned */
+    /* every rank's planes of the gathered level, and the gather's messages */
+    rk->goffs = malloc(((size_t)nr + 1) * sizeof *rk->goffs);
+    rk->gmsg = malloc(2 * (size_t)nr * sizeof *rk->gmsg);
+    if (!rk->goffs || !rk->gmsg)
+        return kedr_fail(KEDR_ERR_NOMEM, "multigrid over ranks: the gather's messages of %d "
+                         "ranks", nr);
+    memcpy(rk->goffs, offs, ((size_t)nr + 1) * sizeof *offs);
+    return KEDR_OK;
 }
 
 kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps)
@@ -280,9 +287,14 @@ void flow_rk_mg_free(kedr_flow_poisson *ps)
     kedr_free(ps->ctx, rk->gpart);
     kedr_free(ps->ctx, rk->gb);
     kedr_free(ps->ctx, rk->gx);
-    kedr_host_free(ps->ctx, rk->ghost);
+    kedr_comm_dev_release(rk->gdev);
+    free(rk->goffs);
+    free(rk->gmsg);
     rk->sub = NULL;
-    rk->gpart = rk->gb = rk->gx = rk->ghost = NULL;
+    rk->gdev = NULL;
+    rk->goffs = NULL;
+    rk->gmsg = NULL;
+    rk->gpart = rk->gb = rk->gx = NULL;
 }
 
 /* One red-black half-sweep of level l over the ranks, in the grid's colours: the neighbours'
@@ -299,8 +311,8 @@ static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *
     if (!zero) {
         size_t last = L->N - R->layer;
         double *t = R->r;
-        KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, x, x + last, R->layer,
-                              rk->below, rk->above, rk->host));
+        const double *first = x, *lastp = x + last;
+        KEDR_TRY(flow_xch_halo(rk->xch, 20, 1, &first, &lastp, R->layer, NULL, NULL));
         if (!*fresh) {
             KEDR_TRY(flow_op_copy(ps->ctx, t, b, L->N * sizeof *t));
             *fresh = 1;
@@ -321,21 +333,40 @@ static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *
  * it (v - 2 layer .., v + cnt layer ..). */
 static kedr_status halo2(kedr_flow_poisson *ps, double *v, int cnt, size_t layer)
 {
-    flow_ranks *rk = ps->rk;
-    return flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 30, v, v + (size_t)(cnt - 2) * layer,
-                        2 * layer, v - 2 * layer, v + (size_t)cnt * layer, rk->host);
+    const double *first = v, *last = v + (size_t)(cnt - 2) * layer;
+    double *below = v - 2 * layer, *above = v + (size_t)cnt * layer;
+    return flow_xch_halo(ps->rk->xch, 30, 1, &first, &last, 2 * layer, &below, &above);
 }
 
-/* The gathered level's b on every rank, from each rank's planes of it (part). */
+/* The gathered level's b on every rank, from each rank's planes of it (part): this rank's
+ * planes into its own gb, then into every other rank's (registered: GPU to GPU where the ranks
+ * allow), the others' planes arriving in its gb. */
+#define TAG_GATHER 40
 static kedr_status gather(kedr_flow_poisson *ps, const double *part)
 {
     flow_ranks *rk = ps->rk;
-    size_t Ng = rk->sub->lv[0].N;
-    memset(rk->ghost, 0, Ng * sizeof(double));
-    KEDR_TRY(kedr_download(ps->ctx, rk->ghost + (size_t)rk->goff * rk->glayer, part,
-                           (size_t)rk->gcnt * rk->glayer * sizeof(double)));
-    KEDR_TRY(kedr_comm_allreduce(rk->comm, KEDR_F64, KEDR_OP_SUM, rk->ghost, Ng));
-    return kedr_upload(ps->ctx, rk->gb, rk->ghost, Ng * sizeof(double));
+    int nr = kedr_comm_size(rk->comm), me = kedr_comm_rank(rk->comm);
+    size_t plane = rk->glayer * sizeof(double);
+    KEDR_TRY(kedr_ctx_sync(ps->ctx)); /* the time from here is the gather's */
+    double t0 = kedr_wall_seconds();
+    size_t at = (size_t)rk->goff * plane, mine = (size_t)rk->gcnt * plane;
+    if (mine)
+        KEDR_TRY(flow_op_copy(ps->ctx, (char *)rk->gb + at, part, mine));
+    kedr_comm_dev_msg *snd = rk->gmsg, *rcv = rk->gmsg + nr;
+    int ns = 0, nrc = 0;
+    for (int q = 0; q < nr; q++) {
+        size_t cq = (size_t)(rk->goffs[q + 1] - rk->goffs[q]) * plane;
+        if (q == me)
+            continue;
+        if (mine)
+            snd[ns++] = (kedr_comm_dev_msg){q, TAG_GATHER, at, at, mine};
+        if (cq)
+            rcv[nrc++] = (kedr_comm_dev_msg){q, TAG_GATHER, 0, (size_t)rk->goffs[q] * plane, cq};
+    }
+    KEDR_TRY(kedr_comm_dev_sendrecv(rk->gdev, ns, snd, nrc, rcv));
+    rk->gather_seconds += kedr_wall_seconds() - t0;
+    rk->gathers++;
+    return KEDR_OK;
 }
 
 static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *x)

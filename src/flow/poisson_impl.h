@@ -3,6 +3,7 @@
 #ifndef KEDR_FLOW_POISSON_IMPL_H
 #define KEDR_FLOW_POISSON_IMPL_H
 
+#include "kedr/comm.h"
 #include "kedr/flow.h"
 
 #include <stddef.h>
@@ -173,6 +174,38 @@ typedef struct {
     double *rbase, *xbase;
 } flow_rk_level;
 
+/* A halo exchange between a slab and its neighbours (ranks.c): one buffer of the context's
+ * memory, [send lo | send hi | recv lo | recv hi] of cap doubles each (the same cap on every
+ * rank), registered with the comm layer (kedr_comm_dev: GPU to GPU between the ranks of a host,
+ * through host memory otherwise). An exchange packs the end planes of its fields into the send
+ * areas on the device, sends both neighbours theirs in one kedr_comm_dev_sendrecv and copies the
+ * received planes out where asked (or they are read in place). */
+typedef struct flow_xch {
+    struct kedr_comm *comm;
+    kedr_ctx *ctx;
+    kedr_comm_dev *dev;
+    double *buf;
+    size_t cap;
+    int lo, hi;        /* the neighbour ranks (-1: none) */
+    double seconds;    /* wall time in exchanges, the device synchronised at their start */
+    int64_t count;     /* exchanges */
+} flow_xch;
+#define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
+#define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)
+/* Local: the record and its buffer. Collective (every rank, after agreeing that all made
+ * theirs): the registration. */
+kedr_status flow_xch_alloc(kedr_ctx *ctx, struct kedr_comm *comm, int lo, int hi, size_t cap,
+                           flow_xch **out);
+kedr_status flow_xch_register(flow_xch *x);
+void flow_xch_free(flow_xch *x);
+/* Sends the nf fields' count doubles at first[f] to rank lo and at last[f] to rank hi, and
+ * receives lo's last ones and hi's first ones (nf count <= cap); field f's planes are copied to
+ * below[f] and above[f], or read in place at FLOW_XCH_BELOW/ABOVE + f count where those are
+ * NULL (until the next exchange). Tags tag and tag + 1. */
+kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *first,
+                          const double *const *last, size_t count, double *const *below,
+                          double *const *above);
+
 /* The Poisson problem of one slab of a grid split over ranks along its last axis (ranks.c):
  * the neighbour ranks below and above (-1 at a Neumann end), the layers they lend (in the
  * context's memory), and the global cell count for means. */
@@ -184,8 +217,8 @@ typedef struct flow_ranks {
     size_t layer;      /* cells of one layer across it */
     double gN;         /* cells of the whole grid */
     double ih2;        /* 1 / h^2 along the split axis */
-    double *below, *above;
-    double *host;      /* 8 layers of host staging (non-cpu back ends) */
+    flow_xch *xch;     /* the halos (two planes of level 0 at most) */
+    double *below, *above; /* where the neighbours' planes arrive: in xch's receive areas */
     int parity;        /* the slab's first layer's index in the grid, mod 2 (red-black) */
     /* multigrid: levels 0 .. nlevels - 1 of ps are this rank's slabs of the grid's levels; the
      * level gather_at (nlevels - 1: the coarsest one here; nlevels: the one after it) is
@@ -195,9 +228,14 @@ typedef struct flow_ranks {
     struct kedr_flow_poisson *sub;
     int goff, gcnt;    /* this rank's planes of the gathered level */
     size_t glayer;
+    int *goffs;        /* every rank's first plane of the gathered level (ranks + 1) */
     double *gpart;     /* this rank's part of the gathered level's b (gather_at = nlevels) */
-    double *gb, *gx;   /* the whole gathered level's b and x (the context's memory) */
-    double *ghost;     /* ... and b on the host */
+    double *gb, *gx;   /* the whole gathered level's b and x (the context's memory); gb is
+                          registered (gdev): each rank copies its part into the others' */
+    kedr_comm_dev *gdev;
+    kedr_comm_dev_msg *gmsg; /* the gather's messages: 2 ranks */
+    double gather_seconds;
+    int64_t gathers;
 } flow_ranks;
 struct kedr_flow_poisson {
     kedr_ctx *ctx;
@@ -245,12 +283,6 @@ kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y);
 kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
                              const double *b, double *r);
-/* The halo of a slab: sends `first` (count doubles) to rank lo and `last` to rank hi, and
- * receives below (from lo's last) and above (from hi's first); -1: no neighbour there. Tags
- * tag and tag + 1. Arrays in ctx's memory; host: 4 count doubles of staging (NULL on the cpu). */
-kedr_status flow_rk_halo(struct kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, int tag,
-                         const double *first, const double *last, size_t count, double *below,
-                         double *above, double *host);
 
 /* The coarsest multigrid grid solved directly up to this many cells. */
 #define FLOW_DENSE_MAX 512

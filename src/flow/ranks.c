@@ -16,41 +16,90 @@ void flow_slab(int n, int r, int nr, int *off, int *count)
     *off = r * (n / nr) + (r < n % nr ? r : n % nr);
 }
 
-kedr_status flow_rk_halo(kedr_comm *comm, kedr_ctx *ctx, int lo, int hi, int tag,
-                         const double *first, const double *last, size_t count, double *below,
-                         double *above, double *host)
+kedr_status flow_xch_alloc(kedr_ctx *ctx, kedr_comm *comm, int lo, int hi, size_t cap,
+                           flow_xch **out)
 {
-    size_t bytes = count * sizeof(double);
-    const double *sf = first, *sl = last;
-    double *rb = below, *ra = above;
-    if (host) { /* staged through the host */
-        sf = host;
-        sl = host + count;
-        rb = host + 2 * count;
-        ra = host + 3 * count;
-        if (lo >= 0)
-            KEDR_TRY(kedr_download(ctx, host, first, bytes));
-        if (hi >= 0)
-            KEDR_TRY(kedr_download(ctx, host + count, last, bytes));
+    flow_xch *x = calloc(1, sizeof *x);
+    *out = x;
+    if (!x)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes", sizeof *x);
+    x->comm = comm;
+    x->ctx = ctx;
+    x->cap = cap ? cap : 1;
+    x->lo = lo;
+    x->hi = hi;
+    KEDR_TRY(kedr_alloc(ctx, (void **)&x->buf, 4 * x->cap * sizeof(double)));
+    /* the receive areas hold zeros until the first exchange (never read before it) */
+    return kedr_memset(ctx, x->buf, 0, 4 * x->cap * sizeof(double));
+}
+
+kedr_status flow_xch_register(flow_xch *x)
+{
+    /* the partners' areas are placed by this rank's cap: every rank's must be the same */
+    double cap[2] = {(double)x->cap, -(double)x->cap};
+    KEDR_TRY(kedr_comm_allreduce(x->comm, KEDR_F64, KEDR_OP_MAX, cap, 2));
+    if (cap[0] != -cap[1])
+        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: halo areas of %g to %g doubles on the "
+                         "ranks: they must be equal", -cap[1], cap[0]);
+    return kedr_comm_dev_register(x->comm, x->ctx, x->buf, 4 * x->cap * sizeof(double),
+                                  &x->dev);
+}
+
+void flow_xch_free(flow_xch *x)
+{
+    if (!x)
+        return;
+    kedr_comm_dev_release(x->dev);
+    kedr_free(x->ctx, x->buf);
+    free(x);
+}
+
+kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *first,
+                          const double *const *last, size_t count, double *const *below,
+                          double *const *above)
+{
+    size_t bytes = (size_t)nf * count * sizeof(double), B = x->cap * sizeof(double);
+    if ((size_t)nf * count > x->cap)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: a halo of %d x %zu doubles in areas of "
+                         "%zu", nf, count, x->cap);
+    KEDR_TRY(kedr_ctx_sync(x->ctx)); /* the time from here is the exchange's */
+    double t0 = kedr_wall_seconds();
+    double *slo = x->buf, *shi = x->buf + x->cap;
+    double *rlo = FLOW_XCH_BELOW(x), *rhi = FLOW_XCH_ABOVE(x);
+    for (int f = 0; f < nf; f++) {
+        if (x->lo >= 0)
+            KEDR_TRY(flow_op_copy(x->ctx, slo + f * count, first[f], count * sizeof(double)));
+        if (x->hi >= 0)
+            KEDR_TRY(flow_op_copy(x->ctx, shi + f * count, last[f], count * sizeof(double)));
     }
-    kedr_comm_halo send[2] = {{0}}, recv[2] = {{0}};
-    int ns = 0, nr = 0;
-    if (lo >= 0) {
-        send[ns++] = (kedr_comm_halo){lo, tag + 1, (void *)sf, bytes};
-        recv[nr++] = (kedr_comm_halo){lo, tag, rb, bytes};
+    /* this rank's low planes go to the receive-high area of the rank below (tag + 1), its high
+     * planes to the receive-low area of the rank above (tag) */
+    kedr_comm_dev_msg snd[2], rcv[2];
+    int n = 0;
+    if (x->lo >= 0) {
+        snd[n] = (kedr_comm_dev_msg){x->lo, tag + 1, 0, 3 * B, bytes};
+        rcv[n++] = (kedr_comm_dev_msg){x->lo, tag, 0, 2 * B, bytes};
     }
-    if (hi >= 0) {
-        send[ns++] = (kedr_comm_halo){hi, tag, (void *)sl, bytes};
-        recv[nr++] = (kedr_comm_halo){hi, tag + 1, ra, bytes};
+    if (x->hi >= 0) {
+        snd[n] = (kedr_comm_dev_msg){x->hi, tag, B, 2 * B, bytes};
+        rcv[n++] = (kedr_comm_dev_msg){x->hi, tag + 1, 0, 3 * B, bytes};
     }
-    KEDR_TRY(kedr_comm_sendrecv(comm, ns, send, nr, recv));
-    if (host) {
-        if (lo >= 0)
-            KEDR_TRY(kedr_upload(ctx, below, rb, bytes));
-        if (hi >= 0)
-            KEDR_TRY(kedr_upload(ctx, above, ra, bytes));
+    KEDR_TRY(kedr_comm_dev_sendrecv(x->dev, n, snd, n, rcv));
+    for (int f = 0; f < nf; f++) {
+        if (x->lo >= 0 && below && below[f])
+            KEDR_TRY(flow_op_copy(x->ctx, below[f], rlo + f * count, count * sizeof(double)));
+        if (x->hi >= 0 && above && above[f])
+            KEDR_TRY(flow_op_copy(x->ctx, above[f], rhi + f * count, count * sizeof(double)));
     }
+    x->seconds += kedr_wall_seconds() - t0;
+    x->count++;
     return KEDR_OK;
+}
+
+/* One field's halo: its planes read in place at rk->below and rk->above. */
+static kedr_status halo1(flow_ranks *rk, const double *first, const double *last, size_t count)
+{
+    return flow_xch_halo(rk->xch, 20, 1, &first, &last, count, NULL, NULL);
 }
 
 kedr_status flow_rk_end_diag(kedr_flow_poisson *ps, flow_level *L, size_t layer, double ih2)
@@ -108,30 +157,35 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->gN = (double)(L->N / (size_t)L->n[axis]) * gn;
     rk->parity = first & 1;
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
-    size_t bytes = rk->layer * sizeof(double);
-    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->below, bytes));
-    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&rk->above, bytes));
-    if (kedr_ctx_backend(ps->ctx) != KEDR_BACKEND_CPU) /* pinned: the halos' copies */
-        KEDR_TRY(kedr_host_alloc(ps->ctx, (void **)&rk->host, 8 * bytes));
-    /* the end layers' diagonals count the neighbours' cells */
-    KEDR_TRY(flow_rk_end_diag(ps, L, rk->layer, rk->ih2));
+    /* what this rank makes alone, then (all ranks agreed) the registrations */
+    kedr_status s = flow_xch_alloc(ps->ctx, comm, lo, hi, 2 * rk->layer, &rk->xch);
+    if (s == KEDR_OK) {
+        rk->below = FLOW_XCH_BELOW(rk->xch);
+        rk->above = FLOW_XCH_ABOVE(rk->xch);
+        /* the end layers' diagonals count the neighbours' cells */
+        s = flow_rk_end_diag(ps, L, rk->layer, rk->ih2);
+    }
     rk->lv[0].off = first;
     rk->lv[0].cnt = L->n[axis];
-    if (mg) { /* the levels built on the slab alone give way to the whole grid's */
+    if (s == KEDR_OK && mg) { /* the levels built on the slab alone give way to the whole grid's */
         flow_mg_free(ps);
         ps->nlevels = 1;
-        KEDR_TRY(flow_rk_mg_setup(ps));
+        s = flow_rk_mg_setup(ps);
     }
-    return KEDR_OK;
+    s = kedr_comm_agree(comm, s);
+    if (s == KEDR_OK)
+        s = flow_xch_register(rk->xch);
+    if (s == KEDR_OK && rk->sub)
+        s = kedr_comm_dev_register(comm, ps->ctx, rk->gb, rk->sub->lv[0].N * sizeof(double),
+                                   &rk->gdev);
+    return s;
 }
 
 void flow_rk_free(kedr_flow_poisson *ps)
 {
     if (!ps->rk)
         return;
-    kedr_free(ps->ctx, ps->rk->below);
-    kedr_free(ps->ctx, ps->rk->above);
-    kedr_host_free(ps->ctx, ps->rk->host);
+    flow_xch_free(ps->rk->xch);
     free(ps->rk);
     ps->rk = NULL;
 }
@@ -156,8 +210,7 @@ static kedr_status couple(kedr_flow_poisson *ps, size_t N, size_t layer, const d
 {
     flow_ranks *rk = ps->rk;
     size_t last = N - layer;
-    KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, x, x + last, layer,
-                          rk->below, rk->above, rk->host));
+    KEDR_TRY(halo1(rk, x, x + last, layer));
     if (rk->lo >= 0)
         KEDR_TRY(flow_op_axpy(ps->ctx, layer, -s, rk->below, y));
     if (rk->hi >= 0)
@@ -198,8 +251,7 @@ kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z)
     double *t = ps->t;
     KEDR_TRY(kedr_memset(ps->ctx, z, 0, L->N * sizeof *z));
     for (int h = 0; h < 2 * ps->o.steps + 1; h++) {
-        KEDR_TRY(flow_rk_halo(rk->comm, ps->ctx, rk->lo, rk->hi, 20, z, z + last, rk->layer,
-                              rk->below, rk->above, rk->host));
+        KEDR_TRY(halo1(rk, z, z + last, rk->layer));
         KEDR_TRY(flow_op_copy(ps->ctx, t, r, L->N * sizeof *t));
         if (rk->lo >= 0)
             KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, rk->ih2, rk->below, t));

@@ -120,6 +120,8 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
     for (int i = 0; i < 3 && s == KEDR_OK; i++)
         if ((s = kedr_alloc(ctx, (void **)w[i], f->cells * sizeof(double))) == KEDR_OK)
             s = kedr_memset(ctx, *w[i], 0, f->cells * sizeof(double));
+    if (f->split >= 0) /* every rank goes on to the solver's set-up over ranks, or none */
+        s = kedr_comm_agree(comm, s);
     if (s == KEDR_OK) {
         kedr_flow_poisson_opts o = c->poisson;
         for (int a = 0; a < 3; a++) {
@@ -129,21 +131,28 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
                             a != f->split; /* the slab's ends: coupled by its halos */
         }
         s = kedr_flow_poisson_create(ctx, &o, &f->ps);
-        if (s == KEDR_OK && f->split >= 0)
-            s = flow_poisson_set_ranks(f->ps, comm, f->split, f->lo, f->hi, off,
-                                       c->n[f->split],
-                                       c->bc[2 * f->split].kind == KEDR_FLOW_BC_PERIODIC);
+        if (f->split >= 0) { /* collective: every rank, or none */
+            s = kedr_comm_agree(comm, s);
+            if (s == KEDR_OK)
+                s = flow_poisson_set_ranks(f->ps, comm, f->split, f->lo, f->hi, off,
+                                           c->n[f->split],
+                                           c->bc[2 * f->split].kind == KEDR_FLOW_BC_PERIODIC);
+        }
     }
     if (s == KEDR_OK && f->split >= 0) {
         size_t layer = f->cells / (size_t)f->n[f->split];
         if ((s = kedr_alloc(ctx, (void **)&f->below, layer * sizeof(double))) == KEDR_OK)
             s = kedr_alloc(ctx, (void **)&f->above, layer * sizeof(double));
-        size_t staging = 4 * f->s[f->split] * sizeof(double); /* a padded layer is larger */
-        if (s == KEDR_OK && kedr_ctx_backend(ctx) != KEDR_BACKEND_CPU) /* pinned */
-            s = kedr_host_alloc(ctx, (void **)&f->halo_host, staging);
+        /* the halos: every velocity component's padded layer (larger than a layer of cells) */
+        if (s == KEDR_OK)
+            s = flow_xch_alloc(ctx, comm, f->lo, f->hi, (size_t)c->dims * f->s[f->split],
+                               &f->xch);
     }
-    if (f->split >= 0) /* one rank out of memory stops them all */
+    if (f->split >= 0) { /* one rank out of memory stops them all */
         s = kedr_comm_agree(comm, s);
+        if (s == KEDR_OK)
+            s = flow_xch_register(f->xch);
+    }
     if (s == KEDR_OK)
         s = flow_ibm_create(f, &f->ibm);
     if (s == KEDR_OK)
@@ -163,10 +172,22 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
     return KEDR_OK;
 }
 
+static void halo_time(const struct kedr_flow *f, double *seconds, int64_t *count);
+
 void kedr_flow_destroy(kedr_flow *f)
 {
     if (!f)
         return;
+    const char *prof = getenv("KEDR_FLOW_PROF");
+    if (f->split >= 0 && prof && !strcmp(prof, "1")) { /* for bench/flow-ranks.sh */
+        double sec;
+        int64_t n;
+        halo_time(f, &sec, &n);
+        fprintf(stderr, "kedr flow: rank %d: %lld steps, %.6f s in steps, %.6f s in %lld halo "
+                "exchanges and gathers (%s)\n", f->rank, (long long)f->step, f->seconds_step,
+                sec, (long long)n, kedr_comm_dev_direct(f->xch ? f->xch->dev : NULL,
+                f->lo >= 0 ? f->lo : f->hi) ? "GPU to GPU" : "through the host");
+    }
     for (int a = 0; a < 3; a++) {
         kedr_free(f->ctx, f->q[a]);
         kedr_free(f->ctx, f->qt[a]);
@@ -180,7 +201,7 @@ void kedr_flow_destroy(kedr_flow *f)
     flow_ibm_destroy(f->ibm);
     kedr_free(f->ctx, f->below);
     kedr_free(f->ctx, f->above);
-    kedr_host_free(f->ctx, f->halo_host);
+    flow_xch_free(f->xch);
     free(f);
 }
 
@@ -343,10 +364,15 @@ kedr_status flow_fill_bc(struct kedr_flow *f, double *const q[3])
      * (whole padded layers, their ghosts included), tags 2b and 2b + 1 */
     int ax = f->split, n = f->n[ax];
     size_t L = f->s[ax];
-    for (int b = 0; b < f->dims; b++)
-        KEDR_TRY(flow_rk_halo(f->comm, f->ctx, f->lo, f->hi, 2 * b, q[b] + L, q[b] + n * L, L,
-                              q[b], q[b] + (size_t)(n + 1) * L, f->halo_host));
-    return KEDR_OK;
+    const double *first[3], *last[3];
+    double *below[3], *above[3];
+    for (int b = 0; b < f->dims; b++) { /* every component in one message each way */
+        first[b] = q[b] + L;
+        last[b] = q[b] + (size_t)n * L;
+        below[b] = q[b];
+        above[b] = q[b] + (size_t)(n + 1) * L;
+    }
+    return flow_xch_halo(f->xch, 0, f->dims, first, last, L, below, above);
 }
 
 /* Over ranks: f->below = the layer of cells of v below the slab (the neighbour's last). */
@@ -355,8 +381,8 @@ static kedr_status lend_below(struct kedr_flow *f, const double *v)
     if (f->split < 0)
         return KEDR_OK;
     size_t layer = f->cells / (size_t)f->n[f->split];
-    return flow_rk_halo(f->comm, f->ctx, f->lo, f->hi, 10, v, v + f->cells - layer, layer,
-                        f->below, f->above, f->halo_host);
+    const double *last = v + f->cells - layer;
+    return flow_xch_halo(f->xch, 10, 1, &v, &last, layer, &f->below, &f->above);
 }
 
 /* Over ranks: the sum or the largest of n values over every rank. */
@@ -711,6 +737,39 @@ static kedr_status project_start(struct kedr_flow *f)
     return flow_umax(f, f->q, f->umax);
 }
 
+/* The exchanges of device data between ranks so far: their time and number; reset. */
+static void halo_time(const struct kedr_flow *f, double *seconds, int64_t *count)
+{
+    *seconds = 0;
+    *count = 0;
+    const flow_ranks *rk = f->ps ? f->ps->rk : NULL;
+    const flow_xch *x[2] = {f->xch, rk ? rk->xch : NULL};
+    for (int i = 0; i < 2; i++)
+        if (x[i]) {
+            *seconds += x[i]->seconds;
+            *count += x[i]->count;
+        }
+    if (rk) {
+        *seconds += rk->gather_seconds;
+        *count += rk->gathers;
+    }
+}
+
+static void halo_reset(struct kedr_flow *f)
+{
+    flow_ranks *rk = f->ps ? f->ps->rk : NULL;
+    flow_xch *x[2] = {f->xch, rk ? rk->xch : NULL};
+    for (int i = 0; i < 2; i++)
+        if (x[i]) {
+            x[i]->seconds = 0;
+            x[i]->count = 0;
+        }
+    if (rk) {
+        rk->gather_seconds = 0;
+        rk->gathers = 0;
+    }
+}
+
 kedr_status kedr_flow_create(kedr_ctx *ctx, const kedr_flow_case *c, kedr_flow **out)
 {
     return kedr_flow_create_on(ctx, NULL, c, out);
@@ -731,6 +790,7 @@ kedr_status kedr_flow_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_
         kedr_flow_destroy(f);
         return kedr_fail(s, "%s", why);
     }
+    halo_reset(f);
     *out = f;
     return KEDR_OK;
 }
@@ -770,6 +830,7 @@ void kedr_flow_get_stats(const kedr_flow *f, kedr_flow_stats *st)
     st->poisson_iterations = f->poisson_iterations;
     st->seconds_step = f->seconds_step;
     st->seconds_poisson = f->seconds_poisson;
+    halo_time(f, &st->seconds_halo, &st->halo_exchanges);
     if (f->ibm) {
         st->ibm_iterations = f->ibm->iterations;
         st->ibm_residual = f->ibm->residual;

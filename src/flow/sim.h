@@ -52,7 +52,7 @@ struct kedr_flow {
     size_t gcells;    /* cells of the whole grid */
     int gkind[6];     /* the whole grid's boundary kinds (c.bc reads periodic at inner ends) */
     double *below, *above; /* a layer of cells lent by the neighbours (P, phi) */
-    double *halo_host;     /* staging for the halos (non-cpu back ends) */
+    struct flow_xch *xch;  /* the halos' registered buffer (poisson_impl.h) */
 };
 
 /* Host copies of the state for outputs and checkpoints: on the cpu the arrays themselves. */
