@@ -14,7 +14,11 @@
  *    ||b||), so their rounding, about 1e-16 ||b||, is a large part of the last ones: hence a
  *    bound on the difference, not on the ratio (measured: x about 1e-15 of its largest,
  *    histories 1e-16 .. 1e-15 of ||b||, printed);
- * 3. the same number of levels and the same coarsest grid as one rank.
+ * 3. the same number of levels and the same coarsest grid as one rank;
+ * 4. over several ranks, the messages through the host (KEDR_COMM_IPC=0) give the default
+ *    path's results bit for bit: one V-cycle, x, the iterations and residual history (on cuda
+ *    with the ranks on one host the default path copies GPU to GPU by CUDA IPC: the test says
+ *    which path it took).
  * Grids with plane counts that the ranks do not divide evenly (and odd first planes), 2D and
  * 3D, Neumann and periodic along the split axis, semi-coarsening (an axis of odd size), a split
  * axis that is never halved (odd), slabs of one plane (4 ranks on 6 planes: the whole problem
@@ -71,6 +75,71 @@ static kedr_status slab_solver(kedr_ctx *ctx, const kedr_flow_poisson_opts *whol
         *out = NULL;
     }
     return s;
+}
+
+/* The messages through the host (KEDR_COMM_IPC=0) give what the default path gave (GPU to GPU
+ * by CUDA IPC between the ranks of a host on cuda; the same host path on the cpu) bit for bit:
+ * one V-cycle, and the solve of sb (own values a rank) whose x (hx, downloaded) and info (in)
+ * the default path gave. */
+static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, const char *what,
+                        const double *sb, size_t own, const double *hx,
+                        const kedr_flow_poisson_info *in)
+{
+    const char *was = getenv("KEDR_COMM_IPC");
+    char keep[16] = "";
+    if (was)
+        snprintf(keep, sizeof keep, "%s", was);
+    setenv("KEDR_COMM_IPC", "0", 1);
+    kedr_flow_poisson *ipc = NULL, *host = NULL;
+    int first, count;
+    TU_OK(slab_solver(ctx, o, ax, &first, &count, &host));
+    if (was)
+        setenv("KEDR_COMM_IPC", keep, 1);
+    else
+        unsetenv("KEDR_COMM_IPC");
+    TU_OK(slab_solver(ctx, o, ax, &first, &count, &ipc));
+    double *sx = NULL, *sz = NULL, *hy = malloc(2 * own * sizeof *hy);
+    TU_OK(kedr_alloc(ctx, (void **)&sx, own * sizeof *sx));
+    TU_OK(kedr_alloc(ctx, (void **)&sz, own * sizeof *sz));
+    if (!ipc || !host || !sx || !sz || !hy)
+        goto out;
+    const flow_ranks *rk = ipc->rk, *hk = host->rk;
+    int partner = rk->lo >= 0 ? rk->lo : rk->hi;
+    int direct = kedr_comm_dev_direct(rk->xch->dev, partner);
+    TU_CHECK(!kedr_comm_dev_direct(hk->xch->dev, partner) &&
+             (!hk->gdev || !kedr_comm_dev_direct(hk->gdev, partner)),
+             "%s: KEDR_COMM_IPC=0 still copies GPU to GPU", what);
+    /* one V-cycle each */
+    TU_OK(kedr_flow_poisson_precondition(ipc, sb, sz));
+    TU_OK(kedr_download(ctx, hy, sz, own * sizeof *hy));
+    TU_OK(kedr_flow_poisson_precondition(host, sb, sz));
+    TU_OK(kedr_download(ctx, hy + own, sz, own * sizeof *hy));
+    int same_v = memcmp(hy, hy + own, own * sizeof *hy) == 0;
+    /* the solve through the host */
+    kedr_flow_poisson_info ih;
+    TU_OK(kedr_memset(ctx, sx, 0, own * sizeof *sx));
+    TU_OK(kedr_flow_poisson_solve(host, sx, sb, &ih));
+    TU_OK(kedr_download(ctx, hy, sx, own * sizeof *hy));
+    int same_x = memcmp(hy, hx, own * sizeof *hy) == 0;
+    int same_h = ih.iterations == in->iterations && ih.history_len == in->history_len &&
+                 memcmp(ih.history, in->history, (size_t)ih.history_len * sizeof(double)) == 0;
+    /* a result of every rank: any rank's difference fails all */
+    int bad[3] = {!same_v, !same_x, !same_h};
+    kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, bad, 3);
+    if (rank == 0)
+        printf("%s: default path (%s) against the host path: %s\n", what,
+               direct ? "GPU to GPU" : "through the host",
+               bad[0] || bad[1] || bad[2] ? "DIFFERENT" : "bit for bit");
+    TU_CHECK(!bad[0], "%s: one V-cycle differs between the default and the host path", what);
+    TU_CHECK(!bad[1], "%s: x differs between the default and the host path", what);
+    TU_CHECK(!bad[2], "%s: iterations or residual history differ between the default and the "
+             "host path", what);
+out:
+    free(hy);
+    kedr_free(ctx, sx);
+    kedr_free(ctx, sz);
+    kedr_flow_poisson_destroy(ipc);
+    kedr_flow_poisson_destroy(host);
 }
 
 static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, const char *gather)
@@ -164,6 +233,8 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
     TU_CHECK(xmax > 0 && dxm <= 1e-9 * xmax, "%s: x differs by %g of %g", what, dxm, xmax);
     TU_CHECK(in.residual <= 1e-10 && fabs(in.residual - i1.residual) <= 1e-3 * i1.residual,
              "%s: final residual %g (one rank %g)", what, in.residual, i1.residual);
+    if (size > 1)
+        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in);
 out:
     free(hb);
     free(hx1);

@@ -21,7 +21,9 @@
  *    Taylor–Green 32 x 44, the 3D box 12 x 10 x 14), the split levels as deep as they go;
  *    test_flow_mg_ranks checks the solver itself;
  * 6. what is not supported over ranks is refused on every rank, naming the key: FFT, AINV,
- *    more ranks than cells along the last axis.
+ *    more ranks than cells along the last axis;
+ * 7. the messages through the host (KEDR_COMM_IPC=0) give the default path's run bit for bit
+ *    (GPU to GPU on cuda with the ranks on one host), and the exchanges are counted and timed.
  * Tolerance: the fields gathered on rank 0 agree with the one-rank run within 1e-9 of the
  * largest velocity (pressure: of the largest |p|). The arithmetic of a step is the same; the
  * Poisson solve's dot products and sums are added slab by slab and then over ranks, another
@@ -298,6 +300,70 @@ static void compare(kedr_backend be, const char *name, const char *text)
     kedr_ctx_destroy(ctx);
 }
 
+/* Over several ranks, the messages through the host (KEDR_COMM_IPC=0) give the default path's
+ * run bit for bit (on cuda with the ranks on one host, the default path copies GPU to GPU by
+ * CUDA IPC; on the cpu both are the host path): the gathered fields, the energy and the
+ * iterations; and the exchanges are counted and timed (kedr_flow_stats). */
+static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
+{
+    if (size == 1)
+        return;
+    kedr_flow_case c;
+    TU_OK(kedr_flow_case_parse(text, name, &c));
+    kedr_ctx *ctx = tu_ctx(be);
+    kedr_flow *run[2] = {NULL, NULL}; /* the default path, the host path */
+    const char *was = getenv("KEDR_COMM_IPC");
+    char keep[16] = "";
+    if (was)
+        snprintf(keep, sizeof keep, "%s", was);
+    setenv("KEDR_COMM_IPC", "0", 1);
+    TU_OK(kedr_flow_create_on(ctx, comm, &c, &run[1]));
+    if (was)
+        setenv("KEDR_COMM_IPC", keep, 1);
+    else
+        unsetenv("KEDR_COMM_IPC");
+    TU_OK(kedr_flow_create_on(ctx, comm, &c, &run[0]));
+    kedr_flow_fields f[2] = {{0}};
+    kedr_flow_stats st[2];
+    for (int k = 0; k < 2 && run[0] && run[1]; k++) {
+        for (int64_t s = 0; s < c.steps; s++)
+            TU_OK(kedr_flow_step(run[k]));
+        kedr_flow_get_stats(run[k], &st[k]);
+        TU_OK(kedr_flow_gather_fields(run[k], 0, &f[k]));
+        TU_CHECK(st[k].halo_exchanges > c.steps && st[k].seconds_halo > 0 &&
+                     st[k].seconds_halo < st[k].seconds_step,
+                 "%s: %lld halo exchanges in %g s of %g s in steps", name,
+                 (long long)st[k].halo_exchanges, st[k].seconds_halo, st[k].seconds_step);
+    }
+    if (rank == 0 && f[0].u && f[1].u) {
+        size_t N = (size_t)c.n[0] * c.n[1] * (c.dims == 3 ? c.n[2] : 1);
+        int same = 1;
+        const double *a[] = {f[0].u, f[0].v, f[0].w, f[0].p}, *b[] = {f[1].u, f[1].v, f[1].w,
+                                                                     f[1].p};
+        for (int k = 0; k < 4; k++)
+            if (k == 3 || k < c.dims)
+                same &= memcmp(a[k], b[k], N * sizeof(double)) == 0;
+        printf("%s on %s, %d ranks: the default path against the host path: %s; %lld "
+               "exchanges, %.3f ms of %.3f ms in steps\n", name, kedr_backend_name(be), size,
+               same ? "bit for bit" : "DIFFERENT", (long long)st[0].halo_exchanges,
+               1e3 * st[0].seconds_halo, 1e3 * st[0].seconds_step);
+        TU_CHECK(same, "%s: the fields differ between the default and the host path", name);
+        TU_CHECK(st[0].poisson_iterations == st[1].poisson_iterations &&
+                     st[0].kinetic_energy == st[1].kinetic_energy &&
+                     st[0].halo_exchanges == st[1].halo_exchanges,
+                 "%s: iterations %lld and %lld, energy %.17g and %.17g, exchanges %lld and "
+                 "%lld (default, host)", name, (long long)st[0].poisson_iterations,
+                 (long long)st[1].poisson_iterations, st[0].kinetic_energy,
+                 st[1].kinetic_energy, (long long)st[0].halo_exchanges,
+                 (long long)st[1].halo_exchanges);
+    }
+    for (int k = 0; k < 2; k++) {
+        kedr_flow_fields_free(&f[k]);
+        kedr_flow_destroy(run[k]);
+    }
+    kedr_ctx_destroy(ctx);
+}
+
 /* 4 steps, a checkpoint, a restart, 4 more: bit for bit the straight run of 8 (the cavity
  * with the oscillating circle: the checkpoint holds the point forces of the warm start). */
 static void restart(kedr_backend be)
@@ -415,6 +481,11 @@ int main(int argc, char **argv)
         compare(list[i], "taylor_green 32x44, pcg + mg", tg_mg);
         compare(list[i], "box 12x10x14, pcg + mg", box_mg);
         unsetenv("KEDR_FLOW_MG_GATHER");
+        /* the same over the host and GPU to GPU: SSOR with the same neighbour both ways (two
+         * ranks), PCG + V-cycles with a gathered coarse level, a body */
+        ipc_vs_host(list[i], "taylor_green 30x22", tg2d);
+        ipc_vs_host(list[i], "box 12x10x14, pcg + mg", box_mg);
+        ipc_vs_host(list[i], "sphere 12x10x9", sphere3d);
         restart(list[i]);
     }
     refusals();
