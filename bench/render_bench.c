@@ -5,7 +5,12 @@
  * builds (with the GPU's build alone, by CUDA events, in the column 'device s'); and
  * Embree 3 on the same rays and all cores where the build has it (the yardstick of
  * docs/render.md). Every kind of ray is timed as one batch: the median of --repeats after a
- * warm-up (device events on the GPU, so its times exclude copies). */
+ * warm-up (device events on the GPU, so its times exclude copies).
+ *
+ * With --frames DIR: whole frames of kedr_render instead, for every scene file in DIR (the
+ * shipped ones: cases/render), each rendered by one kernel (KEDR_RENDER_MEGA) and in waves
+ * (KEDR_RENDER_WAVE), the median frame time of --repeats, rays/s of each kind, and the two
+ * images compared bit for bit. */
 #define _POSIX_C_SOURCE 200809L
 #include "render_bench.h"
 
@@ -14,6 +19,7 @@
 #include "render/accel.h"
 #include "render/scene.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,14 +235,158 @@ static void help(void)
            "                     median of --repeats builds after a first\n"
            "  --cpu-time         the cpu rows and Embree on one thread, timed by that thread's\n"
            "                     cpu time (for a machine shared with other work)\n"
-           "  --json FILE        the record\n");
+           "  --json FILE        the record\n"
+           "  --frames DIR       whole frames instead: every DIR/*.ini scene (e.g.\n"
+           "                     cases/render) rendered at --size by one kernel and in waves\n"
+           "                     (kedr render --kernel), the median frame time of --repeats,\n"
+           "                     rays/s of each kind, the images compared bit for bit; on the\n"
+           "                     GPU with --backend cuda or auto, with the BVH (the scene's\n"
+           "                     accel if lbvh)\n");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* --frames: returns 0, 1 (a failed render, or images that differ) or 2 (no scene). */
+static int frames_bench(const char *dir, int w, int h, int repeats, kedr_backend backend,
+                        const char *json)
+{
+    char *names[256];
+    int nn = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "kedr bench render: --frames %s: cannot open the directory\n", dir);
+        return 2;
+    }
+    for (struct dirent *e; (e = readdir(d)) && nn < 256;) {
+        size_t len = strlen(e->d_name);
+        if (len > 4 && strcmp(e->d_name + len - 4, ".ini") == 0)
+            names[nn++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, (size_t)nn, sizeof names[0], cmp_names);
+    if (!nn) {
+        fprintf(stderr, "kedr bench render: --frames %s: no .ini scene file there\n", dir);
+        return 2;
+    }
+    if (backend == KEDR_BACKEND_AUTO)
+        backend = kedr_backend_available(KEDR_BACKEND_CUDA) ? KEDR_BACKEND_CUDA : KEDR_BACKEND_CPU;
+    kedr_ctx *ctx = NULL;
+    if (kedr_ctx_create(&ctx, backend, 0) != KEDR_OK) {
+        fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+        for (int i = 0; i < nn; i++)
+            free(names[i]);
+        return 1;
+    }
+    char device[256], date[64];
+    bench_device_name(ctx, device, sizeof device);
+    bench_utc_date(date, sizeof date);
+    kedr_file_writer jw;
+    FILE *jf = NULL;
+    int rc = 0, first = 1;
+    if (json) {
+        bench_meta m = {"render-frames", device, kedr_backend_name(backend), date,
+                        bench_commit(KEDR_GIT_COMMIT)};
+        if (bench_json_open(&jw, json, &m) != KEDR_OK) {
+            fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+            rc = 1;
+        } else {
+            jf = KEDR_FILE(&jw);
+            fprintf(jf, ",\n  \"width\": %d,\n  \"height\": %d,\n  \"repeats\": %d,\n"
+                    "  \"frame_clock\": \"kedr_render_stats.frame_seconds, the median of the "
+                    "repeats: on cuda CUDA events from a frame's first kernel to its image in "
+                    "device memory; on the cpu the frame's wall time\",\n  \"results\": [",
+                    w, h, repeats);
+        }
+    }
+    printf("kedr bench render --frames %s on %s (%s), %dx%d, median of %d frames\n", dir, device,
+           kedr_backend_name(backend), w, h, repeats);
+    printf("%-12s %9s %5s %4s %-5s %10s %11s %11s %11s %11s %s\n", "scene", "triangles", "spp",
+           "dep", "kern", "frame s", "rays/s", "primary/s", "shadow/s", "second./s", "image");
+    size_t pixels = (size_t)w * h;
+    float *rgb[2] = {malloc(pixels * 3 * sizeof(float)), malloc(pixels * 3 * sizeof(float))};
+    if (!rgb[0] || !rgb[1]) {
+        fprintf(stderr, "kedr bench render: out of host memory for a %dx%d image\n", w, h);
+        rc = 1;
+    }
+    for (int i = 0; i < nn && rc != 2 && rgb[0] && rgb[1]; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        kedr_render_scene *s = NULL;
+        if (kedr_render_scene_load(path, &s) != KEDR_OK) {
+            fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+            rc = 1;
+            continue;
+        }
+        kedr_render_scene_info si;
+        kedr_render_scene_get_info(s, &si);
+        kedr_accel_kind accel = si.accel == KEDR_ACCEL_LBVH ? KEDR_ACCEL_LBVH : KEDR_ACCEL_BVH;
+        kedr_render_stats st[2];
+        int ok = 1;
+        for (int k = 0; k < 2 && ok; k++) {
+            kedr_render_options o = {w, h, si.spp, si.depth, accel, KEDR_TRI_MOLLER,
+                                     (kedr_render_kernel)k, repeats};
+            if (kedr_render(ctx, s, &o, rgb[k], NULL, &st[k]) != KEDR_OK) {
+                fprintf(stderr, "kedr bench render: %s: %s\n", path, kedr_last_error());
+                ok = 0;
+                rc = 1;
+            }
+        }
+        size_t diff = 0;
+        for (size_t p = 0; ok && p < pixels; p++)
+            diff += memcmp(rgb[0] + 3 * p, rgb[1] + 3 * p, 3 * sizeof(float)) != 0;
+        if (diff)
+            rc = 1;
+        for (int k = 0; k < 2 && ok; k++) {
+            const kedr_render_stats *t = &st[k];
+            double f = t->frame_seconds;
+            uint64_t rays = t->primary_rays + t->shadow_rays + t->secondary_rays;
+            char name[64];
+            snprintf(name, sizeof name, "%.*s", (int)(strlen(names[i]) - 4), names[i]);
+            char verdict[64] = "";
+            if (k == 1)
+                snprintf(verdict, sizeof verdict, diff ? "%zu pixels differ" : "identical", diff);
+            printf("%-12s %9zu %5d %4d %-5s %10.5f %11.4g %11.4g %11.4g %11.4g %s\n", name,
+                   si.triangles, si.spp, si.depth, k ? "wave" : "mega", f,
+                   f > 0 ? rays / f : 0, f > 0 ? t->primary_rays / f : 0,
+                   f > 0 ? t->shadow_rays / f : 0, f > 0 ? t->secondary_rays / f : 0, verdict);
+            if (jf) {
+                fprintf(jf, "%s\n    {\"scene\": \"%s\", \"triangles\": %zu, \"spp\": %d, "
+                        "\"depth\": %d, \"accel\": \"%s\", \"kernel\": \"%s\", "
+                        "\"build_s\": %.6g, \"frame_s\": %.6g, \"primary\": %llu, "
+                        "\"shadow\": %llu, \"secondary\": %llu, \"rays_per_s\": %.6g, "
+                        "\"images_identical\": %s", first ? "" : ",", name, si.triangles, si.spp,
+                        si.depth, kedr_accel_name(accel), k ? "wave" : "mega", t->build_seconds,
+                        f, (unsigned long long)t->primary_rays,
+                        (unsigned long long)t->shadow_rays,
+                        (unsigned long long)t->secondary_rays, f > 0 ? rays / f : 0,
+                        diff ? "false" : "true");
+                bench_json_status(jf, diff ? "fail" : "ok", diff ? "images differ" : NULL);
+                fprintf(jf, "}");
+                first = 0;
+            }
+        }
+        fflush(stdout);
+        kedr_render_scene_destroy(s);
+    }
+    if (jf && bench_json_close(&jw) != KEDR_OK) {
+        fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
+        rc = 1;
+    }
+    free(rgb[0]), free(rgb[1]);
+    for (int i = 0; i < nn; i++)
+        free(names[i]);
+    kedr_ctx_destroy(ctx);
+    return rc;
 }
 
 int render_bench_main(int argc, char **argv)
 {
     size_t max_tris = 1000000, min_tris = 1000;
     int w = 1920, h = 1080, repeats = 3, cpu_time = 0;
-    const char *json = NULL;
+    const char *json = NULL, *frames = NULL;
     kedr_backend backend = KEDR_BACKEND_AUTO;
     int want[KEDR_ACCEL_LBVH + 1] = {0, 1, 1, 1, 1};
     for (int i = 1; i < argc; i++) {
@@ -277,6 +427,8 @@ int render_bench_main(int argc, char **argv)
             cpu_time = 1;
         } else if (!strcmp(a, "--json") && i + 1 < argc) {
             json = argv[++i];
+        } else if (!strcmp(a, "--frames") && i + 1 < argc) {
+            frames = argv[++i];
         } else {
             fprintf(stderr, "kedr bench render: unknown option '%s' (see --help)\n", a);
             return 2;
@@ -286,6 +438,14 @@ int render_bench_main(int argc, char **argv)
         fprintf(stderr, "kedr bench render: --repeats >= 1 and 1000 <= --min-triangles <= "
                 "--max-triangles expected\n");
         return 2;
+    }
+    if (frames) {
+        if (repeats > 1000) {
+            fprintf(stderr, "kedr bench render: --repeats %d: at most 1000 with --frames\n",
+                    repeats);
+            return 2;
+        }
+        return frames_bench(frames, w, h, repeats, backend, json);
     }
     uint32_t treelet_min = 0;
     if (render_lbvh_treelet_min(&treelet_min) != KEDR_OK) {

@@ -110,18 +110,30 @@ typedef struct {
 } kedr_render_scene_info;
 void kedr_render_scene_get_info(const kedr_render_scene *s, kedr_render_scene_info *info);
 
+/* How a frame's rays are organised: one kernel (one thread a pixel follows its primary, shadow
+ * and secondary rays: the default), or waves (all primary rays, then their shading, the queue of
+ * shadow rays, the queue of secondary rays, wave after wave). Both give the same image bit for
+ * bit; on the cpu too (the waves there serve to check them). */
+typedef enum { KEDR_RENDER_MEGA = 0, KEDR_RENDER_WAVE = 1 } kedr_render_kernel;
+
 typedef struct {
     int width, height; /* pixels */
     int spp;           /* samples per pixel: the first at the pixel's centre, then jittered */
     int depth;         /* reflection and refraction bounces (0: local shading only) */
     kedr_accel_kind accel;
     kedr_tri_test test;
+    kedr_render_kernel kernel; /* 0: KEDR_RENDER_MEGA */
+    int repeats;               /* frames rendered (the same image), 0 or 1: one; at most 1000 */
 } kedr_render_options;
 
 typedef struct {
     double build_seconds, render_seconds;
     size_t accel_bytes;
-    uint64_t primary_rays, shadow_rays, secondary_rays;
+    uint64_t primary_rays, shadow_rays, secondary_rays; /* of one frame */
+    /* One frame, the median of the repeats: on cuda, CUDA events from the first kernel to the
+     * image in device memory (not the scene's upload nor the image's download); on the cpu the
+     * wall time of the frame. */
+    double frame_seconds;
 } kedr_render_stats;
 
 /* Renders the scene: rgb gets width * height * 3 linear floats, rows from the top. ids (may be

@@ -2,6 +2,7 @@
  * the shading of whitted.h, and the back-end dispatch. */
 #include "render/accel.h"
 #include "render/render_cuda.h"
+#include "render/wave.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,24 @@ static kedr_status check_options(const kedr_render_scene *s, const kedr_render_o
                          RENDER_MAX_DEPTH);
     if ((unsigned)o->accel > KEDR_ACCEL_LBVH || (unsigned)o->test > KEDR_TRI_WOOP)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown accelerator or triangle test", FN);
+    if ((unsigned)o->kernel > KEDR_RENDER_WAVE)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: kernel %d: expected KEDR_RENDER_MEGA or "
+                         "KEDR_RENDER_WAVE", FN, (int)o->kernel);
+    if (o->repeats < 0 || o->repeats > 1000)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: repeats %d: expected 0 to 1000", FN, o->repeats);
     return KEDR_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double render_median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
 
 static void render_cpu(const render_view *v, const render_camera_basis *camera,
@@ -110,7 +128,17 @@ kedr_status kedr_render(kedr_ctx *ctx, const kedr_render_scene *s, const kedr_re
         status = kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: this build has no cuda back end", FN);
 #endif
     } else {
-        render_cpu(&v, &cam, o, rgb, ids, &st);
+        int repeats = o->repeats > 1 ? o->repeats : 1;
+        double times[1000];
+        for (int r = 0; r < repeats && status == KEDR_OK; r++) {
+            double f0 = kedr_wall_seconds();
+            if (o->kernel == KEDR_RENDER_WAVE)
+                status = render_wave_cpu(&v, &cam, o, rgb, ids, &st);
+            else
+                render_cpu(&v, &cam, o, rgb, ids, &st);
+            times[r] = kedr_wall_seconds() - f0;
+        }
+        st.frame_seconds = render_median(times, repeats);
     }
     st.render_seconds = kedr_wall_seconds() - t0;
     st.primary_rays = (uint64_t)o->width * o->height * o->spp;

@@ -4,12 +4,20 @@
  * runs the Whitted loop of whitted.h (the same text as the cpu's, compiled without fused
  * multiply-adds, see cmake/deps/render.cmake), tracing its primary, shadow and secondary rays
  * with bvh_trace.h. One kernel does all three kinds of rays (an uber-kernel in the seed's terms):
- * the pending rays of a pixel stay in its thread's stack, with no queues between waves. */
+ * the pending rays of a pixel stay in its thread's stack, with no queues between waves. Or, with
+ * KEDR_RENDER_WAVE, the rays travel in waves (wave.h): a kernel traces a wave's rays (the
+ * primary rays first) into hit records, a kernel shades the hits and queues the shadow rays and
+ * the next wave's rays (slots claimed by atomic counters), a kernel traces the shadow queue, a
+ * kernel gathers each hit's colour, and the next wave follows until none is left; a last kernel
+ * adds each pixel's terms in the megakernel's order, so both give the same image bit for bit. */
 #include "core/internal.h"
 #include "render/accel.h"
 #include "render/render_cuda.h"
+#include "render/wave.h"
 #include "kedr/prim.h"
 
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
 #include <stddef.h>
 
 #define RENDER_THREADS 128
@@ -40,8 +48,87 @@ __global__ void __launch_bounds__(RENDER_THREADS)
     rgb[pixel * 3] = sum.x * inv;
     rgb[pixel * 3 + 1] = sum.y * inv;
     rgb[pixel * 3 + 2] = sum.z * inv;
-    atomicAdd(&counts[0], c.shadow);
-    atomicAdd(&counts[1], c.secondary);
+    /* one atomic a warp: a thread's each on the same two words would serialise */
+    namespace cg = cooperative_groups;
+    cg::coalesced_group g = cg::coalesced_threads();
+    unsigned long long shadow = cg::reduce(g, c.shadow, cg::plus<unsigned long long>());
+    unsigned long long secondary = cg::reduce(g, c.secondary, cg::plus<unsigned long long>());
+    if (g.thread_rank() == 0) {
+        atomicAdd(&counts[0], shadow);
+        atomicAdd(&counts[1], secondary);
+    }
+}
+
+/* ---- the wavefront renderer's kernels (wave.h: one thread a ray, a shadow ray or a pixel) ---- */
+
+#define WAVE_THREADS 128
+
+/* Traces wave q's n rays; the first wave's are the camera's rays of the pass's paths, written to
+ * q for the shading, and its hits give the pixels' ids. */
+__global__ void __launch_bounds__(WAVE_THREADS)
+    wave_trace_kernel(render_view v, render_task *q, uint32_t n, wave_hit *hits, int primary,
+                      render_camera_basis cam, uint64_t first, int spp, int depth, int32_t *ids)
+{
+    uint32_t i = blockIdx.x * WAVE_THREADS + threadIdx.x;
+    if (i >= n)
+        return;
+    render_task r;
+    if (primary) {
+        r = wave_primary(&cam, first, spp, depth, i);
+        q[i] = r;
+    } else {
+        r = q[i];
+    }
+    wave_hit h;
+    wave_trace(&v, &r, &h);
+    hits[i] = h;
+    if (primary && ids && i % (unsigned)spp == 0)
+        ids[first + i / (unsigned)spp] = h.id;
+}
+
+/* counters[0]: shadow rays queued, counters[1]: rays queued for the next wave. */
+__global__ void __launch_bounds__(WAVE_THREADS)
+    wave_shade_kernel(render_view v, const render_task *q, const wave_hit *hits, uint32_t n,
+                      wave_local *loc, wave_record *rec, wave_shadow *shadows, uint32_t *counters,
+                      render_task *next, uint32_t next_base)
+{
+    uint32_t i = blockIdx.x * WAVE_THREADS + threadIdx.x;
+    if (i >= n)
+        return;
+    wave_shade(&v, &q[i], &hits[i], &loc[i], &rec[i], shadows, &counters[0], next, &counters[1],
+               next_base);
+}
+
+/* Every thread reaches the warp's sum (none returns early); one atomic a warp. */
+__global__ void __launch_bounds__(WAVE_THREADS)
+    wave_shadow_kernel(render_view v, wave_shadow *shadows, uint32_t n, unsigned long long *traced)
+{
+    uint32_t i = blockIdx.x * WAVE_THREADS + threadIdx.x;
+    unsigned c = i < n ? wave_shadow_trace(&v, &shadows[i]) : 0;
+    for (int o = 16; o > 0; o >>= 1)
+        c += __shfl_xor_sync(0xFFFFFFFFu, c, o);
+    if ((threadIdx.x & 31) == 0 && c)
+        atomicAdd(traced, (unsigned long long)c);
+}
+
+__global__ void __launch_bounds__(WAVE_THREADS)
+    wave_gather_kernel(render_view v, const render_task *q, const wave_hit *hits,
+                       const wave_local *loc, const wave_shadow *shadows, uint32_t n,
+                       wave_record *rec)
+{
+    uint32_t i = blockIdx.x * WAVE_THREADS + threadIdx.x;
+    if (i >= n)
+        return;
+    wave_gather(&v, &q[i], &hits[i], &loc[i], shadows, &rec[i]);
+}
+
+__global__ void __launch_bounds__(WAVE_THREADS)
+    wave_pixel_kernel(const wave_record *rec, uint32_t np, int spp, float *rgb)
+{
+    uint32_t p = blockIdx.x * WAVE_THREADS + threadIdx.x;
+    if (p >= np)
+        return;
+    wave_pixel(rec, p, spp, rgb + (size_t)p * 3);
 }
 
 /* Batch queries: one thread per ray, the nearest hit or any hit. */
@@ -358,9 +445,146 @@ static kedr_status put(kedr_ctx *ctx, device_arrays *da, const void *host, size_
     return KEDR_OK;
 }
 
-static kedr_status run(kedr_ctx *ctx, device_arrays *da, const render_view *hv,
-                       const render_camera_basis *cam, const kedr_render_options *o, float *rgb,
-                       int32_t *ids, kedr_render_stats *st)
+/* One frame by the megakernel: one thread a pixel. */
+static kedr_status mega_frame(kedr_ctx *ctx, const render_view *v, const render_camera_basis *cam,
+                              const kedr_render_options *o, float *drgb, int32_t *dids,
+                              unsigned long long *dcounts, uint64_t *shadow, uint64_t *secondary)
+{
+    KEDR_TRY(kedr_memset(ctx, dcounts, 0, 2 * sizeof(unsigned long long)));
+    dim3 grid((o->width + 15) / 16, (o->height + 7) / 8);
+    render_kernel<<<grid, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(*v, *cam, o->spp, o->depth, drgb,
+                                                                 dids, dcounts);
+    KEDR_CUDA_LAUNCHED("render_kernel");
+    unsigned long long counts[2];
+    KEDR_TRY(kedr_download(ctx, counts, dcounts, sizeof counts));
+    KEDR_TRY(kedr_ctx_sync(ctx));
+    *shadow = counts[0];
+    *secondary = counts[1];
+    return KEDR_OK;
+}
+
+/* The wavefront's buffers on the GPU, kept from frame to frame and grown as waves need. */
+typedef struct {
+    void *queue[2], *hits, *locals, *shadows, *records, *counters;
+    size_t cap_queue[2], cap_hits, cap_locals, cap_shadows, cap_records;
+    kedr_timer *timer;
+} wave_device;
+
+static void wave_device_free(kedr_ctx *ctx, wave_device *w)
+{
+    kedr_free(ctx, w->queue[0]);
+    kedr_free(ctx, w->queue[1]);
+    kedr_free(ctx, w->hits);
+    kedr_free(ctx, w->locals);
+    kedr_free(ctx, w->shadows);
+    kedr_free(ctx, w->records);
+    kedr_free(ctx, w->counters);
+    kedr_timer_destroy(w->timer);
+}
+
+/* Makes *p hold at least `need` entries of `size` bytes, keeping the first `keep`. */
+static kedr_status dgrow(kedr_ctx *ctx, void **p, size_t *cap, size_t need, size_t size,
+                         size_t keep)
+{
+    if (need <= *cap && *p)
+        return KEDR_OK;
+    size_t n = need + need / 2 + 1;
+    void *q = NULL;
+    KEDR_TRY(kedr_alloc(ctx, &q, n * size));
+    if (keep) {
+        kedr_status s = kedr_copy(ctx, q, *p, keep * size);
+        if (s != KEDR_OK) {
+            kedr_free(ctx, q);
+            return s;
+        }
+    }
+    kedr_free(ctx, *p);
+    *p = q;
+    *cap = n;
+    return KEDR_OK;
+}
+
+/* One frame in waves (wave.h), pass after pass of at most render_wave_pass_pixels pixels: the
+ * host reads the two queue counters after each wave's shading (to size the shadow kernel and the
+ * next wave), nothing else until the image is done. */
+static kedr_status wave_frame(kedr_ctx *ctx, const render_view *v, const render_camera_basis *cam,
+                              const kedr_render_options *o, float *drgb, int32_t *dids,
+                              wave_device *w, uint64_t *shadow, uint64_t *secondary)
+{
+    cudaStream_t st = KEDR_STREAM(ctx);
+    size_t pixels = (size_t)o->width * o->height, paths;
+    KEDR_TRY(render_wave_paths(&paths));
+    size_t per = render_wave_pass_pixels(paths, v->nlights, o->spp);
+    if (!w->counters)
+        KEDR_TRY(kedr_alloc(ctx, &w->counters, 2 * sizeof(uint32_t) + sizeof(unsigned long long)));
+    uint32_t *counters = (uint32_t *)w->counters;
+    unsigned long long *traced = (unsigned long long *)((char *)w->counters + 8);
+    KEDR_TRY(kedr_memset(ctx, traced, 0, sizeof *traced));
+    uint64_t nsec = 0;
+    for (size_t first = 0; first < pixels; first += per) {
+        size_t np = pixels - first < per ? pixels - first : per;
+        size_t n = np * (size_t)o->spp, base = 0;
+        int cur = 0;
+        for (int wave = 0; n; wave++) {
+            KEDR_TRY(render_wave_check(base, n, v->nlights));
+            if (wave == 0)
+                KEDR_TRY(dgrow(ctx, &w->queue[0], &w->cap_queue[0], n, sizeof(render_task), 0));
+            KEDR_TRY(dgrow(ctx, &w->queue[1 - cur], &w->cap_queue[1 - cur], 2 * n,
+                           sizeof(render_task), 0));
+            KEDR_TRY(dgrow(ctx, &w->hits, &w->cap_hits, n, sizeof(wave_hit), 0));
+            KEDR_TRY(dgrow(ctx, &w->locals, &w->cap_locals, n, sizeof(wave_local), 0));
+            KEDR_TRY(dgrow(ctx, &w->shadows, &w->cap_shadows, (size_t)v->nlights * n,
+                           sizeof(wave_shadow), 0));
+            KEDR_TRY(dgrow(ctx, &w->records, &w->cap_records, base + n, sizeof(wave_record),
+                           base));
+            render_task *q = (render_task *)w->queue[cur], *next = (render_task *)w->queue[1 - cur];
+            wave_hit *hits = (wave_hit *)w->hits;
+            wave_local *loc = (wave_local *)w->locals;
+            wave_shadow *shadows = (wave_shadow *)w->shadows;
+            wave_record *rec = (wave_record *)w->records + base;
+            unsigned blocks = (unsigned)((n + WAVE_THREADS - 1) / WAVE_THREADS);
+            KEDR_TRY(kedr_memset(ctx, counters, 0, 2 * sizeof(uint32_t)));
+            wave_trace_kernel<<<blocks, WAVE_THREADS, 0, st>>>(*v, q, (uint32_t)n, hits, wave == 0,
+                                                              *cam, first, o->spp, o->depth,
+                                                              dids);
+            KEDR_CUDA_LAUNCHED("wave_trace_kernel");
+            wave_shade_kernel<<<blocks, WAVE_THREADS, 0, st>>>(*v, q, hits, (uint32_t)n, loc, rec,
+                                                              shadows, counters, next,
+                                                              (uint32_t)(base + n));
+            KEDR_CUDA_LAUNCHED("wave_shade_kernel");
+            uint32_t c[2];
+            KEDR_TRY(kedr_download(ctx, c, counters, sizeof c));
+            KEDR_TRY(kedr_ctx_sync(ctx));
+            if (c[0]) {
+                unsigned sblocks = (unsigned)(((size_t)c[0] + WAVE_THREADS - 1) / WAVE_THREADS);
+                wave_shadow_kernel<<<sblocks, WAVE_THREADS, 0, st>>>(*v, shadows, c[0], traced);
+                KEDR_CUDA_LAUNCHED("wave_shadow_kernel");
+            }
+            wave_gather_kernel<<<blocks, WAVE_THREADS, 0, st>>>(*v, q, hits, loc, shadows,
+                                                               (uint32_t)n, rec);
+            KEDR_CUDA_LAUNCHED("wave_gather_kernel");
+            nsec += c[1];
+            base += n;
+            n = c[1];
+            cur = 1 - cur;
+        }
+        unsigned pblocks = (unsigned)((np + WAVE_THREADS - 1) / WAVE_THREADS);
+        wave_pixel_kernel<<<pblocks, WAVE_THREADS, 0, st>>>((const wave_record *)w->records,
+                                                           (uint32_t)np, o->spp, drgb + first * 3);
+        KEDR_CUDA_LAUNCHED("wave_pixel_kernel");
+    }
+    unsigned long long nshadow = 0;
+    KEDR_TRY(kedr_download(ctx, &nshadow, traced, sizeof nshadow));
+    KEDR_TRY(kedr_ctx_sync(ctx));
+    *shadow = nshadow;
+    *secondary = nsec;
+    return KEDR_OK;
+}
+
+static kedr_status run(kedr_ctx *ctx, device_arrays *da, wave_device *wd,
+                       const render_view *hv, const render_camera_basis *cam,
+                       const kedr_render_options *o, float *rgb, int32_t *ids,
+                       kedr_render_stats *st)
 {
     const kedr_accel *a = hv->accel;
     render_view v = *hv;
@@ -403,19 +627,26 @@ static kedr_status run(kedr_ctx *ctx, device_arrays *da, const render_view *hv,
     }
     KEDR_TRY(kedr_alloc(ctx, &dcounts, 2 * sizeof(unsigned long long)));
     da->ptr[da->n++] = dcounts;
-    KEDR_TRY(kedr_memset(ctx, dcounts, 0, 2 * sizeof(unsigned long long)));
-    dim3 grid((o->width + 15) / 16, (o->height + 7) / 8);
-    render_kernel<<<grid, RENDER_THREADS, 0, KEDR_STREAM(ctx)>>>(
-        v, *cam, o->spp, o->depth, (float *)drgb, (int32_t *)dids, (unsigned long long *)dcounts);
-    KEDR_CUDA_LAUNCHED("render_kernel");
+    int repeats = o->repeats > 1 ? o->repeats : 1;
+    double times[1000];
+    for (int r = 0; r < repeats; r++) {
+        uint64_t shadow = 0, secondary = 0;
+        KEDR_TRY(kedr_timer_start(wd->timer));
+        if (o->kernel == KEDR_RENDER_WAVE)
+            KEDR_TRY(wave_frame(ctx, &v, cam, o, (float *)drgb, (int32_t *)dids, wd, &shadow,
+                                &secondary));
+        else
+            KEDR_TRY(mega_frame(ctx, &v, cam, o, (float *)drgb, (int32_t *)dids,
+                                (unsigned long long *)dcounts, &shadow, &secondary));
+        KEDR_TRY(kedr_timer_stop(wd->timer, &times[r]));
+        st->shadow_rays = shadow;
+        st->secondary_rays = secondary;
+    }
+    st->frame_seconds = render_median(times, repeats);
     KEDR_TRY(kedr_download(ctx, rgb, drgb, pixels * 3 * sizeof(float)));
     if (ids)
         KEDR_TRY(kedr_download(ctx, ids, dids, pixels * sizeof(int32_t)));
-    unsigned long long counts[2];
-    KEDR_TRY(kedr_download(ctx, counts, dcounts, sizeof counts));
     KEDR_TRY(kedr_ctx_sync(ctx));
-    st->shadow_rays = counts[0];
-    st->secondary_rays = counts[1];
     return KEDR_OK;
 }
 
@@ -425,9 +656,14 @@ kedr_status render_cuda(kedr_ctx *ctx, const render_view *v, const render_camera
 {
     device_arrays da;
     da.n = 0;
-    kedr_status s = run(ctx, &da, v, cam, o, rgb, ids, st);
+    wave_device wd;
+    memset(&wd, 0, sizeof wd);
+    kedr_status s = kedr_timer_create(ctx, &wd.timer);
+    if (s == KEDR_OK)
+        s = run(ctx, &da, &wd, v, cam, o, rgb, ids, st);
     kedr_ctx_sync(ctx);
     for (int i = 0; i < da.n; i++)
         kedr_free(ctx, da.ptr[i]);
+    wave_device_free(ctx, &wd);
     return s;
 }

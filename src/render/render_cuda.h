@@ -41,8 +41,13 @@ RENDER_HD void render_sample(uint64_t pixel, int sample, float *sx, float *sy)
     *sy = (float)((z >> 16) & 0xFFFFFF) * 0x1p-24f;
 }
 
+/* The median of n > 0 times (sorted in place). */
+double render_median(double *t, int n);
+
 #ifdef KEDR_HAVE_CUDA
-/* Renders on the context's GPU with the accelerator the cpu built (v->accel). */
+/* Renders o->repeats frames (at least one) on the context's GPU with the accelerator the cpu
+ * built (v->accel), one kernel or in waves (o->kernel); st gets the rays of one frame and the
+ * median frame time. */
 kedr_status render_cuda(kedr_ctx *ctx, const render_view *v, const render_camera_basis *cam,
                         const kedr_render_options *o, float *rgb, int32_t *ids,
                         kedr_render_stats *st);

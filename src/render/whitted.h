@@ -176,6 +176,96 @@ typedef struct {
     int depth;
 } render_task;
 
+/* A ray's nearest hit as shading sees it: the unit direction, the view vector, the point, the
+ * normal facing the ray, whether the ray comes from inside, and the point lifted off the
+ * surface by e. The one-kernel loop (whitted) and the wavefront's kernels (wave.h) shade
+ * through these same functions, so both give the same colours bit for bit. */
+typedef struct {
+    rvec dn, view, p, n, above;
+    float e;
+    int inside;
+} render_surface;
+
+RENDER_HD void whitted_surface(rvec o, rvec d, float t, rvec n, render_surface *s)
+{
+    s->dn = rv_norm(d);
+    s->view = rv_mul(s->dn, -1);
+    s->p = rv_add(o, rv_mul(d, t));
+    s->inside = rv_dot(n, s->dn) > 0;
+    if (s->inside)
+        n = rv_mul(n, -1);
+    s->n = n;
+    s->e = offset_eps(s->p);
+    s->above = rv_add(s->p, rv_mul(n, s->e));
+}
+
+/* The ambient term of material m. */
+RENDER_HD rvec whitted_ambient(const render_view *v, const render_material *m)
+{
+    return rv_mul(rv_hadamard(v->ambient, m->color), m->ambient);
+}
+
+/* Light i seen from the surface: 1 with the unit direction l to it, its distance and N.L when
+ * it can light the surface (then a shadow ray is traced), else 0. */
+RENDER_HD int whitted_light(const render_view *v, const render_surface *s, int i, rvec *l,
+                            float *dist, float *ndl)
+{
+    rvec d = rv_sub(v->lights[i].pos, s->above);
+    float len = rv_len(d);
+    if (!(len > 0))
+        return 0;
+    d = rv_mul(d, 1 / len);
+    float c = rv_dot(s->n, d);
+    if (c <= 0)
+        return 0;
+    *l = d;
+    *dist = len;
+    *ndl = c;
+    return 1;
+}
+
+/* What light i adds, given the transmittance tr of its shadow ray (not zero) and the local
+ * shading. */
+RENDER_HD rvec whitted_light_term(const render_view *v, int i, rvec tr, rvec shade)
+{
+    return rv_hadamard(rv_hadamard(tr, v->lights[i].color), shade);
+}
+
+/* The rays a hit spawns (none when depth <= 0): the refracted ray, then the reflected one, in the
+ * order whitted pushes them on its stack (so the reflected one is traced first). Returns how many
+ * of out[0..1] were written. */
+RENDER_HD int whitted_bounces(const render_material *m, const render_surface *s, rvec w,
+                              int depth, render_task *out)
+{
+    if (depth <= 0)
+        return 0;
+    int k = 0;
+    float kr = m->reflection, kt = m->transmission;
+    float n1 = s->inside ? m->ior : 1, n2 = s->inside ? 1 : m->ior;
+    rvec refr = rv(0, 0, 0);
+    if (kt > 0) {
+        float f = render_fresnel(rv_dot(s->view, s->n), n1, n2);
+        if (!render_refract(s->dn, s->n, n1 / n2, &refr))
+            f = 1;
+        kr += kt * f;
+        kt *= 1 - f;
+    }
+    rvec wt = rv_mul(rv_hadamard(w, m->color), kt), wr = rv_mul(w, kr);
+    if (kt > 0 && rmax(wt.x, rmax(wt.y, wt.z)) >= RENDER_MIN_WEIGHT) {
+        out[k].o = rv_sub(s->p, rv_mul(s->n, s->e));
+        out[k].d = refr;
+        out[k].w = wt;
+        out[k++].depth = depth - 1;
+    }
+    if (kr > 0 && rmax(wr.x, rmax(wr.y, wr.z)) >= RENDER_MIN_WEIGHT) {
+        out[k].o = s->above;
+        out[k].d = render_reflect(s->dn, s->n);
+        out[k].w = wr;
+        out[k++].depth = depth - 1;
+    }
+    return k;
+}
+
 /* The colour seen along o + t d, with depth bounces (at most RENDER_MAX_DEPTH). */
 RENDER_HD rvec whitted(const render_view *v, rvec o, rvec d, int depth, render_counts *c)
 {
@@ -189,63 +279,30 @@ RENDER_HD rvec whitted(const render_view *v, rvec o, rvec d, int depth, render_c
     while (sp) {
         render_task k = stack[--sp];
         float t;
-        rvec n;
+        rvec n = rv(0, 0, 0); /* set by view_nearest on a hit */
         int mat;
         if (view_nearest(v, k.o, k.d, 0, INFINITY, &t, &n, &mat) < 0) {
             color = rv_add(color, rv_hadamard(k.w, v->background));
             continue;
         }
         const render_material *m = &v->mats[mat];
-        rvec dn = rv_norm(k.d), view = rv_mul(dn, -1), p = rv_add(k.o, rv_mul(k.d, t));
-        int inside = rv_dot(n, dn) > 0;
-        if (inside)
-            n = rv_mul(n, -1);
-        float e = offset_eps(p);
-        rvec above = rv_add(p, rv_mul(n, e));
-        rvec local = rv_mul(rv_hadamard(v->ambient, m->color), m->ambient);
+        render_surface s;
+        whitted_surface(k.o, k.d, t, n, &s);
+        rvec local = whitted_ambient(v, m);
         for (int i = 0; i < v->nlights; i++) {
-            rvec l = rv_sub(v->lights[i].pos, above);
-            float dist = rv_len(l);
-            if (!(dist > 0))
+            rvec l;
+            float dist, ndl;
+            if (!whitted_light(v, &s, i, &l, &dist, &ndl))
                 continue;
-            l = rv_mul(l, 1 / dist);
-            float ndl = rv_dot(n, l);
-            if (ndl <= 0)
-                continue;
-            rvec tr = transmittance(v, above, l, dist, c);
+            rvec tr = transmittance(v, s.above, l, dist, c);
             if (tr.x == 0 && tr.y == 0 && tr.z == 0)
                 continue;
-            local = rv_add(local, rv_hadamard(rv_hadamard(tr, v->lights[i].color),
-                                              local_shade(m, n, view, l, ndl)));
+            local = rv_add(local, whitted_light_term(v, i, tr, local_shade(m, s.n, s.view, l, ndl)));
         }
         color = rv_add(color, rv_hadamard(k.w, local));
-        if (k.depth <= 0)
-            continue;
-        float kr = m->reflection, kt = m->transmission;
-        float n1 = inside ? m->ior : 1, n2 = inside ? 1 : m->ior;
-        rvec refr = rv(0, 0, 0);
-        if (kt > 0) {
-            float f = render_fresnel(rv_dot(view, n), n1, n2);
-            if (!render_refract(dn, n, n1 / n2, &refr))
-                f = 1;
-            kr += kt * f;
-            kt *= 1 - f;
-        }
-        rvec wt = rv_mul(rv_hadamard(k.w, m->color), kt), wr = rv_mul(k.w, kr);
-        if (kt > 0 && rmax(wt.x, rmax(wt.y, wt.z)) >= RENDER_MIN_WEIGHT) {
-            c->secondary++;
-            stack[sp].o = rv_sub(p, rv_mul(n, e));
-            stack[sp].d = refr;
-            stack[sp].w = wt;
-            stack[sp++].depth = k.depth - 1;
-        }
-        if (kr > 0 && rmax(wr.x, rmax(wr.y, wr.z)) >= RENDER_MIN_WEIGHT) {
-            c->secondary++;
-            stack[sp].o = above;
-            stack[sp].d = render_reflect(dn, n);
-            stack[sp].w = wr;
-            stack[sp++].depth = k.depth - 1;
-        }
+        int nb = whitted_bounces(m, &s, k.w, k.depth, stack + sp);
+        c->secondary += nb;
+        sp += nb;
     }
     return color;
 }

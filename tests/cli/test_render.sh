@@ -17,6 +17,11 @@ for accel in grid kdtree bvh brute; do
     "$cases/teapot.ini" --backend cpu --accel $accel --test woop --size 40x30 --spp 2 --depth 1 \
     --out "$tmp/t.png"
 done
+check "kernel both" 0 "images   mega and wave identical, bit for bit" -- "$kedr" render "$cases/teapot.ini" \
+  --backend cpu --size 40x30 --spp 2 --kernel both --repeats 2 --out "$tmp/w.png" --json "$tmp/w.json"
+if python3 -m json.tool "$tmp/w.json" >/dev/null && grep -q '"kernel": "wave", "frame_s"' "$tmp/w.json" && grep -q '"images_identical": true' "$tmp/w.json"; then
+  pass; else fail "w.json holds both kernels' frames"; fi
+check "kernel wave" 0 "frame    wave: " -- "$kedr" render "$cases/cornell.ini" --backend cpu --size 24x24 --kernel wave --out "$tmp/w.png"
 check stadium 0 "wrote" -- "$kedr" render "$cases/stadium.ini" --backend cpu --size 32x24 --out "$tmp/s.png"
 
 # bad command lines: exit 2
@@ -24,6 +29,8 @@ check "no scene" 2 "no scene file given" -- "$kedr" render
 check "bad size" 2 "--size 10by10: expected WxH" -- "$kedr" render "$cases/cornell.ini" --size 10by10
 check "bad accel" 2 "--accel octree: expected grid, kdtree, bvh, lbvh or brute" -- "$kedr" render "$cases/cornell.ini" --accel octree
 check "bad spp" 2 "--spp 0: expected an integer from 1" -- "$kedr" render "$cases/cornell.ini" --spp 0
+check "bad kernel" 2 "--kernel fast: expected mega, wave or both" -- "$kedr" render "$cases/cornell.ini" --kernel fast
+check "bad repeats" 2 "--repeats 0: expected an integer from 1" -- "$kedr" render "$cases/cornell.ini" --repeats 0
 check "unknown option" 2 "unknown option '--fast'" -- "$kedr" render "$cases/cornell.ini" --fast
 check "help" 0 "usage: kedr render SCENE.ini" -- "$kedr" render --help
 
@@ -43,4 +50,9 @@ check "unwritable out" 1 "--out" -- "$kedr" render "$cases/cornell.ini" --backen
 
 check "bench" 0 "bvh" -- "$kedr" bench render --max-triangles 1000 --size 64x36 --repeats 1 --json "$tmp/b.json"
 if python3 -m json.tool "$tmp/b.json" >/dev/null && grep -q '"suite": "render"' "$tmp/b.json" && grep -q '"accel": "kdtree"' "$tmp/b.json"; then pass; else fail "bench record"; fi
+mkdir -p "$tmp/frames" && cp "$cases/teapot.ini" "$tmp/frames/"
+check "bench frames" 0 "teapot .* wave .* identical" -- "$kedr" bench render --frames "$tmp/frames" --backend cpu --size 32x18 --repeats 2 --json "$tmp/f.json"
+if python3 -m json.tool "$tmp/f.json" >/dev/null && grep -q '"suite": "render-frames"' "$tmp/f.json" && grep -q '"kernel": "wave"' "$tmp/f.json"; then pass; else fail "frames record"; fi
+mkdir -p "$tmp/empty"
+check "bench frames, no scene" 2 "no .ini scene file there" -- "$kedr" bench render --frames "$tmp/empty" --backend cpu
 finish test_render

@@ -9,7 +9,9 @@
  *   changes that pixel's colour.
  * On a machine without a GPU (KEDR_BACKEND=cpu), the grid, the kd-tree and the LBVH are compared
  * with the BVH, and both triangle tests; with cuda, the GPU's traversal of the BVH and of the
- * LBVH it builds itself, with both tests, and a grid or kd-tree on cuda must be refused. */
+ * LBVH it builds itself, with both tests, and a grid or kd-tree on cuda must be refused. The
+ * BVH and LBVH also render in waves (KEDR_RENDER_WAVE), held to the same tolerances against the
+ * cpu's one-kernel image (test_render_wave checks waves against one kernel bit for bit). */
 #define _POSIX_C_SOURCE 200809L
 #include "test_util.h"
 
@@ -82,7 +84,7 @@ int main(void)
     size_t pixels = (size_t)w * h;
     image ref = {tu_host_alloc(pixels * 3 * sizeof(float)), tu_host_alloc(pixels * 4)};
     image got = {tu_host_alloc(pixels * 3 * sizeof(float)), tu_host_alloc(pixels * 4)};
-    kedr_render_options o = {w, h, 2, 4, KEDR_ACCEL_BVH, KEDR_TRI_MOLLER};
+    kedr_render_options o = {w, h, 2, 4, KEDR_ACCEL_BVH, KEDR_TRI_MOLLER, KEDR_RENDER_MEGA, 1};
     kedr_ctx *cpu = tu_ctx(KEDR_BACKEND_CPU);
     TU_OK(kedr_render(cpu, s, &o, ref.rgb, ref.ids, NULL));
     size_t hit = 0;
@@ -95,30 +97,34 @@ int main(void)
     for (int b = 0; b < nb; b++) {
         kedr_ctx *ctx = list[b] == KEDR_BACKEND_CPU ? cpu : tu_ctx(list[b]);
         for (int a = KEDR_ACCEL_GRID; a <= KEDR_ACCEL_LBVH; a++)
-            for (int t = KEDR_TRI_MOLLER; t <= KEDR_TRI_WOOP; t++) {
-                char what[64];
-                snprintf(what, sizeof what, "%s %s %s", kedr_backend_name(list[b]),
-                         kedr_accel_name(a), t ? "woop" : "moller");
-                o.accel = a;
-                o.test = t;
-                memset(got.rgb, TU_POISON_BYTE, pixels * 3 * sizeof(float));
-                memset(got.ids, TU_POISON_BYTE, pixels * 4);
-                kedr_render_stats st = {0};
-                kedr_status r = kedr_render(ctx, s, &o, got.rgb, got.ids, &st);
-                if (list[b] == KEDR_BACKEND_CUDA && a < KEDR_ACCEL_BVH) {
-                    TU_CHECK(r == KEDR_ERR_UNSUPPORTED, "%s: refused (%s)", what,
-                             kedr_last_error());
-                    continue;
+            for (int t = KEDR_TRI_MOLLER; t <= KEDR_TRI_WOOP; t++)
+                for (int k = KEDR_RENDER_MEGA; k <= KEDR_RENDER_WAVE; k++) {
+                    if (k == KEDR_RENDER_WAVE && (a < KEDR_ACCEL_BVH || t != KEDR_TRI_MOLLER))
+                        continue; /* waves: on the BVHs, one test (more: test_render_wave) */
+                    char what[64];
+                    snprintf(what, sizeof what, "%s %s %s%s", kedr_backend_name(list[b]),
+                             kedr_accel_name(a), t ? "woop" : "moller", k ? " waves" : "");
+                    o.accel = a;
+                    o.test = t;
+                    o.kernel = (kedr_render_kernel)k;
+                    memset(got.rgb, TU_POISON_BYTE, pixels * 3 * sizeof(float));
+                    memset(got.ids, TU_POISON_BYTE, pixels * 4);
+                    kedr_render_stats st = {0};
+                    kedr_status r = kedr_render(ctx, s, &o, got.rgb, got.ids, &st);
+                    if (list[b] == KEDR_BACKEND_CUDA && a < KEDR_ACCEL_BVH) {
+                        TU_CHECK(r == KEDR_ERR_UNSUPPORTED, "%s: refused (%s)", what,
+                                 kedr_last_error());
+                        continue;
+                    }
+                    TU_CHECK(r == KEDR_OK, "%s: %s", what, kedr_last_error());
+                    if (r != KEDR_OK)
+                        continue;
+                    TU_CHECK(st.primary_rays == pixels * 2 && st.shadow_rays > pixels &&
+                             st.secondary_rays > pixels / 10, "%s: ray counts %llu %llu %llu", what,
+                             (unsigned long long)st.primary_rays, (unsigned long long)st.shadow_rays,
+                             (unsigned long long)st.secondary_rays);
+                    compare(what, &ref, &got, pixels);
                 }
-                TU_CHECK(r == KEDR_OK, "%s: %s", what, kedr_last_error());
-                if (r != KEDR_OK)
-                    continue;
-                TU_CHECK(st.primary_rays == pixels * 2 && st.shadow_rays > pixels &&
-                         st.secondary_rays > pixels / 10, "%s: ray counts %llu %llu %llu", what,
-                         (unsigned long long)st.primary_rays, (unsigned long long)st.shadow_rays,
-                         (unsigned long long)st.secondary_rays);
-                compare(what, &ref, &got, pixels);
-            }
         if (ctx != cpu)
             kedr_ctx_destroy(ctx);
     }
