@@ -6,6 +6,12 @@
 # iterations a step and the speedup over one GPU. Multigrid over ranks gathers its coarse
 # levels on every rank below KEDR_FLOW_MG_GATHER cells (default 32768; docs/flow.md "Several
 # ranks"): GATHER="0 32768 262144" runs each multigrid solver with each value.
+# Over several ranks each count runs once per way in PATHS: "ipc" (the halos and coarse gathers
+# copied GPU to GPU by CUDA IPC between the ranks of the host, where their GPUs reach each other)
+# and "host" (every message through host memory and MPI: KEDR_COMM_IPC=0); the path a run took
+# is printed (rank 0's). Each run has KEDR_FLOW_PROF=1: rank 0's milliseconds a step in the
+# exchanges of device data between ranks (halos and gathers, each timed from a synchronised
+# GPU) are printed as "ms halo".
 #
 #   bench/flow-ranks.sh                                  (from the repository root, cuda build)
 #   KEDR=build/kedr RANKS="1 2" N=256 bench/flow-ranks.sh  (a 2-GPU host, a smaller grid)
@@ -16,8 +22,8 @@
 # SOLVERS (default "pcg+mg mg": PCG with one V-cycle, V-cycles alone; also pcg+ssor,
 # pcg+jacobi, pcg+none), GATHER (default: unset, the solver's default), BODY (1: the sphere,
 # default; 0: an empty box whose pressure comes from the uniform start's projection and the
-# outflow alone), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
-# (scratch folder, default a temporary one).
+# outflow alone), PATHS (default "ipc host"), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS
+# (extra mpirun options), OUT (scratch folder, default a temporary one).
 set -u -o pipefail
 
 kedr=${KEDR:-build/kedr}
@@ -26,6 +32,16 @@ n=${N:-512}
 steps=${STEPS:-10}
 solvers=${SOLVERS:-pcg+mg mg}
 gathers=${GATHER:-default}
+paths=${PATHS:-ipc host}
+for p in $paths; do
+    case "$p" in
+        ipc | host) ;;
+        *)
+            echo "flow-ranks.sh: PATHS: '$p': expected ipc or host" >&2
+            exit 2
+            ;;
+    esac
+done
 body=${BODY:-1}
 backend=${BACKEND:-cuda}
 mpirun=${MPIRUN:-mpirun}
@@ -94,19 +110,20 @@ CASE
     fi
 }
 
-# One run: prints "ms_a_step ms_pressure iterations" (empty on failure; the log stays in
-# $out). The run's last line: "S steps, ...; T s in steps, of which P s in the pressure solve
-# (I iterations a step)".
+# One run: prints "ms_a_step ms_pressure iterations ms_halo path" (empty on failure; the log
+# stays in $out). The run's last line: "S steps, ...; T s in steps, of which P s in the pressure
+# solve (I iterations a step)"; over ranks, rank 0's KEDR_FLOW_PROF line: "kedr flow: rank 0: S
+# steps, T s in steps, H s in E halo exchanges and gathers (PATH)".
 cores=$(nproc 2> /dev/null || echo 1)
-run() { # NRANKS CASE LOG GATHER
+run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC
     local cmd=("$kedr" flow "$2" --backend "$backend")
     local env=()
     [ "$4" != default ] && env=(env KEDR_FLOW_MG_GATHER="$4")
     if [ "$1" -gt 1 ]; then
         local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
-        local x=(-x OMP_NUM_THREADS="$threads")
+        local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_FLOW_PROF=1)
         [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
-        # shellcheck disable=SC2086
+        # shellcheck disable=SC2086,SC2206
         cmd=("$mpirun" -np "$1" --bind-to none "${x[@]}" $flags "${cmd[@]}")
     fi
     if ! ${env[@]+"${env[@]}"} "${cmd[@]}" > "$3" 2>&1; then
@@ -114,14 +131,20 @@ run() { # NRANKS CASE LOG GATHER
         tail -5 "$3" >&2
         return
     fi
+    local halo path
+    halo=$(sed -n 's/^kedr flow: rank 0: \([0-9]*\) steps, .* s in steps, \([0-9.e+-]*\) s in .*/\1 \2/p' "$3" |
+        awk '$1 > 0 { printf "%.2f", 1000 * $2 / $1 }')
+    path=$(sed -n 's/^kedr flow: rank 0: .* halo exchanges and gathers (\(.*\))$/\1/p' "$3" |
+        sed 's/GPU to GPU/ipc/; s/through the host/host/')
     sed -n 's/^\([0-9]*\) steps, .*; \([0-9.e+-]*\) s in steps, of which \([0-9.e+-]*\) s in the pressure solve (\([0-9.]*\) iterations a step).*/\1 \2 \3 \4/p' "$3" |
-        awk '{ printf "%.2f %.2f %s\n", 1000 * $2 / $1, 1000 * $3 / $1, $4 }'
+        awk -v h="${halo:--}" -v p="${path:--}" \
+            '{ printf "%.2f %.2f %s %s %s\n", 1000 * $2 / $1, 1000 * $3 / $1, $4, h, p }'
 }
 
 echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps, $backend, $(date -u +%F)"
 command -v nvidia-smi > /dev/null && nvidia-smi -L
-printf '%-12s %-8s %6s %12s %14s %10s %8s\n' solver gather ranks "ms a step" "ms pressure" \
-    "it a step" speedup
+printf '%-12s %-8s %6s %-5s %12s %14s %10s %10s %8s\n' solver gather ranks path "ms a step" \
+    "ms pressure" "it a step" "ms halo" speedup
 status=0
 for solver in $solvers; do
     gl=default
@@ -130,16 +153,23 @@ for solver in $solvers; do
         write_case "$out/$solver.ini" "$solver" || exit 2
         base=""
         for r in $ranks; do
-            res=$(run "$r" "$out/$solver.ini" "$out/$solver-g$g-r$r.log" "$g")
-            if [ -z "$res" ]; then
-                status=1
-                continue
-            fi
-            read -r ms msp it <<< "$res"
-            [ -z "$base" ] && [ "$r" = 1 ] && base=$ms
-            speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
-            printf '%-12s %-8s %6s %12s %14s %10s %8s\n' "$solver" "$g" "$r" "$ms" "$msp" "$it" \
-                "${speed:--}"
+            ways=$paths
+            [ "$r" = 1 ] && ways=one
+            for way in $ways; do
+                ipc=1
+                [ "$way" = host ] && ipc=0
+                res=$(run "$r" "$out/$solver.ini" "$out/$solver-g$g-r$r-$way.log" "$g" "$ipc")
+                if [ -z "$res" ]; then
+                    status=1
+                    continue
+                fi
+                read -r ms msp it msh took <<< "$res"
+                [ "$r" = 1 ] && took=-
+                [ -z "$base" ] && [ "$r" = 1 ] && base=$ms
+                speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
+                printf '%-12s %-8s %6s %-5s %12s %14s %10s %10s %8s\n' "$solver" "$g" "$r" "$took" \
+                    "$ms" "$msp" "$it" "$msh" "${speed:--}"
+            done
         done
     done
 done
