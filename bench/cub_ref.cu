@@ -118,6 +118,15 @@ extern "C" kedr_status cub_ref_scan_exclusive_u32(cub_ref *r, const uint32_t *in
     });
 }
 
+extern "C" kedr_status cub_ref_scan_exclusive_f32(cub_ref *r, const float *in, float *out,
+                                                  size_t n)
+{
+    cudaStream_t st = KEDR_STREAM(r->ctx);
+    return run(r, "cub::DeviceScan::ExclusiveSum", n, [&](void *t, size_t &b) {
+        return cub::DeviceScan::ExclusiveSum(t, b, in, out, (int)n, st);
+    });
+}
+
 extern "C" kedr_status cub_ref_select_lt_u32(cub_ref *r, const uint32_t *in, uint32_t *out,
                                              size_t n, uint32_t bound, size_t *n_out)
 {

@@ -26,6 +26,8 @@ void cub_ref_trim(cub_ref *r);
 /* *sum (host) = in[0] + ... + in[n-1] modulo 2^32. */
 kedr_status cub_ref_reduce_sum_u32(cub_ref *r, const uint32_t *in, size_t n, uint32_t *sum);
 kedr_status cub_ref_scan_exclusive_u32(cub_ref *r, const uint32_t *in, uint32_t *out, size_t n);
+/* The same over floats (kedr probe textbook's table 5.2 beside the seed's scans). */
+kedr_status cub_ref_scan_exclusive_f32(cub_ref *r, const float *in, float *out, size_t n);
 /* Stable selection of the in[i] < bound; *n_out (host). */
 kedr_status cub_ref_select_lt_u32(cub_ref *r, const uint32_t *in, uint32_t *out, size_t n,
                                   uint32_t bound, size_t *n_out);

@@ -4,6 +4,9 @@
  * then the median of repeats, CUDA events on a GPU); effective bandwidth counts the bytes that
  * must move, read plus written, in units of 10^9 bytes per second (their eq. of sec. 2.3.2). */
 #include "bench_util.h"
+#ifdef KEDR_HAVE_CUDA
+#include "cub_ref.h"
+#endif
 #include "cli.h"
 #include "kedr/plot.h"
 #include "kedr/probe.h"
@@ -332,11 +335,13 @@ typedef struct {
     double dot;
     int32_t isum;
     kedr_probe_launch launch;
+    struct cub_ref *cub; /* CALL_CUB_*: CUB, the reference of the reductions and scans */
 } call_args;
 
 enum {
     CALL_STREAM, CALL_LIMIT, CALL_OFFSET, CALL_STRIDE, CALL_STRIDE_READ, CALL_TRANSPOSE, CALL_COPY,
-    CALL_REDUCE, CALL_KEDR_REDUCE, CALL_SCAN, CALL_KEDR_SCAN, CALL_MATMUL
+    CALL_REDUCE, CALL_KEDR_REDUCE, CALL_SCAN, CALL_KEDR_SCAN, CALL_MATMUL, CALL_CUB_REDUCE,
+    CALL_CUB_SCAN
 };
 
 static kedr_status call_once(void *p)
@@ -367,6 +372,12 @@ static kedr_status call_once(void *p)
         return kedr_scan_exclusive(c->ctx, KEDR_F32, c->a, c->b, c->n, NULL);
     case CALL_MATMUL:
         return kedr_probe_textbook_matmul(c->ctx, c->op, c->a, c->b, c->c, c->n);
+#ifdef KEDR_HAVE_CUDA
+    case CALL_CUB_REDUCE:
+        return cub_ref_reduce_sum_u32(c->cub, c->a, c->n, (uint32_t *)&c->isum);
+    case CALL_CUB_SCAN:
+        return cub_ref_scan_exclusive_f32(c->cub, c->a, c->b, c->n);
+#endif
     }
     return kedr_fail(KEDR_ERR_INVALID, "kedr probe: unknown call %d", c->what);
 }
@@ -1146,6 +1157,29 @@ static const char *matmul_seed[KEDR_PROBE_MM_COUNT] = {
     "2048: C2070 324.63 ms", "2048: C2070 93.26 ms (CUBLAS 30.84)",
     "2048: C2070 596.60 ms", "2048: C2070 92.50 ms (CUBLAS 30.77)"};
 
+/* CUB beside the seed's variants and kedr's primitive on a GPU; NULL on the cpu. */
+static struct cub_ref *textbook_cub(kedr_ctx *ctx, int *rc)
+{
+    struct cub_ref *cub = NULL;
+#ifdef KEDR_HAVE_CUDA
+    if (*rc == 0 && kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA && cub_ref_create(ctx, &cub) != KEDR_OK)
+        *rc = fail_status();
+#else
+    (void)ctx;
+    (void)rc;
+#endif
+    return cub;
+}
+
+static void textbook_cub_free(struct cub_ref *cub)
+{
+#ifdef KEDR_HAVE_CUDA
+    cub_ref_destroy(cub);
+#else
+    (void)cub;
+#endif
+}
+
 static int textbook_reduce(kedr_ctx *ctx, const probe_opts *o, probe_table *tab)
 {
     size_t n = o->n_set ? o->n : (size_t)8 << 20, bytes = n * sizeof(int32_t);
@@ -1158,9 +1192,11 @@ static int textbook_reduce(kedr_ctx *ctx, const probe_opts *o, probe_table *tab)
     int rc = kedr_upload(ctx, d, h, bytes) == KEDR_OK ? 0 : fail_status();
     printf("\nsum of n = %zu ints (table 5.1: 8M ints)\n", n);
     print_header(tab);
-    for (int v = 1; v <= 6 && rc == 0; v++) {
-        call_args c = {.ctx = ctx, .what = v <= 5 ? CALL_REDUCE : CALL_KEDR_REDUCE, .op = v, .n = n,
-                       .a = d};
+    struct cub_ref *cub = textbook_cub(ctx, &rc);
+    for (int v = 1; v <= (cub ? 7 : 6) && rc == 0; v++) {
+        call_args c = {.ctx = ctx,
+                       .what = v <= 5 ? CALL_REDUCE : v == 6 ? CALL_KEDR_REDUCE : CALL_CUB_REDUCE,
+                       .op = v, .n = n, .a = d, .cub = cub};
         if (call_once(&c) != KEDR_OK) {
             rc = fail_status();
             break;
@@ -1173,11 +1209,14 @@ static int textbook_reduce(kedr_ctx *ctx, const probe_opts *o, probe_table *tab)
         if ((rc = time_call(&c, o->repeats, &sec)) != 0)
             break;
         char name[48];
-        snprintf(name, sizeof name, v <= 5 ? "reduce%d" : "kedr_reduce", v);
+        snprintf(name, sizeof name, v <= 5 ? "reduce%d" : v == 6 ? "kedr_reduce" : "CUB DeviceReduce",
+                 v);
         print_row(add_row(tab, name, "reduce", (double)n, sec, (double)bytes,
-                          v <= 5 ? reduce_seed[v - 1]
-                                 : "Xeon E5620: serial 6.92 ms, OpenMP 2.34 ms"));
+                          v <= 5   ? reduce_seed[v - 1]
+                          : v == 6 ? "Xeon E5620: serial 6.92 ms, OpenMP 2.34 ms"
+                                   : "the CUDA toolkit's CUB"));
     }
+    textbook_cub_free(cub);
     free(h);
     kedr_free(ctx, d);
     return rc;
@@ -1197,9 +1236,11 @@ static int textbook_scan(kedr_ctx *ctx, const probe_opts *o, probe_table *tab)
     int rc = kedr_upload(ctx, in, h, bytes) == KEDR_OK ? 0 : fail_status();
     printf("\nexclusive prefix sum of n = %zu floats (table 5.2: 16M floats)\n", n);
     print_header(tab);
-    for (int v = 1; v <= 3 && rc == 0; v++) {
-        call_args c = {.ctx = ctx, .what = v <= 2 ? CALL_SCAN : CALL_KEDR_SCAN, .op = v, .n = n,
-                       .a = in, .b = out};
+    struct cub_ref *cub = textbook_cub(ctx, &rc);
+    for (int v = 1; v <= (cub ? 4 : 3) && rc == 0; v++) {
+        call_args c = {.ctx = ctx,
+                       .what = v <= 2 ? CALL_SCAN : v == 3 ? CALL_KEDR_SCAN : CALL_CUB_SCAN,
+                       .op = v, .n = n, .a = in, .b = out, .cub = cub};
         if (kedr_memset(ctx, out, 0xff, bytes) != KEDR_OK || call_once(&c) != KEDR_OK ||
             kedr_download(ctx, got, out, bytes) != KEDR_OK) {
             rc = fail_status();
@@ -1216,11 +1257,15 @@ static int textbook_scan(kedr_ctx *ctx, const probe_opts *o, probe_table *tab)
         if ((rc = time_call(&c, o->repeats, &sec)) != 0)
             break;
         char name[48];
-        snprintf(name, sizeof name, v <= 2 ? "scan%d" : "kedr_scan_exclusive", v);
+        snprintf(name, sizeof name,
+                 v <= 2 ? "scan%d" : v == 3 ? "kedr_scan_exclusive" : "CUB DeviceScan", v);
         print_row(add_row(tab, name, "scan", (double)n, sec, 2.0 * bytes,
-                          v == 1 ? "C2070 11.60 ms" : v == 2 ? "C2070 9.49 ms"
-                                                             : "CUDPP on C2070 2.87 ms"));
+                          v == 1   ? "C2070 11.60 ms"
+                          : v == 2 ? "C2070 9.49 ms"
+                          : v == 3 ? "CUDPP on C2070 2.87 ms"
+                                   : "the CUDA toolkit's CUB"));
     }
+    textbook_cub_free(cub);
     free(h);
     free(got);
     free(ref);
