@@ -237,6 +237,8 @@ void flow_ibm_destroy(flow_ibm *ib)
     kedr_free(ib->ctx, ib->q);
     kedr_free(ib->ctx, ib->scratch);
     kedr_free(ib->ctx, ib->st);
+    kedr_comm_dev_release(ib->sum_dev);
+    kedr_free(ib->ctx, ib->sum);
     free(ib->body);
     free(ib->first);
     free(ib->X0);
@@ -328,12 +330,21 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     if (s == KEDR_OK && (s = kedr_alloc(f->ctx, (void **)&ib->scratch,
                                         f->padded * sizeof(double))) == KEDR_OK)
         s = kedr_memset(f->ctx, ib->scratch, 0, f->padded * sizeof(double));
+    if (s == KEDR_OK && f->split >= 0)
+        s = kedr_alloc(f->ctx, (void **)&ib->sum, (size_t)f->nranks * N * sizeof(double));
     if (s != KEDR_OK) {
         flow_ibm_destroy(ib);
         return s;
     }
     *out = ib;
     return KEDR_OK;
+}
+
+kedr_status flow_ibm_register(struct kedr_flow *f)
+{
+    flow_ibm *ib = f->ibm;
+    return kedr_comm_dev_register(f->comm, f->ctx, ib->sum,
+                                  (size_t)f->nranks * ib->N * sizeof(double), &ib->sum_dev);
 }
 
 /* ---- motion ------------------------------------------------------------------------------ */
@@ -407,24 +418,41 @@ static flow_ibm_args point_args(const struct kedr_flow *f, int comp)
 
 /* Over ranks: every slab interpolated its own part of each point's stencil; the sum over the
  * ranks is the whole (every rank then holds the same point vectors, and the force CG runs the
- * same on each). */
+ * same on each). Each rank's vector goes to its slot of every rank's sum buffer (on the device:
+ * GPU to GPU between the ranks of a host, through the host otherwise), and each rank adds the
+ * slots in rank order on the device: the same sum on every rank. */
+#define TAG_SUM 50
 static kedr_status sum_ranks(struct kedr_flow *f, double *v)
 {
     if (f->split < 0)
         return KEDR_OK;
-    size_t N = f->ibm->N;
-    if (kedr_ctx_backend(f->ctx) == KEDR_BACKEND_CPU)
-        return kedr_comm_allreduce(f->comm, KEDR_F64, KEDR_OP_SUM, v, N);
-    double *h = malloc(N * sizeof *h);
-    if (!h)
-        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes of host memory", N * 8);
-    kedr_status s = kedr_download(f->ctx, h, v, N * sizeof *h);
+    flow_ibm *ib = f->ibm;
+    size_t N = ib->N, slot = N * sizeof(double);
+    int P = f->nranks, me = f->rank;
+    kedr_comm_dev_msg m[2 * 64], *msg = m;
+    if (P > 64 && !(msg = malloc(2 * (size_t)P * sizeof *msg)))
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: messages of %d ranks", P);
+    int n = 0;
+    for (int q = 0; q < P; q++)
+        if (q != me) {
+            msg[n] = (kedr_comm_dev_msg){q, TAG_SUM, me * slot, me * slot, slot};
+            msg[P + n++] = (kedr_comm_dev_msg){q, TAG_SUM, 0, q * slot, slot};
+        }
+    kedr_status s = kedr_ctx_sync(f->ctx);
+    double t0 = kedr_wall_seconds();
     if (s == KEDR_OK)
-        s = kedr_comm_allreduce(f->comm, KEDR_F64, KEDR_OP_SUM, h, N);
+        s = flow_op_copy(f->ctx, ib->sum + (size_t)me * N, v, slot);
     if (s == KEDR_OK)
-        s = kedr_upload(f->ctx, v, h, N * sizeof *h);
-    free(h);
-    return s;
+        s = kedr_comm_dev_sendrecv(ib->sum_dev, n, msg, n, msg + P);
+    if (msg != m)
+        free(msg);
+    KEDR_TRY(s);
+    KEDR_TRY(flow_op_copy(f->ctx, v, ib->sum, slot));
+    for (int q = 1; q < P; q++)
+        KEDR_TRY(flow_op_axpy(f->ctx, N, 1.0, ib->sum + (size_t)q * N, v));
+    ib->sum_seconds += kedr_wall_seconds() - t0;
+    ib->sums++;
+    return KEDR_OK;
 }
 
 kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, double *y)

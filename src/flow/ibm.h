@@ -32,10 +32,19 @@ typedef struct flow_ibm {
     int iterations;
     double residual;
     double seconds;
+    /* over ranks: a slot of N for each rank's interpolations (context memory, registered with
+     * the comm layer: each rank copies its slot into the others', GPU to GPU where it can) */
+    double *sum;
+    struct kedr_comm_dev *sum_dev;
+    double sum_seconds;    /* wall time in those sums (from a synchronised device) */
+    int64_t sums;
 } flow_ibm;
 
 /* Builds the points of the case's bodies (none: *out = NULL). */
 kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out);
+/* Over ranks, collective (every rank, after agreeing that all created theirs): registers the
+ * slots of the sums over ranks. */
+kedr_status flow_ibm_register(struct kedr_flow *f);
 void flow_ibm_destroy(flow_ibm *ib);
 /* The bodies at time t: positions and target velocities (uploaded when they moved); an error
  * names a body whose points come too close to a non-periodic boundary. */

@@ -155,6 +155,11 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
     }
     if (s == KEDR_OK)
         s = flow_ibm_create(f, &f->ibm);
+    if (f->split >= 0) { /* then the bodies' sums over ranks, registered by every rank */
+        s = kedr_comm_agree(comm, s);
+        if (s == KEDR_OK && f->ibm)
+            s = flow_ibm_register(f);
+    }
     if (s == KEDR_OK)
         s = flow_ibm_place(f, 0);
     if (s != KEDR_OK) {
@@ -753,6 +758,10 @@ static void halo_time(const struct kedr_flow *f, double *seconds, int64_t *count
         *seconds += rk->gather_seconds;
         *count += rk->gathers;
     }
+    if (f->ibm) {
+        *seconds += f->ibm->sum_seconds;
+        *count += f->ibm->sums;
+    }
 }
 
 static void halo_reset(struct kedr_flow *f)
@@ -767,6 +776,10 @@ static void halo_reset(struct kedr_flow *f)
     if (rk) {
         rk->gather_seconds = 0;
         rk->gathers = 0;
+    }
+    if (f->ibm) {
+        f->ibm->sum_seconds = 0;
+        f->ibm->sums = 0;
     }
 }
 
