@@ -218,9 +218,11 @@ typedef struct {
     double ibm_residual;      /* ... and its largest relative residual */
     double seconds_ibm;       /* wall time in the immersed-boundary forcing so far */
     /* over ranks, since kedr_flow_create: the wall time of the exchanges of device data
-     * between ranks (velocity, pressure and Poisson halos, multigrid's coarse-level gathers;
-     * each from a synchronised device to its data in place; part of seconds_step) and their
-     * number (this rank's; 0 on one rank) */
+     * between ranks (velocity, pressure and Poisson halos, multigrid's coarse-level gathers,
+     * the bodies' sums; part of seconds_step, waiting for the partners included) and their
+     * number (this rank's; 0 on one rank). With KEDR_FLOW_PROF=1 in the environment each is
+     * timed from a synchronised device; otherwise its time includes the device work queued
+     * before it (one synchronisation fewer an exchange). */
     double seconds_halo;
     int64_t halo_exchanges;
 } kedr_flow_stats;

@@ -187,9 +187,12 @@ typedef struct flow_xch {
     double *buf;
     size_t cap;
     int lo, hi;        /* the neighbour ranks (-1: none) */
-    double seconds;    /* wall time in exchanges, the device synchronised at their start */
+    double seconds;    /* wall time in exchanges (from a synchronised device with flow_prof) */
     int64_t count;     /* exchanges */
 } flow_xch;
+/* KEDR_FLOW_PROF=1 in the environment: each exchange first synchronises the device, so that its
+ * time is its own (not the queued work's before it), and kedr_flow_destroy prints the times. */
+int flow_prof(void);
 #define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
 #define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)
 /* Local: the record and its buffer. Collective (every rank, after agreeing that all made

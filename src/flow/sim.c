@@ -183,8 +183,7 @@ void kedr_flow_destroy(kedr_flow *f)
 {
     if (!f)
         return;
-    const char *prof = getenv("KEDR_FLOW_PROF");
-    if (f->split >= 0 && prof && !strcmp(prof, "1")) { /* for bench/flow-ranks.sh */
+    if (f->split >= 0 && flow_prof()) { /* for bench/flow-ranks.sh */
         double sec;
         int64_t n;
         halo_time(f, &sec, &n);
