@@ -5,8 +5,12 @@
  * The particles travel as records: each field of dsmc_particle_fields (sim.h) in turn, so a
  * new particle array travels without a change here. Particles that left the domain (cell key
  * DSMC_DROP) stay where they are for the indexing to drop. On the GPU the leaving particles are
- * found and packed there (exchange.cu), and only their records cross to the host and back (the
- * MPI library is not CUDA-aware here: include/kedr/comm.h).
+ * found and packed there (exchange.cu). Between the ranks of one host whose GPUs reach each other
+ * (kedr_comm_dev_direct) the records then go GPU to GPU into the destination's registered device
+ * buffer (CUDA IPC, include/kedr/comm.h) and are unpacked from there; otherwise (the cpu, ranks
+ * on several hosts, KEDR_COMM_IPC=0) only the records cross to the host and back (the MPI library
+ * is not CUDA-aware here). Both ways the arrivals come in the same order: by source rank, and in
+ * the source's particle order within one.
  *
  * Over ranks the keys come in the rank's terms (dsmc_key_of): the cuda move writes them so, and
  * keys of the grid's cells (the locate, the cpu move) are made so first. A leaver's key is
@@ -19,6 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The tag of the exchange's messages GPU to GPU (kedr_comm_dev_sendrecv). */
+#define DSMC_XTAG 15
 
 kedr_status dsmc_decomp_init(dsmc_decomp *d, int nx, int nranks, const double *load)
 {
@@ -114,6 +121,7 @@ typedef struct {
     kedr_comm_msg *msgs;
     int nmsgs;
     size_t kept;
+    int in_xbuf; /* cuda, GPU to GPU: the records wait at the start of sim->xbuf */
 } leaving;
 
 static void leaving_free(leaving *l)
@@ -192,6 +200,19 @@ static kedr_status leave_cpu(kedr_dsmc *sim, const dsmc_decomp *d, int me, int n
 typedef struct dsmc_xstage {
     void *send, *recv;
     size_t send_bytes, recv_bytes;
+    /* GPU to GPU (path DSMC_XPATH_DEVICE): the registered device buffer dbuf of dbuf_bytes, the
+     * same size on every rank. In an exchange rank q's records to send lie at its start, grouped
+     * by destination, and what q receives right after them, by source rank: S_q records sent,
+     * then R_q received, in (S_q + R_q) records' bytes. table[p * nranks + q]: the records rank
+     * p sends rank q this exchange (every rank's row, added over the ranks); dmsg: 2 nranks
+     * messages (sends, then receives). */
+    int path;
+    kedr_comm_dev *dev;
+    void *dbuf;
+    size_t dbuf_bytes;
+    uint64_t *table;
+    kedr_comm_dev_msg *dmsg;
+    long grows;
 } dsmc_xstage;
 
 /* *buf (kedr_host_alloc'ed, *cap bytes) holds at least `bytes`; its contents need not survive. */
@@ -212,12 +233,18 @@ static kedr_status host_room(kedr_ctx *ctx, void **buf, size_t *cap, size_t byte
  * printed by each rank to stderr when its simulator is destroyed; for finding where its time
  * goes, not for production runs. */
 enum {
-    XP_SELECT, XP_PACK, XP_FILL, XP_SORT, XP_LEAVE, XP_WAIT, XP_MPI, XP_RESERVE, XP_ARRIVE,
-    XP_END, XP_N
+    XP_SELECT, XP_PACK, XP_FILL, XP_SORT, XP_LEAVE, XP_WAIT, XP_COUNTS, XP_GROW, XP_MPI,
+    XP_RESERVE, XP_ARRIVE, XP_END, XP_N
 };
+/* GPU to GPU, "group+pack+download" downloads only the leavers' indices and the groups' starts,
+ * "counts' table" is the allreduce of every rank's counts to every other, "grow buffer" the
+ * device buffers registered again larger (collective; rare), "messages" the device copies
+ * between the GPUs with their notes, "upload+unpack" the unpack alone. Through the host the
+ * counts go with the messages (kedr_comm_exchange_sizes) and the middle two are 0. */
 static const char *const xprof_names[XP_N] = {
     "select (gpu)", "group+pack+download", "fill holes", "messages' table", "leaving, rest",
-    "wait for ranks", "messages", "reserve", "upload+unpack", "final agree"};
+    "wait for ranks", "counts' table", "grow buffer", "messages", "reserve", "upload+unpack",
+    "final agree"};
 static double xprof_t; /* when the part being timed began */
 static double xprof[XP_N];
 static long xprof_calls;
@@ -249,18 +276,146 @@ static void xfields_of(kedr_dsmc *sim, dsmc_xfields *xf)
 
 void dsmc_exchange_release(kedr_dsmc *sim)
 {
+    int path = DSMC_XPATH_NONE;
+    long grows = 0;
+    size_t dbytes = 0;
     if (sim->xstage) {
-        kedr_host_free(sim->ctx, sim->xstage->send);
-        kedr_host_free(sim->ctx, sim->xstage->recv);
-        free(sim->xstage);
+        dsmc_xstage *x = sim->xstage;
+        path = x->path;
+        grows = x->grows;
+        dbytes = x->dbuf_bytes;
+        kedr_host_free(sim->ctx, x->send);
+        kedr_host_free(sim->ctx, x->recv);
+        kedr_comm_dev_release(x->dev);
+        kedr_free(sim->ctx, x->dbuf);
+        free(x->table);
+        free(x->dmsg);
+        free(x);
         sim->xstage = NULL;
     }
     if (xprof_on != 1 || !xprof_calls)
         return;
-    fprintf(stderr, "rank %d: %ld exchanges, ms each:", sim->rank, xprof_calls);
+    if (path == DSMC_XPATH_DEVICE)
+        fprintf(stderr, "rank %d: %ld exchanges GPU to GPU (device buffer %.1f MB, grown %ld "
+                "times), ms each:", sim->rank, xprof_calls, dbytes / 1e6, grows);
+    else
+        fprintf(stderr, "rank %d: %ld exchanges through the host, ms each:", sim->rank,
+                xprof_calls);
     for (int k = 0; k < XP_N; k++)
         fprintf(stderr, " %s %.3f%s", xprof_names[k], 1e3 * xprof[k] / xprof_calls,
                 k + 1 < XP_N ? "," : "\n");
+}
+
+/* Collective: a device buffer of cap bytes (the same on every rank) allocated and registered in
+ * place of the old one, with the first keep bytes at keep_from (device: this rank's records to
+ * send, in the old buffer or the scratch) copied to its start. On a failure every rank fails
+ * and the old buffer is gone. */
+static kedr_status dev_buffer(kedr_dsmc *sim, kedr_comm *comm, dsmc_xstage *x, size_t cap,
+                              const void *keep_from, size_t keep)
+{
+    void *nb = NULL;
+    kedr_status s = kedr_alloc(sim->ctx, &nb, cap);
+    if (s != KEDR_OK)
+        s = kedr_fail(s, "kedr_dsmc: exchange: no GPU memory for a device buffer of %.1f MB (the "
+                      "records this step's exchange moves between the ranks of this host): use "
+                      "fewer particles a GPU, or KEDR_COMM_IPC=0 (through the host)", cap / 1e6);
+    if (s == KEDR_OK && keep)
+        s = kedr_copy(sim->ctx, nb, keep_from, keep);
+    if (s == KEDR_OK)
+        s = kedr_ctx_sync(sim->ctx);
+    s = kedr_comm_agree(comm, s);
+    if (s != KEDR_OK) {
+        kedr_free(sim->ctx, nb);
+        return s;
+    }
+    /* every rank unmaps its partners' old buffers before any rank frees its own */
+    kedr_comm_dev_release(x->dev);
+    x->dev = NULL;
+    s = kedr_comm_agree(comm, KEDR_OK);
+    kedr_free(sim->ctx, x->dbuf);
+    x->dbuf = nb;
+    x->dbuf_bytes = cap;
+    if (s == KEDR_OK)
+        s = kedr_comm_dev_register(comm, sim->ctx, nb, cap, &x->dev); /* agreed over the ranks */
+    if (s != KEDR_OK) {
+        kedr_free(sim->ctx, x->dbuf);
+        x->dbuf = NULL;
+        x->dbuf_bytes = 0;
+    }
+    return s;
+}
+
+/* Where the records rank src sends rank dst land in dst's buffer, in records (t: x->table):
+ * after dst's own records to send, and after those of the lower source ranks. The sender and
+ * the receiver both place a message by it. */
+static size_t land_at(const uint64_t *t, size_t P, size_t src, size_t dst)
+{
+    size_t at = 0;
+    for (size_t r = 0; r < P; r++)
+        at += (size_t)t[dst * P + r] + (r < src ? (size_t)t[r * P + dst] : 0);
+    return at;
+}
+
+/* Through the registered buffers (GPU to GPU on cuda), after the leaving on every rank (the
+ * failures agreed): every rank's counts to every other added into x->table; the buffers grown on
+ * every rank where any rank's records to send and receive pass their size; then this rank's
+ * groups of records copied into their destinations' buffers, each after the records of the
+ * lower source ranks, so that they arrive in the order the host path gives. The records to send
+ * lie at the buffer's start, or, where pending is not NULL, there (the scratch on cuda when
+ * they did not fit, the leaving's buffer on the cpu), grouped by destination in rank order.
+ * *arrived: the records that came, at byte *at of the buffer. */
+static kedr_status send_device(kedr_dsmc *sim, kedr_comm *comm, dsmc_xstage *x,
+                               const int64_t *per, const void *pending, int me, int nranks,
+                               size_t *arrived, size_t *at)
+{
+    size_t P = (size_t)nranks, rec = dsmc_particle_bytes(&sim->p);
+    uint64_t *t = x->table;
+    memset(t, 0, P * P * sizeof *t);
+    for (int r = 0; r < nranks; r++)
+        t[(size_t)me * P + (size_t)r] = r == me ? 0 : (uint64_t)per[r];
+    KEDR_TRY(kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, t, P * P));
+    xprof_mark(sim, XP_COUNTS, &xprof_t);
+    /* S_q sent and R_q received by rank q; the most any rank needs (every rank finds the same) */
+    uint64_t need = 0, sent_by_me = 0, recv_by_me = 0;
+    for (size_t q = 0; q < P; q++) {
+        uint64_t sq = 0, rq = 0;
+        for (size_t r = 0; r < P; r++) {
+            sq += t[q * P + r];
+            rq += t[r * P + q];
+        }
+        need = (sq + rq) * rec > need ? (sq + rq) * rec : need;
+        if (q == (size_t)me)
+            sent_by_me = sq, recv_by_me = rq;
+    }
+    if (need > x->dbuf_bytes) { /* a quarter more than needed, in whole 4 KB pages */
+        size_t cap = ((size_t)(need + need / 4) + 4095) / 4096 * 4096;
+        KEDR_TRY(dev_buffer(sim, comm, x, cap, pending ? pending : x->dbuf,
+                            (size_t)sent_by_me * rec));
+        x->grows++;
+    } else if (pending) {
+        KEDR_TRY(kedr_copy(sim->ctx, x->dbuf, pending, (size_t)sent_by_me * rec));
+    }
+    xprof_mark(sim, XP_GROW, &xprof_t);
+    kedr_comm_dev_msg *snd = x->dmsg, *rcv = x->dmsg + P;
+    int ns = 0, nr = 0;
+    size_t from = 0;
+    for (size_t q = 0; q < P; q++) {
+        size_t k = t[(size_t)me * P + q];
+        if (k == 0)
+            continue;
+        snd[ns++] = (kedr_comm_dev_msg){(int)q, DSMC_XTAG, from * rec,
+                                        land_at(t, P, (size_t)me, q) * rec, k * rec};
+        from += k;
+    }
+    for (size_t p = 0; p < P; p++) {
+        size_t k = t[p * P + (size_t)me];
+        if (k)
+            rcv[nr++] = (kedr_comm_dev_msg){(int)p, DSMC_XTAG, 0,
+                                            land_at(t, P, p, (size_t)me) * rec, k * rec};
+    }
+    *arrived = (size_t)recv_by_me;
+    *at = (size_t)sent_by_me * rec;
+    return kedr_comm_dev_sendrecv(x->dev, ns, snd, nr, rcv);
 }
 
 #ifdef KEDR_HAVE_CUDA
@@ -305,8 +460,11 @@ static kedr_status check_tiles(kedr_dsmc *sim, const uint32_t *keys, size_t n, i
 }
 
 /* The GPU: the leaving particles are found, grouped by destination and packed there
- * (exchange.cu), and only their records cross to the host, into the kept pinned send buffer in
- * the messages' order; the particles from the end of the arrays fill their slots. */
+ * (exchange.cu); the particles from the end of the arrays fill their slots. Through the host,
+ * only their records cross to the host, into the kept pinned send buffer in the messages'
+ * order. GPU to GPU they are packed at the start of the registered device buffer where they fit
+ * (else at the start of the scratch xbuf, l->in_xbuf, for the buffer's growth to take), and only
+ * the leavers' indices and the groups' starts come to the host. */
 static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int nranks,
                               uint32_t *keys, int64_t *per, leaving *l)
 {
@@ -330,9 +488,12 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     xprof_mark(sim, XP_SELECT, &xprof_t);
     dsmc_xfields xf;
     xfields_of(sim, &xf);
-    /* device scratch: the records, then the moves (2 words a leaver), the destinations and
-     * their sorted copy, the leavers by destination, the groups' starts */
-    size_t rec_bytes = (m * rec + 7) / 8 * 8;
+    /* device scratch: the records (but where they go to the device buffer), then the moves (2
+     * words a leaver), the destinations and their sorted copy, the leavers by destination, the
+     * groups' starts */
+    int device = x->path == DSMC_XPATH_DEVICE;
+    l->in_xbuf = device && m * rec > x->dbuf_bytes;
+    size_t rec_bytes = device && !l->in_xbuf ? 0 : (m * rec + 7) / 8 * 8;
     KEDR_TRY(xbuf_room(sim, rec_bytes + m * 20 + ((size_t)nranks + 1) * 4));
     unsigned char *xb = sim->xbuf;
     uint32_t *pairs_d = (uint32_t *)(xb + rec_bytes), *dest = pairs_d + 2 * m,
@@ -340,12 +501,16 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     KEDR_TRY(dsmc_group_leavers_cuda(ctx, keys, idx, m, (uint32_t)sim->p.nx,
                                      sim->keys_local ? (uint32_t)sim->ncells : 0, sim->xowner,
                                      nranks, dest, dest_sorted, by_dest, start_d));
-    KEDR_TRY(dsmc_pack_cuda(ctx, &xf, by_dest, m, sim->xbuf));
-    /* host: the records, the leavers in particle order (for the holes), the starts */
-    KEDR_TRY(host_room(ctx, &x->send, &x->send_bytes, m * rec + (m * 3 + (size_t)nranks + 1) * 4));
+    KEDR_TRY(dsmc_pack_cuda(ctx, &xf, by_dest, m, rec_bytes ? sim->xbuf : x->dbuf));
+    /* host: the records (through the host only), the leavers in particle order (for the
+     * holes), the starts */
+    size_t hrec_bytes = device ? 0 : (m * rec + 7) / 8 * 8;
+    KEDR_TRY(host_room(ctx, &x->send, &x->send_bytes,
+                       hrec_bytes + (m * 3 + (size_t)nranks + 1) * 4));
     unsigned char *hrec = x->send;
-    uint32_t *hidx = (uint32_t *)(hrec + m * rec), *pairs = hidx + m, *start = pairs + 2 * m;
-    KEDR_TRY(kedr_download(ctx, hrec, sim->xbuf, m * rec));
+    uint32_t *hidx = (uint32_t *)(hrec + hrec_bytes), *pairs = hidx + m, *start = pairs + 2 * m;
+    if (!device)
+        KEDR_TRY(kedr_download(ctx, hrec, sim->xbuf, m * rec));
     KEDR_TRY(kedr_download(ctx, hidx, idx, m * sizeof *hidx));
     KEDR_TRY(kedr_download(ctx, start, start_d, ((size_t)nranks + 1) * sizeof *start));
     xprof_mark(sim, XP_PACK, &xprof_t);
@@ -363,13 +528,14 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     KEDR_TRY(kedr_upload(ctx, pairs_d, pairs, np * 8));
     KEDR_TRY(dsmc_move_slots_cuda(ctx, &xf, keys, pairs_d, np));
     xprof_mark(sim, XP_FILL, &xprof_t);
-    /* the messages: each destination's records, side by side in the send buffer */
+    /* the messages: each destination's records, side by side in the send buffer (GPU to GPU
+     * only the counts: send_device makes the messages) */
     l->msgs = calloc((size_t)nranks, sizeof *l->msgs);
     if (!l->msgs)
         return kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
     for (int r = 0; r < nranks; r++) {
         per[r] = (int64_t)start[r + 1] - (int64_t)start[r];
-        if (r == me || per[r] == 0)
+        if (r == me || per[r] == 0 || device)
             continue;
         l->msgs[l->nmsgs++] = (kedr_comm_msg){r, hrec + (size_t)start[r] * rec,
                                               (size_t)per[r] * rec};
@@ -380,6 +546,75 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     return KEDR_OK;
 }
 #endif
+
+/* Collective, at the first exchange over ranks: GPU to GPU or through the host (exchange.h:
+ * dsmc_exchange_path), the same on every rank. GPU to GPU, the device buffer is registered here,
+ * at first the largest rank's 1/64 of its particles' records (at least 4 MB): room for about
+ * 0.8% of the particles to leave and as many to arrive in one step before it grows. The test
+ * switch sim->xdev_force takes the registered buffers wherever their copies go (on the cpu,
+ * through MPI), so that their layout and order are checked there too. */
+static kedr_status choose_path(kedr_dsmc *sim, kedr_comm *comm, dsmc_xstage *x, int nranks)
+{
+    const char *e = getenv("KEDR_COMM_IPC");
+    int32_t want = KEDR_IS_CUDA(sim->ctx) && !sim->xhost && !(e && !strcmp(e, "0"));
+    for (int q = 0; want && q < nranks; q++)
+        want = kedr_comm_same_host(comm, q);
+    want |= sim->xdev_force;
+    KEDR_TRY(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MIN, &want, 1));
+    x->path = DSMC_XPATH_HOST;
+    if (!want)
+        return KEDR_OK;
+    size_t rec = dsmc_particle_bytes(&sim->p);
+    uint64_t cap = sim->xdev_first ? sim->xdev_first : sim->n * rec / 64;
+    if (!sim->xdev_first && cap < ((uint64_t)4 << 20))
+        cap = (uint64_t)4 << 20;
+    KEDR_TRY(kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_MAX, &cap, 1));
+    size_t P = (size_t)nranks;
+    x->table = malloc(P * P * sizeof *x->table);
+    x->dmsg = malloc(2 * P * sizeof *x->dmsg);
+    kedr_status s = x->table && x->dmsg ? KEDR_OK
+                                        : kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory "
+                                                    "for %zu ranks' counts", P);
+    KEDR_TRY(kedr_comm_agree(comm, s));
+    KEDR_TRY(dev_buffer(sim, comm, x, (size_t)cap, NULL, 0));
+    int32_t all = 1;
+    for (int q = 0; q < nranks && !sim->xdev_force; q++)
+        all &= kedr_comm_dev_direct(x->dev, q);
+    KEDR_TRY(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MIN, &all, 1));
+    if (all) {
+        x->path = DSMC_XPATH_DEVICE;
+    } else { /* some pair's GPUs do not reach each other: all through the host */
+        kedr_comm_dev_release(x->dev);
+        x->dev = NULL;
+        KEDR_TRY(kedr_comm_agree(comm, KEDR_OK));
+        kedr_free(sim->ctx, x->dbuf);
+        x->dbuf = NULL;
+        x->dbuf_bytes = 0;
+    }
+    if (sim->rank == 0 && KEDR_IS_CUDA(sim->ctx))
+        kedr_log(KEDR_LOG_INFO, "dsmc over %d ranks: the exchange's records %s", nranks,
+                 all ? "GPU to GPU (CUDA IPC)"
+                     : "through host memory (some pair of GPUs does not reach the other)");
+    return KEDR_OK;
+}
+
+int dsmc_exchange_path(const kedr_dsmc *sim, size_t *dbuf_bytes, long *grows)
+{
+    const dsmc_xstage *x = sim->xstage;
+    if (dbuf_bytes)
+        *dbuf_bytes = x ? x->dbuf_bytes : 0;
+    if (grows)
+        *grows = x ? x->grows : 0;
+    return x ? x->path : DSMC_XPATH_NONE;
+}
+
+size_t dsmc_exchange_bytes(const kedr_dsmc *sim)
+{
+    size_t b = sim->xstage ? sim->xstage->dbuf_bytes : 0; /* on the cpu only for tests */
+    if (KEDR_IS_CUDA(sim->ctx))
+        b += sim->xbuf_bytes + (sim->xowner ? (size_t)sim->p.nx * sizeof *sim->xowner : 0);
+    return b;
+}
 
 kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
                           dsmc_exchange_counts *counts)
@@ -407,6 +642,12 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     dsmc_xstage *x = sim->xstage;
     int64_t *per = calloc((size_t)nranks + 1, sizeof *per);
     kedr_status s = per && x ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+    if (!x || x->path == DSMC_XPATH_NONE) { /* the first exchange over ranks: the path */
+        s = kedr_comm_agree(comm, s);
+        if (s == KEDR_OK)
+            s = choose_path(sim, comm, x, nranks);
+    }
+    int device = x && x->path == DSMC_XPATH_DEVICE; /* the same on every rank */
     if (s == KEDR_OK)
         s = dsmc_locate(sim, &keys);
     if (s == KEDR_OK && sim->nlocal != sim->ncells && !sim->keys_local) {
@@ -435,18 +676,38 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     xprof_mark(sim, XP_WAIT, &xprof_t);
     int nrecv = 0;
     kedr_comm_msg *got = NULL;
-    size_t total = 0;
-    if (s == KEDR_OK)
+    size_t total = 0, arrived = 0, dev_at = 0;
+    if (s == KEDR_OK && device)
+        s = send_device(sim, comm, x, per,
+                        !KEDR_IS_CUDA(sim->ctx) ? l.buf : l.in_xbuf ? sim->xbuf : NULL, me,
+                        nranks, &arrived, &dev_at);
+    if (s == KEDR_OK && device && !KEDR_IS_CUDA(sim->ctx) && arrived) {
+        /* the cpu (tests: sim->xdev_force): the messages as the host path has them */
+        got = calloc((size_t)nranks, sizeof *got);
+        if (!got)
+            s = kedr_fail(KEDR_ERR_NOMEM, "dsmc_exchange: no memory");
+        size_t off = 0;
+        for (int p = 0; s == KEDR_OK && p < nranks; p++) {
+            size_t k = x->table[(size_t)p * (size_t)nranks + (size_t)me];
+            if (k)
+                got[nrecv++] = (kedr_comm_msg){p, (unsigned char *)x->dbuf + dev_at + off * rec,
+                                               k * rec};
+            off += k;
+        }
+        arrived = 0; /* counted from the messages below */
+    }
+    if (s == KEDR_OK && !device)
         s = kedr_comm_exchange_sizes(comm, l.nmsgs, l.msgs, &nrecv, &got, &total);
-    if (s == KEDR_OK)
+    if (s == KEDR_OK && !device)
         s = host_room(sim->ctx, &x->recv, &x->recv_bytes, total);
-    s = kedr_comm_agree(comm, s);
-    if (s == KEDR_OK)
-        s = kedr_comm_exchange_data(comm, l.nmsgs, l.msgs, nrecv, got, x->recv);
+    if (!device) {
+        s = kedr_comm_agree(comm, s);
+        if (s == KEDR_OK)
+            s = kedr_comm_exchange_data(comm, l.nmsgs, l.msgs, nrecv, got, x->recv);
+    }
     xprof_mark(sim, XP_MPI, &xprof_t);
     size_t kept = l.kept;
     leaving_free(&l);
-    size_t arrived = 0;
     for (int m = 0; s == KEDR_OK && m < nrecv; m++)
         arrived += got[m].bytes / rec;
     if (s == KEDR_OK)
@@ -455,15 +716,20 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     xprof_mark(sim, XP_RESERVE, &xprof_t);
 #ifdef KEDR_HAVE_CUDA
     if (s == KEDR_OK && arrived && KEDR_IS_CUDA(sim->ctx)) {
-        /* the records in one copy (they arrive side by side in recv), unpacked after the
+        /* the records (through the host in one copy: they arrive side by side in recv; GPU to
+         * GPU already in the device buffer, after this rank's sent ones), unpacked after the
          * staying particles and located there */
-        s = xbuf_room(sim, arrived * rec);
-        if (s == KEDR_OK)
+        const void *in = device ? (const unsigned char *)x->dbuf + dev_at : sim->xbuf;
+        if (!device) {
+            s = xbuf_room(sim, arrived * rec);
+            in = sim->xbuf;
+        }
+        if (s == KEDR_OK && !device)
             s = kedr_upload(sim->ctx, sim->xbuf, x->recv, arrived * rec);
         dsmc_xfields xf;
         xfields_of(sim, &xf);
         if (s == KEDR_OK)
-            s = dsmc_unpack_cuda(sim->ctx, &xf, sim->xbuf, arrived, kept);
+            s = dsmc_unpack_cuda(sim->ctx, &xf, in, arrived, kept);
         uint32_t *k2 = NULL;
         if (s == KEDR_OK)
             s = dsmc_locate(sim, &k2); /* located: the keys pointer after the regrowth */

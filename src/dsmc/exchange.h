@@ -35,9 +35,23 @@ kedr_status dsmc_balance(struct kedr_dsmc *sim, int *moved);
 /* Makes d the rank's split (taking its arrays; d is left empty). */
 void dsmc_decomp_adopt(struct kedr_dsmc *sim, dsmc_decomp *d);
 
-/* When the simulator goes: the exchange's staging buffers freed, and with KEDR_DSMC_XPROF=1 in
- * the environment its parts, timed, printed to stderr. */
+/* When the simulator goes: the exchange's staging buffers freed (and its device buffer's
+ * registration released: not collective), and with KEDR_DSMC_XPROF=1 in the environment its
+ * parts, timed, printed to stderr. */
 void dsmc_exchange_release(struct kedr_dsmc *sim);
+
+/* How the exchange's records travel between the ranks, chosen by the first exchange over several
+ * ranks (collective, the same on every rank): GPU to GPU where the back end is cuda, every rank
+ * runs on this host, every pair of ranks' GPUs reach each other (kedr_comm_dev_direct: peer
+ * access, or one GPU shared) and neither KEDR_COMM_IPC=0 nor the test switch sim->xhost says
+ * otherwise; through host memory and MPI otherwise. */
+enum { DSMC_XPATH_NONE = 0, DSMC_XPATH_DEVICE = 1, DSMC_XPATH_HOST = 2 };
+/* The path chosen (DSMC_XPATH_NONE before the first exchange over ranks), with the device
+ * buffer's bytes and the times it grew (NULL: not wanted). */
+int dsmc_exchange_path(const struct kedr_dsmc *sim, size_t *dbuf_bytes, long *grows);
+/* Bytes of the back end's memory the exchange holds between steps (its device scratch and
+ * buffer on cuda; 0 on one rank and on the cpu, whose buffers are made each exchange). */
+size_t dsmc_exchange_bytes(const struct kedr_dsmc *sim);
 
 /* Particles a tile of the GPU's selection of leavers (exchange.cu). */
 #define DSMC_XTILE 2048

@@ -1771,7 +1771,8 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
                       (sim->geo.gas ? 8 : 0);
     *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
              sim->offsets_bytes + 4 * sizeof(uint64_t) +
-             (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx);
+             (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx) +
+             dsmc_exchange_bytes(sim);
     return KEDR_OK;
 }
 

@@ -264,6 +264,13 @@ struct kedr_dsmc {
      * fail on a difference. */
     size_t xtiles_n;
     int xcheck;
+    /* Tests, set before the first exchange: xhost sends the exchange's records through the host
+     * even where they could go GPU to GPU (exchange.h: dsmc_exchange_path); xdev_force sends
+     * them through the registered buffers of the GPU-to-GPU path wherever they are (on the cpu,
+     * or GPUs that do not reach each other, those copy through the host); xdev_first, when not
+     * 0, is the first size in bytes of that buffer (so that it must grow). */
+    int xhost, xdev_force;
+    size_t xdev_first;
     int *xowner;      /* cuda: decomp.owner in device memory */
     void *xbuf;       /* cuda: the exchange's scratch (selection, records, moves), grown */
     size_t xbuf_bytes;

@@ -4,7 +4,8 @@
  * particle lies in a column of its rank, its cell key is right, and all ranks together hold
  * exactly the particles they held before, bit for bit (2D with two species and rotational
  * energies, and 3D). Then whole simulators over the ranks (kedr_dsmc_create_on) against one,
- * and each rank's own cells against every rank walking the whole grid. */
+ * and each rank's own cells against every rank walking the whole grid; and the exchange's records
+ * GPU to GPU against through the host. */
 #include "kedr/comm.h"
 #include "dsmc/exchange.h"
 #include "validation/test_dsmc_util.h"
@@ -577,6 +578,121 @@ static void check_local_cells(kedr_backend b, kedr_dsmc_case c, const char *name
     kedr_ctx_destroy(ctx);
 }
 
+/* The exchange's two ways (exchange.h: dsmc_exchange_path): on cuda over the ranks of one host
+ * the records go GPU to GPU (CUDA IPC, ranks sharing one GPU included), against through the host
+ * (the test switch xhost) and with KEDR_COMM_IPC=0 in the environment: after every exchange, and
+ * after the indexing, collisions and sampling that follow it, each rank holds the same particles
+ * in the same order, bit for bit, through inflow and balancing (every 5 steps), with a device
+ * buffer that starts at 4 KB and so must grow (records that do not fit wait in the scratch). On
+ * the cpu the first takes the same registered buffers, layout and growth (the test switch
+ * xdev_force; their copies go through MPI), the others the host path. */
+static void check_paths(kedr_backend b, kedr_dsmc_case c, const char *name)
+{
+    kedr_ctx *ctx = tu_ctx(b);
+    int cuda = b == KEDR_BACKEND_CUDA;
+    const char *was = getenv("KEDR_COMM_IPC");
+    char saved[16] = "";
+    if (was)
+        snprintf(saved, sizeof saved, "%s", was);
+    kedr_dsmc *sim[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; k++)
+        TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &sim[k]));
+    if (!sim[0] || !sim[1] || !sim[2]) {
+        for (int k = 0; k < 3; k++)
+            kedr_dsmc_destroy(sim[k]);
+        kedr_ctx_destroy(ctx);
+        return;
+    }
+    sim[0]->xdev_first = 4096; /* GPU to GPU where it can: a small buffer, grown */
+    sim[0]->xdev_force = !cuda; /* the cpu: the same buffers, copied by MPI */
+    sim[1]->xhost = 1;         /* through the host */
+    unsigned move = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_GENERATE) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE),
+             rest = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE) |
+                    KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE);
+    char what[128];
+    snprintf(what, sizeof what, "%s on %s over %d ranks", name, cuda ? "cuda" : "cpu", size);
+    int same = 1, steps = 10;
+    size_t worst_n = 0;
+    for (int k = 0; k < steps && same; k++)
+        for (int half = 0; half < 2 && same; half++) {
+            for (int j = 0; j < 3; j++) {
+                if (j == 2) /* read at its first exchange */
+                    setenv("KEDR_COMM_IPC", "0", 1);
+                TU_OK(kedr_dsmc_step_stages(sim[j], half ? rest : move));
+                if (j == 2 && was)
+                    setenv("KEDR_COMM_IPC", saved, 1);
+                else if (j == 2)
+                    unsetenv("KEDR_COMM_IPC");
+            }
+            size_t n[3];
+            rec *r[3];
+            for (int j = 0; j < 3; j++)
+                r[j] = get_all(sim[j], &n[j]);
+            for (int j = 1; j < 3; j++) {
+                int eq = n[j] == n[0] && memcmp(r[j], r[0], n[0] * sizeof(rec)) == 0;
+                TU_CHECK(eq, "%s: rank %d, step %d, after the %s: %zu particles %s, %zu %s "
+                         "(or other values or order)", what, rank, k,
+                         half ? "indexing and collisions" : "exchange", n[0],
+                         cuda ? "GPU to GPU where it can" : "through registered buffers", n[j],
+                         j == 1 ? "through the host" : "with KEDR_COMM_IPC=0");
+                same &= eq;
+            }
+            worst_n = n[0] > worst_n ? n[0] : worst_n;
+            for (int j = 0; j < 3; j++)
+                free(r[j]);
+        }
+    kedr_dsmc_stats st[3];
+    for (int j = 0; j < 3; j++)
+        TU_OK(kedr_dsmc_get_stats(sim[j], &st[j]));
+    TU_CHECK(st[0].total_collisions == st[1].total_collisions &&
+                 st[0].total_collisions == st[2].total_collisions && st[0].total_collisions > 0 &&
+                 worst_n > 100,
+             "%s: %llu, %llu and %llu collisions, up to %zu particles a rank", what,
+             (unsigned long long)st[0].total_collisions,
+             (unsigned long long)st[1].total_collisions,
+             (unsigned long long)st[2].total_collisions, worst_n);
+    /* the ways taken: GPU to GPU where every rank is on this host and on one GPU (peer access
+     * between several GPUs is the host's to give), unless the environment says otherwise */
+    int dev = cuda ? kedr_comm_device(comm, kedr_device_count()) : 0;
+    int32_t span[3] = {dev, -dev, 1};
+    for (int q = 0; q < size; q++)
+        span[2] &= kedr_comm_same_host(comm, q);
+    TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, span, 2));
+    TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MIN, span + 2, 1));
+    int one_gpu = span[0] == -span[1] && span[2];
+    size_t dbytes = 0;
+    long grows = 0;
+    int p0 = dsmc_exchange_path(sim[0], &dbytes, &grows), p1 = dsmc_exchange_path(sim[1], NULL, NULL),
+        p2 = dsmc_exchange_path(sim[2], NULL, NULL);
+    int ipc_off = was && !strcmp(saved, "0");
+    if (size == 1)
+        TU_CHECK(p0 == DSMC_XPATH_NONE && p1 == DSMC_XPATH_NONE && p2 == DSMC_XPATH_NONE,
+                 "%s: one rank chose ways %d %d %d for no exchange", what, p0, p1, p2);
+    else
+        TU_CHECK(p1 == DSMC_XPATH_HOST && p2 == DSMC_XPATH_HOST &&
+                     (cuda && one_gpu && !ipc_off ? p0 == DSMC_XPATH_DEVICE
+                                                  : p0 != DSMC_XPATH_NONE) &&
+                     (cuda || p0 == DSMC_XPATH_DEVICE) &&
+                     (p0 != DSMC_XPATH_DEVICE || (grows > 0 && dbytes > 4096)),
+                 "%s: ways %d (GPU to GPU wanted%s), %d (through the host), %d (KEDR_COMM_IPC=0); "
+                 "the device buffer %zu bytes, grown %ld times", what, p0,
+                 cuda && one_gpu && !ipc_off ? ", and possible" : "", p1, p2, dbytes, grows);
+    if (rank == 0 && size > 1)
+        printf("%s: the exchange %s (its buffer %zu bytes, grown %ld times)\n", what,
+               p0 != DSMC_XPATH_DEVICE ? "through the host"
+               : cuda                  ? "GPU to GPU"
+                                       : "through registered buffers",
+               dbytes, grows);
+    /* the exchange's device buffers count in the simulator's memory */
+    size_t m0 = 0;
+    TU_OK(kedr_dsmc_memory(sim[0], &m0));
+    TU_CHECK(p0 != DSMC_XPATH_DEVICE || m0 >= dbytes, "%s: %zu bytes held, device buffer %zu",
+             what, m0, dbytes);
+    for (int k = 0; k < 3; k++)
+        kedr_dsmc_destroy(sim[k]);
+    kedr_ctx_destroy(ctx);
+}
+
 int main(int argc, char **argv)
 {
     TU_OK(kedr_comm_init(&argc, &argv, &comm));
@@ -622,6 +738,9 @@ int main(int argc, char **argv)
         ch3.sample_start = 2;
         ch3.sample_every = 1;
         check_local_cells(list[bi], ch3, "3D channel");
+        /* the exchange GPU to GPU against through the host: the 2D channel and the 3D one */
+        check_paths(list[bi], ch, "2D channel, two species");
+        check_paths(list[bi], ch3, "3D channel");
     }
     int failed = tu_failed;
     TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, &failed, 1));
