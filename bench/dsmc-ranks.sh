@@ -6,6 +6,11 @@
 #
 #   OUT=dir bench/dsmc-ranks.sh [PARTICLES_PER_GPU]      (default 10^8; BACKEND=cpu to try it)
 #
+# PATHS: how the exchange's records travel between the ranks, each timed in turn (default
+# "ipc"): ipc, GPU to GPU where the GPUs reach each other (KEDR_COMM_IPC=1); host, through host
+# memory and MPI (KEDR_COMM_IPC=0). PATHS="ipc host" runs both; one rank has no exchange and runs
+# once. With KEDR_DSMC_XPROF=1 each rank prints the exchange's parts, timed, to the log.
+#
 # SPARTA: with SPARTA_DIR set, the SPARTA that bench/sparta-build.sh builds (or is building:
 # this waits for SPARTA_DIR/done) runs in.collide on the same GPUs after kedr. SPARTA creates its
 # particles on the host (about 2 minutes per 10^8), so it runs SPARTA_PER_GPU particles a GPU
@@ -24,23 +29,35 @@ export NCCL_NVLS_ENABLE=0
 mpi="mpirun --bind-to none --oversubscribe"
 
 sparta=${SPARTA_DIR:-}
+paths=${PATHS:-ipc}
 
 weak() { # the box3d row of a JSON: particle-steps/s
     python3 -c "import json,sys; r=[x for x in json.load(open(sys.argv[1]))['results'] if x['name'].startswith(sys.argv[2])]; print(r[0]['particle_steps_per_s'] if r and r[0]['status']=='ok' else 0)" "$1" "$2" 2>/dev/null || echo 0
 }
 
-echo "== kedr: $gpus GPU(s), $per particles a GPU (weak), seed test 2 (strong)"
+echo "== kedr: $gpus GPU(s), $per particles a GPU (weak), seed test 2 (strong); exchange paths: $paths"
 declare -A k1
 for size in "$per" "$sparta_per"; do
-    for np in $(seq 1 "$gpus"); do
-        j="$out/dsmc-ranks-$size-np$np.json"
-        timeout 300 $mpi -np "$np" build/kedr bench dsmc --ranks --backend "${BACKEND:-cuda}" --particles "$size" \
-            --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
-        python3 -c "import json,sys; [print(x['name'], {k: round(v,3) for k,v in x.get('stage_ms_per_step',{}).items() if v}) for x in json.load(open(sys.argv[1]))['results']]" "$j" 2>/dev/null
-        r=$(weak "$j" box3d)
-        [ "$np" = 1 ] && k1[$size]=$r
-        python3 -c "import sys; r,b,n=map(float,sys.argv[1:4]); print(f'kedr box3d {sys.argv[4]} a GPU, {int(n)} GPU(s): {r:.3e} p-steps/s, weak-scaling efficiency {r/(n*b)*100 if b else 0:.1f}%')" "$r" "${k1[$size]}" "$np" "$size"
-        [ "$size" = "$sparta_per" ] && echo "kedr-collide np=$np $r" >>"$out/ratio.txt"
+    first=1
+    for path in $paths; do
+        case "$path" in
+        ipc) ipc=1 ;;
+        host) ipc=0 ;;
+        *) echo "PATHS: unknown path '$path' (expected ipc or host)" >&2; exit 2 ;;
+        esac
+        for np in $(seq 1 "$gpus"); do
+            [ "$np" = 1 ] && [ "$first" = 0 ] && continue # one rank: no exchange, timed once
+            j="$out/dsmc-ranks-$size-np$np.json"
+            [ "$np" -gt 1 ] && j="$out/dsmc-ranks-$size-np$np-$path.json"
+            KEDR_COMM_IPC=$ipc timeout 300 $mpi -x KEDR_COMM_IPC -np "$np" build/kedr bench dsmc --ranks \
+                --backend "${BACKEND:-cuda}" --particles "$size" --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
+            python3 -c "import json,sys; [print(x['name'], {k: round(v,3) for k,v in x.get('stage_ms_per_step',{}).items() if v}) for x in json.load(open(sys.argv[1]))['results']]" "$j" 2>/dev/null
+            r=$(weak "$j" box3d)
+            [ "$np" = 1 ] && k1[$size]=$r
+            python3 -c "import sys; r,b,n=map(float,sys.argv[1:4]); print(f'kedr box3d {sys.argv[4]} a GPU, {int(n)} GPU(s), exchange {sys.argv[5]}: {r:.3e} p-steps/s, weak-scaling efficiency {r/(n*b)*100 if b else 0:.1f}%')" "$r" "${k1[$size]}" "$np" "$size" "$path"
+            [ "$size" = "$sparta_per" ] && echo "kedr-collide np=$np $([ "$np" = 1 ] || echo "$path ")$r" >>"$out/ratio.txt"
+        done
+        first=0
     done
 done
 

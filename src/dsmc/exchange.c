@@ -549,8 +549,9 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
 
 /* Collective, at the first exchange over ranks: GPU to GPU or through the host (exchange.h:
  * dsmc_exchange_path), the same on every rank. GPU to GPU, the device buffer is registered here,
- * at first the largest rank's 1/64 of its particles' records (at least 4 MB): room for about
- * 0.8% of the particles to leave and as many to arrive in one step before it grows. The test
+ * at first the largest rank's 1/128 of its particles' records (at least 4 MB): room for about
+ * 0.4% of the particles to leave and as many to arrive in one step before it grows (the box of
+ * `kedr bench dsmc --ranks` at 10^8 a rank moves about 0.06% each way a step). The test
  * switch sim->xdev_force takes the registered buffers wherever their copies go (on the cpu,
  * through MPI), so that their layout and order are checked there too. */
 static kedr_status choose_path(kedr_dsmc *sim, kedr_comm *comm, dsmc_xstage *x, int nranks)
@@ -565,7 +566,7 @@ static kedr_status choose_path(kedr_dsmc *sim, kedr_comm *comm, dsmc_xstage *x, 
     if (!want)
         return KEDR_OK;
     size_t rec = dsmc_particle_bytes(&sim->p);
-    uint64_t cap = sim->xdev_first ? sim->xdev_first : sim->n * rec / 64;
+    uint64_t cap = sim->xdev_first ? sim->xdev_first : sim->n * rec / 128;
     if (!sim->xdev_first && cap < ((uint64_t)4 << 20))
         cap = (uint64_t)4 << 20;
     KEDR_TRY(kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_MAX, &cap, 1));
