@@ -23,7 +23,8 @@
  * 6. what is not supported over ranks is refused on every rank, naming the key: FFT, AINV,
  *    more ranks than cells along the last axis;
  * 7. the messages through the host (KEDR_COMM_IPC=0) give the default path's run bit for bit
- *    (GPU to GPU on cuda with the ranks on one host), and the exchanges are counted and timed.
+ *    (GPU to GPU on cuda with the ranks on one host), and the exchanges are counted and timed;
+ *    with a body on cuda (spreading by atomic adds, whose order may vary) within 1e-9.
  * Tolerance: the fields gathered on rank 0 agree with the one-rank run within 1e-9 of the
  * largest velocity (pressure: of the largest |p|). The arithmetic of a step is the same; the
  * Poisson solve's dot products and sums are added slab by slab and then over ranks, another
@@ -335,27 +336,34 @@ static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
                  "%s: %lld halo exchanges in %g s of %g s in steps", name,
                  (long long)st[k].halo_exchanges, st[k].seconds_halo, st[k].seconds_step);
     }
+    /* on cuda the bodies' spreading adds with atomics, in an order that may change from run
+     * to run: there the fields agree within 1e-9 of their largest value, as N ranks and one */
+    int exact = !(be == KEDR_BACKEND_CUDA && c.nbodies > 0);
     if (rank == 0 && f[0].u && f[1].u) {
         size_t N = (size_t)c.n[0] * c.n[1] * (c.dims == 3 ? c.n[2] : 1);
         int same = 1;
+        double worst = 0;
         const double *a[] = {f[0].u, f[0].v, f[0].w, f[0].p}, *b[] = {f[1].u, f[1].v, f[1].w,
                                                                      f[1].p};
         for (int k = 0; k < 4; k++)
-            if (k == 3 || k < c.dims)
+            if (k == 3 || k < c.dims) {
                 same &= memcmp(a[k], b[k], N * sizeof(double)) == 0;
-        printf("%s on %s, %d ranks: the default path against the host path: %s; %lld "
+                worst = fmax(worst, maxdiff(a[k], b[k], N) / fmax(maxabs(a[k], N), 1e-300));
+            }
+        printf("%s on %s, %d ranks: the default path against the host path: %s (%.1e); %lld "
                "exchanges, %.3f ms of %.3f ms in steps\n", name, kedr_backend_name(be), size,
-               same ? "bit for bit" : "DIFFERENT", (long long)st[0].halo_exchanges,
+               same ? "bit for bit" : "DIFFERENT", worst, (long long)st[0].halo_exchanges,
                1e3 * st[0].seconds_halo, 1e3 * st[0].seconds_step);
-        TU_CHECK(same, "%s: the fields differ between the default and the host path", name);
-        TU_CHECK(st[0].poisson_iterations == st[1].poisson_iterations &&
-                     st[0].kinetic_energy == st[1].kinetic_energy &&
-                     st[0].halo_exchanges == st[1].halo_exchanges,
-                 "%s: iterations %lld and %lld, energy %.17g and %.17g, exchanges %lld and "
-                 "%lld (default, host)", name, (long long)st[0].poisson_iterations,
-                 (long long)st[1].poisson_iterations, st[0].kinetic_energy,
-                 st[1].kinetic_energy, (long long)st[0].halo_exchanges,
-                 (long long)st[1].halo_exchanges);
+        TU_CHECK(exact ? same : worst <= 1e-9, "%s: the fields differ between the default and "
+                 "the host path by %g of their largest", name, worst);
+        TU_CHECK(!exact || (st[0].poisson_iterations == st[1].poisson_iterations &&
+                            st[0].kinetic_energy == st[1].kinetic_energy),
+                 "%s: iterations %lld and %lld, energy %.17g and %.17g (default, host)", name,
+                 (long long)st[0].poisson_iterations, (long long)st[1].poisson_iterations,
+                 st[0].kinetic_energy, st[1].kinetic_energy);
+        TU_CHECK(!exact || st[0].halo_exchanges == st[1].halo_exchanges,
+                 "%s: exchanges %lld and %lld (default, host)", name,
+                 (long long)st[0].halo_exchanges, (long long)st[1].halo_exchanges);
     }
     for (int k = 0; k < 2; k++) {
         kedr_flow_fields_free(&f[k]);
