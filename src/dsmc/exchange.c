@@ -238,7 +238,8 @@ enum {
 };
 /* GPU to GPU, "group+pack+download" downloads only the leavers' indices and the groups' starts,
  * "counts' table" is the allreduce of every rank's counts to every other, "grow buffer" the
- * device buffers registered again larger (collective; rare), "messages" the device copies
+ * device buffers registered again larger (collective; rare) and the first exchange's choice of
+ * the way with its registration, "messages" the device copies
  * between the GPUs with their notes, "upload+unpack" the unpack alone. Through the host the
  * counts go with the messages (kedr_comm_exchange_sizes) and the middle two are 0. */
 static const char *const xprof_names[XP_N] = {
@@ -304,6 +305,8 @@ void dsmc_exchange_release(kedr_dsmc *sim)
     for (int k = 0; k < XP_N; k++)
         fprintf(stderr, " %s %.3f%s", xprof_names[k], 1e3 * xprof[k] / xprof_calls,
                 k + 1 < XP_N ? "," : "\n");
+    memset(xprof, 0, sizeof xprof); /* the next simulator's exchanges counted on their own */
+    xprof_calls = 0;
 }
 
 /* Collective: a device buffer of cap bytes (the same on every rank) allocated and registered in
@@ -647,6 +650,7 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
         s = kedr_comm_agree(comm, s);
         if (s == KEDR_OK)
             s = choose_path(sim, comm, x, nranks);
+        xprof_mark(sim, XP_GROW, &xprof_t); /* the first registration counts as a growth */
     }
     int device = x && x->path == DSMC_XPATH_DEVICE; /* the same on every rank */
     if (s == KEDR_OK)
