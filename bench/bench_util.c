@@ -133,21 +133,15 @@ kedr_status bench_time_best(kedr_ctx *ctx, kedr_status (*call)(void *arg), void 
     return s;
 }
 
-typedef struct {
-    kedr_ctx *ctx;
-    void *dst, *src;
-    size_t bytes;
-} copy_args;
-
-static kedr_status copy_once(void *arg)
+kedr_status bench_copy_once(void *arg)
 {
-    copy_args *c = arg;
+    bench_copy_args *c = arg;
     return kedr_copy(c->ctx, c->dst, c->src, c->bytes);
 }
 
 kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gbps)
 {
-    copy_args c = {ctx, NULL, NULL, bytes};
+    bench_copy_args c = {ctx, NULL, NULL, bytes};
     double sec = 0;
     kedr_status s = kedr_alloc(ctx, &c.src, bytes);
     if (s == KEDR_OK)
@@ -155,7 +149,7 @@ kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gb
     if (s == KEDR_OK)
         s = kedr_memset(ctx, c.src, 0x5A, bytes);
     if (s == KEDR_OK)
-        s = bench_time(ctx, copy_once, &c, repeats, &sec);
+        s = bench_time(ctx, bench_copy_once, &c, repeats, &sec);
     if (s == KEDR_OK)
         *gbps = 2.0 * (double)bytes / sec / 1e9;
     kedr_ctx_sync(ctx);

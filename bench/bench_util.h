@@ -42,6 +42,14 @@ kedr_status bench_time(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg,
 kedr_status bench_time_best(kedr_ctx *ctx, kedr_status (*call)(void *arg), void *arg, int repeats,
                             double *seconds, double *best);
 
+/* One kedr_copy of bytes from src to dst, as a call for bench_time. */
+typedef struct {
+    kedr_ctx *ctx;
+    void *dst, *src;
+    size_t bytes;
+} bench_copy_args;
+kedr_status bench_copy_once(void *arg);
+
 /* Bytes read + written per second by kedr_copy of `bytes` bytes: the median of `repeats` after
  * a warm-up, for the fraction of copy bandwidth a benchmark reaches. */
 kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gbps);

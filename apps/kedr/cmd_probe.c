@@ -503,18 +503,6 @@ static void explain_limit(const double t[3], const char *label)
            100 * math / base, verdict);
 }
 
-typedef struct {
-    kedr_ctx *ctx;
-    void *dst, *src;
-    size_t bytes;
-} engine_copy_args;
-
-static kedr_status engine_copy_once(void *p)
-{
-    engine_copy_args *c = p;
-    return kedr_copy(c->ctx, c->dst, c->src, c->bytes);
-}
-
 /* The fastest copy kedr has, to set beside the anchors' best (BabelStream's kernel, nvbandwidth's
  * copy-engine memcpy): the copy kernel of 1024-thread blocks with 1, 2 and 4 loads a thread in
  * flight, and kedr_copy (cudaMemcpyAsync on a GPU: the copy engine). Each is checked, then timed:
@@ -533,8 +521,8 @@ static int best_copies(kedr_ctx *ctx, const probe_opts *o, size_t n, probe_table
         kedr_probe_launch l = {1024, v < 3 ? 1 << v : 1, 0};
         call_args c = {.ctx = ctx, .what = CALL_COPY, .t = KEDR_F64, .n = n, .a = in, .b = out,
                        .launch = l};
-        engine_copy_args e = {ctx, out, in, bytes};
-        kedr_status (*call)(void *) = v < 3 ? call_once : engine_copy_once;
+        bench_copy_args e = {ctx, out, in, bytes};
+        kedr_status (*call)(void *) = v < 3 ? call_once : bench_copy_once;
         void *arg = v < 3 ? (void *)&c : (void *)&e;
         if (kedr_memset(ctx, out, 0, bytes) != KEDR_OK || call(arg) != KEDR_OK ||
             kedr_download(ctx, got, out, bytes) != KEDR_OK) {
