@@ -218,15 +218,17 @@ static void help(void)
 {
     printf("usage: kedr bench render [options]\n\n"
            "Build time and primary, shadow and secondary rays per second of the grid, kd-tree\n"
-           "and BVH on procedural terrains of 10^3 .. --max-triangles triangles and on the\n"
-           "teapot in a stadium, and of Embree on the same rays where this build has it.\n\n"
+           "(stack and branch-free traversals), BVH and LBVH on procedural terrains of\n"
+           "10^3 .. --max-triangles triangles and on the teapot in a stadium, and of Embree on\n"
+           "the same rays where this build has it.\n\n"
            "options:\n"
            "  --max-triangles N  the largest scene (default 1000000; 10^7 needs ~6 GB)\n"
            "  --min-triangles N  the smallest terrain (default 1000): the terrains are\n"
            "                     N, 10 N, .. up to --max-triangles\n"
            "  --size WxH         rays per batch as an image (default 1920x1080)\n"
            "  --repeats N        timed repeats, the median reported (default 3)\n"
-           "  --accel LIST       the cpu accelerators to time, e.g. bvh,lbvh (default all)\n"
+           "  --accel LIST       the cpu accelerators to time, e.g. kdtree,kdtree-bf (default\n"
+           "                     all: grid, kdtree, kdtree-bf, bvh, lbvh)\n"
            "  --backend cpu|cuda|auto  with cuda (auto: when a GPU is present), also the GPU's\n"
            "                     traversal of the cpu's BVH (bvh-cuda) and of the LBVH it builds\n"
            "                     itself (lbvh-cuda) on the same rays; for lbvh-cuda the\n"
@@ -388,7 +390,7 @@ int render_bench_main(int argc, char **argv)
     int w = 1920, h = 1080, repeats = 3, cpu_time = 0;
     const char *json = NULL, *frames = NULL;
     kedr_backend backend = KEDR_BACKEND_AUTO;
-    int want[KEDR_ACCEL_LBVH + 1] = {0, 1, 1, 1, 1};
+    int want[KEDR_ACCEL_KDTREE_BF + 1] = {0, 1, 1, 1, 1, 1};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -558,22 +560,23 @@ int render_bench_main(int argc, char **argv)
             fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
             rc = 1;
         }
-        /* rows: grid, kd-tree, BVH, LBVH on the cpu; the cpu-built BVH and the GPU-built LBVH
-         * traced on the GPU; Embree */
-        for (int row = 0; row <= 6 && rc == 0; row++) {
+        /* rows: grid, kd-tree (stack and branch-free traversals), BVH, LBVH on the cpu; the
+         * cpu-built BVH and the GPU-built LBVH traced on the GPU; Embree */
+        static const kedr_accel_kind row_kind[] = {KEDR_ACCEL_GRID, KEDR_ACCEL_KDTREE,
+                                                   KEDR_ACCEL_KDTREE_BF, KEDR_ACCEL_BVH,
+                                                   KEDR_ACCEL_LBVH, KEDR_ACCEL_BVH, KEDR_ACCEL_LBVH};
+        for (int row = 0; row <= 7 && rc == 0; row++) {
             double build = 0, device_build = 0, rate[3] = {0, 0, 0};
             size_t bytes = 0;
             const char *name;
-            if (row <= 5) {
+            if (row <= 6) {
                 kedr_accel *a = NULL;
-                int on_gpu = row >= 4;
-                kedr_accel_kind ak = row == 4 ? KEDR_ACCEL_BVH
-                                     : row == 5 ? KEDR_ACCEL_LBVH
-                                                : (kedr_accel_kind)(KEDR_ACCEL_GRID + row);
+                int on_gpu = row >= 5;
+                kedr_accel_kind ak = row_kind[row];
                 if ((on_gpu && !gpu) || (!on_gpu && !want[ak]))
                     continue;
-                name = row == 4 ? "bvh-cuda" : row == 5 ? "lbvh-cuda" : kedr_accel_name(ak);
-                if (kedr_accel_build_on(row == 5 ? gpu : NULL, ak, KEDR_TRI_MOLLER, s->mesh.v,
+                name = row == 5 ? "bvh-cuda" : row == 6 ? "lbvh-cuda" : kedr_accel_name(ak);
+                if (kedr_accel_build_on(row == 6 ? gpu : NULL, ak, KEDR_TRI_MOLLER, s->mesh.v,
                                         s->mesh.n, &a) != KEDR_OK) {
                     printf("%-10zu %-8s %s\n", s->mesh.n, name, kedr_last_error());
                     continue;
@@ -582,7 +585,7 @@ int render_bench_main(int argc, char **argv)
                 kedr_accel_get_info(a, &info);
                 build = info.build_seconds;
                 bytes = info.bytes;
-                if (row == 5 && device_build_time(gpu, s->mesh.v, s->mesh.n, repeats,
+                if (row == 6 && device_build_time(gpu, s->mesh.v, s->mesh.n, repeats,
                                                   &device_build) != KEDR_OK)
                     fprintf(stderr, "kedr bench render: %s\n", kedr_last_error());
                 for (int k = 0; k < 3; k++) {

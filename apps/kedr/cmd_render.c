@@ -71,6 +71,10 @@ static void parse(int argc, char **argv, render_cli *o)
             const char *v = cli_value(argc, argv, &i, cmd);
             if (kedr_accel_parse(v, &o->accel) != KEDR_OK)
                 cli_usage_error(cmd, "--accel %s: expected grid, kdtree, bvh, lbvh or brute", v);
+            if (o->accel == KEDR_ACCEL_KDTREE_BF) /* kedr_render takes the kinds up to lbvh */
+                cli_usage_error(cmd, "--accel kdtree-bf: the kd-tree's branch-free traversal is "
+                                "timed by kedr bench render, not rendered; expected grid, kdtree, "
+                                "bvh, lbvh or brute");
             o->accel_set = 1;
         } else if (is_opt(a, "--test")) {
             const char *v = cli_value(argc, argv, &i, cmd);

@@ -33,8 +33,10 @@ typedef enum {
     KEDR_ACCEL_GRID,      /* uniform grid, 3D-DDA traversal */
     KEDR_ACCEL_KDTREE,    /* SAH kd-tree, O(N log N) build, stack traversal */
     KEDR_ACCEL_BVH,       /* binned-SAH bounding volume hierarchy, stack traversal */
-    KEDR_ACCEL_LBVH       /* BVH over Morton order (Karras 2012): a fast parallel build, on the
+    KEDR_ACCEL_LBVH,      /* BVH over Morton order (Karras 2012): a fast parallel build, on the
                              GPU with kedr_accel_build_on; the same traversal as the BVH */
+    KEDR_ACCEL_KDTREE_BF  /* the SAH kd-tree with its branch-free traversal (selects choose the
+                             next node): the same tree and the same hits as KEDR_ACCEL_KDTREE */
 } kedr_accel_kind;
 
 /* The ray-triangle test: Moller & Trumbore (1997), or Woop's affine transform of the ray into
@@ -42,7 +44,8 @@ typedef enum {
 typedef enum { KEDR_TRI_MOLLER = 0, KEDR_TRI_WOOP } kedr_tri_test;
 
 const char *kedr_accel_name(kedr_accel_kind k);
-/* Parses "brute", "grid", "kdtree", "bvh" or "lbvh"; KEDR_ERR_INVALID names the text otherwise. */
+/* Parses "brute", "grid", "kdtree", "kdtree-bf", "bvh" or "lbvh"; KEDR_ERR_INVALID names the
+ * text otherwise. */
 kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out);
 
 typedef struct kedr_accel kedr_accel;

@@ -7,11 +7,12 @@
 
 #define FN "kedr_accel_build"
 
-static const char *const accel_names[] = {"brute", "grid", "kdtree", "bvh", "lbvh", NULL};
+static const char *const accel_names[] = {"brute", "grid", "kdtree", "bvh", "lbvh", "kdtree-bf",
+                                           NULL};
 
 const char *kedr_accel_name(kedr_accel_kind k)
 {
-    return (unsigned)k <= KEDR_ACCEL_LBVH ? accel_names[k] : "unknown";
+    return (unsigned)k <= KEDR_ACCEL_KDTREE_BF ? accel_names[k] : "unknown";
 }
 
 kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out)
@@ -22,7 +23,7 @@ kedr_status kedr_accel_parse(const char *text, kedr_accel_kind *out)
             return KEDR_OK;
         }
     return kedr_fail(KEDR_ERR_INVALID,
-                     "accelerator '%s': expected grid, kdtree, bvh, lbvh or brute",
+                     "accelerator '%s': expected grid, kdtree, kdtree-bf, bvh, lbvh or brute",
                      text ? text : "(null)");
 }
 
@@ -91,7 +92,7 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     *out = NULL;
     if (ntri && !tris)
         return kedr_fail(KEDR_ERR_INVALID, "%s: tris is NULL with %zu triangles", FN, ntri);
-    if ((unsigned)kind > KEDR_ACCEL_LBVH || (unsigned)test > KEDR_TRI_WOOP)
+    if ((unsigned)kind > KEDR_ACCEL_KDTREE_BF || (unsigned)test > KEDR_TRI_WOOP)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown accelerator %d or test %d", FN, (int)kind,
                          (int)test);
     if (ntri >= UINT32_MAX / 4)
@@ -168,7 +169,8 @@ kedr_status kedr_accel_build_on(kedr_ctx *ctx, kedr_accel_kind kind, kedr_tri_te
     switch (kind) {
     case KEDR_ACCEL_BRUTE: break;
     case KEDR_ACCEL_GRID: s = render_grid_build(a); break;
-    case KEDR_ACCEL_KDTREE: s = render_kd_build(a); break;
+    case KEDR_ACCEL_KDTREE:
+    case KEDR_ACCEL_KDTREE_BF: s = render_kd_build(a); break;
     case KEDR_ACCEL_BVH: s = render_bvh_build(a); break;
     case KEDR_ACCEL_LBVH: s = render_lbvh_build(a, ctx); break;
     }
@@ -260,6 +262,7 @@ int render_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
     case KEDR_ACCEL_BRUTE: return brute_trace(a, r, h, any);
     case KEDR_ACCEL_GRID: return render_grid_trace(a, r, h, any);
     case KEDR_ACCEL_KDTREE: return render_kd_trace(a, r, h, any);
+    case KEDR_ACCEL_KDTREE_BF: return render_kd_trace_bf(a, r, h, any);
     case KEDR_ACCEL_BVH:
     case KEDR_ACCEL_LBVH: return render_bvh_trace(a, r, h, any);
     }

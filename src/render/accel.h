@@ -118,6 +118,9 @@ int render_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_bvh_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_grid_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
+/* The kd-tree's branch-free traversal (KEDR_ACCEL_KDTREE_BF): render_kd_trace's leaves in its
+ * order, the next node chosen by selects. */
+int render_kd_trace_bf(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any);
 /* The 4-wide copy of a->bvh (bvh4.c), and its traversal (the nearest hit as bvh_trace_hd
  * defines it, ties to the lowest triangle index). */
 kedr_status render_bvh4_build(kedr_accel *a);

@@ -364,3 +364,63 @@ int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any
         } while (t0 > h->t);
     }
 }
+
+/* The branch-free traversal (seed 000, ch. 13: "?" selects instead of if-branches): the child a
+ * ray enters first is chosen by the sign of its direction on the split axis, and the three cases
+ * of the loop (near child only, far child only, both) become two comparisons that select the
+ * next node, whether the far child is pushed (the stack entry is written every step, the stack
+ * pointer advanced by 0 or 1) and the near child's new exit distance. It visits the leaves
+ * render_kd_trace visits, in the same order and with the same intervals (a ray lying in a split
+ * plane, ts = 0 * inf = NaN, fails every comparison and so visits both children, the left first
+ * unless its direction is positive there, as render_kd_trace does), and so returns the same hits
+ * bit for bit, but where (split - o) / d underflows to zero. */
+int render_kd_trace_bf(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
+{
+    rvec ro = rv_load(r->o), rd = rv_load(r->d), rinv = rv_inverse(rd);
+    float t0, t1;
+    if (!box_hit(a->lo, a->hi, ro, rinv, r->tmin, h->t, &t0, &t1))
+        return 0;
+    const float o[3] = {ro.x, ro.y, ro.z}, d[3] = {rd.x, rd.y, rd.z},
+                inv[3] = {rinv.x, rinv.y, rinv.z};
+    const int neg[3] = {rinv.x < 0, rinv.y < 0, rinv.z < 0};
+    struct {
+        uint32_t node;
+        float t0, t1;
+    } stack[RENDER_STACK];
+    int sp = 0, found = 0;
+    uint32_t node = 0;
+    for (;;) {
+        const render_kd_node *nd = &a->kd[node];
+        uint32_t info = nd->info;
+        while ((info & 3) != 3) {
+            uint32_t k = info & 3, left = node + 1, right = info >> 2;
+            float ts = (nd->a.split - o[k]) * inv[k];
+            int first_right = ts != ts ? d[k] > 0 : neg[k];
+            uint32_t nearc = first_right ? right : left, farc = first_right ? left : right;
+            int go_near = !(ts <= 0 || ts < t0 * (1 - KD_MARGIN));
+            int go_far = !(ts > 0 && ts > t1 * (1 + KD_MARGIN));
+            int both = go_near & go_far;
+            stack[sp].node = farc;
+            stack[sp].t0 = rmax(ts, t0);
+            stack[sp].t1 = t1;
+            sp += both;
+            t1 = both ? rmin(ts, t1) : t1;
+            node = go_near ? nearc : farc;
+            nd = &a->kd[node];
+            info = nd->info;
+        }
+        if (accel_leaf(a, a->refs + nd->a.first, info >> 2, ro, rd, r->tmin, h, any)) {
+            found = 1;
+            if (any)
+                return 1;
+        }
+        do {
+            if (!sp)
+                return found;
+            sp--;
+            node = stack[sp].node;
+            t0 = stack[sp].t0;
+            t1 = stack[sp].t1;
+        } while (t0 > h->t);
+    }
+}

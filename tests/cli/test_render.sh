@@ -28,6 +28,7 @@ check stadium 0 "wrote" -- "$kedr" render "$cases/stadium.ini" --backend cpu --s
 check "no scene" 2 "no scene file given" -- "$kedr" render
 check "bad size" 2 "--size 10by10: expected WxH" -- "$kedr" render "$cases/cornell.ini" --size 10by10
 check "bad accel" 2 "--accel octree: expected grid, kdtree, bvh, lbvh or brute" -- "$kedr" render "$cases/cornell.ini" --accel octree
+check "kdtree-bf not rendered" 2 "--accel kdtree-bf: the kd-tree's branch-free traversal is timed by kedr bench render" -- "$kedr" render "$cases/cornell.ini" --accel kdtree-bf
 check "bad spp" 2 "--spp 0: expected an integer from 1" -- "$kedr" render "$cases/cornell.ini" --spp 0
 check "bad kernel" 2 "--kernel fast: expected mega, wave or both" -- "$kedr" render "$cases/cornell.ini" --kernel fast
 check "bad repeats" 2 "--repeats 0: expected an integer from 1" -- "$kedr" render "$cases/cornell.ini" --repeats 0
@@ -49,7 +50,7 @@ check "skipped faces" 0 "skipped 1 faces with NaN or infinite vertices and 1 of 
 check "unwritable out" 1 "--out" -- "$kedr" render "$cases/cornell.ini" --backend cpu --out "$tmp/no/such/dir/x.png"
 
 check "bench" 0 "bvh" -- "$kedr" bench render --max-triangles 1000 --size 64x36 --repeats 1 --json "$tmp/b.json"
-if python3 -m json.tool "$tmp/b.json" >/dev/null && grep -q '"suite": "render"' "$tmp/b.json" && grep -q '"accel": "kdtree"' "$tmp/b.json"; then pass; else fail "bench record"; fi
+if python3 -m json.tool "$tmp/b.json" >/dev/null && grep -q '"suite": "render"' "$tmp/b.json" && grep -q '"accel": "kdtree"' "$tmp/b.json" && grep -q '"accel": "kdtree-bf"' "$tmp/b.json"; then pass; else fail "bench record"; fi
 mkdir -p "$tmp/frames" && cp "$cases/teapot.ini" "$tmp/frames/"
 check "bench frames" 0 "teapot .* wave .* identical" -- "$kedr" bench render --frames "$tmp/frames" --backend cpu --size 32x18 --repeats 2 --json "$tmp/f.json"
 if python3 -m json.tool "$tmp/f.json" >/dev/null && grep -q '"suite": "render-frames"' "$tmp/f.json" && grep -q '"kernel": "wave"' "$tmp/f.json"; then pass; else fail "frames record"; fi

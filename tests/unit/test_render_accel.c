@@ -331,7 +331,8 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
     uint64_t st = seed;
     kedr_ray *rays = tu_host_alloc(nray * sizeof *rays);
     kedr_hit *ref = tu_host_alloc(nray * sizeof *ref), *got = tu_host_alloc(nray * sizeof *got);
-    uint8_t *occ = tu_host_alloc(nray);
+    kedr_hit *kd = tu_host_alloc(nray * sizeof *kd);
+    uint8_t *occ = tu_host_alloc(nray), *kdocc = tu_host_alloc(nray);
     make_rays(s, rays, nray, &st);
     for (int test = KEDR_TRI_MOLLER; test <= KEDR_TRI_WOOP; test++) {
         kedr_accel *bf = NULL;
@@ -342,7 +343,8 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
         size_t hits = 0;
         for (size_t i = 0; i < nray; i++)
             hits += ref[i].prim >= 0;
-        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_LBVH; kind++) {
+        /* the kd-tree's branch-free traversal last, after the stack traversal it must match */
+        for (int kind = KEDR_ACCEL_GRID; kind <= KEDR_ACCEL_KDTREE_BF; kind++) {
             kedr_accel *a = NULL;
             TU_OK(kedr_accel_build(kind, test, s->v, s->n, &a));
             if (!a)
@@ -370,7 +372,19 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
                      name, s->n, kedr_accel_name(kind), test ? "woop" : "moller", bad, nray, hits);
             TU_CHECK(badocc == 0, "%s (%zu triangles), %s, %s: any-hit differs on %zu rays", name,
                      s->n, kedr_accel_name(kind), test ? "woop" : "moller", badocc);
-            if (kind >= KEDR_ACCEL_BVH) {
+            if (kind == KEDR_ACCEL_KDTREE) {
+                memcpy(kd, got, nray * sizeof *kd);
+                memcpy(kdocc, occ, nray);
+            } else if (kind == KEDR_ACCEL_KDTREE_BF) {
+                /* the same leaves in the same order: the stack traversal's hits bit for bit */
+                size_t differ = 0;
+                for (size_t i = 0; i < nray; i++)
+                    differ += memcmp(&got[i], &kd[i], sizeof *kd) != 0 || occ[i] != kdocc[i];
+                TU_CHECK(differ == 0, "%s (%zu triangles), %s: kdtree-bf differs from kdtree's "
+                         "stack traversal on %zu of %zu rays", name, s->n,
+                         test ? "woop" : "moller", differ, nray);
+            }
+            if (kind == KEDR_ACCEL_BVH || kind == KEDR_ACCEL_LBVH) {
                 kedr_status st = render_bvh_check(a);
                 TU_CHECK(st == KEDR_OK, "%s (%zu triangles), %s: %s", name, s->n,
                          kedr_accel_name(kind), kedr_last_error());
@@ -382,7 +396,7 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
         }
         kedr_accel_destroy(bf);
     }
-    free(rays), free(ref), free(got), free(occ);
+    free(rays), free(ref), free(got), free(occ), free(kd), free(kdocc);
 }
 
 static void check_scenes(void)
@@ -702,6 +716,8 @@ static void check_errors(void)
     TU_CHECK(kedr_accel_parse("kd-tree", &k) == KEDR_ERR_INVALID &&
              strstr(kedr_last_error(), "kd-tree"), "unknown accelerator named");
     TU_CHECK(kedr_accel_parse("kdtree", &k) == KEDR_OK && k == KEDR_ACCEL_KDTREE, "kdtree parsed");
+    TU_CHECK(kedr_accel_parse("kdtree-bf", &k) == KEDR_OK && k == KEDR_ACCEL_KDTREE_BF &&
+             strcmp(kedr_accel_name(k), "kdtree-bf") == 0, "kdtree-bf parsed and named");
 }
 
 int main(void)
