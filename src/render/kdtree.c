@@ -1,9 +1,17 @@
 /* render: the SAH kd-tree, built in O(N log N) after Wald & Havran, "On building fast kd-trees
- * for ray tracing, and on doing that in O(N log N)" (2006): the start, end and planar events of
- * every triangle's box on the three axes are sorted once; each node sweeps its sorted events to
- * find the plane of least SAH cost, classifies its triangles left, right or both, and splits its
- * event list into the children's lists without sorting again (only the events of the triangles
- * that straddle the plane are made anew, sorted and merged in).
+ * for ray tracing, and on doing that in O(N log N)" (2006). Each axis has its own list of the
+ * start, end and planar events of the triangles' boxes, sorted once at the root; a node sweeps
+ * its three lists to find the plane of least SAH cost, classifies its triangles left, right or
+ * both, and splits each list into the children's in order, without sorting again: only the
+ * triangles that straddle the plane get new events (their boxes clipped to each child), which
+ * are sorted by themselves and merged in.
+ *
+ * An event is one 64-bit word: the position as an order-preserving unsigned word (bits 32-63),
+ * the type (bits 30-31: end < planar < start at one position) and the triangle (bits 0-29; a
+ * scene has fewer than 2^30), so that events sort as integers (a radix sort on bits 30-63) and
+ * merge by one comparison. All lists live in one growing array used as a stack: a node's
+ * children's lists replace its own (the right child's first, then the left child's, built
+ * first), so nothing is allocated per node.
  *
  * One simplification, stated: a straddling triangle's box in a child is its box clipped to the
  * child's voxel (not the triangle clipped to the voxel, as the paper does), so splits are a
@@ -24,11 +32,7 @@
 enum { EV_END = 0, EV_PLANAR = 1, EV_START = 2 };
 enum { SIDE_BOTH = 0, SIDE_LEFT = 1, SIDE_RIGHT = 2 };
 
-typedef struct {
-    float pos;
-    uint32_t prim;
-    uint32_t key; /* axis * 4 + type: events sort by (axis, pos, type) */
-} kd_event;
+#define EV_PRIM_MASK ((1u << 30) - 1)
 
 typedef struct {
     float lo[3], hi[3];
@@ -36,25 +40,74 @@ typedef struct {
 
 typedef struct {
     kedr_accel *a;
-    kd_box *boxes;  /* each triangle's box */
-    uint8_t *side;  /* per triangle, during a split */
-    size_t nodes_cap, refs_cap;
+    kd_box *boxes; /* each triangle's box */
+    uint8_t *side; /* per triangle, during a split */
+    uint64_t *ev;  /* the event lists, a stack */
+    struct kd_chunk *chunk;
+    size_t ev_cap, nodes_cap, refs_cap;
     int max_depth, depth;
     kedr_status status;
 } kd_builder;
 
-static int ev_less(const kd_event *x, const kd_event *y)
+/* floats as unsigned words in the same order (-0 taken as +0, so that equal positions have
+ * equal words) */
+static uint32_t pos_word(float f)
 {
-    if ((x->key >> 2) != (y->key >> 2))
-        return (x->key >> 2) < (y->key >> 2);
-    if (x->pos != y->pos)
-        return x->pos < y->pos;
-    return (x->key & 3) < (y->key & 3);
+    if (f == 0)
+        f = 0;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u ^ (u >> 31 ? 0xFFFFFFFFu : 0x80000000u);
 }
-static int ev_cmp(const void *p, const void *q)
+static float word_pos(uint32_t u)
 {
-    const kd_event *x = p, *y = q;
-    return ev_less(x, y) ? -1 : ev_less(y, x) ? 1 : 0;
+    u ^= u >> 31 ? 0x80000000u : 0xFFFFFFFFu;
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+static uint64_t event(float pos, int type, uint32_t prim)
+{
+    return (uint64_t)pos_word(pos) << 32 | (uint64_t)type << 30 | prim;
+}
+static float ev_pos(uint64_t e) { return word_pos((uint32_t)(e >> 32)); }
+static int ev_type(uint64_t e) { return (int)(e >> 30) & 3; }
+static uint32_t ev_prim(uint64_t e) { return (uint32_t)e & EV_PRIM_MASK; }
+
+/* Sorts x[0..n) by bits 30-63 (position and type; the order of equal ones does not matter):
+ * insertion for short lists, else three stable passes of 12 bits through tmp. */
+static void ev_sort(uint64_t *x, size_t n, uint64_t *tmp)
+{
+    if (n < 64) {
+        for (size_t i = 1; i < n; i++) {
+            uint64_t v = x[i];
+            size_t j = i;
+            for (; j > 0 && x[j - 1] > v; j--)
+                x[j] = x[j - 1];
+            x[j] = v;
+        }
+        return;
+    }
+    size_t count[4096];
+    uint64_t *src = x, *dst = tmp;
+    for (int shift = 30; shift < 64; shift += 12) {
+        memset(count, 0, sizeof count);
+        for (size_t i = 0; i < n; i++)
+            count[(src[i] >> shift) & 4095]++;
+        size_t sum = 0;
+        for (int d = 0; d < 4096; d++) {
+            size_t c = count[d];
+            count[d] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[count[(src[i] >> shift) & 4095]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != x) /* three passes: the result is in tmp */
+        memcpy(x, src, n * sizeof *x);
 }
 
 static float voxel_area(const kd_box *v)
@@ -63,26 +116,26 @@ static float voxel_area(const kd_box *v)
     return 2 * (x * y + y * z + z * x);
 }
 
-/* Appends the events of box b (clipped to voxel v) of triangle p. */
-static size_t add_events(kd_event *out, size_t n, const kd_box *b, const kd_box *v, uint32_t p)
+/* Appends the events of box b (clipped to voxel v) of triangle p to the lists out[k]. */
+static void add_events(uint64_t *out[3], size_t n[3], const kd_box *b, const kd_box *v,
+                       uint32_t p)
 {
     for (int k = 0; k < 3; k++) {
         float lo = rmax(b->lo[k], v->lo[k]), hi = rmin(b->hi[k], v->hi[k]);
         if (lo == hi) {
-            out[n++] = (kd_event){lo, p, (uint32_t)k * 4 + EV_PLANAR};
+            out[k][n[k]++] = event(lo, EV_PLANAR, p);
         } else {
-            out[n++] = (kd_event){lo, p, (uint32_t)k * 4 + EV_START};
-            out[n++] = (kd_event){hi, p, (uint32_t)k * 4 + EV_END};
+            out[k][n[k]++] = event(lo, EV_START, p);
+            out[k][n[k]++] = event(hi, EV_END, p);
         }
     }
-    return n;
 }
 
-static size_t merge(const kd_event *x, size_t nx, const kd_event *y, size_t ny, kd_event *out)
+static size_t merge(const uint64_t *x, size_t nx, const uint64_t *y, size_t ny, uint64_t *out)
 {
     size_t i = 0, j = 0, n = 0;
     while (i < nx && j < ny)
-        out[n++] = ev_less(&y[j], &x[i]) ? y[j++] : x[i++];
+        out[n++] = (y[j] >> 30) < (x[i] >> 30) ? y[j++] : x[i++];
     while (i < nx)
         out[n++] = x[i++];
     while (j < ny)
@@ -95,49 +148,91 @@ typedef struct {
     int axis, planar_left;
 } kd_split;
 
-/* The sweep: every event position of every axis is a candidate plane. */
-static kd_split best_split(const kd_event *e, size_t m, size_t nprim, const kd_box *v)
+/* A chunk of candidate planes on one axis: their positions and the triangles left of,
+ * right of and in each (nl, nr, np as the sweep counts them). */
+#define KD_CHUNK 512
+typedef struct kd_chunk {
+    float pos[KD_CHUNK];
+    int32_t nl[KD_CHUNK], nr[KD_CHUNK], np[KD_CHUNK];
+    float cost[2][KD_CHUNK];
+    int n;
+} kd_chunk;
+
+static float area3(float x, float y, float z) { return 2 * (x * y + y * z + z * x); }
+
+/* The SAH cost of each candidate, planar triangles left (cost[0]) and right (cost[1]), in
+ * separate loops without branches that the compiler vectorizes (divisions and all: the same
+ * correctly rounded operations as one at a time), then the first least cost in the sweep's
+ * order. */
+static void eval_chunk(kd_chunk *c, int k, const kd_box *v, float area, kd_split *best)
+{
+    float ex = v->hi[0] - v->lo[0], ey = v->hi[1] - v->lo[1], ez = v->hi[2] - v->lo[2];
+    float lo = v->lo[k], hi = v->hi[k];
+    int n = c->n;
+#define KD_EVAL(AL, AR)                                                                        \
+    for (int j = 0; j < n; j++) {                                                              \
+        float p = c->pos[j], dl = p - lo, dr = hi - p;                                          \
+        float pl = (AL) / area, pr = (AR) / area;                                               \
+        int32_t l0 = c->nl[j] + c->np[j], r0 = c->nr[j], l1 = c->nl[j], r1 = c->nr[j] + c->np[j]; \
+        float c0 = KD_COST_TRAVERSE + KD_COST_TRI * (pl * (float)l0 + pr * (float)r0);           \
+        float c1 = KD_COST_TRAVERSE + KD_COST_TRI * (pl * (float)l1 + pr * (float)r1);           \
+        c->cost[0][j] = l0 == 0 || r0 == 0 ? c0 * KD_EMPTY_BONUS : c0;                          \
+        c->cost[1][j] = l1 == 0 || r1 == 0 ? c1 * KD_EMPTY_BONUS : c1;                          \
+    }
+    if (k == 0)
+        KD_EVAL(area3(dl, ey, ez), area3(dr, ey, ez))
+    else if (k == 1)
+        KD_EVAL(area3(ex, dl, ez), area3(ex, dr, ez))
+    else
+        KD_EVAL(area3(ex, ey, dl), area3(ex, ey, dr))
+#undef KD_EVAL
+    for (int j = 0; j < n; j++)
+        for (int side = 0; side < 2; side++)
+            if (c->cost[side][j] < best->cost) {
+                best->cost = c->cost[side][j];
+                best->pos = c->pos[j];
+                best->axis = k;
+                best->planar_left = side == 0;
+            }
+    c->n = 0;
+}
+
+/* The sweep: every event position of every axis strictly inside the voxel is a candidate plane.
+ * The events of one position come together, ends, then planar ones, then starts; they are
+ * counted without branches, and the candidates are costed a chunk at a time. */
+static kd_split best_split(const uint64_t *e, const size_t m[3], size_t nprim, const kd_box *v,
+                           kd_chunk *c)
 {
     kd_split best = {INFINITY, 0, -1, 0};
     float area = voxel_area(v);
     if (!(area > 0))
         return best;
-    size_t i = 0;
-    while (i < m) {
-        int k = (int)(e[i].key >> 2);
-        size_t nl = 0, nr = nprim;
-        while (i < m && (int)(e[i].key >> 2) == k) {
-            float p = e[i].pos;
-            size_t pe = 0, pp = 0, ps = 0;
-            while (i < m && (int)(e[i].key >> 2) == k && e[i].pos == p && (e[i].key & 3) == EV_END)
-                pe++, i++;
-            while (i < m && (int)(e[i].key >> 2) == k && e[i].pos == p &&
-                   (e[i].key & 3) == EV_PLANAR)
-                pp++, i++;
-            while (i < m && (int)(e[i].key >> 2) == k && e[i].pos == p &&
-                   (e[i].key & 3) == EV_START)
-                ps++, i++;
+    for (int k = 0; k < 3; k++) {
+        size_t nl = 0, nr = nprim, n = m[k], pe = 0, pp = 0, ps = 0;
+        c->n = 0;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t w = e[i];
+            int type = ev_type(w);
+            pe += type == EV_END;
+            pp += type == EV_PLANAR;
+            ps += type == EV_START;
+            if (i + 1 < n && (e[i + 1] >> 32) == (w >> 32))
+                continue;
+            float p = ev_pos(w);
             nr -= pp + pe;
             if (p > v->lo[k] && p < v->hi[k]) {
-                kd_box l = *v, r = *v;
-                l.hi[k] = p;
-                r.lo[k] = p;
-                float pl = voxel_area(&l) / area, pr = voxel_area(&r) / area;
-                for (int side = 0; side < 2; side++) {
-                    size_t cl = nl + (side == 0 ? pp : 0), cr = nr + (side == 1 ? pp : 0);
-                    float cost = KD_COST_TRAVERSE + KD_COST_TRI * (pl * cl + pr * cr);
-                    if (cl == 0 || cr == 0)
-                        cost *= KD_EMPTY_BONUS;
-                    if (cost < best.cost) {
-                        best.cost = cost;
-                        best.pos = p;
-                        best.axis = k;
-                        best.planar_left = side == 0;
-                    }
-                }
+                c->pos[c->n] = p;
+                c->nl[c->n] = (int32_t)nl;
+                c->nr[c->n] = (int32_t)nr;
+                c->np[c->n++] = (int32_t)pp;
+                if (c->n == KD_CHUNK)
+                    eval_chunk(c, k, v, area, &best);
             }
             nl += ps + pp;
+            pe = pp = ps = 0;
         }
+        eval_chunk(c, k, v, area, &best);
+        e += n;
     }
     return best;
 }
@@ -157,7 +252,24 @@ static int new_node(kd_builder *b, size_t *at)
     return 1;
 }
 
-static void make_leaf(kd_builder *b, size_t at, const kd_event *e, size_t m, size_t nprim)
+/* Makes room for need events in the stack of lists (b->ev may move: callers hold offsets). */
+static int reserve(kd_builder *b, size_t need)
+{
+    if (need <= b->ev_cap)
+        return 1;
+    size_t cap = need + need / 2;
+    uint64_t *p = realloc(b->ev, cap * sizeof *p);
+    if (!p) {
+        b->status = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the "
+                              "kd-tree's events (%zu)", cap);
+        return 0;
+    }
+    b->ev = p;
+    b->ev_cap = cap;
+    return 1;
+}
+
+static void make_leaf(kd_builder *b, size_t at, const uint64_t *e, size_t m0, size_t nprim)
 {
     kedr_accel *a = b->a;
     if (a->nrefs + nprim > b->refs_cap) {
@@ -174,100 +286,124 @@ static void make_leaf(kd_builder *b, size_t at, const kd_event *e, size_t m, siz
     a->kd[at].a.first = (uint32_t)a->nrefs;
     a->kd[at].info = 3u | (uint32_t)nprim << 2;
     /* each triangle has one start or planar event on the first axis */
-    for (size_t i = 0; i < m && (e[i].key >> 2) == 0; i++)
-        if ((e[i].key & 3) != EV_END)
-            a->refs[a->nrefs++] = e[i].prim;
+    for (size_t i = 0; i < m0; i++)
+        if (ev_type(e[i]) != EV_END)
+            a->refs[a->nrefs++] = ev_prim(e[i]);
 }
 
-/* Builds the subtree of voxel v from its events (which it frees). */
-static void kd_build(kd_builder *b, const kd_box *v, kd_event *e, size_t m, size_t nprim,
+/* Builds the subtree of voxel v from its lists, ev[off ..) with m[k] events on axis k. */
+static void kd_build(kd_builder *b, const kd_box *v, size_t off, const size_t m[3], size_t nprim,
                      int depth)
 {
     size_t at;
-    if (b->status != KEDR_OK || !new_node(b, &at)) {
-        if (b->status == KEDR_OK)
-            b->status = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for "
-                                  "the kd-tree's nodes");
-        free(e);
+    if (b->status != KEDR_OK)
+        return;
+    if (!new_node(b, &at)) {
+        b->status = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the "
+                              "kd-tree's nodes");
         return;
     }
     if (depth > b->depth)
         b->depth = depth;
     kd_split s = {INFINITY, 0, -1, 0};
     if (depth < b->max_depth && nprim > 1)
-        s = best_split(e, m, nprim, v);
+        s = best_split(b->ev + off, m, nprim, v, b->chunk);
     if (s.axis < 0 || s.cost >= KD_COST_TRI * nprim) {
-        make_leaf(b, at, e, m, nprim);
-        free(e);
+        make_leaf(b, at, b->ev + off, m[0], nprim);
         return;
     }
-    /* classify */
-    for (size_t i = 0; i < m && (e[i].key >> 2) == 0; i++)
-        b->side[e[i].prim] = SIDE_BOTH;
-    for (size_t i = 0; i < m; i++) {
-        if ((int)(e[i].key >> 2) != s.axis)
-            continue;
-        int type = (int)(e[i].key & 3);
-        uint8_t *side = &b->side[e[i].prim];
-        if (type == EV_END && e[i].pos <= s.pos)
+    size_t total = m[0] + m[1] + m[2];
+    /* classify, by the first axis' start and planar events (one a triangle) and the split
+     * axis' events */
+    const uint64_t *e = b->ev + off, *es = e + (s.axis > 0 ? m[0] : 0) + (s.axis > 1 ? m[1] : 0);
+    for (size_t i = 0; i < m[0]; i++)
+        if (ev_type(e[i]) != EV_END)
+            b->side[ev_prim(e[i])] = SIDE_BOTH;
+    for (size_t i = 0; i < m[s.axis]; i++) {
+        int type = ev_type(es[i]);
+        float pos = ev_pos(es[i]);
+        uint8_t *side = &b->side[ev_prim(es[i])];
+        if (type == EV_END && pos <= s.pos)
             *side = SIDE_LEFT;
-        else if (type == EV_START && e[i].pos >= s.pos)
+        else if (type == EV_START && pos >= s.pos)
             *side = SIDE_RIGHT;
         else if (type == EV_PLANAR)
-            *side = e[i].pos < s.pos   ? SIDE_LEFT
-                    : e[i].pos > s.pos ? SIDE_RIGHT
-                    : s.planar_left    ? SIDE_LEFT
-                                       : SIDE_RIGHT;
+            *side = pos < s.pos     ? SIDE_LEFT
+                    : pos > s.pos   ? SIDE_RIGHT
+                    : s.planar_left ? SIDE_LEFT
+                                    : SIDE_RIGHT;
     }
     size_t nboth = 0, nleft = 0, nright = 0;
-    for (size_t i = 0; i < m && (e[i].key >> 2) == 0; i++)
-        if ((e[i].key & 3) != EV_END) {
-            int sd = b->side[e[i].prim];
+    for (size_t i = 0; i < m[0]; i++)
+        if (ev_type(e[i]) != EV_END) {
+            int sd = b->side[ev_prim(e[i])];
             nboth += sd == SIDE_BOTH;
             nleft += sd == SIDE_LEFT;
             nright += sd == SIDE_RIGHT;
         }
+    /* scratch above the node's lists: the kept left and right events (A, B), the straddlers'
+     * new events for each side and axis (6 lists of up to 2 nboth), a radix sort's buffer,
+     * then the children's lists (F), moved down over the node's own at the end */
+    size_t top = off + total, nb2 = 2 * nboth;
+    size_t oa = top, ob = oa + total, on = ob + total, ot = on + 6 * nb2, of = ot + nb2;
+    if (!reserve(b, of + total + 6 * nb2 + 1))
+        return;
+    uint64_t *ev = b->ev;
+    e = ev + off;
+    size_t la[3] = {0, 0, 0}, lb[3] = {0, 0, 0}, na = 0, nbk = 0;
+    for (int k = 0; k < 3; k++) { /* each event written to both, kept by one (or none) */
+        size_t a0 = na, b0 = nbk;
+        for (size_t i = 0; i < m[k]; i++) {
+            uint64_t x = e[i];
+            int sd = b->side[ev_prim(x)];
+            ev[oa + na] = x;
+            ev[ob + nbk] = x;
+            na += sd == SIDE_LEFT;
+            nbk += sd == SIDE_RIGHT;
+        }
+        la[k] = na - a0;
+        lb[k] = nbk - b0;
+        e += m[k];
+    }
+    e = ev + off;
     kd_box vl = *v, vr = *v;
     vl.hi[s.axis] = s.pos;
     vr.lo[s.axis] = s.pos;
-    /* the children's lists: kept events in order, then the straddlers' new events merged in */
-    kd_event *el = malloc((m + 6 * nboth + 1) * sizeof *el);
-    kd_event *er = malloc((m + 6 * nboth + 1) * sizeof *er);
-    kd_event *bl = malloc((6 * nboth + 1) * sizeof *bl), *br = malloc((6 * nboth + 1) * sizeof *br);
-    if (!el || !er || !bl || !br) {
-        free(el), free(er), free(bl), free(br), free(e);
-        b->status = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the "
-                              "kd-tree's events (%zu)", m);
-        return;
+    uint64_t *nl[3], *nr[3];
+    size_t cnl[3] = {0, 0, 0}, cnr[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        nl[k] = ev + on + (size_t)k * nb2;
+        nr[k] = ev + on + (size_t)(3 + k) * nb2;
     }
-    size_t nel = 0, ner = 0, nbl = 0, nbr = 0;
-    for (size_t i = 0; i < m; i++) {
-        int sd = b->side[e[i].prim];
-        if (sd == SIDE_LEFT)
-            el[nel++] = e[i];
-        else if (sd == SIDE_RIGHT)
-            er[ner++] = e[i];
-        else if ((e[i].key >> 2) == 0 && (e[i].key & 3) != EV_END) {
-            nbl = add_events(bl, nbl, &b->boxes[e[i].prim], &vl, e[i].prim);
-            nbr = add_events(br, nbr, &b->boxes[e[i].prim], &vr, e[i].prim);
+    for (size_t i = 0; i < m[0]; i++)
+        if (ev_type(e[i]) != EV_END && b->side[ev_prim(e[i])] == SIDE_BOTH) {
+            uint32_t p = ev_prim(e[i]);
+            add_events(nl, cnl, &b->boxes[p], &vl, p);
+            add_events(nr, cnr, &b->boxes[p], &vr, p);
         }
+    for (int k = 0; k < 3; k++) {
+        ev_sort(nl[k], cnl[k], ev + ot);
+        ev_sort(nr[k], cnr[k], ev + ot);
     }
-    free(e);
-    qsort(bl, nbl, sizeof *bl, ev_cmp);
-    qsort(br, nbr, sizeof *br, ev_cmp);
-    kd_event *left = malloc((nel + nbl + 1) * sizeof *left);
-    kd_event *right = malloc((ner + nbr + 1) * sizeof *right);
-    if (!left || !right) {
-        free(left), free(right), free(el), free(er), free(bl), free(br);
-        b->status = kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the "
-                              "kd-tree's events");
-        return;
+    /* the children's lists: right first, then left */
+    size_t mr[3], ml[3], nf = 0, pa = oa, pb = ob;
+    for (int k = 0; k < 3; k++) {
+        mr[k] = merge(ev + pb, lb[k], nr[k], cnr[k], ev + of + nf);
+        nf += mr[k];
+        pb += lb[k];
     }
-    size_t nlft = merge(el, nel, bl, nbl, left), nrgt = merge(er, ner, br, nbr, right);
-    free(el), free(er), free(bl), free(br);
-    kd_build(b, &vl, left, nlft, nleft + nboth, depth + 1);
+    size_t right_total = nf;
+    for (int k = 0; k < 3; k++) {
+        ml[k] = merge(ev + pa, la[k], nl[k], cnl[k], ev + of + nf);
+        nf += ml[k];
+        pa += la[k];
+    }
+    memmove(ev + off, ev + of, nf * sizeof *ev);
+    kd_build(b, &vl, off + right_total, ml, nleft + nboth, depth + 1);
     size_t r = b->a->nkd;
-    kd_build(b, &vr, right, nrgt, nright + nboth, depth + 1);
+    kd_build(b, &vr, off, mr, nright + nboth, depth + 1);
+    if (b->status != KEDR_OK)
+        return;
     b->a->kd[at].a.split = s.pos;
     b->a->kd[at].info = (uint32_t)s.axis | (uint32_t)r << 2;
 }
@@ -275,11 +411,10 @@ static void kd_build(kd_builder *b, const kd_box *v, kd_event *e, size_t m, size
 kedr_status render_kd_build(kedr_accel *a)
 {
     size_t n = a->ntri;
-    kd_builder b = {a, malloc((n ? n : 1) * sizeof(kd_box)), malloc(n ? n : 1), 0, 0, 0, 0,
-                    KEDR_OK};
-    kd_event *e = malloc((6 * n + 1) * sizeof *e);
-    if (!b.boxes || !b.side || !e) {
-        free(b.boxes), free(b.side), free(e);
+    kd_builder b = {a, malloc((n ? n : 1) * sizeof(kd_box)), malloc(n ? n : 1), NULL,
+                    malloc(sizeof(kd_chunk)), 0, 0, 0, 0, 0, KEDR_OK};
+    if (!b.boxes || !b.side || !b.chunk || !reserve(&b, 12 * n + 16)) {
+        free(b.boxes), free(b.side), free(b.ev), free(b.chunk);
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_accel_build: out of host memory for the kd-tree "
                          "of %zu triangles", n);
     }
@@ -288,17 +423,24 @@ kedr_status render_kd_build(kedr_accel *a)
         v.lo[k] = a->lo[k];
         v.hi[k] = a->hi[k];
     }
-    size_t m = 0;
+    /* the root's lists: each axis' events at ev[2 n k ..), then packed together */
+    uint64_t *out[3] = {b.ev, b.ev + 2 * n, b.ev + 4 * n};
+    size_t m[3] = {0, 0, 0};
     for (size_t i = 0; i < n; i++) {
         accel_tri_box(a, i, b.boxes[i].lo, b.boxes[i].hi);
-        m = add_events(e, m, &b.boxes[i], &v, (uint32_t)i);
+        add_events(out, m, &b.boxes[i], &v, (uint32_t)i);
     }
-    qsort(e, m, sizeof *e, ev_cmp);
+    for (int k = 0; k < 3; k++)
+        ev_sort(out[k], m[k], b.ev + 6 * n);
+    memmove(b.ev + m[0], out[1], m[1] * sizeof *b.ev);
+    memmove(b.ev + m[0] + m[1], out[2], m[2] * sizeof *b.ev);
     int md = (int)(8 + 1.3 * log2((double)n + 1));
     b.max_depth = md < RENDER_STACK - 8 ? md : RENDER_STACK - 8;
-    kd_build(&b, &v, e, m, n, 0);
+    kd_build(&b, &v, 0, m, n, 0);
     free(b.boxes);
     free(b.side);
+    free(b.ev);
+    free(b.chunk);
     a->info.nodes = a->nkd;
     a->info.depth = b.depth;
     return b.status;
