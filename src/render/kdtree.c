@@ -313,58 +313,41 @@ static void kd_build(kd_builder *b, const kd_box *v, size_t off, const size_t m[
         return;
     }
     size_t total = m[0] + m[1] + m[2];
-    /* classify, by the first axis' start and planar events (one a triangle) and the split
-     * axis' events */
+    /* classify: every triangle both sides, then the split axis' events put those that end at
+     * or before the plane left, those that start at or after it right, the planar ones by their
+     * side (each triangle at most once: an end at or before the plane and a start at or after
+     * it would be planar) */
     const uint64_t *e = b->ev + off, *es = e + (s.axis > 0 ? m[0] : 0) + (s.axis > 1 ? m[1] : 0);
+    uint8_t *side = b->side;
     for (size_t i = 0; i < m[0]; i++)
         if (ev_type(e[i]) != EV_END)
-            b->side[ev_prim(e[i])] = SIDE_BOTH;
+            side[ev_prim(e[i])] = SIDE_BOTH;
+    uint32_t split = pos_word(s.pos);
+    size_t nleft = 0, nright = 0;
     for (size_t i = 0; i < m[s.axis]; i++) {
         int type = ev_type(es[i]);
-        float pos = ev_pos(es[i]);
-        uint8_t *side = &b->side[ev_prim(es[i])];
-        if (type == EV_END && pos <= s.pos)
-            *side = SIDE_LEFT;
-        else if (type == EV_START && pos >= s.pos)
-            *side = SIDE_RIGHT;
-        else if (type == EV_PLANAR)
-            *side = pos < s.pos     ? SIDE_LEFT
-                    : pos > s.pos   ? SIDE_RIGHT
-                    : s.planar_left ? SIDE_LEFT
+        uint32_t pos = (uint32_t)(es[i] >> 32);
+        int sd = type == EV_END ? (pos <= split ? SIDE_LEFT : SIDE_BOTH)
+                 : type == EV_START ? (pos >= split ? SIDE_RIGHT : SIDE_BOTH)
+                 : pos < split      ? SIDE_LEFT
+                 : pos > split      ? SIDE_RIGHT
+                 : s.planar_left    ? SIDE_LEFT
                                     : SIDE_RIGHT;
+        if (sd != SIDE_BOTH)
+            side[ev_prim(es[i])] = (uint8_t)sd;
+        nleft += sd == SIDE_LEFT;
+        nright += sd == SIDE_RIGHT;
     }
-    size_t nboth = 0, nleft = 0, nright = 0;
-    for (size_t i = 0; i < m[0]; i++)
-        if (ev_type(e[i]) != EV_END) {
-            int sd = b->side[ev_prim(e[i])];
-            nboth += sd == SIDE_BOTH;
-            nleft += sd == SIDE_LEFT;
-            nright += sd == SIDE_RIGHT;
-        }
-    /* scratch above the node's lists: the kept left and right events (A, B), the straddlers'
-     * new events for each side and axis (6 lists of up to 2 nboth), a radix sort's buffer,
-     * then the children's lists (F), moved down over the node's own at the end */
-    size_t top = off + total, nb2 = 2 * nboth;
-    size_t oa = top, ob = oa + total, on = ob + total, ot = on + 6 * nb2, of = ot + nb2;
-    if (!reserve(b, of + total + 6 * nb2 + 1))
+    size_t nboth = nprim - nleft - nright;
+    /* the lists (at off) are followed by room for the children's (at most 12 new events a
+     * straddler), then scratch: the kept left and right events (A, B), the straddlers' new
+     * events for each side and axis (6 lists of up to 2 nboth) and a radix sort's buffer. The
+     * children's lists are merged from there down to off, over the node's own. */
+    size_t nb2 = 2 * nboth;
+    size_t oa = off + total + 6 * nb2, ob = oa + total, on = ob + total, ot = on + 6 * nb2;
+    if (!reserve(b, ot + nb2 + 1))
         return;
     uint64_t *ev = b->ev;
-    e = ev + off;
-    size_t la[3] = {0, 0, 0}, lb[3] = {0, 0, 0}, na = 0, nbk = 0;
-    for (int k = 0; k < 3; k++) { /* each event written to both, kept by one (or none) */
-        size_t a0 = na, b0 = nbk;
-        for (size_t i = 0; i < m[k]; i++) {
-            uint64_t x = e[i];
-            int sd = b->side[ev_prim(x)];
-            ev[oa + na] = x;
-            ev[ob + nbk] = x;
-            na += sd == SIDE_LEFT;
-            nbk += sd == SIDE_RIGHT;
-        }
-        la[k] = na - a0;
-        lb[k] = nbk - b0;
-        e += m[k];
-    }
     e = ev + off;
     kd_box vl = *v, vr = *v;
     vl.hi[s.axis] = s.pos;
@@ -375,12 +358,28 @@ static void kd_build(kd_builder *b, const kd_box *v, size_t off, const size_t m[
         nl[k] = ev + on + (size_t)k * nb2;
         nr[k] = ev + on + (size_t)(3 + k) * nb2;
     }
-    for (size_t i = 0; i < m[0]; i++)
-        if (ev_type(e[i]) != EV_END && b->side[ev_prim(e[i])] == SIDE_BOTH) {
-            uint32_t p = ev_prim(e[i]);
-            add_events(nl, cnl, &b->boxes[p], &vl, p);
-            add_events(nr, cnr, &b->boxes[p], &vr, p);
+    /* each event written to both A and B, kept by one (or none: a straddler's, for which its
+     * start or planar event on the first axis makes the new ones) */
+    size_t la[3] = {0, 0, 0}, lb[3] = {0, 0, 0}, na = 0, nbk = 0;
+    for (int k = 0; k < 3; k++) {
+        size_t a0 = na, b0 = nbk;
+        for (size_t i = 0; i < m[k]; i++) {
+            uint64_t x = e[i];
+            uint32_t p = ev_prim(x);
+            int sd = side[p];
+            ev[oa + na] = x;
+            ev[ob + nbk] = x;
+            na += sd == SIDE_LEFT;
+            nbk += sd == SIDE_RIGHT;
+            if (k == 0 && sd == SIDE_BOTH && ev_type(x) != EV_END) {
+                add_events(nl, cnl, &b->boxes[p], &vl, p);
+                add_events(nr, cnr, &b->boxes[p], &vr, p);
+            }
         }
+        la[k] = na - a0;
+        lb[k] = nbk - b0;
+        e += m[k];
+    }
     for (int k = 0; k < 3; k++) {
         ev_sort(nl[k], cnl[k], ev + ot);
         ev_sort(nr[k], cnr[k], ev + ot);
@@ -388,17 +387,16 @@ static void kd_build(kd_builder *b, const kd_box *v, size_t off, const size_t m[
     /* the children's lists: right first, then left */
     size_t mr[3], ml[3], nf = 0, pa = oa, pb = ob;
     for (int k = 0; k < 3; k++) {
-        mr[k] = merge(ev + pb, lb[k], nr[k], cnr[k], ev + of + nf);
+        mr[k] = merge(ev + pb, lb[k], nr[k], cnr[k], ev + off + nf);
         nf += mr[k];
         pb += lb[k];
     }
     size_t right_total = nf;
     for (int k = 0; k < 3; k++) {
-        ml[k] = merge(ev + pa, la[k], nl[k], cnl[k], ev + of + nf);
+        ml[k] = merge(ev + pa, la[k], nl[k], cnl[k], ev + off + nf);
         nf += ml[k];
         pa += la[k];
     }
-    memmove(ev + off, ev + of, nf * sizeof *ev);
     kd_build(b, &vl, off + right_total, ml, nleft + nboth, depth + 1);
     size_t r = b->a->nkd;
     kd_build(b, &vr, off, mr, nright + nboth, depth + 1);

@@ -326,6 +326,68 @@ static void check_gpu(const char *name, kedr_accel *a, const kedr_ray *rays, siz
     free(occ);
 }
 
+/* The kd-tree's structure: children inside the array, every node reached once from the root,
+ * no leaf deeper than the build's limit, references valid and distinct in a leaf; and every
+ * triangle listed in each leaf whose voxel its box (the padded box the build files it under)
+ * overlaps with positive volume, found by walking down with the box. Returns the faults. */
+static size_t kd_walk(const kedr_accel *a, uint32_t node, int depth, uint8_t *seen,
+                      uint8_t *mark)
+{
+    if (node >= a->nkd || seen[node]++ || depth > RENDER_STACK - 8)
+        return 1;
+    const render_kd_node *nd = &a->kd[node];
+    if ((nd->info & 3) != 3)
+        return kd_walk(a, node + 1, depth + 1, seen, mark) +
+               kd_walk(a, nd->info >> 2, depth + 1, seen, mark);
+    size_t bad = 0, count = nd->info >> 2;
+    const uint32_t *r = a->refs + nd->a.first;
+    if (nd->a.first + count > a->nrefs)
+        return 1;
+    for (size_t i = 0; i < count; i++) {
+        bad += r[i] >= a->ntri || mark[r[i]];
+        if (r[i] < a->ntri)
+            mark[r[i]] = 1;
+    }
+    for (size_t i = 0; i < count; i++)
+        if (r[i] < a->ntri)
+            mark[r[i]] = 0;
+    return bad;
+}
+static size_t kd_missing(const kedr_accel *a, uint32_t node, const float *lo, const float *hi,
+                         uint32_t p)
+{
+    const render_kd_node *nd = &a->kd[node];
+    if ((nd->info & 3) == 3) {
+        const uint32_t *r = a->refs + nd->a.first;
+        for (uint32_t i = 0; i < nd->info >> 2; i++)
+            if (r[i] == p)
+                return 0;
+        return 1;
+    }
+    int k = (int)(nd->info & 3);
+    return (lo[k] < nd->a.split ? kd_missing(a, node + 1, lo, hi, p) : 0) +
+           (hi[k] > nd->a.split ? kd_missing(a, nd->info >> 2, lo, hi, p) : 0);
+}
+static void check_kdtree(const char *name, const kedr_accel *a)
+{
+    if (!a->ntri)
+        return;
+    uint8_t *seen = calloc(a->nkd, 1), *mark = calloc(a->ntri, 1);
+    size_t bad = kd_walk(a, 0, 0, seen, mark), unreached = 0, missing = 0;
+    for (size_t i = 0; i < a->nkd; i++)
+        unreached += !seen[i];
+    if (!bad)
+        for (size_t p = 0; p < a->ntri; p++) {
+            float lo[3], hi[3];
+            accel_tri_box(a, p, lo, hi);
+            missing += kd_missing(a, 0, lo, hi, (uint32_t)p);
+        }
+    TU_CHECK(bad == 0 && unreached == 0 && missing == 0, "%s (%zu triangles): the kd-tree has "
+             "%zu faults of structure, %zu of %zu nodes unreached, %zu (triangle, leaf) pairs "
+             "missing", name, a->ntri, bad, unreached, a->nkd, missing);
+    free(seen), free(mark);
+}
+
 static void check_scene(const char *name, const soup *s, size_t nray, uint64_t seed)
 {
     uint64_t st = seed;
@@ -373,6 +435,7 @@ static void check_scene(const char *name, const soup *s, size_t nray, uint64_t s
             TU_CHECK(badocc == 0, "%s (%zu triangles), %s, %s: any-hit differs on %zu rays", name,
                      s->n, kedr_accel_name(kind), test ? "woop" : "moller", badocc);
             if (kind == KEDR_ACCEL_KDTREE) {
+                check_kdtree(name, a);
                 memcpy(kd, got, nray * sizeof *kd);
                 memcpy(kdocc, occ, nray);
             } else if (kind == KEDR_ACCEL_KDTREE_BF) {
