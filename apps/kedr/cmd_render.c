@@ -29,7 +29,8 @@ static void help(void)
            "Writes a PNG image and prints the accelerator's build time and memory and the\n"
            "rays per second.\n\n"
            "options:\n"
-           "  --accel grid|kdtree|bvh|lbvh|brute  the accelerator (overrides [render] accel); the\n"
+           "  --accel grid|kdtree|kdtree-bf|bvh|lbvh|brute  the accelerator (overrides [render]\n"
+           "                         accel; kdtree-bf: the kd-tree's branch-free traversal); the\n"
            "                         GPU traverses BVHs only: with another, auto means cpu\n"
            "  --test moller|woop     the ray-triangle test (default moller)\n"
            "  --size WxH             image size in pixels (overrides [render] width, height)\n"
@@ -70,11 +71,8 @@ static void parse(int argc, char **argv, render_cli *o)
         if (is_opt(a, "--accel")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             if (kedr_accel_parse(v, &o->accel) != KEDR_OK)
-                cli_usage_error(cmd, "--accel %s: expected grid, kdtree, bvh, lbvh or brute", v);
-            if (o->accel == KEDR_ACCEL_KDTREE_BF) /* kedr_render takes the kinds up to lbvh */
-                cli_usage_error(cmd, "--accel kdtree-bf: the kd-tree's branch-free traversal is "
-                                "timed by kedr bench render, not rendered; expected grid, kdtree, "
-                                "bvh, lbvh or brute");
+                cli_usage_error(cmd, "--accel %s: expected grid, kdtree, kdtree-bf, bvh, lbvh or "
+                                "brute", v);
             o->accel_set = 1;
         } else if (is_opt(a, "--test")) {
             const char *v = cli_value(argc, argv, &i, cmd);

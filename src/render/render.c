@@ -35,7 +35,7 @@ static kedr_status check_options(const kedr_render_scene *s, const kedr_render_o
     if (o->depth < 0 || o->depth > RENDER_MAX_DEPTH)
         return kedr_fail(KEDR_ERR_INVALID, "%s: depth %d: expected 0 to %d", FN, o->depth,
                          RENDER_MAX_DEPTH);
-    if ((unsigned)o->accel > KEDR_ACCEL_LBVH || (unsigned)o->test > KEDR_TRI_WOOP)
+    if ((unsigned)o->accel > KEDR_ACCEL_KDTREE_BF || (unsigned)o->test > KEDR_TRI_WOOP)
         return kedr_fail(KEDR_ERR_INVALID, "%s: unknown accelerator or triangle test", FN);
     if ((unsigned)o->kernel > KEDR_RENDER_WAVE)
         return kedr_fail(KEDR_ERR_INVALID, "%s: kernel %d: expected KEDR_RENDER_MEGA or "

@@ -12,7 +12,7 @@ check cornell 0 "wrote .*c.png" -- "$kedr" render "$cases/cornell.ini" --backend
 if [ -s "$tmp/c.png" ] && head -c 8 "$tmp/c.png" | od -c | grep -q "P   N   G"; then pass; else fail "cornell.png is a PNG"; fi
 if python3 -m json.tool "$tmp/c.json" >/dev/null && grep -q '"rays": {"primary": 2304' "$tmp/c.json" && grep -q '"accel": "bvh"' "$tmp/c.json"; then
   pass; else fail "c.json holds the rays and the accelerator"; fi
-for accel in grid kdtree bvh brute; do
+for accel in grid kdtree kdtree-bf bvh brute; do
   check "teapot $accel" 0 "rendering 40x30, 2 spp, depth 1, $accel \(woop test\)" -- "$kedr" render \
     "$cases/teapot.ini" --backend cpu --accel $accel --test woop --size 40x30 --spp 2 --depth 1 \
     --out "$tmp/t.png"
@@ -27,8 +27,11 @@ check stadium 0 "wrote" -- "$kedr" render "$cases/stadium.ini" --backend cpu --s
 # bad command lines: exit 2
 check "no scene" 2 "no scene file given" -- "$kedr" render
 check "bad size" 2 "--size 10by10: expected WxH" -- "$kedr" render "$cases/cornell.ini" --size 10by10
-check "bad accel" 2 "--accel octree: expected grid, kdtree, bvh, lbvh or brute" -- "$kedr" render "$cases/cornell.ini" --accel octree
-check "kdtree-bf not rendered" 2 "--accel kdtree-bf: the kd-tree's branch-free traversal is timed by kedr bench render" -- "$kedr" render "$cases/cornell.ini" --accel kdtree-bf
+check "bad accel" 2 "--accel octree: expected grid, kdtree, kdtree-bf, bvh, lbvh or brute" -- "$kedr" render "$cases/cornell.ini" --accel octree
+# the kd-tree's two traversals find the same hits: the same image, byte for byte
+"$kedr" render "$cases/teapot.ini" --backend cpu --accel kdtree --size 40x30 --out "$tmp/kd.png" >/dev/null 2>&1
+"$kedr" render "$cases/teapot.ini" --backend cpu --accel kdtree-bf --size 40x30 --out "$tmp/kdbf.png" >/dev/null 2>&1
+if [ -s "$tmp/kd.png" ] && cmp -s "$tmp/kd.png" "$tmp/kdbf.png"; then pass; else fail "kdtree and kdtree-bf images differ"; fi
 check "bad spp" 2 "--spp 0: expected an integer from 1" -- "$kedr" render "$cases/cornell.ini" --spp 0
 check "bad kernel" 2 "--kernel fast: expected mega, wave or both" -- "$kedr" render "$cases/cornell.ini" --kernel fast
 check "bad repeats" 2 "--repeats 0: expected an integer from 1" -- "$kedr" render "$cases/cornell.ini" --repeats 0
