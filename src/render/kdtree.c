@@ -444,16 +444,36 @@ kedr_status render_kd_build(kedr_accel *a)
     return b.status;
 }
 
+/* A subtree a traversal will visit later: its node and the ray's interval through it. */
+typedef struct {
+    uint32_t node;
+    float t0, t1;
+} kd_entry;
+
+/* The next subtree on the stack unless it starts beyond the hit found (t_hit): far children
+ * start at their split distance, but a ray lying in a split plane pushes a sibling over the same
+ * interval, so no leaf's exit distance alone ends the search. 0 when none is left. */
+static inline int kd_pop(const kd_entry *stack, int *sp, float t_hit, uint32_t *node, float *t0,
+                         float *t1)
+{
+    do {
+        if (!*sp)
+            return 0;
+        --*sp;
+        *node = stack[*sp].node;
+        *t0 = stack[*sp].t0;
+        *t1 = stack[*sp].t1;
+    } while (*t0 > t_hit);
+    return 1;
+}
+
 int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any)
 {
     rvec o = rv_load(r->o), d = rv_load(r->d), inv = rv_inverse(d);
     float t0, t1;
     if (!box_hit(a->lo, a->hi, o, inv, r->tmin, h->t, &t0, &t1))
         return 0;
-    struct {
-        uint32_t node;
-        float t0, t1;
-    } stack[RENDER_STACK];
+    kd_entry stack[RENDER_STACK];
     int sp = 0, found = 0;
     uint32_t node = 0;
     for (;;) {
@@ -491,17 +511,8 @@ int render_kd_trace(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int any
             if (any)
                 return 1;
         }
-        /* the next subtree unless it starts beyond the hit found: far children start at their
-         * split distance, but a ray lying in a split plane pushes a sibling over the same
-         * interval, so no leaf's exit distance alone ends the search */
-        do {
-            if (!sp)
-                return found;
-            sp--;
-            node = stack[sp].node;
-            t0 = stack[sp].t0;
-            t1 = stack[sp].t1;
-        } while (t0 > h->t);
+        if (!kd_pop(stack, &sp, h->t, &node, &t0, &t1))
+            return found;
     }
 }
 
@@ -523,10 +534,7 @@ int render_kd_trace_bf(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int 
     const float o[3] = {ro.x, ro.y, ro.z}, d[3] = {rd.x, rd.y, rd.z},
                 inv[3] = {rinv.x, rinv.y, rinv.z};
     const int neg[3] = {rinv.x < 0, rinv.y < 0, rinv.z < 0};
-    struct {
-        uint32_t node;
-        float t0, t1;
-    } stack[RENDER_STACK];
+    kd_entry stack[RENDER_STACK];
     int sp = 0, found = 0;
     uint32_t node = 0;
     for (;;) {
@@ -554,13 +562,7 @@ int render_kd_trace_bf(const kedr_accel *a, const kedr_ray *r, kedr_hit *h, int 
             if (any)
                 return 1;
         }
-        do {
-            if (!sp)
-                return found;
-            sp--;
-            node = stack[sp].node;
-            t0 = stack[sp].t0;
-            t1 = stack[sp].t1;
-        } while (t0 > h->t);
+        if (!kd_pop(stack, &sp, h->t, &node, &t0, &t1))
+            return found;
     }
 }

@@ -447,56 +447,44 @@ static void check_slabs(kedr_ctx *ctx)
     kedr_adi_destroy(s);
 }
 
+/* Writes a small case with "KEY = VALUE" under [solver] and loads it into *c. */
+static kedr_status load_solver_key(const char *path, const char *key, const char *value,
+                                   kedr_adi_case *c)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return kedr_fail(KEDR_ERR_IO, "cannot write %s", path);
+    fprintf(f, "[grid]\nnx = 8\nny = 5\nnz = 5\nh = 0.1\n[flow]\nre = 10\n[time]\n"
+               "dt = 0.01\nsteps = 2\n[solver]\n%s = %s\n", key, value);
+    fclose(f);
+    return kedr_adi_case_load(path, c);
+}
+
 /* [solver] x_sweep in a case file: auto, partitioned, prim; anything else named with its line.
  * Then x_interface: auto, owner, gather; anything else likewise. */
 static void check_case_key(void)
 {
-    static const char *const values[] = {"auto", "partitioned", "prim", "thomas"};
-    static const char *const ivalues[] = {"auto", "owner", "gather", "chain"};
+    static const char *const keys[2] = {"x_sweep", "x_interface"};
+    static const char *const values[2][4] = {{"auto", "partitioned", "prim", "thomas"},
+                                             {"auto", "owner", "gather", "chain"}};
     char path[128];
     snprintf(path, sizeof path, "test_adi_ranks_%d.ini", (int)getpid());
-    for (int k = 0; k < 4; k++) {
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            TU_CHECK(0, "cannot write %s", path);
-            return;
+    for (int key = 0; key < 2; key++)
+        for (int k = 0; k < 4; k++) {
+            kedr_adi_case c;
+            kedr_status st = load_solver_key(path, keys[key], values[key][k], &c);
+            int got = st != KEDR_OK ? -1 : key ? (int)c.x_interface : (int)c.x_partitioned;
+            if (k < 3)
+                TU_CHECK(st == KEDR_OK && got == k, "%s = %s: %d (%s)", keys[key],
+                         values[key][k], got, kedr_last_error());
+            else
+                TU_CHECK(st != KEDR_OK && strstr(kedr_last_error(), ":12:") &&
+                             strstr(kedr_last_error(), keys[key]),
+                         "%s = %s refused with the line and key: %s", keys[key], values[key][k],
+                         kedr_last_error());
+            if (st == KEDR_OK)
+                kedr_adi_case_free(&c);
         }
-        fprintf(f, "[grid]\nnx = 8\nny = 5\nnz = 5\nh = 0.1\n[flow]\nre = 10\n[time]\n"
-                   "dt = 0.01\nsteps = 2\n[solver]\nx_interface = %s\n", ivalues[k]);
-        fclose(f);
-        kedr_adi_case c;
-        kedr_status st = kedr_adi_case_load(path, &c);
-        if (k < 3)
-            TU_CHECK(st == KEDR_OK && c.x_interface == k, "x_interface = %s: %d (%s)",
-                     ivalues[k], st == KEDR_OK ? c.x_interface : -1, kedr_last_error());
-        else
-            TU_CHECK(st != KEDR_OK && strstr(kedr_last_error(), ":12:") &&
-                         strstr(kedr_last_error(), "x_interface"),
-                     "x_interface = chain refused with the line and key: %s", kedr_last_error());
-        if (st == KEDR_OK)
-            kedr_adi_case_free(&c);
-    }
-    for (int k = 0; k < 4; k++) {
-        FILE *f = fopen(path, "w");
-        if (!f) {
-            TU_CHECK(0, "cannot write %s", path);
-            return;
-        }
-        fprintf(f, "[grid]\nnx = 8\nny = 5\nnz = 5\nh = 0.1\n[flow]\nre = 10\n[time]\n"
-                   "dt = 0.01\nsteps = 2\n[solver]\nx_sweep = %s\n", values[k]);
-        fclose(f);
-        kedr_adi_case c;
-        kedr_status st = kedr_adi_case_load(path, &c);
-        if (k < 3)
-            TU_CHECK(st == KEDR_OK && c.x_partitioned == k, "x_sweep = %s: %d (%s)", values[k],
-                     st == KEDR_OK ? c.x_partitioned : -1, kedr_last_error());
-        else
-            TU_CHECK(st != KEDR_OK && strstr(kedr_last_error(), ":12:") &&
-                         strstr(kedr_last_error(), "x_sweep"),
-                     "x_sweep = thomas refused with the line and key: %s", kedr_last_error());
-        if (st == KEDR_OK)
-            kedr_adi_case_free(&c);
-    }
     remove(path);
 }
 

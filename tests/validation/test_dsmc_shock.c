@@ -331,7 +331,7 @@ int main(int argc, char **argv)
            c.downstream.temperature / c.temperature);
     kedr_backend list[2];
     int nbk = tu_backends(list);
-    shock_result first;
+    shock_result first = {0}; /* set by the first back end, read by the second */
     for (int b = 0; b < nbk; b++) {
         kedr_ctx *ctx = tu_ctx(list[b]);
         if (!full)

@@ -54,7 +54,7 @@ static void check_sphere_coverage(kedr_ctx *ctx)
                                               "[light.l]\nposition = 5 5 5\n");
     float *rgb = tu_host_alloc((size_t)w * h * 3 * sizeof(float));
     int32_t *ids = tu_host_alloc((size_t)w * h * sizeof(int32_t));
-    kedr_render_options o = {w, h, 1, 0, KEDR_ACCEL_BVH, KEDR_TRI_MOLLER};
+    kedr_render_options o = {.width = w, .height = h, .spp = 1, .depth = 0, .accel = KEDR_ACCEL_BVH, .test = KEDR_TRI_MOLLER};
     TU_OK(kedr_render(ctx, s, &o, rgb, ids, NULL));
     size_t count = 0;
     for (size_t i = 0; i < (size_t)w * h; i++)
@@ -130,7 +130,7 @@ static void check_shadow(kedr_ctx *ctx)
                                               "[light.l]\nposition = 0 10 0\n");
     float *rgb = tu_host_alloc((size_t)w * h * 3 * sizeof(float));
     int32_t *ids = tu_host_alloc((size_t)w * h * sizeof(int32_t));
-    kedr_render_options o = {w, h, 1, 0, KEDR_ACCEL_BVH, KEDR_TRI_MOLLER};
+    kedr_render_options o = {.width = w, .height = h, .spp = 1, .depth = 0, .accel = KEDR_ACCEL_BVH, .test = KEDR_TRI_MOLLER};
     TU_OK(kedr_render(ctx, s, &o, rgb, ids, NULL));
     render_camera_basis cam;
     render_camera(s, w, h, &cam);
