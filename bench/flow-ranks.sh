@@ -4,14 +4,22 @@
 # solver): one grid run on 1, 2 and 4 ranks (one GPU a rank, slabs along z), for each solver in
 # SOLVERS, printing the milliseconds a step, of which the pressure solve, the pressure
 # iterations a step and the speedup over one GPU. Multigrid over ranks gathers its coarse
-# levels on every rank below KEDR_FLOW_MG_GATHER cells (default 32768; docs/flow.md "Several
+# levels on every rank below KEDR_FLOW_MG_GATHER cells (default 262144 on GPUs; docs/flow.md "Several
 # ranks"): GATHER="0 32768 262144" runs each multigrid solver with each value.
 # Over several ranks each count runs once per way in PATHS: "ipc" (the halos and coarse gathers
-# copied GPU to GPU by CUDA IPC between the ranks of the host, where their GPUs reach each other)
-# and "host" (every message through host memory and MPI: KEDR_COMM_IPC=0); the path a run took
-# is printed (rank 0's). Each run has KEDR_FLOW_PROF=1: rank 0's milliseconds a step in the
-# exchanges of device data between ranks (halos and gathers, each timed from a synchronised
-# GPU) are printed as "ms halo".
+# copied GPU to GPU by CUDA IPC between the ranks of the host, where their GPUs reach each other,
+# ordered on the streams by CUDA IPC events: no device synchronisation an exchange), "sync" (GPU
+# to GPU, each exchange synchronised through MPI: KEDR_COMM_IPC_EVENTS=0) and "host" (every
+# message through host memory and MPI: KEDR_COMM_IPC=0); the path a run took is printed (rank
+# 0's). Each run over ranks has KEDR_FLOW_PROF=1 (a device synchronisation at each exchange and
+# each timed part: the times are the parts' own, the step a little slower): rank 0's
+# milliseconds a step in the exchanges of device data between ranks (halos and gathers) are
+# printed as "ms halo", and under each row rank 0's pressure solve by part (smoothing,
+# residual, transfers, coarse solve, reductions, PCG's operator, the solver's exchanges and
+# their number a step). KEDR_FLOW_PROF=1 changes the times: for the speedups alone run with
+# PROF=0.
+#
+# Memory: at N = 512 one GPU holds the whole 134 M-cell grid: about 30 GB (fits an 80 GB H100).
 #
 #   bench/flow-ranks.sh                                  (from the repository root, cuda build)
 #   KEDR=build/kedr RANKS="1 2" N=256 bench/flow-ranks.sh  (a 2-GPU host, a smaller grid)
@@ -22,8 +30,9 @@
 # SOLVERS (default "pcg+mg mg": PCG with one V-cycle, V-cycles alone; also pcg+ssor,
 # pcg+jacobi, pcg+none), GATHER (default: unset, the solver's default), BODY (1: the sphere,
 # default; 0: an empty box whose pressure comes from the uniform start's projection and the
-# outflow alone), PATHS (default "ipc host"), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS
-# (extra mpirun options), OUT (scratch folder, default a temporary one).
+# outflow alone), PATHS (default "ipc sync"; also host), PROF (1, default: KEDR_FLOW_PROF=1 over
+# ranks; 0: not), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
+# (scratch folder, default a temporary one).
 set -u -o pipefail
 
 kedr=${KEDR:-build/kedr}
@@ -32,16 +41,24 @@ n=${N:-512}
 steps=${STEPS:-10}
 solvers=${SOLVERS:-pcg+mg mg}
 gathers=${GATHER:-default}
-paths=${PATHS:-ipc host}
+paths=${PATHS:-ipc sync}
 for p in $paths; do
     case "$p" in
-        ipc | host) ;;
+        ipc | sync | host) ;;
         *)
-            echo "flow-ranks.sh: PATHS: '$p': expected ipc or host" >&2
+            echo "flow-ranks.sh: PATHS: '$p': expected ipc, sync or host" >&2
             exit 2
             ;;
     esac
 done
+prof=${PROF:-1}
+case "$prof" in
+    0 | 1) ;;
+    *)
+        echo "flow-ranks.sh: PROF: '$prof': expected 0 or 1" >&2
+        exit 2
+        ;;
+esac
 body=${BODY:-1}
 backend=${BACKEND:-cuda}
 mpirun=${MPIRUN:-mpirun}
@@ -115,13 +132,14 @@ CASE
 # solve (I iterations a step)"; over ranks, rank 0's KEDR_FLOW_PROF line: "kedr flow: rank 0: S
 # steps, T s in steps, H s in E halo exchanges and gathers (PATH)".
 cores=$(nproc 2> /dev/null || echo 1)
-run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC
+run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS
     local cmd=("$kedr" flow "$2" --backend "$backend")
     local env=()
     [ "$4" != default ] && env=(env KEDR_FLOW_MG_GATHER="$4")
     if [ "$1" -gt 1 ]; then
         local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
-        local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_FLOW_PROF=1)
+        local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_COMM_IPC_EVENTS="$6"
+            -x KEDR_FLOW_PROF="$prof")
         [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
         # shellcheck disable=SC2086,SC2206
         cmd=("$mpirun" -np "$1" --bind-to none "${x[@]}" $flags "${cmd[@]}")
@@ -141,6 +159,12 @@ run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC
             '{ printf "%.2f %.2f %s %s %s\n", 1000 * $2 / $1, 1000 * $3 / $1, $4, h, p }'
 }
 
+# Rank 0's pressure solve by part (KEDR_FLOW_PROF's line "kedr flow: rank 0: ms a step: ..."):
+# LOG -> "    parts (ms a step): smoothing .., ..."
+parts() {
+    sed -n 's/^kedr flow: rank 0: ms a step: \(.*\)$/    parts (rank 0, ms a step): \1/p' "$1"
+}
+
 echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps, $backend, $(date -u +%F)"
 command -v nvidia-smi > /dev/null && nvidia-smi -L
 printf '%-12s %-8s %6s %-5s %12s %14s %10s %10s %8s\n' solver gather ranks path "ms a step" \
@@ -156,9 +180,11 @@ for solver in $solvers; do
             ways=$paths
             [ "$r" = 1 ] && ways=one
             for way in $ways; do
-                ipc=1
+                ipc=1 events=1
                 [ "$way" = host ] && ipc=0
-                res=$(run "$r" "$out/$solver.ini" "$out/$solver-g$g-r$r-$way.log" "$g" "$ipc")
+                [ "$way" = sync ] && events=0
+                log="$out/$solver-g$g-r$r-$way.log"
+                res=$(run "$r" "$out/$solver.ini" "$log" "$g" "$ipc" "$events")
                 if [ -z "$res" ]; then
                     status=1
                     continue
@@ -167,8 +193,10 @@ for solver in $solvers; do
                 [ "$r" = 1 ] && took=-
                 [ -z "$base" ] && [ "$r" = 1 ] && base=$ms
                 speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
+                [ "$took" = ipc ] && [ "$way" = sync ] && took=sync
                 printf '%-12s %-8s %6s %-5s %12s %14s %10s %10s %8s\n' "$solver" "$g" "$r" "$took" \
                     "$ms" "$msp" "$it" "$msh" "${speed:--}"
+                [ "$r" -gt 1 ] && parts "$log"
             done
         done
     done

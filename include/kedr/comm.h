@@ -107,6 +107,19 @@ kedr_status kedr_comm_sendrecv(kedr_comm *comm, int nsend, const kedr_comm_halo 
 typedef struct kedr_comm_dev kedr_comm_dev;
 kedr_status kedr_comm_dev_register(kedr_comm *comm, kedr_ctx *ctx, void *data, size_t bytes,
                                    kedr_comm_dev **dev);
+/* The same with flags (0: as kedr_comm_dev_register; every rank must pass the same flags).
+ * KEDR_COMM_DEV_ORDERED: transfers between direct (GPU-to-GPU) partners are ordered on the
+ * ranks' streams by CUDA IPC events instead of stream synchronisations: kedr_comm_dev_sendrecv
+ * then returns once its transfers are queued, and what it promises holds for the work queued
+ * on the context's stream after it (its kernels, copies, kedr_download, kedr_ctx_sync), not for
+ * the host or other streams: the host reads the buffer only after kedr_ctx_sync or through
+ * kedr_download. Partners that are not direct, the cpu back end, and KEDR_COMM_IPC_EVENTS=0 in
+ * the environment (on any rank) keep the synchronised transfers. */
+#define KEDR_COMM_DEV_ORDERED 1u
+kedr_status kedr_comm_dev_register_flags(kedr_comm *comm, kedr_ctx *ctx, void *data,
+                                         size_t bytes, unsigned flags, kedr_comm_dev **dev);
+/* 1 when KEDR_COMM_DEV_ORDERED is in force for the registration (asked, cuda, not turned off). */
+int kedr_comm_dev_ordered(const kedr_comm_dev *dev);
 /* Unmaps the partners' buffers and frees the registration (not the buffer). Not collective;
  * call it on every rank once no transfer is in flight. */
 void kedr_comm_dev_release(kedr_comm_dev *dev);
@@ -126,7 +139,8 @@ typedef struct {
 /* Every send and receive of this rank at once. The context's queued work is finished first (its
  * stream synchronized), so kernels may write the bytes to send just before the call; on return
  * this rank's sends have landed in the partners' buffers and its receives in its own, which its
- * kernels may then read. The received ranges must not overlap the sent ones, and nothing else
+ * kernels may then read (KEDR_COMM_DEV_ORDERED: no synchronisation; the same holds for the work
+ * queued on the context's stream before and after the call). The received ranges must not overlap the sent ones, and nothing else
  * may touch them during the call. */
 kedr_status kedr_comm_dev_sendrecv(kedr_comm_dev *dev, int nsend, const kedr_comm_dev_msg *send,
                                    int nrecv, const kedr_comm_dev_msg *recv);

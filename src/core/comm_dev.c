@@ -20,6 +20,13 @@ struct kedr_comm_dev {
     char **peer;           /* by rank: its buffer mapped here (direct ranks) */
     size_t *peer_bytes;    /* by rank: its buffer's size (ranks of this host) */
     char *mirror;          /* cuda with a partner that is not direct: page-locked copy */
+    int ordered;           /* KEDR_COMM_DEV_ORDERED in force: direct pairs ordered by events */
+#ifdef KEDR_HAVE_CUDA
+    /* ordered: by partner rank (direct partners but this rank): this rank's own events, "ready
+     * to receive from q" and "copies to q done", and q's events of the same names towards this
+     * rank, opened from its IPC handles */
+    cudaEvent_t *ready, *done, *q_ready, *q_done;
+#endif
 };
 
 /* What a rank tells the others of its host at registration. */
@@ -48,6 +55,23 @@ static kedr_status ipc_wanted(int *on)
     }
     return kedr_fail(KEDR_ERR_INVALID, "KEDR_COMM_IPC=%s in the environment: expected 0 (through "
                      "host memory) or 1 (GPU to GPU where the GPUs allow)", e);
+}
+
+/* KEDR_COMM_IPC_EVENTS: unset or 1, registrations asking for KEDR_COMM_DEV_ORDERED get it;
+ * 0, every transfer synchronises the stream and the partners as without the flag. */
+static kedr_status events_wanted(int *on)
+{
+    const char *e = getenv("KEDR_COMM_IPC_EVENTS");
+    *on = 1;
+    if (!e || !strcmp(e, "1"))
+        return KEDR_OK;
+    if (!strcmp(e, "0")) {
+        *on = 0;
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "KEDR_COMM_IPC_EVENTS=%s in the environment: expected 0 "
+                     "(every transfer synchronised through MPI) or 1 (GPU-to-GPU transfers "
+                     "ordered on the streams by CUDA IPC events)", e);
 }
 
 /* This rank's record: an IPC handle of data when it is GPU memory that IPC can export. */
@@ -157,11 +181,90 @@ static kedr_status pair_up(kedr_comm_dev *d)
     return s;
 }
 
+#ifdef KEDR_HAVE_CUDA
+/* What a rank tells each direct partner q of an ordered registration: its events "ready to
+ * receive from q" and "copies to q done". */
+typedef struct {
+    cudaIpcEventHandle_t ready, done;
+} event_record;
+
+/* The events of an ordered registration: made for every direct partner, their handles swapped
+ * with the partners', the partners' opened. */
+static kedr_status pair_events(kedr_comm_dev *d)
+{
+    int P = d->size, me = d->rank, n = 0;
+    size_t np = (size_t)P;
+    d->ready = calloc(np, sizeof *d->ready);
+    d->done = calloc(np, sizeof *d->done);
+    d->q_ready = calloc(np, sizeof *d->q_ready);
+    d->q_done = calloc(np, sizeof *d->q_done);
+    event_record *rec = calloc(2 * np, sizeof *rec);
+    kedr_comm_halo *m = calloc(2 * np, sizeof *m);
+    kedr_status s = KEDR_OK;
+    if (!d->ready || !d->done || !d->q_ready || !d->q_done || !rec || !m)
+        s = kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_dev_register: out of memory for %d ranks", P);
+    const unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
+    for (int q = 0; s == KEDR_OK && q < P; q++) {
+        if (q == me || !d->direct[q])
+            continue;
+        cudaError_t e = cudaEventCreateWithFlags(&d->ready[q], flags);
+        if (e == cudaSuccess)
+            e = cudaEventCreateWithFlags(&d->done[q], flags);
+        if (e == cudaSuccess)
+            e = cudaIpcGetEventHandle(&rec[q].ready, d->ready[q]);
+        if (e == cudaSuccess)
+            e = cudaIpcGetEventHandle(&rec[q].done, d->done[q]);
+        if (e != cudaSuccess)
+            s = kedr_cuda_status(e, "kedr_comm_dev_register: an IPC event", __FILE__, __LINE__);
+        m[n] = (kedr_comm_halo){q, 2, &rec[q], sizeof rec[q]};
+        m[P + n++] = (kedr_comm_halo){q, 2, &rec[P + q], sizeof rec[q]};
+    }
+    s = kedr_comm_agree(d->comm, s);
+    if (s == KEDR_OK)
+        s = kedr_comm_sendrecv(d->comm, n, m, n, m + P);
+    for (int k = 0; s == KEDR_OK && k < n; k++) {
+        int q = m[k].rank;
+        cudaError_t e = cudaIpcOpenEventHandle(&d->q_ready[q], rec[P + q].ready);
+        if (e == cudaSuccess)
+            e = cudaIpcOpenEventHandle(&d->q_done[q], rec[P + q].done);
+        if (e != cudaSuccess)
+            s = kedr_cuda_status(e, "kedr_comm_dev_register: rank's IPC event", __FILE__,
+                                 __LINE__);
+    }
+    free(rec);
+    free(m);
+    return kedr_comm_agree(d->comm, s);
+}
+
+static void free_events(kedr_comm_dev *d)
+{
+    cudaEvent_t *ev[4] = {d->ready, d->done, d->q_ready, d->q_done};
+    if (d->ready || d->q_ready) /* no partner's copy or wait on them still queued here */
+        cudaStreamSynchronize(KEDR_STREAM(d->ctx));
+    for (int i = 0; i < 4; i++) {
+        for (int q = 0; ev[i] && q < d->size; q++)
+            if (ev[i][q])
+                cudaEventDestroy(ev[i][q]);
+        free(ev[i]);
+    }
+    d->ready = d->done = d->q_ready = d->q_done = NULL;
+}
+#endif
+
 kedr_status kedr_comm_dev_register(kedr_comm *comm, kedr_ctx *ctx, void *data, size_t bytes,
                                    kedr_comm_dev **out)
 {
+    return kedr_comm_dev_register_flags(comm, ctx, data, bytes, 0, out);
+}
+
+kedr_status kedr_comm_dev_register_flags(kedr_comm *comm, kedr_ctx *ctx, void *data,
+                                         size_t bytes, unsigned flags, kedr_comm_dev **out)
+{
     if (!ctx || !out || (bytes && !data))
         return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_register: a NULL argument");
+    if (flags & ~(unsigned)KEDR_COMM_DEV_ORDERED)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_register: flags %#x: expected 0 or "
+                         "KEDR_COMM_DEV_ORDERED", flags);
     *out = NULL;
     kedr_comm_dev *d = calloc(1, sizeof *d);
     int P = kedr_comm_size(comm);
@@ -185,6 +288,25 @@ kedr_status kedr_comm_dev_register(kedr_comm *comm, kedr_ctx *ctx, void *data, s
         d->peer_bytes[d->rank] = bytes;
         s = pair_up(d); /* agreed over the ranks */
     }
+    /* ordered: asked on every rank, not refused by KEDR_COMM_IPC_EVENTS on any, and cuda */
+    if (s == KEDR_OK) {
+        int on = 1;
+        kedr_status e = events_wanted(&on);
+        s = kedr_comm_agree(comm, e);
+        int32_t asked = (flags & KEDR_COMM_DEV_ORDERED) != 0;
+        int32_t want[3] = {asked && on && KEDR_IS_CUDA(ctx), asked, -asked};
+        if (s == KEDR_OK) /* the least of each: want[1] the least asked, -want[2] the most */
+            s = kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MIN, want, 3);
+        if (s == KEDR_OK && want[1] != -want[2])
+            s = kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_register: KEDR_COMM_DEV_ORDERED "
+                          "asked on some ranks only: every rank must pass the same flags");
+        s = kedr_comm_agree(comm, s);
+        d->ordered = s == KEDR_OK && want[0];
+    }
+#ifdef KEDR_HAVE_CUDA
+    if (s == KEDR_OK && d->ordered)
+        s = pair_events(d);
+#endif
     /* on cuda, a page-locked copy for the partners that are not direct */
     if (s == KEDR_OK) {
         int staged = 0;
@@ -208,6 +330,7 @@ void kedr_comm_dev_release(kedr_comm_dev *d)
     if (!d)
         return;
 #ifdef KEDR_HAVE_CUDA
+    free_events(d);
     for (int q = 0; d->peer && q < d->size; q++)
         if (d->peer[q])
             cudaIpcCloseMemHandle(d->peer[q]);
@@ -256,12 +379,62 @@ static kedr_status check_msgs(const kedr_comm_dev *d, int n, const kedr_comm_dev
 }
 
 #ifdef KEDR_HAVE_CUDA
+/* Ordered registrations (KEDR_COMM_DEV_ORDERED) between direct partners: the transfers are
+ * ordered on the two ranks' streams by CUDA IPC events, and the host never waits for its GPU.
+ * A transfer from sender S to receiver R has two hazards:
+ *   (a) S must not copy into R's buffer before R's earlier work (queued before the call) has
+ *       finished reading the receive range (R's kernels read the last exchange's bytes there);
+ *   (b) R's later work must not read the range before S's copy has landed.
+ * R records its event ready[S] on its stream at the start of the call (after all its earlier
+ * work) and tells S by a zero-byte MPI note (round 1); S's stream waits for that event
+ * (cudaStreamWaitEvent on R's event, opened from its IPC handle) before its copy: (a). After the
+ * copies S records done[R] on its stream and tells R (round 2, zero-byte); R's stream waits for
+ * it before anything R queues later: (b). The sent bytes are read by a copy on S's stream, so
+ * S's later kernels may rewrite them.
+ * A wait takes the event's latest record at the time of the call; the notes make it the right
+ * one. S waits on ready[S] after R's note of this call, and R records ready[S] again only in a
+ * later call with S, after round 2 of this one, which needs S's note sent after S's wait. R
+ * waits on done[R] after S's note of this call, and S records it again only after round 1 of a
+ * later call with R, which needs R's note sent after R's wait. Every event waited on is
+ * recorded before the note that announces it, so the streams' waits form no cycle.
+ * The MPI notes stay (two zero-byte rounds, host to host, microseconds); the stream
+ * synchronisations are gone, so the GPU keeps the queued kernels running through the
+ * exchange. Staged partners (not direct) still synchronise: their bytes pass through the host
+ * mirror. */
+static kedr_status record_ready(kedr_comm_dev *d, int nrecv, const kedr_comm_dev_msg *recv)
+{
+    for (int i = 0; i < nrecv; i++) {
+        int q = recv[i].rank;
+        if (q != d->rank && d->direct[q])
+            KEDR_CUDA_TRY(cudaEventRecord(d->ready[q], KEDR_STREAM(d->ctx)));
+    }
+    return KEDR_OK;
+}
+
+static kedr_status wait_done(kedr_comm_dev *d, int nrecv, const kedr_comm_dev_msg *recv)
+{
+    for (int i = 0; i < nrecv; i++) {
+        int q = recv[i].rank;
+        if (q != d->rank && d->direct[q])
+            KEDR_CUDA_TRY(cudaStreamWaitEvent(KEDR_STREAM(d->ctx), d->q_done[q], 0));
+    }
+    return KEDR_OK;
+}
+
 /* The GPU's part of a transfer: the device copies (to the direct partners and to this rank
- * itself) and the staged receives' uploads from the mirror, then the stream synchronized. */
+ * itself) and the staged receives' uploads from the mirror, then the stream synchronized
+ * (ordered: the copies after the partners' ready events and followed by this rank's done
+ * events; synchronized only after uploads from the mirror, which the next call reuses). */
 static kedr_status device_copies(kedr_comm_dev *d, int nsend, const kedr_comm_dev_msg *send,
                                  int nrecv, const kedr_comm_dev_msg *recv)
 {
     cudaStream_t st = KEDR_STREAM(d->ctx);
+    int ordered = d->ordered, uploads = 0;
+    for (int i = 0; ordered && i < nsend; i++) {
+        int q = send[i].rank;
+        if (q != d->rank && d->direct[q])
+            KEDR_CUDA_TRY(cudaStreamWaitEvent(st, d->q_ready[q], 0));
+    }
     for (int i = 0; i < nsend; i++) {
         const kedr_comm_dev_msg *m = &send[i];
         if (!d->direct[m->rank] || !m->bytes)
@@ -270,23 +443,36 @@ static kedr_status device_copies(kedr_comm_dev *d, int nsend, const kedr_comm_de
         KEDR_CUDA_TRY(cudaMemcpyAsync(dst + m->to, d->data + m->from, m->bytes,
                                       cudaMemcpyDeviceToDevice, st));
     }
+    for (int i = 0; ordered && i < nsend; i++) {
+        int q = send[i].rank;
+        if (q != d->rank && d->direct[q])
+            KEDR_CUDA_TRY(cudaEventRecord(d->done[q], st));
+    }
     for (int i = 0; i < nrecv; i++)
-        if (!d->direct[recv[i].rank] && recv[i].bytes)
+        if (!d->direct[recv[i].rank] && recv[i].bytes) {
             KEDR_CUDA_TRY(cudaMemcpyAsync(d->data + recv[i].to, d->mirror + recv[i].to,
                                           recv[i].bytes, cudaMemcpyHostToDevice, st));
-    KEDR_CUDA_TRY(cudaStreamSynchronize(st));
+            uploads = 1;
+        }
+    if (!ordered || uploads)
+        KEDR_CUDA_TRY(cudaStreamSynchronize(st));
     return KEDR_OK;
 }
 
-/* The staged sends' bytes to the mirror, after the work queued on the stream. */
+/* The staged sends' bytes to the mirror, after the work queued on the stream (synchronized;
+ * ordered: only when there are such bytes). */
 static kedr_status stage_sends(kedr_comm_dev *d, int nsend, const kedr_comm_dev_msg *send)
 {
     cudaStream_t st = KEDR_STREAM(d->ctx);
+    int staged = 0;
     for (int i = 0; i < nsend; i++)
-        if (!d->direct[send[i].rank] && send[i].bytes)
+        if (!d->direct[send[i].rank] && send[i].bytes) {
             KEDR_CUDA_TRY(cudaMemcpyAsync(d->mirror + send[i].from, d->data + send[i].from,
                                           send[i].bytes, cudaMemcpyDeviceToHost, st));
-    KEDR_CUDA_TRY(cudaStreamSynchronize(st));
+            staged = 1;
+        }
+    if (!d->ordered || staged)
+        KEDR_CUDA_TRY(cudaStreamSynchronize(st));
     return KEDR_OK;
 }
 #endif
@@ -354,8 +540,12 @@ kedr_status kedr_comm_dev_sendrecv(kedr_comm_dev *d, int nsend, const kedr_comm_
     }
     kedr_status s = KEDR_OK;
 #ifdef KEDR_HAVE_CUDA
-    /* the bytes to send are written, and this rank's earlier reads of its buffer done */
-    if (cuda)
+    /* ordered: this rank's stream is ready for the partners' copies from here */
+    if (cuda && d->ordered)
+        s = record_ready(d, nrecv, recv);
+    /* the bytes to send are written, and this rank's earlier reads of its buffer done (or,
+     * ordered, the staged ones only) */
+    if (s == KEDR_OK && cuda)
         s = stage_sends(d, nsend, send);
 #endif
     if (s == KEDR_OK)
@@ -374,6 +564,16 @@ kedr_status kedr_comm_dev_sendrecv(kedr_comm_dev *d, int nsend, const kedr_comm_
                 hr[nr++] = (kedr_comm_halo){recv[i].rank, recv[i].tag, NULL, 0};
         s = kedr_comm_sendrecv(d->comm, ns, hs, nr, hr);
     }
+#ifdef KEDR_HAVE_CUDA
+    /* ordered: this rank's later work waits for the partners' copies */
+    if (s == KEDR_OK && cuda && d->ordered)
+        s = wait_done(d, nrecv, recv);
+#endif
     free(h);
     return s;
+}
+
+int kedr_comm_dev_ordered(const kedr_comm_dev *d)
+{
+    return d ? d->ordered : 0;
 }

@@ -343,8 +343,10 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
 kedr_status flow_ibm_register(struct kedr_flow *f)
 {
     flow_ibm *ib = f->ibm;
-    return kedr_comm_dev_register(f->comm, f->ctx, ib->sum,
-                                  (size_t)f->nranks * ib->N * sizeof(double), &ib->sum_dev);
+    /* ordered: the slots are read by kernels on the context's stream only */
+    return kedr_comm_dev_register_flags(f->comm, f->ctx, ib->sum,
+                                        (size_t)f->nranks * ib->N * sizeof(double),
+                                        KEDR_COMM_DEV_ORDERED, &ib->sum_dev);
 }
 
 /* ---- motion ------------------------------------------------------------------------------ */
@@ -446,6 +448,8 @@ static kedr_status sum_ranks(struct kedr_flow *f, double *v)
         s = kedr_comm_dev_sendrecv(ib->sum_dev, n, msg, n, msg + P);
     if (msg != m)
         free(msg);
+    if (s == KEDR_OK && flow_prof()) /* ordered transfers complete on the device */
+        s = kedr_ctx_sync(f->ctx);
     KEDR_TRY(s);
     KEDR_TRY(flow_op_copy(f->ctx, v, ib->sum, slot));
     for (int q = 1; q < P; q++)

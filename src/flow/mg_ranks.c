@@ -15,8 +15,9 @@
  *   whole axis' (mg.c), their indices moved into the slab with its ghosts, entries in the same
  *   order, so that each coarse value is one rank's to the bit. Where the split axis is kept, the
  *   transfers need nothing from the neighbours.
- * - Gathering: a level is split only while every rank holds at least two of its planes and the
- *   whole level has more than KEDR_FLOW_MG_GATHER cells (default 32768); the first level that
+ * - Gathering: a level is split only while every rank holds at least KEDR_FLOW_MG_GATHER_PLANES
+ *   of its planes (default 2) and the whole level has more than KEDR_FLOW_MG_GATHER cells
+ *   (default 32768 on the cpu, 262144 on GPUs); the first level that
  *   is not (or the coarsest, or a level whose fine slabs are too thin to lend two planes) is
  *   gathered whole on every rank (each rank's planes copied into every other rank's registered
  *   buffer of the whole level: a bitwise gather), and its V-cycle, down to the dense coarsest solve, is run there by a one-rank solver built on
@@ -28,21 +29,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define FLOW_MG_GATHER_DEFAULT 32768
+/* The default whole-level cell count at or below which a level is gathered: on the cpu, 32^3
+ * (below it a slab's sweeps are too short to pay for their exchanges); on GPUs, 64^3: a
+ * kernel over fewer than about 10^5 cells of a slab costs its launch, not its cells, so a split
+ * 64^3 level takes about as long per kernel as the whole level on one GPU, plus its ten
+ * exchanges a V-cycle, which gathering it (one gather of 2 MB) saves. */
+#define FLOW_MG_GATHER_CPU 32768
+#define FLOW_MG_GATHER_GPU 262144
+/* The default least number of planes a rank keeps of a split level (2: the transfers read two
+ * neighbour planes). */
+#define FLOW_MG_GATHER_PLANES 2
 
-/* Whole-level cell count at or below which the V-cycle is gathered (KEDR_FLOW_MG_GATHER). */
-static kedr_status gather_cells(double *out)
+/* The gathering rule's settings: the whole-level cell count at or below which the V-cycle is
+ * gathered (KEDR_FLOW_MG_GATHER) and the least planes of a split level on every rank
+ * (KEDR_FLOW_MG_GATHER_PLANES). */
+static kedr_status gather_rule(kedr_ctx *ctx, double *cells, int *planes)
 {
     const char *e = getenv("KEDR_FLOW_MG_GATHER");
-    *out = FLOW_MG_GATHER_DEFAULT;
-    if (!e || !*e)
-        return KEDR_OK;
+    *cells = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA ? FLOW_MG_GATHER_GPU : FLOW_MG_GATHER_CPU;
+    *planes = FLOW_MG_GATHER_PLANES;
     char *end;
-    double v = strtod(e, &end);
-    if (*end || !(v >= 0) || v > 1e12)
-        return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_MG_GATHER = '%s': expected a cell count "
-                         ">= 0 (the whole-level size at which multigrid over ranks gathers)", e);
-    *out = v;
+    if (e && *e) {
+        double v = strtod(e, &end);
+        if (*end || !(v >= 0) || v > 1e12)
+            return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_MG_GATHER = '%s': expected a cell "
+                             "count >= 0 (the whole-level size at which multigrid over ranks "
+                             "gathers)", e);
+        *cells = v;
+    }
+    e = getenv("KEDR_FLOW_MG_GATHER_PLANES");
+    if (e && *e) {
+        long v = strtol(e, &end, 10);
+        if (*end || v < 2 || v > 1000000)
+            return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_MG_GATHER_PLANES = '%s': expected a "
+                             "whole number of planes >= 2 (a split level's least planes on "
+                             "every rank: thinner, it is gathered)", e);
+        *planes = (int)v;
+    }
     return KEDR_OK;
 }
 
@@ -126,7 +149,8 @@ static kedr_status alloc_planes(kedr_ctx *ctx, double **v, size_t planes, size_t
 }
 
 /* The levels over the ranks; offs: every rank's first plane (nr + 1 entries), work: as many. */
-static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, double limit)
+static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, double limit,
+                                int planes)
 {
     flow_ranks *rk = ps->rk;
     kedr_ctx *ctx = ps->ctx;
@@ -165,7 +189,7 @@ static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, dou
             next[r] = cf[ax] ? (offs[r] + 1) / 2 : offs[r];
         next[nr] = nc[ax];
         double cells = (double)nc[0] * nc[1] * nc[2];
-        int dist = min_planes(next, nr) >= 2 && cells > limit;
+        int dist = min_planes(next, nr) >= planes && cells > limit;
         memcpy(F->coarsened, cf, sizeof cf);
         R->halo = cf[ax];
         int co = next[me], ccnt = next[me + 1] - next[me];
@@ -252,7 +276,8 @@ kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps)
     flow_ranks *rk = ps->rk;
     int nr = kedr_comm_size(rk->comm), me = kedr_comm_rank(rk->comm);
     double limit;
-    KEDR_TRY(gather_cells(&limit));
+    int planes;
+    KEDR_TRY(gather_rule(ps->ctx, &limit, &planes));
     int *offs = malloc(2 * ((size_t)nr + 1) * sizeof(int));
     if (!offs)
         return kedr_fail(KEDR_ERR_NOMEM, "multigrid over ranks: %d ranks", nr);
@@ -267,7 +292,7 @@ kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps)
                       "the split's [%d, +%d)", me, rk->lv[0].off, rk->lv[0].cnt, offs[me],
                       offs[me + 1] - offs[me]);
     if (s == KEDR_OK)
-        s = setup_levels(ps, offs, offs + nr + 1, limit);
+        s = setup_levels(ps, offs, offs + nr + 1, limit, planes);
     free(offs);
     return s;
 }
@@ -365,9 +390,19 @@ static kedr_status gather(kedr_flow_poisson *ps, const double *part)
             rcv[nrc++] = (kedr_comm_dev_msg){q, TAG_GATHER, 0, (size_t)rk->goffs[q] * plane, cq};
     }
     KEDR_TRY(kedr_comm_dev_sendrecv(rk->gdev, ns, snd, nrc, rcv));
+    if (flow_prof()) /* ordered transfers complete on the device: their time to here */
+        KEDR_TRY(kedr_ctx_sync(ps->ctx));
     rk->gather_seconds += kedr_wall_seconds() - t0;
     rk->gathers++;
     return KEDR_OK;
+}
+
+/* The gathered level's V-cycle, timed as the coarse solve. */
+static kedr_status coarse(kedr_flow_poisson *ps)
+{
+    flow_part_mark m = flow_rk_part_begin(ps);
+    KEDR_TRY(flow_mg_vcycle(ps->rk->sub, ps->rk->gb, ps->rk->gx));
+    return flow_rk_part_end(ps, FLOW_PART_COARSE, m);
 }
 
 static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *x)
@@ -377,20 +412,28 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
     const flow_rk_level *R = &rk->lv[l];
     const flow_level *L = &ps->lv[l];
     int ax = rk->axis;
+    flow_part_mark m;
     if (l == rk->gather_at) { /* the whole level here: one rank's V-cycle, this slab kept */
         KEDR_TRY(gather(ps, b));
-        KEDR_TRY(flow_mg_vcycle(rk->sub, rk->gb, rk->gx));
-        return flow_op_copy(ctx, x, rk->gx + (size_t)R->off * R->layer, L->N * sizeof *x);
+        KEDR_TRY(coarse(ps));
+        m = flow_rk_part_begin(ps);
+        KEDR_TRY(flow_op_copy(ctx, x, rk->gx + (size_t)R->off * R->layer, L->N * sizeof *x));
+        return flow_rk_part_end(ps, FLOW_PART_TRANSFER, m);
     }
+    m = flow_rk_part_begin(ps);
     KEDR_TRY(kedr_memset(ctx, x, 0, L->N * sizeof *x));
     int fresh = 0;
     for (int s = 0; s < ps->o.steps; s++) {
         KEDR_TRY(rk_gs(ps, l, x, b, 0, s == 0, &fresh));
         KEDR_TRY(rk_gs(ps, l, x, b, 1, 0, &fresh));
     }
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_SMOOTH, m));
+    m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_rk_residual_at(ps, l, x, b, R->r));
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_RESIDUAL, m));
     if (R->halo)
         KEDR_TRY(halo2(ps, R->r, R->cnt, R->layer));
+    m = flow_rk_part_begin(ps);
     /* restriction into this rank's planes of the next level */
     int dist = l + 1 < ps->nlevels;
     flow_level Fx = *L, Cx = dist ? ps->lv[l + 1] : rk->sub->lv[0];
@@ -403,6 +446,7 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
     }
     if (Cx.N > 0)
         KEDR_TRY(flow_op_restrict(ctx, &Fx, &Cx, R->halo ? R->rbase : R->r, cb));
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_TRANSFER, m));
     /* the coarse correction and its prolongation */
     flow_level Cp;
     const double *xc;
@@ -417,17 +461,20 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
         xc = R->halo ? Rc->xbase : Rc->x;
     } else {
         KEDR_TRY(gather(ps, rk->gpart));
-        KEDR_TRY(flow_mg_vcycle(rk->sub, rk->gb, rk->gx));
+        KEDR_TRY(coarse(ps));
         Cp = rk->sub->lv[0];
         xc = rk->gx;
     }
+    m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_prolong_add(ctx, L, &Cp, xc, x));
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_TRANSFER, m));
+    m = flow_rk_part_begin(ps);
     fresh = 0; /* r held the residual since */
     for (int s = 0; s < ps->o.steps; s++) {
         KEDR_TRY(rk_gs(ps, l, x, b, 1, 0, &fresh));
         KEDR_TRY(rk_gs(ps, l, x, b, 0, 0, &fresh));
     }
-    return KEDR_OK;
+    return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 
 kedr_status flow_rk_vcycle(kedr_flow_poisson *ps, const double *r, double *z)

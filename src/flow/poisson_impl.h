@@ -209,6 +209,14 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
                           const double *const *last, size_t count, double *const *below,
                           double *const *above);
 
+/* The parts of the solver over ranks that KEDR_FLOW_PROF times (flow_ranks.part): multigrid
+ * smoothing (and SSOR), the multigrid residuals, restriction and prolongation (and the copies
+ * in and out of the gathered level), the gathered levels' V-cycle (coarse solve), the dot
+ * products and sums over ranks (device reduction, download, MPI allreduce), and PCG's products
+ * A p and residuals b - A x. */
+enum { FLOW_PART_SMOOTH, FLOW_PART_RESIDUAL, FLOW_PART_TRANSFER, FLOW_PART_COARSE,
+       FLOW_PART_REDUCE, FLOW_PART_OPERATOR, FLOW_PARTS };
+
 /* The Poisson problem of one slab of a grid split over ranks along its last axis (ranks.c):
  * the neighbour ranks below and above (-1 at a Neumann end), the layers they lend (in the
  * context's memory), and the global cell count for means. */
@@ -239,6 +247,9 @@ typedef struct flow_ranks {
     kedr_comm_dev_msg *gmsg; /* the gather's messages: 2 ranks */
     double gather_seconds;
     int64_t gathers;
+    /* this rank's wall time by part of the solver (flow_rk_part_*; the exchanges inside a part
+     * not counted in it: they are xch->seconds and gather_seconds) */
+    double part[FLOW_PARTS];
 } flow_ranks;
 struct kedr_flow_poisson {
     kedr_ctx *ctx;
@@ -264,6 +275,14 @@ struct kedr_flow_poisson {
  * alone. The whole grid has gn cells along axis (periodic or not); this slab starts at first. */
 kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, struct kedr_comm *comm, int axis,
                                    int lo, int hi, int first, int gn, int periodic);
+/* A part's wall time (ranks.c): flow_rk_part_begin at its start (a device synchronisation first
+ * with KEDR_FLOW_PROF=1), flow_rk_part_end at its end adds the time since, less the exchanges'
+ * time in between, to rk->part[part]. No-ops on one rank (rk NULL). */
+typedef struct {
+    double t, xch;
+} flow_part_mark;
+flow_part_mark flow_rk_part_begin(kedr_flow_poisson *ps);
+kedr_status flow_rk_part_end(kedr_flow_poisson *ps, int part, flow_part_mark m);
 /* The slab of rank r of nr along an axis of n cells: its first cell and cell count (ranks.c). */
 void flow_slab(int n, int r, int nr, int *off, int *count);
 /* The end planes' diagonal of a slab level counts the neighbours' cells (ranks.c). */

@@ -26,6 +26,34 @@ int flow_prof(void)
     return on;
 }
 
+/* The exchanges' time so far in the solver over ranks: its halos and gathers. */
+static double xch_seconds(const flow_ranks *rk)
+{
+    return (rk->xch ? rk->xch->seconds : 0) + rk->gather_seconds;
+}
+
+flow_part_mark flow_rk_part_begin(kedr_flow_poisson *ps)
+{
+    flow_part_mark m = {0, 0};
+    if (!ps->rk)
+        return m;
+    if (flow_prof())
+        kedr_ctx_sync(ps->ctx); /* a failure shows at the part's end */
+    m.t = kedr_wall_seconds();
+    m.xch = xch_seconds(ps->rk);
+    return m;
+}
+
+kedr_status flow_rk_part_end(kedr_flow_poisson *ps, int part, flow_part_mark m)
+{
+    if (!ps->rk)
+        return KEDR_OK;
+    if (flow_prof())
+        KEDR_TRY(kedr_ctx_sync(ps->ctx));
+    ps->rk->part[part] += kedr_wall_seconds() - m.t - (xch_seconds(ps->rk) - m.xch);
+    return KEDR_OK;
+}
+
 kedr_status flow_xch_alloc(kedr_ctx *ctx, kedr_comm *comm, int lo, int hi, size_t cap,
                            flow_xch **out)
 {
@@ -51,8 +79,10 @@ kedr_status flow_xch_register(flow_xch *x)
     if (cap[0] != -cap[1])
         return kedr_fail(KEDR_ERR_INVALID, "kedr flow: halo areas of %g to %g doubles on the "
                          "ranks: they must be equal", -cap[1], cap[0]);
-    return kedr_comm_dev_register(x->comm, x->ctx, x->buf, 4 * x->cap * sizeof(double),
-                                  &x->dev);
+    /* ordered: the exchange is queued on the stream, the GPU not drained (every read of the
+     * received planes is a kernel or copy on the context's stream) */
+    return kedr_comm_dev_register_flags(x->comm, x->ctx, x->buf, 4 * x->cap * sizeof(double),
+                                        KEDR_COMM_DEV_ORDERED, &x->dev);
 }
 
 void flow_xch_free(flow_xch *x)
@@ -102,6 +132,8 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
         if (x->hi >= 0 && above && above[f])
             KEDR_TRY(flow_op_copy(x->ctx, above[f], rhi + f * count, count * sizeof(double)));
     }
+    if (flow_prof()) /* ordered transfers complete on the device: their time to here */
+        KEDR_TRY(kedr_ctx_sync(x->ctx));
     x->seconds += kedr_wall_seconds() - t0;
     x->count++;
     return KEDR_OK;
@@ -187,8 +219,9 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     if (s == KEDR_OK)
         s = flow_xch_register(rk->xch);
     if (s == KEDR_OK && rk->sub)
-        s = kedr_comm_dev_register(comm, ps->ctx, rk->gb, rk->sub->lv[0].N * sizeof(double),
-                                   &rk->gdev);
+        s = kedr_comm_dev_register_flags(comm, ps->ctx, rk->gb,
+                                         rk->sub->lv[0].N * sizeof(double),
+                                         KEDR_COMM_DEV_ORDERED, &rk->gdev);
     return s;
 }
 
@@ -204,14 +237,22 @@ void flow_rk_free(kedr_flow_poisson *ps)
 kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
                         double *out)
 {
+    flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_dot(ps->ctx, n, a, b, out));
-    return ps->rk ? kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1) : KEDR_OK;
+    if (!ps->rk)
+        return KEDR_OK;
+    KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1));
+    return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
 }
 
 kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double *out)
 {
+    flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_sum(ps->ctx, n, a, out));
-    return ps->rk ? kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1) : KEDR_OK;
+    if (!ps->rk)
+        return KEDR_OK;
+    KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1));
+    return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
 }
 
 /* y -= s (the neighbours' layers) on the end layers of y (s = 1/h^2, or -1/h^2 for r), x and y
@@ -231,15 +272,23 @@ static kedr_status couple(kedr_flow_poisson *ps, size_t N, size_t layer, const d
 
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y)
 {
+    flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_apply(ps->ctx, L, x, y));
-    return ps->rk ? couple(ps, L->N, ps->rk->layer, x, y, ps->rk->ih2) : KEDR_OK;
+    if (!ps->rk)
+        return KEDR_OK;
+    KEDR_TRY(couple(ps, L->N, ps->rk->layer, x, y, ps->rk->ih2));
+    return flow_rk_part_end(ps, FLOW_PART_OPERATOR, m);
 }
 
 kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
                              const double *b, double *r)
 {
+    flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
-    return ps->rk ? couple(ps, L->N, ps->rk->layer, x, r, -ps->rk->ih2) : KEDR_OK;
+    if (!ps->rk)
+        return KEDR_OK;
+    KEDR_TRY(couple(ps, L->N, ps->rk->layer, x, r, -ps->rk->ih2));
+    return flow_rk_part_end(ps, FLOW_PART_OPERATOR, m);
 }
 
 kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, const double *b,
@@ -260,6 +309,7 @@ kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z)
     flow_ranks *rk = ps->rk;
     size_t last = L->N - rk->layer;
     double *t = ps->t;
+    flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(kedr_memset(ps->ctx, z, 0, L->N * sizeof *z));
     for (int h = 0; h < 2 * ps->o.steps + 1; h++) {
         KEDR_TRY(halo1(rk, z, z + last, rk->layer));
@@ -270,5 +320,5 @@ kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z)
             KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, rk->ih2, rk->above, t + last));
         KEDR_TRY(flow_op_gs(ps->ctx, L, z, t, (h & 1) ^ rk->parity));
     }
-    return KEDR_OK;
+    return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }

@@ -191,6 +191,22 @@ void kedr_flow_destroy(kedr_flow *f)
                 "exchanges and gathers (%s)\n", f->rank, (long long)f->step, f->seconds_step,
                 sec, (long long)n, kedr_comm_dev_direct(f->xch ? f->xch->dev : NULL,
                 f->lo >= 0 ? f->lo : f->hi) ? "GPU to GPU" : "through the host");
+        const flow_ranks *rk = f->ps ? f->ps->rk : NULL;
+        if (rk && f->step > 0) { /* the pressure solver's parts, ms a step */
+            double k = 1e3 / (double)f->step, pxch = rk->xch->seconds + rk->gather_seconds;
+            double sum = pxch;
+            for (int p = 0; p < FLOW_PARTS; p++)
+                sum += rk->part[p];
+            fprintf(stderr, "kedr flow: rank %d: ms a step: smoothing %.3f, residual %.3f, "
+                    "transfers %.3f, coarse %.3f, reductions %.3f, operator %.3f, pressure "
+                    "exchanges %.3f (%lld a step), pressure other %.3f; step exchanges %.3f, "
+                    "step %.3f\n", f->rank, k * rk->part[FLOW_PART_SMOOTH],
+                    k * rk->part[FLOW_PART_RESIDUAL], k * rk->part[FLOW_PART_TRANSFER],
+                    k * rk->part[FLOW_PART_COARSE], k * rk->part[FLOW_PART_REDUCE],
+                    k * rk->part[FLOW_PART_OPERATOR], k * pxch,
+                    (long long)((rk->xch->count + rk->gathers) / f->step),
+                    k * (f->seconds_poisson - sum), k * sec, k * f->seconds_step);
+        }
     }
     for (int a = 0; a < 3; a++) {
         kedr_free(f->ctx, f->q[a]);
@@ -775,6 +791,7 @@ static void halo_reset(struct kedr_flow *f)
     if (rk) {
         rk->gather_seconds = 0;
         rk->gathers = 0;
+        memset(rk->part, 0, sizeof rk->part);
     }
     if (f->ibm) {
         f->ibm->sum_seconds = 0;

@@ -81,22 +81,26 @@ static kedr_status slab_solver(kedr_ctx *ctx, const kedr_flow_poisson_opts *whol
  * by CUDA IPC between the ranks of a host on cuda; the same host path on the cpu) bit for bit:
  * one V-cycle, and the solve of sb (own values a rank) whose x (hx, downloaded) and info (in)
  * the default path gave. */
+/* The default path against another, chosen by env=0 in the environment: KEDR_COMM_IPC (every
+ * message through the host) or KEDR_COMM_IPC_EVENTS (GPU to GPU, but each exchange synchronised
+ * through MPI instead of ordered on the streams by CUDA IPC events). */
 static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, const char *what,
                         const double *sb, size_t own, const double *hx,
-                        const kedr_flow_poisson_info *in)
+                        const kedr_flow_poisson_info *in, const char *env)
 {
-    const char *was = getenv("KEDR_COMM_IPC");
+    const char *was = getenv(env);
     char keep[16] = "";
     if (was)
         snprintf(keep, sizeof keep, "%s", was);
-    setenv("KEDR_COMM_IPC", "0", 1);
+    setenv(env, "0", 1);
     kedr_flow_poisson *ipc = NULL, *host = NULL;
     int first, count;
     TU_OK(slab_solver(ctx, o, ax, &first, &count, &host));
     if (was)
-        setenv("KEDR_COMM_IPC", keep, 1);
+        setenv(env, keep, 1);
     else
-        unsetenv("KEDR_COMM_IPC");
+        unsetenv(env);
+    int events = !strcmp(env, "KEDR_COMM_IPC_EVENTS");
     TU_OK(slab_solver(ctx, o, ax, &first, &count, &ipc));
     double *sx = NULL, *sz = NULL, *hy = malloc(2 * own * sizeof *hy);
     TU_OK(kedr_alloc(ctx, (void **)&sx, own * sizeof *sx));
@@ -106,9 +110,22 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
     const flow_ranks *rk = ipc->rk, *hk = host->rk;
     int partner = rk->lo >= 0 ? rk->lo : rk->hi;
     int direct = kedr_comm_dev_direct(rk->xch->dev, partner);
-    TU_CHECK(!kedr_comm_dev_direct(hk->xch->dev, partner) &&
-             (!hk->gdev || !kedr_comm_dev_direct(hk->gdev, partner)),
-             "%s: KEDR_COMM_IPC=0 still copies GPU to GPU", what);
+    if (!events)
+        TU_CHECK(!kedr_comm_dev_direct(hk->xch->dev, partner) &&
+                 (!hk->gdev || !kedr_comm_dev_direct(hk->gdev, partner)),
+                 "%s: KEDR_COMM_IPC=0 still copies GPU to GPU", what);
+    else
+        TU_CHECK(!kedr_comm_dev_ordered(hk->xch->dev) &&
+                 (!hk->gdev || !kedr_comm_dev_ordered(hk->gdev)),
+                 "%s: KEDR_COMM_IPC_EVENTS=0 still orders by events", what);
+    /* the default: ordered on the streams on cuda (unless the caller's environment said no) */
+    const char *ev = getenv("KEDR_COMM_IPC_EVENTS");
+    int want = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA && !(ev && !strcmp(ev, "0"));
+    TU_CHECK(kedr_comm_dev_ordered(rk->xch->dev) == want &&
+             (!rk->gdev || kedr_comm_dev_ordered(rk->gdev) == want),
+             "%s: the solver's registrations ordered %d, expected %d", what,
+             kedr_comm_dev_ordered(rk->xch->dev), want);
+    int ordered = kedr_comm_dev_ordered(rk->xch->dev);
     /* one V-cycle each */
     TU_OK(kedr_flow_poisson_precondition(ipc, sb, sz));
     TU_OK(kedr_download(ctx, hy, sz, own * sizeof *hy));
@@ -126,14 +143,16 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
     /* a result of every rank: any rank's difference fails all */
     int bad[3] = {!same_v, !same_x, !same_h};
     kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, bad, 3);
+    const char *other = events ? "the synchronised path" : "the host path";
     if (rank == 0)
-        printf("%s: default path (%s) against the host path: %s\n", what,
+        printf("%s: default path (%s%s) against %s: %s\n", what,
                direct ? "GPU to GPU" : "through the host",
+               ordered ? ", ordered by events" : "", other,
                bad[0] || bad[1] || bad[2] ? "DIFFERENT" : "bit for bit");
-    TU_CHECK(!bad[0], "%s: one V-cycle differs between the default and the host path", what);
-    TU_CHECK(!bad[1], "%s: x differs between the default and the host path", what);
-    TU_CHECK(!bad[2], "%s: iterations or residual history differ between the default and the "
-             "host path", what);
+    TU_CHECK(!bad[0], "%s: one V-cycle differs between the default and %s", what, other);
+    TU_CHECK(!bad[1], "%s: x differs between the default and %s", what, other);
+    TU_CHECK(!bad[2], "%s: iterations or residual history differ between the default and %s",
+             what, other);
 out:
     free(hy);
     kedr_free(ctx, sx);
@@ -152,8 +171,10 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
     if (g->n[ax] < size)
         return;
     char what[160];
-    snprintf(what, sizeof what, "%s, %s, gather %s", g->name,
-             method == KEDR_FLOW_METHOD_MG ? "mg alone" : "pcg + mg", gather ? gather : "default");
+    const char *planes = getenv("KEDR_FLOW_MG_GATHER_PLANES");
+    snprintf(what, sizeof what, "%s, %s, gather %s%s%s", g->name,
+             method == KEDR_FLOW_METHOD_MG ? "mg alone" : "pcg + mg", gather ? gather : "default",
+             planes ? ", planes " : "", planes ? planes : "");
     kedr_flow_poisson_opts o;
     kedr_flow_poisson_defaults(&o);
     for (int a = 0; a < 3; a++) {
@@ -196,8 +217,10 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
     /* one V-cycle */
     TU_OK(kedr_flow_poisson_precondition(one, db, dx));
     TU_OK(kedr_download(ctx, hz1, dx, N * sizeof *hz1));
+    double t_solve = kedr_wall_seconds();
     TU_OK(kedr_flow_poisson_precondition(all, sb, sx));
     TU_OK(kedr_download(ctx, hxn, sx, own * sizeof *hxn));
+    t_solve = kedr_wall_seconds() - t_solve;
     double zmax = maxabs(hz1, N), dz = 0;
     for (size_t i = 0; i < own; i++)
         dz = fmax(dz, fabs(hxn[i] - hz1[layer * (size_t)first + i]));
@@ -211,7 +234,9 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
     memcpy(hist1, i1.history, (size_t)(i1.history_len < 256 ? i1.history_len : 256) * 8);
     TU_OK(kedr_download(ctx, hx1, dx, N * sizeof *hx1));
     TU_OK(kedr_memset(ctx, sx, 0, own * sizeof *sx));
+    double t0 = kedr_wall_seconds();
     TU_OK(kedr_flow_poisson_solve(all, sx, sb, &in));
+    t_solve += kedr_wall_seconds() - t0;
     TU_OK(kedr_download(ctx, hxn, sx, own * sizeof *hxn));
     double xmax = maxabs(hx1, N), dxm = 0, dh = 0;
     for (size_t i = 0; i < own; i++)
@@ -233,8 +258,27 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
     TU_CHECK(xmax > 0 && dxm <= 1e-9 * xmax, "%s: x differs by %g of %g", what, dxm, xmax);
     TU_CHECK(in.residual <= 1e-10 && fabs(in.residual - i1.residual) <= 1e-3 * i1.residual,
              "%s: final residual %g (one rank %g)", what, in.residual, i1.residual);
-    if (size > 1)
-        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in);
+    if (size > 1) {
+        /* the parts' times (KEDR_FLOW_PROF): each timed part ran, and they and the exchanges
+         * fit in the wall time of the V-cycle and the solve */
+        const flow_ranks *rk = all->rk;
+        double parts = rk->xch->seconds + rk->gather_seconds;
+        for (int p = 0; p < FLOW_PARTS; p++)
+            parts += rk->part[p];
+        int split = rk->gather_at > 0;
+        TU_CHECK(rk->part[FLOW_PART_COARSE] > 0 && rk->part[FLOW_PART_REDUCE] > 0 &&
+                 rk->part[FLOW_PART_TRANSFER] > 0 &&
+                 (!split || (rk->part[FLOW_PART_SMOOTH] > 0 &&
+                             rk->part[FLOW_PART_RESIDUAL] > 0)) &&
+                 (method == KEDR_FLOW_METHOD_MG || rk->part[FLOW_PART_OPERATOR] > 0) &&
+                 parts <= t_solve, "%s: parts' times smoothing %g, residual %g, transfers %g, "
+                 "coarse %g, reductions %g, operator %g; with exchanges %g s of %g s", what,
+                 rk->part[FLOW_PART_SMOOTH], rk->part[FLOW_PART_RESIDUAL],
+                 rk->part[FLOW_PART_TRANSFER], rk->part[FLOW_PART_COARSE],
+                 rk->part[FLOW_PART_REDUCE], rk->part[FLOW_PART_OPERATOR], parts, t_solve);
+        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_COMM_IPC");
+        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_COMM_IPC_EVENTS");
+    }
 out:
     free(hb);
     free(hx1);
@@ -274,6 +318,14 @@ static void refusals(void)
     TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "KEDR_FLOW_MG_GATHER = 'many'"),
              "bad KEDR_FLOW_MG_GATHER: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
     unsetenv("KEDR_FLOW_MG_GATHER");
+    kedr_flow_poisson_destroy(ps);
+    ps = NULL;
+    setenv("KEDR_FLOW_MG_GATHER_PLANES", "1", 1);
+    s = slab_solver(ctx, &o, 1, &first, &count, &ps);
+    TU_CHECK(s == KEDR_ERR_INVALID &&
+             strstr(kedr_last_error(), "KEDR_FLOW_MG_GATHER_PLANES = '1'"),
+             "KEDR_FLOW_MG_GATHER_PLANES=1: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
+    unsetenv("KEDR_FLOW_MG_GATHER_PLANES");
     kedr_flow_poisson_destroy(ps);
     kedr_ctx_destroy(ctx);
 }
@@ -315,6 +367,11 @@ int main(int argc, char **argv)
             run(list[i], &cases[c], KEDR_FLOW_METHOD_PCG, "0");
             run(list[i], &cases[c], KEDR_FLOW_METHOD_MG, NULL);
             run(list[i], &cases[c], KEDR_FLOW_METHOD_PCG, NULL);
+            if (c >= 6) { /* split levels kept to 4 planes a rank, the rest gathered */
+                setenv("KEDR_FLOW_MG_GATHER_PLANES", "4", 1);
+                run(list[i], &cases[c], KEDR_FLOW_METHOD_PCG, "0");
+                unsetenv("KEDR_FLOW_MG_GATHER_PLANES");
+            }
         }
     refusals();
     uint64_t counts[2] = {(uint64_t)tu_passed, (uint64_t)tu_failed};
