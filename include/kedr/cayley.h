@@ -39,9 +39,13 @@
  * With inverses set, the inverse of every generator is added (for abelian groups: -1 in each
  * coordinate); generators that coincide are kept once.
  *
- * Ranks. Permutations are ranked lexicographically by their Lehmer code: the permutation
- * x[0..n-1] (x[i] = the element at position i) has rank sum c_i (n-1-i)!, where c_i counts the
- * j > i with x[j] < x[i]; the identity has rank 0. A signed permutation has rank
+ * Ranks. Permutations are ranked with the last position most significant: the permutation
+ * x[0..n-1] (x[i] = the element at position i) has rank sum d_i i!, where d_i counts the j < i
+ * with x[j] > x[i] (the lexicographic rank of n-1-x[n-1], ..., n-1-x[0]); the identity has rank
+ * 0, and a product that leaves positions k..n-1 alone (a prefix reversal of length k) leaves
+ * rank / k! alone, so that it stays in its MPI rank's slice (docs/cayley.md, "Which positions
+ * choose the rank"; before checkpoint format 2 the first position was the most significant). A
+ * signed permutation has rank
  * rank(x) * 2^n + signs, bit i of signs being the sign (1 = burnt side up) at position i. An
  * element of Z_M1 x ... x Z_Mk has the mixed-radix rank x_1 + M1 (x_2 + M2 (x_3 + ...)).
  * An element a1^y0 a2^y1 ... of B_K has the base-5 rank y0 + 5 y1 + 25 y2 + ...; generator a1

@@ -2,8 +2,9 @@
  * code), so that both compute exactly the same neighbours.
  *
  * A permutation of n <= 16 points is packed into 64 bits, 4 bits per position (nibble i = the
- * element at position i). Its rank is the lexicographic Lehmer rank (kedr/cayley.h); ranking and
- * unranking take O(n) steps with popcounts and a nibble list of the unused elements. */
+ * element at position i). Its rank counts inversions position by position from the last
+ * (kedr/cayley.h); ranking and unranking take O(n) steps with popcounts and a nibble list of the
+ * unused elements. */
 #ifndef CAYLEY_ELEM_H
 #define CAYLEY_ELEM_H
 
@@ -49,46 +50,54 @@ CAYLEY_HD int cayley_popcount16(uint32_t x)
 
 CAYLEY_HD uint32_t cayley_nibble(uint64_t p, int i) { return (uint32_t)(p >> (4 * i)) & 15u; }
 
-/* Lehmer rank: Horner's rule over the digits c_i = x[i] - #{j < i : x[j] < x[i]}. */
+/* Rank of a permutation: position i has the digit d_i = #{j < i : x[j] > x[i]} (0..i, the
+ * inversions that end at i) of weight i!, so the last position is the most significant and the
+ * identity has rank 0 (kedr/cayley.h). A product that leaves positions k..n-1 unchanged (a
+ * prefix reversal of length k, a transposition of two positions below k) leaves rank / k!
+ * unchanged, which keeps most products of the prefix-reversal families on their MPI rank
+ * (docs/cayley.md, "Which positions choose the rank"). Horner's rule from the last position on
+ * the complements v = n - 1 - x[i]: the values at later positions are `used`, and
+ * d_i = v - #{used complements below v}. */
 CAYLEY_HD uint64_t cayley_perm_rank(uint64_t p, int n)
 {
     uint32_t used = 0;
     uint64_t r = 0;
-    for (int i = 0; i < n; i++) {
-        uint32_t v = cayley_nibble(p, i);
-        uint32_t c = v - (uint32_t)cayley_popcount16(used & ((1u << v) - 1u));
+    for (int i = n - 1; i >= 0; i--) {
+        uint32_t v = (uint32_t)(n - 1) - cayley_nibble(p, i);
+        uint32_t d = v - (uint32_t)cayley_popcount16(used & ((1u << v) - 1u));
         used |= 1u << v;
-        r = r * (uint64_t)(n - i) + c;
+        r = r * (uint64_t)(i + 1) + d;
     }
     return r;
 }
 
-/* Inverse of cayley_perm_rank: the digits come out from the last (radix 1, 2, ...), are kept as
- * nibbles, and then select from the list of unused elements from the first position. Division
- * is in 32 bits once the remaining rank fits, which it does for the last 12 digits at least. */
+/* Inverse of cayley_perm_rank: the digits come out from the lowest (position i, radix i + 1),
+ * are kept as nibbles, and then select from the list of unused complements from the last
+ * position (x[i] is the d_i-th largest value not at a later position). Division is in 32 bits
+ * once the remaining rank fits, which it does for the last 12 digits at least. */
 CAYLEY_HD uint64_t cayley_perm_unrank(uint64_t r, int n)
 {
     uint64_t digits = 0;
-    for (int i = n - 1; i >= 0; i--) {
-        uint32_t radix = (uint32_t)(n - i), c;
+    for (int i = 0; i < n; i++) {
+        uint32_t radix = (uint32_t)(i + 1), d;
         if (r >> 32) {
             uint64_t q = r / radix;
-            c = (uint32_t)(r - q * radix);
+            d = (uint32_t)(r - q * radix);
             r = q;
         } else {
             uint32_t r32 = (uint32_t)r, q = r32 / radix;
-            c = r32 - q * radix;
+            d = r32 - q * radix;
             r = q;
         }
-        digits |= (uint64_t)c << (4 * i);
+        digits |= (uint64_t)d << (4 * i);
     }
     uint64_t unused = CAYLEY_NIBBLE_IOTA, p = 0;
-    for (int i = 0; i < n; i++) {
-        int c = (int)cayley_nibble(digits, i);
-        p |= (uint64_t)cayley_nibble(unused, c) << (4 * i);
-        /* drop nibble c; the double shift keeps the count below 64 when c = 15 */
-        uint64_t low = unused & ((1ull << (4 * c)) - 1ull);
-        unused = low | (((unused >> (4 * c)) >> 4) << (4 * c));
+    for (int i = n - 1; i >= 0; i--) {
+        int d = (int)cayley_nibble(digits, i);
+        p |= (uint64_t)((uint32_t)(n - 1) - cayley_nibble(unused, d)) << (4 * i);
+        /* drop nibble d; the double shift keeps the count below 64 when d = 15 */
+        uint64_t low = unused & ((1ull << (4 * d)) - 1ull);
+        unused = low | (((unused >> (4 * d)) >> 4) << (4 * d));
     }
     return p;
 }

@@ -6,7 +6,8 @@
  *
  *   offset  size  field
  *        0     8  magic "KEDRCAYL"
- *        8     4  format version (1)
+ *        8     4  format version (2; 1 ranked permutations from their first position, and is
+ *                 read for the abelian and burnside groups only)
  *       12     4  flags: bit 0 = the search has ended (the frontier is empty)
  *       16   160  group spec, NUL-padded (the canonical spec of kedr_cayley_parse)
  *      176     4  inverses (0 or 1)
@@ -45,7 +46,7 @@
 #endif
 
 #define CK_MAGIC "KEDRCAYL"
-#define CK_VERSION 1u
+#define CK_VERSION 2u
 #define CK_HEADER 208
 #define CK_SPEC 160
 #define CK_BLOCK ((size_t)1 << 20)
@@ -66,6 +67,25 @@ static uint64_t popcount64(uint64_t x)
     x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
     x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
     return (x * 0x0101010101010101ull) >> 56;
+}
+
+kedr_status cayley_ck_version(const kedr_cayley_group *g, const char *path, uint32_t got,
+                              uint32_t oldest, uint32_t current)
+{
+    if (got == current)
+        return KEDR_OK;
+    if (got < oldest || got > current)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: format version %u, this kedr reads "
+                         "version %u%s", path, got, current,
+                         oldest < current ? " (and older ones of abelian and burnside groups)"
+                                          : "");
+    if (g->kind == KEDR_CAYLEY_PERMUTATION || g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION)
+        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: format version %u numbers the "
+                         "permutations of %s from their first position; this kedr (version %u) "
+                         "numbers them from the last (docs/cayley.md, \"Which positions choose "
+                         "the rank\"), so the file's bits mean other elements: run the search "
+                         "again from the start", path, got, g->spec, current);
+    return KEDR_OK;
 }
 
 /* Folds bytes (a multiple of 8, starting on a block boundary of its part) into *sum and adds
@@ -225,9 +245,7 @@ static kedr_status check_header(const cayley_dense *d, const char *path, const u
     if (memcmp(h, CK_MAGIC, 8) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: not a kedr cayley checkpoint (no '%s' at "
                          "its start)", path, CK_MAGIC);
-    if (get32(h + 8) != CK_VERSION)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: format version %u, this kedr reads "
-                         "version %u", path, get32(h + 8), CK_VERSION);
+    KEDR_TRY(cayley_ck_version(g, path, get32(h + 8), 1, CK_VERSION));
     if (memchr(h + 16, 0, CK_SPEC) == NULL)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: corrupt header (the group spec is not "
                          "terminated)", path);

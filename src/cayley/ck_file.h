@@ -26,6 +26,14 @@ kedr_status cayley_ck_read_head(int fd, const char *path, uint64_t size, void *h
 kedr_status cayley_ck_check_growth(const char *path, const uint64_t *F, int level,
                                    uint64_t order, uint64_t *total);
 
+/* The format version `got` of checkpoint path against a reader of versions oldest..current:
+ * `current` is the first with permutations ranked from the last position (cayley_elem.h), so
+ * an older file of a permutation family (pancake, burnt-pancake, bubble, star, transpositions,
+ * lrx, and their sparse-mode searches) is refused, naming what changed; the abelian and
+ * burnside groups, whose ranks did not change, read any of the versions. */
+kedr_status cayley_ck_version(const kedr_cayley_group *g, const char *path, uint32_t got,
+                              uint32_t oldest, uint32_t current);
+
 /* Folds bytes (a multiple of 8, starting on a 1 MiB block boundary of its part) into the
  * checksum *sum, and adds their set bits to *bits (the format is in checkpoint.c). */
 void cayley_ck_sum(uint64_t *sum, uint64_t *bits, const unsigned char *p, size_t bytes);

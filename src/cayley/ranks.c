@@ -447,7 +447,8 @@ static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
  *
  *   offset  size  field (little-endian)
  *        0     8  magic "KEDRCAYR"
- *        8     4  format version (1)
+ *        8     4  format version (2; 1 ranked permutations from their first position, and is
+ *                 read for the abelian and burnside groups only)
  *       12     4  flags: bit 0 = the search has ended
  *       16   160  group spec, NUL-padded
  *      176     4  inverses (0 or 1)
@@ -466,7 +467,7 @@ static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
  * distance s (3 too when the search has ended), 0 for the others; the reader checks that, summed
  * over the ranks, against F. */
 #define RK_MAGIC "KEDRCAYR"
-#define RK_VERSION 1u
+#define RK_VERSION 2u
 #define RK_HEADER 232
 #define RK_CHUNK ((size_t)64 << 20)
 
@@ -560,9 +561,7 @@ static kedr_status check_rank_header(const cayley_ranks *R, const rk_file *f, co
     if (memcmp(h, RK_MAGIC, 8) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: not a checkpoint of a search over ranks "
                          "(no '%s' at its start)", path, RK_MAGIC);
-    if (get32(h + 8) != RK_VERSION)
-        return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: format version %u, this kedr reads "
-                         "version %u", path, get32(h + 8), RK_VERSION);
+    KEDR_TRY(cayley_ck_version(g, path, get32(h + 8), 1, RK_VERSION));
     if (memchr(h + 16, 0, 160) == NULL || strcmp((const char *)h + 16, g->spec) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,
                          memchr(h + 16, 0, 160) ? (const char *)h + 16 : "(corrupt)", g->spec);
@@ -716,12 +715,13 @@ static int files_count(cayley_ranks *R, const char *base)
 }
 
 /* ---- a checkpoint of one process's search taken up over ranks ----
- * The format of checkpoint.c (KEDRCAYL, version 1): a 208-byte header, F(0..s), the visited and
+ * The format of checkpoint.c (KEDRCAYL, version 2, or 1 for the abelian and burnside groups): a 208-byte header, F(0..s), the visited and
  * the frontier bitmaps of the whole group (B bytes each, the order's bits rounded up to 16
  * bytes), a checksum. Each rank reads the whole file for the checksum (and the bits past the
  * order, which must be none), and its slice's bits again, a window at a time, into codes:
  * visited and in the frontier c(s), visited alone 3, else 0. */
 #define DK_MAGIC "KEDRCAYL"
+#define DK_VERSION 2u
 #define DK_HEADER 208
 #define DK_WINDOW ((uint64_t)1 << 26) /* elements converted at a time: 8 MB of each bitmap */
 
@@ -747,10 +747,13 @@ static kedr_status read_dense_file(cayley_ranks *R, const char *path, uint64_t *
     uint32_t lv = 0;
     if (s == KEDR_OK) {
         lv = get32(h + 180);
-        if (memcmp(h, DK_MAGIC, 8) != 0 || get32(h + 8) != 1)
-            s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: neither a checkpoint of a search over "
-                          "ranks nor of one process's (version 1)", path);
-        else if (memchr(h + 16, 0, 160) == NULL || strcmp((const char *)h + 16, g->spec) != 0)
+        s = memcmp(h, DK_MAGIC, 8) != 0
+                ? kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: neither a checkpoint of a search over "
+                            "ranks nor of one process's", path)
+                : cayley_ck_version(g, path, get32(h + 8), 1, DK_VERSION);
+        if (s != KEDR_OK) {
+            /* refused by its magic or version */
+        } else if (memchr(h + 16, 0, 160) == NULL || strcmp((const char *)h + 16, g->spec) != 0)
             s = kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,
                           memchr(h + 16, 0, 160) ? (const char *)h + 16 : "(corrupt)", g->spec);
         else if (get32(h + 176) != (g->inverses ? 1u : 0u))

@@ -3,8 +3,10 @@
  *
  *   offset  size  field (little-endian)
  *        0     8  magic "KEDRCKS1"
- *        8    16  version (2; 1 had one-word states and 0 for words), inverses, closed (the
- *                 generating set is closed under inverses), complete (the search has ended)
+ *        8    16  version (3; 2 and 1 numbered the permutations of the ranked families from
+ *                 their first position and are read for the other groups only; 1 had
+ *                 one-word states and 0 for words), inverses, closed (the generating set is
+ *                 closed under inverses), complete (the search has ended)
  *       24   160  group spec, NUL-padded
  *      184     8  level s, state words W (1 to 3)
  *      192    32  group order, then the state counts of prev, cur and visited
@@ -35,7 +37,7 @@
 #endif
 
 #define SCK_MAGIC "KEDRCKS1"
-#define SCK_VERSION 2u
+#define SCK_VERSION 3u
 #define SCK_CHUNK ((size_t)1 << 20) /* states per transfer */
 
 typedef struct {
@@ -131,9 +133,10 @@ static kedr_status check_header(const kedr_cayley_group *g, const char *path, co
     if (memcmp(h->magic, SCK_MAGIC, 8) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: not a sparse-mode checkpoint of kedr "
                          "cayley", path);
-    if (h->version != 1 && h->version != SCK_VERSION)
+    if (h->version < 1 || h->version > SCK_VERSION)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: version %u; this kedr reads versions 1 "
-                         "and %u", path, h->version, SCK_VERSION);
+                         "to %u", path, h->version, SCK_VERSION);
+    KEDR_TRY(cayley_ck_version(g, path, h->version, 1, SCK_VERSION));
     int terminated = memchr(h->spec, 0, sizeof h->spec) != NULL;
     if (!terminated || strcmp(h->spec, g->spec) != 0 || h->order != g->order)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: made for group %.60s, not %s", path,

@@ -429,15 +429,16 @@ static void check_parse(void)
              "NULL g");
 }
 
-/* The library's rank against a lexicographic rank computed here the slow way. */
+/* The library's rank against the documented rank computed here the slow way: the sum over i of
+ * #{j < i : x[j] > x[i]} i! (the last position the most significant). */
 static uint64_t lex_rank(const uint32_t *x, int n)
 {
     uint64_t r = 0;
     for (int i = 0; i < n; i++) {
-        uint64_t smaller = 0;
-        for (int j = i + 1; j < n; j++)
-            smaller += x[j] < x[i];
-        r += smaller * factorial(n - 1 - i);
+        uint64_t larger = 0;
+        for (int j = 0; j < i; j++)
+            larger += x[j] > x[i];
+        r += larger * factorial(i);
     }
     return r;
 }
@@ -455,7 +456,7 @@ static void check_ranks(void)
             continue;
         int n = g->n, size = kedr_cayley_element_size(g);
         uint32_t x[128], y[128];
-        int bad = 0, tries = g->order <= 4096 ? (int)g->order : 20000;
+        int bad = 0, local_bad = 0, tries = g->order <= 4096 ? (int)g->order : 20000;
         for (int t = 0; t < tries; t++) {
             uint64_t r = g->order <= 4096 ? (uint64_t)t
                          : t < 2 ? (t ? g->order - 1 : 0)
@@ -480,9 +481,25 @@ static void check_ranks(void)
                 want = lex_rank(x, n);
             }
             bad += back != r || want != r;
+            /* a prefix reversal of length k < n leaves rank / k! (/ (k! 2^n) when signed) as it
+             * is: the layout that keeps these products on their MPI rank */
+            for (int k = 2; k < n && g->kind != KEDR_CAYLEY_ABELIAN && t < 2000; k++) {
+                for (int j = 0; j < size; j++)
+                    y[j] = x[j];
+                for (int j = 0; j < k; j++) {
+                    y[j] = x[k - 1 - j];
+                    if (g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION)
+                        y[n + j] = x[n + k - 1 - j] ^ 1u;
+                }
+                uint64_t q = ~0ull, unit = factorial(k)
+                                           << (g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION ? n : 0);
+                local_bad += kedr_cayley_rank(g, y, &q) != KEDR_OK || q / unit != r / unit;
+            }
         }
         TU_CHECK(bad == 0, "%s: %d of %d ranks do not round-trip or are not the documented rank",
                  specs[i], bad, tries);
+        TU_CHECK(local_bad == 0, "%s: %d prefix reversals of length k < n changed rank / k!",
+                 specs[i], local_bad);
         /* the identity is rank 0 */
         TU_OK(kedr_cayley_unrank(g, 0, x));
         int identity = 1;

@@ -410,6 +410,65 @@ static void check_not_regular(kedr_ctx *ctx)
     kedr_cayley_group_free(g);
 }
 
+/* Format versions: a dense (version 1) or sparse-mode (versions 1, 2) checkpoint of a
+ * permutation family was written when permutations were numbered from their first position, and
+ * is refused as such; the same old versions of an abelian or burnside group, whose ranks did not
+ * change, resume to the uninterrupted result. */
+static void check_versions(kedr_ctx *ctx)
+{
+    static const struct {
+        const char *spec;
+        kedr_cayley_mode mode;
+        uint32_t version;
+        int refused;
+    } cases[] = {{"pancake:7", KEDR_CAYLEY_DENSE, 1, 1},
+                 {"burnt-pancake:4", KEDR_CAYLEY_DENSE, 1, 1},
+                 {"star:6", KEDR_CAYLEY_SPARSE, 2, 1},
+                 {"burnside:6", KEDR_CAYLEY_DENSE, 1, 0},
+                 {"abelian:5,7", KEDR_CAYLEY_SPARSE, 2, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        kedr_cayley_group *g = NULL;
+        TU_OK(kedr_cayley_parse(cases[i].spec, 0, &g));
+        if (!g)
+            continue;
+        kedr_cayley_result full, r;
+        TU_OK(run(ctx, g, cases[i].mode, NULL, NULL, 0, &full));
+        size_t size = 0;
+        unsigned char *b = checkpoint_of(ctx, g, cases[i].mode, 3, &size);
+        uint32_t now = 0;
+        if (b && size > 16)
+            memcpy(&now, b + 8, 4);
+        TU_CHECK(b && now == (cases[i].mode == KEDR_CAYLEY_DENSE ? 2u : 3u),
+                 "%s: checkpoint version %u", cases[i].spec, now);
+        if (!b || size < 16) {
+            kedr_cayley_result_free(&full);
+            kedr_cayley_group_free(g);
+            continue;
+        }
+        memcpy(b + 8, &cases[i].version, 4);
+        void (*fix)(unsigned char *, size_t) =
+            cases[i].mode == KEDR_CAYLEY_DENSE ? fix_dense : fix_sparse;
+        if (cases[i].refused) {
+            expect_refused(ctx, g, cases[i].mode, b, size, fix, "from their first position",
+                           "an old checkpoint of a permutation family");
+        } else {
+            fix(b, size);
+            write_all(bad, b, size);
+            kedr_status st = run(ctx, g, cases[i].mode, NULL, bad, 0, &r);
+            int same = st == KEDR_OK && r.diameter == full.diameter && r.resumed_from == 3;
+            for (int s = 0; same && s <= full.diameter; s++)
+                same = r.growth[s] == full.growth[s];
+            TU_CHECK(same, "%s: version %u checkpoint resumed: %s, '%s'", cases[i].spec,
+                     cases[i].version, kedr_status_name(st), kedr_last_error());
+            if (st == KEDR_OK)
+                kedr_cayley_result_free(&r);
+        }
+        free(b);
+        kedr_cayley_result_free(&full);
+        kedr_cayley_group_free(g);
+    }
+}
+
 int main(void)
 {
     kedr_backend list[2];
@@ -423,6 +482,7 @@ int main(void)
         check_sparse_counts(ctx);
         check_sparse_layers(ctx);
         check_not_regular(ctx);
+        check_versions(ctx);
         check_interrupt(ctx, "pancake:8", KEDR_CAYLEY_DENSE, 3);
         check_interrupt(ctx, "pancake:8", KEDR_CAYLEY_DENSE, -1);
         check_interrupt(ctx, "cube2", KEDR_CAYLEY_AUTO, 4);

@@ -599,8 +599,8 @@ static void check_checkpoints(kedr_ctx *ctx, const char *dir)
         kedr_cayley_group_free(g);
     }
 
-    /* format version 1 (one word, the words field zero) still reads; other versions and
-     * word counts are refused */
+    /* format versions 1 (one word, the words field zero) and 2 still read (a subgroup's states
+     * are not ranks); other versions and word counts are refused */
     kedr_cayley_group *g = parse("perm:8:(1 2 3)(4 5),(2 6 7 8)", 0);
     kedr_cayley_result full, r;
     if (!g || !run(ctx, g, NULL, &full)) {
@@ -617,14 +617,15 @@ static void check_checkpoints(kedr_ctx *ctx, const char *dir)
         uint32_t version, words;
         memcpy(&version, b + 8, 4);
         memcpy(&words, b + 188, 4);
-        TU_CHECK(version == 2 && words == 1, "checkpoint version %u, words %u", version, words);
+        TU_CHECK(version == 3 && words == 1, "checkpoint version %u, words %u", version, words);
         static const struct {
             uint32_t version, words;
             const char *message;
         } edits[] = {{1, 0, NULL},
                      {1, 1, "states of 1 words, this group's have 1"},
                      {2, 2, "states of 2 words, this group's have 1"},
-                     {3, 1, "version 3; this kedr reads versions 1 and 2"}};
+                     {2, 1, NULL},
+                     {4, 1, "version 4; this kedr reads versions 1 to 3"}};
         for (size_t e = 0; e < sizeof edits / sizeof edits[0]; e++) {
             memcpy(b + 8, &edits[e].version, 4);
             memcpy(b + 188, &edits[e].words, 4);
