@@ -210,6 +210,8 @@ typedef struct {
     int devices;             /* GPUs the dense search was spread over; 0: one context's search */
     int ranks;               /* MPI ranks the search ran over (kedr_cayley_growth_on); 0 for
                               * kedr_cayley_growth */
+    double products_sent;    /* kedr_cayley_growth_on: products this run sent to another rank,
+                              * summed over the ranks (of edge_visits); 0 otherwise */
 } kedr_cayley_result;
 
 /* Computes the growth function of g by a breadth-first search on ctx's back end: dense or

@@ -1088,10 +1088,15 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
     double stats[3] = {(double)R->sent, R->exchange_seconds, (double)R->rounds};
     if ((s == KEDR_OK || s == KEDR_ERR_INTERRUPTED) &&
         kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_SUM, stats, 1) == KEDR_OK &&
-        kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, stats + 1, 2) == KEDR_OK && R->rank == 0)
-        kedr_log(KEDR_LOG_INFO, "%s over %d ranks: %.0f rounds, %.4g products sent to other "
-                 "ranks (%.4g bytes), up to %.3f s a rank in the messages", g->spec, R->nranks,
-                 stats[2], stats[0], 8 * stats[0], stats[1]);
+        kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_MAX, stats + 1, 2) == KEDR_OK) {
+        result->products_sent = stats[0];
+        if (R->rank == 0)
+            kedr_log(KEDR_LOG_INFO, "%s over %d ranks: %.0f rounds, %.4g products sent to other "
+                     "ranks (%.3g%% of %.4g; %.4g bytes), up to %.3f s a rank in the messages",
+                     g->spec, R->nranks, stats[2], stats[0],
+                     result->edge_visits > 0 ? 100 * stats[0] / result->edge_visits : 0.0,
+                     result->edge_visits, (double)R->entry * stats[0], stats[1]);
+    }
     if (R->be)
         R->be->end(R);
     free(R->counts);

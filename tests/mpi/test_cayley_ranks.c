@@ -17,7 +17,11 @@
  *    disagree with F are refused on every rank;
  * 4. refusals: a memory limit below a rank's need (saying how much), on every rank or on one
  *    rank only (every rank returns that rank's error; likewise a checkpoint one rank cannot
- *    write), the sparse kinds, mode sparse, devices. */
+ *    write), the sparse kinds, mode sparse, devices;
+ * 5. the products sent between the ranks, exactly those whose owner differs, and under a
+ *    quarter of all for pancake, burnt pancake and star (the permutations' ranks keep prefix
+ *    reversals on their rank); every element's code in the slices at level 4 against its
+ *    distance in the element queries' table. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "kedr/cayley.h"
 #include "kedr/comm.h"
@@ -480,6 +484,101 @@ static void check_refusals(kedr_ctx *ctx)
     kedr_cayley_group_free(c);
 }
 
+/* 5. which products leave their rank. Permutations are ranked with the last position the most
+ * significant, so a prefix reversal of length k < n keeps rank / k! and mostly its owner. For
+ * each group: the products sent (summed over the ranks) equal the products x * s, counted here
+ * from the generators' definition and kedr_cayley_rank_owner, whose owner is not x's (every
+ * element is expanded once); for the prefix-reversal families and star, under a quarter of all
+ * products over 2 to 4 ranks (the first-position-first ranking sent 49-83%: docs/cayley.md).
+ * Then the elements themselves: a search over the ranks stopped after level 4 leaves in each
+ * rank's checkpoint the code of every element of its slice, 3 below distance 4 and 1 at
+ * distance 4 (0 beyond), checked element by element against the distance table of the element
+ * queries (one process), so that the ranks search and the queries number the elements alike. */
+static void check_locality(kedr_ctx *ctx)
+{
+    static const struct {
+        const char *spec;
+        double bound; /* of the fraction of products sent; 0: none */
+    } cases[] = {{"pancake:8", 0.25}, {"burnt-pancake:6", 0.25}, {"star:8", 0.25},
+                 {"lrx:7", 0}};
+    int32_t pid = (int32_t)getpid();
+    TU_OK(kedr_comm_bcast(comm, &pid, sizeof pid, 0));
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        kedr_cayley_group *g = parse(cases[c].spec, 0);
+        if (!g)
+            continue;
+        int n = g->n, signed_ = g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION;
+        uint64_t cross = 0, bad = 0;
+        for (uint64_t x = 0; x < g->order; x++) {
+            uint32_t e[32], f[32];
+            uint64_t y = 0;
+            bad += kedr_cayley_unrank(g, x, e) != KEDR_OK;
+            int ox = kedr_cayley_rank_owner(g, size, x);
+            for (int k = 0; k < g->ngens; k++) {
+                for (int i = 0; i < n; i++) {
+                    f[i] = e[g->perm[k][i]];
+                    if (signed_)
+                        f[n + i] = e[n + g->perm[k][i]] ^ ((g->flip[k] >> i) & 1u);
+                }
+                bad += kedr_cayley_rank(g, f, &y) != KEDR_OK;
+                cross += kedr_cayley_rank_owner(g, size, y) != ox;
+            }
+        }
+        TU_CHECK(bad == 0, "%s: %llu elements or products not ranked", cases[c].spec,
+                 (unsigned long long)bad);
+        kedr_cayley_result r;
+        TU_OK(kedr_cayley_growth_on(ctx, comm, g, NULL, &r));
+        double all = (double)g->order * g->ngens, frac = (double)cross / all;
+        TU_CHECK(r.products_sent == (double)cross && r.edge_visits == all,
+                 "%s over %d ranks: %.0f products sent, %llu leave their rank (of %.0f / %.0f)",
+                 cases[c].spec, size, r.products_sent, (unsigned long long)cross, r.edge_visits,
+                 all);
+        TU_CHECK(cases[c].bound == 0 || frac < cases[c].bound,
+                 "%s over %d ranks: %.1f%% of the products leave their rank (expected under "
+                 "%.0f%%)", cases[c].spec, size, 100 * frac, 100 * cases[c].bound);
+        if (rank == 0)
+            printf("%-22s: %5.1f%% of the products leave their rank over %d ranks\n",
+                   cases[c].spec, 100 * frac, size);
+        kedr_cayley_result_free(&r);
+
+        /* the elements of each slice at level 4, against the distance table */
+        char base[128], mine[160];
+        snprintf(base, sizeof base, "test_cayley_ranks_%d_loc.chk", (int)pid);
+        snprintf(mine, sizeof mine, "test_cayley_ranks_%d_loc.rank%dof%d.chk", (int)pid, rank,
+                 size);
+        kedr_cayley_options stop = {.checkpoint_path = base, .max_levels = 4,
+                                    .checkpoint_every = 1e9};
+        TU_OK(kedr_cayley_growth_on(ctx, comm, g, &stop, &r));
+        kedr_cayley_result_free(&r);
+        kedr_cayley_distances *t = NULL;
+        TU_OK(kedr_cayley_distances_build(ctx, g, 0, &t));
+        size_t len = 0;
+        unsigned char *b = read_all(mine, &len);
+        uint64_t lo = 0, hi = 0, wrong = 0, at4 = 0;
+        TU_OK(kedr_cayley_rank_slice(g, size, rank, &lo, &hi));
+        size_t codes = 232 + 8 * 5;
+        TU_CHECK(b && len >= codes + (hi - lo + 15) / 16 * 4 && get32(b + 180) == 4,
+                 "%s: %s (%zu bytes) is not a checkpoint at level 4", cases[c].spec, mine, len);
+        for (uint64_t x = lo; t && b && len >= codes + (hi - lo + 15) / 16 * 4 && x < hi; x++) {
+            uint32_t w = get32(b + codes + 4 * ((x - lo) / 16));
+            unsigned code = (w >> (2 * ((x - lo) % 16))) & 3u;
+            int d = -1;
+            kedr_cayley_distance(t, x, &d);
+            wrong += code != (d < 4 ? 3u : d == 4 ? 1u : 0u);
+            at4 += d == 4;
+        }
+        uint64_t sums[2] = {wrong, at4};
+        TU_OK(kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, sums, 2));
+        TU_CHECK(sums[0] == 0 && sums[1] > 0, "%s over %d ranks: %llu elements' codes at level 4 "
+                 "disagree with their distances (%llu at distance 4)", cases[c].spec, size,
+                 (unsigned long long)sums[0], (unsigned long long)sums[1]);
+        free(b);
+        remove(mine);
+        kedr_cayley_distances_free(t);
+        kedr_cayley_group_free(g);
+    }
+}
+
 static void run_backend(kedr_backend be)
 {
     kedr_ctx *ctx = NULL;
@@ -504,6 +603,7 @@ static void run_backend(kedr_backend be)
     check_growth(ctx, "burnt-pancake:5", 0, 1);
     check_checkpoints(ctx);
     check_refusals(ctx);
+    check_locality(ctx);
     kedr_ctx_destroy(ctx);
 }
 
