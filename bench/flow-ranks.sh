@@ -32,7 +32,8 @@
 # default; 0: an empty box whose pressure comes from the uniform start's projection and the
 # outflow alone), PATHS (default "ipc sync"; also host), PROF (1, default: KEDR_FLOW_PROF=1 over
 # ranks; 0: not), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
-# (scratch folder, default a temporary one).
+# (scratch folder, default a temporary one). KEDR_FLOW_MG_HALO and KEDR_FLOW_MG_GATHER_PLANES
+# (docs/flow.md "Several ranks"), when set, are passed on to the ranks.
 set -u -o pipefail
 
 kedr=${KEDR:-build/kedr}
@@ -141,6 +142,11 @@ run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS
         local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_COMM_IPC_EVENTS="$6"
             -x KEDR_FLOW_PROF="$prof")
         [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
+        # the other settings of multigrid over ranks, passed on when set
+        local v
+        for v in KEDR_FLOW_MG_HALO KEDR_FLOW_MG_GATHER_PLANES; do
+            [ -n "${!v:-}" ] && x+=(-x "$v=${!v}")
+        done
         # shellcheck disable=SC2086,SC2206
         cmd=("$mpirun" -np "$1" --bind-to none "${x[@]}" $flags "${cmd[@]}")
     fi

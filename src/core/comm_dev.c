@@ -204,6 +204,8 @@ static kedr_status pair_events(kedr_comm_dev *d)
     if (!d->ready || !d->done || !d->q_ready || !d->q_done || !rec || !m)
         s = kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_dev_register: out of memory for %d ranks", P);
     const unsigned flags = cudaEventDisableTiming | cudaEventInterprocess;
+    if (s == KEDR_OK && cudaSetDevice(d->ctx->device) != cudaSuccess)
+        s = kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_register: GPU %d", d->ctx->device);
     for (int q = 0; s == KEDR_OK && q < P; q++) {
         if (q == me || !d->direct[q])
             continue;

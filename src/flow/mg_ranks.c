@@ -69,6 +69,55 @@ static kedr_status gather_rule(kedr_ctx *ctx, double *cells, int *planes)
     return KEDR_OK;
 }
 
+/* KEDR_FLOW_MG_HALO: the planes a smoothing exchange lends (2, default: one exchange for two
+ * half-sweeps where every rank holds two planes of the level; 1: one exchange a half-sweep). */
+static kedr_status halo_planes(int *out)
+{
+    const char *e = getenv("KEDR_FLOW_MG_HALO");
+    *out = 2;
+    if (!e || !*e || !strcmp(e, "2"))
+        return KEDR_OK;
+    if (!strcmp(e, "1")) {
+        *out = 1;
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_MG_HALO = '%s': expected 1 (a smoothing "
+                     "exchange a half-sweep) or 2 (one exchange of two planes for two "
+                     "half-sweeps)", e);
+}
+
+/* The two-plane smoothing's buffers of split level l (every rank holds two planes of it). */
+static kedr_status ghost_setup(kedr_flow_poisson *ps, int l)
+{
+    flow_rk_level *R = &ps->rk->lv[l];
+    const flow_level *F = &ps->lv[l];
+    int ax = ps->rk->axis;
+    size_t layer = R->layer;
+    /* t2lo, t2hi, their inverse diagonals (2 planes each), bglo, bghi */
+    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&R->gbuf, 10 * layer * sizeof(double)));
+    KEDR_TRY(kedr_memset(ps->ctx, R->gbuf, 0, 10 * layer * sizeof(double)));
+    R->t2lo = R->gbuf;
+    R->t2hi = R->gbuf + 2 * layer;
+    R->bglo = R->gbuf + 8 * layer;
+    R->bghi = R->gbuf + 9 * layer;
+    flow_level *v[2] = {&R->glo, &R->ghi};
+    for (int side = 0; side < 2; side++) {
+        flow_level *G = v[side];
+        memset(G, 0, sizeof *G);
+        for (int a = 0; a < 3; a++) {
+            G->n[a] = F->n[a];
+            G->ih2[a] = F->ih2[a];
+            G->per[a] = F->per[a];
+        }
+        G->n[ax] = 2;
+        G->per[ax] = 0;
+        G->N = 2 * layer;
+        G->idiag = R->gbuf + (4 + 2 * (size_t)side) * layer;
+    }
+    R->deep = 1;
+    return KEDR_OK;
+}
+
 /* i moved by a multiple of n into [lo, lo + n) */
 static int unwrap(int i, int lo, int n)
 {
@@ -150,7 +199,7 @@ static kedr_status alloc_planes(kedr_ctx *ctx, double **v, size_t planes, size_t
 
 /* The levels over the ranks; offs: every rank's first plane (nr + 1 entries), work: as many. */
 static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, double limit,
-                                int planes)
+                                int planes, int deep)
 {
     flow_ranks *rk = ps->rk;
     kedr_ctx *ctx = ps->ctx;
@@ -192,6 +241,8 @@ static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, dou
         int dist = min_planes(next, nr) >= planes && cells > limit;
         memcpy(F->coarsened, cf, sizeof cf);
         R->halo = cf[ax];
+        if (deep && nr > 1 && min_planes(offs, nr) >= 2) /* level l is split */
+            KEDR_TRY(ghost_setup(ps, l));
         int co = next[me], ccnt = next[me + 1] - next[me];
         if (l > 0 || R->halo) {
             KEDR_TRY(alloc_planes(ctx, &R->rbase, (size_t)R->cnt + 4 * (size_t)R->halo,
@@ -276,8 +327,9 @@ kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps)
     flow_ranks *rk = ps->rk;
     int nr = kedr_comm_size(rk->comm), me = kedr_comm_rank(rk->comm);
     double limit;
-    int planes;
+    int planes, halo;
     KEDR_TRY(gather_rule(ps->ctx, &limit, &planes));
+    KEDR_TRY(halo_planes(&halo));
     int *offs = malloc(2 * ((size_t)nr + 1) * sizeof(int));
     if (!offs)
         return kedr_fail(KEDR_ERR_NOMEM, "multigrid over ranks: %d ranks", nr);
@@ -292,7 +344,7 @@ kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps)
                       "the split's [%d, +%d)", me, rk->lv[0].off, rk->lv[0].cnt, offs[me],
                       offs[me + 1] - offs[me]);
     if (s == KEDR_OK)
-        s = setup_levels(ps, offs, offs + nr + 1, limit, planes);
+        s = setup_levels(ps, offs, offs + nr + 1, limit, planes, halo == 2);
     free(offs);
     return s;
 }
@@ -306,7 +358,9 @@ void flow_rk_mg_free(kedr_flow_poisson *ps)
         flow_rk_level *R = &rk->lv[l];
         kedr_free(ps->ctx, R->rbase);
         kedr_free(ps->ctx, R->xbase);
-        R->rbase = R->xbase = R->r = R->x = NULL;
+        kedr_free(ps->ctx, R->gbuf);
+        R->rbase = R->xbase = R->r = R->x = R->gbuf = NULL;
+        R->deep = 0;
     }
     kedr_flow_poisson_destroy(rk->sub);
     kedr_free(ps->ctx, rk->gpart);
@@ -326,32 +380,124 @@ void flow_rk_mg_free(kedr_flow_poisson *ps)
  * end planes of x moved to the right-hand side t (the level's r, free while smoothing);
  * zero: x is 0 (nothing to lend). *fresh: t is b but on its end planes (only those are copied
  * again); set after the first full copy. */
+static kedr_status sweep(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
+                         const double *below, const double *above, int *fresh)
+{
+    flow_ranks *rk = ps->rk;
+    const flow_rk_level *R = &rk->lv[l];
+    const flow_level *L = &ps->lv[l];
+    size_t last = L->N - R->layer;
+    double *t = R->r;
+    if (!*fresh) {
+        KEDR_TRY(flow_op_copy(ps->ctx, t, b, L->N * sizeof *t));
+        *fresh = 1;
+    } else { /* both ends first: a slab of one plane has one end plane */
+        KEDR_TRY(flow_op_copy(ps->ctx, t, b, R->layer * sizeof *t));
+        KEDR_TRY(flow_op_copy(ps->ctx, t + last, b + last, R->layer * sizeof *t));
+    }
+    if (rk->lo >= 0)
+        KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, below, t));
+    if (rk->hi >= 0)
+        KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, above, t + last));
+    return flow_op_gs(ps->ctx, L, x, t, colour ^ (R->off & 1));
+}
+
 static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
                          int zero, int *fresh)
 {
     flow_ranks *rk = ps->rk;
     const flow_rk_level *R = &rk->lv[l];
     const flow_level *L = &ps->lv[l];
-    const double *rhs = b;
-    if (!zero) {
-        size_t last = L->N - R->layer;
-        double *t = R->r;
-        const double *first = x, *lastp = x + last;
-        KEDR_TRY(flow_xch_halo(rk->xch, 20, 1, &first, &lastp, R->layer, NULL, NULL));
-        if (!*fresh) {
-            KEDR_TRY(flow_op_copy(ps->ctx, t, b, L->N * sizeof *t));
-            *fresh = 1;
-        } else { /* both ends first: a slab of one plane has one end plane */
-            KEDR_TRY(flow_op_copy(ps->ctx, t, b, R->layer * sizeof *t));
-            KEDR_TRY(flow_op_copy(ps->ctx, t + last, b + last, R->layer * sizeof *t));
-        }
+    if (zero)
+        return flow_op_gs(ps->ctx, L, x, b, colour ^ (R->off & 1));
+    const double *first = x, *lastp = x + (L->N - R->layer);
+    KEDR_TRY(flow_xch_halo(rk->xch, 20, 1, &first, &lastp, R->layer, NULL, NULL));
+    return sweep(ps, l, x, b, colour, rk->below, rk->above, fresh);
+}
+
+/* Two half-sweeps, colour c then c ^ 1, after one exchange of two planes (and, the first time a
+ * V-cycle visits the level, of b's: *have_b). The second half-sweep needs the neighbours' end
+ * planes (G1) after their first: each rank computes those cells itself, from G1's other
+ * colour, the plane beyond (E2), its own end plane and the neighbour's b and inverse diagonal,
+ * in the order of the neighbour's own sums (the ghost view [E2 | G1] or [G1 | E2] puts E2
+ * where the neighbour's slab has it, and its right-hand side is b plus this rank's plane, as
+ * the neighbour's is): the same values to the bit. The view's sweep also writes E2's cells of
+ * colour c (with a zero right-hand side and inverse diagonal): never read before the next
+ * exchange. */
+#define TAG_PAIR 50
+static kedr_status gs_pair(kedr_flow_poisson *ps, int l, double *x, const double *b, int c,
+                           int *have_b, int *fresh)
+{
+    flow_ranks *rk = ps->rk;
+    flow_rk_level *R = &rk->lv[l];
+    kedr_ctx *ctx = ps->ctx;
+    size_t layer = R->layer, two = 2 * layer, end = (size_t)(R->cnt - 2) * layer;
+    const double *first[2] = {x, b}, *last[2] = {x + end, b + end};
+    KEDR_TRY(flow_xch_halo(rk->xch, TAG_PAIR, *have_b ? 1 : 2, first, last, two, NULL, NULL));
+    /* in place: below [E2 | G1 | b's E2 | b's G1], above [G1 | E2 | b's G1 | b's E2] */
+    double *below = FLOW_XCH_BELOW(rk->xch), *above = FLOW_XCH_ABOVE(rk->xch);
+    if (!*have_b) {
         if (rk->lo >= 0)
-            KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, rk->below, t));
+            KEDR_TRY(flow_op_copy(ctx, R->bglo, below + two + layer, layer * sizeof(double)));
         if (rk->hi >= 0)
-            KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, rk->above, t + last));
-        rhs = t;
+            KEDR_TRY(flow_op_copy(ctx, R->bghi, above + two, layer * sizeof(double)));
+        *have_b = 1;
     }
-    return flow_op_gs(ps->ctx, L, x, rhs, colour ^ (R->off & 1));
+    if (rk->lo >= 0) {
+        KEDR_TRY(flow_op_copy(ctx, R->t2lo + layer, R->bglo, layer * sizeof(double)));
+        KEDR_TRY(flow_op_axpy(ctx, layer, R->ih2, x, R->t2lo + layer));
+        KEDR_TRY(flow_op_gs(ctx, &R->glo, below, R->t2lo, c ^ ((R->off - 2) & 1)));
+    }
+    if (rk->hi >= 0) {
+        KEDR_TRY(flow_op_copy(ctx, R->t2hi, R->bghi, layer * sizeof(double)));
+        KEDR_TRY(flow_op_axpy(ctx, layer, R->ih2, x + end + layer, R->t2hi));
+        KEDR_TRY(flow_op_gs(ctx, &R->ghi, above, R->t2hi, c ^ ((R->off + R->cnt) & 1)));
+    }
+    KEDR_TRY(sweep(ps, l, x, b, c, below + layer, above, fresh));
+    return sweep(ps, l, x, b, c ^ 1, below + layer, above, fresh);
+}
+
+/* 2 steps half-sweeps of level l in colours c, c ^ 1, c, ...; zero: from x = 0 (the first
+ * half-sweep needs no exchange). Two at a time after one exchange where the level allows. */
+static kedr_status smooth(kedr_flow_poisson *ps, int l, double *x, const double *b, int c,
+                          int zero, int *have_b)
+{
+    const flow_rk_level *R = &ps->rk->lv[l];
+    int n = 2 * ps->o.steps, fresh = 0;
+    if (zero)
+        KEDR_TRY(rk_gs(ps, l, x, b, c, 1, &fresh));
+    for (int h = zero; h < n;) {
+        int colour = (c + h) & 1;
+        if (ps->rk->deep && R->deep && n - h >= 2) {
+            KEDR_TRY(gs_pair(ps, l, x, b, colour, have_b, &fresh));
+            h += 2;
+        } else {
+            KEDR_TRY(rk_gs(ps, l, x, b, colour, 0, &fresh));
+            h++;
+        }
+    }
+    return KEDR_OK;
+}
+
+kedr_status flow_rk_mg_ghosts(kedr_flow_poisson *ps)
+{
+    flow_ranks *rk = ps->rk;
+    int planes;
+    KEDR_TRY(halo_planes(&planes));
+    int32_t want = planes == 2; /* on only where every rank asks for it */
+    KEDR_TRY(kedr_comm_allreduce(rk->comm, KEDR_I32, KEDR_OP_MIN, &want, 1));
+    rk->deep = want != 0;
+    for (int l = 0; rk->deep && l < rk->gather_at; l++) {
+        flow_rk_level *R = &rk->lv[l];
+        if (!R->deep) /* the same levels on every rank: every rank's slab counts */
+            continue;
+        const flow_level *L = &ps->lv[l];
+        size_t layer = R->layer;
+        const double *first = L->idiag, *last = L->idiag + L->N - layer;
+        double *lo = (double *)R->glo.idiag + layer, *hi = (double *)R->ghi.idiag;
+        KEDR_TRY(flow_xch_halo(rk->xch, 60, 1, &first, &last, layer, &lo, &hi));
+    }
+    return KEDR_OK;
 }
 
 /* The two planes next to each end of a slab of cnt planes at v, into the ghost planes around
@@ -422,11 +568,8 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
     }
     m = flow_rk_part_begin(ps);
     KEDR_TRY(kedr_memset(ctx, x, 0, L->N * sizeof *x));
-    int fresh = 0;
-    for (int s = 0; s < ps->o.steps; s++) {
-        KEDR_TRY(rk_gs(ps, l, x, b, 0, s == 0, &fresh));
-        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0, &fresh));
-    }
+    int have_b = 0; /* the neighbours' b lent (two-plane smoothing) */
+    KEDR_TRY(smooth(ps, l, x, b, 0, 1, &have_b));
     KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_SMOOTH, m));
     m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_rk_residual_at(ps, l, x, b, R->r));
@@ -469,11 +612,7 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
     KEDR_TRY(flow_op_prolong_add(ctx, L, &Cp, xc, x));
     KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_TRANSFER, m));
     m = flow_rk_part_begin(ps);
-    fresh = 0; /* r held the residual since */
-    for (int s = 0; s < ps->o.steps; s++) {
-        KEDR_TRY(rk_gs(ps, l, x, b, 1, 0, &fresh));
-        KEDR_TRY(rk_gs(ps, l, x, b, 0, 0, &fresh));
-    }
+    KEDR_TRY(smooth(ps, l, x, b, 1, 0, &have_b)); /* r held the residual since: t anew */
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 

@@ -172,6 +172,16 @@ typedef struct {
                           xbase, after their two lower ghost planes where the transfers read
                           them */
     double *rbase, *xbase;
+    /* two-plane smoothing (KEDR_FLOW_MG_HALO=2, mg_ranks.c): every rank holds at least two
+     * planes of the level, so one exchange of two planes serves two half-sweeps: the
+     * neighbours' end planes (ghosts) get the first half-sweep here too, as their ranks compute
+     * it. glo and ghi view the lower ghost pair [E2 | G1] and the upper one [G1 | E2] (E2 the
+     * plane beyond the ghost G1) in the exchange's receive areas, with their right-hand sides
+     * t2lo, t2hi and inverse diagonals (the neighbours' own, 0 on E2) in gbuf; bglo, bghi: the
+     * neighbours' b on G1 (lent once a V-cycle) */
+    int deep;
+    double *gbuf, *t2lo, *t2hi, *bglo, *bghi;
+    flow_level glo, ghi;
 } flow_rk_level;
 
 /* A halo exchange between a slab and its neighbours (ranks.c): one buffer of the context's
@@ -250,6 +260,7 @@ typedef struct flow_ranks {
     /* this rank's wall time by part of the solver (flow_rk_part_*; the exchanges inside a part
      * not counted in it: they are xch->seconds and gather_seconds) */
     double part[FLOW_PARTS];
+    int deep;          /* two-plane smoothing in force (KEDR_FLOW_MG_HALO=2 on every rank) */
 } flow_ranks;
 struct kedr_flow_poisson {
     kedr_ctx *ctx;
@@ -293,6 +304,9 @@ kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, c
 /* Multigrid over ranks (mg_ranks.c): the levels, their transfers and the gathered coarse
  * solver; one V-cycle; freeing what the setup made. */
 kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps);
+/* Collective, once the halo buffer is registered: agrees on the two-plane smoothing and lends
+ * the neighbours' inverse diagonals it needs. */
+kedr_status flow_rk_mg_ghosts(kedr_flow_poisson *ps);
 kedr_status flow_rk_vcycle(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_mg_free(kedr_flow_poisson *ps);
 /* m steps of red-black SSOR from z = 0 over the ranks (ranks.c). */

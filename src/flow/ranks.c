@@ -201,7 +201,8 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->parity = first & 1;
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
     /* what this rank makes alone, then (all ranks agreed) the registrations */
-    kedr_status s = flow_xch_alloc(ps->ctx, comm, lo, hi, 2 * rk->layer, &rk->xch);
+    /* two planes of level 0; multigrid's two-plane smoothing lends two fields of two */
+    kedr_status s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 4 : 2) * rk->layer, &rk->xch);
     if (s == KEDR_OK) {
         rk->below = FLOW_XCH_BELOW(rk->xch);
         rk->above = FLOW_XCH_ABOVE(rk->xch);
@@ -218,6 +219,8 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     s = kedr_comm_agree(comm, s);
     if (s == KEDR_OK)
         s = flow_xch_register(rk->xch);
+    if (s == KEDR_OK && mg)
+        s = flow_rk_mg_ghosts(ps);
     if (s == KEDR_OK && rk->sub)
         s = kedr_comm_dev_register_flags(comm, ps->ctx, rk->gb,
                                          rk->sub->lv[0].N * sizeof(double),

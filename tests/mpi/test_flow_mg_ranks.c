@@ -86,13 +86,13 @@ static kedr_status slab_solver(kedr_ctx *ctx, const kedr_flow_poisson_opts *whol
  * through MPI instead of ordered on the streams by CUDA IPC events). */
 static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, const char *what,
                         const double *sb, size_t own, const double *hx,
-                        const kedr_flow_poisson_info *in, const char *env)
+                        const kedr_flow_poisson_info *in, const char *env, const char *value)
 {
     const char *was = getenv(env);
     char keep[16] = "";
     if (was)
         snprintf(keep, sizeof keep, "%s", was);
-    setenv(env, "0", 1);
+    setenv(env, value, 1);
     kedr_flow_poisson *ipc = NULL, *host = NULL;
     int first, count;
     TU_OK(slab_solver(ctx, o, ax, &first, &count, &host));
@@ -100,7 +100,7 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
         setenv(env, keep, 1);
     else
         unsetenv(env);
-    int events = !strcmp(env, "KEDR_COMM_IPC_EVENTS");
+    int events = !strcmp(env, "KEDR_COMM_IPC_EVENTS"), halo = !strcmp(env, "KEDR_FLOW_MG_HALO");
     TU_OK(slab_solver(ctx, o, ax, &first, &count, &ipc));
     double *sx = NULL, *sz = NULL, *hy = malloc(2 * own * sizeof *hy);
     TU_OK(kedr_alloc(ctx, (void **)&sx, own * sizeof *sx));
@@ -110,7 +110,13 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
     const flow_ranks *rk = ipc->rk, *hk = host->rk;
     int partner = rk->lo >= 0 ? rk->lo : rk->hi;
     int direct = kedr_comm_dev_direct(rk->xch->dev, partner);
-    if (!events)
+    int deep = 0; /* some split level smooths with two-plane exchanges */
+    for (int l = 0; l < rk->gather_at; l++)
+        deep |= rk->lv[l].deep && rk->deep;
+    if (halo)
+        TU_CHECK(!hk->deep && rk->deep, "%s: two-plane smoothing %d, with "
+                 "KEDR_FLOW_MG_HALO=1 %d", what, rk->deep, hk->deep);
+    else if (!events)
         TU_CHECK(!kedr_comm_dev_direct(hk->xch->dev, partner) &&
                  (!hk->gdev || !kedr_comm_dev_direct(hk->gdev, partner)),
                  "%s: KEDR_COMM_IPC=0 still copies GPU to GPU", what);
@@ -140,10 +146,15 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
     int same_x = memcmp(hy, hx, own * sizeof *hy) == 0;
     int same_h = ih.iterations == in->iterations && ih.history_len == in->history_len &&
                  memcmp(ih.history, in->history, (size_t)ih.history_len * sizeof(double)) == 0;
+    if (halo) /* the same solves with fewer exchanges where a level smooths two at a time */
+        TU_CHECK(deep ? rk->xch->count < hk->xch->count : rk->xch->count <= hk->xch->count,
+                 "%s: %lld exchanges, %lld with KEDR_FLOW_MG_HALO=1 (two-plane levels: %d)",
+                 what, (long long)rk->xch->count, (long long)hk->xch->count, deep);
     /* a result of every rank: any rank's difference fails all */
     int bad[3] = {!same_v, !same_x, !same_h};
     kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, bad, 3);
-    const char *other = events ? "the synchronised path" : "the host path";
+    const char *other = halo ? "one-plane smoothing exchanges"
+                        : events ? "the synchronised path" : "the host path";
     if (rank == 0)
         printf("%s: default path (%s%s) against %s: %s\n", what,
                direct ? "GPU to GPU" : "through the host",
@@ -217,6 +228,10 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
     /* one V-cycle */
     TU_OK(kedr_flow_poisson_precondition(one, db, dx));
     TU_OK(kedr_download(ctx, hz1, dx, N * sizeof *hz1));
+    /* the parts' times and the exchanges' so far (the set-up's exchanges) */
+    double parts0 = all->rk ? all->rk->xch->seconds + all->rk->gather_seconds : 0;
+    for (int p = 0; all->rk && p < FLOW_PARTS; p++)
+        parts0 += all->rk->part[p];
     double t_solve = kedr_wall_seconds();
     TU_OK(kedr_flow_poisson_precondition(all, sb, sx));
     TU_OK(kedr_download(ctx, hxn, sx, own * sizeof *hxn));
@@ -262,7 +277,7 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
         /* the parts' times (KEDR_FLOW_PROF): each timed part ran, and they and the exchanges
          * fit in the wall time of the V-cycle and the solve */
         const flow_ranks *rk = all->rk;
-        double parts = rk->xch->seconds + rk->gather_seconds;
+        double parts = rk->xch->seconds + rk->gather_seconds - parts0;
         for (int p = 0; p < FLOW_PARTS; p++)
             parts += rk->part[p];
         int split = rk->gather_at > 0;
@@ -276,8 +291,13 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
                  rk->part[FLOW_PART_SMOOTH], rk->part[FLOW_PART_RESIDUAL],
                  rk->part[FLOW_PART_TRANSFER], rk->part[FLOW_PART_COARSE],
                  rk->part[FLOW_PART_REDUCE], rk->part[FLOW_PART_OPERATOR], parts, t_solve);
-        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_COMM_IPC");
-        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_COMM_IPC_EVENTS");
+        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_COMM_IPC", "0");
+        /* the events order only cuda's copies (on the cpu both are the host path) */
+        if (be == KEDR_BACKEND_CUDA)
+            ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_COMM_IPC_EVENTS", "0");
+        /* split as deep as the planes allow: the most levels smoothed two at a time */
+        if (gather && !strcmp(gather, "0"))
+            ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_FLOW_MG_HALO", "1");
     }
 out:
     free(hb);
@@ -326,6 +346,13 @@ static void refusals(void)
              strstr(kedr_last_error(), "KEDR_FLOW_MG_GATHER_PLANES = '1'"),
              "KEDR_FLOW_MG_GATHER_PLANES=1: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
     unsetenv("KEDR_FLOW_MG_GATHER_PLANES");
+    kedr_flow_poisson_destroy(ps);
+    ps = NULL;
+    setenv("KEDR_FLOW_MG_HALO", "3", 1);
+    s = slab_solver(ctx, &o, 1, &first, &count, &ps);
+    TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "KEDR_FLOW_MG_HALO = '3'"),
+             "KEDR_FLOW_MG_HALO=3: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
+    unsetenv("KEDR_FLOW_MG_HALO");
     kedr_flow_poisson_destroy(ps);
     kedr_ctx_destroy(ctx);
 }
