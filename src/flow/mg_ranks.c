@@ -5,10 +5,12 @@
  * - Levels: the axes a level halves are the whole grid's (the rule of mg.c on the whole grid's
  *   sizes). A coarse plane I belongs to the rank that holds fine plane 2 I, so a rank's coarse
  *   slab is [ceil(first / 2), ceil(end / 2)) of its fine one.
- * - Smoothing: red-black Gauss–Seidel in the grid's colours; before each half-sweep the
- *   neighbours lend their end planes of x, which move to the right-hand side (as in SSOR over
- *   ranks, ranks.c); a half-sweep updates only cells of one colour from cells of the other, so
- *   the result is one rank's.
+ * - Smoothing: red-black Gauss–Seidel in the grid's colours; the neighbours lend their end
+ *   planes of x, which go to the right-hand side of the slab's end planes (in the sweep's
+ *   kernel, flow_op_gs_ends, as in SSOR over ranks, ranks.c); a half-sweep updates only cells
+ *   of one colour from cells of the other, so the result is one rank's. Where every rank holds
+ *   two planes of a level, one exchange of two planes serves two half-sweeps (gs_pair:
+ *   KEDR_FLOW_MG_HALO); else one exchange of one plane a half-sweep.
  * - Transfers: where a level halves the split axis, restriction reads the fine residual with two
  *   neighbour planes on each side and prolongation the coarse correction with two on each side
  *   (lent by the neighbours into ghost planes around the slab); the split axis' tables are the
@@ -93,13 +95,11 @@ static kedr_status ghost_setup(kedr_flow_poisson *ps, int l)
     const flow_level *F = &ps->lv[l];
     int ax = ps->rk->axis;
     size_t layer = R->layer;
-    /* t2lo, t2hi, their inverse diagonals (2 planes each), bglo, bghi */
-    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&R->gbuf, 10 * layer * sizeof(double)));
-    KEDR_TRY(kedr_memset(ps->ctx, R->gbuf, 0, 10 * layer * sizeof(double)));
+    /* t2lo, t2hi and their inverse diagonals, 2 planes each */
+    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&R->gbuf, 8 * layer * sizeof(double)));
+    KEDR_TRY(kedr_memset(ps->ctx, R->gbuf, 0, 8 * layer * sizeof(double)));
     R->t2lo = R->gbuf;
     R->t2hi = R->gbuf + 2 * layer;
-    R->bglo = R->gbuf + 8 * layer;
-    R->bghi = R->gbuf + 9 * layer;
     flow_level *v[2] = {&R->glo, &R->ghi};
     for (int side = 0; side < 2; side++) {
         flow_level *G = v[side];
@@ -376,34 +376,20 @@ void flow_rk_mg_free(kedr_flow_poisson *ps)
     rk->gpart = rk->gb = rk->gx = NULL;
 }
 
-/* One red-black half-sweep of level l over the ranks, in the grid's colours: the neighbours'
- * end planes of x moved to the right-hand side t (the level's r, free while smoothing);
- * zero: x is 0 (nothing to lend). *fresh: t is b but on its end planes (only those are copied
- * again); set after the first full copy. */
+/* One red-black half-sweep of level l's slab in the grid's colours, the neighbours' planes
+ * below and above (next to its ends) added to the right-hand side of its end planes. */
 static kedr_status sweep(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
-                         const double *below, const double *above, int *fresh)
+                         const double *below, const double *above)
 {
     flow_ranks *rk = ps->rk;
     const flow_rk_level *R = &rk->lv[l];
-    const flow_level *L = &ps->lv[l];
-    size_t last = L->N - R->layer;
-    double *t = R->r;
-    if (!*fresh) {
-        KEDR_TRY(flow_op_copy(ps->ctx, t, b, L->N * sizeof *t));
-        *fresh = 1;
-    } else { /* both ends first: a slab of one plane has one end plane */
-        KEDR_TRY(flow_op_copy(ps->ctx, t, b, R->layer * sizeof *t));
-        KEDR_TRY(flow_op_copy(ps->ctx, t + last, b + last, R->layer * sizeof *t));
-    }
-    if (rk->lo >= 0)
-        KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, below, t));
-    if (rk->hi >= 0)
-        KEDR_TRY(flow_op_axpy(ps->ctx, R->layer, R->ih2, above, t + last));
-    return flow_op_gs(ps->ctx, L, x, t, colour ^ (R->off & 1));
+    return flow_op_gs_ends(ps->ctx, &ps->lv[l], x, b, colour ^ (R->off & 1), R->layer, R->ih2,
+                           rk->lo >= 0 ? below : NULL, rk->hi >= 0 ? above : NULL);
 }
 
+/* The same after a one-plane exchange of x's end planes; zero: x is 0 (nothing to lend). */
 static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
-                         int zero, int *fresh)
+                         int zero)
 {
     flow_ranks *rk = ps->rk;
     const flow_rk_level *R = &rk->lv[l];
@@ -412,7 +398,7 @@ static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *
         return flow_op_gs(ps->ctx, L, x, b, colour ^ (R->off & 1));
     const double *first = x, *lastp = x + (L->N - R->layer);
     KEDR_TRY(flow_xch_halo(rk->xch, 20, 1, &first, &lastp, R->layer, NULL, NULL));
-    return sweep(ps, l, x, b, colour, rk->below, rk->above, fresh);
+    return sweep(ps, l, x, b, colour, rk->below, rk->above);
 }
 
 /* Two half-sweeps, colour c then c ^ 1, after one exchange of two planes (and, the first time a
@@ -420,13 +406,13 @@ static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *
  * planes (G1) after their first: each rank computes those cells itself, from G1's other
  * colour, the plane beyond (E2), its own end plane and the neighbour's b and inverse diagonal,
  * in the order of the neighbour's own sums (the ghost view [E2 | G1] or [G1 | E2] puts E2
- * where the neighbour's slab has it, and its right-hand side is b plus this rank's plane, as
- * the neighbour's is): the same values to the bit. The view's sweep also writes E2's cells of
- * colour c (with a zero right-hand side and inverse diagonal): never read before the next
- * exchange. */
+ * where the neighbour's slab has it, and this rank's end plane is added to the right-hand side
+ * as the neighbour adds it): the same values to the bit. The view's sweep also writes E2's
+ * cells of colour c (with a zero right-hand side and inverse diagonal): never read before the
+ * next exchange. */
 #define TAG_PAIR 50
 static kedr_status gs_pair(kedr_flow_poisson *ps, int l, double *x, const double *b, int c,
-                           int *have_b, int *fresh)
+                           int *have_b)
 {
     flow_ranks *rk = ps->rk;
     flow_rk_level *R = &rk->lv[l];
@@ -436,25 +422,21 @@ static kedr_status gs_pair(kedr_flow_poisson *ps, int l, double *x, const double
     KEDR_TRY(flow_xch_halo(rk->xch, TAG_PAIR, *have_b ? 1 : 2, first, last, two, NULL, NULL));
     /* in place: below [E2 | G1 | b's E2 | b's G1], above [G1 | E2 | b's G1 | b's E2] */
     double *below = FLOW_XCH_BELOW(rk->xch), *above = FLOW_XCH_ABOVE(rk->xch);
-    if (!*have_b) {
+    if (!*have_b) { /* the views' right-hand sides: [0 | b's G1] and [b's G1 | 0] */
         if (rk->lo >= 0)
-            KEDR_TRY(flow_op_copy(ctx, R->bglo, below + two + layer, layer * sizeof(double)));
+            KEDR_TRY(flow_op_copy(ctx, R->t2lo + layer, below + two + layer, layer * sizeof(double)));
         if (rk->hi >= 0)
-            KEDR_TRY(flow_op_copy(ctx, R->bghi, above + two, layer * sizeof(double)));
+            KEDR_TRY(flow_op_copy(ctx, R->t2hi, above + two, layer * sizeof(double)));
         *have_b = 1;
     }
-    if (rk->lo >= 0) {
-        KEDR_TRY(flow_op_copy(ctx, R->t2lo + layer, R->bglo, layer * sizeof(double)));
-        KEDR_TRY(flow_op_axpy(ctx, layer, R->ih2, x, R->t2lo + layer));
-        KEDR_TRY(flow_op_gs(ctx, &R->glo, below, R->t2lo, c ^ ((R->off - 2) & 1)));
-    }
-    if (rk->hi >= 0) {
-        KEDR_TRY(flow_op_copy(ctx, R->t2hi, R->bghi, layer * sizeof(double)));
-        KEDR_TRY(flow_op_axpy(ctx, layer, R->ih2, x + end + layer, R->t2hi));
-        KEDR_TRY(flow_op_gs(ctx, &R->ghi, above, R->t2hi, c ^ ((R->off + R->cnt) & 1)));
-    }
-    KEDR_TRY(sweep(ps, l, x, b, c, below + layer, above, fresh));
-    return sweep(ps, l, x, b, c ^ 1, below + layer, above, fresh);
+    if (rk->lo >= 0) /* G1 is the view's last plane, this rank's first plane above it */
+        KEDR_TRY(flow_op_gs_ends(ctx, &R->glo, below, R->t2lo, c ^ ((R->off - 2) & 1), layer,
+                                 R->ih2, NULL, x));
+    if (rk->hi >= 0) /* G1 is the view's first plane, this rank's last plane below it */
+        KEDR_TRY(flow_op_gs_ends(ctx, &R->ghi, above, R->t2hi, c ^ ((R->off + R->cnt) & 1),
+                                 layer, R->ih2, x + end + layer, NULL));
+    KEDR_TRY(sweep(ps, l, x, b, c, below + layer, above));
+    return sweep(ps, l, x, b, c ^ 1, below + layer, above);
 }
 
 /* 2 steps half-sweeps of level l in colours c, c ^ 1, c, ...; zero: from x = 0 (the first
@@ -463,16 +445,16 @@ static kedr_status smooth(kedr_flow_poisson *ps, int l, double *x, const double 
                           int zero, int *have_b)
 {
     const flow_rk_level *R = &ps->rk->lv[l];
-    int n = 2 * ps->o.steps, fresh = 0;
+    int n = 2 * ps->o.steps;
     if (zero)
-        KEDR_TRY(rk_gs(ps, l, x, b, c, 1, &fresh));
+        KEDR_TRY(rk_gs(ps, l, x, b, c, 1));
     for (int h = zero; h < n;) {
         int colour = (c + h) & 1;
         if (ps->rk->deep && R->deep && n - h >= 2) {
-            KEDR_TRY(gs_pair(ps, l, x, b, colour, have_b, &fresh));
+            KEDR_TRY(gs_pair(ps, l, x, b, colour, have_b));
             h += 2;
         } else {
-            KEDR_TRY(rk_gs(ps, l, x, b, colour, 0, &fresh));
+            KEDR_TRY(rk_gs(ps, l, x, b, colour, 0));
             h++;
         }
     }
@@ -612,7 +594,7 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
     KEDR_TRY(flow_op_prolong_add(ctx, L, &Cp, xc, x));
     KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_TRANSFER, m));
     m = flow_rk_part_begin(ps);
-    KEDR_TRY(smooth(ps, l, x, b, 1, 0, &have_b)); /* r held the residual since: t anew */
+    KEDR_TRY(smooth(ps, l, x, b, 1, 0, &have_b));
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 

@@ -64,6 +64,21 @@ kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const doub
     return KEDR_OK;
 }
 
+kedr_status flow_op_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                            int colour, size_t layer, double ih2, const double *below,
+                            const double *above)
+{
+    DISPATCH(ctx, flow_cuda_gs_ends(ctx, L, x, b, colour, layer, ih2, below, above));
+    const int nx = L->n[0], ny = L->n[1], nz = L->n[2];
+#pragma omp parallel for collapse(2) schedule(static) if (L->N >= FLOW_OMP_MIN)
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = (j + k + colour) & 1; i < nx; i += 2)
+                x[flow_index(L, i, j, k)] =
+                    flow_cell_gs_ends(L, x, b, layer, ih2, below, above, i, j, k);
+    return KEDR_OK;
+}
+
 kedr_status flow_op_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
                          double *z)
 {

@@ -53,6 +53,21 @@ __global__ void k_gs(flow_level L, double *x, const double *b, int colour, size_
     }
 }
 
+__global__ void k_gs_ends(flow_level L, double *x, const double *b, int colour, size_t half,
+                          size_t layer, double ih2, const double *below, const double *above)
+{
+    size_t rows = (size_t)L.n[1] * L.n[2];
+    GRID_STRIDE(t, rows * half)
+    {
+        size_t row = t / half;
+        int j = (int)(row % (size_t)L.n[1]), k = (int)(row / (size_t)L.n[1]);
+        int i = 2 * (int)(t - row * half) + ((j + k + colour) & 1);
+        if (i < L.n[0])
+            x[flow_index(&L, i, j, k)] =
+                flow_cell_gs_ends(&L, x, b, layer, ih2, below, above, i, j, k);
+    }
+}
+
 __global__ void k_ainv(flow_level L, const double *in, double *out, int upper)
 {
     GRID_STRIDE(c, L.N)
@@ -172,6 +187,16 @@ extern "C" kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *
     size_t half = ((size_t)L->n[0] + 1) / 2, n = half * (size_t)L->n[1] * L->n[2];
     k_gs<<<LAUNCH(n)>>>(*L, x, b, colour, half);
     KEDR_CUDA_LAUNCHED("k_gs");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x,
+                                         const double *b, int colour, size_t layer, double ih2,
+                                         const double *below, const double *above)
+{
+    size_t half = ((size_t)L->n[0] + 1) / 2, n = half * (size_t)L->n[1] * L->n[2];
+    k_gs_ends<<<LAUNCH(n)>>>(*L, x, b, colour, half, layer, ih2, below, above);
+    KEDR_CUDA_LAUNCHED("k_gs_ends");
     return KEDR_OK;
 }
 

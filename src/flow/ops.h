@@ -20,6 +20,12 @@ kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x
 /* one red-black half-sweep over the cells with (i + j + k) % 2 == colour */
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour);
+/* the same half-sweep of a slab whose neighbour ranks' planes next to it lend their share:
+ * the right-hand side is b plus ih2 below on the first plane across the last axis (layer cells)
+ * and plus ih2 above on the last, each where not NULL (flow_cell_gs_ends) */
+kedr_status flow_op_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                            int colour, size_t layer, double ih2, const double *below,
+                            const double *above);
 /* z = (I - L D^-1)(I - D^-1 L^T) r, t a work vector */
 kedr_status flow_op_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
                          double *z);
@@ -48,6 +54,9 @@ kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const double *x,
                             const double *b, double *y);
 kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                          int colour);
+kedr_status flow_cuda_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                              int colour, size_t layer, double ih2, const double *below,
+                              const double *above);
 kedr_status flow_cuda_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
                            double *z);
 kedr_status flow_cuda_jacobi(kedr_ctx *ctx, const flow_level *L, const double *r, double *z,

@@ -94,6 +94,27 @@ FLOW_HD double flow_cell_gs(const flow_level *L, const double *x, const double *
     return s * L->idiag[c];
 }
 
+/* The same with the right-hand side of a slab's cell: b_c, plus ih2 times the neighbour rank's
+ * cell across the slab's first plane (below, where given) and then across its last plane
+ * (above): the plane of `layer` cells next to the slab along its last axis. The additions in the
+ * order of b + ih2 below then + ih2 above, as axpy's on a copy of b would make them. */
+FLOW_HD double flow_cell_gs_ends(const flow_level *L, const double *x, const double *b,
+                                 size_t layer, double ih2, const double *below,
+                                 const double *above, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k), last = L->N - layer;
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = b[c];
+    if (below && c < layer)
+        s += ih2 * below[c];
+    if (above && c >= last)
+        s += ih2 * above[c - last];
+    for (int m = 0; m < 6; m++)
+        s += nb.w[m] * x[nb.at[m]];
+    return s * L->idiag[c];
+}
+
 /* (12.37), first factor applied: ((I - D^-1 L^T) r)_c = r_c + D_c^-1 sum_{later m} r_m / h^2 */
 FLOW_HD double flow_cell_ainv_upper(const flow_level *L, const double *r, int i, int j, int k)
 {
@@ -177,10 +198,10 @@ typedef struct {
      * neighbours' end planes (ghosts) get the first half-sweep here too, as their ranks compute
      * it. glo and ghi view the lower ghost pair [E2 | G1] and the upper one [G1 | E2] (E2 the
      * plane beyond the ghost G1) in the exchange's receive areas, with their right-hand sides
-     * t2lo, t2hi and inverse diagonals (the neighbours' own, 0 on E2) in gbuf; bglo, bghi: the
-     * neighbours' b on G1 (lent once a V-cycle) */
+     * t2lo, t2hi (the neighbours' b on G1, lent once a V-cycle; 0 on E2) and inverse diagonals
+     * (the neighbours' own, 0 on E2) in gbuf */
     int deep;
-    double *gbuf, *t2lo, *t2hi, *bglo, *bghi;
+    double *gbuf, *t2lo, *t2hi;
     flow_level glo, ghi;
 } flow_rk_level;
 

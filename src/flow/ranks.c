@@ -303,25 +303,21 @@ kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, c
 }
 
 /* A red-black half-sweep updates a cell from its neighbours of the other colour: across a
- * slab's end those are the neighbour rank's, lent before each half-sweep and moved to the
- * right-hand side (t = r + their 1/h^2 share on the end layers). The colour is the grid's:
+ * slab's end those are the neighbour rank's, lent before each half-sweep and added to the
+ * right-hand side of the end layers (their 1/h^2 share, flow_op_gs_ends). The colour is the grid's:
  * (i + j + k) mod 2 with k counted from the grid's first layer. */
 kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z)
 {
     const flow_level *L = &ps->lv[0];
     flow_ranks *rk = ps->rk;
     size_t last = L->N - rk->layer;
-    double *t = ps->t;
     flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(kedr_memset(ps->ctx, z, 0, L->N * sizeof *z));
     for (int h = 0; h < 2 * ps->o.steps + 1; h++) {
         KEDR_TRY(halo1(rk, z, z + last, rk->layer));
-        KEDR_TRY(flow_op_copy(ps->ctx, t, r, L->N * sizeof *t));
-        if (rk->lo >= 0)
-            KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, rk->ih2, rk->below, t));
-        if (rk->hi >= 0)
-            KEDR_TRY(flow_op_axpy(ps->ctx, rk->layer, rk->ih2, rk->above, t + last));
-        KEDR_TRY(flow_op_gs(ps->ctx, L, z, t, (h & 1) ^ rk->parity));
+        KEDR_TRY(flow_op_gs_ends(ps->ctx, L, z, r, (h & 1) ^ rk->parity, rk->layer, rk->ih2,
+                                 rk->lo >= 0 ? rk->below : NULL,
+                                 rk->hi >= 0 ? rk->above : NULL));
     }
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }

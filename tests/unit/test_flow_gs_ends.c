@@ -1,0 +1,139 @@
+/* flow_op_gs_ends (src/flow/ops.c, ops.cu): a red-black half-sweep of a slab whose neighbour
+ * ranks' planes next to its ends are added to the right-hand side of its end planes, in one
+ * kernel (multigrid smoothing and SSOR over ranks). Against a plain host loop: the right-hand
+ * side t = b, plus 1/h^2 times the plane below on the first plane across the last axis, then
+ * plus 1/h^2 times the plane above on the last, and the half-sweep over cells of the colour
+ * with flow_cell_gs. Random x, b and neighbour planes, 2D and 3D levels of awkward sizes
+ * (Neumann and periodic across the other axes, a slab of one plane whose one plane takes
+ * both, a level of one row), either plane absent, both colours, on every back end. The cpu
+ * must match bit for bit (the same additions in the same order); cuda within 1e-12 of the
+ * largest |x| (it may fuse a multiply and an add; the terms are about 10 |x|). */
+#include "flow/ops.h"
+#include "kedr/flow.h"
+#include "test_util.h"
+
+typedef struct {
+    int n[3], per[3];
+    int ax; /* the slab's last axis: 1 in 2D, 2 in 3D (a 3D slab of one plane: n[2] = 1) */
+} shape;
+
+static double fill(double *v, size_t n, uint64_t *st)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        v[i] = tu_uniform(st) * 2 - 1;
+        m = fmax(m, fabs(v[i]));
+    }
+    return m;
+}
+
+static void check(kedr_ctx *ctx, const shape *sh, int colour, int has_lo, int has_hi)
+{
+    int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    flow_level L;
+    memset(&L, 0, sizeof L);
+    L.N = 1;
+    double h[3] = {0.3, 0.7, 0.45};
+    for (int a = 0; a < 3; a++) {
+        L.n[a] = sh->n[a];
+        L.per[a] = sh->per[a];
+        L.ih2[a] = sh->n[a] > 1 ? 1 / (h[a] * h[a]) : 0;
+        L.N *= (size_t)sh->n[a];
+    }
+    int ax = sh->ax;
+    size_t layer = L.N / (size_t)L.n[ax], N = L.N;
+    double ih2 = 1 / (0.55 * 0.55);
+    double *hx = malloc(N * sizeof *hx), *hb = malloc(N * sizeof *hb);
+    double *hlo = malloc(layer * sizeof *hlo), *hhi = malloc(layer * sizeof *hhi);
+    double *ref = malloc(N * sizeof *ref), *got = malloc(N * sizeof *got);
+    double *hd = malloc(2 * N * sizeof *hd);
+    uint64_t st = 0x9e5 + N * 31 + (uint64_t)colour * 7 + (uint64_t)has_lo * 3 + has_hi;
+    double xmax = fill(hx, N, &st);
+    fill(hb, N, &st);
+    fill(hlo, layer, &st);
+    fill(hhi, layer, &st);
+    double *dx = NULL, *db = NULL, *dlo = NULL, *dhi = NULL;
+    TU_OK(kedr_alloc(ctx, (void **)&L.diag, N * sizeof(double)));
+    TU_OK(kedr_alloc(ctx, (void **)&L.idiag, N * sizeof(double)));
+    TU_OK(kedr_alloc(ctx, (void **)&dx, N * sizeof(double)));
+    TU_OK(kedr_alloc(ctx, (void **)&db, N * sizeof(double)));
+    TU_OK(kedr_alloc(ctx, (void **)&dlo, layer * sizeof(double)));
+    TU_OK(kedr_alloc(ctx, (void **)&dhi, layer * sizeof(double)));
+    TU_OK(flow_level_diag(ctx, &L));
+    TU_OK(kedr_download(ctx, hd, L.diag, N * sizeof(double)));
+    TU_OK(kedr_download(ctx, hd + N, L.idiag, N * sizeof(double)));
+    TU_OK(kedr_upload(ctx, dx, hx, N * sizeof(double)));
+    TU_OK(kedr_upload(ctx, db, hb, N * sizeof(double)));
+    TU_OK(kedr_upload(ctx, dlo, hlo, layer * sizeof(double)));
+    TU_OK(kedr_upload(ctx, dhi, hhi, layer * sizeof(double)));
+    /* the plain reference on the host */
+    flow_level H = L;
+    H.diag = hd;
+    H.idiag = hd + N;
+    double *t = malloc(N * sizeof *t);
+    memcpy(t, hb, N * sizeof *t);
+    for (size_t c = 0; c < layer; c++) {
+        if (has_lo)
+            t[c] += ih2 * hlo[c];
+    }
+    for (size_t c = 0; c < layer; c++) {
+        if (has_hi)
+            t[N - layer + c] += ih2 * hhi[c];
+    }
+    memcpy(ref, hx, N * sizeof *ref);
+    for (int k = 0; k < L.n[2]; k++)
+        for (int j = 0; j < L.n[1]; j++)
+            for (int i = 0; i < L.n[0]; i++)
+                if (((i + j + k) & 1) == colour)
+                    ref[flow_index(&H, i, j, k)] = flow_cell_gs(&H, ref, t, i, j, k);
+    TU_OK(flow_op_gs_ends(ctx, &L, dx, db, colour, layer, ih2, has_lo ? dlo : NULL,
+                          has_hi ? dhi : NULL));
+    TU_OK(kedr_download(ctx, got, dx, N * sizeof(double)));
+    double d = 0;
+    size_t changed = 0;
+    for (size_t c = 0; c < N; c++) {
+        d = fmax(d, fabs(got[c] - ref[c]));
+        changed += got[c] != hx[c];
+    }
+    double tol = cuda ? 1e-14 * xmax * 1e2 : 0; /* |x| ~ 1; h^-2 ~ 10 */
+    TU_CHECK(d <= tol && changed > 0, "%s, %dx%dx%d (per %d%d%d, slab axis %c), colour %d, "
+             "below %d, above %d: differs from the plain loop by %g (tolerance %g), %zu cells "
+             "changed", kedr_backend_name(kedr_ctx_backend(ctx)), L.n[0], L.n[1], L.n[2],
+             L.per[0], L.per[1], L.per[2], "xyz"[ax], colour, has_lo, has_hi, d, tol, changed);
+    free(hx);
+    free(hb);
+    free(hlo);
+    free(hhi);
+    free(ref);
+    free(got);
+    free(hd);
+    free(t);
+    kedr_free(ctx, L.diag);
+    kedr_free(ctx, L.idiag);
+    kedr_free(ctx, dx);
+    kedr_free(ctx, db);
+    kedr_free(ctx, dlo);
+    kedr_free(ctx, dhi);
+}
+
+int main(void)
+{
+    static const shape shapes[] = {
+        {{7, 5, 4}, {0, 0, 0}, 2},   {{9, 6, 1}, {1, 0, 0}, 1},  {{5, 4, 6}, {1, 1, 0}, 2},
+        {{6, 3, 1}, {0, 0, 0}, 2},   {{33, 17, 3}, {0, 1, 0}, 2}, {{1, 11, 1}, {0, 0, 0}, 1},
+        {{65, 40, 9}, {0, 0, 0}, 2}, {{8, 1, 1}, {0, 0, 0}, 1},
+    };
+    kedr_backend bk[2];
+    int nb = tu_backends(bk);
+    for (int ib = 0; ib < nb; ib++) {
+        if (!kedr_flow_backend_available(bk[ib]))
+            continue;
+        kedr_ctx *ctx = tu_ctx(bk[ib]);
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
+            for (int colour = 0; colour < 2; colour++)
+                for (int ends = 0; ends < 4; ends++)
+                    check(ctx, &shapes[s], colour, ends & 1, ends >> 1);
+        kedr_ctx_destroy(ctx);
+    }
+    return tu_finish("test_flow_gs_ends");
+}
