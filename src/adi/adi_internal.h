@@ -38,7 +38,6 @@ typedef struct {
     double dissipation;      /* (gamma - 1) / (gamma Re) */
     double force[3];
     int central;
-    int prefetch, prefetch_l1; /* GPU sweeps: nodes ahead to prefetch (0: none), into L1 */
     adi_ghost ghost[8]; /* by mask code: [ADI_SOLID], [ADI_FACE + f]; [ADI_FLUID] unused */
 } adi_params;
 

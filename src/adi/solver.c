@@ -440,33 +440,6 @@ static kedr_status allocate(kedr_adi *s)
     return adi_parts_connect(s);
 }
 
-/* The GPU sweeps' prefetch distance (sweep_impl.h): KEDR_ADI_PREFETCH = N (nodes ahead, 0 none,
- * at most 64), optionally followed by ",l1" (into L1 rather than L2); ADI_PREFETCH_DEFAULT
- * without it. */
-#define ADI_PREFETCH_DEFAULT 8
-static kedr_status prefetch_setting(adi_params *p)
-{
-    p->prefetch = ADI_PREFETCH_DEFAULT;
-    p->prefetch_l1 = 0;
-    const char *e = getenv("KEDR_ADI_PREFETCH");
-    if (!e || !*e)
-        return KEDR_OK;
-    char *end;
-    long n = strtol(e, &end, 10);
-    int l1 = 0;
-    if (end != e && strcmp(end, ",l1") == 0)
-        l1 = 1;
-    else if (end == e || *end)
-        n = -1;
-    if (n < 0 || n > 64)
-        return kedr_fail(KEDR_ERR_INVALID,
-                         "KEDR_ADI_PREFETCH = '%s': expected the nodes to prefetch ahead, 0 to 64, "
-                         "optionally followed by ',l1'", e);
-    p->prefetch = (int)n;
-    p->prefetch_l1 = l1;
-    return KEDR_OK;
-}
-
 kedr_status kedr_adi_create(kedr_ctx *ctx, const kedr_adi_case *c, kedr_adi **out)
 {
     return kedr_adi_create_on(ctx, NULL, c, out);
@@ -508,15 +481,6 @@ kedr_status kedr_adi_create_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_adi_ca
     int64_t st[3] = {c->ny, 1, (int64_t)s->nxl * c->ny};
     adi_params_init(c, s->nxl, sn, &s->p);
     adi_params_init(c, s->nxl, st, &s->pt);
-    if (KEDR_IS_CUDA(ctx)) {
-        kedr_status pr = prefetch_setting(&s->p);
-        if (pr != KEDR_OK) {
-            kedr_adi_destroy(s);
-            return pr;
-        }
-        s->pt.prefetch = s->p.prefetch;
-        s->pt.prefetch_l1 = s->p.prefetch_l1;
-    }
     s->mask_host = malloc(s->gnodes);
     if (!s->mask_host) {
         kedr_adi_destroy(s);

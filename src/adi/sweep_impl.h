@@ -165,44 +165,6 @@ ADI_HD void ADI_FN(node_rows)(const adi_params *p, const ADI_FN(row_consts) *k,
     *hi_code = hi;
 }
 
-/* On the GPU a line's elimination is a chain of dependent steps, each waiting for its node's
- * loads: with p->prefetch = D > 0 the inputs of the node D ahead along the line (its mask, old
- * and coefficient values, and the coefficients of the neighbouring lines of larger stride that
- * Phi reads) are asked into the L2 cache (L1 with p->prefetch_l1) while this node is worked
- * on, and in the back substitution the scratch and output values D nodes back. Prefetches
- * change no value; the cpu ignores them. */
-ADI_HD void ADI_FN(prefetch)(const adi_params *p, const void *addr)
-{
-#ifdef __CUDA_ARCH__
-    if (p->prefetch_l1)
-        asm volatile("prefetch.global.L1 [%0];" ::"l"(addr));
-    else
-        asm volatile("prefetch.global.L2 [%0];" ::"l"(addr));
-#else
-    (void)p;
-    (void)addr;
-#endif
-}
-
-ADI_HD void ADI_FN(prefetch_node)(const adi_params *p, const unsigned char *mask, int d,
-                                  const ADI_FN(arrays) *a, int64_t idx)
-{
-    ADI_FN(prefetch)(p, mask + idx);
-    for (int v = 0; v < 4; v++) {
-        ADI_FN(prefetch)(p, a->old[v] + idx);
-        ADI_FN(prefetch)(p, a->coef[v] + idx);
-    }
-    if (p->dissipation != 0) {
-        /* Phi's neighbours across the line: the other axis of larger stride */
-        int a1 = (d + 1) % 3, a2 = (d + 2) % 3;
-        int64_t s = p->s[a1] > p->s[a2] ? p->s[a1] : p->s[a2];
-        for (int v = 0; v < 3; v++) {
-            ADI_FN(prefetch)(p, a->coef[v] + idx - s);
-            ADI_FN(prefetch)(p, a->coef[v] + idx + s);
-        }
-    }
-}
-
 /* Node m of the line base + m s_d, m = 1 .. n_d - 2 in order (the line's ends lie on the box's
  * faces and are never unknowns): the four fields' rows, eliminated side by side, so that each
  * node's mask and advecting velocity are read once and the four chains of dependent steps
@@ -235,16 +197,8 @@ ADI_HD void ADI_FN(sweep_node)(const adi_params *p, const ADI_FN(row_consts) *k,
         a->out[v][idx] = dp[v];
     if (hi != ADI_FLUID) { /* the segment ends: back substitution */
         REAL x[4] = {dp[0], dp[1], dp[2], dp[3]};
-        const int ahead = p->prefetch;
         for (int q = m - 1; q >= ls->start; q--) {
             int64_t iq = base + q * sd;
-            if (ahead > 0 && q - ahead >= ls->start) {
-                int64_t qa = q - ahead;
-                ADI_FN(prefetch)(p, cp + (2 * qa) * cps);
-                ADI_FN(prefetch)(p, cp + (2 * qa + 1) * cps);
-                for (int v = 0; v < 4; v++)
-                    ADI_FN(prefetch)(p, a->out[v] + base + qa * sd);
-            }
             REAL c1 = cp[(2 * q) * cps], c2 = cp[(2 * q + 1) * cps];
             for (int v = 0; v < 3; v++) {
                 x[v] = a->out[v][iq] - c1 * x[v];
@@ -391,19 +345,8 @@ ADI_HD void ADI_FN(sweep_line)(const adi_params *p, const unsigned char *mask, i
     ADI_FN(row_consts) k;
     ADI_FN(row_consts_init)(p, d, a, &k);
     ADI_FN(line_state) ls = {0, 0, 0, {0, 0, 0, 0}};
-    const int last = p->n[d] - 2, ahead = p->prefetch;
-#ifdef __CUDA_ARCH__
-    for (int m = 1; m <= ahead && m <= last; m++)
-        ADI_FN(prefetch_node)(p, mask, d, a, base + m * k.sd);
-#endif
-    for (int m = 1; m <= last; m++) {
-#ifdef __CUDA_ARCH__
-        if (ahead > 0 && m + ahead <= last)
-            ADI_FN(prefetch_node)(p, mask, d, a, base + (m + ahead) * k.sd);
-#endif
+    for (int m = 1; m < p->n[d] - 1; m++)
         ADI_FN(sweep_node)(p, &k, mask, d, base, m, a, cp, cps, &ls);
-    }
-    (void)ahead;
 }
 
 /* The measures of state g at the fluid node idx (prev: the previous global iterate, or NULL). */
