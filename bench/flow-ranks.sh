@@ -16,8 +16,10 @@
 # milliseconds a step in the exchanges of device data between ranks (halos and gathers) are
 # printed as "ms halo", and under each row rank 0's pressure solve by part (smoothing,
 # residual, transfers, coarse solve, reductions, PCG's operator, the solver's exchanges and
-# their number a step). KEDR_FLOW_PROF=1 changes the times: for the speedups alone run with
-# PROF=0.
+# their number a step). KEDR_FLOW_PROF=1 slows the step (a synchronisation at each exchange
+# and part), so by default each count over ranks runs twice (PROF="0 1"): without it (prof 0:
+# the time a step and the speedup to quote; the way column then says the way asked for) and
+# with it (prof 1: the way taken, ms halo and the parts).
 #
 # Memory: at N = 512 one GPU holds the whole 134 M-cell grid: about 30 GB (fits an 80 GB H100).
 #
@@ -30,8 +32,8 @@
 # SOLVERS (default "pcg+mg mg": PCG with one V-cycle, V-cycles alone; also pcg+ssor,
 # pcg+jacobi, pcg+none), GATHER (default: unset, the solver's default), BODY (1: the sphere,
 # default; 0: an empty box whose pressure comes from the uniform start's projection and the
-# outflow alone), PATHS (default "ipc sync"; also host), PROF (1, default: KEDR_FLOW_PROF=1 over
-# ranks; 0: not), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
+# outflow alone), PATHS (default "ipc sync"; also host), PROF (default "0 1": each count over
+# ranks without and with KEDR_FLOW_PROF=1; "0" or "1" alone), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
 # (scratch folder, default a temporary one). KEDR_FLOW_MG_HALO and KEDR_FLOW_MG_GATHER_PLANES
 # (docs/flow.md "Several ranks"), when set, are passed on to the ranks.
 set -u -o pipefail
@@ -52,14 +54,16 @@ for p in $paths; do
             ;;
     esac
 done
-prof=${PROF:-1}
-case "$prof" in
-    0 | 1) ;;
-    *)
-        echo "flow-ranks.sh: PROF: '$prof': expected 0 or 1" >&2
-        exit 2
-        ;;
-esac
+profs=${PROF:-0 1}
+for p in $profs; do
+    case "$p" in
+        0 | 1) ;;
+        *)
+            echo "flow-ranks.sh: PROF: '$p': expected 0 or 1 (or both)" >&2
+            exit 2
+            ;;
+    esac
+done
 body=${BODY:-1}
 backend=${BACKEND:-cuda}
 mpirun=${MPIRUN:-mpirun}
@@ -133,14 +137,14 @@ CASE
 # solve (I iterations a step)"; over ranks, rank 0's KEDR_FLOW_PROF line: "kedr flow: rank 0: S
 # steps, T s in steps, H s in E halo exchanges and gathers (PATH)".
 cores=$(nproc 2> /dev/null || echo 1)
-run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS
+run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PROF
     local cmd=("$kedr" flow "$2" --backend "$backend")
     local env=()
     [ "$4" != default ] && env=(env KEDR_FLOW_MG_GATHER="$4")
     if [ "$1" -gt 1 ]; then
         local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
         local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_COMM_IPC_EVENTS="$6"
-            -x KEDR_FLOW_PROF="$prof")
+            -x KEDR_FLOW_PROF="$7")
         [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
         # the other settings of multigrid over ranks, passed on when set
         local v
@@ -173,8 +177,8 @@ parts() {
 
 echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps, $backend, $(date -u +%F)"
 command -v nvidia-smi > /dev/null && nvidia-smi -L
-printf '%-12s %-8s %6s %-5s %12s %14s %10s %10s %8s\n' solver gather ranks path "ms a step" \
-    "ms pressure" "it a step" "ms halo" speedup
+printf '%-12s %-8s %6s %-5s %4s %12s %14s %10s %10s %8s\n' solver gather ranks way prof \
+    "ms a step" "ms pressure" "it a step" "ms halo" speedup
 status=0
 for solver in $solvers; do
     gl=default
@@ -189,20 +193,27 @@ for solver in $solvers; do
                 ipc=1 events=1
                 [ "$way" = host ] && ipc=0
                 [ "$way" = sync ] && events=0
-                log="$out/$solver-g$g-r$r-$way.log"
-                res=$(run "$r" "$out/$solver.ini" "$log" "$g" "$ipc" "$events")
-                if [ -z "$res" ]; then
-                    status=1
-                    continue
-                fi
-                read -r ms msp it msh took <<< "$res"
-                [ "$r" = 1 ] && took=-
-                [ -z "$base" ] && [ "$r" = 1 ] && base=$ms
-                speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
-                [ "$took" = ipc ] && [ "$way" = sync ] && took=sync
-                printf '%-12s %-8s %6s %-5s %12s %14s %10s %10s %8s\n' "$solver" "$g" "$r" "$took" \
-                    "$ms" "$msp" "$it" "$msh" "${speed:--}"
-                [ "$r" -gt 1 ] && parts "$log"
+                pl=$profs
+                [ "$r" = 1 ] && pl=0
+                for prof in $pl; do
+                    log="$out/$solver-g$g-r$r-$way-p$prof.log"
+                    res=$(run "$r" "$out/$solver.ini" "$log" "$g" "$ipc" "$events" "$prof")
+                    if [ -z "$res" ]; then
+                        status=1
+                        continue
+                    fi
+                    read -r ms msp it msh took <<< "$res"
+                    # the way a run took (rank 0's, printed with KEDR_FLOW_PROF=1)
+                    [ "$took" = ipc ] && [ "$way" = sync ] && took=sync
+                    [ "$took" = - ] && took=$way
+                    [ "$r" = 1 ] && took=-
+                    [ -z "$base" ] && [ "$r" = 1 ] && base=$ms
+                    speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
+                    printf '%-12s %-8s %6s %-5s %4s %12s %14s %10s %10s %8s\n' "$solver" "$g" "$r" \
+                        "$took" "$([ "$r" = 1 ] && echo - || echo "$prof")" "$ms" "$msp" "$it" \
+                        "$msh" "${speed:--}"
+                    [ "$r" -gt 1 ] && [ "$prof" = 1 ] && parts "$log"
+                done
             done
         done
     done
