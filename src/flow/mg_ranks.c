@@ -34,8 +34,9 @@
 /* The default whole-level cell count at or below which a level is gathered: on the cpu, 32^3
  * (below it a slab's sweeps are too short to pay for their exchanges); on GPUs, 64^3: a
  * kernel over fewer than about 10^5 cells of a slab costs its launch, not its cells, so a split
- * 64^3 level takes about as long per kernel as the whole level on one GPU, plus its ten
- * exchanges a V-cycle, which gathering it (one gather of 2 MB) saves. */
+ * 64^3 level takes about as long per kernel as the whole level on one GPU, plus its seven
+ * exchanges a V-cycle, which gathering it (one gather of 2 MB) saves. Not yet measured:
+ * bench/flow-ranks.sh GATHER="..." compares. */
 #define FLOW_MG_GATHER_CPU 32768
 #define FLOW_MG_GATHER_GPU 262144
 /* The default least number of planes a rank keeps of a split level (2: the transfers read two
