@@ -434,10 +434,14 @@ static void print_progress(const kedr_dsmc_case *c, const kedr_dsmc_stats *st, d
     char eta[32];
     cli_format_seconds((now - run0) / (double)(st->step - first) * (double)(c->steps - st->step),
                    eta, sizeof eta);
-    printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  mcs/mfp %.3g  "
+    char react[64] = ""; /* a reacting gas: its reactions too */
+    if (c->nreactions)
+        snprintf(react, sizeof react, "reactions/step %llu%s  ",
+                 (unsigned long long)st->reactions, st->reactions_lost ? " (some lost)" : "");
+    printf("step %lld  t %.4e s  particles %zu  collisions/step %llu  %smcs/mfp %.3g  "
            "%.3g particle-steps/s  ETA %s\n",
            (long long)st->step, st->time, st->particles, (unsigned long long)st->collisions,
-           st->mcs_mfp, rate, eta);
+           react, st->mcs_mfp, rate, eta);
     fflush(stdout);
     *t_last = now;
     *psteps = 0;

@@ -26,6 +26,7 @@ extern "C" {
 #define KEDR_DSMC_MAX_SEGMENTS 32
 #define KEDR_DSMC_MAX_BODIES 4
 #define KEDR_DSMC_MAX_SUBCELLS 16 /* along each axis of a cell */
+#define KEDR_DSMC_MAX_REACTIONS 24
 
 typedef struct {
     char name[32];
@@ -170,10 +171,27 @@ typedef enum {
     KEDR_DSMC_STAT_T_SAMPLING,
     KEDR_DSMC_STAT_WALL,
     KEDR_DSMC_STAT_T_VIB, /* "T_vib": the vibrational temperature of the molecules now */
+    KEDR_DSMC_STAT_REACTIONS, /* "reactions": the reactions of the last step */
     KEDR_DSMC_NSTATS
 } kedr_dsmc_stat;
 /* A column's name in stats_columns and in the file's header ("step", "t_move", ...). */
 const char *kedr_dsmc_stat_name(kedr_dsmc_stat s);
+
+/* A gas-phase reaction of the total collision energy (TCE) model (docs/dsmc.md, "Chemistry"):
+ * reactants[0] + reactants[1] -> products, species given as indices into the case's species.
+ * Exchange (nproducts 2): products[0] takes the place of reactants[0], products[1] of
+ * reactants[1]. Dissociation (nproducts 3): reactants[0] breaks into products[0] and
+ * products[1]; the third body reactants[1] comes out unchanged as products[2]. The rate
+ * coefficient k(T) = a T^eta exp(-ea / k T) counts reactions per unit volume and time as
+ * k n0 n1 for unlike reactants and k n0^2 for like ones. */
+typedef struct {
+    char name[48];       /* the reaction file's section */
+    int nproducts;       /* 2: exchange, 3: dissociation */
+    int reactants[2], products[3];
+    double a;            /* m^3/s (K^-eta) */
+    double eta;
+    double ea;           /* activation energy, J */
+} kedr_dsmc_reaction;
 
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
@@ -258,6 +276,12 @@ typedef struct {
     double balance_tolerance;        /* [run] balance_tolerance */
     int dt_auto;                     /* [run] dt = auto: dt was chosen by kedr_dsmc_auto_dt */
     kedr_dsmc_downstream downstream; /* [downstream] (mode NONE: every inflow is freestream) */
+    /* [species] reactions: the gas-phase reactions (0: the gas does not react) and each
+     * species' energy of formation at 0 K, J (its heat of formation per molecule; only
+     * differences between reactants and products matter). */
+    int nreactions;
+    kedr_dsmc_reaction reaction[KEDR_DSMC_MAX_REACTIONS];
+    double formation[KEDR_DSMC_MAX_SPECIES];
 } kedr_dsmc_case;
 
 /* Reads a case file (and the species file it names, relative to the case file). Every error is
@@ -298,6 +322,11 @@ typedef struct {
 kedr_status kedr_dsmc_estimate(const kedr_dsmc_case *c, kedr_dsmc_work *w);
 /* Reads one species or mixture from a species file into c (species, fractions, nspecies). */
 kedr_status kedr_dsmc_species_load(const char *path, const char *gas, kedr_dsmc_case *c);
+/* Reads a reaction file (docs/dsmc.md, "Chemistry") for the species already in c: its
+ * [formation] energies and one section per reaction into c->reaction, c->nreactions. Every
+ * error is KEDR_ERR_PARSE (or KEDR_ERR_IO) naming the file, line, section and key: an unknown
+ * species, atoms that do not balance, a value out of range. */
+kedr_status kedr_dsmc_reactions_load(const char *path, kedr_dsmc_case *c);
 
 typedef struct kedr_dsmc kedr_dsmc;
 
@@ -354,6 +383,11 @@ typedef struct {
      * temperature at which a harmonic oscillator of their mean quantum holds their mean
      * vibrational energy) and that energy over the vibrating molecules, J; 0 otherwise. */
     double temperature_vib, vib_energy;
+    /* A reacting gas: the reactions of the last step, in all and per reaction of the case
+     * (reaction[r]), and the dissociations not made in the last step for want of room for
+     * their new atoms (docs/dsmc.md; the next step makes more room); 0 otherwise. */
+    uint64_t reactions, reactions_lost;
+    uint64_t reaction[KEDR_DSMC_MAX_REACTIONS];
 } kedr_dsmc_stats;
 
 kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *stats);

@@ -4,6 +4,7 @@
 #include "kedr/ini.h"
 #include "kedr/rng.h"
 
+#include "chem.h"
 #include "geometry.h"
 
 #include <float.h>
@@ -345,6 +346,7 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
                              "Z_vib_C1 in (0, 1e9] and Z_vib_C2 in [0, 1e4]",
                              fn, i, s->name, s->theta_v, s->z_vib, s->zv_c1, s->zv_c2);
     }
+    KEDR_TRY(dsmc_check_reactions(c, fn));
     if (!(c->number_density >= 0) || !(c->temperature > 0))
         return kedr_fail(KEDR_ERR_INVALID, "%s: freestream n = %g, T = %g: expected n >= 0, T > 0",
                          fn, c->number_density, c->temperature);
@@ -810,18 +812,27 @@ static kedr_status case_name(const kedr_ini *ini, kedr_dsmc_case *c)
     return KEDR_OK;
 }
 
-/* [species] gas from [species] file, a path relative to the case file's directory. */
-static kedr_status read_gas(kedr_ini *ini, const char *file, const char *gas, kedr_dsmc_case *c)
+/* A path relative to the case file's directory (absolute paths as they are), malloc'ed. */
+static char *relative_path(const kedr_ini *ini, const char *file)
 {
     const char *name = kedr_ini_name(ini), *slash = strrchr(name, '/');
     size_t dir = file[0] == '/' ? 0 : !slash ? 1 : slash == name ? 1 : (size_t)(slash - name);
     char *path = malloc(dir + strlen(file) + 2);
     if (!path)
-        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", name);
+        return NULL;
     if (file[0] == '/')
         strcpy(path, file);
     else
         sprintf(path, "%.*s/%s", (int)dir, slash ? name : ".", file);
+    return path;
+}
+
+/* [species] gas from [species] file, a path relative to the case file's directory. */
+static kedr_status read_gas(kedr_ini *ini, const char *file, const char *gas, kedr_dsmc_case *c)
+{
+    char *path = relative_path(ini, file);
+    if (!path)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", kedr_ini_name(ini));
     kedr_status s = kedr_dsmc_species_load(path, gas, c);
     free(path);
     if (s != KEDR_OK) {
@@ -957,6 +968,22 @@ static kedr_status read_gas_model(kedr_ini *ini, kedr_dsmc_case *c)
     for (int k = 0; k < c->nspecies && !vibration; k++)
         c->species[k].theta_v = c->species[k].z_vib = c->species[k].zv_c1 =
             c->species[k].zv_c2 = 0;
+    /* [species] reactions: a reaction file for the gas (docs/dsmc.md, "Chemistry") */
+    const char *reactions = NULL;
+    KEDR_TRY(kedr_ini_string(ini, "species", "reactions", 0, &reactions));
+    c->nreactions = 0;
+    if (reactions) {
+        char *path = relative_path(ini, reactions);
+        if (!path)
+            return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", kedr_ini_name(ini));
+        kedr_status s = kedr_dsmc_reactions_load(path, c);
+        free(path);
+        if (s != KEDR_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", kedr_last_error());
+            return kedr_ini_fail(ini, "species", "reactions", "%s", msg);
+        }
+    }
     return KEDR_OK;
 }
 

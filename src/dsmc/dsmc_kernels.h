@@ -21,6 +21,7 @@
 #endif
 
 #define DSMC_MAXS KEDR_DSMC_MAX_SPECIES
+#define DSMC_MAXR KEDR_DSMC_MAX_REACTIONS
 #define DSMC_DROP KEDR_KEY_DROP
 /* Wall and body events followed in one move before a particle is left where it is. */
 #define DSMC_MAX_EVENTS 16
@@ -60,6 +61,20 @@ typedef struct {
     double o[3], h[3], inv[3];
     uint64_t hash; /* FNV-1a of tri: a checkpoint's case hash covers every vertex */
 } dsmc_mesh;
+
+/* Chemistry (the total collision energy model, docs/dsmc.md): nreact reactions (0: the gas
+ * does not react); pair_reacts[pair] is 1 when species pair (either order) has one. Reaction r:
+ * reactant re_a[r] (the one that breaks, or exchanges into re_p[r][0]) meets re_b[r] (exchange:
+ * becomes re_p[r][1]; dissociation: the third body, re_p[r][2]); dissociation (re_diss) makes a
+ * new molecule of re_p[r][1]. Its probability in a collision of energy E_c > re_ea is
+ * exp(re_lc) (E_c - re_ea)^re_x / E_c^re_y (dsmc_react_prob); re_de is the products' energy of
+ * formation less the reactants'. */
+typedef struct {
+    int nreact;
+    uint8_t pair_reacts[DSMC_MAXS * DSMC_MAXS];
+    uint8_t re_a[DSMC_MAXR], re_b[DSMC_MAXR], re_p[DSMC_MAXR][3], re_diss[DSMC_MAXR];
+    double re_ea[DSMC_MAXR], re_de[DSMC_MAXR], re_lc[DSMC_MAXR], re_x[DSMC_MAXR], re_y[DSMC_MAXR];
+} dsmc_reactions;
 
 /* Everything the per-particle and per-cell code reads; passed by value to CUDA kernels (sim.cu
  * checks its size against the kernel-parameter limit). */
@@ -150,6 +165,9 @@ typedef struct {
     double gas_tv[2]; /* the states' vibrational temperatures */
     uint8_t side_state[6];
     int fill_axis, fill_from, fill_to;
+    /* Last, so that a checkpoint's hash of the parameters of a gas that does not react covers
+     * what it covered before chemistry (checkpoint.c: case_hash). */
+    dsmc_reactions rx;
 } dsmc_params;
 
 /* Collision separations over the mean free path are summed in fixed point (units of 2^-24):
@@ -554,14 +572,11 @@ DSMC_HD double dsmc_zvib(const dsmc_params *p, int k, double tc)
  * uniformly from 0 .. floor(E_c / k theta) and accepted with (1 - i k theta / E_c)^(b - 1),
  * b = 5/2 - omega, which samples P(i) proportional to (E_c - i k theta)^(b - 1), the share of
  * the translational mode's states that leave it the rest. Returns the new et = E_c - i k theta,
- * exact to the rounding of one subtraction. */
-DSMC_HD double dsmc_vib_one(const dsmc_params *p, int k, double b, double tc, double et,
-                            uint8_t *v, dsmc_rng *r)
+ * exact to the rounding of one subtraction. dsmc_vib_level is the draw of the level alone, for
+ * collision energy ec. */
+DSMC_HD int dsmc_vib_level(const dsmc_params *p, int k, double b, double ec, dsmc_rng *r)
 {
-    double th = p->theta_v[k];
-    if (th == 0 || dsmc_u01(r) * dsmc_zvib(p, k, tc) >= 1.0)
-        return et;
-    double q = KEDR_BOLTZMANN * th, ec = et + (double)*v * q, top = floor(ec / q);
+    double q = KEDR_BOLTZMANN * p->theta_v[k], top = floor(ec / q);
     int imax = top < DSMC_VIB_MAX ? (int)top : DSMC_VIB_MAX, i = 0;
     while (imax > 0) {
         i = (int)(dsmc_u01(r) * (imax + 1));
@@ -571,6 +586,16 @@ DSMC_HD double dsmc_vib_one(const dsmc_params *p, int k, double b, double tc, do
     }
     while (i > 0 && (double)i * q > ec) /* floor(ec / q) rounded up */
         i--;
+    return i;
+}
+DSMC_HD double dsmc_vib_one(const dsmc_params *p, int k, double b, double tc, double et,
+                            uint8_t *v, dsmc_rng *r)
+{
+    double th = p->theta_v[k];
+    if (th == 0 || dsmc_u01(r) * dsmc_zvib(p, k, tc) >= 1.0)
+        return et;
+    double q = KEDR_BOLTZMANN * th, ec = et + (double)*v * q;
+    int i = dsmc_vib_level(p, k, b, ec, r);
     *v = (uint8_t)i;
     return ec - (double)i * q;
 }
@@ -1618,20 +1643,201 @@ DSMC_HD dsmc_defl dsmc_deflection(double ia, double u, double v)
     return d;
 }
 
-/* An accepted candidate collides: first it exchanges internal energy (serial
- * Larsen-Borgnakke: for one molecule, then the other, the vibrational exchange dsmc_vib_one
- * where the gas vibrates (vib non-NULL), then the rotational dsmc_lb_one), then it scatters
- * (dsmc_deflection, from the next two uniforms of r, or from pre when the caller drew them
- * already: the cpu computes a batch of deflections in vector code when no molecule rotates),
- * with the relative speed rescaled to the translational energy left. Momentum and total
- * energy are conserved. Adds the pair's separation to *sep. */
-DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
-                               const dsmc_defl *pre, const double *x, const double *y,
-                               const double *z, double *vx, double *vy, double *vz, float *erot,
-                               uint8_t *vib, uint32_t *last, double *sep)
+/* ---- chemistry ---------------------------------------------------------------------------- */
+
+/* What the collisions of a reacting gas write besides the pair (NULL for a gas that does not
+ * react): the particle arrays, into whose slots base .. base + room - 1 dissociations put their
+ * new molecules (claimed with *slots, which counts past room when the room runs out); parent[k]
+ * the molecule whose dissociation made slot base + k (sim.c puts the new molecules in the order
+ * of their parents after the collisions, so that a run does not depend on the order in which
+ * threads claimed slots); counts[r] the reactions r made, counts[DSMC_MAXR] the dissociations
+ * not made for want of room. */
+typedef struct {
+    double *x, *y, *z, *vx, *vy, *vz;
+    float *erot;
+    uint8_t *sp, *vib;
+    uint32_t *parent;
+    uint64_t *slots, *counts;
+    uint64_t base, room;
+} dsmc_chem;
+
+DSMC_HD uint64_t dsmc_atomic_add(uint64_t *a, uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+    return (uint64_t)atomicAdd((unsigned long long *)a, (unsigned long long)v);
+#else
+    return __atomic_fetch_add(a, v, __ATOMIC_RELAXED);
+#endif
+}
+
+/* The probability that a collision of reaction r's reactants with collision energy ec (their
+ * relative translational energy plus their rotational energies, J) makes reaction r: the total
+ * collision energy model (Bird 1994 section 6.6, eq. 6.10 in its form for VHS molecules), zero
+ * up to the activation energy E_a, then C (E_c - E_a)^x / E_c^y with x = eta + zeta/2 + 1/2,
+ * y = zeta/2 + 3/2 - omega (zeta the pair's rotational degrees of freedom) and C such that a
+ * gas in equilibrium at any T reacts at the Arrhenius rate a T^eta exp(-E_a / kT)
+ * (chem.c: dsmc_chem_params). At most 1. */
+DSMC_HD double dsmc_react_prob(const dsmc_params *p, int r, double ec)
+{
+    double d = ec - p->rx.re_ea[r];
+    if (!(d > 0))
+        return 0;
+    double pr = exp(p->rx.re_lc[r] + p->rx.re_x[r] * log(d) - p->rx.re_y[r] * log(ec));
+    return pr < 1 ? pr : 1;
+}
+
+/* A relative velocity of magnitude g in a random direction (two uniforms of r). */
+DSMC_HD void dsmc_iso(dsmc_rng *r, double g, double h[3])
+{
+    double c = 2.0 * dsmc_u01(r) - 1.0, s2 = 1.0 - c * c, s = s2 > 0 ? sqrt(s2) : 0.0, sn, cs;
+    dsmc_sincos_2pi(dsmc_u01(r), &sn, &cs);
+    h[0] = g * c;
+    h[1] = g * s * cs;
+    h[2] = g * s * sn;
+}
+
+/* The internal energy of a product molecule of species s from the pool e (J), by
+ * Larsen-Borgnakke with every mode exchanging: a vibrational level (dsmc_vib_level, where the
+ * gas vibrates), then the rotational energy. Returns the pool left. */
+DSMC_HD double dsmc_product_internal(const dsmc_params *p, int s, double b, double e,
+                                     float *erot, uint8_t *vib, dsmc_rng *r)
+{
+    *erot = 0.0f;
+    *vib = 0;
+    if (p->theta_v[s] > 0 && e > 0) {
+        int v = dsmc_vib_level(p, s, b, e, r);
+        *vib = (uint8_t)v;
+        e -= (double)v * KEDR_BOLTZMANN * p->theta_v[s];
+    }
+    if (p->rot_dof[s] && e > 0) {
+        float f = (float)(e * dsmc_lb_fraction(p->rot_dof[s], b, r));
+        if ((double)f > e)
+            f = nextafterf(f, 0.0f);
+        *erot = f;
+        e -= (double)f;
+    }
+    return e;
+}
+
+/* An accepted candidate k of a reacting gas: one uniform of r chooses among the reactions of
+ * its pair (each with dsmc_react_prob, taken in the order of the reaction file; none when the
+ * uniform exceeds their sum). A reaction replaces the collision: the energy of the pair (its
+ * kinetic energy in the centre-of-mass frame, rotational and vibrational energies) less the
+ * energy of formation the products gain, with the change of the centre of mass's kinetic
+ * energy when the products' masses differ from the reactants' by rounding or data, is
+ * redistributed: each product's internal modes by dsmc_product_internal, the rest as relative
+ * translation in random directions (a dissociation splits it between the fragments and the
+ * third body with the Larsen-Borgnakke fraction of three degrees of freedom), the centre of
+ * mass moving with the pair's momentum. Energy and momentum are conserved to rounding.
+ * Returns 1 when the pair reacted. */
+DSMC_HD int dsmc_react(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r, const dsmc_chem *ch,
+                       double *vx, double *vy, double *vz, float *erot, uint8_t *vib)
+{
+    const uint32_t i = k->i, j = k->j;
+    const double m1 = p->mass[k->si], m2 = p->mass[k->sj], mt = m1 + m2, mr = m1 * m2 / mt;
+    double ec = 0.5 * mr * k->g2 + (erot ? (double)erot[i] + (double)erot[j] : 0.0);
+    double u = dsmc_u01(r), sum = 0;
+    int q = -1, fwd = 1;
+    for (int t = 0; t < p->rx.nreact; t++) {
+        int f = p->rx.re_a[t] == k->si && p->rx.re_b[t] == k->sj;
+        if (!f && !(p->rx.re_a[t] == k->sj && p->rx.re_b[t] == k->si))
+            continue;
+        sum += dsmc_react_prob(p, t, ec);
+        if (u < sum) {
+            q = t;
+            fwd = f;
+            break;
+        }
+    }
+    if (q < 0)
+        return 0;
+    const uint32_t a = fwd ? i : j, bm = fwd ? j : i; /* the reactant that breaks, the other */
+    const int diss = p->rx.re_diss[q], s0 = p->rx.re_p[q][0], s1 = p->rx.re_p[q][1], s2 = p->rx.re_p[q][2];
+    const int sa = p->rx.re_a[q], sb = p->rx.re_b[q];
+    const double ma = p->mass[s0], mn = diss ? p->mass[s1] : 0.0, mb = p->mass[diss ? s2 : s1];
+    const double mp = ma + mn + mb;
+    double px = m1 * vx[i] + m2 * vx[j], py = m1 * vy[i] + m2 * vy[j], pz = m1 * vz[i] + m2 * vz[j];
+    double p2 = px * px + py * py + pz * pz;
+    double ev = vib ? dsmc_evib(p, k->si, vib[i]) + dsmc_evib(p, k->sj, vib[j]) : 0.0;
+    double e = ec + ev - p->rx.re_de[q] + 0.5 * p2 * (1.0 / mt - 1.0 / mp);
+    if (!(e > 0))
+        return 0; /* only where the masses do not balance: no energy for the products */
+    uint64_t slot = 0;
+    if (diss) {
+        slot = dsmc_atomic_add(ch->slots, 1);
+        if (slot >= ch->room) {
+            dsmc_atomic_add(&ch->counts[DSMC_MAXR], 1);
+            return 0;
+        }
+    }
+    (void)sa;
+    (void)sb;
+    const double b = 2.0 + 0.5 * p->sigma_e[k->pair];
+    float ra = 0.0f, rb = 0.0f, rn = 0.0f;
+    uint8_t va = 0, vb = 0, vn = 0;
+    e = dsmc_product_internal(p, s0, b, e, &ra, &va, r);
+    if (diss)
+        e = dsmc_product_internal(p, s1, b, e, &rn, &vn, r);
+    e = dsmc_product_internal(p, diss ? s2 : s1, b, e, &rb, &vb, r);
+    if (e < 0)
+        e = 0;
+    const double cx = px / mp, cy = py / mp, cz = pz / mp;
+    double h[3], w[3] = {0, 0, 0};
+    double e1 = e, e2 = 0;
+    if (diss) {
+        e2 = e * dsmc_lb_fraction(3, b, r); /* the fragments' relative translation */
+        e1 = e - e2;
+    }
+    const double mf = ma + mn; /* the fragments (or the first product) as one body */
+    dsmc_iso(r, sqrt(2.0 * e1 * mp / (mf * mb)), h);
+    if (diss)
+        dsmc_iso(r, sqrt(2.0 * e2 * mf / (ma * mn)), w);
+    double fx = cx + mb / mp * h[0], fy = cy + mb / mp * h[1], fz = cz + mb / mp * h[2];
+    vx[bm] = cx - mf / mp * h[0];
+    vy[bm] = cy - mf / mp * h[1];
+    vz[bm] = cz - mf / mp * h[2];
+    vx[a] = fx + mn / mf * w[0];
+    vy[a] = fy + mn / mf * w[1];
+    vz[a] = fz + mn / mf * w[2];
+    ch->sp[a] = (uint8_t)s0;
+    ch->sp[bm] = (uint8_t)(diss ? s2 : s1);
+    if (erot) {
+        erot[a] = ra;
+        erot[bm] = rb;
+    }
+    if (vib) {
+        vib[a] = va;
+        vib[bm] = vb;
+    }
+    if (diss) {
+        uint64_t nslot = ch->base + slot;
+        ch->x[nslot] = ch->x[a];
+        ch->y[nslot] = ch->y[a];
+        if (ch->z)
+            ch->z[nslot] = ch->z[a];
+        ch->vx[nslot] = fx - ma / mf * w[0];
+        ch->vy[nslot] = fy - ma / mf * w[1];
+        ch->vz[nslot] = fz - ma / mf * w[2];
+        ch->sp[nslot] = (uint8_t)s1;
+        if (ch->erot)
+            ch->erot[nslot] = rn;
+        if (ch->vib)
+            ch->vib[nslot] = vn;
+        ch->parent[slot] = a;
+    }
+    dsmc_atomic_add(&ch->counts[q], 1);
+    return 1;
+}
+
+/* The collision of candidate k without reaction: internal exchange and scattering (see
+ * dsmc_cand_collide). */
+DSMC_HD void dsmc_scatter(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
+                          const dsmc_defl *pre, double *vx, double *vy, double *vz, float *erot,
+                          uint8_t *vib)
 {
     const uint32_t i = k->i, j = k->j;
     const double gx = k->gx, gy = k->gy, gz = k->gz, g = k->g;
+
     double m1 = p->mass[k->si], m2 = p->mass[k->sj], mt = m1 + m2;
     double cx = (m1 * vx[i] + m2 * vx[j]) / mt;
     double cy = (m1 * vy[i] + m2 * vy[j]) / mt;
@@ -1682,6 +1888,24 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
     vx[j] = cx - m1 / mt * hx;
     vy[j] = cy - m1 / mt * hy;
     vz[j] = cz - m1 / mt * hz;
+}
+
+/* An accepted candidate collides: first it exchanges internal energy (serial
+ * Larsen-Borgnakke: for one molecule, then the other, the vibrational exchange dsmc_vib_one
+ * where the gas vibrates (vib non-NULL), then the rotational dsmc_lb_one), then it scatters
+ * (dsmc_deflection, from the next two uniforms of r, or from pre when the caller drew them
+ * already: the cpu computes a batch of deflections in vector code when no molecule rotates),
+ * with the relative speed rescaled to the translational energy left (dsmc_scatter). In a
+ * reacting gas (ch non-NULL) a pair that has reactions may react instead (dsmc_react).
+ * Momentum and total energy are conserved. Adds the pair's separation to *sep. */
+DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
+                               const dsmc_defl *pre, const double *x, const double *y,
+                               const double *z, double *vx, double *vy, double *vz, float *erot,
+                               uint8_t *vib, uint32_t *last, double *sep, const dsmc_chem *ch)
+{
+    const uint32_t i = k->i, j = k->j;
+    if (!(ch && p->rx.pair_reacts[k->pair] && dsmc_react(p, k, r, ch, vx, vy, vz, erot, vib)))
+        dsmc_scatter(p, k, r, pre, vx, vy, vz, erot, vib);
     double dx = x[i] - x[j], dy = y[i] - y[j];
     if (z) {
         double dz = z[i] - z[j];
@@ -1706,7 +1930,8 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
                           uint32_t n, double *sgmax, kedr_u32x4 w, const double *x,
                           const double *y, const double *z, double *vx, double *vy, double *vz,
                           float *erot, uint8_t *vib, const uint8_t *sp, uint32_t *last,
-                          double *sep, const dsmc_sg_bounds *sgb, const dsmc_defl *pre)
+                          double *sep, const dsmc_sg_bounds *sgb, const dsmc_defl *pre,
+                          const dsmc_chem *ch)
 {
     uint32_t i, j;
     dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
@@ -1721,7 +1946,7 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
     }
     if (!verdict)
         return 0;
-    dsmc_cand_collide(p, &c, &r, pre, x, y, z, vx, vy, vz, erot, vib, last, sep);
+    dsmc_cand_collide(p, &c, &r, pre, x, y, z, vx, vy, vz, erot, vib, last, sep, ch);
     return 1;
 }
 
@@ -1837,7 +2062,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
                                    double *vy, double *vz, float *erot, uint8_t *vib,
                                    const uint8_t *sp, uint32_t *last, float *sgmax_cell,
                                    uint32_t *cand,
-                                   double *sep_mfp, const dsmc_sg_bounds *sgb)
+                                   double *sep_mfp, const dsmc_sg_bounds *sgb,
+                                   const dsmc_chem *ch)
 {
     *cand = 0;
     *sep_mfp = 0;
@@ -1860,7 +2086,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         while (clock < p->dt && m < DSMC_MAX_CANDIDATES) {
             kedr_u32x4 next = dsmc_draw4(&pick);
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, m), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL);
+                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL, ch);
             w = next;
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
@@ -1873,7 +2099,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, c), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL);
+                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL, ch);
             w = next;
         }
     }

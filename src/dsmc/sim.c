@@ -1,6 +1,7 @@
 /* The DSMC simulator: state, the step driver, and the cpu back end (OpenMP loops over the
  * inline physics of dsmc_kernels.h). The cuda back end (sim.cu) runs the same physics in
  * kernels; this file dispatches to it. */
+#include "chem.h"
 #include "sim.h"
 #include "exchange.h"
 
@@ -476,7 +477,7 @@ static uint64_t sep_over_mfp(const dsmc_params *p, uint32_t nc, const uint32_t *
 static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, size_t c1,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                               uint32_t *last, float *sgmax_cell, const dsmc_sg_bounds *sgb,
-                              collide_sums *sum)
+                              const dsmc_chem *ch, collide_sums *sum)
 {
     uint32_t cell[DSMC_CELL_BLOCK], gcell[DSMC_CELL_BLOCK], m[DSMC_CELL_BLOCK];
     uint32_t ncoll[DSMC_CELL_BLOCK], nc = 0;
@@ -540,7 +541,7 @@ static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, 
                                         DSMC_P_SCATTER, drawn[DSMC_CAND_BATCH + t]);
             ncoll[j] += dsmc_try_pair(p, r, starts[c], counts[c], &sgmax[j], drawn[t], a.x, a.y,
                                       a.z, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, &sep[j],
-                                      sgb, pre ? &defl[t] : NULL);
+                                      sgb, pre ? &defl[t] : NULL, ch);
         }
     }
     for (uint32_t j = 0; j < nc; j++) {
@@ -560,7 +561,8 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, si
                         const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                         const dsmc_particles *from,
                         size_t n, uint32_t *perm, float *sgmax, const dsmc_sg_bounds *sgb,
-                        int plain, uint64_t *ncoll, uint64_t *ncand, double *nsep)
+                        int plain, const dsmc_chem *ch, uint64_t *ncoll, uint64_t *ncand,
+                        double *nsep)
 {
     uint64_t coll = 0, cand = 0, sep = 0;
     size_t nblocks = (ncells + DSMC_CELL_BLOCK - 1) / DSMC_CELL_BLOCK;
@@ -577,14 +579,14 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, si
                          a);
         collide_sums s = {0, 0, 0};
         if (p->scheme == KEDR_DSMC_NTC && !plain) {
-            collide_ntc_block(p, cm, c0, c1, starts, counts, a, perm, sgmax, sgb, &s);
+            collide_ntc_block(p, cm, c0, c1, starts, counts, a, perm, sgmax, sgb, ch, &s);
         } else {
             for (size_t c = c0; c < c1; c++) {
                 uint32_t m = 0;
                 double sc = 0;
                 s.coll += dsmc_collide_cell(p, dsmc_cell_global(cm, (uint32_t)c), starts[c],
                                             counts[c], a.x, a.y, a.z, a.vx, a.vy, a.vz, a.erot,
-                                            a.vib, a.sp, perm, sgmax, &m, &sc, sgb);
+                                            a.vib, a.sp, perm, sgmax, &m, &sc, sgb, ch);
                 s.cand += m;
                 s.sep += dsmc_sep_fixed(sc);
             }
@@ -705,6 +707,7 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->acc);
     kedr_free(ctx, sim->offsets);
     kedr_free(ctx, sim->counters);
+    kedr_free(ctx, sim->chem_counts);
     free(sim->host_offsets);
     free(sim->sgb);
     dsmc_exchange_release(sim);
@@ -1086,6 +1089,7 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
     p->partner = c->partner;
     p->subcells = c->subcells > 0 ? c->subcells : 2;
     pair_constants(c, p);
+    dsmc_chem_params(c, p);
     p->dt = c->dt;
     p->weight = c->weight;
     p->seed = c->seed;
@@ -1151,6 +1155,8 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
     if (s == KEDR_OK)
         s = kedr_alloc(ctx, (void **)&sim->counters,
                        (4 + (p->vib ? 2 * DSMC_MAXS : 0)) * sizeof(uint64_t));
+    if (s == KEDR_OK && p->rx.nreact)
+        s = kedr_alloc(ctx, (void **)&sim->chem_counts, (DSMC_MAXR + 2) * sizeof(uint64_t));
     if (s == KEDR_OK && !KEDR_IS_CUDA(ctx) && !(sim->sgb = sg_bounds(p)))
         s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     if (s == KEDR_OK) {
@@ -1347,31 +1353,112 @@ static kedr_status run_index(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+static int dsmc_cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The new molecules of the step's dissociations, slots n .. n + made - 1 in the order their
+ * threads claimed them, put in the order of their parents (the molecules that broke: in air
+ * each at most once a step, as its first fragment is an atom; a molecule that broke twice did so
+ * in one cell, whose collisions claim in their own order): a run then does not depend on the
+ * order of the threads, or on their count. */
+static kedr_status order_new(kedr_dsmc *sim, size_t made)
+{
+    if (made < 2)
+        return KEDR_OK;
+    kedr_status s = KEDR_OK;
+    uint32_t *key = malloc(made * sizeof *key);
+    uint64_t *order = malloc(made * sizeof *order);
+    void *tmp = malloc(made * 8), *out = malloc(made * 8);
+    if (!key || !order || !tmp || !out)
+        s = kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_step: out of host memory for %zu new molecules",
+                      made);
+    if (s == KEDR_OK)
+        s = kedr_download(sim->ctx, key, sim->perm + sim->n, made * sizeof *key);
+    if (s == KEDR_OK) {
+        for (size_t k = 0; k < made; k++)
+            order[k] = (uint64_t)key[k] << 32 | k; /* parents are below 2^32 */
+        qsort(order, made, sizeof *order, dsmc_cmp_u64);
+    }
+    dsmc_field f[DSMC_MAX_FIELDS];
+    int nf = dsmc_particle_fields(&sim->a, &sim->p, f);
+    for (int q = 0; q < nf && s == KEDR_OK; q++) {
+        size_t e = f[q].elem;
+        char *at = (char *)*f[q].ptr + sim->n * e;
+        s = kedr_download(sim->ctx, tmp, at, made * e);
+        for (size_t k = 0; k < made && s == KEDR_OK; k++)
+            memcpy((char *)out + k * e, (char *)tmp + (order[k] & 0xffffffffu) * e, e);
+        if (s == KEDR_OK)
+            s = kedr_upload(sim->ctx, at, out, made * e);
+    }
+    free(key);
+    free(order);
+    free(tmp);
+    free(out);
+    return s;
+}
+
 /* The sort permutation is free between the gathers and the next indexing: collisions use it as
- * the scratch of dsmc_collide_cell (each molecule's last partner). */
+ * the scratch of dsmc_collide_cell (each molecule's last partner), and a reacting gas the part
+ * past the particles as the new molecules' parents (dsmc_chem). */
 static kedr_status run_collide(kedr_dsmc *sim)
 {
+    int react = sim->p.rx.nreact > 0;
+    dsmc_chem ch;
+    memset(&ch, 0, sizeof ch);
+    int pending = sim->gather_pending;
+    if (react) {
+        /* the set the collisions write (the cpu collides in back, then swaps the sets) */
+        dsmc_particles t = !KEDR_IS_CUDA(sim->ctx) && pending ? sim->back : sim->a;
+        ch.x = t.x;
+        ch.y = t.y;
+        ch.z = t.z;
+        ch.vx = t.vx;
+        ch.vy = t.vy;
+        ch.vz = t.vz;
+        ch.erot = t.erot;
+        ch.sp = t.sp;
+        ch.vib = t.vib;
+        ch.parent = sim->perm + sim->n;
+        ch.counts = sim->chem_counts;
+        ch.slots = sim->chem_counts + DSMC_MAXR + 1;
+        ch.base = sim->n;
+        ch.room = sim->cap - sim->n;
+        KEDR_TRY(kedr_memset(sim->ctx, sim->chem_counts, 0, (DSMC_MAXR + 2) * sizeof(uint64_t)));
+    }
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx)) {
         uint64_t h[3];
         KEDR_TRY(kedr_memset(sim->ctx, sim->counters, 0, 4 * sizeof h[0])); /* [3]: scratch */
         KEDR_TRY(dsmc_collide_cuda(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->starts,
                                    sim->counts, sim->a, sim->perm, sim->sgmax, sim->counters,
-                                   sim->crowded_min));
+                                   sim->crowded_min, react ? &ch : NULL));
         KEDR_TRY(kedr_download(sim->ctx, h, sim->counters, sizeof h));
         sim->collisions = h[0];
         sim->candidates = h[1];
         sim->sep_mfp = (double)h[2] / DSMC_SEP_UNIT;
-        return KEDR_OK;
-    }
+    } else
 #endif
-    int pending = sim->gather_pending;
-    collide_cpu(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->starts, sim->counts,
-                pending ? sim->back : sim->a, pending ? &sim->a : NULL, sim->n, sim->perm,
-                sim->sgmax, sim->cpu_plain ? NULL : sim->sgb, sim->cpu_plain, &sim->collisions,
-                &sim->candidates, &sim->sep_mfp);
-    if (pending)
-        swap_sets(sim);
+    {
+        collide_cpu(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->starts, sim->counts,
+                    pending ? sim->back : sim->a, pending ? &sim->a : NULL, sim->n, sim->perm,
+                    sim->sgmax, sim->cpu_plain ? NULL : sim->sgb, sim->cpu_plain,
+                    react ? &ch : NULL, &sim->collisions, &sim->candidates, &sim->sep_mfp);
+        if (pending)
+            swap_sets(sim);
+    }
+    if (react) {
+        uint64_t h[DSMC_MAXR + 2];
+        KEDR_TRY(kedr_download(sim->ctx, h, sim->chem_counts, sizeof h));
+        size_t made = h[DSMC_MAXR + 1] < ch.room ? (size_t)h[DSMC_MAXR + 1] : ch.room;
+        KEDR_TRY(order_new(sim, made));
+        sim->n += made;
+        memcpy(sim->reactions, h, sizeof sim->reactions);
+        if (h[DSMC_MAXR]) /* some had no room: twice what was missing more from now on */
+            sim->chem_extra += 2 * (size_t)h[DSMC_MAXR];
+    }
     return KEDR_OK;
 }
 
@@ -1521,6 +1608,7 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
     sim->p.step = (uint32_t)(sim->step + 1); /* step 0 is the initial fill */
     sim->collisions = sim->candidates = sim->generated = 0;
     sim->sep_mfp = 0;
+    memset(sim->reactions, 0, sizeof sim->reactions);
     size_t n_old = sim->n;
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_GENERATE)) {
         KEDR_TRY(stage_begin(sim, &t0));
@@ -1546,6 +1634,18 @@ kedr_status kedr_dsmc_step_stages(kedr_dsmc *sim, unsigned mask)
             KEDR_TRY(dsmc_exchange(sim, sim->comm, &sim->decomp, NULL));
             KEDR_TRY(stage_end(sim, KEDR_DSMC_EXCHANGE, t0));
         }
+    }
+    /* A reacting gas: room after the particles for the molecules its dissociations make
+     * (run_collide), made before the indexing, whose cpu gather the collisions finish. An
+     * eighth of the particles is far more than a step's dissociations where dt resolves the
+     * chemistry; a step that needs more makes the dissociations it cannot place no more and
+     * says so in its stats, and later steps make more room. */
+    if ((mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE)) && sim->p.rx.nreact) {
+        size_t room = sim->n / 8 + 1024 + sim->chem_extra;
+        if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX))
+            KEDR_TRY(reserve_keep(sim, sim->n + room, sim->located));
+        else if (!sim->gather_pending)
+            KEDR_TRY(reserve(sim, sim->n + room));
     }
     if (mask & KEDR_DSMC_STAGE_BIT(KEDR_DSMC_INDEX)) {
         sim->mid_step = 1;
@@ -1668,6 +1768,16 @@ kedr_status kedr_dsmc_get_stats(const kedr_dsmc *sim, kedr_dsmc_stats *st)
         st->total_generated = u[5];
         st->mcs_mfp = u[1] ? d[0] / (double)u[1] : 0;
         st->total_mcs_mfp = u[4] ? d[1] / (double)u[4] : 0;
+    }
+    if (sim->p.rx.nreact) { /* the last step's reactions, over every rank */
+        uint64_t r[DSMC_MAXR + 1];
+        memcpy(r, sim->reactions, sizeof r);
+        KEDR_TRY(dsmc_sum_ranks(sim, KEDR_U64, r, DSMC_MAXR + 1));
+        for (int q = 0; q < sim->p.rx.nreact; q++) {
+            st->reaction[q] = r[q];
+            st->reactions += r[q];
+        }
+        st->reactions_lost = r[DSMC_MAXR];
     }
     if (sim->p.vib) {
         uint64_t sums[2 * DSMC_MAXS];

@@ -37,6 +37,26 @@ static unsigned grid_for(const kedr_ctx *ctx, size_t n)
         else                                                                                    \
             kernel<0, 0><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                    \
     } while (0)
+/* The collision kernels are also instantiated per whether the gas reacts (CHEM): for one that
+ * does not, the chemistry pointer is NULL in the kernel and its code compiles away. */
+#define DSMC_LAUNCH_3(kernel, three, vib, C, grid, block, ...)                                   \
+    do {                                                                                        \
+        if ((three) && (vib))                                                                   \
+            kernel<1, 1, C><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                 \
+        else if (three)                                                                         \
+            kernel<1, 0, C><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                 \
+        else if (vib)                                                                           \
+            kernel<0, 1, C><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                 \
+        else                                                                                    \
+            kernel<0, 0, C><<<grid, block, 0, KEDR_STREAM(ctx)>>>(__VA_ARGS__);                 \
+    } while (0)
+#define DSMC_LAUNCH_CHEM(kernel, three, vib, chem, grid, block, ...)                              \
+    do {                                                                                        \
+        if (chem)                                                                               \
+            DSMC_LAUNCH_3(kernel, three, vib, 1, grid, block, __VA_ARGS__);                     \
+        else                                                                                    \
+            DSMC_LAUNCH_3(kernel, three, vib, 0, grid, block, __VA_ARGS__);                     \
+    } while (0)
 template <int THREE>
 static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offsets,
                                   uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
@@ -207,15 +227,16 @@ static __global__ void k_gather_u8(const uint32_t *perm, size_t n, const uint8_t
  * 5.5 ms, the seed cases' 2.5% more (H100, A/B in one run, 2026-11-25).
  * One thread per cell; cells of at least crowded_min molecules are only listed (in crowded,
  * *ncrowded of them) for k_collide_crowded. */
-template <int THREE, int VIB>
+template <int THREE, int VIB, int CHEM>
 static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
     k_collide(dsmc_params p, dsmc_cellmap cm, size_t nlocal, const uint32_t *starts,
               const uint32_t *counts, dsmc_particles a, uint32_t *last, float *sgmax,
               unsigned long long *counters, uint32_t crowded_min, uint32_t *crowded,
-              unsigned long long *ncrowded)
+              unsigned long long *ncrowded, dsmc_chem chem)
 {
     if (!VIB)
         a.vib = NULL;
+    const dsmc_chem *ch = CHEM ? &chem : NULL;
     unsigned long long coll = 0, cand = 0, sep = 0;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < nlocal;
          c += (size_t)gridDim.x * blockDim.x) {
@@ -228,7 +249,7 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
         double sc = 0;
         coll += dsmc_collide_cell(&p, dsmc_cell_global(cm, (uint32_t)c), starts[c], n, a.x, a.y,
                                   THREE ? a.z : NULL, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last,
-                                  sgmax, &m, &sc, NULL);
+                                  sgmax, &m, &sc, NULL, ch);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -252,15 +273,16 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
  * result is bit for bit that of dsmc_collide_cell on the same device: the same pairs, the same
  * acceptances and collisions, and the separations added in candidate order. */
 #define DSMC_CROWD_BLOCK 128
-template <int THREE, int VIB>
+template <int THREE, int VIB, int CHEM>
 static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
     k_collide_crowded(dsmc_params p, dsmc_cellmap cm, const uint32_t *starts,
                       const uint32_t *counts, dsmc_particles a, float *sgmax_cell,
                       unsigned long long *counters, const uint32_t *crowded,
-                      const unsigned long long *ncrowded)
+                      const unsigned long long *ncrowded, dsmc_chem chem)
 {
     if (!VIB)
         a.vib = NULL;
+    const dsmc_chem *ch = CHEM ? &chem : NULL;
     const unsigned full = 0xffffffffu, lane = threadIdx.x & 31;
     const size_t nwarps = ((size_t)gridDim.x * blockDim.x) >> 5;
     const size_t total = *ncrowded;
@@ -311,7 +333,7 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
             double s = 0;
             if (hit)
                 dsmc_cand_collide(&p, &c, &cr, NULL, a.x, a.y, z, a.vx, a.vy, a.vz, a.erot, a.vib,
-                                  NULL, &s);
+                                  NULL, &s, ch);
             const unsigned hits = __ballot_sync(full, hit);
             for (unsigned l = 0; l < go; l++) {
                 double sl = __shfl_sync(full, s, l);
@@ -443,7 +465,8 @@ extern "C" kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, siz
 extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m,
                                          size_t nlocal, const uint32_t *starts,
                                          const uint32_t *counts, dsmc_particles a, uint32_t *last,
-                                         float *sgmax, uint64_t *counters, uint32_t crowded_min)
+                                         float *sgmax, uint64_t *counters, uint32_t crowded_min,
+                                         const dsmc_chem *ch)
 {
     if (nlocal == 0)
         return KEDR_OK;
@@ -453,14 +476,19 @@ extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, ds
      * there and have a serial dependence between candidates, MFS between their clocks */
     if (p->scheme != KEDR_DSMC_NTC || p->partner == KEDR_DSMC_PARTNER_NEAREST || crowded_min < 2)
         crowded_min = UINT32_MAX;
-    DSMC_LAUNCH(k_collide, p->dims == 3, a.vib != NULL, grid_for(ctx, nlocal), DSMC_BLOCK, *p, m,
-                nlocal, starts, counts, a, last, sgmax, cnt, crowded_min, last, cnt + 3);
+    dsmc_chem chem;
+    memset(&chem, 0, sizeof chem);
+    if (ch)
+        chem = *ch;
+    DSMC_LAUNCH_CHEM(k_collide, p->dims == 3, a.vib != NULL, ch != NULL, grid_for(ctx, nlocal),
+                     DSMC_BLOCK, *p, m, nlocal, starts, counts, a, last, sgmax, cnt, crowded_min,
+                     last, cnt + 3, chem);
     KEDR_CUDA_LAUNCHED("k_collide");
     if (crowded_min == UINT32_MAX)
         return KEDR_OK;
     unsigned blocks = (unsigned)(ctx->multiprocessors > 0 ? ctx->multiprocessors : 1) * 8;
-    DSMC_LAUNCH(k_collide_crowded, p->dims == 3, a.vib != NULL, blocks, DSMC_CROWD_BLOCK, *p,
-                m, starts, counts, a, sgmax, cnt, last, cnt + 3);
+    DSMC_LAUNCH_CHEM(k_collide_crowded, p->dims == 3, a.vib != NULL, ch != NULL, blocks,
+                     DSMC_CROWD_BLOCK, *p, m, starts, counts, a, sgmax, cnt, last, cnt + 3, chem);
     KEDR_CUDA_LAUNCHED("k_collide_crowded");
     return KEDR_OK;
 }

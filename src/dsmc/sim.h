@@ -316,6 +316,14 @@ struct kedr_dsmc {
     dsmc_steady steady;     /* [sample] start = auto: the steady-state test (sim.c) */
     double stage_seconds[KEDR_DSMC_NSTAGES];
     dsmc_geometry geo;      /* bodies, cut cells, surface sums (geometry.c) */
+    /* A reacting gas (p.nreact > 0): chem_counts (context memory, DSMC_MAXR + 2 words) holds
+     * the step's reactions per reaction, the dissociations not made for want of room
+     * ([DSMC_MAXR]) and the new molecules' slot counter ([DSMC_MAXR + 1]) (dsmc_chem);
+     * reactions the last step's counts; chem_extra the room beyond the usual that the next step
+     * makes for new molecules (grown when some had none). */
+    uint64_t *chem_counts;
+    uint64_t reactions[DSMC_MAXR + 1];
+    size_t chem_extra;
 };
 
 /* 1 when this rank owns the cell's column (always, on one rank). */
@@ -361,11 +369,12 @@ kedr_status dsmc_gather_cuda(kedr_ctx *ctx, const uint32_t *perm, size_t n, cons
 /* counters[0] += collisions, counters[1] += candidates, counters[2] += the sum of the collided
  * pairs' separations over the mean free path in units of 1 / DSMC_SEP_UNIT; counters[3] is
  * scratch (device memory, the four zeroed by the caller). Cells of at least crowded_min
- * molecules are collided a warp each where the scheme allows it (sim.cu: k_collide_crowded). */
+ * molecules are collided a warp each where the scheme allows it (sim.cu: k_collide_crowded).
+ * ch: a reacting gas's new molecules and counts (device pointers), or NULL. */
 kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m,
                               size_t nlocal, const uint32_t *starts, const uint32_t *counts,
                               dsmc_particles a, uint32_t *last, float *sgmax, uint64_t *counters,
-                              uint32_t crowded_min);
+                              uint32_t crowded_min, const dsmc_chem *ch);
 /* A vibrating gas: the sums of the particles' vibrational levels and their counts, per species
  * (sums[k] and sums[DSMC_MAXS + k], device memory, added to). */
 kedr_status dsmc_vib_sums_cuda(kedr_ctx *ctx, size_t n, dsmc_particles a, uint64_t *sums);

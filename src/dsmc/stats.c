@@ -10,7 +10,7 @@ const char *kedr_dsmc_stat_name(kedr_dsmc_stat s)
         "step",         "time",         "particles",   "collisions",      "candidates",
         "generated",    "total_collisions", "total_generated", "mcs_mfp", "samples",
         "t_generation", "t_move",       "t_indexing",  "t_collisions",    "t_sampling",
-        "wall",         "T_vib"};
+        "wall",         "T_vib",        "reactions"};
     return (unsigned)s < KEDR_DSMC_NSTATS ? names[s] : "?";
 }
 
@@ -41,6 +41,7 @@ static void value(FILE *out, kedr_dsmc_stat s, const kedr_dsmc_stats *st, double
         return;
     case KEDR_DSMC_STAT_WALL: fprintf(out, "%.9g", wall); return;
     case KEDR_DSMC_STAT_T_VIB: fprintf(out, "%.9g", st->temperature_vib); return;
+    case KEDR_DSMC_STAT_REACTIONS: fprintf(out, "%llu", (unsigned long long)st->reactions); return;
     case KEDR_DSMC_NSTATS: break;
     }
     fprintf(out, "null"); /* not a column: kedr_dsmc_case_check refuses it */

@@ -1,0 +1,20 @@
+/* Private: the chemistry of kedr dsmc (chem.c). */
+#ifndef DSMC_CHEM_H
+#define DSMC_CHEM_H
+
+#include "dsmc_kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* KEDR_ERR_INVALID naming fn, the reaction and what is wrong with it (unknown species, atoms that
+ * do not balance, values out of range, an activation energy below the products' needs). */
+kedr_status dsmc_check_reactions(const kedr_dsmc_case *c, const char *fn);
+/* The reaction tables of p (after its species and pair constants). */
+void dsmc_chem_params(const kedr_dsmc_case *c, dsmc_params *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
