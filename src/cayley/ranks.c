@@ -5,8 +5,9 @@
  * A level s (frontier code fc = c(s - 1), new code nc = c(s)):
  *  1. each rank counts the frontier elements of each of its blocks;
  *  2. rounds, until every rank has expanded its whole frontier (the ranks agree on that): a rank
- *     takes its next blocks while their frontier elements times the generators fit one
- *     destination's batch (the worst case: every product for the same rank), expands them
+ *     takes its next blocks while their frontier elements times the generators that may leave
+ *     the slice from each block fit one destination's batch (the worst case: every such product
+ *     for the same rank; find_leavers), expands them
  *     (products in its own slice are marked at once), sends each other rank the products it
  *     owns (kedr_comm_exchange_sizes/_data), and marks what it receives; a rank whose frontier
  *     is done takes part with empty batches. The next round's expansion is started before this
@@ -145,7 +146,9 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
     p->receive_bytes = (size_t)(p->batch_entries * eb * (uint64_t)(ranks - 1));
     size_t counts = (size_t)nblocks * 8 + 8 * ((size_t)ranks + 1); /* and the slices' starts */
     p->gpu_bytes = p->code_bytes + p->batch_bytes + counts + 8 * (size_t)ranks + 64;
-    p->host_bytes = p->batch_bytes + p->receive_bytes + counts + 8 * (size_t)ranks;
+    /* and on the host a byte a block: its generators that may leave the slice */
+    p->host_bytes = p->batch_bytes + p->receive_bytes + counts + (size_t)nblocks +
+                    8 * (size_t)ranks;
     p->cpu_bytes = p->code_bytes + p->host_bytes;
     return KEDR_OK;
 }
@@ -369,15 +372,66 @@ static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64
 }
 
 /* The blocks of the next round from *b: [*b, *b1) with at least one frontier element, as many
- * as keep the worst case within a destination's batch; *b = *b1 = nblocks when none is left. */
+ * as keep the worst case within a destination's batch (every product of a generator that may
+ * leave the slice from the block, R->leave, for the same rank); *b = *b1 = nblocks when none is
+ * left. */
 static void next_round(const cayley_ranks *R, uint64_t *b, uint64_t *b1)
 {
-    uint64_t ngens = (uint64_t)R->g->ngens, sum = 0;
+    uint64_t sum = 0;
     while (*b < R->nblocks && R->counts[*b] == 0)
         (*b)++;
     *b1 = *b;
-    while (*b1 < R->nblocks && (sum + R->counts[*b1]) * ngens <= R->cap)
-        sum += R->counts[(*b1)++];
+    while (*b1 < R->nblocks && sum + R->counts[*b1] * R->leave[*b1] <= R->cap) {
+        sum += R->counts[*b1] * R->leave[*b1];
+        (*b1)++;
+    }
+}
+
+/* A u such that generator k keeps rank / u for every element (the order when none smaller is
+ * known): a permutation generator that moves (or flips) only positions below m keeps the digits
+ * of positions m.. (cayley_elem.h), so u = m! (times 2^n, the signs, for signed permutations);
+ * a1 of B_K changes y0 only (u = 5); a step in coordinate d of Z_M1 x ... wraps within
+ * M_d stride_d. Each such u divides the order. */
+static uint64_t stay_unit(const kedr_cayley_group *g, int k)
+{
+    if (g->kind == KEDR_CAYLEY_PERMUTATION || g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION) {
+        int m = 0;
+        for (int i = 0; i < g->n; i++)
+            if (g->perm[k][i] != i || ((g->flip[k] >> i) & 1u))
+                m = i + 1;
+        uint64_t u = 1;
+        for (int i = 2; i <= m; i++)
+            u *= (uint64_t)i;
+        return g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION ? u << g->n : u;
+    }
+    if (g->kind == KEDR_CAYLEY_BURNSIDE && g->dim[k] == 0 && g->n >= 1)
+        return 5;
+    if (g->kind == KEDR_CAYLEY_ABELIAN)
+        return g->stride[g->dim[k]] * g->moduli[g->dim[k]];
+    return g->order;
+}
+
+/* R->leave[b]: the generators whose products may leave the slice from some element of block b,
+ * those whose range of u elements around the block (stay_unit) is not inside [lo, hi). For the
+ * prefix-reversal families most blocks have one or two of them (the longest reversals), so a
+ * round takes several times more frontier than the bound of every generator would allow. */
+static void find_leavers(cayley_ranks *R)
+{
+    const kedr_cayley_group *g = R->g;
+    uint64_t unit[KEDR_CAYLEY_MAX_GENERATORS];
+    for (int k = 0; k < g->ngens; k++)
+        unit[k] = stay_unit(g, k);
+    for (uint64_t b = 0; b < R->nblocks; b++) {
+        uint64_t first = R->lo + b * R->block_elems, last = first + R->block_elems - 1;
+        if (last >= R->hi)
+            last = R->hi - 1;
+        unsigned n = 0;
+        for (int k = 0; k < g->ngens; k++) {
+            uint64_t u = unit[k], from = first - first % u, to = last - last % u + (u - 1);
+            n += from < R->lo || to >= R->hi;
+        }
+        R->leave[b] = (uint8_t)n;
+    }
 }
 
 static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
@@ -1033,8 +1087,10 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
     R->recv_bytes = p.receive_bytes;
     KEDR_TRY(kedr_host_alloc(R->ctx, (void **)&R->recv, R->recv_bytes ? R->recv_bytes : 8));
     R->counts = malloc((size_t)(R->nblocks ? R->nblocks : 1) * 8);
-    if (!R->counts)
+    R->leave = malloc((size_t)(R->nblocks ? R->nblocks : 1));
+    if (!R->counts || !R->leave)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
+    find_leavers(R);
 #ifdef KEDR_HAVE_CUDA
     R->be = KEDR_IS_CUDA(R->ctx) ? &cayley_ranks_cuda : &cpu_backend;
 #else
@@ -1100,6 +1156,7 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
     if (R->be)
         R->be->end(R);
     free(R->counts);
+    free(R->leave);
     free(R->los);
     kedr_host_free(ctx, R->recv);
     free(R);

@@ -72,6 +72,8 @@ struct cayley_ranks {
     unsigned char *recv;      /* host, kept (pinned for cuda): what a round receives */
     size_t recv_bytes;        /* its size: (nranks - 1) batches */
     uint64_t *counts;         /* host: frontier elements of each block */
+    uint8_t *leave;           /* host: generators whose products may leave the slice from
+                               * each block (ranks.c, find_leavers) */
     void *dev;                /* the cuda back end's state */
     const cayley_ranks_backend *be;
     size_t memory_bytes;      /* this rank's, as kedr_cayley_ranks_plan counts it */
