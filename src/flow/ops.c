@@ -51,6 +51,16 @@ kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x
     return KEDR_OK;
 }
 
+kedr_status flow_op_apply_ends(kedr_ctx *ctx, const flow_level *L, const double *x,
+                               const double *b, double *y, size_t layer, double a,
+                               const double *below, const double *above)
+{
+    DISPATCH(ctx, flow_cuda_apply_ends(ctx, L, x, b, y, layer, a, below, above));
+    FOR_CELLS(L)
+    y[flow_index(L, i, j, k)] = flow_cell_apply_ends(L, x, b, layer, a, below, above, i, j, k);
+    return KEDR_OK;
+}
+
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour)
 {

@@ -39,6 +39,17 @@ __global__ void k_apply(flow_level L, const double *x, const double *b, double *
     }
 }
 
+__global__ void k_apply_ends(flow_level L, const double *x, const double *b, double *y,
+                             size_t layer, double a, const double *below, const double *above)
+{
+    GRID_STRIDE(c, L.N)
+    {
+        int i, j, k;
+        cell_ijk(L, c, &i, &j, &k);
+        y[c] = flow_cell_apply_ends(&L, x, b, layer, a, below, above, i, j, k);
+    }
+}
+
 /* Row r = j + ny k holds ceil(nx / 2) cells of each colour: slot s is i = 2 s + parity. */
 __global__ void k_gs(flow_level L, double *x, const double *b, int colour, size_t half)
 {
@@ -178,6 +189,16 @@ extern "C" kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const
 {
     k_apply<<<LAUNCH(L->N)>>>(*L, x, b, y);
     KEDR_CUDA_LAUNCHED("k_apply");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_apply_ends(kedr_ctx *ctx, const flow_level *L,
+                                            const double *x, const double *b, double *y,
+                                            size_t layer, double a, const double *below,
+                                            const double *above)
+{
+    k_apply_ends<<<LAUNCH(L->N)>>>(*L, x, b, y, layer, a, below, above);
+    KEDR_CUDA_LAUNCHED("k_apply_ends");
     return KEDR_OK;
 }
 

@@ -17,6 +17,12 @@ kedr_status flow_op_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes
 kedr_status flow_op_apply(kedr_ctx *ctx, const flow_level *L, const double *x, double *y);
 kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x,
                              const double *b, double *r);
+/* y = (b - A x) or (A x) where b is NULL, then plus a below on the first plane across the last
+ * axis (layer cells) and plus a above on the last, each where not NULL: a slab's product or
+ * residual with the neighbour ranks' planes (a = -1/h^2 for A x, +1/h^2 for b - A x) */
+kedr_status flow_op_apply_ends(kedr_ctx *ctx, const flow_level *L, const double *x,
+                               const double *b, double *y, size_t layer, double a,
+                               const double *below, const double *above);
 /* one red-black half-sweep over the cells with (i + j + k) % 2 == colour */
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour);
@@ -52,6 +58,9 @@ kedr_status flow_op_prolong_add(kedr_ctx *ctx, const flow_level *F, const flow_l
 #ifdef KEDR_HAVE_CUDA
 kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const double *x,
                             const double *b, double *y);
+kedr_status flow_cuda_apply_ends(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                 const double *b, double *y, size_t layer, double a,
+                                 const double *below, const double *above);
 kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                          int colour);
 kedr_status flow_cuda_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,

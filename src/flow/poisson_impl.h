@@ -81,6 +81,23 @@ FLOW_HD double flow_cell_apply(const flow_level *L, const double *x, int i, int 
     return s;
 }
 
+/* A slab's (b - A x)_c, or (A x)_c where b is NULL, then plus a times the neighbour rank's cell
+ * across its first plane (below, where given) and then across its last plane (above), as
+ * axpy's on the product would add them (layer: the cells of a plane across the last axis). */
+FLOW_HD double flow_cell_apply_ends(const flow_level *L, const double *x, const double *b,
+                                    size_t layer, double a, const double *below,
+                                    const double *above, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k), last = L->N - layer;
+    double ax = flow_cell_apply(L, x, i, j, k);
+    double v = b ? b[c] - ax : ax;
+    if (below && c < layer)
+        v += a * below[c];
+    if (above && c >= last)
+        v += a * above[c - last];
+    return v;
+}
+
 /* Gauss–Seidel's new x_c, (12.35)/(12.36): (b_c + sum of neighbours) / D_c. */
 FLOW_HD double flow_cell_gs(const flow_level *L, const double *x, const double *b, int i, int j,
                             int k)

@@ -258,48 +258,40 @@ kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double
     return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
 }
 
-/* y -= s (the neighbours' layers) on the end layers of y (s = 1/h^2, or -1/h^2 for r), x and y
- * of N cells in layers of `layer` cells. */
-static kedr_status couple(kedr_flow_poisson *ps, size_t N, size_t layer, const double *x,
-                          double *y, double s)
+/* y = A x (b NULL) or b - A x on a slab of N cells in layers of `layer` cells, the neighbours'
+ * layers of x lent first and their share (1/h^2 = ih2 each) taken in the same kernel. */
+static kedr_status couple(kedr_flow_poisson *ps, const flow_level *L, size_t layer, double ih2,
+                          const double *x, const double *b, double *y)
 {
     flow_ranks *rk = ps->rk;
-    size_t last = N - layer;
-    KEDR_TRY(halo1(rk, x, x + last, layer));
-    if (rk->lo >= 0)
-        KEDR_TRY(flow_op_axpy(ps->ctx, layer, -s, rk->below, y));
-    if (rk->hi >= 0)
-        KEDR_TRY(flow_op_axpy(ps->ctx, layer, -s, rk->above, y + last));
-    return KEDR_OK;
+    KEDR_TRY(halo1(rk, x, x + (L->N - layer), layer));
+    return flow_op_apply_ends(ps->ctx, L, x, b, y, layer, b ? ih2 : -ih2,
+                              rk->lo >= 0 ? rk->below : NULL, rk->hi >= 0 ? rk->above : NULL);
 }
 
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y)
 {
-    flow_part_mark m = flow_rk_part_begin(ps);
-    KEDR_TRY(flow_op_apply(ps->ctx, L, x, y));
     if (!ps->rk)
-        return KEDR_OK;
-    KEDR_TRY(couple(ps, L->N, ps->rk->layer, x, y, ps->rk->ih2));
+        return flow_op_apply(ps->ctx, L, x, y);
+    flow_part_mark m = flow_rk_part_begin(ps);
+    KEDR_TRY(couple(ps, L, ps->rk->layer, ps->rk->ih2, x, NULL, y));
     return flow_rk_part_end(ps, FLOW_PART_OPERATOR, m);
 }
 
 kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
                              const double *b, double *r)
 {
-    flow_part_mark m = flow_rk_part_begin(ps);
-    KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
     if (!ps->rk)
-        return KEDR_OK;
-    KEDR_TRY(couple(ps, L->N, ps->rk->layer, x, r, -ps->rk->ih2));
+        return flow_op_residual(ps->ctx, L, x, b, r);
+    flow_part_mark m = flow_rk_part_begin(ps);
+    KEDR_TRY(couple(ps, L, ps->rk->layer, ps->rk->ih2, x, b, r));
     return flow_rk_part_end(ps, FLOW_PART_OPERATOR, m);
 }
 
 kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, const double *b,
                                 double *r)
 {
-    const flow_level *L = &ps->lv[l];
-    KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
-    return couple(ps, L->N, ps->rk->lv[l].layer, x, r, -ps->rk->lv[l].ih2);
+    return couple(ps, &ps->lv[l], ps->rk->lv[l].layer, ps->rk->lv[l].ih2, x, b, r);
 }
 
 /* A red-black half-sweep updates a cell from its neighbours of the other colour: across a

@@ -1,4 +1,8 @@
-/* flow_op_gs_ends (src/flow/ops.c, ops.cu): a red-black half-sweep of a slab whose neighbour
+/* The slab-end kernels of src/flow/ops.c and ops.cu, each one kernel where a copy and axpy's
+ * were. flow_op_apply_ends: a slab's A x or b - A x plus the neighbour ranks' planes' share
+ * (-1/h^2 or +1/h^2 times them) on its end planes (PCG's products and residuals, multigrid's
+ * residuals over ranks), against a plain loop of flow_cell_apply and the additions.
+ * flow_op_gs_ends: a red-black half-sweep of a slab whose neighbour
  * ranks' planes next to its ends are added to the right-hand side of its end planes, in one
  * kernel (multigrid smoothing and SSOR over ranks). Against a plain host loop: the right-hand
  * side t = b, plus 1/h^2 times the plane below on the first plane across the last axis, then
@@ -86,6 +90,41 @@ static void check(kedr_ctx *ctx, const shape *sh, int colour, int has_lo, int ha
             for (int i = 0; i < L.n[0]; i++)
                 if (((i + j + k) & 1) == colour)
                     ref[flow_index(&H, i, j, k)] = flow_cell_gs(&H, ref, t, i, j, k);
+    /* the product and the residual (colour 0: A x, colour 1: b - A x) with the ends' share */
+    {
+        const double *pb = colour ? hb : NULL;
+        double a = colour ? ih2 : -ih2, amax = 0, da = 0;
+        double *yref = malloc(N * sizeof *yref), *ygot = malloc(N * sizeof *ygot);
+        double *dy = NULL;
+        TU_OK(kedr_alloc(ctx, (void **)&dy, N * sizeof(double)));
+        for (int k = 0; k < L.n[2]; k++)
+            for (int j = 0; j < L.n[1]; j++)
+                for (int i = 0; i < L.n[0]; i++) {
+                    size_t c = flow_index(&H, i, j, k);
+                    double ax = flow_cell_apply(&H, hx, i, j, k);
+                    yref[c] = pb ? pb[c] - ax : ax;
+                }
+        for (size_t c = 0; c < layer; c++)
+            if (has_lo)
+                yref[c] += a * hlo[c];
+        for (size_t c = 0; c < layer; c++)
+            if (has_hi)
+                yref[N - layer + c] += a * hhi[c];
+        TU_OK(flow_op_apply_ends(ctx, &L, dx, colour ? db : NULL, dy, layer, a,
+                                 has_lo ? dlo : NULL, has_hi ? dhi : NULL));
+        TU_OK(kedr_download(ctx, ygot, dy, N * sizeof(double)));
+        for (size_t c = 0; c < N; c++) {
+            da = fmax(da, fabs(ygot[c] - yref[c]));
+            amax = fmax(amax, fabs(yref[c]));
+        }
+        double tol = cuda ? 1e-13 * amax : 0;
+        TU_CHECK(amax > 0 && da <= tol, "%s, %dx%dx%d, %s, below %d, above %d: differs from the "
+                 "plain loop by %g of %g", kedr_backend_name(kedr_ctx_backend(ctx)), L.n[0],
+                 L.n[1], L.n[2], colour ? "b - A x" : "A x", has_lo, has_hi, da, amax);
+        free(yref);
+        free(ygot);
+        kedr_free(ctx, dy);
+    }
     TU_OK(flow_op_gs_ends(ctx, &L, dx, db, colour, layer, ih2, has_lo ? dlo : NULL,
                           has_hi ? dhi : NULL));
     TU_OK(kedr_download(ctx, got, dx, N * sizeof(double)));
