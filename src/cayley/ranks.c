@@ -281,17 +281,23 @@ static kedr_status cpu_finish(cayley_ranks *R, int slot, uint64_t *found)
 }
 
 static kedr_status cpu_mark(cayley_ranks *R, int slot, const unsigned char *entries, size_t n,
-                            uint32_t nc, uint64_t *found)
+                            uint32_t nc, uint64_t *found, uint64_t *outside)
 {
     (void)slot;
     uint32_t *codes = R->codes;
-    uint64_t f = 0;
+    uint64_t f = 0, bad = 0, size = R->hi - R->lo;
     int eb = R->entry;
-#pragma omp parallel for schedule(static) reduction(+ : f) num_threads(R->ctx->threads) \
+#pragma omp parallel for schedule(static) reduction(+ : f, bad) num_threads(R->ctx->threads) \
     if (n > 65536)
-    for (size_t i = 0; i < n; i++)
-        f += (uint64_t)mark_one(codes, cayley_ranks_get(entries + i * (size_t)eb, eb), nc);
+    for (size_t i = 0; i < n; i++) {
+        uint64_t off = cayley_ranks_get(entries + i * (size_t)eb, eb);
+        if (off < size)
+            f += (uint64_t)mark_one(codes, off, nc);
+        else
+            bad++;
+    }
     *found = f;
+    *outside = bad;
     return KEDR_OK;
 }
 
@@ -349,22 +355,22 @@ static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64
         st = kedr_comm_exchange_data(R->comm, nsend, send, nrecv, msgs, R->recv);
     R->exchange_seconds += kedr_wall_seconds() - t;
     free(send);
+    /* what another rank says is ours must be: the mark checks each offset against the slice
+     * as it reads it (on the GPU, in the kernel), and leaves the others alone */
     for (int i = 0; st == KEDR_OK && i < nrecv; i++) {
-        const unsigned char *e = msgs[i].data;
         size_t n = msgs[i].bytes / (size_t)R->entry;
-        for (size_t j = 0; j < n; j++) { /* what another rank says is ours must be */
-            uint64_t off = cayley_ranks_get(e + j * (size_t)R->entry, R->entry);
-            if (off >= R->hi - R->lo || msgs[i].bytes % (size_t)R->entry) {
-                st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received element %llu from rank "
-                               "%d, outside its slice [%llu, %llu)", R->g->spec, R->rank,
-                               (unsigned long long)(R->lo + off), msgs[i].rank,
-                               (unsigned long long)R->lo, (unsigned long long)R->hi);
-                break;
-            }
-        }
-        uint64_t f = 0;
-        if (st == KEDR_OK && n)
-            st = R->be->mark(R, slot, e, n, nc, &f);
+        uint64_t f = 0, outside = 0;
+        if (msgs[i].bytes % (size_t)R->entry)
+            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received %zu bytes from rank %d, not "
+                           "a whole number of %d-byte entries", R->g->spec, R->rank,
+                           msgs[i].bytes, msgs[i].rank, R->entry);
+        else if (n)
+            st = R->be->mark(R, slot, msgs[i].data, n, nc, &f, &outside);
+        if (st == KEDR_OK && outside)
+            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received %llu elements from rank %d "
+                           "outside its slice [%llu, %llu)", R->g->spec, R->rank,
+                           (unsigned long long)outside, msgs[i].rank, (unsigned long long)R->lo,
+                           (unsigned long long)R->hi);
         *found += f;
     }
     free(msgs);

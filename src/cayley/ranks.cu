@@ -134,13 +134,20 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
 
 __global__ void __launch_bounds__(RK_THREADS)
 rk_mark_kernel(uint32_t *codes, const unsigned char *__restrict__ entries, size_t n, int eb,
-               uint32_t nc, unsigned long long *found)
+               unsigned long long size, uint32_t nc, unsigned long long *found,
+               unsigned long long *outside)
 {
-    unsigned long long f = 0;
+    unsigned long long f = 0, bad = 0;
     size_t stride = (size_t)gridDim.x * RK_THREADS;
-    for (size_t i = (size_t)blockIdx.x * RK_THREADS + threadIdx.x; i < n; i += stride)
-        f += (unsigned long long)rk_mark(codes, cayley_ranks_get(entries + i * eb, eb), nc);
+    for (size_t i = (size_t)blockIdx.x * RK_THREADS + threadIdx.x; i < n; i += stride) {
+        unsigned long long off = cayley_ranks_get(entries + i * eb, eb);
+        if (off < size) /* else another rank's error, refused by ranks.c */
+            f += (unsigned long long)rk_mark(codes, off, nc);
+        else
+            bad++;
+    }
     rk_add_count(f, found);
+    rk_add_count(bad, outside);
 }
 
 typedef void (*rk_expand_fn)(const kedr_cayley_group, uint32_t *, unsigned long long,
@@ -281,25 +288,30 @@ static kedr_status rk_finish(cayley_ranks *R, int slot, uint64_t *found)
 }
 
 static kedr_status rk_mark_elems(cayley_ranks *R, int slot, const unsigned char *entries,
-                                 size_t n, uint32_t nc, uint64_t *found)
+                                 size_t n, uint32_t nc, uint64_t *found, uint64_t *outside)
 {
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = KEDR_STREAM(R->ctx);
     size_t piece = (size_t)R->cap * (size_t)R->nranks;
-    unsigned long long *count = d->nout[slot] + R->nranks; /* the finished slot's */
+    /* the finished slot's counts, on the host since rk_finish (nranks >= 2 here): [nranks] the
+     * new elements, [0] the entries outside the slice */
+    unsigned long long *count = d->nout[slot] + R->nranks, *bad = d->nout[slot];
     KEDR_CUDA_TRY(cudaMemsetAsync(count, 0, 8, stream));
+    KEDR_CUDA_TRY(cudaMemsetAsync(bad, 0, 8, stream));
     for (size_t at = 0; at < n; at += piece) {
         size_t k = n - at < piece ? n - at : piece;
         KEDR_CUDA_TRY(cudaMemcpyAsync(d->out[slot], entries + at * (size_t)R->entry,
                                       k * (size_t)R->entry, cudaMemcpyHostToDevice, stream));
         rk_mark_kernel<<<rk_grid(R->ctx, k, 8), RK_THREADS, 0, stream>>>(
-            d->codes, d->out[slot], k, R->entry, nc, count);
+            d->codes, d->out[slot], k, R->entry, R->hi - R->lo, nc, count, bad);
         KEDR_CUDA_LAUNCHED("rk_mark_kernel");
     }
-    unsigned long long f = 0;
-    KEDR_CUDA_TRY(cudaMemcpyAsync(&f, count, 8, cudaMemcpyDeviceToHost, stream));
+    unsigned long long f[2] = {0, 0};
+    KEDR_CUDA_TRY(cudaMemcpyAsync(&f[0], count, 8, cudaMemcpyDeviceToHost, stream));
+    KEDR_CUDA_TRY(cudaMemcpyAsync(&f[1], bad, 8, cudaMemcpyDeviceToHost, stream));
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
-    *found = f;
+    *found = f[0];
+    *outside = f[1];
     return KEDR_OK;
 }
 

@@ -41,11 +41,12 @@ typedef struct {
     /* Waits for slot's expansion: its batches and counts are then in out[slot] and nout[slot]
      * on the host, and *found is the number of codes it set to nc. */
     kedr_status (*finish)(cayley_ranks *R, int slot, uint64_t *found);
-    /* Marks the n entries at `entries` (offsets in this slice, checked below its size) whose
-     * code is 0 with nc; *found counts them. slot is a finished slot, whose buffers it may use
-     * (the other may be expanding meanwhile). */
+    /* Marks the n entries at `entries` (offsets in this slice) whose code is 0 with nc; *found
+     * counts them, and *outside the entries at or past the slice's size, which are not marked
+     * (another rank's error: ranks.c refuses the round). slot is a finished slot, whose
+     * buffers it may use (the other may be expanding meanwhile). */
     kedr_status (*mark)(cayley_ranks *R, int slot, const unsigned char *entries, size_t n,
-                        uint32_t nc, uint64_t *found);
+                        uint32_t nc, uint64_t *found, uint64_t *outside);
     /* Words [w, w + n) of the codes to or from host memory (checkpoints). */
     kedr_status (*download)(cayley_ranks *R, size_t w, uint32_t *buf, size_t n);
     kedr_status (*upload)(cayley_ranks *R, size_t w, const uint32_t *buf, size_t n);
