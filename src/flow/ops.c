@@ -31,6 +31,19 @@ kedr_status flow_op_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes
     return KEDR_OK;
 }
 
+kedr_status flow_op_copies(kedr_ctx *ctx, const flow_copies *c, size_t count)
+{
+    if (c->n < 0 || c->n > FLOW_COPIES)
+        return kedr_fail(KEDR_ERR_INVALID, "flow_op_copies: %d blocks (at most %d)", c->n,
+                         FLOW_COPIES);
+    if (!c->n || !count)
+        return KEDR_OK;
+    DISPATCH(ctx, flow_cuda_copies(ctx, c, count));
+    for (int i = 0; i < c->n; i++)
+        KEDR_TRY(flow_op_copy(ctx, c->dst[i], c->src[i], count * sizeof(double)));
+    return KEDR_OK;
+}
+
 kedr_status flow_op_apply(kedr_ctx *ctx, const flow_level *L, const double *x, double *y)
 {
     DISPATCH(ctx, flow_cuda_apply(ctx, L, x, NULL, y));

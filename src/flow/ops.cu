@@ -28,6 +28,15 @@ __device__ __forceinline__ void cell_ijk(const flow_level &L, size_t c, int *i, 
     for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (n);                   \
          c += (size_t)gridDim.x * blockDim.x)
 
+__global__ void k_copies(flow_copies c, size_t count)
+{
+    GRID_STRIDE(t, (size_t)c.n * count)
+    {
+        size_t b = t / count, i = t - b * count;
+        c.dst[b][i] = c.src[b][i];
+    }
+}
+
 __global__ void k_apply(flow_level L, const double *x, const double *b, double *y)
 {
     GRID_STRIDE(c, L.N)
@@ -189,6 +198,13 @@ extern "C" kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const
 {
     k_apply<<<LAUNCH(L->N)>>>(*L, x, b, y);
     KEDR_CUDA_LAUNCHED("k_apply");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_copies(kedr_ctx *ctx, const flow_copies *c, size_t count)
+{
+    k_copies<<<LAUNCH((size_t)c->n * count)>>>(*c, count);
+    KEDR_CUDA_LAUNCHED("k_copies");
     return KEDR_OK;
 }
 

@@ -13,6 +13,15 @@ extern "C" {
 /* dst = src: kedr_copy, but on the cpu a plain memcpy below 1 MB (kedr_copy opens a parallel
  * region for every call, which costs more than a small grid's copy) */
 kedr_status flow_op_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes);
+/* Up to FLOW_COPIES blocks of count doubles each, dst[i] = src[i], in one launch (the planes of
+ * a halo exchange, packed into the send areas or out of the receive areas). */
+#define FLOW_COPIES 4
+typedef struct {
+    double *dst[FLOW_COPIES];
+    const double *src[FLOW_COPIES];
+    int n;
+} flow_copies;
+kedr_status flow_op_copies(kedr_ctx *ctx, const flow_copies *c, size_t count);
 /* y = A x;  r = b - A x */
 kedr_status flow_op_apply(kedr_ctx *ctx, const flow_level *L, const double *x, double *y);
 kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x,
@@ -77,6 +86,7 @@ kedr_status flow_cuda_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, c
                                 const double *q, double alpha, double *rr);
 kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
 kedr_status flow_cuda_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y);
+kedr_status flow_cuda_copies(kedr_ctx *ctx, const flow_copies *c, size_t count);
 kedr_status flow_cuda_restrict(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
                                const double *r, double *b);
 kedr_status flow_cuda_prolong_add(kedr_ctx *ctx, const flow_level *F, const flow_level *C,

@@ -107,12 +107,20 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
     double t0 = kedr_wall_seconds();
     double *slo = x->buf, *shi = x->buf + x->cap;
     double *rlo = FLOW_XCH_BELOW(x), *rhi = FLOW_XCH_ABOVE(x);
-    for (int f = 0; f < nf; f++) {
-        if (x->lo >= 0)
-            KEDR_TRY(flow_op_copy(x->ctx, slo + f * count, first[f], count * sizeof(double)));
-        if (x->hi >= 0)
-            KEDR_TRY(flow_op_copy(x->ctx, shi + f * count, last[f], count * sizeof(double)));
-    }
+    /* the planes into the send areas, FLOW_COPIES at a launch */
+    flow_copies cp = {{NULL}, {NULL}, 0};
+    for (int f = 0; f < nf; f++)
+        for (int side = 0; side < 2; side++) {
+            if ((side ? x->hi : x->lo) < 0)
+                continue;
+            cp.dst[cp.n] = (side ? shi : slo) + f * count;
+            cp.src[cp.n++] = side ? last[f] : first[f];
+            if (cp.n == FLOW_COPIES) {
+                KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
+                cp.n = 0;
+            }
+        }
+    KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
     /* this rank's low planes go to the receive-high area of the rank below (tag + 1), its high
      * planes to the receive-low area of the rank above (tag) */
     kedr_comm_dev_msg snd[2], rcv[2];
@@ -126,12 +134,21 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
         rcv[n++] = (kedr_comm_dev_msg){x->hi, tag + 1, 0, 3 * B, bytes};
     }
     KEDR_TRY(kedr_comm_dev_sendrecv(x->dev, n, snd, n, rcv));
-    for (int f = 0; f < nf; f++) {
-        if (x->lo >= 0 && below && below[f])
-            KEDR_TRY(flow_op_copy(x->ctx, below[f], rlo + f * count, count * sizeof(double)));
-        if (x->hi >= 0 && above && above[f])
-            KEDR_TRY(flow_op_copy(x->ctx, above[f], rhi + f * count, count * sizeof(double)));
-    }
+    /* the received planes out where asked */
+    cp.n = 0;
+    for (int f = 0; f < nf; f++)
+        for (int side = 0; side < 2; side++) {
+            double *const *to = side ? above : below;
+            if ((side ? x->hi : x->lo) < 0 || !to || !to[f])
+                continue;
+            cp.dst[cp.n] = to[f];
+            cp.src[cp.n++] = (side ? rhi : rlo) + f * count;
+            if (cp.n == FLOW_COPIES) {
+                KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
+                cp.n = 0;
+            }
+        }
+    KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
     if (flow_prof()) /* ordered transfers complete on the device: their time to here */
         KEDR_TRY(kedr_ctx_sync(x->ctx));
     x->seconds += kedr_wall_seconds() - t0;

@@ -1,5 +1,5 @@
 /* The slab-end kernels of src/flow/ops.c and ops.cu, each one kernel where a copy and axpy's
- * were. flow_op_apply_ends: a slab's A x or b - A x plus the neighbour ranks' planes' share
+ * were (and flow_op_copies, a halo's planes packed in one launch, against memcpy). flow_op_apply_ends: a slab's A x or b - A x plus the neighbour ranks' planes' share
  * (-1/h^2 or +1/h^2 times them) on its end planes (PCG's products and residuals, multigrid's
  * residuals over ranks), against a plain loop of flow_cell_apply and the additions.
  * flow_op_gs_ends: a red-black half-sweep of a slab whose neighbour
@@ -155,6 +155,41 @@ static void check(kedr_ctx *ctx, const shape *sh, int colour, int has_lo, int ha
     kedr_free(ctx, dhi);
 }
 
+/* flow_op_copies: n blocks of count doubles from one array into another, in one launch,
+ * against the host's copy; the bytes around the blocks untouched. */
+static void check_copies(kedr_ctx *ctx, int n, size_t count)
+{
+    size_t len = (size_t)FLOW_COPIES * (count + 3) + 5;
+    double *hs = malloc(len * sizeof *hs), *hd = malloc(len * sizeof *hd);
+    double *want = malloc(len * sizeof *want);
+    double *ds = NULL, *dd = NULL;
+    uint64_t st = 77 + (uint64_t)n * 13 + count;
+    fill(hs, len, &st);
+    for (size_t i = 0; i < len; i++)
+        hd[i] = -1000.0 - (double)i;
+    memcpy(want, hd, len * sizeof *want);
+    TU_OK(kedr_alloc(ctx, (void **)&ds, len * sizeof(double)));
+    TU_OK(kedr_alloc(ctx, (void **)&dd, len * sizeof(double)));
+    TU_OK(kedr_upload(ctx, ds, hs, len * sizeof(double)));
+    TU_OK(kedr_upload(ctx, dd, hd, len * sizeof(double)));
+    flow_copies c = {{NULL}, {NULL}, n};
+    for (int i = 0; i < n; i++) { /* block i from source place n - 1 - i, to place i + 1 */
+        size_t from = (size_t)(n - 1 - i) * (count + 3) + 1, to = (size_t)i * (count + 3) + 2;
+        c.src[i] = ds + from;
+        c.dst[i] = dd + to;
+        memcpy(want + to, hs + from, count * sizeof *want);
+    }
+    TU_OK(flow_op_copies(ctx, &c, count));
+    TU_OK(kedr_download(ctx, hd, dd, len * sizeof(double)));
+    TU_CHECK(memcmp(hd, want, len * sizeof *hd) == 0, "%s: %d blocks of %zu doubles copied "
+             "wrong", kedr_backend_name(kedr_ctx_backend(ctx)), n, count);
+    free(hs);
+    free(hd);
+    free(want);
+    kedr_free(ctx, ds);
+    kedr_free(ctx, dd);
+}
+
 int main(void)
 {
     static const shape shapes[] = {
@@ -172,6 +207,15 @@ int main(void)
             for (int colour = 0; colour < 2; colour++)
                 for (int ends = 0; ends < 4; ends++)
                     check(ctx, &shapes[s], colour, ends & 1, ends >> 1);
+        static const size_t counts[] = {1, 7, 1001, 65537};
+        for (int n = 0; n <= FLOW_COPIES; n++)
+            for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+                check_copies(ctx, n, counts[k]);
+        flow_copies bad = {{NULL}, {NULL}, FLOW_COPIES + 1};
+        kedr_status st = flow_op_copies(ctx, &bad, 1);
+        TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "blocks"),
+                 "flow_op_copies with %d blocks: %s", FLOW_COPIES + 1,
+                 st == KEDR_OK ? "accepted" : kedr_last_error());
         kedr_ctx_destroy(ctx);
     }
     return tu_finish("test_flow_gs_ends");
