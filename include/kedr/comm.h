@@ -113,8 +113,10 @@ kedr_status kedr_comm_dev_register(kedr_comm *comm, kedr_ctx *ctx, void *data, s
  * then returns once its transfers are queued, and what it promises holds for the work queued
  * on the context's stream after it (its kernels, copies, kedr_download, kedr_ctx_sync), not for
  * the host or other streams: the host reads the buffer only after kedr_ctx_sync or through
- * kedr_download. Partners that are not direct, the cpu back end, and KEDR_COMM_IPC_EVENTS=0 in
- * the environment (on any rank) keep the synchronised transfers. */
+ * kedr_download. Partners that are not direct, the cpu back end, KEDR_COMM_IPC_EVENTS=0 in
+ * the environment (on any rank), and a GPU or driver that cannot share events between processes
+ * (the registration then falls back, kedr_comm_dev_ordered returns 0) keep the synchronised
+ * transfers. */
 #define KEDR_COMM_DEV_ORDERED 1u
 kedr_status kedr_comm_dev_register_flags(kedr_comm *comm, kedr_ctx *ctx, void *data,
                                          size_t bytes, unsigned flags, kedr_comm_dev **dev);

@@ -306,8 +306,12 @@ kedr_status kedr_comm_dev_register_flags(kedr_comm *comm, kedr_ctx *ctx, void *d
         d->ordered = s == KEDR_OK && want[0];
     }
 #ifdef KEDR_HAVE_CUDA
-    if (s == KEDR_OK && d->ordered)
-        s = pair_events(d);
+    /* events that cannot be made or opened (on any rank: the outcome is agreed) leave the
+     * registration synchronised, as KEDR_COMM_IPC_EVENTS=0 would (kedr_comm_dev_ordered says) */
+    if (s == KEDR_OK && d->ordered && pair_events(d) != KEDR_OK) {
+        free_events(d);
+        d->ordered = 0;
+    }
 #endif
     /* on cuda, a page-locked copy for the partners that are not direct */
     if (s == KEDR_OK) {
