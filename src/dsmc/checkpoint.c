@@ -129,7 +129,7 @@ static void fill_header(const kedr_dsmc *sim, int nf, chk_header *h)
     h->total_generated = sim->total_generated;
     h->sep_mfp = sim->sep_mfp;
     h->total_sep_mfp = sim->total_sep_mfp;
-    h->sorted = (uint32_t)sim->sorted;
+    h->sorted = (uint32_t)dsmc_indexed_all(sim);
     h->located = (uint32_t)sim->located;
     h->n = sim->n;
     h->ncells = sim->ncells;
@@ -228,14 +228,14 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     /* The cell ranges of particles not in cell order are stale (or never set) and unused until
      * the next indexing: they are stored as zeros. */
     size_t nc = sim->ncells;
-    if (sim->sorted && sim->nlocal != nc) { /* a rank's own cells: written by global cell */
+    if (dsmc_indexed_all(sim) && sim->nlocal != nc) { /* own cells: written by global cell */
         uint32_t *g = NULL;
         KEDR_TRY(global_ranges(sim, &g));
         put(w, g, 2 * nc * sizeof *g);
         free(g);
     } else {
-        KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->starts : NULL, nc * 4, buf));
-        KEDR_TRY(put_ctx(w, sim->ctx, sim->sorted ? sim->counts : NULL, nc * 4, buf));
+        KEDR_TRY(put_ctx(w, sim->ctx, dsmc_indexed_all(sim) ? sim->starts : NULL, nc * 4, buf));
+        KEDR_TRY(put_ctx(w, sim->ctx, dsmc_indexed_all(sim) ? sim->counts : NULL, nc * 4, buf));
     }
     KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * sizeof *sim->sgmax, buf));
     KEDR_TRY(dsmc_sample_sums(sim));
@@ -895,6 +895,7 @@ static void restore(kedr_dsmc *sim, const chk_header *h)
         sim->steady = h->steady;
     }
     sim->sorted = (int)h->sorted;
+    sim->unindexed = 0;
     sim->located = (int)h->located;
     sim->n = (size_t)h->n;
     sim->mid_step = 0;

@@ -1350,6 +1350,7 @@ static kedr_status run_index(kedr_dsmc *sim)
         sim->gather_pending = 1;
     sim->n = kept;
     sim->sorted = 1;
+    sim->unindexed = 0;
     return KEDR_OK;
 }
 
@@ -1455,6 +1456,7 @@ static kedr_status run_collide(kedr_dsmc *sim)
         size_t made = h[DSMC_MAXR + 1] < ch.room ? (size_t)h[DSMC_MAXR + 1] : ch.room;
         KEDR_TRY(order_new(sim, made));
         sim->n += made;
+        sim->unindexed = made; /* in no cell until the next indexing */
         memcpy(sim->reactions, h, sizeof sim->reactions);
         if (h[DSMC_MAXR]) /* some had no room: twice what was missing more from now on */
             sim->chem_extra += 2 * (size_t)h[DSMC_MAXR];

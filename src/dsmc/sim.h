@@ -324,7 +324,16 @@ struct kedr_dsmc {
     uint64_t *chem_counts;
     uint64_t reactions[DSMC_MAXR + 1];
     size_t chem_extra;
+    /* The new molecules of the last collisions, after the indexed ones and in no cell until the
+     * next indexing (sorted stays 1: the cells' ranges hold for the others). */
+    size_t unindexed;
 };
+
+/* 1 when the cells' ranges (starts, counts) cover every particle. */
+static inline int dsmc_indexed_all(const struct kedr_dsmc *sim)
+{
+    return sim->sorted && !sim->unindexed;
+}
 
 /* 1 when this rank owns the cell's column (always, on one rank). */
 static inline int dsmc_owns_cell(const struct kedr_dsmc *sim, uint32_t cell)
