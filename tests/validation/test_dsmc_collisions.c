@@ -20,8 +20,8 @@
  *      time (candidates that share no molecule together); its particles, counts and collision
  *      separations are bit for bit those of one thread per cell; on the cpu the blocks of cells
  *      (random numbers drawn ahead, bounds on sigma g, vector deflections and mean free paths)
- *      are bit for bit dsmc_collide_cell's, for a mixture with rotation, argon and hard
- *      spheres. */
+ *      are bit for bit dsmc_collide_cell's, for a mixture with rotation, argon, hard spheres
+ *      and reacting air (new molecules made in every step). */
 #include "test_dsmc_util.h"
 
 #include "dsmc/sim.h"
@@ -309,7 +309,9 @@ static void test_errors(kedr_ctx *ctx)
  * cells of 100 molecules or more through a warp, and every cell through a warp, must end in the
  * same state bit for bit: cells of about 70 to 130 molecules (100 a cell on average), VSS, NTC,
  * full steps in a closed box, of a gas: 0, a mixture with a rotating species; 1, argon (a simple
- * gas, VSS alpha 1.4); 2, hard spheres (isotropic). On the cpu the second run takes every cell
+ * gas, VSS alpha 1.4); 2, hard spheres (isotropic); 3, reacting five-species air at 20000 K
+ * (dissociations make new molecules in every step: their slots are claimed in another order by
+ * a warp's lanes than by one thread, and put in their parents' order after the collisions). On the cpu the second run takes every cell
  * through dsmc_collide_cell without the bounds on sigma g (cpu_plain), the others the blocks of
  * cells with their random numbers drawn ahead and, for a simple gas without rotation, the
  * deflections and the mean free paths of the mcs/mfp statistic in vector code: the same state
@@ -334,6 +336,20 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims, int
     } else if (gas == 1) {
         c.species[0] = (kedr_dsmc_species){
             "Ar", 66.3e-27, 4.17e-10, 0.81, 273, 1.40, 4.11e-10, 0, 1, 0, 0, 0, 0};
+    } else if (gas == 3) { /* reacting five-species air at 20000 K: new molecules every step */
+        char dir[1200], file[1300];
+        snprintf(dir, sizeof dir, "%s", __FILE__);
+        char *at = strstr(dir, "tests/validation/test_dsmc_collisions.c");
+        snprintf(at ? at : dir, sizeof dir - (size_t)(at ? at - dir : 0), "%s",
+                 at ? "cases/dsmc" : "./cases/dsmc");
+        snprintf(file, sizeof file, "%s/species.ini", dir);
+        TU_OK(kedr_dsmc_species_load(file, "air5", &c));
+        snprintf(file, sizeof file, "%s/air5.reactions", dir);
+        TU_OK(kedr_dsmc_reactions_load(file, &c));
+        for (int k = 0; k < c.nspecies; k++)
+            c.fraction[k] = 1.0 / c.nspecies;
+        c.temperature = c.wall_temperature = 20000;
+        c.dt = 6e-6;
     }
     c.velocity[0] = 120;
     c.model = KEDR_DSMC_VSS;
@@ -361,6 +377,13 @@ static void test_crowded(kedr_ctx *ctx, kedr_dsmc_partner partner, int dims, int
     TU_CHECK(st[0].total_collisions > tu_scale(10000, 3000) && st[0].collisions > 500,
              "%s crowded %dD gas %d: only %llu collisions", be, dims, gas,
              (unsigned long long)st[0].total_collisions);
+    if (gas == 3) {
+        size_t n0 = (size_t)(c.nx * c.ny * (dims == 3 ? c.nz : 1)) * 100;
+        printf("  crowded %dD reacting air: %zu particles from about %zu, %llu reactions in the "
+               "last step\n", dims, p[0].n, n0, (unsigned long long)st[0].reactions);
+        TU_CHECK(st[0].reactions > 0 && p[0].n > n0 + n0 / 50, "%s crowded %dD: %llu reactions, "
+                 "%zu particles", be, dims, (unsigned long long)st[0].reactions, p[0].n);
+    }
     for (int r = 1; r < 3; r++) {
         size_t n = p[r].n == p[0].n ? p[0].n : 0;
         int same = p[r].n == p[0].n && !memcmp(p[r].x, p[0].x, n * 8) &&
@@ -505,6 +528,8 @@ int main(void)
         test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 3, 1);
         test_crowded(ctx, KEDR_DSMC_PARTNER_NEAREST, 2, 1);
         test_crowded(ctx, KEDR_DSMC_PARTNER_SUBCELL, 2, 2);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_RANDOM, 2, 3);
+        test_crowded(ctx, KEDR_DSMC_PARTNER_SUBCELL, 3, 3);
         if (list[b] == KEDR_BACKEND_CPU)
             test_sg_bounds(ctx);
         /* The fill counts come from the same host arithmetic on every back end. */
