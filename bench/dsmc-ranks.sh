@@ -10,6 +10,7 @@
 # "ipc"): ipc, GPU to GPU where the GPUs reach each other (KEDR_COMM_IPC=1); host, through host
 # memory and MPI (KEDR_COMM_IPC=0). PATHS="ipc host" runs both; one rank has no exchange and runs
 # once. With KEDR_DSMC_XPROF=1 each rank prints the exchange's parts, timed, to the log.
+# RANKS: the rank counts (default 1, 2, ... up to the host's GPUs), e.g. RANKS="1 2 4".
 #
 # SPARTA: with SPARTA_DIR set, the SPARTA that bench/sparta-build.sh builds (or is building:
 # this waits for SPARTA_DIR/done) runs in.collide on the same GPUs after kedr. SPARTA creates its
@@ -29,6 +30,7 @@ export NCCL_NVLS_ENABLE=0
 mpi="mpirun --bind-to none --oversubscribe"
 
 sparta=${SPARTA_DIR:-}
+counts=${RANKS:-$(seq 1 "$gpus")}
 paths=${PATHS:-ipc}
 
 weak() { # the box3d row of a JSON: particle-steps/s
@@ -37,7 +39,9 @@ weak() { # the box3d row of a JSON: particle-steps/s
 
 echo "== kedr: $gpus GPU(s), $per particles a GPU (weak), seed test 2 (strong); exchange paths: $paths"
 declare -A k1
-for size in "$per" "$sparta_per"; do
+sizes=$per
+[ -n "$sparta" ] && [ "$sparta_per" != "$per" ] && sizes="$per $sparta_per"
+for size in $sizes; do
     first=1
     for path in $paths; do
         case "$path" in
@@ -45,7 +49,7 @@ for size in "$per" "$sparta_per"; do
         host) ipc=0 ;;
         *) echo "PATHS: unknown path '$path' (expected ipc or host)" >&2; exit 2 ;;
         esac
-        for np in $(seq 1 "$gpus"); do
+        for np in $counts; do
             [ "$np" = 1 ] && [ "$first" = 0 ] && continue # one rank: no exchange, timed once
             j="$out/dsmc-ranks-$size-np$np.json"
             [ "$np" -gt 1 ] && j="$out/dsmc-ranks-$size-np$np-$path.json"
@@ -70,7 +74,7 @@ if [ -n "$sparta" ]; then
         tail -n 30 "$sparta"/build/make.log "$sparta"/build/cmake.log 2>/dev/null
     else
         side=$(python3 -c "import sys; print(round((float(sys.argv[1])/10)**(1/3)))" "$sparta_per")
-        for np in $(seq 1 "$gpus"); do
+        for np in $counts; do
             (cd "$sparta/bench" && timeout 300 $mpi -np "$np" "$exe" -k on g "$np" -sf kk \
                 -v x $((side * np)) -v y "$side" -v z "$side" -in in.collide) \
                 >"$out/sparta-np$np.log" 2>&1
