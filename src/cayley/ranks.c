@@ -142,7 +142,8 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
         cap = nblocks * p->block_elements * ngens;
     p->batch_entries = cap > least ? cap : least;
     p->code_bytes = (size_t)(nblocks * p->block_elements / 4);
-    p->batch_bytes = (size_t)(2 * p->batch_entries * eb * (uint64_t)ranks); /* two slots */
+    /* two slots of a batch for every other rank */
+    p->batch_bytes = (size_t)(2 * p->batch_entries * eb * (uint64_t)(ranks - 1));
     p->receive_bytes = (size_t)(p->batch_entries * eb * (uint64_t)(ranks - 1));
     size_t counts = (size_t)nblocks * 8 + 8 * ((size_t)ranks + 1); /* and the slices' starts */
     p->gpu_bytes = p->code_bytes + p->batch_bytes + counts + 8 * (size_t)ranks + 64;
@@ -183,7 +184,7 @@ static inline int mark_one(uint32_t *codes, uint64_t off, uint32_t nc)
 
 static kedr_status cpu_begin(cayley_ranks *R)
 {
-    size_t batch = (size_t)R->cap * (size_t)R->nranks;
+    size_t batch = (size_t)R->cap * (size_t)(R->nranks - 1);
     R->codes = calloc(R->words ? R->words : 1, 4);
     int ok = R->codes != NULL;
     for (int k = 0; k < 2; k++) {
@@ -234,7 +235,7 @@ static kedr_status cpu_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1
     unsigned char *out = R->out[slot];
     uint64_t *nout = R->nout[slot], cap = R->cap, lo = R->lo, hi = R->hi, units = R->units;
     const uint64_t *los = R->los;
-    int nranks = R->nranks, ngens = g->ngens, eb = R->entry;
+    int nranks = R->nranks, ngens = g->ngens, eb = R->entry, me = R->rank;
     long w0 = (long)(b0 * R->block_elems / 16), w1 = (long)(b1 * R->block_elems / 16);
     uint64_t f = 0;
     memset(nout, 0, ((size_t)nranks + 1) * 8);
@@ -257,7 +258,8 @@ static kedr_status cpu_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1
                     int o = cayley_ranks_owner(r, units, nranks);
                     uint64_t at = __atomic_fetch_add(&nout[o], 1, __ATOMIC_RELAXED);
                     if (at < cap) /* always, by the choice of the round's blocks */
-                        cayley_ranks_put(out + ((uint64_t)o * cap + at) * (uint64_t)eb,
+                        cayley_ranks_put(out + (cayley_ranks_region(o, me) * cap + at) *
+                                                   (uint64_t)eb,
                                          r - los[o], eb);
                 }
             }
@@ -335,8 +337,9 @@ static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64
     int nsend = 0;
     for (int o = 0; o < R->nranks; o++)
         if (o != R->rank && nout[o]) {
-            send[nsend++] = (kedr_comm_msg){o, out + (uint64_t)o * R->cap * (uint64_t)R->entry,
-                                            nout[o] * (uint64_t)R->entry};
+            send[nsend++] = (kedr_comm_msg){
+                o, out + cayley_ranks_region(o, R->rank) * R->cap * (uint64_t)R->entry,
+                nout[o] * (uint64_t)R->entry};
             R->sent += nout[o];
         }
     /* into the kept receive buffer (pinned for cuda: no fresh pages each round, and the upload

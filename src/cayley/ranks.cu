@@ -22,7 +22,8 @@
 
 typedef struct {
     uint32_t *codes;             /* the slice's codes */
-    unsigned char *out[2];       /* a slot each: nranks batches of cap entries of R->entry bytes */
+    unsigned char *out[2];       /* a slot each: nranks - 1 batches of cap entries of R->entry
+                                  * bytes (cayley_ranks_region) */
     unsigned long long *nout[2]; /* a slot each: entries of each batch; then [nranks], the new
                                   * elements' count */
     unsigned long long *los;     /* the first element of every slice */
@@ -82,7 +83,7 @@ template <int KIND>
 __global__ void __launch_bounds__(RK_THREADS)
 rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                  unsigned long long w0, unsigned long long w1, unsigned long long lo,
-                 unsigned long long hi, unsigned long long units, int nranks,
+                 unsigned long long hi, unsigned long long units, int nranks, int me,
                  const unsigned long long *__restrict__ los, unsigned long long cap, int eb,
                  uint32_t fc, uint32_t nc, unsigned char *out, unsigned long long *nout)
 {
@@ -119,7 +120,7 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                     int o = cayley_ranks_owner(r, units, nranks);
                     unsigned long long at = atomicAdd(&nout[o], 1ull);
                     if (at < cap) /* always, by the choice of the round's blocks */
-                        cayley_ranks_put(out + ((unsigned long long)o * cap + at) * eb,
+                        cayley_ranks_put(out + (cayley_ranks_region(o, me) * cap + at) * eb,
                                          r - los[o], eb);
                 }
             }
@@ -152,7 +153,7 @@ rk_mark_kernel(uint32_t *codes, const unsigned char *__restrict__ entries, size_
 
 typedef void (*rk_expand_fn)(const kedr_cayley_group, uint32_t *, unsigned long long,
                              unsigned long long, unsigned long long, unsigned long long,
-                             unsigned long long, int, const unsigned long long *,
+                             unsigned long long, int, int, const unsigned long long *,
                              unsigned long long, int, uint32_t, uint32_t, unsigned char *,
                              unsigned long long *);
 
@@ -211,7 +212,7 @@ static kedr_status rk_begin(cayley_ranks *R)
     rk_expand_fn fn = rk_expand_for(R->g->kind);
     if (!fn)
         return kedr_fail(KEDR_ERR_INVALID, "%s has no dense ranking", R->g->spec);
-    size_t batch = (size_t)R->cap * (size_t)R->nranks;
+    size_t batch = (size_t)R->cap * (size_t)(R->nranks - 1);
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->codes, R->words ? R->words * 4 : 4));
     for (int k = 0; k < 2; k++) {
         KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->out[k], (batch ? batch : 1) * (size_t)R->entry));
@@ -257,8 +258,8 @@ static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1,
     unsigned long long w0 = b0 * R->block_elems / 16, w1 = b1 * R->block_elems / 16;
     KEDR_CUDA_TRY(cudaMemsetAsync(d->nout[slot], 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
-        *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, d->los, R->cap, R->entry, fc,
-        nc, d->out[slot], d->nout[slot]);
+        *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, R->rank, d->los, R->cap,
+        R->entry, fc, nc, d->out[slot], d->nout[slot]);
     KEDR_CUDA_LAUNCHED("rk_expand_kernel");
     return KEDR_OK; /* running: rk_finish waits for it */
 }
@@ -277,7 +278,7 @@ static kedr_status rk_finish(cayley_ranks *R, int slot, uint64_t *found)
                 return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products "
                                  "for rank %d, more than a batch's %llu", R->g->spec, R->rank,
                                  nout[o], o, (unsigned long long)R->cap);
-            size_t at = (size_t)o * R->cap * (size_t)R->entry;
+            size_t at = (size_t)cayley_ranks_region(o, R->rank) * R->cap * (size_t)R->entry;
             KEDR_CUDA_TRY(cudaMemcpyAsync(R->out[slot] + at, d->out[slot] + at,
                                           nout[o] * (size_t)R->entry, cudaMemcpyDeviceToHost,
                                           stream));
@@ -292,7 +293,7 @@ static kedr_status rk_mark_elems(cayley_ranks *R, int slot, const unsigned char 
 {
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = KEDR_STREAM(R->ctx);
-    size_t piece = (size_t)R->cap * (size_t)R->nranks;
+    size_t piece = (size_t)R->cap * (size_t)(R->nranks - 1); /* nranks >= 2 here */
     /* the finished slot's counts, on the host since rk_finish (nranks >= 2 here): [nranks] the
      * new elements, [0] the entries outside the slice */
     unsigned long long *count = d->nout[slot] + R->nranks, *bad = d->nout[slot];

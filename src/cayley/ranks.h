@@ -28,13 +28,14 @@ typedef struct cayley_ranks cayley_ranks;
 /* What a back end (cpu, cuda) does; the rounds, messages and checkpoints are ranks.c's. */
 typedef struct {
     /* Allocates the codes (zero; the identity's code 1 on the rank owning it) and the host
-     * batches out (nranks regions of cap entries) and nout. */
+     * batches out (nranks - 1 regions of cap entries) and nout. */
     kedr_status (*begin)(cayley_ranks *R);
     /* counts[b] = the elements of block b with code fc. */
     kedr_status (*count)(cayley_ranks *R, uint32_t fc, uint64_t *counts);
     /* Starts expanding the elements of code fc in blocks [b0, b1) into slot: each becomes 3; a
      * product in this slice whose code is 0 gets nc, any other is appended as its offset in the
-     * owner's slice to entry owner * cap + nout[slot][owner]++ of out[slot] (counted from 0).
+     * owner's slice to entry region(owner) * cap + nout[slot][owner]++ of out[slot] (counted
+     * from 0).
      * May return before the work is done (cuda). */
     kedr_status (*start)(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1, uint32_t fc,
                          uint32_t nc);
@@ -67,8 +68,9 @@ struct cayley_ranks {
     int entry;                /* bytes of an entry: a product's offset in its owner's slice */
     uint64_t *los;            /* host: the first element of every slice, and the order */
     uint32_t *codes;          /* cpu: host memory; cuda: GPU memory */
-    unsigned char *out[2];    /* host, a slot each: nranks batches of cap entries of `entry`
-                               * bytes */
+    unsigned char *out[2];    /* host, a slot each: nranks - 1 batches of cap entries of
+                               * `entry` bytes, one for every other rank in rank order
+                               * (cayley_ranks_region) */
     uint64_t *nout[2];        /* host, a slot each: entries in each batch, and [nranks] */
     unsigned char *recv;      /* host, kept (pinned for cuda): what a round receives */
     size_t recv_bytes;        /* its size: (nranks - 1) batches */
@@ -92,6 +94,16 @@ __host__ __device__
 static inline int cayley_ranks_owner(uint64_t x, uint64_t units, int nranks)
 {
     return (int)(((x / KEDR_CAYLEY_RANK_BLOCK + 1) * (uint64_t)nranks - 1) / units);
+}
+
+/* The batch of destination rank o (not `me`, whose products are marked at once) among the
+ * nranks - 1 batches of a slot. */
+#ifdef __CUDACC__
+__host__ __device__
+#endif
+static inline uint64_t cayley_ranks_region(int o, int me)
+{
+    return (uint64_t)(o > me ? o - 1 : o);
 }
 
 /* An entry: the low `bytes` bytes of v, little-endian (5 or 8). */
