@@ -34,8 +34,8 @@
 /* The default whole-level cell count at or below which a level is gathered: on the cpu, 32^3
  * (below it a slab's sweeps are too short to pay for their exchanges); on GPUs, 64^3: a
  * kernel over fewer than about 10^5 cells of a slab costs its launch, not its cells, so a split
- * 64^3 level takes about as long per kernel as the whole level on one GPU, plus its seven
- * exchanges a V-cycle, which gathering it (one gather of 2 MB) saves. Not yet measured:
+ * 64^3 level takes about as long per kernel as the whole level on one GPU, plus its six or
+ * seven exchanges a V-cycle, which gathering it (one gather of 2 MB) saves. Not yet measured:
  * bench/flow-ranks.sh GATHER="..." compares. */
 #define FLOW_MG_GATHER_CPU 32768
 #define FLOW_MG_GATHER_GPU 262144
@@ -89,33 +89,37 @@ static kedr_status halo_planes(int *out)
                      "half-sweeps)", e);
 }
 
-/* The two-plane smoothing's buffers of split level l (every rank holds two planes of it). */
-static kedr_status ghost_setup(kedr_flow_poisson *ps, int l)
+/* The two-plane smoothing's buffers and views of split level l (every rank holds two planes
+ * of it; deep3: three). */
+static kedr_status ghost_setup(kedr_flow_poisson *ps, int l, int deep3)
 {
     flow_rk_level *R = &ps->rk->lv[l];
     const flow_level *F = &ps->lv[l];
     int ax = ps->rk->axis;
     size_t layer = R->layer;
-    /* t2lo, t2hi and their inverse diagonals, 2 planes each */
-    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&R->gbuf, 8 * layer * sizeof(double)));
-    KEDR_TRY(kedr_memset(ps->ctx, R->gbuf, 0, 8 * layer * sizeof(double)));
-    R->t2lo = R->gbuf;
-    R->t2hi = R->gbuf + 2 * layer;
-    flow_level *v[2] = {&R->glo, &R->ghi};
-    for (int side = 0; side < 2; side++) {
-        flow_level *G = v[side];
+    /* t3lo, t3hi and their inverse diagonals, 3 planes each */
+    KEDR_TRY(kedr_alloc(ps->ctx, (void **)&R->gbuf, 12 * layer * sizeof(double)));
+    KEDR_TRY(kedr_memset(ps->ctx, R->gbuf, 0, 12 * layer * sizeof(double)));
+    R->t3lo = R->gbuf;
+    R->t3hi = R->gbuf + 3 * layer;
+    double *idlo = R->gbuf + 6 * layer, *idhi = R->gbuf + 9 * layer;
+    flow_level *v[4] = {&R->glo, &R->ghi, &R->glo3, &R->ghi3};
+    double *id[4] = {idlo + layer, idhi, idlo, idhi};
+    for (int i = 0; i < 4; i++) {
+        flow_level *G = v[i];
         memset(G, 0, sizeof *G);
         for (int a = 0; a < 3; a++) {
             G->n[a] = F->n[a];
             G->ih2[a] = F->ih2[a];
             G->per[a] = F->per[a];
         }
-        G->n[ax] = 2;
+        G->n[ax] = i < 2 ? 2 : 3;
         G->per[ax] = 0;
-        G->N = 2 * layer;
-        G->idiag = R->gbuf + (4 + 2 * (size_t)side) * layer;
+        G->N = (size_t)G->n[ax] * layer;
+        G->idiag = id[i];
     }
     R->deep = 1;
+    R->deep3 = deep3;
     return KEDR_OK;
 }
 
@@ -243,7 +247,7 @@ static kedr_status setup_levels(kedr_flow_poisson *ps, int *offs, int *next, dou
         memcpy(F->coarsened, cf, sizeof cf);
         R->halo = cf[ax];
         if (deep && nr > 1 && min_planes(offs, nr) >= 2) /* level l is split */
-            KEDR_TRY(ghost_setup(ps, l));
+            KEDR_TRY(ghost_setup(ps, l, min_planes(offs, nr) >= 3));
         int co = next[me], ccnt = next[me + 1] - next[me];
         if (l > 0 || R->halo) {
             KEDR_TRY(alloc_planes(ctx, &R->rbase, (size_t)R->cnt + 4 * (size_t)R->halo,
@@ -361,7 +365,7 @@ void flow_rk_mg_free(kedr_flow_poisson *ps)
         kedr_free(ps->ctx, R->xbase);
         kedr_free(ps->ctx, R->gbuf);
         R->rbase = R->xbase = R->r = R->x = R->gbuf = NULL;
-        R->deep = 0;
+        R->deep = R->deep3 = 0;
     }
     kedr_flow_poisson_destroy(rk->sub);
     kedr_free(ps->ctx, rk->gpart);
@@ -409,56 +413,93 @@ static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *
  * in the order of the neighbour's own sums (the ghost view [E2 | G1] or [G1 | E2] puts E2
  * where the neighbour's slab has it, and this rank's end plane is added to the right-hand side
  * as the neighbour adds it): the same values to the bit. The view's sweep also writes E2's
- * cells of colour c (with a zero right-hand side and inverse diagonal): never read before the
- * next exchange. */
+ * cells of colour c (from a zero or unused right-hand side): never read before the next
+ * exchange.
+ * full (every rank holds three planes): three planes are lent, the first ghost half-sweep
+ * covers E2 and G1 (view [E3 | E2 | G1]: E2 is then current in colour c too, as the neighbour
+ * has it), and after this rank's own first half-sweep a second ghost half-sweep brings G1's
+ * other colour up to date: G1 is then the neighbour's end plane after both half-sweeps, which
+ * the residual reads without an exchange. */
 #define TAG_PAIR 50
 static kedr_status gs_pair(kedr_flow_poisson *ps, int l, double *x, const double *b, int c,
-                           int *have_b)
+                           int *have_b, int full)
 {
     flow_ranks *rk = ps->rk;
     flow_rk_level *R = &rk->lv[l];
     kedr_ctx *ctx = ps->ctx;
-    size_t layer = R->layer, two = 2 * layer, end = (size_t)(R->cnt - 2) * layer;
+    int planes = full ? 3 : 2;
+    size_t layer = R->layer, count = (size_t)planes * layer;
+    size_t end = (size_t)(R->cnt - planes) * layer, mylast = (size_t)(R->cnt - 1) * layer;
     const double *first[2] = {x, b}, *last[2] = {x + end, b + end};
-    KEDR_TRY(flow_xch_halo(rk->xch, TAG_PAIR, *have_b ? 1 : 2, first, last, two, NULL, NULL));
-    /* in place: below [E2 | G1 | b's E2 | b's G1], above [G1 | E2 | b's G1 | b's E2] */
+    KEDR_TRY(flow_xch_halo(rk->xch, TAG_PAIR, *have_b ? 1 : 2, first, last, count, NULL, NULL));
+    /* in place: below [(E3) | E2 | G1 | b's], above [G1 | E2 | (E3) | b's] */
     double *below = FLOW_XCH_BELOW(rk->xch), *above = FLOW_XCH_ABOVE(rk->xch);
-    if (!*have_b) { /* the views' right-hand sides: [0 | b's G1] and [b's G1 | 0] */
-        if (rk->lo >= 0)
-            KEDR_TRY(flow_op_copy(ctx, R->t2lo + layer, below + two + layer, layer * sizeof(double)));
-        if (rk->hi >= 0)
-            KEDR_TRY(flow_op_copy(ctx, R->t2hi, above + two, layer * sizeof(double)));
+    double *g1lo = below + (size_t)(planes - 1) * layer;
+    if (!*have_b) { /* b's E2 and G1 into the views' right-hand sides */
+        flow_copies cp = {{NULL}, {NULL}, 0};
+        if (rk->lo >= 0) {
+            cp.dst[cp.n] = R->t3lo + layer;
+            cp.src[cp.n++] = below + count + (size_t)(planes - 2) * layer;
+        }
+        if (rk->hi >= 0) {
+            cp.dst[cp.n] = R->t3hi;
+            cp.src[cp.n++] = above + count;
+        }
+        KEDR_TRY(flow_op_copies(ctx, &cp, 2 * layer));
         *have_b = 1;
     }
+    /* the neighbours' first half-sweep on their end planes (G1, and E2 when full) */
     if (rk->lo >= 0) /* G1 is the view's last plane, this rank's first plane above it */
-        KEDR_TRY(flow_op_gs_ends(ctx, &R->glo, below, R->t2lo, c ^ ((R->off - 2) & 1), layer,
-                                 R->ih2, NULL, x));
+        KEDR_TRY(flow_op_gs_ends(ctx, full ? &R->glo3 : &R->glo, below,
+                                 full ? R->t3lo : R->t3lo + layer,
+                                 c ^ ((R->off - planes) & 1), layer, R->ih2, NULL, x));
     if (rk->hi >= 0) /* G1 is the view's first plane, this rank's last plane below it */
-        KEDR_TRY(flow_op_gs_ends(ctx, &R->ghi, above, R->t2hi, c ^ ((R->off + R->cnt) & 1),
-                                 layer, R->ih2, x + end + layer, NULL));
-    KEDR_TRY(sweep(ps, l, x, b, c, below + layer, above));
-    return sweep(ps, l, x, b, c ^ 1, below + layer, above);
+        KEDR_TRY(flow_op_gs_ends(ctx, full ? &R->ghi3 : &R->ghi, above, R->t3hi,
+                                 c ^ ((R->off + R->cnt) & 1), layer, R->ih2, x + mylast, NULL));
+    KEDR_TRY(sweep(ps, l, x, b, c, g1lo, above));
+    if (full) { /* their second half-sweep on G1, from E2 and this rank's plane after the first */
+        if (rk->lo >= 0)
+            KEDR_TRY(flow_op_gs_ends(ctx, &R->glo, below + layer, R->t3lo + layer,
+                                     (c ^ 1) ^ ((R->off - 2) & 1), layer, R->ih2, NULL, x));
+        if (rk->hi >= 0)
+            KEDR_TRY(flow_op_gs_ends(ctx, &R->ghi, above, R->t3hi,
+                                     (c ^ 1) ^ ((R->off + R->cnt) & 1), layer, R->ih2,
+                                     x + mylast, NULL));
+    }
+    return sweep(ps, l, x, b, c ^ 1, g1lo, above);
 }
 
 /* 2 steps half-sweeps of level l in colours c, c ^ 1, c, ...; zero: from x = 0 (the first
- * half-sweep needs no exchange). Two at a time after one exchange where the level allows. */
+ * half-sweep needs no exchange). Two at a time after one exchange where the level allows;
+ * from zero (before the residual) on a level of three planes a rank, the last two after a
+ * three-plane exchange, so that the neighbours' end planes are current here: *ghosts (then the
+ * residual reads them from the exchange's receive areas, G1 at FLOW_XCH_BELOW + 2 planes and
+ * FLOW_XCH_ABOVE). */
 static kedr_status smooth(kedr_flow_poisson *ps, int l, double *x, const double *b, int c,
-                          int zero, int *have_b)
+                          int zero, int *have_b, int *ghosts)
 {
     const flow_rk_level *R = &ps->rk->lv[l];
-    int n = 2 * ps->o.steps;
+    int n = 2 * ps->o.steps, pairs = ps->rk->deep && R->deep, full = zero && pairs && R->deep3;
+    int h = zero, last_full = 0;
     if (zero)
         KEDR_TRY(rk_gs(ps, l, x, b, c, 1));
-    for (int h = zero; h < n;) {
+    if (full && (n - h) % 2) { /* the odd one first, so that a pair comes last */
+        KEDR_TRY(rk_gs(ps, l, x, b, (c + h) & 1, 0));
+        h++;
+    }
+    while (h < n) {
         int colour = (c + h) & 1;
-        if (ps->rk->deep && R->deep && n - h >= 2) {
-            KEDR_TRY(gs_pair(ps, l, x, b, colour, have_b));
+        if (pairs && n - h >= 2) {
+            last_full = full && n - h == 2;
+            KEDR_TRY(gs_pair(ps, l, x, b, colour, have_b, last_full));
             h += 2;
         } else {
             KEDR_TRY(rk_gs(ps, l, x, b, colour, 0));
+            last_full = 0;
             h++;
         }
     }
+    *ghosts = last_full;
     return KEDR_OK;
 }
 
@@ -476,9 +517,10 @@ kedr_status flow_rk_mg_ghosts(kedr_flow_poisson *ps)
             continue;
         const flow_level *L = &ps->lv[l];
         size_t layer = R->layer;
-        const double *first = L->idiag, *last = L->idiag + L->N - layer;
-        double *lo = (double *)R->glo.idiag + layer, *hi = (double *)R->ghi.idiag;
-        KEDR_TRY(flow_xch_halo(rk->xch, 60, 1, &first, &last, layer, &lo, &hi));
+        /* the neighbours' two end planes: lo [E2 | G1], hi [G1 | E2] */
+        const double *first = L->idiag, *last = L->idiag + L->N - 2 * layer;
+        double *lo = (double *)R->glo3.idiag + layer, *hi = (double *)R->ghi3.idiag;
+        KEDR_TRY(flow_xch_halo(rk->xch, 60, 1, &first, &last, 2 * layer, &lo, &hi));
     }
     return KEDR_OK;
 }
@@ -551,11 +593,16 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
     }
     m = flow_rk_part_begin(ps);
     KEDR_TRY(kedr_memset(ctx, x, 0, L->N * sizeof *x));
-    int have_b = 0; /* the neighbours' b lent (two-plane smoothing) */
-    KEDR_TRY(smooth(ps, l, x, b, 0, 1, &have_b));
+    int have_b = 0, ghosts; /* the neighbours' b lent; their end planes current here */
+    KEDR_TRY(smooth(ps, l, x, b, 0, 1, &have_b, &ghosts));
     KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_SMOOTH, m));
     m = flow_rk_part_begin(ps);
-    KEDR_TRY(flow_rk_residual_at(ps, l, x, b, R->r));
+    if (ghosts) /* as flow_rk_residual_at, the neighbours' planes already here */
+        KEDR_TRY(flow_op_apply_ends(ctx, L, x, b, R->r, R->layer, R->ih2,
+                                    rk->lo >= 0 ? FLOW_XCH_BELOW(rk->xch) + 2 * R->layer : NULL,
+                                    rk->hi >= 0 ? FLOW_XCH_ABOVE(rk->xch) : NULL));
+    else
+        KEDR_TRY(flow_rk_residual_at(ps, l, x, b, R->r));
     KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_RESIDUAL, m));
     if (R->halo)
         KEDR_TRY(halo2(ps, R->r, R->cnt, R->layer));
@@ -595,7 +642,7 @@ static kedr_status cycle(kedr_flow_poisson *ps, int l, const double *b, double *
     KEDR_TRY(flow_op_prolong_add(ctx, L, &Cp, xc, x));
     KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_TRANSFER, m));
     m = flow_rk_part_begin(ps);
-    KEDR_TRY(smooth(ps, l, x, b, 1, 0, &have_b));
+    KEDR_TRY(smooth(ps, l, x, b, 1, 0, &have_b, &ghosts));
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 

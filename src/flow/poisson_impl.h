@@ -214,12 +214,15 @@ typedef struct {
      * planes of the level, so one exchange of two planes serves two half-sweeps: the
      * neighbours' end planes (ghosts) get the first half-sweep here too, as their ranks compute
      * it. glo and ghi view the lower ghost pair [E2 | G1] and the upper one [G1 | E2] (E2 the
-     * plane beyond the ghost G1) in the exchange's receive areas, with their right-hand sides
-     * t2lo, t2hi (the neighbours' b on G1, lent once a V-cycle; 0 on E2) and inverse diagonals
-     * (the neighbours' own, 0 on E2) in gbuf */
-    int deep;
-    double *gbuf, *t2lo, *t2hi;
-    flow_level glo, ghi;
+     * plane beyond the ghost G1) in the exchange's receive areas; where every rank holds three
+     * planes (deep3), the last pair before the residual lends three planes and glo3, ghi3 view
+     * [E3 | E2 | G1] and [G1 | E2 | E3], so that both half-sweeps reach G1 and the residual
+     * needs no exchange. Their right-hand sides t3lo = [0 | b E2 | b G1], t3hi = [b G1 | b E2 |
+     * 0] (the neighbours' b, lent once a V-cycle) and inverse diagonals (the neighbours' own, 0
+     * on E3) in gbuf; the two-plane views use their last (lo) or first (hi) two planes */
+    int deep, deep3;
+    double *gbuf, *t3lo, *t3hi;
+    flow_level glo, ghi, glo3, ghi3;
 } flow_rk_level;
 
 /* A halo exchange between a slab and its neighbours (ranks.c): one buffer of the context's

@@ -218,8 +218,8 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->parity = first & 1;
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
     /* what this rank makes alone, then (all ranks agreed) the registrations */
-    /* two planes of level 0; multigrid's two-plane smoothing lends two fields of two */
-    kedr_status s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 4 : 2) * rk->layer, &rk->xch);
+    /* two planes of level 0; multigrid's smoothing lends two fields of up to three */
+    kedr_status s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 6 : 2) * rk->layer, &rk->xch);
     if (s == KEDR_OK) {
         rk->below = FLOW_XCH_BELOW(rk->xch);
         rk->above = FLOW_XCH_ABOVE(rk->xch);
