@@ -336,8 +336,7 @@ kedr_status kedr_dsmc_reactions_load(const char *path, kedr_dsmc_case *c)
  * equal to k(T) at every T with x = eta + zeta/2 + 1/2, y = s - 1 and
  * C = eps a Gamma(3/2) Gamma(s) / (sigma_a (2k/m_r)^(1 - omega) Gamma(b) Gamma(x + 1)
  * k^(x + 1 - s)), eps = 2 for like reactants (half as many collisions per n^2) and 1 otherwise
- * (Bird 1994 eqs. 6.10 and 6.11 in the form for VHS molecules and zeta internal degrees of
- * freedom). */
+ * (Bird 1994 section 6.6, in the form for VHS molecules and zeta internal degrees of freedom). */
 void dsmc_chem_params(const kedr_dsmc_case *c, dsmc_params *p)
 {
     p->rx.nreact = c->nreactions;

@@ -1672,7 +1672,7 @@ DSMC_HD uint64_t dsmc_atomic_add(uint64_t *a, uint64_t v)
 
 /* The probability that a collision of reaction r's reactants with collision energy ec (their
  * relative translational energy plus their rotational energies, J) makes reaction r: the total
- * collision energy model (Bird 1994 section 6.6, eq. 6.10 in its form for VHS molecules), zero
+ * collision energy model (Bird 1994 section 6.6, in its form for VHS molecules), zero
  * up to the activation energy E_a, then C (E_c - E_a)^x / E_c^y with x = eta + zeta/2 + 1/2,
  * y = zeta/2 + 3/2 - omega (zeta the pair's rotational degrees of freedom) and C such that a
  * gas in equilibrium at any T reacts at the Arrhenius rate a T^eta exp(-E_a / kT)
@@ -1753,7 +1753,6 @@ DSMC_HD int dsmc_react(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r, co
         return 0;
     const uint32_t a = fwd ? i : j, bm = fwd ? j : i; /* the reactant that breaks, the other */
     const int diss = p->rx.re_diss[q], s0 = p->rx.re_p[q][0], s1 = p->rx.re_p[q][1], s2 = p->rx.re_p[q][2];
-    const int sa = p->rx.re_a[q], sb = p->rx.re_b[q];
     const double ma = p->mass[s0], mn = diss ? p->mass[s1] : 0.0, mb = p->mass[diss ? s2 : s1];
     const double mp = ma + mn + mb;
     double px = m1 * vx[i] + m2 * vx[j], py = m1 * vy[i] + m2 * vy[j], pz = m1 * vz[i] + m2 * vz[j];
@@ -1770,8 +1769,6 @@ DSMC_HD int dsmc_react(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r, co
             return 0;
         }
     }
-    (void)sa;
-    (void)sb;
     const double b = 2.0 + 0.5 * p->sigma_e[k->pair];
     float ra = 0.0f, rb = 0.0f, rn = 0.0f;
     uint8_t va = 0, vb = 0, vn = 0;
