@@ -182,12 +182,12 @@ typedef struct {
      * single-GPU search (3 bits per element); 1 or more: 2 bits per element, split evenly
      * between the GPUs (docs/cayley.md); -1: every GPU of the host. */
     int devices;
-    /* kedr_cayley_growth_on (over MPI ranks): bytes of a rank's outgoing batch of products for
-     * the other ranks, in all (0: four times a slice's codes, from 16 MB to
-     * KEDR_CAYLEY_BATCH_BYTES); a level is expanded in as many
-     * rounds as its products need, and a rank keeps two such sets (one expanded into while the
-     * other is sent). Raised to the least that one block of the frontier needs, and lowered to
-     * what a whole slice's products take. */
+    /* kedr_cayley_growth_on (over MPI ranks): bytes of a rank's outgoing batch of products, a
+     * destination's batch being 1/N of it (N ranks) and a rank holding the N - 1 of the other
+     * ranks (0: four times a slice's codes, from 16 MB to KEDR_CAYLEY_BATCH_BYTES); a level is
+     * expanded in as many rounds as its products need, and a rank keeps two such sets (one
+     * expanded into while the other is sent). A destination's batch is raised to the least
+     * that one block of the frontier needs, and lowered to what a whole slice's products take. */
     size_t batch_bytes;
 } kedr_cayley_options;
 
