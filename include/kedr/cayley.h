@@ -212,6 +212,10 @@ typedef struct {
                               * kedr_cayley_growth */
     double products_sent;    /* kedr_cayley_growth_on: products this run sent to another rank,
                               * summed over the ranks (of edge_visits); 0 otherwise */
+    int direct_ranks;        /* kedr_cayley_growth_on: the other ranks this rank's batches of
+                              * products reach GPU to GPU (CUDA IPC between the ranks of a host;
+                              * kedr_comm_dev_direct); 0 on the cpu, with KEDR_COMM_IPC=0 and
+                              * for kedr_cayley_growth */
 } kedr_cayley_result;
 
 /* Computes the growth function of g by a breadth-first search on ctx's back end: dense or
@@ -273,8 +277,10 @@ typedef struct {
     size_t code_bytes;             /* the largest slice's 2-bit codes */
     size_t batch_bytes;            /* outgoing batches (all destinations) */
     size_t receive_bytes;          /* the most a rank receives in one round */
-    size_t gpu_bytes;              /* cuda: GPU memory a rank needs (codes, batches, counts) */
-    size_t host_bytes;             /* cuda: host memory a rank needs (staging, receive) */
+    size_t gpu_bytes;              /* cuda: GPU memory a rank needs (codes, batches sent and
+                                    * received, counts) */
+    size_t host_bytes;             /* cuda: host memory a rank needs (the batches' staging
+                                    * copy, used for ranks not reached GPU to GPU) */
     size_t cpu_bytes;              /* cpu: host memory a rank needs */
 } kedr_cayley_ranks_plan;
 /* The plan of g over `ranks` ranks with batches of batch_bytes (0: the default), after checking

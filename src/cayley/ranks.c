@@ -9,11 +9,13 @@
  *     the slice from each block fit one destination's batch (the worst case: every such product
  *     for the same rank; find_leavers), expands them
  *     (products in its own slice are marked at once), sends each other rank the products it
- *     owns (kedr_comm_exchange_sizes/_data), and marks what it receives; a rank whose frontier
- *     is done takes part with empty batches. The next round's expansion is started before this
- *     round's messages, into the other set of batches, so that on the GPU it runs while the
- *     messages travel (the codes only ever gain bits by atomic ors, so the order does not
- *     matter);
+ *     owns (the counts through MPI, the batches by kedr_comm_dev: GPU to GPU by CUDA IPC between
+ *     the ranks of a host, through host memory otherwise), and marks what it receives; a rank
+ *     whose frontier is done takes part with empty batches. The next round's expansion is
+ *     started before this round's messages, into the other set of batches (on the cpu it runs
+ *     then; on the GPU the exchange waits for it, the stream being synchronized first: the
+ *     copies are short by IPC; the codes only ever gain bits by atomic ors, so the order does
+ *     not matter);
  *  3. F(s) = the sum over the ranks of the elements each marked first (the old code 0 of an
  *     atomic or, so a product found twice counts once).
  * A product is sent as its offset in its owner's slice, in 5 bytes (8 when a slice holds 2^40
@@ -146,8 +148,10 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
     p->batch_bytes = (size_t)(2 * p->batch_entries * eb * (uint64_t)(ranks - 1));
     p->receive_bytes = (size_t)(p->batch_entries * eb * (uint64_t)(ranks - 1));
     size_t counts = (size_t)nblocks * 8 + 8 * ((size_t)ranks + 1); /* and the slices' starts */
-    p->gpu_bytes = p->code_bytes + p->batch_bytes + counts + 8 * (size_t)ranks + 64;
-    /* and on the host a byte a block: its generators that may leave the slice */
+    p->gpu_bytes = p->code_bytes + p->batch_bytes + p->receive_bytes + counts +
+                   8 * (size_t)ranks + 64;
+    /* and on the host (cuda: kedr_comm_dev's page-locked copy of the batches, for the ranks
+     * not reached GPU to GPU) a byte a block: its generators that may leave the slice */
     p->host_bytes = p->batch_bytes + p->receive_bytes + counts + (size_t)nblocks +
                     8 * (size_t)ranks;
     p->cpu_bytes = p->code_bytes + p->host_bytes;
@@ -184,13 +188,11 @@ static inline int mark_one(uint32_t *codes, uint64_t off, uint32_t nc)
 
 static kedr_status cpu_begin(cayley_ranks *R)
 {
-    size_t batch = (size_t)R->cap * (size_t)(R->nranks - 1);
     R->codes = calloc(R->words ? R->words : 1, 4);
     int ok = R->codes != NULL;
     for (int k = 0; k < 2; k++) {
-        R->out[k] = malloc((batch ? batch : 1) * (size_t)R->entry);
         R->nout[k] = calloc((size_t)R->nranks + 1, 8);
-        ok &= R->out[k] && R->nout[k];
+        ok &= R->nout[k] != NULL;
     }
     if (!ok)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory for its slice's codes "
@@ -205,9 +207,7 @@ static void cpu_end(cayley_ranks *R)
     free(R->codes);
     R->codes = NULL;
     for (int k = 0; k < 2; k++) {
-        free(R->out[k]);
         free(R->nout[k]);
-        R->out[k] = NULL;
         R->nout[k] = NULL;
     }
 }
@@ -326,57 +326,72 @@ static uint32_t code_of(int level) { return 1u + (uint32_t)(level & 1); }
 #define AGREE(R, st) ((st) = kedr_comm_agree((R)->comm, (st)))
 
 /* Sends each batch of slot to its owner and marks what arrives; *found grows by the new
- * elements. */
+ * elements. First the counts (8 bytes to and from every other rank, through MPI), then the
+ * batches themselves from xbuf to the owners' receive areas by kedr_comm_dev (GPU to GPU where
+ * direct); empty batches are not sent, and both sides know which. */
 static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64_t *found)
 {
-    const unsigned char *out = R->out[slot];
     const uint64_t *nout = R->nout[slot];
-    kedr_comm_msg *send = malloc((size_t)R->nranks * sizeof *send);
-    if (!send)
-        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
-    int nsend = 0;
-    for (int o = 0; o < R->nranks; o++)
-        if (o != R->rank && nout[o]) {
-            send[nsend++] = (kedr_comm_msg){
-                o, out + cayley_ranks_region(o, R->rank) * R->cap * (uint64_t)R->entry,
-                nout[o] * (uint64_t)R->entry};
+    int N = R->nranks, me = R->rank, eb = R->entry;
+    size_t batch = (size_t)R->cap * (size_t)eb; /* bytes of one region */
+    kedr_comm_halo *h = malloc(2 * (size_t)N * sizeof *h);
+    kedr_comm_dev_msg *m = malloc(2 * (size_t)N * sizeof *m);
+    if (!h || !m) {
+        free(h);
+        free(m);
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, me);
+    }
+    int n = 0;
+    for (int o = 0; o < N; o++)
+        if (o != me) {
+            R->incoming[o] = 0;
+            h[n] = (kedr_comm_halo){o, 0, (void *)&nout[o], 8};
+            h[N + n] = (kedr_comm_halo){o, 0, &R->incoming[o], 8};
+            n++;
+        }
+    double t = kedr_wall_seconds();
+    kedr_status st = kedr_comm_sendrecv(R->comm, n, h, n, h + N);
+    for (int o = 0; st == KEDR_OK && o < N; o++)
+        if (o != me && R->incoming[o] > R->cap)
+            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: rank %d sends %llu products in a "
+                           "round, more than a batch's %llu", R->g->spec, me, o,
+                           (unsigned long long)R->incoming[o], (unsigned long long)R->cap);
+    AGREE(R, st);
+    int nsend = 0, nrecv = 0;
+    kedr_comm_dev_msg *send = m, *recv = m + N;
+    for (int o = 0; st == KEDR_OK && o < N; o++) {
+        if (o == me)
+            continue;
+        if (nout[o]) {
+            send[nsend++] = (kedr_comm_dev_msg){
+                o, 0, (size_t)slot * R->part + cayley_ranks_region(o, me) * batch,
+                2 * R->part + cayley_ranks_region(me, o) * batch, (size_t)nout[o] * (size_t)eb};
             R->sent += nout[o];
         }
-    /* into the kept receive buffer (pinned for cuda: no fresh pages each round, and the upload
-     * at the link's speed); a round receives at most a batch from every other rank */
-    int nrecv = 0;
-    kedr_comm_msg *msgs = NULL;
-    size_t total = 0;
-    double t = kedr_wall_seconds();
-    kedr_status st = kedr_comm_exchange_sizes(R->comm, nsend, send, &nrecv, &msgs, &total);
-    if (st == KEDR_OK && total > R->recv_bytes)
-        st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %zu bytes to receive in a "
-                       "round, more than the %zu of its buffer", R->g->spec, R->rank, total,
-                       R->recv_bytes);
-    AGREE(R, st);
+        if (R->incoming[o])
+            recv[nrecv++] = (kedr_comm_dev_msg){o, 0, 0,
+                                                2 * R->part + cayley_ranks_region(o, me) * batch,
+                                                (size_t)R->incoming[o] * (size_t)eb};
+    }
     if (st == KEDR_OK)
-        st = kedr_comm_exchange_data(R->comm, nsend, send, nrecv, msgs, R->recv);
+        st = kedr_comm_dev_sendrecv(R->xdev, nsend, send, nrecv, recv);
     R->exchange_seconds += kedr_wall_seconds() - t;
-    free(send);
+    AGREE(R, st);
     /* what another rank says is ours must be: the mark checks each offset against the slice
      * as it reads it (on the GPU, in the kernel), and leaves the others alone */
     for (int i = 0; st == KEDR_OK && i < nrecv; i++) {
-        size_t n = msgs[i].bytes / (size_t)R->entry;
         uint64_t f = 0, outside = 0;
-        if (msgs[i].bytes % (size_t)R->entry)
-            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received %zu bytes from rank %d, not "
-                           "a whole number of %d-byte entries", R->g->spec, R->rank,
-                           msgs[i].bytes, msgs[i].rank, R->entry);
-        else if (n)
-            st = R->be->mark(R, slot, msgs[i].data, n, nc, &f, &outside);
+        st = R->be->mark(R, slot, R->xbuf + recv[i].to, recv[i].bytes / (size_t)eb, nc, &f,
+                         &outside);
         if (st == KEDR_OK && outside)
             st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received %llu elements from rank %d "
-                           "outside its slice [%llu, %llu)", R->g->spec, R->rank,
-                           (unsigned long long)outside, msgs[i].rank, (unsigned long long)R->lo,
+                           "outside its slice [%llu, %llu)", R->g->spec, me,
+                           (unsigned long long)outside, recv[i].rank, (unsigned long long)R->lo,
                            (unsigned long long)R->hi);
         *found += f;
     }
-    free(msgs);
+    free(h);
+    free(m);
     return st;
 }
 
@@ -1093,11 +1108,10 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
     R->los[R->nranks] = R->g->order;
     R->memory_bytes = KEDR_IS_CUDA(R->ctx) ? p.gpu_bytes : p.cpu_bytes;
     KEDR_TRY(check_rank_memory(R, opt, &p));
-    R->recv_bytes = p.receive_bytes;
-    KEDR_TRY(kedr_host_alloc(R->ctx, (void **)&R->recv, R->recv_bytes ? R->recv_bytes : 8));
     R->counts = malloc((size_t)(R->nblocks ? R->nblocks : 1) * 8);
     R->leave = malloc((size_t)(R->nblocks ? R->nblocks : 1));
-    if (!R->counts || !R->leave)
+    R->incoming = calloc((size_t)R->nranks, 8);
+    if (!R->counts || !R->leave || !R->incoming)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
     find_leavers(R);
 #ifdef KEDR_HAVE_CUDA
@@ -1105,7 +1119,29 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
 #else
     R->be = &cpu_backend;
 #endif
-    return R->be->begin(R);
+    KEDR_TRY(R->be->begin(R));
+    /* the batches, in the context's memory: two slots to send from and the receive area */
+    R->part = (size_t)R->cap * (size_t)R->entry * (size_t)(R->nranks - 1);
+    if (kedr_alloc(R->ctx, (void **)&R->xbuf, R->part ? 3 * R->part : 8) != KEDR_OK)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of %s memory for %zu bytes of "
+                         "batches", R->g->spec, R->rank, KEDR_IS_CUDA(R->ctx) ? "GPU" : "host",
+                         3 * R->part);
+    R->out[0] = R->xbuf;
+    R->out[1] = R->xbuf + R->part;
+    R->recv = R->xbuf + 2 * R->part;
+    return KEDR_OK;
+}
+
+/* The batches' buffer registered on every rank (collective; setup has succeeded on all):
+ * GPU to GPU with the ranks of this host where CUDA IPC allows it. */
+static kedr_status register_batches(cayley_ranks *R)
+{
+    KEDR_TRY(kedr_comm_dev_register(R->comm, R->ctx, R->xbuf, R->part ? 3 * R->part : 8,
+                                    &R->xdev));
+    R->direct = 0;
+    for (int o = 0; o < R->nranks; o++)
+        R->direct += o != R->rank && kedr_comm_dev_direct(R->xdev, o);
+    return KEDR_OK;
 }
 
 kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
@@ -1143,7 +1179,10 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
     result->ranks = R->nranks;
     kedr_status s = setup(R, opt);
     AGREE(R, s);
+    if (s == KEDR_OK)
+        s = register_batches(R); /* agreed inside */
     if (s == KEDR_OK) {
+        result->direct_ranks = R->direct;
         result->memory_bytes = R->memory_bytes;
         cayley_search S = {g,           R,           hook_start,    NULL,
                            hook_level,  hook_checkpoint, hook_memory, hook_agree_max};
@@ -1162,12 +1201,14 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
                      result->edge_visits > 0 ? 100 * stats[0] / result->edge_visits : 0.0,
                      result->edge_visits, (double)R->entry * stats[0], stats[1]);
     }
+    kedr_comm_dev_release(R->xdev);
     if (R->be)
         R->be->end(R);
+    kedr_free(ctx, R->xbuf);
     free(R->counts);
     free(R->leave);
     free(R->los);
-    kedr_host_free(ctx, R->recv);
+    free(R->incoming);
     free(R);
     if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
         kedr_cayley_result_free(result);

@@ -5,12 +5,13 @@
  *    codes of its word into 3 and queues them in shared memory, then the block expands the
  *    queue, marks the products in the slice (atomicOr; the old code says who was first) and
  *    appends the others to their owner's batch (atomicAdd on that owner's count); it is
- *    launched and left running (start) while the previous round's messages travel, and then
- *    (finish) the batches' used parts are copied to pinned host memory for the messages;
- *  - mark: what the other ranks sent, uploaded from the pinned receive buffer in pieces of a
- *    finished slot's batches, marked the same way (after the running expansion, on the same
- *    stream).
- * Debian's Open MPI is not CUDA-aware, so messages are staged through the host. */
+ *    launched and left running (start), and then (finish) the batches' counts are copied to
+ *    the host;
+ *  - mark: what the other ranks sent, in the receive area of the batches' buffer on this GPU,
+ *    marked the same way.
+ * The batches (ranks.c's buffer, registered with kedr_comm_dev) stay on the GPU: ranks of one
+ * host copy them GPU to GPU by CUDA IPC; for the others kedr_comm_dev stages them through its
+ * page-locked copy (Debian's Open MPI is not CUDA-aware). */
 #include "cayley_elem.h"
 #include "ranks.h"
 #include "core/internal.h"
@@ -22,8 +23,6 @@
 
 typedef struct {
     uint32_t *codes;             /* the slice's codes */
-    unsigned char *out[2];       /* a slot each: nranks - 1 batches of cap entries of R->entry
-                                  * bytes (cayley_ranks_region) */
     unsigned long long *nout[2]; /* a slot each: entries of each batch; then [nranks], the new
                                   * elements' count */
     unsigned long long *los;     /* the first element of every slice */
@@ -186,18 +185,14 @@ static void rk_end(cayley_ranks *R)
     if (d) {
         cudaStreamSynchronize(KEDR_STREAM(R->ctx));
         kedr_free(R->ctx, d->codes);
-        for (int k = 0; k < 2; k++) {
-            kedr_free(R->ctx, d->out[k]);
+        for (int k = 0; k < 2; k++)
             kedr_free(R->ctx, d->nout[k]);
-        }
         kedr_free(R->ctx, d->counts);
         kedr_free(R->ctx, d->los);
         free(d);
     }
     for (int k = 0; k < 2; k++) {
-        cudaFreeHost(R->out[k]);
         cudaFreeHost(R->nout[k]);
-        R->out[k] = NULL;
         R->nout[k] = NULL;
     }
     R->dev = NULL;
@@ -212,12 +207,9 @@ static kedr_status rk_begin(cayley_ranks *R)
     rk_expand_fn fn = rk_expand_for(R->g->kind);
     if (!fn)
         return kedr_fail(KEDR_ERR_INVALID, "%s has no dense ranking", R->g->spec);
-    size_t batch = (size_t)R->cap * (size_t)(R->nranks - 1);
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->codes, R->words ? R->words * 4 : 4));
     for (int k = 0; k < 2; k++) {
-        KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->out[k], (batch ? batch : 1) * (size_t)R->entry));
         KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->nout[k], ((size_t)R->nranks + 1) * 8));
-        KEDR_CUDA_TRY(cudaMallocHost((void **)&R->out[k], (batch ? batch : 1) * (size_t)R->entry));
         KEDR_CUDA_TRY(cudaMallocHost((void **)&R->nout[k], ((size_t)R->nranks + 1) * 8));
     }
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->los, ((size_t)R->nranks + 1) * 8));
@@ -259,7 +251,7 @@ static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1,
     KEDR_CUDA_TRY(cudaMemsetAsync(d->nout[slot], 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
         *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, R->rank, d->los, R->cap,
-        R->entry, fc, nc, d->out[slot], d->nout[slot]);
+        R->entry, fc, nc, R->out[slot], d->nout[slot]);
     KEDR_CUDA_LAUNCHED("rk_expand_kernel");
     return KEDR_OK; /* running: rk_finish waits for it */
 }
@@ -273,17 +265,10 @@ static kedr_status rk_finish(cayley_ranks *R, int slot, uint64_t *found)
                                   cudaMemcpyDeviceToHost, stream));
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
     for (int o = 0; o < R->nranks; o++)
-        if (nout[o]) {
-            if (nout[o] > R->cap)
-                return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products "
-                                 "for rank %d, more than a batch's %llu", R->g->spec, R->rank,
-                                 nout[o], o, (unsigned long long)R->cap);
-            size_t at = (size_t)cayley_ranks_region(o, R->rank) * R->cap * (size_t)R->entry;
-            KEDR_CUDA_TRY(cudaMemcpyAsync(R->out[slot] + at, d->out[slot] + at,
-                                          nout[o] * (size_t)R->entry, cudaMemcpyDeviceToHost,
-                                          stream));
-        }
-    KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
+        if (nout[o] > R->cap)
+            return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: internal error: %llu products for "
+                             "rank %d, more than a batch's %llu", R->g->spec, R->rank, nout[o],
+                             o, (unsigned long long)R->cap);
     *found = nout[R->nranks];
     return KEDR_OK;
 }
@@ -293,20 +278,14 @@ static kedr_status rk_mark_elems(cayley_ranks *R, int slot, const unsigned char 
 {
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = KEDR_STREAM(R->ctx);
-    size_t piece = (size_t)R->cap * (size_t)(R->nranks - 1); /* nranks >= 2 here */
     /* the finished slot's counts, on the host since rk_finish (nranks >= 2 here): [nranks] the
      * new elements, [0] the entries outside the slice */
     unsigned long long *count = d->nout[slot] + R->nranks, *bad = d->nout[slot];
     KEDR_CUDA_TRY(cudaMemsetAsync(count, 0, 8, stream));
     KEDR_CUDA_TRY(cudaMemsetAsync(bad, 0, 8, stream));
-    for (size_t at = 0; at < n; at += piece) {
-        size_t k = n - at < piece ? n - at : piece;
-        KEDR_CUDA_TRY(cudaMemcpyAsync(d->out[slot], entries + at * (size_t)R->entry,
-                                      k * (size_t)R->entry, cudaMemcpyHostToDevice, stream));
-        rk_mark_kernel<<<rk_grid(R->ctx, k, 8), RK_THREADS, 0, stream>>>(
-            d->codes, d->out[slot], k, R->entry, R->hi - R->lo, nc, count, bad);
-        KEDR_CUDA_LAUNCHED("rk_mark_kernel");
-    }
+    rk_mark_kernel<<<rk_grid(R->ctx, n, 8), RK_THREADS, 0, stream>>>(
+        d->codes, entries, n, R->entry, R->hi - R->lo, nc, count, bad);
+    KEDR_CUDA_LAUNCHED("rk_mark_kernel");
     unsigned long long f[2] = {0, 0};
     KEDR_CUDA_TRY(cudaMemcpyAsync(&f[0], count, 8, cudaMemcpyDeviceToHost, stream));
     KEDR_CUDA_TRY(cudaMemcpyAsync(&f[1], bad, 8, cudaMemcpyDeviceToHost, stream));

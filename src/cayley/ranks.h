@@ -10,7 +10,13 @@
  * blocks); a round of a level expands whole blocks, as many as keep the worst case (every
  * product of every frontier element for one destination) within a destination's batch. There
  * are two sets of batches (slots): while one round's products are sent and marked, the next
- * round expands into the other slot (on the GPU at the same time). */
+ * round expands into the other slot.
+ *
+ * The batches live in the context's memory (the GPU's on cuda), in one buffer registered with
+ * kedr_comm_dev: [slot 0 | slot 1 | receive area], each part nranks - 1 regions of cap entries
+ * (cayley_ranks_region). A round sends batch region(o, me) of a slot to rank o's receive area,
+ * region(me, o) there: GPU to GPU by CUDA IPC between the ranks of a host, through host memory
+ * otherwise (another host, the cpu, KEDR_COMM_IPC=0). */
 #ifndef CAYLEY_RANKS_H
 #define CAYLEY_RANKS_H
 
@@ -28,7 +34,7 @@ typedef struct cayley_ranks cayley_ranks;
 /* What a back end (cpu, cuda) does; the rounds, messages and checkpoints are ranks.c's. */
 typedef struct {
     /* Allocates the codes (zero; the identity's code 1 on the rank owning it) and the host
-     * batches out (nranks - 1 regions of cap entries) and nout. */
+     * counts nout (the batches, out and recv, are ranks.c's). */
     kedr_status (*begin)(cayley_ranks *R);
     /* counts[b] = the elements of block b with code fc. */
     kedr_status (*count)(cayley_ranks *R, uint32_t fc, uint64_t *counts);
@@ -39,10 +45,11 @@ typedef struct {
      * May return before the work is done (cuda). */
     kedr_status (*start)(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1, uint32_t fc,
                          uint32_t nc);
-    /* Waits for slot's expansion: its batches and counts are then in out[slot] and nout[slot]
-     * on the host, and *found is the number of codes it set to nc. */
+    /* Waits for slot's expansion: its batches are then written in out[slot], their counts in
+     * nout[slot] on the host, and *found is the number of codes it set to nc. */
     kedr_status (*finish)(cayley_ranks *R, int slot, uint64_t *found);
-    /* Marks the n entries at `entries` (offsets in this slice) whose code is 0 with nc; *found
+    /* Marks the n entries at `entries` (offsets in this slice, in the context's memory: a
+     * region of recv) whose code is 0 with nc; *found
      * counts them, and *outside the entries at or past the slice's size, which are not marked
      * (another rank's error: ranks.c refuses the round). slot is a finished slot, whose
      * buffers it may use (the other may be expanding meanwhile). */
@@ -68,12 +75,17 @@ struct cayley_ranks {
     int entry;                /* bytes of an entry: a product's offset in its owner's slice */
     uint64_t *los;            /* host: the first element of every slice, and the order */
     uint32_t *codes;          /* cpu: host memory; cuda: GPU memory */
-    unsigned char *out[2];    /* host, a slot each: nranks - 1 batches of cap entries of
+    unsigned char *xbuf;      /* the context's memory (kedr_alloc), registered with
+                               * kedr_comm_dev: out[0], out[1], recv */
+    size_t part;              /* bytes of each of its three parts: nranks - 1 batches */
+    kedr_comm_dev *xdev;      /* its registration */
+    int direct;               /* other ranks reached GPU to GPU (kedr_comm_dev_direct) */
+    unsigned char *out[2];    /* a slot each, in xbuf: nranks - 1 batches of cap entries of
                                * `entry` bytes, one for every other rank in rank order
                                * (cayley_ranks_region) */
     uint64_t *nout[2];        /* host, a slot each: entries in each batch, and [nranks] */
-    unsigned char *recv;      /* host, kept (pinned for cuda): what a round receives */
-    size_t recv_bytes;        /* its size: (nranks - 1) batches */
+    unsigned char *recv;      /* in xbuf: what a round receives, region(o) from rank o */
+    uint64_t *incoming;       /* host: entries each rank sends this one in a round */
     uint64_t *counts;         /* host: frontier elements of each block */
     uint8_t *leave;           /* host: generators whose products may leave the slice from
                                * each block (ranks.c, find_leavers) */

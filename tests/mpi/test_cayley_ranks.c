@@ -21,7 +21,9 @@
  * 5. the products sent between the ranks, exactly those whose owner differs, and under a
  *    quarter of all for pancake, burnt pancake and star (the permutations' ranks keep prefix
  *    reversals on their rank); every element's code in the slices at level 4 against its
- *    distance in the element queries' table. */
+ *    distance in the element queries' table;
+ * 6. the batches' path (kedr_comm_dev): GPU to GPU with the other ranks of the host on cuda,
+ *    through host memory on the cpu and with KEDR_COMM_IPC=0; both give the same results. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "kedr/cayley.h"
 #include "kedr/comm.h"
@@ -579,6 +581,69 @@ static void check_locality(kedr_ctx *ctx)
     }
 }
 
+/* 6. the batches' path: by default GPU to GPU (kedr_comm_dev, CUDA IPC) with every other rank
+ * of this host on cuda (the test hosts: ranks sharing one GPU, or GPUs with peer access), through
+ * host memory on the cpu; with KEDR_COMM_IPC=0 through host memory everywhere. Both paths give
+ * one context's growth function bit for bit, and send the same products. */
+static void check_paths(kedr_ctx *ctx)
+{
+    static const struct {
+        const char *spec;
+        int inverses;
+        size_t batch;
+    } cases[] = {{"pancake:8", 0, 0}, {"burnside:7", 1, 1}, {"burnt-pancake:5", 0, 1}};
+    int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA, local = 0;
+    for (int r = 0; r < size; r++)
+        local += r != rank && kedr_comm_same_host(comm, r);
+    const char *was = getenv("KEDR_COMM_IPC");
+    char keep[16] = "";
+    if (was)
+        snprintf(keep, sizeof keep, "%s", was);
+    int ipc_on = !(was && !strcmp(was, "0"));
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        kedr_cayley_group *g = parse(cases[i].spec, cases[i].inverses);
+        if (!g)
+            continue;
+        kedr_cayley_result one, dflt, host;
+        kedr_cayley_options dense = {.mode = KEDR_CAYLEY_DENSE}, opt = {.batch_bytes =
+                                                                            cases[i].batch};
+        TU_OK(kedr_cayley_growth(ctx, g, &dense, &one));
+        kedr_status s1 = kedr_cayley_growth_on(ctx, comm, g, &opt, &dflt);
+        setenv("KEDR_COMM_IPC", "0", 1);
+        kedr_status s2 = kedr_cayley_growth_on(ctx, comm, g, &opt, &host);
+        if (was)
+            setenv("KEDR_COMM_IPC", keep, 1);
+        else
+            unsetenv("KEDR_COMM_IPC");
+        TU_CHECK(s1 == KEDR_OK && s2 == KEDR_OK, "%s over %d ranks, default and KEDR_COMM_IPC=0: "
+                 "%s", cases[i].spec, size, kedr_last_error());
+        if (s1 == KEDR_OK && s2 == KEDR_OK) {
+            int want = cuda && ipc_on ? local : 0;
+            TU_CHECK(same_result(&one, &dflt) && same_result(&one, &host) &&
+                         dflt.products_sent == host.products_sent,
+                     "%s over %d ranks: the default path (diameter %d, %.0f products sent) and "
+                     "the host path (%d, %.0f) against one context (%d)", cases[i].spec, size,
+                     dflt.diameter, dflt.products_sent, host.diameter, host.products_sent,
+                     one.diameter);
+            TU_CHECK(dflt.direct_ranks == want && host.direct_ranks == 0,
+                     "%s on rank %d of %d (%s): batches GPU to GPU with %d ranks by default "
+                     "(expected %d, the other ranks of this host on cuda), %d with "
+                     "KEDR_COMM_IPC=0 (expected 0)", cases[i].spec, rank, size,
+                     kedr_backend_name(kedr_ctx_backend(ctx)), dflt.direct_ranks, want,
+                     host.direct_ranks);
+            if (rank == 0 && i == 0)
+                printf("batches GPU to GPU with %d of %d other ranks by default, 0 with "
+                       "KEDR_COMM_IPC=0; same growth functions\n", dflt.direct_ranks, size - 1);
+        }
+        if (s1 == KEDR_OK)
+            kedr_cayley_result_free(&dflt);
+        if (s2 == KEDR_OK)
+            kedr_cayley_result_free(&host);
+        kedr_cayley_result_free(&one);
+        kedr_cayley_group_free(g);
+    }
+}
+
 static void run_backend(kedr_backend be)
 {
     kedr_ctx *ctx = NULL;
@@ -601,6 +666,7 @@ static void run_backend(kedr_backend be)
         check_growth(ctx, cases[i].spec, cases[i].inverses, 0);
     check_growth(ctx, "burnside:7", 1, 1);
     check_growth(ctx, "burnt-pancake:5", 0, 1);
+    check_paths(ctx);
     check_checkpoints(ctx);
     check_refusals(ctx);
     check_locality(ctx);
