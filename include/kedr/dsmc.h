@@ -41,8 +41,8 @@ typedef struct {
     /* Vibration (a simple harmonic oscillator with quantised levels; docs/dsmc.md): theta_v the
      * characteristic vibrational temperature, K (0: the species does not vibrate). Each molecule
      * of a collision relaxes with 1 / Z_vib: z_vib when > 0, else Millikan-White in Bird's form
-     * (Bird 1994 eq. 6.53) Z_vib = (zv_c1 / T^omega) exp(zv_c2 T^(-1/3)), T the collision
-     * temperature. */
+     * (Bird 1994 eq. 6.53) Z_vib = (zv_c1 / T^omega) exp(zv_c2 T^(-1/3)), T the translational
+     * temperature of the collision's cell at the start of its collisions in the step. */
     double theta_v, z_vib, zv_c1, zv_c2;
 } kedr_dsmc_species;
 

@@ -550,9 +550,10 @@ DSMC_HD uint8_t dsmc_vib_new(const dsmc_params *p, int fill, uint32_t g, uint64_
     return (uint8_t)dsmc_vib_equilibrium(p->theta_v[k], p->gas_tv[st], &r);
 }
 
-/* The vibrational relaxation number of species k in a collision of collision temperature tc:
- * the constant, or Millikan-White in the form of Bird 1994 eq. 6.53,
- * Z = (C1 / tc^omega) exp(C2 tc^(-1/3)), at least 1 (tc = 0 gives infinity: no exchange). */
+/* The vibrational relaxation number of species k at temperature tc, the translational
+ * temperature of the collision's cell (dsmc_vib_tcell): the constant, or Millikan-White in the
+ * form of Bird 1994 eq. 6.53, Z = (C1 / tc^omega) exp(C2 tc^(-1/3)), at least 1 (tc = 0 gives
+ * infinity: no exchange). */
 DSMC_HD double dsmc_zvib(const dsmc_params *p, int k, double tc)
 {
     if (p->zv_const[k] > 0)
@@ -564,12 +565,45 @@ DSMC_HD double dsmc_zvib(const dsmc_params *p, int k, double tc)
     return z > 1 ? z : 1;
 }
 
-/* One molecule (species k, level *v) of a collision with relative translational energy et and
- * collision temperature tc: with probability 1 / Z_vib it exchanges by the quantised
- * Larsen-Borgnakke procedure for a harmonic oscillator (Borgnakke & Larsen 1975 with discrete
- * levels, as in Bird 1994 ch. 5 and Bird 2013 "The DSMC Method"): the collision energy
- * E_c = et + v k theta, a level i drawn
- * uniformly from 0 .. floor(E_c / k theta) and accepted with (1 - i k theta / E_c)^(b - 1),
+/* The temperature at which a cell's collisions evaluate Z_vib: the translational temperature
+ * of its molecules [start, start + n) (mass-weighted mean velocity) before the step's first
+ * collision in the cell, the same for every pair of the step. Evaluated at the pair's own
+ * collision energy instead, the selection probability 1 / Z favours the energetic pairs, and
+ * the quantised Larsen-Borgnakke exchange no longer keeps the equilibrium distribution
+ * (detailed balance): five-species air at 15000 K without reactions went to T_tr 12000 K and
+ * T_vib(N2) 21600 K in 200 steps (tests/unit/test_dsmc_vib_bath.c). A temperature of the cell,
+ * the same for all its pairs, keeps it (Bird 2013 "The DSMC Method" selects with the cell's
+ * macroscopic temperature; on particle- against cell-based relaxation numbers see Haas, Hash,
+ * Bird, Lumpkin & Hassan, Phys. Fluids 6 (1994) 2191 and Gimelshein, Gimelshein & Levin,
+ * Phys. Fluids 14 (2002) 4452). 0 when the gas does not vibrate (vib NULL) or every vibrating
+ * species has a constant Z (the value is then not used); sp NULL for a simple gas. */
+DSMC_HD double dsmc_vib_tcell(const dsmc_params *p, uint32_t start, uint32_t n, const double *vx,
+                              const double *vy, const double *vz, const uint8_t *sp,
+                              const uint8_t *vib)
+{
+    int variable = 0;
+    for (int k = 0; k < p->nspecies; k++)
+        variable |= p->theta_v[k] > 0 && !(p->zv_const[k] > 0);
+    if (!vib || !variable || n < 2)
+        return 0;
+    double sm = 0, smx = 0, smy = 0, smz = 0, sm2 = 0;
+    for (uint32_t i = start; i < start + n; i++) {
+        double m = p->mass[sp ? sp[i] : 0];
+        sm += m;
+        smx += m * vx[i];
+        smy += m * vy[i];
+        smz += m * vz[i];
+        sm2 += m * (vx[i] * vx[i] + vy[i] * vy[i] + vz[i] * vz[i]);
+    }
+    double t = (sm2 - (smx * smx + smy * smy + smz * smz) / sm) / (3.0 * KEDR_BOLTZMANN * n);
+    return t > 0 ? t : 0;
+}
+
+/* One molecule (species k, level *v) of a collision with relative translational energy et in a
+ * cell of translational temperature tc: with probability 1 / Z_vib(tc) it exchanges by the
+ * quantised Larsen-Borgnakke procedure for a harmonic oscillator (Borgnakke & Larsen 1975
+ * with discrete levels, as in Bird 1994 ch. 5 and Bird 2013 "The DSMC Method"): the collision
+ * energy E_c = et + v k theta, a level i drawn uniformly from 0 .. floor(E_c / k theta) and accepted with (1 - i k theta / E_c)^(b - 1),
  * b = 5/2 - omega, which samples P(i) proportional to (E_c - i k theta)^(b - 1), the share of
  * the translational mode's states that leave it the rest. Returns the new et = E_c - i k theta,
  * exact to the rounding of one subtraction. dsmc_vib_level is the draw of the level alone, for
@@ -1829,8 +1863,8 @@ DSMC_HD int dsmc_react(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r, co
 /* The collision of candidate k without reaction: internal exchange and scattering (see
  * dsmc_cand_collide). */
 DSMC_HD void dsmc_scatter(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
-                          const dsmc_defl *pre, double *vx, double *vy, double *vz, float *erot,
-                          uint8_t *vib)
+                          const dsmc_defl *pre, double tcell, double *vx, double *vy, double *vz,
+                          float *erot, uint8_t *vib)
 {
     const uint32_t i = k->i, j = k->j;
     const double gx = k->gx, gy = k->gy, gz = k->gz, g = k->g;
@@ -1844,12 +1878,10 @@ DSMC_HD void dsmc_scatter(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
         /* sigma_e = 1 - 2 omega, so b = 5/2 - omega = 2 + sigma_e / 2 */
         double mr = m1 * m2 / mt, b = 2.0 + 0.5 * p->sigma_e[k->pair], et = 0.5 * mr * k->g2;
         if (vib) {
-            /* Millikan-White's collision temperature: the pair's translational energy before
-             * the exchange over b k (its mean is T at equilibrium) */
-            double tc = et / (b * KEDR_BOLTZMANN);
-            et = dsmc_vib_one(p, k->si, b, tc, et, &vib[i], r);
+            /* Z_vib at the cell's temperature, not the pair's energy (dsmc_vib_tcell) */
+            et = dsmc_vib_one(p, k->si, b, tcell, et, &vib[i], r);
             et = dsmc_lb_one(p, k->si, b, et, &erot[i], r);
-            et = dsmc_vib_one(p, k->sj, b, tc, et, &vib[j], r);
+            et = dsmc_vib_one(p, k->sj, b, tcell, et, &vib[j], r);
             et = dsmc_lb_one(p, k->sj, b, et, &erot[j], r);
         } else {
             et = dsmc_lb_one(p, k->si, b, et, &erot[i], r);
@@ -1896,13 +1928,14 @@ DSMC_HD void dsmc_scatter(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
  * reacting gas (ch non-NULL) a pair that has reactions may react instead (dsmc_react).
  * Momentum and total energy are conserved. Adds the pair's separation to *sep. */
 DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
-                               const dsmc_defl *pre, const double *x, const double *y,
-                               const double *z, double *vx, double *vy, double *vz, float *erot,
-                               uint8_t *vib, uint32_t *last, double *sep, const dsmc_chem *ch)
+                               const dsmc_defl *pre, double tcell, const double *x,
+                               const double *y, const double *z, double *vx, double *vy,
+                               double *vz, float *erot, uint8_t *vib, uint32_t *last, double *sep,
+                               const dsmc_chem *ch)
 {
     const uint32_t i = k->i, j = k->j;
     if (!(ch && p->rx.pair_reacts[k->pair] && dsmc_react(p, k, r, ch, vx, vy, vz, erot, vib)))
-        dsmc_scatter(p, k, r, pre, vx, vy, vz, erot, vib);
+        dsmc_scatter(p, k, r, pre, tcell, vx, vy, vz, erot, vib);
     double dx = x[i] - x[j], dy = y[i] - y[j];
     if (z) {
         double dz = z[i] - z[j];
@@ -1928,7 +1961,7 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
                           const double *y, const double *z, double *vx, double *vy, double *vz,
                           float *erot, uint8_t *vib, const uint8_t *sp, uint32_t *last,
                           double *sep, const dsmc_sg_bounds *sgb, const dsmc_defl *pre,
-                          const dsmc_chem *ch)
+                          double tcell, const dsmc_chem *ch)
 {
     uint32_t i, j;
     dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
@@ -1943,7 +1976,7 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
     }
     if (!verdict)
         return 0;
-    dsmc_cand_collide(p, &c, &r, pre, x, y, z, vx, vy, vz, erot, vib, last, sep, ch);
+    dsmc_cand_collide(p, &c, &r, pre, tcell, x, y, z, vx, vy, vz, erot, vib, last, sep, ch);
     return 1;
 }
 
@@ -2069,6 +2102,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         return 0;
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
     double sgmax = sgmax_cell[cell], sep = 0;
+    const double tcell = dsmc_vib_tcell(p, start, n, vx, vy, vz, sp, vib);
     if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
         for (uint32_t k = start; k < start + n; k++)
             last[k] = UINT32_MAX; /* no collision yet in this step */
@@ -2083,7 +2117,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         while (clock < p->dt && m < DSMC_MAX_CANDIDATES) {
             kedr_u32x4 next = dsmc_draw4(&pick);
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, m), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL, ch);
+                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL, tcell,
+                                   ch);
             w = next;
             m++;
             clock += -log(dsmc_u01(&r)) / (pairs_rate * sgmax);
@@ -2096,7 +2131,8 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
         for (uint32_t c = 0; c < m; c++) {
             kedr_u32x4 next = c + 1 < m ? dsmc_draw4(&pick) : w;
             ncoll += dsmc_try_pair(p, dsmc_candidate_rng(p, cell, c), start, n, &sgmax, w, x, y,
-                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL, ch);
+                                   z, vx, vy, vz, erot, vib, sp, last, &sep, sgb, NULL, tcell,
+                                   ch);
             w = next;
         }
     }

@@ -482,7 +482,7 @@ static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, 
     uint32_t cell[DSMC_CELL_BLOCK], gcell[DSMC_CELL_BLOCK], m[DSMC_CELL_BLOCK];
     uint32_t ncoll[DSMC_CELL_BLOCK], nc = 0;
     double sgmax[DSMC_CELL_BLOCK], volume[DSMC_CELL_BLOCK], weight[DSMC_CELL_BLOCK];
-    double rate[DSMC_CELL_BLOCK], sep[DSMC_CELL_BLOCK];
+    double rate[DSMC_CELL_BLOCK], sep[DSMC_CELL_BLOCK], tcell[DSMC_CELL_BLOCK];
     uint64_t entity[2 * DSMC_CAND_BATCH];
     uint32_t purpose[2 * DSMC_CAND_BATCH];
     kedr_u32x4 drawn[2 * DSMC_CAND_BATCH];
@@ -500,6 +500,7 @@ static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, 
         sgmax[b] = sgmax_cell[g];
         sep[b] = 0;
         ncoll[b] = 0;
+        tcell[b] = dsmc_vib_tcell(p, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp, a.vib);
         entity[b] = g;
         purpose[b] = DSMC_PURPOSE(DSMC_P_COLLIDE, 0);
         if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
@@ -541,7 +542,7 @@ static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, 
                                         DSMC_P_SCATTER, drawn[DSMC_CAND_BATCH + t]);
             ncoll[j] += dsmc_try_pair(p, r, starts[c], counts[c], &sgmax[j], drawn[t], a.x, a.y,
                                       a.z, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last, &sep[j],
-                                      sgb, pre ? &defl[t] : NULL, ch);
+                                      sgb, pre ? &defl[t] : NULL, tcell[j], ch);
         }
     }
     for (uint32_t j = 0; j < nc; j++) {

@@ -297,6 +297,8 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
             continue;
         dsmc_rng r = dsmc_rng_make(p.seed, cell, p.step, DSMC_P_COLLIDE);
         double sgmax = sgmax_cell[cell], sep = 0;
+        /* every lane sums the cell in the same order: the value of dsmc_collide_cell */
+        const double tcell = dsmc_vib_tcell(&p, start, n, a.vx, a.vy, a.vz, a.sp, a.vib);
         const uint32_t m = dsmc_ntc_candidates(&p, rate, sgmax, &r);
         uint32_t ncoll = 0;
         for (uint32_t base = 0; base < m;) {
@@ -332,8 +334,8 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
             const bool hit = lane < go && !(u * run >= c.sg);
             double s = 0;
             if (hit)
-                dsmc_cand_collide(&p, &c, &cr, NULL, a.x, a.y, z, a.vx, a.vy, a.vz, a.erot, a.vib,
-                                  NULL, &s, ch);
+                dsmc_cand_collide(&p, &c, &cr, NULL, tcell, a.x, a.y, z, a.vx, a.vy, a.vz,
+                                  a.erot, a.vib, NULL, &s, ch);
             const unsigned hits = __ballot_sync(full, hit);
             for (unsigned l = 0; l < go; l++) {
                 double sl = __shfl_sync(full, s, l);

@@ -135,7 +135,9 @@ static void test_conservation(kedr_ctx *ctx)
         }
         dsmc_rng r = dsmc_candidate_rng(p, (uint32_t)n, 0);
         double sep = 0;
-        dsmc_cand_collide(p, &cd, &r, NULL, x, y, NULL, vx, vy, vz, erot, vib, NULL, &sep, &ch);
+        double tcell = dsmc_vib_tcell(p, 0, N, vx, vy, vz, spc, vib);
+        dsmc_cand_collide(p, &cd, &r, NULL, tcell, x, y, NULL, vx, vy, vz, erot, vib, NULL, &sep,
+                          &ch);
         if (counts[DSMC_MAXR + 1] != made0)
             q[2] = (int)(N + counts[DSMC_MAXR + 1] - 1);
         double e1 = 0, m1 = 0, p1[3] = {0, 0, 0};

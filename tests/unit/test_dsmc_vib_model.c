@@ -113,7 +113,10 @@ static void test_energy(kedr_ctx *ctx, int millikan_white)
         uint8_t l0[2] = {vib[i], vib[j]};
         dsmc_rng r = dsmc_candidate_rng(p, (uint32_t)n, 0);
         double sep = 0;
-        dsmc_cand_collide(p, &c, &r, NULL, x, y, NULL, vx, vy, vz, erot, vib, NULL, &sep, NULL);
+        /* Z_vib at the temperature of the N molecules as one cell (dsmc_vib_tcell) */
+        double tcell = dsmc_vib_tcell(p, 0, N, vx, vy, vz, spc, vib);
+        dsmc_cand_collide(p, &c, &r, NULL, tcell, x, y, NULL, vx, vy, vz, erot, vib, NULL, &sep,
+                          NULL);
         double e1 = pair_energy(p, spc, vx, vy, vz, erot, vib, i, j);
         double rel = fabs(e1 - e0) / e0;
         worst = rel > worst ? rel : worst;
