@@ -12,14 +12,18 @@
 #   RANKS="2 4" CASES="burnside:17 pancake:14" bench/cayley-ranks.sh
 #   CASES="pancake:14 pancake:15" RANKS=4 TIMEOUT=2400 bench/cayley-ranks.sh
 #       (4 GPUs: pancake:14 on one GPU is the reference of its runs over ranks; pancake:15 needs
-#       82.8 GB a rank over 4, `kedr cayley pancake:15 --dry-run --ranks 4`)
+#       82.9 GB a rank over 4, `kedr cayley pancake:15 --dry-run --ranks 4`)
 #   CASES="pancake:15 burnt-pancake:12" RANKS=4 RUNS=np TIMEOUT=2400 bench/cayley-ranks.sh
 #       (only the runs over ranks: burnt-pancake:12 needs 124 GB a rank, 4 H200s)
+#   CASES="pancake:14 burnside:17" RANKS=4 RUNS="devices np host" bench/cayley-ranks.sh
+#       (the batches GPU to GPU against through host memory, KEDR_COMM_IPC=0)
 #
 # Environment: KEDR (default build/kedr), CASES (default "burnside:16 burnside:16+inv
 # burnside:17 pancake:13"; a +inv suffix adds --inverses; pancake:14, burnside:17+inv and, on 4
 # H200s, pancake:15 take minutes a run), RANKS (default "2 4", rank counts above the host's GPU
-# count are skipped), RUNS (which runs: "one devices np", the default, or a part of it),
+# count are skipped), RUNS (which runs: "one devices np", the default, or a part of it; "host"
+# adds the runs over ranks with KEDR_COMM_IPC=0, the batches through host memory instead of GPU
+# to GPU, as npNhost),
 # TIMEOUT (seconds a run, default 300),
 # BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS, OUT (results folder; default a temporary one:
 # each run's JSON and log). Memory a rank: `kedr cayley GROUP --dry-run --ranks N`.
@@ -100,6 +104,7 @@ for c in $cases; do
     done
     for n in $ranks; do
         case " $which " in *" np "*) [ "$n" -le "$gpus" ] && runs="$runs np$n" ;; esac
+        case " $which " in *" host "*) [ "$n" -le "$gpus" ] && runs="$runs np${n}host" ;; esac
     done
     for run in $runs; do
         json="$out/$tag-$run.json" log="$out/$tag-$run.log"
@@ -108,6 +113,9 @@ for c in $cases; do
         devices)
             [ "$backend" = cuda ] && [ "$gpus" -gt 1 ] || continue
             cmd=("$kedr" cayley "$group" $inv --backend cuda --devices all -q --json "$json") ;;
+        np*host) n=${run#np}; n=${n%host}
+            cmd=("$mpirun" -np "$n" $flags -x KEDR_LOG=info -x KEDR_COMM_IPC=0 "$kedr" cayley
+                 "$group" $inv --backend "$backend" -q --json "$json") ;;
         np*) cmd=("$mpirun" -np "${run#np}" $flags -x KEDR_LOG=info "$kedr" cayley "$group" $inv
                   --backend "$backend" -q --json "$json") ;;
         esac

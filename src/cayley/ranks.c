@@ -1196,10 +1196,12 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
         result->products_sent = stats[0];
         if (R->rank == 0)
             kedr_log(KEDR_LOG_INFO, "%s over %d ranks: %.0f rounds, %.4g products sent to other "
-                     "ranks (%.3g%% of %.4g; %.4g bytes), up to %.3f s a rank in the messages",
+                     "ranks (%.3g%% of %.4g; %.4g bytes), up to %.3f s a rank in the messages; "
+                     "rank 0's batches GPU to GPU with %d of the %d other ranks",
                      g->spec, R->nranks, stats[2], stats[0],
                      result->edge_visits > 0 ? 100 * stats[0] / result->edge_visits : 0.0,
-                     result->edge_visits, (double)R->entry * stats[0], stats[1]);
+                     result->edge_visits, (double)R->entry * stats[0], stats[1], R->direct,
+                     R->nranks - 1);
     }
     kedr_comm_dev_release(R->xdev);
     if (R->be)
