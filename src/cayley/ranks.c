@@ -13,9 +13,8 @@
  *     the ranks of a host, through host memory otherwise), and marks what it receives; a rank
  *     whose frontier is done takes part with empty batches. The next round's expansion is
  *     started before this round's messages, into the other set of batches (on the cpu it runs
- *     then; on the GPU the exchange waits for it, the stream being synchronized first: the
- *     copies are short by IPC; the codes only ever gain bits by atomic ors, so the order does
- *     not matter);
+ *     then; on the GPU it runs on a stream of its own while the batches travel and are marked:
+ *     the codes only ever gain bits by atomic ors, so the order does not matter);
  *  3. F(s) = the sum over the ranks of the elements each marked first (the old code 0 of an
  *     atomic or, so a product found twice counts once).
  * A product is sent as its offset in its owner's slice, in 5 bytes (8 when a slice holds 2^40

@@ -5,10 +5,16 @@
  *    codes of its word into 3 and queues them in shared memory, then the block expands the
  *    queue, marks the products in the slice (atomicOr; the old code says who was first) and
  *    appends the others to their owner's batch (atomicAdd on that owner's count); it is
- *    launched and left running (start), and then (finish) the batches' counts are copied to
- *    the host;
+ *    launched on a stream of its own and left running (start), and then (finish) the batches'
+ *    counts are copied to the host;
  *  - mark: what the other ranks sent, in the receive area of the batches' buffer on this GPU,
- *    marked the same way.
+ *    marked the same way, on the context's stream.
+ * The exchange (kedr_comm_dev synchronises the context's stream, not the expansion's) and the
+ * marks thus run while the next round expands into the other slot: both only set codes by
+ * atomic ors (0 to nc, fc to 3), and each counts its new elements in its own slot's counters.
+ * The host orders the rest: finish waits for the expansion's stream, mark for the context's, and
+ * a level's count (on the context's stream) comes after every expansion of the level before has
+ * finished.
  * The batches (ranks.c's buffer, registered with kedr_comm_dev) stay on the GPU: ranks of one
  * host copy them GPU to GPU by CUDA IPC; for the others kedr_comm_dev stages them through its
  * page-locked copy (Debian's Open MPI is not CUDA-aware). */
@@ -27,6 +33,7 @@ typedef struct {
                                   * elements' count */
     unsigned long long *los;     /* the first element of every slice */
     unsigned long long *counts;  /* frontier elements of each block */
+    cudaStream_t expand;         /* the expansion's stream */
     int blocks;                  /* of the expand kernel */
 } rk_dev;
 
@@ -184,6 +191,10 @@ static void rk_end(cayley_ranks *R)
     rk_dev *d = (rk_dev *)R->dev;
     if (d) {
         cudaStreamSynchronize(KEDR_STREAM(R->ctx));
+        if (d->expand) {
+            cudaStreamSynchronize(d->expand);
+            cudaStreamDestroy(d->expand);
+        }
         kedr_free(R->ctx, d->codes);
         for (int k = 0; k < 2; k++)
             kedr_free(R->ctx, d->nout[k]);
@@ -216,6 +227,8 @@ static kedr_status rk_begin(cayley_ranks *R)
     KEDR_TRY(kedr_upload(R->ctx, d->los, R->los, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->counts, (size_t)(R->nblocks ? R->nblocks : 1) * 8));
     KEDR_TRY(kedr_memset(R->ctx, d->codes, 0, R->words ? R->words * 4 : 4));
+    KEDR_CUDA_TRY(cudaSetDevice(R->ctx->device));
+    KEDR_CUDA_TRY(cudaStreamCreateWithFlags(&d->expand, cudaStreamNonBlocking));
     int per_sm = 0;
     KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, RK_THREADS, 0));
     d->blocks = per_sm;
@@ -246,7 +259,7 @@ static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1,
                             uint32_t nc)
 {
     rk_dev *d = (rk_dev *)R->dev;
-    cudaStream_t stream = KEDR_STREAM(R->ctx);
+    cudaStream_t stream = d->expand;
     unsigned long long w0 = b0 * R->block_elems / 16, w1 = b1 * R->block_elems / 16;
     KEDR_CUDA_TRY(cudaMemsetAsync(d->nout[slot], 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
@@ -259,7 +272,7 @@ static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1,
 static kedr_status rk_finish(cayley_ranks *R, int slot, uint64_t *found)
 {
     rk_dev *d = (rk_dev *)R->dev;
-    cudaStream_t stream = KEDR_STREAM(R->ctx);
+    cudaStream_t stream = d->expand;
     unsigned long long *nout = (unsigned long long *)R->nout[slot];
     KEDR_CUDA_TRY(cudaMemcpyAsync(nout, d->nout[slot], ((size_t)R->nranks + 1) * 8,
                                   cudaMemcpyDeviceToHost, stream));
