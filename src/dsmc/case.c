@@ -77,14 +77,6 @@ static kedr_status read_species(kedr_ini *ini, const char *name, kedr_dsmc_speci
     return read_vibration(ini, name, s);
 }
 
-static int find_species(const kedr_dsmc_case *c, const char *name)
-{
-    for (int i = 0; i < c->nspecies; i++)
-        if (strcmp(c->species[i].name, name) == 0)
-            return i;
-    return -1;
-}
-
 /* "N2 0.78, O2 0.21, Ar 0.01": pairs of a species section and a mole fraction. */
 static kedr_status read_mixture(kedr_ini *ini, const char *gas, kedr_dsmc_case *c)
 {
@@ -108,7 +100,7 @@ static kedr_status read_mixture(kedr_ini *ini, const char *gas, kedr_dsmc_case *
                                  "fractions in (0, 1]", part);
         if (!kedr_ini_has_section(ini, name))
             return kedr_ini_fail(ini, gas, "mixture", "species '%s' is not in this file", name);
-        if (find_species(c, name) >= 0)
+        if (dsmc_species_index(c, name) >= 0)
             return kedr_ini_fail(ini, gas, "mixture", "species '%s' appears twice", name);
         if (c->nspecies == KEDR_DSMC_MAX_SPECIES)
             return kedr_ini_fail(ini, gas, "mixture", "more than %d species",

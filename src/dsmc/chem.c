@@ -172,7 +172,7 @@ kedr_status dsmc_check_reactions(const kedr_dsmc_case *c, const char *fn)
     return KEDR_OK;
 }
 
-static int species_index(const kedr_dsmc_case *c, const char *name)
+int dsmc_species_index(const kedr_dsmc_case *c, const char *name)
 {
     for (int k = 0; k < c->nspecies; k++)
         if (strcmp(c->species[k].name, name) == 0)
@@ -206,7 +206,7 @@ static kedr_status read_equation(kedr_ini *ini, const char *sec, const kedr_dsmc
                                      h ? "more than 3 products (recombination and reactions of "
                                          "more bodies are not modelled)"
                                        : "more than 2 reactants: only binary collisions react");
-            int s = species_index(c, t);
+            int s = dsmc_species_index(c, t);
             if (s < 0) {
                 char known[256] = "";
                 for (int k = 0; k < c->nspecies; k++) {

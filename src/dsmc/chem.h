@@ -11,6 +11,8 @@ extern "C" {
 /* KEDR_ERR_INVALID naming fn, the reaction and what is wrong with it (unknown species, atoms that
  * do not balance, values out of range, an activation energy below the products' needs). */
 kedr_status dsmc_check_reactions(const kedr_dsmc_case *c, const char *fn);
+/* The index of the species called name in c, or -1. */
+int dsmc_species_index(const kedr_dsmc_case *c, const char *name);
 /* The reaction tables of p (after its species and pair constants). */
 void dsmc_chem_params(const kedr_dsmc_case *c, dsmc_params *p);
 
