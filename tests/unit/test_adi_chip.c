@@ -167,7 +167,13 @@ int main(void)
                     int cuda = list[b] == KEDR_BACKEND_CUDA;
                     for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
                         for (int w = 0; w < (cuda ? 3 : 1); w++) {
+                            /* the default lines a block with the Z sweep transposed, one
+                             * line (a warp across its chunks) with Z direct, and 3 (lines
+                             * split across warps); 3 lines of 257 chunks of 1 would exceed
+                             * the kernel's 512 threads a block */
                             const int lines[3] = {0, 1, 3};
+                            if (w == 2 && lens[l] == 1)
+                                continue;
                             c.z_transpose = cuda && w != 1;
                             set_path("chip", lens[l], lines[w]);
                             if (!run(ctx[b], &c, got))
