@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { T_X, T_Y, T_Z, T_ZT, T_TRANS, T_STEP, T_STEP_T, NTIMES };
@@ -83,6 +84,14 @@ kedr_status kedr_bench_adi(kedr_ctx *ctx, const kedr_bench_adi_opts *o)
     KEDR_TRY(bench_copy_gbps(ctx, (size_t)nodes * 8, repeats, &gbps));
     printf("kedr bench adi on %s (%s): box_pipe %d^3 nodes, median of %d; copy %.1f GB/s\n",
            device, kedr_backend_name(kedr_ctx_backend(ctx)), n, repeats, gbps);
+    /* the sweep path, read by every sweep from the environment (docs/adi.md) */
+    const char *path = getenv("KEDR_ADI_SWEEP"), *len = getenv("KEDR_ADI_CHIP_LEN");
+    const char *lines = getenv("KEDR_ADI_CHIP_LINES");
+    printf("sweep path: KEDR_ADI_SWEEP=%s", path && *path ? path : "thomas (default)");
+    if (path && strcmp(path, "chip") == 0)
+        printf(", KEDR_ADI_CHIP_LEN=%s, KEDR_ADI_CHIP_LINES=%s", len && *len ? len : "8",
+               lines && *lines ? lines : "0 (auto)");
+    printf("\n");
     for (int p = 0; p < 2; p++)
         KEDR_TRY(run_precision(ctx, n, p == 0, repeats, t[p]));
     /* Table 12.1: ms per sweep of the four fields (one local iteration). */
@@ -137,6 +146,11 @@ kedr_status kedr_bench_adi(kedr_ctx *ctx, const kedr_bench_adi_opts *o)
     fprintf(f, ",\n  \"grid\": [%d, %d, %d],\n  \"repeats\": %d,\n  \"copy_gbps\": ", n, n, n,
             repeats);
     bench_json_number(f, gbps, 1);
+    int chip = path && strcmp(path, "chip") == 0;
+    fprintf(f, ",\n  \"sweep\": \"%s\"", chip ? "chip" : "thomas");
+    if (chip)
+        fprintf(f, ",\n  \"chip_len\": %d,\n  \"chip_lines\": %d", len && *len ? atoi(len) : 8,
+                lines && *lines ? atoi(lines) : 0);
     fputs(",\n  \"results\": [", f);
     for (int p = 0; p < 2; p++)
         for (int k = 0; k < NTIMES; k++) {

@@ -126,6 +126,20 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
                           const adi_state *out, const adi_state *old, const adi_state *coef);
 kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                             adi_measure *m);
+/* The sweep's path, from the environment at each sweep: KEDR_ADI_SWEEP = thomas (the default:
+ * a thread a line, c' through global scratch) or chip (the line's elimination on chip in chunks
+ * of KEDR_ADI_CHIP_LEN nodes, 1 to 32, default 8; sweep_impl.h, chip_forward); *lines: the GPU's
+ * lines a block from KEDR_ADI_CHIP_LINES (0: chosen from the line length). A bad value is an
+ * error naming the variable. */
+#define ADI_CHIP_LEN_DEFAULT 8
+#define ADI_CHIP_Q 8       /* values a node in the store: c'u, c't, s'u, s't, d'0..3 */
+#define ADI_CHIP_ROW 10    /* values of an interface row: lo[2], di[2], up[2], rhs[4] */
+#define ADI_CHIP_MAXLEN 32 /* a chunk's fluid flags are one 32-bit word */
+kedr_status adi_sweep_choice(int *chip, int *len, int *lines);
+/* The on-chip sweep (as adi_cpu_sweep), chunks of len nodes. */
+kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
+                               const adi_state *out, const adi_state *old, const adi_state *coef,
+                               int len);
 /* The partitioned X sweep's rows at the own planes: s->parts.abc, and the right sides in
  * s->parts.dw. */
 kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
@@ -145,6 +159,9 @@ kedr_status adi_cuda_sweep(kedr_adi *s, const adi_params *p, const unsigned char
                            const adi_state *out, const adi_state *old, const adi_state *coef);
 kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                              adi_measure *m);
+kedr_status adi_cuda_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask,
+                                int d, const adi_state *out, const adi_state *old,
+                                const adi_state *coef, int len, int lines);
 kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
                                const adi_state *coef);
 kedr_status adi_cuda_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,

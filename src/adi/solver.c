@@ -10,6 +10,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A positive integer of the environment variable name in lo .. hi into *v (unset: unchanged). */
+static kedr_status env_int(const char *name, int lo, int hi, int *v)
+{
+    const char *e = getenv(name);
+    if (!e || !*e)
+        return KEDR_OK;
+    char *end;
+    long x = strtol(e, &end, 10);
+    if (*end || x < lo || x > hi)
+        return kedr_fail(KEDR_ERR_INVALID, "%s=%s: expected an integer from %d to %d", name, e,
+                         lo, hi);
+    *v = (int)x;
+    return KEDR_OK;
+}
+
+kedr_status adi_sweep_choice(int *chip, int *len, int *lines)
+{
+    const char *e = getenv("KEDR_ADI_SWEEP");
+    *chip = 0;
+    *len = ADI_CHIP_LEN_DEFAULT;
+    *lines = 0;
+    if (e && *e && strcmp(e, "thomas") != 0) {
+        if (strcmp(e, "chip") != 0)
+            return kedr_fail(KEDR_ERR_INVALID, "KEDR_ADI_SWEEP=%s: expected thomas or chip", e);
+        *chip = 1;
+    }
+    KEDR_TRY(env_int("KEDR_ADI_CHIP_LEN", 1, ADI_CHIP_MAXLEN, len));
+    return env_int("KEDR_ADI_CHIP_LINES", 0, 32, lines);
+}
+
 static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state *out,
                             const adi_state *old, const adi_state *coef)
 {
@@ -17,11 +47,15 @@ static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state 
         return adi_part_sweep(s, out, old, coef);
     const adi_params *p = transposed ? &s->pt : &s->p;
     const unsigned char *mask = transposed ? s->mask_t : s->mask;
+    int chip, len, lines;
+    KEDR_TRY(adi_sweep_choice(&chip, &len, &lines));
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(s->ctx))
-        return adi_cuda_sweep(s, p, mask, d, out, old, coef);
+        return chip ? adi_cuda_chip_sweep(s, p, mask, d, out, old, coef, len, lines)
+                    : adi_cuda_sweep(s, p, mask, d, out, old, coef);
 #endif
-    return adi_cpu_sweep(s, p, mask, d, out, old, coef);
+    return chip ? adi_cpu_chip_sweep(s, p, mask, d, out, old, coef, len)
+                : adi_cpu_sweep(s, p, mask, d, out, old, coef);
 }
 
 /* The measures of g over the grid: this rank's own planes, then the sums and maxima over the

@@ -81,6 +81,196 @@ kedr_status adi_cuda_sweep(kedr_adi *s, const adi_params *p, const unsigned char
     return KEDR_OK;
 }
 
+/* The on-chip sweep (KEDR_ADI_SWEEP=chip; the scheme: sweep_impl.h, chip_forward). A block
+ * holds W neighbouring lines (threadIdx.x, so that a warp's loads of one chunk node are
+ * neighbouring addresses, as the Thomas kernel's) and P chunks of L nodes a line
+ * (threadIdx.y); the store of every node's c', s', d' (8 values), the chunks' heads (8) and
+ * interface rows (10) are shared memory, value q of thread tid at q T + tid (T = W P threads:
+ * consecutive threads, consecutive words). Each thread eliminates its chunk and finds its head;
+ * after a barrier, its interface row; one thread a line solves the line's P interface rows;
+ * then each thread substitutes back over its chunk, writing each result once. */
+static __device__ __forceinline__ void chip_consts(const adi_params *p, int d, const arrays_f32 *a,
+                                                   row_consts_f32 *k)
+{
+    row_consts_init_f32(p, d, a, k);
+}
+static __device__ __forceinline__ void chip_consts(const adi_params *p, int d, const arrays_f64 *a,
+                                                   row_consts_f64 *k)
+{
+    row_consts_init_f64(p, d, a, k);
+}
+static __device__ __forceinline__ unsigned chip_fwd(const adi_params *p, const row_consts_f32 *k,
+                                                    const unsigned char *mask, int d, int64_t base,
+                                                    int m0, int len, const arrays_f32 *a,
+                                                    float *st, int64_t ss)
+{
+    return chip_forward_f32(p, k, mask, d, base, m0, len, a, st, ss);
+}
+static __device__ __forceinline__ unsigned chip_fwd(const adi_params *p, const row_consts_f64 *k,
+                                                    const unsigned char *mask, int d, int64_t base,
+                                                    int m0, int len, const arrays_f64 *a,
+                                                    double *st, int64_t ss)
+{
+    return chip_forward_f64(p, k, mask, d, base, m0, len, a, st, ss);
+}
+static __device__ __forceinline__ void chip_hd(const float *st, int64_t ss, int len, float *h,
+                                               int64_t hs)
+{
+    chip_head_f32(st, ss, len, h, hs);
+}
+static __device__ __forceinline__ void chip_hd(const double *st, int64_t ss, int len, double *h,
+                                               int64_t hs)
+{
+    chip_head_f64(st, ss, len, h, hs);
+}
+static __device__ __forceinline__ void chip_rw(const float *st, int64_t ss, int len,
+                                               const float *next, int64_t ns, float *row,
+                                               int64_t rs)
+{
+    chip_row_f32(st, ss, len, next, ns, row, rs);
+}
+static __device__ __forceinline__ void chip_rw(const double *st, int64_t ss, int len,
+                                               const double *next, int64_t ns, double *row,
+                                               int64_t rs)
+{
+    chip_row_f64(st, ss, len, next, ns, row, rs);
+}
+static __device__ __forceinline__ void chip_if(float *rows, int64_t kstep, int64_t rs, int P)
+{
+    chip_iface_f32(rows, kstep, rs, P);
+}
+static __device__ __forceinline__ void chip_if(double *rows, int64_t kstep, int64_t rs, int P)
+{
+    chip_iface_f64(rows, kstep, rs, P);
+}
+static __device__ __forceinline__ void chip_bk(const arrays_f32 *a, int64_t base, int64_t sd,
+                                               int m0, int len, const float *st, int64_t ss,
+                                               unsigned fluid, const float zp[4],
+                                               const float zk[4])
+{
+    chip_back_f32(a, base, sd, m0, len, st, ss, fluid, zp, zk);
+}
+static __device__ __forceinline__ void chip_bk(const arrays_f64 *a, int64_t base, int64_t sd,
+                                               int m0, int len, const double *st, int64_t ss,
+                                               unsigned fluid, const double zp[4],
+                                               const double zk[4])
+{
+    chip_back_f64(a, base, sd, m0, len, st, ss, fluid, zp, zk);
+}
+
+/* A block's threads at most: the kernel then keeps within 128 registers a thread. */
+#define ADI_CHIP_THREADS 512
+
+template <typename T, typename A, typename K>
+__global__ void __launch_bounds__(ADI_CHIP_THREADS)
+    chip_kernel(adi_params p, const unsigned char *mask, int d, int lo, int hi, int64_t nlo,
+                int64_t lines, int L, A a)
+{
+    extern __shared__ __align__(16) unsigned char chip_smem[];
+    T *sm = (T *)chip_smem;
+    const int W = blockDim.x, P = blockDim.y, x = threadIdx.x, y = threadIdx.y;
+    const int T_ = W * P, tid = y * W + x;
+    T *st = sm, *heads = sm + (size_t)ADI_CHIP_Q * L * T_, *rows = heads + 8 * (size_t)T_;
+    int64_t t = (int64_t)blockIdx.x * W + x;
+    /* every thread reaches the barriers; those past the last line do no work */
+    const bool active = t < lines;
+    int64_t base = active ? (1 + t % nlo) * p.s[lo] + (1 + t / nlo) * p.s[hi] : 0;
+    int ni = p.n[d] - 2, m0 = 1 + y * L, len = ni - y * L < L ? ni - y * L : L;
+    K k;
+    chip_consts(&p, d, &a, &k);
+    unsigned fluid = 0;
+    if (active) {
+        fluid = chip_fwd(&p, &k, mask, d, base, m0, len, &a, st + tid, T_);
+        chip_hd(st + tid, T_, len, heads + tid, T_);
+    }
+    __syncthreads();
+    if (active)
+        chip_rw(st + tid, T_, len, y + 1 < P ? heads + tid + W : (const T *)NULL, T_, rows + tid,
+                T_);
+    __syncthreads();
+    if (active && y == 0)
+        chip_if(rows + x, W, T_, P);
+    __syncthreads();
+    if (active) {
+        T zp[4], zk[4];
+        for (int v = 0; v < 4; v++) {
+            zk[v] = rows[(6 + v) * T_ + tid];
+            zp[v] = y ? rows[(6 + v) * T_ + tid - W] : (T)0;
+        }
+        chip_bk(&a, base, k.sd, m0, len, st + tid, T_, fluid, zp, zk);
+    }
+}
+
+/* Lines a block (W) and the launch of chip_kernel; 0 with the error recorded when a block cannot
+ * hold W lines of P chunks. */
+template <typename T, typename A, typename K>
+static kedr_status chip_launch(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
+                               int lo, int hi, int64_t nlo, int64_t lines, int len, int P,
+                               int want_lines, const A &a)
+{
+    auto kern = chip_kernel<T, A, K>;
+    cudaFuncAttributes fa;
+    int dev = 0, optin = 0;
+    if (cudaFuncGetAttributes(&fa, kern) != cudaSuccess || cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) !=
+            cudaSuccess) {
+        cudaGetLastError();
+        return kedr_fail(KEDR_ERR_CUDA, "adi chip sweep: cannot query the kernel's limits");
+    }
+    /* shared memory a line: the store, the heads and the interface rows of its P chunks */
+    size_t line_bytes = (ADI_CHIP_Q * (size_t)len + 8 + ADI_CHIP_ROW) * P * sizeof(T);
+    size_t max_threads = (size_t)fa.maxThreadsPerBlock; /* within ADI_CHIP_THREADS */
+    /* W lines a block: as many as keep a block within 96 KiB (two blocks an SM of an H100)
+     * and the kernel's threads a block, at most 32 */
+    size_t W = want_lines > 0 ? (size_t)want_lines : 32;
+    if (want_lines <= 0)
+        while (W > 1 && (W * P > max_threads || W * line_bytes > 96 * 1024))
+            W /= 2;
+    if (W * P > max_threads || W * line_bytes > (size_t)optin)
+        return kedr_fail(KEDR_ERR_INVALID, "adi chip sweep: %zu line%s of %d unknowns in chunks "
+                         "of %d a block need %zu threads and %zu bytes of shared memory; this "
+                         "GPU and kernel allow %zu and %d (expected a smaller KEDR_ADI_CHIP_LINES, "
+                         "a longer KEDR_ADI_CHIP_LEN up to %d, or KEDR_ADI_SWEEP=thomas)",
+                         W, W > 1 ? "s" : "", p->n[d] - 2, len, W * P, W * line_bytes,
+                         max_threads, optin, ADI_CHIP_MAXLEN);
+    size_t bytes = W * line_bytes;
+    cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                         (int)bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return kedr_fail(KEDR_ERR_CUDA, "adi chip sweep: %zu bytes of shared memory a block: %s",
+                         bytes, cudaGetErrorString(e));
+    }
+    dim3 block((unsigned)W, (unsigned)P);
+    unsigned blocks = (unsigned)((lines + (int64_t)W - 1) / (int64_t)W);
+    kern<<<blocks, block, bytes, KEDR_STREAM(s->ctx)>>>(*p, mask, d, lo, hi, nlo, lines, len, a);
+    KEDR_CUDA_LAUNCHED("adi chip sweep");
+    return KEDR_OK;
+}
+
+kedr_status adi_cuda_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask,
+                                int d, const adi_state *out, const adi_state *old,
+                                const adi_state *coef, int len, int want_lines)
+{
+    int a1 = (d + 1) % 3, a2 = (d + 2) % 3;
+    int lo = p->s[a1] < p->s[a2] ? a1 : a2, hi = p->s[a1] < p->s[a2] ? a2 : a1;
+    int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);
+    int ni = p->n[d] - 2;
+    if (lines <= 0 || ni <= 0)
+        return KEDR_OK;
+    int P = (ni + len - 1) / len;
+    if (s->real_size == 4) {
+        arrays_f32 a;
+        fill_arrays<float>(&a, out, old, coef);
+        return chip_launch<float, arrays_f32, row_consts_f32>(s, p, mask, d, lo, hi, nlo, lines,
+                                                               len, P, want_lines, a);
+    }
+    arrays_f64 a;
+    fill_arrays<double>(&a, out, old, coef);
+    return chip_launch<double, arrays_f64, row_consts_f64>(s, p, mask, d, lo, hi, nlo, lines, len,
+                                                            P, want_lines, a);
+}
+
 /* The six measures of every node into buf (measure k of node i at k * nodes + i; 0 off the
  * unknowns), reduced afterwards by kedr_reduce. */
 template <typename T>

@@ -103,6 +103,62 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
                              : sweep_f64(p, mask, d, out, old, coef);
 }
 
+/* The on-chip scheme on the cpu (KEDR_ADI_SWEEP=chip): a line at a time (chip_line), each
+ * thread with its own store; the reference for the GPU's blocks, which run the same steps. */
+#define ADI_CPU_CHIP(NAME, T, SUF)                                                              \
+    static kedr_status NAME(const adi_params *p, const unsigned char *mask, int d,             \
+                            const adi_state *out, const adi_state *old, const adi_state *coef, \
+                            int len)                                                           \
+    {                                                                                          \
+        arrays_##SUF a;                                                                        \
+        for (int v = 0; v < 4; v++) {                                                          \
+            a.out[v] = (T *)out->f[v];                                                         \
+            a.old[v] = (const T *)old->f[v];                                                   \
+            a.coef[v] = (const T *)coef->f[v];                                                 \
+        }                                                                                      \
+        row_consts_##SUF k;                                                                    \
+        row_consts_init_##SUF(p, d, &a, &k);                                                   \
+        int lo, hi, failed = 0, n = p->n[d];                                                   \
+        other_axes(p, d, &lo, &hi);                                                            \
+        int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
+        int ni = n - 2, P = (ni + len - 1) / len;                                              \
+        if (lines <= 0 || ni <= 0)                                                             \
+            return KEDR_OK;                                                                    \
+        int par = lines * n >= ADI_PARALLEL_NODES;                                             \
+        _Pragma("omp parallel if (par)")                                                       \
+        {                                                                                      \
+            ADI_FTZ_BEGIN                                                                      \
+            size_t nst = (size_t)ADI_CHIP_Q * len * P, nh = 8 * (size_t)P;                     \
+            T *st = malloc((nst + nh + ADI_CHIP_ROW * (size_t)P) * sizeof *st);                \
+            unsigned *fl = malloc((size_t)P * sizeof *fl);                                     \
+            if (!st || !fl) {                                                                  \
+                _Pragma("omp atomic write") failed = 1;                                        \
+            } else {                                                                           \
+                _Pragma("omp for schedule(static)")                                            \
+                for (int64_t t = 0; t < lines; t++) {                                          \
+                    int64_t base = (1 + t % nlo) * p->s[lo] + (1 + t / nlo) * p->s[hi];        \
+                    chip_line_##SUF(p, &k, mask, d, base, len, &a, st, st + nst,               \
+                                    st + nst + nh, fl);                                        \
+                }                                                                              \
+            }                                                                                  \
+            free(st);                                                                          \
+            free(fl);                                                                          \
+            ADI_FTZ_END                                                                        \
+        }                                                                                      \
+        return failed ? kedr_fail(KEDR_ERR_NOMEM, "adi sweep: out of host memory") : KEDR_OK;  \
+    }
+
+ADI_CPU_CHIP(chip_f32, float, f32)
+ADI_CPU_CHIP(chip_f64, double, f64)
+
+kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask,
+                               int d, const adi_state *out, const adi_state *old, const adi_state *coef,
+                               int len)
+{
+    return s->real_size == 4 ? chip_f32(p, mask, d, out, old, coef, len)
+                             : chip_f64(p, mask, d, out, old, coef, len);
+}
+
 #define ADI_CPU_MEASURE(NAME, T, SUF)                                                           \
     static void NAME(const adi_params *p, const unsigned char *mask, size_t begin, size_t end,  \
                      const adi_state *g, const adi_state *prev, adi_measure *m)                \

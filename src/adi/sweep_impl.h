@@ -349,6 +349,184 @@ ADI_HD void ADI_FN(sweep_line)(const adi_params *p, const unsigned char *mask, i
         ADI_FN(sweep_node)(p, &k, mask, d, base, m, a, cp, cps, &ls);
 }
 
+/* The on-chip sweep (KEDR_ADI_SWEEP=chip): a line's interior nodes m = 1 .. n_d - 2 are cut into
+ * P chunks of at most L nodes, chunk k holding m = 1 + k L .. (its last node b_k). The whole
+ * interior is one tridiagonal system: a fluid node's rows as in sweep_node (a segment's end
+ * couples to nothing), any other node the row x = 0. Each chunk is eliminated downwards on its
+ * own, with the last unknown of the chunk before, z_{k-1} = x_{b_{k-1}}, as a parameter:
+ *   x_i + c'_i x_{i+1} = d'_i + s'_i z_{k-1}                                   (chip_forward)
+ * and its per-node c', s' (velocity and temperature) and d' (four fields), 8 values a node, stay
+ * in the store st (quantity q of chunk node j at st[(8 j + q) ss]; on the GPU, shared memory).
+ * Upwards from x_b = z_k, each x_i = Y_i + S_i z_{k-1} + R_i z_k; only the first node's Y, S, R
+ * are kept (chip_head). Row b_k of chunk k with chunk k+1's head gives the interface system
+ *   -s'_b z_{k-1} + (1 + c'_b S') z_k + c'_b R' z_{k+1} = d'_b - c'_b Y'       (chip_row)
+ * of P unknowns a line and field (the velocity's three fields share one matrix), solved by
+ * Thomas (chip_iface); then each chunk substitutes back from z_{k-1} and z_k (chip_back). So a
+ * sweep reads its inputs once and writes the result once; nothing goes through global scratch.
+ * The interface system is the Schur complement of a diagonally dominant system, diagonally
+ * dominant itself (Wang 1981; the SPIKE family). */
+
+/* Downward elimination of chunk nodes m0 .. m0 + len - 1 of the line at base; returns the
+ * chunk's fluid flags (bit j: node m0 + j is fluid). */
+ADI_HD unsigned ADI_FN(chip_forward)(const adi_params *p, const ADI_FN(row_consts) *k,
+                                     const unsigned char *mask, int d, int64_t base, int m0,
+                                     int len, const ADI_FN(arrays) *a, REAL *st, int64_t ss)
+{
+    REAL cu = 0, ct = 0, su = 1, sv = 1, dp[4] = {0, 0, 0, 0};
+    unsigned fluid = 0;
+    for (int j = 0; j < len; j++) {
+        int64_t idx = base + (int64_t)(m0 + j) * k->sd;
+        ADI_FN(rows) r;
+        if (mask[idx] == ADI_FLUID) {
+            unsigned char lo, hi;
+            ADI_FN(node_rows)(p, k, mask, d, idx, a, &r, &lo, &hi);
+            fluid |= 1u << j;
+        } else {
+            r.A[0] = r.A[1] = r.C[0] = r.C[1] = 0;
+            r.B[0] = r.B[1] = 1;
+            r.D[0] = r.D[1] = r.D[2] = r.D[3] = 0;
+        }
+        /* s' starts at -A_a / B_a: the same formula with s'_{a-1} = 1 and c'_{a-1} = 0 */
+        REAL ru = 1 / (r.B[0] - r.A[0] * cu), rt = 1 / (r.B[1] - r.A[1] * ct);
+        cu = r.C[0] * ru;
+        ct = r.C[1] * rt;
+        su = -r.A[0] * su * ru;
+        sv = -r.A[1] * sv * rt;
+        for (int v = 0; v < 3; v++)
+            dp[v] = (r.D[v] - r.A[0] * dp[v]) * ru;
+        dp[3] = (r.D[3] - r.A[1] * dp[3]) * rt;
+        REAL *q = st + (int64_t)(ADI_CHIP_Q * j) * ss;
+        q[0] = cu;
+        q[ss] = ct;
+        q[2 * ss] = su;
+        q[3 * ss] = sv;
+        for (int v = 0; v < 4; v++)
+            q[(4 + v) * ss] = dp[v];
+    }
+    return fluid;
+}
+
+/* The first node's Y (4), S (2) and R (2) of a chunk of len nodes, into h[q hs], q = 0 .. 7. */
+ADI_HD void ADI_FN(chip_head)(const REAL *st, int64_t ss, int len, REAL *h, int64_t hs)
+{
+    REAL Y[4] = {0, 0, 0, 0}, S[2] = {0, 0}, R[2] = {1, 1};
+    for (int j = len - 2; j >= 0; j--) {
+        const REAL *q = st + (int64_t)(ADI_CHIP_Q * j) * ss;
+        REAL c[2] = {q[0], q[ss]};
+        for (int m = 0; m < 2; m++) {
+            S[m] = q[(2 + m) * ss] - c[m] * S[m];
+            R[m] = -c[m] * R[m];
+        }
+        for (int v = 0; v < 3; v++)
+            Y[v] = q[(4 + v) * ss] - c[0] * Y[v];
+        Y[3] = q[7 * ss] - c[1] * Y[3];
+    }
+    for (int v = 0; v < 4; v++)
+        h[v * hs] = Y[v];
+    h[4 * hs] = S[0];
+    h[5 * hs] = S[1];
+    h[6 * hs] = R[0];
+    h[7 * hs] = R[1];
+}
+
+/* Chunk k's interface row (row[q rs], q < ADI_CHIP_ROW) from its store (last node len - 1) and
+ * the head of chunk k + 1 (NULL for the last chunk: the line's last node couples to nothing). */
+ADI_HD void ADI_FN(chip_row)(const REAL *st, int64_t ss, int len, const REAL *next,
+                             int64_t ns, REAL *row, int64_t rs)
+{
+    const REAL *q = st + (int64_t)(ADI_CHIP_Q * (len - 1)) * ss;
+    for (int m = 0; m < 2; m++) {
+        REAL c = next ? q[m * ss] : (REAL)0;
+        row[m * rs] = -q[(2 + m) * ss];
+        row[(2 + m) * rs] = next ? 1 + c * next[(4 + m) * ns] : (REAL)1;
+        row[(4 + m) * rs] = next ? c * next[(6 + m) * ns] : (REAL)0;
+    }
+    for (int v = 0; v < 4; v++) {
+        REAL c = next ? q[(v == 3 ? 1 : 0) * ss] : (REAL)0;
+        row[(6 + v) * rs] = q[(4 + v) * ss] - (next ? c * next[v * ns] : (REAL)0);
+    }
+}
+
+/* The interface system of one line: P rows, row k at rows + k kstep (value q at q rs), solved
+ * in place by Thomas: afterwards rhs (q = 6 + v) holds z_k of field v. */
+ADI_HD void ADI_FN(chip_iface)(REAL *rows, int64_t kstep, int64_t rs, int P)
+{
+    REAL cc[2] = {0, 0}, dd[4] = {0, 0, 0, 0};
+    for (int k = 0; k < P; k++) {
+        REAL *w = rows + k * kstep;
+        REAL rp[2];
+        for (int m = 0; m < 2; m++) {
+            REAL lo = w[m * rs];
+            rp[m] = 1 / (w[(2 + m) * rs] - lo * cc[m]);
+            cc[m] = w[(4 + m) * rs] * rp[m];
+            w[(4 + m) * rs] = cc[m];
+        }
+        for (int v = 0; v < 4; v++) {
+            int m = v == 3 ? 1 : 0;
+            dd[v] = (w[(6 + v) * rs] - w[m * rs] * dd[v]) * rp[m];
+            w[(6 + v) * rs] = dd[v];
+        }
+    }
+    for (int k = P - 2; k >= 0; k--) {
+        REAL *w = rows + k * kstep, *u = rows + (k + 1) * kstep;
+        for (int v = 0; v < 4; v++)
+            w[(6 + v) * rs] -= w[(4 + (v == 3 ? 1 : 0)) * rs] * u[(6 + v) * rs];
+    }
+}
+
+/* Back substitution of a chunk from z_{k-1} (zp) and z_k (zk), each 4 fields; the fluid nodes'
+ * results to the output (other nodes keep theirs, as in sweep_node). */
+ADI_HD void ADI_FN(chip_back)(const ADI_FN(arrays) *a, int64_t base, int64_t sd, int m0,
+                              int len, const REAL *st, int64_t ss, unsigned fluid,
+                              const REAL zp[4], const REAL zk[4])
+{
+    REAL x[4] = {zk[0], zk[1], zk[2], zk[3]};
+    for (int j = len - 1; j >= 0; j--) {
+        if (j < len - 1) {
+            const REAL *q = st + (int64_t)(ADI_CHIP_Q * j) * ss;
+            REAL c[2] = {q[0], q[ss]}, s[2] = {q[2 * ss], q[3 * ss]};
+            for (int v = 0; v < 3; v++)
+                x[v] = q[(4 + v) * ss] + s[0] * zp[v] - c[0] * x[v];
+            x[3] = q[7 * ss] + s[1] * zp[3] - c[1] * x[3];
+        }
+        if (fluid >> j & 1u) {
+            int64_t idx = base + (int64_t)(m0 + j) * sd;
+            for (int v = 0; v < 4; v++)
+                a->out[v][idx] = x[v];
+        }
+    }
+}
+
+/* One whole line by the on-chip scheme, its chunks one after another (the cpu's unit of work,
+ * the same arithmetic as a GPU block's threads): st holds 8 (n_d - 2) values, heads 8 P, rows
+ * ADI_CHIP_ROW P and fl P words, P = ceil((n_d - 2) / len). */
+ADI_HD void ADI_FN(chip_line)(const adi_params *p, const ADI_FN(row_consts) *k,
+                              const unsigned char *mask, int d, int64_t base, int len,
+                              const ADI_FN(arrays) *a, REAL *st, REAL *heads, REAL *rows,
+                              unsigned *fl)
+{
+    int ni = p->n[d] - 2, P = (ni + len - 1) / len;
+    for (int c = 0; c < P; c++) {
+        int m0 = 1 + c * len, l = ni - c * len < len ? ni - c * len : len;
+        REAL *sc = st + (int64_t)ADI_CHIP_Q * len * c;
+        fl[c] = ADI_FN(chip_forward)(p, k, mask, d, base, m0, l, a, sc, 1);
+        ADI_FN(chip_head)(sc, 1, l, heads + 8 * c, 1);
+    }
+    for (int c = 0; c < P; c++) {
+        int l = ni - c * len < len ? ni - c * len : len;
+        ADI_FN(chip_row)(st + (int64_t)ADI_CHIP_Q * len * c, 1, l,
+                         c + 1 < P ? heads + 8 * (c + 1) : NULL, 1, rows + ADI_CHIP_ROW * c, 1);
+    }
+    ADI_FN(chip_iface)(rows, ADI_CHIP_ROW, 1, P);
+    const REAL zero[4] = {0, 0, 0, 0};
+    for (int c = 0; c < P; c++) {
+        int m0 = 1 + c * len, l = ni - c * len < len ? ni - c * len : len;
+        ADI_FN(chip_back)(a, base, k->sd, m0, l, st + (int64_t)ADI_CHIP_Q * len * c, 1, fl[c],
+                          c ? rows + ADI_CHIP_ROW * (c - 1) + 6 : zero,
+                          rows + ADI_CHIP_ROW * c + 6);
+    }
+}
+
 /* The measures of state g at the fluid node idx (prev: the previous global iterate, or NULL). */
 ADI_HD void ADI_FN(measure_node)(const adi_params *p, const unsigned char *mask,
                                  const REAL *const *g, const REAL *const *prev, int64_t idx,

@@ -5,9 +5,13 @@
  * u_t = -grad T); and the body force. With one global and one local iteration the coefficients
  * are the old fields, so one implicit Euler step of a spatially constant source adds dt times
  * it, away from the faces (the implicit diffusion carries the faces' influence about
- * sqrt(kappa dt) = 0.003 h inward). On every back end, both precisions. */
+ * sqrt(kappa dt) = 0.003 h inward). On every back end, both precisions; on cuda both sweep
+ * paths (KEDR_ADI_SWEEP=thomas and chip). */
+#define _POSIX_C_SOURCE 200809L
 #include "kedr/adi.h"
 #include "test_util.h"
+
+#include <stdlib.h>
 
 #define N 9
 
@@ -99,47 +103,53 @@ int main(void)
         d[v] = tu_host_alloc(n * sizeof(double));
     for (int b = 0; b < nb; b++) {
         kedr_ctx *ctx = tu_ctx(list[b]);
-        for (int single = 0; single < 2; single++) {
-            double tol = single ? 1e-4 : 1e-6;
-            kedr_adi_case c;
-            setup(&c, single);
-            /* Dissipation. */
-            one_step(ctx, &c, linear, d);
-            double phi = 2 * (G[0][0] * G[0][0] + G[1][1] * G[1][1] + G[2][2] * G[2][2]) +
-                         pow(G[0][1] + G[1][0], 2) + pow(G[0][2] + G[2][0], 2) +
-                         pow(G[1][2] + G[2][1], 2);
-            double want = c.dt * (c.gamma - 1) / (c.gamma * c.re) * phi;
-            double e = deviation(d, 3, want);
-            printf("%s: dissipation: dT %.6g per step (expected %.6g), deviation %.2g\n",
-                   single ? "single" : "double", d[3][4 + N * (4 + N * 4)], want, e);
-            TU_CHECK(e <= tol, "dissipation: relative deviation %.3g > %.1g", e, tol);
-            /* The temperature as pressure: du_c = -dt dT/dx_c. */
-            one_step(ctx, &c, tilted, d);
-            const double slope[3] = {0.3, -0.2, 0.1};
-            for (int v = 0; v < 3; v++) {
-                e = deviation(d, v, -c.dt * slope[v]);
-                TU_CHECK(e <= tol, "pressure term of component %d: deviation %.3g > %.1g", v, e,
-                         tol);
-            }
-            /* The body force: du_c = dt f_c. */
-            c.force[0] = 2;
-            c.force[1] = -1;
-            c.force[2] = 0.5;
-            one_step(ctx, &c, linear, d);
-            for (int v = 0; v < 3; v++) {
-                /* linear's own advection u . grad u adds dt (G u)_c: subtract it. */
-                double x = 0.4, dv = 0;
-                for (int e2 = 0; e2 < 3; e2++) {
-                    double ue = (G[e2][0] + G[e2][1] + G[e2][2]) * x;
-                    dv += G[v][e2] * ue;
+        /* on cuda both sweep paths (KEDR_ADI_SWEEP=thomas and chip) */
+        for (int path = 0; path < (list[b] == KEDR_BACKEND_CUDA ? 2 : 1); path++) {
+            setenv("KEDR_ADI_SWEEP", path ? "chip" : "thomas", 1);
+            for (int single = 0; single < 2; single++) {
+                double tol = single ? 1e-4 : 1e-6;
+                kedr_adi_case c;
+                setup(&c, single);
+                /* Dissipation. */
+                one_step(ctx, &c, linear, d);
+                double phi = 2 * (G[0][0] * G[0][0] + G[1][1] * G[1][1] + G[2][2] * G[2][2]) +
+                             pow(G[0][1] + G[1][0], 2) + pow(G[0][2] + G[2][0], 2) +
+                             pow(G[1][2] + G[2][1], 2);
+                double want = c.dt * (c.gamma - 1) / (c.gamma * c.re) * phi;
+                double e = deviation(d, 3, want);
+                printf("%s: dissipation: dT %.6g per step (expected %.6g), deviation %.2g\n",
+                       single ? "single" : "double", d[3][4 + N * (4 + N * 4)], want, e);
+                TU_CHECK(e <= tol, "dissipation: relative deviation %.3g > %.1g", e, tol);
+                /* The temperature as pressure: du_c = -dt dT/dx_c. */
+                one_step(ctx, &c, tilted, d);
+                const double slope[3] = {0.3, -0.2, 0.1};
+                for (int v = 0; v < 3; v++) {
+                    e = deviation(d, v, -c.dt * slope[v]);
+                    TU_CHECK(e <= tol, "pressure term of component %d: deviation %.3g > %.1g",
+                             v, e, tol);
                 }
-                double got = d[v][4 + N * (4 + N * 4)];
-                double want_v = c.dt * (c.force[v] - dv);
-                TU_CHECK(fabs(got - want_v) <= (single ? 2e-3 : 2e-4) * fabs(c.dt * c.force[v]),
-                         "body force on component %d: change %.6g, expected %.6g", v, got,
-                         want_v);
+                /* The body force: du_c = dt f_c. */
+                c.force[0] = 2;
+                c.force[1] = -1;
+                c.force[2] = 0.5;
+                one_step(ctx, &c, linear, d);
+                for (int v = 0; v < 3; v++) {
+                    /* linear's own advection u . grad u adds dt (G u)_c: subtract it. */
+                    double x = 0.4, dv = 0;
+                    for (int e2 = 0; e2 < 3; e2++) {
+                        double ue = (G[e2][0] + G[e2][1] + G[e2][2]) * x;
+                        dv += G[v][e2] * ue;
+                    }
+                    double got = d[v][4 + N * (4 + N * 4)];
+                    double want_v = c.dt * (c.force[v] - dv);
+                    double tol_v = (single ? 2e-3 : 2e-4) * fabs(c.dt * c.force[v]);
+                    TU_CHECK(fabs(got - want_v) <= tol_v,
+                             "body force on component %d: change %.6g, expected %.6g", v, got,
+                             want_v);
+                }
             }
         }
+        unsetenv("KEDR_ADI_SWEEP");
         kedr_ctx_destroy(ctx);
     }
     for (int v = 0; v < 4; v++)
