@@ -112,6 +112,32 @@ PRIM_TRIDIAG_HD size_t prim_tridiag_parts(size_t n)
     return p > n / 2 ? (n / 2 ? n / 2 : 1) : p;
 }
 
+/* Rows a chunk of the chunked solver (prim_tridiag_chunked) aims at: a short chain for each
+ * thread, and few enough chunks that the interface system stays small. */
+#define PRIM_TRIDIAG_CHUNK_ROWS 8
+/* Threads a system at most (a block's). */
+#define PRIM_TRIDIAG_CHUNK_MOST 512
+/* Threads the GPU gives one system of n unknowns in the chunked solver: the power of 2 that
+ * cuts it into chunks of about PRIM_TRIDIAG_CHUNK_ROWS rows, at most `most`. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_chunk_threads(size_t n, size_t most)
+{
+    size_t q = 1;
+    while (q < most && q * PRIM_TRIDIAG_CHUNK_ROWS < n)
+        q *= 2;
+    return q;
+}
+/* The chunk length of the chunked solver for n >= 2 unknowns over q threads: odd, at least 3,
+ * about n / q (so at most q chunks), and such that the last chunk has at least 2 rows (n mod
+ * len != 1). The cpu uses the GPU's q, so that both cut a system alike. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_chunk_len(size_t n, size_t q)
+{
+    size_t len = (n + q - 1) / q;
+    len = (len < 2 ? 2 : len) | 1;
+    while (n > 1 && n % len == 1)
+        len += 2;
+    return len;
+}
+
 /* Where the parts of a batch lie: element (s, i) of the whole systems at s * ss + i * st in
  * a, b, c, d, and at s * ws + i * wt in the part work arrays wa, wc; `parts` parts a system,
  * part p at rows p * len .. (p + 1) * len - 1, the last one to row n - 1. Interface row j of

@@ -176,3 +176,67 @@ PRIM_TRIDIAG_HD void PRIM_NAME(prim_tridiag_part_complete)(const PRIM_T *wa, con
     d[0] = x0;
     d[(len - 1) * st] = xl;
 }
+
+/* The chunked solver (KEDR_TRIDIAG_CHUNKED) on one system of n >= 2 unknowns at [i] of a, b,
+ * c, d, as the block that holds it in shared memory runs it (cpu: thread 0 of 1). The system is
+ * cut into chunks of len rows (len odd and at least 3, so that the chunks' first rows fall in
+ * distinct shared-memory banks; the last chunk takes the remaining 2 .. len rows); each thread
+ * r of the q that share the system reduces chunks r, r + q, ... to their two interface rows by
+ * prim_tridiag_part_reduce, in place (w's two columns overwrite a and c, which the chunk reads
+ * row by row before it writes them). The interface system of 2 rows a chunk (in ia .. id, iz
+ * for periodic systems: 2 * chunks rows each) is cyclic when the system is: it is bordered as
+ * PRIM_TRIDIAG_THOMAS borders, its leading rows solved by cyclic reduction over the q threads;
+ * then each chunk is completed from its first and last unknowns. a, b, c lose their values; d
+ * receives x. A non-periodic system's a_0 and c_{n-1} are zeroed first. Every thread of the
+ * block calls this with the same n and len (the barriers). Stability: that of the part
+ * elimination and of CR, which keep the dominance of a row dominant system. */
+PRIM_TRIDIAG_HD void PRIM_NAME(prim_tridiag_chunked)(PRIM_T *a, PRIM_T *b, PRIM_T *c, PRIM_T *d,
+                                                    size_t n, size_t len, int periodic,
+                                                    PRIM_T *ia, PRIM_T *ib, PRIM_T *ic,
+                                                    PRIM_T *id, PRIM_T *iz, size_t r, size_t q)
+{
+    size_t chunks = (n + len - 1) / len, m2 = 2 * chunks, mm = periodic ? m2 - 1 : m2;
+    if (!periodic && r == 0)
+        a[0] = 0, c[n - 1] = 0;
+    PRIM_TRIDIAG_SYNC();
+    for (size_t p = r; p < chunks; p += q) {
+        size_t lo = p * len, l = p + 1 == chunks ? n - lo : len;
+        PRIM_T row[6];
+        PRIM_NAME(prim_tridiag_part_reduce)(a + lo, b + lo, c + lo, d + lo, 1, a + lo, c + lo,
+                                            1, l, row);
+        for (size_t j = 0; j < 2; j++) {
+            ia[2 * p + j] = row[3 * j], ib[2 * p + j] = 1, ic[2 * p + j] = row[3 * j + 1];
+            id[2 * p + j] = row[3 * j + 2];
+            if (periodic)
+                iz[2 * p + j] = 0;
+        }
+    }
+    PRIM_TRIDIAG_SYNC();
+    if (r == 0) { /* periodic: z's right side -a_0 e_0 - c_{mm-1} e_{mm-1} */
+        if (periodic) {
+            iz[0] = -ia[0];
+            iz[mm - 1] -= ic[mm - 1];
+        }
+        ia[0] = 0;
+        ic[mm - 1] = 0;
+    }
+    PRIM_TRIDIAG_SYNC();
+    PRIM_NAME(prim_tridiag_reduce)(ia, ib, ic, id, periodic ? iz : NULL, NULL, NULL, NULL, NULL,
+                                   NULL, mm, KEDR_TRIDIAG_CR, r, q);
+    if (periodic && r == 0) {
+        size_t l = m2 - 1;
+        id[l] = (id[l] - ia[l] * id[mm - 1] - ic[l] * id[0]) /
+                (ib[l] + ia[l] * iz[mm - 1] + ic[l] * iz[0]);
+    }
+    PRIM_TRIDIAG_SYNC();
+    if (periodic)
+        for (size_t i = r; i < mm; i += q)
+            id[i] += id[m2 - 1] * iz[i];
+    PRIM_TRIDIAG_SYNC();
+    for (size_t p = r; p < chunks; p += q) {
+        size_t lo = p * len, l = p + 1 == chunks ? n - lo : len;
+        PRIM_NAME(prim_tridiag_part_complete)(a + lo, c + lo, 1, d + lo, 1, l, id[2 * p],
+                                              id[2 * p + 1]);
+    }
+    PRIM_TRIDIAG_SYNC();
+}
