@@ -82,11 +82,14 @@ extern "C" {
 PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f32, float)
 PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f64, double)
 
-/* A barrier of the threads that share a system: the block's on the GPU, none on the cpu. */
+/* A barrier of the threads that share a system: the block's on the GPU, none on the cpu (a test
+ * that runs the shared code over several host threads defines its own first). */
+#ifndef PRIM_TRIDIAG_SYNC
 #ifdef __CUDA_ARCH__
 #define PRIM_TRIDIAG_SYNC() __syncthreads()
 #else
 #define PRIM_TRIDIAG_SYNC() ((void)0)
+#endif
 #endif
 /* Rows at which the CR-PCR hybrid turns from CR to PCR, the same on both back ends. */
 #define PRIM_TRIDIAG_HYBRID_ROWS 64
