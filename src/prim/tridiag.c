@@ -192,8 +192,11 @@ static kedr_status tridiag_reduce_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tr
 /* CHUNKED on the cpu: each thread copies a system into its own work rows (a, b, c, d and the
  * interface rows ia .. iz: 2 n each at most; 9 n elements in all), runs prim_tridiag_chunked
  * on them alone (r = 0 of q = 1) with the chunk length the GPU would use, and copies x back.
- * The same steps as the GPU's, so that the cpu tests check the chunking and its interface. */
-#define TRIDIAG_CHUNKED_CPU(NAME, T, CHUNKED)                                                 \
+ * Contiguous systems longer than one segment (prim_tridiag_segment_rows: 2048 f32, 1024 f64)
+ * go through the streamed solver instead, straight from a, b, c, d (its work fits in the 9 n).
+ * The same steps as the GPU's, so that the cpu tests check the chunking and its interface
+ * (the GPU streams only systems that the chunked kernel does not hold: longer ones). */
+#define TRIDIAG_CHUNKED_CPU(NAME, T, CHUNKED, STREAMED)                                       \
     static void NAME(const kedr_tridiag_desc *g, const T *a, const T *b, const T *c, T *d,     \
                      T *work, int threads)                                                     \
     {                                                                                          \
@@ -202,6 +205,7 @@ static kedr_status tridiag_reduce_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tr
                                                    n, PRIM_TRIDIAG_CHUNK_MOST));               \
         int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;                                     \
         size_t ss = inter ? 1 : n, st = inter ? count : 1;                                     \
+        size_t rows = prim_tridiag_segment_rows(sizeof(T));                                    \
         _Pragma("omp parallel num_threads(threads)")                                           \
         {                                                                                      \
             T *w = work + (size_t)omp_get_thread_num() * 9 * n;                                \
@@ -209,6 +213,11 @@ static kedr_status tridiag_reduce_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tr
             T *ia = w + 4 * n, *ib = ia + n, *ic = ib + n, *id = ic + n, *iz = id + n;         \
             _Pragma("omp for schedule(static)")                                                \
             for (size_t s = 0; s < count; s++) {                                               \
+                if (!inter && n > rows) {                                                      \
+                    STREAMED(a + s * n, b + s * n, c + s * n, d + s * n, n, rows,              \
+                             g->periodic, w, 0, 1);                                            \
+                    continue;                                                                  \
+                }                                                                              \
                 for (size_t i = 0; i < n; i++) {                                               \
                     size_t k = s * ss + i * st;                                                \
                     wa[i] = a[k], wb[i] = b[k], wc[i] = c[k], wd[i] = d[k];                    \
@@ -223,8 +232,8 @@ static kedr_status tridiag_reduce_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tr
         }                                                                                      \
     }
 
-TRIDIAG_CHUNKED_CPU(chunked_cpu_f32, float, prim_tridiag_chunked_f32)
-TRIDIAG_CHUNKED_CPU(chunked_cpu_f64, double, prim_tridiag_chunked_f64)
+TRIDIAG_CHUNKED_CPU(chunked_cpu_f32, float, prim_tridiag_chunked_f32, prim_tridiag_streamed_f32)
+TRIDIAG_CHUNKED_CPU(chunked_cpu_f64, double, prim_tridiag_chunked_f64, prim_tridiag_streamed_f64)
 
 static kedr_status tridiag_chunked_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g,
                                        const void *a, const void *b, const void *c, void *d)

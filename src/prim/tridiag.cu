@@ -641,6 +641,120 @@ __global__ void tridiag_chunked_kernel(const T *__restrict__ a, const T *__restr
     }
 }
 
+/* The shared code of the streamed solver's steps by type. */
+__device__ __forceinline__ void segment_reduce(float *a, float *b, float *c, float *d, size_t m,
+                                               size_t len, float *i0, float *j0, size_t q,
+                                               float row[6], size_t r)
+{
+    size_t h = q / 2 + 2;
+    prim_tridiag_segment_reduce_f32(a, b, c, d, m, len, i0, i0 + 2 * q, i0 + 4 * q, i0 + 6 * q,
+                                    j0, j0 + h, j0 + 2 * h, j0 + 3 * h, row, r, q);
+}
+__device__ __forceinline__ void segment_reduce(double *a, double *b, double *c, double *d,
+                                               size_t m, size_t len, double *i0, double *j0,
+                                               size_t q, double row[6], size_t r)
+{
+    size_t h = q / 2 + 2;
+    prim_tridiag_segment_reduce_f64(a, b, c, d, m, len, i0, i0 + 2 * q, i0 + 4 * q, i0 + 6 * q,
+                                    j0, j0 + h, j0 + 2 * h, j0 + 3 * h, row, r, q);
+}
+__device__ __forceinline__ void segment_complete(float *a, float *b, float *c, float *d,
+                                                 size_t m, size_t len, float x0, float xl,
+                                                 float *i0, size_t q, size_t r)
+{
+    prim_tridiag_segment_complete_f32(a, b, c, d, m, len, x0, xl, i0, i0 + 2 * q, i0 + 4 * q,
+                                      i0 + 6 * q, i0 + 8 * q, r, q);
+}
+__device__ __forceinline__ void segment_complete(double *a, double *b, double *c, double *d,
+                                                 size_t m, size_t len, double x0, double xl,
+                                                 double *i0, size_t q, size_t r)
+{
+    prim_tridiag_segment_complete_f64(a, b, c, d, m, len, x0, xl, i0, i0 + 2 * q, i0 + 4 * q,
+                                      i0 + 6 * q, i0 + 8 * q, r, q);
+}
+
+/* Copies rows lo .. lo + m - 1 of a, b, c, d into sa .. sd (asynchronous copies, coalesced) and
+ * waits for this thread's; the caller's barrier makes them visible to all. */
+template <typename T>
+__device__ __forceinline__ void segment_load(const T *a, const T *b, const T *c, const T *d,
+                                             T *sa, T *sb, T *sc, T *sd, size_t lo, uint32_t m)
+{
+    for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) {
+        __pipeline_memcpy_async(sa + i, a + lo + i, sizeof(T));
+        __pipeline_memcpy_async(sb + i, b + lo + i, sizeof(T));
+        __pipeline_memcpy_async(sc + i, c + lo + i, sizeof(T));
+        __pipeline_memcpy_async(sd + i, d + lo + i, sizeof(T));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+}
+
+/* The streamed solver (CHUNKED and AUTO on contiguous systems longer than the chunked kernel
+ * holds; prim_tridiag_streamed in tridiag_reduce.h gives the steps), step 1: a block a segment
+ * (blockDim.x = q threads; segs segments a system, at most pitch rows each), segment g of
+ * system s in shared memory, reduced there to its two interface rows, which go to rows 2 g and
+ * 2 g + 1 of system s in ga .. gd (2 segs rows a system); nothing else is written. Shared
+ * memory: sa .. sd (pitch each), then the interface rows (prim_tridiag_segment_iface(q)). */
+template <typename T>
+__global__ void tridiag_segment_reduce_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                              const T *__restrict__ c, const T *__restrict__ d,
+                                              size_t n, size_t count, size_t segs,
+                                              uint32_t pitch, int periodic, T *__restrict__ ga,
+                                              T *__restrict__ gb, T *__restrict__ gc,
+                                              T *__restrict__ gd)
+{
+    extern __shared__ double tile_mem[];
+    uint32_t q = blockDim.x, r = threadIdx.x;
+    T *sa = (T *)tile_mem, *sb = sa + pitch, *sc = sb + pitch, *sd = sc + pitch;
+    T *i0 = sd + pitch, *j0 = i0 + 10 * (size_t)q;
+    for (size_t t = blockIdx.x; t < count * segs; t += gridDim.x) {
+        size_t s = t / segs, g = t % segs, lo = prim_tridiag_segment_start(n, segs, g);
+        uint32_t m = (uint32_t)(prim_tridiag_segment_start(n, segs, g + 1) - lo);
+        segment_load<T>(a, b, c, d, sa, sb, sc, sd, s * n + lo, m);
+        __syncthreads();
+        if (r == 0 && !periodic && g == 0)
+            sa[0] = 0;
+        if (r == 0 && !periodic && g + 1 == segs)
+            sc[m - 1] = 0;
+        __syncthreads();
+        T row[6];
+        segment_reduce(sa, sb, sc, sd, m, prim_tridiag_chunk_len(m, q), i0, j0, q, row, r);
+        if (r == 0)
+            for (int j = 0; j < 2; j++) {
+                size_t k = s * 2 * segs + 2 * g + j;
+                ga[k] = row[3 * j], gb[k] = 1, gc[k] = row[3 * j + 1], gd[k] = row[3 * j + 2];
+            }
+        __syncthreads(); /* every thread has read row before the next segment comes in */
+    }
+}
+
+/* Step 3: a block a segment again, completed from its first and last unknowns (rows 2 g and
+ * 2 g + 1 of system s in gx, the interface system's solution), x written to d. */
+template <typename T>
+__global__ void tridiag_segment_complete_kernel(const T *__restrict__ a,
+                                                const T *__restrict__ b,
+                                                const T *__restrict__ c, T *__restrict__ d,
+                                                size_t n, size_t count, size_t segs,
+                                                uint32_t pitch, const T *__restrict__ gx)
+{
+    extern __shared__ double tile_mem[];
+    uint32_t q = blockDim.x, r = threadIdx.x;
+    T *sa = (T *)tile_mem, *sb = sa + pitch, *sc = sb + pitch, *sd = sc + pitch;
+    T *i0 = sd + pitch;
+    for (size_t t = blockIdx.x; t < count * segs; t += gridDim.x) {
+        size_t s = t / segs, g = t % segs, lo = prim_tridiag_segment_start(n, segs, g);
+        uint32_t m = (uint32_t)(prim_tridiag_segment_start(n, segs, g + 1) - lo);
+        segment_load<T>(a, b, c, d, sa, sb, sc, sd, s * n + lo, m);
+        __syncthreads();
+        size_t k = s * 2 * segs + 2 * g;
+        segment_complete(sa, sb, sc, sd, m, m > 3 ? prim_tridiag_chunk_len(m - 2, q) : 3,
+                         gx[k], gx[k + 1], i0, q, r);
+        for (uint32_t i = r; i < m; i += q)
+            d[s * n + lo + i] = sd[i];
+        __syncthreads(); /* the segment written out before the next comes in */
+    }
+}
+
 /* Rows of the register Thomas kernel that a thread loads before it uses the first. */
 #define REGS_BATCH 8
 
@@ -913,6 +1027,52 @@ static kedr_status launch_chunked(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
     return KEDR_OK;
 }
 
+template <typename T>
+static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                                  const T *b, const T *c, T *d);
+
+/* The streamed solver on contiguous systems (n >= 2): step 1 (a block a segment), step 2 (the
+ * interface systems of 2 rows a segment, count of them, by AUTO: the chunked kernel or Thomas
+ * tiles, or streamed again when even they are too long), step 3. Scratch: the interface rows,
+ * 4 arrays of 2 segs count. Traffic: a, b, c, d read twice, x written once, and the interface
+ * rows (8 elements a segment written, 10 read, about 1/100 of the rest). */
+template <typename T>
+static kedr_status launch_streamed(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                                   const T *b, const T *c, T *d)
+{
+    size_t n = g->n, segs = prim_tridiag_segments(n, prim_tridiag_segment_rows(sizeof(T)));
+    size_t m2 = 2 * segs, elems = m2 * g->count;
+    uint32_t pitch = (uint32_t)((n + segs - 1) / segs);
+    uint32_t q = (uint32_t)prim_tridiag_chunk_threads(pitch, PRIM_TRIDIAG_CHUNK_MOST);
+    size_t bytes = (4 * (size_t)pitch + prim_tridiag_segment_iface(q)) * sizeof(T);
+    void *gi = NULL;
+    KEDR_TRY(kedr_scratch_get(ctx, &gi, 4 * elems * sizeof(T)));
+    T *ga = (T *)gi, *gb = ga + elems, *gc = gb + elems, *gd = gc + elems;
+    unsigned grid = grid_for(ctx, segs * g->count);
+    cudaError_t e = cudaFuncSetAttribute(tridiag_segment_reduce_kernel<T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tridiag_segment_complete_kernel<T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != cudaSuccess) {
+        kedr_scratch_put(ctx, gi);
+        KEDR_CUDA_TRY(e);
+    }
+    tridiag_segment_reduce_kernel<T><<<grid, q, bytes, KEDR_STREAM(ctx)>>>(
+        a, b, c, d, n, g->count, segs, pitch, g->periodic, ga, gb, gc, gd);
+    kedr_tridiag_desc ig = {m2, g->count, KEDR_TRIDIAG_CONTIGUOUS, g->periodic,
+                            KEDR_TRIDIAG_AUTO};
+    kedr_status st = tridiag_launch<T>(ctx, &ig, ga, gb, gc, gd);
+    if (st == KEDR_OK)
+        tridiag_segment_complete_kernel<T><<<grid, q, bytes, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, n, g->count, segs, pitch, gd);
+    kedr_scratch_put(ctx, gi); /* later work on the stream is ordered after the kernels */
+    if (st != KEDR_OK)
+        return st;
+    KEDR_CUDA_LAUNCHED("tridiag_segment_reduce_kernel or tridiag_segment_complete_kernel");
+    return KEDR_OK;
+}
+
 /* Unknowns the register kernel takes at most: c' and d' of 64 f32 or 32 f64 rows, 128
  * registers. */
 template <typename T> static constexpr uint32_t regs_most() { return 256 / sizeof(T); }
@@ -948,7 +1108,9 @@ static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
 {
     /* AUTO (to be measured on a GPU; docs/prim.md): the chunked kernel for contiguous systems
      * of more than 256 unknowns that it holds in shared memory (Thomas tiles of systems that
-     * long have a chain of n rows a thread, the PCR-Thomas tiles extra arithmetic); the
+     * long have a chain of n rows a thread, the PCR-Thomas tiles extra arithmetic), the
+     * streamed solver for longer contiguous ones (two reads instead of PARTITIONED's
+     * eleven array passes or Thomas's strided rows from global memory); the
      * register kernel for non-periodic interleaved systems of at most regs_most unknowns;
      * Thomas tiles, or Thomas from global memory, elsewhere. Interleaved systems of more
      * unknowns go through the batched sweep, as tiles of them hold too few systems for
@@ -956,9 +1118,12 @@ static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
     kedr_tridiag_algorithm alg = g->algorithm;
     if (alg == KEDR_TRIDIAG_CR || alg == KEDR_TRIDIAG_PCR || alg == KEDR_TRIDIAG_CR_PCR)
         return launch_reduce<T>(ctx, g, a, b, c, d);
+    if ((alg == KEDR_TRIDIAG_CHUNKED || alg == KEDR_TRIDIAG_AUTO) &&
+        g->layout == KEDR_TRIDIAG_CONTIGUOUS && g->n > PCR_MIN_N &&
+        !chunk_fits(ctx, g->n, sizeof(T)))
+        return launch_streamed<T>(ctx, g, a, b, c, d);
     if (alg == KEDR_TRIDIAG_CHUNKED ||
-        (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_CONTIGUOUS && g->n > PCR_MIN_N &&
-         chunk_fits(ctx, g->n, sizeof(T))))
+        (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_CONTIGUOUS && g->n > PCR_MIN_N))
         return launch_chunked<T>(ctx, g, a, b, c, d); /* fits: see prim_tridiag_cuda_partitions */
     if (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_INTERLEAVED && !g->periodic &&
         g->n <= regs_most<T>())
@@ -1006,22 +1171,15 @@ extern "C" kedr_status prim_tridiag_cuda(kedr_ctx *ctx, kedr_dtype t,
                                   (const double *)c, (double *)d);
 }
 
-/* Contiguous systems that no tile holds, and too few to keep the GPU busy one thread a system:
- * AUTO partitions them (tridiag.c), giving a thread to each of about sqrt(n) parts. */
+/* Systems that go to the partitioned solver (tridiag.c) on cuda: CHUNKED on interleaved
+ * systems longer than the chunked kernel holds (contiguous ones are streamed). AUTO no longer
+ * partitions: long contiguous systems are streamed, whatever their count (to be measured
+ * against PARTITIONED, which stays selectable). */
 extern "C" int prim_tridiag_cuda_partitions(const kedr_ctx *ctx, kedr_dtype t,
                                             const kedr_tridiag_desc *g)
 {
-    if (g->algorithm == KEDR_TRIDIAG_CHUNKED) /* longer than shared memory holds */
-        return g->n >= 2 && !chunk_fits(ctx, g->n, kedr_dtype_size(t));
-    if (g->algorithm != KEDR_TRIDIAG_AUTO || g->layout != KEDR_TRIDIAG_CONTIGUOUS || g->n < 4)
-        return 0;
-    int limit = 0;
-    if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device) !=
-        cudaSuccess)
-        return 0;
-    size_t per_system = 4 * (g->n | 1) * kedr_dtype_size(t);
-    size_t busy = (size_t)ctx->multiprocessors * 2048 / 4;
-    return per_system > (size_t)limit && g->count < busy;
+    return g->algorithm == KEDR_TRIDIAG_CHUNKED && g->layout == KEDR_TRIDIAG_INTERLEAVED &&
+           g->n >= 2 && !chunk_fits(ctx, g->n, kedr_dtype_size(t));
 }
 
 extern "C" kedr_status prim_tridiag_part_reduce_cuda(kedr_ctx *ctx, kedr_dtype t,

@@ -94,27 +94,6 @@ PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f64, double)
 /* Rows at which the CR-PCR hybrid turns from CR to PCR, the same on both back ends. */
 #define PRIM_TRIDIAG_HYBRID_ROWS 64
 
-#define PRIM_T float
-#define PRIM_NAME(x) x##_f32
-#include "prim/tridiag_reduce.h"
-#undef PRIM_T
-#undef PRIM_NAME
-#define PRIM_T double
-#define PRIM_NAME(x) x##_f64
-#include "prim/tridiag_reduce.h"
-#undef PRIM_T
-#undef PRIM_NAME
-
-/* Parts the partitioned solver cuts a system of n unknowns into: about sqrt(n), each of at
- * least 2 rows; the last part takes the remainder of n / parts. */
-PRIM_TRIDIAG_HD size_t prim_tridiag_parts(size_t n)
-{
-    size_t p = 1;
-    while ((p + 1) * (p + 1) <= n)
-        p++;
-    return p > n / 2 ? (n / 2 ? n / 2 : 1) : p;
-}
-
 /* Rows a chunk of the chunked solver (prim_tridiag_chunked) aims at: a short chain for each
  * thread, and few enough chunks that the interface system stays small. */
 #define PRIM_TRIDIAG_CHUNK_ROWS 8
@@ -141,6 +120,53 @@ PRIM_TRIDIAG_HD size_t prim_tridiag_chunk_len(size_t n, size_t q)
     return len;
 }
 
+/* The streamed solver (CHUNKED on contiguous systems longer than one block's shared memory
+ * holds; prim_tridiag_streamed): rows of a segment, the part of a system that one block holds
+ * in shared memory at a time (its a, b, c, d: PRIM_TRIDIAG_SEGMENT_BYTES), by element size. */
+#define PRIM_TRIDIAG_SEGMENT_BYTES (32 * 1024)
+PRIM_TRIDIAG_HD size_t prim_tridiag_segment_rows(size_t size)
+{
+    return PRIM_TRIDIAG_SEGMENT_BYTES / (4 * size);
+}
+/* Segments of a system of n unknowns cut into segments of at most `rows` rows (rows >= 4):
+ * segs = ceil(n / rows), segment g from row prim_tridiag_segment_start(n, segs, g) to the next
+ * one's start: n / segs rounded down or up, so at least rows / 2 when segs > 1. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_segments(size_t n, size_t rows)
+{
+    return (n + rows - 1) / rows;
+}
+PRIM_TRIDIAG_HD size_t prim_tridiag_segment_start(size_t n, size_t segs, size_t g)
+{
+    return g * (n / segs) + g * (n % segs) / segs;
+}
+/* Shared-memory elements of a segment's interface rows for q threads: 10 q (the chunked
+ * solver's ia .. iz, 2 q each) and the ping-pong rows of the segment's reduction, 4 (q / 2 + 2). */
+PRIM_TRIDIAG_HD size_t prim_tridiag_segment_iface(size_t q)
+{
+    return 10 * q + 4 * (q / 2 + 2);
+}
+
+#define PRIM_T float
+#define PRIM_NAME(x) x##_f32
+#include "prim/tridiag_reduce.h"
+#undef PRIM_T
+#undef PRIM_NAME
+#define PRIM_T double
+#define PRIM_NAME(x) x##_f64
+#include "prim/tridiag_reduce.h"
+#undef PRIM_T
+#undef PRIM_NAME
+
+/* Parts the partitioned solver cuts a system of n unknowns into: about sqrt(n), each of at
+ * least 2 rows; the last part takes the remainder of n / parts. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_parts(size_t n)
+{
+    size_t p = 1;
+    while ((p + 1) * (p + 1) <= n)
+        p++;
+    return p > n / 2 ? (n / 2 ? n / 2 : 1) : p;
+}
+
 /* Where the parts of a batch lie: element (s, i) of the whole systems at s * ss + i * st in
  * a, b, c, d, and at s * ws + i * wt in the part work arrays wa, wc; `parts` parts a system,
  * part p at rows p * len .. (p + 1) * len - 1, the last one to row n - 1. Interface row j of
@@ -161,7 +187,7 @@ kedr_status prim_tridiag_part_reduce_cuda(kedr_ctx *ctx, kedr_dtype t,
                                           const prim_tridiag_split *sp, const void *a,
                                           const void *b, const void *c, void *d, void *wa,
                                           void *wc, void *ia, void *ib, void *ic, void *id);
-/* Whether AUTO partitions these systems on cuda (long contiguous systems, few of them). */
+/* Whether these systems go to the partitioned solver on cuda (CHUNKED, long interleaved). */
 int prim_tridiag_cuda_partitions(const kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g);
 kedr_status prim_tridiag_part_complete_cuda(kedr_ctx *ctx, kedr_dtype t,
                                             const prim_tridiag_split *sp, const void *wa,
