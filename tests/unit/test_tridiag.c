@@ -379,6 +379,10 @@ static void check_all(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
     check_batch(ctx, alg, t, layout, 1, 512, 100, (*seed)++, 0);
     check_batch(ctx, alg, t, layout, 1, 600, 100, (*seed)++, 0);
     check_batch(ctx, alg, t, layout, 0, 1000, 33, (*seed)++, 1);
+    /* longer than the GPU's chunked kernel holds (f32 about 13000, f64 6000): contiguous ones
+     * streamed by AUTO and CHUNKED in segments of unequal lengths, periodic and not */
+    check_batch(ctx, alg, t, layout, 1, 20001, 7, (*seed)++, 0);
+    check_batch(ctx, alg, t, layout, 0, 14000, 3, (*seed)++, 0);
     check_zero_pivot(ctx, t, layout);
 }
 
@@ -391,7 +395,8 @@ int main(void)
         kedr_ctx *ctx = tu_ctx(backends[bi]);
         check_errors(ctx);
         /* The cpu runs Thomas for AUTO. On the GPU AUTO takes the chunked kernel for
-         * contiguous systems of 257 unknowns and more that fit in shared memory, the register
+         * contiguous systems of 257 unknowns and more that fit in shared memory, the streamed
+         * solver for longer contiguous ones (CHUNKED too), the register
          * kernel for non-periodic interleaved systems of at most 64 (f64: 32) unknowns, and
          * Thomas tiles or the sweep elsewhere; THOMAS the tiles or the sweep alone; CHUNKED
          * the chunked kernel at every size (the cpu's CHUNKED is in test_tridiag_algos). */
