@@ -6,6 +6,10 @@
 # and x written once) and the ratio to cuSPARSE (gtsv2StridedBatch for contiguous systems,
 # gtsvInterleavedBatch for interleaved; above 1 kedr is faster). The goals: at least
 # 2 times cuSPARSE and 0.7 of copy. auto is what AUTO picks (docs/prim.md says which kernel).
+# Contiguous n = 16384 (and f64 from about 6000): chunked and auto run the streamed solver
+# (a, b, c, d read twice: at most 5/9 of copy as counted here), partitioned and thomas the
+# earlier AUTO choices (few systems; many). PERIODIC=1 adds the periodic register kernel (auto,
+# interleaved n = 32; f64 from n = 16 only with LENGTHS=16,...) beside the tiles (thomas).
 #
 #   bench/tridiag-chip.sh build/kedr
 #   ALGS="auto chunked" LENGTHS=1024,4096 PERIODIC=1 bench/tridiag-chip.sh build/kedr

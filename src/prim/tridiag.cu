@@ -16,8 +16,13 @@
  * interface rows, the interface system solved by CR over the block, the chunks completed
  * (prim_tridiag_chunked, tridiag_reduce.h).
  *
- * The register kernel (AUTO for non-periodic interleaved systems of at most 64 unknowns, f64
- * 32): one thread a system straight from global memory, c' and d' in registers.
+ * The register kernels (AUTO for interleaved systems of at most 64 unknowns, f64 32; periodic
+ * ones 32, f64 16): one thread a system straight from global memory, c' and d' (periodic: and
+ * z') in registers.
+ *
+ * The streamed solver (CHUNKED and AUTO for contiguous systems longer than the chunked kernel
+ * holds): segments of a system a block, reduced to interface rows, the interface system
+ * solved, the segments read again and completed.
  *
  * Systems too long for a tile of enough of them are solved from global memory, c' (and z) in
  * scratch: coalesced for the interleaved layout (neighbouring threads, neighbouring systems;
@@ -807,6 +812,72 @@ __global__ void __launch_bounds__(TILE_THREADS)
     }
 }
 
+/* Periodic interleaved systems of at most ROWS unknowns (AUTO on cuda), one thread a system as
+ * tridiag_regs_kernel, bordered as PRIM_TRIDIAG_THOMAS (tridiag_cuda.h) borders: the leading
+ * m = n - 1 rows eliminated for y (right side d) and z (right side -a_0 e_0 - c_{n-2} e_{m-1}),
+ * c', y and z of every row in registers, the last row kept aside; then x_{n-1} from the last
+ * row and x_i = y_i + x_{n-1} z_i. a, b, c, d read and x written once, as the non-periodic
+ * kernel. */
+template <typename T, int ROWS>
+__global__ void __launch_bounds__(TILE_THREADS)
+    tridiag_regs_periodic_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                 const T *__restrict__ c, T *__restrict__ d, uint32_t n,
+                                 size_t count)
+{
+    uint32_t m = n - 1;
+    for (size_t s = (size_t)blockIdx.x * TILE_THREADS + threadIdx.x; s < count;
+         s += (size_t)gridDim.x * TILE_THREADS) {
+        if (n == 1) {
+            d[s] = d[s] / (a[s] + b[s] + c[s]);
+            continue;
+        }
+        T cp[ROWS], yp[ROWS], zp[ROWS];
+        T cprev = 0, y = 0, z = 0, al = 0, bl = 1, cl = 0, dl = 0;
+#pragma unroll
+        for (int i0 = 0; i0 < ROWS; i0 += REGS_BATCH) {
+            T ra[REGS_BATCH], rb[REGS_BATCH], rc[REGS_BATCH], rd[REGS_BATCH];
+#pragma unroll
+            for (int u = 0; u < REGS_BATCH; u++) {
+                size_t k = (size_t)(i0 + u) * count + s;
+                if ((uint32_t)(i0 + u) < n)
+                    ra[u] = a[k], rb[u] = b[k], rc[u] = c[k], rd[u] = d[k];
+            }
+#pragma unroll
+            for (int u = 0; u < REGS_BATCH; u++) {
+                uint32_t i = (uint32_t)(i0 + u);
+                if (i < m) {
+                    T ai = i ? ra[u] : (T)0; /* a_0 is no part of the elimination */
+                    T r = (T)1 / (rb[u] - ai * cprev);
+                    T zr = (i == 0 ? -ra[u] : (T)0) - (i + 1 == m ? rc[u] : (T)0);
+                    y = (rd[u] - ai * y) * r;
+                    z = (zr - ai * z) * r;
+                    cprev = rc[u] * r;
+                    cp[i0 + u] = cprev, yp[i0 + u] = y, zp[i0 + u] = z;
+                } else if (i == m) {
+                    al = ra[u], bl = rb[u], cl = rc[u], dl = rd[u];
+                }
+            }
+        }
+        T ylast = y, zlast = z; /* row m-1's; the back substitution ends at row 0's */
+#pragma unroll
+        for (int i = ROWS - 1; i >= 0; i--) {
+            if ((uint32_t)i < m) {
+                if ((uint32_t)i + 1 < m)
+                    y = yp[i] - cp[i] * y, z = zp[i] - cp[i] * z;
+                else
+                    y = yp[i], z = zp[i];
+                yp[i] = y, zp[i] = z;
+            }
+        }
+        T xl = (dl - al * ylast - cl * y) / (bl + al * zlast + cl * z);
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+            if ((uint32_t)i < m)
+                d[(size_t)i * count + s] = yp[i] + xl * zp[i];
+        d[(size_t)m * count + s] = xl;
+    }
+}
+
 static unsigned grid_for(const kedr_ctx *ctx, size_t blocks)
 {
     size_t full = (size_t)ctx->multiprocessors * 64;
@@ -1088,11 +1159,34 @@ static kedr_status launch_regs_rows(kedr_ctx *ctx, const kedr_tridiag_desc *g, c
     return KEDR_OK;
 }
 
-/* The register kernel of the fewest rows that hold n (n <= regs_most<T>()). */
+/* Unknowns the periodic register kernel takes at most: c', y and z of 32 f32 or 16 f64 rows,
+ * 96 registers. */
+template <typename T> static constexpr uint32_t regs_periodic_most() { return 128 / sizeof(T); }
+
+template <typename T, int ROWS>
+static kedr_status launch_regs_periodic_rows(kedr_ctx *ctx, const kedr_tridiag_desc *g,
+                                             const T *a, const T *b, const T *c, T *d)
+{
+    unsigned grid = grid_for(ctx, (g->count + TILE_THREADS - 1) / TILE_THREADS);
+    tridiag_regs_periodic_kernel<T, ROWS><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+        a, b, c, d, (uint32_t)g->n, g->count);
+    KEDR_CUDA_LAUNCHED("tridiag_regs_periodic_kernel");
+    return KEDR_OK;
+}
+
+/* The register kernel of the fewest rows that hold n (n <= regs_most<T>(), periodic:
+ * regs_periodic_most<T>()). */
 template <typename T>
 static kedr_status launch_regs(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                const T *b, const T *c, T *d)
 {
+    if (g->periodic) {
+        if (g->n <= 8)
+            return launch_regs_periodic_rows<T, 8>(ctx, g, a, b, c, d);
+        if (g->n <= 16 || sizeof(T) == 8)
+            return launch_regs_periodic_rows<T, 16>(ctx, g, a, b, c, d);
+        return launch_regs_periodic_rows<T, regs_periodic_most<T>()>(ctx, g, a, b, c, d);
+    }
     if (g->n <= 8)
         return launch_regs_rows<T, 8>(ctx, g, a, b, c, d);
     if (g->n <= 16)
@@ -1111,7 +1205,8 @@ static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
      * long have a chain of n rows a thread, the PCR-Thomas tiles extra arithmetic), the
      * streamed solver for longer contiguous ones (two reads instead of PARTITIONED's
      * eleven array passes or Thomas's strided rows from global memory); the
-     * register kernel for non-periodic interleaved systems of at most regs_most unknowns;
+     * register kernel for interleaved systems of at most regs_most unknowns (periodic:
+     * regs_periodic_most);
      * Thomas tiles, or Thomas from global memory, elsewhere. Interleaved systems of more
      * unknowns go through the batched sweep, as tiles of them hold too few systems for
      * coalesced rows. */
@@ -1125,8 +1220,8 @@ static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
     if (alg == KEDR_TRIDIAG_CHUNKED ||
         (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_CONTIGUOUS && g->n > PCR_MIN_N))
         return launch_chunked<T>(ctx, g, a, b, c, d); /* fits: see prim_tridiag_cuda_partitions */
-    if (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_INTERLEAVED && !g->periodic &&
-        g->n <= regs_most<T>())
+    if (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_INTERLEAVED &&
+        g->n <= (g->periodic ? regs_periodic_most<T>() : regs_most<T>()))
         return launch_regs<T>(ctx, g, a, b, c, d);
     /* PCR_THOMAS: the PCR-Thomas tile where the split holds the system (periodic ones
      * evenly), else as THOMAS. */

@@ -351,10 +351,11 @@ static void check_errors(kedr_ctx *ctx)
     kedr_free(ctx, p);
 }
 
-/* 32 and 64: the most unknowns the GPU's register kernel takes (f64, f32); 256: the longest
+/* 32 and 64: the most unknowns the GPU's register kernel takes (f64, f32), 16 and 32 for
+ * periodic systems (f64, f32); 256: the longest
  * contiguous systems AUTO leaves to the Thomas tiles on the GPU; 4097: chunks of a length that
  * leaves a short last chunk. */
-static const size_t sizes_n[] = {1, 2, 3, 31, 32, 33, 64, 65, 255, 257, 1000, 4097};
+static const size_t sizes_n[] = {1, 2, 3, 16, 17, 31, 32, 33, 64, 65, 255, 257, 1000, 4097};
 static const size_t sizes_count[] = {1, 2, 7, 1000};
 
 /* Every size for one algorithm, type and layout. */
@@ -396,8 +397,8 @@ int main(void)
         check_errors(ctx);
         /* The cpu runs Thomas for AUTO. On the GPU AUTO takes the chunked kernel for
          * contiguous systems of 257 unknowns and more that fit in shared memory, the streamed
-         * solver for longer contiguous ones (CHUNKED too), the register
-         * kernel for non-periodic interleaved systems of at most 64 (f64: 32) unknowns, and
+         * solver for longer contiguous ones (CHUNKED too), the register kernels for
+         * interleaved systems of at most 64 (f64: 32; periodic 32, f64 16) unknowns, and
          * Thomas tiles or the sweep elsewhere; THOMAS the tiles or the sweep alone; CHUNKED
          * the chunked kernel at every size (the cpu's CHUNKED is in test_tridiag_algos). */
         static const kedr_tridiag_algorithm algs[] = {KEDR_TRIDIAG_AUTO, KEDR_TRIDIAG_THOMAS,
