@@ -413,8 +413,9 @@ static kedr_status parse_lengths(const char *text, size_t n, size_t *len, int ma
 
 static const char *algorithm_name(kedr_tridiag_algorithm a)
 {
-    static const char *const names[] = {"auto", "thomas", "cr", "pcr", "cr_pcr", "partitioned"};
-    return (int)a >= 0 && (int)a < 6 ? names[a] : "unknown";
+    static const char *const names[] = {"auto",        "thomas",  "cr",        "pcr",
+                                        "cr_pcr",      "partitioned", "chunked", "pcr_thomas"};
+    return (int)a >= 0 && (int)a < 8 ? names[a] : "unknown";
 }
 
 kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opts)

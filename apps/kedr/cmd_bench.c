@@ -193,7 +193,8 @@ static int bench_tridiag(int argc, char **argv)
                    "  --n N          unknowns a call (default 2^24 on a GPU, 2^22 on the cpu);\n"
                    "                 also 16M or 2^24\n"
                    "  --lengths L    comma-separated system lengths (default 64,256,1024)\n"
-                   "  --algorithm A  auto (default), thomas, cr, pcr, cr_pcr or partitioned\n"
+                   "  --algorithm A  auto (default), thomas, cr, pcr, cr_pcr, partitioned,\n"
+                   "                 chunked or pcr_thomas\n"
                    "  --repeats R    timed repeats (default 20)\n"
                    "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
             return 0;
@@ -204,14 +205,14 @@ static int bench_tridiag(int argc, char **argv)
             o.n = cli_size(cli_value(argc, argv, &i, cmd), "--n", cmd);
         else if (strncmp(a, "--algorithm", 11) == 0 && (a[11] == 0 || a[11] == '=')) {
             static const char *const names[] = {"auto", "thomas", "cr", "pcr", "cr_pcr",
-                                                "partitioned"};
+                                                "partitioned", "chunked", "pcr_thomas"};
             const char *v = cli_value(argc, argv, &i, cmd);
             int k = 0;
-            while (k < 6 && strcmp(v, names[k]) != 0)
+            while (k < 8 && strcmp(v, names[k]) != 0)
                 k++;
-            if (k == 6)
-                cli_usage_error(cmd, "--algorithm '%s': expected auto, thomas, cr, pcr, cr_pcr "
-                                "or partitioned", v);
+            if (k == 8)
+                cli_usage_error(cmd, "--algorithm '%s': expected auto, thomas, cr, pcr, cr_pcr, "
+                                "partitioned, chunked or pcr_thomas", v);
             o.algorithm = (kedr_tridiag_algorithm)k;
         } else if (strncmp(a, "--lengths", 9) == 0 && (a[9] == 0 || a[9] == '='))
             o.lengths = cli_value(argc, argv, &i, cmd);

@@ -166,18 +166,28 @@ typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_
  * PARTITIONED: each system cut into about sqrt(n) parts, each part reduced to its two interface
  * rows (kedr_tridiag_part_reduce), the interface system of 2 rows a part solved by Thomas, the
  * parts completed (kedr_tridiag_part_complete); a system of 1 unknown is one division.
- * AUTO: the back end's fastest for the sizes: Thomas, except on cuda for contiguous systems of
- * 257 to 2048 unknowns (f64: 1024), where a few steps of parallel cyclic reduction first split
- * each system among several threads, which then finish by Thomas (periodic systems only where
- * the split divides n), and for a few contiguous systems too long for shared memory, which are
- * partitioned. All agree to rounding (docs/prim.md). */
+ * CHUNKED: the same elimination on chip: on cuda a block holds whole systems in shared memory,
+ * its threads reduce chunks of about 8 rows each to their interface rows, solve the interface
+ * system by cyclic reduction and complete the chunks; four arrays read and one written. The cpu
+ * runs the same steps a system per thread. Systems too long for shared memory are solved as
+ * PARTITIONED.
+ * PCR_THOMAS: on cuda, a few steps of parallel cyclic reduction split each system among up to
+ * 256 threads of a block, which finish by Thomas (systems of at most 2048 unknowns, f64 1024,
+ * periodic ones only where the split divides n; other systems as THOMAS); on the cpu, Thomas.
+ * AUTO: the back end's fastest for the sizes (on cuda still to be measured on a GPU): Thomas,
+ * except on cuda for contiguous systems of more than 256 unknowns that fit in shared memory
+ * (CHUNKED), for a few contiguous systems too long for shared memory (PARTITIONED), and for
+ * non-periodic interleaved systems of at most 64 unknowns (f64: 32), solved by Thomas with the
+ * rows in registers instead of shared memory. All agree to rounding (docs/prim.md). */
 typedef enum {
     KEDR_TRIDIAG_AUTO = 0,
     KEDR_TRIDIAG_THOMAS = 1,
     KEDR_TRIDIAG_CR = 2,
     KEDR_TRIDIAG_PCR = 3,
     KEDR_TRIDIAG_CR_PCR = 4,
-    KEDR_TRIDIAG_PARTITIONED = 5
+    KEDR_TRIDIAG_PARTITIONED = 5,
+    KEDR_TRIDIAG_CHUNKED = 6,
+    KEDR_TRIDIAG_PCR_THOMAS = 7
 } kedr_tridiag_algorithm;
 
 typedef struct {

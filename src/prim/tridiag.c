@@ -189,6 +189,71 @@ static kedr_status tridiag_reduce_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tr
     return KEDR_OK;
 }
 
+/* CHUNKED on the cpu: each thread copies a system into its own work rows (a, b, c, d and the
+ * interface rows ia .. iz: 2 n each at most; 9 n elements in all), runs prim_tridiag_chunked
+ * on them alone (r = 0 of q = 1) with the chunk length the GPU would use, and copies x back.
+ * Contiguous systems longer than one segment (prim_tridiag_segment_rows: 2048 f32, 1024 f64)
+ * go through the streamed solver instead, straight from a, b, c, d (its work fits in the 9 n).
+ * The same steps as the GPU's, so that the cpu tests check the chunking and its interface
+ * (the GPU streams only systems that the chunked kernel does not hold: longer ones). */
+#define TRIDIAG_CHUNKED_CPU(NAME, T, CHUNKED, STREAMED)                                       \
+    static void NAME(const kedr_tridiag_desc *g, const T *a, const T *b, const T *c, T *d,     \
+                     T *work, int threads)                                                     \
+    {                                                                                          \
+        size_t n = g->n, count = g->count;                                                     \
+        size_t len = prim_tridiag_chunk_len(n, prim_tridiag_chunk_threads(                      \
+                                                   n, PRIM_TRIDIAG_CHUNK_MOST));               \
+        int inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;                                     \
+        size_t ss = inter ? 1 : n, st = inter ? count : 1;                                     \
+        size_t rows = prim_tridiag_segment_rows(sizeof(T));                                    \
+        _Pragma("omp parallel num_threads(threads)")                                           \
+        {                                                                                      \
+            T *w = work + (size_t)omp_get_thread_num() * 9 * n;                                \
+            T *wa = w, *wb = w + n, *wc = w + 2 * n, *wd = w + 3 * n;                          \
+            T *ia = w + 4 * n, *ib = ia + n, *ic = ib + n, *id = ic + n, *iz = id + n;         \
+            _Pragma("omp for schedule(static)")                                                \
+            for (size_t s = 0; s < count; s++) {                                               \
+                if (!inter && n > rows) {                                                      \
+                    STREAMED(a + s * n, b + s * n, c + s * n, d + s * n, n, rows,              \
+                             g->periodic, w, 0, 1);                                            \
+                    continue;                                                                  \
+                }                                                                              \
+                for (size_t i = 0; i < n; i++) {                                               \
+                    size_t k = s * ss + i * st;                                                \
+                    wa[i] = a[k], wb[i] = b[k], wc[i] = c[k], wd[i] = d[k];                    \
+                }                                                                              \
+                if (n == 1)                                                                    \
+                    wd[0] /= g->periodic ? wa[0] + wb[0] + wc[0] : wb[0];                      \
+                else                                                                           \
+                    CHUNKED(wa, wb, wc, wd, n, len, g->periodic, ia, ib, ic, id, iz, 0, 1);    \
+                for (size_t i = 0; i < n; i++)                                                 \
+                    d[s * ss + i * st] = wd[i];                                                \
+            }                                                                                  \
+        }                                                                                      \
+    }
+
+TRIDIAG_CHUNKED_CPU(chunked_cpu_f32, float, prim_tridiag_chunked_f32, prim_tridiag_streamed_f32)
+TRIDIAG_CHUNKED_CPU(chunked_cpu_f64, double, prim_tridiag_chunked_f64, prim_tridiag_streamed_f64)
+
+static kedr_status tridiag_chunked_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g,
+                                       const void *a, const void *b, const void *c, void *d)
+{
+    int threads = omp_get_max_threads();
+    if ((size_t)threads > g->count)
+        threads = (int)g->count;
+    size_t size = kedr_dtype_size(t), elems = (size_t)threads * 9 * g->n;
+    if (elems / 9 / (size_t)threads != g->n || elems > SIZE_MAX / size)
+        return kedr_fail(KEDR_ERR_NOMEM, FN ": work rows of %zu unknowns overflow", g->n);
+    void *work = NULL;
+    KEDR_TRY(kedr_scratch_get(ctx, &work, elems * size));
+    if (t == KEDR_F32)
+        chunked_cpu_f32(g, a, b, c, d, work, threads);
+    else
+        chunked_cpu_f64(g, a, b, c, d, work, threads);
+    kedr_scratch_put(ctx, work);
+    return KEDR_OK;
+}
+
 /* Every part of every system of sp on the cpu: the elimination, its interface rows into
  * ia .. id, and the completion from x. */
 #define TRIDIAG_PARTS_CPU(REDUCE_NAME, COMPLETE_NAME, T, REDUCE, COMPLETE)                    \
@@ -330,9 +395,10 @@ static kedr_status check_desc(const kedr_tridiag_desc *g)
     if (g->periodic != 0 && g->periodic != 1)
         return kedr_fail(KEDR_ERR_INVALID, FN ": desc->periodic = %d: expected 0 or 1",
                          g->periodic);
-    if ((int)g->algorithm < KEDR_TRIDIAG_AUTO || (int)g->algorithm > KEDR_TRIDIAG_PARTITIONED)
+    if ((int)g->algorithm < KEDR_TRIDIAG_AUTO || (int)g->algorithm > KEDR_TRIDIAG_PCR_THOMAS)
         return kedr_fail(KEDR_ERR_INVALID, FN ": desc->algorithm = %d: expected "
-                         "KEDR_TRIDIAG_AUTO, THOMAS, CR, PCR, CR_PCR or PARTITIONED",
+                         "KEDR_TRIDIAG_AUTO, THOMAS, CR, PCR, CR_PCR, PARTITIONED, CHUNKED or "
+                         "PCR_THOMAS",
                          (int)g->algorithm);
     return KEDR_OK;
 }
@@ -370,7 +436,9 @@ kedr_status kedr_tridiag_solve(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_d
 #endif
     if (alg == KEDR_TRIDIAG_CR || alg == KEDR_TRIDIAG_PCR || alg == KEDR_TRIDIAG_CR_PCR)
         return tridiag_reduce_cpu(ctx, t, desc, a, b, c, d);
-    return tridiag_cpu(ctx, t, desc, a, b, c, d);
+    if (alg == KEDR_TRIDIAG_CHUNKED)
+        return tridiag_chunked_cpu(ctx, t, desc, a, b, c, d);
+    return tridiag_cpu(ctx, t, desc, a, b, c, d); /* AUTO, THOMAS, PCR_THOMAS */
 }
 
 /* ---- the partitioned solver's parts ---------------------------------------------------- */

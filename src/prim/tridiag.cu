@@ -7,9 +7,22 @@
  * there is. A system's rows lie one after the other in shared memory with an odd pitch, so the
  * threads of a warp, which read the same row of different systems, hit different banks.
  *
- * PCR-Thomas tiles (AUTO, contiguous systems of 257 to 2048 unknowns, f64 1024): the same
- * tiles, but a few steps of parallel cyclic reduction first split each system among up to 256
- * threads, so that the sequential chain is at most 8 rows (f64 4) instead of n.
+ * PCR-Thomas tiles (PCR_THOMAS, systems of up to 2048 unknowns, f64 1024): the same tiles, but
+ * a few steps of parallel cyclic reduction first split each system among up to 256 threads, so
+ * that the sequential chain is at most 8 rows (f64 4) instead of n.
+ *
+ * Chunked tiles (CHUNKED; AUTO for contiguous systems of more than 256 unknowns that fit): the
+ * same tiles, each system cut into chunks of about 8 rows, one thread a chunk, reduced to
+ * interface rows, the interface system solved by CR over the block, the chunks completed
+ * (prim_tridiag_chunked, tridiag_reduce.h).
+ *
+ * The register kernels (AUTO for interleaved systems of at most 64 unknowns, f64 32; periodic
+ * ones 32, f64 16): one thread a system straight from global memory, c' and d' (periodic: and
+ * z') in registers.
+ *
+ * The streamed solver (CHUNKED and AUTO for contiguous systems longer than the chunked kernel
+ * holds): segments of a system a block, reduced to interface rows, the interface system
+ * solved, the segments read again and completed.
  *
  * Systems too long for a tile of enough of them are solved from global memory, c' (and z) in
  * scratch: coalesced for the interleaved layout (neighbouring threads, neighbouring systems;
@@ -562,6 +575,309 @@ __global__ void __launch_bounds__(TILE_THREADS)
     }
 }
 
+/* The shared code of prim_tridiag_chunked by type. */
+__device__ __forceinline__ void chunked_rows(float *a, float *b, float *c, float *d, size_t n,
+                                             size_t len, int periodic, float *ia, float *ib,
+                                             float *ic, float *id, float *iz, size_t r,
+                                             size_t q)
+{
+    prim_tridiag_chunked_f32(a, b, c, d, n, len, periodic, ia, ib, ic, id, iz, r, q);
+}
+__device__ __forceinline__ void chunked_rows(double *a, double *b, double *c, double *d,
+                                             size_t n, size_t len, int periodic, double *ia,
+                                             double *ib, double *ic, double *id, double *iz,
+                                             size_t r, size_t q)
+{
+    prim_tridiag_chunked_f64(a, b, c, d, n, len, periodic, ia, ib, ic, id, iz, r, q);
+}
+
+/* CHUNKED: tb whole systems a block in shared memory, q threads a system (blockDim.x = tb * q),
+ * system j's rows at j * pitch of sa .. sd, its interface rows at j * 2q of ia .. iz. The tile
+ * comes in and goes out as the Thomas tiles' (asynchronous copies, coalesced in either layout);
+ * between them prim_tridiag_chunked solves each system with its q threads. With tb > 1 the
+ * pitch is q * len, so that thread t of the block starts its chunk at row t * len of the tile:
+ * with len odd, the 32 threads of a warp read 32 distinct banks at every step of their chains.
+ * Every thread, those of systems past the batch's end included, reaches every barrier. */
+template <typename T, bool INTERLEAVED>
+__global__ void tridiag_chunked_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                       const T *__restrict__ c, T *__restrict__ d, uint32_t n,
+                                       size_t count, uint32_t tb, uint32_t q, uint32_t pitch,
+                                       uint32_t len, int periodic, size_t tiles)
+{
+    extern __shared__ double tile_mem[];
+    size_t span = (size_t)tb * pitch, ispan = (size_t)tb * 2 * q;
+    T *sa = (T *)tile_mem, *sb = sa + span, *sc = sb + span, *sd = sc + span;
+    T *ia = sd + span, *ib = ia + ispan, *ic = ib + ispan, *id = ic + ispan, *iz = id + ispan;
+    uint32_t js = threadIdx.x / q, r = threadIdx.x % q, o = js * pitch, io = js * 2 * q;
+    for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        size_t s0 = t * tb;
+        uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb;
+        uint32_t elems = m * n, div = INTERLEAVED ? m : n;
+        float inv = 1.0f / (float)div;
+        for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
+            size_t g;
+            uint32_t e;
+            tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
+            __pipeline_memcpy_async(sa + e, a + g, sizeof(T));
+            __pipeline_memcpy_async(sb + e, b + g, sizeof(T));
+            __pipeline_memcpy_async(sc + e, c + g, sizeof(T));
+            __pipeline_memcpy_async(sd + e, d + g, sizeof(T));
+        }
+        __pipeline_commit();
+        __pipeline_wait_prior(0);
+        __syncthreads();
+        if (n == 1) { /* one division a system; no barrier inside */
+            if (threadIdx.x < m) {
+                uint32_t e = threadIdx.x * pitch;
+                sd[e] = sd[e] / (periodic ? sa[e] + sb[e] + sc[e] : sb[e]);
+            }
+        } else {
+            chunked_rows(sa + o, sb + o, sc + o, sd + o, n, len, periodic, ia + io, ib + io,
+                         ic + io, id + io, iz + io, r, q);
+        }
+        __syncthreads();
+        for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
+            size_t g;
+            uint32_t e;
+            tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
+            d[g] = sd[e];
+        }
+        __syncthreads(); /* the next tile overwrites the shared arrays */
+    }
+}
+
+/* The shared code of the streamed solver's steps by type. */
+__device__ __forceinline__ void segment_reduce(float *a, float *b, float *c, float *d, size_t m,
+                                               size_t len, float *i0, float *j0, size_t q,
+                                               float row[6], size_t r)
+{
+    size_t h = q / 2 + 2;
+    prim_tridiag_segment_reduce_f32(a, b, c, d, m, len, i0, i0 + 2 * q, i0 + 4 * q, i0 + 6 * q,
+                                    j0, j0 + h, j0 + 2 * h, j0 + 3 * h, row, r, q);
+}
+__device__ __forceinline__ void segment_reduce(double *a, double *b, double *c, double *d,
+                                               size_t m, size_t len, double *i0, double *j0,
+                                               size_t q, double row[6], size_t r)
+{
+    size_t h = q / 2 + 2;
+    prim_tridiag_segment_reduce_f64(a, b, c, d, m, len, i0, i0 + 2 * q, i0 + 4 * q, i0 + 6 * q,
+                                    j0, j0 + h, j0 + 2 * h, j0 + 3 * h, row, r, q);
+}
+__device__ __forceinline__ void segment_complete(float *a, float *b, float *c, float *d,
+                                                 size_t m, size_t len, float x0, float xl,
+                                                 float *i0, size_t q, size_t r)
+{
+    prim_tridiag_segment_complete_f32(a, b, c, d, m, len, x0, xl, i0, i0 + 2 * q, i0 + 4 * q,
+                                      i0 + 6 * q, i0 + 8 * q, r, q);
+}
+__device__ __forceinline__ void segment_complete(double *a, double *b, double *c, double *d,
+                                                 size_t m, size_t len, double x0, double xl,
+                                                 double *i0, size_t q, size_t r)
+{
+    prim_tridiag_segment_complete_f64(a, b, c, d, m, len, x0, xl, i0, i0 + 2 * q, i0 + 4 * q,
+                                      i0 + 6 * q, i0 + 8 * q, r, q);
+}
+
+/* Copies rows lo .. lo + m - 1 of a, b, c, d into sa .. sd (asynchronous copies, coalesced) and
+ * waits for this thread's; the caller's barrier makes them visible to all. */
+template <typename T>
+__device__ __forceinline__ void segment_load(const T *a, const T *b, const T *c, const T *d,
+                                             T *sa, T *sb, T *sc, T *sd, size_t lo, uint32_t m)
+{
+    for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) {
+        __pipeline_memcpy_async(sa + i, a + lo + i, sizeof(T));
+        __pipeline_memcpy_async(sb + i, b + lo + i, sizeof(T));
+        __pipeline_memcpy_async(sc + i, c + lo + i, sizeof(T));
+        __pipeline_memcpy_async(sd + i, d + lo + i, sizeof(T));
+    }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
+}
+
+/* The streamed solver (CHUNKED and AUTO on contiguous systems longer than the chunked kernel
+ * holds; prim_tridiag_streamed in tridiag_reduce.h gives the steps), step 1: a block a segment
+ * (blockDim.x = q threads; segs segments a system, at most pitch rows each), segment g of
+ * system s in shared memory, reduced there to its two interface rows, which go to rows 2 g and
+ * 2 g + 1 of system s in ga .. gd (2 segs rows a system); nothing else is written. Shared
+ * memory: sa .. sd (pitch each), then the interface rows (prim_tridiag_segment_iface(q)). */
+template <typename T>
+__global__ void tridiag_segment_reduce_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                              const T *__restrict__ c, const T *__restrict__ d,
+                                              size_t n, size_t count, size_t segs,
+                                              uint32_t pitch, int periodic, T *__restrict__ ga,
+                                              T *__restrict__ gb, T *__restrict__ gc,
+                                              T *__restrict__ gd)
+{
+    extern __shared__ double tile_mem[];
+    uint32_t q = blockDim.x, r = threadIdx.x;
+    T *sa = (T *)tile_mem, *sb = sa + pitch, *sc = sb + pitch, *sd = sc + pitch;
+    T *i0 = sd + pitch, *j0 = i0 + 10 * (size_t)q;
+    for (size_t t = blockIdx.x; t < count * segs; t += gridDim.x) {
+        size_t s = t / segs, g = t % segs, lo = prim_tridiag_segment_start(n, segs, g);
+        uint32_t m = (uint32_t)(prim_tridiag_segment_start(n, segs, g + 1) - lo);
+        segment_load<T>(a, b, c, d, sa, sb, sc, sd, s * n + lo, m);
+        __syncthreads();
+        if (r == 0 && !periodic && g == 0)
+            sa[0] = 0;
+        if (r == 0 && !periodic && g + 1 == segs)
+            sc[m - 1] = 0;
+        __syncthreads();
+        T row[6];
+        segment_reduce(sa, sb, sc, sd, m, prim_tridiag_chunk_len(m, q), i0, j0, q, row, r);
+        if (r == 0)
+            for (int j = 0; j < 2; j++) {
+                size_t k = s * 2 * segs + 2 * g + j;
+                ga[k] = row[3 * j], gb[k] = 1, gc[k] = row[3 * j + 1], gd[k] = row[3 * j + 2];
+            }
+        __syncthreads(); /* every thread has read row before the next segment comes in */
+    }
+}
+
+/* Step 3: a block a segment again, completed from its first and last unknowns (rows 2 g and
+ * 2 g + 1 of system s in gx, the interface system's solution), x written to d. */
+template <typename T>
+__global__ void tridiag_segment_complete_kernel(const T *__restrict__ a,
+                                                const T *__restrict__ b,
+                                                const T *__restrict__ c, T *__restrict__ d,
+                                                size_t n, size_t count, size_t segs,
+                                                uint32_t pitch, const T *__restrict__ gx)
+{
+    extern __shared__ double tile_mem[];
+    uint32_t q = blockDim.x, r = threadIdx.x;
+    T *sa = (T *)tile_mem, *sb = sa + pitch, *sc = sb + pitch, *sd = sc + pitch;
+    T *i0 = sd + pitch;
+    for (size_t t = blockIdx.x; t < count * segs; t += gridDim.x) {
+        size_t s = t / segs, g = t % segs, lo = prim_tridiag_segment_start(n, segs, g);
+        uint32_t m = (uint32_t)(prim_tridiag_segment_start(n, segs, g + 1) - lo);
+        segment_load<T>(a, b, c, d, sa, sb, sc, sd, s * n + lo, m);
+        __syncthreads();
+        size_t k = s * 2 * segs + 2 * g;
+        segment_complete(sa, sb, sc, sd, m, m > 3 ? prim_tridiag_chunk_len(m - 2, q) : 3,
+                         gx[k], gx[k + 1], i0, q, r);
+        for (uint32_t i = r; i < m; i += q)
+            d[s * n + lo + i] = sd[i];
+        __syncthreads(); /* the segment written out before the next comes in */
+    }
+}
+
+/* Rows of the register Thomas kernel that a thread loads before it uses the first. */
+#define REGS_BATCH 8
+
+/* Non-periodic interleaved systems of at most ROWS unknowns (AUTO on cuda), one thread a
+ * system: the elimination keeps c' and d' of every row in registers, so that the only traffic
+ * is a, b, c, d read and x written once, each coalesced (neighbouring threads, neighbouring
+ * systems), with no shared memory to limit the blocks a multiprocessor holds and no tile to
+ * fill before the first row is used. Rows come in batches of REGS_BATCH, all of a batch's
+ * loads issued before the first is used, for the loads in flight. The loops are unrolled
+ * whole so that the arrays stay in registers; rows from n on are skipped. */
+template <typename T, int ROWS>
+__global__ void __launch_bounds__(TILE_THREADS)
+    tridiag_regs_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                        const T *__restrict__ c, T *__restrict__ d, uint32_t n, size_t count)
+{
+    for (size_t s = (size_t)blockIdx.x * TILE_THREADS + threadIdx.x; s < count;
+         s += (size_t)gridDim.x * TILE_THREADS) {
+        T cp[ROWS], dp[ROWS];
+        T cprev = 0, y = 0; /* row 0 sees a "row -1" of zeros */
+#pragma unroll
+        for (int i0 = 0; i0 < ROWS; i0 += REGS_BATCH) {
+            T ra[REGS_BATCH], rb[REGS_BATCH], rc[REGS_BATCH], rd[REGS_BATCH];
+#pragma unroll
+            for (int u = 0; u < REGS_BATCH; u++) {
+                size_t k = (size_t)(i0 + u) * count + s;
+                if ((uint32_t)(i0 + u) < n) {
+                    ra[u] = i0 + u ? a[k] : (T)0;
+                    rb[u] = b[k], rc[u] = c[k], rd[u] = d[k];
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < REGS_BATCH; u++) {
+                if ((uint32_t)(i0 + u) < n) {
+                    T r = (T)1 / (rb[u] - ra[u] * cprev);
+                    y = (rd[u] - ra[u] * y) * r;
+                    cprev = rc[u] * r;
+                    cp[i0 + u] = cprev;
+                    dp[i0 + u] = y;
+                }
+            }
+        }
+        /* x_{n-1} = d'_{n-1}; x_i = d'_i - c'_i x_{i+1} upwards */
+#pragma unroll
+        for (int i = ROWS - 1; i >= 0; i--) {
+            if ((uint32_t)i < n) {
+                y = (uint32_t)i + 1 < n ? dp[i] - cp[i] * y : dp[i];
+                d[(size_t)i * count + s] = y;
+            }
+        }
+    }
+}
+
+/* Periodic interleaved systems of at most ROWS unknowns (AUTO on cuda), one thread a system as
+ * tridiag_regs_kernel, bordered as PRIM_TRIDIAG_THOMAS (tridiag_cuda.h) borders: the leading
+ * m = n - 1 rows eliminated for y (right side d) and z (right side -a_0 e_0 - c_{n-2} e_{m-1}),
+ * c', y and z of every row in registers, the last row kept aside; then x_{n-1} from the last
+ * row and x_i = y_i + x_{n-1} z_i. a, b, c, d read and x written once, as the non-periodic
+ * kernel. */
+template <typename T, int ROWS>
+__global__ void __launch_bounds__(TILE_THREADS)
+    tridiag_regs_periodic_kernel(const T *__restrict__ a, const T *__restrict__ b,
+                                 const T *__restrict__ c, T *__restrict__ d, uint32_t n,
+                                 size_t count)
+{
+    uint32_t m = n - 1;
+    for (size_t s = (size_t)blockIdx.x * TILE_THREADS + threadIdx.x; s < count;
+         s += (size_t)gridDim.x * TILE_THREADS) {
+        if (n == 1) {
+            d[s] = d[s] / (a[s] + b[s] + c[s]);
+            continue;
+        }
+        T cp[ROWS], yp[ROWS], zp[ROWS];
+        T cprev = 0, y = 0, z = 0, al = 0, bl = 1, cl = 0, dl = 0;
+#pragma unroll
+        for (int i0 = 0; i0 < ROWS; i0 += REGS_BATCH) {
+            T ra[REGS_BATCH], rb[REGS_BATCH], rc[REGS_BATCH], rd[REGS_BATCH];
+#pragma unroll
+            for (int u = 0; u < REGS_BATCH; u++) {
+                size_t k = (size_t)(i0 + u) * count + s;
+                if ((uint32_t)(i0 + u) < n)
+                    ra[u] = a[k], rb[u] = b[k], rc[u] = c[k], rd[u] = d[k];
+            }
+#pragma unroll
+            for (int u = 0; u < REGS_BATCH; u++) {
+                uint32_t i = (uint32_t)(i0 + u);
+                if (i < m) {
+                    T ai = i ? ra[u] : (T)0; /* a_0 is no part of the elimination */
+                    T r = (T)1 / (rb[u] - ai * cprev);
+                    T zr = (i == 0 ? -ra[u] : (T)0) - (i + 1 == m ? rc[u] : (T)0);
+                    y = (rd[u] - ai * y) * r;
+                    z = (zr - ai * z) * r;
+                    cprev = rc[u] * r;
+                    cp[i0 + u] = cprev, yp[i0 + u] = y, zp[i0 + u] = z;
+                } else if (i == m) {
+                    al = ra[u], bl = rb[u], cl = rc[u], dl = rd[u];
+                }
+            }
+        }
+        T ylast = y, zlast = z; /* row m-1's; the back substitution ends at row 0's */
+#pragma unroll
+        for (int i = ROWS - 1; i >= 0; i--) {
+            if ((uint32_t)i < m) {
+                if ((uint32_t)i + 1 < m)
+                    y = yp[i] - cp[i] * y, z = zp[i] - cp[i] * z;
+                else
+                    y = yp[i], z = zp[i];
+                yp[i] = y, zp[i] = z;
+            }
+        }
+        T xl = (dl - al * ylast - cl * y) / (bl + al * zlast + cl * z);
+#pragma unroll
+        for (int i = 0; i < ROWS; i++)
+            if ((uint32_t)i < m)
+                d[(size_t)i * count + s] = yp[i] + xl * zp[i];
+        d[(size_t)m * count + s] = xl;
+    }
+}
+
 static unsigned grid_for(const kedr_ctx *ctx, size_t blocks)
 {
     size_t full = (size_t)ctx->multiprocessors * 64;
@@ -718,23 +1034,201 @@ static kedr_status launch_reduce(kedr_ctx *ctx, const kedr_tridiag_desc *g, cons
     return KEDR_OK;
 }
 
+/* Threads a block of the chunked kernel aims at when systems are short enough to share one. */
+#define CHUNK_BLOCK 256
+
+/* The chunked kernel's cut of systems of n unknowns: q threads a system, chunks of len rows,
+ * tb systems a block at pitch elements, bytes of shared memory a block. */
+typedef struct {
+    uint32_t q, len, tb, pitch;
+    size_t bytes;
+} chunk_plan;
+
+static chunk_plan chunk_plan_for(size_t n, size_t count, size_t size)
+{
+    chunk_plan c;
+    c.q = (uint32_t)prim_tridiag_chunk_threads(n, PRIM_TRIDIAG_CHUNK_MOST);
+    c.len = n > 1 ? (uint32_t)prim_tridiag_chunk_len(n, c.q) : 1;
+    size_t tb = c.q < CHUNK_BLOCK ? CHUNK_BLOCK / c.q : 1;
+    size_t wide = (size_t)c.q * c.len; /* the pitch of tiles of several systems (>= n) */
+    size_t per_system = (4 * wide + 10 * (size_t)c.q) * size;
+    while (tb > 1 && tb * per_system > TILE_BYTES)
+        tb /= 2;
+    if (tb > count)
+        tb = count;
+    c.tb = (uint32_t)tb;
+    c.pitch = tb > 1 ? (uint32_t)wide : (uint32_t)n;
+    c.bytes = tb * (4 * (size_t)c.pitch + 10 * (size_t)c.q) * size;
+    return c;
+}
+
+/* Whether the chunked kernel holds systems of n unknowns in the device's shared memory. */
+static int chunk_fits(const kedr_ctx *ctx, size_t n, size_t size)
+{
+    int limit = 0;
+    if (n >= ((size_t)1 << 20) ||
+        cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device) !=
+            cudaSuccess)
+        return 0;
+    return chunk_plan_for(n, 1, size).bytes <= (size_t)limit;
+}
+
+template <typename T>
+static kedr_status launch_chunked(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                                  const T *b, const T *c, T *d)
+{
+    chunk_plan p = chunk_plan_for(g->n, g->count, sizeof(T));
+    size_t tiles = (g->count + p.tb - 1) / p.tb;
+    unsigned grid = grid_for(ctx, tiles), threads = p.tb * p.q;
+    uint32_t n = (uint32_t)g->n;
+    if (g->layout == KEDR_TRIDIAG_INTERLEAVED) {
+        KEDR_CUDA_TRY(cudaFuncSetAttribute(tridiag_chunked_kernel<T, true>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)p.bytes));
+        tridiag_chunked_kernel<T, true><<<grid, threads, p.bytes, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, n, g->count, p.tb, p.q, p.pitch, p.len, g->periodic, tiles);
+    } else {
+        KEDR_CUDA_TRY(cudaFuncSetAttribute(tridiag_chunked_kernel<T, false>,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                           (int)p.bytes));
+        tridiag_chunked_kernel<T, false><<<grid, threads, p.bytes, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, n, g->count, p.tb, p.q, p.pitch, p.len, g->periodic, tiles);
+    }
+    KEDR_CUDA_LAUNCHED("tridiag_chunked_kernel");
+    return KEDR_OK;
+}
+
+template <typename T>
+static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                                  const T *b, const T *c, T *d);
+
+/* The streamed solver on contiguous systems (n >= 2): step 1 (a block a segment), step 2 (the
+ * interface systems of 2 rows a segment, count of them, by AUTO: the chunked kernel or Thomas
+ * tiles, or streamed again when even they are too long), step 3. Scratch: the interface rows,
+ * 4 arrays of 2 segs count. Traffic: a, b, c, d read twice, x written once, and the interface
+ * rows (8 elements a segment written, 10 read, about 1/100 of the rest). */
+template <typename T>
+static kedr_status launch_streamed(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                                   const T *b, const T *c, T *d)
+{
+    size_t n = g->n, segs = prim_tridiag_segments(n, prim_tridiag_segment_rows(sizeof(T)));
+    size_t m2 = 2 * segs, elems = m2 * g->count;
+    uint32_t pitch = (uint32_t)((n + segs - 1) / segs);
+    uint32_t q = (uint32_t)prim_tridiag_chunk_threads(pitch, PRIM_TRIDIAG_CHUNK_MOST);
+    size_t bytes = (4 * (size_t)pitch + prim_tridiag_segment_iface(q)) * sizeof(T);
+    void *gi = NULL;
+    KEDR_TRY(kedr_scratch_get(ctx, &gi, 4 * elems * sizeof(T)));
+    T *ga = (T *)gi, *gb = ga + elems, *gc = gb + elems, *gd = gc + elems;
+    unsigned grid = grid_for(ctx, segs * g->count);
+    cudaError_t e = cudaFuncSetAttribute(tridiag_segment_reduce_kernel<T>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e == cudaSuccess)
+        e = cudaFuncSetAttribute(tridiag_segment_complete_kernel<T>,
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if (e != cudaSuccess) {
+        kedr_scratch_put(ctx, gi);
+        KEDR_CUDA_TRY(e);
+    }
+    tridiag_segment_reduce_kernel<T><<<grid, q, bytes, KEDR_STREAM(ctx)>>>(
+        a, b, c, d, n, g->count, segs, pitch, g->periodic, ga, gb, gc, gd);
+    kedr_tridiag_desc ig = {m2, g->count, KEDR_TRIDIAG_CONTIGUOUS, g->periodic,
+                            KEDR_TRIDIAG_AUTO};
+    kedr_status st = tridiag_launch<T>(ctx, &ig, ga, gb, gc, gd);
+    if (st == KEDR_OK)
+        tridiag_segment_complete_kernel<T><<<grid, q, bytes, KEDR_STREAM(ctx)>>>(
+            a, b, c, d, n, g->count, segs, pitch, gd);
+    kedr_scratch_put(ctx, gi); /* later work on the stream is ordered after the kernels */
+    if (st != KEDR_OK)
+        return st;
+    KEDR_CUDA_LAUNCHED("tridiag_segment_reduce_kernel or tridiag_segment_complete_kernel");
+    return KEDR_OK;
+}
+
+/* Unknowns the register kernel takes at most: c' and d' of 64 f32 or 32 f64 rows, 128
+ * registers. */
+template <typename T> static constexpr uint32_t regs_most() { return 256 / sizeof(T); }
+
+template <typename T, int ROWS>
+static kedr_status launch_regs_rows(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                                    const T *b, const T *c, T *d)
+{
+    unsigned grid = grid_for(ctx, (g->count + TILE_THREADS - 1) / TILE_THREADS);
+    tridiag_regs_kernel<T, ROWS><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+        a, b, c, d, (uint32_t)g->n, g->count);
+    KEDR_CUDA_LAUNCHED("tridiag_regs_kernel");
+    return KEDR_OK;
+}
+
+/* Unknowns the periodic register kernel takes at most: c', y and z of 32 f32 or 16 f64 rows,
+ * 96 registers. */
+template <typename T> static constexpr uint32_t regs_periodic_most() { return 128 / sizeof(T); }
+
+template <typename T, int ROWS>
+static kedr_status launch_regs_periodic_rows(kedr_ctx *ctx, const kedr_tridiag_desc *g,
+                                             const T *a, const T *b, const T *c, T *d)
+{
+    unsigned grid = grid_for(ctx, (g->count + TILE_THREADS - 1) / TILE_THREADS);
+    tridiag_regs_periodic_kernel<T, ROWS><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
+        a, b, c, d, (uint32_t)g->n, g->count);
+    KEDR_CUDA_LAUNCHED("tridiag_regs_periodic_kernel");
+    return KEDR_OK;
+}
+
+/* The register kernel of the fewest rows that hold n (n <= regs_most<T>(), periodic:
+ * regs_periodic_most<T>()). */
+template <typename T>
+static kedr_status launch_regs(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
+                               const T *b, const T *c, T *d)
+{
+    if (g->periodic) {
+        if (g->n <= 8)
+            return launch_regs_periodic_rows<T, 8>(ctx, g, a, b, c, d);
+        if (g->n <= 16 || sizeof(T) == 8)
+            return launch_regs_periodic_rows<T, 16>(ctx, g, a, b, c, d);
+        return launch_regs_periodic_rows<T, regs_periodic_most<T>()>(ctx, g, a, b, c, d);
+    }
+    if (g->n <= 8)
+        return launch_regs_rows<T, 8>(ctx, g, a, b, c, d);
+    if (g->n <= 16)
+        return launch_regs_rows<T, 16>(ctx, g, a, b, c, d);
+    if (g->n <= 32 || sizeof(T) == 8)
+        return launch_regs_rows<T, 32>(ctx, g, a, b, c, d);
+    return launch_regs_rows<T, regs_most<T>()>(ctx, g, a, b, c, d);
+}
+
 template <typename T>
 static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                   const T *b, const T *c, T *d)
 {
-    /* AUTO: the PCR-Thomas tile for contiguous systems longer than PCR_MIN_N that split into
-     * at most PCR_THREADS parts of at most pcr_rows rows (periodic ones evenly); Thomas
-     * elsewhere. Interleaved systems that long go faster through the batched sweep (1.5 to 2
-     * times the PCR tiles on an H100 at 512 and 1024 unknowns). */
-    if (g->algorithm == KEDR_TRIDIAG_CR || g->algorithm == KEDR_TRIDIAG_PCR ||
-        g->algorithm == KEDR_TRIDIAG_CR_PCR)
+    /* AUTO (to be measured on a GPU; docs/prim.md): the chunked kernel for contiguous systems
+     * of more than 256 unknowns that it holds in shared memory (Thomas tiles of systems that
+     * long have a chain of n rows a thread, the PCR-Thomas tiles extra arithmetic), the
+     * streamed solver for longer contiguous ones (two reads instead of PARTITIONED's
+     * eleven array passes or Thomas's strided rows from global memory); the
+     * register kernel for interleaved systems of at most regs_most unknowns (periodic:
+     * regs_periodic_most);
+     * Thomas tiles, or Thomas from global memory, elsewhere. Interleaved systems of more
+     * unknowns go through the batched sweep, as tiles of them hold too few systems for
+     * coalesced rows. */
+    kedr_tridiag_algorithm alg = g->algorithm;
+    if (alg == KEDR_TRIDIAG_CR || alg == KEDR_TRIDIAG_PCR || alg == KEDR_TRIDIAG_CR_PCR)
         return launch_reduce<T>(ctx, g, a, b, c, d);
+    if ((alg == KEDR_TRIDIAG_CHUNKED || alg == KEDR_TRIDIAG_AUTO) &&
+        g->layout == KEDR_TRIDIAG_CONTIGUOUS && g->n > PCR_MIN_N &&
+        !chunk_fits(ctx, g->n, sizeof(T)))
+        return launch_streamed<T>(ctx, g, a, b, c, d);
+    if (alg == KEDR_TRIDIAG_CHUNKED ||
+        (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_CONTIGUOUS && g->n > PCR_MIN_N))
+        return launch_chunked<T>(ctx, g, a, b, c, d); /* fits: see prim_tridiag_cuda_partitions */
+    if (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_INTERLEAVED &&
+        g->n <= (g->periodic ? regs_periodic_most<T>() : regs_most<T>()))
+        return launch_regs<T>(ctx, g, a, b, c, d);
+    /* PCR_THOMAS: the PCR-Thomas tile where the split holds the system (periodic ones
+     * evenly), else as THOMAS. */
     uint32_t logp = 0;
     while (((size_t)pcr_rows<T>() << logp) < g->n && (1u << logp) < PCR_THREADS)
         logp++;
-    if (g->algorithm == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_CONTIGUOUS &&
-        g->n > PCR_MIN_N &&
-        g->n <= ((size_t)pcr_rows<T>() << logp) &&
+    if (alg == KEDR_TRIDIAG_PCR_THOMAS && g->n <= ((size_t)pcr_rows<T>() << logp) &&
         (!g->periodic || g->n % (1u << logp) == 0))
         return launch_pcr<T>(ctx, g, a, b, c, d, logp);
     int limit = 0;
@@ -747,6 +1241,12 @@ static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
         tb = TILE_THREADS;
     if (tb > g->count)
         tb = g->count;
+    /* Interleaved tiles of a multiple of 32 systems: each row of a tile is then whole 32-byte
+     * sectors (when count is a multiple of 8), none read by two tiles, and every thread of a
+     * warp has a system (tiles of 77 f32 systems of 32 unknowns, as TILE_BYTES alone gives,
+     * read a sector twice at both ends of every row). */
+    if (g->layout == KEDR_TRIDIAG_INTERLEAVED && tb > TILE_MIN_INTERLEAVED && tb < g->count)
+        tb -= tb % TILE_MIN_INTERLEAVED;
     int fits = per_system <= (size_t)limit;
     if (g->layout == KEDR_TRIDIAG_INTERLEAVED)
         fits = fits && (tb >= TILE_MIN_INTERLEAVED || tb == g->count);
@@ -766,20 +1266,15 @@ extern "C" kedr_status prim_tridiag_cuda(kedr_ctx *ctx, kedr_dtype t,
                                   (const double *)c, (double *)d);
 }
 
-/* Contiguous systems that no tile holds, and too few to keep the GPU busy one thread a system:
- * AUTO partitions them (tridiag.c), giving a thread to each of about sqrt(n) parts. */
+/* Systems that go to the partitioned solver (tridiag.c) on cuda: CHUNKED on interleaved
+ * systems longer than the chunked kernel holds (contiguous ones are streamed). AUTO no longer
+ * partitions: long contiguous systems are streamed, whatever their count (to be measured
+ * against PARTITIONED, which stays selectable). */
 extern "C" int prim_tridiag_cuda_partitions(const kedr_ctx *ctx, kedr_dtype t,
                                             const kedr_tridiag_desc *g)
 {
-    if (g->algorithm != KEDR_TRIDIAG_AUTO || g->layout != KEDR_TRIDIAG_CONTIGUOUS || g->n < 4)
-        return 0;
-    int limit = 0;
-    if (cudaDeviceGetAttribute(&limit, cudaDevAttrMaxSharedMemoryPerBlockOptin, ctx->device) !=
-        cudaSuccess)
-        return 0;
-    size_t per_system = 4 * (g->n | 1) * kedr_dtype_size(t);
-    size_t busy = (size_t)ctx->multiprocessors * 2048 / 4;
-    return per_system > (size_t)limit && g->count < busy;
+    return g->algorithm == KEDR_TRIDIAG_CHUNKED && g->layout == KEDR_TRIDIAG_INTERLEAVED &&
+           g->n >= 2 && !chunk_fits(ctx, g->n, kedr_dtype_size(t));
 }
 
 extern "C" kedr_status prim_tridiag_part_reduce_cuda(kedr_ctx *ctx, kedr_dtype t,

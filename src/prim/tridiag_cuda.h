@@ -82,14 +82,69 @@ extern "C" {
 PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f32, float)
 PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f64, double)
 
-/* A barrier of the threads that share a system: the block's on the GPU, none on the cpu. */
+/* A barrier of the threads that share a system: the block's on the GPU, none on the cpu (a test
+ * that runs the shared code over several host threads defines its own first). */
+#ifndef PRIM_TRIDIAG_SYNC
 #ifdef __CUDA_ARCH__
 #define PRIM_TRIDIAG_SYNC() __syncthreads()
 #else
 #define PRIM_TRIDIAG_SYNC() ((void)0)
 #endif
+#endif
 /* Rows at which the CR-PCR hybrid turns from CR to PCR, the same on both back ends. */
 #define PRIM_TRIDIAG_HYBRID_ROWS 64
+
+/* Rows a chunk of the chunked solver (prim_tridiag_chunked) aims at: a short chain for each
+ * thread, and few enough chunks that the interface system stays small. */
+#define PRIM_TRIDIAG_CHUNK_ROWS 8
+/* Threads a system at most (a block's). */
+#define PRIM_TRIDIAG_CHUNK_MOST 512
+/* Threads the GPU gives one system of n unknowns in the chunked solver: the power of 2 that
+ * cuts it into chunks of about PRIM_TRIDIAG_CHUNK_ROWS rows, at most `most`. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_chunk_threads(size_t n, size_t most)
+{
+    size_t q = 1;
+    while (q < most && q * PRIM_TRIDIAG_CHUNK_ROWS < n)
+        q *= 2;
+    return q;
+}
+/* The chunk length of the chunked solver for n >= 2 unknowns over q threads: odd, at least 3,
+ * about n / q (so at most q chunks), and such that the last chunk has at least 2 rows (n mod
+ * len != 1). The cpu uses the GPU's q, so that both cut a system alike. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_chunk_len(size_t n, size_t q)
+{
+    size_t len = (n + q - 1) / q;
+    len = (len < 2 ? 2 : len) | 1;
+    while (n > 1 && n % len == 1)
+        len += 2;
+    return len;
+}
+
+/* The streamed solver (CHUNKED on contiguous systems longer than one block's shared memory
+ * holds; prim_tridiag_streamed): rows of a segment, the part of a system that one block holds
+ * in shared memory at a time (its a, b, c, d: PRIM_TRIDIAG_SEGMENT_BYTES), by element size. */
+#define PRIM_TRIDIAG_SEGMENT_BYTES (32 * 1024)
+PRIM_TRIDIAG_HD size_t prim_tridiag_segment_rows(size_t size)
+{
+    return PRIM_TRIDIAG_SEGMENT_BYTES / (4 * size);
+}
+/* Segments of a system of n unknowns cut into segments of at most `rows` rows (rows >= 4):
+ * segs = ceil(n / rows), segment g from row prim_tridiag_segment_start(n, segs, g) to the next
+ * one's start: n / segs rounded down or up, so at least rows / 2 when segs > 1. */
+PRIM_TRIDIAG_HD size_t prim_tridiag_segments(size_t n, size_t rows)
+{
+    return (n + rows - 1) / rows;
+}
+PRIM_TRIDIAG_HD size_t prim_tridiag_segment_start(size_t n, size_t segs, size_t g)
+{
+    return g * (n / segs) + g * (n % segs) / segs;
+}
+/* Shared-memory elements of a segment's interface rows for q threads: 10 q (the chunked
+ * solver's ia .. iz, 2 q each) and the ping-pong rows of the segment's reduction, 4 (q / 2 + 2). */
+PRIM_TRIDIAG_HD size_t prim_tridiag_segment_iface(size_t q)
+{
+    return 10 * q + 4 * (q / 2 + 2);
+}
 
 #define PRIM_T float
 #define PRIM_NAME(x) x##_f32
@@ -132,7 +187,7 @@ kedr_status prim_tridiag_part_reduce_cuda(kedr_ctx *ctx, kedr_dtype t,
                                           const prim_tridiag_split *sp, const void *a,
                                           const void *b, const void *c, void *d, void *wa,
                                           void *wc, void *ia, void *ib, void *ic, void *id);
-/* Whether AUTO partitions these systems on cuda (long contiguous systems, few of them). */
+/* Whether these systems go to the partitioned solver on cuda (CHUNKED, long interleaved). */
 int prim_tridiag_cuda_partitions(const kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g);
 kedr_status prim_tridiag_part_complete_cuda(kedr_ctx *ctx, kedr_dtype t,
                                             const prim_tridiag_split *sp, const void *wa,

@@ -217,7 +217,10 @@ static void check_batch(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
     size_t bytes = n * count * kedr_dtype_size(t);
     char what[200];
     snprintf(what, sizeof what, "%s %s %s %s%s n=%zu count=%zu seed=%llu%s",
-             kedr_backend_name(kedr_ctx_backend(ctx)), alg == KEDR_TRIDIAG_AUTO ? "auto" : "thomas",
+             kedr_backend_name(kedr_ctx_backend(ctx)),
+             alg == KEDR_TRIDIAG_AUTO     ? "auto"
+             : alg == KEDR_TRIDIAG_THOMAS ? "thomas"
+                                          : "chunked",
              kedr_dtype_name(t),
              layout == KEDR_TRIDIAG_CONTIGUOUS ? "contiguous" : "interleaved",
              periodic ? " periodic" : "", n, count, (unsigned long long)seed,
@@ -330,9 +333,9 @@ static void check_errors(kedr_ctx *ctx)
     expect(kedr_tridiag_solve(ctx, KEDR_F64, &bad, p, p + 2, p + 4, p + 6), KEDR_ERR_INVALID,
            "periodic 2");
     bad = g;
-    bad.algorithm = (kedr_tridiag_algorithm)7;
+    bad.algorithm = (kedr_tridiag_algorithm)8;
     expect(kedr_tridiag_solve(ctx, KEDR_F64, &bad, p, p + 2, p + 4, p + 6), KEDR_ERR_INVALID,
-           "algorithm 7");
+           "algorithm 8");
     bad = g;
     bad.count = SIZE_MAX / 2;
     expect(kedr_tridiag_solve(ctx, KEDR_F64, &bad, p, p + 2, p + 4, p + 6), KEDR_ERR_INVALID,
@@ -348,7 +351,11 @@ static void check_errors(kedr_ctx *ctx)
     kedr_free(ctx, p);
 }
 
-static const size_t sizes_n[] = {1, 2, 3, 31, 32, 33, 1000};
+/* 32 and 64: the most unknowns the GPU's register kernel takes (f64, f32), 16 and 32 for
+ * periodic systems (f64, f32); 256: the longest
+ * contiguous systems AUTO leaves to the Thomas tiles on the GPU; 4097: chunks of a length that
+ * leaves a short last chunk. */
+static const size_t sizes_n[] = {1, 2, 3, 16, 17, 31, 32, 33, 64, 65, 255, 257, 1000, 4097};
 static const size_t sizes_count[] = {1, 2, 7, 1000};
 
 /* Every size for one algorithm, type and layout. */
@@ -358,8 +365,9 @@ static void check_all(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
     for (int periodic = 0; periodic < 2; periodic++)
         for (size_t ni = 0; ni < sizeof sizes_n / sizeof *sizes_n; ni++)
             for (size_t ci = 0; ci < sizeof sizes_count / sizeof *sizes_count; ci++)
-                check_batch(ctx, alg, t, layout, periodic, sizes_n[ni], sizes_count[ci],
-                            (*seed)++, 0);
+                if (sizes_n[ni] <= 1000 || sizes_count[ci] < 1000)
+                    check_batch(ctx, alg, t, layout, periodic, sizes_n[ni], sizes_count[ci],
+                                (*seed)++, 0);
     /* 2^20 unknowns: systems of 256 and of 4096, periodic in one layout each, and systems
      * too long for shared memory; periodic systems of 512 (which the GPU's AUTO splits evenly
      * between PCR threads when contiguous) and of 600 (which it does not, and solves by
@@ -372,6 +380,10 @@ static void check_all(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
     check_batch(ctx, alg, t, layout, 1, 512, 100, (*seed)++, 0);
     check_batch(ctx, alg, t, layout, 1, 600, 100, (*seed)++, 0);
     check_batch(ctx, alg, t, layout, 0, 1000, 33, (*seed)++, 1);
+    /* longer than the GPU's chunked kernel holds (f32 about 13000, f64 6000): contiguous ones
+     * streamed by AUTO and CHUNKED in segments of unequal lengths, periodic and not */
+    check_batch(ctx, alg, t, layout, 1, 20001, 7, (*seed)++, 0);
+    check_batch(ctx, alg, t, layout, 0, 14000, 3, (*seed)++, 0);
     check_zero_pivot(ctx, t, layout);
 }
 
@@ -383,16 +395,20 @@ int main(void)
     for (int bi = 0; bi < nb; bi++) {
         kedr_ctx *ctx = tu_ctx(backends[bi]);
         check_errors(ctx);
-        /* The cpu runs Thomas for both; on the GPU AUTO takes the PCR-Thomas tiles for
-         * contiguous systems of 257 to 2048 unknowns (f64: 1024; periodic ones of a length the
-         * split divides). */
-        int nalg = backends[bi] == KEDR_BACKEND_CUDA ? 2 : 1;
+        /* The cpu runs Thomas for AUTO. On the GPU AUTO takes the chunked kernel for
+         * contiguous systems of 257 unknowns and more that fit in shared memory, the streamed
+         * solver for longer contiguous ones (CHUNKED too), the register kernels for
+         * interleaved systems of at most 64 (f64: 32; periodic 32, f64 16) unknowns, and
+         * Thomas tiles or the sweep elsewhere; THOMAS the tiles or the sweep alone; CHUNKED
+         * the chunked kernel at every size (the cpu's CHUNKED is in test_tridiag_algos). */
+        static const kedr_tridiag_algorithm algs[] = {KEDR_TRIDIAG_AUTO, KEDR_TRIDIAG_THOMAS,
+                                                      KEDR_TRIDIAG_CHUNKED};
+        int nalg = backends[bi] == KEDR_BACKEND_CUDA ? 3 : 1;
         uint64_t seed = 1;
         for (int al = 0; al < nalg; al++)
             for (int ti = 0; ti < 2; ti++)
                 for (int layout = 0; layout < 2; layout++)
-                    check_all(ctx, al ? KEDR_TRIDIAG_THOMAS : KEDR_TRIDIAG_AUTO, types[ti],
-                              (kedr_tridiag_layout)layout, &seed);
+                    check_all(ctx, algs[al], types[ti], (kedr_tridiag_layout)layout, &seed);
         printf("worst errors in units of u (allowed: backward %.0Lf, forward of dominant "
                "systems %.0Lf): f32 %.2Lf, %.2Lf; f64 %.2Lf, %.2Lf\n", BACKWARD_U,
                12 * BACKWARD_U, seen_backward[0], seen_forward[0], seen_backward[1],
