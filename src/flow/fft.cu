@@ -11,7 +11,8 @@
  * Y_n = 0, for k = 0 .. n/2, one complex-to-real inverse FFT (unnormalised: 2n v), and the
  * reorder undone. A periodic axis is a real FFT whose n/2 + 1 complex outputs are packed as
  * FFTW's halfcomplex (R2HC: r_0 .. r_{n/2}, then i_{(n-1)/2} .. i_1 at n - k), and unpacked for
- * the inverse (HC2R). Each axis's transforms run in place in one buffer of lines n/2 + 1
+ * the inverse (HC2R). The per-element steps are in fft.h (shared with a host emulation of this
+ * layout in test_flow_fft). Each axis's transforms run in place in one buffer of lines n/2 + 1
  * complex long (a real line padded to 2 (n/2 + 1)); the kernels before and after move the
  * axis's lines between the grid's order and the buffer's. */
 #include "core/internal.h"
@@ -32,33 +33,7 @@ static unsigned blocks_for(size_t n)
     for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (n);                   \
          c += (size_t)gridDim.x * blockDim.x)
 
-/* The lines along one axis: element m of line b is grid cell lo_b + lo (m + n hi_b), where
- * b = lo_b + lo hi_b (lo: the cells of the axes before it); the line's real part starts at
- * b * pad in the buffer, its complex part at b * (n / 2 + 1). */
-typedef struct {
-    int n, per;
-    size_t lo, lines, pad;
-} fft_axis;
-
-__device__ __forceinline__ size_t line_start(const fft_axis &A, size_t b)
-{
-    size_t hi = b / A.lo;
-    return (b - hi * A.lo) + A.lo * (size_t)A.n * hi;
-}
-
-/* grid cell c: its line b and its place m along the axis */
-__device__ __forceinline__ void line_of(const fft_axis &A, size_t c, size_t *b, int *m)
-{
-    size_t rest = c / A.lo, lo = c - rest * A.lo, hi = rest / (size_t)A.n;
-    *m = (int)(rest - hi * (size_t)A.n);
-    *b = lo + A.lo * hi;
-}
-
-/* where element m of a line goes in the buffer: itself (periodic), or Makhoul's reorder */
-__device__ __forceinline__ int reorder(const fft_axis &A, int m)
-{
-    return A.per ? m : (m % 2 == 0 ? m / 2 : A.n - 1 - (m - 1) / 2);
-}
+typedef flow_fft_axis fft_axis;
 
 __global__ void k_fwd_pre(fft_axis A, size_t N, const double *in, double *buf)
 {
@@ -66,53 +41,30 @@ __global__ void k_fwd_pre(fft_axis A, size_t N, const double *in, double *buf)
     {
         size_t b;
         int m;
-        line_of(A, c, &b, &m);
-        buf[b * A.pad + reorder(A, m)] = in[c];
+        flow_fft_line_of(&A, c, &b, &m);
+        buf[b * A.pad + flow_fft_reorder(&A, m)] = in[c];
     }
 }
 
-__global__ void k_fwd_post(fft_axis A, size_t N, const double2 *buf, double *x)
+__global__ void k_fwd_post(fft_axis A, size_t N, const double *buf, double *x)
 {
     GRID_STRIDE(c, N)
     {
         size_t b;
         int k;
-        line_of(A, c, &b, &k);
-        const double2 *V = buf + b * (size_t)(A.n / 2 + 1);
-        int lower = k <= A.n / 2;
-        double v;
-        if (A.per) {
-            v = lower ? V[k].x : V[A.n - k].y;
-        } else {
-            double2 z = V[lower ? k : A.n - k];
-            double s, co;
-            sincospi(k / (2.0 * A.n), &s, &co);
-            v = 2 * (co * z.x + s * (lower ? z.y : -z.y));
-        }
-        x[c] = v;
+        flow_fft_line_of(&A, c, &b, &k);
+        x[c] = flow_fft_forward_out(&A, buf + b * A.pad, k);
     }
 }
 
-__global__ void k_bwd_pre(fft_axis A, const double *x, double2 *buf)
+__global__ void k_bwd_pre(fft_axis A, const double *x, double *buf)
 {
     size_t h = (size_t)(A.n / 2 + 1);
     GRID_STRIDE(t, A.lines * h)
     {
         size_t b = t / h;
         int k = (int)(t - b * h);
-        const double *line = x + line_start(A, b);
-        double yk = line[A.lo * k], ynk = k > 0 ? line[A.lo * (size_t)(A.n - k)] : 0.0;
-        double2 z;
-        if (A.per) {
-            z.x = yk;
-            z.y = k > 0 && 2 * k < A.n ? ynk : 0.0;
-        } else {
-            double s, co;
-            sincospi(k / (2.0 * A.n), &s, &co);
-            z.x = co * yk + s * ynk;
-            z.y = 2 * k == A.n ? 0.0 : s * yk - co * ynk;
-        }
-        buf[t] = z;
+        flow_fft_inverse_in(&A, x + flow_fft_line_start(&A, b), k, &buf[2 * t], &buf[2 * t + 1]);
     }
 }
 
@@ -122,8 +74,8 @@ __global__ void k_bwd_post(fft_axis A, size_t N, const double *buf, double *x)
     {
         size_t b;
         int m;
-        line_of(A, c, &b, &m);
-        x[c] = buf[b * A.pad + reorder(A, m)];
+        flow_fft_line_of(&A, c, &b, &m);
+        x[c] = buf[b * A.pad + flow_fft_reorder(&A, m)];
     }
 }
 
@@ -280,7 +232,7 @@ extern "C" kedr_status flow_fft_cuda_solve(kedr_ctx *ctx, const flow_level *L,
         KEDR_CUDA_LAUNCHED("k_fwd_pre");
         CUFFT_TRY(cufftExecD2Z(cu->fwd[a], cu->buf, (cufftDoubleComplex *)cu->buf),
                   "real-to-complex transform", a);
-        k_fwd_post<<<LAUNCH(L->N)>>>(A, L->N, (const double2 *)cu->buf, x);
+        k_fwd_post<<<LAUNCH(L->N)>>>(A, L->N, cu->buf, x);
         KEDR_CUDA_LAUNCHED("k_fwd_post");
         in = x;
     }
@@ -290,7 +242,7 @@ extern "C" kedr_status flow_fft_cuda_solve(kedr_ctx *ctx, const flow_level *L,
         const fft_axis &A = cu->ax[a];
         if (A.n == 1)
             continue;
-        k_bwd_pre<<<LAUNCH(A.lines * (size_t)(A.n / 2 + 1))>>>(A, x, (double2 *)cu->buf);
+        k_bwd_pre<<<LAUNCH(A.lines * (size_t)(A.n / 2 + 1))>>>(A, x, cu->buf);
         KEDR_CUDA_LAUNCHED("k_bwd_pre");
         CUFFT_TRY(cufftExecZ2D(cu->bwd[a], (cufftDoubleComplex *)cu->buf, cu->buf),
                   "complex-to-real transform", a);

@@ -30,6 +30,82 @@ FLOW_HD double flow_fft_divide(double v, double lam, double scale)
     return lam > 0 ? v * scale / lam : 0.0;
 }
 
+/* The cuda path's per-element steps (fft.cu's kernels; here so that a host emulation of its
+ * layout, test_flow_fft, runs the same code). The lines along one axis of n cells: element m of
+ * line b is grid cell lo_b + lo (m + n hi_b), where b = lo_b + lo hi_b (lo: the cells of the
+ * axes before it); in the transform buffer a line holds n / 2 + 1 complex numbers (re, im
+ * pairs), the same memory as a real line of pad = 2 (n / 2 + 1). */
+typedef struct {
+    int n, per;
+    size_t lo, lines, pad;
+} flow_fft_axis;
+
+/* grid cell c: its line b and its place m along the axis */
+FLOW_HD void flow_fft_line_of(const flow_fft_axis *A, size_t c, size_t *b, int *m)
+{
+    size_t rest = c / A->lo, lo = c - rest * A->lo, hi = rest / (size_t)A->n;
+    *m = (int)(rest - hi * (size_t)A->n);
+    *b = lo + A->lo * hi;
+}
+
+/* the grid cell of element 0 of line b (element m is lo m further) */
+FLOW_HD size_t flow_fft_line_start(const flow_fft_axis *A, size_t b)
+{
+    size_t hi = b / A->lo;
+    return (b - hi * A->lo) + A->lo * (size_t)A->n * hi;
+}
+
+/* where element m of a line goes in the real FFT's input: m (periodic), or Makhoul's reorder
+ * v_j = x_{2j}, v_{n-1-j} = x_{2j+1} (Neumann) */
+FLOW_HD int flow_fft_reorder(const flow_fft_axis *A, int m)
+{
+    return A->per ? m : (m % 2 == 0 ? m / 2 : A->n - 1 - (m - 1) / 2);
+}
+
+/* sin and cos of pi k / (2n) */
+FLOW_HD void flow_fft_twiddle(int k, int n, double *s, double *c)
+{
+#ifdef __CUDA_ARCH__
+    sincospi(k / (2.0 * n), s, c);
+#else
+    *s = sin(M_PI * k / (2.0 * n));
+    *c = cos(M_PI * k / (2.0 * n));
+#endif
+}
+
+/* After the real FFT of a line (V: its n / 2 + 1 complex values, re and im interleaved): the
+ * axis's output k as FFTW's, halfcomplex (periodic: r_k for k <= n/2, i_{n-k} above) or the
+ * DCT-II Y_k = 2 Re(e^{-i pi k / (2n)} V_k) with V_k = conj(V_{n-k}) above n/2 (Neumann). */
+FLOW_HD double flow_fft_forward_out(const flow_fft_axis *A, const double *V, int k)
+{
+    int lower = k <= A->n / 2, kk = lower ? k : A->n - k;
+    if (A->per)
+        return lower ? V[2 * kk] : V[2 * kk + 1];
+    double s, c;
+    flow_fft_twiddle(k, A->n, &s, &c);
+    return 2 * (c * V[2 * kk] + s * (lower ? V[2 * kk + 1] : -V[2 * kk + 1]));
+}
+
+/* Before the inverse (complex-to-real, unnormalised) FFT of a line: its complex value k <= n/2
+ * from the axis's coefficients Y (line: Y_0 of the line, Y_m lo further): halfcomplex unpacked
+ * (periodic), or e^{i pi k / (2n)} (Y_k - i Y_{n-k}) with Y_n = 0 (Neumann: FFTW's REDFT01 after
+ * the reorder is undone). The imaginary parts of k = 0 and k = n/2 (n even) are 0. */
+FLOW_HD void flow_fft_inverse_in(const flow_fft_axis *A, const double *line, int k, double *re,
+                                 double *im)
+{
+    double yk = line[A->lo * (size_t)k];
+    double ynk = k > 0 ? line[A->lo * (size_t)(A->n - k)] : 0.0;
+    if (A->per) {
+        *re = yk;
+        *im = k > 0 && 2 * k < A->n ? ynk : 0.0;
+        return;
+    }
+    double s, c;
+    flow_fft_twiddle(k, A->n, &s, &c);
+    *re = c * yk + s * ynk;
+    *im = 2 * k == A->n ? 0.0 : s * yk - c * ynk;
+}
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -4,9 +4,17 @@
  * random right-hand sides with a nonzero mean. Each solve's residual is checked with a stencil
  * written here (b - mean(b) - A x small against b), x's mean must be 0, and with two back ends
  * the cuda x must equal the cpu's to 1e-12 of its largest entry. Where a back end has no FFT
- * solver, create must refuse it (KEDR_ERR_UNSUPPORTED). */
+ * solver, create must refuse it (KEDR_ERR_UNSUPPORTED). With FFTW, the cuda path's layout and
+ * per-element steps (src/flow/fft.h: the line batches, Makhoul's reorder and twiddles, the
+ * halfcomplex packing) also run on the host, FFTW's batched real FFTs in cuFFT's place, and
+ * must give the cpu's x to 1e-12: a check of the GPU code's index arithmetic without a GPU. */
+#include "flow/fft.h"
 #include "kedr/flow.h"
 #include "test_util.h"
+
+#ifdef KEDR_HAVE_FFTW
+#include <fftw3.h>
+#endif
 
 #define FFT_SAME 1e-12 /* cuda against cpu, relative to max |x| */
 #define FFT_RES 1e-11  /* |b - mean(b) - A x| / |b - mean(b)| */
@@ -48,6 +56,86 @@ static void ref_residual(const grid *g, const double *x, const double *b, double
                 r[c] = b[c] - ax;
             }
 }
+
+#ifdef KEDR_HAVE_FFTW
+/* fft.cu's solve on the host: per axis with n > 1, the lines into the buffer (reordered), a
+ * batch of in-place real FFTs with cuFFT's layout (lines pad reals / n/2 + 1 complex apart),
+ * the axis's output; the division; per axis, the inverse's input, complex-to-real FFTs, the
+ * lines back. */
+static void emulate_cuda(const grid *g, const double *b, double *x)
+{
+    size_t N = cells(g), lo = 1, most = 0;
+    flow_fft_axis ax[3];
+    double *lam[3], scale = 1;
+    for (int a = 0; a < 3; a++) {
+        int n = g->n[a];
+        ax[a] = (flow_fft_axis){n, g->per[a], lo, N / (size_t)n, 2 * (size_t)(n / 2 + 1)};
+        lo *= (size_t)n;
+        lam[a] = tu_host_alloc((size_t)n * sizeof(double));
+        for (int k = 0; k < n; k++)
+            lam[a][k] = flow_fft_eigenvalue(n, g->per[a], n > 1 ? 1 / (g->h[a] * g->h[a]) : 0, k);
+        if (n > 1) {
+            scale /= g->per[a] ? n : 2.0 * n;
+            if (ax[a].lines * ax[a].pad > most)
+                most = ax[a].lines * ax[a].pad;
+        }
+    }
+    double *buf = fftw_alloc_real(most ? most : 1);
+    const double *in = b;
+    for (int a = 0; a < 3; a++) {
+        const flow_fft_axis *A = &ax[a];
+        if (A->n == 1)
+            continue;
+        fftw_plan p = fftw_plan_many_dft_r2c(1, &A->n, (int)A->lines, buf, NULL, 1, (int)A->pad,
+                                             (fftw_complex *)buf, NULL, 1, A->n / 2 + 1,
+                                             FFTW_ESTIMATE);
+        for (size_t c = 0; c < N; c++) {
+            size_t l;
+            int m;
+            flow_fft_line_of(A, c, &l, &m);
+            buf[l * A->pad + flow_fft_reorder(A, m)] = in[c];
+        }
+        fftw_execute(p);
+        for (size_t c = 0; c < N; c++) {
+            size_t l;
+            int k;
+            flow_fft_line_of(A, c, &l, &k);
+            x[c] = flow_fft_forward_out(A, buf + l * A->pad, k);
+        }
+        fftw_destroy_plan(p);
+        in = x;
+    }
+    for (size_t c = 0; c < N; c++) {
+        int i = (int)(c % (size_t)g->n[0]), j = (int)(c / (size_t)g->n[0] % (size_t)g->n[1]);
+        int k = (int)(c / ((size_t)g->n[0] * g->n[1]));
+        x[c] = flow_fft_divide(in[c], lam[0][i] + lam[1][j] + lam[2][k], scale);
+    }
+    for (int a = 0; a < 3; a++) {
+        const flow_fft_axis *A = &ax[a];
+        if (A->n == 1)
+            continue;
+        size_t h = (size_t)(A->n / 2 + 1);
+        fftw_plan p = fftw_plan_many_dft_c2r(1, &A->n, (int)A->lines, (fftw_complex *)buf, NULL,
+                                             1, (int)h, buf, NULL, 1, (int)A->pad, FFTW_ESTIMATE);
+        for (size_t t = 0; t < A->lines * h; t++) {
+            size_t l = t / h;
+            flow_fft_inverse_in(A, x + flow_fft_line_start(A, l), (int)(t - l * h), &buf[2 * t],
+                                &buf[2 * t + 1]);
+        }
+        fftw_execute(p);
+        for (size_t c = 0; c < N; c++) {
+            size_t l;
+            int m;
+            flow_fft_line_of(A, c, &l, &m);
+            x[c] = buf[l * A->pad + flow_fft_reorder(A, m)];
+        }
+        fftw_destroy_plan(p);
+    }
+    fftw_free(buf);
+    for (int a = 0; a < 3; a++)
+        free(lam[a]);
+}
+#endif
 
 /* Solves on ctx; returns x on the host, or NULL where the back end refuses the method (and
  * then checks that it had to). */
@@ -134,8 +222,8 @@ int main(void)
         else
             printf("flow: no %s back end in this build; skipped\n", kedr_backend_name(bk[ib]));
     uint64_t rs = 2024;
-    int compared = 0, solved = 0;
-    double worst = 0;
+    int compared = 0, solved = 0, emulated = 0;
+    double worst = 0, worst_emul = 0;
     for (size_t gi = 0; gi < ngrids; gi++)
         for (int mix = 0; mix < 8; mix++) {
             grid g;
@@ -164,6 +252,22 @@ int main(void)
                     solved++;
                 }
             }
+#ifdef KEDR_HAVE_FFTW
+            for (int ib = 0; ib < nb; ib++) /* the cuda path's steps on the host against cpu */
+                if (bk[ib] == KEDR_BACKEND_CPU && x[ib]) {
+                    double *e = tu_host_alloc(N * sizeof *e), d = 0, m = 0;
+                    emulate_cuda(&g, b, e);
+                    for (size_t i = 0; i < N; i++) {
+                        d = fmax(d, fabs(e[i] - x[ib][i]));
+                        m = fmax(m, fabs(x[ib][i]));
+                    }
+                    worst_emul = fmax(worst_emul, m > 0 ? d / m : d);
+                    TU_CHECK(d <= FFT_SAME * m, "%s: the cuda steps on the host differ from the "
+                             "cpu's x by %.3g of max %.3g", what[ib], d, m);
+                    emulated++;
+                    free(e);
+                }
+#endif
             if (x[0] && x[1]) { /* cuda against cpu */
                 double d = 0, m = 0;
                 for (size_t i = 0; i < N; i++) {
@@ -180,7 +284,8 @@ int main(void)
             free(x[1]);
         }
     printf("fft: %d solves checked, %d compared across back ends (largest difference %.2e of "
-           "max |x|)\n", solved, compared, worst);
+           "max |x|), %d against the cuda steps run on the host (%.2e)\n", solved, compared,
+           worst, emulated, worst_emul);
     for (int ib = 0; ib < nb; ib++)
         if (ctx[ib])
             kedr_ctx_destroy(ctx[ib]);
