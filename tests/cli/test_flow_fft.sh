@@ -24,8 +24,9 @@ differ() {
 for name in taylor_green cavity_re100; do
   ini=$src/cases/flow/$name.ini
   if grep -q '^\[pressure\]' "$ini"; then
-    sed -e '/^solver = /d' -e '/^preconditioner = /d' -e 's/^\[pressure\]/[pressure]\nsolver = fft/' \
-      -e 's/^stats_every = .*/stats_every = 10/' "$ini" >"$tmp/$name.ini"
+    sed -e '/^solver = /d' -e '/^preconditioner = /d' \
+      -e 's/^\[pressure\]/[pressure]\nsolver = fft/' -e 's/^stats_every = .*/stats_every = 10/' \
+      "$ini" >"$tmp/$name.ini"
   else
     printf '\n[pressure]\nsolver = fft\n' | cat "$ini" - >"$tmp/$name.ini"
   fi
