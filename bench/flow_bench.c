@@ -1,7 +1,9 @@
 /* kedr bench flow: the pressure Poisson solvers (PCG with each preconditioner, multigrid alone)
  * on a 2D and a 3D homogeneous Neumann problem, a random zero-mean right-hand side solved from
  * x = 0 to a relative residual of 1e-8 (median of repeats after a warm-up; every row's residual
- * checked; the direct FFT/DCT solver too on the cpu with FFTW), the time step of the projection
+ * checked; the direct FFT/DCT solver too: on the cpu with FFTW, on cuda with cuFFT, and in a cuda
+ * run the cpu's FFTW solve of the same problem beside it, the two x compared), the time step of
+ * the projection
  * solver (a lid-driven box) and its pressure share,
  * and, on the cpu, the same Poisson problem through hypre (BoomerAMG-preconditioned CG) and
  * PETSc (CG with GAMG) when the build has them, one MPI rank each. */
@@ -59,7 +61,7 @@ static const variant variants[] = {
     {"pcg-ainv", KEDR_FLOW_METHOD_PCG, KEDR_FLOW_PC_AINV, 1},
     {"pcg-mg", KEDR_FLOW_METHOD_PCG, KEDR_FLOW_PC_MG, 2},
     {"mg", KEDR_FLOW_METHOD_MG, KEDR_FLOW_PC_NONE, 2},
-    {"fft", KEDR_FLOW_METHOD_FFT, KEDR_FLOW_PC_NONE, 1}, /* cpu, with FFTW */
+    {"fft", KEDR_FLOW_METHOD_FFT, KEDR_FLOW_PC_NONE, 1}, /* cpu with FFTW, cuda with cuFFT */
 };
 #define NVARIANTS ((int)(sizeof variants / sizeof variants[0]))
 
@@ -176,6 +178,46 @@ static kedr_status bench_variant(kedr_ctx *ctx, const problem *p, const variant 
     snprintf(r->what, sizeof r->what, "kedr %s", v->name);
     return KEDR_OK;
 }
+
+#ifdef KEDR_HAVE_FFTW
+/* In a cuda run: the same FFT solve on the cpu with FFTW (its own context), timed as a row of
+ * its own; its x (the cuda row's is in hx) must equal the cuda one to 1e-12 of max |x|, else
+ * both rows are marked MISMATCH. */
+static kedr_status bench_fft_cpu(const problem *p, const variant *v, int repeats, double *hx,
+                                 row *gpu, row *r)
+{
+    kedr_ctx *cpu = NULL;
+    KEDR_TRY(kedr_ctx_create(&cpu, KEDR_BACKEND_CPU, 0));
+    double *x = NULL, *b = NULL, *cx = malloc(p->N * sizeof *cx);
+    kedr_status s = cx ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "bench flow: %zu bytes", p->N * 8);
+    if (s == KEDR_OK)
+        s = kedr_alloc(cpu, (void **)&x, p->N * sizeof *x);
+    if (s == KEDR_OK)
+        s = kedr_alloc(cpu, (void **)&b, p->N * sizeof *b);
+    if (s == KEDR_OK)
+        s = kedr_upload(cpu, b, p->b, p->N * sizeof *b);
+    if (s == KEDR_OK)
+        s = bench_variant(cpu, p, v, repeats, x, b, cx, r);
+    if (s == KEDR_OK) {
+        double d = 0, m = 0;
+        for (size_t c = 0; c < p->N; c++) {
+            d = fmax(d, fabs(cx[c] - hx[c]));
+            m = fmax(m, fabs(cx[c]));
+        }
+        memcpy(r->grid, gpu->grid, sizeof r->grid);
+        snprintf(r->what, sizeof r->what, "kedr fft (cpu, FFTW)");
+        printf("fft: cuda's x against the cpu's: largest difference %.2e of max |x| %.3g\n", d,
+               m);
+        if (!(d <= 1e-12 * m))
+            gpu->status = r->status = "MISMATCH";
+    }
+    kedr_free(cpu, x);
+    kedr_free(cpu, b);
+    free(cx);
+    kedr_ctx_destroy(cpu);
+    return s;
+}
+#endif
 
 /* ---- yardsticks ------------------------------------------------------------------------- */
 
@@ -451,9 +493,10 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
     int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
     int n2 = o->n2d > 0 ? o->n2d : cuda ? 2048 : 256, n3 = o->n3d > 0 ? o->n3d : cuda ? 256 : 64;
     int repeats = o->repeats > 0 ? o->repeats : 3, steps = o->steps > 0 ? o->steps : 10;
-    int do_poisson = !o->only || strcmp(o->only, "poisson") == 0;
+    int fft_only = o->only && strcmp(o->only, "fft") == 0;
+    int do_poisson = !o->only || strcmp(o->only, "poisson") == 0 || fft_only;
     int do_step = !o->only || strcmp(o->only, "step") == 0;
-    row rows[2 * (NVARIANTS + 2) + 2];
+    row rows[2 * (NVARIANTS + 3) + 2];
     int nrows = 0, step_from = 0;
     char dev[256];
     bench_device_name(ctx, dev, sizeof dev);
@@ -490,11 +533,11 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
         if (s == KEDR_OK)
             s = kedr_upload(ctx, db, p.b, p.N * sizeof *db);
         for (int v = 0; v < NVARIANTS && s == KEDR_OK; v++) {
-#ifdef KEDR_HAVE_FFTW
-            if (variants[v].method == KEDR_FLOW_METHOD_FFT && cuda)
+            int fft = variants[v].method == KEDR_FLOW_METHOD_FFT;
+            if (fft_only && !fft)
                 continue;
-#else
-            if (variants[v].method == KEDR_FLOW_METHOD_FFT)
+#ifndef KEDR_HAVE_FFTW
+            if (fft && !cuda)
                 continue;
 #endif
             row *r = &rows[nrows++];
@@ -502,9 +545,16 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
             s = bench_variant(ctx, &p, &variants[v], repeats, dx, db, hx, r);
             if (s == KEDR_OK)
                 print_row(r, 0);
+#ifdef KEDR_HAVE_FFTW
+            if (s == KEDR_OK && fft && cuda) { /* the cpu's FFTW solve beside cuFFT's */
+                row *rc = &rows[nrows++];
+                if ((s = bench_fft_cpu(&p, &variants[v], repeats, hx, r, rc)) == KEDR_OK)
+                    print_row(rc, 0);
+            }
+#endif
         }
 #if defined(KEDR_BENCH_HYPRE) || defined(KEDR_BENCH_PETSC)
-        if (yard && !cuda) {
+        if (yard && !cuda && !fft_only) {
 #ifdef KEDR_BENCH_HYPRE
             row *r = &rows[nrows++];
             snprintf(r->grid, sizeof r->grid, dims == 2 ? "%d^2" : "%d^3", n);

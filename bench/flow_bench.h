@@ -10,7 +10,7 @@ typedef struct {
     int n2d, n3d;        /* the 2D grid n x n and the 3D grid n^3 (0: the defaults) */
     int repeats;         /* timed solves per row (median) */
     int steps;           /* timed time steps */
-    const char *only;    /* "poisson", "step" or NULL (both) */
+    const char *only;    /* "poisson", "step", "fft" (the FFT solver's rows alone) or NULL */
     const char *json;    /* record path or NULL */
     int no_yardsticks;   /* skip hypre and PETSc */
 } kedr_bench_flow_opts;

@@ -42,7 +42,7 @@ set(KEDR_PC_LIBS_PRIVATE "${OpenMP_C_FLAGS} -lm")
 set(KEDR_PC_REQUIRES_PRIVATE "")
 if(KEDR_HAVE_CUDA)
   string(APPEND KEDR_PC_LIBS_PRIVATE
-         " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lpthread -lstdc++")
+         " -L${CUDAToolkit_LIBRARY_DIR} -lcufft -lcudart_static -ldl -lrt -lpthread -lstdc++")
 endif()
 if(KEDR_HAVE_MPI)
   string(JOIN " " KEDR_PC_MPI ${MPI_C_LINK_FLAGS} ${MPI_C_LIBRARIES})

@@ -583,7 +583,8 @@ int cmd_bench_flow(int argc, char **argv)
                    "  --n3d N          the 3D grid N^3 (default 64 cpu, 256 cuda)\n"
                    "  --repeats R      timed solves per row, median (default 3)\n"
                    "  --steps S        timed time steps (default 10)\n"
-                   "  --only poisson|step\n"
+                   "  --only poisson|step|fft  (fft: the direct solver alone; in a cuda run\n"
+                   "                   the cpu's FFTW solve beside it, the two compared)\n"
                    "  --no-yardsticks  skip hypre and PETSc\n"
                    "  --json FILE      write the record\n" CLI_COMMON_HELP,
                    kedr_bench_flow_yardsticks());
@@ -605,8 +606,9 @@ int cmd_bench_flow(int argc, char **argv)
             o.no_yardsticks = 1;
         else if (strcmp(a, "--only") == 0) {
             o.only = cli_value(argc, argv, &i, cmd);
-            if (strcmp(o.only, "poisson") != 0 && strcmp(o.only, "step") != 0)
-                cli_usage_error(cmd, "--only %s: expected poisson or step", o.only);
+            if (strcmp(o.only, "poisson") != 0 && strcmp(o.only, "step") != 0 &&
+                strcmp(o.only, "fft") != 0)
+                cli_usage_error(cmd, "--only %s: expected poisson, step or fft", o.only);
         } else
             cli_usage_error(cmd, "unknown option '%s'", a);
     }

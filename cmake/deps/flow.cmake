@@ -41,7 +41,7 @@ else()
 endif()
 
 # flow: FFTW (libfftw3-dev) for the direct FFT/DCT Poisson solver of boxes without bodies
-# (method fft, cpu). Without it that method reports how to get it.
+# (method fft, cpu). Without it that method on the cpu reports how to get it.
 find_path(FLOW_FFTW_INCLUDE fftw3.h)
 find_library(FLOW_FFTW_LIB fftw3)
 if(FLOW_FFTW_INCLUDE AND FLOW_FFTW_LIB)
@@ -50,4 +50,10 @@ if(FLOW_FFTW_INCLUDE AND FLOW_FFTW_LIB)
   list(APPEND KEDR_FOUND flow-fftw=ON)
 else()
   list(APPEND KEDR_MISSING "FFTW (libfftw3-dev: kedr flow's direct FFT/DCT Poisson solver)")
+endif()
+
+# flow: cuFFT (part of the CUDA toolkit) for the same solver on the cuda back end (src/flow/fft.cu).
+if(KEDR_HAVE_CUDA)
+  list(APPEND KEDR_DEPS CUDA::cufft)
+  list(APPEND KEDR_FOUND flow-cufft=ON)
 endif()

@@ -8,6 +8,7 @@
  * that the search directions stay in A's range) and x is returned with zero mean. */
 #include "core/internal.h"
 #include "flow/ops.h"
+#include "flow/fft.h"
 #include "kedr/comm.h"
 
 #include <math.h>
@@ -192,17 +193,8 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
     if (!ctx || !o)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_create: NULL argument");
     KEDR_TRY(check_opts(o));
-    if (o->method == KEDR_FLOW_METHOD_FFT) {
-#ifdef KEDR_HAVE_FFTW
-        if (kedr_ctx_backend(ctx) != KEDR_BACKEND_CPU)
-            return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the FFT Poisson solver runs on the "
-                             "cpu back end only (asked for %s)",
-                             kedr_backend_name(kedr_ctx_backend(ctx)));
-#else
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the FFT Poisson solver needs FFTW: "
-                         "install libfftw3-dev (scripts/install-deps.sh) and rebuild");
-#endif
-    }
+    if (o->method == KEDR_FLOW_METHOD_FFT)
+        KEDR_TRY(flow_fft_check(ctx)); /* cpu with FFTW, cuda with cuFFT (fft.c) */
     if (!kedr_flow_backend_available(kedr_ctx_backend(ctx)))
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr flow: the Poisson solvers run on the cpu "
                          "back end only in this build (asked for %s)",
@@ -233,11 +225,9 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
                       ps->history_cap);
     if (s == KEDR_OK) {
         s = flow_level_diag(ctx, L);
-#ifdef KEDR_HAVE_FFTW
         if (s == KEDR_OK && o->method == KEDR_FLOW_METHOD_FFT)
             s = flow_fft_setup(ps);
         else
-#endif
         if (s == KEDR_OK &&
                  (o->method == KEDR_FLOW_METHOD_MG || o->precond == KEDR_FLOW_PC_MG))
             s = flow_mg_setup(ps);
@@ -255,9 +245,7 @@ void kedr_flow_poisson_destroy(kedr_flow_poisson *ps)
     if (!ps)
         return;
     flow_mg_free(ps);
-#ifdef KEDR_HAVE_FFTW
     flow_fft_free(ps);
-#endif
     flow_level *L = &ps->lv[0];
     double *vecs[] = {L->diag, L->idiag, L->r, ps->r, ps->z, ps->p, ps->q, ps->t, ps->bb};
     for (size_t v = 0; v < sizeof vecs / sizeof vecs[0]; v++)
@@ -287,10 +275,8 @@ kedr_status kedr_flow_poisson_precondition(kedr_flow_poisson *ps, const double *
     const flow_level *L = &ps->lv[0];
     KEDR_TRY(flow_op_copy(ps->ctx, ps->bb, x, L->N * sizeof *x));
     KEDR_TRY(project_mean(ps, L, ps->bb));
-#ifdef KEDR_HAVE_FFTW
     if (ps->o.method == KEDR_FLOW_METHOD_FFT) /* the exact inverse on A's range */
         return flow_fft_solve(ps, ps->bb, y);
-#endif
     if (ps->o.method == KEDR_FLOW_METHOD_MG) {
         KEDR_TRY(flow_mg_vcycle(ps, ps->bb, y));
         return project_mean(ps, L, y);
@@ -412,12 +398,10 @@ kedr_status kedr_flow_poisson_solve(kedr_flow_poisson *ps, double *x, const doub
         return KEDR_OK;
     }
     KEDR_TRY(project_mean(ps, L, x));
-#ifdef KEDR_HAVE_FFTW
     if (ps->o.method == KEDR_FLOW_METHOD_FFT) {
         KEDR_TRY(flow_fft_solve(ps, ps->bb, x));
         info->converged = 1; /* direct: the history holds the residual of the result */
     } else
-#endif
     if (ps->o.method == KEDR_FLOW_METHOD_MG)
         KEDR_TRY(mg_solve(ps, x, ps->bb, bnorm, info));
     else

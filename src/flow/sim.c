@@ -5,6 +5,7 @@
  * A phi = -div(u~)/dt, u = u~ - dt grad phi, P += phi. The step is a sequence of box operations
  * (sim_ops.h) that run where the context lives; this file says which, on which boxes. */
 #include "core/internal.h"
+#include "flow/fft.h"
 #include "flow/ibm.h"
 #include "flow/ops.h"
 #include "flow/sim.h"
@@ -451,14 +452,17 @@ kedr_status flow_umax(const struct kedr_flow *f, double *const q[3], double umax
 double kedr_flow_bytes(const kedr_flow_case *c)
 {
     double padded = 1, cells = 1;
+    int fn[3] = {1, 1, 1}; /* the FFT solver's grid */
     for (int a = 0; a < c->dims; a++) {
+        fn[a] = c->n[a];
         padded *= c->n[a] + 2.0;
         cells *= c->n[a];
     }
     /* u, u~, H, H_old per component; P, phi, rhs; the solver's 9 vectors and its coarse
      * levels' 5 (at most a third of the cells in 2D, a seventh in 3D) */
     return 8 * ((4.0 * c->dims + (c->nbodies > 0)) * padded +
-                (12 + 5.0 / (c->dims == 3 ? 7 : 3)) * cells);
+                (12 + 5.0 / (c->dims == 3 ? 7 : 3)) * cells) +
+           (c->poisson.method == KEDR_FLOW_METHOD_FFT ? flow_fft_bytes(fn) : 0);
 }
 
 double kedr_flow_stable_dt(const kedr_flow_case *c, const double umax[3])

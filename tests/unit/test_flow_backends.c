@@ -1,6 +1,7 @@
 /* The flow solver on every back end (KEDR_BACKEND) against the cpu: a 3D box with a moving lid,
  * a 2D channel from a parabolic inflow to a convective outflow between no-slip walls, and a 3D
- * periodic Taylor–Green start, each a few dozen steps with every pressure solver. The staggered
+ * periodic Taylor–Green start, each a few dozen steps with every pressure solver (PCG with each
+ * preconditioner, and the direct FFT/DCT solver where the back end has it). The staggered
  * velocities must agree with the cpu's within 1e-9 of the largest velocity (sums in another
  * order and the solves' tolerance, 1e-10, set the difference), the pressure-solve iterations
  * within 2 a step. On the cpu alone the same run twice must give the same bits (no race in the
@@ -60,6 +61,21 @@ static kedr_flow_case make(int which)
     return c;
 }
 
+/* The direct FFT/DCT solver: on the cpu with FFTW, on cuda with cuFFT. */
+static int fft_here(kedr_backend b)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (b == KEDR_BACKEND_CUDA)
+        return 1;
+#endif
+#ifdef KEDR_HAVE_FFTW
+    return b == KEDR_BACKEND_CPU;
+#else
+    (void)b;
+    return 0;
+#endif
+}
+
 /* Runs the case; the staggered velocities (all components, one after the other). */
 static double *run(kedr_ctx *ctx, kedr_flow_case c, size_t *len, int64_t *iters)
 {
@@ -89,10 +105,10 @@ int main(void)
 {
     kedr_backend bk[2];
     int nb = tu_backends(bk);
-    const char *pcs[] = {"mg", "ssor", "jacobi", "ainv"};
-    double *ref[3][4] = {{NULL}};
-    size_t reflen[3][4];
-    int64_t refit[3][4];
+    const char *pcs[] = {"mg", "ssor", "jacobi", "ainv", "fft"}; /* fft: the method */
+    double *ref[3][5] = {{NULL}};
+    size_t reflen[3][5];
+    int64_t refit[3][5];
     for (int ib = 0; ib < nb; ib++) {
         if (!kedr_flow_backend_available(bk[ib])) {
             printf("flow: no %s back end in this build; skipped\n", kedr_backend_name(bk[ib]));
@@ -100,9 +116,14 @@ int main(void)
         }
         kedr_ctx *ctx = tu_ctx(bk[ib]);
         for (int w = 0; w < 3; w++)
-            for (int p = 0; p < 4; p++) {
+            for (int p = 0; p < 5; p++) {
                 kedr_flow_case c = make(w);
-                kedr_flow_precond_parse(pcs[p], &c.poisson.precond);
+                if (p == 4) {
+                    c.poisson.method = KEDR_FLOW_METHOD_FFT;
+                    if (!fft_here(bk[ib]))
+                        continue;
+                } else
+                    kedr_flow_precond_parse(pcs[p], &c.poisson.precond);
                 if (p == 2) /* Jacobi: odd periodic sizes are fine, m = 3 */
                     c.poisson.steps = 3;
                 else if (p != 0)
@@ -143,7 +164,7 @@ int main(void)
         kedr_ctx_destroy(ctx);
     }
     for (int w = 0; w < 3; w++)
-        for (int p = 0; p < 4; p++)
+        for (int p = 0; p < 5; p++)
             free(ref[w][p]);
     return tu_finish("test_flow_backends");
 }

@@ -182,9 +182,13 @@ static const variant variants[] = {
     {KEDR_FLOW_METHOD_FFT, KEDR_FLOW_PC_NONE, 1},
 };
 
-/* The FFT solver: with FFTW, on the cpu. */
+/* The FFT solver: on the cpu with FFTW, on cuda with cuFFT. */
 static int fft_here(kedr_ctx *ctx)
 {
+#ifdef KEDR_HAVE_CUDA
+    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA)
+        return 1;
+#endif
 #ifdef KEDR_HAVE_FFTW
     return kedr_ctx_backend(ctx) == KEDR_BACKEND_CPU;
 #else

@@ -14,9 +14,9 @@
  * tolerance every step.
  *
  * The full run to t = 5 is made on the cpu. Every other back end runs the first 1.5 s (240
- * steps) with the pressure by PCG with the approximate inverse (the FFT solver is cpu only, and
- * 41 cells across do not coarsen for multigrid); its cD and cL must agree with the cpu's FFT
- * run of the same 1.5 s within 1e-6 of cD (the pressure solves' tolerance, 1e-8, sets the
+ * steps) with the pressure by PCG with the approximate inverse (an iterative solver against the
+ * direct one; 41 cells across do not coarsen for multigrid); its cD and cL must agree with the
+ * cpu's FFT run of the same 1.5 s within 1e-6 of cD (the pressure solves' tolerance, 1e-8, sets the
  * difference: the cpu's own PCG run, 22 s on 2 cores and so not made here, agrees within
  * 6.5e-9). */
 #include "kedr/flow.h"

@@ -105,6 +105,9 @@ int main(void)
 #ifdef KEDR_HAVE_FFTW
         nothers += bk[ib] == KEDR_BACKEND_CPU; /* the direct solver, with FFTW, on the cpu */
 #endif
+#ifdef KEDR_HAVE_CUDA
+        nothers += bk[ib] == KEDR_BACKEND_CUDA; /* ... and with cuFFT on cuda */
+#endif
         for (int p = 0; p < nothers; p++) {
             double e2, e = run(ctx, 32, others[p], &e2);
             TU_CHECK(fabs(e - err[1]) <= 1e-6 * err[1] + 1e-9, "32^2 with %s: error %.6e, with "
