@@ -22,8 +22,11 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-/* 10: vibrating gases (the particles' levels, array "vib", and three more sample sums) */
-#define CHK_VERSION 10u
+/* 10: vibrating gases (the particles' levels, array "vib", and three more sample sums)
+ * 11: over ranks each cell's (sigma g)max, sample sums and window mark are in the file of the
+ *     rank that owns the cell (the other cells as a fresh simulator has them: the initial
+ *     (sigma g)max, zero sums); a file of 10 may hold a column's sums in two files */
+#define CHK_VERSION 11u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
