@@ -22,8 +22,11 @@
 
 #define CHK_MAGIC "KEDRDSMC"
 #define CHK_END "KEDR-END"
-/* 10: vibrating gases (the particles' levels, array "vib", and three more sample sums) */
-#define CHK_VERSION 10u
+/* 10: vibrating gases (the particles' levels, array "vib", and three more sample sums)
+ * 11: over ranks each cell's (sigma g)max, sample sums and window mark are in the file of the
+ *     rank that owns the cell (the other cells as a fresh simulator has them: the initial
+ *     (sigma g)max, zero sums); a file of 10 may hold a column's sums in two files */
+#define CHK_VERSION 11u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -174,37 +177,36 @@ static kedr_status global_ranges(kedr_dsmc *sim, uint32_t **out)
     return s;
 }
 
-/* The inverse, after a read: the file's ranges by global cell (in sim->starts and counts, room
- * for the whole grid) down to the rank's own cells. */
-static kedr_status local_ranges(kedr_dsmc *sim, const char *path)
+/* A per-cell array of the rank's layout (rows of nlocal, elem bytes a cell; context memory, or
+ * host memory when host is set) written by the grid's cells: the rank's own, and the other
+ * ranks' cells as a fresh simulator has them (fill: one element, sg_init or zero). */
+static kedr_status put_cells(chk_writer *w, kedr_dsmc *sim, const void *local, int host,
+                             size_t elem, size_t rows, const void *fill, void *buf)
 {
     size_t nc = sim->ncells, nl = sim->nlocal;
-    uint32_t *g = malloc(2 * nc * sizeof *g);
-    kedr_status s = g ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu "
-                                            "cells", path, nc);
-    if (s == KEDR_OK)
-        s = kedr_download(sim->ctx, g, sim->starts, nc * sizeof *g);
-    if (s == KEDR_OK)
-        s = kedr_download(sim->ctx, g + nc, sim->counts, nc * sizeof *g);
-    if (s == KEDR_OK) {
-        size_t l = 0;
-        for (size_t c = 0; c < nc; c++) {
-            if ((uint32_t)(c % sim->cmap.nx) - sim->cmap.x0 >= sim->cmap.w) {
-                if (g[nc + c])
-                    s = kedr_fail(KEDR_ERR_PARSE, "%s: cell %zu holds %u particles but lies in "
-                                  "another rank's columns", path, c, g[nc + c]);
-                continue;
-            }
-            g[l] = g[c];
-            g[nc + l] = g[nc + c];
-            l++;
-        }
+    if (sim->nranks <= 1) { /* every cell the rank's, in the grid's order */
+        if (host)
+            put(w, local, nc * elem * rows);
+        else
+            KEDR_TRY(put_ctx(w, sim->ctx, local, nc * elem * rows, buf));
+        return KEDR_OK;
     }
-    if (s == KEDR_OK)
-        s = kedr_upload(sim->ctx, sim->starts, g, nl * sizeof *g);
-    if (s == KEDR_OK)
-        s = kedr_upload(sim->ctx, sim->counts, g + nc, nl * sizeof *g);
-    free(g);
+    void *mine = host ? NULL : malloc((nl ? nl : 1) * elem * rows);
+    char *grid = malloc(nc * elem);
+    kedr_status s = grid && (host || mine) ? KEDR_OK
+        : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_write_checkpoint: out of host memory for %zu "
+                    "cells", nc);
+    if (s == KEDR_OK && !host)
+        s = kedr_download(sim->ctx, mine, local, nl * elem * rows);
+    for (size_t k = 0; s == KEDR_OK && k < rows; k++) {
+        for (size_t c = 0; c < nc; c++)
+            memcpy(grid + c * elem, fill, elem);
+        dsmc_cells_to_grid(sim, (const char *)(host ? local : mine) + k * nl * elem, grid, elem,
+                           1);
+        put(w, grid, nc * elem);
+    }
+    free(mine);
+    free(grid);
     return s;
 }
 
@@ -237,11 +239,12 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
         KEDR_TRY(put_ctx(w, sim->ctx, dsmc_indexed_all(sim) ? sim->starts : NULL, nc * 4, buf));
         KEDR_TRY(put_ctx(w, sim->ctx, dsmc_indexed_all(sim) ? sim->counts : NULL, nc * 4, buf));
     }
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->sgmax, nc * sizeof *sim->sgmax, buf));
+    const double zero = 0;
+    KEDR_TRY(put_cells(w, sim, sim->sgmax, 0, sizeof *sim->sgmax, 1, &sim->sg_init, buf));
     KEDR_TRY(dsmc_sample_sums(sim));
-    KEDR_TRY(put_ctx(w, sim->ctx, sim->acc, nc * 8 * h.nacc, buf));
+    KEDR_TRY(put_cells(w, sim, sim->acc, 0, 8, h.nacc, &zero, buf));
     if (h.marked)
-        put(w, sim->mark, nc * 8 * h.nacc);
+        KEDR_TRY(put_cells(w, sim, sim->mark, 1, 8, h.nacc, &zero, buf));
     if (h.nelem)
         KEDR_TRY(put_ctx(w, sim->ctx, sim->geo.surf, h.nelem * 8 * DSMC_NSURF, buf));
     uint64_t sum = w->hash;
@@ -574,6 +577,10 @@ static kedr_status get_ctx(chk_reader *r, chk_limits *l, const chk_array *a, ked
 typedef struct {
     double *acc, *surf, *mark;
     float *sgmax;
+    /* 0: a rank's own file over as many ranks, read by the grid's cells into these host arrays
+     * (surf unused; starts and counts: the cell ranges) to be made local after (cells_local) */
+    int gather;
+    uint32_t *starts, *counts;
 } chk_merge;
 
 static kedr_status get_merge(chk_reader *r, chk_limits *l, const chk_array *a, void *dst,
@@ -767,7 +774,9 @@ static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *
 static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim, chk_limits *l,
                              int load, chk_merge *m, void *buf)
 {
-    int merge = load && m; /* gathering: after the particles sim holds, cell arrays combined */
+    int merge = load && m && m->gather; /* gathering: after the particles sim holds, cell arrays
+                                         * combined */
+    int staged = load && m && !m->gather; /* over ranks: the cell arrays into m, by grid cell */
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&sim->a, &sim->p, fields);
     kedr_ctx *ctx = sim->ctx;
@@ -789,8 +798,13 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
                     sgmax = {"(sigma g)max", A_SGMAX, 0}, acc = {"sample sum", A_ACC, 0},
                     surf = {"surface sum", A_SURF, 0};
     l->next = 0;
-    KEDR_TRY(get_ctx(r, l, &starts, ctx, load && !merge ? sim->starts : NULL, nc * 4, buf));
-    KEDR_TRY(get_ctx(r, l, &counts, ctx, load && !merge ? sim->counts : NULL, nc * 4, buf));
+    if (staged) {
+        KEDR_TRY(get_ctx(r, l, &starts, NULL, m->starts, nc * 4, buf));
+        KEDR_TRY(get_ctx(r, l, &counts, NULL, m->counts, nc * 4, buf));
+    } else {
+        KEDR_TRY(get_ctx(r, l, &starts, ctx, load && !merge ? sim->starts : NULL, nc * 4, buf));
+        KEDR_TRY(get_ctx(r, l, &counts, ctx, load && !merge ? sim->counts : NULL, nc * 4, buf));
+    }
     if (h->sorted && l->next != h->n)
         return kedr_fail(KEDR_ERR_PARSE, "%s: the cell counts add up to %llu: expected the %llu "
                          "particles", r->path, (unsigned long long)l->next,
@@ -803,6 +817,13 @@ static kedr_status read_body(chk_reader *r, const chk_header *h, kedr_dsmc *sim,
             KEDR_TRY(get_merge(r, l, &mark, m->mark, 0, nc * 8 * dsmc_nacc(&sim->p), buf));
         if (h->nelem)
             KEDR_TRY(get_merge(r, l, &surf, m->surf, 0, h->nelem * 8 * DSMC_NSURF, buf));
+    } else if (staged) {
+        KEDR_TRY(get_ctx(r, l, &sgmax, NULL, m->sgmax, nc * sizeof *sim->sgmax, buf));
+        KEDR_TRY(get_ctx(r, l, &acc, NULL, m->acc, nc * 8 * dsmc_nacc(&sim->p), buf));
+        if (h->marked)
+            KEDR_TRY(get_ctx(r, l, &mark, NULL, m->mark, nc * 8 * dsmc_nacc(&sim->p), buf));
+        if (h->nelem)
+            KEDR_TRY(get_ctx(r, l, &surf, ctx, sim->geo.surf, h->nelem * 8 * DSMC_NSURF, buf));
     } else {
         KEDR_TRY(get_ctx(r, l, &sgmax, ctx, load ? sim->sgmax : NULL, nc * sizeof *sim->sgmax,
                          buf));
@@ -901,6 +922,56 @@ static void restore(kedr_dsmc *sim, const chk_header *h)
     sim->mid_step = 0;
 }
 
+/* The file's ranges by global cell (g, host memory, 2 x ncells words: starts, then counts)
+ * down to the rank's own cells. */
+static kedr_status local_ranges(kedr_dsmc *sim, uint32_t *g, const char *path)
+{
+    size_t nc = sim->ncells, nl = sim->nlocal, l = 0;
+    kedr_status s = KEDR_OK;
+    for (size_t c = 0; c < nc; c++) {
+        if ((uint32_t)(c % sim->cmap.nx) - sim->cmap.x0 >= sim->cmap.w) {
+            if (g[nc + c])
+                s = kedr_fail(KEDR_ERR_PARSE, "%s: cell %zu holds %u particles but lies in "
+                              "another rank's columns", path, c, g[nc + c]);
+            continue;
+        }
+        g[l] = g[c];
+        g[nc + l] = g[nc + c];
+        l++;
+    }
+    if (s == KEDR_OK)
+        s = kedr_upload(sim->ctx, sim->starts, g, nl * sizeof *g);
+    if (s == KEDR_OK)
+        s = kedr_upload(sim->ctx, sim->counts, g + nc, nl * sizeof *g);
+    return s;
+}
+
+/* The (sigma g)max, sample sums and window mark of the grid (host arrays of m; mark only when
+ * marked) to the rank's own cells, after its split is set. */
+static kedr_status cells_local(kedr_dsmc *sim, const chk_merge *m, int marked, const char *fn)
+{
+    size_t nl = sim->nlocal, nacc = dsmc_nacc(&sim->p);
+    KEDR_TRY(dsmc_sample_sums(sim));
+    void *loc = malloc((nl ? nl : 1) * nacc * sizeof(double));
+    if (!loc)
+        return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu cells", fn, nl);
+    dsmc_cells_from_grid(sim, m->sgmax, loc, sizeof(float), 1, 0);
+    kedr_status s = kedr_upload(sim->ctx, sim->sgmax, loc, nl * sizeof(float));
+    if (s == KEDR_OK) {
+        dsmc_cells_from_grid(sim, m->acc, loc, sizeof(double), nacc, 1);
+        s = kedr_upload(sim->ctx, sim->acc, loc, nl * nacc * sizeof(double));
+    }
+    free(sim->mark);
+    sim->mark = NULL;
+    if (s == KEDR_OK && marked) {
+        dsmc_cells_from_grid(sim, m->mark, loc, sizeof(double), nacc, 1);
+        sim->mark = loc;
+        loc = NULL;
+    }
+    free(loc);
+    return s;
+}
+
 kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
 {
     const char *fn = "kedr_dsmc_read_checkpoint";
@@ -926,28 +997,51 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
         s = dsmc_reserve(sim, (size_t)h.n);
     if (s == KEDR_OK)
         s = dsmc_sample_sums(sim);
-    if (s == KEDR_OK) { /* the window's mark: as the file has it, or none */
+    /* Over ranks the cell arrays come by the grid's cells into host memory, and are made the
+     * rank's own after its split is set (the file's). */
+    size_t nc = sim->ncells, nacc = dsmc_nacc(&sim->p);
+    int staged = sim->nranks > 1;
+    chk_merge g;
+    memset(&g, 0, sizeof g);
+    if (s == KEDR_OK && staged) {
+        g.sgmax = malloc(nc * sizeof *g.sgmax);
+        g.acc = malloc(nc * nacc * sizeof *g.acc);
+        g.mark = h.marked ? malloc(nc * nacc * sizeof *g.mark) : NULL;
+        g.starts = malloc(2 * nc * sizeof *g.starts);
+        g.counts = g.starts ? g.starts + nc : NULL;
+        if (!g.sgmax || !g.acc || (h.marked && !g.mark) || !g.starts)
+            s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu cells", fn, nc);
+        if (s == KEDR_OK)
+            memset(g.starts, 0, 2 * nc * sizeof *g.starts);
+    }
+    if (s == KEDR_OK && !staged) { /* the window's mark: as the file has it, or none */
         free(sim->mark);
         sim->mark = h.marked ? malloc(sim->ncells * 8 * dsmc_nacc(&sim->p)) : NULL;
         if (h.marked && !sim->mark)
             s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
     }
     if (s == KEDR_OK) {
-        s = read_pass(&r, sim, &l, &again, &h, NULL, buf);
+        s = read_pass(&r, sim, &l, &again, &h, staged ? &g : NULL, buf);
         if (s != KEDR_OK)
             s = emptied(sim, s);
     }
     dsmc_decomp d;
     memset(&d, 0, sizeof d);
-    if (s == KEDR_OK && h.nranks > 1) { /* the split the run had (it may have balanced) */
+    if (s == KEDR_OK && staged) { /* the split the run had (it may have balanced) */
         s = dsmc_decomp_from(&d, sim->p.nx, h.nranks, r.col0);
         if (s == KEDR_OK)
-            dsmc_decomp_adopt(sim, &d);
-        if (s == KEDR_OK && h.sorted && sim->nlocal != sim->ncells)
-            s = local_ranges(sim, path);
+            s = dsmc_decomp_adopt(sim, &d);
+        if (s == KEDR_OK && h.sorted)
+            s = local_ranges(sim, g.starts, path);
+        if (s == KEDR_OK)
+            s = cells_local(sim, &g, (int)h.marked, fn);
         if (s != KEDR_OK)
             s = emptied(sim, s);
     }
+    free(g.sgmax);
+    free(g.acc);
+    free(g.mark);
+    free(g.starts);
     fclose(r.f);
     free(r.col0);
     free(l.starts);
@@ -986,23 +1080,21 @@ kedr_status kedr_dsmc_restart_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_co
 /* ---- gathering another run's ranks -------------------------------------------------------- */
 
 /* Adds the checkpoints paths[0..n) to sim (a rank's share of another run's files): their
- * particles after sim's, their sample and surface sums added, their (sigma g)max the largest;
- * *h0 receives the first file's header. sim's own arrays are those of an empty simulator. */
-static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths, chk_header *h0)
+ * particles after sim's, their surface sums added; their sample sums and window marks added,
+ * and their (sigma g)max the largest, into the grid's arrays of m (which the caller combines
+ * over the ranks); *h0 receives the first file's header. sim's own arrays are those of an
+ * empty simulator. */
+static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths, chk_header *h0,
+                                chk_merge *mm)
 {
     const char *fn = "kedr_dsmc_restart_files";
-    size_t nc = sim->ncells, ns = sim->geo.surf ? sim->geo.nelem * DSMC_NSURF : 0;
-    size_t nacc = dsmc_nacc(&sim->p);
-    chk_merge m = {calloc(nc * nacc, sizeof(double)), calloc(ns ? ns : 1, sizeof(double)),
-                   calloc(nc * nacc, sizeof(double)), malloc(nc * sizeof(float))};
-    uint32_t *starts = malloc(nc * sizeof *starts);
+    size_t ns = sim->geo.surf ? sim->geo.nelem * DSMC_NSURF : 0;
+    chk_merge m = *mm;
+    m.surf = calloc(ns ? ns : 1, sizeof(double));
+    uint32_t *starts = malloc(sim->ncells * sizeof *starts);
     void *buf = malloc(CHK_CHUNK);
-    kedr_status s = m.acc && m.surf && m.mark && m.sgmax && starts && buf
+    kedr_status s = m.surf && starts && buf
                         ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
-    if (s == KEDR_OK)
-        s = kedr_download(sim->ctx, m.sgmax, sim->sgmax, nc * sizeof(float));
-    if (s == KEDR_OK)
-        s = dsmc_sample_sums(sim);
     uint64_t count[6] = {0, 0, 0, 0, 0, 0};
     double sep[2] = {0, 0};
     for (int i = 0; i < n && s == KEDR_OK; i++) {
@@ -1045,17 +1137,8 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
         sep[0] += h.sep_mfp;
         sep[1] += h.total_sep_mfp;
     }
-    if (s == KEDR_OK)
-        s = kedr_upload(sim->ctx, sim->sgmax, m.sgmax, nc * sizeof(float));
-    if (s == KEDR_OK)
-        s = kedr_upload(sim->ctx, sim->acc, m.acc, nc * dsmc_nacc(&sim->p) * sizeof(double));
     if (s == KEDR_OK && ns)
         s = kedr_upload(sim->ctx, sim->geo.surf, m.surf, ns * sizeof(double));
-    if (s == KEDR_OK && n > 0 && h0->marked) { /* the marks add up as the sums do */
-        free(sim->mark);
-        sim->mark = m.mark;
-        m.mark = NULL;
-    }
     if (s == KEDR_OK) { /* the header as one file of them all: these counts summed */
         size_t n_all = sim->n;
         h0->collisions = count[0];
@@ -1068,10 +1151,7 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
         h0->sorted = h0->located = 0;
         h0->n = n_all;
     }
-    free(m.acc);
     free(m.surf);
-    free(m.mark);
-    free(m.sgmax);
     free(starts);
     free(buf);
     return s;
@@ -1111,8 +1191,16 @@ kedr_status kedr_dsmc_restart_files(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr
         list[mine++] = paths[i];
     chk_header h;
     memset(&h, 0, sizeof h);
+    /* the cell arrays by the grid's cells: as a fresh simulator has them, then the files' */
+    size_t nc = (*sim)->ncells, nacc = dsmc_nacc(&(*sim)->p);
+    chk_merge m = {calloc(nc * nacc, sizeof(double)), NULL, calloc(nc * nacc, sizeof(double)),
+                   malloc(nc * sizeof(float)), 1, NULL, NULL};
+    if (s == KEDR_OK && (!m.acc || !m.mark || !m.sgmax))
+        s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu cells", fn, nc);
+    for (size_t i = 0; s == KEDR_OK && i < nc; i++)
+        m.sgmax[i] = (*sim)->sg_init;
     if (s == KEDR_OK && mine)
-        s = gather_files(*sim, mine, list, &h);
+        s = gather_files(*sim, mine, list, &h, &m);
     free(list);
     if (comm)
         s = kedr_comm_agree(comm, s);
@@ -1126,14 +1214,26 @@ kedr_status kedr_dsmc_restart_files(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr
             h.sep_mfp = h.total_sep_mfp = 0;
             h.sorted = h.located = 0;
             h.n = 0;
-            if (h.marked) { /* its sums start at zero, and so does its mark */
-                (*sim)->mark = calloc((*sim)->ncells * dsmc_nacc(&(*sim)->p), sizeof(double));
-                if (!(*sim)->mark)
-                    s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
-            }
         }
         s = kedr_comm_agree(comm, s);
     }
+    /* Each cell's sums and (sigma g)max from the files that hold it (the rank that wrote it
+     * owned it), whichever rank read them, to the rank that owns it now. */
+    if (s == KEDR_OK && comm && nranks > 1) {
+        s = kedr_comm_allreduce(comm, KEDR_F32, KEDR_OP_MAX, m.sgmax, nc);
+        if (s == KEDR_OK)
+            s = kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_SUM, m.acc, nc * nacc);
+        if (s == KEDR_OK && h.marked)
+            s = kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_SUM, m.mark, nc * nacc);
+        s = kedr_comm_agree(comm, s);
+    }
+    if (s == KEDR_OK)
+        s = cells_local(*sim, &m, (int)h.marked, fn);
+    if (comm)
+        s = kedr_comm_agree(comm, s);
+    free(m.acc);
+    free(m.mark);
+    free(m.sgmax);
     if (s == KEDR_OK) {
         size_t n = (*sim)->n;
         restore(*sim, &h);

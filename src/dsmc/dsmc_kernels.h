@@ -2090,7 +2090,7 @@ DSMC_HD uint32_t dsmc_ntc_candidates(const dsmc_params *p, double pairs_rate, do
 DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t start, uint32_t n,
                                    const double *x, const double *y, const double *z, double *vx,
                                    double *vy, double *vz, float *erot, uint8_t *vib,
-                                   const uint8_t *sp, uint32_t *last, float *sgmax_cell,
+                                   const uint8_t *sp, uint32_t *last, float *sgmax_at,
                                    uint32_t *cand,
                                    double *sep_mfp, const dsmc_sg_bounds *sgb,
                                    const dsmc_chem *ch)
@@ -2101,7 +2101,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
     if (!dsmc_cell_rates(p, cell, n, &volume, &weight, &pairs_rate))
         return 0;
     dsmc_rng r = dsmc_rng_make(p->seed, cell, p->step, DSMC_P_COLLIDE);
-    double sgmax = sgmax_cell[cell], sep = 0;
+    double sgmax = *sgmax_at, sep = 0;
     const double tcell = dsmc_vib_tcell(p, start, n, vx, vy, vz, sp, vib);
     if (p->partner == KEDR_DSMC_PARTNER_NEAREST)
         for (uint32_t k = start; k < start + n; k++)
@@ -2136,7 +2136,7 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
             w = next;
         }
     }
-    sgmax_cell[cell] = dsmc_float_up(sgmax);
+    *sgmax_at = dsmc_float_up(sgmax);
     *cand = m;
     if (ncoll)
         *sep_mfp = sep * dsmc_inv_mfp(p, weight, volume, start, n, vx, vy, vz, sp);

@@ -102,6 +102,72 @@ void dsmc_cells_mine(kedr_dsmc *sim)
     sim->xtiles_n = 0;
 }
 
+kedr_status dsmc_cells_room(kedr_dsmc *sim)
+{
+    size_t nl = sim->nlocal ? sim->nlocal : 1;
+    if (nl <= sim->cells_cap && sim->starts)
+        return KEDR_OK;
+    kedr_ctx *ctx = sim->ctx;
+    int sums = sim->acc != NULL;
+    size_t nacc = dsmc_nacc(&sim->p);
+    kedr_free(ctx, sim->starts);
+    kedr_free(ctx, sim->counts);
+    kedr_free(ctx, sim->sgmax);
+    kedr_free(ctx, sim->acc);
+    free(sim->mark);
+    sim->starts = sim->counts = NULL;
+    sim->sgmax = NULL;
+    sim->acc = sim->mark = NULL;
+    sim->cells_cap = 0;
+    float *h = malloc(nl * sizeof *h);
+    kedr_status s = h ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: out of host memory for "
+                                            "%zu cells", nl);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->starts, nl * 4);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nl * 4);
+    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nl * sizeof *sim->sgmax);
+    if (s == KEDR_OK) {
+        for (size_t i = 0; i < nl; i++)
+            h[i] = sim->sg_init;
+        s = kedr_upload(ctx, sim->sgmax, h, nl * sizeof *h);
+    }
+    free(h);
+    if (s == KEDR_OK && sums)
+        s = kedr_alloc(ctx, (void **)&sim->acc, nl * 8 * nacc);
+    if (s == KEDR_OK && sums)
+        s = kedr_memset(ctx, sim->acc, 0, nl * 8 * nacc);
+    if (s == KEDR_OK)
+        sim->cells_cap = nl;
+    return s;
+}
+
+void dsmc_cells_to_grid(const kedr_dsmc *sim, const void *local, void *grid, size_t elem,
+                        size_t rows)
+{
+    size_t nc = sim->ncells, nl = sim->nlocal;
+    for (size_t k = 0; k < rows; k++)
+        for (size_t c = 0; c < nl; c++) {
+            uint32_t g = dsmc_cell_global(sim->cmap, (uint32_t)c);
+            if (dsmc_owns_cell(sim, g))
+                memcpy((char *)grid + (k * nc + g) * elem, (const char *)local + (k * nl + c) * elem,
+                       elem);
+        }
+}
+
+void dsmc_cells_from_grid(const kedr_dsmc *sim, const void *grid, void *local, size_t elem,
+                          size_t rows, int own_only)
+{
+    size_t nc = sim->ncells, nl = sim->nlocal;
+    for (size_t k = 0; k < rows; k++)
+        for (size_t c = 0; c < nl; c++) {
+            uint32_t g = dsmc_cell_global(sim->cmap, (uint32_t)c);
+            char *to = (char *)local + (k * nl + c) * elem;
+            if (own_only && !dsmc_owns_cell(sim, g))
+                memset(to, 0, elem);
+            else
+                memcpy(to, (const char *)grid + (k * nc + g) * elem, elem);
+        }
+}
+
 /* Where a particle goes: the owner of its cell's column, or this rank for one that left. Keys
  * in the rank's terms (sim->keys_local, dsmc_key_of): the owner of a leaver's column, this rank
  * for the others. */
@@ -835,7 +901,7 @@ kedr_status dsmc_exchange_tiles(kedr_dsmc *sim, uint32_t **tiles)
     return KEDR_OK;
 }
 
-void dsmc_decomp_adopt(kedr_dsmc *sim, dsmc_decomp *d)
+kedr_status dsmc_decomp_adopt(kedr_dsmc *sim, dsmc_decomp *d)
 {
     dsmc_decomp_free(&sim->decomp);
     sim->decomp = *d;
@@ -845,6 +911,75 @@ void dsmc_decomp_adopt(kedr_dsmc *sim, dsmc_decomp *d)
         kedr_free(sim->ctx, sim->xowner);
         sim->xowner = NULL;
     }
+    return dsmc_cells_room(sim);
+}
+
+/* A new split d for the rank's per-cell arrays: every rank puts its own cells' (sigma g)max,
+ * sample sums and window mark into arrays of the grid (the other cells at sg_init and zero),
+ * which are combined over the ranks (the largest and the sum: each cell is one rank's), and
+ * takes its cells of the new split from them. Collective. */
+static kedr_status cells_handover(kedr_dsmc *sim, dsmc_decomp *d)
+{
+    size_t nc = sim->ncells, nl = sim->nlocal, nacc = dsmc_nacc(&sim->p);
+    int sums = sim->acc != NULL, marked = sim->mark != NULL;
+    size_t most = nl > nc ? nl : nc;
+    float *sg = malloc(nc * sizeof *sg);
+    double *acc = sums ? calloc(nc * nacc, sizeof *acc) : NULL;
+    double *mark = marked ? calloc(nc * nacc, sizeof *mark) : NULL;
+    void *loc = malloc(most * nacc * sizeof(double));
+    kedr_status s = sg && loc && (acc || !sums) && (mark || !marked)
+                        ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host memory for "
+                                              "the sums of %zu cells", nc);
+    if (s == KEDR_OK) {
+        for (size_t i = 0; i < nc; i++)
+            sg[i] = sim->sg_init;
+        s = kedr_download(sim->ctx, loc, sim->sgmax, nl * sizeof *sg);
+    }
+    if (s == KEDR_OK) {
+        dsmc_cells_to_grid(sim, loc, sg, sizeof *sg, 1);
+        if (sums)
+            s = kedr_download(sim->ctx, loc, sim->acc, nl * nacc * sizeof *acc);
+    }
+    if (s == KEDR_OK && sums)
+        dsmc_cells_to_grid(sim, loc, acc, sizeof *acc, nacc);
+    if (s == KEDR_OK && marked)
+        dsmc_cells_to_grid(sim, sim->mark, mark, sizeof *mark, nacc);
+    s = kedr_comm_agree(sim->comm, s);
+    if (s == KEDR_OK)
+        s = kedr_comm_allreduce(sim->comm, KEDR_F32, KEDR_OP_MAX, sg, nc);
+    if (s == KEDR_OK && sums)
+        s = kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, acc, nc * nacc);
+    if (s == KEDR_OK && marked)
+        s = kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, mark, nc * nacc);
+    if (s == KEDR_OK)
+        s = dsmc_decomp_adopt(sim, d);
+    else
+        dsmc_decomp_free(d);
+    nl = sim->nlocal;
+    if (s == KEDR_OK) {
+        dsmc_cells_from_grid(sim, sg, loc, sizeof *sg, 1, 0);
+        s = kedr_upload(sim->ctx, sim->sgmax, loc, nl * sizeof *sg);
+    }
+    if (s == KEDR_OK && sums && !sim->acc)
+        s = dsmc_sample_sums(sim);
+    if (s == KEDR_OK && sums) {
+        dsmc_cells_from_grid(sim, acc, loc, sizeof *acc, nacc, 1);
+        s = kedr_upload(sim->ctx, sim->acc, loc, nl * nacc * sizeof *acc);
+    }
+    if (s == KEDR_OK && marked) {
+        double *m = realloc(sim->mark, (nl ? nl : 1) * nacc * sizeof *m);
+        s = m ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host memory for the "
+                                    "window's mark");
+        if (m) {
+            sim->mark = m;
+            dsmc_cells_from_grid(sim, mark, m, sizeof *m, nacc, 1);
+        }
+    }
+    free(sg);
+    free(acc);
+    free(mark);
+    free(loc);
+    return s;
 }
 
 kedr_status dsmc_balance(kedr_dsmc *sim, int *moved)
@@ -893,22 +1028,18 @@ kedr_status dsmc_balance(kedr_dsmc *sim, int *moved)
         dsmc_decomp_free(&d);
         return s;
     }
-    /* Every rank computed the same split from the same sums. The (sigma g)max of a column
-     * changing hands is its old owner's: the largest over the ranks (it only grows). */
-    dsmc_decomp_adopt(sim, &d);
-    float *sg = malloc(nc * sizeof *sg);
-    s = sg ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host memory for %zu cells", nc);
+    /* every rank computed the same split from the same sums */
+    s = dsmc_split_to(sim, &d);
     if (s == KEDR_OK)
-        s = kedr_download(sim->ctx, sg, sim->sgmax, nc * sizeof *sg);
-    if (s == KEDR_OK)
-        s = kedr_comm_allreduce(sim->comm, KEDR_F32, KEDR_OP_MAX, sg, nc);
-    if (s == KEDR_OK)
-        s = kedr_upload(sim->ctx, sim->sgmax, sg, nc * sizeof *sg);
-    free(sg);
+        *moved = 1;
+    return s;
+}
+
+kedr_status dsmc_split_to(kedr_dsmc *sim, dsmc_decomp *d)
+{
+    kedr_status s = cells_handover(sim, d);
     s = kedr_comm_agree(sim->comm, s);
     if (s == KEDR_OK)
         s = dsmc_exchange(sim, sim->comm, &sim->decomp, NULL);
-    if (s == KEDR_OK)
-        *moved = 1;
     return s;
 }

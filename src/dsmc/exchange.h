@@ -32,8 +32,13 @@ kedr_status dsmc_exchange(struct kedr_dsmc *sim, kedr_comm *comm, const dsmc_dec
  * timed, so that a run and its restart split alike. *moved: 1 when the split changed.
  * Collective. */
 kedr_status dsmc_balance(struct kedr_dsmc *sim, int *moved);
-/* Makes d the rank's split (taking its arrays; d is left empty). */
-void dsmc_decomp_adopt(struct kedr_dsmc *sim, dsmc_decomp *d);
+/* Makes d the split of the ranks (taking its arrays; every rank passes the same): a column
+ * changing hands takes its (sigma g)max, sample sums and window mark to its new owner, and the
+ * particles go to the ranks that own their cells now. Collective. */
+kedr_status dsmc_split_to(struct kedr_dsmc *sim, dsmc_decomp *d);
+/* Makes d the rank's split (taking its arrays; d is left empty), with room in the per-cell
+ * arrays for its cells (dsmc_cells_room: what they held is the caller's to move). */
+kedr_status dsmc_decomp_adopt(struct kedr_dsmc *sim, dsmc_decomp *d);
 
 /* When the simulator goes: the exchange's staging buffers freed (and its device buffer's
  * registration released: not collective), and with KEDR_DSMC_XPROF=1 in the environment its

@@ -472,8 +472,8 @@ static uint64_t sep_over_mfp(const dsmc_params *p, uint32_t nc, const uint32_t *
     return sum;
 }
 
-/* Local cells c0 .. c1 - 1 (cell[]: their local numbers, for starts and counts; gcell[]: their
- * global ones, for the draws and (sigma g)max). */
+/* Local cells c0 .. c1 - 1 (cell[]: their local numbers, for starts, counts and (sigma g)max;
+ * gcell[]: their global ones, for the draws). */
 static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, size_t c1,
                               const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
                               uint32_t *last, float *sgmax_cell, const dsmc_sg_bounds *sgb,
@@ -497,7 +497,7 @@ static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, 
             continue; /* fewer than two molecules or no gas */
         cell[b] = (uint32_t)c;
         gcell[b] = g;
-        sgmax[b] = sgmax_cell[g];
+        sgmax[b] = sgmax_cell[c];
         sep[b] = 0;
         ncoll[b] = 0;
         tcell[b] = dsmc_vib_tcell(p, starts[c], counts[c], a.vx, a.vy, a.vz, a.sp, a.vib);
@@ -546,7 +546,7 @@ static void collide_ntc_block(const dsmc_params *p, dsmc_cellmap cm, size_t c0, 
         }
     }
     for (uint32_t j = 0; j < nc; j++) {
-        sgmax_cell[gcell[j]] = dsmc_float_up(sgmax[j]);
+        sgmax_cell[cell[j]] = dsmc_float_up(sgmax[j]);
         sum->cand += m[j];
         sum->coll += ncoll[j];
     }
@@ -587,7 +587,7 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, si
                 double sc = 0;
                 s.coll += dsmc_collide_cell(p, dsmc_cell_global(cm, (uint32_t)c), starts[c],
                                             counts[c], a.x, a.y, a.z, a.vx, a.vy, a.vz, a.erot,
-                                            a.vib, a.sp, perm, sgmax, &m, &sc, sgb, ch);
+                                            a.vib, a.sp, perm, sgmax + c, &m, &sc, sgb, ch);
                 s.cand += m;
                 s.sep += dsmc_sep_fixed(sc);
             }
@@ -601,15 +601,15 @@ static void collide_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, si
     *nsep = (double)sep / DSMC_SEP_UNIT;
 }
 
-/* The nlocal cells of cm into acc (rows of ncells, by global cell). */
-static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, size_t nlocal,
-                       size_t ncells, const uint32_t *starts, const uint32_t *counts,
-                       dsmc_particles a, double *acc)
+/* The nlocal cells into acc (rows of nlocal, by local cell). */
+static void sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t nlocal,
+                       const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                       double *acc)
 {
 #pragma omp parallel for schedule(static) num_threads(ctx->threads) if (nlocal > DSMC_OMP_MIN / 4)
     for (size_t c = 0; c < nlocal; c++)
-        dsmc_sample_cell(p, dsmc_cell_global(cm, (uint32_t)c), ncells, starts[c], counts[c], a.vx,
-                         a.vy, a.vz, a.erot, a.vib, a.sp, acc);
+        dsmc_sample_cell(p, (uint32_t)c, nlocal, starts[c], counts[c], a.vx, a.vy, a.vz, a.erot,
+                         a.vib, a.sp, acc);
 }
 
 /* ---- state -------------------------------------------------------------------------------- */
@@ -1144,14 +1144,8 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
             sg0 = sg > sg0 ? sg : sg0;
         }
 
-    kedr_status s = KEDR_OK;
-    size_t nc = sim->ncells;
-    float *h = malloc(nc * sizeof *h);
-    if (!h)
-        s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory for %zu cells", fn, nc);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->starts, nc * 4);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->counts, nc * 4);
-    if (s == KEDR_OK) s = kedr_alloc(ctx, (void **)&sim->sgmax, nc * sizeof *sim->sgmax);
+    sim->sg_init = dsmc_float_up(sg0);
+    kedr_status s = dsmc_cells_room(sim); /* the rank's own cells */
     /* a vibrating gas: 2 DSMC_MAXS more words, the vibrational sums (vib_sums) */
     if (s == KEDR_OK)
         s = kedr_alloc(ctx, (void **)&sim->counters,
@@ -1160,12 +1154,6 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
         s = kedr_alloc(ctx, (void **)&sim->chem_counts, (DSMC_MAXR + 2) * sizeof(uint64_t));
     if (s == KEDR_OK && !KEDR_IS_CUDA(ctx) && !(sim->sgb = sg_bounds(p)))
         s = kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", fn);
-    if (s == KEDR_OK) {
-        for (size_t i = 0; i < nc; i++)
-            h[i] = dsmc_float_up(sg0);
-        s = kedr_upload(ctx, sim->sgmax, h, nc * sizeof *h);
-    }
-    free(h);
     if (s == KEDR_OK) { /* a fill reserves what it makes itself */
         double volume = (c->hi[0] - c->lo[0]) * (c->hi[1] - c->lo[1]) *
                         (three ? c->hi[2] - c->lo[2] : 1.0);
@@ -1469,7 +1457,7 @@ kedr_status dsmc_sample_sums(kedr_dsmc *sim)
 {
     if (sim->acc)
         return KEDR_OK;
-    size_t bytes = sim->ncells * 8 * dsmc_nacc(&sim->p);
+    size_t bytes = sim->cells_cap * 8 * dsmc_nacc(&sim->p);
     KEDR_TRY(kedr_alloc(sim->ctx, (void **)&sim->acc, bytes));
     return kedr_memset(sim->ctx, sim->acc, 0, bytes);
 }
@@ -1479,12 +1467,11 @@ static kedr_status run_sample(kedr_dsmc *sim)
     KEDR_TRY(dsmc_sample_sums(sim));
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->ncells,
-                                  sim->starts, sim->counts, sim->a, sim->acc));
+        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, sim->nlocal, sim->starts, sim->counts,
+                                  sim->a, sim->acc));
     else
 #endif
-        sample_cpu(sim->ctx, &sim->p, sim->cmap, sim->nlocal, sim->ncells, sim->starts,
-                   sim->counts, sim->a, sim->acc);
+        sample_cpu(sim->ctx, &sim->p, sim->nlocal, sim->starts, sim->counts, sim->a, sim->acc);
     sim->samples++;
     return KEDR_OK;
 }
@@ -1498,18 +1485,16 @@ static kedr_status run_sample(kedr_dsmc *sim)
 static kedr_status total_energy(kedr_dsmc *sim, double *energy)
 {
     KEDR_TRY(dsmc_sample_sums(sim));
-    /* The rank's own cells only, in rows of nlocal (the identity map numbers them as they are):
-     * the sums are empty until sampling begins, and zeroed again below. On one rank this is the
-     * layout of the sampling itself. */
+    /* The rank's own cells, into the sums (empty until sampling begins, and zeroed again
+     * below). */
     size_t nc = sim->nlocal;
-    dsmc_cellmap same = {0, (uint32_t)sim->p.nx, (uint32_t)sim->p.nx};
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, same, nc, nc, sim->starts, sim->counts,
-                                  sim->a, sim->acc));
+        KEDR_TRY(dsmc_sample_cuda(sim->ctx, &sim->p, nc, sim->starts, sim->counts, sim->a,
+                                  sim->acc));
     else
 #endif
-        sample_cpu(sim->ctx, &sim->p, same, nc, nc, sim->starts, sim->counts, sim->a, sim->acc);
+        sample_cpu(sim->ctx, &sim->p, nc, sim->starts, sim->counts, sim->a, sim->acc);
     double mv2 = 0, erot = 0, evib = 0;
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_MV2 * nc, nc, &mv2));
     KEDR_TRY(kedr_reduce(sim->ctx, KEDR_F64, KEDR_OP_SUM, sim->acc + DSMC_ACC_EROT * nc, nc,
@@ -1880,9 +1865,10 @@ kedr_status kedr_dsmc_memory(const kedr_dsmc *sim, size_t *bytes)
     if (!sim || !bytes)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_memory: %s is NULL", !sim ? "sim" : "bytes");
     size_t slot = dsmc_slot_bytes(&sim->p, !KEDR_IS_CUDA(sim->ctx));
-    size_t per_cell = 4 + 4 + sizeof *sim->sgmax + (sim->acc ? 8 * dsmc_nacc(&sim->p) : 0) +
-                      (sim->geo.gas ? 8 : 0);
-    *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->ncells * per_cell +
+    /* the rank's own cells' arrays (room for cells_cap) and the grid's cut-cell gas fractions */
+    size_t per_cell = dsmc_cell_slot_bytes(&sim->p, sim->acc != NULL);
+    *bytes = sim->cap * slot + sim->sort_scratch_bytes + sim->cells_cap * per_cell +
+             (sim->geo.gas ? 8 * sim->ncells : 0) +
              sim->offsets_bytes + 4 * sizeof(uint64_t) +
              (sim->geo.surf ? sim->geo.nelem * 8 * DSMC_NSURF : 0) + kedr_scratch_held(sim->ctx) +
              dsmc_exchange_bytes(sim);
@@ -2014,7 +2000,7 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim)
     sim->mark_samples = 0;
     sim->mark_step = sim->step;
     KEDR_TRY(dsmc_surface_reset(sim));
-    size_t bytes = sim->ncells * 8 * dsmc_nacc(&sim->p);
+    size_t bytes = sim->nlocal * 8 * dsmc_nacc(&sim->p);
     return sim->acc ? kedr_memset(sim->ctx, sim->acc, 0, bytes) : KEDR_OK;
 }
 
@@ -2033,20 +2019,27 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_get_fields: %s is NULL", sim ? "f" : "sim");
     memset(f, 0, sizeof *f);
     KEDR_TRY(dsmc_sample_sums(sim));
-    size_t nc = sim->ncells;
+    size_t nc = sim->ncells, nl = sim->nlocal, nacc = dsmc_nacc(&sim->p);
     const int vib = sim->p.vib, ncols = vib ? 13 : 12;
-    double *acc = malloc(nc * 8 * dsmc_nacc(&sim->p)), *block = calloc(nc * (size_t)ncols, 8);
-    if (!acc || !block) {
+    double *acc = calloc(nc * nacc, 8), *block = calloc(nc * (size_t)ncols, 8);
+    double *mine = nl == nc ? acc : malloc((nl ? nl : 1) * nacc * 8);
+    if (!acc || !block || !mine) {
+        if (mine != acc)
+            free(mine);
         free(acc);
         free(block);
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_get_fields: out of host memory (%zu cells)", nc);
     }
-    kedr_status s = kedr_download(sim->ctx, acc, sim->acc, nc * 8 * dsmc_nacc(&sim->p));
+    kedr_status s = kedr_download(sim->ctx, mine, sim->acc, nl * 8 * nacc);
     if (s == KEDR_OK && window && sim->mark) /* this rank's sums since the mark */
-        for (size_t i = 0; i < nc * dsmc_nacc(&sim->p); i++)
-            acc[i] -= sim->mark[i];
+        for (size_t i = 0; i < nl * nacc; i++)
+            mine[i] -= sim->mark[i];
+    if (s == KEDR_OK && mine != acc) /* the rank's own cells into the grid's */
+        dsmc_cells_to_grid(sim, mine, acc, 8, nacc);
+    if (mine != acc)
+        free(mine);
     if (s == KEDR_OK) /* each rank sampled its own cells */
-        s = dsmc_sum_ranks(sim, KEDR_F64, acc, nc * dsmc_nacc(&sim->p));
+        s = dsmc_sum_ranks(sim, KEDR_F64, acc, nc * nacc);
     if (s != KEDR_OK) {
         free(acc);
         free(block);
@@ -2139,8 +2132,8 @@ kedr_status kedr_dsmc_mark_window(kedr_dsmc *sim)
     if (!sim)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc_mark_window: sim is NULL");
     KEDR_TRY(dsmc_sample_sums(sim));
-    size_t bytes = sim->ncells * 8 * dsmc_nacc(&sim->p);
-    if (!sim->mark && !(sim->mark = malloc(bytes)))
+    size_t bytes = sim->nlocal * 8 * dsmc_nacc(&sim->p);
+    if (!sim->mark && !(sim->mark = malloc(bytes ? bytes : 8)))
         return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_mark_window: out of host memory (%zu bytes)",
                          bytes);
     KEDR_TRY(kedr_download(sim->ctx, sim->mark, sim->acc, bytes));

@@ -249,7 +249,7 @@ static __global__ void __launch_bounds__(DSMC_BLOCK, 2)
         double sc = 0;
         coll += dsmc_collide_cell(&p, dsmc_cell_global(cm, (uint32_t)c), starts[c], n, a.x, a.y,
                                   THREE ? a.z : NULL, a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, last,
-                                  sgmax, &m, &sc, NULL, ch);
+                                  sgmax + c, &m, &sc, NULL, ch);
         cand += m;
         sep += dsmc_sep_fixed(sc);
     }
@@ -296,7 +296,7 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
         if (!dsmc_cell_rates(&p, cell, n, &volume, &weight, &rate))
             continue;
         dsmc_rng r = dsmc_rng_make(p.seed, cell, p.step, DSMC_P_COLLIDE);
-        double sgmax = sgmax_cell[cell], sep = 0;
+        double sgmax = sgmax_cell[lc], sep = 0;
         /* every lane sums the cell in the same order: the value of dsmc_collide_cell */
         const double tcell = dsmc_vib_tcell(&p, start, n, a.vx, a.vy, a.vz, a.sp, a.vib);
         const uint32_t m = dsmc_ntc_candidates(&p, rate, sgmax, &r);
@@ -348,7 +348,7 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
             __syncwarp(); /* this round's velocities before the next round reads them */
         }
         if (lane == 0) {
-            sgmax_cell[cell] = dsmc_float_up(sgmax);
+            sgmax_cell[lc] = dsmc_float_up(sgmax);
             coll += ncoll;
             cand += m;
             if (ncoll)
@@ -364,16 +364,15 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
 }
 
 template <int VIB>
-static __global__ void k_sample(dsmc_params p, dsmc_cellmap cm, size_t nlocal, size_t ncells,
-                                const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
-                                double *acc)
+static __global__ void k_sample(dsmc_params p, size_t nlocal, const uint32_t *starts,
+                                const uint32_t *counts, dsmc_particles a, double *acc)
 {
     if (!VIB)
         a.vib = NULL;
     for (size_t c = (size_t)blockIdx.x * blockDim.x + threadIdx.x; c < nlocal;
          c += (size_t)gridDim.x * blockDim.x)
-        dsmc_sample_cell(&p, dsmc_cell_global(cm, (uint32_t)c), ncells, starts[c], counts[c],
-                         a.vx, a.vy, a.vz, a.erot, a.vib, a.sp, acc);
+        dsmc_sample_cell(&p, (uint32_t)c, nlocal, starts[c], counts[c], a.vx, a.vy, a.vz,
+                         a.erot, a.vib, a.sp, acc);
 }
 
 extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
@@ -495,18 +494,18 @@ extern "C" kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, ds
     return KEDR_OK;
 }
 
-extern "C" kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m,
-                                        size_t nlocal, size_t ncells, const uint32_t *starts,
-                                        const uint32_t *counts, dsmc_particles a, double *acc)
+extern "C" kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t nlocal,
+                                        const uint32_t *starts, const uint32_t *counts,
+                                        dsmc_particles a, double *acc)
 {
     if (nlocal == 0)
         return KEDR_OK;
     if (a.vib)
         k_sample<1><<<grid_for(ctx, nlocal), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, m, nlocal, ncells, starts, counts, a, acc);
+            *p, nlocal, starts, counts, a, acc);
     else
         k_sample<0><<<grid_for(ctx, nlocal), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, m, nlocal, ncells, starts, counts, a, acc);
+            *p, nlocal, starts, counts, a, acc);
     KEDR_CUDA_LAUNCHED("k_sample");
     return KEDR_OK;
 }

@@ -180,6 +180,13 @@ static inline size_t dsmc_slot_bytes(const dsmc_params *p, int cpu)
     return dsmc_particle_bytes(p) * (cpu ? 2 : 1) + 8 + 4;
 }
 
+/* Context memory a cell of the rank's per-cell arrays takes: its range (start, count), its
+ * (sigma g)max and, once sampling has begun (sums), its sample sums. */
+static inline size_t dsmc_cell_slot_bytes(const dsmc_params *p, int sums)
+{
+    return 4 + 4 + sizeof(float) + (sums ? 8 * (size_t)dsmc_nacc(p) : 0);
+}
+
 /* On cuda, cells of at least this many molecules collide a warp each (sim.cu:
  * k_collide_crowded). From 32: the seed cases' collisions take 3.3 ms a step instead of 12.1
  * (test 2) and 0.18 instead of 0.56 (test 1), and the benchmark box, whose cells hold 10 on
@@ -211,9 +218,10 @@ typedef struct {
 /* A rank's own cells in a numbering of their own: its columns x0 .. x0 + w - 1 of the grid's nx,
  * local cell (i - x0) + w (j + ny k) for global cell i + nx (j + ny k). Local and global order
  * agree on a rank's cells, so indexing by local cell puts the particles in the order indexing
- * by global cell would. On one rank (w = nx) both numberings are the same. The per-step cell
- * arrays (starts, counts) are local; the (sigma g)max, sample sums and random-number keys stay
- * by global cell (dsmc_cell_global). */
+ * by global cell would. On one rank (w = nx) both numberings are the same. Every per-cell array
+ * (starts, counts, the (sigma g)max, the sample sums and the window's mark) is local, sized for
+ * the rank's own cells; the random-number keys stay by global cell (dsmc_cell_global), and
+ * checkpoints and fields see the arrays by global cell (dsmc_cells_to_grid). */
 typedef struct {
     uint32_t x0, w, nx;
 } dsmc_cellmap;
@@ -290,12 +298,18 @@ struct kedr_dsmc {
     uint32_t *perm;         /* per particle: the sort permutation */
     void *sort_scratch;     /* the counting sort's look-back words (kedr_counting_sort_in) */
     size_t sort_scratch_bytes;
+    /* The per-cell arrays, by local cell (dsmc_cellmap), with room for cells_cap cells (at
+     * least nlocal: dsmc_cells_room); a balance hands a column's (sigma g)max and sums to its new
+     * owner (exchange.c). */
+    size_t cells_cap;
     uint32_t *starts, *counts; /* per local cell (nlocal), after indexing */
-    float *sgmax;           /* per cell (sigma g)_max, kept across steps (dsmc_float_up) */
+    float *sgmax;           /* per local cell (sigma g)_max, kept across steps (dsmc_float_up) */
+    float sg_init;          /* the (sigma g)_max a cell starts with */
     dsmc_sg_bounds *sgb;    /* cpu: bounds on sigma g per pair (dsmc_sg_verdict), host memory */
-    double *acc;            /* DSMC_NACC x ncells sample sums; NULL until first needed */
-    /* The window's mark (kedr_dsmc_mark_window): this rank's sample sums, samples and step when
-     * the window began, host memory; NULL: the window began with the sampling. */
+    double *acc;            /* DSMC_NACC rows of nlocal sample sums; NULL until first needed */
+    /* The window's mark (kedr_dsmc_mark_window): this rank's sample sums (rows of nlocal, as
+     * acc), samples and step when the window began, host memory; NULL: the window began with
+     * the sampling. */
     double *mark;
     int64_t mark_samples, mark_step;
     uint64_t *counters;     /* cuda: collisions, candidates, separations / mfp (DSMC_SEP_UNIT),
@@ -342,6 +356,17 @@ static inline int dsmc_owns_cell(const struct kedr_dsmc *sim, uint32_t cell)
 }
 /* Sets cmap and nlocal from the rank's columns in decomp (exchange.c). */
 void dsmc_cells_mine(struct kedr_dsmc *sim);
+/* Room in the per-cell arrays for nlocal cells: where there is less, they are made again, fresh
+ * ((sigma g)max sg_init, sums zero, no mark); the caller moves what they held (exchange.c). */
+kedr_status dsmc_cells_room(struct kedr_dsmc *sim);
+/* Rows of a per-cell array (elem bytes a cell) between the rank's layout (rows of nlocal) and
+ * the grid's (rows of ncells, host memory): to_grid writes the cells of the rank's own columns
+ * (decomp) and leaves the others; from_grid reads every local cell, or with own_only zeros
+ * those of other ranks' columns (the whole_grid test switch has such cells). */
+void dsmc_cells_to_grid(const struct kedr_dsmc *sim, const void *local, void *grid, size_t elem,
+                        size_t rows);
+void dsmc_cells_from_grid(const struct kedr_dsmc *sim, const void *grid, void *local,
+                          size_t elem, size_t rows, int own_only);
 /* Sums over the ranks, in place (nothing on one rank): collective. */
 kedr_status dsmc_sum_ranks(const struct kedr_dsmc *sim, kedr_dtype t, void *data, size_t n);
 
@@ -387,10 +412,10 @@ kedr_status dsmc_collide_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap 
 /* A vibrating gas: the sums of the particles' vibrational levels and their counts, per species
  * (sums[k] and sums[DSMC_MAXS + k], device memory, added to). */
 kedr_status dsmc_vib_sums_cuda(kedr_ctx *ctx, size_t n, dsmc_particles a, uint64_t *sums);
-/* The local cells' sums into acc (rows of ncells, by global cell). */
-kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap m, size_t nlocal,
-                             size_t ncells, const uint32_t *starts, const uint32_t *counts,
-                             dsmc_particles a, double *acc);
+/* The local cells' sums into acc (rows of nlocal, by local cell). */
+kedr_status dsmc_sample_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t nlocal,
+                             const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                             double *acc);
 /* keys[0..n) from the grid's cells to the rank's terms (dsmc_key_of). */
 kedr_status dsmc_keys_local_cuda(kedr_ctx *ctx, uint32_t *keys, size_t n, dsmc_cellmap m,
                                  uint32_t ncells);

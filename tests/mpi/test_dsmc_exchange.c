@@ -484,6 +484,7 @@ static void check_local_cells(kedr_backend b, kedr_dsmc_case c, const char *name
     TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &whole));
     whole->whole_grid = 1;
     dsmc_cells_mine(whole);
+    TU_OK(dsmc_cells_room(whole));
     loc->crowded_min = whole->crowded_min = 12; /* cuda: cells of 12 or more a warp each */
     loc->xcheck = 1; /* cuda: the move's counts of leavers checked against the selection's */
     char what[128];
