@@ -55,6 +55,11 @@ typedef struct {
      * buffers it may use (the other may be expanding meanwhile). */
     kedr_status (*mark)(cayley_ranks *R, int slot, const unsigned char *entries, size_t n,
                         uint32_t nc, uint64_t *found, uint64_t *outside);
+    /* At a level's end, and on the way out of a failed one: waits for the marks queued since
+     * the last call and adds the codes they set to nc to *found and the entries they found
+     * outside the slice to *outside (cuda, whose mark only queues its kernel; the cpu's mark
+     * counts at once and adds nothing here). */
+    kedr_status (*settle)(cayley_ranks *R, uint64_t *found, uint64_t *outside);
     /* Words [w, w + n) of the codes to or from host memory (checkpoints). */
     kedr_status (*download)(cayley_ranks *R, size_t w, uint32_t *buf, size_t n);
     kedr_status (*upload)(cayley_ranks *R, size_t w, const uint32_t *buf, size_t n);
@@ -86,6 +91,9 @@ struct cayley_ranks {
     uint64_t *nout[2];        /* host, a slot each: entries in each batch, and [nranks] */
     unsigned char *recv;      /* in xbuf: what a round receives, region(o) from rank o */
     uint64_t *incoming;       /* host: entries each rank sends this one in a round */
+    void *notes;              /* host: a round's notes (ranks.c), to [o] and from [N + o] */
+    kedr_comm_halo *halos;    /* host: their messages, 2 N */
+    kedr_comm_dev_msg *msgs;  /* host: a round's batches sent and received, 2 N */
     uint64_t *counts;         /* host: frontier elements of each block */
     uint8_t *leave;           /* host: generators whose products may leave the slice from
                                * each block (ranks.c, find_leavers) */
