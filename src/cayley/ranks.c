@@ -572,6 +572,10 @@ static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
             next = b < R->nblocks;
             b = b1;
         }
+        if (st == KEDR_OK && R->fail_round == R->rounds + 1) /* tests: KEDR_CAYLEY_RANKS_FAIL */
+            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: a failure asked by "
+                           "KEDR_CAYLEY_RANKS_FAIL in round %llu", R->g->spec, R->rank,
+                           (unsigned long long)R->fail_round);
         /* a rank without a round in flight has nothing left: when no rank has, the level ends */
         int more = 0;
         double t = kedr_wall_seconds();
@@ -1231,6 +1235,13 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt, const 
     const char *wide = getenv("KEDR_CAYLEY_RANKS_WIDE");
     if (wide && strcmp(wide, "1") == 0)
         R->entry = 8;
+    /* tests: "R:K" makes rank R fail in its K-th round (1 the first), as a failure between
+     * the expansion and the round's notes would (every rank must return that error) */
+    const char *fail = getenv("KEDR_CAYLEY_RANKS_FAIL");
+    int fail_rank = -1;
+    unsigned long long fail_k = 0;
+    if (fail && sscanf(fail, "%d:%llu", &fail_rank, &fail_k) == 2 && fail_rank == R->rank)
+        R->fail_round = fail_k;
     R->los = malloc(((size_t)R->nranks + 1) * 8);
     if (!R->los)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);

@@ -103,6 +103,7 @@ struct cayley_ranks {
     double exchange_seconds;  /* spent in messages (all levels) */
     uint64_t rounds;          /* rounds of all levels */
     uint64_t sent;            /* products sent to other ranks (all levels) */
+    uint64_t fail_round;      /* tests (KEDR_CAYLEY_RANKS_FAIL): fail in this round; 0 never */
     char ck_path[1200], resume_path[1200];
 };
 
