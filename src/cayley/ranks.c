@@ -8,17 +8,21 @@
  *     takes its next blocks while their frontier elements times the generators that may leave
  *     the slice from each block fit one destination's batch (the worst case: every such product
  *     for the same rank; find_leavers), expands them
- *     (products in its own slice are marked at once), sends each other rank the products it
- *     owns (the counts through MPI, the batches by kedr_comm_dev: GPU to GPU by CUDA IPC between
- *     the ranks of a host, through host memory otherwise), and marks what it receives; a rank
- *     whose frontier is done takes part with empty batches. The next round's expansion is
+ *     (products in its own slice are marked at once), sends each other rank a note (the count
+ *     of products it owns, this rank's status and whether it has work in flight: the counts,
+ *     the agreement on errors and the "anyone still has work" reduction in one message), then
+ *     the products (by kedr_comm_dev: GPU to GPU by CUDA IPC between the ranks of a host,
+ *     through host memory otherwise), and marks what it receives (cuda: queued, counted once
+ *     a level); a rank whose frontier is done takes part with empty batches. The next round's expansion is
  *     started before this round's messages, into the other set of batches (on the cpu it runs
  *     then; on the GPU it runs on a stream of its own while the batches travel and are marked:
  *     the codes only ever gain bits by atomic ors, so the order does not matter);
  *  3. F(s) = the sum over the ranks of the elements each marked first (the old code 0 of an
  *     atomic or, so a product found twice counts once).
  * A product is sent as its offset in its owner's slice, in 5 bytes (8 when a slice holds 2^40
- * elements or more), duplicates and all: the owner alone knows whether an element is new. */
+ * elements or more), duplicates and all: the owner alone knows whether an element is new.
+ * The batches are by default as large as the memory a rank may use allows, less a headroom
+ * (kedr_cayley_ranks_plan_fit; the least memory over the ranks, so that all hold the same). */
 #include "ranks.h"
 #include "cayley_elem.h"
 #include "ck_file.h"
