@@ -1287,8 +1287,15 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt, const 
  * GPU to GPU with the ranks of this host where CUDA IPC allows it. */
 static kedr_status register_batches(cayley_ranks *R)
 {
-    KEDR_TRY(kedr_comm_dev_register(R->comm, R->ctx, R->xbuf, R->part ? 3 * R->part : 8,
-                                    &R->xdev));
+    /* KEDR_CAYLEY_RANKS_ORDERED=1 (on every rank): transfers between direct partners ordered
+     * on the streams by CUDA IPC events instead of comm_dev's two synchronisations a round
+     * (KEDR_COMM_DEV_ORDERED; the expansion into a slot then waits on the GPU for that slot's
+     * copies: ranks.cu). Off by default: not yet run on GPUs. */
+    const char *ord = getenv("KEDR_CAYLEY_RANKS_ORDERED");
+    unsigned flags = ord && strcmp(ord, "1") == 0 ? KEDR_COMM_DEV_ORDERED : 0u;
+    KEDR_TRY(kedr_comm_dev_register_flags(R->comm, R->ctx, R->xbuf,
+                                          R->part ? 3 * R->part : 8, flags, &R->xdev));
+    R->ordered = kedr_comm_dev_ordered(R->xdev);
     R->direct = 0;
     for (int o = 0; o < R->nranks; o++)
         R->direct += o != R->rank && kedr_comm_dev_direct(R->xdev, o);

@@ -40,6 +40,7 @@ typedef struct {
     unsigned long long *marked;  /* the marks' new elements and entries outside the slice since
                                   * the last rk_settle */
     cudaStream_t expand;         /* the expansion's stream */
+    cudaEvent_t queued;          /* ordered registrations: the context's stream up to a start */
     int blocks;                  /* of the expand kernel */
 } rk_dev;
 
@@ -201,6 +202,8 @@ static void rk_end(cayley_ranks *R)
             cudaStreamSynchronize(d->expand);
             cudaStreamDestroy(d->expand);
         }
+        if (d->queued)
+            cudaEventDestroy(d->queued);
         kedr_free(R->ctx, d->codes);
         for (int k = 0; k < 2; k++)
             kedr_free(R->ctx, d->nout[k]);
@@ -238,6 +241,7 @@ static kedr_status rk_begin(cayley_ranks *R)
     KEDR_TRY(kedr_memset(R->ctx, d->codes, 0, R->words ? R->words * 4 : 4));
     KEDR_CUDA_TRY(cudaSetDevice(R->ctx->device));
     KEDR_CUDA_TRY(cudaStreamCreateWithFlags(&d->expand, cudaStreamNonBlocking));
+    KEDR_CUDA_TRY(cudaEventCreateWithFlags(&d->queued, cudaEventDisableTiming));
     int per_sm = 0;
     KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, RK_THREADS, 0));
     d->blocks = per_sm;
@@ -270,6 +274,12 @@ static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1,
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = d->expand;
     unsigned long long w0 = b0 * R->block_elems / 16, w1 = b1 * R->block_elems / 16;
+    /* ordered transfers return before their copies out of this slot (two rounds ago) have run
+     * on the context's stream: the expansion waits for everything queued there so far */
+    if (R->ordered) {
+        KEDR_CUDA_TRY(cudaEventRecord(d->queued, KEDR_STREAM(R->ctx)));
+        KEDR_CUDA_TRY(cudaStreamWaitEvent(stream, d->queued, 0));
+    }
     KEDR_CUDA_TRY(cudaMemsetAsync(d->nout[slot], 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
         *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, R->rank, d->los, R->cap,

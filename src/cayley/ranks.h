@@ -85,6 +85,7 @@ struct cayley_ranks {
     size_t part;              /* bytes of each of its three parts: nranks - 1 batches */
     kedr_comm_dev *xdev;      /* its registration */
     int direct;               /* other ranks reached GPU to GPU (kedr_comm_dev_direct) */
+    int ordered;              /* the registration is KEDR_COMM_DEV_ORDERED (ranks.c) */
     unsigned char *out[2];    /* a slot each, in xbuf: nranks - 1 batches of cap entries of
                                * `entry` bytes, one for every other rank in rank order
                                * (cayley_ranks_region) */

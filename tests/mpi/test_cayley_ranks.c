@@ -26,7 +26,8 @@
  *    reversals on their rank); every element's code in the slices at level 4 against its
  *    distance in the element queries' table;
  * 6. the batches' path (kedr_comm_dev): GPU to GPU with the other ranks of the host on cuda,
- *    through host memory on the cpu and with KEDR_COMM_IPC=0; both give the same results. */
+ *    through host memory on the cpu and with KEDR_COMM_IPC=0; both give the same results, as
+ *    do transfers ordered by CUDA IPC events (KEDR_CAYLEY_RANKS_ORDERED=1). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "kedr/cayley.h"
 #include "kedr/comm.h"
@@ -744,6 +745,23 @@ static void check_paths(kedr_ctx *ctx)
             if (rank == 0 && i == 0)
                 printf("batches GPU to GPU with %d of %d other ranks by default, 0 with "
                        "KEDR_COMM_IPC=0; same growth functions\n", dflt.direct_ranks, size - 1);
+        }
+        /* the transfers ordered by CUDA IPC events (KEDR_CAYLEY_RANKS_ORDERED=1; on the cpu
+         * the same path as by default), with the smallest batches: many rounds, each slot
+         * reused every other round */
+        setenv("KEDR_CAYLEY_RANKS_ORDERED", "1", 1);
+        kedr_cayley_options tiny = {.batch_bytes = 1};
+        kedr_cayley_result ord;
+        kedr_status s3 = kedr_cayley_growth_on(ctx, comm, g, &tiny, &ord);
+        unsetenv("KEDR_CAYLEY_RANKS_ORDERED");
+        TU_CHECK(s3 == KEDR_OK, "%s over %d ranks, KEDR_CAYLEY_RANKS_ORDERED=1: %s",
+                 cases[i].spec, size, kedr_last_error());
+        if (s3 == KEDR_OK) {
+            TU_CHECK(same_result(&one, &ord) && (s1 != KEDR_OK ||
+                                                 ord.products_sent == dflt.products_sent),
+                     "%s over %d ranks, ordered transfers: diameter %d, %.0f products sent",
+                     cases[i].spec, size, ord.diameter, ord.products_sent);
+            kedr_cayley_result_free(&ord);
         }
         if (s1 == KEDR_OK)
             kedr_cayley_result_free(&dflt);
