@@ -43,8 +43,9 @@ static void help(void)
            "  --devices N|all      cuda, dense mode: spread the search over N GPUs of this\n"
            "                       host (2 bits per element, split evenly between them)\n"
            "  --batch SIZE         over MPI ranks: a rank's outgoing batch of products, all\n"
-           "                       destinations (default 4 times its codes, 16M to 512M; a\n"
-           "                       level takes several rounds when its products need them)\n"
+           "                       destinations (default: as large as a rank's memory\n"
+           "                       allows, less 1/16 of it, at most 1 GiB; a level takes\n"
+           "                       several rounds when its products need them)\n"
            "  --dry-run            allocate nothing: print the split of the group over the\n"
            "                       ranks (--ranks N, default the ranks of this run), the\n"
            "                       memory each rank needs, and check the split's arithmetic\n"
@@ -309,7 +310,8 @@ static int ranks_for(const kedr_cayley_group *g, size_t batch, double gib, int c
 {
     for (int n = 1; n <= KEDR_CAYLEY_MAX_RANKS; n++) {
         kedr_cayley_ranks_plan q;
-        if (kedr_cayley_ranks_plan_make(g, n, batch, &q) != KEDR_OK)
+        if (kedr_cayley_ranks_plan_fit(g, n, batch, (size_t)(gib * 1073741824.0), 0, cuda, &q) !=
+            KEDR_OK)
             return 0;
         if ((double)(cuda ? q.gpu_bytes : q.cpu_bytes) <= gib * 1073741824.0)
             return n;
@@ -317,11 +319,15 @@ static int ranks_for(const kedr_cayley_group *g, size_t batch, double gib, int c
     return 0;
 }
 
-/* --dry-run: the split of g over `ranks` ranks and what a rank needs; nothing allocated. */
-static int dry_run(const kedr_cayley_group *g, int ranks, size_t batch)
+/* --dry-run: the split of g over `ranks` ranks and what a rank needs; nothing allocated. The
+ * default batches follow a rank's memory: the plan shown is that of --batch, else of
+ * --memory-limit, else of an H100's 78 GiB, and a line a memory size gives the others. */
+static int dry_run(const kedr_cayley_group *g, int ranks, size_t batch, size_t memory_limit)
 {
     kedr_cayley_ranks_plan p;
-    if (kedr_cayley_ranks_plan_make(g, ranks, batch, &p) != KEDR_OK) {
+    size_t h100 = (size_t)78 << 30, h200 = (size_t)139 << 30;
+    size_t shown = memory_limit ? memory_limit : h100;
+    if (kedr_cayley_ranks_plan_fit(g, ranks, batch, shown, 0, 1, &p) != KEDR_OK) {
         fprintf(stderr, "kedr %s: %s\n", cmd, kedr_last_error());
         return CLI_EXIT_FAIL;
     }
@@ -344,8 +350,35 @@ static int dry_run(const kedr_cayley_group *g, int ranks, size_t batch)
         printf("%6d %20llu %20llu %20llu\n", r, (unsigned long long)lo,
                (unsigned long long)hi - 1, (unsigned long long)(hi - lo));
     }
+    char shown_s[32];
+    kedr_format_bytes((double)shown, shown_s, sizeof shown_s);
     printf("\nrounds             blocks of %llu elements; a batch holds %llu products for one "
-           "rank\n", (unsigned long long)p.block_elements, (unsigned long long)p.batch_entries);
+           "rank (%s)\n", (unsigned long long)p.block_elements,
+           (unsigned long long)p.batch_entries,
+           batch ? "--batch"
+           : memory_limit ? "the default on cuda for --memory-limit"
+                          : "the default on a GPU of 78 GiB free, an H100");
+    if (!batch) {
+        printf("default batches    as large as a rank's memory allows less 1/16 of it (at most 1 "
+               "GiB), by the free memory a run finds (GPU: shared by the ranks on it; cpu: the "
+               "host's available memory shared by its ranks); --batch SIZE sets them\n");
+        size_t sizes[3] = {h100, h200, memory_limit};
+        const char *names[3] = {"on a GPU of 78 GiB", "on a GPU of 139 GiB",
+                                "--memory-limit"};
+        for (int i = 0; i < 3; i++) {
+            kedr_cayley_ranks_plan q;
+            if (!sizes[i] || kedr_cayley_ranks_plan_fit(g, ranks, 0, sizes[i], 0, 1, &q) !=
+                                 KEDR_OK)
+                continue;
+            char m[32], bb[32], nb[32];
+            kedr_format_bytes((double)sizes[i], m, sizeof m);
+            kedr_format_bytes((double)(q.batch_bytes + q.receive_bytes), bb, sizeof bb);
+            kedr_format_bytes((double)q.gpu_bytes, nb, sizeof nb);
+            printf("  %-19s %s: %llu products a batch, batches %s, %s of GPU memory a "
+                   "rank%s\n", names[i], m, (unsigned long long)q.batch_entries, bb, nb,
+                   q.gpu_bytes > sizes[i] ? " (does not fit)" : "");
+        }
+    }
     printf("memory a rank      codes %s (2 bits an element), batches %s, receiving up to %s\n",
            kedr_format_bytes((double)p.code_bytes, b1, sizeof b1),
            kedr_format_bytes((double)p.batch_bytes, b2, sizeof b2),
@@ -515,7 +548,8 @@ static int run_cayley(int argc, char **argv)
         cli_usage_error(cmd, "--ranks %d plans a --dry-run; a search runs over the ranks mpirun "
                         "starts (mpirun -np %d kedr cayley ...)", plan_ranks, plan_ranks);
     if (dry) {
-        int code = dry_run(g, plan_ranks ? plan_ranks : cay_nranks, opt.batch_bytes);
+        int code = dry_run(g, plan_ranks ? plan_ranks : cay_nranks, opt.batch_bytes,
+                           opt.memory_limit);
         kedr_cayley_group_free(g);
         return code;
     }

@@ -42,7 +42,9 @@ if(KEDR_HAVE_MPI)
            grep -q 'b.rank1of2.chk' e.err")
   # 3 ranks for a group of two blocks: refused, saying 2 is the most; a memory limit below a
   # rank's need: refused with the bytes a rank needs; the dry run of B_18 over 8 ranks (no
-  # allocation) with its split, memory a rank and checks; --word under mpirun refused.
+  # allocation) with its split, memory a rank and checks; pancake:15's over 4 with the batches
+  # sized by an H100's 78 GiB (it fits on 4) and with --batch (no default batches printed);
+  # --word under mpirun refused.
   add_test(NAME mpi_kedr_cayley_refused COMMAND bash -c "\
            ! ${cay_mpirun} 3 --oversubscribe ${cay_kedr} abelian:7,11,13 --backend cpu 2> mpi_cay_many.err && \
            grep -q 'at most 2 slices' mpi_cay_many.err && \
@@ -54,6 +56,13 @@ if(KEDR_HAVE_MPI)
            grep -q 'order              3814697265625' mpi_cay_dry.log && \
            grep -q '     7        3337860107264        3814697265624         476837158361' mpi_cay_dry.log && \
            grep -q 'codes 119 GB' mpi_cay_dry.log && grep -q '^checked ' mpi_cay_dry.log && \
+           grep -q '^default batches ' mpi_cay_dry.log && \
+           ${cay_kedr} pancake:15 --dry-run --ranks 4 > mpi_cay_dry15.log && \
+           grep -q 'on a GPU of 78 GiB  83.8 GB: 20965521 products a batch, batches 943 MB, 82.7 GB of GPU memory a rank$' mpi_cay_dry15.log && \
+           grep -q '^fits               on 4 GPUs of an H100' mpi_cay_dry15.log && \
+           ${cay_kedr} pancake:15 --dry-run --ranks 4 --batch 256M > mpi_cay_dry15b.log && \
+           grep -q 'products for one rank (--batch)' mpi_cay_dry15b.log && \
+           ! grep -q '^default batches' mpi_cay_dry15b.log && \
            ${cay_mpirun} 2 --oversubscribe ${cay_kedr} burnside:17 --dry-run > mpi_cay_dry2.log && \
            grep -q 'ranks              2: slices of' mpi_cay_dry2.log")
   set_tests_properties(mpi_kedr_cayley_np2 mpi_kedr_cayley_restart_np2 mpi_kedr_cayley_refused

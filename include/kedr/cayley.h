@@ -184,7 +184,8 @@ typedef struct {
     int devices;
     /* kedr_cayley_growth_on (over MPI ranks): bytes of a rank's outgoing batch of products, a
      * destination's batch being 1/N of it (N ranks) and a rank holding the N - 1 of the other
-     * ranks (0: four times a slice's codes, from 16 MB to KEDR_CAYLEY_BATCH_BYTES); a level is
+     * ranks (0: as large as the memory a rank may use allows, less a headroom, on the rank with
+     * the least: kedr_cayley_ranks_plan_fit); a level is
      * expanded in as many rounds as its products need, and a rank keeps two such sets (one
      * expanded into while the other is sent). A destination's batch is raised to the least
      * that one block of the frontier needs, and lowered to what a whole slice's products take. */
@@ -289,6 +290,21 @@ typedef struct {
  * (KEDR_ERR_INVALID, naming the rank, if not). */
 kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, size_t batch_bytes,
                                         kedr_cayley_ranks_plan *plan);
+/* The plan a run makes (kedr_cayley_growth_on, kedr cayley --dry-run): batch_bytes when it is
+ * not 0 (the user's choice wins), else the largest batches with which a rank needs at most
+ * memory_bytes less the headroom (kedr_cayley_ranks_headroom) of memory: GPU memory on cuda,
+ * host memory on the cpu; on cuda the host's staging copy of the batches must also fit
+ * host_bytes less its headroom (0: not checked). A destination's batch is never less than one
+ * block's worst case (the plan then needs more than memory_bytes, which the run refuses) nor
+ * more than a whole slice's products. memory_bytes 0: the fixed batches of
+ * kedr_cayley_ranks_plan_make(..., 0, ...) (four times a slice's codes, 16 MB to
+ * KEDR_CAYLEY_BATCH_BYTES). */
+kedr_status kedr_cayley_ranks_plan_fit(const kedr_cayley_group *g, int ranks, size_t batch_bytes,
+                                       size_t memory_bytes, size_t host_bytes, int cuda,
+                                       kedr_cayley_ranks_plan *plan);
+/* The memory a run leaves unused of `memory_bytes` when it sizes its batches: 1/16 of it, at
+ * most 1 GiB (CUDA's own allocations, the kernels' local memory, other processes). */
+size_t kedr_cayley_ranks_headroom(size_t memory_bytes);
 
 /* ---- element queries (ranked kinds; docs/cayley.md) ----
  * A distance table holds the distance of every element from the identity, one byte an element

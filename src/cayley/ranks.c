@@ -8,17 +8,21 @@
  *     takes its next blocks while their frontier elements times the generators that may leave
  *     the slice from each block fit one destination's batch (the worst case: every such product
  *     for the same rank; find_leavers), expands them
- *     (products in its own slice are marked at once), sends each other rank the products it
- *     owns (the counts through MPI, the batches by kedr_comm_dev: GPU to GPU by CUDA IPC between
- *     the ranks of a host, through host memory otherwise), and marks what it receives; a rank
- *     whose frontier is done takes part with empty batches. The next round's expansion is
+ *     (products in its own slice are marked at once), sends each other rank a note (the count
+ *     of products it owns, this rank's status and whether it has work in flight: the counts,
+ *     the agreement on errors and the "anyone still has work" reduction in one message), then
+ *     the products (by kedr_comm_dev: GPU to GPU by CUDA IPC between the ranks of a host,
+ *     through host memory otherwise), and marks what it receives (cuda: queued, counted once
+ *     a level); a rank whose frontier is done takes part with empty batches. The next round's expansion is
  *     started before this round's messages, into the other set of batches (on the cpu it runs
  *     then; on the GPU it runs on a stream of its own while the batches travel and are marked:
  *     the codes only ever gain bits by atomic ors, so the order does not matter);
  *  3. F(s) = the sum over the ranks of the elements each marked first (the old code 0 of an
  *     atomic or, so a product found twice counts once).
  * A product is sent as its offset in its owner's slice, in 5 bytes (8 when a slice holds 2^40
- * elements or more), duplicates and all: the owner alone knows whether an element is new. */
+ * elements or more), duplicates and all: the owner alone knows whether an element is new.
+ * The batches are by default as large as the memory a rank may use allows, less a headroom
+ * (kedr_cayley_ranks_plan_fit; the least memory over the ranks, so that all hold the same). */
 #include "ranks.h"
 #include "cayley_elem.h"
 #include "ck_file.h"
@@ -155,6 +159,44 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
                     8 * (size_t)ranks;
     p->cpu_bytes = p->code_bytes + p->host_bytes;
     return KEDR_OK;
+}
+
+size_t kedr_cayley_ranks_headroom(size_t memory_bytes)
+{
+    size_t h = memory_bytes / 16, most = (size_t)1 << 30;
+    return h < most ? h : most;
+}
+
+/* The room left in `memory` by a need, less the headroom (0 when there is none). */
+static uint64_t room_in(size_t memory, size_t need)
+{
+    size_t keep = kedr_cayley_ranks_headroom(memory);
+    return memory > need && memory - need > keep ? (uint64_t)(memory - need - keep) : 0;
+}
+
+kedr_status kedr_cayley_ranks_plan_fit(const kedr_cayley_group *g, int ranks, size_t batch_bytes,
+                                       size_t memory_bytes, size_t host_bytes, int cuda,
+                                       kedr_cayley_ranks_plan *p)
+{
+    if (batch_bytes || !memory_bytes)
+        return kedr_cayley_ranks_plan_make(g, ranks, batch_bytes, p);
+    /* the least batches first (a block's worst case a destination), then each entry more of
+     * a destination's batch costs 3 (N - 1) entries: two sets to send and the receive area */
+    KEDR_TRY(kedr_cayley_ranks_plan_make(g, ranks, 1, p));
+    if (ranks == 1)
+        return KEDR_OK; /* no batches */
+    uint64_t room = room_in(memory_bytes, cuda ? p->gpu_bytes : p->cpu_bytes);
+    if (cuda && host_bytes) {
+        uint64_t host_room = room_in(host_bytes, p->host_bytes);
+        room = host_room < room ? host_room : room;
+    }
+    uint64_t per = 3 * (uint64_t)(ranks - 1) * (uint64_t)p->entry_bytes;
+    uint64_t cap = p->batch_entries + room / per, most = (uint64_t)SIZE_MAX / 16 / (uint64_t)ranks;
+    if (cap > most)
+        cap = most;
+    /* plan_make takes a destination's share of the bytes and lowers it to a slice's products */
+    return kedr_cayley_ranks_plan_make(g, ranks, (size_t)(cap * (uint64_t)p->entry_bytes *
+                                                          (uint64_t)ranks), p);
 }
 
 /* ---- the cpu back end ---- */
@@ -302,6 +344,13 @@ static kedr_status cpu_mark(cayley_ranks *R, int slot, const unsigned char *entr
     return KEDR_OK;
 }
 
+static kedr_status cpu_settle(cayley_ranks *R, uint64_t *found, uint64_t *outside)
+{
+    (void)R;
+    *found = *outside = 0;
+    return KEDR_OK;
+}
+
 static kedr_status cpu_download(cayley_ranks *R, size_t w, uint32_t *buf, size_t n)
 {
     memcpy(buf, R->codes + w, n * 4);
@@ -314,8 +363,9 @@ static kedr_status cpu_upload(cayley_ranks *R, size_t w, const uint32_t *buf, si
     return KEDR_OK;
 }
 
-static const cayley_ranks_backend cpu_backend = {cpu_begin, cpu_count,    cpu_start,  cpu_finish,
-                                                 cpu_mark,  cpu_download, cpu_upload, cpu_end};
+static const cayley_ranks_backend cpu_backend = {cpu_begin,  cpu_count,    cpu_start,
+                                                 cpu_finish, cpu_mark,     cpu_settle,
+                                                 cpu_download, cpu_upload, cpu_end};
 
 /* ---- a level ---- */
 
@@ -324,41 +374,76 @@ static uint32_t code_of(int level) { return 1u + (uint32_t)(level & 1); }
 /* Every rank's status agreed; the MPI calls' own failures count as this rank's. */
 #define AGREE(R, st) ((st) = kedr_comm_agree((R)->comm, (st)))
 
-/* Sends each batch of slot to its owner and marks what arrives; *found grows by the new
- * elements. First the counts (8 bytes to and from every other rank, through MPI), then the
- * batches themselves from xbuf to the owners' receive areas by kedr_comm_dev (GPU to GPU where
- * direct); empty batches are not sent, and both sides know which. */
+/* Products another rank sent this one (or, at a level's end, the ranks together) that lie
+ * outside the receiving slice: another rank's error, refused. */
+static kedr_status outside_error(const cayley_ranks *R, uint64_t outside)
+{
+    return kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: %llu products received outside the "
+                     "slices they were sent to (rank %d's is [%llu, %llu))", R->g->spec, R->rank,
+                     (unsigned long long)outside, R->rank, (unsigned long long)R->lo,
+                     (unsigned long long)R->hi);
+}
+
+/* What a rank tells every other at the start of a round, in one message each way: the
+ * products it sends that rank, its status and whether it has a round in flight. The counts,
+ * the agreement on errors and the "anyone still has work" reduction of a round are thus one
+ * point-to-point message to each other rank instead of a count message and three collectives. */
+typedef struct {
+    uint64_t count;
+    int32_t status, more;
+} round_note;
+
+/* The notes of a round: *more = 1 when some rank has a round in flight. A rank whose status is
+ * an error makes every rank (each has that rank's note) take part in kedr_comm_agree, which
+ * returns the first failing rank's error with its message on all of them. */
+static kedr_status round_notes(cayley_ranks *R, int slot, kedr_status st, int inflight,
+                               int *more)
+{
+    int N = R->nranks, me = R->rank, n = 0, failed = st != KEDR_OK;
+    *more = inflight;
+    if (N > 1) {
+        round_note *notes = (round_note *)R->notes;
+        kedr_comm_halo *h = R->halos;
+        for (int o = 0; o < N; o++)
+            if (o != me) {
+                notes[o] = (round_note){st == KEDR_OK ? R->nout[slot][o] : 0, (int32_t)st,
+                                        inflight};
+                h[n] = (kedr_comm_halo){o, 0, &notes[o], sizeof notes[o]};
+                h[N + n] = (kedr_comm_halo){o, 0, &notes[N + o], sizeof notes[o]};
+                n++;
+            }
+        /* an MPI failure here leaves no way to agree: it is returned as it is */
+        KEDR_TRY(kedr_comm_sendrecv(R->comm, n, h, n, h + N));
+        for (int o = 0; o < N; o++)
+            if (o != me) {
+                R->incoming[o] = notes[N + o].count;
+                failed |= notes[N + o].status != (int32_t)KEDR_OK;
+                *more |= notes[N + o].more != 0;
+            }
+    }
+    if (failed) {
+        AGREE(R, st);
+        return st != KEDR_OK ? st : kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: a rank failed",
+                                              R->g->spec, me);
+    }
+    return KEDR_OK;
+}
+
+/* Sends each batch of slot to its owner (the counts are known from the round's notes) and
+ * queues the marks of what arrives; *found grows by the new elements the back end counts at
+ * once (the cpu: all of them; cuda counts at the level's end, be->settle). The batches go
+ * from xbuf to the owners' receive areas by kedr_comm_dev (GPU to GPU where direct); empty
+ * batches are not sent, and both sides know which. A rank never sends more than a batch: its
+ * finish checked its counts, and its status rode its notes. A failure here is this rank's
+ * status in the next round's notes (or the level's end). */
 static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64_t *found)
 {
     const uint64_t *nout = R->nout[slot];
     int N = R->nranks, me = R->rank, eb = R->entry;
     size_t batch = (size_t)R->cap * (size_t)eb; /* bytes of one region */
-    kedr_comm_halo *h = malloc(2 * (size_t)N * sizeof *h);
-    kedr_comm_dev_msg *m = malloc(2 * (size_t)N * sizeof *m);
-    if (!h || !m) {
-        free(h);
-        free(m);
-        return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, me);
-    }
-    int n = 0;
-    for (int o = 0; o < N; o++)
-        if (o != me) {
-            R->incoming[o] = 0;
-            h[n] = (kedr_comm_halo){o, 0, (void *)&nout[o], 8};
-            h[N + n] = (kedr_comm_halo){o, 0, &R->incoming[o], 8};
-            n++;
-        }
-    double t = kedr_wall_seconds();
-    kedr_status st = kedr_comm_sendrecv(R->comm, n, h, n, h + N);
-    for (int o = 0; st == KEDR_OK && o < N; o++)
-        if (o != me && R->incoming[o] > R->cap)
-            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: rank %d sends %llu products in a "
-                           "round, more than a batch's %llu", R->g->spec, me, o,
-                           (unsigned long long)R->incoming[o], (unsigned long long)R->cap);
-    AGREE(R, st);
+    kedr_comm_dev_msg *send = R->msgs, *recv = R->msgs + N;
     int nsend = 0, nrecv = 0;
-    kedr_comm_dev_msg *send = m, *recv = m + N;
-    for (int o = 0; st == KEDR_OK && o < N; o++) {
+    for (int o = 0; o < N; o++) {
         if (o == me)
             continue;
         if (nout[o]) {
@@ -372,10 +457,7 @@ static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64
                                                 2 * R->part + cayley_ranks_region(o, me) * batch,
                                                 (size_t)R->incoming[o] * (size_t)eb};
     }
-    if (st == KEDR_OK)
-        st = kedr_comm_dev_sendrecv(R->xdev, nsend, send, nrecv, recv);
-    R->exchange_seconds += kedr_wall_seconds() - t;
-    AGREE(R, st);
+    kedr_status st = kedr_comm_dev_sendrecv(R->xdev, nsend, send, nrecv, recv);
     /* what another rank says is ours must be: the mark checks each offset against the slice
      * as it reads it (on the GPU, in the kernel), and leaves the others alone */
     for (int i = 0; st == KEDR_OK && i < nrecv; i++) {
@@ -383,14 +465,9 @@ static kedr_status exchange_round(cayley_ranks *R, int slot, uint32_t nc, uint64
         st = R->be->mark(R, slot, R->xbuf + recv[i].to, recv[i].bytes / (size_t)eb, nc, &f,
                          &outside);
         if (st == KEDR_OK && outside)
-            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d received %llu elements from rank %d "
-                           "outside its slice [%llu, %llu)", R->g->spec, me,
-                           (unsigned long long)outside, recv[i].rank, (unsigned long long)R->lo,
-                           (unsigned long long)R->hi);
+            st = outside_error(R, outside);
         *found += f;
     }
-    free(h);
-    free(m);
     return st;
 }
 
@@ -466,7 +543,10 @@ static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
     AGREE(R, st);
     KEDR_TRY(st);
     /* the first round starts here; each turn of the loop finishes one round, starts the next
-     * into the other slot, and sends and marks the finished one's products */
+     * into the other slot, and sends and marks the finished one's products. A round: the
+     * expansion's end (cuda: one synchronisation of its stream), the notes (one message to and
+     * from every other rank: counts, status, work left), the batches (kedr_comm_dev), the
+     * marks (cuda: queued on the context's stream, counted at the level's end) */
     int cur = 0, inflight = 0;
     next_round(R, &b, &b1);
     if (b < R->nblocks) {
@@ -496,21 +576,40 @@ static kedr_status ranks_level(cayley_ranks *R, int s, uint64_t *count)
             next = b < R->nblocks;
             b = b1;
         }
-        AGREE(R, st);
-        KEDR_TRY(st);
+        if (st == KEDR_OK && R->fail_round == R->rounds + 1) /* tests: KEDR_CAYLEY_RANKS_FAIL */
+            st = kedr_fail(KEDR_ERR_INVALID, "%s: rank %d: a failure asked by "
+                           "KEDR_CAYLEY_RANKS_FAIL in round %llu", R->g->spec, R->rank,
+                           (unsigned long long)R->fail_round);
         /* a rank without a round in flight has nothing left: when no rank has, the level ends */
-        int32_t more = inflight;
-        KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_I32, KEDR_OP_MAX, &more, 1));
-        if (!more)
+        int more = 0;
+        double t = kedr_wall_seconds();
+        st = round_notes(R, cur, st, inflight, &more);
+        if (st != KEDR_OK) {
+            uint64_t drop[2];
+            R->be->settle(R, &drop[0], &drop[1]); /* nothing left queued on the way out */
+            return st;
+        }
+        if (!more) {
+            R->exchange_seconds += kedr_wall_seconds() - t;
             break;
+        }
         st = exchange_round(R, cur, nc, &found);
-        AGREE(R, st);
-        KEDR_TRY(st);
+        R->exchange_seconds += kedr_wall_seconds() - t;
         R->rounds++;
         cur ^= 1;
-        inflight = next;
+        inflight = next && st == KEDR_OK;
     }
-    KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_U64, KEDR_OP_SUM, &found, 1));
+    /* the marks' count (cuda: read once a level) and the entries another rank sent outside
+     * this slice (an error on every rank) */
+    uint64_t tally[2] = {0, 0};
+    st = R->be->settle(R, &tally[0], &tally[1]);
+    AGREE(R, st);
+    KEDR_TRY(st);
+    tally[0] += found;
+    KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_U64, KEDR_OP_SUM, tally, 2));
+    if (tally[1])
+        return outside_error(R, tally[1]);
+    found = tally[0];
     *count = found;
     if (R->rank == 0) /* KEDR_LOG=debug: where a level's time goes, on rank 0 */
         kedr_log(KEDR_LOG_DEBUG, "%s level %d: %llu new, rank 0: %llu rounds, %llu products "
@@ -1041,20 +1140,60 @@ static int hook_agree_max(void *self, int local)
 
 /* ---- the entry point ---- */
 
-/* What this rank may use and what it needs; the ranks of a host share its memory on the cpu. */
-static kedr_status check_rank_memory(cayley_ranks *R, const kedr_cayley_options *opt,
-                                     const kedr_cayley_ranks_plan *p)
-{
-    size_t limit;
+/* What a rank may use: its own (limit, where; on cuda host, for the batches' staging copy)
+ * and the least over the ranks (fit, fit_host), by which the default batches are sized so that
+ * every rank holds the same ones. */
+typedef struct {
+    size_t limit, host, fit, fit_host;
     const char *where;
-    KEDR_TRY(cayley_memory_allowed(R->ctx, opt, &limit, &where));
-    int cuda = KEDR_IS_CUDA(R->ctx), sharing = kedr_comm_local_size(R->comm);
-    size_t need = cuda ? p->gpu_bytes : p->cpu_bytes;
-    if (!cuda && !(opt && opt->memory_limit) && sharing > 1)
-        limit /= (size_t)sharing; /* the host's memory, shared by its ranks */
-    size_t host_need = cuda ? p->host_bytes : 0, host = cuda ? cayley_host_memory() : 0;
-    if (cuda && sharing > 1)
-        host /= (size_t)sharing;
+} rank_memory;
+
+/* Collective (every rank calls it, whatever its own failures, which are agreed). Without
+ * --memory-limit a rank may use its GPU's free memory shared by the ranks of its host on that
+ * GPU (on cuda), or the host's available memory shared by the host's ranks (on the cpu; on cuda
+ * the host memory for the staging copy). */
+static kedr_status find_memory(cayley_ranks *R, const kedr_cayley_options *opt, rank_memory *m)
+{
+    int cuda = KEDR_IS_CUDA(R->ctx), N = R->nranks, local = kedr_comm_local_size(R->comm);
+    memset(m, 0, sizeof *m);
+    kedr_status s = cayley_memory_allowed(R->ctx, opt, &m->limit, &m->where);
+    int32_t *dev = calloc((size_t)N, sizeof *dev);
+    if (s == KEDR_OK && !dev)
+        s = kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
+    s = kedr_comm_agree(R->comm, s);
+    if (s == KEDR_OK) { /* the GPU of every rank: those of this host on this GPU share it */
+        for (int r = 0; r < N; r++)
+            dev[r] = r == R->rank && cuda ? R->ctx->device : -1;
+        s = kedr_comm_allreduce(R->comm, KEDR_I32, KEDR_OP_MAX, dev, (size_t)N);
+    }
+    int sharing = 0;
+    for (int r = 0; s == KEDR_OK && r < N; r++)
+        sharing += dev[r] == dev[R->rank] && kedr_comm_same_host(R->comm, r);
+    free(dev);
+    if (s != KEDR_OK)
+        return s;
+    if (!cuda)
+        sharing = local;
+    if (!(opt && opt->memory_limit) && sharing > 1) {
+        m->limit /= (size_t)sharing;
+        m->where = cuda ? "GPU memory free (shared by the ranks on this GPU)"
+                        : "host memory available (shared by the ranks on this host)";
+    }
+    m->host = cuda ? cayley_host_memory() / (size_t)(local > 1 ? local : 1) : 0;
+    uint64_t least[2] = {m->limit, m->host};
+    KEDR_TRY(kedr_comm_allreduce(R->comm, KEDR_U64, KEDR_OP_MIN, least, 2));
+    m->fit = (size_t)least[0];
+    m->fit_host = (size_t)least[1];
+    return KEDR_OK;
+}
+
+/* What this rank needs against what it may use. */
+static kedr_status check_rank_memory(cayley_ranks *R, const kedr_cayley_options *opt,
+                                     const kedr_cayley_ranks_plan *p, const rank_memory *m)
+{
+    int cuda = KEDR_IS_CUDA(R->ctx);
+    size_t limit = m->limit, need = cuda ? p->gpu_bytes : p->cpu_bytes;
+    size_t host_need = cuda ? p->host_bytes : 0, host = m->host;
     if (need <= limit && (!cuda || host_need <= host))
         return KEDR_OK;
     char need_s[32], limit_s[32], code_s[32], batch_s[32];
@@ -1066,7 +1205,8 @@ static kedr_status check_rank_memory(cayley_ranks *R, const kedr_cayley_options 
     int fits = 0;
     for (int n = R->nranks + 1; n <= KEDR_CAYLEY_MAX_RANKS && !fits; n++) {
         kedr_cayley_ranks_plan q;
-        if (kedr_cayley_ranks_plan_make(R->g, n, opt ? opt->batch_bytes : 0, &q) != KEDR_OK)
+        if (kedr_cayley_ranks_plan_fit(R->g, n, opt ? opt->batch_bytes : 0, limit, host, cuda,
+                                       &q) != KEDR_OK)
             break;
         if ((cuda ? q.gpu_bytes : q.cpu_bytes) <= limit)
             fits = n;
@@ -1078,14 +1218,16 @@ static kedr_status check_rank_memory(cayley_ranks *R, const kedr_cayley_options 
                      "its slice of up to %llu elements, %s of batches), more than the %s of %s "
                      "on rank %d%s", R->g->spec, R->nranks, need_s, code_s,
                      (unsigned long long)p->slice_max, batch_s, limit_s,
-                     need > limit ? where : "host memory available for its staging", R->rank,
+                     need > limit ? m->where : "host memory available for its staging", R->rank,
                      need > limit ? more : "");
 }
 
-static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
+static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt, const rank_memory *m)
 {
     kedr_cayley_ranks_plan p;
-    KEDR_TRY(kedr_cayley_ranks_plan_make(R->g, R->nranks, opt ? opt->batch_bytes : 0, &p));
+    int cuda = KEDR_IS_CUDA(R->ctx);
+    KEDR_TRY(kedr_cayley_ranks_plan_fit(R->g, R->nranks, opt ? opt->batch_bytes : 0, m->fit,
+                                        m->fit_host, cuda, &p));
     KEDR_TRY(kedr_cayley_rank_slice(R->g, R->nranks, R->rank, &R->lo, &R->hi));
     R->units = units_of(R->g);
     R->block_elems = p.block_elements;
@@ -1097,6 +1239,13 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
     const char *wide = getenv("KEDR_CAYLEY_RANKS_WIDE");
     if (wide && strcmp(wide, "1") == 0)
         R->entry = 8;
+    /* tests: "R:K" makes rank R fail in its K-th round (1 the first), as a failure between
+     * the expansion and the round's notes would (every rank must return that error) */
+    const char *fail = getenv("KEDR_CAYLEY_RANKS_FAIL");
+    int fail_rank = -1;
+    unsigned long long fail_k = 0;
+    if (fail && sscanf(fail, "%d:%llu", &fail_rank, &fail_k) == 2 && fail_rank == R->rank)
+        R->fail_round = fail_k;
     R->los = malloc(((size_t)R->nranks + 1) * 8);
     if (!R->los)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
@@ -1106,11 +1255,14 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
     }
     R->los[R->nranks] = R->g->order;
     R->memory_bytes = KEDR_IS_CUDA(R->ctx) ? p.gpu_bytes : p.cpu_bytes;
-    KEDR_TRY(check_rank_memory(R, opt, &p));
+    KEDR_TRY(check_rank_memory(R, opt, &p, m));
     R->counts = malloc((size_t)(R->nblocks ? R->nblocks : 1) * 8);
     R->leave = malloc((size_t)(R->nblocks ? R->nblocks : 1));
     R->incoming = calloc((size_t)R->nranks, 8);
-    if (!R->counts || !R->leave || !R->incoming)
+    R->notes = calloc(2 * (size_t)R->nranks, sizeof(round_note));
+    R->halos = calloc(2 * (size_t)R->nranks, sizeof *R->halos);
+    R->msgs = calloc(2 * (size_t)R->nranks, sizeof *R->msgs);
+    if (!R->counts || !R->leave || !R->incoming || !R->notes || !R->halos || !R->msgs)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: rank %d: out of host memory", R->g->spec, R->rank);
     find_leavers(R);
 #ifdef KEDR_HAVE_CUDA
@@ -1135,8 +1287,15 @@ static kedr_status setup(cayley_ranks *R, const kedr_cayley_options *opt)
  * GPU to GPU with the ranks of this host where CUDA IPC allows it. */
 static kedr_status register_batches(cayley_ranks *R)
 {
-    KEDR_TRY(kedr_comm_dev_register(R->comm, R->ctx, R->xbuf, R->part ? 3 * R->part : 8,
-                                    &R->xdev));
+    /* KEDR_CAYLEY_RANKS_ORDERED=1 (on every rank): transfers between direct partners ordered
+     * on the streams by CUDA IPC events instead of comm_dev's two synchronisations a round
+     * (KEDR_COMM_DEV_ORDERED; the expansion into a slot then waits on the GPU for that slot's
+     * copies: ranks.cu). Off by default: not yet run on GPUs. */
+    const char *ord = getenv("KEDR_CAYLEY_RANKS_ORDERED");
+    unsigned flags = ord && strcmp(ord, "1") == 0 ? KEDR_COMM_DEV_ORDERED : 0u;
+    KEDR_TRY(kedr_comm_dev_register_flags(R->comm, R->ctx, R->xbuf,
+                                          R->part ? 3 * R->part : 8, flags, &R->xdev));
+    R->ordered = kedr_comm_dev_ordered(R->xdev);
     R->direct = 0;
     for (int o = 0; o < R->nranks; o++)
         R->direct += o != R->rank && kedr_comm_dev_direct(R->xdev, o);
@@ -1176,8 +1335,12 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
     result->order = g->order;
     result->mode = KEDR_CAYLEY_DENSE;
     result->ranks = R->nranks;
-    kedr_status s = setup(R, opt);
-    AGREE(R, s);
+    rank_memory mem;
+    kedr_status s = find_memory(R, opt, &mem); /* agreed inside */
+    if (s == KEDR_OK) {
+        s = setup(R, opt, &mem);
+        AGREE(R, s);
+    }
     if (s == KEDR_OK)
         s = register_batches(R); /* agreed inside */
     if (s == KEDR_OK) {
@@ -1210,6 +1373,9 @@ kedr_status kedr_cayley_growth_on(kedr_ctx *ctx, struct kedr_comm *comm,
     free(R->leave);
     free(R->los);
     free(R->incoming);
+    free(R->notes);
+    free(R->halos);
+    free(R->msgs);
     free(R);
     if (s != KEDR_OK && s != KEDR_ERR_INTERRUPTED)
         kedr_cayley_result_free(result);

@@ -8,12 +8,16 @@
  *    launched on a stream of its own and left running (start), and then (finish) the batches'
  *    counts are copied to the host;
  *  - mark: what the other ranks sent, in the receive area of the batches' buffer on this GPU,
- *    marked the same way, on the context's stream.
+ *    marked the same way, on the context's stream, queued without a synchronisation: their new
+ *    elements (and any entry outside the slice) are summed on the GPU and read once a level
+ *    (settle).
  * The exchange (kedr_comm_dev synchronises the context's stream, not the expansion's) and the
  * marks thus run while the next round expands into the other slot: both only set codes by
  * atomic ors (0 to nc, fc to 3), and each counts its new elements in its own slot's counters.
- * The host orders the rest: finish waits for the expansion's stream, mark for the context's, and
- * a level's count (on the context's stream) comes after every expansion of the level before has
+ * The host orders the rest: finish waits for the expansion's stream; kedr_comm_dev synchronises
+ * the context's stream before a round's batches are sent (so a round's marks are done before
+ * the next round's batches land in the receive area) and after they have landed; settle and a
+ * level's count (on the context's stream) comes after every expansion of the level before has
  * finished.
  * The batches (ranks.c's buffer, registered with kedr_comm_dev) stay on the GPU: ranks of one
  * host copy them GPU to GPU by CUDA IPC; for the others kedr_comm_dev stages them through its
@@ -33,7 +37,10 @@ typedef struct {
                                   * elements' count */
     unsigned long long *los;     /* the first element of every slice */
     unsigned long long *counts;  /* frontier elements of each block */
+    unsigned long long *marked;  /* the marks' new elements and entries outside the slice since
+                                  * the last rk_settle */
     cudaStream_t expand;         /* the expansion's stream */
+    cudaEvent_t queued;          /* ordered registrations: the context's stream up to a start */
     int blocks;                  /* of the expand kernel */
 } rk_dev;
 
@@ -195,10 +202,13 @@ static void rk_end(cayley_ranks *R)
             cudaStreamSynchronize(d->expand);
             cudaStreamDestroy(d->expand);
         }
+        if (d->queued)
+            cudaEventDestroy(d->queued);
         kedr_free(R->ctx, d->codes);
         for (int k = 0; k < 2; k++)
             kedr_free(R->ctx, d->nout[k]);
         kedr_free(R->ctx, d->counts);
+        kedr_free(R->ctx, d->marked);
         kedr_free(R->ctx, d->los);
         free(d);
     }
@@ -226,9 +236,12 @@ static kedr_status rk_begin(cayley_ranks *R)
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->los, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_upload(R->ctx, d->los, R->los, ((size_t)R->nranks + 1) * 8));
     KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->counts, (size_t)(R->nblocks ? R->nblocks : 1) * 8));
+    KEDR_TRY(kedr_alloc(R->ctx, (void **)&d->marked, 2 * sizeof *d->marked));
+    KEDR_TRY(kedr_memset(R->ctx, d->marked, 0, 2 * sizeof *d->marked));
     KEDR_TRY(kedr_memset(R->ctx, d->codes, 0, R->words ? R->words * 4 : 4));
     KEDR_CUDA_TRY(cudaSetDevice(R->ctx->device));
     KEDR_CUDA_TRY(cudaStreamCreateWithFlags(&d->expand, cudaStreamNonBlocking));
+    KEDR_CUDA_TRY(cudaEventCreateWithFlags(&d->queued, cudaEventDisableTiming));
     int per_sm = 0;
     KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, RK_THREADS, 0));
     d->blocks = per_sm;
@@ -261,6 +274,12 @@ static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1,
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = d->expand;
     unsigned long long w0 = b0 * R->block_elems / 16, w1 = b1 * R->block_elems / 16;
+    /* ordered transfers return before their copies out of this slot (two rounds ago) have run
+     * on the context's stream: the expansion waits for everything queued there so far */
+    if (R->ordered) {
+        KEDR_CUDA_TRY(cudaEventRecord(d->queued, KEDR_STREAM(R->ctx)));
+        KEDR_CUDA_TRY(cudaStreamWaitEvent(stream, d->queued, 0));
+    }
     KEDR_CUDA_TRY(cudaMemsetAsync(d->nout[slot], 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
         *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, R->rank, d->los, R->cap,
@@ -286,22 +305,29 @@ static kedr_status rk_finish(cayley_ranks *R, int slot, uint64_t *found)
     return KEDR_OK;
 }
 
+/* Queues the mark of n entries on the context's stream, behind the exchange that brought them:
+ * no synchronisation a round; what the marks found is read once a level (rk_settle). */
 static kedr_status rk_mark_elems(cayley_ranks *R, int slot, const unsigned char *entries,
                                  size_t n, uint32_t nc, uint64_t *found, uint64_t *outside)
 {
+    (void)slot;
     rk_dev *d = (rk_dev *)R->dev;
     cudaStream_t stream = KEDR_STREAM(R->ctx);
-    /* the finished slot's counts, on the host since rk_finish (nranks >= 2 here): [nranks] the
-     * new elements, [0] the entries outside the slice */
-    unsigned long long *count = d->nout[slot] + R->nranks, *bad = d->nout[slot];
-    KEDR_CUDA_TRY(cudaMemsetAsync(count, 0, 8, stream));
-    KEDR_CUDA_TRY(cudaMemsetAsync(bad, 0, 8, stream));
     rk_mark_kernel<<<rk_grid(R->ctx, n, 8), RK_THREADS, 0, stream>>>(
-        d->codes, entries, n, R->entry, R->hi - R->lo, nc, count, bad);
+        d->codes, entries, n, R->entry, R->hi - R->lo, nc, d->marked, d->marked + 1);
     KEDR_CUDA_LAUNCHED("rk_mark_kernel");
+    *found = *outside = 0;
+    return KEDR_OK;
+}
+
+static kedr_status rk_settle(cayley_ranks *R, uint64_t *found, uint64_t *outside)
+{
+    rk_dev *d = (rk_dev *)R->dev;
+    cudaStream_t stream = KEDR_STREAM(R->ctx);
     unsigned long long f[2] = {0, 0};
-    KEDR_CUDA_TRY(cudaMemcpyAsync(&f[0], count, 8, cudaMemcpyDeviceToHost, stream));
-    KEDR_CUDA_TRY(cudaMemcpyAsync(&f[1], bad, 8, cudaMemcpyDeviceToHost, stream));
+    *found = *outside = 0;
+    KEDR_CUDA_TRY(cudaMemcpyAsync(f, d->marked, sizeof f, cudaMemcpyDeviceToHost, stream));
+    KEDR_CUDA_TRY(cudaMemsetAsync(d->marked, 0, sizeof f, stream));
     KEDR_CUDA_TRY(cudaStreamSynchronize(stream));
     *found = f[0];
     *outside = f[1];
@@ -319,4 +345,5 @@ static kedr_status rk_upload(cayley_ranks *R, size_t w, const uint32_t *buf, siz
 }
 
 extern "C" const cayley_ranks_backend cayley_ranks_cuda = {
-    rk_begin, rk_count, rk_start, rk_finish, rk_mark_elems, rk_download, rk_upload, rk_end};
+    rk_begin,  rk_count,    rk_start,  rk_finish, rk_mark_elems,
+    rk_settle, rk_download, rk_upload, rk_end};

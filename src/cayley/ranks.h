@@ -55,6 +55,11 @@ typedef struct {
      * buffers it may use (the other may be expanding meanwhile). */
     kedr_status (*mark)(cayley_ranks *R, int slot, const unsigned char *entries, size_t n,
                         uint32_t nc, uint64_t *found, uint64_t *outside);
+    /* At a level's end, and on the way out of a failed one: waits for the marks queued since
+     * the last call and adds the codes they set to nc to *found and the entries they found
+     * outside the slice to *outside (cuda, whose mark only queues its kernel; the cpu's mark
+     * counts at once and adds nothing here). */
+    kedr_status (*settle)(cayley_ranks *R, uint64_t *found, uint64_t *outside);
     /* Words [w, w + n) of the codes to or from host memory (checkpoints). */
     kedr_status (*download)(cayley_ranks *R, size_t w, uint32_t *buf, size_t n);
     kedr_status (*upload)(cayley_ranks *R, size_t w, const uint32_t *buf, size_t n);
@@ -80,12 +85,16 @@ struct cayley_ranks {
     size_t part;              /* bytes of each of its three parts: nranks - 1 batches */
     kedr_comm_dev *xdev;      /* its registration */
     int direct;               /* other ranks reached GPU to GPU (kedr_comm_dev_direct) */
+    int ordered;              /* the registration is KEDR_COMM_DEV_ORDERED (ranks.c) */
     unsigned char *out[2];    /* a slot each, in xbuf: nranks - 1 batches of cap entries of
                                * `entry` bytes, one for every other rank in rank order
                                * (cayley_ranks_region) */
     uint64_t *nout[2];        /* host, a slot each: entries in each batch, and [nranks] */
     unsigned char *recv;      /* in xbuf: what a round receives, region(o) from rank o */
     uint64_t *incoming;       /* host: entries each rank sends this one in a round */
+    void *notes;              /* host: a round's notes (ranks.c), to [o] and from [N + o] */
+    kedr_comm_halo *halos;    /* host: their messages, 2 N */
+    kedr_comm_dev_msg *msgs;  /* host: a round's batches sent and received, 2 N */
     uint64_t *counts;         /* host: frontier elements of each block */
     uint8_t *leave;           /* host: generators whose products may leave the slice from
                                * each block (ranks.c, find_leavers) */
@@ -95,6 +104,7 @@ struct cayley_ranks {
     double exchange_seconds;  /* spent in messages (all levels) */
     uint64_t rounds;          /* rounds of all levels */
     uint64_t sent;            /* products sent to other ranks (all levels) */
+    uint64_t fail_round;      /* tests (KEDR_CAYLEY_RANKS_FAIL): fail in this round; 0 never */
     char ck_path[1200], resume_path[1200];
 };
 

@@ -7,9 +7,11 @@
  *    rank count up to KEDR_CAYLEY_MAX_RANKS; too many ranks refused naming the most;
  * 2. growth functions over the ranks equal to one context's, F(s) by F(s), on Burnside
  *    quotients, pancake and burnt pancake, bubble, star, transpositions, lrx and abelian groups
- *    (orders not divisible by the rank count), with the default batches and with the smallest
- *    (a level in many rounds), and with products sent in 8 bytes (slices of 2^40 elements or
- *    more) instead of 5;
+ *    (orders not divisible by the rank count), with the default batches, with the smallest
+ *    (a level in many rounds) and with the default sized by a memory limit between the two
+ *    (kedr_cayley_ranks_plan_fit: the rank's memory within the limit less its headroom), and
+ *    with products sent in 8 bytes (slices of 2^40 elements or more) instead of 5; the sizing
+ *    itself (1b) for 1-4 ranks and memory sizes from 1 kB to 64 GB;
  * 3. per-rank checkpoints: stopped by max_levels then resumed = the straight run; a SIGINT on
  *    rank 0 alone stops every rank at the same level, saved, and the resumed run is the straight
  *    one; the checkpoints of N ranks taken up by one, and one rank's by N, and a checkpoint of
@@ -17,13 +19,15 @@
  *    disagree with F are refused on every rank;
  * 4. refusals: a memory limit below a rank's need (saying how much), on every rank or on one
  *    rank only (every rank returns that rank's error; likewise a checkpoint one rank cannot
- *    write), the sparse kinds, mode sparse, devices;
+ *    write, and a failure in a round on one rank, KEDR_CAYLEY_RANKS_FAIL), the sparse kinds,
+ *    mode sparse, devices;
  * 5. the products sent between the ranks, exactly those whose owner differs, and under a
  *    quarter of all for pancake, burnt pancake and star (the permutations' ranks keep prefix
  *    reversals on their rank); every element's code in the slices at level 4 against its
  *    distance in the element queries' table;
  * 6. the batches' path (kedr_comm_dev): GPU to GPU with the other ranks of the host on cuda,
- *    through host memory on the cpu and with KEDR_COMM_IPC=0; both give the same results. */
+ *    through host memory on the cpu and with KEDR_COMM_IPC=0; both give the same results, as
+ *    do transfers ordered by CUDA IPC events (KEDR_CAYLEY_RANKS_ORDERED=1). */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "kedr/cayley.h"
 #include "kedr/comm.h"
@@ -47,6 +51,74 @@ static kedr_cayley_group *parse(const char *spec, int inverses)
     kedr_status s = kedr_cayley_parse(spec, inverses, &g);
     TU_CHECK(s == KEDR_OK, "parse %s: %s", spec, kedr_last_error());
     return g;
+}
+
+/* 1b. the default batches sized by a rank's memory (kedr_cayley_ranks_plan_fit): within the
+ * memory less its headroom whenever the least batches fit, never fewer products than the least
+ * (a block's worst case) nor more than a whole slice's, growing with the memory; --batch wins;
+ * no memory known: the fixed default; on cuda the host's staging copy fits the host memory */
+static void check_plan_fit(void)
+{
+    static const char *specs[] = {"pancake:9", "burnside:8", "abelian:7,11,29", "star:8"};
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+        kedr_cayley_group *g = parse(specs[i], i == 1);
+        if (!g)
+            continue;
+        int ok = 1;
+        char why[160] = "";
+        for (int n = 1; n <= 4 && ok; n++)
+            for (int cuda = 0; cuda <= 1 && ok; cuda++) {
+                kedr_cayley_ranks_plan least, most, fixed, q, prev = {0};
+                ok &= kedr_cayley_ranks_plan_make(g, n, 1, &least) == KEDR_OK &&
+                      kedr_cayley_ranks_plan_make(g, n, SIZE_MAX / 64, &most) == KEDR_OK &&
+                      kedr_cayley_ranks_plan_make(g, n, 0, &fixed) == KEDR_OK;
+                size_t lneed = cuda ? least.gpu_bytes : least.cpu_bytes;
+                for (size_t mem = 1024; mem < ((size_t)1 << 36) && ok; mem = mem * 3 / 2) {
+                    ok &= kedr_cayley_ranks_plan_fit(g, n, 0, mem, 0, cuda, &q) == KEDR_OK;
+                    size_t need = cuda ? q.gpu_bytes : q.cpu_bytes;
+                    size_t room = mem - kedr_cayley_ranks_headroom(mem);
+                    int fits = need <= room || (need == lneed && lneed > room);
+                    int bounds = q.batch_entries >= least.batch_entries &&
+                                 q.batch_entries <= most.batch_entries &&
+                                 q.batch_entries >= prev.batch_entries;
+                    /* all the room that is left is less than one more entry of every batch */
+                    uint64_t per = 3 * (uint64_t)(n > 1 ? n - 1 : 1) * (uint64_t)q.entry_bytes;
+                    int full = n == 1 || q.batch_entries == most.batch_entries || need > room ||
+                               room - need < per;
+                    if (!(fits && bounds && full)) {
+                        snprintf(why, sizeof why, "%d ranks, %s, memory %zu: %zu needed, %llu "
+                                 "products a batch (least %llu, most %llu)", n,
+                                 cuda ? "cuda" : "cpu", mem, need,
+                                 (unsigned long long)q.batch_entries,
+                                 (unsigned long long)least.batch_entries,
+                                 (unsigned long long)most.batch_entries);
+                        ok = 0;
+                    }
+                    prev = q;
+                }
+                /* the user's batches, and no memory known */
+                ok &= kedr_cayley_ranks_plan_fit(g, n, 12345, (size_t)1 << 30, 0, cuda, &q) ==
+                          KEDR_OK &&
+                      kedr_cayley_ranks_plan_make(g, n, 12345, &prev) == KEDR_OK &&
+                      q.batch_entries == prev.batch_entries && q.gpu_bytes == prev.gpu_bytes;
+                ok &= kedr_cayley_ranks_plan_fit(g, n, 0, 0, 0, cuda, &q) == KEDR_OK &&
+                      q.batch_entries == fixed.batch_entries;
+                /* cuda: a host too small for the staging copy lowers the batches */
+                if (cuda && n > 1) {
+                    size_t host = least.host_bytes * 3;
+                    ok &= kedr_cayley_ranks_plan_fit(g, n, 0, (size_t)1 << 34, host, 1, &q) ==
+                              KEDR_OK &&
+                          q.host_bytes <= host - kedr_cayley_ranks_headroom(host) &&
+                          (q.batch_entries > least.batch_entries ||
+                           most.batch_entries == least.batch_entries);
+                }
+                if (!ok && !why[0])
+                    snprintf(why, sizeof why, "%d ranks, %s: --batch, no memory or the host",
+                             n, cuda ? "cuda" : "cpu");
+            }
+        TU_CHECK(ok, "%s: batches sized by the memory: %s", specs[i], why);
+        kedr_cayley_group_free(g);
+    }
 }
 
 /* 1. the partition */
@@ -132,6 +204,7 @@ static void check_partition(void)
                       buf[1 + bytes] == 0xA5;
         }
     TU_CHECK(packed, "5- and 8-byte entries round trip");
+    check_plan_fit();
 }
 
 static int same_result(const kedr_cayley_result *a, const kedr_cayley_result *b)
@@ -147,7 +220,7 @@ static int same_result(const kedr_cayley_result *a, const kedr_cayley_result *b)
 
 /* 2. growth over the ranks against one context's dense search (wide: products sent in 8 bytes,
  * as for slices of 2^40 elements or more, instead of 5) */
-static void check_growth(kedr_ctx *ctx, const char *spec, int inverses, int wide)
+static void check_growth(kedr_ctx *ctx, const char *spec, int inverses, int wide, int sized)
 {
     kedr_cayley_group *g = parse(spec, inverses);
     if (!g)
@@ -160,8 +233,18 @@ static void check_growth(kedr_ctx *ctx, const char *spec, int inverses, int wide
     kedr_cayley_result one, many;
     kedr_cayley_options dense = {.mode = KEDR_CAYLEY_DENSE};
     TU_OK(kedr_cayley_growth(ctx, g, &dense, &one));
-    for (int small = 0; small <= 1; small++) {
-        kedr_cayley_options opt = {.batch_bytes = small ? 1 : 0};
+    /* the default batches, the smallest (a level in many rounds), and the default sized by a
+     * memory limit half way between the least batches' need and the largest's */
+    int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    kedr_cayley_ranks_plan least, most;
+    TU_OK(kedr_cayley_ranks_plan_make(g, size, 1, &least));
+    TU_OK(kedr_cayley_ranks_plan_make(g, size, SIZE_MAX / 64, &most));
+    size_t lneed = cuda ? least.gpu_bytes : least.cpu_bytes;
+    size_t half = (lneed + (cuda ? most.gpu_bytes : most.cpu_bytes)) / 2;
+    size_t limit = half + half / 15;
+    for (int small = 0; small <= (sized ? 2 : 1); small++) {
+        kedr_cayley_options opt = {.batch_bytes = small == 1 ? 1 : 0,
+                                   .memory_limit = small == 2 ? limit : 0};
         if (wide)
             setenv("KEDR_CAYLEY_RANKS_WIDE", "1", 1);
         kedr_status s = kedr_cayley_growth_on(ctx, comm, g, &opt, &many);
@@ -173,9 +256,15 @@ static void check_growth(kedr_ctx *ctx, const char *spec, int inverses, int wide
         TU_CHECK(same_result(&one, &many) && many.complete && many.reached == g->order &&
                      many.ranks == size && many.mode == KEDR_CAYLEY_DENSE,
                  "%s%s over %d ranks (%s batches): diameter %d / %d, reached %llu / %llu", spec,
-                 inverses ? " with inverses" : "", size, small ? "the smallest" : "default",
-                 one.diameter, many.diameter, (unsigned long long)one.reached,
+                 inverses ? " with inverses" : "", size,
+                 small == 1 ? "the smallest" : small ? "memory-sized" : "default", one.diameter,
+                 many.diameter, (unsigned long long)one.reached,
                  (unsigned long long)many.reached);
+        if (small == 2 && size > 1)
+            TU_CHECK(many.memory_bytes <= limit - kedr_cayley_ranks_headroom(limit) &&
+                         (many.memory_bytes > lneed || most.batch_entries == least.batch_entries),
+                     "%s over %d ranks, a limit of %zu: %zu bytes a rank (least %zu)", spec,
+                     size, limit, many.memory_bytes, lneed);
         kedr_cayley_result_free(&many);
     }
     if (rank == 0)
@@ -471,6 +560,28 @@ static void check_refusals(kedr_ctx *ctx)
                  strstr(kedr_last_error(), "needs"),
              "a memory limit below a rank's need: %s: %s", kedr_status_name(s),
              kedr_last_error());
+    /* a failure in a round on one rank (the round's notes carry it): every rank returns that
+     * rank's error, in the 1st round and in a later one (smallest batches: many rounds), and the
+     * ranks are still in step for the next search */
+    for (int k = 1; k <= 7; k += 6) {
+        char knob[32];
+        snprintf(knob, sizeof knob, "%d:%d", size - 1, k);
+        setenv("KEDR_CAYLEY_RANKS_FAIL", knob, 1);
+        kedr_cayley_options small = {.batch_bytes = 1};
+        s = kedr_cayley_growth_on(ctx, comm, g, &small, &r);
+        unsetenv("KEDR_CAYLEY_RANKS_FAIL");
+        TU_CHECK(s == KEDR_ERR_INVALID && (size == 1 || strstr(kedr_last_error(), who)) &&
+                     strstr(kedr_last_error(), "KEDR_CAYLEY_RANKS_FAIL"),
+                 "rank %d failing in round %d, seen on rank %d: %s: %s", size - 1, k, rank,
+                 kedr_status_name(s), kedr_last_error());
+    }
+    kedr_cayley_result after, ref;
+    kedr_cayley_options dense = {.mode = KEDR_CAYLEY_DENSE};
+    TU_OK(kedr_cayley_growth_on(ctx, comm, g, NULL, &after));
+    TU_OK(kedr_cayley_growth(ctx, g, &dense, &ref));
+    TU_CHECK(same_result(&after, &ref), "the search after failed ones, over %d ranks", size);
+    kedr_cayley_result_free(&after);
+    kedr_cayley_result_free(&ref);
     kedr_cayley_options sp = {.mode = KEDR_CAYLEY_SPARSE};
     s = kedr_cayley_growth_on(ctx, comm, g, &sp, &r);
     TU_CHECK(s == KEDR_ERR_UNSUPPORTED, "mode sparse over ranks: %s", kedr_last_error());
@@ -635,6 +746,23 @@ static void check_paths(kedr_ctx *ctx)
                 printf("batches GPU to GPU with %d of %d other ranks by default, 0 with "
                        "KEDR_COMM_IPC=0; same growth functions\n", dflt.direct_ranks, size - 1);
         }
+        /* the transfers ordered by CUDA IPC events (KEDR_CAYLEY_RANKS_ORDERED=1; on the cpu
+         * the same path as by default), with the smallest batches: many rounds, each slot
+         * reused every other round */
+        setenv("KEDR_CAYLEY_RANKS_ORDERED", "1", 1);
+        kedr_cayley_options tiny = {.batch_bytes = 1};
+        kedr_cayley_result ord;
+        kedr_status s3 = kedr_cayley_growth_on(ctx, comm, g, &tiny, &ord);
+        unsetenv("KEDR_CAYLEY_RANKS_ORDERED");
+        TU_CHECK(s3 == KEDR_OK, "%s over %d ranks, KEDR_CAYLEY_RANKS_ORDERED=1: %s",
+                 cases[i].spec, size, kedr_last_error());
+        if (s3 == KEDR_OK) {
+            TU_CHECK(same_result(&one, &ord) && (s1 != KEDR_OK ||
+                                                 ord.products_sent == dflt.products_sent),
+                     "%s over %d ranks, ordered transfers: diameter %d, %.0f products sent",
+                     cases[i].spec, size, ord.diameter, ord.products_sent);
+            kedr_cayley_result_free(&ord);
+        }
         if (s1 == KEDR_OK)
             kedr_cayley_result_free(&dflt);
         if (s2 == KEDR_OK)
@@ -657,15 +785,16 @@ static void run_backend(kedr_backend be)
     static const struct {
         const char *spec;
         int inverses;
-    } cases[] = {{"burnside:5", 0},      {"burnside:6", 1},     {"burnside:7", 0},
-                 {"burnside:8", 1},      {"pancake:7", 0},      {"pancake:8", 0},
-                 {"burnt-pancake:5", 0}, {"bubble:7", 0},       {"star:7", 1},
-                 {"transpositions:7", 0}, {"lrx:8", 0},         {"abelian:7,11,29", 1},
-                 {"abelian:3,5,7,11,2", 0}};
+        int sized; /* also with the batches sized by a memory limit */
+    } cases[] = {{"burnside:5", 0, 0},       {"burnside:6", 1, 1},  {"burnside:7", 0, 0},
+                 {"burnside:8", 1, 0},       {"pancake:7", 0, 0},   {"pancake:8", 0, 1},
+                 {"burnt-pancake:5", 0, 1},  {"bubble:7", 0, 0},    {"star:7", 1, 1},
+                 {"transpositions:7", 0, 0}, {"lrx:8", 0, 1},       {"abelian:7,11,29", 1, 1},
+                 {"abelian:3,5,7,11,2", 0, 0}};
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        check_growth(ctx, cases[i].spec, cases[i].inverses, 0);
-    check_growth(ctx, "burnside:7", 1, 1);
-    check_growth(ctx, "burnt-pancake:5", 0, 1);
+        check_growth(ctx, cases[i].spec, cases[i].inverses, 0, cases[i].sized);
+    check_growth(ctx, "burnside:7", 1, 1, 0);
+    check_growth(ctx, "burnt-pancake:5", 0, 1, 0);
     check_paths(ctx);
     check_checkpoints(ctx);
     check_refusals(ctx);
