@@ -296,9 +296,11 @@ kedr_status kedr_cayley_ranks_plan_make(const kedr_cayley_group *g, int ranks, s
  * host memory on the cpu; on cuda the host's staging copy of the batches must also fit
  * host_bytes less its headroom (0: not checked). A destination's batch is never less than one
  * block's worst case (the plan then needs more than memory_bytes, which the run refuses) nor
- * more than a whole slice's products. memory_bytes 0: the fixed batches of
+ * more than a whole slice's products, and the batches of all destinations together at most
+ * KEDR_CAYLEY_RANKS_BATCH_MOST a set. memory_bytes 0: the fixed batches of
  * kedr_cayley_ranks_plan_make(..., 0, ...) (four times a slice's codes, 16 MB to
  * KEDR_CAYLEY_BATCH_BYTES). */
+#define KEDR_CAYLEY_RANKS_BATCH_MOST ((uint64_t)4 << 30)
 kedr_status kedr_cayley_ranks_plan_fit(const kedr_cayley_group *g, int ranks, size_t batch_bytes,
                                        size_t memory_bytes, size_t host_bytes, int cuda,
                                        kedr_cayley_ranks_plan *plan);

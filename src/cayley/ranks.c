@@ -194,6 +194,12 @@ kedr_status kedr_cayley_ranks_plan_fit(const kedr_cayley_group *g, int ranks, si
     uint64_t cap = p->batch_entries + room / per, most = (uint64_t)SIZE_MAX / 16 / (uint64_t)ranks;
     if (cap > most)
         cap = most;
+    /* at most KEDR_CAYLEY_RANKS_BATCH_MOST a set: past a few GB the rounds are already few, and
+     * a rank staged through the host page-locks a copy of its batches (pancake:14 over 4 ranks
+     * would otherwise lock some 77 GB a rank) */
+    uint64_t set_most = KEDR_CAYLEY_RANKS_BATCH_MOST / ((uint64_t)p->entry_bytes * (uint64_t)ranks);
+    if (cap > set_most && set_most >= p->batch_entries)
+        cap = set_most;
     /* plan_make takes a destination's share of the bytes and lowers it to a slice's products */
     return kedr_cayley_ranks_plan_make(g, ranks, (size_t)(cap * (uint64_t)p->entry_bytes *
                                                           (uint64_t)ranks), p);
