@@ -287,7 +287,9 @@ static kedr_status read_sparta(const char *path, char **lines, size_t nl, size_t
         long long a = ln[2 * l];
         if (from[a] >= 0) {
             st = kedr_fail(KEDR_ERR_PARSE, "%s:%d: lines %lld and %lld both start at point %lld: "
-                           "not one closed loop", path, lline[l], from[a] + 1, l + 1, a + 1);
+                           "one of them runs the other way (flipped: swap its p1 and p2; the "
+                           "lines of a loop run head to tail), or they form no single loop",
+                           path, lline[l], from[a] + 1, l + 1, a + 1);
             goto done;
         }
         from[a] = l;

@@ -7,7 +7,8 @@
  *    consecutive points equal, a self-intersecting outline (the two segments named), a segment
  *    folding back on the next, no area, a point below the axis of an axisymmetric case, a word
  *    that is not a number, a missing file, a directory; SPARTA files: two loops, an open chain,
- *    a bad point id, counts that disagree; a body outside the domain; boxes that meet;
+ *    a flipped line, a bad point id, counts that disagree; a body outside the domain; boxes
+ *    that meet;
  *  - the moves' search (the bins a path's box meets, each its own segments) against every
  *    segment tried in turn, planar and axisymmetric, on thousands of random paths of awkward
  *    lengths through a concave outline of 2000 points; the inside test against the crossing
@@ -154,6 +155,10 @@ static void test_readers(void)
     write_text("open.surf", "t\n3 points\n2 lines\nPoints\n1 0 0\n2 1 0\n3 0 1\nLines\n1 1 2\n"
                             "2 2 3\n");
     refused("open.surf", 0, KEDR_ERR_PARSE, "open.surf:10: line 2 ends at point 3", "not closed");
+    write_text("flipped.surf", "t\n4 points\n4 lines\nPoints\n1 0 0\n2 1 0\n3 1 1\n4 0 1\n"
+                               "Lines\n1 1 2\n2 3 2\n3 3 4\n4 4 1\n");
+    refused("flipped.surf", 0, KEDR_ERR_PARSE, "flipped.surf:12: lines 2 and 3 both start at point "
+            "3", "flipped");
     write_text("badid.surf", "t\n3 points\n3 lines\nPoints\n1 0 0\n3 1 0\n");
     refused("badid.surf", 0, KEDR_ERR_PARSE, "badid.surf:6: point id 3: expected 2", NULL);
     write_text("count.surf", "t\n4 points\n3 lines\nPoints\n1 0 0\n2 1 0\n3 0 1\nLines\n1 1 2\n"
