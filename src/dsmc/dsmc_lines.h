@@ -80,8 +80,10 @@ DSMC_HD void dsmc_lines_hit(const dsmc_params *p, double px, double py, double u
                 double den = ux * dy - uy * dx;
                 if (den == 0)
                     continue;
-                double qx = sg[0] - px, qy = sg[1] - py;
-                double th = (qx * dy - qy * dx) / den, s = (qx * uy - qy * ux) / den;
+                double qx = sg[0] - px, qy = sg[1] - py, nt = qx * dy - qy * dx;
+                if (!(nt > 0 ? den > 0 : nt < 0 && den < 0))
+                    continue; /* th <= 0: behind (the quotient's sign, without dividing) */
+                double th = nt / den, s = (qx * uy - qy * ux) / den;
                 if (th > 0 && s >= 0 && s <= 1 &&
                     (th < *tev || (th == *tev && *what >= base && (int)k < *what - base)))
                     *tev = th, *what = base + (int)k;

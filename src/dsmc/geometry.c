@@ -111,6 +111,22 @@ static double moment_of(const double *a, int n)
     return shoelace(a, n) < 0 ? -m / 6.0 : m / 6.0;
 }
 
+int dsmc_polygon_clip_column(const double *xy, int n, double x0, double x1, double *col,
+                             double *scratch)
+{
+    memcpy(col, xy, (size_t)n * 2 * sizeof(double));
+    n = clip_half(col, n, 0, x0, 1.0, scratch);
+    return clip_half(scratch, n, 0, x1, -1.0, col);
+}
+
+double dsmc_polygon_column_cell(const double *col, int m, double y0, double y1, int moment,
+                                double *a, double *b)
+{
+    m = clip_half(col, m, 1, y0, 1.0, b);
+    m = clip_half(b, m, 1, y1, -1.0, a);
+    return moment ? moment_of(a, m) : m < 3 ? 0.0 : fabs(shoelace(a, m));
+}
+
 /* The integral of sqrt(r^2 - u^2) from 0 to u. */
 static double half_chord_integral(double u, double r)
 {

@@ -46,6 +46,15 @@ struct kedr_dsmc;
 /* Area of the part of the polygon (n points, x y pairs; simple, either orientation) inside the
  * rectangle [x0, x1] x [y0, y1] (Sutherland & Hodgman 1974 clipping, then the shoelace area). */
 double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, double x1, double y1);
+/* The same two steps at a time, for polygons of any size (the outline bodies): the polygon
+ * clipped to the column x0 <= x <= x1 into col (its vertex count; col and scratch of 2 (4n + 16)
+ * doubles each), then that column's part in y0 <= y <= y1: its area, or with moment set its
+ * integral of y (a and b scratch, as col). The same operations in the same order as
+ * dsmc_polygon_rect_area and dsmc_polygon_rect_moment, so the same bits. */
+int dsmc_polygon_clip_column(const double *xy, int n, double x0, double x1, double *col,
+                             double *scratch);
+double dsmc_polygon_column_cell(const double *col, int m, double y0, double y1, int moment,
+                                double *a, double *b);
 /* Area of the part of the disc inside the rectangle, exact: the integral of the clipped chord
  * over x, split where the circle crosses y0 or y1, each piece in closed form. */
 double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y0, double x1,

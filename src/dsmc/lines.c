@@ -257,17 +257,27 @@ static void class_bins(kedr_dsmc *sim, const dsmc_params *hp)
     }
 }
 
-/* The volume outline body q takes from the cell [x0, x1] x [y0, y1] (as the polygon bodies'). */
-static double cell_volume(const kedr_dsmc *sim, const double *xy, int q, double x0, double y0,
-                          double x1, double y1)
+/* Whether cell (ix, j) holds a bin that a segment meets; its first bin in *first. */
+static int cut_cell(const kedr_dsmc *sim, const dsmc_lines *L, int k, int ix, int j, size_t *first)
 {
-    int n = (int)sim->p.lb_count[q];
-    return sim->p.axisym ? 2.0 * M_PI * dsmc_polygon_rect_moment(xy, n, x0, y0, x1, y1)
-                         : dsmc_polygon_rect_area(xy, n, x0, y0, x1, y1);
+    const dsmc_params *p = &sim->p;
+    const uint32_t *start = sim->geo.line_start;
+    /* the cell's bins (the bins' grid covers the bodies' boxes with a cell to spare) */
+    int ba = (int)lround((p->lo[0] + ix * p->dx - L->o[0]) * L->inv[0]);
+    int bb = (int)lround((p->lo[1] + j * p->dy - L->o[1]) * L->inv[1]);
+    *first = (size_t)bb * L->n[0] + ba;
+    for (int m = 0; m < k * k; m++) {
+        size_t c = (size_t)(bb + m / k) * L->n[0] + (size_t)(ba + m % k);
+        if (start[c] != start[c + 1])
+            return 1;
+    }
+    return 0;
 }
 
-/* The cells of each outline body's box: a cell that holds a bin some segment meets loses the
- * body's area in it (its polygon clipped to the cell), one wholly inside a body is solid. */
+/* The cells of each outline body's box, a column at a time: a cell that holds a bin some
+ * segment meets loses the body's area in it (the outline clipped to the cell's column once, then
+ * to the cell: the polygon bodies' clipping, the same operations in the same order), or in an
+ * axisymmetric case 2 pi times its integral of y; a cell wholly inside a body is solid. */
 static kedr_status cell_volumes(kedr_dsmc *sim, const dsmc_params *hp, int k, int *cut)
 {
     dsmc_geometry *g = &sim->geo;
@@ -292,32 +302,41 @@ static kedr_status cell_volumes(kedr_dsmc *sim, const dsmc_params *hp, int k, in
         j0 = j0 < 0 ? 0 : j0;
         i1 = i1 >= p->nx ? p->nx - 1 : i1;
         j1 = j1 >= p->ny ? p->ny - 1 : j1;
-        int ncell = (i1 - i0 + 1) * (j1 - j0 + 1), failed = 0;
-#pragma omp parallel for schedule(dynamic, 4) reduction(| : failed)
-        for (int i = 0; i < ncell; i++) {
-            int ix = i0 + i % (i1 - i0 + 1), j = j0 + i / (i1 - i0 + 1);
-            /* the cell's bins (the bins' grid covers the box with a cell to spare) */
-            int ba = (int)lround((p->lo[0] + ix * p->dx - L->o[0]) * L->inv[0]);
-            int bb = (int)lround((p->lo[1] + j * p->dy - L->o[1]) * L->inv[1]);
-            int any = 0;
-            for (int m = 0; m < k * k && !any; m++) {
-                size_t c = (size_t)(bb + m / k) * L->n[0] + (size_t)(ba + m % k);
-                any = g->line_start[c] != g->line_start[c + 1];
+        size_t work = 2 * (4 * (size_t)n + 16);
+        int failed = 0;
+#pragma omp parallel reduction(| : failed)
+        {
+            double *buf = malloc(4 * work * sizeof(double));
+            failed |= buf == NULL;
+#pragma omp for schedule(dynamic, 1)
+            for (int ix = i0; ix <= i1; ix++) {
+                if (!buf)
+                    continue;
+                double *col = buf, *a = buf + work, *b = buf + 2 * work;
+                int m = -1; /* the column's polygon, clipped when a cut cell first needs it */
+                double x0 = p->lo[0] + ix * p->dx;
+                for (int j = j0; j <= j1; j++) {
+                    size_t bin, cell = (size_t)j * p->nx + ix;
+                    double *v = &g->gas_host[cell];
+                    if (!cut_cell(sim, L, k, ix, j, &bin)) {
+                        if (g->line_cls[bin])
+                            *v = 0;
+                        continue;
+                    }
+                    if (m < 0)
+                        m = dsmc_polygon_clip_column(xy, (int)n, x0, x0 + p->dx, col,
+                                                     buf + 3 * work);
+                    double y0 = p->lo[1] + j * p->dy;
+                    double vol = dsmc_polygon_column_cell(col, m, y0, y0 + p->dy, p->axisym, a, b);
+                    if (p->axisym)
+                        vol *= 2.0 * M_PI;
+                    if (vol > 0) {
+                        *v -= vol;
+                        *v = *v < DSMC_SOLID * dsmc_cell_full_volume(p, cell) ? 0.0 : *v;
+                    }
+                }
             }
-            size_t cell = (size_t)j * p->nx + ix;
-            double *v = &g->gas_host[cell];
-            if (!any) {
-                if (g->line_cls[(size_t)bb * L->n[0] + ba])
-                    *v = 0;
-                continue;
-            }
-            double x0 = p->lo[0] + ix * p->dx, y0 = p->lo[1] + j * p->dy;
-            double a = cell_volume(sim, xy, q, x0, y0, x0 + p->dx, y0 + p->dy);
-            failed |= isnan(a);
-            if (a > 0) {
-                *v -= a;
-                *v = *v < DSMC_SOLID * dsmc_cell_full_volume(p, cell) ? 0.0 : *v;
-            }
+            free(buf);
         }
         free(xy);
         if (failed)

@@ -437,23 +437,36 @@ static int segments_cross(const dsmc_outline *o, size_t k, size_t l)
     return meet(a, b, c, d);
 }
 
-/* The first crossing pair (in the order of k, then l), by a uniform grid of about n cells over
- * the outline's box, each segment listed in the cells its box meets: only segments of one cell
- * can meet. */
+/* The first crossing pair (in the order of k, then l), by a uniform grid over the outline's box
+ * of cells about twice the mean segment length (at most 4096 along an axis and about 8 cells a
+ * segment in all), each segment listed
+ * in the cells its box meets: only segments of one cell can meet (a common point lies in both
+ * boxes, so in one cell of both). */
 static kedr_status first_crossing(const char *path, const dsmc_outline *o, size_t *fk, size_t *fl,
                                   int *found)
 {
     size_t n = o->n;
-    double box[4];
+    double box[4], length = 0;
     dsmc_outline_box(o, box);
-    int g = (int)ceil(sqrt((double)n));
-    g = g < 1 ? 1 : g > 4096 ? 4096 : g;
-    double w[2], inv[2];
-    for (int d = 0; d < 2; d++) {
-        w[d] = (box[2 + d] - box[d]) / g;
-        inv[d] = w[d] > 0 ? 1.0 / w[d] : 0;
+    for (size_t k = 0; k < n; k++) {
+        const double *a = o->xy + 2 * k, *b = o->xy + 2 * ((k + 1) % n);
+        length += hypot(b[0] - a[0], b[1] - a[1]);
     }
-    size_t ncell = (size_t)g * g;
+    double side = fmax(2.0 * length / (double)n,
+                       fmax(box[2] - box[0], box[3] - box[1]) / 4096.0);
+    int gn[2];
+    double inv[2];
+    for (;; side *= 2) { /* at most about 8 cells a segment */
+        for (int d = 0; d < 2; d++) {
+            double cells = ceil((box[2 + d] - box[d]) / side);
+            gn[d] = cells < 1 ? 1 : cells > 4096 ? 4096 : (int)cells;
+            inv[d] = box[2 + d] > box[d] ? gn[d] / (box[2 + d] - box[d]) : 0;
+        }
+        if ((double)gn[0] * gn[1] <= 8.0 * (double)n + 64)
+            break;
+    }
+    int g = gn[0]; /* cells along x; gn[1] along y */
+    size_t ncell = (size_t)gn[0] * gn[1];
     size_t *count = calloc(ncell + 1, sizeof(size_t));
     int (*range)[4] = malloc(n * sizeof *range);
     if (!count || !range) {
@@ -464,10 +477,10 @@ static kedr_status first_crossing(const char *path, const dsmc_outline *o, size_
     for (size_t k = 0; k < n; k++) {
         const double *a = o->xy + 2 * k, *b = o->xy + 2 * ((k + 1) % n);
         for (int d = 0; d < 2; d++) {
-            int i0 = (int)floor((fmin(a[d], b[d]) - box[d]) * inv[d]) - 1;
-            int i1 = (int)floor((fmax(a[d], b[d]) - box[d]) * inv[d]) + 1;
-            range[k][d] = i0 < 0 ? 0 : i0 >= g ? g - 1 : i0;
-            range[k][2 + d] = i1 < 0 ? 0 : i1 >= g ? g - 1 : i1;
+            int i0 = (int)floor((fmin(a[d], b[d]) - box[d]) * inv[d]);
+            int i1 = (int)floor((fmax(a[d], b[d]) - box[d]) * inv[d]);
+            range[k][d] = i0 < 0 ? 0 : i0 >= gn[d] ? gn[d] - 1 : i0;
+            range[k][2 + d] = i1 < 0 ? 0 : i1 >= gn[d] ? gn[d] - 1 : i1;
         }
         for (int y = range[k][1]; y <= range[k][3]; y++)
             for (int x = range[k][0]; x <= range[k][2]; x++)
