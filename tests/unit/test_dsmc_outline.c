@@ -14,7 +14,8 @@
  *    lengths through a concave outline of 2000 points; the inside test against the crossing
  *    parity over all segments; the removed area (and axisymmetric volume) against the outline's;
  *  - an outline file of the same points as a built-in polygon body gives the same run bit for
- *    bit (particles, gas volumes, surface sums), planar and axisymmetric (touching the axis),
+ *    bit (particles, gas volumes, surface sums; on cuda the surface sums to 1e-9, as its atomic
+ *    adds vary in order from run to run), planar and axisymmetric (touching the axis),
  *    with a vertex on a cell corner and a segment along a cell edge; clockwise and
  *    counter-clockwise outlines give outward normals;
  *  - the case keys of [body] type = outline, each error naming the case file's line. */
@@ -391,13 +392,20 @@ static void test_same_as_polygon(kedr_ctx *ctx, const char *bname, int axi, int 
     kedr_dsmc_surface fa, fb;
     TU_OK(kedr_dsmc_get_surface(sa, &fa));
     TU_OK(kedr_dsmc_get_surface(sb, &fb));
+    /* the cpu adds wall hits in thread order: the same bits; the cuda back end adds them with
+     * atomics, whose order (so the last bits) varies from run to run */
     int same_s = fa.nelem == fb.nelem && fa.nelem > 0 &&
-                 memcmp(fa.cp, fb.cp, fa.nelem * sizeof(double)) == 0 &&
-                 memcmp(fa.cf, fb.cf, fa.nelem * sizeof(double)) == 0 &&
-                 memcmp(fa.ch, fb.ch, fa.nelem * sizeof(double)) == 0 &&
                  memcmp(fa.nx, fb.nx, fa.nelem * sizeof(double)) == 0 &&
-                 fa.drag[0] == fb.drag[0] && fa.lift[0] == fb.lift[0] &&
+                 memcmp(fa.ny, fb.ny, fa.nelem * sizeof(double)) == 0 &&
                  fa.reference_length[0] == fb.reference_length[0];
+    double tol = strcmp(bname, "cpu") == 0 ? 0.0 : 1e-9;
+    for (size_t e = 0; same_s && e < fa.nelem; e++) {
+        const double va[3] = {fa.cp[e], fa.cf[e], fa.ch[e]}, vb[3] = {fb.cp[e], fb.cf[e], fb.ch[e]};
+        for (int q = 0; q < 3; q++)
+            same_s = same_s && fabs(va[q] - vb[q]) <= tol * (fabs(va[q]) + fabs(vb[q]));
+    }
+    same_s = same_s && fabs(fa.drag[0] - fb.drag[0]) <= tol * fabs(fa.drag[0]) &&
+             fabs(fa.lift[0] - fb.lift[0]) <= tol * (fabs(fa.lift[0]) + fabs(fa.drag[0]));
     /* outward normals: from the centroid out */
     int outward = 1;
     double cx = 0, cy = 0;
