@@ -91,6 +91,8 @@ typedef enum { KEDR_DSMC_WALL_DIFFUSE = 0, KEDR_DSMC_WALL_SPECULAR, KEDR_DSMC_WA
  * radius), an axis-aligned cuboid (center, size) and a cone with its axis along +x (apex,
  * half_angle, length; closed by its base disc of radius length tan(half_angle)); and (3D) a
  * closed triangulated surface read from an STL file (file, then scale, rotate and translate).
+ * 2D and axisymmetric: a closed outline of any number of segments read from a file (type
+ * outline: file, scale, rotate[2] degrees about z, translate[0] and [1]; docs/dsmc.md).
  * Bodies must not overlap, and closed bodies must lie strictly inside the domain. */
 typedef enum {
     KEDR_DSMC_BODY_PLATE = 0,
@@ -101,7 +103,8 @@ typedef enum {
     KEDR_DSMC_BODY_SPHERE,
     KEDR_DSMC_BODY_CUBOID,
     KEDR_DSMC_BODY_CONE,
-    KEDR_DSMC_BODY_STL
+    KEDR_DSMC_BODY_STL,
+    KEDR_DSMC_BODY_OUTLINE
 } kedr_dsmc_body_type;
 
 typedef struct {
@@ -122,6 +125,8 @@ typedef struct {
      * directory), and its placement: each vertex x becomes R (scale x) + translate, R the
      * rotation by rotate[0] degrees about x, then rotate[1] about y, then rotate[2] about z.
      * scale > 0 (the case reader's default is 1). */
+    /* outline (2D): the same keys, the outline file's points x becoming R (scale x) + translate
+     * with R the rotation by rotate[2] degrees about z (rotate[0], [1] and translate[2] are 0) */
     char file[512];
     double scale;
     double rotate[3];

@@ -609,6 +609,21 @@ static kedr_status read_body3(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
     return add_body(ini, sec, where, c, made);
 }
 
+/* The file key of a body of type stl or outline: relative to the case file's directory. */
+static kedr_status read_body_file(kedr_ini *ini, const char *sec, kedr_dsmc_body *b,
+                                  const char *what)
+{
+    const char *file = NULL, *name = kedr_ini_name(ini), *slash = strrchr(name, '/');
+    KEDR_TRY(kedr_ini_string(ini, sec, "file", REQ, &file));
+    int len = file[0] == '/' || !slash ? snprintf(b->file, sizeof b->file, "%s", file)
+                                       : snprintf(b->file, sizeof b->file, "%.*s/%s",
+                                                  (int)(slash - name), name, file);
+    if (!file[0] || len < 0 || (size_t)len >= sizeof b->file)
+        return kedr_ini_fail(ini, sec, "file", "'%s': expected the path of %s (at most %zu bytes "
+                             "with the case file's directory)", file, what, sizeof b->file - 1);
+    return KEDR_OK;
+}
+
 /* A 3D body of type stl: file (relative to the case file's directory), scale, rotate (degrees
  * about x, then y, then z) and translate. The file is read and checked at once, so that an
  * error in it names this section too. */
@@ -619,15 +634,7 @@ static kedr_status read_body_stl(kedr_ini *ini, const char *sec, kedr_dsmc_case 
     kedr_dsmc_body *b = &c->body[c->nbodies];
     memset(b, 0, sizeof *b);
     b->type = KEDR_DSMC_BODY_STL;
-    const char *file = NULL, *name = kedr_ini_name(ini), *slash = strrchr(name, '/');
-    KEDR_TRY(kedr_ini_string(ini, sec, "file", REQ, &file));
-    int len = file[0] == '/' || !slash ? snprintf(b->file, sizeof b->file, "%s", file)
-                                       : snprintf(b->file, sizeof b->file, "%.*s/%s",
-                                                  (int)(slash - name), name, file);
-    if (!file[0] || len < 0 || (size_t)len >= sizeof b->file)
-        return kedr_ini_fail(ini, sec, "file", "'%s': expected the path of an STL file (at most "
-                             "%zu bytes with the case file's directory)", file,
-                             sizeof b->file - 1);
+    KEDR_TRY(read_body_file(ini, sec, b, "an STL file"));
     b->scale = 1;
     KEDR_TRY(kedr_ini_double(ini, sec, "scale", POS, 0, 1e6, &b->scale));
     int n = 0;
@@ -641,12 +648,46 @@ static kedr_status read_body_stl(kedr_ini *ini, const char *sec, kedr_dsmc_case 
     return add_body(ini, sec, "file", c, made);
 }
 
+/* A 2D or axisymmetric body of type outline: file (relative to the case file's directory),
+ * scale, rotate (degrees about z), translate (x y) and velocity. The file is read and checked at
+ * once (dsmc_body_problem), so that an error in it names this section too. */
+static kedr_status read_body_outline(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
+                                     int *made)
+{
+    if (c->nbodies == KEDR_DSMC_MAX_BODIES)
+        return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);
+    kedr_dsmc_body *b = &c->body[c->nbodies];
+    memset(b, 0, sizeof *b);
+    b->type = KEDR_DSMC_BODY_OUTLINE;
+    KEDR_TRY(read_body_file(ini, sec, b, "an outline file"));
+    b->scale = 1;
+    KEDR_TRY(kedr_ini_double(ini, sec, "scale", POS, 0, 1e6, &b->scale));
+    KEDR_TRY(kedr_ini_double(ini, sec, "rotate", 0, -360, 360, &b->rotate[2]));
+    double v[2];
+    int n = 0;
+    KEDR_TRY(kedr_ini_doubles(ini, sec, "translate", 0, -1e6, 1e6, v, 2, &n));
+    if (kedr_ini_line(ini, sec, "translate")) {
+        if (n != 2)
+            return kedr_ini_fail(ini, sec, "translate", "expected 2 numbers: x y (m)");
+        b->translate[0] = v[0];
+        b->translate[1] = v[1];
+    }
+    KEDR_TRY(kedr_ini_doubles(ini, sec, "velocity", 0, -1e6, 1e6, v, 2, &n));
+    if (kedr_ini_line(ini, sec, "velocity")) {
+        if (n != 2)
+            return kedr_ini_fail(ini, sec, "velocity", "expected 2 numbers: ux uy (m/s)");
+        b->velocity[0] = v[0];
+        b->velocity[1] = v[1];
+    }
+    return add_body(ini, sec, "file", c, made);
+}
+
 /* One body section: [body], [body2], ... */
 static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, int *made)
 {
     static const char *const types[] = {"none", "plate", "polygon", "circle", "box", "wedge",
-                                        "sphere", "cone", "stl", NULL};
-    enum { NONE, PLATE, POLYGON, CIRCLE, BOX, WEDGE, SPHERE, CONE, STL };
+                                        "sphere", "cone", "stl", "outline", NULL};
+    enum { NONE, PLATE, POLYGON, CIRCLE, BOX, WEDGE, SPHERE, CONE, STL, OUTLINE };
     int type = NONE;
     *made = 0;
     KEDR_TRY(kedr_ini_choice(ini, sec, "type", 0, types, &type));
@@ -654,7 +695,7 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
     static const char *const keys[] = {"points", "center", "radius", "size", "apex", "half_angle",
                                        "length", "file", "scale", "rotate", "translate", NULL};
     static const unsigned uses[] = {0, 1, 1, 2 | 4, 2 | 8, 16 | 32 | 64, 2 | 4, 16 | 32 | 64,
-                                    128 | 256 | 512 | 1024};
+                                    128 | 256 | 512 | 1024, 128 | 256 | 512 | 1024};
     for (int k = 0; keys[k]; k++)
         if (!(uses[type] & (1u << k)) && kedr_ini_line(ini, sec, keys[k]))
             return kedr_ini_fail(ini, sec, keys[k], "not a key of a body of type %s", types[type]);
@@ -674,7 +715,10 @@ static kedr_status read_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, 
     }
     if (type == SPHERE || type == CONE || type == STL)
         return kedr_ini_fail(ini, sec, "type", "%s: a 3D body (needs [domain] dimensions = 3); 2D "
-                             "cases take plate, polygon, circle, box and wedge", types[type]);
+                             "cases take plate, polygon, circle, box, wedge and outline",
+                             types[type]);
+    if (type == OUTLINE)
+        return read_body_outline(ini, sec, c, made);
     int room = KEDR_DSMC_MAX_SEGMENTS - c->nsegments;
     if (c->nbodies == KEDR_DSMC_MAX_BODIES)
         return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);

@@ -74,7 +74,12 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     p.seed = 0;
     dsmc_params_clear_addresses(&p); /* addresses of this run's buffers */
     /* a gas that does not react: the parameters as before chemistry (dsmc_params.rx last) */
-    uint64_t h = fnv1a(FNV_START, &p, p.rx.nreact ? sizeof p : offsetof(dsmc_params, rx));
+    size_t tail = offsetof(dsmc_params, nlbodies);
+    uint64_t h = fnv1a(FNV_START, &p, p.rx.nreact ? tail : offsetof(dsmc_params, rx));
+    /* outline bodies (after rx, so that a case without them hashes as before them): their
+     * parameters and the hash of their segments' points */
+    if (p.nlbodies)
+        h = fnv1a(h, (const unsigned char *)&p + tail, sizeof p - tail);
     /* start = auto is decided during the run, so the hash takes the setting, not the step */
     int64_t sampling[2] = {sim->c.sample_auto ? -2 : sim->c.sample_start, sim->c.sample_every};
     h = fnv1a(h, sampling, sizeof sampling);

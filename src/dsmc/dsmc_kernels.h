@@ -62,6 +62,25 @@ typedef struct {
     uint64_t hash; /* FNV-1a of tri: a checkpoint's case hash covers every vertex */
 } dsmc_mesh;
 
+/* The segments of the 2D and axisymmetric bodies of type outline (lines.c, dsmc_lines.h),
+ * binned as the stl triangles are: a grid of n[0] x n[1] bins from o (size h, inv = 1 / h)
+ * around every outline body, each DSMC cell there split in k x k. Segment k: seg[4 k ...] its
+ * ends x0 y0 x1 y1 (in the file's order), elem[2 k] its first surface element and elem[2 k + 1]
+ * their count (0 for a segment on the axis of an axisymmetric case: no surface); the segments
+ * whose box (widened by a millionth of a bin) meets bin c: list[start[c] .. start[c + 1]); per
+ * bin that none meets, cls: 1 inside an outline body, 0 in the gas. box: the segments' own
+ * bounding box. nseg 0 and NULL pointers without outline bodies. */
+typedef struct {
+    const double *seg;
+    const uint32_t *elem;
+    const uint32_t *start, *list;
+    const uint8_t *cls;
+    uint32_t nseg;
+    int n[2];
+    double o[2], h[2], inv[2], box[4];
+    uint64_t hash; /* FNV-1a of seg: a checkpoint's case hash covers every point */
+} dsmc_lines;
+
 /* Chemistry (the total collision energy model, docs/dsmc.md): nreact reactions (0: the gas
  * does not react); pair_reacts[pair] is 1 when species pair (either order) has one. Reaction r:
  * reactant re_a[r] (the one that breaks, or exchanges into re_p[r][0]) meets re_b[r] (exchange:
@@ -168,6 +187,14 @@ typedef struct {
     /* Last, so that a checkpoint's hash of the parameters of a gas that does not react covers
      * what it covered before chemistry (checkpoint.c: case_hash). */
     dsmc_reactions rx;
+    /* The 2D bodies of type outline, after rx for the same reason (case_hash covers them when
+     * there are some): outline body q is body lb_body[q], its segments [lb_first[q],
+     * lb_first[q] + lb_count[q]) of lines, lb_out[q] as seg_out for all of them. */
+    int nlbodies;
+    uint8_t lb_body[KEDR_DSMC_MAX_BODIES];
+    int8_t lb_out[KEDR_DSMC_MAX_BODIES];
+    uint32_t lb_first[KEDR_DSMC_MAX_BODIES], lb_count[KEDR_DSMC_MAX_BODIES];
+    dsmc_lines lines, lines_host; /* the back end's arrays, the host's (dsmc_lines_of picks) */
 } dsmc_params;
 
 /* Collision separations over the mean free path are summed in fixed point (units of 2^-24):
@@ -326,10 +353,15 @@ DSMC_HD double dsmc_ring_radius(double r0, double dr, double u)
     return sqrt(r0 * r0 + u * (r1 * r1 - r0 * r0));
 }
 
+#include "dsmc_lines.h" /* the 2D bodies of type outline, of any number of segments */
+
 /* Whether (x, y) lies inside a closed body: inside a circle, or inside the closed polygons by
- * the crossing-number rule over all their segments (bodies do not overlap). */
+ * the crossing-number rule over all their segments (bodies do not overlap), or inside an
+ * outline body. */
 DSMC_HD int dsmc_inside_body(const dsmc_params *p, double x, double y)
 {
+    if (p->nlbodies && dsmc_inside_lines(p, x, y))
+        return 1;
     for (int j = 0; j < p->ncircles; j++) {
         double dx = x - p->circle[j][0], dy = y - p->circle[j][1], r = p->circle[j][2];
         if (dx * dx + dy * dy < r * r)
@@ -694,23 +726,40 @@ DSMC_HD int dsmc_wall_reflect(const dsmc_params *p, int b, double nx, double ny,
     return 1;
 }
 
-/* A molecule at (*px, *py) on body wall w (segment w, or circle w - nsegments) moving with
- * (ux, uy): the normal into the gas on its side, its surface element, and its position moved
- * p->nudge off the wall into the gas, so rounding cannot carry it into the body. */
+/* A molecule at (*px, *py) on body wall w (segment w, circle w - nsegments, or outline segment
+ * w - nsegments - ncircles) moving with (ux, uy): the normal into the gas on its side, its
+ * surface element, and its position moved p->nudge off the wall into the gas, so rounding
+ * cannot carry it into the body. */
 DSMC_HD void dsmc_wall_at(const dsmc_params *p, int w, double *px, double *py, double ux,
                           double uy, double *nx, double *ny, uint32_t *elem)
 {
-    if (w < p->nsegments) {
-        const double *sg = p->seg[w];
+    int nw = p->nsegments + p->ncircles;
+    if (w < p->nsegments || w >= nw) {
+        const double *sg;
+        uint32_t ne, e0;
+        int out;
+        if (w < p->nsegments) {
+            sg = p->seg[w];
+            ne = p->seg_nelem[w];
+            e0 = p->seg_elem[w];
+            out = p->seg_out[w];
+        } else {
+            const dsmc_lines *L = dsmc_lines_of(p);
+            uint32_t q = (uint32_t)(w - nw);
+            sg = L->seg + 4 * (size_t)q;
+            e0 = L->elem[2 * (size_t)q];
+            ne = L->elem[2 * (size_t)q + 1];
+            out = p->lb_out[dsmc_line_slot(p, q)];
+        }
         double dx = sg[2] - sg[0], dy = sg[3] - sg[1], len2 = dx * dx + dy * dy;
         double len = sqrt(len2), lx = -dy / len, ly = dx / len;
         double s = ((*px - sg[0]) * dx + (*py - sg[1]) * dy) / len2;
-        uint32_t ne = p->seg_nelem[w], k = s <= 0 ? 0 : (uint32_t)(s * ne);
+        uint32_t k = s <= 0 ? 0 : (uint32_t)(s * ne);
         k = k < ne ? k : ne - 1;
         int side = ux * lx + uy * ly < 0 ? 0 : 1; /* 0: it came from the left side */
         *nx = side ? -lx : lx;
         *ny = side ? -ly : ly;
-        *elem = p->seg_elem[w] + (p->seg_out[w] == 0 ? (uint32_t)side * ne : 0) + k;
+        *elem = e0 + (out == 0 ? (uint32_t)side * ne : 0) + k;
         *px += *nx * p->nudge;
         *py += *ny * p->nudge;
     } else {
@@ -789,7 +838,10 @@ DSMC_HD void dsmc_hit_wall(const dsmc_params *p, int w, int species, double f, d
     double ea = *erot + dsmc_evib_at(p, species, vib);
     uint32_t e;
     dsmc_wall_at(p, w, px, py, *ux, *uy, &nx, &ny, &e);
-    int b = w < p->nsegments ? p->seg_body[w] : p->circ_body[w - p->nsegments];
+    int nw = p->nsegments + p->ncircles;
+    int b = w < p->nsegments ? p->seg_body[w]
+            : w < nw         ? p->circ_body[w - p->nsegments]
+                             : p->lb_body[dsmc_line_slot(p, (uint32_t)(w - nw))];
     if (dsmc_wall_reflect(p, b, nx, ny, m, r, ux, uy, uz)) {
         *erot = (float)dsmc_erot_equilibrium(p->rot_dof[species], p->body_t[b], r);
         if (vib)
@@ -847,6 +899,9 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
             if (th > 0 && th < tev)
                 tev = th, what = 4 + p->nsegments + j;
         }
+        if (p->nlbodies) /* outline segments near the path, after the circles */
+            dsmc_lines_hit(p, px, py, ux, uy, skip - (p->nsegments + p->ncircles),
+                           4 + p->nsegments + p->ncircles, &tev, &what);
         if (what < 0) {
             px += ux * t;
             py += uy * t;
@@ -903,10 +958,9 @@ DSMC_HD uint32_t dsmc_move_one(const dsmc_params *p, uint64_t i, int fresh, doub
  * L = D r0 + E (X - x0), is a quadratic in t; roots on the mirror cone (L / D < 0) or beyond the
  * segment's ends are discarded. A molecule that has just left the surface was put off it into
  * the gas, so the root of that reflection lies at t < 0. */
-DSMC_HD double dsmc_cone_hit(const dsmc_params *p, int k, double x, double r, double vx,
-                             double vr, double vt, double tmax)
+DSMC_HD double dsmc_cone_hit_seg(const double *s, double x, double r, double vx, double vr,
+                                 double vt, double tmax)
 {
-    const double *s = p->seg[k];
     double D = s[2] - s[0], E = s[3] - s[1], roots[2];
     int nroots = 0;
     if (D == 0) { /* a disc or annulus normal to the axis: the plane x = x0 */
@@ -945,6 +999,12 @@ DSMC_HD double dsmc_cone_hit(const dsmc_params *p, int k, double x, double r, do
             best = t;
     }
     return best;
+}
+
+DSMC_HD double dsmc_cone_hit(const dsmc_params *p, int k, double x, double r, double vx,
+                             double vr, double vt, double tmax)
+{
+    return dsmc_cone_hit_seg(p->seg[k], x, r, vx, vr, vt, tmax);
 }
 
 /* dsmc_move_one in an axisymmetric case: ends x_min and x_max, the cylinder r = y_max, the
@@ -1003,6 +1063,9 @@ DSMC_HD uint32_t dsmc_move_axi(const dsmc_params *p, uint64_t i, int fresh, doub
             if (th > 0 && th < tev)
                 tev = th, what = 4 + p->nsegments + j;
         }
+        if (p->nlbodies) /* outline segments near the path, after the spheres */
+            dsmc_lines_hit_axi(p, px, pr, ux, ur, ut, 4 + p->nsegments + p->ncircles, &tev,
+                               &what);
         double tt = what < 0 ? t : tev;
         double Y = pr + ur * tt, Z = ut * tt, R = sqrt(Y * Y + Z * Z);
         px += ux * tt;

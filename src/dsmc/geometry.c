@@ -46,14 +46,11 @@ static double shoelace(const double *xy, int n)
 /* Each half-plane adds at most one vertex per edge crossing: 2n + 8 is ample for n <= 32. */
 #define CLIP_MAX (4 * KEDR_DSMC_MAX_SEGMENTS + 16)
 
-/* The part of the polygon inside the rectangle (Sutherland & Hodgman 1974 clipping) in a; its
- * vertex count, or -1 for too many vertices. */
+/* The part of the polygon inside the rectangle (Sutherland & Hodgman 1974 clipping) in a, b
+ * scratch, each of 2 (4n + 16) doubles; its vertex count. */
 static int clip_rect(const double *xy, int n, double x0, double y0, double x1, double y1,
-                     double a[2 * CLIP_MAX])
+                     double *a, double *b)
 {
-    double b[2 * CLIP_MAX];
-    if (n > KEDR_DSMC_MAX_SEGMENTS)
-        return -1;
     memcpy(a, xy, (size_t)n * 2 * sizeof(double));
     n = clip_half(a, n, 0, x0, 1.0, b);
     n = clip_half(b, n, 0, x1, -1.0, a);
@@ -61,20 +58,49 @@ static int clip_rect(const double *xy, int n, double x0, double y0, double x1, d
     return clip_half(b, n, 1, y1, -1.0, a);
 }
 
+/* The clipped polygon in *a: on the stack up to the polygon bodies' 32 points (buf), in host
+ * memory beyond (the outline bodies: *heap, to be freed); -1 when that memory runs out. */
+static int clip_any(const double *xy, int n, double x0, double y0, double x1, double y1,
+                    double *buf, double **a, double **heap)
+{
+    *heap = NULL;
+    if (n <= KEDR_DSMC_MAX_SEGMENTS) {
+        *a = buf;
+        return clip_rect(xy, n, x0, y0, x1, y1, buf, buf + 2 * CLIP_MAX);
+    }
+    size_t m = 2 * (4 * (size_t)n + 16);
+    *heap = malloc(2 * m * sizeof(double));
+    if (!*heap)
+        return -1;
+    *a = *heap;
+    return clip_rect(xy, n, x0, y0, x1, y1, *heap, *heap + m);
+}
+
 double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, double x1, double y1)
 {
-    double a[2 * CLIP_MAX];
-    n = clip_rect(xy, n, x0, y0, x1, y1, a);
-    return n < 0 ? NAN : n < 3 ? 0.0 : fabs(shoelace(a, n));
+    double buf[4 * CLIP_MAX], *a, *heap;
+    n = clip_any(xy, n, x0, y0, x1, y1, buf, &a, &heap);
+    double v = n < 0 ? NAN : n < 3 ? 0.0 : fabs(shoelace(a, n));
+    free(heap);
+    return v;
 }
+
+static double moment_of(const double *a, int n);
 
 double dsmc_polygon_rect_moment(const double *xy, int n, double x0, double y0, double x1,
                                 double y1)
 {
-    double a[2 * CLIP_MAX];
-    n = clip_rect(xy, n, x0, y0, x1, y1, a);
+    double buf[4 * CLIP_MAX], *a, *heap;
+    n = clip_any(xy, n, x0, y0, x1, y1, buf, &a, &heap);
+    double v = n < 0 ? NAN : moment_of(a, n);
+    free(heap);
+    return v;
+}
+
+static double moment_of(const double *a, int n)
+{
     if (n < 3)
-        return n < 0 ? NAN : 0.0;
+        return 0.0;
     /* the integral of y over a polygon: sum of (x_i y_j - x_j y_i)(y_i + y_j) / 6 over its
      * edges (i, j), with the sign of its orientation */
     double m = 0;
@@ -83,6 +109,22 @@ double dsmc_polygon_rect_moment(const double *xy, int n, double x0, double y0, d
         m += (p[0] * q[1] - q[0] * p[1]) * (p[1] + q[1]);
     }
     return shoelace(a, n) < 0 ? -m / 6.0 : m / 6.0;
+}
+
+int dsmc_polygon_clip_column(const double *xy, int n, double x0, double x1, double *col,
+                             double *scratch)
+{
+    memcpy(col, xy, (size_t)n * 2 * sizeof(double));
+    n = clip_half(col, n, 0, x0, 1.0, scratch);
+    return clip_half(scratch, n, 0, x1, -1.0, col);
+}
+
+double dsmc_polygon_column_cell(const double *col, int m, double y0, double y1, int moment,
+                                double *a, double *b)
+{
+    m = clip_half(col, m, 1, y0, 1.0, b);
+    m = clip_half(b, m, 1, y1, -1.0, a);
+    return moment ? moment_of(a, m) : m < 3 ? 0.0 : fabs(shoelace(a, m));
 }
 
 /* The integral of sqrt(r^2 - u^2) from 0 to u. */
@@ -219,6 +261,8 @@ static int resolve_bodies(const kedr_dsmc_case *c, kedr_dsmc_body *b)
     return c->nbodies;
 }
 
+static void body_box(const kedr_dsmc_case *c, const kedr_dsmc_body *b, double box[4]);
+
 static int closed_body(const kedr_dsmc_body *b)
 {
     return b->type != KEDR_DSMC_BODY_PLATE;
@@ -324,6 +368,7 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
     if (c->dims == 3)
         return solid_problem(c, bodies, nb, msg, size);
     const double *lo = c->lo, *hi = c->hi;
+    double obox[KEDR_DSMC_MAX_BODIES][4]; /* the boxes of the outline bodies */
     for (int i = 0; i < nb; i++) {
         const kedr_dsmc_body *b = &bodies[i];
         if (dsmc_solid_body(b->type)) {
@@ -334,6 +379,22 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
             snprintf(msg, size, "velocity_y %g: a body of revolution moves along the axis only "
                      "(expected 0)", b->velocity[1]);
             return i;
+        }
+        if (b->type == KEDR_DSMC_BODY_OUTLINE) {
+            double *box = obox[i];
+            if (dsmc_outline_body_box(b, c->axisymmetric, box, msg, size) != 0)
+                return i;
+            /* a body of revolution may lie on the axis */
+            int axis = c->axisymmetric && lo[1] == 0 && box[1] == 0;
+            if (!(box[0] > lo[0] && box[2] < hi[0] && (box[1] > lo[1] || axis) && box[3] < hi[1])) {
+                snprintf(msg, size, "%s: the outline spans [%g, %g] x [%g, %g]: not strictly "
+                         "inside the domain [%g, %g] x [%g, %g]%s", b->file, box[0], box[2],
+                         box[1], box[3], lo[0], hi[0], lo[1], hi[1],
+                         c->axisymmetric ? " (an axisymmetric body may touch the axis y = 0)"
+                                         : "");
+                return i;
+            }
+            continue;
         }
         if (b->type == KEDR_DSMC_BODY_CIRCLE) {
             double x = b->center[0], y = b->center[1], r = b->radius;
@@ -425,6 +486,24 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
         for (int j = i + 1; j < nb; j++) {
             const kedr_dsmc_body *a = &bodies[i], *b = &bodies[j];
             int meet = 0;
+            if (a->type == KEDR_DSMC_BODY_OUTLINE || b->type == KEDR_DSMC_BODY_OUTLINE) {
+                /* conservative: the bounding boxes must be apart */
+                double ba[4], bb[4];
+                if (a->type == KEDR_DSMC_BODY_OUTLINE)
+                    memcpy(ba, obox[i], sizeof ba);
+                else
+                    body_box(c, a, ba);
+                if (b->type == KEDR_DSMC_BODY_OUTLINE)
+                    memcpy(bb, obox[j], sizeof bb);
+                else
+                    body_box(c, b, bb);
+                if (ba[0] <= bb[2] && bb[0] <= ba[2] && ba[1] <= bb[3] && bb[1] <= ba[3]) {
+                    snprintf(msg, size, "the bounding boxes of bodies %d and %d meet (an outline "
+                             "body's box must be apart from the other bodies')", i + 1, j + 1);
+                    return j;
+                }
+                continue;
+            }
             if (a->type == KEDR_DSMC_BODY_CIRCLE && b->type == KEDR_DSMC_BODY_CIRCLE) {
                 meet = hypot(a->center[0] - b->center[0], a->center[1] - b->center[1]) <=
                        a->radius + b->radius;
@@ -507,8 +586,8 @@ static kedr_status gas_volumes(kedr_dsmc *sim, int *cut)
     *cut = p->axisym; /* ring volumes differ from row to row: always a table */
     for (int i = 0; i < g->nbodies; i++) {
         const kedr_dsmc_body *b = &g->body[i];
-        if (!closed_body(b))
-            continue;
+        if (!closed_body(b) || b->type == KEDR_DSMC_BODY_OUTLINE)
+            continue; /* outline bodies: dsmc_lines_finish */
         double box[4];
         body_box(c, b, box);
         int i0 = (int)floor((box[0] - p->lo[0]) * p->inv_dx), i1 = (int)((box[2] - p->lo[0]) * p->inv_dx);
@@ -583,6 +662,10 @@ static kedr_status elements(kedr_dsmc *sim)
             ne += p->circ_nelem[j];
             continue;
         }
+        if (b->type == KEDR_DSMC_BODY_OUTLINE) {
+            KEDR_TRY(dsmc_lines_add(sim, i, &ne, size));
+            continue;
+        }
         double xy[2 * KEDR_DSMC_MAX_SEGMENTS];
         for (int k = 0; k < b->count; k++) {
             xy[2 * k] = c->segment[b->first + k][0];
@@ -630,6 +713,13 @@ static kedr_status elements(kedr_dsmc *sim)
                                        : turn * r / n;
                 g->ebody[e] = i;
             }
+            continue;
+        }
+        if (b->type == KEDR_DSMC_BODY_OUTLINE) {
+            int q = 0;
+            while (p->lb_body[q] != i)
+                q++;
+            dsmc_lines_elements(sim, q);
             continue;
         }
         for (int k = b->first; k < b->first + b->count; k++) {
@@ -921,8 +1011,9 @@ kedr_status dsmc_geometry_build(kedr_dsmc *sim)
         p->nudge = 1e-9 * fmin(p->dx, fmin(p->dy, p->dz));
         KEDR_TRY(solids(sim, &cut));
     } else {
+        KEDR_TRY(elements(sim)); /* reads the outline bodies' files */
         KEDR_TRY(gas_volumes(sim, &cut));
-        KEDR_TRY(elements(sim));
+        KEDR_TRY(dsmc_lines_finish(sim, &cut));
     }
     if (cut) {
         KEDR_TRY(kedr_alloc(ctx, (void **)&g->gas, sim->ncells * sizeof(double)));
@@ -954,12 +1045,19 @@ void dsmc_params_clear_addresses(dsmc_params *p)
         m[k]->start = m[k]->list = NULL;
         m[k]->solid = NULL;
     }
+    dsmc_lines *l[2] = {&p->lines, &p->lines_host};
+    for (int k = 0; k < 2; k++) {
+        l[k]->seg = NULL;
+        l[k]->elem = l[k]->start = l[k]->list = NULL;
+        l[k]->cls = NULL;
+    }
 }
 
 void dsmc_geometry_free(kedr_dsmc *sim)
 {
     dsmc_geometry *g = &sim->geo;
     dsmc_mesh_free(sim);
+    dsmc_lines_free(sim);
     kedr_free(sim->ctx, g->gas);
     kedr_free(sim->ctx, g->surf);
     free(g->gas_host);

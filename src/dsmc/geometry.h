@@ -32,6 +32,13 @@ typedef struct {
     uint8_t *mesh_solid;
     size_t mesh_ntri;
     void *ctx_tri, *ctx_start, *ctx_list, *ctx_solid;
+    /* 2D bodies of type outline (lines.c): the host arrays of dsmc_lines (seg, elem, start,
+     * list, cls) and their context copies. */
+    double *line_seg;
+    uint32_t *line_elem, *line_start, *line_list;
+    uint8_t *line_cls;
+    size_t line_nseg;
+    void *ctx_lseg, *ctx_lelem, *ctx_lstart, *ctx_llist, *ctx_lcls;
 } dsmc_geometry;
 
 struct kedr_dsmc;
@@ -39,6 +46,15 @@ struct kedr_dsmc;
 /* Area of the part of the polygon (n points, x y pairs; simple, either orientation) inside the
  * rectangle [x0, x1] x [y0, y1] (Sutherland & Hodgman 1974 clipping, then the shoelace area). */
 double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, double x1, double y1);
+/* The same two steps at a time, for polygons of any size (the outline bodies): the polygon
+ * clipped to the column x0 <= x <= x1 into col (its vertex count; col and scratch of 2 (4n + 16)
+ * doubles each), then that column's part in y0 <= y <= y1: its area, or with moment set its
+ * integral of y (a and b scratch, as col). The same operations in the same order as
+ * dsmc_polygon_rect_area and dsmc_polygon_rect_moment, so the same bits. */
+int dsmc_polygon_clip_column(const double *xy, int n, double x0, double x1, double *col,
+                             double *scratch);
+double dsmc_polygon_column_cell(const double *col, int m, double y0, double y1, int moment,
+                                double *a, double *b);
 /* Area of the part of the disc inside the rectangle, exact: the integral of the clipped chord
  * over x, split where the circle crosses y0 or y1, each piece in closed form. */
 double dsmc_circle_rect_area(double cx, double cy, double r, double x0, double y0, double x1,
@@ -69,6 +85,20 @@ kedr_status dsmc_mesh_add(struct kedr_dsmc *sim, int j, size_t *ne);
 void dsmc_mesh_elements(struct kedr_dsmc *sim, int j);
 kedr_status dsmc_mesh_finish(struct kedr_dsmc *sim, int *cut);
 void dsmc_mesh_free(struct kedr_dsmc *sim);
+
+/* Bodies of type outline (lines.c). dsmc_outline_body_box: the body's file read, checked and
+ * placed (axi: an axisymmetric case), its bounding box lo x y, hi x y; on a problem writes why
+ * to msg and returns -1. dsmc_lines_add: body j's outline appended to the segments (outline
+ * body p->nlbodies, its segments' surface elements numbered from *ne on, ceil(length / size)
+ * each, none for a segment on the axis); dsmc_lines_elements: their geometry; dsmc_lines_finish,
+ * after the built-in bodies' gas volumes: the segments binned, the bins classed, the gas volume
+ * of the cells of outline bodies taken off (*cut set when any), p->lines and p->lines_host set. */
+int dsmc_outline_body_box(const kedr_dsmc_body *b, int axi, double box[4], char *msg,
+                          size_t size);
+kedr_status dsmc_lines_add(struct kedr_dsmc *sim, int j, size_t *ne, double size);
+void dsmc_lines_elements(struct kedr_dsmc *sim, int q);
+kedr_status dsmc_lines_finish(struct kedr_dsmc *sim, int *cut);
+void dsmc_lines_free(struct kedr_dsmc *sim);
 
 /* Clears the addresses of this run's buffers in p (gas volumes, surface sums, the stl
  * triangles and their bins, in the back end's memory and on the host): what is left describes

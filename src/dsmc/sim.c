@@ -90,7 +90,12 @@ static dsmc_box far_box(const dsmc_params *p)
                 b.lo[d] = fmin(b.lo[d], p->circle[j][d] - p->circle[j][2]);
                 b.hi[d] = fmax(b.hi[d], p->circle[j][d] + p->circle[j][2]);
             }
-        if (p->nsegments + p->ncircles > 0) { /* z unbounded: only x and y can miss */
+        if (p->nlbodies) /* the outline segments' box */
+            for (int d = 0; d < 2; d++) {
+                b.lo[d] = fmin(b.lo[d], p->lines.box[d]);
+                b.hi[d] = fmax(b.hi[d], p->lines.box[2 + d]);
+            }
+        if (p->nsegments + p->ncircles + p->nlbodies > 0) { /* z unbounded: only x and y can miss */
             b.lo[2] = -HUGE_VAL;
             b.hi[2] = HUGE_VAL;
         }

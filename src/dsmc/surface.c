@@ -62,9 +62,31 @@ static double frontal_area(const dsmc_geometry *g, int body, const double d[3])
     return M_PI * r * r;
 }
 
-/* Axisymmetric: a body of revolution's area seen along the axis, pi r_max^2. */
-static double frontal_disc(const kedr_dsmc_case *c, const kedr_dsmc_body *b)
+/* The ends of the segments of outline body `body` (host arrays of lines.c): its points. */
+static void outline_range(const kedr_dsmc *sim, int body, const double l[2], double *lo,
+                          double *hi)
 {
+    const dsmc_params *p = &sim->p;
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int q = 0; q < p->nlbodies; q++)
+        for (uint32_t k = 0; p->lb_body[q] == body && k < p->lb_count[q]; k++) {
+            const double *s = sim->geo.line_seg + 4 * (size_t)(p->lb_first[q] + k);
+            double h = s[0] * l[0] + s[1] * l[1];
+            *lo = fmin(*lo, h);
+            *hi = fmax(*hi, h);
+        }
+}
+
+/* Axisymmetric: a body of revolution's area seen along the axis, pi r_max^2. */
+static double frontal_disc(const kedr_dsmc *sim, const kedr_dsmc_case *c, int body)
+{
+    const kedr_dsmc_body *b = &sim->geo.body[body];
+    if (b->type == KEDR_DSMC_BODY_OUTLINE) {
+        double lo, hi;
+        outline_range(sim, body, (const double[2]){0, 1}, &lo, &hi);
+        return M_PI * hi * hi;
+    }
     double r = b->type == KEDR_DSMC_BODY_CIRCLE ? b->radius : 0;
     for (int k = b->first; k < b->first + b->count && b->type != KEDR_DSMC_BODY_CIRCLE; k++)
         r = fmax(r, fmax(c->segment[k][1], c->segment[k][3]));
@@ -72,11 +94,17 @@ static double frontal_disc(const kedr_dsmc_case *c, const kedr_dsmc_body *b)
 }
 
 /* A body's extent across the flow (along the lift direction). */
-static double frontal_height(const kedr_dsmc_case *c, const kedr_dsmc_body *b, const double l[2])
+static double frontal_height(const kedr_dsmc *sim, const kedr_dsmc_case *c, int body,
+                             const double l[2])
 {
+    const kedr_dsmc_body *b = &sim->geo.body[body];
     if (b->type == KEDR_DSMC_BODY_CIRCLE)
         return 2.0 * b->radius;
     double lo = INFINITY, hi = -INFINITY;
+    if (b->type == KEDR_DSMC_BODY_OUTLINE) {
+        outline_range(sim, body, l, &lo, &hi);
+        return hi - lo;
+    }
     for (int k = b->first; k < b->first + b->count; k++)
         for (int e = 0; e < 2; e++) {
             double h = c->segment[k][2 * e] * l[0] + c->segment[k][2 * e + 1] * l[1];
@@ -121,10 +149,10 @@ kedr_status kedr_dsmc_get_surface(kedr_dsmc *sim, kedr_dsmc_surface *s)
                                                            : frontal_area(g, b, d);
         else if (c->axisymmetric)
             s->reference_length[b] = c->reference_area > 0 ? c->reference_area
-                                                           : frontal_disc(c, &g->body[b]);
+                                                           : frontal_disc(sim, c, b);
         else
             s->reference_length[b] = c->reference_length > 0 ? c->reference_length
-                                                             : frontal_height(c, &g->body[b], l);
+                                                             : frontal_height(sim, c, b, l);
         s->cd[b] = s->cl[b] = NAN;
     }
     if (ne == 0)
