@@ -244,6 +244,11 @@ typedef struct flow_xch {
 /* KEDR_FLOW_PROF=1 in the environment: each exchange first synchronises the device, so that its
  * time is its own (not the queued work's before it), and kedr_flow_destroy prints the times. */
 int flow_prof(void);
+/* KEDR_FLOW_FUSE (read at creation): 1 (default) merges what the step and the solver over ranks
+ * may merge without changing a bit: PCG's (r, r) travels in the allreduce of (r, z), and the
+ * immersed bodies' three force systems run side by side, one sum over ranks an iteration for
+ * all components; 0: the earlier path (a message for each). Anything else is refused. */
+kedr_status flow_fuse_env(int *on);
 #define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
 #define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)
 /* Local: the record and its buffer. Collective (every rank, after agreeing that all made
@@ -307,6 +312,7 @@ struct kedr_flow_poisson {
     kedr_ctx *ctx;
     flow_ranks *rk;         /* NULL: the whole grid is here */
     kedr_flow_poisson_opts o;
+    int fuse;               /* KEDR_FLOW_FUSE (flow_fuse_env) */
     int nlevels;
     flow_level lv[FLOW_MAX_LEVELS];
     /* the coarsest level: a dense Cholesky factor of A + s 1 1^T / N (N <= FLOW_DENSE_MAX), or
@@ -357,6 +363,10 @@ void flow_rk_free(kedr_flow_poisson *ps);
 kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
                         double *out);
 kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double *out);
+/* Over ranks: *out = (a, b) and *rr (this slab's part on entry) summed over every rank in one
+ * allreduce. */
+kedr_status flow_rk_dot_rr(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
+                           double *out, double *rr);
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y);
 kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
                              const double *b, double *r);

@@ -26,6 +26,20 @@ int flow_prof(void)
     return on;
 }
 
+kedr_status flow_fuse_env(int *on)
+{
+    const char *e = getenv("KEDR_FLOW_FUSE");
+    *on = 1;
+    if (!e || !*e || !strcmp(e, "1"))
+        return KEDR_OK;
+    if (!strcmp(e, "0")) {
+        *on = 0;
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_FUSE = '%s': expected 1 (merged reductions "
+                     "and body sums, the default) or 0 (a message for each)", e);
+}
+
 /* The exchanges' time so far in the solver over ranks: its halos and gathers. */
 static double xch_seconds(const flow_ranks *rk)
 {
@@ -262,6 +276,19 @@ kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const 
     if (!ps->rk)
         return KEDR_OK;
     KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1));
+    return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
+}
+
+kedr_status flow_rk_dot_rr(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
+                           double *out, double *rr)
+{
+    flow_part_mark m = flow_rk_part_begin(ps);
+    double v[2];
+    KEDR_TRY(flow_op_dot(ps->ctx, n, a, b, &v[0]));
+    v[1] = *rr;
+    KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, v, 2));
+    *out = v[0];
+    *rr = v[1];
     return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
 }
 

@@ -149,6 +149,20 @@ static const char *const sphere3d =
     "[ibm]\ntol = 1e-12\n"
     "[body]\nshape = sphere\ncenter = 0.6 0.5 0.45\ndiameter = 0.4\n";
 
+/* the sphere with PCG + V-cycle, the test of (r, r) merged into (r, z)'s allreduce */
+static const char *const sphere_mg =
+    "[domain]\ndimensions = 3\nlength = 1.2 1 1.6\n"
+    "boundary_x_min = inflow\nboundary_x_max = outflow\n"
+    "boundary_y_min = slip\nboundary_y_max = slip\n"
+    "boundary_z_min = slip\nboundary_z_max = slip\n"
+    "[boundary]\nx_min_velocity = 0.3 0 0\n"
+    "[grid]\nnx = 12\nny = 10\nnz = 16\n[fluid]\nnu = 0.02\n"
+    "[initial]\nstate = uniform\nvelocity = 0.3 0 0\n"
+    "[time]\ndt = auto\ncfl = 0.5\nsteps = 5\n"
+    "[pressure]\nsolver = pcg\npreconditioner = mg\ntol = 1e-11\n"
+    "[ibm]\ntol = 1e-12\n"
+    "[body]\nshape = sphere\ncenter = 0.5 0.5 0.8\ndiameter = 0.4\n";
+
 static double maxabs(const double *a, size_t n)
 {
     double m = 0;
@@ -301,11 +315,15 @@ static void compare(kedr_backend be, const char *name, const char *text)
     kedr_ctx_destroy(ctx);
 }
 
-/* Over several ranks, the messages through the host (KEDR_COMM_IPC=0) give the default path's
- * run bit for bit (on cuda with the ranks on one host, the default path copies GPU to GPU by
- * CUDA IPC; on the cpu both are the host path): the gathered fields, the energy and the
- * iterations; and the exchanges are counted and timed (kedr_flow_stats). */
-static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
+/* Over several ranks, another path chosen by env = value gives the default path's run bit for
+ * bit: the gathered fields, the energy and the iterations; and the exchanges are counted and
+ * timed (kedr_flow_stats). KEDR_COMM_IPC=0: the messages through the host (on cuda with the
+ * ranks on one host, the default path copies GPU to GPU by CUDA IPC; on the cpu both are the
+ * host path), the same exchanges. KEDR_FLOW_FUSE=0: PCG's (r, r) in an allreduce of its own and
+ * the bodies' force systems one component after the other; with a body, the default path has
+ * strictly fewer exchanges (one sum over ranks an iteration for all components). */
+static void path_vs(kedr_backend be, const char *name, const char *text, const char *env,
+                    const char *value)
 {
     if (size == 1)
         return;
@@ -313,16 +331,16 @@ static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
     TU_OK(kedr_flow_case_parse(text, name, &c));
     kedr_ctx *ctx = tu_ctx(be);
     kedr_flow *run[2] = {NULL, NULL}; /* the default path, the host path */
-    const char *was = getenv("KEDR_COMM_IPC");
+    const char *was = getenv(env);
     char keep[16] = "";
     if (was)
         snprintf(keep, sizeof keep, "%s", was);
-    setenv("KEDR_COMM_IPC", "0", 1);
+    setenv(env, value, 1);
     TU_OK(kedr_flow_create_on(ctx, comm, &c, &run[1]));
     if (was)
-        setenv("KEDR_COMM_IPC", keep, 1);
+        setenv(env, keep, 1);
     else
-        unsetenv("KEDR_COMM_IPC");
+        unsetenv(env);
     TU_OK(kedr_flow_create_on(ctx, comm, &c, &run[0]));
     kedr_flow_fields f[2] = {{0}};
     kedr_flow_stats st[2];
@@ -350,20 +368,31 @@ static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
                 same &= memcmp(a[k], b[k], N * sizeof(double)) == 0;
                 worst = fmax(worst, maxdiff(a[k], b[k], N) / fmax(maxabs(a[k], N), 1e-300));
             }
-        printf("%s on %s, %d ranks: the default path against the host path: %s (%.1e); %lld "
+        int fuse = !strcmp(env, "KEDR_FLOW_FUSE");
+        printf("%s on %s, %d ranks: the default path against %s=%s: %s (%.1e); %lld and %lld "
                "exchanges, %.3f ms of %.3f ms in steps\n", name, kedr_backend_name(be), size,
-               same ? "bit for bit" : "DIFFERENT", worst, (long long)st[0].halo_exchanges,
+               env, value, same ? "bit for bit" : "DIFFERENT", worst,
+               (long long)st[0].halo_exchanges, (long long)st[1].halo_exchanges,
                1e3 * st[0].seconds_halo, 1e3 * st[0].seconds_step);
         TU_CHECK(exact ? same : worst <= 1e-9, "%s: the fields differ between the default and "
-                 "the host path by %g of their largest", name, worst);
+                 "%s=%s by %g of their largest", name, env, value, worst);
         TU_CHECK(!exact || (st[0].poisson_iterations == st[1].poisson_iterations &&
-                            st[0].kinetic_energy == st[1].kinetic_energy),
-                 "%s: iterations %lld and %lld, energy %.17g and %.17g (default, host)", name,
-                 (long long)st[0].poisson_iterations, (long long)st[1].poisson_iterations,
-                 st[0].kinetic_energy, st[1].kinetic_energy);
-        TU_CHECK(!exact || st[0].halo_exchanges == st[1].halo_exchanges,
-                 "%s: exchanges %lld and %lld (default, host)", name,
-                 (long long)st[0].halo_exchanges, (long long)st[1].halo_exchanges);
+                            st[0].kinetic_energy == st[1].kinetic_energy &&
+                            st[0].ibm_iterations == st[1].ibm_iterations &&
+                            st[0].ibm_residual == st[1].ibm_residual),
+                 "%s: iterations %lld and %lld, energy %.17g and %.17g, body iterations %d and "
+                 "%d (default, %s=%s)", name, (long long)st[0].poisson_iterations,
+                 (long long)st[1].poisson_iterations, st[0].kinetic_energy,
+                 st[1].kinetic_energy, st[0].ibm_iterations, st[1].ibm_iterations, env, value);
+        if (fuse && c.nbodies > 0)
+            TU_CHECK(st[0].halo_exchanges < st[1].halo_exchanges, "%s: exchanges %lld fused, "
+                     "%lld not", name, (long long)st[0].halo_exchanges,
+                     (long long)st[1].halo_exchanges);
+        else
+            TU_CHECK(!exact || st[0].halo_exchanges == st[1].halo_exchanges,
+                     "%s: exchanges %lld and %lld (default, %s=%s)", name,
+                     (long long)st[0].halo_exchanges, (long long)st[1].halo_exchanges, env,
+                     value);
     }
     for (int k = 0; k < 2; k++) {
         kedr_flow_fields_free(&f[k]);
@@ -491,9 +520,14 @@ int main(int argc, char **argv)
         unsetenv("KEDR_FLOW_MG_GATHER");
         /* the same over the host and GPU to GPU: SSOR with the same neighbour both ways (two
          * ranks), PCG + V-cycles with a gathered coarse level, a body */
-        ipc_vs_host(list[i], "taylor_green 30x22", tg2d);
-        ipc_vs_host(list[i], "box 12x10x14, pcg + mg", box_mg);
-        ipc_vs_host(list[i], "sphere 12x10x9", sphere3d);
+        path_vs(list[i], "taylor_green 30x22", tg2d, "KEDR_COMM_IPC", "0");
+        path_vs(list[i], "box 12x10x14, pcg + mg", box_mg, "KEDR_COMM_IPC", "0");
+        path_vs(list[i], "sphere 12x10x9", sphere3d, "KEDR_COMM_IPC", "0");
+        /* the merged reductions and body sums against a message for each */
+        path_vs(list[i], "sphere 12x10x9", sphere3d, "KEDR_FLOW_FUSE", "0");
+        path_vs(list[i], "oscillating circle 23x21", circle2d, "KEDR_FLOW_FUSE", "0");
+        path_vs(list[i], "sphere 12x10x16, pcg + mg", sphere_mg, "KEDR_FLOW_FUSE", "0");
+        path_vs(list[i], "taylor_green 32x44, pcg + mg", tg_mg, "KEDR_FLOW_FUSE", "0");
         restart(list[i]);
     }
     refusals();
