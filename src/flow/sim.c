@@ -200,12 +200,15 @@ void kedr_flow_destroy(kedr_flow *f)
             fprintf(stderr, "kedr flow: rank %d: ms a step: smoothing %.3f, residual %.3f, "
                     "transfers %.3f, coarse %.3f, reductions %.3f, operator %.3f, pressure "
                     "exchanges %.3f (%lld a step), pressure other %.3f; step exchanges %.3f, "
-                    "step %.3f\n", f->rank, k * rk->part[FLOW_PART_SMOOTH],
+                    "bodies %.3f (sums %.3f, %.1f a step), step %.3f\n", f->rank,
+                    k * rk->part[FLOW_PART_SMOOTH],
                     k * rk->part[FLOW_PART_RESIDUAL], k * rk->part[FLOW_PART_TRANSFER],
                     k * rk->part[FLOW_PART_COARSE], k * rk->part[FLOW_PART_REDUCE],
                     k * rk->part[FLOW_PART_OPERATOR], k * pxch,
                     (long long)((rk->xch->count + rk->gathers) / f->step),
-                    k * (f->seconds_poisson - sum), k * sec, k * f->seconds_step);
+                    k * (f->seconds_poisson - sum), k * sec, f->ibm ? k * f->ibm->seconds : 0,
+                    f->ibm ? k * f->ibm->sum_seconds : 0,
+                    f->ibm ? (double)f->ibm->sums / (double)f->step : 0, k * f->seconds_step);
         }
     }
     for (int a = 0; a < 3; a++) {
