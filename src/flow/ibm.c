@@ -544,17 +544,18 @@ static kedr_status solve(struct kedr_flow *f, int comp, int *iters, double *res)
 
 /* solve() for every component side by side (KEDR_FLOW_FUSE=1): each component's CG is
  * solve()'s, step for step, with its own scalars; a component leaves the loop where solve()
- * would have returned, and the products of the rest share one sum over ranks an iteration.
+ * would have returned, and the products of the rest share one sum over ranks an iteration and
+ * their dot products one download (two an iteration for all components, not two each).
  * ok[c] = 0: solve() would have failed (NaN). */
 static kedr_status solve_all(struct kedr_flow *f, int iters[3], double res[3], int ok[3])
 {
     flow_ibm *ib = f->ibm;
     size_t N = ib->N;
+    int D = f->dims;
     double bb[3] = {0, 0, 0}, rr[3] = {0, 0, 0}, tol2[3] = {0, 0, 0};
     double *r[3] = {NULL, NULL, NULL}, *p[3] = {NULL, NULL, NULL}, *q[3] = {NULL, NULL, NULL};
     const double *x[3] = {NULL, NULL, NULL};
-    int live = 0, warm = 0;
-    for (int c = 0; c < f->dims; c++) {
+    for (int c = 0; c < D; c++) {
         r[c] = ib->r + (size_t)c * N;
         p[c] = ib->p + (size_t)c * N;
         q[c] = ib->q + (size_t)c * N;
@@ -562,7 +563,15 @@ static kedr_status solve_all(struct kedr_flow *f, int iters[3], double res[3], i
         iters[c] = 0;
         res[c] = 0;
         ok[c] = 1;
-        KEDR_TRY(flow_op_dot(f->ctx, N, r[c], r[c], &bb[c]));
+    }
+    /* the components' reductions of a stage together: one download for all (flow_op_dots) */
+    const double *ra[3], *rb[3];
+    double out[3], alpha[3];
+    int at[3], m = 0, live = 0, warm = 0;
+    for (int c = 0; c < D; c++)
+        ra[c] = r[c];
+    KEDR_TRY(flow_op_dots(f->ctx, D, N, ra, ra, bb));
+    for (int c = 0; c < D; c++) {
         if (!(bb[c] > 0)) {
             KEDR_TRY(kedr_memset(f->ctx, ib->g[c], 0, N * sizeof(double)));
             ok[c] = isfinite(bb[c]);
@@ -578,13 +587,18 @@ static kedr_status solve_all(struct kedr_flow *f, int iters[3], double res[3], i
     if (warm) { /* r = r0 - (L L*) g */
         const double *g[3] = {ib->g[0], ib->g[1], ib->g[2]};
         KEDR_TRY(apply_all(f, warm, g, ib->q));
-        for (int c = 0; c < f->dims; c++)
+        m = 0;
+        for (int c = 0; c < D; c++)
             if (warm >> c & 1) {
                 KEDR_TRY(flow_op_axpy(f->ctx, N, -1.0, q[c], r[c]));
-                KEDR_TRY(flow_op_dot(f->ctx, N, r[c], r[c], &rr[c]));
+                ra[m] = r[c];
+                at[m++] = c;
             }
+        KEDR_TRY(flow_op_dots(f->ctx, m, N, ra, ra, out));
+        for (int i = 0; i < m; i++)
+            rr[at[i]] = out[i];
     }
-    for (int c = 0; c < f->dims; c++) {
+    for (int c = 0; c < D; c++) {
         if (!(live >> c & 1))
             continue;
         tol2[c] = f->c.ibm_tol * f->c.ibm_tol * bb[c];
@@ -598,18 +612,37 @@ static kedr_status solve_all(struct kedr_flow *f, int iters[3], double res[3], i
     }
     for (int it = 1; it <= f->c.ibm_max_iter && live; it++) {
         KEDR_TRY(apply_all(f, live, x, ib->q));
-        for (int c = 0; c < f->dims; c++) {
-            if (!(live >> c & 1))
-                continue;
-            double pq, rn;
-            KEDR_TRY(flow_op_dot(f->ctx, N, p[c], q[c], &pq));
-            if (!(pq > 0)) { /* p in the null space: r is as small as it gets */
+        m = 0;
+        for (int c = 0; c < D; c++)
+            if (live >> c & 1) {
+                ra[m] = p[c];
+                rb[m] = q[c];
+                at[m++] = c;
+            }
+        double pq[3];
+        KEDR_TRY(flow_op_dots(f->ctx, m, N, ra, rb, pq));
+        double *ux[3], *ur[3];
+        const double *up[3], *uq[3];
+        int n = 0, un[3];
+        for (int i = 0; i < m; i++) {
+            int c = at[i];
+            if (!(pq[i] > 0)) { /* p in the null space: r is as small as it gets */
                 res[c] = sqrt(rr[c] / bb[c]);
-                ok[c] = isfinite(pq);
+                ok[c] = isfinite(pq[i]);
                 live &= ~(1 << c);
                 continue;
             }
-            KEDR_TRY(flow_op_cg_update(f->ctx, N, ib->g[c], r[c], p[c], q[c], rr[c] / pq, &rn));
+            ux[n] = ib->g[c];
+            ur[n] = r[c];
+            up[n] = p[c];
+            uq[n] = q[c];
+            alpha[n] = rr[c] / pq[i];
+            un[n++] = c;
+        }
+        KEDR_TRY(flow_op_cg_updates(f->ctx, n, N, ux, ur, up, uq, alpha, out));
+        for (int i = 0; i < n; i++) {
+            int c = un[i];
+            double rn = out[i];
             iters[c] = it;
             res[c] = sqrt(rn / bb[c]);
             if (rn <= tol2[c]) {

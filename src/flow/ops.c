@@ -173,6 +173,39 @@ kedr_status flow_op_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, con
     return KEDR_OK;
 }
 
+static kedr_status batch_check(int k)
+{
+    if (k < 0 || k > FLOW_BATCH)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: a batch of %d reductions: at most %d", k,
+                         FLOW_BATCH);
+    return KEDR_OK;
+}
+
+kedr_status flow_op_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                         const double *const *b, double *out)
+{
+    KEDR_TRY(batch_check(k));
+    if (k == 0)
+        return KEDR_OK;
+    DISPATCH(ctx, flow_cuda_dots(ctx, k, n, a, b, out));
+    for (int i = 0; i < k; i++)
+        KEDR_TRY(flow_op_dot(ctx, n, a[i], b[i], &out[i]));
+    return KEDR_OK;
+}
+
+kedr_status flow_op_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                               double *const *r, const double *const *p,
+                               const double *const *q, const double *alpha, double *rr)
+{
+    KEDR_TRY(batch_check(k));
+    if (k == 0)
+        return KEDR_OK;
+    DISPATCH(ctx, flow_cuda_cg_updates(ctx, k, n, x, r, p, q, alpha, rr));
+    for (int i = 0; i < k; i++)
+        KEDR_TRY(flow_op_cg_update(ctx, n, x[i], r[i], p[i], q[i], alpha[i], &rr[i]));
+    return KEDR_OK;
+}
+
 kedr_status flow_op_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p)
 {
     DISPATCH(ctx, flow_cuda_xpby(ctx, n, z, beta, p));

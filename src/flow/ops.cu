@@ -313,6 +313,59 @@ extern "C" kedr_status flow_cuda_cg_update(kedr_ctx *ctx, size_t n, double *x, d
     return s;
 }
 
+/* k reductions' block sums in k areas of scratch, each summed by one block into a results area,
+ * the k totals downloaded at once: each the same kernels and block count as one reduction. */
+static kedr_status finish_sums(kedr_ctx *ctx, double *part, int k, unsigned blocks, double *out)
+{
+    double *res = part + (size_t)k * OPS_MAX_BLOCKS;
+    for (int i = 0; i < k; i++) {
+        k_sum_parts<<<1, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(part + (size_t)i * OPS_MAX_BLOCKS,
+                                                             (int)blocks, res + i);
+        KEDR_CUDA_LAUNCHED("k_sum_parts");
+    }
+    KEDR_CUDA_TRY(cudaMemcpyAsync(out, res, (size_t)k * sizeof *out, cudaMemcpyDeviceToHost,
+                                  KEDR_STREAM(ctx)));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(KEDR_STREAM(ctx)));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                                      const double *const *b, double *out)
+{
+    double *part;
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&part,
+                              (size_t)k * (OPS_MAX_BLOCKS + 1) * sizeof *part));
+    unsigned blocks = reduce_blocks(n);
+    for (int i = 0; i < k; i++)
+        k_dot<<<blocks, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(n, a[i], b[i],
+                                                            part + (size_t)i * OPS_MAX_BLOCKS);
+    kedr_status s = cudaPeekAtLastError() == cudaSuccess ? finish_sums(ctx, part, k, blocks, out)
+                                                         : kedr_cuda_status(cudaGetLastError(),
+                                                               "k_dot", __FILE__, __LINE__);
+    kedr_scratch_put(ctx, part);
+    return s;
+}
+
+extern "C" kedr_status flow_cuda_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                                            double *const *r, const double *const *p,
+                                            const double *const *q, const double *alpha,
+                                            double *rr)
+{
+    double *part;
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&part,
+                              (size_t)k * (OPS_MAX_BLOCKS + 1) * sizeof *part));
+    unsigned blocks = reduce_blocks(n);
+    for (int i = 0; i < k; i++)
+        k_cg_update<<<blocks, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(
+            n, x[i], r[i], p[i], q[i], alpha[i], part + (size_t)i * OPS_MAX_BLOCKS);
+    kedr_status s = cudaPeekAtLastError() == cudaSuccess ? finish_sums(ctx, part, k, blocks, rr)
+                                                         : kedr_cuda_status(cudaGetLastError(),
+                                                               "k_cg_update", __FILE__,
+                                                               __LINE__);
+    kedr_scratch_put(ctx, part);
+    return s;
+}
+
 extern "C" kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta,
                                       double *p)
 {

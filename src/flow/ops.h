@@ -54,6 +54,15 @@ kedr_status flow_op_shift(kedr_ctx *ctx, size_t n, double *x, double s);
 /* x += alpha p, r -= alpha q, and *rr = (r, r) when rr is not NULL */
 kedr_status flow_op_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
                               const double *q, double alpha, double *rr);
+/* Up to FLOW_BATCH at once, with one download (one device synchronisation on cuda) for all:
+ * out[i] = (a[i], b[i]); and x[i] += alpha[i] p[i], r[i] -= alpha[i] q[i], rr[i] = (r[i], r[i]).
+ * Each result is summed exactly as flow_op_dot / flow_op_cg_update sums it (the same bits). */
+#define FLOW_BATCH 3
+kedr_status flow_op_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                         const double *const *b, double *out);
+kedr_status flow_op_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                               double *const *r, const double *const *p,
+                               const double *const *q, const double *alpha, double *rr);
 /* p = z + beta p */
 kedr_status flow_op_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
 /* y += a x */
@@ -84,6 +93,11 @@ kedr_status flow_cuda_dot(kedr_ctx *ctx, size_t n, const double *a, const double
 kedr_status flow_cuda_shift(kedr_ctx *ctx, size_t n, double *x, double s);
 kedr_status flow_cuda_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
                                 const double *q, double alpha, double *rr);
+kedr_status flow_cuda_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                           const double *const *b, double *out);
+kedr_status flow_cuda_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                                 double *const *r, const double *const *p,
+                                 const double *const *q, const double *alpha, double *rr);
 kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
 kedr_status flow_cuda_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y);
 kedr_status flow_cuda_copies(kedr_ctx *ctx, const flow_copies *c, size_t count);

@@ -11,7 +11,9 @@
  * (Neumann and periodic across the other axes, a slab of one plane whose one plane takes
  * both, a level of one row), either plane absent, both colours, on every back end. The cpu
  * must match bit for bit (the same additions in the same order); cuda within 1e-12 of the
- * largest |x| (it may fuse a multiply and an add; the terms are about 10 |x|). */
+ * largest |x| (it may fuse a multiply and an add; the terms are about 10 |x|).
+ * flow_op_dots and flow_op_cg_updates (up to FLOW_BATCH reductions with one download) against
+ * one call each of flow_op_dot and flow_op_cg_update: bit for bit on every back end. */
 #include "flow/ops.h"
 #include "kedr/flow.h"
 #include "test_util.h"
@@ -190,6 +192,62 @@ static void check_copies(kedr_ctx *ctx, int n, size_t count)
     kedr_free(ctx, dd);
 }
 
+/* flow_op_dots and flow_op_cg_updates (k at once, one download) against k calls of
+ * flow_op_dot and flow_op_cg_update on copies: the same bits on every back end (the same
+ * kernels and block counts on cuda), the updated x and r too. */
+static void check_batch(kedr_ctx *ctx, int k, size_t n)
+{
+    const char *be = kedr_backend_name(kedr_ctx_backend(ctx));
+    enum { V = 4 }; /* x, r, p, q of each system */
+    double *h = malloc((size_t)V * n * sizeof *h), *got = malloc(2 * n * sizeof *got);
+    double *want = malloc(2 * n * sizeof *want);
+    double *d[2][FLOW_BATCH][V]; /* [batched, one by one][system][vector] */
+    uint64_t st = 991 + (uint64_t)k * 7 + n;
+    double alpha[FLOW_BATCH];
+    for (int i = 0; i < k; i++) {
+        fill(h, (size_t)V * n, &st);
+        alpha[i] = 0.3 + 0.7 * tu_uniform(&st);
+        for (int w = 0; w < 2; w++)
+            for (int v = 0; v < V; v++) {
+                TU_OK(kedr_alloc(ctx, (void **)&d[w][i][v], n * sizeof(double)));
+                TU_OK(kedr_upload(ctx, d[w][i][v], h + (size_t)v * n, n * sizeof(double)));
+            }
+    }
+    const double *a[FLOW_BATCH], *b[FLOW_BATCH], *p[FLOW_BATCH], *q[FLOW_BATCH];
+    double *x[FLOW_BATCH], *r[FLOW_BATCH], dots[FLOW_BATCH], rr[FLOW_BATCH];
+    for (int i = 0; i < k; i++) {
+        a[i] = d[0][i][2];
+        b[i] = d[0][i][3];
+        x[i] = d[0][i][0];
+        r[i] = d[0][i][1];
+        p[i] = d[0][i][2];
+        q[i] = d[0][i][3];
+    }
+    TU_OK(flow_op_dots(ctx, k, n, a, b, dots));
+    TU_OK(flow_op_cg_updates(ctx, k, n, x, r, p, q, alpha, rr));
+    for (int i = 0; i < k; i++) {
+        double one, rone;
+        TU_OK(flow_op_dot(ctx, n, d[1][i][2], d[1][i][3], &one));
+        TU_OK(flow_op_cg_update(ctx, n, d[1][i][0], d[1][i][1], d[1][i][2], d[1][i][3],
+                                alpha[i], &rone));
+        TU_CHECK(dots[i] == one && rr[i] == rone, "%s: batch of %d, n = %zu, system %d: dot "
+                 "%.17g vs %.17g, (r, r) %.17g vs %.17g", be, k, n, i, dots[i], one, rr[i],
+                 rone);
+        for (int w = 0; w < 2; w++) {
+            TU_OK(kedr_download(ctx, w ? want : got, d[w][i][0], n * sizeof(double)));
+            TU_OK(kedr_download(ctx, (w ? want : got) + n, d[w][i][1], n * sizeof(double)));
+        }
+        TU_CHECK(memcmp(got, want, 2 * n * sizeof *got) == 0, "%s: batch of %d, n = %zu, "
+                 "system %d: x or r differ", be, k, n, i);
+        for (int w = 0; w < 2; w++)
+            for (int v = 0; v < V; v++)
+                kedr_free(ctx, d[w][i][v]);
+    }
+    free(h);
+    free(got);
+    free(want);
+}
+
 int main(void)
 {
     static const shape shapes[] = {
@@ -214,6 +272,17 @@ int main(void)
         for (int n = 0; n <= FLOW_COPIES; n++)
             for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
                 check_copies(ctx, n, counts[k]);
+        for (int k = 0; k <= FLOW_BATCH; k++)
+            for (size_t c = 0; c < sizeof counts / sizeof counts[0]; c++)
+                check_batch(ctx, k, counts[c]);
+        {
+            double o[FLOW_BATCH + 1];
+            const double *z[FLOW_BATCH + 1] = {NULL};
+            kedr_status sb = flow_op_dots(ctx, FLOW_BATCH + 1, 1, z, z, o);
+            TU_CHECK(sb == KEDR_ERR_INVALID && strstr(kedr_last_error(), "batch"),
+                     "flow_op_dots with %d: %s", FLOW_BATCH + 1,
+                     sb == KEDR_OK ? "accepted" : kedr_last_error());
+        }
         flow_copies bad = {{NULL}, {NULL}, FLOW_COPIES + 1};
         kedr_status st = flow_op_copies(ctx, &bad, 1);
         TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "blocks"),
