@@ -74,6 +74,62 @@ kedr_status flow_op_apply_ends(kedr_ctx *ctx, const flow_level *L, const double 
     return KEDR_OK;
 }
 
+kedr_status flow_op_apply_range(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                const double *b, double *y, size_t layer, double a,
+                                const double *below, const double *above, size_t c0, size_t c1,
+                                void *side)
+{
+    DISPATCH(ctx, flow_cuda_apply_range(ctx, L, x, b, y, layer, a, below, above, c0, c1, side));
+    (void)side;
+    const size_t n0 = (size_t)L->n[0], n1 = (size_t)L->n[1];
+#pragma omp parallel for schedule(static) if (c1 - c0 >= FLOW_OMP_MIN)
+    for (size_t c = c0; c < c1; c++) {
+        size_t row = c / n0;
+        y[c] = flow_cell_apply_ends(L, x, b, layer, a, below, above, (int)(c - row * n0),
+                                    (int)(row % n1), (int)(row / n1));
+    }
+    return KEDR_OK;
+}
+
+kedr_status flow_op_side_create(kedr_ctx *ctx, void **side)
+{
+    *side = NULL;
+    DISPATCH(ctx, flow_cuda_side_create(ctx, side));
+    return KEDR_OK;
+}
+
+void flow_op_side_free(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        flow_cuda_side_free(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+}
+
+kedr_status flow_op_fork(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_fork(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_join(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_join(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour)
 {

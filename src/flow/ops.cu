@@ -59,6 +59,19 @@ __global__ void k_apply_ends(flow_level L, const double *x, const double *b, dou
     }
 }
 
+__global__ void k_apply_range(flow_level L, const double *x, const double *b, double *y,
+                              size_t layer, double a, const double *below, const double *above,
+                              size_t c0, size_t n)
+{
+    GRID_STRIDE(t, n)
+    {
+        size_t c = c0 + t;
+        int i, j, k;
+        cell_ijk(L, c, &i, &j, &k);
+        y[c] = flow_cell_apply_ends(&L, x, b, layer, a, below, above, i, j, k);
+    }
+}
+
 /* Row r = j + ny k holds ceil(nx / 2) cells of each colour: slot s is i = 2 s + parity. */
 __global__ void k_gs(flow_level L, double *x, const double *b, int colour, size_t half)
 {
@@ -215,6 +228,80 @@ extern "C" kedr_status flow_cuda_apply_ends(kedr_ctx *ctx, const flow_level *L,
 {
     k_apply_ends<<<LAUNCH(L->N)>>>(*L, x, b, y, layer, a, below, above);
     KEDR_CUDA_LAUNCHED("k_apply_ends");
+    return KEDR_OK;
+}
+
+/* The side stream of flow_op_side_create and its two events. */
+typedef struct {
+    cudaStream_t stream;
+    cudaEvent_t fork, join;
+} flow_side;
+
+extern "C" kedr_status flow_cuda_side_create(kedr_ctx *ctx, void **out)
+{
+    *out = NULL;
+    flow_side *d = (flow_side *)calloc(1, sizeof *d);
+    if (!d)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes", sizeof *d);
+    KEDR_CUDA_TRY(cudaSetDevice(ctx->device));
+    cudaError_t e = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        flow_cuda_side_free(ctx, d);
+        return kedr_cuda_status(e, "kedr flow: a second stream", __FILE__, __LINE__);
+    }
+    *out = d;
+    return KEDR_OK;
+}
+
+extern "C" void flow_cuda_side_free(kedr_ctx *ctx, void *side)
+{
+    flow_side *d = (flow_side *)side;
+    (void)ctx;
+    if (!d)
+        return;
+    if (d->stream) {
+        cudaStreamSynchronize(d->stream);
+        cudaStreamDestroy(d->stream);
+    }
+    if (d->fork)
+        cudaEventDestroy(d->fork);
+    if (d->join)
+        cudaEventDestroy(d->join);
+    free(d);
+}
+
+extern "C" kedr_status flow_cuda_fork(kedr_ctx *ctx, void *side)
+{
+    flow_side *d = (flow_side *)side;
+    KEDR_CUDA_TRY(cudaEventRecord(d->fork, KEDR_STREAM(ctx)));
+    KEDR_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->fork, 0));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_join(kedr_ctx *ctx, void *side)
+{
+    flow_side *d = (flow_side *)side;
+    KEDR_CUDA_TRY(cudaEventRecord(d->join, d->stream));
+    KEDR_CUDA_TRY(cudaStreamWaitEvent(KEDR_STREAM(ctx), d->join, 0));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_apply_range(kedr_ctx *ctx, const flow_level *L,
+                                             const double *x, const double *b, double *y,
+                                             size_t layer, double a, const double *below,
+                                             const double *above, size_t c0, size_t c1,
+                                             void *side)
+{
+    if (c1 <= c0)
+        return KEDR_OK;
+    cudaStream_t st = side ? ((flow_side *)side)->stream : KEDR_STREAM(ctx);
+    k_apply_range<<<blocks_for(c1 - c0), OPS_THREADS, 0, st>>>(*L, x, b, y, layer, a, below,
+                                                               above, c0, c1 - c0);
+    KEDR_CUDA_LAUNCHED("k_apply_range");
     return KEDR_OK;
 }
 

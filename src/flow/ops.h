@@ -32,6 +32,21 @@ kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x
 kedr_status flow_op_apply_ends(kedr_ctx *ctx, const flow_level *L, const double *x,
                                const double *b, double *y, size_t layer, double a,
                                const double *below, const double *above);
+/* The same over the cells c0 <= c < c1 (flat indices) only: on the context's stream, or on the
+ * side stream of side (flow_op_side_*) where side is not NULL. Each cell is computed as
+ * flow_op_apply_ends computes it (the same bits). */
+kedr_status flow_op_apply_range(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                const double *b, double *y, size_t layer, double a,
+                                const double *below, const double *above, size_t c0, size_t c1,
+                                void *side);
+/* A second stream for work that runs while the context's stream waits for a halo (cuda; NULL
+ * and no-ops elsewhere, where work runs in the order it is called): fork makes the side
+ * stream's later work wait for the context stream's work so far, join the context stream's
+ * later work wait for the side stream's work so far. */
+kedr_status flow_op_side_create(kedr_ctx *ctx, void **side);
+void flow_op_side_free(kedr_ctx *ctx, void *side);
+kedr_status flow_op_fork(kedr_ctx *ctx, void *side);
+kedr_status flow_op_join(kedr_ctx *ctx, void *side);
 /* one red-black half-sweep over the cells with (i + j + k) % 2 == colour */
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour);
@@ -79,6 +94,14 @@ kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const double *x,
 kedr_status flow_cuda_apply_ends(kedr_ctx *ctx, const flow_level *L, const double *x,
                                  const double *b, double *y, size_t layer, double a,
                                  const double *below, const double *above);
+kedr_status flow_cuda_apply_range(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                  const double *b, double *y, size_t layer, double a,
+                                  const double *below, const double *above, size_t c0,
+                                  size_t c1, void *side);
+kedr_status flow_cuda_side_create(kedr_ctx *ctx, void **side);
+void flow_cuda_side_free(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_fork(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_join(kedr_ctx *ctx, void *side);
 kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                          int colour);
 kedr_status flow_cuda_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,

@@ -249,6 +249,11 @@ int flow_prof(void);
  * immersed bodies' three force systems run side by side, one sum over ranks an iteration for
  * all components; 0: the earlier path (a message for each). Anything else is refused. */
 kedr_status flow_fuse_env(int *on);
+/* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (default) computes a slab's
+ * interior planes of a product A x or residual b - A x while the halo travels (cuda: on a
+ * second stream), then its two end planes; 0: the whole slab after the halo. The same bits
+ * either way. Anything else is refused. */
+kedr_status flow_overlap_env(int *on);
 #define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
 #define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)
 /* Local: the record and its buffer. Collective (every rank, after agreeing that all made
@@ -307,6 +312,8 @@ typedef struct flow_ranks {
      * not counted in it: they are xch->seconds and gather_seconds) */
     double part[FLOW_PARTS];
     int deep;          /* two-plane smoothing in force (KEDR_FLOW_MG_HALO=2 on every rank) */
+    int overlap;       /* KEDR_FLOW_OVERLAP (flow_overlap_env) */
+    void *side;        /* the side stream of the overlapped products (flow_op_side_create) */
 } flow_ranks;
 struct kedr_flow_poisson {
     kedr_ctx *ctx;

@@ -40,6 +40,20 @@ kedr_status flow_fuse_env(int *on)
                      "and body sums, the default) or 0 (a message for each)", e);
 }
 
+kedr_status flow_overlap_env(int *on)
+{
+    const char *e = getenv("KEDR_FLOW_OVERLAP");
+    *on = 1;
+    if (!e || !*e || !strcmp(e, "1"))
+        return KEDR_OK;
+    if (!strcmp(e, "0")) {
+        *on = 0;
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_OVERLAP = '%s': expected 1 (interior planes "
+                     "computed while the halo travels, the default) or 0 (after it)", e);
+}
+
 /* The exchanges' time so far in the solver over ranks: its halos and gathers. */
 static double xch_seconds(const flow_ranks *rk)
 {
@@ -233,7 +247,11 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
     /* what this rank makes alone, then (all ranks agreed) the registrations */
     /* two planes of level 0; multigrid's smoothing lends two fields of up to three */
-    kedr_status s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 6 : 2) * rk->layer, &rk->xch);
+    kedr_status s = flow_overlap_env(&rk->overlap);
+    if (s == KEDR_OK)
+        s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 6 : 2) * rk->layer, &rk->xch);
+    if (s == KEDR_OK && rk->overlap)
+        s = flow_op_side_create(ps->ctx, &rk->side);
     if (s == KEDR_OK) {
         rk->below = FLOW_XCH_BELOW(rk->xch);
         rk->above = FLOW_XCH_ABOVE(rk->xch);
@@ -264,6 +282,7 @@ void flow_rk_free(kedr_flow_poisson *ps)
     if (!ps->rk)
         return;
     flow_xch_free(ps->rk->xch);
+    flow_op_side_free(ps->ctx, ps->rk->side);
     free(ps->rk);
     ps->rk = NULL;
 }
@@ -303,14 +322,30 @@ kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double
 }
 
 /* y = A x (b NULL) or b - A x on a slab of N cells in layers of `layer` cells, the neighbours'
- * layers of x lent first and their share (1/h^2 = ih2 each) taken in the same kernel. */
+ * layers of x lent first and their share (1/h^2 = ih2 each) taken in the same kernel. With
+ * KEDR_FLOW_OVERLAP=1 (rk->overlap) and three planes or more, the interior planes, whose
+ * stencils reach no neighbour, are computed first, on the side stream (cuda), while the halo
+ * travels on the context's stream; the two end planes after it: every cell as before, the
+ * same bits. */
 static kedr_status couple(kedr_flow_poisson *ps, const flow_level *L, size_t layer, double ih2,
                           const double *x, const double *b, double *y)
 {
     flow_ranks *rk = ps->rk;
-    KEDR_TRY(halo1(rk, x, x + (L->N - layer), layer));
-    return flow_op_apply_ends(ps->ctx, L, x, b, y, layer, b ? ih2 : -ih2,
-                              rk->lo >= 0 ? rk->below : NULL, rk->hi >= 0 ? rk->above : NULL);
+    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    double a = b ? ih2 : -ih2;
+    size_t N = L->N;
+    if (!rk->overlap || N < 3 * layer) {
+        KEDR_TRY(halo1(rk, x, x + (N - layer), layer));
+        return flow_op_apply_ends(ps->ctx, L, x, b, y, layer, a, below, above);
+    }
+    KEDR_TRY(flow_op_fork(ps->ctx, rk->side));
+    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, layer, N - layer,
+                                 rk->side));
+    KEDR_TRY(halo1(rk, x, x + (N - layer), layer));
+    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, 0, layer, NULL));
+    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, N - layer, N,
+                                 NULL));
+    return flow_op_join(ps->ctx, rk->side);
 }
 
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y)

@@ -477,6 +477,10 @@ static void refusals(void)
     refuse("ainv preconditioner", text, "preconditioner = ainv is not supported over several "
            "ranks yet: use preconditioner = mg");
 #ifdef KEDR_HAVE_FFTW
+    cavity_with(text, sizeof text, "solver = pcg\npreconditioner = jacobi", 17, "");
+    setenv("KEDR_FLOW_OVERLAP", "2", 1);
+    refuse("KEDR_FLOW_OVERLAP=2", text, "KEDR_FLOW_OVERLAP = '2': expected 1");
+    unsetenv("KEDR_FLOW_OVERLAP");
     cavity_with(text, sizeof text, "solver = fft", 17, "");
     refuse("fft solver", text, "solver = fft is not supported over several ranks yet");
 #endif
@@ -529,6 +533,11 @@ int main(int argc, char **argv)
         path_vs(list[i], "oscillating circle 23x21", circle2d, "KEDR_FLOW_FUSE", "0");
         path_vs(list[i], "sphere 12x10x16, pcg + mg", sphere_mg, "KEDR_FLOW_FUSE", "0");
         path_vs(list[i], "taylor_green 32x44, pcg + mg", tg_mg, "KEDR_FLOW_FUSE", "0");
+        /* interior planes while the halo travels against the whole slab after it (slabs of
+         * three planes or more; the thinner ones and coarse levels take the earlier path) */
+        path_vs(list[i], "taylor_green 30x22", tg2d, "KEDR_FLOW_OVERLAP", "0");
+        path_vs(list[i], "sphere 12x10x16, pcg + mg", sphere_mg, "KEDR_FLOW_OVERLAP", "0");
+        path_vs(list[i], "taylor_green 32x44, pcg + mg", tg_mg, "KEDR_FLOW_OVERLAP", "0");
         restart(list[i]);
     }
     refusals();
