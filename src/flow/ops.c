@@ -130,6 +130,47 @@ kedr_status flow_op_join(kedr_ctx *ctx, void *side)
     return KEDR_OK;
 }
 
+kedr_status flow_op_side_mark(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_side_mark(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_side_wait(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_side_wait(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_ainv_range(kedr_ctx *ctx, const flow_level *L, const double *in, double *out,
+                               int upper, const flow_ainv_ends *e, size_t c0, size_t c1,
+                               void *side)
+{
+    DISPATCH(ctx, flow_cuda_ainv_range(ctx, L, in, out, upper, e, c0, c1, side));
+    (void)side;
+    const size_t n0 = (size_t)L->n[0], n1 = (size_t)L->n[1];
+#pragma omp parallel for schedule(static) if (c1 - c0 >= FLOW_OMP_MIN)
+    for (size_t c = c0; c < c1; c++) {
+        size_t row = c / n0;
+        int i = (int)(c - row * n0), j = (int)(row % n1), k = (int)(row / n1);
+        out[c] = upper ? flow_cell_ainv_upper_ends(L, in, e->layer, e->axis, e->ih2, e->lo, e->hi,
+                                                   i, j, k)
+                       : flow_cell_ainv_lower_ends(L, in, e->layer, e->axis, e->ih2, e->lo,
+                                                   e->lo_id, e->hi, e->hi_id, i, j, k);
+    }
+    return KEDR_OK;
+}
+
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour)
 {

@@ -72,6 +72,21 @@ __global__ void k_apply_range(flow_level L, const double *x, const double *b, do
     }
 }
 
+__global__ void k_ainv_range(flow_level L, const double *in, double *out, int upper,
+                             flow_ainv_ends e, size_t c0, size_t n)
+{
+    GRID_STRIDE(t, n)
+    {
+        size_t c = c0 + t;
+        int i, j, k;
+        cell_ijk(L, c, &i, &j, &k);
+        out[c] = upper ? flow_cell_ainv_upper_ends(&L, in, e.layer, e.axis, e.ih2, e.lo, e.hi,
+                                                   i, j, k)
+                       : flow_cell_ainv_lower_ends(&L, in, e.layer, e.axis, e.ih2, e.lo,
+                                                   e.lo_id, e.hi, e.hi_id, i, j, k);
+    }
+}
+
 /* Row r = j + ny k holds ceil(nx / 2) cells of each colour: slot s is i = 2 s + parity. */
 __global__ void k_gs(flow_level L, double *x, const double *b, int colour, size_t half)
 {
@@ -282,11 +297,36 @@ extern "C" kedr_status flow_cuda_fork(kedr_ctx *ctx, void *side)
     return KEDR_OK;
 }
 
+extern "C" kedr_status flow_cuda_side_mark(kedr_ctx *ctx, void *side)
+{
+    (void)ctx;
+    KEDR_CUDA_TRY(cudaEventRecord(((flow_side *)side)->join, ((flow_side *)side)->stream));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_side_wait(kedr_ctx *ctx, void *side)
+{
+    KEDR_CUDA_TRY(cudaStreamWaitEvent(KEDR_STREAM(ctx), ((flow_side *)side)->join, 0));
+    return KEDR_OK;
+}
+
 extern "C" kedr_status flow_cuda_join(kedr_ctx *ctx, void *side)
 {
-    flow_side *d = (flow_side *)side;
-    KEDR_CUDA_TRY(cudaEventRecord(d->join, d->stream));
-    KEDR_CUDA_TRY(cudaStreamWaitEvent(KEDR_STREAM(ctx), d->join, 0));
+    KEDR_TRY(flow_cuda_side_mark(ctx, side));
+    return flow_cuda_side_wait(ctx, side);
+}
+
+extern "C" kedr_status flow_cuda_ainv_range(kedr_ctx *ctx, const flow_level *L,
+                                            const double *in, double *out, int upper,
+                                            const flow_ainv_ends *e, size_t c0, size_t c1,
+                                            void *side)
+{
+    if (c1 <= c0)
+        return KEDR_OK;
+    cudaStream_t st = side ? ((flow_side *)side)->stream : KEDR_STREAM(ctx);
+    k_ainv_range<<<blocks_for(c1 - c0), OPS_THREADS, 0, st>>>(*L, in, out, upper, *e, c0,
+                                                              c1 - c0);
+    KEDR_CUDA_LAUNCHED("k_ainv_range");
     return KEDR_OK;
 }
 

@@ -47,6 +47,21 @@ kedr_status flow_op_side_create(kedr_ctx *ctx, void **side);
 void flow_op_side_free(kedr_ctx *ctx, void *side);
 kedr_status flow_op_fork(kedr_ctx *ctx, void *side);
 kedr_status flow_op_join(kedr_ctx *ctx, void *side);
+/* join in two halves: mark records the side stream's work so far, wait makes the context
+ * stream's later work wait for what was marked (not for side work queued after the mark) */
+kedr_status flow_op_side_mark(kedr_ctx *ctx, void *side);
+kedr_status flow_op_side_wait(kedr_ctx *ctx, void *side);
+/* A slab's factor of (12.37) over ranks (flow_cell_ainv_upper_ends where upper, else
+ * flow_cell_ainv_lower_ends) on the cells c0 <= c < c1, on the context's stream or side's. */
+typedef struct {
+    size_t layer;
+    int axis;
+    double ih2;
+    const double *lo, *lo_id, *hi, *hi_id;
+} flow_ainv_ends;
+kedr_status flow_op_ainv_range(kedr_ctx *ctx, const flow_level *L, const double *in, double *out,
+                               int upper, const flow_ainv_ends *e, size_t c0, size_t c1,
+                               void *side);
 /* one red-black half-sweep over the cells with (i + j + k) % 2 == colour */
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour);
@@ -102,6 +117,11 @@ kedr_status flow_cuda_side_create(kedr_ctx *ctx, void **side);
 void flow_cuda_side_free(kedr_ctx *ctx, void *side);
 kedr_status flow_cuda_fork(kedr_ctx *ctx, void *side);
 kedr_status flow_cuda_join(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_side_mark(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_side_wait(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_ainv_range(kedr_ctx *ctx, const flow_level *L, const double *in,
+                                 double *out, int upper, const flow_ainv_ends *e, size_t c0,
+                                 size_t c1, void *side);
 kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                          int colour);
 kedr_status flow_cuda_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,

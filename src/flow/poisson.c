@@ -100,7 +100,9 @@ static kedr_status precondition(kedr_flow_poisson *ps, const double *r, double *
     case KEDR_FLOW_PC_NONE: KEDR_TRY(flow_op_copy(ps->ctx, z, r, L->N * sizeof *z)); break;
     case KEDR_FLOW_PC_JACOBI: KEDR_TRY(jacobi(ps, r, z)); break;
     case KEDR_FLOW_PC_SSOR: KEDR_TRY(ps->rk ? flow_rk_ssor(ps, r, z) : ssor(ps, r, z)); break;
-    case KEDR_FLOW_PC_AINV: KEDR_TRY(flow_op_ainv(ps->ctx, L, r, ps->t, z)); break;
+    case KEDR_FLOW_PC_AINV:
+        KEDR_TRY(ps->rk ? flow_rk_ainv(ps, r, ps->t, z) : flow_op_ainv(ps->ctx, L, r, ps->t, z));
+        break;
     case KEDR_FLOW_PC_MG: KEDR_TRY(flow_mg_vcycle(ps, r, z)); break;
     default: abort(); /* create() admits only the kinds above */
     }

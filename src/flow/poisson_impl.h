@@ -156,6 +156,51 @@ FLOW_HD double flow_cell_ainv_lower(const flow_level *L, const double *t, int i,
     return t[c] + s;
 }
 
+/* A slab's factors of (12.37) over ranks (split along axis, layer cells a plane): as the two
+ * above, the neighbour rank's cell across the first plane (lo) or the last (hi) taking the
+ * place of the split axis's neighbour m = 2 axis or 2 axis + 1 in the same sum, where given:
+ * the caller gives those that come later in the whole grid's order (upper: r's planes) or
+ * earlier (lower: t's planes, with the neighbours' inverse diagonals lo_id, hi_id). Cells off
+ * the end planes read no neighbour rank. */
+FLOW_HD double flow_cell_ainv_upper_ends(const flow_level *L, const double *r, size_t layer,
+                                         int axis, double ih2, const double *lo,
+                                         const double *hi, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k), last = L->N - layer;
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = 0;
+    for (int m = 0; m < 6; m++) {
+        double v = nb.at[m] > c ? nb.w[m] * r[nb.at[m]] : 0.0;
+        if (m == 2 * axis && lo && c < layer)
+            v = ih2 * lo[c];
+        if (m == 2 * axis + 1 && hi && c >= last)
+            v = ih2 * hi[c - last];
+        s += v;
+    }
+    return r[c] + L->idiag[c] * s;
+}
+
+FLOW_HD double flow_cell_ainv_lower_ends(const flow_level *L, const double *t, size_t layer,
+                                         int axis, double ih2, const double *lo,
+                                         const double *lo_id, const double *hi,
+                                         const double *hi_id, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k), last = L->N - layer;
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = 0;
+    for (int m = 0; m < 6; m++) {
+        double v = nb.at[m] < c ? nb.w[m] * t[nb.at[m]] * L->idiag[nb.at[m]] : 0.0;
+        if (m == 2 * axis && lo && c < layer)
+            v = ih2 * lo[c] * lo_id[c];
+        if (m == 2 * axis + 1 && hi && c >= last)
+            v = ih2 * hi[c - last] * hi_id[c - last];
+        s += v;
+    }
+    return t[c] + s;
+}
+
 /* Restriction to coarse cell (I, J, K) from the fine level F (F's tables). */
 FLOW_HD double flow_cell_restrict(const flow_level *F, const double *r, int I, int J, int K)
 {
@@ -314,6 +359,12 @@ typedef struct flow_ranks {
     int deep;          /* two-plane smoothing in force (KEDR_FLOW_MG_HALO=2 on every rank) */
     int overlap;       /* KEDR_FLOW_OVERLAP (flow_overlap_env) */
     void *side;        /* the side stream of the overlapped products (flow_op_side_create) */
+    /* AINV (12.37) over ranks: which neighbour planes come later in the whole grid's order
+     * (the upper factor's) or earlier (the lower's): below is later only at the grid's first
+     * plane of a periodic axis, above earlier only at its last; the neighbours' inverse
+     * diagonals across the end planes [below | above] (layer each), lent once */
+    int below_later, above_earlier;
+    double *ainv_id;
 } flow_ranks;
 struct kedr_flow_poisson {
     kedr_ctx *ctx;
@@ -363,6 +414,9 @@ kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps);
 kedr_status flow_rk_mg_ghosts(kedr_flow_poisson *ps);
 kedr_status flow_rk_vcycle(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_mg_free(kedr_flow_poisson *ps);
+/* z = (I - L D^-1)(I - D^-1 L^T) r over the ranks (ranks.c), t a work vector: two halos (r's,
+ * then t's), each overlapped with the factor's interior planes under KEDR_FLOW_OVERLAP=1. */
+kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, double *z);
 /* m steps of red-black SSOR from z = 0 over the ranks (ranks.c). */
 kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_free(kedr_flow_poisson *ps);

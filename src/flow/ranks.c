@@ -221,10 +221,7 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = fft is not supported over "
                          "several ranks yet: use solver = mg, or pcg with preconditioner = mg");
     int mg = ps->o.method == KEDR_FLOW_METHOD_MG || ps->o.precond == KEDR_FLOW_PC_MG;
-    if (ps->o.method == KEDR_FLOW_METHOD_PCG && ps->o.precond == KEDR_FLOW_PC_AINV)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = ainv is not "
-                         "supported over several ranks yet: use preconditioner = mg (or jacobi, "
-                         "ssor, none)");
+    int ainv = ps->o.method == KEDR_FLOW_METHOD_PCG && ps->o.precond == KEDR_FLOW_PC_AINV;
     /* red-black colours over the whole grid: as create() checks the other axes */
     if ((mg || ps->o.precond == KEDR_FLOW_PC_SSOR) && periodic && gn > 1 && gn % 2)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_create: red-black %s needs an even "
@@ -260,6 +257,10 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     }
     rk->lv[0].off = first;
     rk->lv[0].cnt = L->n[axis];
+    rk->below_later = rk->periodic && first == 0 && lo >= 0;
+    rk->above_earlier = rk->periodic && first + L->n[axis] == gn && hi >= 0;
+    if (s == KEDR_OK && ainv)
+        s = kedr_alloc(ps->ctx, (void **)&rk->ainv_id, 2 * rk->layer * sizeof(double));
     if (s == KEDR_OK && mg) { /* the levels built on the slab alone give way to the whole grid's */
         flow_mg_free(ps);
         ps->nlevels = 1;
@@ -270,6 +271,11 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
         s = flow_xch_register(rk->xch);
     if (s == KEDR_OK && mg)
         s = flow_rk_mg_ghosts(ps);
+    if (s == KEDR_OK && ainv) { /* the neighbours' inverse diagonals next to the end planes */
+        const double *f = L->idiag, *l = L->idiag + (L->N - rk->layer);
+        double *bl = rk->ainv_id, *ab = rk->ainv_id + rk->layer;
+        s = flow_xch_halo(rk->xch, 20, 1, &f, &l, rk->layer, &bl, &ab);
+    }
     if (s == KEDR_OK && rk->sub)
         s = kedr_comm_dev_register_flags(comm, ps->ctx, rk->gb,
                                          rk->sub->lv[0].N * sizeof(double),
@@ -283,6 +289,7 @@ void flow_rk_free(kedr_flow_poisson *ps)
         return;
     flow_xch_free(ps->rk->xch);
     flow_op_side_free(ps->ctx, ps->rk->side);
+    kedr_free(ps->ctx, ps->rk->ainv_id);
     free(ps->rk);
     ps->rk = NULL;
 }
@@ -371,6 +378,53 @@ kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, c
                                 double *r)
 {
     return couple(ps, &ps->lv[l], ps->rk->lv[l].layer, ps->rk->lv[l].ih2, x, b, r);
+}
+
+/* (12.37) over the ranks. In the whole grid's order (the slabs one after the other, rank by
+ * rank) the upper factor t = (I - D^-1 L^T) r reads r at later cells: across the slab's last
+ * plane, the neighbour above's first plane (and across the first plane only the periodic wrap's
+ * from the grid's last plane); the lower factor z = (I - L D^-1) t reads t D^-1 at earlier
+ * cells: the neighbour below's last plane (or the wrap's). So r's halo, the upper factor, t's
+ * halo, the lower factor; every cell summed in the one-rank order. With KEDR_FLOW_OVERLAP=1
+ * (slabs of three planes or more) the seed's split product (its section 12.2, with AINV): the
+ * interior planes of each factor run on the side stream while the halo before it travels: the
+ * upper interior while r's halo travels; the lower interior (which needs t's first plane, done
+ * on the context's stream, and t's interior) while t's halo travels; the lower end planes
+ * wait for the upper interior (t's plane before the last) and their halo. */
+kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, double *z)
+{
+    const flow_level *L = &ps->lv[0];
+    flow_ranks *rk = ps->rk;
+    kedr_ctx *ctx = ps->ctx;
+    size_t N = L->N, layer = rk->layer, last = N - layer;
+    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    flow_ainv_ends up = {layer, rk->axis, rk->ih2, rk->below_later ? below : NULL, NULL,
+                         rk->above_earlier ? NULL : above, NULL};
+    flow_ainv_ends dn = {layer, rk->axis, rk->ih2, rk->below_later ? NULL : below, rk->ainv_id,
+                         rk->above_earlier ? above : NULL, rk->ainv_id + layer};
+    flow_part_mark m = flow_rk_part_begin(ps);
+    if (!rk->overlap || N < 3 * layer) {
+        KEDR_TRY(halo1(rk, r, r + last, layer));
+        KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, 0, N, NULL));
+        KEDR_TRY(halo1(rk, t, t + last, layer));
+        KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, 0, N, NULL));
+        return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
+    }
+    void *side = rk->side;
+    KEDR_TRY(flow_op_fork(ctx, side));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, layer, last, side));
+    KEDR_TRY(flow_op_side_mark(ctx, side)); /* t's interior */
+    KEDR_TRY(halo1(rk, r, r + last, layer));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, 0, layer, NULL));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, last, N, NULL));
+    KEDR_TRY(flow_op_fork(ctx, side)); /* t's end planes */
+    KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, layer, last, side));
+    KEDR_TRY(halo1(rk, t, t + last, layer));
+    KEDR_TRY(flow_op_side_wait(ctx, side)); /* t's interior: the last plane reads the one before */
+    KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, 0, layer, NULL));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, last, N, NULL));
+    KEDR_TRY(flow_op_join(ctx, side));
+    return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 
 /* A red-black half-sweep updates a cell from its neighbours of the other colour: across a

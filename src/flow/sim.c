@@ -30,10 +30,6 @@ static kedr_status check_ranks(const kedr_flow_case *c, int nr)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] solver = fft is not supported over "
                          "several ranks yet: use solver = mg, or pcg with preconditioner = mg",
                          c->path);
-    if (c->poisson.method == KEDR_FLOW_METHOD_PCG && c->poisson.precond == KEDR_FLOW_PC_AINV)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] preconditioner = ainv is not "
-                         "supported over several ranks yet: use preconditioner = mg (or jacobi, "
-                         "ssor, none)", c->path);
     return KEDR_OK;
 }
 
