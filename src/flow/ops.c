@@ -199,6 +199,23 @@ kedr_status flow_op_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const
     return KEDR_OK;
 }
 
+kedr_status flow_op_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                                 int colour, size_t layer, double ih2, const double *below,
+                                 const double *above, size_t row0, size_t row1, void *side)
+{
+    DISPATCH(ctx, flow_cuda_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, below, above, row0,
+                                         row1, side));
+    (void)side;
+    const int nx = L->n[0], ny = L->n[1];
+#pragma omp parallel for schedule(static) if ((row1 - row0) * (size_t)nx >= FLOW_OMP_MIN)
+    for (size_t row = row0; row < row1; row++) {
+        int j = (int)(row % (size_t)ny), k = (int)(row / (size_t)ny);
+        for (int i = (j + k + colour) & 1; i < nx; i += 2)
+            x[flow_index(L, i, j, k)] = flow_cell_gs_ends(L, x, b, layer, ih2, below, above, i, j, k);
+    }
+    return KEDR_OK;
+}
+
 kedr_status flow_op_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
                          double *z)
 {

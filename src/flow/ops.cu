@@ -116,6 +116,21 @@ __global__ void k_gs_ends(flow_level L, double *x, const double *b, int colour, 
     }
 }
 
+__global__ void k_gs_ends_rows(flow_level L, double *x, const double *b, int colour, size_t half,
+                               size_t layer, double ih2, const double *below,
+                               const double *above, size_t row0, size_t rows)
+{
+    GRID_STRIDE(t, rows * half)
+    {
+        size_t row = row0 + t / half;
+        int j = (int)(row % (size_t)L.n[1]), k = (int)(row / (size_t)L.n[1]);
+        int i = 2 * (int)(t - (t / half) * half) + ((j + k + colour) & 1);
+        if (i < L.n[0])
+            x[flow_index(&L, i, j, k)] =
+                flow_cell_gs_ends(&L, x, b, layer, ih2, below, above, i, j, k);
+    }
+}
+
 __global__ void k_ainv(flow_level L, const double *in, double *out, int upper)
 {
     GRID_STRIDE(c, L.N)
@@ -314,6 +329,22 @@ extern "C" kedr_status flow_cuda_join(kedr_ctx *ctx, void *side)
 {
     KEDR_TRY(flow_cuda_side_mark(ctx, side));
     return flow_cuda_side_wait(ctx, side);
+}
+
+extern "C" kedr_status flow_cuda_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x,
+                                              const double *b, int colour, size_t layer,
+                                              double ih2, const double *below,
+                                              const double *above, size_t row0, size_t row1,
+                                              void *side)
+{
+    if (row1 <= row0)
+        return KEDR_OK;
+    size_t half = ((size_t)L->n[0] + 1) / 2, n = half * (row1 - row0);
+    cudaStream_t st = side ? ((flow_side *)side)->stream : KEDR_STREAM(ctx);
+    k_gs_ends_rows<<<blocks_for(n), OPS_THREADS, 0, st>>>(*L, x, b, colour, half, layer, ih2,
+                                                          below, above, row0, row1 - row0);
+    KEDR_CUDA_LAUNCHED("k_gs_ends_rows");
+    return KEDR_OK;
 }
 
 extern "C" kedr_status flow_cuda_ainv_range(kedr_ctx *ctx, const flow_level *L,

@@ -71,6 +71,11 @@ kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const doub
 kedr_status flow_op_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                             int colour, size_t layer, double ih2, const double *below,
                             const double *above);
+/* The same half-sweep on the rows row0 <= j + n[1] k < row1 only, on the context's stream or
+ * side's (flow_op_side_*): each cell as flow_op_gs_ends computes it. */
+kedr_status flow_op_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                                 int colour, size_t layer, double ih2, const double *below,
+                                 const double *above, size_t row0, size_t row1, void *side);
 /* z = (I - L D^-1)(I - D^-1 L^T) r, t a work vector */
 kedr_status flow_op_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
                          double *z);
@@ -118,6 +123,10 @@ void flow_cuda_side_free(kedr_ctx *ctx, void *side);
 kedr_status flow_cuda_fork(kedr_ctx *ctx, void *side);
 kedr_status flow_cuda_join(kedr_ctx *ctx, void *side);
 kedr_status flow_cuda_side_mark(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x,
+                                   const double *b, int colour, size_t layer, double ih2,
+                                   const double *below, const double *above, size_t row0,
+                                   size_t row1, void *side);
 kedr_status flow_cuda_side_wait(kedr_ctx *ctx, void *side);
 kedr_status flow_cuda_ainv_range(kedr_ctx *ctx, const flow_level *L, const double *in,
                                  double *out, int upper, const flow_ainv_ends *e, size_t c0,

@@ -295,9 +295,10 @@ int flow_prof(void);
  * all components; 0: the earlier path (a message for each). Anything else is refused. */
 kedr_status flow_fuse_env(int *on);
 /* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (default) computes a slab's
- * interior planes of a product A x or residual b - A x while the halo travels (cuda: on a
- * second stream), then its two end planes; 0: the whole slab after the halo. The same bits
- * either way. Anything else is refused. */
+ * interior planes of a product A x or residual b - A x, of AINV's two factors and of the
+ * two-plane smoothing's first half-sweep while the halo travels (cuda: on a second stream),
+ * then the end planes; 0: the whole slab after the halo. The same bits either way. Anything
+ * else is refused. */
 kedr_status flow_overlap_env(int *on);
 #define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
 #define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)

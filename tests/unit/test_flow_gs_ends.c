@@ -14,7 +14,8 @@
  * largest |x| (it may fuse a multiply and an add; the terms are about 10 |x|).
  * flow_op_dots and flow_op_cg_updates (up to FLOW_BATCH reductions with one download) against
  * one call each of flow_op_dot and flow_op_cg_update: bit for bit on every back end.
- * flow_op_apply_range split as KEDR_FLOW_OVERLAP runs it (interior on the side stream) against
+ * flow_op_gs_ends_rows in two row ranges (one on the side stream) against flow_op_gs_ends bit
+ * for bit; flow_op_apply_range split as KEDR_FLOW_OVERLAP runs it (interior on the side stream) against
  * flow_op_apply_ends bit for bit, and AINV over a slab (flow_op_ainv_range, split the same way)
  * against the one-grid AINV of the slab with its neighbour planes (check_ainv). */
 #include "flow/ops.h"
@@ -156,6 +157,27 @@ static void check(kedr_ctx *ctx, const shape *sh, int colour, int has_lo, int ha
     TU_OK(flow_op_gs_ends(ctx, &L, dx, db, colour, layer, ih2, has_lo ? dlo : NULL,
                           has_hi ? dhi : NULL));
     TU_OK(kedr_download(ctx, got, dx, N * sizeof(double)));
+    /* the same half-sweep in two row ranges (flow_op_gs_ends_rows), the second on the side
+     * stream as the overlapped smoothing runs it: the same bits */
+    {
+        size_t rows = (size_t)L.n[1] * L.n[2], mid = rows / 2;
+        double *split = malloc(N * sizeof *split);
+        void *side = NULL;
+        TU_OK(flow_op_side_create(ctx, &side));
+        TU_OK(kedr_upload(ctx, dx, hx, N * sizeof(double)));
+        TU_OK(flow_op_fork(ctx, side));
+        TU_OK(flow_op_gs_ends_rows(ctx, &L, dx, db, colour, layer, ih2, has_lo ? dlo : NULL,
+                                   has_hi ? dhi : NULL, mid, rows, side));
+        TU_OK(flow_op_gs_ends_rows(ctx, &L, dx, db, colour, layer, ih2, has_lo ? dlo : NULL,
+                                   has_hi ? dhi : NULL, 0, mid, NULL));
+        TU_OK(flow_op_join(ctx, side));
+        TU_OK(kedr_download(ctx, split, dx, N * sizeof(double)));
+        TU_CHECK(memcmp(split, got, N * sizeof(double)) == 0, "%s, %dx%dx%d, colour %d: the "
+                 "half-sweep in two row ranges differs from the one kernel",
+                 kedr_backend_name(kedr_ctx_backend(ctx)), L.n[0], L.n[1], L.n[2], colour);
+        flow_op_side_free(ctx, side);
+        free(split);
+    }
     double d = 0;
     size_t changed = 0;
     for (size_t c = 0; c < N; c++) {
