@@ -41,7 +41,7 @@
 # rank 0's parts line also gives the bodies' forcing (ms a step, of which its sums over ranks,
 # and their number a step). OVERLAP (default "1"; "1 0" runs each count over ranks with
 # KEDR_FLOW_OVERLAP=1, the interior planes of PCG's products, of the residuals, of AINV's two
-# factors and of the two-plane smoothing's first half-sweep computed on a second stream while
+# factors and of the smoothing's half-sweeps (SSOR too) computed on a second stream while
 # their halos travel, and 0, after them; column "ovl"). SOLVERS may
 # include pcg+ainv (the approximate inverse over ranks, the seed's Fig. 12.7).
 set -u -o pipefail

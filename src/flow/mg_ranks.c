@@ -392,18 +392,16 @@ static kedr_status sweep(kedr_flow_poisson *ps, int l, double *x, const double *
                            rk->lo >= 0 ? below : NULL, rk->hi >= 0 ? above : NULL);
 }
 
-/* The same after a one-plane exchange of x's end planes; zero: x is 0 (nothing to lend). */
+/* The same after a one-plane exchange of x's end planes (flow_rk_gs_halo: the interior rows
+ * during the exchange with KEDR_FLOW_OVERLAP=1); zero: x is 0 (nothing to lend). */
 static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
                          int zero)
 {
-    flow_ranks *rk = ps->rk;
-    const flow_rk_level *R = &rk->lv[l];
+    const flow_rk_level *R = &ps->rk->lv[l];
     const flow_level *L = &ps->lv[l];
     if (zero)
         return flow_op_gs(ps->ctx, L, x, b, colour ^ (R->off & 1));
-    const double *first = x, *lastp = x + (L->N - R->layer);
-    KEDR_TRY(flow_xch_halo(rk->xch, 20, 1, &first, &lastp, R->layer, NULL, NULL));
-    return sweep(ps, l, x, b, colour, rk->below, rk->above);
+    return flow_rk_gs_halo(ps, L, x, b, colour ^ (R->off & 1), R->layer, R->ih2);
 }
 
 /* Two half-sweeps, colour c then c ^ 1, after one exchange of two planes (and, the first time a

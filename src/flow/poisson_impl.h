@@ -296,7 +296,7 @@ int flow_prof(void);
 kedr_status flow_fuse_env(int *on);
 /* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (default) computes a slab's
  * interior planes of a product A x or residual b - A x, of AINV's two factors and of the
- * two-plane smoothing's first half-sweep while the halo travels (cuda: on a second stream),
+ * smoothing's half-sweeps after an exchange (multigrid, SSOR) while the halo travels (cuda: on a second stream),
  * then the end planes; 0: the whole slab after the halo. The same bits either way. Anything
  * else is refused. */
 kedr_status flow_overlap_env(int *on);
@@ -418,6 +418,11 @@ void flow_rk_mg_free(kedr_flow_poisson *ps);
 /* z = (I - L D^-1)(I - D^-1 L^T) r over the ranks (ranks.c), t a work vector: two halos (r's,
  * then t's), each overlapped with the factor's interior planes under KEDR_FLOW_OVERLAP=1. */
 kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, double *z);
+/* One red-black half-sweep (colour in the slab's own indices) after a one-plane exchange of x's
+ * end planes (ranks.c); KEDR_FLOW_OVERLAP=1 and three planes or more: the interior rows on the
+ * side stream while the planes travel. SSOR over ranks and multigrid's one-plane smoothing. */
+kedr_status flow_rk_gs_halo(kedr_flow_poisson *ps, const flow_level *L, double *x,
+                            const double *b, int colour, size_t layer, double ih2);
 /* m steps of red-black SSOR from z = 0 over the ranks (ranks.c). */
 kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_free(kedr_flow_poisson *ps);

@@ -427,6 +427,28 @@ kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, doub
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 
+kedr_status flow_rk_gs_halo(kedr_flow_poisson *ps, const flow_level *L, double *x,
+                            const double *b, int colour, size_t layer, double ih2)
+{
+    flow_ranks *rk = ps->rk;
+    kedr_ctx *ctx = ps->ctx;
+    size_t N = L->N, last = N - layer, rpp = layer / (size_t)L->n[0], rows = N / (size_t)L->n[0];
+    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    int ovl = rk->overlap && N >= 3 * layer;
+    if (ovl) { /* the interior rows: not sent, no neighbour read; colour c reads c ^ 1 only */
+        KEDR_TRY(flow_op_fork(ctx, rk->side));
+        KEDR_TRY(flow_op_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, NULL, NULL, rpp,
+                                      rows - rpp, rk->side));
+    }
+    KEDR_TRY(halo1(rk, x, x + last, layer));
+    if (!ovl)
+        return flow_op_gs_ends(ctx, L, x, b, colour, layer, ih2, below, above);
+    KEDR_TRY(flow_op_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, below, above, 0, rpp, NULL));
+    KEDR_TRY(flow_op_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, below, above, rows - rpp,
+                                  rows, NULL));
+    return flow_op_join(ctx, rk->side);
+}
+
 /* A red-black half-sweep updates a cell from its neighbours of the other colour: across a
  * slab's end those are the neighbour rank's, lent before each half-sweep and added to the
  * right-hand side of the end layers (their 1/h^2 share, flow_op_gs_ends). The colour is the grid's:
@@ -435,14 +457,9 @@ kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z)
 {
     const flow_level *L = &ps->lv[0];
     flow_ranks *rk = ps->rk;
-    size_t last = L->N - rk->layer;
     flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(kedr_memset(ps->ctx, z, 0, L->N * sizeof *z));
-    for (int h = 0; h < 2 * ps->o.steps + 1; h++) {
-        KEDR_TRY(halo1(rk, z, z + last, rk->layer));
-        KEDR_TRY(flow_op_gs_ends(ps->ctx, L, z, r, (h & 1) ^ rk->parity, rk->layer, rk->ih2,
-                                 rk->lo >= 0 ? rk->below : NULL,
-                                 rk->hi >= 0 ? rk->above : NULL));
-    }
+    for (int h = 0; h < 2 * ps->o.steps + 1; h++)
+        KEDR_TRY(flow_rk_gs_halo(ps, L, z, r, (h & 1) ^ rk->parity, rk->layer, rk->ih2));
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
