@@ -34,8 +34,16 @@
 # default; 0: an empty box whose pressure comes from the uniform start's projection and the
 # outflow alone), PATHS (default "ipc sync"; also host), PROF (default "0 1": each count over
 # ranks without and with KEDR_FLOW_PROF=1; "0" or "1" alone), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
-# (scratch folder, default a temporary one). KEDR_FLOW_MG_HALO and KEDR_FLOW_MG_GATHER_PLANES
-# (docs/flow.md "Several ranks"), when set, are passed on to the ranks.
+# (scratch folder, default a temporary one), FUSE (default "1"; "1 0" runs each count over
+# ranks with KEDR_FLOW_FUSE=1, the merged reductions and body sums, and 0, the earlier path: a
+# message for each; column "fuse"). KEDR_FLOW_MG_HALO and KEDR_FLOW_MG_GATHER_PLANES
+# (docs/flow.md "Several ranks"), when set, are passed on to the ranks. Under each prof-1 row,
+# rank 0's parts line also gives the bodies' forcing (ms a step, of which its sums over ranks,
+# and their number a step). OVERLAP (default "1"; "1 0" runs each count over ranks with
+# KEDR_FLOW_OVERLAP=1, the interior planes of PCG's products, of the residuals, of AINV's two
+# factors and of the smoothing's half-sweeps (SSOR too) computed on a second stream while
+# their halos travel, and 0, after them; column "ovl"). SOLVERS may
+# include pcg+ainv (the approximate inverse over ranks, the seed's Fig. 12.7).
 set -u -o pipefail
 
 kedr=${KEDR:-build/kedr}
@@ -60,6 +68,26 @@ for p in $profs; do
         0 | 1) ;;
         *)
             echo "flow-ranks.sh: PROF: '$p': expected 0 or 1 (or both)" >&2
+            exit 2
+            ;;
+    esac
+done
+fuses=${FUSE:-1}
+for p in $fuses; do
+    case "$p" in
+        0 | 1) ;;
+        *)
+            echo "flow-ranks.sh: FUSE: '$p': expected 0 or 1 (or both)" >&2
+            exit 2
+            ;;
+    esac
+done
+overlaps=${OVERLAP:-1}
+for p in $overlaps; do
+    case "$p" in
+        0 | 1) ;;
+        *)
+            echo "flow-ranks.sh: OVERLAP: '$p': expected 0 or 1 (or both)" >&2
             exit 2
             ;;
     esac
@@ -137,14 +165,15 @@ CASE
 # solve (I iterations a step)"; over ranks, rank 0's KEDR_FLOW_PROF line: "kedr flow: rank 0: S
 # steps, T s in steps, H s in E halo exchanges and gathers (PATH)".
 cores=$(nproc 2> /dev/null || echo 1)
-run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PROF
+run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PROF KEDR_FLOW_FUSE
+    # KEDR_FLOW_OVERLAP
     local cmd=("$kedr" flow "$2" --backend "$backend")
     local env=()
     [ "$4" != default ] && env=(env KEDR_FLOW_MG_GATHER="$4")
     if [ "$1" -gt 1 ]; then
         local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
         local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_COMM_IPC_EVENTS="$6"
-            -x KEDR_FLOW_PROF="$7")
+            -x KEDR_FLOW_PROF="$7" -x KEDR_FLOW_FUSE="$8" -x KEDR_FLOW_OVERLAP="$9")
         [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
         # the other settings of multigrid over ranks, passed on when set
         local v
@@ -177,8 +206,8 @@ parts() {
 
 echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps, $backend, $(date -u +%F)"
 command -v nvidia-smi > /dev/null && nvidia-smi -L
-printf '%-12s %-8s %6s %-5s %4s %12s %14s %10s %10s %8s\n' solver gather ranks way prof \
-    "ms a step" "ms pressure" "it a step" "ms halo" speedup
+printf '%-12s %-8s %6s %-5s %4s %4s %4s %12s %14s %10s %10s %8s\n' solver gather ranks way fuse \
+    ovl prof "ms a step" "ms pressure" "it a step" "ms halo" speedup
 status=0
 for solver in $solvers; do
     gl=default
@@ -194,10 +223,15 @@ for solver in $solvers; do
                 [ "$way" = host ] && ipc=0
                 [ "$way" = sync ] && events=0
                 pl=$profs
-                [ "$r" = 1 ] && pl=0
+                fl=$fuses
+                ol=$overlaps
+                [ "$r" = 1 ] && pl=0 && fl=1 && ol=1
+                for fuse in $fl; do
+                for ovl in $ol; do
                 for prof in $pl; do
-                    log="$out/$solver-g$g-r$r-$way-p$prof.log"
-                    res=$(run "$r" "$out/$solver.ini" "$log" "$g" "$ipc" "$events" "$prof")
+                    log="$out/$solver-g$g-r$r-$way-f$fuse-o$ovl-p$prof.log"
+                    res=$(run "$r" "$out/$solver.ini" "$log" "$g" "$ipc" "$events" "$prof" "$fuse" \
+                        "$ovl")
                     if [ -z "$res" ]; then
                         status=1
                         continue
@@ -209,10 +243,14 @@ for solver in $solvers; do
                     [ "$r" = 1 ] && took=-
                     [ -z "$base" ] && [ "$r" = 1 ] && base=$ms
                     speed=$([ -n "$base" ] && awk -v a="$base" -v b="$ms" 'BEGIN { printf "%.2f", a / b }')
-                    printf '%-12s %-8s %6s %-5s %4s %12s %14s %10s %10s %8s\n' "$solver" "$g" "$r" \
-                        "$took" "$([ "$r" = 1 ] && echo - || echo "$prof")" "$ms" "$msp" "$it" \
+                    printf '%-12s %-8s %6s %-5s %4s %4s %4s %12s %14s %10s %10s %8s\n' "$solver" \
+                        "$g" "$r" "$took" "$([ "$r" = 1 ] && echo - || echo "$fuse")" \
+                        "$([ "$r" = 1 ] && echo - || echo "$ovl")" \
+                        "$([ "$r" = 1 ] && echo - || echo "$prof")" "$ms" "$msp" "$it" \
                         "$msh" "${speed:--}"
                     [ "$r" -gt 1 ] && [ "$prof" = 1 ] && parts "$log"
+                done
+                done
                 done
             done
         done

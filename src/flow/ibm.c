@@ -274,8 +274,8 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     ib->nbodies = c->nbodies;
     ib->dims = f->dims;
     ib->time = -1;
-    ib->st_comp = -1;
-    kedr_status s = KEDR_OK;
+    ib->st_mask = 0;
+    kedr_status s = flow_fuse_env(&ib->fuse);
     ib->first = calloc((size_t)c->nbodies + 1, sizeof *ib->first);
     ib->state = calloc((size_t)c->nbodies, sizeof *ib->state);
     if (!ib->first || !ib->state)
@@ -322,16 +322,18 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
             if ((s = kedr_alloc(f->ctx, (void **)v[i], N * sizeof(double))) == KEDR_OK)
                 s = kedr_memset(f->ctx, *v[i], 0, N * sizeof(double));
     }
+    size_t DN = (size_t)f->dims * N; /* a point vector for every component */
     double **w[] = {&ib->r, &ib->p, &ib->q};
     for (int i = 0; i < 3 && s == KEDR_OK; i++)
-        s = kedr_alloc(f->ctx, (void **)w[i], N * sizeof(double));
+        if ((s = kedr_alloc(f->ctx, (void **)w[i], DN * sizeof(double))) == KEDR_OK)
+            s = kedr_memset(f->ctx, *w[i], 0, DN * sizeof(double));
     if (s == KEDR_OK)
-        s = kedr_alloc(f->ctx, (void **)&ib->st, N * sizeof(flow_ibm_stencil));
+        s = kedr_alloc(f->ctx, (void **)&ib->st, DN * sizeof(flow_ibm_stencil));
     if (s == KEDR_OK && (s = kedr_alloc(f->ctx, (void **)&ib->scratch,
                                         f->padded * sizeof(double))) == KEDR_OK)
         s = kedr_memset(f->ctx, ib->scratch, 0, f->padded * sizeof(double));
     if (s == KEDR_OK && f->split >= 0)
-        s = kedr_alloc(f->ctx, (void **)&ib->sum, (size_t)f->nranks * N * sizeof(double));
+        s = kedr_alloc(f->ctx, (void **)&ib->sum, (size_t)f->nranks * DN * sizeof(double));
     if (s != KEDR_OK) {
         flow_ibm_destroy(ib);
         return s;
@@ -345,7 +347,7 @@ kedr_status flow_ibm_register(struct kedr_flow *f)
     flow_ibm *ib = f->ibm;
     /* ordered: the slots are read by kernels on the context's stream only */
     return kedr_comm_dev_register_flags(f->comm, f->ctx, ib->sum,
-                                        (size_t)f->nranks * ib->N * sizeof(double),
+                                        (size_t)f->nranks * f->dims * ib->N * sizeof(double),
                                         KEDR_COMM_DEV_ORDERED, &ib->sum_dev);
 }
 
@@ -399,7 +401,7 @@ kedr_status flow_ibm_place(struct kedr_flow *f, double t)
         KEDR_TRY(kedr_upload(f->ctx, ib->ub[a], ib->Uh + a * N, N * sizeof(double)));
     }
     ib->time = t;
-    ib->st_comp = -1; /* the stencils moved */
+    ib->st_mask = 0; /* the stencils moved */
     return KEDR_OK;
 }
 
@@ -414,7 +416,7 @@ static flow_ibm_args point_args(const struct kedr_flow *f, int comp)
     A.comp = comp;
     A.delta = f->c.delta;
     A.scale = 1;
-    A.st = f->ibm->st_comp == comp ? f->ibm->st : NULL;
+    A.st = f->ibm->st_mask >> comp & 1 ? f->ibm->st + (size_t)comp * f->ibm->N : NULL;
     return A;
 }
 
@@ -424,12 +426,12 @@ static flow_ibm_args point_args(const struct kedr_flow *f, int comp)
  * GPU to GPU between the ranks of a host, through the host otherwise), and each rank adds the
  * slots in rank order on the device: the same sum on every rank. */
 #define TAG_SUM 50
-static kedr_status sum_ranks(struct kedr_flow *f, double *v)
+static kedr_status sum_ranks(struct kedr_flow *f, double *v, size_t N)
 {
     if (f->split < 0)
         return KEDR_OK;
     flow_ibm *ib = f->ibm;
-    size_t N = ib->N, slot = N * sizeof(double);
+    size_t slot = N * sizeof(double); /* N: a component's N points, or every component's */
     int P = f->nranks, me = f->rank;
     kedr_comm_dev_msg m[2 * 64], *msg = m;
     if (P > 64 && !(msg = malloc(2 * (size_t)P * sizeof *msg)))
@@ -469,7 +471,28 @@ kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, doubl
     KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_ZERO, ib->N));
     KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_SPREAD, ib->N));
     KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP, ib->N));
-    return sum_ranks(f, y);
+    return sum_ranks(f, y, ib->N);
+}
+
+/* y_c = (L L*) x_c for every component c in mask (x_c, y_c: N from c N), with one sum over
+ * ranks for all (y of the components not in mask: not meaningful). Each component's interpolation
+ * and each point's sum over the ranks are the same arithmetic as flow_ibm_apply's. */
+static kedr_status apply_all(struct kedr_flow *f, int mask, const double *const x[3], double *y)
+{
+    flow_ibm *ib = f->ibm;
+    size_t N = ib->N;
+    for (int c = 0; c < f->dims; c++) {
+        if (!(mask >> c & 1))
+            continue;
+        flow_ibm_args A = point_args(f, c);
+        A.field = ib->scratch;
+        A.in = x[c];
+        A.out = y + (size_t)c * N;
+        KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_ZERO, N));
+        KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_SPREAD, N));
+        KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP, N));
+    }
+    return sum_ranks(f, y, (size_t)f->dims * N);
 }
 
 /* Solves (L L*) g = r0 (in ib->r) by CG from the last step's g (the force changes little from
@@ -519,6 +542,120 @@ static kedr_status solve(struct kedr_flow *f, int comp, int *iters, double *res)
     return KEDR_OK;
 }
 
+/* solve() for every component side by side (KEDR_FLOW_FUSE=1): each component's CG is
+ * solve()'s, step for step, with its own scalars; a component leaves the loop where solve()
+ * would have returned, and the products of the rest share one sum over ranks an iteration and
+ * their dot products one download (two an iteration for all components, not two each).
+ * ok[c] = 0: solve() would have failed (NaN). */
+static kedr_status solve_all(struct kedr_flow *f, int iters[3], double res[3], int ok[3])
+{
+    flow_ibm *ib = f->ibm;
+    size_t N = ib->N;
+    int D = f->dims;
+    double bb[3] = {0, 0, 0}, rr[3] = {0, 0, 0}, tol2[3] = {0, 0, 0};
+    double *r[3] = {NULL, NULL, NULL}, *p[3] = {NULL, NULL, NULL}, *q[3] = {NULL, NULL, NULL};
+    const double *x[3] = {NULL, NULL, NULL};
+    for (int c = 0; c < D; c++) {
+        r[c] = ib->r + (size_t)c * N;
+        p[c] = ib->p + (size_t)c * N;
+        q[c] = ib->q + (size_t)c * N;
+        x[c] = p[c];
+        iters[c] = 0;
+        res[c] = 0;
+        ok[c] = 1;
+    }
+    /* the components' reductions of a stage together: one download for all (flow_op_dots) */
+    const double *ra[3], *rb[3];
+    double out[3], alpha[3];
+    int at[3], m = 0, live = 0, warm = 0;
+    for (int c = 0; c < D; c++)
+        ra[c] = r[c];
+    KEDR_TRY(flow_op_dots(f->ctx, D, N, ra, ra, bb));
+    for (int c = 0; c < D; c++) {
+        if (!(bb[c] > 0)) {
+            KEDR_TRY(kedr_memset(f->ctx, ib->g[c], 0, N * sizeof(double)));
+            ok[c] = isfinite(bb[c]);
+            continue;
+        }
+        rr[c] = bb[c];
+        live |= 1 << c;
+        if (ib->have_force)
+            warm |= 1 << c;
+        else
+            KEDR_TRY(kedr_memset(f->ctx, ib->g[c], 0, N * sizeof(double)));
+    }
+    if (warm) { /* r = r0 - (L L*) g */
+        const double *g[3] = {ib->g[0], ib->g[1], ib->g[2]};
+        KEDR_TRY(apply_all(f, warm, g, ib->q));
+        m = 0;
+        for (int c = 0; c < D; c++)
+            if (warm >> c & 1) {
+                KEDR_TRY(flow_op_axpy(f->ctx, N, -1.0, q[c], r[c]));
+                ra[m] = r[c];
+                at[m++] = c;
+            }
+        KEDR_TRY(flow_op_dots(f->ctx, m, N, ra, ra, out));
+        for (int i = 0; i < m; i++)
+            rr[at[i]] = out[i];
+    }
+    for (int c = 0; c < D; c++) {
+        if (!(live >> c & 1))
+            continue;
+        tol2[c] = f->c.ibm_tol * f->c.ibm_tol * bb[c];
+        res[c] = sqrt(rr[c] / bb[c]);
+        if (rr[c] <= tol2[c]) {
+            ok[c] = isfinite(rr[c]);
+            live &= ~(1 << c);
+        } else {
+            KEDR_TRY(flow_op_copy(f->ctx, p[c], r[c], N * sizeof(double)));
+        }
+    }
+    for (int it = 1; it <= f->c.ibm_max_iter && live; it++) {
+        KEDR_TRY(apply_all(f, live, x, ib->q));
+        m = 0;
+        for (int c = 0; c < D; c++)
+            if (live >> c & 1) {
+                ra[m] = p[c];
+                rb[m] = q[c];
+                at[m++] = c;
+            }
+        double pq[3];
+        KEDR_TRY(flow_op_dots(f->ctx, m, N, ra, rb, pq));
+        double *ux[3], *ur[3];
+        const double *up[3], *uq[3];
+        int n = 0, un[3];
+        for (int i = 0; i < m; i++) {
+            int c = at[i];
+            if (!(pq[i] > 0)) { /* p in the null space: r is as small as it gets */
+                res[c] = sqrt(rr[c] / bb[c]);
+                ok[c] = isfinite(pq[i]);
+                live &= ~(1 << c);
+                continue;
+            }
+            ux[n] = ib->g[c];
+            ur[n] = r[c];
+            up[n] = p[c];
+            uq[n] = q[c];
+            alpha[n] = rr[c] / pq[i];
+            un[n++] = c;
+        }
+        KEDR_TRY(flow_op_cg_updates(f->ctx, n, N, ux, ur, up, uq, alpha, out));
+        for (int i = 0; i < n; i++) {
+            int c = un[i];
+            double rn = out[i];
+            iters[c] = it;
+            res[c] = sqrt(rn / bb[c]);
+            if (rn <= tol2[c]) {
+                live &= ~(1 << c);
+                continue;
+            }
+            KEDR_TRY(flow_op_xpby(f->ctx, N, r[c], rn / rr[c], p[c]));
+            rr[c] = rn;
+        }
+    }
+    return KEDR_OK;
+}
+
 /* The bodies' forces and moments from g (host). */
 static kedr_status body_forces(struct kedr_flow *f)
 {
@@ -564,6 +701,68 @@ static kedr_status body_forces(struct kedr_flow *f)
     return KEDR_OK;
 }
 
+/* Component b's stencils into its part of ib->st (A: its point_args, A->st set). */
+static kedr_status stencils(struct kedr_flow *f, int b, flow_ibm_args *A)
+{
+    flow_ibm *ib = f->ibm;
+    A->st = ib->st + (size_t)b * ib->N;
+    KEDR_TRY(flow_ibm_map(f->ctx, &f->g, A, FLOW_IBM_STENCIL, ib->N));
+    ib->st_mask |= 1 << b;
+    return KEDR_OK;
+}
+
+static kedr_status nan_error(int b)
+{
+    return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the immersed-boundary force system of the %c "
+                     "velocity holds NaN or infinite values", "uvw"[b]);
+}
+
+static kedr_status tol_error(const struct kedr_flow *f, int b, int it, double res)
+{
+    return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the immersed-boundary force system of the %c "
+                     "velocity did not converge in %d iterations (relative residual %.3g, "
+                     "tolerance %g): raise [ibm] max_iter or tol, or space the points wider "
+                     "([body] spacing)", "uvw"[b], it, res, f->c.ibm_tol);
+}
+
+/* The forcing with the components side by side (KEDR_FLOW_FUSE=1): the right-hand sides of
+ * all components in one sum over ranks, their systems by solve_all, then, component by
+ * component as the other path, the checks and the spreading. Spreading component b changes
+ * qt[b] alone, which no other component's system reads: the same numbers as the other path. */
+static kedr_status force_fused(struct kedr_flow *f, double dt)
+{
+    flow_ibm *ib = f->ibm;
+    size_t N = ib->N;
+    for (int b = 0; b < f->dims; b++) {
+        flow_ibm_args A = point_args(f, b);
+        if (!A.st)
+            KEDR_TRY(stencils(f, b, &A));
+        A.field = f->qt[b];
+        A.ub = f->rank == 0 ? ib->ub[b] : NULL; /* over ranks, added once */
+        A.out = ib->r + (size_t)b * N;
+        A.scale = 1 / dt;
+        KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP_RHS, N));
+    }
+    KEDR_TRY(sum_ranks(f, ib->r, (size_t)f->dims * N));
+    int it[3], ok[3];
+    double res[3];
+    KEDR_TRY(solve_all(f, it, res, ok));
+    for (int b = 0; b < f->dims; b++) {
+        if (!ok[b])
+            return nan_error(b);
+        ib->iterations = it[b] > ib->iterations ? it[b] : ib->iterations;
+        ib->residual = res[b] > ib->residual ? res[b] : ib->residual;
+        if (res[b] > f->c.ibm_tol)
+            return tol_error(f, b, it[b], res[b]);
+        flow_ibm_args A = point_args(f, b);
+        A.field = f->qt[b];
+        A.in = ib->g[b];
+        A.scale = dt;
+        KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_SPREAD, N));
+    }
+    return KEDR_OK;
+}
+
 kedr_status flow_ibm_force(struct kedr_flow *f, double dt, double t)
 {
     flow_ibm *ib = f->ibm;
@@ -573,33 +772,32 @@ kedr_status flow_ibm_force(struct kedr_flow *f, double dt, double t)
     KEDR_TRY(flow_ibm_place(f, t));
     ib->iterations = 0;
     ib->residual = 0;
+    if (ib->fuse) {
+        kedr_status s = force_fused(f, dt);
+        if (s == KEDR_OK)
+            s = body_forces(f);
+        ib->seconds += kedr_wall_seconds() - t0;
+        return s;
+    }
     for (int b = 0; b < f->dims; b++) {
         flow_ibm_args A = point_args(f, b);
-        if (!A.st) { /* this component's stencils, once for the step's operations */
-            A.st = ib->st;
-            KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_STENCIL, ib->N));
-            ib->st_comp = b;
-        }
+        if (!A.st) /* this component's stencils, once for the step's operations */
+            KEDR_TRY(stencils(f, b, &A));
         A.field = f->qt[b];
         A.ub = f->rank == 0 ? ib->ub[b] : NULL; /* over ranks, added once */
         A.out = ib->r;
         A.scale = 1 / dt;
         KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_INTERP_RHS, ib->N));
-        KEDR_TRY(sum_ranks(f, ib->r));
+        KEDR_TRY(sum_ranks(f, ib->r, ib->N));
         int it;
         double res;
         kedr_status s = solve(f, b, &it, &res);
         if (s != KEDR_OK)
-            return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the immersed-boundary force system "
-                             "of the %c velocity holds NaN or infinite values", "uvw"[b]);
+            return nan_error(b);
         ib->iterations = it > ib->iterations ? it : ib->iterations;
         ib->residual = res > ib->residual ? res : ib->residual;
         if (res > f->c.ibm_tol)
-            return kedr_fail(KEDR_ERR_INVALID, "kedr flow: the immersed-boundary force system "
-                             "of the %c velocity did not converge in %d iterations (relative "
-                             "residual %.3g, tolerance %g): raise [ibm] max_iter or tol, or space "
-                             "the points wider ([body] spacing)", "uvw"[b], it, res,
-                             f->c.ibm_tol);
+            return tol_error(f, b, it, res);
         A.in = ib->g[b];
         A.scale = dt;
         KEDR_TRY(flow_ibm_map(f->ctx, &f->g, &A, FLOW_IBM_SPREAD, ib->N));

@@ -21,10 +21,11 @@ typedef struct flow_ibm {
     double *Xh, *Uh;       /* host: the current positions and target velocities, [3][N] */
     double *X[3], *ub[3];  /* context memory: the same */
     double *g[3];          /* context memory: the force of each component (acceleration h^d) */
-    double *r, *p, *q;     /* CG vectors */
+    double *r, *p, *q;     /* CG vectors, N for each component (dims N) */
     double *scratch;       /* a padded grid array */
-    flow_ibm_stencil *st;  /* context memory: the points' stencils for component st_comp */
-    int st_comp;           /* -1: none held */
+    flow_ibm_stencil *st;  /* context memory: the points' stencils, N for each component */
+    int st_mask;           /* bit c: component c's stencils held (0 after the points moved) */
+    int fuse;              /* KEDR_FLOW_FUSE: the components' systems side by side */
     double *gh;            /* host: g of the last step, [3][N] */
     kedr_flow_body_state *state; /* host: each body after the last step */
     int have_force;
@@ -32,7 +33,7 @@ typedef struct flow_ibm {
     int iterations;
     double residual;
     double seconds;
-    /* over ranks: a slot of N for each rank's interpolations (context memory, registered with
+    /* over ranks: a slot of dims N for each rank's interpolations (context memory, registered with
      * the comm layer: each rank copies its slot into the others', GPU to GPU where it can) */
     double *sum;
     struct kedr_comm_dev *sum_dev;

@@ -392,18 +392,16 @@ static kedr_status sweep(kedr_flow_poisson *ps, int l, double *x, const double *
                            rk->lo >= 0 ? below : NULL, rk->hi >= 0 ? above : NULL);
 }
 
-/* The same after a one-plane exchange of x's end planes; zero: x is 0 (nothing to lend). */
+/* The same after a one-plane exchange of x's end planes (flow_rk_gs_halo: the interior rows
+ * during the exchange with KEDR_FLOW_OVERLAP=1); zero: x is 0 (nothing to lend). */
 static kedr_status rk_gs(kedr_flow_poisson *ps, int l, double *x, const double *b, int colour,
                          int zero)
 {
-    flow_ranks *rk = ps->rk;
-    const flow_rk_level *R = &rk->lv[l];
+    const flow_rk_level *R = &ps->rk->lv[l];
     const flow_level *L = &ps->lv[l];
     if (zero)
         return flow_op_gs(ps->ctx, L, x, b, colour ^ (R->off & 1));
-    const double *first = x, *lastp = x + (L->N - R->layer);
-    KEDR_TRY(flow_xch_halo(rk->xch, 20, 1, &first, &lastp, R->layer, NULL, NULL));
-    return sweep(ps, l, x, b, colour, rk->below, rk->above);
+    return flow_rk_gs_halo(ps, L, x, b, colour ^ (R->off & 1), R->layer, R->ih2);
 }
 
 /* Two half-sweeps, colour c then c ^ 1, after one exchange of two planes (and, the first time a
@@ -431,6 +429,17 @@ static kedr_status gs_pair(kedr_flow_poisson *ps, int l, double *x, const double
     size_t layer = R->layer, count = (size_t)planes * layer;
     size_t end = (size_t)(R->cnt - planes) * layer, mylast = (size_t)(R->cnt - 1) * layer;
     const double *first[2] = {x, b}, *last[2] = {x + end, b + end};
+    /* KEDR_FLOW_OVERLAP: the first half-sweep on the planes neither sent nor next to a ghost
+     * (planes .. cnt - planes - 1) runs on the side stream while the planes travel: colour c's
+     * cells read colour c ^ 1 only, which nothing writes until the second half-sweep */
+    size_t rpp = layer / (size_t)ps->lv[l].n[0]; /* rows a plane */
+    int ovl = rk->overlap && R->cnt >= 2 * planes + 1;
+    if (ovl) {
+        KEDR_TRY(flow_op_fork(ctx, rk->side));
+        KEDR_TRY(flow_op_gs_ends_rows(ctx, &ps->lv[l], x, b, c ^ (R->off & 1), layer, R->ih2,
+                                      NULL, NULL, (size_t)planes * rpp,
+                                      (size_t)(R->cnt - planes) * rpp, rk->side));
+    }
     KEDR_TRY(flow_xch_halo(rk->xch, TAG_PAIR, *have_b ? 1 : 2, first, last, count, NULL, NULL));
     /* in place: below [(E3) | E2 | G1 | b's], above [G1 | E2 | (E3) | b's] */
     double *below = FLOW_XCH_BELOW(rk->xch), *above = FLOW_XCH_ABOVE(rk->xch);
@@ -456,7 +465,18 @@ static kedr_status gs_pair(kedr_flow_poisson *ps, int l, double *x, const double
     if (rk->hi >= 0) /* G1 is the view's first plane, this rank's last plane below it */
         KEDR_TRY(flow_op_gs_ends(ctx, full ? &R->ghi3 : &R->ghi, above, R->t3hi,
                                  c ^ ((R->off + R->cnt) & 1), layer, R->ih2, x + mylast, NULL));
-    KEDR_TRY(sweep(ps, l, x, b, c, g1lo, above));
+    if (ovl) { /* this rank's first half-sweep on the planes left, then the interior's joined */
+        const double *lo = rk->lo >= 0 ? g1lo : NULL, *hi = rk->hi >= 0 ? above : NULL;
+        int col = c ^ (R->off & 1);
+        KEDR_TRY(flow_op_gs_ends_rows(ctx, &ps->lv[l], x, b, col, layer, R->ih2, lo, hi, 0,
+                                      (size_t)planes * rpp, NULL));
+        KEDR_TRY(flow_op_gs_ends_rows(ctx, &ps->lv[l], x, b, col, layer, R->ih2, lo, hi,
+                                      (size_t)(R->cnt - planes) * rpp, (size_t)R->cnt * rpp,
+                                      NULL));
+        KEDR_TRY(flow_op_join(ctx, rk->side));
+    } else {
+        KEDR_TRY(sweep(ps, l, x, b, c, g1lo, above));
+    }
     if (full) { /* their second half-sweep on G1, from E2 and this rank's plane after the first */
         if (rk->lo >= 0)
             KEDR_TRY(flow_op_gs_ends(ctx, &R->glo, below + layer, R->t3lo + layer,

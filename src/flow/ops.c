@@ -74,6 +74,103 @@ kedr_status flow_op_apply_ends(kedr_ctx *ctx, const flow_level *L, const double 
     return KEDR_OK;
 }
 
+kedr_status flow_op_apply_range(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                const double *b, double *y, size_t layer, double a,
+                                const double *below, const double *above, size_t c0, size_t c1,
+                                void *side)
+{
+    DISPATCH(ctx, flow_cuda_apply_range(ctx, L, x, b, y, layer, a, below, above, c0, c1, side));
+    (void)side;
+    const size_t n0 = (size_t)L->n[0], n1 = (size_t)L->n[1];
+#pragma omp parallel for schedule(static) if (c1 - c0 >= FLOW_OMP_MIN)
+    for (size_t c = c0; c < c1; c++) {
+        size_t row = c / n0;
+        y[c] = flow_cell_apply_ends(L, x, b, layer, a, below, above, (int)(c - row * n0),
+                                    (int)(row % n1), (int)(row / n1));
+    }
+    return KEDR_OK;
+}
+
+kedr_status flow_op_side_create(kedr_ctx *ctx, void **side)
+{
+    *side = NULL;
+    DISPATCH(ctx, flow_cuda_side_create(ctx, side));
+    return KEDR_OK;
+}
+
+void flow_op_side_free(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        flow_cuda_side_free(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+}
+
+kedr_status flow_op_fork(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_fork(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_join(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_join(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_side_mark(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_side_mark(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_side_wait(kedr_ctx *ctx, void *side)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (side)
+        return flow_cuda_side_wait(ctx, side);
+#endif
+    (void)ctx;
+    (void)side;
+    return KEDR_OK;
+}
+
+kedr_status flow_op_ainv_range(kedr_ctx *ctx, const flow_level *L, const double *in, double *out,
+                               int upper, const flow_ainv_ends *e, size_t c0, size_t c1,
+                               void *side)
+{
+    DISPATCH(ctx, flow_cuda_ainv_range(ctx, L, in, out, upper, e, c0, c1, side));
+    (void)side;
+    const size_t n0 = (size_t)L->n[0], n1 = (size_t)L->n[1];
+#pragma omp parallel for schedule(static) if (c1 - c0 >= FLOW_OMP_MIN)
+    for (size_t c = c0; c < c1; c++) {
+        size_t row = c / n0;
+        int i = (int)(c - row * n0), j = (int)(row % n1), k = (int)(row / n1);
+        out[c] = upper ? flow_cell_ainv_upper_ends(L, in, e->layer, e->axis, e->ih2, e->lo, e->hi,
+                                                   i, j, k)
+                       : flow_cell_ainv_lower_ends(L, in, e->layer, e->axis, e->ih2, e->lo,
+                                                   e->lo_id, e->hi, e->hi_id, i, j, k);
+    }
+    return KEDR_OK;
+}
+
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour)
 {
@@ -99,6 +196,23 @@ kedr_status flow_op_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const
             for (int i = (j + k + colour) & 1; i < nx; i += 2)
                 x[flow_index(L, i, j, k)] =
                     flow_cell_gs_ends(L, x, b, layer, ih2, below, above, i, j, k);
+    return KEDR_OK;
+}
+
+kedr_status flow_op_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                                 int colour, size_t layer, double ih2, const double *below,
+                                 const double *above, size_t row0, size_t row1, void *side)
+{
+    DISPATCH(ctx, flow_cuda_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, below, above, row0,
+                                         row1, side));
+    (void)side;
+    const int nx = L->n[0], ny = L->n[1];
+#pragma omp parallel for schedule(static) if ((row1 - row0) * (size_t)nx >= FLOW_OMP_MIN)
+    for (size_t row = row0; row < row1; row++) {
+        int j = (int)(row % (size_t)ny), k = (int)(row / (size_t)ny);
+        for (int i = (j + k + colour) & 1; i < nx; i += 2)
+            x[flow_index(L, i, j, k)] = flow_cell_gs_ends(L, x, b, layer, ih2, below, above, i, j, k);
+    }
     return KEDR_OK;
 }
 
@@ -170,6 +284,39 @@ kedr_status flow_op_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, con
     }
     if (rr)
         *rr = s;
+    return KEDR_OK;
+}
+
+static kedr_status batch_check(int k)
+{
+    if (k < 0 || k > FLOW_BATCH)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr flow: a batch of %d reductions: at most %d", k,
+                         FLOW_BATCH);
+    return KEDR_OK;
+}
+
+kedr_status flow_op_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                         const double *const *b, double *out)
+{
+    KEDR_TRY(batch_check(k));
+    if (k == 0)
+        return KEDR_OK;
+    DISPATCH(ctx, flow_cuda_dots(ctx, k, n, a, b, out));
+    for (int i = 0; i < k; i++)
+        KEDR_TRY(flow_op_dot(ctx, n, a[i], b[i], &out[i]));
+    return KEDR_OK;
+}
+
+kedr_status flow_op_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                               double *const *r, const double *const *p,
+                               const double *const *q, const double *alpha, double *rr)
+{
+    KEDR_TRY(batch_check(k));
+    if (k == 0)
+        return KEDR_OK;
+    DISPATCH(ctx, flow_cuda_cg_updates(ctx, k, n, x, r, p, q, alpha, rr));
+    for (int i = 0; i < k; i++)
+        KEDR_TRY(flow_op_cg_update(ctx, n, x[i], r[i], p[i], q[i], alpha[i], &rr[i]));
     return KEDR_OK;
 }
 

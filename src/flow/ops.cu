@@ -59,6 +59,34 @@ __global__ void k_apply_ends(flow_level L, const double *x, const double *b, dou
     }
 }
 
+__global__ void k_apply_range(flow_level L, const double *x, const double *b, double *y,
+                              size_t layer, double a, const double *below, const double *above,
+                              size_t c0, size_t n)
+{
+    GRID_STRIDE(t, n)
+    {
+        size_t c = c0 + t;
+        int i, j, k;
+        cell_ijk(L, c, &i, &j, &k);
+        y[c] = flow_cell_apply_ends(&L, x, b, layer, a, below, above, i, j, k);
+    }
+}
+
+__global__ void k_ainv_range(flow_level L, const double *in, double *out, int upper,
+                             flow_ainv_ends e, size_t c0, size_t n)
+{
+    GRID_STRIDE(t, n)
+    {
+        size_t c = c0 + t;
+        int i, j, k;
+        cell_ijk(L, c, &i, &j, &k);
+        out[c] = upper ? flow_cell_ainv_upper_ends(&L, in, e.layer, e.axis, e.ih2, e.lo, e.hi,
+                                                   i, j, k)
+                       : flow_cell_ainv_lower_ends(&L, in, e.layer, e.axis, e.ih2, e.lo,
+                                                   e.lo_id, e.hi, e.hi_id, i, j, k);
+    }
+}
+
 /* Row r = j + ny k holds ceil(nx / 2) cells of each colour: slot s is i = 2 s + parity. */
 __global__ void k_gs(flow_level L, double *x, const double *b, int colour, size_t half)
 {
@@ -82,6 +110,21 @@ __global__ void k_gs_ends(flow_level L, double *x, const double *b, int colour, 
         size_t row = t / half;
         int j = (int)(row % (size_t)L.n[1]), k = (int)(row / (size_t)L.n[1]);
         int i = 2 * (int)(t - row * half) + ((j + k + colour) & 1);
+        if (i < L.n[0])
+            x[flow_index(&L, i, j, k)] =
+                flow_cell_gs_ends(&L, x, b, layer, ih2, below, above, i, j, k);
+    }
+}
+
+__global__ void k_gs_ends_rows(flow_level L, double *x, const double *b, int colour, size_t half,
+                               size_t layer, double ih2, const double *below,
+                               const double *above, size_t row0, size_t rows)
+{
+    GRID_STRIDE(t, rows * half)
+    {
+        size_t row = row0 + t / half;
+        int j = (int)(row % (size_t)L.n[1]), k = (int)(row / (size_t)L.n[1]);
+        int i = 2 * (int)(t - (t / half) * half) + ((j + k + colour) & 1);
         if (i < L.n[0])
             x[flow_index(&L, i, j, k)] =
                 flow_cell_gs_ends(&L, x, b, layer, ih2, below, above, i, j, k);
@@ -218,6 +261,121 @@ extern "C" kedr_status flow_cuda_apply_ends(kedr_ctx *ctx, const flow_level *L,
     return KEDR_OK;
 }
 
+/* The side stream of flow_op_side_create and its two events. */
+typedef struct {
+    cudaStream_t stream;
+    cudaEvent_t fork, join;
+} flow_side;
+
+extern "C" kedr_status flow_cuda_side_create(kedr_ctx *ctx, void **out)
+{
+    *out = NULL;
+    flow_side *d = (flow_side *)calloc(1, sizeof *d);
+    if (!d)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr flow: %zu bytes", sizeof *d);
+    KEDR_CUDA_TRY(cudaSetDevice(ctx->device));
+    cudaError_t e = cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&d->fork, cudaEventDisableTiming);
+    if (e == cudaSuccess)
+        e = cudaEventCreateWithFlags(&d->join, cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        flow_cuda_side_free(ctx, d);
+        return kedr_cuda_status(e, "kedr flow: a second stream", __FILE__, __LINE__);
+    }
+    *out = d;
+    return KEDR_OK;
+}
+
+extern "C" void flow_cuda_side_free(kedr_ctx *ctx, void *side)
+{
+    flow_side *d = (flow_side *)side;
+    (void)ctx;
+    if (!d)
+        return;
+    if (d->stream) {
+        cudaStreamSynchronize(d->stream);
+        cudaStreamDestroy(d->stream);
+    }
+    if (d->fork)
+        cudaEventDestroy(d->fork);
+    if (d->join)
+        cudaEventDestroy(d->join);
+    free(d);
+}
+
+extern "C" kedr_status flow_cuda_fork(kedr_ctx *ctx, void *side)
+{
+    flow_side *d = (flow_side *)side;
+    KEDR_CUDA_TRY(cudaEventRecord(d->fork, KEDR_STREAM(ctx)));
+    KEDR_CUDA_TRY(cudaStreamWaitEvent(d->stream, d->fork, 0));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_side_mark(kedr_ctx *ctx, void *side)
+{
+    (void)ctx;
+    KEDR_CUDA_TRY(cudaEventRecord(((flow_side *)side)->join, ((flow_side *)side)->stream));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_side_wait(kedr_ctx *ctx, void *side)
+{
+    KEDR_CUDA_TRY(cudaStreamWaitEvent(KEDR_STREAM(ctx), ((flow_side *)side)->join, 0));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_join(kedr_ctx *ctx, void *side)
+{
+    KEDR_TRY(flow_cuda_side_mark(ctx, side));
+    return flow_cuda_side_wait(ctx, side);
+}
+
+extern "C" kedr_status flow_cuda_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x,
+                                              const double *b, int colour, size_t layer,
+                                              double ih2, const double *below,
+                                              const double *above, size_t row0, size_t row1,
+                                              void *side)
+{
+    if (row1 <= row0)
+        return KEDR_OK;
+    size_t half = ((size_t)L->n[0] + 1) / 2, n = half * (row1 - row0);
+    cudaStream_t st = side ? ((flow_side *)side)->stream : KEDR_STREAM(ctx);
+    k_gs_ends_rows<<<blocks_for(n), OPS_THREADS, 0, st>>>(*L, x, b, colour, half, layer, ih2,
+                                                          below, above, row0, row1 - row0);
+    KEDR_CUDA_LAUNCHED("k_gs_ends_rows");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_ainv_range(kedr_ctx *ctx, const flow_level *L,
+                                            const double *in, double *out, int upper,
+                                            const flow_ainv_ends *e, size_t c0, size_t c1,
+                                            void *side)
+{
+    if (c1 <= c0)
+        return KEDR_OK;
+    cudaStream_t st = side ? ((flow_side *)side)->stream : KEDR_STREAM(ctx);
+    k_ainv_range<<<blocks_for(c1 - c0), OPS_THREADS, 0, st>>>(*L, in, out, upper, *e, c0,
+                                                              c1 - c0);
+    KEDR_CUDA_LAUNCHED("k_ainv_range");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_apply_range(kedr_ctx *ctx, const flow_level *L,
+                                             const double *x, const double *b, double *y,
+                                             size_t layer, double a, const double *below,
+                                             const double *above, size_t c0, size_t c1,
+                                             void *side)
+{
+    if (c1 <= c0)
+        return KEDR_OK;
+    cudaStream_t st = side ? ((flow_side *)side)->stream : KEDR_STREAM(ctx);
+    k_apply_range<<<blocks_for(c1 - c0), OPS_THREADS, 0, st>>>(*L, x, b, y, layer, a, below,
+                                                               above, c0, c1 - c0);
+    KEDR_CUDA_LAUNCHED("k_apply_range");
+    return KEDR_OK;
+}
+
 extern "C" kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x,
                                     const double *b, int colour)
 {
@@ -309,6 +467,59 @@ extern "C" kedr_status flow_cuda_cg_update(kedr_ctx *ctx, size_t n, double *x, d
     kedr_status s = cudaPeekAtLastError() == cudaSuccess ? finish_sum(ctx, part, blocks, rr)
                                                          : kedr_cuda_status(cudaGetLastError(),
                                                                "k_cg_update", __FILE__, __LINE__);
+    kedr_scratch_put(ctx, part);
+    return s;
+}
+
+/* k reductions' block sums in k areas of scratch, each summed by one block into a results area,
+ * the k totals downloaded at once: each the same kernels and block count as one reduction. */
+static kedr_status finish_sums(kedr_ctx *ctx, double *part, int k, unsigned blocks, double *out)
+{
+    double *res = part + (size_t)k * OPS_MAX_BLOCKS;
+    for (int i = 0; i < k; i++) {
+        k_sum_parts<<<1, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(part + (size_t)i * OPS_MAX_BLOCKS,
+                                                             (int)blocks, res + i);
+        KEDR_CUDA_LAUNCHED("k_sum_parts");
+    }
+    KEDR_CUDA_TRY(cudaMemcpyAsync(out, res, (size_t)k * sizeof *out, cudaMemcpyDeviceToHost,
+                                  KEDR_STREAM(ctx)));
+    KEDR_CUDA_TRY(cudaStreamSynchronize(KEDR_STREAM(ctx)));
+    return KEDR_OK;
+}
+
+extern "C" kedr_status flow_cuda_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                                      const double *const *b, double *out)
+{
+    double *part;
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&part,
+                              (size_t)k * (OPS_MAX_BLOCKS + 1) * sizeof *part));
+    unsigned blocks = reduce_blocks(n);
+    for (int i = 0; i < k; i++)
+        k_dot<<<blocks, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(n, a[i], b[i],
+                                                            part + (size_t)i * OPS_MAX_BLOCKS);
+    kedr_status s = cudaPeekAtLastError() == cudaSuccess ? finish_sums(ctx, part, k, blocks, out)
+                                                         : kedr_cuda_status(cudaGetLastError(),
+                                                               "k_dot", __FILE__, __LINE__);
+    kedr_scratch_put(ctx, part);
+    return s;
+}
+
+extern "C" kedr_status flow_cuda_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                                            double *const *r, const double *const *p,
+                                            const double *const *q, const double *alpha,
+                                            double *rr)
+{
+    double *part;
+    KEDR_TRY(kedr_scratch_get(ctx, (void **)&part,
+                              (size_t)k * (OPS_MAX_BLOCKS + 1) * sizeof *part));
+    unsigned blocks = reduce_blocks(n);
+    for (int i = 0; i < k; i++)
+        k_cg_update<<<blocks, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(
+            n, x[i], r[i], p[i], q[i], alpha[i], part + (size_t)i * OPS_MAX_BLOCKS);
+    kedr_status s = cudaPeekAtLastError() == cudaSuccess ? finish_sums(ctx, part, k, blocks, rr)
+                                                         : kedr_cuda_status(cudaGetLastError(),
+                                                               "k_cg_update", __FILE__,
+                                                               __LINE__);
     kedr_scratch_put(ctx, part);
     return s;
 }

@@ -32,6 +32,36 @@ kedr_status flow_op_residual(kedr_ctx *ctx, const flow_level *L, const double *x
 kedr_status flow_op_apply_ends(kedr_ctx *ctx, const flow_level *L, const double *x,
                                const double *b, double *y, size_t layer, double a,
                                const double *below, const double *above);
+/* The same over the cells c0 <= c < c1 (flat indices) only: on the context's stream, or on the
+ * side stream of side (flow_op_side_*) where side is not NULL. Each cell is computed as
+ * flow_op_apply_ends computes it (the same bits). */
+kedr_status flow_op_apply_range(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                const double *b, double *y, size_t layer, double a,
+                                const double *below, const double *above, size_t c0, size_t c1,
+                                void *side);
+/* A second stream for work that runs while the context's stream waits for a halo (cuda; NULL
+ * and no-ops elsewhere, where work runs in the order it is called): fork makes the side
+ * stream's later work wait for the context stream's work so far, join the context stream's
+ * later work wait for the side stream's work so far. */
+kedr_status flow_op_side_create(kedr_ctx *ctx, void **side);
+void flow_op_side_free(kedr_ctx *ctx, void *side);
+kedr_status flow_op_fork(kedr_ctx *ctx, void *side);
+kedr_status flow_op_join(kedr_ctx *ctx, void *side);
+/* join in two halves: mark records the side stream's work so far, wait makes the context
+ * stream's later work wait for what was marked (not for side work queued after the mark) */
+kedr_status flow_op_side_mark(kedr_ctx *ctx, void *side);
+kedr_status flow_op_side_wait(kedr_ctx *ctx, void *side);
+/* A slab's factor of (12.37) over ranks (flow_cell_ainv_upper_ends where upper, else
+ * flow_cell_ainv_lower_ends) on the cells c0 <= c < c1, on the context's stream or side's. */
+typedef struct {
+    size_t layer;
+    int axis;
+    double ih2;
+    const double *lo, *lo_id, *hi, *hi_id;
+} flow_ainv_ends;
+kedr_status flow_op_ainv_range(kedr_ctx *ctx, const flow_level *L, const double *in, double *out,
+                               int upper, const flow_ainv_ends *e, size_t c0, size_t c1,
+                               void *side);
 /* one red-black half-sweep over the cells with (i + j + k) % 2 == colour */
 kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                        int colour);
@@ -41,6 +71,11 @@ kedr_status flow_op_gs(kedr_ctx *ctx, const flow_level *L, double *x, const doub
 kedr_status flow_op_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                             int colour, size_t layer, double ih2, const double *below,
                             const double *above);
+/* The same half-sweep on the rows row0 <= j + n[1] k < row1 only, on the context's stream or
+ * side's (flow_op_side_*): each cell as flow_op_gs_ends computes it. */
+kedr_status flow_op_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
+                                 int colour, size_t layer, double ih2, const double *below,
+                                 const double *above, size_t row0, size_t row1, void *side);
 /* z = (I - L D^-1)(I - D^-1 L^T) r, t a work vector */
 kedr_status flow_op_ainv(kedr_ctx *ctx, const flow_level *L, const double *r, double *t,
                          double *z);
@@ -54,6 +89,15 @@ kedr_status flow_op_shift(kedr_ctx *ctx, size_t n, double *x, double s);
 /* x += alpha p, r -= alpha q, and *rr = (r, r) when rr is not NULL */
 kedr_status flow_op_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
                               const double *q, double alpha, double *rr);
+/* Up to FLOW_BATCH at once, with one download (one device synchronisation on cuda) for all:
+ * out[i] = (a[i], b[i]); and x[i] += alpha[i] p[i], r[i] -= alpha[i] q[i], rr[i] = (r[i], r[i]).
+ * Each result is summed exactly as flow_op_dot / flow_op_cg_update sums it (the same bits). */
+#define FLOW_BATCH 3
+kedr_status flow_op_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                         const double *const *b, double *out);
+kedr_status flow_op_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                               double *const *r, const double *const *p,
+                               const double *const *q, const double *alpha, double *rr);
 /* p = z + beta p */
 kedr_status flow_op_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
 /* y += a x */
@@ -70,6 +114,23 @@ kedr_status flow_cuda_apply(kedr_ctx *ctx, const flow_level *L, const double *x,
 kedr_status flow_cuda_apply_ends(kedr_ctx *ctx, const flow_level *L, const double *x,
                                  const double *b, double *y, size_t layer, double a,
                                  const double *below, const double *above);
+kedr_status flow_cuda_apply_range(kedr_ctx *ctx, const flow_level *L, const double *x,
+                                  const double *b, double *y, size_t layer, double a,
+                                  const double *below, const double *above, size_t c0,
+                                  size_t c1, void *side);
+kedr_status flow_cuda_side_create(kedr_ctx *ctx, void **side);
+void flow_cuda_side_free(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_fork(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_join(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_side_mark(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_gs_ends_rows(kedr_ctx *ctx, const flow_level *L, double *x,
+                                   const double *b, int colour, size_t layer, double ih2,
+                                   const double *below, const double *above, size_t row0,
+                                   size_t row1, void *side);
+kedr_status flow_cuda_side_wait(kedr_ctx *ctx, void *side);
+kedr_status flow_cuda_ainv_range(kedr_ctx *ctx, const flow_level *L, const double *in,
+                                 double *out, int upper, const flow_ainv_ends *e, size_t c0,
+                                 size_t c1, void *side);
 kedr_status flow_cuda_gs(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
                          int colour);
 kedr_status flow_cuda_gs_ends(kedr_ctx *ctx, const flow_level *L, double *x, const double *b,
@@ -84,6 +145,11 @@ kedr_status flow_cuda_dot(kedr_ctx *ctx, size_t n, const double *a, const double
 kedr_status flow_cuda_shift(kedr_ctx *ctx, size_t n, double *x, double s);
 kedr_status flow_cuda_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
                                 const double *q, double alpha, double *rr);
+kedr_status flow_cuda_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,
+                           const double *const *b, double *out);
+kedr_status flow_cuda_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
+                                 double *const *r, const double *const *p,
+                                 const double *const *q, const double *alpha, double *rr);
 kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
 kedr_status flow_cuda_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y);
 kedr_status flow_cuda_copies(kedr_ctx *ctx, const flow_copies *c, size_t count);

@@ -101,7 +101,9 @@ static kedr_status precondition(kedr_flow_poisson *ps, const double *r, double *
     case KEDR_FLOW_PC_NONE: KEDR_TRY(flow_op_copy(ps->ctx, z, r, L->N * sizeof *z)); break;
     case KEDR_FLOW_PC_JACOBI: KEDR_TRY(jacobi(ps, r, z)); break;
     case KEDR_FLOW_PC_SSOR: KEDR_TRY(ps->rk ? flow_rk_ssor(ps, r, z) : ssor(ps, r, z)); break;
-    case KEDR_FLOW_PC_AINV: KEDR_TRY(flow_op_ainv(ps->ctx, L, r, ps->t, z)); break;
+    case KEDR_FLOW_PC_AINV:
+        KEDR_TRY(ps->rk ? flow_rk_ainv(ps, r, ps->t, z) : flow_op_ainv(ps->ctx, L, r, ps->t, z));
+        break;
     case KEDR_FLOW_PC_MG: KEDR_TRY(flow_mg_vcycle(ps, r, z)); break;
     default: abort(); /* create() admits only the kinds above */
     }
@@ -205,6 +207,11 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
     ps->ctx = ctx;
     ps->o = *o;
     ps->omega = o->omega > 0 ? o->omega : o->steps % 2 ? 1.0 : 0.8;
+    kedr_status fs = flow_fuse_env(&ps->fuse);
+    if (fs != KEDR_OK) {
+        free(ps);
+        return fs;
+    }
     flow_level *L = &ps->lv[0];
     L->N = 1;
     for (int a = 0; a < 3; a++) {
@@ -321,12 +328,18 @@ static kedr_status pcg(kedr_flow_poisson *ps, double *x, const double *b, double
             break;
         double alpha = rz / pq;
         KEDR_TRY(flow_op_cg_update(ctx, N, x, r, p, q, alpha, cheap ? NULL : &rr));
-        if (ps->rk && !cheap) /* (r, r) of this slab: the sum over ranks */
+        /* (r, r) of this slab: the sum over ranks, alone, or (fused) with (r, z) below: its
+         * first use is after the preconditioner */
+        int merge = ps->rk && !cheap && ps->fuse;
+        if (ps->rk && !cheap && !merge)
             KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, &rr, 1));
         info->iterations = it;
         KEDR_TRY(precondition(ps, r, z));
         double rz_new;
-        KEDR_TRY(flow_rk_dot(ps, N, r, z, &rz_new));
+        if (merge)
+            KEDR_TRY(flow_rk_dot_rr(ps, N, r, z, &rz_new, &rr));
+        else
+            KEDR_TRY(flow_rk_dot(ps, N, r, z, &rz_new));
         /* The seed's cheaper test: (z, r), which the next step needs anyway, scaled by its
          * first ratio to ||r||^2, against the tolerance; ||r|| only when that passes (and
          * every 16th step, for atol). */

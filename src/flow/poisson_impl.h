@@ -156,6 +156,51 @@ FLOW_HD double flow_cell_ainv_lower(const flow_level *L, const double *t, int i,
     return t[c] + s;
 }
 
+/* A slab's factors of (12.37) over ranks (split along axis, layer cells a plane): as the two
+ * above, the neighbour rank's cell across the first plane (lo) or the last (hi) taking the
+ * place of the split axis's neighbour m = 2 axis or 2 axis + 1 in the same sum, where given:
+ * the caller gives those that come later in the whole grid's order (upper: r's planes) or
+ * earlier (lower: t's planes, with the neighbours' inverse diagonals lo_id, hi_id). Cells off
+ * the end planes read no neighbour rank. */
+FLOW_HD double flow_cell_ainv_upper_ends(const flow_level *L, const double *r, size_t layer,
+                                         int axis, double ih2, const double *lo,
+                                         const double *hi, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k), last = L->N - layer;
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = 0;
+    for (int m = 0; m < 6; m++) {
+        double v = nb.at[m] > c ? nb.w[m] * r[nb.at[m]] : 0.0;
+        if (m == 2 * axis && lo && c < layer)
+            v = ih2 * lo[c];
+        if (m == 2 * axis + 1 && hi && c >= last)
+            v = ih2 * hi[c - last];
+        s += v;
+    }
+    return r[c] + L->idiag[c] * s;
+}
+
+FLOW_HD double flow_cell_ainv_lower_ends(const flow_level *L, const double *t, size_t layer,
+                                         int axis, double ih2, const double *lo,
+                                         const double *lo_id, const double *hi,
+                                         const double *hi_id, int i, int j, int k)
+{
+    size_t c = flow_index(L, i, j, k), last = L->N - layer;
+    flow_nb nb;
+    flow_neighbours(L, i, j, k, c, &nb);
+    double s = 0;
+    for (int m = 0; m < 6; m++) {
+        double v = nb.at[m] < c ? nb.w[m] * t[nb.at[m]] * L->idiag[nb.at[m]] : 0.0;
+        if (m == 2 * axis && lo && c < layer)
+            v = ih2 * lo[c] * lo_id[c];
+        if (m == 2 * axis + 1 && hi && c >= last)
+            v = ih2 * hi[c - last] * hi_id[c - last];
+        s += v;
+    }
+    return t[c] + s;
+}
+
 /* Restriction to coarse cell (I, J, K) from the fine level F (F's tables). */
 FLOW_HD double flow_cell_restrict(const flow_level *F, const double *r, int I, int J, int K)
 {
@@ -244,6 +289,17 @@ typedef struct flow_xch {
 /* KEDR_FLOW_PROF=1 in the environment: each exchange first synchronises the device, so that its
  * time is its own (not the queued work's before it), and kedr_flow_destroy prints the times. */
 int flow_prof(void);
+/* KEDR_FLOW_FUSE (read at creation): 1 (default) merges what the step and the solver over ranks
+ * may merge without changing a bit: PCG's (r, r) travels in the allreduce of (r, z), and the
+ * immersed bodies' three force systems run side by side, one sum over ranks an iteration for
+ * all components; 0: the earlier path (a message for each). Anything else is refused. */
+kedr_status flow_fuse_env(int *on);
+/* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (default) computes a slab's
+ * interior planes of a product A x or residual b - A x, of AINV's two factors and of the
+ * smoothing's half-sweeps after an exchange (multigrid, SSOR) while the halo travels (cuda: on a second stream),
+ * then the end planes; 0: the whole slab after the halo. The same bits either way. Anything
+ * else is refused. */
+kedr_status flow_overlap_env(int *on);
 #define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
 #define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)
 /* Local: the record and its buffer. Collective (every rank, after agreeing that all made
@@ -302,11 +358,20 @@ typedef struct flow_ranks {
      * not counted in it: they are xch->seconds and gather_seconds) */
     double part[FLOW_PARTS];
     int deep;          /* two-plane smoothing in force (KEDR_FLOW_MG_HALO=2 on every rank) */
+    int overlap;       /* KEDR_FLOW_OVERLAP (flow_overlap_env) */
+    void *side;        /* the side stream of the overlapped products (flow_op_side_create) */
+    /* AINV (12.37) over ranks: which neighbour planes come later in the whole grid's order
+     * (the upper factor's) or earlier (the lower's): below is later only at the grid's first
+     * plane of a periodic axis, above earlier only at its last; the neighbours' inverse
+     * diagonals across the end planes [below | above] (layer each), lent once */
+    int below_later, above_earlier;
+    double *ainv_id;
 } flow_ranks;
 struct kedr_flow_poisson {
     kedr_ctx *ctx;
     flow_ranks *rk;         /* NULL: the whole grid is here */
     kedr_flow_poisson_opts o;
+    int fuse;               /* KEDR_FLOW_FUSE (flow_fuse_env) */
     int nlevels;
     flow_level lv[FLOW_MAX_LEVELS];
     /* the coarsest level: a dense Cholesky factor of A + s 1 1^T / N (N <= FLOW_DENSE_MAX), or
@@ -350,6 +415,14 @@ kedr_status flow_rk_mg_setup(kedr_flow_poisson *ps);
 kedr_status flow_rk_mg_ghosts(kedr_flow_poisson *ps);
 kedr_status flow_rk_vcycle(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_mg_free(kedr_flow_poisson *ps);
+/* z = (I - L D^-1)(I - D^-1 L^T) r over the ranks (ranks.c), t a work vector: two halos (r's,
+ * then t's), each overlapped with the factor's interior planes under KEDR_FLOW_OVERLAP=1. */
+kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, double *z);
+/* One red-black half-sweep (colour in the slab's own indices) after a one-plane exchange of x's
+ * end planes (ranks.c); KEDR_FLOW_OVERLAP=1 and three planes or more: the interior rows on the
+ * side stream while the planes travel. SSOR over ranks and multigrid's one-plane smoothing. */
+kedr_status flow_rk_gs_halo(kedr_flow_poisson *ps, const flow_level *L, double *x,
+                            const double *b, int colour, size_t layer, double ih2);
 /* m steps of red-black SSOR from z = 0 over the ranks (ranks.c). */
 kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z);
 void flow_rk_free(kedr_flow_poisson *ps);
@@ -357,6 +430,10 @@ void flow_rk_free(kedr_flow_poisson *ps);
 kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
                         double *out);
 kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double *out);
+/* Over ranks: *out = (a, b) and *rr (this slab's part on entry) summed over every rank in one
+ * allreduce. */
+kedr_status flow_rk_dot_rr(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
+                           double *out, double *rr);
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y);
 kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
                              const double *b, double *r);

@@ -26,6 +26,34 @@ int flow_prof(void)
     return on;
 }
 
+kedr_status flow_fuse_env(int *on)
+{
+    const char *e = getenv("KEDR_FLOW_FUSE");
+    *on = 1;
+    if (!e || !*e || !strcmp(e, "1"))
+        return KEDR_OK;
+    if (!strcmp(e, "0")) {
+        *on = 0;
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_FUSE = '%s': expected 1 (merged reductions "
+                     "and body sums, the default) or 0 (a message for each)", e);
+}
+
+kedr_status flow_overlap_env(int *on)
+{
+    const char *e = getenv("KEDR_FLOW_OVERLAP");
+    *on = 1;
+    if (!e || !*e || !strcmp(e, "1"))
+        return KEDR_OK;
+    if (!strcmp(e, "0")) {
+        *on = 0;
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_OVERLAP = '%s': expected 1 (interior planes "
+                     "computed while the halo travels, the default) or 0 (after it)", e);
+}
+
 /* The exchanges' time so far in the solver over ranks: its halos and gathers. */
 static double xch_seconds(const flow_ranks *rk)
 {
@@ -193,10 +221,7 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] solver = fft is not supported over "
                          "several ranks yet: use solver = mg, or pcg with preconditioner = mg");
     int mg = ps->o.method == KEDR_FLOW_METHOD_MG || ps->o.precond == KEDR_FLOW_PC_MG;
-    if (ps->o.method == KEDR_FLOW_METHOD_PCG && ps->o.precond == KEDR_FLOW_PC_AINV)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "[pressure] preconditioner = ainv is not "
-                         "supported over several ranks yet: use preconditioner = mg (or jacobi, "
-                         "ssor, none)");
+    int ainv = ps->o.method == KEDR_FLOW_METHOD_PCG && ps->o.precond == KEDR_FLOW_PC_AINV;
     /* red-black colours over the whole grid: as create() checks the other axes */
     if ((mg || ps->o.precond == KEDR_FLOW_PC_SSOR) && periodic && gn > 1 && gn % 2)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_flow_poisson_create: red-black %s needs an even "
@@ -219,7 +244,11 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
     /* what this rank makes alone, then (all ranks agreed) the registrations */
     /* two planes of level 0; multigrid's smoothing lends two fields of up to three */
-    kedr_status s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 6 : 2) * rk->layer, &rk->xch);
+    kedr_status s = flow_overlap_env(&rk->overlap);
+    if (s == KEDR_OK)
+        s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 6 : 2) * rk->layer, &rk->xch);
+    if (s == KEDR_OK && rk->overlap)
+        s = flow_op_side_create(ps->ctx, &rk->side);
     if (s == KEDR_OK) {
         rk->below = FLOW_XCH_BELOW(rk->xch);
         rk->above = FLOW_XCH_ABOVE(rk->xch);
@@ -228,6 +257,10 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     }
     rk->lv[0].off = first;
     rk->lv[0].cnt = L->n[axis];
+    rk->below_later = rk->periodic && first == 0 && lo >= 0;
+    rk->above_earlier = rk->periodic && first + L->n[axis] == gn && hi >= 0;
+    if (s == KEDR_OK && ainv)
+        s = kedr_alloc(ps->ctx, (void **)&rk->ainv_id, 2 * rk->layer * sizeof(double));
     if (s == KEDR_OK && mg) { /* the levels built on the slab alone give way to the whole grid's */
         flow_mg_free(ps);
         ps->nlevels = 1;
@@ -238,6 +271,11 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
         s = flow_xch_register(rk->xch);
     if (s == KEDR_OK && mg)
         s = flow_rk_mg_ghosts(ps);
+    if (s == KEDR_OK && ainv) { /* the neighbours' inverse diagonals next to the end planes */
+        const double *f = L->idiag, *l = L->idiag + (L->N - rk->layer);
+        double *bl = rk->ainv_id, *ab = rk->ainv_id + rk->layer;
+        s = flow_xch_halo(rk->xch, 20, 1, &f, &l, rk->layer, &bl, &ab);
+    }
     if (s == KEDR_OK && rk->sub)
         s = kedr_comm_dev_register_flags(comm, ps->ctx, rk->gb,
                                          rk->sub->lv[0].N * sizeof(double),
@@ -250,6 +288,8 @@ void flow_rk_free(kedr_flow_poisson *ps)
     if (!ps->rk)
         return;
     flow_xch_free(ps->rk->xch);
+    flow_op_side_free(ps->ctx, ps->rk->side);
+    kedr_free(ps->ctx, ps->rk->ainv_id);
     free(ps->rk);
     ps->rk = NULL;
 }
@@ -265,6 +305,19 @@ kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const 
     return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
 }
 
+kedr_status flow_rk_dot_rr(kedr_flow_poisson *ps, size_t n, const double *a, const double *b,
+                           double *out, double *rr)
+{
+    flow_part_mark m = flow_rk_part_begin(ps);
+    double v[2];
+    KEDR_TRY(flow_op_dot(ps->ctx, n, a, b, &v[0]));
+    v[1] = *rr;
+    KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, v, 2));
+    *out = v[0];
+    *rr = v[1];
+    return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
+}
+
 kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double *out)
 {
     flow_part_mark m = flow_rk_part_begin(ps);
@@ -276,14 +329,30 @@ kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double
 }
 
 /* y = A x (b NULL) or b - A x on a slab of N cells in layers of `layer` cells, the neighbours'
- * layers of x lent first and their share (1/h^2 = ih2 each) taken in the same kernel. */
+ * layers of x lent first and their share (1/h^2 = ih2 each) taken in the same kernel. With
+ * KEDR_FLOW_OVERLAP=1 (rk->overlap) and three planes or more, the interior planes, whose
+ * stencils reach no neighbour, are computed first, on the side stream (cuda), while the halo
+ * travels on the context's stream; the two end planes after it: every cell as before, the
+ * same bits. */
 static kedr_status couple(kedr_flow_poisson *ps, const flow_level *L, size_t layer, double ih2,
                           const double *x, const double *b, double *y)
 {
     flow_ranks *rk = ps->rk;
-    KEDR_TRY(halo1(rk, x, x + (L->N - layer), layer));
-    return flow_op_apply_ends(ps->ctx, L, x, b, y, layer, b ? ih2 : -ih2,
-                              rk->lo >= 0 ? rk->below : NULL, rk->hi >= 0 ? rk->above : NULL);
+    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    double a = b ? ih2 : -ih2;
+    size_t N = L->N;
+    if (!rk->overlap || N < 3 * layer) {
+        KEDR_TRY(halo1(rk, x, x + (N - layer), layer));
+        return flow_op_apply_ends(ps->ctx, L, x, b, y, layer, a, below, above);
+    }
+    KEDR_TRY(flow_op_fork(ps->ctx, rk->side));
+    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, layer, N - layer,
+                                 rk->side));
+    KEDR_TRY(halo1(rk, x, x + (N - layer), layer));
+    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, 0, layer, NULL));
+    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, N - layer, N,
+                                 NULL));
+    return flow_op_join(ps->ctx, rk->side);
 }
 
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y)
@@ -311,6 +380,75 @@ kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, c
     return couple(ps, &ps->lv[l], ps->rk->lv[l].layer, ps->rk->lv[l].ih2, x, b, r);
 }
 
+/* (12.37) over the ranks. In the whole grid's order (the slabs one after the other, rank by
+ * rank) the upper factor t = (I - D^-1 L^T) r reads r at later cells: across the slab's last
+ * plane, the neighbour above's first plane (and across the first plane only the periodic wrap's
+ * from the grid's last plane); the lower factor z = (I - L D^-1) t reads t D^-1 at earlier
+ * cells: the neighbour below's last plane (or the wrap's). So r's halo, the upper factor, t's
+ * halo, the lower factor; every cell summed in the one-rank order. With KEDR_FLOW_OVERLAP=1
+ * (slabs of three planes or more) the seed's split product (its section 12.2, with AINV): the
+ * interior planes of each factor run on the side stream while the halo before it travels: the
+ * upper interior while r's halo travels; the lower interior (which needs t's first plane, done
+ * on the context's stream, and t's interior) while t's halo travels; the lower end planes
+ * wait for the upper interior (t's plane before the last) and their halo. */
+kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, double *z)
+{
+    const flow_level *L = &ps->lv[0];
+    flow_ranks *rk = ps->rk;
+    kedr_ctx *ctx = ps->ctx;
+    size_t N = L->N, layer = rk->layer, last = N - layer;
+    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    flow_ainv_ends up = {layer, rk->axis, rk->ih2, rk->below_later ? below : NULL, NULL,
+                         rk->above_earlier ? NULL : above, NULL};
+    flow_ainv_ends dn = {layer, rk->axis, rk->ih2, rk->below_later ? NULL : below, rk->ainv_id,
+                         rk->above_earlier ? above : NULL, rk->ainv_id + layer};
+    flow_part_mark m = flow_rk_part_begin(ps);
+    if (!rk->overlap || N < 3 * layer) {
+        KEDR_TRY(halo1(rk, r, r + last, layer));
+        KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, 0, N, NULL));
+        KEDR_TRY(halo1(rk, t, t + last, layer));
+        KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, 0, N, NULL));
+        return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
+    }
+    void *side = rk->side;
+    KEDR_TRY(flow_op_fork(ctx, side));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, layer, last, side));
+    KEDR_TRY(flow_op_side_mark(ctx, side)); /* t's interior */
+    KEDR_TRY(halo1(rk, r, r + last, layer));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, 0, layer, NULL));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, last, N, NULL));
+    KEDR_TRY(flow_op_fork(ctx, side)); /* t's end planes */
+    KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, layer, last, side));
+    KEDR_TRY(halo1(rk, t, t + last, layer));
+    KEDR_TRY(flow_op_side_wait(ctx, side)); /* t's interior: the last plane reads the one before */
+    KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, 0, layer, NULL));
+    KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, last, N, NULL));
+    KEDR_TRY(flow_op_join(ctx, side));
+    return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
+}
+
+kedr_status flow_rk_gs_halo(kedr_flow_poisson *ps, const flow_level *L, double *x,
+                            const double *b, int colour, size_t layer, double ih2)
+{
+    flow_ranks *rk = ps->rk;
+    kedr_ctx *ctx = ps->ctx;
+    size_t N = L->N, last = N - layer, rpp = layer / (size_t)L->n[0], rows = N / (size_t)L->n[0];
+    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    int ovl = rk->overlap && N >= 3 * layer;
+    if (ovl) { /* the interior rows: not sent, no neighbour read; colour c reads c ^ 1 only */
+        KEDR_TRY(flow_op_fork(ctx, rk->side));
+        KEDR_TRY(flow_op_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, NULL, NULL, rpp,
+                                      rows - rpp, rk->side));
+    }
+    KEDR_TRY(halo1(rk, x, x + last, layer));
+    if (!ovl)
+        return flow_op_gs_ends(ctx, L, x, b, colour, layer, ih2, below, above);
+    KEDR_TRY(flow_op_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, below, above, 0, rpp, NULL));
+    KEDR_TRY(flow_op_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, below, above, rows - rpp,
+                                  rows, NULL));
+    return flow_op_join(ctx, rk->side);
+}
+
 /* A red-black half-sweep updates a cell from its neighbours of the other colour: across a
  * slab's end those are the neighbour rank's, lent before each half-sweep and added to the
  * right-hand side of the end layers (their 1/h^2 share, flow_op_gs_ends). The colour is the grid's:
@@ -319,14 +457,9 @@ kedr_status flow_rk_ssor(kedr_flow_poisson *ps, const double *r, double *z)
 {
     const flow_level *L = &ps->lv[0];
     flow_ranks *rk = ps->rk;
-    size_t last = L->N - rk->layer;
     flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(kedr_memset(ps->ctx, z, 0, L->N * sizeof *z));
-    for (int h = 0; h < 2 * ps->o.steps + 1; h++) {
-        KEDR_TRY(halo1(rk, z, z + last, rk->layer));
-        KEDR_TRY(flow_op_gs_ends(ps->ctx, L, z, r, (h & 1) ^ rk->parity, rk->layer, rk->ih2,
-                                 rk->lo >= 0 ? rk->below : NULL,
-                                 rk->hi >= 0 ? rk->above : NULL));
-    }
+    for (int h = 0; h < 2 * ps->o.steps + 1; h++)
+        KEDR_TRY(flow_rk_gs_halo(ps, L, z, r, (h & 1) ^ rk->parity, rk->layer, rk->ih2));
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }

@@ -31,10 +31,6 @@ static kedr_status check_ranks(const kedr_flow_case *c, int nr)
         return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] solver = fft is not supported over "
                          "several ranks yet: use solver = mg, or pcg with preconditioner = mg",
                          c->path);
-    if (c->poisson.method == KEDR_FLOW_METHOD_PCG && c->poisson.precond == KEDR_FLOW_PC_AINV)
-        return kedr_fail(KEDR_ERR_UNSUPPORTED, "%s: [pressure] preconditioner = ainv is not "
-                         "supported over several ranks yet: use preconditioner = mg (or jacobi, "
-                         "ssor, none)", c->path);
     return KEDR_OK;
 }
 
@@ -62,6 +58,11 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
     f->nranks = nr;
     f->split = nr > 1 ? c->dims - 1 : -1;
     f->lo = f->hi = -1;
+    kedr_status fs = flow_fuse_env(&f->fuse);
+    if (fs != KEDR_OK) {
+        free(f);
+        return fs;
+    }
     int off = 0;
     for (int a = 0; a < 3; a++) {
         f->n[a] = a < c->dims ? c->n[a] : 1;
@@ -142,8 +143,10 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
     }
     if (s == KEDR_OK && f->split >= 0) {
         size_t layer = f->cells / (size_t)f->n[f->split];
-        if ((s = kedr_alloc(ctx, (void **)&f->below, layer * sizeof(double))) == KEDR_OK)
-            s = kedr_alloc(ctx, (void **)&f->above, layer * sizeof(double));
+        double **lay[] = {&f->below, &f->above, &f->below_P};
+        for (int i = 0; i < 3 && s == KEDR_OK; i++)
+            if ((s = kedr_alloc(ctx, (void **)lay[i], layer * sizeof(double))) == KEDR_OK)
+                s = kedr_memset(ctx, *lay[i], 0, layer * sizeof(double));
         /* the halos: every velocity component's padded layer (larger than a layer of cells) */
         if (s == KEDR_OK)
             s = flow_xch_alloc(ctx, comm, f->lo, f->hi, (size_t)c->dims * f->s[f->split],
@@ -201,12 +204,15 @@ void kedr_flow_destroy(kedr_flow *f)
             fprintf(stderr, "kedr flow: rank %d: ms a step: smoothing %.3f, residual %.3f, "
                     "transfers %.3f, coarse %.3f, reductions %.3f, operator %.3f, pressure "
                     "exchanges %.3f (%lld a step), pressure other %.3f; step exchanges %.3f, "
-                    "step %.3f\n", f->rank, k * rk->part[FLOW_PART_SMOOTH],
+                    "bodies %.3f (sums %.3f, %.1f a step), step %.3f\n", f->rank,
+                    k * rk->part[FLOW_PART_SMOOTH],
                     k * rk->part[FLOW_PART_RESIDUAL], k * rk->part[FLOW_PART_TRANSFER],
                     k * rk->part[FLOW_PART_COARSE], k * rk->part[FLOW_PART_REDUCE],
                     k * rk->part[FLOW_PART_OPERATOR], k * pxch,
                     (long long)((rk->xch->count + rk->gathers) / f->step),
-                    k * (f->seconds_poisson - sum), k * sec, k * f->seconds_step);
+                    k * (f->seconds_poisson - sum), k * sec, f->ibm ? k * f->ibm->seconds : 0,
+                    f->ibm ? k * f->ibm->sum_seconds : 0,
+                    f->ibm ? (double)f->ibm->sums / (double)f->step : 0, k * f->seconds_step);
         }
     }
     for (int a = 0; a < 3; a++) {
@@ -222,6 +228,7 @@ void kedr_flow_destroy(kedr_flow *f)
     flow_ibm_destroy(f->ibm);
     kedr_free(f->ctx, f->below);
     kedr_free(f->ctx, f->above);
+    kedr_free(f->ctx, f->below_P);
     flow_xch_free(f->xch);
     free(f);
 }
@@ -264,6 +271,7 @@ kedr_status flow_host_get(const struct kedr_flow *f, flow_host *h)
 
 kedr_status flow_host_put(struct kedr_flow *f, const flow_host *h)
 {
+    f->below_P_ok = 0; /* P may have been written (on the cpu: in place) */
     if (!h->owned)
         return KEDR_OK;
     for (int a = 0; a < f->dims; a++) {
@@ -404,6 +412,21 @@ static kedr_status lend_below(struct kedr_flow *f, const double *v)
     size_t layer = f->cells / (size_t)f->n[f->split];
     const double *last = v + f->cells - layer;
     return flow_xch_halo(f->xch, 10, 1, &v, &last, layer, &f->below, &f->above);
+}
+
+/* Over ranks, before the step's right-hand side: the neighbour's last layer of P in f->below,
+ * lent; or (KEDR_FLOW_FUSE=1) in f->below_P, lent only when not kept up to date since. */
+static kedr_status below_P(struct kedr_flow *f)
+{
+    if (f->split < 0 || (f->fuse && f->below_P_ok))
+        return KEDR_OK;
+    KEDR_TRY(lend_below(f, f->P));
+    if (!f->fuse)
+        return KEDR_OK;
+    KEDR_TRY(flow_op_copy(f->ctx, f->below_P, f->below,
+                          f->cells / (size_t)f->n[f->split] * sizeof(double)));
+    f->below_P_ok = 1;
+    return KEDR_OK;
 }
 
 /* Over ranks: the sum or the largest of n values over every rank. */
@@ -631,8 +654,8 @@ static kedr_status step(kedr_flow *f)
         A.a1 = 1 + dt / (2 * f->dt_old);
         A.a0 = -dt / (2 * f->dt_old);
     }
-    KEDR_TRY(lend_below(f, f->P));
-    A.below = f->below;
+    KEDR_TRY(below_P(f));
+    A.below = f->split >= 0 && f->fuse ? f->below_P : f->below;
     for (int b = 0; b < f->dims; b++) {
         A.comp = b;
         flow_box u = unknowns(f, b);
@@ -666,6 +689,9 @@ static kedr_status step(kedr_flow *f)
     }
     KEDR_TRY(correct(f, dt));
     KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_ADD_PHI, cells_box(f)));
+    if (f->split >= 0 && f->fuse && f->below_P_ok) /* the neighbour's P += phi (f->below: phi's) */
+        KEDR_TRY(flow_op_axpy(f->ctx, f->cells / (size_t)f->n[f->split], 1.0, f->below,
+                              f->below_P));
     KEDR_TRY(flow_fill_bc(f, f->q));
     for (int b = 0; b < f->dims; b++) { /* H^n becomes H^{n-1} */
         double *t = f->Hold[b];

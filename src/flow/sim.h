@@ -52,6 +52,12 @@ struct kedr_flow {
     size_t gcells;    /* cells of the whole grid */
     int gkind[6];     /* the whole grid's boundary kinds (c.bc reads periodic at inner ends) */
     double *below, *above; /* a layer of cells lent by the neighbours (P, phi) */
+    /* KEDR_FLOW_FUSE=1 over ranks: the neighbour's last layer of P kept from step to step, each
+     * step's P += phi applied to it from the layer of phi lent for the correction (the same
+     * sum the neighbour makes), so that P is lent once, not every step; below_P_ok = 0 until
+     * lent (and after the host wrote P) */
+    double *below_P;
+    int below_P_ok, fuse;
     struct flow_xch *xch;  /* the halos' registered buffer (poisson_impl.h) */
 };
 

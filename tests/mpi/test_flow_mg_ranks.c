@@ -101,6 +101,7 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
     else
         unsetenv(env);
     int events = !strcmp(env, "KEDR_COMM_IPC_EVENTS"), halo = !strcmp(env, "KEDR_FLOW_MG_HALO");
+    int ovl = !strcmp(env, "KEDR_FLOW_OVERLAP");
     TU_OK(slab_solver(ctx, o, ax, &first, &count, &ipc));
     double *sx = NULL, *sz = NULL, *hy = malloc(2 * own * sizeof *hy);
     TU_OK(kedr_alloc(ctx, (void **)&sx, own * sizeof *sx));
@@ -113,7 +114,10 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
     int deep = 0; /* some split level smooths with two-plane exchanges */
     for (int l = 0; l < rk->gather_at; l++)
         deep |= rk->lv[l].deep && rk->deep;
-    if (halo)
+    if (ovl)
+        TU_CHECK(!hk->overlap && rk->overlap, "%s: overlap %d, with KEDR_FLOW_OVERLAP=0 %d",
+                 what, rk->overlap, hk->overlap);
+    else if (halo)
         TU_CHECK(!hk->deep && rk->deep, "%s: two-plane smoothing %d, with "
                  "KEDR_FLOW_MG_HALO=1 %d", what, rk->deep, hk->deep);
     else if (!events)
@@ -153,7 +157,8 @@ static void ipc_vs_host(kedr_ctx *ctx, const kedr_flow_poisson_opts *o, int ax, 
     /* a result of every rank: any rank's difference fails all */
     int bad[3] = {!same_v, !same_x, !same_h};
     kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_MAX, bad, 3);
-    const char *other = halo ? "one-plane smoothing exchanges"
+    const char *other = ovl ? "KEDR_FLOW_OVERLAP=0 (no interior work during the exchanges)"
+                        : halo ? "one-plane smoothing exchanges"
                         : events ? "the synchronised path" : "the host path";
     if (rank == 0)
         printf("%s: default path (%s%s) against %s: %s\n", what,
@@ -298,6 +303,9 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
         /* split as deep as the planes allow: the most levels smoothed two at a time */
         if (gather && !strcmp(gather, "0"))
             ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_FLOW_MG_HALO", "1");
+        /* the interiors of the products, residuals and two-plane smoothing during the
+         * exchanges against after them */
+        ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_FLOW_OVERLAP", "0");
     }
 out:
     free(hb);

@@ -20,7 +20,7 @@
  *    and multigrid over ranks: V-cycles alone (a cavity 24 x 26), PCG + V-cycle (a periodic
  *    Taylor–Green 32 x 44, the 3D box 12 x 10 x 14), the split levels as deep as they go;
  *    test_flow_mg_ranks checks the solver itself;
- * 6. what is not supported over ranks is refused on every rank, naming the key: FFT, AINV,
+ * 6. what is not supported over ranks is refused on every rank, naming the key: FFT,
  *    more ranks than cells along the last axis;
  * 7. the messages through the host (KEDR_COMM_IPC=0) give the default path's run bit for bit
  *    (GPU to GPU on cuda with the ranks on one host), and the exchanges are counted and timed;
@@ -82,6 +82,40 @@ static const char *const channel3d =
     "[grid]\nnx = 12\nny = 10\nnz = 9\n[fluid]\nnu = 0.05\n"
     "[time]\ndt = auto\ncfl = 0.5\nsteps = 6\n"
     "[pressure]\nsolver = pcg\npreconditioner = none\ntol = 1e-11\n";
+
+/* AINV (12.37) over ranks: the factors read the neighbour slabs' planes in the whole grid's
+ * order, with the periodic wrap (Taylor–Green 31 x 22, periodic both ways, an odd periodic x;
+ * the 3D channel with 13 periodic planes along z) and walls (the box: slabs of two planes on 4
+ * ranks take the path without overlap) */
+static const char *const tg2d_ainv =
+    "[domain]\ndimensions = 2\nlength = 6.283185307179586 4.6\n"
+    "boundary_x_min = periodic\nboundary_x_max = periodic\n"
+    "boundary_y_min = periodic\nboundary_y_max = periodic\n"
+    "[grid]\nnx = 31\nny = 22\n[fluid]\nnu = 0.02\n"
+    "[initial]\nstate = taylor_green\namplitude = 1\n"
+    "[time]\ndt = 0.02\nsteps = 8\n"
+    "[pressure]\nsolver = pcg\npreconditioner = ainv\ntol = 1e-11\n";
+
+static const char *const channel3d_ainv =
+    "[domain]\ndimensions = 3\nlength = 2.4 1 1.3\n"
+    "boundary_x_min = inflow\nboundary_x_max = outflow\n"
+    "boundary_y_min = wall\nboundary_y_max = wall\n"
+    "boundary_z_min = periodic\nboundary_z_max = periodic\n"
+    "[boundary]\nx_min_velocity = 1 0 0\nx_min_profile = parabolic\n"
+    "[grid]\nnx = 12\nny = 10\nnz = 13\n[fluid]\nnu = 0.05\n"
+    "[time]\ndt = auto\ncfl = 0.5\nsteps = 5\n"
+    "[pressure]\nsolver = pcg\npreconditioner = ainv\ntol = 1e-11\n";
+
+static const char *const box3d_ainv =
+    "[domain]\ndimensions = 3\nlength = 1.2 1 0.9\n"
+    "boundary_x_min = periodic\nboundary_x_max = periodic\n"
+    "boundary_y_min = slip\nboundary_y_max = slip\n"
+    "boundary_z_min = wall\nboundary_z_max = wall\n"
+    "[boundary]\nz_max_velocity = 0.5 0.2 0\n"
+    "[grid]\nnx = 12\nny = 10\nnz = 9\n[fluid]\nnu = 0.02\n"
+    "[initial]\nstate = uniform\nvelocity = 0.3 0 0.1\n"
+    "[time]\ndt = auto\ncfl = 0.5\nsteps = 5\n"
+    "[pressure]\nsolver = pcg\npreconditioner = ainv\ntol = 1e-11\n";
 
 /* the flow along the split axis: the inflow on the first rank's slab, the outflow on the last's */
 static const char *const channel_y =
@@ -148,6 +182,20 @@ static const char *const sphere3d =
     "[pressure]\nsolver = pcg\npreconditioner = jacobi\ntol = 1e-11\n"
     "[ibm]\ntol = 1e-12\n"
     "[body]\nshape = sphere\ncenter = 0.6 0.5 0.45\ndiameter = 0.4\n";
+
+/* the sphere with PCG + V-cycle, the test of (r, r) merged into (r, z)'s allreduce */
+static const char *const sphere_mg =
+    "[domain]\ndimensions = 3\nlength = 1.2 1 1.6\n"
+    "boundary_x_min = inflow\nboundary_x_max = outflow\n"
+    "boundary_y_min = slip\nboundary_y_max = slip\n"
+    "boundary_z_min = slip\nboundary_z_max = slip\n"
+    "[boundary]\nx_min_velocity = 0.3 0 0\n"
+    "[grid]\nnx = 12\nny = 10\nnz = 16\n[fluid]\nnu = 0.02\n"
+    "[initial]\nstate = uniform\nvelocity = 0.3 0 0\n"
+    "[time]\ndt = auto\ncfl = 0.5\nsteps = 5\n"
+    "[pressure]\nsolver = pcg\npreconditioner = mg\ntol = 1e-11\n"
+    "[ibm]\ntol = 1e-12\n"
+    "[body]\nshape = sphere\ncenter = 0.5 0.5 0.8\ndiameter = 0.4\n";
 
 static double maxabs(const double *a, size_t n)
 {
@@ -301,11 +349,16 @@ static void compare(kedr_backend be, const char *name, const char *text)
     kedr_ctx_destroy(ctx);
 }
 
-/* Over several ranks, the messages through the host (KEDR_COMM_IPC=0) give the default path's
- * run bit for bit (on cuda with the ranks on one host, the default path copies GPU to GPU by
- * CUDA IPC; on the cpu both are the host path): the gathered fields, the energy and the
- * iterations; and the exchanges are counted and timed (kedr_flow_stats). */
-static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
+/* Over several ranks, another path chosen by env = value gives the default path's run bit for
+ * bit: the gathered fields, the energy and the iterations; and the exchanges are counted and
+ * timed (kedr_flow_stats). KEDR_COMM_IPC=0: the messages through the host (on cuda with the
+ * ranks on one host, the default path copies GPU to GPU by CUDA IPC; on the cpu both are the
+ * host path), the same exchanges. KEDR_FLOW_FUSE=0: PCG's (r, r) in an allreduce of its own,
+ * the bodies' force systems one component after the other and the pressure's layer lent every
+ * step; the default path has strictly fewer exchanges (P lent once; with a body, one sum over
+ * ranks an iteration for all components). */
+static void path_vs(kedr_backend be, const char *name, const char *text, const char *env,
+                    const char *value)
 {
     if (size == 1)
         return;
@@ -313,16 +366,16 @@ static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
     TU_OK(kedr_flow_case_parse(text, name, &c));
     kedr_ctx *ctx = tu_ctx(be);
     kedr_flow *run[2] = {NULL, NULL}; /* the default path, the host path */
-    const char *was = getenv("KEDR_COMM_IPC");
+    const char *was = getenv(env);
     char keep[16] = "";
     if (was)
         snprintf(keep, sizeof keep, "%s", was);
-    setenv("KEDR_COMM_IPC", "0", 1);
+    setenv(env, value, 1);
     TU_OK(kedr_flow_create_on(ctx, comm, &c, &run[1]));
     if (was)
-        setenv("KEDR_COMM_IPC", keep, 1);
+        setenv(env, keep, 1);
     else
-        unsetenv("KEDR_COMM_IPC");
+        unsetenv(env);
     TU_OK(kedr_flow_create_on(ctx, comm, &c, &run[0]));
     kedr_flow_fields f[2] = {{0}};
     kedr_flow_stats st[2];
@@ -350,20 +403,31 @@ static void ipc_vs_host(kedr_backend be, const char *name, const char *text)
                 same &= memcmp(a[k], b[k], N * sizeof(double)) == 0;
                 worst = fmax(worst, maxdiff(a[k], b[k], N) / fmax(maxabs(a[k], N), 1e-300));
             }
-        printf("%s on %s, %d ranks: the default path against the host path: %s (%.1e); %lld "
+        int fuse = !strcmp(env, "KEDR_FLOW_FUSE");
+        printf("%s on %s, %d ranks: the default path against %s=%s: %s (%.1e); %lld and %lld "
                "exchanges, %.3f ms of %.3f ms in steps\n", name, kedr_backend_name(be), size,
-               same ? "bit for bit" : "DIFFERENT", worst, (long long)st[0].halo_exchanges,
+               env, value, same ? "bit for bit" : "DIFFERENT", worst,
+               (long long)st[0].halo_exchanges, (long long)st[1].halo_exchanges,
                1e3 * st[0].seconds_halo, 1e3 * st[0].seconds_step);
         TU_CHECK(exact ? same : worst <= 1e-9, "%s: the fields differ between the default and "
-                 "the host path by %g of their largest", name, worst);
+                 "%s=%s by %g of their largest", name, env, value, worst);
         TU_CHECK(!exact || (st[0].poisson_iterations == st[1].poisson_iterations &&
-                            st[0].kinetic_energy == st[1].kinetic_energy),
-                 "%s: iterations %lld and %lld, energy %.17g and %.17g (default, host)", name,
-                 (long long)st[0].poisson_iterations, (long long)st[1].poisson_iterations,
-                 st[0].kinetic_energy, st[1].kinetic_energy);
-        TU_CHECK(!exact || st[0].halo_exchanges == st[1].halo_exchanges,
-                 "%s: exchanges %lld and %lld (default, host)", name,
-                 (long long)st[0].halo_exchanges, (long long)st[1].halo_exchanges);
+                            st[0].kinetic_energy == st[1].kinetic_energy &&
+                            st[0].ibm_iterations == st[1].ibm_iterations &&
+                            st[0].ibm_residual == st[1].ibm_residual),
+                 "%s: iterations %lld and %lld, energy %.17g and %.17g, body iterations %d and "
+                 "%d (default, %s=%s)", name, (long long)st[0].poisson_iterations,
+                 (long long)st[1].poisson_iterations, st[0].kinetic_energy,
+                 st[1].kinetic_energy, st[0].ibm_iterations, st[1].ibm_iterations, env, value);
+        if (fuse) /* P lent once, not every step; the bodies' sums merged */
+            TU_CHECK(st[0].halo_exchanges < st[1].halo_exchanges, "%s: exchanges %lld fused, "
+                     "%lld not", name, (long long)st[0].halo_exchanges,
+                     (long long)st[1].halo_exchanges);
+        else
+            TU_CHECK(!exact || st[0].halo_exchanges == st[1].halo_exchanges,
+                     "%s: exchanges %lld and %lld (default, %s=%s)", name,
+                     (long long)st[0].halo_exchanges, (long long)st[1].halo_exchanges, env,
+                     value);
     }
     for (int k = 0; k < 2; k++) {
         kedr_flow_fields_free(&f[k]);
@@ -443,10 +507,11 @@ static void refusals(void)
     char text[4096];
     if (size < 2)
         return;
-    cavity_with(text, sizeof text, "solver = pcg\npreconditioner = ainv", 17, "");
-    refuse("ainv preconditioner", text, "preconditioner = ainv is not supported over several "
-           "ranks yet: use preconditioner = mg");
 #ifdef KEDR_HAVE_FFTW
+    cavity_with(text, sizeof text, "solver = pcg\npreconditioner = jacobi", 17, "");
+    setenv("KEDR_FLOW_OVERLAP", "2", 1);
+    refuse("KEDR_FLOW_OVERLAP=2", text, "KEDR_FLOW_OVERLAP = '2': expected 1");
+    unsetenv("KEDR_FLOW_OVERLAP");
     cavity_with(text, sizeof text, "solver = fft", 17, "");
     refuse("fft solver", text, "solver = fft is not supported over several ranks yet");
 #endif
@@ -484,6 +549,9 @@ int main(int argc, char **argv)
         compare(list[i], "channel along y 14x11", channel_y);
         compare(list[i], "oscillating circle 23x21", circle2d);
         compare(list[i], "sphere 12x10x9", sphere3d);
+        compare(list[i], "taylor_green 31x22, ainv", tg2d_ainv);
+        compare(list[i], "channel 12x10x13, ainv", channel3d_ainv);
+        compare(list[i], "box 12x10x9, ainv", box3d_ainv);
         setenv("KEDR_FLOW_MG_GATHER", "0", 1);
         compare(list[i], "cavity 24x26, mg alone", cavity_mg);
         compare(list[i], "taylor_green 32x44, pcg + mg", tg_mg);
@@ -491,9 +559,21 @@ int main(int argc, char **argv)
         unsetenv("KEDR_FLOW_MG_GATHER");
         /* the same over the host and GPU to GPU: SSOR with the same neighbour both ways (two
          * ranks), PCG + V-cycles with a gathered coarse level, a body */
-        ipc_vs_host(list[i], "taylor_green 30x22", tg2d);
-        ipc_vs_host(list[i], "box 12x10x14, pcg + mg", box_mg);
-        ipc_vs_host(list[i], "sphere 12x10x9", sphere3d);
+        path_vs(list[i], "taylor_green 30x22", tg2d, "KEDR_COMM_IPC", "0");
+        path_vs(list[i], "box 12x10x14, pcg + mg", box_mg, "KEDR_COMM_IPC", "0");
+        path_vs(list[i], "sphere 12x10x9", sphere3d, "KEDR_COMM_IPC", "0");
+        /* the merged reductions and body sums against a message for each */
+        path_vs(list[i], "sphere 12x10x9", sphere3d, "KEDR_FLOW_FUSE", "0");
+        path_vs(list[i], "oscillating circle 23x21", circle2d, "KEDR_FLOW_FUSE", "0");
+        path_vs(list[i], "sphere 12x10x16, pcg + mg", sphere_mg, "KEDR_FLOW_FUSE", "0");
+        path_vs(list[i], "taylor_green 32x44, pcg + mg", tg_mg, "KEDR_FLOW_FUSE", "0");
+        /* interior planes while the halo travels against the whole slab after it (slabs of
+         * three planes or more; the thinner ones and coarse levels take the earlier path) */
+        path_vs(list[i], "taylor_green 30x22", tg2d, "KEDR_FLOW_OVERLAP", "0");
+        path_vs(list[i], "sphere 12x10x16, pcg + mg", sphere_mg, "KEDR_FLOW_OVERLAP", "0");
+        path_vs(list[i], "taylor_green 32x44, pcg + mg", tg_mg, "KEDR_FLOW_OVERLAP", "0");
+        path_vs(list[i], "taylor_green 31x22, ainv", tg2d_ainv, "KEDR_FLOW_OVERLAP", "0");
+        path_vs(list[i], "channel 12x10x13, ainv", channel3d_ainv, "KEDR_FLOW_OVERLAP", "0");
         restart(list[i]);
     }
     refusals();
