@@ -275,7 +275,7 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     ib->dims = f->dims;
     ib->time = -1;
     ib->st_mask = 0;
-    kedr_status s = flow_fuse_env(&ib->fuse);
+    kedr_status s = flow_fuse_env(&ib->fuse, KEDR_IS_CUDA(ib->ctx));
     ib->first = calloc((size_t)c->nbodies + 1, sizeof *ib->first);
     ib->state = calloc((size_t)c->nbodies, sizeof *ib->state);
     if (!ib->first || !ib->state)

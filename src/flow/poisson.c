@@ -207,7 +207,7 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
     ps->ctx = ctx;
     ps->o = *o;
     ps->omega = o->omega > 0 ? o->omega : o->steps % 2 ? 1.0 : 0.8;
-    kedr_status fs = flow_fuse_env(&ps->fuse);
+    kedr_status fs = flow_fuse_env(&ps->fuse, KEDR_IS_CUDA(ctx));
     if (fs != KEDR_OK) {
         free(ps);
         return fs;

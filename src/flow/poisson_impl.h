@@ -289,17 +289,18 @@ typedef struct flow_xch {
 /* KEDR_FLOW_PROF=1 in the environment: each exchange first synchronises the device, so that its
  * time is its own (not the queued work's before it), and kedr_flow_destroy prints the times. */
 int flow_prof(void);
-/* KEDR_FLOW_FUSE (read at creation): 1 (default) merges what the step and the solver over ranks
+/* KEDR_FLOW_FUSE (read at creation): 1 (the cpu's default) merges what the step and the solver over ranks
  * may merge without changing a bit: PCG's (r, r) travels in the allreduce of (r, z), and the
  * immersed bodies' three force systems run side by side, one sum over ranks an iteration for
- * all components; 0: the earlier path (a message for each). Anything else is refused. */
-kedr_status flow_fuse_env(int *on);
-/* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (default) computes a slab's
+ * all components; 0 (the default on cuda, until the merged path has passed its tests over ranks
+ * on GPUs): the earlier path (a message for each). Anything else is refused. */
+kedr_status flow_fuse_env(int *on, int cuda);
+/* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (the cpu's default) computes a slab's
  * interior planes of a product A x or residual b - A x, of AINV's two factors and of the
  * smoothing's half-sweeps after an exchange (multigrid, SSOR) while the halo travels (cuda: on a second stream),
- * then the end planes; 0: the whole slab after the halo. The same bits either way. Anything
- * else is refused. */
-kedr_status flow_overlap_env(int *on);
+ * then the end planes; 0 (the default on cuda, until the overlap has passed its tests over ranks
+ * on GPUs): the whole slab after the halo. The same bits either way. Anything else is refused. */
+kedr_status flow_overlap_env(int *on, int cuda);
 #define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
 #define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)
 /* Local: the record and its buffer. Collective (every rank, after agreeing that all made

@@ -26,32 +26,34 @@ int flow_prof(void)
     return on;
 }
 
-kedr_status flow_fuse_env(int *on)
+kedr_status flow_fuse_env(int *on, int cuda)
 {
     const char *e = getenv("KEDR_FLOW_FUSE");
-    *on = 1;
-    if (!e || !*e || !strcmp(e, "1"))
+    *on = !cuda;
+    if (!e || !*e)
         return KEDR_OK;
-    if (!strcmp(e, "0")) {
-        *on = 0;
+    if (!strcmp(e, "1") || !strcmp(e, "0")) {
+        *on = e[0] == '1';
         return KEDR_OK;
     }
     return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_FUSE = '%s': expected 1 (merged reductions "
-                     "and body sums, the default) or 0 (a message for each)", e);
+                     "and body sums; the cpu's default) or 0 (a message for each; the default "
+                     "on cuda until the merged path has passed its tests on GPUs)", e);
 }
 
-kedr_status flow_overlap_env(int *on)
+kedr_status flow_overlap_env(int *on, int cuda)
 {
     const char *e = getenv("KEDR_FLOW_OVERLAP");
-    *on = 1;
-    if (!e || !*e || !strcmp(e, "1"))
+    *on = !cuda;
+    if (!e || !*e)
         return KEDR_OK;
-    if (!strcmp(e, "0")) {
-        *on = 0;
+    if (!strcmp(e, "1") || !strcmp(e, "0")) {
+        *on = e[0] == '1';
         return KEDR_OK;
     }
     return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_OVERLAP = '%s': expected 1 (interior planes "
-                     "computed while the halo travels, the default) or 0 (after it)", e);
+                     "computed while the halo travels; the cpu's default) or 0 (after it; the "
+                     "default on cuda until the overlap has passed its tests on GPUs)", e);
 }
 
 /* The exchanges' time so far in the solver over ranks: its halos and gathers. */
@@ -244,7 +246,7 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
     /* what this rank makes alone, then (all ranks agreed) the registrations */
     /* two planes of level 0; multigrid's smoothing lends two fields of up to three */
-    kedr_status s = flow_overlap_env(&rk->overlap);
+    kedr_status s = flow_overlap_env(&rk->overlap, KEDR_IS_CUDA(ps->ctx));
     if (s == KEDR_OK)
         s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 6 : 2) * rk->layer, &rk->xch);
     if (s == KEDR_OK && rk->overlap)

@@ -58,7 +58,7 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
     f->nranks = nr;
     f->split = nr > 1 ? c->dims - 1 : -1;
     f->lo = f->hi = -1;
-    kedr_status fs = flow_fuse_env(&f->fuse);
+    kedr_status fs = flow_fuse_env(&f->fuse, KEDR_IS_CUDA(ctx));
     if (fs != KEDR_OK) {
         free(f);
         return fs;
