@@ -169,16 +169,16 @@ typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_
  * CHUNKED: the same elimination on chip: on cuda a block holds whole systems in shared memory,
  * its threads reduce chunks of about 8 rows each to their interface rows, solve the interface
  * system by cyclic reduction and complete the chunks; four arrays read and one written. The cpu
- * runs the same steps a system per thread. Systems too long for shared memory are solved as
- * PARTITIONED.
+ * runs the same steps a system per thread. Contiguous systems too long for shared memory are
+ * streamed through it in segments (each read twice); interleaved ones are solved as PARTITIONED.
  * PCR_THOMAS: on cuda, a few steps of parallel cyclic reduction split each system among up to
  * 256 threads of a block, which finish by Thomas (systems of at most 2048 unknowns, f64 1024,
  * periodic ones only where the split divides n; other systems as THOMAS); on the cpu, Thomas.
- * AUTO: the back end's fastest for the sizes (on cuda still to be measured on a GPU): Thomas,
- * except on cuda for contiguous systems of more than 256 unknowns that fit in shared memory
- * (CHUNKED), for a few contiguous systems too long for shared memory (PARTITIONED), and for
- * non-periodic interleaved systems of at most 64 unknowns (f64: 32), solved by Thomas with the
- * rows in registers instead of shared memory. All agree to rounding (docs/prim.md). */
+ * AUTO: the back end's fastest for the sizes (on cuda as measured on an H100, docs/prim.md):
+ * Thomas, except on cuda for contiguous systems of 256 unknowns or more (CHUNKED: in shared
+ * memory where they fit, streamed through it in segments where they do not) and for periodic
+ * interleaved systems of at most 32 unknowns (f64: 16), solved by Thomas with the rows in
+ * registers instead of shared memory. All agree to rounding (docs/prim.md). */
 typedef enum {
     KEDR_TRIDIAG_AUTO = 0,
     KEDR_TRIDIAG_THOMAS = 1,

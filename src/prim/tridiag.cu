@@ -11,14 +11,13 @@
  * a few steps of parallel cyclic reduction first split each system among up to 256 threads, so
  * that the sequential chain is at most 8 rows (f64 4) instead of n.
  *
- * Chunked tiles (CHUNKED; AUTO for contiguous systems of more than 256 unknowns that fit): the
+ * Chunked tiles (CHUNKED; AUTO for contiguous systems of 256 unknowns or more that fit): the
  * same tiles, each system cut into chunks of about 8 rows, one thread a chunk, reduced to
  * interface rows, the interface system solved by CR over the block, the chunks completed
  * (prim_tridiag_chunked, tridiag_reduce.h).
  *
- * The register kernels (AUTO for interleaved systems of at most 64 unknowns, f64 32; periodic
- * ones 32, f64 16): one thread a system straight from global memory, c' and d' (periodic: and
- * z') in registers.
+ * The periodic register kernel (AUTO for periodic interleaved systems of at most 32 unknowns,
+ * f64 16): one thread a system straight from global memory, c', y and z in registers.
  *
  * The streamed solver (CHUNKED and AUTO for contiguous systems longer than the chunked kernel
  * holds): segments of a system a block, reduced to interface rows, the interface system
@@ -155,6 +154,10 @@ __global__ void __launch_bounds__(TILE_THREADS)
 /* Up to this length Thomas tiles were faster on an H100 (2^24 unknowns, both layouts and
  * types): their chain of n rows is short enough, and PCR's extra arithmetic costs more. */
 #define PCR_MIN_N 256
+/* AUTO's chunked kernel from this many unknowns (contiguous): at n = 256 it solved 80 G
+ * unknowns/s against the tiles' 51 (f32; f64 49 against 24) on an H100, 2026-11-27; at 64 the
+ * tiles were faster (108 against 85); 128 not measured. */
+#define CHUNKED_AUTO_MIN_N 256
 /* Rows a thread holds: 32 registers of new values for f32, 64 for f64. */
 template <typename T> __host__ __device__ constexpr uint32_t pcr_rows() { return 32 / sizeof(T); }
 
@@ -763,55 +766,6 @@ __global__ void tridiag_segment_complete_kernel(const T *__restrict__ a,
 /* Rows of the register Thomas kernel that a thread loads before it uses the first. */
 #define REGS_BATCH 8
 
-/* Non-periodic interleaved systems of at most ROWS unknowns (AUTO on cuda), one thread a
- * system: the elimination keeps c' and d' of every row in registers, so that the only traffic
- * is a, b, c, d read and x written once, each coalesced (neighbouring threads, neighbouring
- * systems), with no shared memory to limit the blocks a multiprocessor holds and no tile to
- * fill before the first row is used. Rows come in batches of REGS_BATCH, all of a batch's
- * loads issued before the first is used, for the loads in flight. The loops are unrolled
- * whole so that the arrays stay in registers; rows from n on are skipped. */
-template <typename T, int ROWS>
-__global__ void __launch_bounds__(TILE_THREADS)
-    tridiag_regs_kernel(const T *__restrict__ a, const T *__restrict__ b,
-                        const T *__restrict__ c, T *__restrict__ d, uint32_t n, size_t count)
-{
-    for (size_t s = (size_t)blockIdx.x * TILE_THREADS + threadIdx.x; s < count;
-         s += (size_t)gridDim.x * TILE_THREADS) {
-        T cp[ROWS], dp[ROWS];
-        T cprev = 0, y = 0; /* row 0 sees a "row -1" of zeros */
-#pragma unroll
-        for (int i0 = 0; i0 < ROWS; i0 += REGS_BATCH) {
-            T ra[REGS_BATCH], rb[REGS_BATCH], rc[REGS_BATCH], rd[REGS_BATCH];
-#pragma unroll
-            for (int u = 0; u < REGS_BATCH; u++) {
-                size_t k = (size_t)(i0 + u) * count + s;
-                if ((uint32_t)(i0 + u) < n) {
-                    ra[u] = i0 + u ? a[k] : (T)0;
-                    rb[u] = b[k], rc[u] = c[k], rd[u] = d[k];
-                }
-            }
-#pragma unroll
-            for (int u = 0; u < REGS_BATCH; u++) {
-                if ((uint32_t)(i0 + u) < n) {
-                    T r = (T)1 / (rb[u] - ra[u] * cprev);
-                    y = (rd[u] - ra[u] * y) * r;
-                    cprev = rc[u] * r;
-                    cp[i0 + u] = cprev;
-                    dp[i0 + u] = y;
-                }
-            }
-        }
-        /* x_{n-1} = d'_{n-1}; x_i = d'_i - c'_i x_{i+1} upwards */
-#pragma unroll
-        for (int i = ROWS - 1; i >= 0; i--) {
-            if ((uint32_t)i < n) {
-                y = (uint32_t)i + 1 < n ? dp[i] - cp[i] * y : dp[i];
-                d[(size_t)i * count + s] = y;
-            }
-        }
-    }
-}
-
 /* Periodic interleaved systems of at most ROWS unknowns (AUTO on cuda), one thread a system as
  * tridiag_regs_kernel, bordered as PRIM_TRIDIAG_THOMAS (tridiag_cuda.h) borders: the leading
  * m = n - 1 rows eliminated for y (right side d) and z (right side -a_0 e_0 - c_{n-2} e_{m-1}),
@@ -1144,21 +1098,6 @@ static kedr_status launch_streamed(kedr_ctx *ctx, const kedr_tridiag_desc *g, co
     return KEDR_OK;
 }
 
-/* Unknowns the register kernel takes at most: c' and d' of 64 f32 or 32 f64 rows, 128
- * registers. */
-template <typename T> static constexpr uint32_t regs_most() { return 256 / sizeof(T); }
-
-template <typename T, int ROWS>
-static kedr_status launch_regs_rows(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
-                                    const T *b, const T *c, T *d)
-{
-    unsigned grid = grid_for(ctx, (g->count + TILE_THREADS - 1) / TILE_THREADS);
-    tridiag_regs_kernel<T, ROWS><<<grid, TILE_THREADS, 0, KEDR_STREAM(ctx)>>>(
-        a, b, c, d, (uint32_t)g->n, g->count);
-    KEDR_CUDA_LAUNCHED("tridiag_regs_kernel");
-    return KEDR_OK;
-}
-
 /* Unknowns the periodic register kernel takes at most: c', y and z of 32 f32 or 16 f64 rows,
  * 96 registers. */
 template <typename T> static constexpr uint32_t regs_periodic_most() { return 128 / sizeof(T); }
@@ -1174,39 +1113,28 @@ static kedr_status launch_regs_periodic_rows(kedr_ctx *ctx, const kedr_tridiag_d
     return KEDR_OK;
 }
 
-/* The register kernel of the fewest rows that hold n (n <= regs_most<T>(), periodic:
- * regs_periodic_most<T>()). */
+/* The periodic register kernel of the fewest rows that hold n (n <= regs_periodic_most<T>()). */
 template <typename T>
 static kedr_status launch_regs(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                const T *b, const T *c, T *d)
 {
-    if (g->periodic) {
-        if (g->n <= 8)
-            return launch_regs_periodic_rows<T, 8>(ctx, g, a, b, c, d);
-        if (g->n <= 16 || sizeof(T) == 8)
-            return launch_regs_periodic_rows<T, 16>(ctx, g, a, b, c, d);
-        return launch_regs_periodic_rows<T, regs_periodic_most<T>()>(ctx, g, a, b, c, d);
-    }
     if (g->n <= 8)
-        return launch_regs_rows<T, 8>(ctx, g, a, b, c, d);
-    if (g->n <= 16)
-        return launch_regs_rows<T, 16>(ctx, g, a, b, c, d);
-    if (g->n <= 32 || sizeof(T) == 8)
-        return launch_regs_rows<T, 32>(ctx, g, a, b, c, d);
-    return launch_regs_rows<T, regs_most<T>()>(ctx, g, a, b, c, d);
+        return launch_regs_periodic_rows<T, 8>(ctx, g, a, b, c, d);
+    if (g->n <= 16 || sizeof(T) == 8)
+        return launch_regs_periodic_rows<T, 16>(ctx, g, a, b, c, d);
+    return launch_regs_periodic_rows<T, regs_periodic_most<T>()>(ctx, g, a, b, c, d);
 }
 
 template <typename T>
 static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, const T *a,
                                   const T *b, const T *c, T *d)
 {
-    /* AUTO (to be measured on a GPU; docs/prim.md): the chunked kernel for contiguous systems
-     * of more than 256 unknowns that it holds in shared memory (Thomas tiles of systems that
-     * long have a chain of n rows a thread, the PCR-Thomas tiles extra arithmetic), the
+    /* AUTO (measured on an H100, 2026-11-27; docs/prim.md): the chunked kernel for contiguous
+     * systems of 256 unknowns or more that it holds in shared memory (Thomas tiles of systems
+     * that long have a chain of n rows a thread, the PCR-Thomas tiles extra arithmetic), the
      * streamed solver for longer contiguous ones (two reads instead of PARTITIONED's
-     * eleven array passes or Thomas's strided rows from global memory); the
-     * register kernel for interleaved systems of at most regs_most unknowns (periodic:
-     * regs_periodic_most);
+     * eleven array passes or Thomas's strided rows from global memory); the periodic
+     * register kernel for periodic interleaved systems of at most regs_periodic_most unknowns;
      * Thomas tiles, or Thomas from global memory, elsewhere. Interleaved systems of more
      * unknowns go through the batched sweep, as tiles of them hold too few systems for
      * coalesced rows. */
@@ -1218,10 +1146,13 @@ static kedr_status tridiag_launch(kedr_ctx *ctx, const kedr_tridiag_desc *g, con
         !chunk_fits(ctx, g->n, sizeof(T)))
         return launch_streamed<T>(ctx, g, a, b, c, d);
     if (alg == KEDR_TRIDIAG_CHUNKED ||
-        (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_CONTIGUOUS && g->n > PCR_MIN_N))
+        (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_CONTIGUOUS &&
+         g->n >= CHUNKED_AUTO_MIN_N))
         return launch_chunked<T>(ctx, g, a, b, c, d); /* fits: see prim_tridiag_cuda_partitions */
-    if (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_INTERLEAVED &&
-        g->n <= (g->periodic ? regs_periodic_most<T>() : regs_most<T>()))
+    /* the periodic register kernel (a non-periodic one was tried and removed: slower than the
+     * tiles on an H100, 2026-11-27, 84 and 56 G unknowns/s at n = 32 and 64 in f32; docs/prim.md) */
+    if (alg == KEDR_TRIDIAG_AUTO && g->layout == KEDR_TRIDIAG_INTERLEAVED && g->periodic &&
+        g->n <= regs_periodic_most<T>())
         return launch_regs<T>(ctx, g, a, b, c, d);
     /* PCR_THOMAS: the PCR-Thomas tile where the split holds the system (periodic ones
      * evenly), else as THOMAS. */
