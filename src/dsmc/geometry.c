@@ -216,15 +216,15 @@ double dsmc_cell_full_volume(const dsmc_params *p, size_t cell)
 
 /* ---- validation --------------------------------------------------------------------------- */
 
-static double cross3(const double *o, const double *a, const double *b)
+double dsmc_cross3(const double *o, const double *a, const double *b)
 {
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
 }
 
-/* Whether segments pq and rs share a point (touching counts). */
-static int segments_meet(const double *p, const double *q, const double *r, const double *s)
+int dsmc_segments_meet(const double *p, const double *q, const double *r, const double *s)
 {
-    double d1 = cross3(r, s, p), d2 = cross3(r, s, q), d3 = cross3(p, q, r), d4 = cross3(p, q, s);
+    double d1 = dsmc_cross3(r, s, p), d2 = dsmc_cross3(r, s, q), d3 = dsmc_cross3(p, q, r),
+           d4 = dsmc_cross3(p, q, s);
     if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
         return 1;
     /* Collinear cases: an end point on the other segment. */
@@ -464,7 +464,7 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
             for (int l = k + 1; l < b->first + b->count; l++) {
                 int adjacent = l == next || k == b->first + (l - b->first + 1) % b->count;
                 const double *s = c->segment[k], *t = c->segment[l];
-                if (!adjacent && segments_meet(s, s + 2, t, t + 2)) {
+                if (!adjacent && dsmc_segments_meet(s, s + 2, t, t + 2)) {
                     snprintf(msg, size, "the polygon intersects itself (edges %d and %d)",
                              k - b->first, l - b->first);
                     return i;
@@ -517,7 +517,7 @@ int dsmc_body_problem(const kedr_dsmc_case *c, char *msg, size_t size)
             } else {
                 for (int k = a->first; k < a->first + a->count && !meet; k++)
                     for (int l = b->first; l < b->first + b->count && !meet; l++)
-                        meet = segments_meet(c->segment[k], c->segment[k] + 2, c->segment[l],
+                        meet = dsmc_segments_meet(c->segment[k], c->segment[k] + 2, c->segment[l],
                                              c->segment[l] + 2);
                 const double *pa = c->segment[a->first], *pb = c->segment[b->first];
                 meet = meet || (closed_body(b) && inside_polygon(c, b, pa[0], pa[1])) ||

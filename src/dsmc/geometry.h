@@ -45,6 +45,10 @@ struct kedr_dsmc;
 
 /* Area of the part of the polygon (n points, x y pairs; simple, either orientation) inside the
  * rectangle [x0, x1] x [y0, y1] (Sutherland & Hodgman 1974 clipping, then the shoelace area). */
+/* (a - o) x (b - o), the z of the 2D cross product. */
+double dsmc_cross3(const double *o, const double *a, const double *b);
+/* Whether segments pq and rs share a point (touching counts). */
+int dsmc_segments_meet(const double *p, const double *q, const double *r, const double *s);
 double dsmc_polygon_rect_area(const double *xy, int n, double x0, double y0, double x1, double y1);
 /* The same two steps at a time, for polygons of any size (the outline bodies): the polygon
  * clipped to the column x0 <= x <= x1 into col (its vertex count; col and scratch of 2 (4n + 16)

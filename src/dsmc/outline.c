@@ -2,6 +2,7 @@
  * points, or SPARTA's 2D surface file), the case's transform and the checks. Host code, run
  * when a case is read and when a simulator is built. */
 #include "outline.h"
+#include "geometry.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -398,28 +399,6 @@ void dsmc_outline_box(const dsmc_outline *o, double box[4])
         }
 }
 
-static double cross3(const double *a, const double *b, const double *c)
-{
-    return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-}
-
-/* Whether segments pq and rs share a point (touching counts). */
-static int meet(const double *p, const double *q, const double *r, const double *s)
-{
-    double d1 = cross3(r, s, p), d2 = cross3(r, s, q), d3 = cross3(p, q, r), d4 = cross3(p, q, s);
-    if (((d1 > 0 && d2 < 0) || (d1 < 0 && d2 > 0)) && ((d3 > 0 && d4 < 0) || (d3 < 0 && d4 > 0)))
-        return 1;
-    const double *pts[4] = {p, q, r, s};
-    double d[4] = {d1, d2, d3, d4};
-    for (int k = 0; k < 4; k++) {
-        const double *a = k < 2 ? r : p, *b = k < 2 ? s : q, *x = pts[k];
-        if (d[k] == 0 && x[0] >= fmin(a[0], b[0]) && x[0] <= fmax(a[0], b[0]) &&
-            x[1] >= fmin(a[1], b[1]) && x[1] <= fmax(a[1], b[1]))
-            return 1;
-    }
-    return 0;
-}
-
 /* Segments k and l (k < l) of the outline: adjacent ones share their common point only (they
  * must not fold back along one line); others must not meet at all. */
 static int segments_cross(const dsmc_outline *o, size_t k, size_t l)
@@ -430,11 +409,11 @@ static int segments_cross(const dsmc_outline *o, size_t k, size_t l)
     int next = l == k + 1, prev = k == 0 && l == n - 1;
     if (next || prev) { /* common point: b == c (next) or d == a (prev) */
         const double *m = next ? b : a, *u = next ? a : b, *v = next ? d : c;
-        double cr = cross3(m, u, v);
+        double cr = dsmc_cross3(m, u, v);
         double dot = (u[0] - m[0]) * (v[0] - m[0]) + (u[1] - m[1]) * (v[1] - m[1]);
         return cr == 0 && dot > 0;
     }
-    return meet(a, b, c, d);
+    return dsmc_segments_meet(a, b, c, d);
 }
 
 /* The first crossing pair (in the order of k, then l), by a uniform grid over the outline's box
