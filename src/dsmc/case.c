@@ -627,16 +627,27 @@ static kedr_status read_body_file(kedr_ini *ini, const char *sec, kedr_dsmc_body
 /* A 3D body of type stl: file (relative to the case file's directory), scale, rotate (degrees
  * about x, then y, then z) and translate. The file is read and checked at once, so that an
  * error in it names this section too. */
-static kedr_status read_body_stl(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, int *made)
+/* The next body of c, of a type read from a file: its file and scale (the keys both file
+ * bodies share). */
+static kedr_status new_file_body(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
+                                 kedr_dsmc_body_type type, const char *what, kedr_dsmc_body **out)
 {
     if (c->nbodies == KEDR_DSMC_MAX_BODIES)
         return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);
     kedr_dsmc_body *b = &c->body[c->nbodies];
     memset(b, 0, sizeof *b);
-    b->type = KEDR_DSMC_BODY_STL;
-    KEDR_TRY(read_body_file(ini, sec, b, "an STL file"));
+    b->type = type;
+    KEDR_TRY(read_body_file(ini, sec, b, what));
     b->scale = 1;
     KEDR_TRY(kedr_ini_double(ini, sec, "scale", POS, 0, 1e6, &b->scale));
+    *out = b;
+    return KEDR_OK;
+}
+
+static kedr_status read_body_stl(kedr_ini *ini, const char *sec, kedr_dsmc_case *c, int *made)
+{
+    kedr_dsmc_body *b;
+    KEDR_TRY(new_file_body(ini, sec, c, KEDR_DSMC_BODY_STL, "an STL file", &b));
     int n = 0;
     KEDR_TRY(kedr_ini_doubles(ini, sec, "rotate", 0, -360, 360, b->rotate, 3, &n));
     if (kedr_ini_line(ini, sec, "rotate") && n != 3)
@@ -654,14 +665,8 @@ static kedr_status read_body_stl(kedr_ini *ini, const char *sec, kedr_dsmc_case 
 static kedr_status read_body_outline(kedr_ini *ini, const char *sec, kedr_dsmc_case *c,
                                      int *made)
 {
-    if (c->nbodies == KEDR_DSMC_MAX_BODIES)
-        return kedr_ini_fail(ini, sec, "type", "more than %d bodies", KEDR_DSMC_MAX_BODIES);
-    kedr_dsmc_body *b = &c->body[c->nbodies];
-    memset(b, 0, sizeof *b);
-    b->type = KEDR_DSMC_BODY_OUTLINE;
-    KEDR_TRY(read_body_file(ini, sec, b, "an outline file"));
-    b->scale = 1;
-    KEDR_TRY(kedr_ini_double(ini, sec, "scale", POS, 0, 1e6, &b->scale));
+    kedr_dsmc_body *b;
+    KEDR_TRY(new_file_body(ini, sec, c, KEDR_DSMC_BODY_OUTLINE, "an outline file", &b));
     KEDR_TRY(kedr_ini_double(ini, sec, "rotate", 0, -360, 360, &b->rotate[2]));
     double v[2];
     int n = 0;
