@@ -9,18 +9,15 @@
  * backward stable there, so they agree to a small multiple of u times the condition number,
  * which is at most 6 for these systems). A missing barrier or a wrong row range shows as a
  * wrong x (or one that differs between runs). */
-#include <pthread.h>
 #include <stdatomic.h>
 
-static void chunk_barrier(void);
-#define PRIM_TRIDIAG_SYNC() chunk_barrier()
+static void tu_block_sync(void);
+#define PRIM_TRIDIAG_SYNC() tu_block_sync()
 #include "prim/tridiag_cuda.h"
 #include "test_util.h"
+#include "tu_block.h"
 
 #include <stdint.h>
-
-static pthread_barrier_t barrier;
-static void chunk_barrier(void) { pthread_barrier_wait(&barrier); }
 
 typedef struct {
     size_t n, len, q;
@@ -29,15 +26,10 @@ typedef struct {
     float *fa, *fb, *fc, *fd, *fia, *fib, *fic, *fid, *fiz; /* f32 arrays */
 } job;
 
-typedef struct {
-    job *j;
-    size_t r;
-} worker;
-
 static void *run(void *p)
 {
-    worker *w = p;
-    job *j = w->j;
+    tu_block_thread *w = p;
+    job *j = w->job;
     if (j->f64)
         prim_tridiag_chunked_f64(j->a, j->b, j->c, j->d, j->n, j->len, j->periodic, j->ia, j->ib,
                                  j->ic, j->id, j->iz, w->r, j->q);
@@ -89,24 +81,7 @@ static void check(size_t n, size_t q, size_t len, int periodic, int f64, uint64_
         for (size_t i = 0; i < n; i++)
             j.fa[i] = (float)a[i], j.fb[i] = (float)b[i], j.fc[i] = (float)c[i],
             j.fd[i] = (float)d[i];
-    pthread_t th[512];
-    worker w[512];
-    pthread_barrier_init(&barrier, NULL, (unsigned)q);
-    size_t started = 0;
-    for (size_t r = 0; r < q; r++) {
-        w[r] = (worker){&j, r};
-        if (pthread_create(&th[r], NULL, run, &w[r]) != 0)
-            break;
-        started++;
-    }
-    TU_CHECK(started == q, "could not start %zu threads (started %zu)", q, started);
-    if (started < q) { /* the started ones wait at the barrier forever: give up */
-        fprintf(stderr, "test_tridiag_chunked: thread start failed\n");
-        exit(1);
-    }
-    for (size_t r = 0; r < q; r++)
-        pthread_join(th[r], NULL);
-    pthread_barrier_destroy(&barrier);
+    tu_block_run(q, run, &j, "test_tridiag_chunked");
     double worst = 0, scale = 0;
     for (size_t i = 0; i < n; i++) {
         double xi = f64 ? j.d[i] : (double)j.fd[i];

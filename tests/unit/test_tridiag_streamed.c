@@ -8,17 +8,14 @@
  * periodic and not, f32 and f64, against the Thomas solve of the same system in f64 (random
  * strictly row dominant systems, condition number at most 6: both agree to a small multiple
  * of u). A missing barrier or a wrong row range shows as a wrong x. */
-#include <pthread.h>
 
-static void seg_barrier(void);
-#define PRIM_TRIDIAG_SYNC() seg_barrier()
+static void tu_block_sync(void);
+#define PRIM_TRIDIAG_SYNC() tu_block_sync()
 #include "prim/tridiag_cuda.h"
 #include "test_util.h"
+#include "tu_block.h"
 
 #include <stdint.h>
-
-static pthread_barrier_t barrier;
-static void seg_barrier(void) { pthread_barrier_wait(&barrier); }
 
 typedef struct {
     size_t n, rows, q;
@@ -27,15 +24,10 @@ typedef struct {
     float *fa, *fb, *fc, *fd, *fw;
 } job;
 
-typedef struct {
-    job *j;
-    size_t r;
-} worker;
-
 static void *run(void *p)
 {
-    worker *w = p;
-    job *j = w->j;
+    tu_block_thread *w = p;
+    job *j = w->job;
     if (j->f64)
         prim_tridiag_streamed_f64(j->a, j->b, j->c, j->d, j->n, j->rows, j->periodic, j->w,
                                   w->r, j->q);
@@ -84,24 +76,7 @@ static void check(size_t n, size_t rows, size_t q, int periodic, int f64, uint64
         a[0] = ta[0] = 1e30, c[n - 1] = tc[n - 1] = -1e30, j.fa[0] = 1e30f,
         j.fc[n - 1] = -1e30f;
     prim_tridiag_thomas_f64(ta, tb, tc, td, cp, zp, n, 1, periodic);
-    pthread_t th[512];
-    worker w[512];
-    pthread_barrier_init(&barrier, NULL, (unsigned)q);
-    size_t started = 0;
-    for (size_t r = 0; r < q; r++) {
-        w[r] = (worker){&j, r};
-        if (pthread_create(&th[r], NULL, run, &w[r]) != 0)
-            break;
-        started++;
-    }
-    TU_CHECK(started == q, "could not start %zu threads (started %zu)", q, started);
-    if (started < q) { /* the started ones wait at the barrier forever: give up */
-        fprintf(stderr, "test_tridiag_streamed: thread start failed\n");
-        exit(1);
-    }
-    for (size_t r = 0; r < q; r++)
-        pthread_join(th[r], NULL);
-    pthread_barrier_destroy(&barrier);
+    tu_block_run(q, run, &j, "test_tridiag_streamed");
     double worst = 0, scale = 0;
     int inputs_kept = 1;
     for (size_t i = 0; i < n; i++) {
