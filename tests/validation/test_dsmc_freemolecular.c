@@ -19,29 +19,6 @@ static double cd_plate(double s, double tr)
            sqrt(M_PI * tr) / s;
 }
 
-/* Modified Bessel function I_n(x) = 1/pi integral_0^pi exp(x cos t) cos(n t) dt (midpoint rule,
- * converged far below 1e-12 for the x used here). */
-static double bessel_i(int n, double x)
-{
-    const int m = 4000;
-    double sum = 0;
-    for (int k = 0; k < m; k++) {
-        double t = M_PI * (k + 0.5) / m;
-        sum += exp(x * cos(t)) * cos(n * t);
-    }
-    return sum / m;
-}
-
-/* Circular cylinder, diffuse, reference length the diameter:
- * Cd = sqrt(pi) / s exp(-s^2/2) [(s^2 + 3/2) I0(s^2/2) + (s^2 + 1/2) I1(s^2/2)]
- *      + pi^(3/2) / (4 s) sqrt(tr). */
-static double cd_cylinder(double s, double tr)
-{
-    double x = 0.5 * s * s;
-    return sqrt(M_PI) / s * exp(-x) * ((s * s + 1.5) * bessel_i(0, x) + (s * s + 0.5) *
-           bessel_i(1, x)) + pow(M_PI, 1.5) / (4.0 * s) * sqrt(tr);
-}
-
 #define FM_S 2.0
 #define FM_T 300.0
 #define FM_FREE (KEDR_DSMC_STAGE_BIT(KEDR_DSMC_GENERATE) | KEDR_DSMC_STAGE_BIT(KEDR_DSMC_MOVE) | \
@@ -129,7 +106,7 @@ static void test_drag(kedr_ctx *ctx, const char *bname)
     for (int circle = 0; circle < 2; circle++) {
         kedr_dsmc_case c = fm_case(circle, KEDR_DSMC_WALL_DIFFUSE, 1);
         double err = 0, cf = 0, cd = run_cd(ctx, &c, 10, 150 / half, &err, &cf);
-        double exact = circle ? cd_cylinder(FM_S, 1.0) : cd_plate(FM_S, 1.0);
+        double exact = circle ? dt_cd_cylinder(FM_S, 1.0) : cd_plate(FM_S, 1.0);
         printf("  %s %s: Cd %.4f +- %.4f (1 sigma, %.2f%%), free-molecular %.4f, off by %.2f%%\n",
                bname, circle ? "cylinder" : "plate", cd, err, 100 * err / exact, exact,
                100 * (cd - exact) / exact);
@@ -144,7 +121,7 @@ static void test_drag(kedr_ctx *ctx, const char *bname)
     TU_CHECK(cf < 1e-9, "%s specular walls: |Cf| up to %g", bname, cf);
     c = fm_case(1, KEDR_DSMC_WALL_MAXWELL, 0.5);
     double em = 0, cd_m = run_cd(ctx, &c, 4, 100 / half, &em, &cf);
-    double mid = 0.5 * (cd_s + cd_cylinder(FM_S, 1.0));
+    double mid = 0.5 * (cd_s + dt_cd_cylinder(FM_S, 1.0));
     printf("  %s cylinder: specular Cd %.4f, Maxwell a = 0.5 Cd %.4f (expected %.4f)\n", bname,
            cd_s, cd_m, mid);
     TU_CHECK(fabs(cd_m - mid) < 0.02 * w * mid, "%s Maxwell Cd %g vs %g", bname, cd_m, mid);

@@ -46,26 +46,6 @@ static void write_points(const char *name, const double *xy, size_t n)
     fclose(f);
 }
 
-/* Modified Bessel function I_n(x) (midpoint rule over its integral, converged far below 1e-12). */
-static double bessel_i(int n, double x)
-{
-    const int m = 4000;
-    double sum = 0;
-    for (int k = 0; k < m; k++) {
-        double t = M_PI * (k + 0.5) / m;
-        sum += exp(x * cos(t)) * cos(n * t);
-    }
-    return sum / m;
-}
-
-/* Circular cylinder, diffuse, reference length the diameter (as test_dsmc_freemolecular). */
-static double cd_cylinder(double s, double tr)
-{
-    double x = 0.5 * s * s;
-    return sqrt(M_PI) / s * exp(-x) * ((s * s + 1.5) * bessel_i(0, x) + (s * s + 0.5) *
-           bessel_i(1, x)) + pow(M_PI, 1.5) / (4.0 * s) * sqrt(tr);
-}
-
 /* Runs warm-up, then nb batches of len steps: the mean Cd and its standard error; at the end no
  * molecule may lie within 0.9975 r_in of the body's centre (r_in 0: not checked). */
 static double run_cd(kedr_ctx *ctx, const kedr_dsmc_case *c, int nb, int len, double r_in,
@@ -159,7 +139,7 @@ static void test_planar(kedr_ctx *ctx, const char *bname)
 {
     const double w = dt_widen(10);
     const int half = tu_quick() ? 2 : 1;
-    double exact = cd_cylinder(FM_S, 1.0), e0 = 0;
+    double exact = dt_cd_cylinder(FM_S, 1.0), e0 = 0;
     kedr_dsmc_case c0 = planar_case(0);
     double cd0 = run_cd(ctx, &c0, 10, 150 / half, 0.05, &e0);
     printf("  %s built-in circle: Cd %.4f +- %.4f, free-molecular %.4f\n", bname, cd0, e0, exact);

@@ -175,6 +175,29 @@ static inline double dt_fm_cf(double s, double sn)
     return (exp(-sn * sn) + sqrt(M_PI) * sn * (1 + erf(sn))) / (sqrt(M_PI) * s);
 }
 
+/* Modified Bessel function I_n(x) = 1/pi integral_0^pi exp(x cos t) cos(n t) dt (midpoint rule,
+ * converged far below 1e-12 for the x of these tests). */
+static inline double dt_bessel_i(int n, double x)
+{
+    const int m = 4000;
+    double sum = 0;
+    for (int k = 0; k < m; k++) {
+        double t = M_PI * (k + 0.5) / m;
+        sum += exp(x * cos(t)) * cos(n * t);
+    }
+    return sum / m;
+}
+
+/* Circular cylinder in free-molecular flow, diffuse, reference length the diameter:
+ * Cd = sqrt(pi) / s exp(-s^2/2) [(s^2 + 3/2) I0(s^2/2) + (s^2 + 1/2) I1(s^2/2)]
+ *      + pi^(3/2) / (4 s) sqrt(tr). */
+static inline double dt_cd_cylinder(double s, double tr)
+{
+    double x = 0.5 * s * s;
+    return sqrt(M_PI) / s * exp(-x) * ((s * s + 1.5) * dt_bessel_i(0, x) + (s * s + 0.5) *
+           dt_bessel_i(1, x)) + pow(M_PI, 1.5) / (4.0 * s) * sqrt(tr);
+}
+
 /* A cone along the flow (half angle a, base included, reference area its base) in the same
  * flow: every lateral element meets the flow at a, the base faces away from it. */
 static inline double dt_cd_cone(double s, double a)
