@@ -404,6 +404,12 @@ int main(int argc, char **argv)
         for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
             if (tu_quick() && c % 2) /* the sanitizers' run: every other case */
                 continue;
+            /* cuda: each solver made over ranks opens its neighbours' buffers (CUDA IPC), and
+             * these grids are tiny, so the 8 cases take minutes there; a GPU runs the four
+             * that cover the distinct splits (2D Neumann, one-plane slabs, odd periodic
+             * planes, split levels halved across the slabs); the cpu runs all of them */
+            if (list[i] == KEDR_BACKEND_CUDA && !(c == 0 || c == 3 || c == 5 || c == 6))
+                continue;
             run(list[i], &cases[c], KEDR_FLOW_METHOD_MG, "0");
             run(list[i], &cases[c], KEDR_FLOW_METHOD_PCG, "0");
             run(list[i], &cases[c], KEDR_FLOW_METHOD_MG, NULL);
