@@ -22,13 +22,16 @@ typedef struct {
     size_t particles;  /* largest box (0: 10^8 on a GPU, capped by its memory; 10^6 on the cpu) */
     const char *json;  /* write results here as JSON, or NULL */
     const char *cases; /* folder with seed-test1.ini and seed-test2.ini (NULL: cases/dsmc) */
+    size_t sphere;     /* --ranks: the 3D sphere (sphere-3d.ini) refined to about this many
+                        * particles, strong scaling over the ranks (0: not run) */
 } kedr_bench_dsmc_opts;
 
 /* The DSMC benchmarks (bench/dsmc_bench.c): the argon VSS box at sizes up to opts->particles
  * and both seed 003 cases; particle-steps/s, stage breakdown and bytes per particle. */
 kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *opts);
 /* The same over the ranks of comm (under mpirun): weak scaling of the 3D box at opts->particles
- * a rank, strong scaling of seed test 2; rank 0 prints and writes the JSON. Collective. */
+ * a rank, strong scaling of seed test 2 and (opts->sphere) of the refined 3D sphere; rank 0
+ * prints and writes the JSON. Collective. */
 kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm,
                                   const kedr_bench_dsmc_opts *opts);
 

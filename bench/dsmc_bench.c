@@ -282,6 +282,32 @@ kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
     return s;
 }
 
+/* The 3D sphere of PATH with about `particles` particles: each side's cell count times k and the
+ * weight divided by the cells' growth, so that a cell keeps its particles, with k the cube root
+ * of particles over the case's own (free-stream density times the domain's volume over the
+ * weight), and dt divided by k (a molecule still crosses about the same fraction of a cell a
+ * step); sampling from the first step. */
+static kedr_status sphere_case(const char *path, size_t particles, kedr_dsmc_case *c)
+{
+    KEDR_TRY(kedr_dsmc_case_load(path, c));
+    double vol = 1;
+    for (int a = 0; a < 3; a++)
+        vol *= c->hi[a] - c->lo[a];
+    double own = c->number_density * vol / c->weight;
+    double k = cbrt((double)particles / own);
+    int n0[3] = {c->nx, c->ny, c->nz};
+    c->nx = (int)lround(c->nx * k);
+    c->ny = (int)lround(c->ny * k);
+    c->nz = (int)lround(c->nz * k);
+    if (c->nx < 1 || c->ny < 1 || c->nz < 1)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: %zu particles give a grid of %d x %d x %d", path,
+                         particles, c->nx, c->ny, c->nz);
+    c->weight /= (double)c->nx * c->ny * c->nz / ((double)n0[0] * n0[1] * n0[2]);
+    c->dt /= k;
+    c->sample_start = 0;
+    return KEDR_OK;
+}
+
 /* Over the ranks of comm (kedr bench dsmc --ranks, under mpirun): weak scaling, a box3d of
  * about opts->particles a rank stretched along x so that each rank's columns make a cube, and
  * strong scaling, seed test 2 over the same ranks. Particle-steps are summed over the ranks and
@@ -325,6 +351,21 @@ kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_ben
     } else {
         c.sample_start = 0;
         measure_on(ctx, comm, &c, name, KEDR_DSMC_ALL_STAGES, gpu ? 60 : 5, gpu ? 100 : 5, row);
+    }
+    if (o->sphere) { /* strong scaling of a 3D body: sphere-3d refined to about o->sphere */
+        snprintf(path, sizeof path, "%s/sphere-3d.ini", o->cases ? o->cases : "cases/dsmc");
+        row = &rows[nrows++];
+        snprintf(name, sizeof name, "sphere-strong-np%d", nranks);
+        if (sphere_case(path, o->sphere, &c) != KEDR_OK) {
+            memset(row, 0, sizeof *row);
+            snprintf(row->name, sizeof row->name, "%s", name);
+            snprintf(row->status, sizeof row->status, "error");
+            snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
+            print_row(row);
+        } else {
+            measure_on(ctx, comm, &c, name, KEDR_DSMC_ALL_STAGES, gpu ? 20 : 3, gpu ? 40 : 3,
+                       row);
+        }
     }
     kedr_status s = KEDR_OK;
     if (o->json && kedr_comm_rank(comm) == 0) {

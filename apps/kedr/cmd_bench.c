@@ -68,7 +68,7 @@ static int bench_prim(int argc, char **argv)
 static int bench_dsmc(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
-    kedr_bench_dsmc_opts o = {0, NULL, NULL};
+    kedr_bench_dsmc_opts o = {0, NULL, NULL, 0};
     const char *cmd = "bench dsmc";
     int ranks = 0;
     for (int i = 1; i < argc; i++) {
@@ -84,6 +84,8 @@ static int bench_dsmc(int argc, char **argv)
                    "  --ranks        under mpirun: the box at --particles a rank (weak scaling)\n"
                    "                 and seed test 2 (strong scaling) over the ranks, one GPU\n"
                    "                 a rank (bench/dsmc-ranks.sh runs 1, 2, ... ranks)\n"
+                   "  --sphere N     with --ranks: also the 3D sphere (sphere-3d.ini) refined\n"
+                   "                 to about N particles (strong scaling; e.g. 4e8)\n"
                    "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
             return 0;
         }
@@ -97,6 +99,8 @@ static int bench_dsmc(int argc, char **argv)
             o.cases = cli_value(argc, argv, &i, cmd);
         else if (strcmp(a, "--ranks") == 0)
             ranks = 1;
+        else if (strncmp(a, "--sphere", 8) == 0 && (a[8] == 0 || a[8] == '='))
+            o.sphere = cli_size(cli_value(argc, argv, &i, cmd), "--sphere", cmd);
         else
             cli_usage_error(cmd, "unknown option '%s'", a);
     }
