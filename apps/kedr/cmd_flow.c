@@ -61,7 +61,7 @@ static void help(void)
            "[output] forces_every steps; a restart keeps the rows up to its step).\n"
            "Ctrl-C or SIGTERM stops after the current step, saves, and exits with 130 (143).\n"
            "Under mpirun the grid is split over the ranks along its last axis (one GPU a rank;\n"
-           "PCG with Jacobi, SSOR or none; rank 0 writes the fields; each rank its\n"
+           "every pressure solver but fft; rank 0 writes the fields; each rank its\n"
            "checkpoint DIR/NAME.rankRofN.chk, restarted with --restart DIR/NAME.chk on as\n"
            "many ranks).\n\n"
            "options:\n"
