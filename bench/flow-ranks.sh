@@ -34,7 +34,9 @@
 # default; 0: an empty box whose pressure comes from the uniform start's projection and the
 # outflow alone), PATHS (default "ipc sync"; also host), PROF (default "0 1": each count over
 # ranks without and with KEDR_FLOW_PROF=1; "0" or "1" alone), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
-# (scratch folder, default a temporary one), FUSE (default "1"; "1 0" runs each count over
+# (scratch folder, default a temporary one), WARM (default 0; N > 0: each run also runs
+# its first N steps alone, and the row gives the STEPS after them: the first steps of a run start
+# the bodies' forces and the pressure from nothing, and take more iterations than later ones), FUSE (default "1"; "1 0" runs each count over
 # ranks with KEDR_FLOW_FUSE=1, the merged reductions and body sums, and 0, the earlier path: a
 # message for each; column "fuse"). KEDR_FLOW_MG_HALO and KEDR_FLOW_MG_GATHER_PLANES
 # (docs/flow.md "Several ranks"), when set, are passed on to the ranks. Under each prof-1 row,
@@ -50,6 +52,7 @@ kedr=${KEDR:-build/kedr}
 ranks=${RANKS:-1 2 4}
 n=${N:-512}
 steps=${STEPS:-10}
+warm=${WARM:-0}
 solvers=${SOLVERS:-pcg+mg mg}
 gathers=${GATHER:-default}
 paths=${PATHS:-ipc sync}
@@ -106,8 +109,8 @@ fi
 
 # A cube of side 8 with a sphere D = 1 at (3, 4, 4): uniform inflow U = 1 at x = 0, convective
 # outflow at x = 8, slip sides; nu = 0.01 (Re 100). FILE SOLVER
-write_case() {
-    local pressure
+write_case() { # FILE SOLVER [STEPS]
+    local pressure nsteps=${3:-$steps}
     case "$2" in
         mg) pressure="solver = mg" ;;
         pcg+*) pressure="solver = pcg
@@ -141,7 +144,7 @@ velocity = 1 0 0
 [time]
 dt = auto
 cfl = 0.5
-steps = $steps
+steps = $nsteps
 [pressure]
 $pressure
 tol = 1e-8
@@ -188,6 +191,25 @@ run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PR
         tail -5 "$3" >&2
         return
     fi
+    if [ "$warm" -gt 0 ] && [ -f "${2%.ini}-warm.ini" ]; then
+        # the steady steps alone: this run (WARM + STEPS steps) less a run of its first WARM
+        local wcmd=("${cmd[@]}")
+        wcmd[${#wcmd[@]} - 3]="${2%.ini}-warm.ini"
+        if ! ${env[@]+"${env[@]}"} "${wcmd[@]}" > "$3.warm" 2>&1; then
+            echo "flow-ranks.sh: ${wcmd[*]} failed (log: $3.warm):" >&2
+            tail -5 "$3.warm" >&2
+            return
+        fi
+        local a b
+        a=$(totals "$3")
+        b=$(totals "$3.warm")
+        awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); s = x[1] - y[1];
+            if (s <= 0) exit 1;
+            printf "%.2f %.2f %.2f %s %s\n", 1000 * (x[2] - y[2]) / s, 1000 * (x[3] - y[3]) / s,
+                (x[4] - y[4]) / s, (x[5] == "-" ? "-" : sprintf("%.2f", 1000 * (x[5] - y[5]) / s)),
+                x[6] }'
+        return
+    fi
     local halo path
     halo=$(sed -n 's/^kedr flow: rank 0: \([0-9]*\) steps, .* s in steps, \([0-9.e+-]*\) s in .*/\1 \2/p' "$3" |
         awk '$1 > 0 { printf "%.2f", 1000 * $2 / $1 }')
@@ -198,13 +220,24 @@ run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PR
             '{ printf "%.2f %.2f %s %s %s\n", 1000 * $2 / $1, 1000 * $3 / $1, $4, h, p }'
 }
 
+# A log's totals: "STEPS SECONDS PRESSURE_SECONDS PRESSURE_ITERATIONS HALO_SECONDS PATH" (halo and
+# path "-" without KEDR_FLOW_PROF's line).
+totals() {
+    local halo path
+    halo=$(sed -n 's/^kedr flow: rank 0: [0-9]* steps, .* s in steps, \([0-9.e+-]*\) s in .*/\1/p' "$1")
+    path=$(sed -n 's/^kedr flow: rank 0: .* halo exchanges and gathers (\(.*\))$/\1/p' "$1" |
+        sed 's/GPU to GPU/ipc/; s/through the host/host/')
+    sed -n 's/^\([0-9]*\) steps, .*; \([0-9.e+-]*\) s in steps, of which \([0-9.e+-]*\) s in the pressure solve (\([0-9.]*\) iterations a step).*/\1 \2 \3 \4/p' "$1" |
+        awk -v h="${halo:--}" -v p="${path:--}" '{ printf "%s %s %s %.6f %s %s\n", $1, $2, $3, $1 * $4, h, p }'
+}
+
 # Rank 0's pressure solve by part (KEDR_FLOW_PROF's line "kedr flow: rank 0: ms a step: ..."):
 # LOG -> "    parts (ms a step): smoothing .., ..."
 parts() {
     sed -n 's/^kedr flow: rank 0: ms a step: \(.*\)$/    parts (rank 0, ms a step): \1/p' "$1"
 }
 
-echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps, $backend, $(date -u +%F)"
+echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps$([ "$warm" -gt 0 ] && echo " after $warm (each run less a run of its first $warm)"), $backend, $(date -u +%F)"
 command -v nvidia-smi > /dev/null && nvidia-smi -L
 printf '%-12s %-8s %6s %-5s %4s %4s %4s %12s %14s %10s %10s %8s\n' solver gather ranks way fuse \
     ovl prof "ms a step" "ms pressure" "it a step" "ms halo" speedup
@@ -213,7 +246,8 @@ for solver in $solvers; do
     gl=default
     [[ $solver == *mg* ]] && gl=$gathers
     for g in $gl; do
-        write_case "$out/$solver.ini" "$solver" || exit 2
+        write_case "$out/$solver.ini" "$solver" $((warm + steps)) || exit 2
+        [ "$warm" -gt 0 ] && { write_case "$out/$solver-warm.ini" "$solver" "$warm" || exit 2; }
         base=""
         for r in $ranks; do
             ways=$paths
