@@ -18,6 +18,7 @@
 #include "core/internal.h"
 #include "prim/bykey_cuda.h"
 #include "prim/lookback_cuda.h"
+#include "prim/tile_cuda.h"
 
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -179,27 +180,6 @@ template <typename A> struct bk_status {
     __device__ __forceinline__ seg<A> value(size_t, unsigned, seg<A> s) const { return s; }
 };
 
-/* x[0..N) = p[base..base + N) as A, zero beyond n; vec: all in range and 16-byte aligned. */
-template <int N, typename T, typename A>
-__device__ __forceinline__ void load_blocked(A *x, const T *p, size_t base, size_t n, bool vec)
-{
-    const int VEC = 16 / sizeof(T);
-    if (vec) {
-#pragma unroll
-        for (int j = 0; j < N / VEC; j++) {
-            union { uint4 raw; T e[VEC]; } r;
-            r.raw = __ldg((const uint4 *)(p + base) + j);
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                x[j * VEC + k] = (A)r.e[k];
-        }
-    } else {
-#pragma unroll
-        for (int r = 0; r < N; r++)
-            x[r] = base + r < n ? (A)p[base + r] : (A)0;
-    }
-}
-
 /* A thread's items: N consecutive ones, with the keys just before and after them. */
 template <typename K, typename A, int N>
 struct items {
@@ -213,8 +193,8 @@ __device__ __forceinline__ void load_items(items<K, A, N> &it, const K *keys, co
                                            size_t n, size_t base, bool full, int vec_k, int vec_v)
 {
     int lane = threadIdx.x & 31;
-    load_blocked<N>(it.key + 1, keys, base, n, full && vec_k);
-    load_blocked<N>(it.val, vals, base, n, full && vec_v);
+    tile_load_blocked<N, true>(it.key + 1, keys, base, n, full && vec_k, (K)0);
+    tile_load_blocked<N, true>(it.val, vals, base, n, full && vec_v, (A)0);
     K prev = __shfl_up_sync(FULL_MASK, it.key[N], 1);
     K next = __shfl_down_sync(FULL_MASK, it.key[1], 1);
     if (lane == 0)
@@ -413,64 +393,13 @@ template <typename K, typename A> struct bt_shape {
  * and were 78% slower; uncapped, 82 registers and 3 blocks, 46% slower). */
 #define BT_MIN_BLOCKS(ONES) ((ONES) ? 6 : 4)
 
-/* Elements from p to the 16-byte boundary below it (p aligned to its element size). */
-template <typename E> __device__ __forceinline__ int bt_shift(const E *p)
-{
-    return (int)((uintptr_t)p % 16 / sizeof(E));
-}
-
-/* VEC consecutive values from p as A; p is aligned to min(16, VEC * sizeof(V)) bytes. */
-template <int VEC, typename V, typename A>
-__device__ __forceinline__ void bt_load_vals(A *x, const V *p)
-{
-    const int BYTES = VEC * (int)sizeof(V);
-    if (BYTES >= 16) {
-        const int PER = 16 / (int)sizeof(V);
-#pragma unroll
-        for (int h = 0; h < BYTES / 16; h++) {
-            union { uint4 raw; V e[PER]; } r;
-            r.raw = __ldg((const uint4 *)p + h);
-#pragma unroll
-            for (int k = 0; k < PER; k++)
-                x[h * PER + k] = (A)r.e[k];
-        }
-    } else {
-        union { uint2 raw; V e[VEC]; } r;
-        r.raw = __ldg((const uint2 *)p);
-#pragma unroll
-        for (int k = 0; k < VEC; k++)
-            x[k] = (A)r.e[k];
-    }
-}
-
-/* dst[r] = s[r] for r < cnt in 16-byte chunks aligned in dst (s: shared memory, any offset). */
-template <typename E> __device__ __forceinline__ void bt_write(E *dst, const E *s, unsigned cnt)
-{
-    const int VEC = 16 / (int)sizeof(E);
-    int shift = bt_shift(dst), chunks = (shift + (int)cnt + VEC - 1) / VEC;
-    for (int c = threadIdx.x; c < chunks; c += BK_BLOCK) {
-        int first = c * VEC - shift;
-        if (first >= 0 && first + VEC <= (int)cnt) {
-            union { uint4 raw; E e[VEC]; } out;
-#pragma unroll
-            for (int e = 0; e < VEC; e++)
-                out.e[e] = s[first + e];
-            *(uint4 *)(dst + first) = out.raw;
-        } else {
-#pragma unroll
-            for (int e = 0; e < VEC; e++)
-                if (first + e >= 0 && first + e < (int)cnt)
-                    dst[first + e] = s[first + e];
-        }
-    }
-}
-
-/* dst[r] = s[r] - s[r - 1] for r < cnt (s[-1] included), as bt_write. */
+/* dst[r] = s[r] - s[r - 1] for r < cnt (s[-1] included), in 16-byte chunks aligned in dst as
+ * tile_store_run writes them. */
 template <typename V, typename A>
 __device__ __forceinline__ void bt_write_diffs(V *dst, const A *s, unsigned cnt)
 {
     const int VA = 16 / (int)sizeof(A);
-    int shift = bt_shift(dst), chunks = (shift + (int)cnt + VA - 1) / VA;
+    int shift = (int)tile_shift(dst), chunks = (shift + (int)cnt + VA - 1) / VA;
     for (int c = threadIdx.x; c < chunks; c += BK_BLOCK) {
         int first = c * VA - shift;
         if (first >= 0 && first + VA <= (int)cnt) {
@@ -521,39 +450,9 @@ __global__ void __launch_bounds__(BK_BLOCK, BT_MIN_BLOCKS(ONES))
 
     K x[NV * VEC];
     A v[NV * VEC];
-    if (full && vec_k) {
-#pragma unroll
-        for (int j = 0; j < NV; j++) {
-            union { uint4 raw; K e[VEC]; } r;
-            r.raw = __ldg((const uint4 *)(keys + base + (size_t)j * GROUP));
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                x[j * VEC + k] = r.e[k];
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < NV; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                size_t i = base + (size_t)j * GROUP + k;
-                x[j * VEC + k] = i < n ? keys[i] : K();
-            }
-    }
-    if (!ONES) {
-        if (full && vec_v) {
-#pragma unroll
-            for (int j = 0; j < NV; j++)
-                bt_load_vals<VEC>(v + j * VEC, vals + base + (size_t)j * GROUP);
-        } else {
-#pragma unroll
-            for (int j = 0; j < NV; j++)
-#pragma unroll
-                for (int k = 0; k < VEC; k++) {
-                    size_t i = base + (size_t)j * GROUP + k;
-                    v[j * VEC + k] = i < n ? (A)vals[i] : (A)0;
-                }
-        }
-    }
+    tile_load_wvec<NV, VEC, true>(x, keys, base, n, full && vec_k, K());
+    if (!ONES)
+        tile_load_wvec<NV, VEC, true>(v, vals, base, n, full && vec_v, (A)0);
     K after = K(); /* the key after the warp's items, for lane 31 */
     if (lane == 31 && wend < n)
         after = keys[wend];
@@ -709,7 +608,7 @@ __global__ void __launch_bounds__(BK_BLOCK, BT_MIN_BLOCKS(ONES))
     }
     __syncthreads();
     const unsigned long long prefix = s_prefix;
-    bt_write(keys_out + prefix, s_key, tile_sel);
+    tile_store_run<BK_BLOCK, false>(keys_out + prefix, s_key, tile_sel);
     bt_write_diffs(vals_out + prefix, s_sum + VA, tile_sel);
 }
 

@@ -3,9 +3,11 @@
  * them to the result at the end. When the bins do not fit in shared memory, a few windows of bins
  * that do fit are counted side by side, each by its own row of blocks reading all the samples;
  * beyond a few windows the samples go straight to global atomics. Samples are read 16 bytes at a
- * time, several loads in flight per thread, by a grid sized to fill the GPU once. */
+ * time, several loads in flight per thread (tile_cuda.h's block-striped vectors), by a grid
+ * sized to fill the GPU once. */
 #include "core/internal.h"
 #include "prim/histogram_cuda.h"
+#include "prim/tile_cuda.h"
 
 #define HIST_THREADS 256
 #define HIST_THREADS_BIG 1024           /* for blocks whose shared histogram allows one per SM */
@@ -40,13 +42,12 @@ static __device__ __forceinline__ void hist_count(T x, const prim_hist_spec &h, 
         atomicAdd(&hist[k], 1u);
 }
 
+/* The 16 bytes of samples x[0..16 / sizeof(T)). */
 template <typename T, int MODE>
-static __device__ __forceinline__ void hist_count_vec(uint4 w, const prim_hist_spec &h,
+static __device__ __forceinline__ void hist_count_vec(const T *x, const prim_hist_spec &h,
                                                       uint32_t base, uint32_t width,
                                                       uint32_t *hist)
 {
-    T x[16 / sizeof(T)];
-    memcpy(x, &w, sizeof x);
 #pragma unroll
     for (int j = 0; j < (int)(16 / sizeof(T)); j++)
         hist_count<T, MODE>(x[j], h, base, width, hist);
@@ -78,22 +79,26 @@ __global__ void __launch_bounds__(HIST_THREADS_BIG, 1)
     if (tid < n - tail)
         hist_count<T, MODE>(in[tail + tid], h, base, width, hist);
 
-    const uint4 *__restrict__ vin = (const uint4 *)(in + head);
+    const T *__restrict__ vin = in + head; /* 16-byte aligned */
     size_t i = (size_t)blockIdx.x * blockDim.x * HIST_UNROLL + threadIdx.x;
     size_t step = (size_t)gridDim.x * blockDim.x * HIST_UNROLL;
     for (; i + (HIST_UNROLL - 1) * blockDim.x < nvec; i += step) {
-        uint4 w[HIST_UNROLL];
+        T x[HIST_UNROLL][16 / sizeof(T)];
+        tile_load_bvec<HIST_UNROLL, false, false, true>(x, vin, i, blockDim.x, nvec);
 #pragma unroll
         for (int k = 0; k < HIST_UNROLL; k++)
-            w[k] = vin[i + k * blockDim.x];
-#pragma unroll
-        for (int k = 0; k < HIST_UNROLL; k++)
-            hist_count_vec<T, MODE>(w[k], h, base, width, hist);
+            hist_count_vec<T, MODE>(x[k], h, base, width, hist);
     }
 #pragma unroll
     for (int k = 0; k < HIST_UNROLL; k++)
-        if (i + k * blockDim.x < nvec)
-            hist_count_vec<T, MODE>(vin[i + k * blockDim.x], h, base, width, hist);
+        if (i + k * blockDim.x < nvec) {
+            /* the last vectors, one at a time (a plain 16-byte load: through tile_load_bvec
+             * the float kernel took 56 registers instead of 48) */
+            uint4 w = ((const uint4 *)vin)[i + k * blockDim.x];
+            T x[16 / sizeof(T)];
+            memcpy(x, &w, sizeof x);
+            hist_count_vec<T, MODE>(x, h, base, width, hist);
+        }
 
     if constexpr (SHARED) {
         __syncthreads();

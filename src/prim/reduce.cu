@@ -7,6 +7,7 @@
  * the same logical layout, so it gives the same bits. */
 #include "core/internal.h"
 #include "prim/reduce_cuda.h"
+#include "prim/tile_cuda.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -53,23 +54,7 @@ __global__ void __launch_bounds__(REDUCE_THREADS)
     A acc = init;
     for (size_t v0 = blockIdx.x * chunk + threadIdx.x; v0 < nvec; v0 += gridDim.x * chunk) {
         T x[REDUCE_UNROLL][VEC];
-#pragma unroll
-        for (int u = 0; u < REDUCE_UNROLL; u++) {
-            size_t v = v0 + (size_t)u * REDUCE_THREADS;
-            if (v >= nvec)
-                continue;
-            if (VEC_OK) {
-                union { uint4 raw; T e[VEC]; } r;
-                r.raw = __ldg((const uint4 *)in + v);
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    x[u][k] = r.e[k];
-            } else {
-#pragma unroll
-                for (int k = 0; k < VEC; k++)
-                    x[u][k] = in[v * VEC + k];
-            }
-        }
+        tile_load_bvec<REDUCE_UNROLL, true, true, VEC_OK>(x, in, v0, REDUCE_THREADS, nvec);
 #pragma unroll
         for (int u = 0; u < REDUCE_UNROLL; u++)
             if (v0 + (size_t)u * REDUCE_THREADS < nvec)

@@ -1,7 +1,7 @@
 /* Prefix sums on the GPU: one launch, decoupled look-back between tiles (lookback_cuda.h).
  *
  * A tile is SCAN_THREADS x SCAN_VECS 16-byte vectors (ITEMS elements per thread); warp w owns
- * the w-th run of 32 x ITEMS.
+ * the w-th run of 32 x ITEMS, loaded and stored in tile_cuda.h's warp-vector arrangement.
  * Within a warp's run, lane l of group j holds the VEC consecutive elements that one coalesced
  * 16-byte load brings (elements j*32*VEC + l*VEC ...), so no shared-memory transpose is needed:
  * the warp scans group by group with shuffles and carries the group totals along. The same
@@ -10,6 +10,7 @@
 #include "core/internal.h"
 #include "prim/lookback_cuda.h"
 #include "prim/scan_cuda.h"
+#include "prim/tile_cuda.h"
 
 #include <stdint.h>
 
@@ -63,24 +64,7 @@ __global__ void __launch_bounds__(SCAN_THREADS)
     bool vec = vec_ok && tile * TILE + (size_t)(warp + 1) * WARP_ITEMS <= n;
 
     T x[ITEMS];
-    if (vec) {
-#pragma unroll
-        for (int j = 0; j < NV; j++) {
-            union { uint4 raw; T e[VEC]; } r;
-            r.raw = *(const uint4 *)(in + base + (size_t)j * 32 * VEC);
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                x[j * VEC + k] = r.e[k];
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < NV; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                size_t i = base + (size_t)j * 32 * VEC + k;
-                x[j * VEC + k] = i < n ? in[i] : (T)0;
-            }
-    }
+    tile_load_wvec<NV, VEC, false>(x, in, base, n, vec, (T)0);
 
     /* start[j]: the sum of the warp's run before this thread's group-j elements. */
     A start[NV], carry = 0;
@@ -136,25 +120,7 @@ __global__ void __launch_bounds__(SCAN_THREADS)
             run = next;
         }
     }
-    if (vec) {
-#pragma unroll
-        for (int j = 0; j < NV; j++) {
-            union { uint4 raw; T e[VEC]; } r;
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                r.e[k] = y[j * VEC + k];
-            *(uint4 *)(out + base + (size_t)j * 32 * VEC) = r.raw;
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < NV; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                size_t i = base + (size_t)j * 32 * VEC + k;
-                if (i < n)
-                    out[i] = y[j * VEC + k];
-            }
-    }
+    tile_store_wvec<NV>(out, y, base, n, vec);
 }
 
 /* Elements in a tile. */

@@ -20,6 +20,7 @@
 #include "core/internal.h"
 #include "prim/lookback_cuda.h"
 #include "prim/select_cuda.h"
+#include "prim/tile_cuda.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -111,31 +112,13 @@ template <typename T> struct sel_float {
     }
 };
 
-/* Loads this thread's elements of a tile into x; base is its first element, group j starts at
- * base + j * 32 * VEC. full: the warp's run lies within n. */
+/* Loads this thread's elements of a tile into x (tile_cuda.h's warp vectors); base is its first
+ * element, group j starts at base + j * 32 * VEC. full: the warp's run lies within n. */
 template <typename E>
 __device__ __forceinline__ void sel_load(const E *in, size_t base, size_t n, bool full, int vec_in,
                                          E *x)
 {
-    const int VEC = 16 / sizeof(E);
-    if (full && vec_in) {
-#pragma unroll
-        for (int j = 0; j < SEL_NV; j++) {
-            union { uint4 raw; E e[VEC]; } r;
-            r.raw = __ldg((const uint4 *)(in + base + (size_t)j * 32 * VEC));
-#pragma unroll
-            for (int k = 0; k < VEC; k++)
-                x[j * VEC + k] = r.e[k];
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < SEL_NV; j++)
-#pragma unroll
-            for (int k = 0; k < VEC; k++) {
-                size_t i = base + (size_t)j * 32 * VEC + k;
-                x[j * VEC + k] = i < n ? in[i] : E();
-            }
-    }
+    tile_load_wvec<SEL_NV, tile_vec<E>(), true>(x, in, base, n, full && vec_in, E());
 }
 
 /* The selection bits of the thread's groups; elements at or past n are not selected. */
@@ -237,31 +220,12 @@ __device__ __forceinline__ void sel_gather(E *s_sel, E *s_rej, const E *x, const
     }
 }
 
-/* Elements from p to the next 16-byte boundary below it (p aligned to its element size). */
-template <typename E> __device__ __forceinline__ unsigned sel_shift(const E *p)
-{
-    return (unsigned)((uintptr_t)p % 16 / sizeof(E));
-}
-
-/* Writes s[0..cnt) to dst[0..cnt) in 16-byte chunks aligned in dst; s lies sel_shift(dst)
+/* Writes s[0..cnt) to dst[0..cnt) in 16-byte chunks aligned in dst; s lies tile_shift(dst)
  * elements past a 16-byte boundary of shared memory, so a whole chunk is one 16-byte load from
  * shared memory and one store. */
 template <typename E> __device__ __forceinline__ void sel_write(E *dst, const E *s, unsigned cnt)
 {
-    const int VEC = 16 / sizeof(E);
-    int shift = (int)sel_shift(dst);
-    int chunks = (shift + (int)cnt + VEC - 1) / VEC;
-    for (int c = threadIdx.x; c < chunks; c += SEL_THREADS) {
-        int first = c * VEC - shift;
-        if (VEC > 1 && first >= 0 && first + VEC <= (int)cnt) {
-            *(uint4 *)(dst + first) = *(const uint4 *)(s + first);
-        } else {
-#pragma unroll
-            for (int e = 0; e < VEC; e++)
-                if (first + e >= 0 && first + e < (int)cnt)
-                    dst[first + e] = s[first + e];
-        }
-    }
+    tile_store_run<SEL_THREADS, true>(dst, s, cnt);
 }
 
 /* One tile per block, its index from the ticket counter. (Persistent blocks that took their next
@@ -316,7 +280,7 @@ __global__ void __launch_bounds__(SEL_THREADS)
     __syncthreads();
 
     E *dst = out + s_prefix;
-    E *s_sel = (E *)s_stage + sel_shift(dst);
+    E *s_sel = (E *)s_stage + tile_shift(dst);
     sel_gather<E, false>(s_sel, NULL, x, bits, start, wofs);
     __syncthreads();
     sel_write(dst, s_sel, tile_sel);
@@ -498,8 +462,8 @@ __global__ void __launch_bounds__(SEL_THREADS, SEL_MAIN_MIN_BLOCKS(E))
         size_t valid = n - t * TILE < (size_t)TILE ? n - t * TILE : (size_t)TILE;
         unsigned rejected = (unsigned)valid - tile_sel;
         E *dsel = out + sel_pos, *drej = out + rej_pos;
-        E *s_sel = (E *)s_stage + sel_shift(dsel);
-        unsigned rej_at = (sel_shift(dsel) + tile_sel + VEC - 1) / VEC * VEC + sel_shift(drej);
+        E *s_sel = (E *)s_stage + tile_shift(dsel);
+        unsigned rej_at = (tile_shift(dsel) + tile_sel + VEC - 1) / VEC * VEC + tile_shift(drej);
         E *s_rej = (E *)s_stage + rej_at;
         sel_gather<E, true>(s_sel, s_rej, x, bits, start, wofs);
         const size_t nbase = nt * TILE + (size_t)warp * WARP_ITEMS + (size_t)lane * VEC;

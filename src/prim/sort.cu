@@ -15,6 +15,7 @@
  * writes no keys but finds each key's start itself (STARTS in prim_onesweep). */
 #include "core/internal.h"
 #include "prim/sort_cuda.h"
+#include "prim/tile_cuda.h"
 
 #include <cuda_runtime.h>
 #include <type_traits>
@@ -243,128 +244,153 @@ __device__ __forceinline__ void start_keys(unsigned *starts, const unsigned *xk,
  *
  * BY_INDEX (a counting sort in the caller's memory after its first pass): the values are the
  * items' indices into the unsorted keys, keys_in, and each item's key is read through its
- * index rather than from a key buffer of the pass before, which therefore holds no keys. */
-template <typename K, int KM, typename V, int VM, int IPT, int MINB, typename S,
-          bool STARTS = false, bool LATE_VALUES = false, bool BY_INDEX = false>
-__global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V> a)
-{
-    static_assert(!STARTS || (sizeof(K) == 4 && KM == KM_CLAMP && sizeof(S) == 8),
-                  "STARTS: u32 keys below a clamp, 64-bit look-back words");
-    static_assert(!BY_INDEX || (VM == VM_LOAD && !LATE_VALUES),
-                  "BY_INDEX: the values are the indices, loaded before the keys");
+ * index rather than from a key buffer of the pass before, which therefore holds no keys.
+ *
+ * The stages are the device functions of onesweep; prim_onesweep calls them in order. */
+template <typename K, int KM, typename V, int VM, int IPT, typename S, bool STARTS,
+          bool LATE_VALUES, bool BY_INDEX>
+struct onesweep {
+    /* global offsets: 32 bits for STARTS (n < 2^32), else the look-back word's width */
     typedef typename std::conditional<STARTS, unsigned, S>::type D;
-    constexpr int TILE = SORT_BLOCK * IPT;
-    constexpr int XBYTES = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
-    constexpr int NS = STARTS ? RADIX : 1;
-    __shared__ __align__(16) pass_shared<TILE * XBYTES> sm;
-    /* Where slot j of digit d goes: global_off[d] + j, modulo 2^(8 sizeof(D)). */
-    __shared__ D global_off[RADIX];
-    __shared__ unsigned scan_tmp[RADIX / 32];
-    __shared__ unsigned tile_s, ranked_s;
-    /* STARTS: the end of each digit's slots in the tile (an entry past RADIX that no slot
-     * matches, for the items without a place), the key of each digit's last slot, and the first
-     * key that the digit's first slot starts. */
-    __shared__ unsigned tile_end_s[NS + 1], last_key_s[NS], first_lo_s[NS];
+    static constexpr int TILE = SORT_BLOCK * IPT;
+    static constexpr int XBYTES = sizeof(K) > sizeof(V) ? sizeof(K) : sizeof(V);
+    static constexpr int NS = STARTS ? RADIX : 1;
 
-    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    if (tid == 0)
-        tile_s = atomicAdd(a.tile_counter, 1u);
-    for (int i = tid; i < 2 * SORT_WARPS * (RADIX + 1) / 4; i += SORT_BLOCK)
-        ((uint4 *)&sm.rank)[i] = make_uint4(0, 0, 0, 0);
-    __syncthreads();
-    const size_t tile = tile_s;
-    const size_t tile_base = tile * TILE;
-    /* Each warp owns 32 * IPT consecutive items, striped: item i of a lane is 32 i + lane, so
-     * ranking round by round follows the input order, which makes the sort stable. */
-    const size_t warp_base = tile_base + (size_t)warp * 32 * IPT;
-    const unsigned in_warp =
-        warp_base >= a.n ? 0u : (unsigned)min(a.n - warp_base, (size_t)32 * IPT);
-    const unsigned lanes_below = (1u << lane) - 1;
+    /* The block's shared memory, which the kernel declares: the ranking, then the tile
+     * reordered by digit (sm); where slot j of digit d goes, global_off[d] + j modulo
+     * 2^(8 sizeof(D)); STARTS: the end of each digit's slots in the tile (an entry past RADIX
+     * that no slot matches, for the items without a place), the key of each digit's last slot,
+     * and the first key that the digit's first slot starts. Separate variables rather than one
+     * struct, which the compiler would lay out whole: that cost the counting sort's passes up
+     * to 20 bytes of spills. */
+    struct smem {
+        pass_shared<TILE * XBYTES> &sm;
+        D *global_off;
+        unsigned *scan_tmp;
+        unsigned &tile_s, &ranked_s;
+        unsigned *tile_end_s, *last_key_s, *first_lo_s;
+    };
 
-    K key[IPT];
-    V val[VM == VM_LOAD ? IPT : 1];
-    if constexpr (BY_INDEX) {
-#pragma unroll
-        for (int i = 0; i < IPT; i++)
-            val[i] = 32 * i + lane < in_warp ? a.vals_in[warp_base + 32 * i + lane] : (V)0;
-#pragma unroll
-        for (int i = 0; i < IPT; i++)
-            key[i] = 32 * i + lane < in_warp ? a.keys_in[val[i]] : (K)0;
-    } else {
-        if (tile_base + TILE <= a.n) {
+    const pass_args<K, V> &a;
+    const smem sh;
+    const int tid, lane, warp;
+    size_t tile, tile_base, warp_base;
+    unsigned in_warp; /* the items of the warp's run below n */
+
+    __device__ __forceinline__ onesweep(const pass_args<K, V> &a_, const smem &sh_)
+        : a(a_), sh(sh_), tid(threadIdx.x), lane(tid & 31), warp(tid >> 5)
+    {
+    }
+
+    __device__ __forceinline__ volatile S *my_status() const
+    {
+        return (S *)a.status + tile * RADIX;
+    }
+
+    /* The next tile by ticket, the ranking's counters cleared. Each warp owns 32 * IPT
+     * consecutive items in tile_cuda.h's warp-striped arrangement: item i of a lane is 32 i +
+     * lane, so ranking round by round follows the input order, which makes the sort stable. */
+    __device__ __forceinline__ void take_tile()
+    {
+        if (tid == 0)
+            sh.tile_s = atomicAdd(a.tile_counter, 1u);
+        for (int i = tid; i < 2 * SORT_WARPS * (RADIX + 1) / 4; i += SORT_BLOCK)
+            ((uint4 *)&sh.sm.rank)[i] = make_uint4(0, 0, 0, 0);
+        __syncthreads();
+        tile = sh.tile_s;
+        tile_base = tile * TILE;
+        warp_base = tile_base + (size_t)warp * 32 * IPT;
+        in_warp = warp_base >= a.n ? 0u : (unsigned)min(a.n - warp_base, (size_t)32 * IPT);
+    }
+
+    __device__ __forceinline__ void load_values(V *val) const
+    {
+        if constexpr (VM == VM_LOAD)
+            tile_load_wstriped<IPT>(val, a.vals_in, warp_base, in_warp, false, (V)0);
+    }
+
+    /* The lane's keys, and its values unless LATE_VALUES; 0 past the end. */
+    __device__ __forceinline__ void load(K *key, V *val) const
+    {
+        if constexpr (BY_INDEX) {
+            load_values(val);
 #pragma unroll
             for (int i = 0; i < IPT; i++)
-                key[i] = a.keys_in[warp_base + 32 * i + lane];
+                key[i] = 32 * i + lane < in_warp ? a.keys_in[val[i]] : (K)0;
         } else {
-#pragma unroll
-            for (int i = 0; i < IPT; i++)
-                key[i] = 32 * i + lane < in_warp ? a.keys_in[warp_base + 32 * i + lane] : (K)0;
-        }
-        if (VM == VM_LOAD && !LATE_VALUES) {
-#pragma unroll
-            for (int i = 0; i < IPT; i++)
-                val[VM == VM_LOAD ? i : 0] =
-                    32 * i + lane < in_warp ? a.vals_in[warp_base + 32 * i + lane] : (V)0;
+            tile_load_wstriped<IPT>(key, a.keys_in, warp_base, in_warp, tile_base + TILE <= a.n,
+                                    (K)0);
+            if constexpr (!LATE_VALUES)
+                load_values(val);
         }
     }
-    /* Bit i: item i takes a place (in range, and not dropped by the counting sort). */
-    unsigned kept = 0;
-#pragma unroll
-    for (int i = 0; i < IPT; i++)
-        if (32 * i + lane < in_warp && !(KM == KM_CLAMP && a.drop && key[i] >= a.clamp))
-            kept |= 1u << i;
 
-    /* The warps' digit counts; the digits stay in registers for the ranking. */
-    unsigned *offset = sm.rank.offset[warp];
-    unsigned digit[IPT];
+    /* The items' digits (RADIX for the items without a place), counted in the warps' counters;
+     * returns the kept bits: bit i, item i takes a place (in range, and not dropped by the
+     * counting sort). */
+    __device__ __forceinline__ unsigned digits(const K *key, unsigned *digit) const
+    {
+        unsigned kept = 0;
 #pragma unroll
-    for (int i = 0; i < IPT; i++) {
-        digit[i] = kept >> i & 1 ? digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask) : RADIX;
-        atomicAdd(&offset[digit[i]], 1u);
+        for (int i = 0; i < IPT; i++)
+            if (32 * i + lane < in_warp && !(KM == KM_CLAMP && a.drop && key[i] >= a.clamp))
+                kept |= 1u << i;
+        unsigned *offset = sh.sm.rank.offset[warp];
+#pragma unroll
+        for (int i = 0; i < IPT; i++) {
+            digit[i] = kept >> i & 1 ? digit_of<K, KM>(key[i], a.clamp, a.shift, a.mask) : RADIX;
+            atomicAdd(&offset[digit[i]], 1u);
+        }
+        __syncthreads();
+        return kept;
     }
-    __syncthreads();
 
-    /* One thread per digit: the tile's count, published at once, and where the digit starts in
-     * the tile (a scan over digits); each warp's counter then starts at its first slot. */
-    S *status = (S *)a.status;
-    volatile S *my_status = status + tile * RADIX;
-    unsigned count = 0, start = 0, incl = 0;
-    if (tid < RADIX) {
+    /* One thread per digit: the tile's count of it, published at once (but by STARTS, which
+     * publishes it with its last key once ranked), and where the digit starts in the tile (a
+     * scan over digits), *start; each warp's counter then starts at its first slot. Returns the
+     * count. */
+    __device__ __forceinline__ unsigned tile_counts(unsigned *start_out) const
+    {
+        unsigned count = 0, start = 0, incl = 0;
+        if (tid < RADIX) {
 #pragma unroll
-        for (int w = 0; w < SORT_WARPS; w++)
-            count += sm.rank.offset[w][tid];
-        if (!STARTS)
-            my_status[tid] = status_word<S>(tile == 0 ? ST_PREFIX : ST_AGGREGATE, count);
-        incl = count;
-        for (int o = 1; o < 32; o <<= 1) {
-            unsigned y = __shfl_up_sync(FULL_MASK, incl, o);
-            if (lane >= o)
-                incl += y;
+            for (int w = 0; w < SORT_WARPS; w++)
+                count += sh.sm.rank.offset[w][tid];
+            if (!STARTS)
+                my_status()[tid] = status_word<S>(tile == 0 ? ST_PREFIX : ST_AGGREGATE, count);
+            incl = count;
+            for (int o = 1; o < 32; o <<= 1) {
+                unsigned y = __shfl_up_sync(FULL_MASK, incl, o);
+                if (lane >= o)
+                    incl += y;
+            }
+            if (lane == 31)
+                sh.scan_tmp[warp] = incl;
         }
-        if (lane == 31)
-            scan_tmp[warp] = incl;
-    }
-    __syncthreads();
-    if (tid < RADIX) {
-        start = incl - count;
-        for (int w = 0; w < warp; w++)
-            start += scan_tmp[w];
-        unsigned run = start;
+        __syncthreads();
+        if (tid < RADIX) {
+            start = incl - count;
+            for (int w = 0; w < warp; w++)
+                start += sh.scan_tmp[w];
+            unsigned run = start;
 #pragma unroll
-        for (int w = 0; w < SORT_WARPS; w++) {
-            unsigned c = sm.rank.offset[w][tid];
-            sm.rank.offset[w][tid] = run;
-            run += c;
+            for (int w = 0; w < SORT_WARPS; w++) {
+                unsigned c = sh.sm.rank.offset[w][tid];
+                sh.sm.rank.offset[w][tid] = run;
+                run += c;
+            }
+            if (tid == RADIX - 1)
+                sh.ranked_s = run; /* the tile's items less the dropped ones */
+            if (STARTS) {
+                sh.tile_end_s[tid] = start + count;
+                if (tid == 0)
+                    sh.tile_end_s[NS] = ~0u;
+            }
         }
-        if (tid == RADIX - 1)
-            ranked_s = run; /* the tile's items less the dropped ones */
-        if (STARTS) {
-            tile_end_s[tid] = start + count;
-            if (tid == 0)
-                tile_end_s[NS] = ~0u;
-        }
+        __syncthreads();
+        *start_out = start;
+        return count;
     }
-    __syncthreads();
 
     /* Rank within the warp: each lane ORs its bit into its warp's match word of its digit, so
      * that the word read back names its peers, the lanes with the same digit (as CUB's "match
@@ -372,93 +398,53 @@ __global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V
      * of the digit, clears the word, and hands the first slot to the others, each adding its
      * peers in lower lanes; rounds follow the input order, which makes the ranks stable. The
      * slots are places in the tile; items without a place rank in column RADIX, unused. */
-    unsigned *match = sm.rank.match[warp];
-    unsigned pos[IPT];
+    __device__ __forceinline__ void rank(const K *key, const unsigned *digit, unsigned *pos) const
+    {
+        unsigned *match = sh.sm.rank.match[warp], *offset = sh.sm.rank.offset[warp];
+        const unsigned lanes_below = (1u << lane) - 1;
 #pragma unroll
-    for (int i = 0; i < IPT; i++) {
-        const unsigned d = digit[i];
-        atomicOr(&match[d], 1u << lane);
-        __syncwarp();
-        const unsigned peers = match[d];
-        const int leader = 31 - __clz(peers);
-        unsigned first = 0;
-        if (lane == leader)
-            first = atomicAdd(&offset[d], (unsigned)__popc(peers));
-        __syncwarp(); /* every peer has read the match word */
-        if (lane == leader)
-            match[d] = 0;
-        __syncwarp(); /* cleared before the next round's ORs */
-        first = __shfl_sync(FULL_MASK, first, leader);
-        pos[i] = first + __popc(peers & lanes_below);
-        if (STARTS && pos[i] + 1 == tile_end_s[STARTS ? d : 0])
-            last_key_s[STARTS ? d : 0] = (unsigned)key[i];
+        for (int i = 0; i < IPT; i++) {
+            const unsigned d = digit[i];
+            atomicOr(&match[d], 1u << lane);
+            __syncwarp();
+            const unsigned peers = match[d];
+            const int leader = 31 - __clz(peers);
+            unsigned first = 0;
+            if (lane == leader)
+                first = atomicAdd(&offset[d], (unsigned)__popc(peers));
+            __syncwarp(); /* every peer has read the match word */
+            if (lane == leader)
+                match[d] = 0;
+            __syncwarp(); /* cleared before the next round's ORs */
+            first = __shfl_sync(FULL_MASK, first, leader);
+            pos[i] = first + __popc(peers & lanes_below);
+            if (STARTS && pos[i] + 1 == sh.tile_end_s[STARTS ? d : 0])
+                sh.last_key_s[STARTS ? d : 0] = (unsigned)key[i];
+        }
+        __syncthreads();
     }
-    __syncthreads();
 
-    /* Reorder the tile by digit in shared memory; meanwhile one thread per digit learns the
-     * tile's global offset for it by decoupled look-back over the tiles before it. */
-    const unsigned low_mask = (1u << a.shift) - 1; /* STARTS: shift <= 24 */
-    if constexpr (STARTS) {
-        if (tid < RADIX)
-            my_status[tid] = starts_word(tile == 0 ? ST_PREFIX : ST_AGGREGATE,
-                                         count ? last_key_s[tid] & low_mask : 0, count);
-    }
-    K *xk = (K *)sm.exchange;
-#pragma unroll
-    for (int i = 0; i < IPT; i++)
-        if (kept >> i & 1)
-            xk[pos[i]] = key[i];
-    if (VM == VM_LOAD && LATE_VALUES) {
+    /* The kept keys to their slots: the tile reordered by digit in shared memory. */
+    __device__ __forceinline__ void exchange_keys(const K *key, unsigned kept,
+                                                  const unsigned *pos) const
+    {
+        K *xk = (K *)sh.sm.exchange;
 #pragma unroll
         for (int i = 0; i < IPT; i++)
-            val[VM == VM_LOAD ? i : 0] =
-                32 * i + lane < in_warp ? a.vals_in[warp_base + 32 * i + lane] : (V)0;
+            if (kept >> i & 1)
+                xk[pos[i]] = key[i];
     }
-    if constexpr (STARTS) {
-        if (tid < RADIX) {
-            const int d = tid;
-            const unsigned base = (unsigned)a.digit_off[tid];
-            unsigned excl = 0, low = 0;
-            /* Tile 0 publishes its prefix once ranked, so walks end there at the latest. */
-            if (tile > 0) {
-                const volatile S *st = status;
-                bool have = false;
-                for (size_t t = tile - 1;; t--) {
-                    S w;
-                    do
-                        w = st[t * RADIX + tid];
-                    while ((w >> 62) == 0);
-                    const unsigned c = (unsigned)w;
-                    if (!have && c) { /* the nearest tile with the digit: its last key */
-                        low = (unsigned)(w >> SK_KEY_SHIFT & SK_KEY_MASK);
-                        have = true;
-                    }
-                    excl += c;
-                    if ((w >> 62) == ST_PREFIX)
-                        break;
-                }
-                my_status[tid] = starts_word(ST_PREFIX, count ? last_key_s[d] & low_mask : low,
-                                             excl + count);
-            }
-            const unsigned first_key = (unsigned)tid << a.shift;
-            first_lo_s[d] = excl ? (first_key | low) + 1 : first_key;
-            global_off[tid] = (D)(base + excl - start);
-            /* The tile with the digit's last item starts the keys after it up to the digit's
-             * end. */
-            const unsigned end = (unsigned)(tid < RADIX - 1 ? a.digit_off[tid + 1] : *a.total);
-            if (count && base + excl + count == end) {
-                const unsigned hi = min((unsigned)a.clamp - 1, first_key | low_mask);
-                for (unsigned k = last_key_s[d] + 1; k <= hi; k++)
-                    a.starts[k] = end;
-            }
-        }
-    } else {
+
+    /* One thread per digit: the tile's global offset for it, by decoupled look-back over the
+     * tiles before it; the tile's prefix published. */
+    __device__ __forceinline__ void lookback(unsigned count, unsigned start) const
+    {
         if (tid < RADIX) {
             const unsigned long long base = a.digit_off[tid];
             unsigned long long excl = 0;
             if (tile > 0) {
                 constexpr int SHIFT = sizeof(S) * 8 - 2;
-                const volatile S *st = status;
+                const volatile S *st = (const S *)a.status;
                 /* Tile 0 publishes its prefix first thing, so walks end there at the latest. */
                 for (size_t t = tile - 1;; t--) {
                     S w;
@@ -469,51 +455,115 @@ __global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V
                     if ((w >> SHIFT) == ST_PREFIX)
                         break;
                 }
-                my_status[tid] = status_word<S>(ST_PREFIX, excl + count);
+                my_status()[tid] = status_word<S>(ST_PREFIX, excl + count);
             }
-            global_off[tid] = (D)(base + excl - start);
+            sh.global_off[tid] = (D)(base + excl - start);
         }
     }
-    __syncthreads();
 
-    /* Write the tile out: consecutive threads write consecutive slots of one digit's run. A
-     * full tile (all but the last) takes a loop without bounds checks. */
-    const unsigned ranked = ranked_s;
-    if constexpr (STARTS) { /* a loop of its own: fewer registers live than beside dst */
+    /* STARTS: the tile's count and last key of each digit, once ranked. */
+    __device__ __forceinline__ void publish_starts(unsigned count) const
+    {
+        const unsigned low_mask = (1u << a.shift) - 1; /* STARTS: shift <= 24 */
+        if (tid < RADIX)
+            my_status()[tid] = starts_word(tile == 0 ? ST_PREFIX : ST_AGGREGATE,
+                                           count ? sh.last_key_s[tid] & low_mask : 0, count);
+    }
+
+    /* STARTS: the look-back, which also brings the last key of the digit before the tile; the
+     * first key the digit's first slot starts; the keys after the digit's last item up to the
+     * digit's end, by the tile that holds it. */
+    __device__ __forceinline__ void lookback_starts(unsigned count, unsigned start) const
+    {
+        if (tid >= RADIX)
+            return;
+        const unsigned low_mask = (1u << a.shift) - 1;
+        const int d = tid;
+        const unsigned base = (unsigned)a.digit_off[tid];
+        unsigned excl = 0, low = 0;
+        /* Tile 0 publishes its prefix once ranked, so walks end there at the latest. */
+        if (tile > 0) {
+            const volatile S *st = (const S *)a.status;
+            bool have = false;
+            for (size_t t = tile - 1;; t--) {
+                S w;
+                do
+                    w = st[t * RADIX + tid];
+                while ((w >> 62) == 0);
+                const unsigned c = (unsigned)w;
+                if (!have && c) { /* the nearest tile with the digit: its last key */
+                    low = (unsigned)(w >> SK_KEY_SHIFT & SK_KEY_MASK);
+                    have = true;
+                }
+                excl += c;
+                if ((w >> 62) == ST_PREFIX)
+                    break;
+            }
+            my_status()[tid] = starts_word(ST_PREFIX, count ? sh.last_key_s[d] & low_mask : low,
+                                           excl + count);
+        }
+        const unsigned first_key = (unsigned)tid << a.shift;
+        sh.first_lo_s[d] = excl ? (first_key | low) + 1 : first_key;
+        sh.global_off[tid] = (D)(base + excl - start);
+        const unsigned end = (unsigned)(tid < RADIX - 1 ? a.digit_off[tid + 1] : *a.total);
+        if (count && base + excl + count == end) {
+            const unsigned hi = min((unsigned)a.clamp - 1, first_key | low_mask);
+            for (unsigned k = sh.last_key_s[d] + 1; k <= hi; k++)
+                a.starts[k] = end;
+        }
+    }
+
+    /* STARTS: each slot's key starts (a loop of its own: fewer registers live than beside the
+     * scatter's dst). */
+    __device__ __forceinline__ void write_starts(unsigned ranked) const
+    {
+        const unsigned *xk = (const unsigned *)sh.sm.exchange;
 #pragma unroll 4
         for (int r = 0; r < IPT; r++) {
             const unsigned j = r * SORT_BLOCK + tid;
             if (ranked == TILE || j < ranked) {
                 const unsigned k = xk[j];
-                start_keys(a.starts, xk, first_lo_s, j, k, a.shift,
-                           global_off[k >> a.shift] + j);
+                start_keys(a.starts, xk, sh.first_lo_s, j, k, a.shift,
+                           sh.global_off[k >> a.shift] + j);
             }
         }
     }
-    D dst[IPT]; /* where slot r * SORT_BLOCK + tid goes */
-    if (ranked == TILE) {
+
+    /* The tile out: consecutive threads write consecutive slots of one digit's run; dst[r]: where
+     * slot r * SORT_BLOCK + tid goes. A full tile (all but the last) takes a loop without bounds
+     * checks. */
+    __device__ __forceinline__ void scatter_keys(unsigned ranked, D *dst) const
+    {
+        const K *xk = (const K *)sh.sm.exchange;
+        if (ranked == TILE) {
 #pragma unroll
-        for (int r = 0; r < IPT; r++) {
-            const unsigned j = r * SORT_BLOCK + tid;
-            const K k = xk[j];
-            dst[r] = global_off[digit_of<K, KM>(k, a.clamp, a.shift, a.mask)] + j;
-            if (!STARTS && a.keys_out)
-                a.keys_out[dst[r]] = k;
-        }
-    } else {
-#pragma unroll
-        for (int r = 0; r < IPT; r++) {
-            const unsigned j = r * SORT_BLOCK + tid;
-            if (j < ranked) {
+            for (int r = 0; r < IPT; r++) {
+                const unsigned j = r * SORT_BLOCK + tid;
                 const K k = xk[j];
-                dst[r] = global_off[digit_of<K, KM>(k, a.clamp, a.shift, a.mask)] + j;
+                dst[r] = sh.global_off[digit_of<K, KM>(k, a.clamp, a.shift, a.mask)] + j;
                 if (!STARTS && a.keys_out)
                     a.keys_out[dst[r]] = k;
             }
+        } else {
+#pragma unroll
+            for (int r = 0; r < IPT; r++) {
+                const unsigned j = r * SORT_BLOCK + tid;
+                if (j < ranked) {
+                    const K k = xk[j];
+                    dst[r] = sh.global_off[digit_of<K, KM>(k, a.clamp, a.shift, a.mask)] + j;
+                    if (!STARTS && a.keys_out)
+                        a.keys_out[dst[r]] = k;
+                }
+            }
         }
     }
-    if (VM != VM_NONE) {
-        V *xv = (V *)sm.exchange;
+
+    /* The values through the same slots as their keys, to the same places. */
+    __device__ __forceinline__ void scatter_values(unsigned ranked, unsigned kept,
+                                                   const unsigned *pos, const V *val,
+                                                   const D *dst) const
+    {
+        V *xv = (V *)sh.sm.exchange;
         __syncthreads();
 #pragma unroll
         for (int i = 0; i < IPT; i++)
@@ -532,6 +582,54 @@ __global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V
                     a.vals_out[dst[r]] = xv[r * SORT_BLOCK + tid];
         }
     }
+};
+
+template <typename K, int KM, typename V, int VM, int IPT, int MINB, typename S,
+          bool STARTS = false, bool LATE_VALUES = false, bool BY_INDEX = false>
+__global__ void __launch_bounds__(SORT_BLOCK, MINB) prim_onesweep(pass_args<K, V> a)
+{
+    static_assert(!STARTS || (sizeof(K) == 4 && KM == KM_CLAMP && sizeof(S) == 8),
+                  "STARTS: u32 keys below a clamp, 64-bit look-back words");
+    static_assert(!BY_INDEX || (VM == VM_LOAD && !LATE_VALUES),
+                  "BY_INDEX: the values are the indices, loaded before the keys");
+    typedef onesweep<K, KM, V, VM, IPT, S, STARTS, LATE_VALUES, BY_INDEX> pass;
+    __shared__ __align__(16) pass_shared<pass::TILE * pass::XBYTES> sm;
+    __shared__ typename pass::D global_off[RADIX];
+    __shared__ unsigned scan_tmp[RADIX / 32];
+    __shared__ unsigned tile_s, ranked_s;
+    __shared__ unsigned tile_end_s[pass::NS + 1], last_key_s[pass::NS], first_lo_s[pass::NS];
+    pass p(a, {sm, global_off, scan_tmp, tile_s, ranked_s, tile_end_s, last_key_s, first_lo_s});
+    p.take_tile();
+    K key[IPT];
+    V val[VM == VM_LOAD ? IPT : 1];
+    p.load(key, val);
+    unsigned digit[IPT];
+    const unsigned kept = p.digits(key, digit);
+    unsigned start;
+    const unsigned count = p.tile_counts(&start);
+    unsigned pos[IPT];
+    p.rank(key, digit, pos);
+
+    /* Reorder the tile by digit in shared memory; meanwhile one thread per digit learns the
+     * tile's global offset for it by decoupled look-back over the tiles before it. */
+    if constexpr (STARTS)
+        p.publish_starts(count);
+    p.exchange_keys(key, kept, pos);
+    if constexpr (LATE_VALUES)
+        p.load_values(val);
+    if constexpr (STARTS)
+        p.lookback_starts(count, start);
+    else
+        p.lookback(count, start);
+    __syncthreads();
+
+    const unsigned ranked = ranked_s;
+    if constexpr (STARTS)
+        p.write_starts(ranked);
+    typename pass::D dst[IPT];
+    p.scatter_keys(ranked, dst);
+    if constexpr (VM != VM_NONE)
+        p.scatter_values(ranked, kept, pos, val, dst);
 }
 
 template <typename K, int KM, typename V, int VM, typename S, bool BY_INDEX>

@@ -1,11 +1,12 @@
 /* kedr_tridiag_solve on the GPU, from the elimination of tridiag_cuda.h.
  *
  * Thomas tiles: a block copies the a, b, c, d of a few whole systems into shared memory
- * (asynchronous copies, coalesced in either layout), each of its first threads solves one
- * system there, overwriting c with c', a with z (periodic) and d with x, and the block writes d
- * back with coalesced stores: four arrays read and one written, once each, the least traffic
- * there is. A system's rows lie one after the other in shared memory with an odd pitch, so the
- * threads of a warp, which read the same row of different systems, hit different banks.
+ * (asynchronous copies, coalesced in either layout: tile_systems, tile_cuda.h), each of its
+ * first threads solves one system there, overwriting c with c', a with z (periodic) and d with
+ * x, and the block writes d back with coalesced stores: four arrays read and one written, once
+ * each, the least traffic there is. A system's rows lie one after the other in shared memory
+ * with an odd pitch, so the threads of a warp, which read the same row of different systems,
+ * hit different banks.
  *
  * PCR-Thomas tiles (PCR_THOMAS, systems of up to 2048 unknowns, f64 1024): the same tiles, but
  * a few steps of parallel cyclic reduction first split each system among up to 256 threads, so
@@ -28,9 +29,9 @@
  * the sweep kernel), strided for the contiguous one, where it is the
  * fallback for systems longer than shared memory holds. */
 #include "core/internal.h"
+#include "prim/tile_cuda.h"
 #include "prim/tridiag_cuda.h"
 
-#include <cuda_pipeline.h>
 #include <stdint.h>
 
 #define TILE_THREADS 128
@@ -59,62 +60,6 @@ template <> __device__ __forceinline__ void thomas<double>(const double *a, cons
     prim_tridiag_thomas_f64(a, b, c, d, cp, zp, n, st, periodic);
 }
 
-/* Moving a tile of m systems (s0 onwards) between global and shared memory. Element q runs
- * along the tile's global memory, so consecutive threads touch consecutive addresses in both
- * layouts; in shared memory system j's row i is at j * pitch + i. Loads are asynchronous copies
- * (cp.async), all issued before the first is awaited, so a whole tile is in flight at once
- * rather than a few elements a thread. q / div (div = n for contiguous, m for interleaved) is
- * taken in float: exact, as q < m * n < 2^21 keeps the rounding below half of 1 / div. */
-__device__ __forceinline__ void tile_place(uint32_t q, float inv, uint32_t div, bool inter,
-                                           size_t s0, size_t count, uint32_t n, uint32_t pitch,
-                                           size_t *g, uint32_t *e)
-{
-    uint32_t x = (uint32_t)(((float)q + 0.5f) * inv), y = q - x * div;
-    if (inter) { /* x = row, y = system */
-        *g = (size_t)x * count + s0 + y;
-        *e = y * pitch + x;
-    } else { /* x = system, y = row */
-        *g = s0 * n + q;
-        *e = x * pitch + y;
-    }
-}
-
-/* Issues the copies of the tile's a, b, c, d and waits for this thread's; the caller's barrier
- * then makes every thread's copies visible to all. */
-template <typename T, bool INTERLEAVED, int THREADS>
-__device__ __forceinline__ void tile_load(const T *a, const T *b, const T *c, const T *d, T *sa,
-                                          T *sb, T *sc, T *sd, uint32_t n, uint32_t m,
-                                          size_t s0, size_t count, uint32_t pitch)
-{
-    uint32_t elems = m * n, div = INTERLEAVED ? m : n;
-    float inv = 1.0f / (float)div;
-    for (uint32_t q = threadIdx.x; q < elems; q += THREADS) {
-        size_t g;
-        uint32_t e;
-        tile_place(q, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
-        __pipeline_memcpy_async(sa + e, a + g, sizeof(T));
-        __pipeline_memcpy_async(sb + e, b + g, sizeof(T));
-        __pipeline_memcpy_async(sc + e, c + g, sizeof(T));
-        __pipeline_memcpy_async(sd + e, d + g, sizeof(T));
-    }
-    __pipeline_commit();
-    __pipeline_wait_prior(0);
-}
-
-template <typename T, bool INTERLEAVED, int THREADS>
-__device__ __forceinline__ void tile_store(T *d, const T *sd, uint32_t n, uint32_t m, size_t s0,
-                                           size_t count, uint32_t pitch)
-{
-    uint32_t elems = m * n, div = INTERLEAVED ? m : n;
-    float inv = 1.0f / (float)div;
-    for (uint32_t q = threadIdx.x; q < elems; q += THREADS) {
-        size_t g;
-        uint32_t e;
-        tile_place(q, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
-        d[g] = sd[e];
-    }
-}
-
 /* tb systems a tile; the four arrays of the tile at pitch elements a system. */
 template <typename T, bool INTERLEAVED>
 __global__ void __launch_bounds__(TILE_THREADS)
@@ -128,15 +73,15 @@ __global__ void __launch_bounds__(TILE_THREADS)
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         size_t s0 = t * tb;
         uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb;
-        tile_load<T, INTERLEAVED, TILE_THREADS>(a, b, c, d, sa, sb, sc, sd, n, m, s0, count,
-                                                pitch);
+        tile_systems ts(INTERLEAVED, n, m, s0, count, pitch);
+        tile_systems_load_async(ts, TILE_THREADS, a, b, c, d, sa, sb, sc, sd);
         __syncthreads();
         if (threadIdx.x < m) {
             uint32_t o = threadIdx.x * pitch;
             thomas<T>(sa + o, sb + o, sc + o, sd + o, sc + o, sa + o, n, 1, periodic);
         }
         __syncthreads();
-        tile_store<T, INTERLEAVED, TILE_THREADS>(d, sd, n, m, s0, count, pitch);
+        tile_systems_store(ts, TILE_THREADS, d, sd);
         __syncthreads(); /* the next tile overwrites the shared arrays */
     }
 }
@@ -217,8 +162,8 @@ __global__ void __launch_bounds__(PCR_THREADS, 3)
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         size_t s0 = t * tb;
         uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb;
-        tile_load<T, INTERLEAVED, PCR_THREADS>(a, b, c, d, sa, sb, sc, sd, n, m, s0, count,
-                                               pitch);
+        tile_systems ts(INTERLEAVED, n, m, s0, count, pitch);
+        tile_systems_load_async(ts, PCR_THREADS, a, b, c, d, sa, sb, sc, sd);
         __syncthreads();
         bool active = js < m;
         pcr_steps<T>(sa + o, sb + o, sc + o, sd + o, n, p, r, active, periodic);
@@ -227,7 +172,7 @@ __global__ void __launch_bounds__(PCR_THREADS, 3)
             thomas<T>(sa + e, sb + e, sc + e, sd + e, sc + e, sa + e, len, p, periodic);
         }
         __syncthreads();
-        tile_store<T, INTERLEAVED, PCR_THREADS>(d, sd, n, m, s0, count, pitch);
+        tile_systems_store(ts, PCR_THREADS, d, sd);
         __syncthreads(); /* the next tile overwrites the shared arrays */
     }
 }
@@ -475,19 +420,8 @@ __global__ void tridiag_reduce_kernel(const T *__restrict__ a, const T *__restri
                 sa[k] = a[g], sb[k] = b[g], sc[k] = c[g], sd[k] = d[g];
             }
         } else {
-            uint32_t elems = m * n, div = INTERLEAVED ? m : n;
-            float inv = 1.0f / (float)div;
-            for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
-                size_t g;
-                uint32_t e;
-                tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
-                __pipeline_memcpy_async(sa + e, a + g, sizeof(T));
-                __pipeline_memcpy_async(sb + e, b + g, sizeof(T));
-                __pipeline_memcpy_async(sc + e, c + g, sizeof(T));
-                __pipeline_memcpy_async(sd + e, d + g, sizeof(T));
-            }
-            __pipeline_commit();
-            __pipeline_wait_prior(0);
+            tile_systems_load_async(tile_systems(INTERLEAVED, n, m, s0, count, pitch), blockDim.x,
+                                    a, b, c, d, sa, sb, sc, sd);
         }
         bool active = js < m;
         if (periodic && active)
@@ -524,14 +458,8 @@ __global__ void tridiag_reduce_kernel(const T *__restrict__ a, const T *__restri
             for (uint32_t k = threadIdx.x; k < n; k += blockDim.x)
                 d[INTERLEAVED ? (size_t)k * count + s0 : s0 * n + k] = sd[k];
         } else {
-            uint32_t elems = m * n, div = INTERLEAVED ? m : n;
-            float inv = 1.0f / (float)div;
-            for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
-                size_t g;
-                uint32_t e;
-                tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
-                d[g] = sd[e];
-            }
+            tile_systems_store(tile_systems(INTERLEAVED, n, m, s0, count, pitch), blockDim.x, d,
+                               sd);
         }
         __syncthreads(); /* the next tile overwrites the arrays */
     }
@@ -615,19 +543,8 @@ __global__ void tridiag_chunked_kernel(const T *__restrict__ a, const T *__restr
     for (size_t t = blockIdx.x; t < tiles; t += gridDim.x) {
         size_t s0 = t * tb;
         uint32_t m = count - s0 < tb ? (uint32_t)(count - s0) : tb;
-        uint32_t elems = m * n, div = INTERLEAVED ? m : n;
-        float inv = 1.0f / (float)div;
-        for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
-            size_t g;
-            uint32_t e;
-            tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
-            __pipeline_memcpy_async(sa + e, a + g, sizeof(T));
-            __pipeline_memcpy_async(sb + e, b + g, sizeof(T));
-            __pipeline_memcpy_async(sc + e, c + g, sizeof(T));
-            __pipeline_memcpy_async(sd + e, d + g, sizeof(T));
-        }
-        __pipeline_commit();
-        __pipeline_wait_prior(0);
+        tile_systems ts(INTERLEAVED, n, m, s0, count, pitch);
+        tile_systems_load_async(ts, blockDim.x, a, b, c, d, sa, sb, sc, sd);
         __syncthreads();
         if (n == 1) { /* one division a system; no barrier inside */
             if (threadIdx.x < m) {
@@ -639,12 +556,7 @@ __global__ void tridiag_chunked_kernel(const T *__restrict__ a, const T *__restr
                          ic + io, id + io, iz + io, r, q);
         }
         __syncthreads();
-        for (uint32_t k = threadIdx.x; k < elems; k += blockDim.x) {
-            size_t g;
-            uint32_t e;
-            tile_place(k, inv, div, INTERLEAVED, s0, count, n, pitch, &g, &e);
-            d[g] = sd[e];
-        }
+        tile_systems_store(ts, blockDim.x, d, sd);
         __syncthreads(); /* the next tile overwrites the shared arrays */
     }
 }
@@ -681,22 +593,6 @@ __device__ __forceinline__ void segment_complete(double *a, double *b, double *c
                                       i0 + 6 * q, i0 + 8 * q, r, q);
 }
 
-/* Copies rows lo .. lo + m - 1 of a, b, c, d into sa .. sd (asynchronous copies, coalesced) and
- * waits for this thread's; the caller's barrier makes them visible to all. */
-template <typename T>
-__device__ __forceinline__ void segment_load(const T *a, const T *b, const T *c, const T *d,
-                                             T *sa, T *sb, T *sc, T *sd, size_t lo, uint32_t m)
-{
-    for (uint32_t i = threadIdx.x; i < m; i += blockDim.x) {
-        __pipeline_memcpy_async(sa + i, a + lo + i, sizeof(T));
-        __pipeline_memcpy_async(sb + i, b + lo + i, sizeof(T));
-        __pipeline_memcpy_async(sc + i, c + lo + i, sizeof(T));
-        __pipeline_memcpy_async(sd + i, d + lo + i, sizeof(T));
-    }
-    __pipeline_commit();
-    __pipeline_wait_prior(0);
-}
-
 /* The streamed solver (CHUNKED and AUTO on contiguous systems longer than the chunked kernel
  * holds; prim_tridiag_streamed in tridiag_reduce.h gives the steps), step 1: a block a segment
  * (blockDim.x = q threads; segs segments a system, at most pitch rows each), segment g of
@@ -718,7 +614,7 @@ __global__ void tridiag_segment_reduce_kernel(const T *__restrict__ a, const T *
     for (size_t t = blockIdx.x; t < count * segs; t += gridDim.x) {
         size_t s = t / segs, g = t % segs, lo = prim_tridiag_segment_start(n, segs, g);
         uint32_t m = (uint32_t)(prim_tridiag_segment_start(n, segs, g + 1) - lo);
-        segment_load<T>(a, b, c, d, sa, sb, sc, sd, s * n + lo, m);
+        tile_rows_load_async(s * n + lo, m, q, a, b, c, d, sa, sb, sc, sd);
         __syncthreads();
         if (r == 0 && !periodic && g == 0)
             sa[0] = 0;
@@ -752,7 +648,7 @@ __global__ void tridiag_segment_complete_kernel(const T *__restrict__ a,
     for (size_t t = blockIdx.x; t < count * segs; t += gridDim.x) {
         size_t s = t / segs, g = t % segs, lo = prim_tridiag_segment_start(n, segs, g);
         uint32_t m = (uint32_t)(prim_tridiag_segment_start(n, segs, g + 1) - lo);
-        segment_load<T>(a, b, c, d, sa, sb, sc, sd, s * n + lo, m);
+        tile_rows_load_async(s * n + lo, m, q, a, b, c, d, sa, sb, sc, sd);
         __syncthreads();
         size_t k = s * 2 * segs + 2 * g;
         segment_complete(sa, sb, sc, sd, m, m > 3 ? prim_tridiag_chunk_len(m - 2, q) : 3,
