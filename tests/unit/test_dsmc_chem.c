@@ -1,27 +1,33 @@
 /* The chemistry of kedr dsmc (src/dsmc/chem.c, dsmc_kernels.h: dsmc_react), with the shipped
  * five-species air (cases/dsmc/species.ini [air5], cases/dsmc/air5.reactions):
  *  (a) energy and momentum: random pairs of every species (thermal to 30 eV relative energies,
- *      random rotational energies and vibrational levels) collided through dsmc_cand_collide
- *      with the chemistry on; every reaction of the file occurs, and each collision keeps its
+ *      random rotational energies and vibrational levels) selected as the simulator selects them
+ *      (dsmc_react_select) and collided through dsmc_cand_collide with the chemistry on; every
+ *      reaction of the file occurs, pairs whose reaction cross-section exceeds their collision
+ *      cross-section among them, and each collision keeps its
  *      total energy (kinetic + rotational + vibrational + energy of formation, the new molecule
  *      of a dissociation included) to 1e-13 of the pair's kinetic and internal energy, its
- *      momentum to 1e-13 of sum m |v| and its mass to 1e-15, its atoms exactly;
+ *      momentum to 1e-13 of sum m |v| and its mass to 1e-15, its atoms exactly; and dsmc_react's
+ *      choice (test_choice): an NO + O pair at a collision energy with reaction probabilities
+ *      summing to S < 1 and at one with S > 1 makes each reaction in the share P_r / max(1, S)
+ *      of 2e4 tries and none in 1 - S, within 5 standard errors;
  *  (b) rates: for every reaction and T = 5000, 7500, 10000, 15000 and 20000 K, a Monte Carlo
  *      over equilibrium pairs (Maxwellian velocities and Boltzmann rotational energies, drawn at
- *      a higher temperature and reweighted so that the rare pairs above E_a are sampled) of
- *      sigma g P, with the simulator's cross-section (dsmc_cand_eval) and reaction probability
- *      (dsmc_react_prob): k_MC = <sigma g P> (1/2 of it for like reactants) within 5% of the
- *      Arrhenius rate the file gives, the Monte Carlo's standard error below 1%;
- *      The Arrhenius rates of some shipped reactions need a probability above 1 somewhere
- *      (docs/dsmc.md): the formula is checked for every one, the simulator's bounded
- *      probability for the others;
- *  (c) a heat bath on each back end: one cell of 1.2e5 particles of the five species at 10000 K
- *      and 20000 K, one collision step of dt = tau / 20, repeated: each reaction's count against
- *      k(T) N_A N_B W dt / V (N_A (N_A - 1) for like reactants), k the model's rate ((b): the
- *      Arrhenius rate where P <= 1 suffices), every one within 5 standard errors (Poisson) and
- *      the sum within 5 of them plus 2%; over the step the particles' total energy, momentum
- *      and mass are kept (new atoms included), the atoms of each element counted the same, the
- *      particle count grown by the dissociations; the stats count the reactions;
+ *      a higher temperature and reweighted so that the rare pairs above E_a are sampled) of the
+ *      simulator's selection value max(sigma, sigma_R) g (dsmc_cand_eval, dsmc_react_select)
+ *      times the share of the collisions dsmc_react's choice gives the reaction, and of the TCE
+ *      formula sigma g P written out here: both (1/2 of them for like reactants) within 5% of
+ *      the Arrhenius rate the file gives for all 95 (reaction, T), the standard errors below
+ *      1.5%, including the reactions whose probabilities sum above 1 (docs/dsmc.md);
+ *  (c) heat baths on each back end: one cell of 1.2e5 molecules of the five species at 10000,
+ *      15000 and 20000 K, a short collision step repeated from fresh equilibrium velocities with
+ *      (sigma g)max a bound the step does not raise (test_bath): each reaction's count against
+ *      its Arrhenius rate k(T) N_A N_B W dt / V (N_A (N_A - 1) for like reactants), within 5
+ *      standard errors (Poisson) where 25 or more are expected, the sum within 5 of them plus
+ *      2%, the collisions against the pairs' selection rates; over the step the particles'
+ *      total energy, momentum and mass are kept (new atoms included), the atoms of each element
+ *      counted the same, the particle count grown by the dissociations; the stats count the
+ *      reactions;
  *  (d) the new molecules' order does not depend on the cpu's thread count (1 and 2 threads give
  *      the same particles bit for bit);
  *  (e) bad reaction files refused with file, line and reason: unknown species, atoms that do not
@@ -33,6 +39,7 @@
 #include "validation/test_dsmc_util.h"
 
 #include "core/internal.h"
+#include "dsmc/chem.h"
 #include "dsmc/sim.h"
 
 #include <unistd.h>
@@ -310,6 +317,86 @@ static pair_mc tce_rate(const dsmc_params *p, const kedr_dsmc_reaction *re, int 
     double shape = 2.2 + 0.5 * (za + zb), ti = re->ea / (K_B * shape);
     return pair_sample(p, re->reactants[0], re->reactants[1], q, t, ti > t ? ti : t, samples,
                        1234567 + 1000 * (uint64_t)q + (uint64_t)t);
+}
+
+/* dsmc_react's choice itself: a pair of NO and O (three reactions: dissociation of NO by O,
+ * NO + O -> O2 + N, and none) at a collision energy where their probabilities sum to S < 1 and
+ * at one where S > 1, reacted many times from the same state with different random streams:
+ * reaction r in a share P_r / max(1, S) of them, none in 1 - S (S < 1), within 5 standard
+ * errors of the binomial count. */
+static void test_choice(kedr_ctx *ctx)
+{
+    kedr_dsmc_case c = air5_box(10000, 100, 1);
+    kedr_dsmc *sim = NULL;
+    TU_OK(kedr_dsmc_create(ctx, &c, &sim));
+    if (!sim)
+        return;
+    const dsmc_params *p = &sim->p;
+    const int no = dsmc_species_index(&c, "NO"), o = dsmc_species_index(&c, "O");
+    const double mr = p->mass[no] * p->mass[o] / (p->mass[no] + p->mass[o]);
+    enum { ROOM = 4 };
+    double x[2 + ROOM], y[2 + ROOM], vx[2 + ROOM], vy[2 + ROOM], vz[2 + ROOM];
+    float erot[2 + ROOM];
+    uint8_t vib[2 + ROOM], spc[2 + ROOM];
+    uint32_t parent[ROOM];
+    /* the energies: S from 0.3 to 0.7, and from 2 to 6 (scanning up from E_a of NO + O) */
+    double es[2] = {0, 0};
+    for (double e = 75500 * K_B; e < 1e7 * K_B && !(es[0] > 0 && es[1] > 0); e *= 1.01) {
+        double sum = dsmc_react_sum(p, no, o, e);
+        if (!(es[0] > 0) && sum > 0.3 && sum < 0.7)
+            es[0] = e;
+        if (!(es[1] > 0) && sum > 2 && sum < 6)
+            es[1] = e;
+    }
+    TU_CHECK(es[0] > 0 && es[1] > 0, "NO + O: no energies with S in (0.3, 0.7) and (2, 6)");
+    const int trials = tu_quick() ? 5000 : 20000;
+    for (int k = 0; k < 2 && es[k] > 0; k++) {
+        uint64_t counts[DSMC_MAXR + 2] = {0}, before[DSMC_MAXR] = {0};
+        double seen[DSMC_MAXR + 1] = {0};
+        double sum = 0, ec = 0;
+        for (int n = 0; n < trials; n++) {
+            memset(counts + DSMC_MAXR, 0, 2 * sizeof *counts); /* the slots, lost ones */
+            spc[0] = (uint8_t)no;
+            spc[1] = (uint8_t)o;
+            x[0] = x[1] = y[0] = y[1] = 5e-4;
+            vx[0] = sqrt(2 * es[k] / mr);
+            vx[1] = vy[0] = vy[1] = vz[0] = vz[1] = 0;
+            erot[0] = erot[1] = 0;
+            vib[0] = vib[1] = 0;
+            dsmc_chem ch = {x, y, NULL, vx, vy, vz, erot, spc, vib, parent,
+                            &counts[DSMC_MAXR + 1], counts, 2, ROOM};
+            dsmc_cand cd = dsmc_cand_eval(p, 0, 1, vx, vy, vz, spc);
+            dsmc_react_select(p, &cd, erot);
+            sum = cd.rsum;
+            ec = dsmc_cand_ec(p, &cd, erot);
+            dsmc_rng r = dsmc_candidate_rng(p, (uint32_t)n, (uint32_t)k);
+            memcpy(before, counts, sizeof before);
+            int made = dsmc_react(p, &cd, &r, &ch, vx, vy, vz, erot, vib), which = DSMC_MAXR;
+            for (int t = 0; t < p->rx.nreact; t++)
+                if (counts[t] != before[t])
+                    which = t;
+            TU_CHECK(made == (which < DSMC_MAXR), "dsmc_react returned %d, reaction %d", made,
+                     which);
+            seen[which]++;
+        }
+        double m = sum > 1 ? sum : 1, left = 1;
+        for (int t = 0; t <= p->rx.nreact; t++) {
+            int fwd, none = t == p->rx.nreact, at = none ? DSMC_MAXR : t;
+            if (!none && !dsmc_react_of(p, t, no, o, &fwd)) {
+                TU_CHECK(seen[t] == 0, "reaction %d of another pair made", t);
+                continue;
+            }
+            double f = none ? fmax(left, 0.0) : tce_prob(p, t, ec) / m;
+            left -= none ? 0 : f;
+            const char *name = none ? "none" : c.reaction[t].name;
+            double sd = sqrt(trials * f * (1 - f));
+            printf("  choice NO + O, S = %.3f: %-14s %6.0f of %d, expected %8.1f\n", sum, name,
+                   seen[at], trials, trials * f);
+            TU_CHECK(fabs(seen[at] - trials * f) <= 5 * sd + 1, "S = %.3f: %s %g times, expected "
+                     "%.1f", sum, name, seen[at], trials * f);
+        }
+    }
+    kedr_dsmc_destroy(sim);
 }
 
 static void test_rates(kedr_ctx *ctx)
@@ -753,6 +840,7 @@ int main(void)
     kedr_ctx *cpu = tu_ctx(KEDR_BACKEND_CPU);
     test_bad_files();
     test_conservation(cpu);
+    test_choice(cpu);
     test_rates(cpu);
     kedr_ctx_destroy(cpu);
     kedr_backend list[2];
