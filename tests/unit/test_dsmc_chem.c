@@ -504,8 +504,8 @@ static double sel_bound(const dsmc_params *p, const dt_particles *q)
             int pr = a * DSMC_MAXS + b;
             double mr = p->mass[a] * p->mass[b] / (p->mass[a] + p->mass[b]);
             double emax = 0.5 * mr * 4 * v2 + 2 * er, e0 = 1e-3 * emax;
-            for (int k = 0; k <= 4000; k++) {
-                double e = e0 * pow(emax / e0, k / 4000.0), g = sqrt(2 * e / mr);
+            for (int k = 0; k <= 1000; k++) {
+                double e = e0 * pow(emax / e0, k / 1000.0), g = sqrt(2 * e / mr);
                 double sg = p->sigma_a[pr] * pow(g, p->sigma_e[pr]) * g, sr = 1;
                 if (p->rx.pair_reacts[pr])
                     sr = dsmc_react_sum(p, a, b, e);
@@ -513,7 +513,7 @@ static double sel_bound(const dsmc_params *p, const dt_particles *q)
                 best = sg > best ? sg : best;
             }
         }
-    return 1.02 * best;
+    return 1.05 * best;
 }
 
 /* One cell of ppc particles of the five species at temperature T and one collision step of
@@ -549,7 +549,7 @@ static void test_bath(kedr_ctx *ctx, double temperature, double frac, int repeat
     for (int a = 0; a < c.nspecies; a++)
         for (int b = a; b < c.nspecies; b++) {
             pair_mc m = pair_sample(p, a, b, -1, temperature, temperature,
-                                    tu_quick() ? 20000 : 100000, 777 + 10 * (uint64_t)a + (uint64_t)b);
+                                    tu_quick() ? 20000 : 50000, 777 + 10 * (uint64_t)a + (uint64_t)b);
             sel[a][b] = sel[b][a] = m.sel;
             sel_se[a][b] = sel_se[b][a] = m.se_sel;
         }
