@@ -5,6 +5,7 @@
  * end with an FNV-1a checksum, which catches accidents; a file is still untrusted input (anyone
  * can compute the checksum), so its size is checked against its header before anything is
  * allocated and every value against the case before sim is touched. */
+#include "chem.h"
 #include "exchange.h"
 #include "sim.h"
 
@@ -360,6 +361,8 @@ static void limits_of(const kedr_dsmc *sim, const chk_header *h, const char *pat
      * (omega <= 1). */
     l->sg_lo = 1e-3 * sg_at(p, c);
     l->sg_hi = 2.0 * fmax(sg_at(p, 2.0 * sqrt(3.0) * l->vmax), sg_at(p, 3.0 * c));
+    if (p->rx.nreact) /* pairs whose reaction cross-section is the larger select with it (chem.c) */
+        l->sg_hi = fmax(l->sg_hi, 2.0 * dsmc_chem_sg_max(p, 6.0 * l->emax));
     for (int d = 0; d < 3; d++) {
         double tol = 1e-6 * (sim->c.hi[d] - sim->c.lo[d]);
         l->lo[d] = sim->c.lo[d] - tol;

@@ -366,3 +366,27 @@ void dsmc_chem_params(const kedr_dsmc_case *c, dsmc_params *p)
                       lgamma(x + 1.0) - (x + 1.0 - s) * log(k);
     }
 }
+
+/* The largest reaction value sigma_R g = sigma g P_sum(E) (dsmc_react_select) of p's pairs
+ * that have reactions, at relative translational energies E up to emax (J) and no rotational
+ * energy, which for a given collision energy gives the largest sigma g: on a grid of 512
+ * energies spaced geometrically from emax / 10^6 to emax (the value rises from the activation
+ * energy to a peak, or to a limit for eta = 0, and grows as E^eta for eta > 0). */
+double dsmc_chem_sg_max(const dsmc_params *p, double emax)
+{
+    double best = 0;
+    for (int i = 0; i < p->nspecies; i++)
+        for (int j = 0; j < p->nspecies; j++) {
+            int pair = i * DSMC_MAXS + j;
+            if (!p->rx.pair_reacts[pair])
+                continue;
+            double mr = p->mass[i] * p->mass[j] / (p->mass[i] + p->mass[j]);
+            for (int k = 0; k < 512; k++) {
+                double e = emax * pow(1e-6, k / 511.0), g = sqrt(2.0 * e / mr);
+                double sg = p->sigma_a[pair] * pow(g, p->sigma_e[pair]) * g *
+                            dsmc_react_sum(p, i, j, e);
+                best = sg > best ? sg : best;
+            }
+        }
+    return best;
+}

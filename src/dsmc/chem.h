@@ -15,6 +15,10 @@ kedr_status dsmc_check_reactions(const kedr_dsmc_case *c, const char *fn);
 int dsmc_species_index(const kedr_dsmc_case *c, const char *name);
 /* The reaction tables of p (after its species and pair constants). */
 void dsmc_chem_params(const kedr_dsmc_case *c, dsmc_params *p);
+/* The largest reaction value sigma_R g of p's reacting pairs at relative translational energies
+ * up to emax (J): a cell's (sigma g)max starts from it (emax = 9 k T_hot) where it exceeds the
+ * collisions' value, and a checkpoint's (sigma g)max may reach it. */
+double dsmc_chem_sg_max(const dsmc_params *p, double emax);
 
 #ifdef __cplusplus
 }

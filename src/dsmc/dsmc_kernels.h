@@ -1562,7 +1562,10 @@ typedef struct {
     uint32_t i, j;       /* the molecules (indices into the sorted arrays) */
     int si, sj, pair;    /* their species and the pair's row of the cross-section tables */
     double gx, gy, gz, g2, g; /* relative velocity v_i - v_j, its square and its magnitude */
-    double sg;           /* sigma g, 0 when g = 0 */
+    double sg;           /* sigma g, 0 when g = 0; a reacting pair's selection value where its
+                          * reactions' cross-section exceeds sigma (dsmc_react_select) */
+    double rsum;         /* a reacting gas: the sum of the pair's reaction probabilities
+                          * (dsmc_react_sum), 0 for a pair without reactions */
 } dsmc_cand;
 
 /* The stream of candidate number k of a cell (its partner and scattering draws): every candidate
@@ -1650,6 +1653,7 @@ DSMC_HD dsmc_cand dsmc_cand_rel(const dsmc_params *p, uint32_t i, uint32_t j, co
     c.g2 = c.gx * c.gx + c.gy * c.gy + c.gz * c.gz;
     c.g = c.g2 > 0 ? sqrt(c.g2) : 0;
     c.sg = 0;
+    c.rsum = 0;
     (void)p;
     return c;
 }
@@ -1773,14 +1777,57 @@ DSMC_HD uint64_t dsmc_atomic_add(uint64_t *a, uint64_t v)
  * up to the activation energy E_a, then C (E_c - E_a)^x / E_c^y with x = eta + zeta/2 + 1/2,
  * y = zeta/2 + 3/2 - omega (zeta the pair's rotational degrees of freedom) and C such that a
  * gas in equilibrium at any T reacts at the Arrhenius rate a T^eta exp(-E_a / kT)
- * (chem.c: dsmc_chem_params). At most 1. */
+ * (chem.c: dsmc_chem_params). It is the ratio sigma_R / sigma of the reaction's cross-section
+ * to the collision's and is not bounded by 1 (dsmc_react_select). */
 DSMC_HD double dsmc_react_prob(const dsmc_params *p, int r, double ec)
 {
     double d = ec - p->rx.re_ea[r];
     if (!(d > 0))
         return 0;
-    double pr = exp(p->rx.re_lc[r] + p->rx.re_x[r] * log(d) - p->rx.re_y[r] * log(ec));
-    return pr < 1 ? pr : 1;
+    return exp(p->rx.re_lc[r] + p->rx.re_x[r] * log(d) - p->rx.re_y[r] * log(ec));
+}
+
+/* Candidate k's collision energy (J): its relative translational energy and the rotational
+ * energies of both molecules (erot NULL: none rotates). */
+DSMC_HD double dsmc_cand_ec(const dsmc_params *p, const dsmc_cand *k, const float *erot)
+{
+    const double m1 = p->mass[k->si], m2 = p->mass[k->sj], mr = m1 * m2 / (m1 + m2);
+    return 0.5 * mr * k->g2 + (erot ? (double)erot[k->i] + (double)erot[k->j] : 0.0);
+}
+
+/* Whether reaction t has the species si and sj as its reactants (in either order; *fwd: 1 when
+ * si is the one that breaks or exchanges). */
+DSMC_HD int dsmc_react_of(const dsmc_params *p, int t, int si, int sj, int *fwd)
+{
+    *fwd = p->rx.re_a[t] == si && p->rx.re_b[t] == sj;
+    return *fwd || (p->rx.re_a[t] == sj && p->rx.re_b[t] == si);
+}
+
+/* The sum of dsmc_react_prob over the reactions of the species pair (si, sj), in the order of
+ * the reaction file: the pair's total reaction cross-section over its collision cross-section
+ * sigma_R / sigma at collision energy ec. */
+DSMC_HD double dsmc_react_sum(const dsmc_params *p, int si, int sj, double ec)
+{
+    double sum = 0;
+    int fwd;
+    for (int t = 0; t < p->rx.nreact; t++)
+        if (dsmc_react_of(p, t, si, sj, &fwd))
+            sum += dsmc_react_prob(p, t, ec);
+    return sum;
+}
+
+/* Candidate k of a pair that has reactions, before its acceptance: k->rsum = sigma_R / sigma
+ * (dsmc_react_sum at its collision energy). The pair is selected with the larger of the two
+ * cross-sections, max(sigma, sigma_R) (docs/dsmc.md, Chemistry): returns 1 when sigma_R is the
+ * larger, and then the caller multiplies its sigma g by k->rsum before comparing with (and
+ * raising) (sigma g)max; 0 when sigma is, and the candidate is accepted as in a gas that does
+ * not react. dsmc_react then makes reaction r with probability P_r / max(1, rsum), so that
+ * reaction r happens at the rate sigma P_r g and the collision without reaction at the rate
+ * (sigma - sigma_R) g where that is positive, 0 otherwise. */
+DSMC_HD int dsmc_react_select(const dsmc_params *p, dsmc_cand *k, const float *erot)
+{
+    k->rsum = dsmc_react_sum(p, k->si, k->sj, dsmc_cand_ec(p, k, erot));
+    return k->rsum > 1;
 }
 
 /* A relative velocity of magnitude g in a random direction (two uniforms of r). */
@@ -1816,9 +1863,11 @@ DSMC_HD double dsmc_product_internal(const dsmc_params *p, int s, double b, doub
     return e;
 }
 
-/* An accepted candidate k of a reacting gas: one uniform of r chooses among the reactions of
- * its pair (each with dsmc_react_prob, taken in the order of the reaction file; none when the
- * uniform exceeds their sum). A reaction replaces the collision: the energy of the pair (its
+/* An accepted candidate k of a reacting gas (k->rsum from dsmc_react_select): one uniform u of
+ * r chooses among the reactions of its pair, each with probability dsmc_react_prob /
+ * max(1, k->rsum), taken in the order of the reaction file (u max(1, rsum) against their
+ * running sum; none when it exceeds the sum). A reaction replaces the collision: the energy
+ * of the pair (its
  * kinetic energy in the centre-of-mass frame, rotational and vibrational energies) less the
  * energy of formation the products gain, with the change of the centre of mass's kinetic
  * energy when the products' masses differ from the reactants' by rounding or data, is
@@ -1831,20 +1880,31 @@ DSMC_HD int dsmc_react(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r, co
                        double *vx, double *vy, double *vz, float *erot, uint8_t *vib)
 {
     const uint32_t i = k->i, j = k->j;
-    const double m1 = p->mass[k->si], m2 = p->mass[k->sj], mt = m1 + m2, mr = m1 * m2 / mt;
-    double ec = 0.5 * mr * k->g2 + (erot ? (double)erot[i] + (double)erot[j] : 0.0);
+    const double m1 = p->mass[k->si], m2 = p->mass[k->sj], mt = m1 + m2;
+    const double ec = dsmc_cand_ec(p, k, erot);
     double u = dsmc_u01(r), sum = 0;
-    int q = -1, fwd = 1;
+    if (k->rsum > 1)
+        u *= k->rsum; /* the pair reacts for sure: sigma_R is its selection cross-section */
+    int q = -1, fwd = 1, last = -1, lastf = 1;
     for (int t = 0; t < p->rx.nreact; t++) {
-        int f = p->rx.re_a[t] == k->si && p->rx.re_b[t] == k->sj;
-        if (!f && !(p->rx.re_a[t] == k->sj && p->rx.re_b[t] == k->si))
+        int f;
+        if (!dsmc_react_of(p, t, k->si, k->sj, &f))
             continue;
-        sum += dsmc_react_prob(p, t, ec);
+        double pr = dsmc_react_prob(p, t, ec);
+        sum += pr;
+        if (pr > 0) {
+            last = t;
+            lastf = f;
+        }
         if (u < sum) {
             q = t;
             fwd = f;
             break;
         }
+    }
+    if (q < 0 && k->rsum > 1) { /* u rsum rounded up to the sum itself */
+        q = last;
+        fwd = lastf;
     }
     if (q < 0)
         return 0;
@@ -1988,7 +2048,8 @@ DSMC_HD void dsmc_scatter(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
  * (dsmc_deflection, from the next two uniforms of r, or from pre when the caller drew them
  * already: the cpu computes a batch of deflections in vector code when no molecule rotates),
  * with the relative speed rescaled to the translational energy left (dsmc_scatter). In a
- * reacting gas (ch non-NULL) a pair that has reactions may react instead (dsmc_react).
+ * reacting gas (ch non-NULL) a pair that has reactions may react instead (dsmc_react, with
+ * k->rsum from dsmc_react_select).
  * Momentum and total energy are conserved. Adds the pair's separation to *sep. */
 DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rng *r,
                                const dsmc_defl *pre, double tcell, const double *x,
@@ -2015,7 +2076,9 @@ DSMC_HD void dsmc_cand_collide(const dsmc_params *p, const dsmc_cand *k, dsmc_rn
 /* A candidate of the cell's particles [start, start + n), r its stream (dsmc_candidate_rng):
  * its pair chosen uniformly (dsmc_pick_pair, from w, its draw of the cell's DSMC_P_PAIR stream),
  * accepted with
- * sigma g / (sigma g)max (raising *sgmax when exceeded), then collided (dsmc_cand_collide).
+ * sigma g / (sigma g)max (raising *sgmax when exceeded; in a reacting gas sigma_R g where the
+ * pair's reaction cross-section sigma_R is the larger, dsmc_react_select), then collided
+ * (dsmc_cand_collide).
  * sgb: the cpu's bounds on sigma g (dsmc_sg_verdict), or NULL; pre: the deflection from r's
  * first two uniforms, made already (dsmc_cand_collide), or NULL.
  * Returns 1 when it collided. */
@@ -2030,9 +2093,14 @@ DSMC_HD int dsmc_try_pair(const dsmc_params *p, dsmc_rng r, uint32_t start,
     dsmc_pick_pair(p, start, n, w, &r, x, y, z, last, &i, &j);
     dsmc_cand c = dsmc_cand_rel(p, i, j, vx, vy, vz, sp);
     double u = kedr_u01_f64(w.v[2], w.v[3]);
-    int verdict = dsmc_sg_verdict(p, sgb, &c, u, *sgmax);
+    /* a pair whose reaction cross-section exceeds its collision cross-section is selected with
+     * the former (dsmc_react_select), which the bounds on sigma g do not know */
+    const int rsel = ch && p->rx.pair_reacts[c.pair] && dsmc_react_select(p, &c, erot);
+    int verdict = rsel ? -1 : dsmc_sg_verdict(p, sgb, &c, u, *sgmax);
     if (verdict < 0) {
         dsmc_cand_sg(p, &c);
+        if (rsel)
+            c.sg *= c.rsum;
         if (c.sg > *sgmax)
             *sgmax = c.sg;
         verdict = u * *sgmax < c.sg; /* never when g = 0 */

@@ -1148,6 +1148,8 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
             double sg = p->sigma_a[k] * pow(g, p->sigma_e[k]) * g;
             sg0 = sg > sg0 ? sg : sg0;
         }
+    if (p->rx.nreact) /* the reaction cross-section where it is the larger (chem.c) */
+        sg0 = fmax(sg0, dsmc_chem_sg_max(p, 9.0 * KEDR_BOLTZMANN * t_hot));
 
     sim->sg_init = dsmc_float_up(sg0);
     kedr_status s = dsmc_cells_room(sim); /* the rank's own cells */

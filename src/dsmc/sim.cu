@@ -323,6 +323,10 @@ static __global__ void __launch_bounds__(DSMC_CROWD_BLOCK)
             double u = 1;
             if (lane < go) {
                 c = dsmc_cand_eval(&p, i, j, a.vx, a.vy, a.vz, a.sp);
+                /* selected with the reaction cross-section where it is the larger (as
+                 * dsmc_try_pair) */
+                if (CHEM && p.rx.pair_reacts[c.pair] && dsmc_react_select(&p, &c, a.erot))
+                    c.sg *= c.rsum;
                 u = kedr_u01_f64(w.v[2], w.v[3]);
             }
             double run = c.sg > sgmax ? c.sg : sgmax; /* (sigma g)max as lane's candidate sees it */
