@@ -22,6 +22,7 @@ typedef struct {
     size_t particles;  /* largest box (0: 10^8 on a GPU, capped by its memory; 10^6 on the cpu) */
     const char *json;  /* write results here as JSON, or NULL */
     const char *cases; /* folder with seed-test1.ini and seed-test2.ini (NULL: cases/dsmc) */
+    int split;         /* over ranks: kedr_dsmc_split of every case (0: rcb) */
 } kedr_bench_dsmc_opts;
 
 /* The DSMC benchmarks (bench/dsmc_bench.c): the argon VSS box at sizes up to opts->particles

@@ -68,7 +68,7 @@ static int bench_prim(int argc, char **argv)
 static int bench_dsmc(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
-    kedr_bench_dsmc_opts o = {0, NULL, NULL};
+    kedr_bench_dsmc_opts o = {0, NULL, NULL, 0};
     const char *cmd = "bench dsmc";
     int ranks = 0;
     for (int i = 1; i < argc; i++) {
@@ -84,6 +84,8 @@ static int bench_dsmc(int argc, char **argv)
                    "  --ranks        under mpirun: the box at --particles a rank (weak scaling)\n"
                    "                 and seed test 2 (strong scaling) over the ranks, one GPU\n"
                    "                 a rank (bench/dsmc-ranks.sh runs 1, 2, ... ranks)\n"
+                   "  --split rcb|x  over ranks: boxes by recursive coordinate bisection (the\n"
+                   "                 default) or columns along x ([run] split, docs/dsmc.md)\n"
                    "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
             return 0;
         }
@@ -97,6 +99,12 @@ static int bench_dsmc(int argc, char **argv)
             o.cases = cli_value(argc, argv, &i, cmd);
         else if (strcmp(a, "--ranks") == 0)
             ranks = 1;
+        else if (strncmp(a, "--split", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
+            const char *v = cli_value(argc, argv, &i, cmd);
+            if (strcmp(v, "rcb") != 0 && strcmp(v, "x") != 0)
+                cli_usage_error(cmd, "--split '%s': expected rcb or x", v);
+            o.split = strcmp(v, "x") == 0 ? KEDR_DSMC_SPLIT_X : KEDR_DSMC_SPLIT_RCB;
+        }
         else
             cli_usage_error(cmd, "unknown option '%s'", a);
     }
