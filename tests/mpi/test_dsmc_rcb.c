@@ -283,6 +283,21 @@ static void compare_one(kedr_backend b, kedr_dsmc_case c, const char *name, int 
     }
     free(p1);
     free(all);
+    /* each rank feeds only the inflow faces of its own box: an empty domain's first inflow,
+     * before any move, lies in the ranks' own cells */
+    kedr_dsmc_case empty = c;
+    empty.fill = 0;
+    kedr_dsmc *gen = NULL;
+    TU_OK(kedr_dsmc_create_on(ctx, &empty, comm, &gen));
+    TU_OK(kedr_dsmc_step_stages(gen, KEDR_DSMC_STAGE_BIT(KEDR_DSMC_GENERATE)));
+    size_t fed = 0, stray = outside(gen);
+    kedr_dsmc_get_particles3(gen, 0, &fed, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);
+    uint64_t fed_all[2] = {fed, stray};
+    TU_OK(kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, fed_all, 2));
+    TU_CHECK(fed_all[0] > 20 && fed_all[1] == 0, "%s: the first inflow: %llu molecules, %llu "
+             "of them outside their rank's box", what, (unsigned long long)fed_all[0],
+             (unsigned long long)fed_all[1]);
+    kedr_dsmc_destroy(gen);
     for (int k = 0; k < steps; k++) {
         TU_OK(kedr_dsmc_step(one));
         TU_OK(kedr_dsmc_step(many));
