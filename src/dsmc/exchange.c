@@ -1,6 +1,7 @@
 /* The exchange stage of a DSMC step over several ranks (seed 003's sixth stage): the grid's
- * columns of cells (all cells of one x index) are split into contiguous ranges, one a rank, and
- * after the move every particle that entered another rank's columns is sent there.
+ * cells are split into boxes, one a rank (a tree of cuts: recursive coordinate bisection, or
+ * columns along x), and after the move every particle that entered another rank's box is sent
+ * to that rank, whichever it is (the owner of its cell, by a walk of the tree).
  *
  * The particles travel as records: each field of dsmc_particle_fields (sim.h) in turn, so a
  * new particle array travels without a change here. Particles that left the domain (cell key
@@ -745,7 +746,8 @@ static kedr_status xbuf_room(kedr_dsmc *sim, size_t bytes)
 
 /* Tests (sim->xcheck): the move's counts of each tile's leavers against the selection's own
  * counting pass. */
-static kedr_status check_tiles(kedr_dsmc *sim, const uint32_t *keys, size_t n, int me)
+static kedr_status check_tiles(kedr_dsmc *sim, const dsmc_decomp *d, const uint32_t *keys,
+                               size_t n, int me)
 {
     size_t nt = (n + DSMC_XTILE - 1) / DSMC_XTILE;
     uint32_t *dev = NULL, *a = malloc(nt * 4), *b = malloc(nt * 4);
@@ -754,7 +756,7 @@ static kedr_status check_tiles(kedr_dsmc *sim, const uint32_t *keys, size_t n, i
         s = kedr_alloc(sim->ctx, (void **)&dev, nt * 4);
     if (s == KEDR_OK)
         s = dsmc_count_leavers_cuda(sim->ctx, keys, n, (uint32_t)sim->ncells, 1,
-                                    dev_owners(sim, &sim->decomp), me, dev);
+                                    dev_owners(sim, d), me, dev);
     if (s == KEDR_OK)
         s = kedr_download(sim->ctx, a, sim->xbuf, nt * 4);
     if (s == KEDR_OK)
@@ -791,7 +793,7 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     sim->xtiles_n = 0;
     KEDR_TRY(xbuf_room(sim, dsmc_select_scratch_words(n) * 4));
     if (counted && sim->xcheck)
-        KEDR_TRY(check_tiles(sim, keys, n, me));
+        KEDR_TRY(check_tiles(sim, d, keys, n, me));
     uint32_t *idx = sim->perm; /* free between the copies of radial weighting and the index */
     KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, sim->keys_local,
                                       dev_owners(sim, d), me, (uint32_t *)sim->xbuf,

@@ -338,7 +338,7 @@ struct kedr_dsmc {
     void *sort_scratch;     /* the counting sort's look-back words (kedr_counting_sort_in) */
     size_t sort_scratch_bytes;
     /* The per-cell arrays, by local cell (dsmc_cellmap), with room for cells_cap cells (at
-     * least nlocal: dsmc_cells_room); a balance hands a column's (sigma g)max and sums to its new
+     * least nlocal: dsmc_cells_room); a balance hands a cell's (sigma g)max and sums to its new
      * owner (exchange.c). */
     size_t cells_cap;
     uint32_t *starts, *counts; /* per local cell (nlocal), after indexing */
