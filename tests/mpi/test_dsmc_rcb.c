@@ -354,6 +354,67 @@ static kedr_dsmc_case coarse(const char *file, int f, double volume_ratio)
     return c;
 }
 
+/* Every rank's file with its split's first cut moved onto its box's edge (the checksum made to
+ * match) is refused on every rank, naming a file and what was expected. */
+static void check_forged_split(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc *a,
+                               char **files)
+{
+    FILE *f = fopen(files[rank], "rb");
+    TU_CHECK(f != NULL, "open %s", files[rank]);
+    if (!f)
+        return;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *buf = malloc((size_t)n);
+    TU_CHECK(fread(buf, 1, (size_t)n, f) == (size_t)n, "read %s", files[rank]);
+    fclose(f);
+    /* the split: its kind and a zero, then the cuts (docs/dsmc.md, the checkpoint layout) */
+    unsigned char want[8 + sizeof(dsmc_cut)];
+    int32_t kind[2] = {a->decomp.kind, 0};
+    memcpy(want, kind, 8);
+    memcpy(want + 8, &a->decomp.cut[0], sizeof(dsmc_cut));
+    long at = -1;
+    for (long i = 0; at < 0 && i + (long)sizeof want <= n; i++)
+        if (memcmp(buf + i, want, sizeof want) == 0)
+            at = i;
+    TU_CHECK(at > 0, "%s: the split not found", files[rank]);
+    char bad[200];
+    snprintf(bad, sizeof bad, "%s.bad", files[rank]);
+    if (at > 0) {
+        dsmc_cut edge = a->decomp.cut[0];
+        edge.cut = 0; /* on the grid's lower face: no plane inside the box */
+        memcpy(buf + at + 8, &edge, sizeof edge);
+        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a of all but the last 16 bytes */
+        for (long i = 0; i + 16 < n; i++)
+            h = (h ^ buf[i]) * 0x100000001b3ull;
+        memcpy(buf + n - 16, &h, 8);
+        f = fopen(bad, "wb");
+        TU_CHECK(f && fwrite(buf, 1, (size_t)n, f) == (size_t)n, "write %s", bad);
+        if (f)
+            fclose(f);
+    }
+    free(buf);
+    TU_OK(kedr_comm_barrier(comm));
+    char **list = calloc((size_t)size, sizeof *list);
+    for (int k = 0; k < size; k++) {
+        list[k] = malloc(200);
+        snprintf(list[k], 200, "%s.bad", files[k]);
+    }
+    kedr_dsmc *r = NULL;
+    kedr_status st = kedr_dsmc_restart_files(ctx, c, comm, size, (const char *const *)list, &r);
+    /* every rank reports the first failure (rank 0's file) */
+    TU_CHECK(st == KEDR_ERR_PARSE && r == NULL && strstr(kedr_last_error(), "of") &&
+                 strstr(kedr_last_error(), ".chk.bad") &&
+                 strstr(kedr_last_error(), "inside its box"),
+             "a split's cut outside its box: status %d, '%s'", (int)st, kedr_last_error());
+    TU_OK(kedr_comm_barrier(comm));
+    unlink(bad);
+    for (int k = 0; k < size; k++)
+        free(list[k]);
+    free(list);
+}
+
 /* Checkpoints of one kind of split restarted with the other, over as many ranks: the same
  * particles, now split as the case says, and the run goes on. */
 static void check_restart_kinds(kedr_backend b)
@@ -415,6 +476,8 @@ static void check_restart_kinds(kedr_backend b)
                  (long long)sr.samples, (long long)sa.step, (long long)sa.samples);
         for (int k = 0; k < 4; k++)
             TU_OK(kedr_dsmc_step(r));
+        if (kind == 0 && size > 1)
+            check_forged_split(ctx, &c, a, files);
         free(pa);
         free(pr);
         kedr_dsmc_destroy(a);
