@@ -892,6 +892,36 @@ static kedr_status fill(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+/* A warning (rank 0) when some rank's box is thinner, along an axis it does not span, than a
+ * fast molecule (the freestream speed plus three most probable thermal speeds:
+ * kedr_dsmc_time_scales) moves in a step: such molecules cross that box in one step and go
+ * straight to the rank that owns their cell, which is correct but sends more messages. */
+static void thin_box_note(const dsmc_decomp *d, const kedr_dsmc_case *c)
+{
+    double tc, tt;
+    kedr_dsmc_time_scales(c, &tc, &tt);
+    int dims = c->dims == 3 ? 3 : 2;
+    double h[3], smaller;
+    for (int a = 0; a < dims; a++)
+        h[a] = (c->hi[a] - c->lo[a]) / d->n[a];
+    smaller = h[0] < h[1] ? h[0] : h[1];
+    double reach = tt > 0 ? c->dt * smaller / tt : 0; /* metres a fast molecule moves a step */
+    for (int r = 0; r < d->nranks; r++)
+        for (int a = 0; a < dims; a++) {
+            int w = d->box[r].hi[a] - d->box[r].lo[a];
+            if (w == d->n[a] || w * h[a] >= reach)
+                continue;
+            kedr_log(KEDR_LOG_WARN, "kedr_dsmc: over %d ranks the grid of %d x %d x %d cells "
+                     "leaves rank %d a box %d cells thin along %c, less than the %.3g cells a "
+                     "fast molecule (freestream speed plus 3 thermal speeds) crosses in a step "
+                     "of %g s: such molecules go straight to the rank that owns their cell "
+                     "(correct, with more messages); fewer ranks or a shorter dt keep them "
+                     "between neighbouring boxes", d->nranks, d->n[0], d->n[1], d->n[2], r, w,
+                     "xyz"[a], reach / h[a], c->dt);
+            return;
+        }
+}
+
 /* The cell that inflow face `local` of side `side` opens into: side s of axis a = s / 2 has a
  * face per cell of the two other axes b < c, numbered ib + n_b ic (dsmc_inflow_one3; in 2D the
  * x sides' faces are the rows, the y sides' the columns). */
@@ -1053,6 +1083,8 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
             free(sim);
             return ds;
         }
+        if (sim->rank == 0)
+            thin_box_note(&sim->decomp, c);
     }
     sim->c = *c;
     if (sim->c.sample_auto)
