@@ -24,6 +24,7 @@ typedef struct {
     const char *cases; /* folder with seed-test1.ini and seed-test2.ini (NULL: cases/dsmc) */
     size_t sphere;     /* --ranks: the 3D sphere (sphere-3d.ini) refined to about this many
                         * particles, strong scaling over the ranks (0: not run) */
+    int split;         /* over ranks: kedr_dsmc_split of every case (0: rcb) */
 } kedr_bench_dsmc_opts;
 
 /* The DSMC benchmarks (bench/dsmc_bench.c): the argon VSS box at sizes up to opts->particles

@@ -11,6 +11,11 @@
 # memory and MPI (KEDR_COMM_IPC=0). PATHS="ipc host" runs both; one rank has no exchange and runs
 # once. With KEDR_DSMC_XPROF=1 each rank prints the exchange's parts, timed, to the log.
 # RANKS: the rank counts (default 1, 2, ... up to the host's GPUs), e.g. RANKS="1 2 4".
+# SPLIT: how the grid is split between the ranks, each timed in turn (default "rcb"): rcb, boxes by
+# recursive coordinate bisection; x, columns along x ([run] split, docs/dsmc.md). SPLIT="rcb x"
+# runs both; one rank has no split and runs once. Besides the box stretched along x (where both
+# give slabs) `kedr bench dsmc --ranks` times the same cubes tiled along x, y and z (tiles3d),
+# where the splits differ, and seed test 2 (2D).
 #
 # SPARTA: with SPARTA_DIR set, the SPARTA that bench/sparta-build.sh builds (or is building:
 # this waits for SPARTA_DIR/done) runs in.collide on the same GPUs after kedr. SPARTA creates its
@@ -32,17 +37,25 @@ mpi="mpirun --bind-to none --oversubscribe"
 sparta=${SPARTA_DIR:-}
 counts=${RANKS:-$(seq 1 "$gpus")}
 paths=${PATHS:-ipc}
+splits=${SPLIT:-rcb}
+for split in $splits; do
+    case "$split" in
+    rcb | x) ;;
+    *) echo "SPLIT: unknown split '$split' (expected rcb or x)" >&2; exit 2 ;;
+    esac
+done
 
 weak() { # the box3d row of a JSON: particle-steps/s
     python3 -c "import json,sys; r=[x for x in json.load(open(sys.argv[1]))['results'] if x['name'].startswith(sys.argv[2])]; print(r[0]['particle_steps_per_s'] if r and r[0]['status']=='ok' else 0)" "$1" "$2" 2>/dev/null || echo 0
 }
 
-echo "== kedr: $gpus GPU(s), $per particles a GPU (weak), seed test 2 (strong); exchange paths: $paths"
+echo "== kedr: $gpus GPU(s), $per particles a GPU (weak), seed test 2 (strong); exchange paths: $paths; splits: $splits"
 declare -A k1
 sizes=$per
 [ -n "$sparta" ] && [ "$sparta_per" != "$per" ] && sizes="$per $sparta_per"
 for size in $sizes; do
     first=1
+    for split in $splits; do
     for path in $paths; do
         case "$path" in
         ipc) ipc=1 ;;
@@ -52,16 +65,20 @@ for size in $sizes; do
         for np in $counts; do
             [ "$np" = 1 ] && [ "$first" = 0 ] && continue # one rank: no exchange, timed once
             j="$out/dsmc-ranks-$size-np$np.json"
-            [ "$np" -gt 1 ] && j="$out/dsmc-ranks-$size-np$np-$path.json"
+            [ "$np" -gt 1 ] && j="$out/dsmc-ranks-$size-np$np-$path-$split.json"
             KEDR_COMM_IPC=$ipc timeout 300 $mpi -x KEDR_COMM_IPC -np "$np" build/kedr bench dsmc --ranks \
-                --backend "${BACKEND:-cuda}" --particles "$size" --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
+                --backend "${BACKEND:-cuda}" --particles "$size" --split "$split" --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
             python3 -c "import json,sys; [print(x['name'], {k: round(v,3) for k,v in x.get('stage_ms_per_step',{}).items() if v}) for x in json.load(open(sys.argv[1]))['results']]" "$j" 2>/dev/null
+            for box in box3d tiles3d; do
+                r=$(weak "$j" $box)
+                [ "$np" = 1 ] && k1[$size-$box]=$r
+                python3 -c "import sys; r,b,n=map(float,sys.argv[1:4]); print(f'kedr {sys.argv[6]} {sys.argv[4]} a GPU, {int(n)} GPU(s), exchange {sys.argv[5]}: {r:.3e} p-steps/s, weak-scaling efficiency {r/(n*b)*100 if b else 0:.1f}%')" "$r" "${k1[$size-$box]}" "$np" "$size" "$path, split $split" "$box"
+            done
             r=$(weak "$j" box3d)
-            [ "$np" = 1 ] && k1[$size]=$r
-            python3 -c "import sys; r,b,n=map(float,sys.argv[1:4]); print(f'kedr box3d {sys.argv[4]} a GPU, {int(n)} GPU(s), exchange {sys.argv[5]}: {r:.3e} p-steps/s, weak-scaling efficiency {r/(n*b)*100 if b else 0:.1f}%')" "$r" "${k1[$size]}" "$np" "$size" "$path"
-            [ "$size" = "$sparta_per" ] && echo "kedr-collide np=$np $([ "$np" = 1 ] || echo "$path ")$r" >>"$out/ratio.txt"
+            [ "$size" = "$sparta_per" ] && echo "kedr-collide np=$np $([ "$np" = 1 ] || echo "$path $split ")$r" >>"$out/ratio.txt"
         done
         first=0
+    done
     done
 done
 

@@ -76,6 +76,33 @@ static kedr_dsmc_case box_case_x(size_t n, int dims, int stretch)
 
 static kedr_dsmc_case box_case(size_t n, int dims) { return box_case_x(n, dims, 1); }
 
+/* The 3D box with about n particles a rank, nranks cubes of them side by side along x, y and z:
+ * each prime factor of nranks, largest first, multiplies the axis of fewest cubes (x first of
+ * equals), so 2 ranks: 2 x 1 x 1 cubes, 4: 2 x 2 x 1, 8: 2 x 2 x 2. Recursive bisection gives
+ * each rank a cube; columns along x give thinner slabs with more area between the ranks. */
+static kedr_dsmc_case box_case_tiles(size_t n, int nranks)
+{
+    kedr_dsmc_case c = box_case_x(n, 3, 1);
+    int f[3] = {1, 1, 1}, left = nranks;
+    while (left > 1) {
+        int p = left; /* the largest prime factor */
+        for (int q = 2; q * q <= left; q++)
+            while (p % q == 0 && p > q)
+                p /= q;
+        int a = f[1] < f[0] ? (f[2] < f[1] ? 2 : 1) : (f[2] < f[0] ? 2 : 0);
+        f[a] *= p;
+        left /= p;
+    }
+    int side = c.nx;
+    c.nx = side * f[0];
+    c.ny = side * f[1];
+    c.nz = side * f[2];
+    c.hi[0] = c.nx * 1e-5;
+    c.hi[1] = c.ny * 1e-5;
+    c.hi[2] = c.nz * 1e-5;
+    return c;
+}
+
 /* Runs warm steps, then timed steps of the stages in mask, into row. */
 static kedr_status time_case(kedr_ctx *ctx, kedr_comm *comm, const kedr_dsmc_case *c,
                              unsigned mask, int warm, int steps, dsmc_row *row)
@@ -309,8 +336,10 @@ static kedr_status sphere_case(const char *path, size_t particles, kedr_dsmc_cas
 }
 
 /* Over the ranks of comm (kedr bench dsmc --ranks, under mpirun): weak scaling, a box3d of
- * about opts->particles a rank stretched along x so that each rank's columns make a cube, and
- * strong scaling, seed test 2 over the same ranks. Particle-steps are summed over the ranks and
+ * about opts->particles a rank stretched along x so that each rank's columns make a cube (any
+ * split gives slabs there), the same cubes tiled along x, y and z (box_case_tiles: there the
+ * splits differ), and strong scaling, seed test 2 over the same ranks, each split as
+ * opts->split says. Particle-steps are summed over the ranks and
  * the time is the slowest rank's; the stage rows are the slowest rank's too. */
 kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_bench_dsmc_opts *o)
 {
@@ -325,8 +354,9 @@ kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_ben
     char device[300], date[32];
     bench_device_name(ctx, device, sizeof device);
     bench_utc_date(date, sizeof date);
-    printf("kedr bench dsmc --ranks: %d rank%s, %s (%s) on rank 0, %s\n", nranks,
-           nranks > 1 ? "s" : "", device, kedr_backend_name(kedr_ctx_backend(ctx)), date);
+    printf("kedr bench dsmc --ranks: %d rank%s, %s (%s) on rank 0, %s, split %s\n", nranks,
+           nranks > 1 ? "s" : "", device, kedr_backend_name(kedr_ctx_backend(ctx)), date,
+           o->split == KEDR_DSMC_SPLIT_X ? "x" : "rcb");
     printf("%-18s %11s %10s %6s %10s %12s %8s\n", "case", "particles", "cells", "steps",
            "ms/step", "p-steps/s", "B/part");
     dsmc_row rows[4];
@@ -335,7 +365,12 @@ kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_ben
                         KEDR_DSMC_STAGE_BIT(KEDR_DSMC_COLLIDE);
     char name[48];
     kedr_dsmc_case box = box_case_x(per, 3, nranks);
+    box.split = (kedr_dsmc_split)o->split;
     snprintf(name, sizeof name, "box3d-weak-np%d", nranks);
+    measure_on(ctx, comm, &box, name, box_mask, 3, gpu ? 50 : 5, &rows[nrows++]);
+    box = box_case_tiles(per, nranks);
+    box.split = (kedr_dsmc_split)o->split;
+    snprintf(name, sizeof name, "tiles3d-weak-np%d", nranks);
     measure_on(ctx, comm, &box, name, box_mask, 3, gpu ? 50 : 5, &rows[nrows++]);
     char path[1100];
     snprintf(path, sizeof path, "%s/seed-test2.ini", o->cases ? o->cases : "cases/dsmc");
@@ -350,6 +385,7 @@ kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_ben
         print_row(row);
     } else {
         c.sample_start = 0;
+        c.split = (kedr_dsmc_split)o->split;
         measure_on(ctx, comm, &c, name, KEDR_DSMC_ALL_STAGES, gpu ? 60 : 5, gpu ? 100 : 5, row);
     }
     if (o->sphere) { /* strong scaling of a 3D body: sphere-3d refined to about o->sphere */
@@ -363,6 +399,7 @@ kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_ben
             snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
             print_row(row);
         } else {
+            c.split = (kedr_dsmc_split)o->split;
             measure_on(ctx, comm, &c, name, KEDR_DSMC_ALL_STAGES, gpu ? 20 : 3, gpu ? 40 : 3,
                        row);
         }

@@ -68,7 +68,7 @@ static int bench_prim(int argc, char **argv)
 static int bench_dsmc(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
-    kedr_bench_dsmc_opts o = {0, NULL, NULL, 0};
+    kedr_bench_dsmc_opts o = {0, NULL, NULL, 0, 0};
     const char *cmd = "bench dsmc";
     int ranks = 0;
     for (int i = 1; i < argc; i++) {
@@ -86,6 +86,8 @@ static int bench_dsmc(int argc, char **argv)
                    "                 a rank (bench/dsmc-ranks.sh runs 1, 2, ... ranks)\n"
                    "  --sphere N     with --ranks: also the 3D sphere (sphere-3d.ini) refined\n"
                    "                 to about N particles (strong scaling; e.g. 4e8)\n"
+                   "  --split rcb|x  over ranks: boxes by recursive coordinate bisection (the\n"
+                   "                 default) or columns along x ([run] split, docs/dsmc.md)\n"
                    "  --json FILE    also write the results as JSON\n" CLI_COMMON_HELP);
             return 0;
         }
@@ -101,6 +103,12 @@ static int bench_dsmc(int argc, char **argv)
             ranks = 1;
         else if (strncmp(a, "--sphere", 8) == 0 && (a[8] == 0 || a[8] == '='))
             o.sphere = cli_size(cli_value(argc, argv, &i, cmd), "--sphere", cmd);
+        else if (strncmp(a, "--split", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
+            const char *v = cli_value(argc, argv, &i, cmd);
+            if (strcmp(v, "rcb") != 0 && strcmp(v, "x") != 0)
+                cli_usage_error(cmd, "--split '%s': expected rcb or x", v);
+            o.split = strcmp(v, "x") == 0 ? KEDR_DSMC_SPLIT_X : KEDR_DSMC_SPLIT_RCB;
+        }
         else
             cli_usage_error(cmd, "unknown option '%s'", a);
     }

@@ -25,7 +25,7 @@ _Static_assert(sizeof(((kedr_dsmc_case *)0)->out_dir) + sizeof(((kedr_dsmc_case 
 #define DSMC_STEP_LIMIT_S 600.0
 
 typedef struct {
-    const char *case_path, *out, *restart, *sample_start;
+    const char *case_path, *out, *restart, *sample_start, *split;
     long long steps, seed, window;
     int force, check;
     cli_common com;
@@ -72,6 +72,8 @@ static void help(void)
            "                 ParaView (overrides [output] window; 0: none)\n"
            "  --out DIR      output directory (overrides [output] dir; created if missing)\n"
            "  --seed S       random seed (overrides [run] seed)\n"
+           "  --split rcb|x  over several ranks (mpirun): boxes by recursive coordinate bisection\n"
+           "                 or columns along x (overrides [run] split; default rcb)\n"
            "  --restart FILE continue from a checkpoint written for this case, up to step N\n"
            "                 of --steps or [run] steps (steps count from the start of the run)\n"
            "  --force        run even when the estimated work or memory is beyond this machine\n"
@@ -279,7 +281,11 @@ static void parse_options(int argc, char **argv, dsmc_options *o)
             o->restart = cli_value(argc, argv, &i, cmd);
         else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
             o->out = cli_value(argc, argv, &i, cmd);
-        else if (strcmp(a, "--force") == 0)
+        else if (strncmp(a, "--split", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
+            o->split = cli_value(argc, argv, &i, cmd);
+            if (strcmp(o->split, "rcb") != 0 && strcmp(o->split, "x") != 0)
+                cli_usage_error(cmd, "--split '%s': expected rcb or x", o->split);
+        } else if (strcmp(a, "--force") == 0)
             o->force = 1;
         else if (strcmp(a, "--check") == 0)
             o->check = 1;
@@ -304,6 +310,8 @@ static void apply_options(const dsmc_options *o, kedr_dsmc_case *c)
         c->seed = (uint64_t)o->seed;
     if (o->window >= 0)
         c->window = o->window;
+    if (o->split)
+        c->split = strcmp(o->split, "x") == 0 ? KEDR_DSMC_SPLIT_X : KEDR_DSMC_SPLIT_RCB;
     if (o->out) {
         if (strlen(o->out) >= sizeof c->out_dir)
             cli_usage_error(cmd, "--out: a path of %zu bytes; at most %zu", strlen(o->out),
@@ -686,6 +694,10 @@ static int run_dsmc(dsmc_options *op)
     }
     kedr_dsmc_get_stats(sim, &st);
     print_start(&o, &c, &st);
+    if (dsmc_nranks > 1)
+        printf("%d ranks, split %s\n", dsmc_nranks,
+               c.split == KEDR_DSMC_SPLIT_X ? "x (columns along x)"
+                                            : "rcb (boxes by recursive coordinate bisection)");
 
     kedr_interrupt_install();
     int stopped = 0;

@@ -61,6 +61,10 @@ typedef enum {
 enum { KEDR_DSMC_XMIN = 0, KEDR_DSMC_XMAX, KEDR_DSMC_YMIN, KEDR_DSMC_YMAX, KEDR_DSMC_ZMIN,
        KEDR_DSMC_ZMAX };
 typedef enum { KEDR_DSMC_VHS = 0, KEDR_DSMC_VSS } kedr_dsmc_model;
+/* How the grid's cells are split between ranks ([run] split, docs/dsmc.md "Several ranks"):
+ * recursive coordinate bisection into boxes (cut along x, y and z; the default), or columns
+ * along x only (slabs). */
+typedef enum { KEDR_DSMC_SPLIT_RCB = 0, KEDR_DSMC_SPLIT_X } kedr_dsmc_split;
 /* How the VTK XML files (.vti, .vtp) hold their data: as text, or as appended binary blocks,
  * compressed with zlib where kedr has it (BINARY, kedr_dsmc_vtk_compressed) or not (RAW). */
 typedef enum {
@@ -275,10 +279,11 @@ typedef struct {
     int checkpoint;                  /* [output] checkpoint: write one at the end */
     size_t max_particles;            /* [run] max_particles: refuse to grow past (0: no limit) */
     /* Over several ranks: every balance_every steps (0: never; case files default to 100) the
-     * columns are split again by the particles they hold, when the busiest rank's share
+     * grid is split again by the particles its cells hold, when the busiest rank's share
      * exceeds the mean by more than balance_tolerance (case files: 0.05). */
     int64_t balance_every;           /* [run] balance_every */
     double balance_tolerance;        /* [run] balance_tolerance */
+    kedr_dsmc_split split;           /* [run] split: rcb (a zeroed case) or x */
     int dt_auto;                     /* [run] dt = auto: dt was chosen by kedr_dsmc_auto_dt */
     kedr_dsmc_downstream downstream; /* [downstream] (mode NONE: every inflow is freestream) */
     /* [species] reactions: the gas-phase reactions (0: the gas does not react) and each

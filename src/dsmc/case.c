@@ -286,6 +286,9 @@ kedr_status kedr_dsmc_case_check(const kedr_dsmc_case *c)
         return kedr_fail(KEDR_ERR_INVALID, "%s: balance_every %lld, balance_tolerance %g: expected "
                          ">= 0 and 0 to 10", fn, (long long)c->balance_every,
                          c->balance_tolerance);
+    if (c->split != KEDR_DSMC_SPLIT_RCB && c->split != KEDR_DSMC_SPLIT_X)
+        return kedr_fail(KEDR_ERR_INVALID, "%s: split %d: expected KEDR_DSMC_SPLIT_RCB (0) or "
+                         "KEDR_DSMC_SPLIT_X (1)", fn, (int)c->split);
     int three = c->dims == 3;
     if (!(c->hi[0] > c->lo[0]) || !(c->hi[1] > c->lo[1]))
         return kedr_fail(KEDR_ERR_INVALID, "%s: domain [%g, %g] x [%g, %g] is empty", fn, c->lo[0],
@@ -1133,6 +1136,10 @@ static kedr_status read_run(kedr_ini *ini, kedr_dsmc_case *c)
     c->balance_tolerance = 0.05;
     KEDR_TRY(kedr_ini_int(ini, "run", "balance_every", 0, 0, INT64_MAX, &c->balance_every));
     KEDR_TRY(kedr_ini_double(ini, "run", "balance_tolerance", 0, 0, 10, &c->balance_tolerance));
+    static const char *const split_names[] = {"rcb", "x", NULL}; /* kedr_dsmc_split's order */
+    int split = KEDR_DSMC_SPLIT_RCB;
+    KEDR_TRY(kedr_ini_choice(ini, "run", "split", 0, split_names, &split));
+    c->split = (kedr_dsmc_split)split;
     KEDR_TRY(check_dt(ini, c));
     return KEDR_OK;
 }

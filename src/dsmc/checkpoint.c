@@ -26,8 +26,10 @@
 /* 10: vibrating gases (the particles' levels, array "vib", and three more sample sums)
  * 11: over ranks each cell's (sigma g)max, sample sums and window mark are in the file of the
  *     rank that owns the cell (the other cells as a fresh simulator has them: the initial
- *     (sigma g)max, zero sums); a file of 10 may hold a column's sums in two files */
-#define CHK_VERSION 11u
+ *     (sigma g)max, zero sums); a file of 10 may hold a column's sums in two files
+ * 12: over ranks the split is a tree of cuts (its kind, then nranks - 1 dsmc_cut), not the
+ *     column starts */
+#define CHK_VERSION 12u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
 
@@ -47,7 +49,8 @@ typedef struct {
     int64_t sample_start;          /* as decided so far ([sample] start = auto) */
     dsmc_steady steady;            /* its steady-state test's windows */
     int32_t rank, nranks;          /* which rank of how many wrote it; over several ranks the
-                                    * split (nranks + 1 column starts) follows the header */
+                                    * split follows the header: its kind (kedr_dsmc_split) and
+                                    * a zero (int32 each), then nranks - 1 cuts (dsmc_cut) */
     int64_t marked;                /* 1: the window's mark (sums) follows the sample sums */
     int64_t mark_samples, mark_step;
 } chk_header;
@@ -167,10 +170,10 @@ static kedr_status global_ranges(kedr_dsmc *sim, uint32_t **out)
     if (s == KEDR_OK)
         s = kedr_download(sim->ctx, lc, sim->counts, nl * sizeof *lc);
     if (s == KEDR_OK) {
-        uint32_t at = 0, nx = sim->cmap.nx;
+        uint32_t at = 0;
         size_t l = 0;
         for (size_t c = 0; c < nc; c++) {
-            uint32_t mine = (uint32_t)(c % nx) - sim->cmap.x0 < sim->cmap.w;
+            int mine = dsmc_key_of(sim->cmap, (uint32_t)c, (uint32_t)nc) < nc;
             g[c] = at;
             g[nc + c] = mine ? lc[l++] : 0;
             at += g[nc + c];
@@ -223,8 +226,11 @@ static kedr_status write_body(kedr_dsmc *sim, chk_writer *w, void *buf)
     chk_header h;
     fill_header(sim, nf, &h);
     put(w, &h, sizeof h);
-    if (sim->nranks > 1)
-        put(w, sim->decomp.col0, (size_t)(sim->nranks + 1) * sizeof *sim->decomp.col0);
+    if (sim->nranks > 1) {
+        int32_t kind[2] = {sim->decomp.kind, 0};
+        put(w, kind, sizeof kind);
+        put(w, sim->decomp.cut, (size_t)(sim->nranks - 1) * sizeof *sim->decomp.cut);
+    }
     for (int k = 0; k < nf; k++) {
         chk_field fd;
         memset(&fd, 0, sizeof fd);
@@ -551,7 +557,8 @@ typedef struct {
     uint64_t hash, size;
     size_t chunk; /* staging buffer: CHK_CHUNK, or the whole file when smaller */
     int merge;    /* gathering another run's ranks: any rank of any number is welcome */
-    int32_t *col0; /* the split the file holds (over several ranks) */
+    int32_t kind;  /* the split the file holds (over several ranks): its kind and cuts */
+    dsmc_cut *cut;
 } chk_reader;
 
 static kedr_status get(chk_reader *r, void *p, size_t len)
@@ -618,7 +625,7 @@ static uint64_t size_of(const chk_header *h, const dsmc_field *fields, int nf)
 {
     uint64_t size = sizeof *h + 16, t;
     if (h->nranks > 1)
-        size += ((uint64_t)h->nranks + 1) * sizeof(int32_t);
+        size += 8 + ((uint64_t)h->nranks - 1) * sizeof(dsmc_cut);
     int bad = 0;
     for (int k = 0; k < nf; k++) {
         bad |= __builtin_mul_overflow(h->n, (uint64_t)fields[k].elem, &t);
@@ -644,10 +651,11 @@ static kedr_status check_shape(const chk_reader *r, const kedr_dsmc *sim, const 
     if (h->case_hash != case_hash(sim))
         return kedr_fail(KEDR_ERR_PARSE, "%s: written for another case (physics, grid or "
                          "sampling differ, or another kedr build)", r->path);
-    if (h->nranks < 1 || h->nranks > sim->p.nx || h->rank < 0 || h->rank >= h->nranks)
+    if (h->nranks < 1 || (uint64_t)h->nranks > sim->ncells || h->rank < 0 ||
+        h->rank >= h->nranks)
         return kedr_fail(KEDR_ERR_PARSE, "%s: header fields rank %d, nranks %d: expected a rank "
-                         "below nranks, and 1 to %d ranks (the grid's columns)", r->path, h->rank,
-                         h->nranks, sim->p.nx);
+                         "below nranks, and 1 to %zu ranks (the grid's cells)", r->path, h->rank,
+                         h->nranks, sim->ncells);
     if (h->marked != 0 && h->marked != 1)
         return kedr_fail(KEDR_ERR_PARSE, "%s: header field marked = %lld: expected 0 or 1",
                          r->path, (long long)h->marked);
@@ -760,21 +768,22 @@ static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *
     KEDR_TRY(check_values(r, sim, h));
     if (h->nranks <= 1)
         return KEDR_OK;
-    /* the split: column starts from 0 to the grid's columns, at least one a rank */
-    free(r->col0);
-    r->col0 = malloc(((size_t)h->nranks + 1) * sizeof *r->col0);
-    if (!r->col0)
+    /* the split: its kind, then a tree of cuts that gives every rank a box of the grid */
+    int32_t kind[2];
+    KEDR_TRY(get(r, kind, sizeof kind));
+    if ((kind[0] != KEDR_DSMC_SPLIT_RCB && kind[0] != KEDR_DSMC_SPLIT_X) || kind[1] != 0)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the split's kind %d (and %d): expected 0 (rcb) or "
+                         "1 (x), and 0", r->path, kind[0], kind[1]);
+    r->kind = kind[0];
+    free(r->cut);
+    r->cut = malloc((size_t)(h->nranks - 1) * sizeof *r->cut);
+    if (!r->cut)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory", r->path);
-    KEDR_TRY(get(r, r->col0, ((size_t)h->nranks + 1) * sizeof *r->col0));
-    for (int k = 0; k <= h->nranks; k++)
-        if (k == 0 ? r->col0[k] != 0
-            : k == h->nranks ? r->col0[k] != sim->p.nx : r->col0[k] <= r->col0[k - 1])
-            return kedr_fail(KEDR_ERR_PARSE, "%s: the split's column start %d = %d: expected %s",
-                             r->path, k, r->col0[k], k == 0 ? "0" : k == h->nranks
-                             ? "the grid's columns" : "more than the one before");
-    if (r->col0[h->nranks] <= r->col0[h->nranks - 1])
-        return kedr_fail(KEDR_ERR_PARSE, "%s: the split leaves rank %d no column", r->path,
-                         h->nranks - 1);
+    KEDR_TRY(get(r, r->cut, (size_t)(h->nranks - 1) * sizeof *r->cut));
+    dsmc_decomp d;
+    int n[3] = {sim->p.nx, sim->p.ny, sim->p.nz};
+    KEDR_TRY(dsmc_decomp_from_cuts(&d, r->kind, n, h->nranks, r->cut, r->path));
+    dsmc_decomp_free(&d);
     return KEDR_OK;
 }
 
@@ -937,10 +946,10 @@ static kedr_status local_ranges(kedr_dsmc *sim, uint32_t *g, const char *path)
     size_t nc = sim->ncells, nl = sim->nlocal, l = 0;
     kedr_status s = KEDR_OK;
     for (size_t c = 0; c < nc; c++) {
-        if ((uint32_t)(c % sim->cmap.nx) - sim->cmap.x0 >= sim->cmap.w) {
+        if (dsmc_key_of(sim->cmap, (uint32_t)c, (uint32_t)nc) >= nc) {
             if (g[nc + c])
                 s = kedr_fail(KEDR_ERR_PARSE, "%s: cell %zu holds %u particles but lies in "
-                              "another rank's columns", path, c, g[nc + c]);
+                              "another rank's box", path, c, g[nc + c]);
             continue;
         }
         g[l] = g[c];
@@ -985,7 +994,7 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     const char *fn = "kedr_dsmc_read_checkpoint";
     if (!sim || !path || !path[0])
         return kedr_fail(KEDR_ERR_INVALID, "%s: %s", fn, !sim ? "sim is NULL" : "path is empty");
-    chk_reader r = {NULL, path, 0, 0, CHK_CHUNK, 0, NULL};
+    chk_reader r = {NULL, path, 0, 0, CHK_CHUNK, 0, 0, NULL};
     KEDR_TRY(open_file(&r));
     if (r.size < CHK_CHUNK) /* a multiple of 8, so that no element is split */
         r.chunk = ((size_t)r.size + 8) & ~(size_t)7;
@@ -1036,7 +1045,8 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     dsmc_decomp d;
     memset(&d, 0, sizeof d);
     if (s == KEDR_OK && staged) { /* the split the run had (it may have balanced) */
-        s = dsmc_decomp_from(&d, sim->p.nx, h.nranks, r.col0);
+        int n[3] = {sim->p.nx, sim->p.ny, sim->p.nz};
+        s = dsmc_decomp_from_cuts(&d, r.kind, n, h.nranks, r.cut, path);
         if (s == KEDR_OK)
             s = dsmc_decomp_adopt(sim, &d);
         if (s == KEDR_OK && h.sorted)
@@ -1051,7 +1061,7 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path)
     free(g.mark);
     free(g.starts);
     fclose(r.f);
-    free(r.col0);
+    free(r.cut);
     free(l.starts);
     free(buf);
     if (s != KEDR_OK)
@@ -1078,6 +1088,8 @@ kedr_status kedr_dsmc_restart_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_co
     kedr_status s = kedr_dsmc_read_checkpoint(*sim, path);
     if (comm) /* every rank restarts, or none */
         s = kedr_comm_agree(comm, s);
+    if (s == KEDR_OK && (*sim)->nranks > 1) /* the case's kind of split, if the file's is other */
+        s = dsmc_split_kind(*sim);
     if (s != KEDR_OK) {
         kedr_dsmc_destroy(*sim);
         *sim = NULL;
@@ -1106,7 +1118,7 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
     uint64_t count[6] = {0, 0, 0, 0, 0, 0};
     double sep[2] = {0, 0};
     for (int i = 0; i < n && s == KEDR_OK; i++) {
-        chk_reader r = {NULL, paths[i], 0, 0, CHK_CHUNK, 1, NULL};
+        chk_reader r = {NULL, paths[i], 0, 0, CHK_CHUNK, 1, 0, NULL};
         chk_limits l;
         memset(&l, 0, sizeof l);
         l.starts = starts;
@@ -1134,7 +1146,7 @@ static kedr_status gather_files(kedr_dsmc *sim, int n, const char *const *paths,
                 s = emptied(sim, s);
         }
         fclose(r.f);
-        free(r.col0);
+        free(r.cut);
         if (s != KEDR_OK)
             break;
         sim->n += (size_t)h.n;

@@ -1,6 +1,7 @@
 /* The exchange stage of a DSMC step over several ranks (seed 003's sixth stage): the grid's
- * columns of cells (all cells of one x index) are split into contiguous ranges, one a rank, and
- * after the move every particle that entered another rank's columns is sent there.
+ * cells are split into boxes, one a rank (a tree of cuts: recursive coordinate bisection, or
+ * columns along x), and after the move every particle that entered another rank's box is sent
+ * to that rank, whichever it is (the owner of its cell, by a walk of the tree).
  *
  * The particles travel as records: each field of dsmc_particle_fields (sim.h) in turn, so a
  * new particle array travels without a change here. Particles that left the domain (cell key
@@ -27,75 +28,308 @@
 /* The tag of the exchange's messages GPU to GPU (kedr_comm_dev_sendrecv). */
 #define DSMC_XTAG 15
 
-kedr_status dsmc_decomp_init(dsmc_decomp *d, int nx, int nranks, const double *load)
+/* Room for a split of nranks over the grid n (kind), its arrays unset. */
+static kedr_status decomp_alloc(dsmc_decomp *d, int kind, const int n[3], int nranks)
 {
     memset(d, 0, sizeof *d);
-    if (nranks < 1 || nx < 1)
-        return kedr_fail(KEDR_ERR_INVALID, "dsmc_decomp_init: %d ranks over %d columns", nranks,
-                         nx);
-    if (nranks > nx)
-        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: %d ranks but the grid has %d columns of "
-                         "cells along x: use at most %d ranks, or a finer grid", nranks, nx, nx);
-    d->col0 = malloc((size_t)(nranks + 1) * sizeof *d->col0);
-    d->owner = malloc((size_t)nx * sizeof *d->owner);
-    if (!d->col0 || !d->owner) {
+    if (nranks < 1 || n[0] < 1 || n[1] < 1 || n[2] < 1)
+        return kedr_fail(KEDR_ERR_INVALID, "dsmc_decomp: %d ranks over a grid of %d x %d x %d "
+                         "cells", nranks, n[0], n[1], n[2]);
+    d->cut = nranks > 1 ? malloc((size_t)(nranks - 1) * sizeof *d->cut) : NULL;
+    d->box = malloc((size_t)nranks * sizeof *d->box);
+    if ((nranks > 1 && !d->cut) || !d->box) {
         dsmc_decomp_free(d);
-        return kedr_fail(KEDR_ERR_NOMEM, "dsmc_decomp_init: no memory for %d columns", nx);
+        return kedr_fail(KEDR_ERR_NOMEM, "dsmc_decomp: no memory for %d ranks", nranks);
     }
     d->nranks = nranks;
-    d->nx = nx;
+    d->kind = kind;
+    for (int a = 0; a < 3; a++)
+        d->n[a] = n[a];
+    return KEDR_OK;
+}
+
+static dsmc_cellbox grid_box(const int n[3])
+{
+    dsmc_cellbox b = {{0, 0, 0}, {n[0], n[1], n[2]}};
+    return b;
+}
+
+/* Slabs: ranks r0 .. r0 + m - 1 own the columns col0[r0] .. col0[r0 + m] - 1, cut in halves of
+ * the rank count (so that the walk takes about log2 m steps). *code: the node or leaf made. */
+static void slab_tree(dsmc_decomp *d, const int32_t *col0, int r0, int m, int *next, int32_t *code)
+{
+    if (m == 1) {
+        dsmc_cellbox b = grid_box(d->n);
+        b.lo[0] = col0[r0];
+        b.hi[0] = col0[r0 + 1];
+        d->box[r0] = b;
+        *code = -1 - r0;
+        return;
+    }
+    int node = (*next)++, half = m / 2;
+    d->cut[node].axis = 0;
+    d->cut[node].cut = col0[r0 + half];
+    slab_tree(d, col0, r0, half, next, &d->cut[node].lo);
+    slab_tree(d, col0, r0 + half, m - half, next, &d->cut[node].hi);
+    *code = node;
+}
+
+kedr_status dsmc_decomp_from(dsmc_decomp *d, const int n[3], int nranks, const int32_t *col0)
+{
+    KEDR_TRY(decomp_alloc(d, KEDR_DSMC_SPLIT_X, n, nranks));
+    for (int r = 0; r < nranks; r++)
+        if (col0[r] < (r ? 1 : 0) || col0[r + 1] <= col0[r] || col0[nranks] != n[0] ||
+            col0[0] != 0) {
+            dsmc_decomp_free(d);
+            return kedr_fail(KEDR_ERR_INVALID, "dsmc_decomp_from: column starts of rank %d: %d to "
+                             "%d of %d columns", r, col0[r], col0[r + 1], n[0]);
+        }
+    int next = 0;
+    int32_t root;
+    slab_tree(d, col0, 0, nranks, &next, &root);
+    return KEDR_OK;
+}
+
+kedr_status dsmc_decomp_columns(dsmc_decomp *d, const int n[3], int nranks, const double *load)
+{
+    memset(d, 0, sizeof *d);
+    int nx = n[0];
+    if (nranks > nx)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: %d ranks but the grid (%d x %d x %d cells) "
+                         "has %d columns of cells along x: [run] split = x needs at most %d "
+                         "ranks; use fewer ranks, a finer grid or split = rcb", nranks, n[0], n[1],
+                         n[2], nx, nx);
+    if (nranks < 1 || nx < 1)
+        return kedr_fail(KEDR_ERR_INVALID, "dsmc_decomp_columns: %d ranks over %d columns",
+                         nranks, nx);
+    int32_t *col0 = malloc((size_t)(nranks + 1) * sizeof *col0);
+    if (!col0)
+        return kedr_fail(KEDR_ERR_NOMEM, "dsmc_decomp: no memory for %d ranks", nranks);
     double total = 0;
     for (int i = 0; i < nx; i++)
         total += load ? (load[i] > 0 ? load[i] : 0) : 1.0;
     /* Rank r ends where the running load first reaches (r + 1) / nranks of the total, leaving
      * at least one column to each rank after it. */
-    d->col0[0] = 0;
+    col0[0] = 0;
     double run = 0;
     int col = 0;
     for (int r = 0; r < nranks - 1; r++) {
         double target = total * (r + 1) / nranks;
         int last = nx - (nranks - 1 - r); /* the first column rank r must leave to the others */
-        if (col < d->col0[r] + 1)
+        if (col < col0[r] + 1)
             run += load ? (load[col] > 0 ? load[col] : 0) : 1.0, col++; /* one column at least */
         while (col < last && run + (load ? (load[col] > 0 ? load[col] : 0) : 1.0) / 2 <= target)
             run += load ? (load[col] > 0 ? load[col] : 0) : 1.0, col++;
-        d->col0[r + 1] = col;
+        col0[r + 1] = col;
     }
-    d->col0[nranks] = nx;
-    for (int r = 0; r < nranks; r++)
-        for (int i = d->col0[r]; i < d->col0[r + 1]; i++)
-            d->owner[i] = r;
-    return KEDR_OK;
+    col0[nranks] = nx;
+    kedr_status s = dsmc_decomp_from(d, n, nranks, col0);
+    free(col0);
+    return s;
 }
 
-kedr_status dsmc_decomp_from(dsmc_decomp *d, int nx, int nranks, const int32_t *col0)
+/* The load of cell (i, j, k): load[cell], never below 0; every cell 1 without loads. */
+static double cell_load(const double *load, const int n[3], int i, int j, int k)
 {
-    KEDR_TRY(dsmc_decomp_init(d, nx, nranks, NULL));
-    for (int r = 0; r <= nranks; r++)
-        d->col0[r] = col0[r];
-    for (int r = 0; r < nranks; r++)
-        for (int i = col0[r]; i < col0[r + 1]; i++)
-            d->owner[i] = r;
-    return KEDR_OK;
+    if (!load)
+        return 1.0;
+    double v = load[(size_t)i + (size_t)n[0] * ((size_t)j + (size_t)n[1] * (size_t)k)];
+    return v > 0 ? v : 0.0;
+}
+
+/* Recursive coordinate bisection of box b between ranks r0 .. r0 + m - 1: m / 2 ranks below
+ * the cut and the rest above it; the axis is the one of most cells across the box (the lowest
+ * of equals), else the next that can be cut so that each side has at least a cell a rank; the
+ * cut is the cell plane where the running load along that axis comes nearest to m / 2 / m of
+ * the box's load (a plane goes below while half of it stays under that share). */
+static kedr_status rcb(dsmc_decomp *d, dsmc_cellbox b, int r0, int m, const double *load,
+                       double *plane, int *next, int32_t *code)
+{
+    if (m == 1) {
+        d->box[r0] = b;
+        *code = -1 - r0;
+        return KEDR_OK;
+    }
+    int ml = m / 2, mr = m - ml, ext[3], order[3] = {0, 1, 2};
+    for (int a = 0; a < 3; a++)
+        ext[a] = b.hi[a] - b.lo[a];
+    for (int x = 0; x < 3; x++) /* by extent, largest first; stable */
+        for (int y = 2; y > x; y--)
+            if (ext[order[y]] > ext[order[y - 1]]) {
+                int t = order[y];
+                order[y] = order[y - 1];
+                order[y - 1] = t;
+            }
+    int64_t cells = (int64_t)ext[0] * ext[1] * ext[2];
+    for (int o = 0; o < 3; o++) {
+        int a = order[o];
+        if (ext[a] < 2)
+            continue;
+        int64_t across = cells / ext[a]; /* cells of one plane */
+        int pmin = (int)((ml + across - 1) / across), pmax = ext[a] - (int)((mr + across - 1) / across);
+        if (pmin > pmax)
+            continue;
+        double total = 0;
+        for (int p = 0; p < ext[a]; p++)
+            plane[p] = 0;
+        for (int k = b.lo[2]; k < b.hi[2]; k++)
+            for (int j = b.lo[1]; j < b.hi[1]; j++)
+                for (int i = b.lo[0]; i < b.hi[0]; i++) {
+                    int idx[3] = {i, j, k};
+                    plane[idx[a] - b.lo[a]] += cell_load(load, d->n, i, j, k);
+                }
+        for (int p = 0; p < ext[a]; p++)
+            total += plane[p];
+        double target = total * ml / m, run = 0;
+        int p = 0;
+        while (p < pmax && (p < pmin || run + plane[p] / 2 <= target))
+            run += plane[p++];
+        int node = (*next)++;
+        d->cut[node].axis = a;
+        d->cut[node].cut = b.lo[a] + p;
+        dsmc_cellbox lo = b, hi = b;
+        lo.hi[a] = hi.lo[a] = b.lo[a] + p;
+        KEDR_TRY(rcb(d, lo, r0, ml, load, plane, next, &d->cut[node].lo));
+        KEDR_TRY(rcb(d, hi, r0 + ml, mr, load, plane, next, &d->cut[node].hi));
+        *code = node;
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: %d ranks cannot split the grid of %d x %d x %d "
+                     "cells by recursive bisection ([run] split = rcb): a box of %d x %d x %d "
+                     "cells is left to %d ranks and cannot be cut so that each has a cell; use "
+                     "fewer ranks or a finer grid", d->nranks, d->n[0], d->n[1], d->n[2], ext[0],
+                     ext[1], ext[2], m);
+}
+
+kedr_status dsmc_decomp_init(dsmc_decomp *d, int kind, const int n[3], int nranks,
+                             const double *load)
+{
+    memset(d, 0, sizeof *d);
+    if (kind == KEDR_DSMC_SPLIT_X) {
+        double *col = NULL;
+        if (load) { /* the cells' loads summed per column */
+            col = calloc((size_t)n[0], sizeof *col);
+            if (!col)
+                return kedr_fail(KEDR_ERR_NOMEM, "dsmc_decomp: no memory for %d columns", n[0]);
+            for (int k = 0; k < n[2]; k++)
+                for (int j = 0; j < n[1]; j++)
+                    for (int i = 0; i < n[0]; i++)
+                        col[i] += cell_load(load, n, i, j, k);
+        }
+        kedr_status s = dsmc_decomp_columns(d, n, nranks, col);
+        free(col);
+        return s;
+    }
+    if (kind != KEDR_DSMC_SPLIT_RCB)
+        return kedr_fail(KEDR_ERR_INVALID, "dsmc_decomp_init: split kind %d", kind);
+    int64_t cells = (int64_t)n[0] * n[1] * n[2];
+    if (n[0] >= 1 && n[1] >= 1 && n[2] >= 1 && nranks > cells)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: %d ranks but the grid has %lld cells (%d x "
+                         "%d x %d): each rank needs a cell at least; use at most %lld ranks, or a "
+                         "finer grid", nranks, (long long)cells, n[0], n[1], n[2],
+                         (long long)cells);
+    KEDR_TRY(decomp_alloc(d, KEDR_DSMC_SPLIT_RCB, n, nranks));
+    int most = n[0] > n[1] ? n[0] : n[1];
+    most = most > n[2] ? most : n[2];
+    double *plane = malloc((size_t)most * sizeof *plane);
+    if (!plane) {
+        dsmc_decomp_free(d);
+        return kedr_fail(KEDR_ERR_NOMEM, "dsmc_decomp: no memory");
+    }
+    int next = 0;
+    int32_t root;
+    kedr_status s = rcb(d, grid_box(n), 0, nranks, load, plane, &next, &root);
+    free(plane);
+    if (s != KEDR_OK)
+        dsmc_decomp_free(d);
+    return s;
+}
+
+/* Checks node `node` of the tree within box b (seen: nodes and ranks met so far) and sets the
+ * boxes of its ranks. */
+static kedr_status check_node(dsmc_decomp *d, int32_t code, dsmc_cellbox b, char *seen,
+                              const char *what)
+{
+    int nr = d->nranks;
+    if (code < 0) {
+        int64_t r = -1 - (int64_t)code;
+        if (r >= nr || seen[nr - 1 + r])
+            return kedr_fail(KEDR_ERR_PARSE, "%s: the split names rank %lld %s", what,
+                             (long long)r, r >= nr ? "beyond the rank count" : "twice");
+        seen[nr - 1 + r] = 1;
+        d->box[r] = b;
+        return KEDR_OK;
+    }
+    if (code >= nr - 1 || seen[code])
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the split's node %d %s", what, code,
+                         code >= nr - 1 ? "is beyond its nodes" : "is reached twice");
+    seen[code] = 1;
+    dsmc_cut c = d->cut[code];
+    if (c.axis < 0 || c.axis > 2 || c.cut <= b.lo[c.axis] || c.cut >= b.hi[c.axis])
+        return kedr_fail(KEDR_ERR_PARSE, "%s: the split's node %d cuts axis %d at cell %d: expected "
+                         "an axis 0 to 2 and a plane inside its box of cells (%d to %d)", what,
+                         code, c.axis, c.cut, c.axis >= 0 && c.axis <= 2 ? b.lo[c.axis] + 1 : 0,
+                         c.axis >= 0 && c.axis <= 2 ? b.hi[c.axis] - 1 : 0);
+    dsmc_cellbox lo = b, hi = b;
+    lo.hi[c.axis] = hi.lo[c.axis] = c.cut;
+    KEDR_TRY(check_node(d, c.lo, lo, seen, what));
+    return check_node(d, c.hi, hi, seen, what);
+}
+
+kedr_status dsmc_decomp_from_cuts(dsmc_decomp *d, int kind, const int n[3], int nranks,
+                                  const dsmc_cut *cut, const char *what)
+{
+    KEDR_TRY(decomp_alloc(d, kind, n, nranks));
+    if (nranks == 1) {
+        d->box[0] = grid_box(n);
+        return KEDR_OK;
+    }
+    memcpy(d->cut, cut, (size_t)(nranks - 1) * sizeof *cut);
+    char *seen = calloc((size_t)(2 * nranks), 1);
+    kedr_status s = seen ? check_node(d, 0, grid_box(n), seen, what)
+                         : kedr_fail(KEDR_ERR_NOMEM, "dsmc_decomp: no memory");
+    for (int k = 0; s == KEDR_OK && k < 2 * nranks - 1; k++)
+        if (!seen[k])
+            s = kedr_fail(KEDR_ERR_PARSE, "%s: the split leaves %s %d out", what,
+                          k < nranks - 1 ? "node" : "rank", k < nranks - 1 ? k : k - nranks + 1);
+    free(seen);
+    if (s != KEDR_OK)
+        dsmc_decomp_free(d);
+    return s;
+}
+
+int dsmc_decomp_same(const dsmc_decomp *a, const dsmc_decomp *b)
+{
+    if (a->nranks != b->nranks || memcmp(a->n, b->n, sizeof a->n) != 0)
+        return 0;
+    for (int r = 0; r < a->nranks; r++)
+        if (memcmp(&a->box[r], &b->box[r], sizeof a->box[r]) != 0)
+            return 0;
+    return 1;
 }
 
 void dsmc_decomp_free(dsmc_decomp *d)
 {
-    free(d->col0);
-    free(d->owner);
+    free(d->cut);
+    free(d->box);
     memset(d, 0, sizeof *d);
 }
 
 void dsmc_cells_mine(kedr_dsmc *sim)
 {
-    uint32_t nx = (uint32_t)sim->p.nx;
-    sim->cmap = (dsmc_cellmap){0, nx, nx};
-    if (sim->nranks > 1 && !sim->whole_grid && sim->decomp.col0) {
-        int r = sim->rank;
-        sim->cmap.x0 = (uint32_t)sim->decomp.col0[r];
-        sim->cmap.w = (uint32_t)(sim->decomp.col0[r + 1] - sim->decomp.col0[r]);
+    uint32_t nx = (uint32_t)sim->p.nx, ny = (uint32_t)sim->p.ny, nz = (uint32_t)sim->p.nz;
+    sim->cmap = (dsmc_cellmap){0, 0, 0, nx, ny, nz, nx, ny, 1};
+    if (sim->nranks > 1 && !sim->whole_grid && sim->decomp.box) {
+        const dsmc_cellbox *b = &sim->decomp.box[sim->rank];
+        sim->cmap.x0 = (uint32_t)b->lo[0];
+        sim->cmap.y0 = (uint32_t)b->lo[1];
+        sim->cmap.z0 = (uint32_t)b->lo[2];
+        sim->cmap.wx = (uint32_t)(b->hi[0] - b->lo[0]);
+        sim->cmap.wy = (uint32_t)(b->hi[1] - b->lo[1]);
+        sim->cmap.wz = (uint32_t)(b->hi[2] - b->lo[2]);
+        sim->cmap.all = sim->cmap.wx == nx && sim->cmap.wy == ny && sim->cmap.wz == nz;
     }
-    sim->nlocal = sim->ncells / nx * sim->cmap.w;
+    sim->nlocal = (size_t)sim->cmap.wx * sim->cmap.wy * sim->cmap.wz;
     if (sim->keys_local) /* keys made local to another split: located again when needed */
         sim->located = 0;
     sim->keys_local = 0;
@@ -168,15 +402,16 @@ void dsmc_cells_from_grid(const kedr_dsmc *sim, const void *grid, void *local, s
         }
 }
 
-/* Where a particle goes: the owner of its cell's column, or this rank for one that left. Keys
- * in the rank's terms (sim->keys_local, dsmc_key_of): the owner of a leaver's column, this rank
+/* Where a particle goes: the owner of its cell's box, or this rank for one that left. Keys
+ * in the rank's terms (sim->keys_local, dsmc_key_of): the owner of a leaver's cell, this rank
  * for the others. */
 static int dest_of(const kedr_dsmc *sim, const dsmc_decomp *d, uint32_t key, int me)
 {
     uint32_t nc = (uint32_t)sim->ncells;
+    dsmc_owners o = dsmc_decomp_owners(d);
     if (sim->keys_local)
-        return dsmc_key_leaves(key, nc) ? d->owner[(key - nc) % (uint32_t)sim->p.nx] : me;
-    return key >= nc ? me : d->owner[key % (uint32_t)sim->p.nx];
+        return dsmc_key_leaves(key, nc) ? dsmc_owner_of(o, key - nc) : me;
+    return key >= nc ? me : dsmc_owner_of(o, key);
 }
 
 /* The leaving particles as records, side by side per destination rank in rank order and in
@@ -488,6 +723,13 @@ static kedr_status send_device(kedr_dsmc *sim, kedr_comm *comm, dsmc_xstage *x,
 }
 
 #ifdef KEDR_HAVE_CUDA
+/* The owners' tree as the GPU walks it (sim->xowner: d's cuts, uploaded by leave_cuda). */
+static dsmc_owners dev_owners(const kedr_dsmc *sim, const dsmc_decomp *d)
+{
+    dsmc_owners o = {sim->xowner, d->nranks, (uint32_t)d->n[0], (uint32_t)d->n[1]};
+    return o;
+}
+
 /* The GPU's exchange scratch: at least `bytes` (its contents need not survive). */
 static kedr_status xbuf_room(kedr_dsmc *sim, size_t bytes)
 {
@@ -504,7 +746,8 @@ static kedr_status xbuf_room(kedr_dsmc *sim, size_t bytes)
 
 /* Tests (sim->xcheck): the move's counts of each tile's leavers against the selection's own
  * counting pass. */
-static kedr_status check_tiles(kedr_dsmc *sim, const uint32_t *keys, size_t n, int me)
+static kedr_status check_tiles(kedr_dsmc *sim, const dsmc_decomp *d, const uint32_t *keys,
+                               size_t n, int me)
 {
     size_t nt = (n + DSMC_XTILE - 1) / DSMC_XTILE;
     uint32_t *dev = NULL, *a = malloc(nt * 4), *b = malloc(nt * 4);
@@ -512,8 +755,8 @@ static kedr_status check_tiles(kedr_dsmc *sim, const uint32_t *keys, size_t n, i
     if (s == KEDR_OK)
         s = kedr_alloc(sim->ctx, (void **)&dev, nt * 4);
     if (s == KEDR_OK)
-        s = dsmc_count_leavers_cuda(sim->ctx, keys, n, (uint32_t)sim->ncells,
-                                    (uint32_t)sim->p.nx, 1, sim->xowner, me, dev);
+        s = dsmc_count_leavers_cuda(sim->ctx, keys, n, (uint32_t)sim->ncells, 1,
+                                    dev_owners(sim, d), me, dev);
     if (s == KEDR_OK)
         s = kedr_download(sim->ctx, a, sim->xbuf, nt * 4);
     if (s == KEDR_OK)
@@ -540,19 +783,20 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     kedr_ctx *ctx = sim->ctx;
     dsmc_xstage *x = sim->xstage;
     size_t n = sim->n, rec = dsmc_particle_bytes(&sim->p), m = 0;
-    if (!sim->xowner) {
-        KEDR_TRY(kedr_alloc(ctx, (void **)&sim->xowner, (size_t)d->nx * sizeof *d->owner));
-        KEDR_TRY(kedr_upload(ctx, sim->xowner, d->owner, (size_t)d->nx * sizeof *d->owner));
+    if (!sim->xowner) { /* the tree of cuts, walked on the GPU */
+        size_t bytes = (size_t)(d->nranks - 1) * sizeof *d->cut;
+        KEDR_TRY(kedr_alloc(ctx, (void **)&sim->xowner, bytes));
+        KEDR_TRY(kedr_upload(ctx, sim->xowner, d->cut, bytes));
     }
     /* the move counted each tile's leavers into the scratch (room made for these n then) */
     int counted = sim->keys_local && sim->xtiles_n == n && n > 0;
     sim->xtiles_n = 0;
     KEDR_TRY(xbuf_room(sim, dsmc_select_scratch_words(n) * 4));
     if (counted && sim->xcheck)
-        KEDR_TRY(check_tiles(sim, keys, n, me));
+        KEDR_TRY(check_tiles(sim, d, keys, n, me));
     uint32_t *idx = sim->perm; /* free between the copies of radial weighting and the index */
-    KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, (uint32_t)sim->p.nx,
-                                      sim->keys_local, sim->xowner, me, (uint32_t *)sim->xbuf,
+    KEDR_TRY(dsmc_select_leavers_cuda(ctx, keys, n, (uint32_t)sim->ncells, sim->keys_local,
+                                      dev_owners(sim, d), me, (uint32_t *)sim->xbuf,
                                       counted, idx, &m));
     xprof_mark(sim, XP_SELECT, &xprof_t);
     dsmc_xfields xf;
@@ -567,9 +811,9 @@ static kedr_status leave_cuda(kedr_dsmc *sim, const dsmc_decomp *d, int me, int 
     unsigned char *xb = sim->xbuf;
     uint32_t *pairs_d = (uint32_t *)(xb + rec_bytes), *dest = pairs_d + 2 * m,
              *dest_sorted = dest + m, *by_dest = dest_sorted + m, *start_d = by_dest + m;
-    KEDR_TRY(dsmc_group_leavers_cuda(ctx, keys, idx, m, (uint32_t)sim->p.nx,
-                                     sim->keys_local ? (uint32_t)sim->ncells : 0, sim->xowner,
-                                     nranks, dest, dest_sorted, by_dest, start_d));
+    KEDR_TRY(dsmc_group_leavers_cuda(ctx, keys, idx, m,
+                                     sim->keys_local ? (uint32_t)sim->ncells : 0,
+                                     dev_owners(sim, d), dest, dest_sorted, by_dest, start_d));
     KEDR_TRY(dsmc_pack_cuda(ctx, &xf, by_dest, m, rec_bytes ? sim->xbuf : x->dbuf));
     /* host: the records (through the host only), the leavers in particle order (for the
      * holes), the starts */
@@ -682,7 +926,8 @@ size_t dsmc_exchange_bytes(const kedr_dsmc *sim)
 {
     size_t b = sim->xstage ? sim->xstage->dbuf_bytes : 0; /* on the cpu only for tests */
     if (KEDR_IS_CUDA(sim->ctx))
-        b += sim->xbuf_bytes + (sim->xowner ? (size_t)sim->p.nx * sizeof *sim->xowner : 0);
+        b += sim->xbuf_bytes +
+             (sim->xowner ? (size_t)(sim->decomp.nranks - 1) * sizeof *sim->xowner : 0);
     return b;
 }
 
@@ -697,10 +942,11 @@ kedr_status dsmc_exchange(kedr_dsmc *sim, kedr_comm *comm, const dsmc_decomp *d,
     int me = kedr_comm_rank(comm), nranks = kedr_comm_size(comm);
     if (counts)
         memset(counts, 0, sizeof *counts);
-    if (d->nranks != nranks || d->nx != sim->p.nx)
-        return kedr_fail(KEDR_ERR_INVALID, "dsmc_exchange: a decomposition for %d ranks and %d "
-                         "columns, used on %d ranks and %d columns", d->nranks, d->nx, nranks,
-                         sim->p.nx);
+    if (d->nranks != nranks || d->n[0] != sim->p.nx || d->n[1] != sim->p.ny ||
+        d->n[2] != sim->p.nz)
+        return kedr_fail(KEDR_ERR_INVALID, "dsmc_exchange: a decomposition for %d ranks and %d x "
+                         "%d x %d cells, used on %d ranks and %d x %d x %d cells", d->nranks,
+                         d->n[0], d->n[1], d->n[2], nranks, sim->p.nx, sim->p.ny, sim->p.nz);
     if (nranks == 1)
         return KEDR_OK;
     size_t n = sim->n, rec = dsmc_particle_bytes(&sim->p);
@@ -982,6 +1228,62 @@ static kedr_status cells_handover(kedr_dsmc *sim, dsmc_decomp *d)
     return s;
 }
 
+/* The load of every cell of the grid, added over the ranks (collective): its particles
+ * (counts: the rank's local cells' counts, or NULL: none known) plus one. */
+static kedr_status cell_loads(kedr_dsmc *sim, const uint32_t *counts, double **out)
+{
+    size_t nc = sim->ncells;
+    double *load = calloc(nc, sizeof *load);
+    kedr_status s = load ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: no host memory for "
+                                               "the loads of %zu cells", nc);
+    for (size_t i = 0; s == KEDR_OK && counts && i < sim->nlocal; i++)
+        load[dsmc_cell_global(sim->cmap, (uint32_t)i)] += counts[i];
+    s = kedr_comm_agree(sim->comm, s);
+    if (s == KEDR_OK && counts)
+        s = kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, load, nc);
+    for (size_t i = 0; s == KEDR_OK && i < nc; i++)
+        load[i] += 1.0;
+    if (s != KEDR_OK) {
+        free(load);
+        load = NULL;
+    }
+    *out = load;
+    return s;
+}
+
+kedr_status dsmc_split_kind(kedr_dsmc *sim)
+{
+    if (sim->nranks <= 1 || sim->decomp.kind == (int)sim->c.split)
+        return KEDR_OK;
+    size_t nl = sim->nlocal;
+    int indexed = dsmc_indexed_all(sim);
+    uint32_t *counts = indexed ? malloc((nl ? nl : 1) * sizeof *counts) : NULL;
+    kedr_status s = counts || !indexed ? KEDR_OK
+                                       : kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: no host memory "
+                                                   "for %zu cells", nl);
+    if (s == KEDR_OK && indexed)
+        s = kedr_download(sim->ctx, counts, sim->counts, nl * sizeof *counts);
+    int32_t all = indexed && s == KEDR_OK; /* loads from the counts where every rank has them */
+    s = kedr_comm_agree(sim->comm, s);
+    if (s == KEDR_OK)
+        s = kedr_comm_allreduce(sim->comm, KEDR_I32, KEDR_OP_MIN, &all, 1);
+    double *load = NULL;
+    if (s == KEDR_OK)
+        s = cell_loads(sim, all ? counts : NULL, &load);
+    free(counts);
+    dsmc_decomp d;
+    memset(&d, 0, sizeof d);
+    if (s == KEDR_OK)
+        s = dsmc_decomp_init(&d, (int)sim->c.split, sim->decomp.n, sim->nranks, load);
+    free(load);
+    s = kedr_comm_agree(sim->comm, s);
+    if (s != KEDR_OK) {
+        dsmc_decomp_free(&d);
+        return s;
+    }
+    return dsmc_split_to(sim, &d);
+}
+
 kedr_status dsmc_balance(kedr_dsmc *sim, int *moved)
 {
     *moved = 0;
@@ -989,40 +1291,51 @@ kedr_status dsmc_balance(kedr_dsmc *sim, int *moved)
         return KEDR_OK;
     if (!sim->sorted)
         return kedr_fail(KEDR_ERR_INVALID, "dsmc_balance: the particles are not indexed");
-    int nx = sim->p.nx, nranks = sim->nranks;
-    size_t nc = sim->ncells, nl = sim->nlocal;
+    int nranks = sim->nranks;
+    size_t nl = sim->nlocal;
     uint32_t *counts = malloc((nl ? nl : 1) * sizeof *counts);
-    double *load = calloc((size_t)nx + (size_t)nranks, sizeof *load), *rank_load = load + nx;
-    kedr_status s = counts && load ? KEDR_OK
-                                   : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host memory for "
-                                               "%zu cells", nc);
+    double *rank_load = calloc((size_t)nranks, sizeof *rank_load), *load = NULL;
+    kedr_status s = counts && rank_load ? KEDR_OK
+                                        : kedr_fail(KEDR_ERR_NOMEM, "dsmc_balance: no host "
+                                                    "memory for %zu cells", nl);
     if (s == KEDR_OK)
         s = kedr_download(sim->ctx, counts, sim->counts, nl * sizeof *counts);
+    /* each rank's load: its particles, plus one for each cell of its box (a cell's own work:
+     * about one particle's); added over the ranks (integers: exact in any order) */
     if (s == KEDR_OK) {
-        for (size_t i = 0; i < nl; i++) /* the rank's own cells: column x0 + i % w */
-            load[sim->cmap.x0 + i % sim->cmap.w] += counts[i];
-        s = kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, load, (size_t)nx);
+        for (size_t i = 0; i < nl; i++)
+            rank_load[sim->rank] += counts[i];
+        s = kedr_comm_allreduce(sim->comm, KEDR_F64, KEDR_OP_SUM, rank_load, (size_t)nranks);
     }
     s = kedr_comm_agree(sim->comm, s);
+    int unbalanced = 0;
+    if (s == KEDR_OK) {
+        double total = 0, most = 0;
+        for (int r = 0; r < nranks; r++) {
+            const dsmc_cellbox *b = &sim->decomp.box[r];
+            rank_load[r] += (double)(b->hi[0] - b->lo[0]) * (double)(b->hi[1] - b->lo[1]) *
+                            (double)(b->hi[2] - b->lo[2]);
+            total += rank_load[r];
+            most = rank_load[r] > most ? rank_load[r] : most;
+        }
+        unbalanced = most > total / nranks * (1 + sim->c.balance_tolerance);
+    }
+    /* only then the load of every cell of the grid, over the ranks, and a split by it */
     dsmc_decomp d;
     memset(&d, 0, sizeof d);
     int change = 0;
-    if (s == KEDR_OK) {
-        double total = 0, most = 0, per_col = (double)(nc / (size_t)nx);
-        for (int i = 0; i < nx; i++) {
-            load[i] += per_col; /* a cell's own work: about one particle's */
-            rank_load[sim->decomp.owner[i]] += load[i];
-            total += load[i];
+    if (s == KEDR_OK && unbalanced) {
+        s = cell_loads(sim, counts, &load);
+        if (s == KEDR_OK) {
+            s = dsmc_decomp_init(&d, (int)sim->c.split, sim->decomp.n, nranks, load);
+            if (s == KEDR_ERR_INVALID) /* no split of these loads gives each rank a cell (the
+                                        * first split did): the ranks keep theirs */
+                s = KEDR_OK;
         }
-        for (int r = 0; r < nranks; r++)
-            most = rank_load[r] > most ? rank_load[r] : most;
-        if (most > total / nranks * (1 + sim->c.balance_tolerance)) {
-            s = dsmc_decomp_init(&d, nx, nranks, load);
-            change = s == KEDR_OK &&
-                     memcmp(d.col0, sim->decomp.col0, (size_t)(nranks + 1) * sizeof *d.col0) != 0;
-        }
+        change = s == KEDR_OK && d.box && !dsmc_decomp_same(&d, &sim->decomp);
     }
     free(counts);
+    free(rank_load);
     free(load);
     if (s != KEDR_OK || !change) {
         dsmc_decomp_free(&d);

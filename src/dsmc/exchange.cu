@@ -1,5 +1,5 @@
 /* The cuda side of the exchange stage (exchange.c): the particles that leave this rank's
- * columns found, in order, without copying the particle arrays to the host; their records
+ * box of cells found, in order, without copying the particle arrays to the host; their records
  * packed for the host; and the holes they leave filled from the end of the arrays. */
 #include "exchange.h"
 
@@ -10,22 +10,22 @@
 #define XTILE DSMC_XTILE /* particles a block of the selection */
 
 /* Keys in the rank's terms (rank_terms: dsmc_key_of) mark the leavers themselves; a key of the
- * grid's cells leaves when its column is another rank's. */
-static __device__ int leaves(uint32_t key, uint32_t ncells, uint32_t nx, int rank_terms,
-                             const int *owner, int me)
+ * grid's cells leaves when its cell is another rank's (a walk of the owners' tree). */
+static __device__ int leaves(uint32_t key, uint32_t ncells, int rank_terms, dsmc_owners o, int me)
 {
-    return rank_terms ? dsmc_key_leaves(key, ncells) : key < ncells && owner[key % nx] != me;
+    return rank_terms ? dsmc_key_leaves(key, ncells)
+                      : key < ncells && dsmc_owner_of(o, key) != me;
 }
 
 /* The leaving particles of each tile of XTILE. */
-static __global__ void k_count(const uint32_t *keys, size_t n, uint32_t ncells, uint32_t nx,
-                               int rank_terms, const int *owner, int me, uint32_t *tile_count)
+static __global__ void k_count(const uint32_t *keys, size_t n, uint32_t ncells, int rank_terms,
+                               dsmc_owners o, int me, uint32_t *tile_count)
 {
     size_t t0 = (size_t)blockIdx.x * XTILE;
     int c = 0;
     for (int k = 0; k < XTILE; k += XB) {
         size_t i = t0 + k + threadIdx.x;
-        int f = i < n && leaves(keys[i], ncells, nx, rank_terms, owner, me);
+        int f = i < n && leaves(keys[i], ncells, rank_terms, o, me);
         c += __syncthreads_count(f);
     }
     if (threadIdx.x == 0)
@@ -35,9 +35,8 @@ static __global__ void k_count(const uint32_t *keys, size_t n, uint32_t ncells, 
 /* Their indices, in order: tile_off[t] (the exclusive scan of the counts) is where tile t
  * writes. Within a tile, each chunk of XB in turn: a warp's leavers by ballot, the warps' in
  * order through shared memory. */
-static __global__ void k_write(const uint32_t *keys, size_t n, uint32_t ncells, uint32_t nx,
-                               int rank_terms, const int *owner, int me, const uint32_t *tile_off,
-                               uint32_t *idx)
+static __global__ void k_write(const uint32_t *keys, size_t n, uint32_t ncells, int rank_terms,
+                               dsmc_owners o, int me, const uint32_t *tile_off, uint32_t *idx)
 {
     __shared__ uint32_t warp_total[XB / 32];
     __shared__ uint32_t base;
@@ -47,7 +46,7 @@ static __global__ void k_write(const uint32_t *keys, size_t n, uint32_t ncells, 
         base = tile_off[blockIdx.x];
     for (int k = 0; k < XTILE; k += XB) {
         size_t i = t0 + k + threadIdx.x;
-        int f = i < n && leaves(keys[i], ncells, nx, rank_terms, owner, me);
+        int f = i < n && leaves(keys[i], ncells, rank_terms, o, me);
         unsigned ballot = __ballot_sync(0xffffffffu, f);
         if (lane == 0)
             warp_total[warp] = (uint32_t)__popc(ballot);
@@ -120,24 +119,23 @@ static unsigned blocks_for(size_t m)
 size_t dsmc_select_scratch_words(size_t n) { return (n + XTILE - 1) / XTILE + 1; }
 
 kedr_status dsmc_count_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
-                                    uint32_t ncells, uint32_t nx, int rank_terms,
-                                    const int *owner, int me, uint32_t *tiles)
+                                    uint32_t ncells, int rank_terms, dsmc_owners o, int me,
+                                    uint32_t *tiles)
 {
     size_t ntiles = (n + XTILE - 1) / XTILE;
     if (ntiles > 0x7fffffffu)
         return kedr_fail(KEDR_ERR_INVALID, "dsmc exchange: %zu particles", n);
     if (ntiles == 0)
         return KEDR_OK;
-    k_count<<<(unsigned)ntiles, XB, 0, KEDR_STREAM(ctx)>>>(keys, n, ncells, nx, rank_terms, owner,
-                                                           me, tiles);
+    k_count<<<(unsigned)ntiles, XB, 0, KEDR_STREAM(ctx)>>>(keys, n, ncells, rank_terms, o, me,
+                                                           tiles);
     KEDR_CUDA_LAUNCHED("dsmc exchange count");
     return KEDR_OK;
 }
 
 kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t n,
-                                     uint32_t ncells, uint32_t nx, int rank_terms,
-                                     const int *owner, int me, uint32_t *tiles, int counted,
-                                     uint32_t *idx, size_t *nleave)
+                                     uint32_t ncells, int rank_terms, dsmc_owners o, int me,
+                                     uint32_t *tiles, int counted, uint32_t *idx, size_t *nleave)
 {
     *nleave = 0;
     if (n == 0)
@@ -147,12 +145,11 @@ kedr_status dsmc_select_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, size_t
         return kedr_fail(KEDR_ERR_INVALID, "dsmc exchange: %zu particles", n);
     cudaStream_t st = KEDR_STREAM(ctx);
     if (!counted)
-        KEDR_TRY(dsmc_count_leavers_cuda(ctx, keys, n, ncells, nx, rank_terms, owner, me, tiles));
+        KEDR_TRY(dsmc_count_leavers_cuda(ctx, keys, n, ncells, rank_terms, o, me, tiles));
     uint32_t total = 0;
     KEDR_TRY(kedr_scan_exclusive(ctx, KEDR_U32, tiles, tiles, ntiles, &total));
     if (total) {
-        k_write<<<(unsigned)ntiles, XB, 0, st>>>(keys, n, ncells, nx, rank_terms, owner, me, tiles,
-                                                 idx);
+        k_write<<<(unsigned)ntiles, XB, 0, st>>>(keys, n, ncells, rank_terms, o, me, tiles, idx);
         KEDR_CUDA_LAUNCHED("dsmc exchange select");
     }
     *nleave = total;
@@ -189,13 +186,13 @@ kedr_status dsmc_move_slots_cuda(kedr_ctx *ctx, const dsmc_xfields *f, uint32_t 
     return KEDR_OK;
 }
 
-/* dest[j]: the rank that owns leaver idx[j]'s column (its cell: the key less base). */
-static __global__ void k_dest(const uint32_t *keys, const uint32_t *idx, size_t m, uint32_t nx,
-                              uint32_t base, const int *owner, uint32_t *dest)
+/* dest[j]: the rank that owns leaver idx[j]'s cell (the key less base), by the owners' tree. */
+static __global__ void k_dest(const uint32_t *keys, const uint32_t *idx, size_t m, uint32_t base,
+                              dsmc_owners o, uint32_t *dest)
 {
     for (size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x; j < m;
          j += (size_t)gridDim.x * blockDim.x)
-        dest[j] = (uint32_t)owner[(keys[idx[j]] - base) % nx];
+        dest[j] = (uint32_t)dsmc_owner_of(o, keys[idx[j]] - base);
 }
 
 /* start[r]: the first j with d[j] >= r (d ascending), r = 0 .. nranks. */
@@ -216,14 +213,13 @@ static __global__ void k_starts(const uint32_t *d, size_t m, int nranks, uint32_
 }
 
 kedr_status dsmc_group_leavers_cuda(kedr_ctx *ctx, const uint32_t *keys, const uint32_t *idx,
-                                    size_t m, uint32_t nx, uint32_t base, const int *owner,
-                                    int nranks,
-                                    uint32_t *dest, uint32_t *dest_sorted, uint32_t *by_dest,
-                                    uint32_t *start)
+                                    size_t m, uint32_t base, dsmc_owners o, uint32_t *dest,
+                                    uint32_t *dest_sorted, uint32_t *by_dest, uint32_t *start)
 {
     cudaStream_t st = KEDR_STREAM(ctx);
+    int nranks = o.nranks;
     if (m) {
-        k_dest<<<blocks_for(m), XB, 0, st>>>(keys, idx, m, nx, base, owner, dest);
+        k_dest<<<blocks_for(m), XB, 0, st>>>(keys, idx, m, base, o, dest);
         KEDR_CUDA_LAUNCHED("dsmc exchange destinations");
         int bits = 1;
         while (bits < 31 && ((uint32_t)1 << bits) < (uint32_t)nranks)

@@ -892,6 +892,50 @@ static kedr_status fill(kedr_dsmc *sim)
     return KEDR_OK;
 }
 
+/* A warning (rank 0) when some rank's box is thinner, along an axis it does not span, than a
+ * fast molecule (the freestream speed plus three most probable thermal speeds:
+ * kedr_dsmc_time_scales) moves in a step: such molecules cross that box in one step and go
+ * straight to the rank that owns their cell, which is correct but sends more messages. */
+static void thin_box_note(const dsmc_decomp *d, const kedr_dsmc_case *c)
+{
+    double tc, tt;
+    kedr_dsmc_time_scales(c, &tc, &tt);
+    int dims = c->dims == 3 ? 3 : 2;
+    double h[3], smaller;
+    for (int a = 0; a < dims; a++)
+        h[a] = (c->hi[a] - c->lo[a]) / d->n[a];
+    smaller = h[0] < h[1] ? h[0] : h[1];
+    double reach = tt > 0 ? c->dt * smaller / tt : 0; /* metres a fast molecule moves a step */
+    for (int r = 0; r < d->nranks; r++)
+        for (int a = 0; a < dims; a++) {
+            int w = d->box[r].hi[a] - d->box[r].lo[a];
+            if (w == d->n[a] || w * h[a] >= reach)
+                continue;
+            kedr_log(KEDR_LOG_WARN, "kedr_dsmc: over %d ranks the grid of %d x %d x %d cells "
+                     "leaves rank %d a box %d cells thin along %c, less than the %.3g cells a "
+                     "fast molecule (freestream speed plus 3 thermal speeds) crosses in a step "
+                     "of %g s: such molecules go straight to the rank that owns their cell "
+                     "(correct, with more messages); fewer ranks or a shorter dt keep them "
+                     "between neighbouring boxes", d->nranks, d->n[0], d->n[1], d->n[2], r, w,
+                     "xyz"[a], reach / h[a], c->dt);
+            return;
+        }
+}
+
+/* The cell that inflow face `local` of side `side` opens into: side s of axis a = s / 2 has a
+ * face per cell of the two other axes b < c, numbered ib + n_b ic (dsmc_inflow_one3; in 2D the
+ * x sides' faces are the rows, the y sides' the columns). */
+static uint32_t face_cell(const dsmc_params *p, int side, uint32_t local)
+{
+    uint32_t nx = (uint32_t)p->nx, ny = (uint32_t)p->ny, nz = (uint32_t)p->nz, ijk[3];
+    int axis = side / 2, b = axis == 0 ? 1 : 0, c = axis == 2 ? 1 : 2;
+    uint32_t n[3] = {nx, ny, nz};
+    ijk[axis] = side % 2 ? n[axis] - 1 : 0;
+    ijk[b] = local % n[b];
+    ijk[c] = local / n[b];
+    return ijk[0] + nx * (ijk[1] + ny * ijk[2]);
+}
+
 /* Inflow faces of one step: per face and species, floor(flux * area * dt / weight + u). */
 static kedr_status inflow(kedr_dsmc *sim)
 {
@@ -920,11 +964,8 @@ static kedr_status inflow(kedr_dsmc *sim)
                 uint32_t row = side < 2 ? local : side == KEDR_DSMC_YMIN ? 0 : (uint32_t)p->ny - 1;
                 w *= dsmc_weight_factor(p, row * (uint32_t)p->nx);
             }
-            /* the column of the cell the face opens into: its rank feeds it */
-            uint32_t local_f = f - sim->p.face_start[side];
-            uint32_t column = side == 0 ? 0 : side == 1 ? (uint32_t)p->nx - 1
-                                                       : local_f % (uint32_t)p->nx;
-            int mine = dsmc_owns_cell(sim, column);
+            /* the cell the face opens into: its rank feeds it */
+            int mine = dsmc_owns_cell(sim, face_cell(p, side, f - sim->p.face_start[side]));
             for (uint32_t k = 0; k < ns; k++) {
                 double expect = mine ? sim->flux[side][k] * area * c->dt / w : 0.0;
                 kedr_u32x4 u = kedr_rng_draw(c->seed, f, sim->p.step,
@@ -1036,11 +1077,14 @@ kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_com
     sim->nranks = comm ? kedr_comm_size(comm) : 1;
     sim->crowded_min = DSMC_CROWDED_MIN;
     if (sim->nranks > 1) {
-        kedr_status ds = dsmc_decomp_init(&sim->decomp, c->nx, sim->nranks, NULL);
+        int n[3] = {c->nx, c->ny, c->dims == 3 ? c->nz : 1};
+        kedr_status ds = dsmc_decomp_init(&sim->decomp, (int)c->split, n, sim->nranks, NULL);
         if (ds != KEDR_OK) {
             free(sim);
             return ds;
         }
+        if (sim->rank == 0)
+            thin_box_note(&sim->decomp, c);
     }
     sim->c = *c;
     if (sim->c.sample_auto)

@@ -206,41 +206,80 @@ typedef struct {
     double mean[DSMC_STEADY_WINDOWS][2], se[DSMC_STEADY_WINDOWS][2];
 } dsmc_steady;
 
-/* Columns of cells (every cell of one x index) split into contiguous ranges between ranks:
- * rank r owns columns col0[r] .. col0[r + 1] - 1; owner[i] is the rank of column i
- * (exchange.c). */
+/* The grid's cells split between ranks (exchange.c), as a tree of cuts: each node cuts its box
+ * of cells at one cell plane of one axis (cells with index < cut on that axis go to child lo,
+ * the others to child hi); a child >= 0 is another node, a child < 0 the leaf of rank -1 -
+ * child. Node 0 is the root, whose box is the grid; nranks - 1 nodes. Rank r owns the box
+ * [lo[0], hi[0]) x [lo[1], hi[1]) x [lo[2], hi[2]) of cell indices. Recursive coordinate
+ * bisection (KEDR_DSMC_SPLIT_RCB) cuts any axis; the columns along x (KEDR_DSMC_SPLIT_X) are
+ * the same kind of tree with every cut along x. */
 typedef struct {
-    int nranks, nx;
-    int *col0;  /* nranks + 1 */
-    int *owner; /* nx */
+    int32_t axis, cut, lo, hi;
+} dsmc_cut;
+typedef struct {
+    int32_t lo[3], hi[3];
+} dsmc_cellbox;
+typedef struct {
+    int nranks, kind; /* kind: kedr_dsmc_split, how it was made */
+    int n[3];         /* the grid's cells along x, y, z (z: 1 in 2D) */
+    dsmc_cut *cut;    /* nranks - 1 (NULL on one rank) */
+    dsmc_cellbox *box; /* nranks */
 } dsmc_decomp;
 
-/* A rank's own cells in a numbering of their own: its columns x0 .. x0 + w - 1 of the grid's nx,
- * local cell (i - x0) + w (j + ny k) for global cell i + nx (j + ny k). Local and global order
- * agree on a rank's cells, so indexing by local cell puts the particles in the order indexing
- * by global cell would. On one rank (w = nx) both numberings are the same. Every per-cell array
- * (starts, counts, the (sigma g)max, the sample sums and the window's mark) is local, sized for
- * the rank's own cells; the random-number keys stay by global cell (dsmc_cell_global), and
- * checkpoints and fields see the arrays by global cell (dsmc_cells_to_grid). */
+/* The owner of a cell by walking the tree (at most nranks - 1 levels; a tree of RCB has about
+ * log2 nranks): cut in host or device memory, as the caller walks it. */
 typedef struct {
-    uint32_t x0, w, nx;
+    const dsmc_cut *cut;
+    int32_t nranks;
+    uint32_t nx, ny;
+} dsmc_owners;
+DSMC_HD int dsmc_owner_of(dsmc_owners o, uint32_t g)
+{
+    if (o.nranks <= 1)
+        return 0;
+    uint32_t i = g % o.nx, t = g / o.nx, j = t % o.ny, k = t / o.ny;
+    int32_t node = 0;
+    for (;;) {
+        dsmc_cut c = o.cut[node];
+        uint32_t v = c.axis == 0 ? i : c.axis == 1 ? j : k;
+        node = v < (uint32_t)c.cut ? c.lo : c.hi;
+        if (node < 0)
+            return -1 - node;
+    }
+}
+
+/* A rank's own cells (its box of decomp) in a numbering of their own: the box x0 .. x0 + wx - 1,
+ * y0 .. y0 + wy - 1, z0 .. z0 + wz - 1 of the grid's nx x ny x nz cells, local cell (i - x0) +
+ * wx ((j - y0) + wy (k - z0)) for global cell i + nx (j + ny k). Local and global order agree
+ * on a rank's cells, so indexing by local cell puts the particles in the order indexing by
+ * global cell would. On one rank (all: the box is the grid) both numberings are the same.
+ * Every per-cell array (starts, counts, the (sigma g)max, the sample sums and the window's
+ * mark) is local, sized for the rank's own cells; the random-number keys stay by global cell
+ * (dsmc_cell_global), and checkpoints and fields see the arrays by global cell
+ * (dsmc_cells_to_grid). */
+typedef struct {
+    uint32_t x0, y0, z0, wx, wy, wz, nx, ny;
+    uint32_t all; /* 1: the box is the whole grid */
 } dsmc_cellmap;
 
 DSMC_HD uint32_t dsmc_cell_global(dsmc_cellmap m, uint32_t c)
 {
-    return m.w == m.nx ? c : c / m.w * m.nx + m.x0 + c % m.w;
+    if (m.all)
+        return c;
+    uint32_t i = c % m.wx, t = c / m.wx;
+    return m.x0 + i + m.nx * (m.y0 + t % m.wy + m.ny * (m.z0 + t / m.wy));
 }
 /* A particle's cell key in the rank's terms, from the grid's cell g: the local cell of one of
- * the rank's own cells; ncells + g for a cell of another rank's columns (a leaver, which the
+ * the rank's own cells; ncells + g for a cell of another rank's box (a leaver, which the
  * exchange sends away and the indexing would drop); g itself for g >= ncells (DSMC_DROP: left
- * the domain). On one rank (w = nx) the grid's cell. Needs 2 ncells <= 2^32 - 1
+ * the domain). On one rank (all) the grid's cell. Needs 2 ncells <= 2^32 - 1
  * (kedr_dsmc_create_on refuses larger grids over ranks). */
 DSMC_HD uint32_t dsmc_key_of(dsmc_cellmap m, uint32_t g, uint32_t ncells)
 {
-    if (m.w == m.nx || g >= ncells)
+    if (m.all || g >= ncells)
         return g;
-    uint32_t i = g % m.nx;
-    return i - m.x0 < m.w ? g / m.nx * m.w + (i - m.x0) : ncells + g;
+    uint32_t i = g % m.nx - m.x0, t = g / m.nx, j = t % m.ny - m.y0, k = t / m.ny - m.z0;
+    return i < m.wx && j < m.wy && k < m.wz ? i + m.wx * (j + m.wy * k) : ncells + g;
 }
 /* 1 for the key of a leaver (dsmc_key_of); its cell in the grid is key - ncells. */
 DSMC_HD int dsmc_key_leaves(uint32_t key, uint32_t ncells)
@@ -251,12 +290,12 @@ DSMC_HD int dsmc_key_leaves(uint32_t key, uint32_t ncells)
 struct kedr_dsmc {
     kedr_ctx *ctx;
     /* Over several ranks (kedr_dsmc_create_on): this rank fills and feeds only the cells of its
-     * columns, and the exchange stage sends it the particles that enter them. comm NULL or
+     * box of cells, and the exchange stage sends it the particles that enter them. comm NULL or
      * nranks 1: the whole grid is this rank's. */
     kedr_comm *comm;
     int rank, nranks;
     dsmc_decomp decomp;
-    /* The rank's own cells (its columns of decomp; the whole grid on one rank) and their
+    /* The rank's own cells (its box of decomp; the whole grid on one rank) and their
      * number: the indexing, collisions and sampling see these cells only (dsmc_cells_mine). */
     dsmc_cellmap cmap;
     size_t nlocal;
@@ -279,7 +318,7 @@ struct kedr_dsmc {
      * 0, is the first size in bytes of that buffer (so that it must grow). */
     int xhost, xdev_force;
     size_t xdev_first;
-    int *xowner;      /* cuda: decomp.owner in device memory */
+    dsmc_cut *xowner; /* cuda: decomp.cut in device memory (the owners' tree) */
     void *xbuf;       /* cuda: the exchange's scratch (selection, records, moves), grown */
     size_t xbuf_bytes;
     struct dsmc_xstage *xstage; /* the exchange's host staging buffers, kept (exchange.c) */
@@ -299,7 +338,7 @@ struct kedr_dsmc {
     void *sort_scratch;     /* the counting sort's look-back words (kedr_counting_sort_in) */
     size_t sort_scratch_bytes;
     /* The per-cell arrays, by local cell (dsmc_cellmap), with room for cells_cap cells (at
-     * least nlocal: dsmc_cells_room); a balance hands a column's (sigma g)max and sums to its new
+     * least nlocal: dsmc_cells_room); a balance hands a cell's (sigma g)max and sums to its new
      * owner (exchange.c). */
     size_t cells_cap;
     uint32_t *starts, *counts; /* per local cell (nlocal), after indexing */
@@ -349,20 +388,26 @@ static inline int dsmc_indexed_all(const struct kedr_dsmc *sim)
     return sim->sorted && !sim->unindexed;
 }
 
-/* 1 when this rank owns the cell's column (always, on one rank). */
+/* 1 when the cell lies in this rank's box (always, on one rank). */
 static inline int dsmc_owns_cell(const struct kedr_dsmc *sim, uint32_t cell)
 {
-    return sim->nranks <= 1 || sim->decomp.owner[cell % (uint32_t)sim->p.nx] == sim->rank;
+    if (sim->nranks <= 1)
+        return 1;
+    const dsmc_cellbox *b = &sim->decomp.box[sim->rank];
+    uint32_t nx = (uint32_t)sim->p.nx, ny = (uint32_t)sim->p.ny, t = cell / nx;
+    uint32_t i = cell % nx, j = t % ny, k = t / ny;
+    return (int32_t)i >= b->lo[0] && (int32_t)i < b->hi[0] && (int32_t)j >= b->lo[1] &&
+           (int32_t)j < b->hi[1] && (int32_t)k >= b->lo[2] && (int32_t)k < b->hi[2];
 }
-/* Sets cmap and nlocal from the rank's columns in decomp (exchange.c). */
+/* Sets cmap and nlocal from the rank's box in decomp (exchange.c). */
 void dsmc_cells_mine(struct kedr_dsmc *sim);
 /* Room in the per-cell arrays for nlocal cells: where there is less, they are made again, fresh
  * ((sigma g)max sg_init, sums zero, no mark); the caller moves what they held (exchange.c). */
 kedr_status dsmc_cells_room(struct kedr_dsmc *sim);
 /* Rows of a per-cell array (elem bytes a cell) between the rank's layout (rows of nlocal) and
- * the grid's (rows of ncells, host memory): to_grid writes the cells of the rank's own columns
+ * the grid's (rows of ncells, host memory): to_grid writes the cells of the rank's own box
  * (decomp) and leaves the others; from_grid reads every local cell, or with own_only zeros
- * those of other ranks' columns (the whole_grid test switch has such cells). */
+ * those of other ranks' boxes (the whole_grid test switch has such cells). */
 void dsmc_cells_to_grid(const struct kedr_dsmc *sim, const void *local, void *grid, size_t elem,
                         size_t rows);
 void dsmc_cells_from_grid(const struct kedr_dsmc *sim, const void *grid, void *local,

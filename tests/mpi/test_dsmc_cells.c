@@ -1,7 +1,7 @@
 /* A rank's per-cell arrays over ranks (ctest runs it alone and under mpirun on 1 to 4): each rank
  * holds the ranges, (sigma g)max and sample sums of its own cells only, so the bytes a rank holds
  * for cells shrink with the rank count and kedr_dsmc_memory counts them; a new split hands every
- * column's (sigma g)max, sample sums and window mark to its new owner, so that the fields and
+ * cell's (sigma g)max, sample sums and window mark to its new owner, so that the fields and
  * the grid's (sigma g)max are bit for bit those before it; and checkpoints carry them by the
  * grid's cells, to as many ranks and to one. */
 #include "kedr/comm.h"
@@ -62,10 +62,11 @@ static void check_bytes(kedr_backend b, kedr_dsmc_case c, const char *name)
         double mine = (double)(sim->cells_cap * per), all = mine;
         double one = (double)(solo->cells_cap * per);
         TU_OK(kedr_comm_allreduce(comm, KEDR_F64, KEDR_OP_SUM, &all, 1));
-        /* a rank's columns: at most ceil(nx / ranks) of the grid's nx */
-        size_t widest = ((size_t)c.nx + (size_t)size - 1) / (size_t)size;
+        /* a rank's box: at most its share of the grid's cells and a plane of cells across x
+         * (the cuts' rounding: about a plane at each; columns: ceil(nx / ranks) of nx) */
+        double share = (double)solo->ncells / size + (double)solo->ncells / c.nx;
         TU_CHECK(sim->cells_cap == sim->nlocal && all == one &&
-                     mine <= one / c.nx * (double)widest && (size == 1 || mine < one),
+                     mine <= one / (double)solo->ncells * share && (size == 1 || mine < one),
                  "%s over %d ranks%s: rank %d holds %.0f bytes for its %zu cells (room for "
                  "%zu), the ranks %.0f; one rank holds %.0f for the grid's %zu", name, size,
                  sums ? ", sampling" : "", rank, mine, sim->nlocal, sim->cells_cap, all, one,
@@ -79,7 +80,8 @@ static void check_bytes(kedr_backend b, kedr_dsmc_case c, const char *name)
     kedr_ctx_destroy(ctx);
 }
 
-/* A new split carries the columns' (sigma g)max, sums and mark; checkpoints carry them. */
+/* A new split (columns, then boxes) carries the cells' (sigma g)max, sums and mark;
+ * checkpoints carry them. */
 static void check_handover(kedr_backend b, kedr_dsmc_case c, const char *name)
 {
     kedr_ctx *ctx = tu_ctx(b);
@@ -111,23 +113,31 @@ static void check_handover(kedr_backend b, kedr_dsmc_case c, const char *name)
     TU_OK(kedr_dsmc_get_fields(sim, &f0));
     TU_OK(kedr_dsmc_get_window_fields(sim, &w0));
     float *g0 = grid_sgmax(sim);
-    /* the columns split by a load that grows along x: the last ranks get fewer */
+    /* split again: columns by a load that grows along x (the last ranks get fewer), then boxes
+     * (recursive bisection) by a load that falls along x and grows along y */
     int splits = size > 1 ? 2 : 0;
+    int n[3] = {c.nx, c.ny, c.dims == 3 ? c.nz : 1};
     for (int t = 0; t < splits; t++) {
-        double *load = malloc((size_t)c.nx * sizeof *load);
-        for (int i = 0; i < c.nx; i++)
-            load[i] = t == 0 ? 1.0 + i * i : 1.0 + (c.nx - i) * (c.nx - i);
+        double *load = malloc(sim->ncells * sizeof *load);
+        for (size_t g = 0; g < sim->ncells; g++) {
+            int i = (int)(g % (size_t)c.nx), j = (int)(g / (size_t)c.nx % (size_t)c.ny);
+            load[g] = t == 0 ? 1.0 + i * i : 1.0 + (c.nx - i) * (c.nx - i) + 3 * j * j;
+        }
         dsmc_decomp d;
-        TU_OK(dsmc_decomp_init(&d, c.nx, size, load));
+        TU_OK(dsmc_decomp_init(&d, t == 0 ? KEDR_DSMC_SPLIT_X : KEDR_DSMC_SPLIT_RCB, n, size,
+                               load));
         free(load);
-        int x0 = d.col0[rank], w = d.col0[rank + 1] - d.col0[rank];
+        dsmc_cellbox want = d.box[rank];
         TU_OK(dsmc_split_to(sim, &d));
-        TU_CHECK((int)sim->cmap.x0 == x0 && (int)sim->cmap.w == w &&
-                     sim->nlocal == sim->ncells / (size_t)c.nx * (size_t)w &&
-                     sim->cells_cap >= sim->nlocal,
-                 "%s, split %d: rank %d has columns %u + %u (%zu cells, room for %zu): expected "
-                 "%d + %d", what, t, rank, sim->cmap.x0, sim->cmap.w, sim->nlocal,
-                 sim->cells_cap, x0, w);
+        dsmc_cellmap m = sim->cmap;
+        TU_CHECK((int)m.x0 == want.lo[0] && (int)m.y0 == want.lo[1] && (int)m.z0 == want.lo[2] &&
+                     (int)(m.x0 + m.wx) == want.hi[0] && (int)(m.y0 + m.wy) == want.hi[1] &&
+                     (int)(m.z0 + m.wz) == want.hi[2] &&
+                     sim->nlocal == (size_t)m.wx * m.wy * m.wz && sim->cells_cap >= sim->nlocal,
+                 "%s, split %d: rank %d has cells from %u, %u, %u, %u x %u x %u (%zu cells, room "
+                 "for %zu): expected %d, %d, %d to %d, %d, %d", what, t, rank, m.x0, m.y0, m.z0,
+                 m.wx, m.wy, m.wz, sim->nlocal, sim->cells_cap, want.lo[0], want.lo[1],
+                 want.lo[2], want.hi[0], want.hi[1], want.hi[2]);
         TU_OK(kedr_dsmc_get_fields(sim, &f1));
         TU_OK(kedr_dsmc_get_window_fields(sim, &w1));
         float *g1 = grid_sgmax(sim);
@@ -165,7 +175,7 @@ static void check_handover(kedr_backend b, kedr_dsmc_case c, const char *name)
     TU_OK(kedr_dsmc_get_fields(r, &f1));
     TU_OK(kedr_dsmc_get_window_fields(r, &w1));
     float *g1 = grid_sgmax(r);
-    TU_CHECK(r->nlocal == sim->nlocal && r->cmap.x0 == sim->cmap.x0 &&
+    TU_CHECK(r->nlocal == sim->nlocal && memcmp(&r->cmap, &sim->cmap, sizeof r->cmap) == 0 &&
                  same_fields(&f0, &f1, ncols) && same_fields(&w0, &w1, ncols) &&
                  memcmp(g0, g1, sim->ncells * sizeof *g0) == 0,
              "%s: restarted over as many ranks: other fields, (sigma g)max or split", what);

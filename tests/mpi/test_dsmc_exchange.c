@@ -37,14 +37,20 @@ static void check_decomp(void)
         if (uniform)
             total = nx, top = 1;
         dsmc_decomp d;
-        TU_OK(dsmc_decomp_init(&d, nx, nr, uniform ? NULL : load));
-        int good = d.col0[0] == 0 && d.col0[nr] == nx;
+        int n[3] = {nx, 1 + trial % 3, 1};
+        TU_OK(dsmc_decomp_columns(&d, n, nr, uniform ? NULL : load));
+        dsmc_owners o = dsmc_decomp_owners(&d);
+        int good = d.box[0].lo[0] == 0 && d.box[nr - 1].hi[0] == nx;
         double worst = 0;
         for (int r = 0; r < nr; r++) {
-            good &= d.col0[r + 1] > d.col0[r]; /* contiguous, one column at least */
+            /* contiguous, one column at least, every row */
+            good &= d.box[r].hi[0] > d.box[r].lo[0] && (r == 0 || d.box[r].lo[0] == d.box[r - 1].hi[0]);
+            good &= d.box[r].lo[1] == 0 && d.box[r].hi[1] == n[1] && d.box[r].lo[2] == 0 &&
+                    d.box[r].hi[2] == 1;
             double l = 0;
-            for (int i = d.col0[r]; i < d.col0[r + 1]; i++) {
-                good &= d.owner[i] == r;
+            for (int i = d.box[r].lo[0]; i < d.box[r].hi[0]; i++) {
+                for (int j = 0; j < n[1]; j++)
+                    good &= dsmc_owner_of(o, (uint32_t)(i + nx * j)) == r;
                 l += uniform ? 1 : load[i];
             }
             worst = l > worst ? l : worst;
@@ -56,8 +62,10 @@ static void check_decomp(void)
         dsmc_decomp_free(&d);
     }
     dsmc_decomp d;
-    TU_CHECK(dsmc_decomp_init(&d, 3, 4, NULL) == KEDR_ERR_INVALID &&
-                 strstr(kedr_last_error(), "at most 3 ranks"),
+    int n3[3] = {3, 5, 1};
+    TU_CHECK(dsmc_decomp_init(&d, KEDR_DSMC_SPLIT_X, n3, 4, NULL) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "at most 3 ranks") &&
+                 strstr(kedr_last_error(), "3 x 5 x 1"),
              "more ranks than columns: %s", kedr_last_error());
 }
 
@@ -117,8 +125,9 @@ static rec *gather_sorted(kedr_dsmc *sim, size_t *total)
     return all;
 }
 
-/* Every particle of this rank in its columns, and its cell key the cell of its position (its
- * local cell where the exchange left the keys local for the rank's own cells). */
+/* Every particle of this rank in its box (by the tree's walk and by the box), and its cell key
+ * the cell of its position (its local cell where the exchange left the keys local for the
+ * rank's own cells). */
 static int check_owned(kedr_dsmc *sim, const dsmc_decomp *d, const char *what)
 {
     size_t n;
@@ -130,19 +139,24 @@ static int check_owned(kedr_dsmc *sim, const dsmc_decomp *d, const char *what)
     for (size_t i = 0; i < n; i++) {
         uint32_t cell = sim->p.dims == 3 ? dsmc_cell_of3(&sim->p, r[i].v[0], r[i].v[1], r[i].v[2])
                                          : dsmc_cell_of(&sim->p, r[i].v[0], r[i].v[1]);
-        bad_owner += d->owner[cell % (uint32_t)sim->p.nx] != rank;
+        const dsmc_cellbox *bx = &d->box[rank];
+        uint32_t nx = (uint32_t)sim->p.nx, ny = (uint32_t)sim->p.ny;
+        int ci = (int)(cell % nx), cj = (int)(cell / nx % ny), ck = (int)(cell / nx / ny);
+        bad_owner += dsmc_owner_of(dsmc_decomp_owners(d), cell) != rank || ci < bx->lo[0] ||
+                     ci >= bx->hi[0] || cj < bx->lo[1] || cj >= bx->hi[1] || ck < bx->lo[2] ||
+                     ck >= bx->hi[2];
         bad_key += hk[i] != (sim->keys_local ? dsmc_key_of(sim->cmap, cell,
                                                            (uint32_t)sim->ncells)
                                              : cell);
     }
     TU_CHECK(bad_owner == 0 && bad_key == 0, "%s: rank %d holds %zu particles, %zu outside its "
-             "columns, %zu with a wrong cell key", what, rank, n, bad_owner, bad_key);
+             "box, %zu with a wrong cell key", what, rank, n, bad_owner, bad_key);
     free(r);
     free(hk);
     return bad_owner == 0;
 }
 
-static void run_case(kedr_backend b, kedr_dsmc_case c, const char *name)
+static void run_case(kedr_backend b, kedr_dsmc_case c, int kind, const char *name)
 {
     kedr_ctx *ctx = tu_ctx(b);
     kedr_dsmc *sim = NULL;
@@ -164,11 +178,13 @@ static void run_case(kedr_backend b, kedr_dsmc_case c, const char *name)
     }
     TU_OK(kedr_dsmc_set_particles3(sim, m, a[0], a[1], c.dims == 3 ? a[2] : NULL, a[3], a[4],
                                    a[5], erot, sp));
-    double *load = tu_host_alloc((size_t)c.nx * sizeof *load);
-    for (int i = 0; i < c.nx; i++)
-        load[i] = 1 + i % 3; /* uneven ranges */
+    int n[3] = {c.nx, c.ny, c.dims == 3 ? c.nz : 1};
+    size_t ncells = (size_t)n[0] * (size_t)n[1] * (size_t)n[2];
+    double *load = tu_host_alloc(ncells * sizeof *load);
+    for (size_t i = 0; i < ncells; i++)
+        load[i] = 1 + (double)(i % 3 + i % 7); /* uneven boxes */
     dsmc_decomp d;
-    TU_OK(dsmc_decomp_init(&d, c.nx, size, load));
+    TU_OK(dsmc_decomp_init(&d, kind, n, size, load));
     qsort(all, n_all, sizeof(rec), rec_cmp);
     for (int round = 0; round < 3; round++) {
         if (round > 0) /* a move: particles cross into other ranks' columns */
@@ -178,8 +194,9 @@ static void run_case(kedr_backend b, kedr_dsmc_case c, const char *name)
         uint64_t moved[2] = {cnt.sent, cnt.received};
         TU_OK(kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, moved, 2));
         char what[96];
-        snprintf(what, sizeof what, "%s on %s, round %d", name, b == KEDR_BACKEND_CUDA ? "cuda" :
-                 "cpu", round);
+        snprintf(what, sizeof what, "%s on %s, split %s, round %d", name,
+                 b == KEDR_BACKEND_CUDA ? "cuda" : "cpu", kind == KEDR_DSMC_SPLIT_X ? "x" : "rcb",
+                 round);
         TU_CHECK(n_all > 1000 && moved[0] == moved[1] && (size == 1 || round > 0 || moved[0] > 0),
                  "%s: %llu sent, %llu received", what, (unsigned long long)moved[0],
                  (unsigned long long)moved[1]);
@@ -306,14 +323,15 @@ static void check_balance_restart(kedr_backend b)
     kedr_dsmc *a = NULL, *bsim = NULL, *r = NULL;
     TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &a));
     TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &bsim));
-    int col0[5] = {0}, ncol = size > 1 ? (size < 5 ? size + 1 : 5) : 0; /* one rank: no split */
-    for (int k = 0; k < ncol; k++)
-        col0[k] = a->decomp.col0[k];
+    dsmc_cellbox box0[8];
+    int nbox = size < 8 ? size : 8;
+    for (int k = 0; k < nbox; k++)
+        box0[k] = size > 1 ? a->decomp.box[k] : box0[0];
     int changed = 0;
     for (int k = 0; k < 20; k++) {
         TU_OK(kedr_dsmc_step(a));
-        for (int j = 0; j < ncol; j++)
-            changed |= col0[j] != a->decomp.col0[j];
+        for (int j = 0; size > 1 && j < nbox; j++)
+            changed |= memcmp(&box0[j], &a->decomp.box[j], sizeof box0[j]) != 0;
     }
     TU_CHECK(size == 1 || changed, "a crowded inflow over %d ranks: the split changed", size);
     for (int k = 0; k < 10; k++)
@@ -333,8 +351,7 @@ static void check_balance_restart(kedr_backend b)
     size_t na, nr;
     rec *pa = get_all(a, &na), *pr = get_all(r, &nr);
     int same = na == nr && memcmp(pa, pr, na * sizeof(rec)) == 0;
-    for (int k = 0; size > 1 && k <= size; k++)
-        same &= a->decomp.col0[k] == r->decomp.col0[k];
+    same &= size == 1 || dsmc_decomp_same(&a->decomp, &r->decomp);
     TU_CHECK(same, "rank %d: 20 steps against 10, a checkpoint and 10 more, balancing every 5: "
              "%zu and %zu particles%s", rank, na, nr, na == nr ? ", other values or split" : "");
     free(pa);
@@ -491,10 +508,11 @@ static void check_local_cells(kedr_backend b, kedr_dsmc_case c, const char *name
     snprintf(what, sizeof what, "%s on %s over %d ranks", name,
              b == KEDR_BACKEND_CUDA ? "cuda" : "cpu", size);
     TU_CHECK(whole->nlocal == whole->ncells &&
-                 (size == 1 || loc->nlocal == loc->ncells / (size_t)c.nx * loc->cmap.w) &&
+                 (size == 1 || loc->nlocal == (size_t)loc->cmap.wx * loc->cmap.wy * loc->cmap.wz) &&
                  (size == 1 || loc->nlocal < loc->ncells),
-             "%s: rank %d: %zu own cells of %zu (columns %u to %u)", what, rank, loc->nlocal,
-             loc->ncells, loc->cmap.x0, loc->cmap.x0 + loc->cmap.w);
+             "%s: rank %d: %zu own cells of %zu (a box of %u x %u x %u from %u, %u, %u)", what,
+             rank, loc->nlocal, loc->ncells, loc->cmap.wx, loc->cmap.wy, loc->cmap.wz,
+             loc->cmap.x0, loc->cmap.y0, loc->cmap.z0);
     int same = 1, steps = 12;
     for (int k = 0; k < steps; k++) {
         TU_OK(kedr_dsmc_step(loc));
@@ -539,9 +557,10 @@ static void check_local_cells(kedr_backend b, kedr_dsmc_case c, const char *name
     }
     TU_OK(kedr_dsmc_restart_files(ctx, &c, comm, size, (const char *const *)files, &r));
     r->crowded_min = loc->crowded_min;
-    TU_CHECK(r->nlocal == loc->nlocal && r->cmap.x0 == loc->cmap.x0,
-             "%s: the restart's own cells %zu from column %u (%zu from %u written)", what,
-             r->nlocal, r->cmap.x0, loc->nlocal, loc->cmap.x0);
+    TU_CHECK(r->nlocal == loc->nlocal && memcmp(&r->cmap, &loc->cmap, sizeof r->cmap) == 0,
+             "%s: the restart's own cells %zu from %u, %u, %u (%zu from %u, %u, %u written)",
+             what, r->nlocal, r->cmap.x0, r->cmap.y0, r->cmap.z0, loc->nlocal, loc->cmap.x0,
+             loc->cmap.y0, loc->cmap.z0);
     unsigned sample = KEDR_DSMC_STAGE_BIT(KEDR_DSMC_SAMPLE);
     TU_OK(kedr_dsmc_step_stages(loc, sample));
     TU_OK(kedr_dsmc_step_stages(r, sample));
@@ -709,7 +728,8 @@ int main(int argc, char **argv)
         c.species[1] = dt_nitrogen();
         c.fraction[0] = 0.3;
         c.fraction[1] = 0.7;
-        run_case(list[bi], c, "2D box, two species");
+        run_case(list[bi], c, KEDR_DSMC_SPLIT_RCB, "2D box, two species");
+        run_case(list[bi], c, KEDR_DSMC_SPLIT_X, "2D box, two species");
         /* 3D, one species */
         kedr_dsmc_case c3 = dt_box(1e-3, 9, 1e21, 300, 8, 2e-7);
         c3.dims = 3;
@@ -718,7 +738,8 @@ int main(int argc, char **argv)
         c3.weight *= 1e-3 / 7; /* 8 particles a cell of volume dx dy dz */
         for (int s = 4; s < 6; s++)
             c3.side[s] = KEDR_DSMC_SPECULAR;
-        run_case(list[bi], c3, "3D box");
+        run_case(list[bi], c3, KEDR_DSMC_SPLIT_RCB, "3D box");
+        run_case(list[bi], c3, KEDR_DSMC_SPLIT_X, "3D box");
         check_create_on(list[bi]);
         check_balance_restart(list[bi]);
         /* own cells: a 2D channel of two species whose inflow crowds the first columns
@@ -731,7 +752,10 @@ int main(int argc, char **argv)
         ch.balance_tolerance = 0.02;
         ch.sample_start = 2;
         ch.sample_every = 1;
-        check_local_cells(list[bi], ch, "2D channel, two species");
+        check_local_cells(list[bi], ch, "2D channel, two species, rcb");
+        kedr_dsmc_case chx = ch;
+        chx.split = KEDR_DSMC_SPLIT_X;
+        check_local_cells(list[bi], chx, "2D channel, two species, columns");
         kedr_dsmc_case ch3 = c3;
         ch3.side[0] = KEDR_DSMC_INFLOW;
         ch3.side[1] = KEDR_DSMC_OUTFLOW;
