@@ -11,6 +11,8 @@
 # memory and MPI (KEDR_COMM_IPC=0). PATHS="ipc host" runs both; one rank has no exchange and runs
 # once. With KEDR_DSMC_XPROF=1 each rank prints the exchange's parts, timed, to the log.
 # RANKS: the rank counts (default 1, 2, ... up to the host's GPUs), e.g. RANKS="1 2 4".
+# SPHERE: with a particle count (e.g. 4e8), each run also times the 3D sphere refined to about
+# that many particles over its ranks (strong scaling; `kedr bench dsmc --sphere`).
 # SPLIT: how the grid is split between the ranks, each timed in turn (default "rcb"): rcb, boxes by
 # recursive coordinate bisection; x, columns along x ([run] split, docs/dsmc.md). SPLIT="rcb x"
 # runs both; one rank has no split and runs once. Besides the box stretched along x (where both
@@ -67,7 +69,7 @@ for size in $sizes; do
             j="$out/dsmc-ranks-$size-np$np.json"
             [ "$np" -gt 1 ] && j="$out/dsmc-ranks-$size-np$np-$path-$split.json"
             KEDR_COMM_IPC=$ipc timeout 300 $mpi -x KEDR_COMM_IPC -np "$np" build/kedr bench dsmc --ranks \
-                --backend "${BACKEND:-cuda}" --particles "$size" --split "$split" --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
+                --backend "${BACKEND:-cuda}" --particles "$size" --split "$split" ${SPHERE:+--sphere "$SPHERE"} --json "$j" 2>&1 | tee -a "$out/dsmc-ranks.log"
             python3 -c "import json,sys; [print(x['name'], {k: round(v,3) for k,v in x.get('stage_ms_per_step',{}).items() if v}) for x in json.load(open(sys.argv[1]))['results']]" "$j" 2>/dev/null
             for box in box3d tiles3d; do
                 r=$(weak "$j" $box)
@@ -91,7 +93,7 @@ if [ -n "$sparta" ]; then
         tail -n 30 "$sparta"/build/make.log "$sparta"/build/cmake.log 2>/dev/null
     else
         side=$(python3 -c "import sys; print(round((float(sys.argv[1])/10)**(1/3)))" "$sparta_per")
-        for np in $counts; do
+        for np in $(echo $counts | tr " " "\n" | sort -rn); do # most GPUs first
             (cd "$sparta/bench" && timeout 300 $mpi -np "$np" "$exe" -k on g "$np" -sf kk \
                 -v x $((side * np)) -v y "$side" -v z "$side" -in in.collide) \
                 >"$out/sparta-np$np.log" 2>&1
