@@ -341,7 +341,7 @@ kedr_status kedr_dsmc_reactions_load(const char *path, kedr_dsmc_case *c);
 typedef struct kedr_dsmc kedr_dsmc;
 
 /* Stages of a step, also the rows of the timing table. The exchange (over several ranks: the
- * particles that entered another rank's columns sent there) runs with the move, whenever the
+ * particles that entered another rank's box of cells sent there) runs with the move, whenever the
  * move does; its bit in a mask changes nothing, and on one rank its row stays 0. */
 typedef enum {
     KEDR_DSMC_GENERATE = 0,
@@ -360,12 +360,14 @@ const char *kedr_dsmc_stage_name(kedr_dsmc_stage s);
  * gas, else empty. The case is copied. */
 kedr_status kedr_dsmc_create(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_dsmc **sim);
 /* kedr_dsmc_create over the ranks of comm (include/kedr/comm.h), one simulator a rank: the
- * grid's columns of cells (along x) are split between the ranks, each rank fills and feeds only
- * its own, and after each move the particles that entered another rank's columns are sent there
- * (the exchange stage). Statistics, fields and surfaces are then sums over the ranks, and
+ * grid's cells are split into a box a rank (c->split: recursive coordinate bisection, or
+ * columns along x), each rank fills and feeds only its own, and after each move the particles
+ * that entered another rank's box are sent there (the exchange stage). Statistics, fields and surfaces are then sums over the ranks, and
  * kedr_dsmc_step, kedr_dsmc_get_stats, kedr_dsmc_get_fields and kedr_dsmc_get_surface are
  * collective: every rank calls them, in the same order. comm NULL or one rank: kedr_dsmc_create.
- * Fails when there are more ranks than columns. */
+ * Fails, naming the rank count and the grid, when some rank would have no cell (more ranks
+ * than cells, a grid too small for the bisection, or more ranks than columns with split x);
+ * warns (rank 0) when a box is thinner than a fast molecule moves in a step. */
 kedr_status kedr_dsmc_create_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
                                 kedr_dsmc **sim);
 void kedr_dsmc_destroy(kedr_dsmc *sim);
@@ -582,7 +584,9 @@ kedr_status kedr_dsmc_read_checkpoint(kedr_dsmc *sim, const char *path);
 kedr_status kedr_dsmc_restart(kedr_ctx *ctx, const kedr_dsmc_case *c, const char *path,
                               kedr_dsmc **sim);
 /* kedr_dsmc_restart over the ranks of comm (kedr_dsmc_create_on): each rank reads its own
- * checkpoint, written by the same rank of a run over as many ranks. Collective. */
+ * checkpoint, written by the same rank of a run over as many ranks, and takes the file's
+ * split; where c->split asks for the other kind, the grid is then split anew of c's kind and
+ * the cells and particles handed over. Collective. */
 kedr_status kedr_dsmc_restart_on(kedr_ctx *ctx, const kedr_dsmc_case *c, kedr_comm *comm,
                                  const char *path, kedr_dsmc **sim);
 /* A restart from the checkpoints of a run over nfiles ranks (paths in rank order; one file for
