@@ -137,13 +137,14 @@ kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *pr
 #define ADI_CHIP_MAXLEN 32 /* a chunk's fluid flags are one 32-bit word */
 /* KEDR_ADI_SWEEP = reg: the chunk's store in its thread's registers, the interface systems by
  * cyclic reduction (sweep_impl.h, reg_forward); chunks of KEDR_ADI_REG_LEN nodes, 2, 4, 8 or
- * 16 (unset or 0: 8 in single precision, 4 in double), the lines a block as for chip. */
+ * 16 (unset or 0: 4), the lines a block as for chip. */
 enum { ADI_SWEEP_THOMAS, ADI_SWEEP_CHIP, ADI_SWEEP_REG };
 #define ADI_REG_MAXLEN 16
 kedr_status adi_sweep_choice(int *path, int *len, int *lines, int *reg_len);
-/* The register sweep's chunk length for reals of real_size bytes (reg_len: the variable's
- * value, 0 for the default). */
-int adi_reg_len(int reg_len, int real_size);
+/* The register sweep's chunk length for reals of real_size bytes and lines of ni interior
+ * nodes (reg_len: the variable's value, 0 for the default): halved, down to 2, while longer
+ * than the line (a chunk holds L whole nodes of the line). */
+int adi_reg_len(int reg_len, int real_size, int ni);
 /* The on-chip sweep (as adi_cpu_sweep), chunks of len nodes. */
 kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
                                const adi_state *out, const adi_state *old, const adi_state *coef,

@@ -49,9 +49,13 @@ kedr_status adi_sweep_choice(int *path, int *len, int *lines, int *reg_len)
     return env_int("KEDR_ADI_CHIP_LINES", 0, 32, lines);
 }
 
-int adi_reg_len(int reg_len, int real_size)
+int adi_reg_len(int reg_len, int real_size, int ni)
 {
-    return reg_len ? reg_len : real_size == 4 ? 8 : 4;
+    (void)real_size; /* one default for both precisions until measured (docs/adi.md) */
+    int L = reg_len ? reg_len : 4;
+    while (L > 2 && L > ni)
+        L /= 2;
+    return L;
 }
 
 static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state *out,
@@ -63,7 +67,9 @@ static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state 
     const unsigned char *mask = transposed ? s->mask_t : s->mask;
     int path, len, lines, reg_len;
     KEDR_TRY(adi_sweep_choice(&path, &len, &lines, &reg_len));
-    int rl = adi_reg_len(reg_len, s->real_size);
+    int ni = p->n[d] - 2, rl = adi_reg_len(reg_len, s->real_size, ni);
+    if (path == ADI_SWEEP_REG && ni < rl) /* lines of one interior node: no chunks to cut */
+        path = ADI_SWEEP_THOMAS;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(s->ctx))
         return path == ADI_SWEEP_REG    ? adi_cuda_reg_sweep(s, p, mask, d, out, old, coef, rl,

@@ -294,18 +294,18 @@ kedr_status adi_cuda_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned
     }                                                                                          \
     static __device__ __forceinline__ unsigned reg_fwd(                                        \
         const adi_params *p, const row_consts_##SUF *k, const unsigned char *mask, int d,      \
-        int64_t base, int m0, int len, int L, int last, const arrays_##SUF *a, T *st)          \
+        int64_t base, int m0, int o, int L, const arrays_##SUF *a, T *st)                      \
     {                                                                                          \
-        return reg_forward_##SUF(p, k, mask, d, base, m0, len, L, last, a, st);                \
+        return reg_forward_##SUF(p, k, mask, d, base, m0, o, L, a, st);                        \
     }                                                                                          \
-    static __device__ __forceinline__ void reg_hd(const T *st, int len, int L, T *h)           \
+    static __device__ __forceinline__ void reg_hd(const T *st, int o, int L, T *h)             \
     {                                                                                          \
-        reg_head_##SUF(st, len, L, h);                                                         \
+        reg_head_##SUF(st, o, L, h);                                                           \
     }                                                                                          \
-    static __device__ __forceinline__ void reg_rw(const T *st, int len, int L, int has_next,   \
+    static __device__ __forceinline__ void reg_rw(const T *st, int L, int has_next,            \
                                                   const T *next, T *row)                       \
     {                                                                                          \
-        reg_row_##SUF(st, len, L, has_next, next, row);                                        \
+        reg_row_##SUF(st, L, has_next, next, row);                                             \
     }                                                                                          \
     static __device__ __forceinline__ void reg_unit(T *row) { reg_unit_row_##SUF(row); }       \
     static __device__ __forceinline__ void reg_step(T *row, const T *lo, const T *hi)          \
@@ -313,14 +313,19 @@ kedr_status adi_cuda_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned
         reg_pcr_##SUF(row, lo, hi);                                                            \
     }                                                                                          \
     static __device__ __forceinline__ void reg_bk(const arrays_##SUF *a, int64_t base,         \
-                                                  int64_t sd, int m0, int len, int L,          \
+                                                  int64_t sd, int m0, int o, int L,            \
                                                   const T *st, unsigned fluid, const T *zp,    \
                                                   const T *zk)                                 \
     {                                                                                          \
-        reg_back_##SUF(a, base, sd, m0, len, L, st, fluid, zp, zk);                            \
+        reg_back_##SUF(a, base, sd, m0, o, L, st, fluid, zp, zk);                              \
     }
 ADI_REG_WRAP(float, f32)
 ADI_REG_WRAP(double, f64)
+/* (the same for both types) */
+static __device__ __forceinline__ void reg_ck(int c, int L, int ni, int *m0, int *o)
+{
+    reg_chunk_f32(c, L, ni, m0, o);
+}
 
 template <typename T, typename A, typename K, int L, int d>
 __global__ void __launch_bounds__(ADI_REG_THREADS)
@@ -336,14 +341,15 @@ __global__ void __launch_bounds__(ADI_REG_THREADS)
      * do no work */
     const bool active = t < lines && clo >= 1 && clo <= nrow - 2;
     int64_t base = active ? clo * p.s[lo] + (1 + t / nrow) * p.s[hi] : 0;
-    int ni = p.n[d] - 2, m0 = 1 + y * L, len = ni - y * L < L ? ni - y * L : L;
+    int ni = p.n[d] - 2, m0, o;
+    reg_ck(y, L, ni, &m0, &o);
     K k;
     reg_consts(&p, d, &a, &k);
     T st[8 * L], row[10], nb[10];
     unsigned fluid = 0;
     if (active) {
-        fluid = reg_fwd(&p, &k, mask, d, base, m0, len, L, ni, &a, st);
-        reg_hd(st, len, L, nb);
+        fluid = reg_fwd(&p, &k, mask, d, base, m0, o, L, &a, st);
+        reg_hd(st, o, L, nb);
         for (int q = 0; q < 8; q++)
             sm[q * T_ + tid] = nb[q];
     }
@@ -352,7 +358,7 @@ __global__ void __launch_bounds__(ADI_REG_THREADS)
         int has_next = y + 1 < P;
         for (int q = 0; q < 8; q++)
             nb[q] = has_next ? sm[q * T_ + tid + (has_next ? W : 0)] : (T)0;
-        reg_rw(st, len, L, has_next, nb, row);
+        reg_rw(st, L, has_next, nb, row);
     }
     for (int s = 1; s < P; s *= 2) {
         __syncthreads(); /* every row of the step before read */
@@ -386,12 +392,12 @@ __global__ void __launch_bounds__(ADI_REG_THREADS)
     if (active) {
         for (int v = 0; v < 4; v++)
             zp[v] = y ? sm[v * T_ + tid - (y ? W : 0)] : (T)0;
-        reg_bk(&a, base, k.sd, m0, len, L, st, fluid, zp, zk);
+        reg_bk(&a, base, k.sd, m0, o, L, st, fluid, zp, zk);
     }
 }
 
 /* The launch of reg_kernel<L, d>: W lines a block (want_lines, or 32 bytes of reals, halved
- * while a block would pass ADI_REG_THREADS threads). The axis is a template argument, so that
+ * while a block would pass 256 threads; at most ADI_REG_THREADS). The axis is a template argument, so that
  * the choices among the fields by axis (the advecting velocity, the dissipation's terms) are
  * made when compiling and no branch separates a chunk's loads. */
 template <typename T, typename A, typename K, int L, int d>
@@ -400,9 +406,12 @@ static kedr_status reg_launch(kedr_adi *s, const adi_params *p, const unsigned c
 {
     int ni = p->n[d] - 2, P = (ni + L - 1) / L;
     int64_t lines = (int64_t)p->n[lo] * (p->n[hi] - 2);
+    if (L > ni) /* adi_reg_len keeps chunks within the line */
+        return kedr_fail(KEDR_ERR_INVALID, "adi reg sweep: chunks of %d nodes on lines of %d",
+                         L, ni);
     int W = want_lines > 0 ? want_lines : 32 / (int)sizeof(T);
-    if (want_lines <= 0)
-        while (W > 1 && (int64_t)W * P > ADI_REG_THREADS)
+    if (want_lines <= 0) /* blocks of 256 threads where they can: two an SM at 128 registers */
+        while (W > 1 && (int64_t)W * P > ADI_REG_THREADS / 2)
             W /= 2;
     if ((int64_t)W * P > ADI_REG_THREADS)
         return kedr_fail(KEDR_ERR_INVALID, "adi reg sweep: %d line%s of %d unknowns in chunks of "
@@ -475,19 +484,29 @@ kedr_status adi_cuda_reg_sweep(kedr_adi *s, const adi_params *p, const unsigned 
                                                              want_lines, a);
 }
 
-/* The six measures of every node into buf (measure k of node i at k * nodes + i; 0 off the
- * unknowns), reduced afterwards by kedr_reduce. */
-template <typename T>
-__global__ void measure_kernel(adi_params p, const unsigned char *mask, size_t nodes,
-                               size_t plane, const T *g0, const T *g1, const T *g2, const T *g3,
-                               const T *p0, const T *p1, const T *p2, double *buf)
+/* The six measures of the nodes, reduced over each block of ADI_MEASURE_BLOCK nodes (warp
+ * shuffles, then the block's warps) into buf (measure k of block b at k * blocks + b; sums for
+ * k = 0, 4, 5, maxima for the others; 0 off the unknowns), reduced afterwards by kedr_reduce.
+ * Writing one value a node and measure instead would move 96 bytes a node, twice the traffic of
+ * the measure's own reads in single precision. */
+#define ADI_MEASURE_BLOCK 256
+
+static __device__ __forceinline__ double measure_combine(int k, double a, double b)
 {
+    return k == 0 || k == 4 || k == 5 ? a + b : fmax(a, b);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(ADI_MEASURE_BLOCK)
+    measure_kernel(adi_params p, const unsigned char *mask, size_t nodes, size_t plane,
+                   const T *g0, const T *g1, const T *g2, const T *g3, const T *p0, const T *p1,
+                   const T *p2, double *buf)
+{
+    __shared__ double part[6][ADI_MEASURE_BLOCK / 32];
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nodes)
-        return;
     double o[6] = {0, 0, 0, 0, 0, 0};
     /* the own planes: not the halos, which are other ranks' */
-    if (mask[i] == ADI_FLUID && i >= plane && i < nodes - plane) {
+    if (i < nodes && mask[i] == ADI_FLUID && i >= plane && i < nodes - plane) {
         const T *g[4] = {g0, g1, g2, g3}, *pr[4] = {p0, p1, p2, NULL};
         if (sizeof(T) == 4)
             measure_node_f32(&p, mask, (const float *const *)g,
@@ -497,28 +516,41 @@ __global__ void measure_kernel(adi_params p, const unsigned char *mask, size_t n
                              p0 ? (const double *const *)pr : NULL, (int64_t)i, o);
     }
     for (int k = 0; k < 6; k++)
-        buf[k * nodes + i] = o[k];
+        for (int off = 16; off > 0; off /= 2)
+            o[k] = measure_combine(k, o[k], __shfl_down_sync(0xffffffffu, o[k], off));
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    if (lane == 0)
+        for (int k = 0; k < 6; k++)
+            part[k][warp] = o[k];
+    __syncthreads();
+    if (threadIdx.x < 6) {
+        int k = threadIdx.x;
+        double r = part[k][0];
+        for (int w = 1; w < warps; w++)
+            r = measure_combine(k, r, part[k][w]);
+        buf[(size_t)k * gridDim.x + blockIdx.x] = r;
+    }
 }
 
 kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                              adi_measure *m)
 {
     size_t n = s->nodes;
-    unsigned blocks = (unsigned)((n + 255) / 256);
+    unsigned blocks = (unsigned)((n + ADI_MEASURE_BLOCK - 1) / ADI_MEASURE_BLOCK);
     double *buf = (double *)s->measure_buf;
     cudaStream_t stream = KEDR_STREAM(s->ctx);
     if (s->real_size == 4) {
         const float *pv[3] = {NULL, NULL, NULL};
         for (int v = 0; prev && v < 3; v++)
             pv[v] = (const float *)prev->f[v];
-        measure_kernel<float><<<blocks, 256, 0, stream>>>(
+        measure_kernel<float><<<blocks, ADI_MEASURE_BLOCK, 0, stream>>>(
             s->p, s->mask, n, s->plane, (const float *)g->f[0], (const float *)g->f[1],
             (const float *)g->f[2], (const float *)g->f[3], pv[0], pv[1], pv[2], buf);
     } else {
         const double *pv[3] = {NULL, NULL, NULL};
         for (int v = 0; prev && v < 3; v++)
             pv[v] = (const double *)prev->f[v];
-        measure_kernel<double><<<blocks, 256, 0, stream>>>(
+        measure_kernel<double><<<blocks, ADI_MEASURE_BLOCK, 0, stream>>>(
             s->p, s->mask, n, s->plane, (const double *)g->f[0], (const double *)g->f[1],
             (const double *)g->f[2], (const double *)g->f[3], pv[0], pv[1], pv[2], buf);
     }
@@ -527,7 +559,7 @@ kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *p
     const kedr_op ops[6] = {KEDR_OP_SUM, KEDR_OP_MAX, KEDR_OP_MAX,
                             KEDR_OP_MAX, KEDR_OP_SUM, KEDR_OP_SUM};
     for (int k = 0; k < 6; k++)
-        KEDR_TRY(kedr_reduce(s->ctx, KEDR_F64, ops[k], buf + k * n, n, &r[k]));
+        KEDR_TRY(kedr_reduce(s->ctx, KEDR_F64, ops[k], buf + (size_t)k * blocks, blocks, &r[k]));
     m->div2 = r[0];
     m->divmax = r[1];
     m->change = r[2];

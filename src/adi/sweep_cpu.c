@@ -168,18 +168,16 @@ kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned 
                             const unsigned char *mask, int d, int64_t base, int L,             \
                             const arrays_##SUF *a, T *st, T *rows, T *prev, unsigned *fl)      \
     {                                                                                          \
-        int ni = p->n[d] - 2, P = (ni + L - 1) / L;                                            \
+        int ni = p->n[d] - 2, P = (ni + L - 1) / L, m0, o;                                     \
         for (int c = 0; c < P; c++) {                                                          \
-            int len = ni - c * L < L ? ni - c * L : L;                                         \
             T *sc = st + (size_t)8 * L * c;                                                    \
-            fl[c] = reg_forward_##SUF(p, k, mask, d, base, 1 + c * L, len, L, ni, a, sc);      \
-            reg_head_##SUF(sc, len, L, prev + 10 * c);                                         \
+            reg_chunk_##SUF(c, L, ni, &m0, &o);                                                \
+            fl[c] = reg_forward_##SUF(p, k, mask, d, base, m0, o, L, a, sc);                   \
+            reg_head_##SUF(sc, o, L, prev + 10 * c);                                           \
         }                                                                                      \
-        for (int c = 0; c < P; c++) {                                                          \
-            int len = ni - c * L < L ? ni - c * L : L;                                         \
-            reg_row_##SUF(st + (size_t)8 * L * c, len, L, c + 1 < P,                           \
+        for (int c = 0; c < P; c++)                                                            \
+            reg_row_##SUF(st + (size_t)8 * L * c, L, c + 1 < P,                                \
                           c + 1 < P ? prev + 10 * (c + 1) : prev, rows + 10 * c);              \
-        }                                                                                      \
         T unit[10];                                                                            \
         reg_unit_row_##SUF(unit);                                                              \
         for (int s = 1; s < P; s *= 2) {                                                       \
@@ -193,8 +191,8 @@ kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned 
                 rows[10 * c + 6 + v] /= rows[10 * c + 2 + (v == 3)];                           \
         const T zero[4] = {0, 0, 0, 0};                                                        \
         for (int c = 0; c < P; c++) {                                                          \
-            int len = ni - c * L < L ? ni - c * L : L;                                         \
-            reg_back_##SUF(a, base, k->sd, 1 + c * L, len, L, st + (size_t)8 * L * c, fl[c],   \
+            reg_chunk_##SUF(c, L, ni, &m0, &o);                                                \
+            reg_back_##SUF(a, base, k->sd, m0, o, L, st + (size_t)8 * L * c, fl[c],            \
                            c ? rows + 10 * (c - 1) + 6 : zero, rows + 10 * c + 6);             \
         }                                                                                      \
     }                                                                                          \

@@ -553,32 +553,44 @@ ADI_HD void ADI_FN(chip_line)(const adi_params *p, const ADI_FN(row_consts) *k,
  * compile-time constant there and these loops are unrolled), only the chunks' heads and
  * interface rows going through shared memory, and each line's interface system solved by
  * parallel cyclic reduction over its chunks (Hockney 1965; one step a power of two, every
- * chunk's row at once) instead of by one thread. A chunk's nodes are loaded and eliminated
- * without a branch: every node's rows are built (a node past the line's end from the line's
- * last node, so that every load stays inside the arrays), and a node that is not an unknown,
- * or lies past the end, takes the row x = 0 by a select. The chunk's store is st[q L + j],
+ * chunk's row at once) instead of by one thread. Every chunk spans L nodes m0 .. m0 + L - 1:
+ * the line's last chunk, when the line's length is not a multiple of L, is moved back to end
+ * on the line's last interior node, and its first o nodes (the chunk before's last ones) are
+ * skipped: they leave the elimination's state as it starts (c' = 0, s' = 1, d' = 0) and are not
+ * written. So a chunk's node indices are m0 + j and its last node is j = L - 1 whatever the
+ * chunk, no index is clamped and no load waits on a branch: the loads of neighbouring nodes
+ * along the line are shared. A node that is not an unknown takes the row x = 0 by a select.
+ * This needs L <= the line's interior nodes (adi_reg_len). The chunk's store is st[q L + j],
  * q = 0 .. 7 as in chip_forward (c'u, c't, s'u, s't, d'0..3); a row's 10 values as in chip_row
  * (lower[2], diagonal[2], upper[2], right sides[4]). */
 #ifndef ADI_UNROLL
 #define ADI_UNROLL
 #endif
 
-/* Eliminates chunk nodes m0 .. m0 + len - 1 (len <= L) of the line at base, whose last interior
- * node is last; returns the fluid flags (bit j: node m0 + j is an unknown). */
+/* Chunk c's first node m0 and skipped nodes o of a line of ni interior nodes (L <= ni). */
+ADI_HD void ADI_FN(reg_chunk)(int c, int L, int ni, int *m0, int *o)
+{
+    int end = (c + 1) * L < ni ? (c + 1) * L : ni; /* one past the chunk's last node, from 0 */
+    *m0 = 1 + end - L;
+    *o = c * L - (end - L);
+}
+
+/* Eliminates the chunk's nodes m0 + j, j = o .. L - 1, of the line at base; returns the fluid
+ * flags (bit j: node m0 + j is an unknown of this chunk). */
 ADI_HD unsigned ADI_FN(reg_forward)(const adi_params *p, const ADI_FN(row_consts) *k,
                                     const unsigned char *mask, int d, int64_t base, int m0,
-                                    int len, int L, int last, const ADI_FN(arrays) *a, REAL *st)
+                                    int o, int L, const ADI_FN(arrays) *a, REAL *st)
 {
     REAL cu = 0, ct = 0, su = 1, sv = 1, dp[4] = {0, 0, 0, 0};
     unsigned fluid = 0;
+    const int64_t first = base + (int64_t)m0 * k->sd; /* node j at first + j sd */
     ADI_UNROLL
     for (int j = 0; j < L; j++) {
-        int m = m0 + j < last ? m0 + j : last;
-        int64_t idx = base + (int64_t)m * k->sd;
+        int64_t idx = first + (int64_t)j * k->sd;
         ADI_FN(rows) r;
         unsigned char lo, hi;
         ADI_FN(node_rows_d)(p, k, mask, d, idx, a, &r, &lo, &hi, 1);
-        int f = (j < len) & (mask[idx] == ADI_FLUID);
+        int in = j >= o, f = in & (mask[idx] == ADI_FLUID);
         for (int q = 0; q < 2; q++) {
             r.A[q] = f ? r.A[q] : (REAL)0;
             r.B[q] = f ? r.B[q] : (REAL)1;
@@ -589,8 +601,8 @@ ADI_HD unsigned ADI_FN(reg_forward)(const adi_params *p, const ADI_FN(row_consts
         REAL ru = 1 / (r.B[0] - r.A[0] * cu), rt = 1 / (r.B[1] - r.A[1] * ct);
         cu = r.C[0] * ru;
         ct = r.C[1] * rt;
-        su = -r.A[0] * su * ru;
-        sv = -r.A[1] * sv * rt;
+        su = in ? -r.A[0] * su * ru : (REAL)1;
+        sv = in ? -r.A[1] * sv * rt : (REAL)1;
         for (int v = 0; v < 3; v++)
             dp[v] = (r.D[v] - r.A[0] * dp[v]) * ru;
         dp[3] = (r.D[3] - r.A[1] * dp[3]) * rt;
@@ -605,13 +617,13 @@ ADI_HD unsigned ADI_FN(reg_forward)(const adi_params *p, const ADI_FN(row_consts
     return fluid;
 }
 
-/* The chunk's first node's Y (4), S (2), R (2) into h[0..7], as chip_head. */
-ADI_HD void ADI_FN(reg_head)(const REAL *st, int len, int L, REAL *h)
+/* The chunk's first node's (j = o) Y (4), S (2), R (2) into h[0..7], as chip_head. */
+ADI_HD void ADI_FN(reg_head)(const REAL *st, int o, int L, REAL *h)
 {
     REAL Y[4] = {0, 0, 0, 0}, S[2] = {0, 0}, R[2] = {1, 1};
     ADI_UNROLL
     for (int j = L - 2; j >= 0; j--) {
-        int in = j <= len - 2;
+        int in = j >= o;
         for (int m = 0; m < 2; m++) {
             REAL c = st[m * L + j];
             S[m] = in ? st[(2 + m) * L + j] - c * S[m] : S[m];
@@ -630,25 +642,20 @@ ADI_HD void ADI_FN(reg_head)(const REAL *st, int len, int L, REAL *h)
     h[7] = R[1];
 }
 
-/* The chunk's interface row (row[0..9], as chip_row) from its last node len - 1 and the next
+/* The chunk's interface row (row[0..9], as chip_row) from its last node L - 1 and the next
  * chunk's head (next, read when has_next). */
-ADI_HD void ADI_FN(reg_row)(const REAL *st, int len, int L, int has_next, const REAL *next,
-                            REAL *row)
+ADI_HD void ADI_FN(reg_row)(const REAL *st, int L, int has_next, const REAL *next, REAL *row)
 {
-    REAL q[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    ADI_UNROLL
-    for (int j = 0; j < L; j++)
-        for (int e = 0; e < 8; e++)
-            q[e] = j == len - 1 ? st[e * L + j] : q[e];
+    const int b = L - 1;
     for (int m = 0; m < 2; m++) {
-        REAL c = has_next ? q[m] : (REAL)0;
-        row[m] = -q[2 + m];
+        REAL c = has_next ? st[m * L + b] : (REAL)0;
+        row[m] = -st[(2 + m) * L + b];
         row[2 + m] = has_next ? 1 + c * next[4 + m] : (REAL)1;
         row[4 + m] = has_next ? c * next[6 + m] : (REAL)0;
     }
     for (int v = 0; v < 4; v++) {
-        REAL c = has_next ? q[v == 3 ? 1 : 0] : (REAL)0;
-        row[6 + v] = q[4 + v] - (has_next ? c * next[v] : (REAL)0);
+        REAL c = has_next ? st[(v == 3 ? 1 : 0) * L + b] : (REAL)0;
+        row[6 + v] = st[(4 + v) * L + b] - (has_next ? c * next[v] : (REAL)0);
     }
 }
 
@@ -679,18 +686,21 @@ ADI_HD void ADI_FN(reg_pcr)(REAL *row, const REAL *lo, const REAL *hi)
 
 /* Back substitution of a chunk from z_{k-1} (zp) and z_k (zk); the unknowns' results to the
  * output, as chip_back. */
-ADI_HD void ADI_FN(reg_back)(const ADI_FN(arrays) *a, int64_t base, int64_t sd, int m0, int len,
+ADI_HD void ADI_FN(reg_back)(const ADI_FN(arrays) *a, int64_t base, int64_t sd, int m0, int o,
                              int L, const REAL *st, unsigned fluid, const REAL *zp,
                              const REAL *zk)
 {
     REAL x[4] = {zk[0], zk[1], zk[2], zk[3]};
     ADI_UNROLL
     for (int j = L - 1; j >= 0; j--) {
-        int in = j < len - 1;
-        for (int v = 0; v < 4; v++) {
-            int m = v == 3 ? 1 : 0;
-            REAL y = st[(4 + v) * L + j] + st[(2 + m) * L + j] * zp[v] - st[m * L + j] * x[v];
-            x[v] = in ? y : x[v];
+        if (j < L - 1) {
+            int in = j >= o;
+            for (int v = 0; v < 4; v++) {
+                int m = v == 3 ? 1 : 0;
+                REAL y = st[(4 + v) * L + j] + st[(2 + m) * L + j] * zp[v] -
+                         st[m * L + j] * x[v];
+                x[v] = in ? y : x[v];
+            }
         }
         if (fluid >> j & 1u) {
             int64_t idx = base + (int64_t)(m0 + j) * sd;

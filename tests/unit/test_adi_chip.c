@@ -146,8 +146,7 @@ int main(void)
     for (int b = 0; b < nb; b++)
         ctx[b] = tu_ctx(list[b]);
     kedr_ctx *cpu = tu_ctx(KEDR_BACKEND_CPU);
-    /* the chip path's chunk lengths, then the register path's (0: its default, 8 in single
-     * and 4 in double precision) */
+    /* the chip path's chunk lengths, then the register path's (0: its default, 4) */
     const char *paths[] = {"chip", "chip", "chip", "chip", "reg", "reg", "reg", "reg", "reg"};
     const int lens[] = {1, 3, 8, 32, 2, 4, 8, 16, 0};
     int cases = 0;
