@@ -1,6 +1,8 @@
-/* The on-chip sweep (KEDR_ADI_SWEEP=chip: each line cut into chunks, each chunk eliminated on
+/* The on-chip sweeps (KEDR_ADI_SWEEP=chip: each line cut into chunks, each chunk eliminated on
  * its own with the chunk before's last unknown as a parameter, a small interface system a line,
- * then the back substitution; sweep_impl.h, chip_forward) against the cpu's Thomas sweep, the
+ * then the back substitution; sweep_impl.h, chip_forward; and KEDR_ADI_SWEEP=reg, the same with
+ * each chunk in its thread's registers and the interface systems by cyclic reduction, chunks
+ * of 2, 4, 8, 16 and the default; reg_forward) against the cpu's Thomas sweep, the
  * reference: on random masks (solid nodes scattered at random, so that lines hold many segments
  * of every length from 2 nodes up, and segments end inside chunks, on their first and on their
  * last node), lines of 2, 31, 33 and 257 unknowns, chunks of 1, 3, 8 and 32 nodes (lines shorter
@@ -8,7 +10,8 @@
  * advection, both precisions; on cuda also the GPU's blocks of 1, 3 and the default number of
  * lines, and the Z sweep through the transposes. Five steps each; the fields must agree within
  * the tolerance of the cpu/cuda comparison of test_adi_mask (1e-11 in double, 1e-4 in single).
- * An unknown KEDR_ADI_SWEEP or chunk length is an error naming the variable. */
+ * An unknown KEDR_ADI_SWEEP or chunk length (KEDR_ADI_CHIP_LEN, KEDR_ADI_REG_LEN) is an error
+ * naming the variable. */
 #define _POSIX_C_SOURCE 200809L
 #include "kedr/adi.h"
 #include "test_util.h"
@@ -219,7 +222,7 @@ int main(void)
             }
         free(mask);
     }
-    printf("%d chip runs compared\n", cases);
+    printf("%d chip and reg runs compared\n", cases);
     /* Bad values of the variables: an error naming the variable, on every back end. */
     kedr_adi_case c;
     make_case(&c, 8, 7, 6, 0, 0);
