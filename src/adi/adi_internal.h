@@ -27,6 +27,8 @@ extern "C" {
 typedef struct {
     unsigned char dirichlet[4]; /* u, v, w, T */
     double value[4];
+    float value_f[4];           /* value in single precision (read by the single-precision
+                                 * sweeps without a conversion a node) */
 } adi_ghost;
 
 /* Everything a sweep kernel reads besides the arrays, for one layout. */

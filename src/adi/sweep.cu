@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(ADI_REG_THREADS)
 }
 
 /* The launch of reg_kernel<L, d>: W lines a block (want_lines, or 32 bytes of reals, halved
- * while a block would pass 256 threads; at most ADI_REG_THREADS). The axis is a template argument, so that
+ * while a block would pass ADI_REG_THREADS threads). The axis is a template argument, so that
  * the choices among the fields by axis (the advecting velocity, the dissipation's terms) are
  * made when compiling and no branch separates a chunk's loads. */
 template <typename T, typename A, typename K, int L, int d>
@@ -410,8 +410,8 @@ static kedr_status reg_launch(kedr_adi *s, const adi_params *p, const unsigned c
         return kedr_fail(KEDR_ERR_INVALID, "adi reg sweep: chunks of %d nodes on lines of %d",
                          L, ni);
     int W = want_lines > 0 ? want_lines : 32 / (int)sizeof(T);
-    if (want_lines <= 0) /* blocks of 256 threads where they can: two an SM at 128 registers */
-        while (W > 1 && (int64_t)W * P > ADI_REG_THREADS / 2)
+    if (want_lines <= 0) /* whole 32-byte sectors a warp's load first, then fewer lines */
+        while (W > 1 && (int64_t)W * P > ADI_REG_THREADS)
             W /= 2;
     if ((int64_t)W * P > ADI_REG_THREADS)
         return kedr_fail(KEDR_ERR_INVALID, "adi reg sweep: %d line%s of %d unknowns in chunks of "

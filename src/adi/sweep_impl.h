@@ -7,6 +7,11 @@
  * once (Thomas: c' into the scratch, d' into the output), and at the end of a segment the back
  * substitution runs over it. No coefficient arrays are stored. */
 
+/* Ghost g's value of variable v in this precision. */
+#ifndef ADI_GHOST_VALUE
+#define ADI_GHOST_VALUE(g, v) (sizeof(REAL) == 4 ? (REAL)(g)->value_f[v] : (REAL)(g)->value[v])
+#endif
+
 typedef struct {
     REAL *out[4];
     const REAL *old[4];
@@ -26,7 +31,7 @@ ADI_HD REAL ADI_FN(nb)(const adi_params *p, const unsigned char *mask, const REA
     REAL other = f[idx + step], own = f[idx];
     /* the ghost's value is read whatever its flag says: a select, not a branch, so that the
      * loads of the nodes after this one may be issued before it */
-    REAL value = (REAL)p->ghost[t].value[var];
+    REAL value = ADI_GHOST_VALUE(&p->ghost[t], var);
     REAL ghost = p->ghost[t].dirichlet[var] ? value : own;
     return t == ADI_FLUID ? other : ghost;
 }
@@ -82,6 +87,7 @@ typedef struct {
 typedef struct {
     int64_t sd;
     REAL rh, r2h, rdt, ku, kt;
+    REAL force, diss; /* the force along d, the dissipation's factor */
     const REAL *adv;
 } ADI_FN(row_consts);
 
@@ -95,6 +101,8 @@ ADI_HD void ADI_FN(row_consts_init)(const adi_params *p, int d, const ADI_FN(arr
     k->rdt = (REAL)(1 / p->dt);
     k->ku = (REAL)p->kappa_u * rh2;
     k->kt = (REAL)p->kappa_t * rh2;
+    k->force = (REAL)p->force[d];
+    k->diss = (REAL)p->dissipation;
     k->adv = ADI_FN(pick)(a->coef, d);
 }
 
@@ -127,13 +135,13 @@ ADI_HD void ADI_FN(node_rows_d)(const adi_params *p, const ADI_FN(row_consts) *k
     REAL At = Aa - kt, Ct = Ca - kt, Bt = rdt + 2 * kt + Ba;
     /* The explicit sources: the pressure (T) gradient and the force of component d, the
      * dissipation Phi_d of T; added with constant indices, so that D stays in registers. */
-    REAL src = (REAL)p->force[d] - ADI_FN(deriv_h)(p, mask, a->coef[3], idx, d, 3, r2h);
+    REAL src = k->force - ADI_FN(deriv_h)(p, mask, a->coef[3], idx, d, 3, r2h);
     REAL *D = r->D;
     for (int v = 0; v < 3; v++)
         D[v] = a->old[v][idx] * rdt + (v == d ? src : (REAL)0);
     D[3] = a->old[3][idx] * rdt;
     if (diss)
-        D[3] += (REAL)p->dissipation * ADI_FN(phi)(p, mask, a->coef, idx, d, r2h);
+        D[3] += k->diss * ADI_FN(phi)(p, mask, a->coef, idx, d, r2h);
     unsigned char lo = mask[idx - sd], hi = mask[idx + sd];
     /* A segment's end: at the low end (lo not an unknown) the low ghost, Dirichlet (folded into
      * D) or extrapolated (into B); the same at the high end. Written with selects, every ghost
@@ -143,10 +151,10 @@ ADI_HD void ADI_FN(node_rows_d)(const adi_params *p, const ADI_FN(row_consts) *k
         unsigned char f0 = g->dirichlet[0], f3 = g->dirichlet[3];
         int end = lo != ADI_FLUID, du = end & (f0 != 0), dt = end & (f3 != 0);
         for (int v = 0; v < 3; v++) {
-            REAL gv = (REAL)g->value[v];
+            REAL gv = ADI_GHOST_VALUE(g, v);
             D[v] = du ? D[v] - Au * gv : D[v];
         }
-        REAL gt = (REAL)g->value[3];
+        REAL gt = ADI_GHOST_VALUE(g, 3);
         D[3] = dt ? D[3] - At * gt : D[3];
         Bu = end & !du ? Bu + Au : Bu;
         Bt = end & !dt ? Bt + At : Bt;
@@ -158,10 +166,10 @@ ADI_HD void ADI_FN(node_rows_d)(const adi_params *p, const ADI_FN(row_consts) *k
         unsigned char f0 = g->dirichlet[0], f3 = g->dirichlet[3];
         int end = hi != ADI_FLUID, du = end & (f0 != 0), dt = end & (f3 != 0);
         for (int v = 0; v < 3; v++) {
-            REAL gv = (REAL)g->value[v];
+            REAL gv = ADI_GHOST_VALUE(g, v);
             D[v] = du ? D[v] - Cu * gv : D[v];
         }
-        REAL gt = (REAL)g->value[3];
+        REAL gt = ADI_GHOST_VALUE(g, 3);
         D[3] = dt ? D[3] - Ct * gt : D[3];
         Bu = end & !du ? Bu + Cu : Bu;
         Bt = end & !dt ? Bt + Ct : Bt;
