@@ -278,9 +278,9 @@ kedr_status adi_cuda_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned
  * row of the lo axis, its two boundary positions included (those threads only join the
  * barriers), so that a block's W lines start on the same 32-byte sector boundary in every row
  * when a row's bytes are a multiple of 32: W = 32 bytes / the real's size fills whole sectors.
- * Shared memory, 10 values a thread (value q of thread tid at q T + tid, T = W P), holds the
- * chunks' heads, then their interface rows through the steps of cyclic reduction, then their
- * unknowns z. The forward phase writes no global memory, so a chunk's loads are all free to be
+ * Shared memory, two buffers of 10 values a thread (value q of thread tid at q T + tid,
+ * T = W P), holds the chunks' heads, then their interface rows through the steps of cyclic
+ * reduction, then their unknowns z. The forward phase writes no global memory, so a chunk's loads are all free to be
  * in flight at once. */
 #define ADI_REG_THREADS 512
 
@@ -360,22 +360,27 @@ __global__ void __launch_bounds__(ADI_REG_THREADS)
             nb[q] = has_next ? sm[q * T_ + tid + (has_next ? W : 0)] : (T)0;
         reg_rw(st, L, has_next, nb, row);
     }
-    for (int s = 1; s < P; s *= 2) {
-        __syncthreads(); /* every row of the step before read */
+    /* Two buffers of 10 T values: the heads are in buffer 0; each step of cyclic reduction
+     * writes its rows into the other buffer than the step before read (b), so one barrier a
+     * step suffices: a thread writes buffer b only after the barrier of the step before, which
+     * every thread passed after its last read of b (two steps ago, or the heads). */
+    int b = 1;
+    for (int s = 1; s < P; s *= 2, b ^= 1) {
+        T *buf = sm + (size_t)b * 10 * T_;
         if (active)
             for (int q = 0; q < 10; q++)
-                sm[q * T_ + tid] = row[q];
+                buf[q * T_ + tid] = row[q];
         __syncthreads();
         if (active) {
             T up[10];
             if (y >= s)
                 for (int q = 0; q < 10; q++)
-                    nb[q] = sm[q * T_ + tid - s * W];
+                    nb[q] = buf[q * T_ + tid - s * W];
             else
                 reg_unit(nb);
             if (y + s < P)
                 for (int q = 0; q < 10; q++)
-                    up[q] = sm[q * T_ + tid + s * W];
+                    up[q] = buf[q * T_ + tid + s * W];
             else
                 reg_unit(up);
             reg_step(row, nb, up);
@@ -384,14 +389,14 @@ __global__ void __launch_bounds__(ADI_REG_THREADS)
     T zk[4], zp[4];
     for (int v = 0; v < 4; v++)
         zk[v] = row[6 + v] / row[2 + (v == 3)];
-    __syncthreads(); /* the last step's rows read */
+    T *zb = sm + (size_t)b * 10 * T_; /* the buffer no thread reads now */
     if (active)
         for (int v = 0; v < 4; v++)
-            sm[v * T_ + tid] = zk[v];
+            zb[v * T_ + tid] = zk[v];
     __syncthreads();
     if (active) {
         for (int v = 0; v < 4; v++)
-            zp[v] = y ? sm[v * T_ + tid - (y ? W : 0)] : (T)0;
+            zp[v] = y ? zb[v * T_ + tid - (y ? W : 0)] : (T)0;
         reg_bk(&a, base, k.sd, m0, o, L, st, fluid, zp, zk);
     }
 }
@@ -419,7 +424,7 @@ static kedr_status reg_launch(kedr_adi *s, const adi_params *p, const unsigned c
                          "KEDR_ADI_CHIP_LINES, a longer KEDR_ADI_REG_LEN up to %d, or "
                          "KEDR_ADI_SWEEP=thomas)", W, W > 1 ? "s" : "", ni, L,
                          (long long)W * P, ADI_REG_THREADS, ADI_REG_MAXLEN);
-    size_t bytes = (size_t)10 * W * P * sizeof(T);
+    size_t bytes = (size_t)20 * W * P * sizeof(T); /* two buffers of 10 values a thread */
     auto kern = reg_kernel<T, A, K, L, d>;
     if (bytes > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
