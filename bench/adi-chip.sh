@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The three paths of kedr adi's sweeps side by side (docs/adi.md, "The on-chip sweeps"):
+# The three paths of kedr adi's sweeps side by side (docs/adi.md, "The on-chip sweep", "The
+# register sweep"):
 # KEDR_ADI_SWEEP=thomas (a thread a line, c' and d' through global memory), chip (chunks of a
 # line eliminated in shared memory, one thread a line for the interface system) and reg (each
 # chunk in its thread's registers, the interface systems by cyclic reduction over the block).
@@ -10,19 +11,19 @@
 #
 #   bench/adi-chip.sh b/kedr                              (after a cuda build in b)
 #   REG_LENS="0 16" bench/adi-chip.sh b/kedr              (other chunks for reg)
-#   BASE=old/kedr bench/adi-chip.sh b/kedr                (also thomas of another build)
+#   BASE=old/kedr bench/adi-chip.sh b/kedr                (also thomas and chip of another build)
 #
 # Arguments: the kedr program. Environment: SIZES (grid sides, default "256 384"), REPEATS (3),
 # PATHS (default "thomas chip reg"), LENS (KEDR_ADI_CHIP_LEN values for chip, default "8"),
 # REG_LENS (KEDR_ADI_REG_LEN values for reg: 0 = the default, 4; or 2, 4, 8, 16; default
 # "0 2 8"), LINES (KEDR_ADI_CHIP_LINES, lines a block for chip and reg; default 0:
-# chosen from the line length), BASE (another kedr program, e.g. of the commit before, whose
-# default path is timed as "thomas@base"), BACKEND (cuda), OUT (a folder that keeps each run's
-# full output; default a temporary one).
+# chosen from the line length), BASE (another kedr program, e.g. a build of the commit before
+# these paths, whose BASE_PATHS, default "thomas chip", are timed as "thomas@base", "chip@base"),
+# BACKEND (cuda), OUT (a folder that keeps each run's full output; default a temporary one).
 set -u -o pipefail
 
 if [ $# -ne 1 ] || [ "$1" = -h ] || [ "$1" = --help ]; then
-    sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'
     [ $# -eq 1 ] && exit 0 || exit 2
 fi
 kedr=$1
@@ -82,7 +83,11 @@ run() {
     }
 }
 for n in $sizes; do
-    [ -n "${BASE:-}" ] && run "$n" "thomas@base" "$BASE" thomas 8 0
+    if [ -n "${BASE:-}" ]; then
+        for path in ${BASE_PATHS:-thomas chip}; do
+            run "$n" "$path@base" "$BASE" "$path" 8 0
+        done
+    fi
     for path in $paths; do
         case $path in
         chip)
