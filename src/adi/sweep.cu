@@ -491,7 +491,7 @@ kedr_status adi_cuda_reg_sweep(kedr_adi *s, const adi_params *p, const unsigned 
 
 /* The six measures of the nodes, reduced over each block of ADI_MEASURE_BLOCK nodes (warp
  * shuffles, then the block's warps) into buf (measure k of block b at k * blocks + b; sums for
- * k = 0, 4, 5, maxima for the others; 0 off the unknowns), reduced afterwards by kedr_reduce.
+ * k = 0, 4, 5, maxima for the others; 0 off the unknowns), then by measure_final_kernel.
  * Writing one value a node and measure instead would move 96 bytes a node, twice the traffic of
  * the measure's own reads in single precision. */
 #define ADI_MEASURE_BLOCK 256
@@ -537,6 +537,29 @@ __global__ void __launch_bounds__(ADI_MEASURE_BLOCK)
     }
 }
 
+/* The blocks' partial measures (k of block b at k * blocks + b) reduced: block k of this
+ * kernel reduces measure k into out[k]. One launch and one download for the six, instead of a
+ * reduction with its own wait for each. */
+__global__ void __launch_bounds__(ADI_MEASURE_BLOCK)
+    measure_final_kernel(const double *part, unsigned blocks, double *out)
+{
+    __shared__ double red[ADI_MEASURE_BLOCK / 32];
+    int k = blockIdx.x;
+    double r = 0; /* neutral for the sums and for the maxima (of non-negative measures) */
+    for (unsigned b = threadIdx.x; b < blocks; b += blockDim.x)
+        r = measure_combine(k, r, part[(size_t)k * blocks + b]);
+    for (int off = 16; off > 0; off /= 2)
+        r = measure_combine(k, r, __shfl_down_sync(0xffffffffu, r, off));
+    if (threadIdx.x % 32 == 0)
+        red[threadIdx.x / 32] = r;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)blockDim.x / 32; w++)
+            r = measure_combine(k, r, red[w]);
+        out[k] = r;
+    }
+}
+
 kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                              adi_measure *m)
 {
@@ -560,11 +583,10 @@ kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *p
             (const double *)g->f[2], (const double *)g->f[3], pv[0], pv[1], pv[2], buf);
     }
     KEDR_CUDA_LAUNCHED("adi measure");
-    double r[6];
-    const kedr_op ops[6] = {KEDR_OP_SUM, KEDR_OP_MAX, KEDR_OP_MAX,
-                            KEDR_OP_MAX, KEDR_OP_SUM, KEDR_OP_SUM};
-    for (int k = 0; k < 6; k++)
-        KEDR_TRY(kedr_reduce(s->ctx, KEDR_F64, ops[k], buf + (size_t)k * blocks, blocks, &r[k]));
+    double r[6], *out = buf + (size_t)6 * blocks; /* within the buffer's 6 doubles a node */
+    measure_final_kernel<<<6, ADI_MEASURE_BLOCK, 0, stream>>>(buf, blocks, out);
+    KEDR_CUDA_LAUNCHED("adi measure reduction");
+    KEDR_TRY(kedr_download(s->ctx, r, out, sizeof r));
     m->div2 = r[0];
     m->divmax = r[1];
     m->change = r[2];
