@@ -27,6 +27,8 @@ extern "C" {
 typedef struct {
     unsigned char dirichlet[4]; /* u, v, w, T */
     double value[4];
+    float value_f[4];           /* value in single precision (read by the single-precision
+                                 * sweeps without a conversion a node) */
 } adi_ghost;
 
 /* Everything a sweep kernel reads besides the arrays, for one layout. */
@@ -135,11 +137,24 @@ kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *pr
 #define ADI_CHIP_Q 8       /* values a node in the store: c'u, c't, s'u, s't, d'0..3 */
 #define ADI_CHIP_ROW 10    /* values of an interface row: lo[2], di[2], up[2], rhs[4] */
 #define ADI_CHIP_MAXLEN 32 /* a chunk's fluid flags are one 32-bit word */
-kedr_status adi_sweep_choice(int *chip, int *len, int *lines);
+/* KEDR_ADI_SWEEP = reg: the chunk's store in its thread's registers, the interface systems by
+ * cyclic reduction (sweep_impl.h, reg_forward); chunks of KEDR_ADI_REG_LEN nodes, 2, 4, 8 or
+ * 16 (unset or 0: 4), the lines a block as for chip. */
+enum { ADI_SWEEP_THOMAS, ADI_SWEEP_CHIP, ADI_SWEEP_REG };
+#define ADI_REG_MAXLEN 16
+kedr_status adi_sweep_choice(int *path, int *len, int *lines, int *reg_len);
+/* The register sweep's chunk length for reals of real_size bytes and lines of ni interior
+ * nodes (reg_len: the variable's value, 0 for the default): halved, down to 2, while longer
+ * than the line (a chunk holds L whole nodes of the line). */
+int adi_reg_len(int reg_len, int real_size, int ni);
 /* The on-chip sweep (as adi_cpu_sweep), chunks of len nodes. */
 kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
                                const adi_state *out, const adi_state *old, const adi_state *coef,
                                int len);
+/* The register sweep (as adi_cpu_sweep), chunks of len nodes. */
+kedr_status adi_cpu_reg_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
+                              const adi_state *out, const adi_state *old, const adi_state *coef,
+                              int len);
 /* The partitioned X sweep's rows at the own planes: s->parts.abc, and the right sides in
  * s->parts.dw. */
 kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
@@ -162,6 +177,9 @@ kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *p
 kedr_status adi_cuda_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask,
                                 int d, const adi_state *out, const adi_state *old,
                                 const adi_state *coef, int len, int lines);
+kedr_status adi_cuda_reg_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask,
+                               int d, const adi_state *out, const adi_state *old,
+                               const adi_state *coef, int len, int lines);
 kedr_status adi_cuda_part_rows(kedr_adi *s, const adi_state *out, const adi_state *old,
                                const adi_state *coef);
 kedr_status adi_cuda_part_lines(kedr_adi *s, const adi_state *out, const adi_state *old,

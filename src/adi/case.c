@@ -511,4 +511,7 @@ void adi_params_init(const kedr_adi_case *c, int nxl, const int64_t s[3], adi_pa
         g->dirichlet[3] = given && !(fc->kind == KEDR_ADI_WALL && fc->adiabatic);
         g->value[3] = fc->temperature;
     }
+    for (int t = 0; t < 8; t++)
+        for (int v = 0; v < 4; v++)
+            p->ghost[t].value_f[v] = (float)p->ghost[t].value[v];
 }

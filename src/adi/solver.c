@@ -25,19 +25,37 @@ static kedr_status env_int(const char *name, int lo, int hi, int *v)
     return KEDR_OK;
 }
 
-kedr_status adi_sweep_choice(int *chip, int *len, int *lines)
+kedr_status adi_sweep_choice(int *path, int *len, int *lines, int *reg_len)
 {
     const char *e = getenv("KEDR_ADI_SWEEP");
-    *chip = 0;
+    *path = ADI_SWEEP_THOMAS;
     *len = ADI_CHIP_LEN_DEFAULT;
     *lines = 0;
+    *reg_len = 0;
     if (e && *e && strcmp(e, "thomas") != 0) {
-        if (strcmp(e, "chip") != 0)
-            return kedr_fail(KEDR_ERR_INVALID, "KEDR_ADI_SWEEP=%s: expected thomas or chip", e);
-        *chip = 1;
+        if (strcmp(e, "chip") == 0)
+            *path = ADI_SWEEP_CHIP;
+        else if (strcmp(e, "reg") == 0)
+            *path = ADI_SWEEP_REG;
+        else
+            return kedr_fail(KEDR_ERR_INVALID, "KEDR_ADI_SWEEP=%s: expected thomas, chip or reg",
+                             e);
     }
     KEDR_TRY(env_int("KEDR_ADI_CHIP_LEN", 1, ADI_CHIP_MAXLEN, len));
+    KEDR_TRY(env_int("KEDR_ADI_REG_LEN", 0, ADI_REG_MAXLEN, reg_len));
+    if (*reg_len != 0 && *reg_len != 2 && *reg_len != 4 && *reg_len != 8 && *reg_len != 16)
+        return kedr_fail(KEDR_ERR_INVALID, "KEDR_ADI_REG_LEN=%s: expected 0 (the default), 2, 4, "
+                         "8 or 16", getenv("KEDR_ADI_REG_LEN"));
     return env_int("KEDR_ADI_CHIP_LINES", 0, 32, lines);
+}
+
+int adi_reg_len(int reg_len, int real_size, int ni)
+{
+    (void)real_size; /* one default for both precisions until measured (docs/adi.md) */
+    int L = reg_len ? reg_len : 4;
+    while (L > 2 && L > ni)
+        L /= 2;
+    return L;
 }
 
 static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state *out,
@@ -47,15 +65,22 @@ static kedr_status do_sweep(kedr_adi *s, int transposed, int d, const adi_state 
         return adi_part_sweep(s, out, old, coef);
     const adi_params *p = transposed ? &s->pt : &s->p;
     const unsigned char *mask = transposed ? s->mask_t : s->mask;
-    int chip, len, lines;
-    KEDR_TRY(adi_sweep_choice(&chip, &len, &lines));
+    int path, len, lines, reg_len;
+    KEDR_TRY(adi_sweep_choice(&path, &len, &lines, &reg_len));
+    int ni = p->n[d] - 2, rl = adi_reg_len(reg_len, s->real_size, ni);
+    if (path == ADI_SWEEP_REG && ni < rl) /* lines of one interior node: no chunks to cut */
+        path = ADI_SWEEP_THOMAS;
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(s->ctx))
-        return chip ? adi_cuda_chip_sweep(s, p, mask, d, out, old, coef, len, lines)
-                    : adi_cuda_sweep(s, p, mask, d, out, old, coef);
+        return path == ADI_SWEEP_REG    ? adi_cuda_reg_sweep(s, p, mask, d, out, old, coef, rl,
+                                                             lines)
+               : path == ADI_SWEEP_CHIP ? adi_cuda_chip_sweep(s, p, mask, d, out, old, coef, len,
+                                                              lines)
+                                        : adi_cuda_sweep(s, p, mask, d, out, old, coef);
 #endif
-    return chip ? adi_cpu_chip_sweep(s, p, mask, d, out, old, coef, len)
-                : adi_cpu_sweep(s, p, mask, d, out, old, coef);
+    return path == ADI_SWEEP_REG    ? adi_cpu_reg_sweep(s, p, mask, d, out, old, coef, rl)
+           : path == ADI_SWEEP_CHIP ? adi_cpu_chip_sweep(s, p, mask, d, out, old, coef, len)
+                                    : adi_cpu_sweep(s, p, mask, d, out, old, coef);
 }
 
 /* The measures of g over the grid: this rank's own planes, then the sums and maxima over the

@@ -13,6 +13,7 @@
 #include <math.h>
 
 #define ADI_HD static __host__ __device__ __forceinline__
+#define ADI_UNROLL _Pragma("unroll")
 #define REAL float
 #define ADI_FN(name) name##_f32
 #include "adi/sweep_impl.h"
@@ -271,19 +272,246 @@ kedr_status adi_cuda_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned
                                                             P, want_lines, a);
 }
 
-/* The six measures of every node into buf (measure k of node i at k * nodes + i; 0 off the
- * unknowns), reduced afterwards by kedr_reduce. */
-template <typename T>
-__global__ void measure_kernel(adi_params p, const unsigned char *mask, size_t nodes,
-                               size_t plane, const T *g0, const T *g1, const T *g2, const T *g3,
-                               const T *p0, const T *p1, const T *p2, double *buf)
+/* The register sweep (KEDR_ADI_SWEEP=reg; the scheme: sweep_impl.h, reg_forward). A block holds
+ * W lines (threadIdx.x) times P chunks of L nodes a line (threadIdx.y), one thread a chunk, the
+ * chunk's c', s', d' (8 L values) in the thread's registers. Lines are numbered over the whole
+ * row of the lo axis, its two boundary positions included (those threads only join the
+ * barriers), so that a block's W lines start on the same 32-byte sector boundary in every row
+ * when a row's bytes are a multiple of 32: W = 32 bytes / the real's size fills whole sectors.
+ * Shared memory, two buffers of 10 values a thread (value q of thread tid at q T + tid,
+ * T = W P), holds the chunks' heads, then their interface rows through the steps of cyclic
+ * reduction, then their unknowns z. The forward phase writes no global memory, so a chunk's loads are all free to be
+ * in flight at once. */
+#define ADI_REG_THREADS 512
+
+/* The C names of sweep_impl.h's functions for each real type. */
+#define ADI_REG_WRAP(T, SUF)                                                                    \
+    static __device__ __forceinline__ void reg_consts(const adi_params *p, int d,              \
+                                                      const arrays_##SUF *a,                   \
+                                                      row_consts_##SUF *k)                     \
+    {                                                                                          \
+        row_consts_init_##SUF(p, d, a, k);                                                     \
+    }                                                                                          \
+    static __device__ __forceinline__ unsigned reg_fwd(                                        \
+        const adi_params *p, const row_consts_##SUF *k, const unsigned char *mask, int d,      \
+        int64_t base, int m0, int o, int L, const arrays_##SUF *a, T *st)                      \
+    {                                                                                          \
+        return reg_forward_##SUF(p, k, mask, d, base, m0, o, L, a, st);                        \
+    }                                                                                          \
+    static __device__ __forceinline__ void reg_hd(const T *st, int o, int L, T *h)             \
+    {                                                                                          \
+        reg_head_##SUF(st, o, L, h);                                                           \
+    }                                                                                          \
+    static __device__ __forceinline__ void reg_rw(const T *st, int L, int has_next,            \
+                                                  const T *next, T *row)                       \
+    {                                                                                          \
+        reg_row_##SUF(st, L, has_next, next, row);                                             \
+    }                                                                                          \
+    static __device__ __forceinline__ void reg_unit(T *row) { reg_unit_row_##SUF(row); }       \
+    static __device__ __forceinline__ void reg_step(T *row, const T *lo, const T *hi)          \
+    {                                                                                          \
+        reg_pcr_##SUF(row, lo, hi);                                                            \
+    }                                                                                          \
+    static __device__ __forceinline__ void reg_bk(const arrays_##SUF *a, int64_t base,         \
+                                                  int64_t sd, int m0, int o, int L,            \
+                                                  const T *st, unsigned fluid, const T *zp,    \
+                                                  const T *zk)                                 \
+    {                                                                                          \
+        reg_back_##SUF(a, base, sd, m0, o, L, st, fluid, zp, zk);                              \
+    }
+ADI_REG_WRAP(float, f32)
+ADI_REG_WRAP(double, f64)
+/* (the same for both types) */
+static __device__ __forceinline__ void reg_ck(int c, int L, int ni, int *m0, int *o)
 {
+    reg_chunk_f32(c, L, ni, m0, o);
+}
+
+template <typename T, typename A, typename K, int L, int d>
+__global__ void __launch_bounds__(ADI_REG_THREADS)
+    reg_kernel(adi_params p, const unsigned char *mask, int lo, int hi, int64_t lines, A a)
+{
+    extern __shared__ __align__(16) unsigned char reg_smem[];
+    T *sm = (T *)reg_smem;
+    const int W = blockDim.x, P = blockDim.y, x = threadIdx.x, y = threadIdx.y;
+    const int T_ = W * P, tid = y * W + x;
+    const int64_t nrow = p.n[lo];
+    int64_t t = (int64_t)blockIdx.x * W + x, clo = t % nrow;
+    /* every thread reaches the barriers; the boundary positions and those past the last line
+     * do no work */
+    const bool active = t < lines && clo >= 1 && clo <= nrow - 2;
+    int64_t base = active ? clo * p.s[lo] + (1 + t / nrow) * p.s[hi] : 0;
+    int ni = p.n[d] - 2, m0, o;
+    reg_ck(y, L, ni, &m0, &o);
+    K k;
+    reg_consts(&p, d, &a, &k);
+    T st[8 * L], row[10], nb[10];
+    unsigned fluid = 0;
+    if (active) {
+        fluid = reg_fwd(&p, &k, mask, d, base, m0, o, L, &a, st);
+        reg_hd(st, o, L, nb);
+        for (int q = 0; q < 8; q++)
+            sm[q * T_ + tid] = nb[q];
+    }
+    __syncthreads();
+    if (active) {
+        int has_next = y + 1 < P;
+        for (int q = 0; q < 8; q++)
+            nb[q] = has_next ? sm[q * T_ + tid + (has_next ? W : 0)] : (T)0;
+        reg_rw(st, L, has_next, nb, row);
+    }
+    /* Two buffers of 10 T values: the heads are in buffer 0; each step of cyclic reduction
+     * writes its rows into the other buffer than the step before read (b), so one barrier a
+     * step suffices: a thread writes buffer b only after the barrier of the step before, which
+     * every thread passed after its last read of b (two steps ago, or the heads). */
+    int b = 1;
+    for (int s = 1; s < P; s *= 2, b ^= 1) {
+        T *buf = sm + (size_t)b * 10 * T_;
+        if (active)
+            for (int q = 0; q < 10; q++)
+                buf[q * T_ + tid] = row[q];
+        __syncthreads();
+        if (active) {
+            T up[10];
+            if (y >= s)
+                for (int q = 0; q < 10; q++)
+                    nb[q] = buf[q * T_ + tid - s * W];
+            else
+                reg_unit(nb);
+            if (y + s < P)
+                for (int q = 0; q < 10; q++)
+                    up[q] = buf[q * T_ + tid + s * W];
+            else
+                reg_unit(up);
+            reg_step(row, nb, up);
+        }
+    }
+    T zk[4], zp[4];
+    for (int v = 0; v < 4; v++)
+        zk[v] = row[6 + v] / row[2 + (v == 3)];
+    T *zb = sm + (size_t)b * 10 * T_; /* the buffer no thread reads now */
+    if (active)
+        for (int v = 0; v < 4; v++)
+            zb[v * T_ + tid] = zk[v];
+    __syncthreads();
+    if (active) {
+        for (int v = 0; v < 4; v++)
+            zp[v] = y ? zb[v * T_ + tid - (y ? W : 0)] : (T)0;
+        reg_bk(&a, base, k.sd, m0, o, L, st, fluid, zp, zk);
+    }
+}
+
+/* The launch of reg_kernel<L, d>: W lines a block (want_lines, or 32 bytes of reals, halved
+ * while a block would pass ADI_REG_THREADS threads). The axis is a template argument, so that
+ * the choices among the fields by axis (the advecting velocity, the dissipation's terms) are
+ * made when compiling and no branch separates a chunk's loads. */
+template <typename T, typename A, typename K, int L, int d>
+static kedr_status reg_launch(kedr_adi *s, const adi_params *p, const unsigned char *mask,
+                              int lo, int hi, int want_lines, const A &a)
+{
+    int ni = p->n[d] - 2, P = (ni + L - 1) / L;
+    int64_t lines = (int64_t)p->n[lo] * (p->n[hi] - 2);
+    if (L > ni) /* adi_reg_len keeps chunks within the line */
+        return kedr_fail(KEDR_ERR_INVALID, "adi reg sweep: chunks of %d nodes on lines of %d",
+                         L, ni);
+    int W = want_lines > 0 ? want_lines : 32 / (int)sizeof(T);
+    if (want_lines <= 0) /* whole 32-byte sectors a warp's load first, then fewer lines */
+        while (W > 1 && (int64_t)W * P > ADI_REG_THREADS)
+            W /= 2;
+    if ((int64_t)W * P > ADI_REG_THREADS)
+        return kedr_fail(KEDR_ERR_INVALID, "adi reg sweep: %d line%s of %d unknowns in chunks of "
+                         "%d a block need %lld threads; the kernel allows %d (expected a smaller "
+                         "KEDR_ADI_CHIP_LINES, a longer KEDR_ADI_REG_LEN up to %d, or "
+                         "KEDR_ADI_SWEEP=thomas)", W, W > 1 ? "s" : "", ni, L,
+                         (long long)W * P, ADI_REG_THREADS, ADI_REG_MAXLEN);
+    size_t bytes = (size_t)20 * W * P * sizeof(T); /* two buffers of 10 values a thread */
+    auto kern = reg_kernel<T, A, K, L, d>;
+    if (bytes > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             (int)bytes);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            return kedr_fail(KEDR_ERR_CUDA, "adi reg sweep: %zu bytes of shared memory a "
+                             "block: %s", bytes, cudaGetErrorString(e));
+        }
+    }
+    dim3 block((unsigned)W, (unsigned)P);
+    unsigned blocks = (unsigned)((lines + W - 1) / W);
+    kern<<<blocks, block, bytes, KEDR_STREAM(s->ctx)>>>(*p, mask, lo, hi, lines, a);
+    KEDR_CUDA_LAUNCHED("adi reg sweep");
+    return KEDR_OK;
+}
+
+template <typename T, typename A, typename K, int L>
+static kedr_status reg_axis(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
+                            int lo, int hi, int want_lines, const A &a)
+{
+    return d == 0   ? reg_launch<T, A, K, L, 0>(s, p, mask, lo, hi, want_lines, a)
+           : d == 1 ? reg_launch<T, A, K, L, 1>(s, p, mask, lo, hi, want_lines, a)
+                    : reg_launch<T, A, K, L, 2>(s, p, mask, lo, hi, want_lines, a);
+}
+
+template <typename T, typename A, typename K>
+static kedr_status reg_dispatch(kedr_adi *s, const adi_params *p, const unsigned char *mask,
+                                int d, int lo, int hi, int len, int want_lines, const A &a)
+{
+    switch (len) {
+    case 2:
+        return reg_axis<T, A, K, 2>(s, p, mask, d, lo, hi, want_lines, a);
+    case 4:
+        return reg_axis<T, A, K, 4>(s, p, mask, d, lo, hi, want_lines, a);
+    case 8:
+        return reg_axis<T, A, K, 8>(s, p, mask, d, lo, hi, want_lines, a);
+    case 16:
+        return reg_axis<T, A, K, 16>(s, p, mask, d, lo, hi, want_lines, a);
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "adi reg sweep: chunks of %d nodes: expected 2, 4, 8 or "
+                     "16", len);
+}
+
+kedr_status adi_cuda_reg_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask,
+                               int d, const adi_state *out, const adi_state *old,
+                               const adi_state *coef, int len, int want_lines)
+{
+    int a1 = (d + 1) % 3, a2 = (d + 2) % 3;
+    int lo = p->s[a1] < p->s[a2] ? a1 : a2, hi = p->s[a1] < p->s[a2] ? a2 : a1;
+    if (p->n[lo] - 2 <= 0 || p->n[hi] - 2 <= 0 || p->n[d] - 2 <= 0)
+        return KEDR_OK;
+    if (s->real_size == 4) {
+        arrays_f32 a;
+        fill_arrays<float>(&a, out, old, coef);
+        return reg_dispatch<float, arrays_f32, row_consts_f32>(s, p, mask, d, lo, hi, len,
+                                                                want_lines, a);
+    }
+    arrays_f64 a;
+    fill_arrays<double>(&a, out, old, coef);
+    return reg_dispatch<double, arrays_f64, row_consts_f64>(s, p, mask, d, lo, hi, len,
+                                                             want_lines, a);
+}
+
+/* The six measures of the nodes, reduced over each block of ADI_MEASURE_BLOCK nodes (warp
+ * shuffles, then the block's warps) into buf (measure k of block b at k * blocks + b; sums for
+ * k = 0, 4, 5, maxima for the others; 0 off the unknowns), then by measure_final_kernel.
+ * Writing one value a node and measure instead would move 96 bytes a node, twice the traffic of
+ * the measure's own reads in single precision. */
+#define ADI_MEASURE_BLOCK 256
+
+static __device__ __forceinline__ double measure_combine(int k, double a, double b)
+{
+    return k == 0 || k == 4 || k == 5 ? a + b : fmax(a, b);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(ADI_MEASURE_BLOCK)
+    measure_kernel(adi_params p, const unsigned char *mask, size_t nodes, size_t plane,
+                   const T *g0, const T *g1, const T *g2, const T *g3, const T *p0, const T *p1,
+                   const T *p2, double *buf)
+{
+    __shared__ double part[6][ADI_MEASURE_BLOCK / 32];
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= nodes)
-        return;
     double o[6] = {0, 0, 0, 0, 0, 0};
     /* the own planes: not the halos, which are other ranks' */
-    if (mask[i] == ADI_FLUID && i >= plane && i < nodes - plane) {
+    if (i < nodes && mask[i] == ADI_FLUID && i >= plane && i < nodes - plane) {
         const T *g[4] = {g0, g1, g2, g3}, *pr[4] = {p0, p1, p2, NULL};
         if (sizeof(T) == 4)
             measure_node_f32(&p, mask, (const float *const *)g,
@@ -293,37 +521,72 @@ __global__ void measure_kernel(adi_params p, const unsigned char *mask, size_t n
                              p0 ? (const double *const *)pr : NULL, (int64_t)i, o);
     }
     for (int k = 0; k < 6; k++)
-        buf[k * nodes + i] = o[k];
+        for (int off = 16; off > 0; off /= 2)
+            o[k] = measure_combine(k, o[k], __shfl_down_sync(0xffffffffu, o[k], off));
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32, warps = blockDim.x / 32;
+    if (lane == 0)
+        for (int k = 0; k < 6; k++)
+            part[k][warp] = o[k];
+    __syncthreads();
+    if (threadIdx.x < 6) {
+        int k = threadIdx.x;
+        double r = part[k][0];
+        for (int w = 1; w < warps; w++)
+            r = measure_combine(k, r, part[k][w]);
+        buf[(size_t)k * gridDim.x + blockIdx.x] = r;
+    }
+}
+
+/* The blocks' partial measures (k of block b at k * blocks + b) reduced: block k of this
+ * kernel reduces measure k into out[k]. One launch and one download for the six, instead of a
+ * reduction with its own wait for each. */
+__global__ void __launch_bounds__(ADI_MEASURE_BLOCK)
+    measure_final_kernel(const double *part, unsigned blocks, double *out)
+{
+    __shared__ double red[ADI_MEASURE_BLOCK / 32];
+    int k = blockIdx.x;
+    double r = 0; /* neutral for the sums and for the maxima (of non-negative measures) */
+    for (unsigned b = threadIdx.x; b < blocks; b += blockDim.x)
+        r = measure_combine(k, r, part[(size_t)k * blocks + b]);
+    for (int off = 16; off > 0; off /= 2)
+        r = measure_combine(k, r, __shfl_down_sync(0xffffffffu, r, off));
+    if (threadIdx.x % 32 == 0)
+        red[threadIdx.x / 32] = r;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int w = 1; w < (int)blockDim.x / 32; w++)
+            r = measure_combine(k, r, red[w]);
+        out[k] = r;
+    }
 }
 
 kedr_status adi_cuda_measure(kedr_adi *s, const adi_state *g, const adi_state *prev,
                              adi_measure *m)
 {
     size_t n = s->nodes;
-    unsigned blocks = (unsigned)((n + 255) / 256);
+    unsigned blocks = (unsigned)((n + ADI_MEASURE_BLOCK - 1) / ADI_MEASURE_BLOCK);
     double *buf = (double *)s->measure_buf;
     cudaStream_t stream = KEDR_STREAM(s->ctx);
     if (s->real_size == 4) {
         const float *pv[3] = {NULL, NULL, NULL};
         for (int v = 0; prev && v < 3; v++)
             pv[v] = (const float *)prev->f[v];
-        measure_kernel<float><<<blocks, 256, 0, stream>>>(
+        measure_kernel<float><<<blocks, ADI_MEASURE_BLOCK, 0, stream>>>(
             s->p, s->mask, n, s->plane, (const float *)g->f[0], (const float *)g->f[1],
             (const float *)g->f[2], (const float *)g->f[3], pv[0], pv[1], pv[2], buf);
     } else {
         const double *pv[3] = {NULL, NULL, NULL};
         for (int v = 0; prev && v < 3; v++)
             pv[v] = (const double *)prev->f[v];
-        measure_kernel<double><<<blocks, 256, 0, stream>>>(
+        measure_kernel<double><<<blocks, ADI_MEASURE_BLOCK, 0, stream>>>(
             s->p, s->mask, n, s->plane, (const double *)g->f[0], (const double *)g->f[1],
             (const double *)g->f[2], (const double *)g->f[3], pv[0], pv[1], pv[2], buf);
     }
     KEDR_CUDA_LAUNCHED("adi measure");
-    double r[6];
-    const kedr_op ops[6] = {KEDR_OP_SUM, KEDR_OP_MAX, KEDR_OP_MAX,
-                            KEDR_OP_MAX, KEDR_OP_SUM, KEDR_OP_SUM};
-    for (int k = 0; k < 6; k++)
-        KEDR_TRY(kedr_reduce(s->ctx, KEDR_F64, ops[k], buf + k * n, n, &r[k]));
+    double r[6], *out = buf + (size_t)6 * blocks; /* within the buffer's 6 doubles a node */
+    measure_final_kernel<<<6, ADI_MEASURE_BLOCK, 0, stream>>>(buf, blocks, out);
+    KEDR_CUDA_LAUNCHED("adi measure reduction");
+    KEDR_TRY(kedr_download(s->ctx, r, out, sizeof r));
     m->div2 = r[0];
     m->divmax = r[1];
     m->change = r[2];

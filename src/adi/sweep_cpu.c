@@ -159,6 +159,95 @@ kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned 
                              : chip_f64(p, mask, d, out, old, coef, len);
 }
 
+/* The register sweep on the cpu (KEDR_ADI_SWEEP=reg): a line at a time, its chunks' steps in the
+ * order of the GPU's barriers (every chunk's elimination and head, then every chunk's interface
+ * row, then each step of cyclic reduction for every row from the rows of the step before, then
+ * every chunk's back substitution), so that it computes what a GPU block computes. */
+#define ADI_CPU_REG(NAME, T, SUF)                                                               \
+    static void NAME##_line(const adi_params *p, const row_consts_##SUF *k,                    \
+                            const unsigned char *mask, int d, int64_t base, int L,             \
+                            const arrays_##SUF *a, T *st, T *rows, T *prev, unsigned *fl)      \
+    {                                                                                          \
+        int ni = p->n[d] - 2, P = (ni + L - 1) / L, m0, o;                                     \
+        for (int c = 0; c < P; c++) {                                                          \
+            T *sc = st + (size_t)8 * L * c;                                                    \
+            reg_chunk_##SUF(c, L, ni, &m0, &o);                                                \
+            fl[c] = reg_forward_##SUF(p, k, mask, d, base, m0, o, L, a, sc);                   \
+            reg_head_##SUF(sc, o, L, prev + 10 * c);                                           \
+        }                                                                                      \
+        for (int c = 0; c < P; c++)                                                            \
+            reg_row_##SUF(st + (size_t)8 * L * c, L, c + 1 < P,                                \
+                          c + 1 < P ? prev + 10 * (c + 1) : prev, rows + 10 * c);              \
+        T unit[10];                                                                            \
+        reg_unit_row_##SUF(unit);                                                              \
+        for (int s = 1; s < P; s *= 2) {                                                       \
+            memcpy(prev, rows, (size_t)10 * P * sizeof *prev);                                 \
+            for (int c = 0; c < P; c++)                                                        \
+                reg_pcr_##SUF(rows + 10 * c, c >= s ? prev + 10 * (c - s) : unit,              \
+                              c + s < P ? prev + 10 * (c + s) : unit);                         \
+        }                                                                                      \
+        for (int c = 0; c < P; c++) /* z_c of field v into rows[10 c + 6 + v] */               \
+            for (int v = 0; v < 4; v++)                                                        \
+                rows[10 * c + 6 + v] /= rows[10 * c + 2 + (v == 3)];                           \
+        const T zero[4] = {0, 0, 0, 0};                                                        \
+        for (int c = 0; c < P; c++) {                                                          \
+            reg_chunk_##SUF(c, L, ni, &m0, &o);                                                \
+            reg_back_##SUF(a, base, k->sd, m0, o, L, st + (size_t)8 * L * c, fl[c],            \
+                           c ? rows + 10 * (c - 1) + 6 : zero, rows + 10 * c + 6);             \
+        }                                                                                      \
+    }                                                                                          \
+    static kedr_status NAME(const adi_params *p, const unsigned char *mask, int d,             \
+                            const adi_state *out, const adi_state *old, const adi_state *coef, \
+                            int L)                                                             \
+    {                                                                                          \
+        arrays_##SUF a;                                                                        \
+        for (int v = 0; v < 4; v++) {                                                          \
+            a.out[v] = (T *)out->f[v];                                                         \
+            a.old[v] = (const T *)old->f[v];                                                   \
+            a.coef[v] = (const T *)coef->f[v];                                                 \
+        }                                                                                      \
+        row_consts_##SUF k;                                                                    \
+        row_consts_init_##SUF(p, d, &a, &k);                                                   \
+        int lo, hi, failed = 0, n = p->n[d];                                                   \
+        other_axes(p, d, &lo, &hi);                                                            \
+        int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
+        int ni = n - 2, P = (ni + L - 1) / L;                                                  \
+        if (lines <= 0 || ni <= 0)                                                             \
+            return KEDR_OK;                                                                    \
+        int par = lines * n >= ADI_PARALLEL_NODES;                                             \
+        _Pragma("omp parallel if (par)")                                                       \
+        {                                                                                      \
+            ADI_FTZ_BEGIN                                                                      \
+            T *st = malloc(((size_t)8 * L + 20) * P * sizeof *st);                             \
+            unsigned *fl = malloc((size_t)P * sizeof *fl);                                     \
+            if (!st || !fl) {                                                                  \
+                _Pragma("omp atomic write") failed = 1;                                        \
+            } else {                                                                           \
+                T *rows = st + (size_t)8 * L * P, *prev = rows + (size_t)10 * P;               \
+                _Pragma("omp for schedule(static)")                                            \
+                for (int64_t t = 0; t < lines; t++) {                                          \
+                    int64_t base = (1 + t % nlo) * p->s[lo] + (1 + t / nlo) * p->s[hi];        \
+                    NAME##_line(p, &k, mask, d, base, L, &a, st, rows, prev, fl);              \
+                }                                                                              \
+            }                                                                                  \
+            free(st);                                                                          \
+            free(fl);                                                                          \
+            ADI_FTZ_END                                                                        \
+        }                                                                                      \
+        return failed ? kedr_fail(KEDR_ERR_NOMEM, "adi sweep: out of host memory") : KEDR_OK;  \
+    }
+
+ADI_CPU_REG(reg_f32, float, f32)
+ADI_CPU_REG(reg_f64, double, f64)
+
+kedr_status adi_cpu_reg_sweep(kedr_adi *s, const adi_params *p, const unsigned char *mask, int d,
+                              const adi_state *out, const adi_state *old, const adi_state *coef,
+                              int len)
+{
+    return s->real_size == 4 ? reg_f32(p, mask, d, out, old, coef, len)
+                             : reg_f64(p, mask, d, out, old, coef, len);
+}
+
 #define ADI_CPU_MEASURE(NAME, T, SUF)                                                           \
     static void NAME(const adi_params *p, const unsigned char *mask, size_t begin, size_t end,  \
                      const adi_state *g, const adi_state *prev, adi_measure *m)                \

@@ -7,6 +7,11 @@
  * once (Thomas: c' into the scratch, d' into the output), and at the end of a segment the back
  * substitution runs over it. No coefficient arrays are stored. */
 
+/* Ghost g's value of variable v in this precision. */
+#ifndef ADI_GHOST_VALUE
+#define ADI_GHOST_VALUE(g, v) (sizeof(REAL) == 4 ? (REAL)(g)->value_f[v] : (REAL)(g)->value[v])
+#endif
+
 typedef struct {
     REAL *out[4];
     const REAL *old[4];
@@ -24,17 +29,27 @@ ADI_HD REAL ADI_FN(nb)(const adi_params *p, const unsigned char *mask, const REA
      * waiting for the mask's. */
     unsigned char t = mask[idx + step];
     REAL other = f[idx + step], own = f[idx];
-    REAL ghost = p->ghost[t].dirichlet[var] ? (REAL)p->ghost[t].value[var] : own;
+    /* the ghost's value is read whatever its flag says: a select, not a branch, so that the
+     * loads of the nodes after this one may be issued before it */
+    REAL value = ADI_GHOST_VALUE(&p->ghost[t], var);
+    REAL ghost = p->ghost[t].dirichlet[var] ? value : own;
     return t == ADI_FLUID ? other : ghost;
 }
 
-/* Central derivative of field var of f along axis e at the fluid node idx. */
+/* Central derivative of field var of f along axis e at the fluid node idx; r2h = 1 / (2 h),
+ * passed in so that a sweep computes it once (not once a node: a division in double
+ * precision). */
+ADI_HD REAL ADI_FN(deriv_h)(const adi_params *p, const unsigned char *mask, const REAL *f,
+                            int64_t idx, int e, int var, REAL r2h)
+{
+    int64_t s = p->s[e];
+    return (ADI_FN(nb)(p, mask, f, idx, s, var) - ADI_FN(nb)(p, mask, f, idx, -s, var)) * r2h;
+}
+
 ADI_HD REAL ADI_FN(deriv)(const adi_params *p, const unsigned char *mask, const REAL *f,
                           int64_t idx, int e, int var)
 {
-    int64_t s = p->s[e];
-    return (ADI_FN(nb)(p, mask, f, idx, s, var) - ADI_FN(nb)(p, mask, f, idx, -s, var)) *
-           (REAL)(0.5 / p->h);
+    return ADI_FN(deriv_h)(p, mask, f, idx, e, var, (REAL)(0.5 / p->h));
 }
 
 /* u[d] for d = 0, 1, 2 without indexing by a variable (which would put the array of pointers
@@ -47,16 +62,16 @@ ADI_HD const REAL *ADI_FN(pick)(const REAL *const *u, int d)
 /* The book's Phi_d (eq. 12.5) at idx from the velocities u[0..2]:
  * 2 (du_d/dx_d)^2 + sum_{c != d} (du_c/dx_d)^2 + sum_{e != d} du_d/dx_e du_e/dx_d. */
 ADI_HD REAL ADI_FN(phi)(const adi_params *p, const unsigned char *mask, const REAL *const *u,
-                        int64_t idx, int d)
+                        int64_t idx, int d, REAL r2h)
 {
     const REAL *ud = ADI_FN(pick)(u, d);
-    REAL dd = ADI_FN(deriv)(p, mask, ud, idx, d, d);
+    REAL dd = ADI_FN(deriv_h)(p, mask, ud, idx, d, d, r2h);
     REAL phi = 2 * dd * dd;
     for (int c = 0; c < 3; c++) {
         if (c == d)
             continue;
-        REAL cd = ADI_FN(deriv)(p, mask, u[c], idx, d, c);
-        phi += cd * cd + ADI_FN(deriv)(p, mask, ud, idx, c, d) * cd;
+        REAL cd = ADI_FN(deriv_h)(p, mask, u[c], idx, d, c, r2h);
+        phi += cd * cd + ADI_FN(deriv_h)(p, mask, ud, idx, c, d, r2h) * cd;
     }
     return phi;
 }
@@ -72,6 +87,7 @@ typedef struct {
 typedef struct {
     int64_t sd;
     REAL rh, r2h, rdt, ku, kt;
+    REAL force, diss; /* the force along d, the dissipation's factor */
     const REAL *adv;
 } ADI_FN(row_consts);
 
@@ -85,6 +101,8 @@ ADI_HD void ADI_FN(row_consts_init)(const adi_params *p, int d, const ADI_FN(arr
     k->rdt = (REAL)(1 / p->dt);
     k->ku = (REAL)p->kappa_u * rh2;
     k->kt = (REAL)p->kappa_t * rh2;
+    k->force = (REAL)p->force[d];
+    k->diss = (REAL)p->dissipation;
     k->adv = ADI_FN(pick)(a->coef, d);
 }
 
@@ -97,63 +115,66 @@ typedef struct {
     REAL A[2], B[2], C[2], D[4];
 } ADI_FN(rows);
 
-ADI_HD void ADI_FN(node_rows)(const adi_params *p, const ADI_FN(row_consts) *k,
-                              const unsigned char *mask, int d, int64_t idx,
-                              const ADI_FN(arrays) *a, ADI_FN(rows) *r, unsigned char *lo_code,
-                              unsigned char *hi_code)
+/* diss: whether the dissipation term is added (node_rows: when it is not zero; the register
+ * sweep always adds it, so that no branch stands between a chunk's loads). */
+ADI_HD void ADI_FN(node_rows_d)(const adi_params *p, const ADI_FN(row_consts) *k,
+                                const unsigned char *mask, int d, int64_t idx,
+                                const ADI_FN(arrays) *a, ADI_FN(rows) *r, unsigned char *lo_code,
+                                unsigned char *hi_code, int diss)
 {
     const int64_t sd = k->sd;
     const REAL rh = k->rh, r2h = k->r2h, rdt = k->rdt, ku = k->ku, kt = k->kt;
     REAL adv = k->adv[idx];
     /* Advection (the same in every row), then diffusion. */
-    REAL Aa = 0, Ba = 0, Ca = 0;
-    if (p->central) {
-        Aa = -adv * r2h;
-        Ca = adv * r2h;
-    } else if (adv > 0) {
-        Aa = -adv * rh;
-        Ba = adv * rh;
-    } else {
-        Ca = adv * rh;
-        Ba = -adv * rh;
-    }
+    /* central, or upwind (by the sign of adv); selects, not branches (as the ghosts below) */
+    int central = p->central != 0, up = adv > 0;
+    REAL Aa = central ? -adv * r2h : up ? -adv * rh : (REAL)0;
+    REAL Ba = central ? (REAL)0 : up ? adv * rh : -adv * rh;
+    REAL Ca = central ? adv * r2h : up ? (REAL)0 : adv * rh;
     REAL Au = Aa - ku, Cu = Ca - ku, Bu = rdt + 2 * ku + Ba;
     REAL At = Aa - kt, Ct = Ca - kt, Bt = rdt + 2 * kt + Ba;
     /* The explicit sources: the pressure (T) gradient and the force of component d, the
      * dissipation Phi_d of T; added with constant indices, so that D stays in registers. */
-    REAL src = (REAL)p->force[d] - ADI_FN(deriv)(p, mask, a->coef[3], idx, d, 3);
+    REAL src = k->force - ADI_FN(deriv_h)(p, mask, a->coef[3], idx, d, 3, r2h);
     REAL *D = r->D;
     for (int v = 0; v < 3; v++)
         D[v] = a->old[v][idx] * rdt + (v == d ? src : (REAL)0);
     D[3] = a->old[3][idx] * rdt;
-    if (p->dissipation != 0)
-        D[3] += (REAL)p->dissipation * ADI_FN(phi)(p, mask, a->coef, idx, d);
+    if (diss)
+        D[3] += k->diss * ADI_FN(phi)(p, mask, a->coef, idx, d, r2h);
     unsigned char lo = mask[idx - sd], hi = mask[idx + sd];
-    if (lo != ADI_FLUID) { /* a segment starts: its low ghost */
+    /* A segment's end: at the low end (lo not an unknown) the low ghost, Dirichlet (folded into
+     * D) or extrapolated (into B); the same at the high end. Written with selects, every ghost
+     * value read, so that no branch stands between this node's loads and the next one's. */
+    {
         const adi_ghost *g = &p->ghost[lo];
-        if (g->dirichlet[0])
-            for (int v = 0; v < 3; v++)
-                D[v] -= Au * (REAL)g->value[v];
-        else
-            Bu += Au;
-        if (g->dirichlet[3])
-            D[3] -= At * (REAL)g->value[3];
-        else
-            Bt += At;
-        Au = At = 0;
+        unsigned char f0 = g->dirichlet[0], f3 = g->dirichlet[3];
+        int end = lo != ADI_FLUID, du = end & (f0 != 0), dt = end & (f3 != 0);
+        for (int v = 0; v < 3; v++) {
+            REAL gv = ADI_GHOST_VALUE(g, v);
+            D[v] = du ? D[v] - Au * gv : D[v];
+        }
+        REAL gt = ADI_GHOST_VALUE(g, 3);
+        D[3] = dt ? D[3] - At * gt : D[3];
+        Bu = end & !du ? Bu + Au : Bu;
+        Bt = end & !dt ? Bt + At : Bt;
+        Au = end ? (REAL)0 : Au;
+        At = end ? (REAL)0 : At;
     }
-    if (hi != ADI_FLUID) {
+    {
         const adi_ghost *g = &p->ghost[hi];
-        if (g->dirichlet[0])
-            for (int v = 0; v < 3; v++)
-                D[v] -= Cu * (REAL)g->value[v];
-        else
-            Bu += Cu;
-        if (g->dirichlet[3])
-            D[3] -= Ct * (REAL)g->value[3];
-        else
-            Bt += Ct;
-        Cu = Ct = 0;
+        unsigned char f0 = g->dirichlet[0], f3 = g->dirichlet[3];
+        int end = hi != ADI_FLUID, du = end & (f0 != 0), dt = end & (f3 != 0);
+        for (int v = 0; v < 3; v++) {
+            REAL gv = ADI_GHOST_VALUE(g, v);
+            D[v] = du ? D[v] - Cu * gv : D[v];
+        }
+        REAL gt = ADI_GHOST_VALUE(g, 3);
+        D[3] = dt ? D[3] - Ct * gt : D[3];
+        Bu = end & !du ? Bu + Cu : Bu;
+        Bt = end & !dt ? Bt + Ct : Bt;
+        Cu = end ? (REAL)0 : Cu;
+        Ct = end ? (REAL)0 : Ct;
     }
     r->A[0] = Au;
     r->B[0] = Bu;
@@ -163,6 +184,14 @@ ADI_HD void ADI_FN(node_rows)(const adi_params *p, const ADI_FN(row_consts) *k,
     r->C[1] = Ct;
     *lo_code = lo;
     *hi_code = hi;
+}
+
+ADI_HD void ADI_FN(node_rows)(const adi_params *p, const ADI_FN(row_consts) *k,
+                              const unsigned char *mask, int d, int64_t idx,
+                              const ADI_FN(arrays) *a, ADI_FN(rows) *r, unsigned char *lo_code,
+                              unsigned char *hi_code)
+{
+    ADI_FN(node_rows_d)(p, k, mask, d, idx, a, r, lo_code, hi_code, p->dissipation != 0);
 }
 
 /* Node m of the line base + m s_d, m = 1 .. n_d - 2 in order (the line's ends lie on the box's
@@ -524,6 +553,168 @@ ADI_HD void ADI_FN(chip_line)(const adi_params *p, const ADI_FN(row_consts) *k,
         ADI_FN(chip_back)(a, base, k->sd, m0, l, st + (int64_t)ADI_CHIP_Q * len * c, 1, fl[c],
                           c ? rows + ADI_CHIP_ROW * (c - 1) + 6 : zero,
                           rows + ADI_CHIP_ROW * c + 6);
+    }
+}
+
+/* The register sweep (KEDR_ADI_SWEEP=reg): the on-chip scheme above (chip_forward) with each
+ * chunk's c', s', d' kept by its own thread (registers on the GPU: L, the chunk length, is a
+ * compile-time constant there and these loops are unrolled), only the chunks' heads and
+ * interface rows going through shared memory, and each line's interface system solved by
+ * parallel cyclic reduction over its chunks (Hockney 1965; one step a power of two, every
+ * chunk's row at once) instead of by one thread. Every chunk spans L nodes m0 .. m0 + L - 1:
+ * the line's last chunk, when the line's length is not a multiple of L, is moved back to end
+ * on the line's last interior node, and its first o nodes (the chunk before's last ones) are
+ * skipped: they leave the elimination's state as it starts (c' = 0, s' = 1, d' = 0) and are not
+ * written. So a chunk's node indices are m0 + j and its last node is j = L - 1 whatever the
+ * chunk, no index is clamped and no load waits on a branch: the loads of neighbouring nodes
+ * along the line are shared. A node that is not an unknown takes the row x = 0 by a select.
+ * This needs L <= the line's interior nodes (adi_reg_len). The chunk's store is st[q L + j],
+ * q = 0 .. 7 as in chip_forward (c'u, c't, s'u, s't, d'0..3); a row's 10 values as in chip_row
+ * (lower[2], diagonal[2], upper[2], right sides[4]). */
+#ifndef ADI_UNROLL
+#define ADI_UNROLL
+#endif
+
+/* Chunk c's first node m0 and skipped nodes o of a line of ni interior nodes (L <= ni). */
+ADI_HD void ADI_FN(reg_chunk)(int c, int L, int ni, int *m0, int *o)
+{
+    int end = (c + 1) * L < ni ? (c + 1) * L : ni; /* one past the chunk's last node, from 0 */
+    *m0 = 1 + end - L;
+    *o = c * L - (end - L);
+}
+
+/* Eliminates the chunk's nodes m0 + j, j = o .. L - 1, of the line at base; returns the fluid
+ * flags (bit j: node m0 + j is an unknown of this chunk). */
+ADI_HD unsigned ADI_FN(reg_forward)(const adi_params *p, const ADI_FN(row_consts) *k,
+                                    const unsigned char *mask, int d, int64_t base, int m0,
+                                    int o, int L, const ADI_FN(arrays) *a, REAL *st)
+{
+    REAL cu = 0, ct = 0, su = 1, sv = 1, dp[4] = {0, 0, 0, 0};
+    unsigned fluid = 0;
+    const int64_t first = base + (int64_t)m0 * k->sd; /* node j at first + j sd */
+    ADI_UNROLL
+    for (int j = 0; j < L; j++) {
+        int64_t idx = first + (int64_t)j * k->sd;
+        ADI_FN(rows) r;
+        unsigned char lo, hi;
+        ADI_FN(node_rows_d)(p, k, mask, d, idx, a, &r, &lo, &hi, 1);
+        int in = j >= o, f = in & (mask[idx] == ADI_FLUID);
+        for (int q = 0; q < 2; q++) {
+            r.A[q] = f ? r.A[q] : (REAL)0;
+            r.B[q] = f ? r.B[q] : (REAL)1;
+            r.C[q] = f ? r.C[q] : (REAL)0;
+        }
+        for (int v = 0; v < 4; v++)
+            r.D[v] = f ? r.D[v] : (REAL)0;
+        REAL ru = 1 / (r.B[0] - r.A[0] * cu), rt = 1 / (r.B[1] - r.A[1] * ct);
+        cu = r.C[0] * ru;
+        ct = r.C[1] * rt;
+        su = in ? -r.A[0] * su * ru : (REAL)1;
+        sv = in ? -r.A[1] * sv * rt : (REAL)1;
+        for (int v = 0; v < 3; v++)
+            dp[v] = (r.D[v] - r.A[0] * dp[v]) * ru;
+        dp[3] = (r.D[3] - r.A[1] * dp[3]) * rt;
+        st[j] = cu;
+        st[L + j] = ct;
+        st[2 * L + j] = su;
+        st[3 * L + j] = sv;
+        for (int v = 0; v < 4; v++)
+            st[(4 + v) * L + j] = dp[v];
+        fluid |= (unsigned)f << j;
+    }
+    return fluid;
+}
+
+/* The chunk's first node's (j = o) Y (4), S (2), R (2) into h[0..7], as chip_head. */
+ADI_HD void ADI_FN(reg_head)(const REAL *st, int o, int L, REAL *h)
+{
+    REAL Y[4] = {0, 0, 0, 0}, S[2] = {0, 0}, R[2] = {1, 1};
+    ADI_UNROLL
+    for (int j = L - 2; j >= 0; j--) {
+        int in = j >= o;
+        for (int m = 0; m < 2; m++) {
+            REAL c = st[m * L + j];
+            S[m] = in ? st[(2 + m) * L + j] - c * S[m] : S[m];
+            R[m] = in ? -c * R[m] : R[m];
+        }
+        for (int v = 0; v < 4; v++) {
+            REAL c = st[(v == 3 ? 1 : 0) * L + j];
+            Y[v] = in ? st[(4 + v) * L + j] - c * Y[v] : Y[v];
+        }
+    }
+    for (int v = 0; v < 4; v++)
+        h[v] = Y[v];
+    h[4] = S[0];
+    h[5] = S[1];
+    h[6] = R[0];
+    h[7] = R[1];
+}
+
+/* The chunk's interface row (row[0..9], as chip_row) from its last node L - 1 and the next
+ * chunk's head (next, read when has_next). */
+ADI_HD void ADI_FN(reg_row)(const REAL *st, int L, int has_next, const REAL *next, REAL *row)
+{
+    const int b = L - 1;
+    for (int m = 0; m < 2; m++) {
+        REAL c = has_next ? st[m * L + b] : (REAL)0;
+        row[m] = -st[(2 + m) * L + b];
+        row[2 + m] = has_next ? 1 + c * next[4 + m] : (REAL)1;
+        row[4 + m] = has_next ? c * next[6 + m] : (REAL)0;
+    }
+    for (int v = 0; v < 4; v++) {
+        REAL c = has_next ? st[(v == 3 ? 1 : 0) * L + b] : (REAL)0;
+        row[6 + v] = st[(4 + v) * L + b] - (has_next ? c * next[v] : (REAL)0);
+    }
+}
+
+/* The row x = 0 (in place of a neighbour beyond the line's first or last chunk). */
+ADI_HD void ADI_FN(reg_unit_row)(REAL *row)
+{
+    for (int e = 0; e < 10; e++)
+        row[e] = e == 2 || e == 3 ? (REAL)1 : (REAL)0;
+}
+
+/* One step of cyclic reduction: row (i) with its neighbours lo (i - s) and hi (i + s) eliminated
+ * from it, so that it couples to rows i - 2s and i + 2s. */
+ADI_HD void ADI_FN(reg_pcr)(REAL *row, const REAL *lo, const REAL *hi)
+{
+    REAL k1[2], k2[2];
+    for (int m = 0; m < 2; m++) {
+        k1[m] = row[m] / lo[2 + m];
+        k2[m] = row[4 + m] / hi[2 + m];
+        row[2 + m] -= lo[4 + m] * k1[m] + hi[m] * k2[m];
+        row[m] = -lo[m] * k1[m];
+        row[4 + m] = -hi[4 + m] * k2[m];
+    }
+    for (int v = 0; v < 4; v++) {
+        int m = v == 3 ? 1 : 0;
+        row[6 + v] -= lo[6 + v] * k1[m] + hi[6 + v] * k2[m];
+    }
+}
+
+/* Back substitution of a chunk from z_{k-1} (zp) and z_k (zk); the unknowns' results to the
+ * output, as chip_back. */
+ADI_HD void ADI_FN(reg_back)(const ADI_FN(arrays) *a, int64_t base, int64_t sd, int m0, int o,
+                             int L, const REAL *st, unsigned fluid, const REAL *zp,
+                             const REAL *zk)
+{
+    REAL x[4] = {zk[0], zk[1], zk[2], zk[3]};
+    ADI_UNROLL
+    for (int j = L - 1; j >= 0; j--) {
+        if (j < L - 1) {
+            int in = j >= o;
+            for (int v = 0; v < 4; v++) {
+                int m = v == 3 ? 1 : 0;
+                REAL y = st[(4 + v) * L + j] + st[(2 + m) * L + j] * zp[v] -
+                         st[m * L + j] * x[v];
+                x[v] = in ? y : x[v];
+            }
+        }
+        if (fluid >> j & 1u) {
+            int64_t idx = base + (int64_t)(m0 + j) * sd;
+            for (int v = 0; v < 4; v++)
+                a->out[v][idx] = x[v];
+        }
     }
 }
 

@@ -1,6 +1,8 @@
-/* The on-chip sweep (KEDR_ADI_SWEEP=chip: each line cut into chunks, each chunk eliminated on
+/* The on-chip sweeps (KEDR_ADI_SWEEP=chip: each line cut into chunks, each chunk eliminated on
  * its own with the chunk before's last unknown as a parameter, a small interface system a line,
- * then the back substitution; sweep_impl.h, chip_forward) against the cpu's Thomas sweep, the
+ * then the back substitution; sweep_impl.h, chip_forward; and KEDR_ADI_SWEEP=reg, the same with
+ * each chunk in its thread's registers and the interface systems by cyclic reduction, chunks
+ * of 2, 4, 8, 16 and the default; reg_forward) against the cpu's Thomas sweep, the
  * reference: on random masks (solid nodes scattered at random, so that lines hold many segments
  * of every length from 2 nodes up, and segments end inside chunks, on their first and on their
  * last node), lines of 2, 31, 33 and 257 unknowns, chunks of 1, 3, 8 and 32 nodes (lines shorter
@@ -8,7 +10,8 @@
  * advection, both precisions; on cuda also the GPU's blocks of 1, 3 and the default number of
  * lines, and the Z sweep through the transposes. Five steps each; the fields must agree within
  * the tolerance of the cpu/cuda comparison of test_adi_mask (1e-11 in double, 1e-4 in single).
- * An unknown KEDR_ADI_SWEEP or chunk length is an error naming the variable. */
+ * An unknown KEDR_ADI_SWEEP or chunk length (KEDR_ADI_CHIP_LEN, KEDR_ADI_REG_LEN) is an error
+ * naming the variable. */
 #define _POSIX_C_SOURCE 200809L
 #include "kedr/adi.h"
 #include "test_util.h"
@@ -101,12 +104,16 @@ static int run(kedr_ctx *ctx, const kedr_adi_case *c, double *f[4])
     return st == KEDR_OK;
 }
 
+/* path chip: chunks of len in KEDR_ADI_CHIP_LEN; reg: in KEDR_ADI_REG_LEN (0: the default) */
 static void set_path(const char *path, int len, int lines)
 {
     char b[32];
+    int reg = strcmp(path, "reg") == 0;
     setenv("KEDR_ADI_SWEEP", path, 1);
-    snprintf(b, sizeof b, "%d", len);
+    snprintf(b, sizeof b, "%d", reg ? 8 : len);
     setenv("KEDR_ADI_CHIP_LEN", b, 1);
+    snprintf(b, sizeof b, "%d", reg ? len : 0);
+    setenv("KEDR_ADI_REG_LEN", b, 1);
     snprintf(b, sizeof b, "%d", lines);
     setenv("KEDR_ADI_CHIP_LINES", b, 1);
 }
@@ -142,7 +149,9 @@ int main(void)
     for (int b = 0; b < nb; b++)
         ctx[b] = tu_ctx(list[b]);
     kedr_ctx *cpu = tu_ctx(KEDR_BACKEND_CPU);
-    const int lens[] = {1, 3, 8, 32};
+    /* the chip path's chunk lengths, then the register path's (0: its default, 4) */
+    const char *paths[] = {"chip", "chip", "chip", "chip", "reg", "reg", "reg", "reg", "reg"};
+    const int lens[] = {1, 3, 8, 32, 2, 4, 8, 16, 0};
     int cases = 0;
     for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++) {
         int nx = grids[g][0], ny = grids[g][1], nz = grids[g][2];
@@ -175,7 +184,7 @@ int main(void)
                             if (w == 2 && lens[l] == 1)
                                 continue;
                             c.z_transpose = cuda && w != 1;
-                            set_path("chip", lens[l], lines[w]);
+                            set_path(paths[l], lens[l], lines[w]);
                             if (!run(ctx[b], &c, got))
                                 continue;
                             double amax, diff = difference(ref, got, n, &amax);
@@ -183,17 +192,17 @@ int main(void)
                             TU_CHECK(amax > 0.1, "grid %dx%dx%d: the flow did not move", nx, ny,
                                      nz);
                             TU_CHECK(diff <= tol,
-                                     "grid %dx%dx%d, %s, %s, %s: chip sweep (chunks of %d, %d "
+                                     "grid %dx%dx%d, %s, %s, %s: %s sweep (chunks of %d, %d "
                                      "lines a block) differs from the cpu's Thomas by %.3g",
                                      nx, ny, nz, kedr_backend_name(list[b]),
                                      single ? "single" : "double", central ? "central" : "upwind",
-                                     lens[l], lines[w], diff);
-                            if (l == 2 && w == 0)
-                                printf("%dx%dx%d, %s, %s, %s: chip against the cpu's Thomas: "
+                                     paths[l], lens[l], lines[w], diff);
+                            if ((l == 2 || l == 8) && w == 0)
+                                printf("%dx%dx%d, %s, %s, %s: %s against the cpu's Thomas: "
                                        "max difference %.3g (|u| up to %.3g)\n",
                                        nx, ny, nz, kedr_backend_name(list[b]),
                                        single ? "single" : "double",
-                                       central ? "central" : "upwind", diff, amax);
+                                       central ? "central" : "upwind", paths[l], diff, amax);
                         }
                     if (cuda) { /* the Thomas kernel on the same case, for comparison */
                         set_path("thomas", 8, 0);
@@ -213,17 +222,19 @@ int main(void)
             }
         free(mask);
     }
-    printf("%d chip runs compared\n", cases);
+    printf("%d chip and reg runs compared\n", cases);
     /* Bad values of the variables: an error naming the variable, on every back end. */
     kedr_adi_case c;
     make_case(&c, 8, 7, 6, 0, 0);
     c.steps = 1;
-    const char *bad[3][2] = {{"KEDR_ADI_SWEEP", "fast"},
+    const char *bad[5][2] = {{"KEDR_ADI_SWEEP", "fast"},
                              {"KEDR_ADI_CHIP_LEN", "33"},
-                             {"KEDR_ADI_CHIP_LINES", "x"}};
-    for (int k = 0; k < 3; k++)
+                             {"KEDR_ADI_CHIP_LINES", "x"},
+                             {"KEDR_ADI_REG_LEN", "6"},
+                             {"KEDR_ADI_REG_LEN", "32"}};
+    for (int k = 0; k < 5; k++)
         for (int b = 0; b < nb; b++) {
-            set_path("chip", 8, 0);
+            set_path(k < 3 ? "chip" : "reg", k < 3 ? 8 : 0, 0);
             setenv(bad[k][0], bad[k][1], 1);
             kedr_adi *s = NULL;
             kedr_status st = kedr_adi_create(ctx[b], &c, &s);
@@ -238,6 +249,7 @@ int main(void)
     unsetenv("KEDR_ADI_SWEEP");
     unsetenv("KEDR_ADI_CHIP_LEN");
     unsetenv("KEDR_ADI_CHIP_LINES");
+    unsetenv("KEDR_ADI_REG_LEN");
     for (int b = 0; b < nb; b++)
         kedr_ctx_destroy(ctx[b]);
     kedr_ctx_destroy(cpu);

@@ -9,7 +9,7 @@
  *    temperature; a node far downstream, which the inflow cannot reach in five steps, stays
  *    near rest; and the cuda fields agree with the cpu's within 1e-11 (single: 1e-4), the
  *    step's statistics (the reductions) within 1e-10 relative. On cuda, with both sweep paths
- *    (KEDR_ADI_SWEEP=thomas and chip). */
+ *    (KEDR_ADI_SWEEP=thomas, chip and reg). */
 #define _POSIX_C_SOURCE 200809L
 #include "kedr/adi.h"
 #include "test_util.h"
@@ -205,11 +205,12 @@ int main(void)
     int nb = tu_backends(list);
     for (int b = 0; b < nb; b++) {
         kedr_ctx *ctx = tu_ctx(list[b]);
-        /* on cuda both sweep paths (KEDR_ADI_SWEEP) against the cpu's Thomas */
+        /* on cuda every sweep path (KEDR_ADI_SWEEP) against the cpu's Thomas */
         int cuda = list[b] == KEDR_BACKEND_CUDA;
-        for (int path = 0; path < (cuda ? 2 : 1); path++) {
-            setenv("KEDR_ADI_SWEEP", path ? "chip" : "thomas", 1);
-            printf("%s, sweep path %s\n", kedr_backend_name(list[b]), path ? "chip" : "thomas");
+        const char *paths[3] = {"thomas", "chip", "reg"};
+        for (int path = 0; path < (cuda ? 3 : 1); path++) {
+            setenv("KEDR_ADI_SWEEP", paths[path], 1);
+            printf("%s, sweep path %s\n", kedr_backend_name(list[b]), paths[path]);
             for (int single = 0; single < 2; single++) {
                 solid_walls(ctx, single);
                 blocks(ctx, list[b], single);

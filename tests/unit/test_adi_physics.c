@@ -6,7 +6,7 @@
  * are the old fields, so one implicit Euler step of a spatially constant source adds dt times
  * it, away from the faces (the implicit diffusion carries the faces' influence about
  * sqrt(kappa dt) = 0.003 h inward). On every back end, both precisions; on cuda both sweep
- * paths (KEDR_ADI_SWEEP=thomas and chip). */
+ * paths (KEDR_ADI_SWEEP=thomas, chip and reg; thomas and reg on the cpu). */
 #define _POSIX_C_SOURCE 200809L
 #include "kedr/adi.h"
 #include "test_util.h"
@@ -103,9 +103,10 @@ int main(void)
         d[v] = tu_host_alloc(n * sizeof(double));
     for (int b = 0; b < nb; b++) {
         kedr_ctx *ctx = tu_ctx(list[b]);
-        /* on cuda both sweep paths (KEDR_ADI_SWEEP=thomas and chip) */
-        for (int path = 0; path < (list[b] == KEDR_BACKEND_CUDA ? 2 : 1); path++) {
-            setenv("KEDR_ADI_SWEEP", path ? "chip" : "thomas", 1);
+        /* every sweep path (KEDR_ADI_SWEEP) on cuda; thomas and reg on the cpu */
+        const char *paths[3] = {"thomas", "reg", "chip"};
+        for (int path = 0; path < (list[b] == KEDR_BACKEND_CUDA ? 3 : 2); path++) {
+            setenv("KEDR_ADI_SWEEP", paths[path], 1);
             for (int single = 0; single < 2; single++) {
                 double tol = single ? 1e-4 : 1e-6;
                 kedr_adi_case c;
