@@ -2335,6 +2335,16 @@ DSMC_HD double dsmc_tvib(double theta, double e)
     return e > 0 && theta > 0 ? theta / log1p(KEDR_BOLTZMANN * theta / e) : 0.0;
 }
 
+/* This step's new molecules of inflow group g (face g / ns, species g % ns) whose expected
+ * number is expect: floor(expect + u), u the group's own uniform of the step (the same draw on
+ * every back end and every rank count). expect < 2^31 (inflow_groups, sim.c). */
+DSMC_HD uint32_t dsmc_inflow_count(const dsmc_params *p, uint32_t g, double expect)
+{
+    uint32_t ns = (uint32_t)p->nspecies;
+    kedr_u32x4 u = kedr_rng_draw(p->seed, g / ns, p->step, DSMC_PURPOSE(DSMC_P_INFLOW_COUNT, g % ns));
+    return (uint32_t)floor(expect + kedr_u01_f64(u.v[0], u.v[1]));
+}
+
 /* Index of the group owning item e: the last g with offsets[g] <= e (offsets ascending,
  * offsets[0] = 0, ngroups + 1 entries, offsets[ngroups] > e). */
 DSMC_HD uint32_t dsmc_group_of(const uint32_t *offsets, uint32_t ngroups, uint32_t e)

@@ -34,7 +34,8 @@ const char *kedr_dsmc_stage_name(kedr_dsmc_stage s)
  * group of the next by walking forward: the same group as dsmc_group_of (the last one starting
  * at or before e), without a search per item. */
 static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const uint32_t *offsets,
-                         uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
+                         const uint32_t *gid, uint32_t ngroups, size_t base, size_t count,
+                         dsmc_particles a)
 {
 #pragma omp parallel num_threads(ctx->threads) if (count > DSMC_OMP_MIN)
     {
@@ -45,7 +46,7 @@ static void generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const ui
                 g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
             while (offsets[g + 1] <= e)
                 g++;
-            dsmc_generate_slot(p, p->dims == 3, fill, g, e, a, base + e);
+            dsmc_generate_slot(p, p->dims == 3, fill, gid ? gid[g] : g, e, a, base + e);
         }
     }
 }
@@ -712,6 +713,8 @@ void kedr_dsmc_destroy(kedr_dsmc *sim)
     kedr_free(ctx, sim->sgmax);
     kedr_free(ctx, sim->acc);
     kedr_free(ctx, sim->offsets);
+    kedr_free(ctx, sim->in_gid);
+    kedr_free(ctx, sim->in_expect);
     kedr_free(ctx, sim->counters);
     kedr_free(ctx, sim->chem_counts);
     free(sim->host_offsets);
@@ -811,7 +814,8 @@ kedr_status dsmc_reserve_keys(kedr_dsmc *sim, size_t need)
 }
 
 /* Host offsets for ngroups groups of counts (in sim->host_offsets), uploaded to sim->offsets. */
-static kedr_status upload_offsets(kedr_dsmc *sim, uint32_t ngroups)
+/* Room in sim->offsets for ngroups + 1 offsets. */
+static kedr_status offsets_room(kedr_dsmc *sim, uint32_t ngroups)
 {
     size_t bytes = ((size_t)ngroups + 1) * 4;
     if (bytes > sim->offsets_bytes) {
@@ -821,7 +825,13 @@ static kedr_status upload_offsets(kedr_dsmc *sim, uint32_t ngroups)
         KEDR_TRY(kedr_alloc(sim->ctx, (void **)&sim->offsets, bytes));
         sim->offsets_bytes = bytes;
     }
-    return kedr_upload(sim->ctx, sim->offsets, sim->host_offsets, bytes);
+    return KEDR_OK;
+}
+
+static kedr_status upload_offsets(kedr_dsmc *sim, uint32_t ngroups)
+{
+    KEDR_TRY(offsets_room(sim, ngroups));
+    return kedr_upload(sim->ctx, sim->offsets, sim->host_offsets, ((size_t)ngroups + 1) * 4);
 }
 
 static kedr_status host_offsets_room(kedr_dsmc *sim, size_t entries)
@@ -836,7 +846,11 @@ static kedr_status host_offsets_room(kedr_dsmc *sim, size_t entries)
     return KEDR_OK;
 }
 
-static kedr_status run_generate(kedr_dsmc *sim, int fill, uint32_t ngroups, size_t count)
+/* Generates count molecules of ngroups groups: their offsets in sim->host_offsets (uploaded
+ * here) or, with ready, already in sim->offsets; gid (context memory) the groups' numbers, or
+ * NULL: group i is number i. */
+static kedr_status run_generate(kedr_dsmc *sim, int fill, uint32_t ngroups, size_t count,
+                                const uint32_t *gid, int ready)
 {
     /* Over ranks a rank's count wanders as particles cross (by about the square root of those
      * crossing a step): the fill leaves room for a 256th more, so that the first exchanges do
@@ -845,14 +859,15 @@ static kedr_status run_generate(kedr_dsmc *sim, int fill, uint32_t ngroups, size
     KEDR_TRY(reserve(sim, sim->n + count + margin));
     if (count == 0)
         return KEDR_OK;
-    KEDR_TRY(upload_offsets(sim, ngroups));
+    if (!ready)
+        KEDR_TRY(upload_offsets(sim, ngroups));
 #ifdef KEDR_HAVE_CUDA
     if (KEDR_IS_CUDA(sim->ctx))
-        KEDR_TRY(dsmc_generate_cuda(sim->ctx, &sim->p, fill, sim->offsets, ngroups, sim->n, count,
-                                    sim->a));
+        KEDR_TRY(dsmc_generate_cuda(sim->ctx, &sim->p, fill, sim->offsets, gid, ngroups, sim->n,
+                                    count, sim->a));
     else
 #endif
-        generate_cpu(sim->ctx, &sim->p, fill, sim->offsets, ngroups, sim->n, count, sim->a);
+        generate_cpu(sim->ctx, &sim->p, fill, sim->offsets, gid, ngroups, sim->n, count, sim->a);
     sim->n += count;
     return KEDR_OK;
 }
@@ -884,7 +899,7 @@ static kedr_status fill(kedr_dsmc *sim)
         }
     sim->host_offsets[ngroups] = (uint32_t)total;
     sim->p.step = 0;
-    KEDR_TRY(run_generate(sim, 1, ngroups, (size_t)total));
+    KEDR_TRY(run_generate(sim, 1, ngroups, (size_t)total, NULL, 0));
     /* The fill's offsets, one per cell, are far more than inflow faces need: give them back. */
     kedr_free(sim->ctx, sim->offsets);
     sim->offsets = NULL;
@@ -936,51 +951,121 @@ static uint32_t face_cell(const dsmc_params *p, int side, uint32_t local)
     return ijk[0] + nx * (ijk[1] + ny * ijk[2]);
 }
 
-/* Inflow faces of one step: per face and species, floor(flux * area * dt / weight + u). */
-static kedr_status inflow(kedr_dsmc *sim)
+/* This rank's inflow groups (sim->in_gid, in_expect, in_m): every face of an inflow side whose
+ * cell is the rank's, each species whose expected number a step, flux * area * dt / weight, is
+ * above 0 (a group expecting none makes none: floor(0 + u) = 0), in group order. Made when the
+ * rank's box differs from the one they were made for (once on one rank). */
+static kedr_status inflow_groups(kedr_dsmc *sim)
 {
-    const kedr_dsmc_case *c = &sim->c;
-    uint32_t ns = (uint32_t)c->nspecies, nfaces = sim->p.face_start[6];
-    uint32_t ngroups = nfaces * ns;
-    sim->generated = 0;
-    if (ngroups == 0)
+    const dsmc_cellbox *box = sim->nranks > 1 ? &sim->decomp.box[sim->rank] : NULL;
+    if (sim->in_ready && (!box || memcmp(box, &sim->in_box, sizeof *box) == 0))
         return KEDR_OK;
-    KEDR_TRY(host_offsets_room(sim, (size_t)ngroups + 1));
-    uint64_t total = 0;
+    const kedr_dsmc_case *c = &sim->c;
     const dsmc_params *p = &sim->p;
+    uint32_t ns = (uint32_t)c->nspecies, nfaces = p->face_start[6];
+    size_t ng = (size_t)nfaces * ns;
+    uint32_t *gid = ng ? malloc(ng * sizeof *gid) : NULL;
+    double *expect = ng ? malloc(ng * sizeof *expect) : NULL;
+    if (ng && (!gid || !expect)) {
+        free(gid);
+        free(expect);
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc: out of host memory (%zu inflow groups)", ng);
+    }
+    uint32_t m = 0;
+    double most = 0; /* the most a step can bring: sum of (expect + 1) */
     for (int side = 0; side < 6; side++) {
         /* face length x unit depth in 2D */
         double area = side < 2 ? p->dy : side < 4 ? p->dx : p->dx * p->dy;
         if (p->dims == 3 && side < 4)
             area *= p->dz;
-        for (uint32_t f = sim->p.face_start[side]; f < sim->p.face_start[side + 1]; f++) {
+        for (uint32_t f = p->face_start[side]; f < p->face_start[side + 1]; f++) {
+            /* the cell the face opens into: its rank feeds it */
+            if (!dsmc_owns_cell(sim, face_cell(p, side, f - p->face_start[side])))
+                continue;
             /* the weight of the cell the face opens into */
             double w = c->weight;
             if (p->axisym) { /* rings on the ends, cylinders on the radial sides */
-                uint32_t local = f - sim->p.face_start[side];
+                uint32_t local = f - p->face_start[side];
                 double r0 = p->lo[1] + local * p->dy, r1 = r0 + p->dy;
                 double radius = side == KEDR_DSMC_YMIN ? p->lo[1] : p->hi[1];
                 area = side < 2 ? M_PI * (r1 * r1 - r0 * r0) : 2.0 * M_PI * radius * p->dx;
                 uint32_t row = side < 2 ? local : side == KEDR_DSMC_YMIN ? 0 : (uint32_t)p->ny - 1;
                 w *= dsmc_weight_factor(p, row * (uint32_t)p->nx);
             }
-            /* the cell the face opens into: its rank feeds it */
-            int mine = dsmc_owns_cell(sim, face_cell(p, side, f - sim->p.face_start[side]));
             for (uint32_t k = 0; k < ns; k++) {
-                double expect = mine ? sim->flux[side][k] * area * c->dt / w : 0.0;
-                kedr_u32x4 u = kedr_rng_draw(c->seed, f, sim->p.step,
-                                             DSMC_PURPOSE(DSMC_P_INFLOW_COUNT, k));
-                sim->host_offsets[f * ns + k] = (uint32_t)total;
-                double count = floor(expect + kedr_u01_f64(u.v[0], u.v[1]));
-                total += count < 4294967296.0 ? (uint64_t)count : (uint64_t)1 << 32;
+                double e = sim->flux[side][k] * area * c->dt / w;
+                if (!(e > 0))
+                    continue;
+                gid[m] = f * ns + k;
+                expect[m++] = e;
+                most += e + 1;
             }
         }
     }
+    kedr_status s = KEDR_OK;
+    if (most >= 2147483648.0)
+        s = kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: the inflow of a step could bring more than "
+                      "2^31 particles: raise [run] weight");
+    kedr_free(sim->ctx, sim->in_gid);
+    kedr_free(sim->ctx, sim->in_expect);
+    sim->in_gid = NULL;
+    sim->in_expect = NULL;
+    sim->in_m = 0;
+    sim->in_ready = 0;
+    if (s == KEDR_OK && m > 0)
+        s = kedr_alloc(sim->ctx, (void **)&sim->in_gid, (size_t)m * sizeof *gid);
+    if (s == KEDR_OK && m > 0)
+        s = kedr_alloc(sim->ctx, (void **)&sim->in_expect, (size_t)m * sizeof *expect);
+    if (s == KEDR_OK && m > 0)
+        s = kedr_upload(sim->ctx, sim->in_gid, gid, (size_t)m * sizeof *gid);
+    if (s == KEDR_OK && m > 0)
+        s = kedr_upload(sim->ctx, sim->in_expect, expect, (size_t)m * sizeof *expect);
+    free(gid);
+    free(expect);
+    if (s != KEDR_OK)
+        return s;
+    sim->in_m = m;
+    sim->in_ready = 1;
+    if (box)
+        sim->in_box = *box;
+    return KEDR_OK;
+}
+
+/* Inflow faces of one step: per face and species, floor(flux * area * dt / weight + u)
+ * (dsmc_inflow_count), for this rank's groups; the counts and their offsets made where the
+ * particles live (on a GPU: a kernel and a scan, one number back). */
+static kedr_status inflow(kedr_dsmc *sim)
+{
+    sim->generated = 0;
+    KEDR_TRY(inflow_groups(sim));
+    uint32_t m = sim->in_m;
+    if (m == 0)
+        return KEDR_OK;
+    uint64_t total = 0;
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(sim->ctx)) {
+        uint32_t t = 0;
+        KEDR_TRY(offsets_room(sim, m));
+        KEDR_TRY(dsmc_inflow_counts_cuda(sim->ctx, &sim->p, m, sim->in_gid, sim->in_expect,
+                                         sim->offsets));
+        KEDR_TRY(kedr_scan_exclusive(sim->ctx, KEDR_U32, sim->offsets, sim->offsets,
+                                     (size_t)m + 1, &t));
+        total = t;
+    } else
+#endif
+    {
+        KEDR_TRY(host_offsets_room(sim, (size_t)m + 1));
+        for (uint32_t i = 0; i < m; i++) {
+            sim->host_offsets[i] = (uint32_t)total;
+            total += dsmc_inflow_count(&sim->p, sim->in_gid[i], sim->in_expect[i]);
+        }
+        sim->host_offsets[m] = (uint32_t)total;
+        KEDR_TRY(upload_offsets(sim, m));
+    }
     if (sim->n + total >= ((uint64_t)1 << 32) - 1)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_dsmc: more than 2^32 particles: raise [run] weight");
-    sim->host_offsets[ngroups] = (uint32_t)total;
     sim->generated = total;
-    return run_generate(sim, 0, ngroups, (size_t)total);
+    return run_generate(sim, 0, m, (size_t)total, sim->in_gid, 1);
 }
 
 /* VHS/VSS pair constants: sigma_T = pi d^2 (2 k T_ref / (m_r g^2))^(omega - 1/2) / Gamma(5/2 -

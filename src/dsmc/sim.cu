@@ -59,13 +59,22 @@ static unsigned grid_for(const kedr_ctx *ctx, size_t n)
     } while (0)
 template <int THREE>
 static __global__ void k_generate(dsmc_params p, int fill, const uint32_t *offsets,
-                                  uint32_t ngroups, size_t base, size_t count, dsmc_particles a)
+                                  const uint32_t *gid, uint32_t ngroups, size_t base, size_t count,
+                                  dsmc_particles a)
 {
     for (size_t e = (size_t)blockIdx.x * blockDim.x + threadIdx.x; e < count;
          e += (size_t)gridDim.x * blockDim.x) {
         uint32_t g = dsmc_group_of(offsets, ngroups, (uint32_t)e);
-        dsmc_generate_slot(&p, THREE, fill, g, e, a, base + e);
+        dsmc_generate_slot(&p, THREE, fill, gid ? gid[g] : g, e, a, base + e);
     }
+}
+
+static __global__ void k_inflow_counts(dsmc_params p, uint32_t m, const uint32_t *gid,
+                                       const double *expect, uint32_t *counts)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i <= m;
+         i += (size_t)gridDim.x * blockDim.x)
+        counts[i] = i < m ? dsmc_inflow_count(&p, gid[i], expect[i]) : 0u;
 }
 
 static __device__ unsigned long long warp_sum(unsigned long long v)
@@ -380,18 +389,29 @@ static __global__ void k_sample(dsmc_params p, size_t nlocal, const uint32_t *st
 }
 
 extern "C" kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
-                                          const uint32_t *offsets, uint32_t ngroups, size_t base,
-                                          size_t count, dsmc_particles a)
+                                          const uint32_t *offsets, const uint32_t *gid,
+                                          uint32_t ngroups, size_t base, size_t count,
+                                          dsmc_particles a)
 {
     if (count == 0)
         return KEDR_OK;
     if (p->dims == 3)
         k_generate<1><<<grid_for(ctx, count), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, fill, offsets, ngroups, base, count, a);
+            *p, fill, offsets, gid, ngroups, base, count, a);
     else
         k_generate<0><<<grid_for(ctx, count), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
-            *p, fill, offsets, ngroups, base, count, a);
+            *p, fill, offsets, gid, ngroups, base, count, a);
     KEDR_CUDA_LAUNCHED("k_generate");
+    return KEDR_OK;
+}
+
+extern "C" kedr_status dsmc_inflow_counts_cuda(kedr_ctx *ctx, const dsmc_params *p, uint32_t m,
+                                               const uint32_t *gid, const double *expect,
+                                               uint32_t *counts)
+{
+    k_inflow_counts<<<grid_for(ctx, (size_t)m + 1), DSMC_BLOCK, 0, KEDR_STREAM(ctx)>>>(
+        *p, m, gid, expect, counts);
+    KEDR_CUDA_LAUNCHED("k_inflow_counts");
     return KEDR_OK;
 }
 

@@ -359,6 +359,15 @@ struct kedr_dsmc {
     size_t offsets_bytes;
     uint32_t *host_offsets;
     size_t host_offsets_len;
+    /* This rank's inflow groups (face x species whose face opens into one of its cells and
+     * whose expected number a step is above 0), in group order: in_gid their group numbers,
+     * in_expect their expected numbers a step (context memory), in_m how many; made again
+     * when the rank's box (in_box) changes (inflow_groups, sim.c). */
+    uint32_t *in_gid;
+    double *in_expect;
+    uint32_t in_m;
+    int in_ready;
+    dsmc_cellbox in_box;
     double flux[6][KEDR_DSMC_MAX_SPECIES]; /* inflow number flux per side and species */
     int sorted, located;
     int mid_step; /* a step failed after changing the particles: no exact checkpoint */
@@ -426,9 +435,13 @@ kedr_status dsmc_locate(struct kedr_dsmc *sim, uint32_t **keys);
 kedr_status dsmc_sample_sums(struct kedr_dsmc *sim);
 
 #ifdef KEDR_HAVE_CUDA
+/* gid: NULL, or the group number of each of the ngroups groups (this rank's inflow groups). */
 kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
-                               const uint32_t *offsets, uint32_t ngroups, size_t base, size_t count,
-                               dsmc_particles a);
+                               const uint32_t *offsets, const uint32_t *gid, uint32_t ngroups,
+                               size_t base, size_t count, dsmc_particles a);
+/* counts[i] = dsmc_inflow_count(p, gid[i], expect[i]) for i < m, and counts[m] = 0. */
+kedr_status dsmc_inflow_counts_cuda(kedr_ctx *ctx, const dsmc_params *p, uint32_t m,
+                                    const uint32_t *gid, const double *expect, uint32_t *counts);
 /* Axisymmetric cases with radial weighting also write each particle's extra copies to copies[i]
  * and add their sum to counters[0] (zeroed by the caller). Planar and 3D runs use copies (n
  * words) and counters[0] as scratch: the molecules that need the event search. The cell keys
