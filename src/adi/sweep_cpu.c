@@ -48,21 +48,26 @@ static void other_axes(const adi_params *p, int d, int *lo, int *hi)
  * the stride-1 axis, fastest). */
 #define ADI_BATCH 8
 
+/* What every cpu sweep begins with: the arrays of precision T, the row constants, the two
+ * other axes (lo, hi) and the lines (nlo of them along lo); failed for the threads' scratch. */
+#define ADI_CPU_LINES(T, SUF)                                                                  \
+    arrays_##SUF a;                                                                            \
+    for (int v = 0; v < 4; v++) {                                                              \
+        a.out[v] = (T *)out->f[v];                                                             \
+        a.old[v] = (const T *)old->f[v];                                                       \
+        a.coef[v] = (const T *)coef->f[v];                                                     \
+    }                                                                                          \
+    row_consts_##SUF k;                                                                        \
+    row_consts_init_##SUF(p, d, &a, &k);                                                       \
+    int lo, hi, failed = 0, n = p->n[d];                                                       \
+    other_axes(p, d, &lo, &hi);                                                                \
+    int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);
+
 #define ADI_CPU_SWEEP(NAME, T, SUF)                                                             \
     static kedr_status NAME(const adi_params *p, const unsigned char *mask, int d,             \
                             const adi_state *out, const adi_state *old, const adi_state *coef) \
     {                                                                                          \
-        arrays_##SUF a;                                                                        \
-        for (int v = 0; v < 4; v++) {                                                          \
-            a.out[v] = (T *)out->f[v];                                                         \
-            a.old[v] = (const T *)old->f[v];                                                   \
-            a.coef[v] = (const T *)coef->f[v];                                                 \
-        }                                                                                      \
-        row_consts_##SUF k;                                                                    \
-        row_consts_init_##SUF(p, d, &a, &k);                                                   \
-        int lo, hi, failed = 0, n = p->n[d];                                                   \
-        other_axes(p, d, &lo, &hi);                                                            \
-        int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
+        ADI_CPU_LINES(T, SUF)                                                                  \
         int par = lines * n >= ADI_PARALLEL_NODES;                                             \
         _Pragma("omp parallel if (par)")                                                       \
         {                                                                                      \
@@ -110,17 +115,7 @@ kedr_status adi_cpu_sweep(kedr_adi *s, const adi_params *p, const unsigned char 
                             const adi_state *out, const adi_state *old, const adi_state *coef, \
                             int len)                                                           \
     {                                                                                          \
-        arrays_##SUF a;                                                                        \
-        for (int v = 0; v < 4; v++) {                                                          \
-            a.out[v] = (T *)out->f[v];                                                         \
-            a.old[v] = (const T *)old->f[v];                                                   \
-            a.coef[v] = (const T *)coef->f[v];                                                 \
-        }                                                                                      \
-        row_consts_##SUF k;                                                                    \
-        row_consts_init_##SUF(p, d, &a, &k);                                                   \
-        int lo, hi, failed = 0, n = p->n[d];                                                   \
-        other_axes(p, d, &lo, &hi);                                                            \
-        int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
+        ADI_CPU_LINES(T, SUF)                                                                  \
         int ni = n - 2, P = (ni + len - 1) / len;                                              \
         if (lines <= 0 || ni <= 0)                                                             \
             return KEDR_OK;                                                                    \
@@ -200,17 +195,7 @@ kedr_status adi_cpu_chip_sweep(kedr_adi *s, const adi_params *p, const unsigned 
                             const adi_state *out, const adi_state *old, const adi_state *coef, \
                             int L)                                                             \
     {                                                                                          \
-        arrays_##SUF a;                                                                        \
-        for (int v = 0; v < 4; v++) {                                                          \
-            a.out[v] = (T *)out->f[v];                                                         \
-            a.old[v] = (const T *)old->f[v];                                                   \
-            a.coef[v] = (const T *)coef->f[v];                                                 \
-        }                                                                                      \
-        row_consts_##SUF k;                                                                    \
-        row_consts_init_##SUF(p, d, &a, &k);                                                   \
-        int lo, hi, failed = 0, n = p->n[d];                                                   \
-        other_axes(p, d, &lo, &hi);                                                            \
-        int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);                              \
+        ADI_CPU_LINES(T, SUF)                                                                  \
         int ni = n - 2, P = (ni + L - 1) / L;                                                  \
         if (lines <= 0 || ni <= 0)                                                             \
             return KEDR_OK;                                                                    \
