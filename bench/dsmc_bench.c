@@ -210,6 +210,16 @@ static kedr_status write_json(const char *path, kedr_ctx *ctx, const char *devic
 
 /* One measurement; a failure (out of memory at a large count, a missing case file) is recorded
  * in its row and the others go on. */
+/* A row for a case that could not be made: its name, "error" and the library's message. */
+static void error_row(dsmc_row *row, const char *name)
+{
+    memset(row, 0, sizeof *row);
+    snprintf(row->name, sizeof row->name, "%s", name);
+    snprintf(row->status, sizeof row->status, "error");
+    snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
+    print_row(row);
+}
+
 static void measure_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_dsmc_case *c,
                        const char *name, unsigned mask, int warm, int steps, dsmc_row *row)
 {
@@ -286,11 +296,7 @@ kedr_status kedr_bench_dsmc(kedr_ctx *ctx, const kedr_bench_dsmc_opts *o)
         kedr_dsmc_case c;
         dsmc_row *row = &rows[nrows++];
         if (kedr_dsmc_case_load(path, &c) != KEDR_OK) {
-            memset(row, 0, sizeof *row);
-            snprintf(row->name, sizeof row->name, "%s", seeds[k]);
-            snprintf(row->status, sizeof row->status, "error");
-            snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
-            print_row(row);
+            error_row(row, seeds[k]);
             continue;
         }
         c.sample_start = 0; /* sampling is part of the step being timed */
@@ -378,11 +384,7 @@ kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_ben
     dsmc_row *row = &rows[nrows++];
     snprintf(name, sizeof name, "seed-test2-np%d", nranks);
     if (kedr_dsmc_case_load(path, &c) != KEDR_OK) {
-        memset(row, 0, sizeof *row);
-        snprintf(row->name, sizeof row->name, "%s", name);
-        snprintf(row->status, sizeof row->status, "error");
-        snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
-        print_row(row);
+        error_row(row, name);
     } else {
         c.sample_start = 0;
         c.split = (kedr_dsmc_split)o->split;
@@ -393,11 +395,7 @@ kedr_status kedr_bench_dsmc_ranks(kedr_ctx *ctx, kedr_comm *comm, const kedr_ben
         row = &rows[nrows++];
         snprintf(name, sizeof name, "sphere-strong-np%d", nranks);
         if (sphere_case(path, o->sphere, &c) != KEDR_OK) {
-            memset(row, 0, sizeof *row);
-            snprintf(row->name, sizeof row->name, "%s", name);
-            snprintf(row->status, sizeof row->status, "error");
-            snprintf(row->message, sizeof row->message, "%s", kedr_last_error());
-            print_row(row);
+            error_row(row, name);
         } else {
             c.split = (kedr_dsmc_split)o->split;
             measure_on(ctx, comm, &c, name, KEDR_DSMC_ALL_STAGES, gpu ? 20 : 3, gpu ? 40 : 3,
