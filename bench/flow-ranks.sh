@@ -65,36 +65,31 @@ for p in $paths; do
             ;;
     esac
 done
+# NAME VALUES: each value 0 or 1
+zero_one() {
+    local v
+    for v in $2; do
+        case "$v" in
+            0 | 1) ;;
+            *)
+                echo "flow-ranks.sh: $1: '$v': expected 0 or 1 (or both)" >&2
+                exit 2
+                ;;
+        esac
+    done
+}
 profs=${PROF:-0 1}
-for p in $profs; do
-    case "$p" in
-        0 | 1) ;;
-        *)
-            echo "flow-ranks.sh: PROF: '$p': expected 0 or 1 (or both)" >&2
-            exit 2
-            ;;
-    esac
-done
 fuses=${FUSE:-1}
-for p in $fuses; do
-    case "$p" in
-        0 | 1) ;;
-        *)
-            echo "flow-ranks.sh: FUSE: '$p': expected 0 or 1 (or both)" >&2
-            exit 2
-            ;;
-    esac
-done
 overlaps=${OVERLAP:-1}
-for p in $overlaps; do
-    case "$p" in
-        0 | 1) ;;
-        *)
-            echo "flow-ranks.sh: OVERLAP: '$p': expected 0 or 1 (or both)" >&2
-            exit 2
-            ;;
-    esac
-done
+zero_one PROF "$profs"
+zero_one FUSE "$fuses"
+zero_one OVERLAP "$overlaps"
+case "$warm" in
+    '' | *[!0-9]*)
+        echo "flow-ranks.sh: WARM: '$warm': expected a number of steps" >&2
+        exit 2
+        ;;
+esac
 body=${BODY:-1}
 backend=${BACKEND:-cuda}
 mpirun=${MPIRUN:-mpirun}
@@ -191,6 +186,8 @@ run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PR
         tail -5 "$3" >&2
         return
     fi
+    local a b="0 0 0 0 0 -"
+    a=$(totals "$3")
     if [ "$warm" -gt 0 ] && [ -f "${2%.ini}-warm.ini" ]; then
         # the steady steps alone: this run (WARM + STEPS steps) less a run of its first WARM
         local wcmd=("${cmd[@]}")
@@ -200,24 +197,13 @@ run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PR
             tail -5 "$3.warm" >&2
             return
         fi
-        local a b
-        a=$(totals "$3")
         b=$(totals "$3.warm")
-        awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); s = x[1] - y[1];
-            if (s <= 0) exit 1;
-            printf "%.2f %.2f %.2f %s %s\n", 1000 * (x[2] - y[2]) / s, 1000 * (x[3] - y[3]) / s,
-                (x[4] - y[4]) / s, (x[5] == "-" ? "-" : sprintf("%.2f", 1000 * (x[5] - y[5]) / s)),
-                x[6] }'
-        return
     fi
-    local halo path
-    halo=$(sed -n 's/^kedr flow: rank 0: \([0-9]*\) steps, .* s in steps, \([0-9.e+-]*\) s in .*/\1 \2/p' "$3" |
-        awk '$1 > 0 { printf "%.2f", 1000 * $2 / $1 }')
-    path=$(sed -n 's/^kedr flow: rank 0: .* halo exchanges and gathers (\(.*\))$/\1/p' "$3" |
-        sed 's/GPU to GPU/ipc/; s/through the host/host/')
-    sed -n 's/^\([0-9]*\) steps, .*; \([0-9.e+-]*\) s in steps, of which \([0-9.e+-]*\) s in the pressure solve (\([0-9.]*\) iterations a step).*/\1 \2 \3 \4/p' "$3" |
-        awk -v h="${halo:--}" -v p="${path:--}" \
-            '{ printf "%.2f %.2f %s %s %s\n", 1000 * $2 / $1, 1000 * $3 / $1, $4, h, p }'
+    awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); s = x[1] - y[1];
+        if (s <= 0) exit 1;
+        printf "%.2f %.2f %.2f %s %s\n", 1000 * (x[2] - y[2]) / s, 1000 * (x[3] - y[3]) / s,
+            (x[4] - y[4]) / s, (x[5] == "-" ? "-" : sprintf("%.2f", 1000 * (x[5] - y[5]) / s)),
+            x[6] }'
 }
 
 # A log's totals: "STEPS SECONDS PRESSURE_SECONDS PRESSURE_ITERATIONS HALO_SECONDS PATH" (halo and
