@@ -94,7 +94,7 @@ if [ -n "$sparta" ]; then
     else
         side=$(python3 -c "import sys; print(round((float(sys.argv[1])/10)**(1/3)))" "$sparta_per")
         for np in $(echo $counts | tr " " "\n" | sort -rn); do # most GPUs first
-            (cd "$sparta/bench" && timeout 300 $mpi -np "$np" "$exe" -k on g "$np" -sf kk \
+            (cd "$sparta/bench" && timeout 300 $mpi -np "$np" "$exe" -k on g "$np" -sf kk -pk kokkos gpu/aware no \
                 -v x $((side * np)) -v y "$side" -v z "$side" -in in.collide) \
                 >"$out/sparta-np$np.log" 2>&1
             # the timed run: the last "Loop time of T on P procs for 100 steps with N particles"
