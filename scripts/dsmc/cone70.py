@@ -90,27 +90,37 @@ def arc_lengths(pts):
     return s
 
 
-_FINE = None
+_MERIDIANS = None
+_SUB = 16  # fine segments per segment of profile(1)
 
 
-def surface_distance(x, r):
-    """Distance s (mm) along the meridian from the stagnation point to the point of the surface
-    nearest to (x, r) (mm), measured on a fine meridian (64 times the STL's segments)."""
-    global _FINE
-    if _FINE is None:
-        pts = profile(64)
-        _FINE = (pts, arc_lengths(pts))
-    pts, s = _FINE
+def _nearest(pts, s, lo, hi, x, r):
     best, best_s = float("inf"), 0.0
-    for i in range(len(pts) - 1):
+    for i in range(lo, hi):
         (x0, r0), (x1, r1) = pts[i], pts[i + 1]
         dx, dr = x1 - x0, r1 - r0
         ll = dx * dx + dr * dr
         t = min(1.0, max(0.0, ((x - x0) * dx + (r - r0) * dr) / ll))
         d = (x0 + t * dx - x) ** 2 + (r0 + t * dr - r) ** 2
         if d < best:
-            best, best_s = d, s[i] + t * math.sqrt(ll)
-    return best_s
+            best, best_s, best_i = d, s[i] + t * math.sqrt(ll), i
+    return best_s, best_i
+
+
+def surface_distance(x, r):
+    """Distance s (mm) along the meridian from the stagnation point to the point of the surface
+    nearest to (x, r) (mm): the nearest segment of profile(1), then the nearest of the 16 times
+    finer meridian's segments within that one and its neighbours (each part of profile(f) has f
+    times the segments of profile(1), so segment i of one is segments 16 i .. 16 i + 15 of the
+    other)."""
+    global _MERIDIANS
+    if _MERIDIANS is None:
+        c, f = profile(1), profile(_SUB)
+        _MERIDIANS = (c, arc_lengths(c), f, arc_lengths(f))
+    c, cs, f, fs = _MERIDIANS
+    _, i = _nearest(c, cs, 0, len(c) - 1, x, r)
+    lo, hi = max(0, (i - 1) * _SUB), min(len(f) - 1, (i + 2) * _SUB)
+    return _nearest(f, fs, lo, hi, x, r)[0]
 
 
 def landmarks():
