@@ -35,6 +35,7 @@ U_INF = 1502.57
 A_REF = math.pi * 0.025 ** 2
 BIN_HALF = 0.13   # thermocouple bins: +-0.13 R_n about each position
 PROFILE_BIN = 0.25
+KINDS = ("heat_flux", "cd", "cd_nose_cone")
 
 
 def fail(msg):
@@ -98,8 +99,9 @@ def read_ref(path, want_set):
         fail("%s: the header must be %s" % (path, ",".join(cols)))
     out = []
     for i, r in enumerate(rd, start=2):
-        if r["kind"] not in ("heat_flux", "cd") or r["origin"] not in ("exp", "dsmc"):
-            fail("%s: data row %d: kind must be heat_flux or cd, origin exp or dsmc" % (path, i))
+        if r["kind"] not in KINDS or r["origin"] not in ("exp", "dsmc"):
+            fail("%s: data row %d: kind must be one of %s, origin exp or dsmc" %
+                 (path, i, ", ".join(KINDS)))
         try:
             s = float(r["s_over_Rn"]) if r["s_over_Rn"] else None
             val = float(r["value"]) if r["value"] else None
@@ -155,6 +157,8 @@ def main():
     cd_all = sum(e["fx"] for e in el) / (q_inf * A_REF)
     cd_model = sum(e["fx"] for e in el if e["s"] < s_sting) / (q_inf * A_REF)
     cd_fore = sum(e["fx"] for e in el if e["s"] < s_base) / (q_inf * A_REF)
+    s_corner = marks["corner"] / cone70.RN
+    cd_nc = sum(e["fx"] for e in el if e["s"] < s_corner) / (q_inf * A_REF)
     print("SR3 70-degree blunted cone, set %d, %s (%s, %d surface elements)" %
           (a.set, a.label, "3D" if three else "axisymmetric", len(el)))
     print("drag on the base area %.4g m^2 (q_inf %.4g Pa):" % (A_REF, q_inf))
@@ -165,11 +169,14 @@ def main():
               (c, 100 * (cd_all - c) / c))
     print("  Cd model without the sting             %.4f" % cd_model)
     print("  Cd forebody (nose, cone, corner)       %.4f" % cd_fore)
+    print("  %-39s%.4f" % ("Cd nose and cone (to r = %.2f mm)" % cone70.key_points()["r2"], cd_nc))
     for r in ref:
-        if r["kind"] == "cd":
+        if r["kind"] in ("cd", "cd_nose_cone"):
             v = r["value"]
-            d = "" if v is None else "  kedr (model) %+.1f%%" % (100 * (cd_model - v) / v)
-            print("  published %-4s Cd %s%s   [%s]" % (r["origin"], fmt(v, "%.3f"), d, r["source"]))
+            k, what = (cd_model, "model") if r["kind"] == "cd" else (cd_nc, "nose and cone")
+            d = "" if v is None else "  kedr %+.1f%%" % (100 * (k - v) / v)
+            print("  published %-4s Cd (%s) %s%s   [%s]" % (r["origin"], what, fmt(v, "%.3f"), d,
+                                                        r["source"]))
     print("heat flux [kW/m^2], area mean over s/R_n +-%.2f about each thermocouple:" % BIN_HALF)
     print("  s/R_n   kedr    exp   kedr-exp     dsmc  kedr-dsmc")
     pos = sorted({r["s"] for r in ref if r["kind"] == "heat_flux"})
