@@ -2,11 +2,12 @@
 """Compare a kedr run of the SR3 70-degree blunted cone (cases/dsmc/cone70-sr3*.ini) with the
 published numbers in scripts/dsmc/ref/cone70.csv.
 
-    compare_cone70.py SURFACE.csv [--log RUN.log] [--ref REF.csv] [--profile OUT.csv]
+    compare_cone70.py SURFACE.csv|SURFACE.vtp [--log RUN.log] [--ref REF.csv] [--profile OUT.csv]
                       [--set 1] [--label NAME]
 
-SURFACE.csv is kedr's NAME-surface.csv of the 3D case (one row per triangle: x, y, z, area, ...)
-or of the axisymmetric one (x, y = r, area of the band). Each element is placed at its distance
+SURFACE is kedr's NAME-surface.csv of the 3D case (one row per triangle: x, y, z, area, ...)
+or of the axisymmetric one (x, y = r, area of the band), or the 3D case's binary NAME-surface.vtp
+(the triangles' corners: centroid and area from them). Each element is placed at its distance
 s along the surface from the stagnation point (the meridian of scripts/dsmc/cone70.py, nearest
 point to (x, r)). It prints:
   - the drag coefficient on the base area pi (25 mm)^2 from the elements' pressure and shear:
@@ -23,7 +24,9 @@ import csv
 import math
 import os
 import re
+import struct
 import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cone70  # noqa: E402  (the geometry: same directory)
@@ -42,7 +45,8 @@ def fail(msg):
     sys.exit("compare_cone70.py: " + msg)
 
 
-def read_surface(path):
+def read_csv_surface(path):
+    """kedr's NAME-surface.csv: rows of numbers by column name; whether it is 3D."""
     try:
         f = open(path, newline="")
     except OSError as e:
@@ -58,25 +62,35 @@ def read_surface(path):
         if k not in head:
             fail("%s: no column '%s' (is it kedr's NAME-surface.csv?)" % (path, k))
     col = {k: head.index(k) for k in need}
-    el = []
+    out = []
     for i, r in enumerate(rows[1:], start=2):
         if len(r) != len(head):
             fail("%s:%d: %d fields, the header has %d" % (path, i, len(r), len(head)))
         try:
-            v = {k: float(r[col[k]]) for k in need}
+            out.append({k: float(r[col[k]]) for k in need})
         except ValueError:
             fail("%s:%d: a field is not a number" % (path, i))
+    return out, three
+
+
+def read_surface(path):
+    """The surface elements of a CSV or (3D) .vtp file, each placed at its s / R_n with its x
+    force on the body."""
+    if path.endswith(".vtp"):
+        rows, three = read_vtp(path), True
+    else:
+        rows, three = read_csv_surface(path)
+    el = []
+    for i, v in enumerate(rows):
         if any(math.isnan(v[k]) for k in ("area", "pressure", "shear", "heat_flux")):
-            fail("%s:%d: NaN pressure, shear or heat flux (was the surface ever sampled?)" % (path, i))
+            fail("%s: element %d: NaN pressure, shear or heat flux (was the surface ever "
+                 "sampled?)" % (path, i))
         x, r_ = v["x"] * 1e3, (math.hypot(v["y"], v["z"]) if three else v["y"]) * 1e3
         nx = v["nx"]
         # force on the body along x: -p n_x + shear t_x, t the drag direction (x) projected on
         # the element's plane (kedr's definition of the 3D shear; t_x = sqrt(1 - n_x^2)); in the
         # axisymmetric mode the shear is along t = (-n_y, n_x) of the meridian
-        if three:
-            tx = math.sqrt(max(0.0, 1.0 - nx * nx))
-        else:
-            tx = -v["ny"]
+        tx = math.sqrt(max(0.0, 1.0 - nx * nx)) if three else -v["ny"]
         fx = (-v["pressure"] * nx + v["shear"] * tx) * v["area"]
         el.append({"x": x, "r": r_, "s": cone70.surface_distance(x, r_) / cone70.RN,
                    "area": v["area"], "q": v["heat_flux"], "p": v["pressure"],
@@ -84,6 +98,81 @@ def read_surface(path):
     if not el:
         fail("%s has no elements" % path)
     return el, three
+
+
+def _vtp_arrays(path):
+    """The arrays of kedr's binary .vtp (appended data, raw or zlib blocks as VTK writes them,
+    docs/dsmc.md "Binary VTK files"): {name: list of numbers}, the points under "points"."""
+    try:
+        data = open(path, "rb").read()
+    except OSError as e:
+        fail("cannot read the surface file %s: %s" % (path, e.strerror))
+    mark = data.find(b"<AppendedData")
+    start = data.find(b"_", mark) + 1 if mark >= 0 else 0
+    head = data[:mark].decode("ascii", "replace")
+    if mark < 0 or start <= 0 or 'type="PolyData"' not in head:
+        fail("%s: not a binary VTK PolyData file with appended data (write it with "
+             "[output] vtk = binary or raw)" % path)
+    if 'byte_order="LittleEndian"' not in head or 'header_type="UInt64"' not in head:
+        fail("%s: expected byte_order LittleEndian and header_type UInt64" % path)
+    zipped = "vtkZLibDataCompressor" in head
+    fmt = {"Float64": "d", "Int64": "q", "Int32": "i"}
+    out = {}
+    for tag in re.findall(r"<DataArray [^>]*>", head):
+        at = dict(re.findall(r'(\w+)="([^"]*)"', tag))
+        name = at.get("Name", "points")
+        if at.get("format") != "appended" or at.get("type") not in fmt or "offset" not in at:
+            fail("%s: array %s is not an appended Float64/Int64/Int32 array" % (path, name))
+        pos = start + int(at["offset"])
+        try:
+            if zipped:
+                nb, _, _ = struct.unpack_from("<3Q", data, pos)
+                sizes = struct.unpack_from("<%dQ" % nb, data, pos + 24)
+                pos += 24 + 8 * nb
+                raw = b""
+                for size in sizes:
+                    raw += zlib.decompress(data[pos:pos + size])
+                    pos += size
+            else:
+                (nbytes,) = struct.unpack_from("<Q", data, pos)
+                raw = data[pos + 8:pos + 8 + nbytes]
+            t = fmt[at["type"]]
+            w = struct.calcsize(t)
+            if len(raw) % w:
+                raise ValueError("length")
+            out[name] = struct.unpack("<%d%s" % (len(raw) // w, t), raw)
+        except (struct.error, zlib.error, ValueError):
+            fail("%s: array %s is truncated or corrupt" % (path, name))
+    return out
+
+
+def read_vtp(path):
+    """A 3D surface from kedr's NAME-surface.vtp: the rows read_surface takes from the CSV."""
+    a = _vtp_arrays(path)
+    for k in ("points", "offsets", "pressure", "shear", "heat_flux", "normal"):
+        if k not in a:
+            fail("%s: no array '%s' (is it kedr's NAME-surface.vtp?)" % (path, k))
+    pts, offs = a["points"], a["offsets"]
+    ne = len(offs)
+    if len(a["normal"]) != 3 * ne or any(len(a[k]) != ne for k in ("pressure", "shear", "heat_flux")):
+        fail("%s: the cell arrays do not match the %d cells" % (path, ne))
+    rows, first = [], 0
+    for e in range(ne):
+        last = offs[e]
+        if last - first != 3 or 3 * last > len(pts):
+            fail("%s: cell %d is not a triangle (the 3D surface of an stl body)" % (path, e))
+        v = [pts[3 * i:3 * i + 3] for i in range(first, last)]
+        u = [v[1][k] - v[0][k] for k in range(3)]
+        w = [v[2][k] - v[0][k] for k in range(3)]
+        c = (u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0])
+        rows.append({"x": sum(p[0] for p in v) / 3, "y": sum(p[1] for p in v) / 3,
+                     "z": sum(p[2] for p in v) / 3, "nx": a["normal"][3 * e],
+                     "ny": a["normal"][3 * e + 1], "nz": a["normal"][3 * e + 2],
+                     "area": 0.5 * math.sqrt(c[0] ** 2 + c[1] ** 2 + c[2] ** 2),
+                     "pressure": a["pressure"][e], "shear": a["shear"][e],
+                     "heat_flux": a["heat_flux"][e]})
+        first = last
+    return rows
 
 
 def read_ref(path, want_set):
