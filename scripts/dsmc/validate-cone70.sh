@@ -61,8 +61,10 @@ run() { # run VARIANT CASE SURFACE-EXTENSION
     mkdir -p "$out"
     echo "== $v: $(basename "$ini") on $BACKEND$([ "$SMALL" = 1 ] && echo ', SMALL (cpu-size, not the validation)')"
     local t0=$SECONDS
-    if ! "$KEDR" dsmc "$ini" --backend "$BACKEND" --out "$out" > "$out/run.log" 2>&1; then
-        echo "kedr dsmc failed (exit status shown in $out/run.log); its last lines:"
+    local rc=0
+    "$KEDR" dsmc "$ini" --backend "$BACKEND" --out "$out" > "$out/run.log" 2>&1 || rc=$?
+    if [ $rc -ne 0 ]; then
+        echo "kedr dsmc failed (exit status $rc; log $out/run.log); its last lines:"
         tail -n 15 "$out/run.log"
         status=1
         return
