@@ -49,8 +49,16 @@ if [ "$SMALL" = 1 ]; then
         -e 's/^particles_per_cell = 15$/particles_per_cell = 10/' -e 's/^steps = 10000$/steps = 1200/' \
         -e 's/^start = 5000$/start = 600/' -e 's/^stats_every = 1000$/stats_every = 250/' \
         "$cases/cone70-sr3-axi.ini" > "$dir/cone70-sr3-axi.ini"
-    for f in cone70-sr3.ini cone70-sr3-axi.ini; do # every substitution must have taken
-        if cmp -s "$dir/$f" "$cases/$f"; then echo "validate-cone70.sh: SMALL left $f unchanged" >&2; exit 1; fi
+    # every substitution must have taken (a case file edited since would leave one out)
+    for want in "cone70-sr3.ini:nx = 42" "cone70-sr3.ini:ny = 40" "cone70-sr3.ini:nz = 40" \
+        "cone70-sr3.ini:particles_per_cell = 5" "cone70-sr3.ini:steps = 400" \
+        "cone70-sr3.ini:start = 200" "cone70-sr3-axi.ini:nx = 210" "cone70-sr3-axi.ini:ny = 100" \
+        "cone70-sr3-axi.ini:particles_per_cell = 10" "cone70-sr3-axi.ini:steps = 1200" \
+        "cone70-sr3-axi.ini:start = 600"; do
+        if ! grep -qx "${want#*:}" "$dir/${want%%:*}"; then
+            echo "validate-cone70.sh: SMALL could not set '${want#*:}' in ${want%%:*}" >&2
+            exit 1
+        fi
     done
     cases=$dir
 fi
