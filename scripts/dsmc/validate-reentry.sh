@@ -4,7 +4,7 @@
 # with kedr dsmc and compared with the published values (scripts/dsmc/compare_reentry.py,
 # scripts/dsmc/ref/reentry-100km.csv).
 #
-#   scripts/dsmc/validate-reentry.sh            full case, cuda back end (about 6.5e10
+#   scripts/dsmc/validate-reentry.sh            full case, cuda back end (about 5e10
 #                                               particle-steps: about a minute on an H100 at
 #                                               1e9 particle-steps/s)
 #   SMALL=1 scripts/dsmc/validate-reentry.sh    shrunken copy (cells of 3 cm, 1200 steps) on the
