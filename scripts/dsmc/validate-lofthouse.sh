@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Lofthouse cylinder validation (docs/validation-dsmc-lofthouse.md): runs Mach 10 argon past
+# The Lofthouse cylinder validation (docs/dsmc-validation.md): runs Mach 10 argon past
 # the 0.3048 m cylinder with `kedr dsmc` and compares the surface pressure, shear, heat flux and
 # drag with the published DSMC results (scripts/dsmc/ref/lofthouse.csv) and with the continuum
 # and free-molecular limits (scripts/dsmc/compare_lofthouse.py). Prints a short summary.
