@@ -134,13 +134,13 @@ static kedr_status write_fields(const kedr_dsmc_case *c, const kedr_dsmc_fields 
 {
     char path[DSMC_PATH];
     kedr_status s = KEDR_OK;
-    if (c->write_csv) {
+    if (c->write_csv && c->write_csv != KEDR_DSMC_WRITE_SURFACE) {
         snprintf(path, sizeof path, "%s/%s.csv", c->out_dir, c->name);
         s = kedr_dsmc_write_csv(c, f, path);
         if (s == KEDR_OK)
             printf("wrote %s\n", path);
     }
-    if (s == KEDR_OK && c->write_vti) {
+    if (s == KEDR_OK && c->write_vti && c->write_vti != KEDR_DSMC_WRITE_SURFACE) {
         snprintf(path, sizeof path, "%s/%s.vti", c->out_dir, c->name);
         s = kedr_dsmc_write_vti(c, f, path);
         if (s == KEDR_OK)

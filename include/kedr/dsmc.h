@@ -202,6 +202,9 @@ typedef struct {
     double ea;           /* activation energy, J */
 } kedr_dsmc_reaction;
 
+/* kedr_dsmc_case.write_csv / write_vti: the bodies' surface files only, not the cells'. */
+#define KEDR_DSMC_WRITE_SURFACE 2
+
 /* A case: what a case file says (see docs/dsmc.md for every key). */
 typedef struct {
     char name[128];                  /* the case file's base name, for output files (a longer
@@ -267,6 +270,8 @@ typedef struct {
     int nstats_columns;
     kedr_dsmc_stat stats_columns[KEDR_DSMC_NSTATS];
     char out_dir[512];               /* [output] dir (longer is an error, never cut short) */
+    /* [output] csv, vti: 0 none, 1 the cells' and the bodies' files, KEDR_DSMC_WRITE_SURFACE
+     * the bodies' only (NAME-surface.csv, NAME-surface.vtp) */
     int write_csv, write_vti;
     /* [output] vtk: text unless the case file says binary or raw (a zeroed case: text) */
     kedr_dsmc_vtk_format vtk_format;

@@ -1232,6 +1232,21 @@ static kedr_status read_stats_file(kedr_ini *ini, kedr_dsmc_case *c)
     return KEDR_OK;
 }
 
+/* [output] csv and vti: a bool (the cells' and the bodies' files, or none) or `surface` (the
+ * bodies' files only: KEDR_DSMC_WRITE_SURFACE), for 3D cases whose cell files run to GBs. */
+static kedr_status read_output_files(kedr_ini *ini, const char *key, int *write)
+{
+    const char *v = NULL;
+    KEDR_TRY(kedr_ini_string(ini, "output", key, 0, &v));
+    if (v && strcmp(v, "surface") == 0) {
+        *write = KEDR_DSMC_WRITE_SURFACE;
+        return KEDR_OK;
+    }
+    if (kedr_ini_bool(ini, "output", key, 0, write) != KEDR_OK)
+        return kedr_ini_fail(ini, "output", key, "'%s': expected true, false or surface", v);
+    return KEDR_OK;
+}
+
 /* [output]: what is written, where and how often. */
 static kedr_status read_output(kedr_ini *ini, kedr_dsmc_case *c)
 {
@@ -1240,8 +1255,8 @@ static kedr_status read_output(kedr_ini *ini, kedr_dsmc_case *c)
     const char *dir = ".";
     KEDR_TRY(kedr_ini_int(ini, "output", "stats_every", 0, 0, INT64_MAX, &c->stats_every));
     KEDR_TRY(kedr_ini_string(ini, "output", "dir", 0, &dir));
-    KEDR_TRY(kedr_ini_bool(ini, "output", "csv", 0, &c->write_csv));
-    KEDR_TRY(kedr_ini_bool(ini, "output", "vti", 0, &c->write_vti));
+    KEDR_TRY(read_output_files(ini, "csv", &c->write_csv));
+    KEDR_TRY(read_output_files(ini, "vti", &c->write_vti));
     static const char *const vtk_formats[] = {"ascii", "binary", "raw", NULL};
     int vtk = KEDR_DSMC_VTK_BINARY;
     KEDR_TRY(kedr_ini_choice(ini, "output", "vtk", 0, vtk_formats, &vtk));

@@ -49,6 +49,16 @@ if [ "$(stat -c %s "$tmp/bin/bin.vti")" -lt "$(stat -c %s "$tmp/txt/txt.vti")" ]
   fail "vtk-binary: the binary .vti is no smaller than the text one"; fi
 sed -e 's/^stats_every = 50/stats_every = 50\nvtk = gzip/' "$quick" >"$tmp/badvtk.ini"
 check vtk-bad 1 'badvtk.ini:[0-9]+: \[output\] vtk' -- "$kedr" dsmc "$tmp/badvtk.ini" --backend cpu --steps 1 --out "$tmp/x"
+# [output] csv = surface, vti = surface: the body's files only, not the cells' (large 3D cases);
+# any other word is refused with its line and the three choices.
+sed -e 's/^stats_every = 50/stats_every = 50\ncsv = surface\nvti = surface/' "$quick" >"$tmp/surf.ini"
+check surface-only 0 'wrote .*/surf-surface.vtp' -- \
+  "$kedr" dsmc "$tmp/surf.ini" --backend cpu --steps 20 --out "$tmp/surf" --seed 5 --sample-start 10
+check surface-only-files 0 '^surf-surface.csv surf-surface.vtp surf.chk $' -- \
+  bash -c "cd '$tmp/surf' && ls | tr '\n' ' '"
+sed -e 's/^stats_every = 50/stats_every = 50\ncsv = cells/' "$quick" >"$tmp/badcsv.ini"
+check surface-bad 1 "badcsv.ini:[0-9]+: \\[output\\] csv: 'cells': expected true, false or surface" -- \
+  "$kedr" dsmc "$tmp/badcsv.ini" --backend cpu --steps 1 --out "$tmp/x"
 
 # [output] stats_file: a row of the chosen columns every stats_every steps, CSV or JSON lines; a
 # restart appends; an unknown column is refused with its line and the valid names.
