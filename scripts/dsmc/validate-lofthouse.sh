@@ -10,7 +10,8 @@
 #   BACKEND  cuda (default) or cpu; the GPU is the caller's CUDA_VISIBLE_DEVICES
 #   OUT      output directory (default: ./lofthouse-out); the run's files, kedr.log, compare.txt
 #   CASE     m10-kn001 (default: cases/dsmc/cylinder-ar-m10-kn001.ini, the paper's main case)
-#            or m10-kn005 (cases/dsmc/cylinder-ar-m10.ini)
+#            or m10-kn005 (cases/dsmc/cylinder-ar-m10.ini), or m10-kn025
+#            (cases/dsmc/cylinder-ar-m10-kn025.ini: a few minutes on 2 cpu cores at full size)
 #   SMALL=1  a shrunken run to prove the chain on a cpu: cells F times larger along each axis,
 #            dt F times longer (the same simulated time in F times fewer steps), at most 10
 #            molecules a cell; F = 12 for m10-kn001, 4 for m10-kn005. About a minute on 2
@@ -30,7 +31,8 @@ SMALL=${SMALL:-0}
 case "$CASE" in
     m10-kn001) INI=$ROOT/cases/dsmc/cylinder-ar-m10-kn001.ini; SHRINK=12 ;;
     m10-kn005) INI=$ROOT/cases/dsmc/cylinder-ar-m10.ini; SHRINK=4 ;;
-    *) echo "validate-lofthouse: CASE=$CASE: expected m10-kn001 or m10-kn005" >&2; exit 2 ;;
+    m10-kn025) INI=$ROOT/cases/dsmc/cylinder-ar-m10-kn025.ini; SHRINK=2 ;;
+    *) echo "validate-lofthouse: CASE=$CASE: expected m10-kn001, m10-kn005 or m10-kn025" >&2; exit 2 ;;
 esac
 case "$BACKEND" in
     cpu|cuda|auto) ;;
