@@ -640,8 +640,16 @@ static kedr_status step(kedr_flow *f)
     f->failure = 0;
     double *um = f->umax;
     double dt = f->c.dt > 0 ? f->c.dt : f->c.cfl * kedr_flow_stable_dt(&f->c, um);
-    if (f->c.end_time > 0 && f->time + dt > f->c.end_time)
-        dt = f->c.end_time - f->time;
+    if (f->c.end_time > 0) {
+        /* The run ends at end_time. Within four steps of it, the steps left are made equal
+         * (as many as before, each at least 3/4 of dt): a sliver of a last step would divide the
+         * bodies' forcing by a tiny dt and turn the previous step's slip into a wrong force. */
+        double left = f->c.end_time - f->time;
+        if (left < 4 * dt) {
+            double n = ceil(left / dt - 1e-9);
+            dt = left / (n > 1 ? n : 1);
+        }
+    }
     if (!(dt > 0) || !isfinite(dt))
         return kedr_fail(KEDR_ERR_INVALID, "kedr flow: step %lld: time step %g (the velocity is "
                          "%s)", (long long)f->step + 1, dt,
