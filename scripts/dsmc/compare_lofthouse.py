@@ -24,6 +24,10 @@ import math
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import casefile  # noqa: E402 (scripts/casefile.py)
+
 KB = 1.380649e-23
 SURFACE_COLUMNS = ("element", "body", "x", "y", "nx", "ny", "length", "hits_per_step",
                    "pressure", "shear", "heat_flux", "cp", "cf", "ch")
@@ -36,26 +40,11 @@ def fail(msg):
 
 
 def read_ini(path):
-    """The sections of an INI file as {section: {key: (value, line)}}."""
-    if not os.path.isfile(path):
-        fail(f"{path}: no such file")
-    out, sec = {}, None
-    with open(path) as fp:
-        for no, raw in enumerate(fp, 1):
-            line = raw.split("#", 1)[0].split(";", 1)[0].strip()
-            if not line:
-                continue
-            if line.startswith("["):
-                if not line.endswith("]"):
-                    fail(f"{path}:{no}: malformed section header '{line}'")
-                sec = line[1:-1].strip()
-                out.setdefault(sec, {})
-                continue
-            if "=" not in line or sec is None:
-                fail(f"{path}:{no}: expected 'key = value' inside a section, got '{line}'")
-            k, v = line.split("=", 1)
-            out[sec][k.strip()] = (v.strip(), no)
-    return out
+    """The sections of an INI file as {section: {key: (value, line)}} (scripts/casefile.py)."""
+    try:
+        return casefile.read_ini(path)
+    except casefile.CaseFileError as e:
+        fail(str(e))
 
 
 def ini_num(ini, path, sec, key, default=None):

@@ -34,6 +34,10 @@ import math
 import os
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import casefile  # noqa: E402 (scripts/casefile.py)
+
 FORCE_COLUMNS = ("step", "time", "x", "y", "u", "v", "fx", "fy", "mz", "cd", "cl")
 REF_COLUMNS = ("quantity", "phase", "value", "unit", "uncertainty", "source")
 
@@ -44,26 +48,11 @@ def fail(msg):
 
 
 def read_ini(path):
-    """The sections of an INI file as {section: {key: (value, line)}}."""
-    if not os.path.isfile(path):
-        fail(f"{path}: no such file")
-    out, sec = {}, None
-    with open(path) as fp:
-        for no, raw in enumerate(fp, 1):
-            line = raw.split("#", 1)[0].split(";", 1)[0].strip()
-            if not line:
-                continue
-            if line.startswith("["):
-                if not line.endswith("]"):
-                    fail(f"{path}:{no}: malformed section header '{line}'")
-                sec = line[1:-1].strip()
-                out.setdefault(sec, {})
-                continue
-            if "=" not in line or sec is None:
-                fail(f"{path}:{no}: expected 'key = value' inside a section, got '{line}'")
-            k, v = line.split("=", 1)
-            out[sec][k.strip()] = (v.strip(), no)
-    return out
+    """The sections of an INI file as {section: {key: (value, line)}} (scripts/casefile.py)."""
+    try:
+        return casefile.read_ini(path)
+    except casefile.CaseFileError as e:
+        fail(str(e))
 
 
 def numbers(path, sec, key, entry, count):
