@@ -1,5 +1,6 @@
 """kedr's case files (INI) as the comparison scripts read them: plain Python 3, no packages."""
 import os
+import sys
 
 
 class CaseFileError(Exception):
@@ -28,3 +29,17 @@ def read_ini(path):
             k, v = line.split("=", 1)
             out[sec][k.strip()] = (v.strip(), no)
     return out
+
+
+def die(prog, msg):
+    """The comparison scripts' way out for a missing or malformed file: exit status 2."""
+    print(f"{prog}: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_ini_or_exit(path, prog):
+    """read_ini, or die(prog, ...) naming the file and line."""
+    try:
+        return read_ini(path)
+    except CaseFileError as e:
+        die(prog, str(e))

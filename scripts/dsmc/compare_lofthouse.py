@@ -35,16 +35,11 @@ REF_COLUMNS = ("case", "quantity", "value", "unit", "uncertainty", "source")
 
 
 def fail(msg):
-    print("compare_lofthouse: error: " + msg, file=sys.stderr)
-    sys.exit(2)
+    casefile.die("compare_lofthouse", msg)
 
 
 def read_ini(path):
-    """The sections of an INI file as {section: {key: (value, line)}} (scripts/casefile.py)."""
-    try:
-        return casefile.read_ini(path)
-    except casefile.CaseFileError as e:
-        fail(str(e))
+    return casefile.read_ini_or_exit(path, "compare_lofthouse")
 
 
 def ini_num(ini, path, sec, key, default=None):

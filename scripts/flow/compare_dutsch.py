@@ -43,16 +43,11 @@ REF_COLUMNS = ("quantity", "phase", "value", "unit", "uncertainty", "source")
 
 
 def fail(msg):
-    print("compare_dutsch: error: " + msg, file=sys.stderr)
-    sys.exit(2)
+    casefile.die("compare_dutsch", msg)
 
 
 def read_ini(path):
-    """The sections of an INI file as {section: {key: (value, line)}} (scripts/casefile.py)."""
-    try:
-        return casefile.read_ini(path)
-    except casefile.CaseFileError as e:
-        fail(str(e))
+    return casefile.read_ini_or_exit(path, "compare_dutsch")
 
 
 def numbers(path, sec, key, entry, count):
