@@ -26,6 +26,10 @@ import os
 import re
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import casefile  # noqa: E402 (scripts/casefile.py)
+
 K_B = 1.380649e-23
 STAG_DEG = 5.0
 
@@ -36,25 +40,12 @@ def fail(msg):
 
 
 def read_ini(path):
-    """Sections of an INI file as {section: {key: value}}; comments from # or ;."""
-    out, sec = {}, None
+    """Sections of an INI file as {section: {key: value}} (scripts/casefile.py)."""
     try:
-        with open(path) as f:
-            for n, line in enumerate(f, 1):
-                s = re.split(r"[#;]", line, 1)[0].strip()
-                if not s:
-                    continue
-                if s.startswith("[") and s.endswith("]"):
-                    sec = s[1:-1].strip()
-                    out.setdefault(sec, {})
-                elif "=" in s and sec is not None:
-                    k, v = s.split("=", 1)
-                    out[sec][k.strip()] = v.strip()
-                else:
-                    fail("%s:%d: not a section or key = value: %r" % (path, n, line.rstrip()))
-    except OSError as e:
-        fail("cannot read %s: %s" % (path, e.strerror))
-    return out
+        ini = casefile.read_ini(path)
+    except casefile.CaseFileError as e:
+        fail(str(e))
+    return {sec: {k: v for k, (v, _) in keys.items()} for sec, keys in ini.items()}
 
 
 def num(sec, key, where, default=None):

@@ -48,9 +48,9 @@ static void other_axes(const adi_params *p, int d, int *lo, int *hi)
  * the stride-1 axis, fastest). */
 #define ADI_BATCH 8
 
-/* What every cpu sweep begins with: the arrays of precision T, the row constants, the two
- * other axes (lo, hi) and the lines (nlo of them along lo); failed for the threads' scratch. */
-#define ADI_CPU_LINES(T, SUF)                                                                  \
+/* The arrays a (of precision T) of the states out, old and coef, and the row constants k of
+ * a sweep along axis D. */
+#define ADI_CPU_ARRAYS(T, SUF, P, D)                                                           \
     arrays_##SUF a;                                                                            \
     for (int v = 0; v < 4; v++) {                                                              \
         a.out[v] = (T *)out->f[v];                                                             \
@@ -58,7 +58,12 @@ static void other_axes(const adi_params *p, int d, int *lo, int *hi)
         a.coef[v] = (const T *)coef->f[v];                                                     \
     }                                                                                          \
     row_consts_##SUF k;                                                                        \
-    row_consts_init_##SUF(p, d, &a, &k);                                                       \
+    row_consts_init_##SUF(P, D, &a, &k)
+
+/* What every cpu sweep begins with: the arrays and row constants, the two other axes (lo, hi)
+ * and the lines (nlo of them along lo); failed for the threads' scratch. */
+#define ADI_CPU_LINES(T, SUF)                                                                  \
+    ADI_CPU_ARRAYS(T, SUF, p, d);                                                              \
     int lo, hi, failed = 0, n = p->n[d];                                                       \
     other_axes(p, d, &lo, &hi);                                                                \
     int64_t nlo = p->n[lo] - 2, lines = nlo * (p->n[hi] - 2);
@@ -285,14 +290,7 @@ kedr_status adi_cpu_measure(kedr_adi *s, const adi_state *g, const adi_state *pr
     static void NAME(kedr_adi *s, const adi_state *out, const adi_state *old,                  \
                      const adi_state *coef)                                                    \
     {                                                                                          \
-        arrays_##SUF a;                                                                        \
-        for (int v = 0; v < 4; v++) {                                                          \
-            a.out[v] = (T *)out->f[v];                                                         \
-            a.old[v] = (const T *)old->f[v];                                                   \
-            a.coef[v] = (const T *)coef->f[v];                                                 \
-        }                                                                                      \
-        row_consts_##SUF k;                                                                    \
-        row_consts_init_##SUF(&s->p, 0, &a, &k);                                               \
+        ADI_CPU_ARRAYS(T, SUF, &s->p, 0);                                                      \
         int64_t plane = (int64_t)s->plane, n = (int64_t)(s->hi - s->lo) * plane;               \
         T *abc = (T *)s->parts.abc, *dw = (T *)s->parts.dw;                                    \
         const adi_params *p = &s->p;                                                           \
@@ -325,14 +323,7 @@ kedr_status adi_cpu_part_rows(kedr_adi *s, const adi_state *out, const adi_state
     static void LINES(kedr_adi *s, const adi_state *out, const adi_state *old,                 \
                       const adi_state *coef)                                                   \
     {                                                                                          \
-        arrays_##SUF a;                                                                        \
-        for (int v = 0; v < 4; v++) {                                                          \
-            a.out[v] = (T *)out->f[v];                                                         \
-            a.old[v] = (const T *)old->f[v];                                                   \
-            a.coef[v] = (const T *)coef->f[v];                                                 \
-        }                                                                                      \
-        row_consts_##SUF k;                                                                    \
-        row_consts_init_##SUF(&s->p, 0, &a, &k);                                               \
+        ADI_CPU_ARRAYS(T, SUF, &s->p, 0);                                                      \
         int64_t plane = (int64_t)s->plane, ws = (int64_t)(s->hi - s->lo) * plane;              \
         int n = s->hi - s->lo;                                                                 \
         const adi_params *p = &s->p;                                                           \
