@@ -459,6 +459,12 @@ typedef struct {
      * fractions) at the cell's density and translational temperature, over the larger cell
      * side: above 1, better 3, for a well resolved flow */
     double *mfp_ratio;
+    /* A mixture (the case's nspecies > 1): nspecies, each species' number density (m^-3; the
+     * species' densities add up to number_density) and mole fraction (NaN in a cell that no
+     * molecule entered). A simple gas: nspecies 0 and the arrays NULL. */
+    int nspecies;
+    double *species_density[KEDR_DSMC_MAX_SPECIES];
+    double *mole_fraction[KEDR_DSMC_MAX_SPECIES];
 } kedr_dsmc_fields;
 
 kedr_status kedr_dsmc_get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f);
@@ -473,9 +479,11 @@ kedr_status kedr_dsmc_reset_samples(kedr_dsmc *sim);
 
 /* Output of cell fields: CSV with a header line (3D: with k and z columns), and VTK XML
  * ImageData (.vti, 3 dimensions in 3D; c->vtk_format: text, or appended binary data) with the
- * fields as cell data, readable by ParaView. Cells without data (inside a body, or no molecule entered while sampling: particles
- * 0) are missing values: empty CSV fields, NaN in VTK; particles_per_cell keeps its 0. Files are
- * written to PATH.tmp and renamed over PATH, which must be a regular file or new. */
+ * fields as cell data, readable by ParaView; a mixture adds n_NAME and x_NAME, each species'
+ * number density and mole fraction (NAME from c->species). Cells without data (inside a body, or
+ * no molecule entered while sampling: particles 0) are missing values: empty CSV fields, NaN in
+ * VTK; particles_per_cell keeps its 0. Files are written to PATH.tmp and renamed over PATH, which
+ * must be a regular file or new. */
 kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,
                                 const char *path);
 kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f,

@@ -28,7 +28,9 @@
  *     rank that owns the cell (the other cells as a fresh simulator has them: the initial
  *     (sigma g)max, zero sums); a file of 10 may hold a column's sums in two files
  * 12: over ranks the split is a tree of cuts (its kind, then nranks - 1 dsmc_cut), not the
- *     column starts */
+ *     column starts; later in 12, a mixture's sample sums have a row per species after the
+ *     others (the header's nacc counts them): a mixture's file without them is refused, a
+ *     simple gas's file is as before */
 #define CHK_VERSION 12u
 #define CHK_BOM 0x01020304u
 #define CHK_CHUNK ((size_t)16 << 20) /* host staging buffer for device data */
@@ -319,6 +321,8 @@ typedef struct {
     double vmax, emax;    /* bounds on each velocity component, m/s, and rotational energy, J */
     double sg_lo, sg_hi;  /* (sigma g)max, m^3/s */
     int nspecies, sorted;
+    uint32_t species_row;     /* the sample sums' first species row (a mixture's) */
+    const kedr_dsmc_species *species;
     uint64_t n, ncells, nelem;
     int64_t samples;
     uint32_t *starts;     /* host copy of the cell starts, for the counts' check */
@@ -375,6 +379,8 @@ static void limits_of(const kedr_dsmc *sim, const chk_header *h, const char *pat
         l->hi[d] = sim->c.hi[d] + tol;
     }
     l->nspecies = p->nspecies;
+    l->species_row = (uint32_t)dsmc_acc_species(p);
+    l->species = sim->c.species;
     l->sorted = (int)h->sorted;
     l->n = h->n;
     l->ncells = h->ncells;
@@ -475,22 +481,27 @@ static kedr_status check_sums(const chk_limits *l, const chk_array *a, const dou
         [DSMC_SURF_FZ] = "surface force z"};
     int acc = a->kind == A_ACC;
     uint64_t rows = acc ? l->ncells : l->nelem;
-    char e[160];
+    char e[160], name[64];
     for (size_t i = 0; i < count; i++) {
         uint64_t row = (first + i) / rows, at = (first + i) % rows;
+        int species = acc && row >= l->species_row; /* a mixture's molecules of one species */
         int positive = acc ? row == DSMC_ACC_N || row == DSMC_ACC_M || row == DSMC_ACC_MV2 ||
                                  row == DSMC_ACC_EROT || row == DSMC_ACC_ZETA ||
                                  row >= DSMC_ACC_EVIB
                            : row == DSMC_SURF_HITS;
         /* at most 2^32 particles a cell in each sample */
-        double hi = acc && row == DSMC_ACC_N ? (double)l->samples * 4294967296.0 : HUGE_VAL;
+        double hi = acc && (row == DSMC_ACC_N || species) ? (double)l->samples * 4294967296.0
+                                                          : HUGE_VAL;
         if (!isfinite(v[i]) || (positive && !in_range(v[i], 0, hi))) {
             if (hi < HUGE_VAL)
                 snprintf(e, sizeof e, "a sum from 0 to %lld samples x 2^32", (long long)l->samples);
             else
                 snprintf(e, sizeof e, "a finite sum%s", positive ? " >= 0" : "");
+            if (species)
+                snprintf(name, sizeof name, "sampled molecules of %s",
+                         l->species[row - l->species_row].name);
             return bad_value(l, acc ? "cell" : "surface element", at,
-                             acc ? acc_names[row] : surf_names[row], v[i], e);
+                             species ? name : acc ? acc_names[row] : surf_names[row], v[i], e);
         }
     }
     return KEDR_OK;
@@ -668,7 +679,13 @@ static kedr_status check_shape(const chk_reader *r, const kedr_dsmc *sim, const 
     dsmc_field fields[DSMC_MAX_FIELDS];
     int nf = dsmc_particle_fields(&a, &sim->p, fields);
     uint64_t nelem = sim->geo.surf ? sim->geo.nelem : 0;
-    if (h->ncells != sim->ncells || h->nacc != dsmc_nacc(&sim->p) ||
+    size_t nacc = dsmc_nacc(&sim->p), nsp = dsmc_acc_nspecies(&sim->p);
+    if (nsp && h->nacc == nacc - nsp)
+        return kedr_fail(KEDR_ERR_PARSE, "%s: written by an older kedr: its sample sums have no "
+                         "per-species rows (%u sums; this run of %zu species keeps %zu); restart "
+                         "it with the kedr that wrote it, or start the run again", r->path,
+                         h->nacc, nsp, nacc);
+    if (h->ncells != sim->ncells || h->nacc != nacc ||
         h->nfields != (uint32_t)nf ||
         h->nelem != nelem)
         return kedr_fail(KEDR_ERR_PARSE, "%s: %llu cells, %u sample sums, %u particle arrays, "

@@ -2276,15 +2276,25 @@ DSMC_HD uint32_t dsmc_collide_cell(const dsmc_params *p, uint32_t cell, uint32_t
 
 /* ---- sampling ----------------------------------------------------------------------------- */
 
-/* Accumulators per cell, structure of arrays: dsmc_nacc(p) rows of ncells, the last three only
- * where the gas vibrates (the vibrational energy, the vibrating molecules and the sum of their
- * theta_v). */
+/* Accumulators per cell, structure of arrays: dsmc_nacc(p) rows of ncells. DSMC_ACC_EVIB,
+ * NVIB and THETA only where the gas vibrates (the vibrational energy, the vibrating molecules
+ * and the sum of their theta_v); then, in a mixture only, one row per species from
+ * dsmc_acc_species(p) on (its molecules). A simple gas keeps neither. */
 enum { DSMC_ACC_N = 0, DSMC_ACC_M, DSMC_ACC_MVX, DSMC_ACC_MVY, DSMC_ACC_MVZ, DSMC_ACC_MV2,
        DSMC_ACC_EROT, DSMC_ACC_ZETA, DSMC_ACC_EVIB, DSMC_ACC_NVIB, DSMC_ACC_THETA,
        DSMC_NACC_MAX };
-DSMC_HD size_t dsmc_nacc(const dsmc_params *p)
+DSMC_HD size_t dsmc_acc_species(const dsmc_params *p)
 {
     return p->vib ? DSMC_NACC_MAX : DSMC_ACC_EVIB;
+}
+/* The species rows: a mixture's, none for a simple gas. */
+DSMC_HD size_t dsmc_acc_nspecies(const dsmc_params *p)
+{
+    return p->nspecies > 1 ? (size_t)p->nspecies : 0;
+}
+DSMC_HD size_t dsmc_nacc(const dsmc_params *p)
+{
+    return dsmc_acc_species(p) + dsmc_acc_nspecies(p);
 }
 
 DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells, uint32_t start,
@@ -2323,6 +2333,11 @@ DSMC_HD void dsmc_sample_cell(const dsmc_params *p, uint32_t cell, size_t ncells
         acc[DSMC_ACC_EVIB * ncells + cell] += ev;
         acc[DSMC_ACC_NVIB * ncells + cell] += nv;
         acc[DSMC_ACC_THETA * ncells + cell] += th;
+    }
+    if (sp && dsmc_acc_nspecies(p)) { /* a mixture: each species' molecules in its own row */
+        double *count = acc + dsmc_acc_species(p) * ncells + cell;
+        for (uint32_t i = start; i < start + n; i++)
+            count[(size_t)sp[i] * ncells] += 1.0;
     }
 }
 

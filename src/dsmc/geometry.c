@@ -1087,6 +1087,8 @@ void dsmc_fields_mask_solid(const kedr_dsmc *sim, kedr_dsmc_fields *f)
                 cols[k][c] = NAN;
             if (f->temperature_vib) /* a vibrating gas */
                 f->temperature_vib[c] = NAN;
+            for (int k = 0; k < f->nspecies; k++) /* a mixture */
+                f->species_density[k][c] = f->mole_fraction[k][c] = NAN;
         }
 }
 

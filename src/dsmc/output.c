@@ -10,16 +10,17 @@
 #include <string.h>
 
 typedef struct {
-    const char *name;
+    char name[40]; /* n_ or x_ and a species name of at most 31 characters */
     const double *v;
 } field_col;
 
-#define NCOLS 13
+#define NCOLS (13 + 2 * KEDR_DSMC_MAX_SPECIES)
 
-/* The fields' columns; temperature_vib only for a vibrating gas (NULL otherwise). */
-static int columns(const kedr_dsmc_fields *f, field_col cols[NCOLS])
+/* The fields' columns; temperature_vib only for a vibrating gas (NULL otherwise), then in a
+ * mixture n_NAME and x_NAME for each species. */
+static int columns(const kedr_dsmc_case *c, const kedr_dsmc_fields *f, field_col cols[NCOLS])
 {
-    field_col all[NCOLS] = {{"number_density", f->number_density}, {"density", f->density},
+    field_col all[13] = {{"number_density", f->number_density}, {"density", f->density},
                         {"ux", f->ux},
                         {"uy", f->uy},
                         {"uz", f->uz},
@@ -32,9 +33,17 @@ static int columns(const kedr_dsmc_fields *f, field_col cols[NCOLS])
                         {"particles_per_cell", f->particles},
                         {"mfp_over_cell", f->mfp_ratio}};
     int n = 0;
-    for (int k = 0; k < NCOLS; k++)
+    for (int k = 0; k < 13; k++)
         if (all[k].v)
             cols[n++] = all[k];
+    for (int k = 0; k < f->nspecies; k++) {
+        cols[n].v = f->species_density[k];
+        snprintf(cols[n++].name, sizeof cols->name, "n_%s", c->species[k].name);
+    }
+    for (int k = 0; k < f->nspecies; k++) {
+        cols[n].v = f->mole_fraction[k];
+        snprintf(cols[n++].name, sizeof cols->name, "x_%s", c->species[k].name);
+    }
     return n;
 }
 
@@ -47,6 +56,9 @@ static kedr_status check_args(const char *fn, const kedr_dsmc_case *c, const ked
     if (f->nx != c->nx || f->ny != c->ny || (f->nz > 1 ? f->nz : 1) != nz || !f->number_density)
         return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d x %d) do not match the case grid "
                          "(%d x %d x %d)", fn, f->nx, f->ny, f->nz, c->nx, c->ny, nz);
+    if (f->nspecies != (c->nspecies > 1 ? c->nspecies : 0))
+        return kedr_fail(KEDR_ERR_INVALID, "%s: fields of %d species densities for a case of %d "
+                         "species (a simple gas has none)", fn, f->nspecies, c->nspecies);
     return KEDR_OK;
 }
 
@@ -70,7 +82,7 @@ kedr_status kedr_dsmc_write_csv(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     KEDR_TRY(kedr_file_begin(&w, path));
     FILE *out = KEDR_FILE(&w);
     field_col cols[NCOLS];
-    int nc = columns(f, cols);
+    int nc = columns(c, f, cols);
     int three = c->dims == 3, nz = three ? c->nz : 1;
     fprintf(out, three ? "i,j,k,x,y,z" : "i,j,x,y");
     for (int k = 0; k < nc; k++)
@@ -144,7 +156,7 @@ kedr_status kedr_dsmc_write_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     KEDR_TRY(check_args("kedr_dsmc_write_vti", c, f, path));
     int binary = c->vtk_format != KEDR_DSMC_VTK_ASCII;
     field_col cols[NCOLS];
-    int nc = columns(f, cols), index[NCOLS], na = vtk_arrays(cols, nc, index);
+    int nc = columns(c, f, cols), index[NCOLS], na = vtk_arrays(cols, nc, index);
     size_t ncells = (size_t)c->nx * c->ny * (size_t)(c->dims == 3 ? c->nz : 1);
     dsmc_vtk_array arr[NCOLS] = {{0}};
     if (binary) {

@@ -2156,7 +2156,8 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
     memset(f, 0, sizeof *f);
     KEDR_TRY(dsmc_sample_sums(sim));
     size_t nc = sim->ncells, nl = sim->nlocal, nacc = dsmc_nacc(&sim->p);
-    const int vib = sim->p.vib, ncols = vib ? 13 : 12;
+    const int vib = sim->p.vib, ns = (int)dsmc_acc_nspecies(&sim->p);
+    const int ncols = (vib ? 13 : 12) + 2 * ns; /* then a mixture's densities and fractions */
     double *acc = calloc(nc * nacc, 8), *block = calloc(nc * (size_t)ncols, 8);
     double *mine = nl == nc ? acc : malloc((nl ? nl : 1) * nacc * 8);
     if (!acc || !block || !mine) {
@@ -2189,8 +2190,14 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
                          &f->uz,             &f->temperature, &f->temperature_rot,
                          &f->temperature_overall, &f->pressure, &f->mach, &f->particles,
                          &f->mfp_ratio, &f->temperature_vib};
-    for (int k = 0; k < ncols; k++) /* temperature_vib only for a vibrating gas */
+    for (int k = 0; k < (vib ? 13 : 12); k++) /* temperature_vib only for a vibrating gas */
         *cols[k] = block + (size_t)k * nc;
+    f->nspecies = ns;
+    for (int k = 0; k < ns; k++) {
+        f->species_density[k] = block + (size_t)(ncols - 2 * ns + k) * nc;
+        f->mole_fraction[k] = block + (size_t)(ncols - ns + k) * nc;
+    }
+    const double *count = acc + dsmc_acc_species(&sim->p) * nc; /* a mixture's species rows */
     double dx = (sim->c.hi[0] - sim->c.lo[0]) / sim->c.nx;
     double dy = (sim->c.hi[1] - sim->c.lo[1]) / sim->c.ny, side = dx > dy ? dx : dy;
     side = sim->p.dims == 3 && sim->p.dz > side ? sim->p.dz : side;
@@ -2208,6 +2215,8 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
                 undefined[k][c] = NAN;
             if (vib)
                 f->temperature_vib[c] = NAN;
+            for (int k = 0; k < ns; k++)
+                f->mole_fraction[k][c] = NAN;
             continue;
         }
         double px = acc[DSMC_ACC_MVX * nc + c], py = acc[DSMC_ACC_MVY * nc + c];
@@ -2215,6 +2224,11 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
         double wc = w * dsmc_weight_factor(&sim->p, (uint32_t)c);
         f->number_density[c] = n * wc / (samples * v);
         f->density[c] = m * wc / (samples * v);
+        for (int k = 0; k < ns; k++) {
+            double nk = count[(size_t)k * nc + c];
+            f->species_density[k][c] = nk * wc / (samples * v);
+            f->mole_fraction[k][c] = nk / n;
+        }
         f->ux[c] = px / m;
         f->uy[c] = py / m;
         f->uz[c] = pz / m;

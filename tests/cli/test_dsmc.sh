@@ -26,7 +26,7 @@ check run 0 'step 20 .*particles [0-9]+ .*collisions/step [0-9]+ .*particle-step
 cp "$tmp/out" "$tmp/run.log"
 check run-table 0 'collisions +[0-9.]+ +[0-9.]+ +[0-9.]+%' -- cat "$tmp/run.log"
 check run-estimate 0 '^estimate: 1.25e\+04 particles, [0-9.e+]+ collision candidates a step' -- cat "$tmp/run.log"
-check run-csv 0 '^i,j,x,y,number_density,density,ux,uy,uz,temperature' -- head -1 "$tmp/run/quick.csv"
+check run-csv 0 '^i,j,x,y,number_density,density,ux,uy,uz,temperature.*,mfp_over_cell$' -- head -1 "$tmp/run/quick.csv"
 check run-csv-rows 0 '^1251$' -- bash -c "wc -l < '$tmp/run/quick.csv'"
 check run-vti 0 '<ImageData WholeExtent="0 50 0 25 0 0"' -- cat "$tmp/run/quick.vti"
 check run-vti-end 0 '</VTKFile>' -- tail -1 "$tmp/run/quick.vti"
@@ -89,6 +89,34 @@ if cmp -s "$tmp/run/quick.chk" "$tmp/straight/quick.chk" && cmp -s "$tmp/run/qui
 else
   fail "restart: 20 + 10 steps differ from 30 steps"
 fi
+
+# A mixture (quick.ini in air): each species' number density n_NAME and mole fraction x_NAME
+# after the other fields, the densities adding up to number_density; 20 + 10 steps equal 30;
+# a checkpoint without the species' sums (an older kedr's: its header's count of sums, at byte
+# 124, less the three species) is refused.
+sed -e 's/^gas = Ar/gas = air/' "$quick" >"$tmp/mix.ini"
+check mix-run 0 'wrote .*/mix.vti' -- \
+  "$kedr" dsmc "$tmp/mix.ini" --backend cpu --steps 20 --out "$tmp/mix" --seed 5 --sample-start 10
+check mix-csv 0 ',mfp_over_cell,n_N2,n_O2,n_Ar,x_N2,x_O2,x_Ar$' -- head -1 "$tmp/mix/mix.csv"
+check mix-vti 0 'Name="n_O2".*Name="x_Ar"' -- bash -c "head -c 4000 '$tmp/mix/mix.vti' | tr -d '\n'"
+check mix-sums 0 '^rows [1-9][0-9]+ bad 0$' -- awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
+  $c["particles_per_cell"] > 0 { n = $c["n_N2"] + $c["n_O2"] + $c["n_Ar"]; x = $c["x_N2"] + $c["x_O2"] + $c["x_Ar"]
+    rows++; if ((n - $c["number_density"])^2 > (1e-8 * $c["number_density"])^2 || (x - 1)^2 > 1e-16) bad++ }
+  END { print "rows", rows, "bad", bad + 0 }' "$tmp/mix/mix.csv"
+"$kedr" dsmc "$tmp/mix.ini" --backend cpu --steps 30 --out "$tmp/mix" --seed 5 --sample-start 10 \
+  --restart "$tmp/mix/mix.chk" >/dev/null 2>&1
+"$kedr" dsmc "$tmp/mix.ini" --backend cpu --steps 30 --out "$tmp/mixs" --seed 5 --sample-start 10 >/dev/null 2>&1
+if cmp -s "$tmp/mix/mix.chk" "$tmp/mixs/mix.chk" && cmp -s "$tmp/mix/mix.csv" "$tmp/mixs/mix.csv"; then
+  pass
+else
+  fail "mixture restart: 20 + 10 steps differ from 30 steps"
+fi
+cp "$tmp/mix/mix.chk" "$tmp/older.chk"
+nacc=$(od -An -t u4 -j 124 -N 4 "$tmp/older.chk" | tr -d ' ')
+printf "$(printf '\\x%02x' $((nacc - 3)))" | dd of="$tmp/older.chk" bs=1 seek=124 conv=notrunc 2>/dev/null
+check mix-older 1 'older.chk: written by an older kedr: its sample sums have no per-species rows \(11 sums; this run of 3 species keeps 14\)' -- \
+  "$kedr" dsmc "$tmp/mix.ini" --backend cpu --steps 40 --out "$tmp/x" --seed 5 --sample-start 10 --restart "$tmp/older.chk"
+
 head -c 100 "$tmp/run/quick.chk" >"$tmp/cut.chk"
 check restart-truncated 1 'cut.chk: truncated checkpoint' -- \
   "$kedr" dsmc "$quick" --backend cpu --steps 30 --out "$tmp/x" --restart "$tmp/cut.chk"
