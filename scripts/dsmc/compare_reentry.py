@@ -14,6 +14,8 @@ Reads DIR/NAME-surface.csv (the sphere's zones), DIR/NAME.csv (cell fields), DIR
 - shock standoff on the stagnation line by two kedr measures (distance from the nose of the peak
   translational temperature, and of the point where the density first reaches twice the
   freestream's), and a short stagnation-line profile (written whole to DIR/NAME-stagline.csv);
+- each species' mole fraction along the stagnation line (the cell fields' x_NAME columns; in
+  the stagline file too);
 - the free-molecular limits of Cd and stagnation C_H for this gas, speed and wall (closed forms
   for a diffuse sphere, Schaaf & Chambre / Bird 1994 ch. 7): bounds the transitional values lie
   below;
@@ -250,6 +252,8 @@ def main():
     cells = read_csv(fpath, ["i", "j", "x", "number_density", "temperature", "temperature_rot",
                              "temperature_overall", "mfp_over_cell"])
     has_vib = "temperature_vib" in cells[0]
+    # a mixture's mole fractions x_NAME, in the file's order of species
+    species = [k[2:] for k in cells[0] if k.startswith("x_")]
     line = []
     x_nose = xc - radius
     for c in cells:
@@ -261,18 +265,19 @@ def main():
             continue
         line.append((x, nd, fnum(c, "temperature", fpath), fnum(c, "temperature_rot", fpath),
                      fnum(c, "temperature_vib", fpath) if has_vib else None,
-                     fnum(c, "temperature_overall", fpath), fnum(c, "mfp_over_cell", fpath)))
+                     fnum(c, "temperature_overall", fpath), fnum(c, "mfp_over_cell", fpath),
+                     [fnum(c, "x_" + s, fpath) for s in species]))
     line.sort()
     if len(line) < 3:
         fail("%s: fewer than 3 sampled cells on the stagnation line" % fpath)
     lpath = os.path.join(a.out, a.name + "-stagline.csv")
     with open(lpath, "w") as f:
         f.write("x,distance_from_nose,n_over_n_inf,temperature,temperature_rot,temperature_vib,"
-                "temperature_overall,mfp_over_cell\n")
-        for x, nd, t, tr, tv, to, mfp in line:
-            f.write("%.6g,%.6g,%.6g,%s,%s,%s,%s,%s\n" % (
-                x, x_nose - x, nd / n_inf, *("" if v is None else "%.6g" % v
-                                            for v in (t, tr, tv, to, mfp))))
+                "temperature_overall,mfp_over_cell%s\n" % "".join(",x_" + s for s in species))
+        for x, nd, t, tr, tv, to, mfp, xs in line:
+            f.write("%.6g,%.6g,%.6g" % (x, x_nose - x, nd / n_inf) +
+                    "".join("," + ("" if v is None else "%.6g" % v)
+                            for v in (t, tr, tv, to, mfp, *xs)) + "\n")
     t_peak = max((r for r in line if r[2] is not None), key=lambda r: r[2])
     shock_t = x_nose - t_peak[0]
     dens2 = next((r for r in line if r[1] >= 2 * n_inf), None)
@@ -326,7 +331,7 @@ def main():
     pick = line[::step]
     if pick[-1] is not line[-1]:
         pick.append(line[-1])
-    for x, nd, t, tr, tv, to, mfp in pick:
+    for x, nd, t, tr, tv, to, mfp, xs in pick:
         print("  %10.4f %10.3g %10s %10s %10s %10s" % (
             x_nose - x, nd / n_inf, *("-" if v is None else "%.0f" % v for v in (t, tr, tv)),
             "-" if mfp is None else "%.3g" % mfp))
@@ -337,7 +342,16 @@ def main():
         print("mean collision separation / mean free path over the run: %.3g" % mcs)
     if react is not None:
         print("reactions per step while sampling (stats rows): %.4g" % react)
-    print("species profiles: not compared (kedr writes no per-species densities)")
+    if species:
+        print()
+        print("mole fractions along the stagnation line (no published profile in the reference "
+              "file to compare with):")
+        print("  %10s" % "dist [m]" + "".join(" %9s" % ("x_" + s) for s in species))
+        for x, nd, t, tr, tv, to, mfp, xs in pick:
+            print("  %10.4f" % (x_nose - x) +
+                  "".join(" %9s" % ("-" if v is None else "%.4f" % v) for v in xs))
+    else:
+        print("species profiles: none (a simple gas)")
     print("compare_reentry: published values missing for: %s" % (
         ", ".join(k for k in ("cd", "ch_stag", "standoff") if not ref.get(k) or
                   ref[k][0] is None) or "none"))

@@ -1,9 +1,9 @@
 /* A rank's per-cell arrays over ranks (ctest runs it alone and under mpirun on 1 to 4): each rank
  * holds the ranges, (sigma g)max and sample sums of its own cells only, so the bytes a rank holds
  * for cells shrink with the rank count and kedr_dsmc_memory counts them; a new split hands every
- * cell's (sigma g)max, sample sums and window mark to its new owner, so that the fields and
- * the grid's (sigma g)max are bit for bit those before it; and checkpoints carry them by the
- * grid's cells, to as many ranks and to one. */
+ * cell's (sigma g)max, sample sums (a mixture's per-species counts among them) and window mark
+ * to its new owner, so that the fields and the grid's (sigma g)max are bit for bit those before
+ * it; and checkpoints carry them by the grid's cells, to as many ranks and to one. */
 #include "kedr/comm.h"
 #include "dsmc/exchange.h"
 #include "validation/test_dsmc_util.h"
@@ -36,6 +36,9 @@ static int same_fields(const kedr_dsmc_fields *a, const kedr_dsmc_fields *b, int
 {
     size_t nc = (size_t)a->nx * (size_t)a->ny * (size_t)a->nz;
     return a->samples == b->samples && a->nx == b->nx && a->ny == b->ny && a->nz == b->nz &&
+           a->nspecies == b->nspecies &&
+           (!a->nspecies || a->species_density[0] == a->number_density + nc * (size_t)(ncols -
+                                                         2 * a->nspecies)) &&
            memcmp(a->number_density, b->number_density, nc * (size_t)ncols * 8) == 0;
 }
 
@@ -90,7 +93,9 @@ static void check_handover(kedr_backend b, kedr_dsmc_case c, const char *name)
     c.sample_every = 1;
     c.balance_every = 0; /* the splits below only */
     TU_OK(kedr_dsmc_create_on(ctx, &c, comm, &sim));
-    const int ncols = sim->p.vib ? 13 : 12;
+    /* the fields' block: 12 columns (13 in a vibrating gas), then a mixture's species
+     * densities and fractions */
+    const int ncols = (sim->p.vib ? 13 : 12) + 2 * (int)dsmc_acc_nspecies(&sim->p);
     /* a (sigma g)max of its own in every cell, so that a cell given the wrong one shows */
     {
         size_t nl = sim->nlocal;
