@@ -329,7 +329,7 @@ static void forge(const char *src, const char *dst, long at, const void *with, s
  * fixed offsets, the particle arrays (each a 24-byte record, then n elements) follow the header,
  * then the cell arrays and the surface sums, then 16 bytes. */
 typedef struct {
-    long n, ncells, nelem, header;
+    long n, ncells, nelem, nacc, header;
     long field[8]; /* each particle array's first element */
     long starts, counts, sgmax, acc, surf;
 } chk_map;
@@ -344,13 +344,15 @@ static chk_map map_file(const char *path, const size_t *elems, int nf)
     for (int k = 0; k < 3 && f; k++)
         TU_CHECK(fseek(f, offs[k], SEEK_SET) == 0 && fread(&v[k], 8, 1, f) == 1, "%s header",
                  path);
+    uint32_t nacc = 0; /* sample sums a cell: 8, a mixture's one more per species */
+    TU_CHECK(f && fseek(f, 124, SEEK_SET) == 0 && fread(&nacc, 4, 1, f) == 1, "%s header", path);
     if (f)
         fclose(f);
-    m.n = (long)v[0], m.ncells = (long)v[1], m.nelem = (long)v[2];
+    m.n = (long)v[0], m.ncells = (long)v[1], m.nelem = (long)v[2], m.nacc = (long)nacc;
     long body = 0;
     for (int k = 0; k < nf; k++)
         body += 24 + m.n * (long)elems[k];
-    long cells = m.ncells * (4 + 4 + 4 + 8 * 8), surf = m.nelem * 8 * 9;
+    long cells = m.ncells * (4 + 4 + 4 + 8 * m.nacc), surf = m.nelem * 8 * 9;
     m.header = file_size(path) - body - cells - surf - 16;
     long at = m.header;
     for (int k = 0; k < nf; k++) {
@@ -361,7 +363,7 @@ static chk_map map_file(const char *path, const size_t *elems, int nf)
     m.counts = at + 4 * m.ncells;
     m.sgmax = at + 8 * m.ncells;
     m.acc = at + 12 * m.ncells;
-    m.surf = m.acc + 64 * m.ncells;
+    m.surf = m.acc + 8 * m.nacc * m.ncells;
     return m;
 }
 
@@ -492,6 +494,11 @@ static void test_forged_mixture(kedr_ctx *ctx)
         for (int k = 0; k < 3; k++)
             expect_forged(other, good, bad, m.field[5] + 4 * 4, &e[k], 4, "erot = ",
                           "particle 4:");
+        double minus = -1; /* the sums of each species' molecules follow the 8 others */
+        TU_CHECK(m.nacc == 8 + c.nspecies, "%s: %ld sums a cell, expected %d", good, m.nacc,
+                 8 + c.nspecies);
+        expect_forged(other, good, bad, m.acc + 8 * (9 * m.ncells + 5), &minus, 8,
+                      "sampled molecules of O2 = -1", "cell 5:");
         TU_OK(kedr_dsmc_read_checkpoint(other, good));
         run_steps(other, 1);
     }
@@ -682,9 +689,10 @@ static void memory_case(kedr_ctx *ctx, const char *what, kedr_dsmc_case c, doubl
                  "%s, %s: %.1f bytes per particle %s sampling (%zu particles; at least %.0f)", be,
                  what, per, k ? "with" : "without", st.particles, least);
     }
-    TU_CHECK(bytes[1] == bytes[0] + cells * 64,
-             "%s, %s: sampling took %zu bytes, expected the 64-byte sums of %zu cells", be, what,
-             bytes[1] - bytes[0], cells);
+    size_t sums = 64 + (c.nspecies > 1 ? 8 * (size_t)c.nspecies : 0); /* a mixture: species */
+    TU_CHECK(bytes[1] == bytes[0] + cells * sums,
+             "%s, %s: sampling took %zu bytes, expected the %zu-byte sums of %zu cells", be, what,
+             bytes[1] - bytes[0], sums, cells);
     kedr_dsmc_destroy(sim);
 }
 
