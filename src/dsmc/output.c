@@ -14,13 +14,14 @@ typedef struct {
     const double *v;
 } field_col;
 
-#define NCOLS (13 + 2 * KEDR_DSMC_MAX_SPECIES)
+#define NBASE 13 /* the fields before a mixture's species */
+#define NCOLS (NBASE + 2 * KEDR_DSMC_MAX_SPECIES)
 
 /* The fields' columns; temperature_vib only for a vibrating gas (NULL otherwise), then in a
  * mixture n_NAME and x_NAME for each species. */
 static int columns(const kedr_dsmc_case *c, const kedr_dsmc_fields *f, field_col cols[NCOLS])
 {
-    field_col all[13] = {{"number_density", f->number_density}, {"density", f->density},
+    field_col all[NBASE] = {{"number_density", f->number_density}, {"density", f->density},
                         {"ux", f->ux},
                         {"uy", f->uy},
                         {"uz", f->uz},
@@ -33,7 +34,7 @@ static int columns(const kedr_dsmc_case *c, const kedr_dsmc_fields *f, field_col
                         {"particles_per_cell", f->particles},
                         {"mfp_over_cell", f->mfp_ratio}};
     int n = 0;
-    for (int k = 0; k < 13; k++)
+    for (int k = 0; k < NBASE; k++)
         if (all[k].v)
             cols[n++] = all[k];
     for (int k = 0; k < f->nspecies; k++) {
@@ -56,7 +57,7 @@ static kedr_status check_args(const char *fn, const kedr_dsmc_case *c, const ked
     if (f->nx != c->nx || f->ny != c->ny || (f->nz > 1 ? f->nz : 1) != nz || !f->number_density)
         return kedr_fail(KEDR_ERR_INVALID, "%s: fields (%d x %d x %d) do not match the case grid "
                          "(%d x %d x %d)", fn, f->nx, f->ny, f->nz, c->nx, c->ny, nz);
-    if (f->nspecies != (c->nspecies > 1 ? c->nspecies : 0))
+    if (f->nspecies && (f->nspecies != c->nspecies || c->nspecies < 2)) /* 0: none written */
         return kedr_fail(KEDR_ERR_INVALID, "%s: fields of %d species densities for a case of %d "
                          "species (a simple gas has none)", fn, f->nspecies, c->nspecies);
     return KEDR_OK;

@@ -182,8 +182,9 @@ static void check_array(const vtk_file *v, const char *name, const char *type, i
 
 /* ---- cell fields -------------------------------------------------------------------------- */
 
-/* Made-up fields: random values, some cells without molecules, some inside a body (NaN). */
-static void make_fields(kedr_dsmc_fields *f, int nx, int ny, int nz, uint64_t seed)
+/* Made-up fields: random values, some cells without molecules, some inside a body (NaN); a
+ * mixture's species densities and fractions for ns species (0: none). */
+static void make_fields(kedr_dsmc_fields *f, int nx, int ny, int nz, int ns, uint64_t seed)
 {
     size_t nc = (size_t)nx * ny * nz;
     memset(f, 0, sizeof *f);
@@ -191,11 +192,18 @@ static void make_fields(kedr_dsmc_fields *f, int nx, int ny, int nz, uint64_t se
     f->ny = ny;
     f->nz = nz;
     f->samples = 7;
-    double *block = malloc(12 * nc * sizeof *block);
-    double **cols[12] = {&f->number_density, &f->density, &f->ux, &f->uy, &f->uz,
-                         &f->temperature, &f->temperature_rot, &f->temperature_overall,
-                         &f->pressure, &f->mach, &f->particles, &f->mfp_ratio};
-    for (int k = 0; k < 12; k++) {
+    const int ncols = 12 + 2 * ns;
+    double *block = malloc((size_t)ncols * nc * sizeof *block);
+    double **cols[12 + 2 * KEDR_DSMC_MAX_SPECIES] = {
+        &f->number_density, &f->density,  &f->ux,   &f->uy,        &f->uz,
+        &f->temperature,    &f->temperature_rot,    &f->temperature_overall,
+        &f->pressure,       &f->mach,     &f->particles, &f->mfp_ratio};
+    f->nspecies = ns;
+    for (int k = 0; k < ns; k++) {
+        cols[12 + k] = &f->species_density[k];
+        cols[12 + ns + k] = &f->mole_fraction[k];
+    }
+    for (int k = 0; k < ncols; k++) {
         *cols[k] = block + (size_t)k * nc;
         for (size_t i = 0; i < nc; i++)
             (*cols[k])[i] = (tu_uniform(&seed) - 0.25) * pow(10.0, k - 3);
@@ -203,10 +211,10 @@ static void make_fields(kedr_dsmc_fields *f, int nx, int ny, int nz, uint64_t se
     for (size_t i = 0; i < nc; i++) {
         double u = tu_uniform(&seed);
         if (u < 0.1) /* no molecule entered: fields 0, particles 0 */
-            for (int k = 0; k < 12; k++)
+            for (int k = 0; k < ncols; k++)
                 (*cols[k])[i] = 0;
         else if (u < 0.2) /* inside a body */
-            for (int k = 0; k < 12; k++)
+            for (int k = 0; k < ncols; k++)
                 (*cols[k])[i] = NAN;
         else
             f->particles[i] = 1 + 40 * u;
@@ -259,6 +267,17 @@ static void check_vti(const kedr_dsmc_case *c, const kedr_dsmc_fields *f, const 
         want[3 * i + 2] = expected(f, f->uz, i);
     }
     check_array(&v, "velocity", "Float64", 3, want, 3 * nc, 8, what);
+    for (int k = 0; k < 2 * f->nspecies; k++) { /* a mixture's n_NAME, then x_NAME */
+        int sp = k % f->nspecies;
+        const double *col = k < f->nspecies ? f->species_density[sp] : f->mole_fraction[sp];
+        char name[48];
+        snprintf(name, sizeof name, "%s_%s", k < f->nspecies ? "n" : "x", c->species[sp].name);
+        for (size_t i = 0; i < nc; i++)
+            want[i] = expected(f, col, i);
+        check_array(&v, name, "Float64", 1, want, nc, 8, what);
+    }
+    TU_CHECK((strstr(v.text, "Name=\"n_") != NULL) == (f->nspecies > 0), "%s: species arrays "
+             "in a file of %d species", what, f->nspecies);
     free(want);
     free(v.text);
 }
@@ -282,7 +301,7 @@ static void test_vti(void)
     c.hi[0] = 2;
     c.hi[1] = 0.5;
     kedr_dsmc_fields f;
-    make_fields(&f, c.nx, c.ny, 1, 11);
+    make_fields(&f, c.nx, c.ny, 1, 0, 11);
     for (int k = 0; k < 3; k++) {
         c.vtk_format = formats[k];
         snprintf(what, sizeof what, "%s-2d", format_name[k]);
@@ -296,16 +315,26 @@ static void test_vti(void)
     c.nz = 37;
     c.lo[2] = -0.3;
     c.hi[2] = 0.4;
-    make_fields(&f, c.nx, c.ny, c.nz, 12);
+    c.nspecies = 3; /* a mixture: its species' densities and fractions too */
+    const char *names[3] = {"N2", "O", "NO"};
+    for (int k = 0; k < c.nspecies; k++)
+        snprintf(c.species[k].name, sizeof c.species[k].name, "%s", names[k]);
+    make_fields(&f, c.nx, c.ny, c.nz, c.nspecies, 12);
     for (int k = 0; k < 3; k++) {
         c.vtk_format = formats[k];
         snprintf(what, sizeof what, "%s-3d", format_name[k]);
         check_vti(&c, &f, what);
     }
+    char path[512];
+    snprintf(path, sizeof path, "%s/mismatch.vti", dir);
+    f.nspecies = 2; /* fields of another gas */
+    TU_CHECK(kedr_dsmc_write_vti(&c, &f, path) == KEDR_ERR_INVALID &&
+                 strstr(kedr_last_error(), "fields of 2 species densities for a case of 3"),
+             "fields of 2 species for a case of 3 refused: %s", kedr_last_error());
+    f.nspecies = 3;
     /* before any sample every field is missing */
     f.samples = 0;
     c.vtk_format = KEDR_DSMC_VTK_BINARY;
-    char path[512];
     snprintf(path, sizeof path, "%s/none.vti", dir);
     TU_OK(kedr_dsmc_write_vti(&c, &f, path));
     vtk_file v;
@@ -438,7 +467,7 @@ static void test_reader_catches(void)
     c.hi[0] = c.hi[1] = 1;
     c.vtk_format = KEDR_DSMC_VTK_BINARY;
     kedr_dsmc_fields f;
-    make_fields(&f, c.nx, c.ny, 1, 5);
+    make_fields(&f, c.nx, c.ny, 1, 0, 5);
     char path[512];
     snprintf(path, sizeof path, "%s/flip.vti", dir);
     TU_OK(kedr_dsmc_write_vti(&c, &f, path));
