@@ -4,7 +4,10 @@
  *  - expand: a block per tile of 256 words of the round's blocks: each thread turns the frontier
  *    codes of its word into 3 and queues them in shared memory, then the block expands the
  *    queue, marks the products in the slice (atomicOr; the old code says who was first) and
- *    appends the others to their owner's batch (atomicAdd on that owner's count); it is
+ *    appends the others to their owner's batch: the threads of a warp with products for the
+ *    same owner reserve their places by one atomicAdd on that owner's count (a labeled
+ *    partition of the warp's active threads), as KEDR_CAYLEY_RANKS_AGG=0 did by one a product
+ *    (on 3 counters or fewer: the atomics of one address serialise); it is
  *    launched on a stream of its own and left running (start), and then (finish) the batches'
  *    counts are copied to the host;
  *  - mark: what the other ranks sent, in the receive area of the batches' buffer on this GPU,
@@ -26,8 +29,11 @@
 #include "ranks.h"
 #include "core/internal.h"
 
+#include <cooperative_groups.h>
 #include <stdlib.h>
 #include <string.h>
+
+namespace cg = cooperative_groups;
 
 #define RK_THREADS 256
 
@@ -42,6 +48,7 @@ typedef struct {
     cudaStream_t expand;         /* the expansion's stream */
     cudaEvent_t queued;          /* ordered registrations: the context's stream up to a start */
     int blocks;                  /* of the expand kernel */
+    int agg;                     /* appends reserved a warp's group at a time (KEDR_CAYLEY_RANKS_AGG) */
 } rk_dev;
 
 __device__ __forceinline__ uint32_t rk_fields(uint32_t w, uint32_t c)
@@ -98,7 +105,7 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                  unsigned long long w0, unsigned long long w1, unsigned long long lo,
                  unsigned long long hi, unsigned long long units, int nranks, int me,
                  const unsigned long long *__restrict__ los, unsigned long long cap, int eb,
-                 uint32_t fc, uint32_t nc, unsigned char *out, unsigned long long *nout)
+                 uint32_t fc, uint32_t nc, unsigned char *out, unsigned long long *nout, int agg)
 {
     __shared__ uint16_t queue[RK_THREADS * 16]; /* element offsets inside the tile */
     __shared__ unsigned int queued;
@@ -131,7 +138,17 @@ rk_expand_kernel(const __grid_constant__ kedr_cayley_group g, uint32_t *codes,
                     found += (unsigned long long)rk_mark(codes, r - lo, nc);
                 } else {
                     int o = cayley_ranks_owner(r, units, nranks);
-                    unsigned long long at = atomicAdd(&nout[o], 1ull);
+                    unsigned long long at;
+                    if (agg) { /* the same for the whole launch */
+                        cg::coalesced_group same =
+                            cg::labeled_partition(cg::coalesced_threads(), o);
+                        unsigned long long base = 0;
+                        if (same.thread_rank() == 0)
+                            base = atomicAdd(&nout[o], (unsigned long long)same.size());
+                        at = same.shfl(base, 0) + same.thread_rank();
+                    } else {
+                        at = atomicAdd(&nout[o], 1ull);
+                    }
                     if (at < cap) /* always, by the choice of the round's blocks */
                         cayley_ranks_put(out + (cayley_ranks_region(o, me) * cap + at) * eb,
                                          r - los[o], eb);
@@ -168,7 +185,7 @@ typedef void (*rk_expand_fn)(const kedr_cayley_group, uint32_t *, unsigned long 
                              unsigned long long, unsigned long long, unsigned long long,
                              unsigned long long, int, int, const unsigned long long *,
                              unsigned long long, int, uint32_t, uint32_t, unsigned char *,
-                             unsigned long long *);
+                             unsigned long long *, int);
 
 static rk_expand_fn rk_expand_for(kedr_cayley_kind kind)
 {
@@ -245,6 +262,17 @@ static kedr_status rk_begin(cayley_ranks *R)
     int per_sm = 0;
     KEDR_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, RK_THREADS, 0));
     d->blocks = per_sm;
+    /* KEDR_CAYLEY_RANKS_AGG=0: an atomicAdd a product for another rank (the earlier path, for
+     * comparison); anything but 0 or 1 is refused */
+    const char *agg = getenv("KEDR_CAYLEY_RANKS_AGG");
+    d->agg = 1;
+    if (agg && *agg) {
+        if (strcmp(agg, "0") != 0 && strcmp(agg, "1") != 0)
+            return kedr_fail(KEDR_ERR_INVALID, "KEDR_CAYLEY_RANKS_AGG = '%s': expected 1 (a "
+                             "warp's appends to one rank reserved at once; the default) or 0 "
+                             "(one atomic a product)", agg);
+        d->agg = agg[0] == '1';
+    }
     if (R->lo == 0) {
         const uint32_t one = 1u; /* the identity: the frontier of level 0 */
         KEDR_TRY(kedr_upload(R->ctx, d->codes, &one, 4));
@@ -283,7 +311,7 @@ static kedr_status rk_start(cayley_ranks *R, int slot, uint64_t b0, uint64_t b1,
     KEDR_CUDA_TRY(cudaMemsetAsync(d->nout[slot], 0, ((size_t)R->nranks + 1) * 8, stream));
     rk_expand_for(R->g->kind)<<<rk_grid(R->ctx, w1 - w0, d->blocks), RK_THREADS, 0, stream>>>(
         *R->g, d->codes, w0, w1, R->lo, R->hi, R->units, R->nranks, R->rank, d->los, R->cap,
-        R->entry, fc, nc, R->out[slot], d->nout[slot]);
+        R->entry, fc, nc, R->out[slot], d->nout[slot], d->agg);
     KEDR_CUDA_LAUNCHED("rk_expand_kernel");
     return KEDR_OK; /* running: rk_finish waits for it */
 }
