@@ -157,3 +157,18 @@ kedr_status bench_copy_gbps(kedr_ctx *ctx, size_t bytes, int repeats, double *gb
     kedr_free(ctx, c.dst);
     return s;
 }
+
+int bench_in_list(const char *list, const char *name)
+{
+    if (!list)
+        return 1;
+    size_t len = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t l = end ? (size_t)(end - p) : strlen(p);
+        if (l == len && strncmp(p, name, len) == 0)
+            return 1;
+        p += l + (end != NULL);
+    }
+    return 0;
+}

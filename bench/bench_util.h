@@ -12,6 +12,8 @@ void bench_device_name(kedr_ctx *ctx, char *buf, size_t size);
 void bench_utc_date(char *buf, size_t size);
 /* The median of t[0..n) (sorts t). */
 double bench_median(double *t, int n);
+/* Whether `name` is one of the comma-separated names of `list` (every name when list is NULL). */
+int bench_in_list(const char *list, const char *name);
 /* A number, or null where there is none (JSON has no NaN). */
 void bench_json_number(FILE *f, double x, int present);
 

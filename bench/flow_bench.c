@@ -496,6 +496,20 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
     int fft_only = o->only && strcmp(o->only, "fft") == 0;
     int do_poisson = !o->only || strcmp(o->only, "poisson") == 0 || fft_only;
     int do_step = !o->only || strcmp(o->only, "step") == 0;
+    if (o->solvers) { /* every name must be a solver's */
+        for (const char *q = o->solvers; *q;) {
+            const char *end = strchr(q, ',');
+            int l = end ? (int)(end - q) : (int)strlen(q), known = 0;
+            for (int v = 0; v < NVARIANTS; v++)
+                known |= (int)strlen(variants[v].name) == l &&
+                         !strncmp(q, variants[v].name, (size_t)l);
+            if (!known)
+                return kedr_fail(KEDR_ERR_INVALID, "bench flow: --solvers: unknown solver '%.*s': "
+                                 "expected a comma-separated list of cg, pcg-jacobi1..4, pcg-ssor1, "
+                                 "pcg-ssor2, pcg-ainv, pcg-mg, mg, fft", l, q);
+            q += l + (end != NULL);
+        }
+    }
     row rows[2 * (NVARIANTS + 3) + 2];
     int nrows = 0, step_from = 0;
     char dev[256];
@@ -534,7 +548,7 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
             s = kedr_upload(ctx, db, p.b, p.N * sizeof *db);
         for (int v = 0; v < NVARIANTS && s == KEDR_OK; v++) {
             int fft = variants[v].method == KEDR_FLOW_METHOD_FFT;
-            if (fft_only && !fft)
+            if ((fft_only && !fft) || !bench_in_list(o->solvers, variants[v].name))
                 continue;
 #ifndef KEDR_HAVE_FFTW
             if (fft && !cuda)

@@ -11,6 +11,7 @@ typedef struct {
     int repeats;         /* timed solves per row (median) */
     int steps;           /* timed time steps */
     const char *only;    /* "poisson", "step", "fft" (the FFT solver's rows alone) or NULL */
+    const char *solvers; /* comma-separated solver names of the Poisson rows ("pcg-mg,mg"), NULL: all */
     const char *json;    /* record path or NULL */
     int no_yardsticks;   /* skip hypre and PETSc */
 } kedr_bench_flow_opts;

@@ -922,21 +922,6 @@ static kedr_status run_one(bench *b, const bench_spec *sp, struct cub_ref *cub, 
     return s;
 }
 
-static int selected(const char *only, const char *name)
-{
-    if (!only)
-        return 1;
-    size_t len = strlen(name);
-    for (const char *p = only; *p;) {
-        const char *end = strchr(p, ',');
-        size_t l = end ? (size_t)(end - p) : strlen(p);
-        if (l == len && strncmp(p, name, len) == 0)
-            return 1;
-        p += l + (end != NULL);
-    }
-    return 0;
-}
-
 typedef struct {
     char device[320];
     const char *backend, *commit;
@@ -1007,7 +992,7 @@ kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts)
                          opts->n, opts->repeats);
     int nselected = 0;
     for (size_t i = 0; i < NSPECS; i++)
-        nselected += selected(opts->only, specs[i].name);
+        nselected += bench_in_list(opts->only, specs[i].name);
     if (nselected == 0)
         return kedr_fail(KEDR_ERR_INVALID, "kedr_bench_prim: --only '%s' names no benchmark",
                          opts->only);
@@ -1050,7 +1035,7 @@ kedr_status kedr_bench_prim(kedr_ctx *ctx, const kedr_bench_prim_opts *opts)
     kedr_status first = KEDR_OK;
     char names[256] = "";
     for (size_t i = 0; i < NSPECS; i++) {
-        if (!selected(opts->only, specs[i].name))
+        if (!bench_in_list(opts->only, specs[i].name))
             continue;
         bench_row *r = &rows[nrows++];
         kedr_status bs = run_one(&b, &specs[i], cub, opts->repeats, r);

@@ -585,6 +585,9 @@ int cmd_bench_flow(int argc, char **argv)
                    "  --steps S        timed time steps (default 10)\n"
                    "  --only poisson|step|fft  (fft: the direct solver alone; in a cuda run\n"
                    "                   the cpu's FFTW solve beside it, the two compared)\n"
+                   "  --solvers LIST   the Poisson rows of these solvers only, comma-separated\n"
+                   "                   (cg, pcg-jacobi1..4, pcg-ssor1, pcg-ssor2, pcg-ainv,\n"
+                   "                   pcg-mg, mg, fft; default all)\n"
                    "  --no-yardsticks  skip hypre and PETSc\n"
                    "  --json FILE      write the record\n" CLI_COMMON_HELP,
                    kedr_bench_flow_yardsticks());
@@ -602,6 +605,8 @@ int cmd_bench_flow(int argc, char **argv)
             o.steps = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 100000, "--steps", cmd);
         else if (strcmp(a, "--json") == 0)
             o.json = cli_value(argc, argv, &i, cmd);
+        else if (strcmp(a, "--solvers") == 0)
+            o.solvers = cli_value(argc, argv, &i, cmd);
         else if (strcmp(a, "--no-yardsticks") == 0)
             o.no_yardsticks = 1;
         else if (strcmp(a, "--only") == 0) {

@@ -69,4 +69,9 @@ check nan 1 'NaN or infinite at step [0-9]+' -- "$kedr" flow "$tmp/nan.ini" --ba
 cp "$tmp/out" "$tmp/nan.log"
 check nan-warning 0 'warning: dt = 5 is above the stable limit' -- cat "$tmp/nan.log"
 
+# kedr bench flow: the Poisson rows of the solvers asked for, and an unknown one refused by name
+check bench-solvers 0 'kedr mg +16\^3' -- "$kedr" bench flow --backend cpu --solvers mg --n2d 16 --n3d 16 --only poisson --repeats 1 --no-yardsticks
+if grep -qE 'kedr (cg|pcg-)' "$tmp/out"; then fail "bench-solvers: rows of solvers not asked for"; else pass; fi
+check bench-solvers-bad 1 "unknown solver 'pcg-foo'" -- "$kedr" bench flow --backend cpu --solvers mg,pcg-foo --only poisson
+
 finish test_flow
