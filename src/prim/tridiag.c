@@ -17,6 +17,9 @@
 #include <omp.h>
 #include <stdint.h>
 #include <unistd.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #define FN "kedr_tridiag_solve"
 
@@ -39,7 +42,7 @@
 #define TRIDIAG_AHEAD 8
 
 /* Asks for the cache lines of bytes [at, at + len) of a, b, c and d: the rows of a block lie a
- * stride apart, and the systems of a group too, more streams than the hardware follows. */
+ * stride apart, where the hardware's prefetchers do not follow. */
 static inline void tridiag_prefetch_row(const void *a, const void *b, const void *c,
                                         const void *d, size_t at, size_t len)
 {
@@ -140,15 +143,81 @@ TRIDIAG_STEPS(f64, double)
 TRIDIAG_BLOCK(f32, float)
 TRIDIAG_BLOCK(f64, double)
 
+/* Square blocks of the transposes between a contiguous group and its tile: 8 x 8 floats or 4 x 4
+ * doubles in registers (AVX2: a row a load, the unpack/shuffle/lane-swap network of such
+ * transposes, a column a store); elementwise where there is no AVX2, and at the edges. */
+#ifdef __AVX2__
+static inline void transpose_block_f32(const float *src, size_t ss, float *dst, size_t ds)
+{
+    __m256 t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        __m256 r0 = _mm256_loadu_ps(src + k * ss), r1 = _mm256_loadu_ps(src + (k + 1) * ss);
+        t[k] = _mm256_unpacklo_ps(r0, r1);
+        t[k + 1] = _mm256_unpackhi_ps(r0, r1);
+    }
+    for (int k = 0; k < 8; k += 4) { /* columns 0 and 1, 2 and 3 of rows k .. k+3, both halves */
+        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int k = 0; k < 4; k++) {
+        _mm256_storeu_ps(dst + k * ds, _mm256_permute2f128_ps(u[k], u[k + 4], 0x20));
+        _mm256_storeu_ps(dst + (k + 4) * ds, _mm256_permute2f128_ps(u[k], u[k + 4], 0x31));
+    }
+}
+
+static inline void transpose_block_f64(const double *src, size_t ss, double *dst, size_t ds)
+{
+    __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + ss);
+    __m256d r2 = _mm256_loadu_pd(src + 2 * ss), r3 = _mm256_loadu_pd(src + 3 * ss);
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(dst + ds, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(dst + 2 * ds, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(dst + 3 * ds, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+#define TRIDIAG_SQUARE_F32 8
+#define TRIDIAG_SQUARE_F64 4
+#else
+#define TRIDIAG_SQUARE_F32 0
+#define TRIDIAG_SQUARE_F64 0
+static inline void transpose_block_f32(const float *src, size_t ss, float *dst, size_t ds)
+{
+    (void)src, (void)ss, (void)dst, (void)ds;
+}
+static inline void transpose_block_f64(const double *src, size_t ss, double *dst, size_t ds)
+{
+    (void)src, (void)ss, (void)dst, (void)ds;
+}
+#endif
+
+/* dst[c * ds + r] = src[r * ss + c] for r < rows, c < cols: in squares of B, the rest element
+ * by element. */
+#define TRIDIAG_TRANSPOSE(SUF, T, B)                                                            \
+    static inline void transpose_##SUF(const T *src, size_t ss, T *dst, size_t ds, size_t rows, \
+                                       size_t cols)                                             \
+    {                                                                                           \
+        size_t r0 = B ? rows / (B + !B) * B : 0, c0 = B ? cols / (B + !B) * B : 0;              \
+        for (size_t r = 0; r < r0; r += B)                                                      \
+            for (size_t c = 0; c < c0; c += B)                                                  \
+                transpose_block_##SUF(src + r * ss + c, ss, dst + c * ds + r, ds);              \
+        for (size_t r = 0; r < rows; r++)                                                       \
+            for (size_t c = r < r0 ? c0 : 0; c < cols; c++)                                     \
+                dst[c * ds + r] = src[r * ss + c];                                              \
+    }
+
+TRIDIAG_TRANSPOSE(f32, float, TRIDIAG_SQUARE_F32)
+TRIDIAG_TRANSPOSE(f64, double, TRIDIAG_SQUARE_F64)
+
 /* Rows i0 .. i0+rows-1 of w contiguous systems of n (system j at v + j * n) into tile rows of
  * `lanes` (element (j, i) at (i - i0) * lanes + j). */
 #define TRIDIAG_GATHER(SUF, T)                                                                  \
     static inline void gather_##SUF(const T *v, size_t n, size_t i0, size_t rows, size_t w,     \
                                     size_t lanes, T *tile)                                      \
     {                                                                                           \
-        for (size_t j = 0; j < w; j++)                                                          \
-            for (size_t i = 0; i < rows; i++)                                                   \
-                tile[i * lanes + j] = v[j * n + i0 + i];                                        \
+        transpose_##SUF(v + i0, n, tile, lanes, w, rows);                                       \
     }
 
 TRIDIAG_GATHER(f32, float)
@@ -166,9 +235,6 @@ TRIDIAG_GATHER(f64, double)
         T *ta = tile, *tb = tile + tr * lanes, *tc = tb + tr * lanes, *td = tc + tr * lanes;    \
         for (size_t i0 = 0; i0 < m; i0 += tr) {                                                 \
             size_t rows = m - i0 < tr ? m - i0 : tr;                                            \
-            for (size_t j = 0; j < w && i0 + tr < n ; j++) /* the next tile's rows */           \
-                tridiag_prefetch_row(a, b, c, d, (j * n + i0 + tr) * sizeof(T),                 \
-                                     (n - i0 - tr < tr ? n - i0 - tr : tr) * sizeof(T));        \
             gather_##SUF(a, n, i0, rows, w, lanes, ta);                                         \
             gather_##SUF(b, n, i0, rows, w, lanes, tb);                                         \
             gather_##SUF(c, n, i0, rows, w, lanes, tc);                                         \
@@ -203,15 +269,14 @@ TRIDIAG_GATHER(f64, double)
                     if (i + 1 < m)                                                              \
                         backward_##SUF(cp + i * lanes, dp + (i + 1) * lanes, dp + i * lanes,    \
                                        zp, zp, w, 0);                                           \
-            for (size_t j = 0; j < w; j++) {                                                    \
-                T *x = d + j * n;                                                               \
-                if (periodic)                                                                   \
-                    for (size_t i = i0; i < i1; i++)                                            \
-                        x[i] = dp[i * lanes + j] + td[j] * zp[i * lanes + j];                   \
-                else                                                                            \
-                    for (size_t i = i0; i < i1; i++)                                            \
-                        x[i] = dp[i * lanes + j];                                               \
+            for (size_t i = i0; i < i1 && periodic; i++) { /* x = y + x_{n-1} z */              \
+                T *x = dp + i * lanes;                                                          \
+                const T *z = zp + i * lanes;                                                    \
+                _Pragma("omp simd")                                                             \
+                for (size_t j = 0; j < w; j++)                                                  \
+                    x[j] = x[j] + td[j] * z[j];                                                 \
             }                                                                                   \
+            transpose_##SUF(dp + i0 * lanes, lanes, d + i0, n, i1 - i0, w);                     \
             i1 = i0;                                                                            \
         }                                                                                       \
     }
