@@ -4,13 +4,12 @@
  * group of systems side by side: each step is one loop over the group's lanes, which the
  * compiler vectorizes, so that the divisions of many systems are in flight at once instead of
  * one system's chain of dependent divisions. Interleaved systems are swept where they lie, a
- * block of neighbours at a time (d' in place in d), the rows a few ahead prefetched. Contiguous
- * systems are taken a group at a time: a tile of rows of each (or the whole systems, when they
- * are short) is copied into an interleaved tile on the way in, and the solutions are copied
- * out a tile of rows at a time. c' (contiguous: d' too; periodic: z) go to a scratch of the
- * thread's own; a group is narrow enough that what lives from the forward to the backward
- * sweep fits the thread's share of L2 and L3, so that a solve reads a, b, c, d and writes x
- * about once from memory. */
+ * block of neighbours at a time (d' in place in d). Contiguous systems are taken a group at a
+ * time: a tile of rows of each (or the whole systems, when they are short) is transposed into
+ * an interleaved tile on the way in, and the solutions are transposed out a tile of rows at a
+ * time. c' (contiguous: d' too; periodic: z) go to a scratch of the thread's own; a group is
+ * narrow enough that what lives from the forward to the backward sweep fits the thread's share
+ * of L2 and L3, so that a solve reads a, b, c, d and writes x about once from memory. */
 #include "core/internal.h"
 #include "prim/tridiag_cuda.h"
 
@@ -37,22 +36,6 @@
 #define TRIDIAG_TILE_BYTES ((size_t)128 << 10)
 /* Bytes of a cache line: groups and per-thread scratch begin on one (no false sharing). */
 #define TRIDIAG_LINE 64
-
-/* Rows ahead of the forward sweep of an interleaved block that are prefetched. */
-#define TRIDIAG_AHEAD 8
-
-/* Asks for the cache lines of bytes [at, at + len) of a, b, c and d: the rows of a block lie a
- * stride apart, where the hardware's prefetchers do not follow. */
-static inline void tridiag_prefetch_row(const void *a, const void *b, const void *c,
-                                        const void *d, size_t at, size_t len)
-{
-    for (size_t k = 0; k < len; k += TRIDIAG_LINE) {
-        __builtin_prefetch((const char *)a + at + k);
-        __builtin_prefetch((const char *)b + at + k);
-        __builtin_prefetch((const char *)c + at + k);
-        __builtin_prefetch((const char *)d + at + k);
-    }
-}
 
 /* The steps of PRIM_TRIDIAG_THOMAS for one row of w lanes. Row 0 of the forward sweep: c', d'
  * and (periodic) z; `last`: row 0 is row m - 1 too. d and dp, x and d may be the same. */
@@ -118,9 +101,6 @@ TRIDIAG_STEPS(f64, double)
         first_##SUF(a, b, c, d, cp, d, zp, w, periodic, m == 1);                                \
         for (size_t i = 1; i < m; i++) {                                                        \
             size_t k = i * st, q = (i - 1) * w;                                                 \
-            if (i + TRIDIAG_AHEAD < n)                                                          \
-                tridiag_prefetch_row(a, b, c, d, (i + TRIDIAG_AHEAD) * st * sizeof(T),          \
-                                     w * sizeof(T));                                            \
             forward_##SUF(a + k, b + k, c + k, d + k, cp + q, d + k - st, zp + q, cp + q + w,   \
                           d + k, zp + q + w, w, periodic, i == m - 1);                          \
         }                                                                                       \
