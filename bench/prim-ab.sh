@@ -91,15 +91,16 @@ done
 head -n 1 "$out/prim-this-1.txt"
 
 # Rows "version|round|benchmark|ratio": prim rows end with CUB ms and the ratio (8 fields);
-# tridiag rows with the reference's ms and the ratio (11 fields).
+# tridiag rows with the reference's ms and the ratio, last (11 fields; 13 since the copy and the
+# reference's Gunk/s columns).
 for v in base this; do
     for r in $(seq 1 "$rounds"); do
         awk -v v="$v" -v r="$r" 'NF == 8 && $2 ~ /^[0-9]+$/ && $8 ~ /^[0-9.]+$/ {
             printf "%s|%s|%s n=%s|%s\n", v, r, $1, $2, $8 }' "$out/prim-$v-$r.txt"
-        awk -v v="$v" -v r="$r" '($1 == "contiguous" || $1 == "interleaved") && NF == 11 &&
-            $11 ~ /^[0-9.]+$/ {
+        awk -v v="$v" -v r="$r" '($1 == "contiguous" || $1 == "interleaved") &&
+            (NF == 11 || NF == 13) && $NF ~ /^[0-9.]+$/ {
             printf "%s|%s|tridiag %s %s%s n=%s|%s\n", v, r, $1, $2,
-                   $3 == "yes" ? " cyclic" : "", $4, $11 }' \
+                   $3 == "yes" ? " cyclic" : "", $4, $NF }' \
             "$out/tridiag-$v-$r.txt"
     done
 done > "$out/ratios.txt"

@@ -43,15 +43,16 @@ for alg in $algs; do
 done
 head -2 "$out/$(set -- $algs; echo "$1").txt" 2>/dev/null
 echo
-# Rows of the bench's table: layout type cyc n systems ms Gunk/s GB/s of-copy ref vs-it, or
+# Rows of the bench's table: layout type cyc n systems ms Gunk/s GB/s copy of-copy ref-ms
+# ref-Gunk/s vs-it, or
 # layout type cyc n systems followed by the reason a row failed.
 for alg in $algs; do
     awk -v alg="$alg" -v periodic="$periodic" '
         ($1 == "contiguous" || $1 == "interleaved") && $4 ~ /^[0-9]+$/ {
             if ($3 == "yes" && periodic != 1) next
             key = sprintf("%09d %s %s %s", $4, $1, $2, $3)
-            if (NF >= 11 && $7 ~ /^[0-9.]+$/)
-                printf "%s|%s|%s|%s|%s\n", key, alg, $7, $9, $11
+            if (NF >= 13 && $7 ~ /^[0-9.]+$/) # Gunk/s, of copy, vs it
+                printf "%s|%s|%s|%s|%s\n", key, alg, $7, $10, $13
             else {
                 $1 = $2 = $3 = $4 = $5 = ""
                 sub(/^ +/, "")

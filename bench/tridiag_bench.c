@@ -1,6 +1,7 @@
 /* kedr bench tridiag: times kedr_tridiag_solve on batches of diagonally dominant systems, per
  * layout, precision and system length at a fixed number of unknowns (median of repeats after a
- * warm-up), next to the device's copy bandwidth and, in the same run, next to cuSPARSE on the
+ * warm-up), next to a copy of as many bytes timed just before it (the device's copy bandwidth,
+ * over all threads on the cpu) and, in the same run, next to cuSPARSE on the
  * GPU or LAPACK's gtsv (through LAPACKE, one system a call, the systems shared among the
  * OpenMP threads) on the cpu. Each solver's first result is checked by its residuals, so that
  * no row reports the time of a wrong answer. */
@@ -31,6 +32,7 @@ typedef struct {
     kedr_tridiag_desc desc;
     kedr_dtype t;
     double ms, ref_ms; /* ref_ms < 0: no time of the reference (cuSPARSE or LAPACK) */
+    double copy_gbps;  /* a copy of the bytes the solve moves, just before it */
     const char *status; /* "ok", "MISMATCH" or "error" */
     char message[320];
 } row;
@@ -276,6 +278,8 @@ static kedr_status prepare(batch *q, const row *r, int with_ref)
     return KEDR_OK;
 }
 
+static double bytes_moved(const row *r);
+
 static kedr_status run_row(kedr_ctx *ctx, struct cusparse_ref *ref, int repeats, row *r)
 {
     batch q;
@@ -286,6 +290,10 @@ static kedr_status run_row(kedr_ctx *ctx, struct cusparse_ref *ref, int repeats,
     r->ms = 0;
     r->ref_ms = -1;
     kedr_status st = prepare(&q, r, with_ref);
+    /* The copy next to the solve in time and size: on a shared host the bandwidth drifts, and
+     * a working set that a large cache holds in part copies faster than one it does not. */
+    if (st == KEDR_OK)
+        st = bench_copy_gbps(ctx, (size_t)bytes_moved(r) / 2 / 8 * 8, repeats, &r->copy_gbps);
     if (st == KEDR_OK)
         st = measure(&s, IMPL_KEDR, repeats, &r->ms);
     if (st == KEDR_OK && with_ref) {
@@ -330,7 +338,7 @@ static double bytes_moved(const row *r)
 #define LAPACK_BUILT 0
 #endif
 
-static void print_row(const row *r, double copy_gbps, int cuda)
+static void print_row(const row *r, int cuda)
 {
     printf("%-11s %-3s %-3s %7zu %9zu", layout_name(r->desc.layout), kedr_dtype_name(r->t),
            r->desc.periodic ? "yes" : "no", r->desc.n, r->desc.count);
@@ -339,13 +347,14 @@ static void print_row(const row *r, double copy_gbps, int cuda)
         fflush(stdout);
         return;
     }
-    double sec = r->ms * 1e-3, gbps = bytes_moved(r) / sec / 1e9;
-    printf(" %9.3f %8.2f %8.1f %7.2f", r->ms, r->desc.n * r->desc.count / sec / 1e9, gbps,
-           gbps / copy_gbps);
+    double sec = r->ms * 1e-3, gbps = bytes_moved(r) / sec / 1e9, unk = r->desc.n * r->desc.count;
+    printf(" %9.3f %8.2f %8.1f %8.1f %7.2f", r->ms, unk / sec / 1e9, gbps, r->copy_gbps,
+           gbps / r->copy_gbps);
     if (r->ref_ms > 0)
-        printf(" %9.3f %7.2f\n", r->ref_ms, r->ref_ms / r->ms);
+        printf(" %9.3f %8.2f %7.2f\n", r->ref_ms, unk / (r->ref_ms * 1e-3) / 1e9,
+               r->ref_ms / r->ms);
     else
-        printf(" %9s %7s\n", !cuda && !LAPACK_BUILT ? "not built" : "-", "-");
+        printf(" %9s %8s %7s\n", !cuda && !LAPACK_BUILT ? "not built" : "-", "-", "-");
     fflush(stdout);
 }
 
@@ -372,8 +381,10 @@ static kedr_status write_json(const char *path, const header *h, const row *rows
         bench_json_number(f, r->desc.n * r->desc.count / sec / 1e9, ok);
         fputs(", \"gbps\": ", f);
         bench_json_number(f, bytes_moved(r) / sec / 1e9, ok);
+        fputs(", \"copy_gbps\": ", f);
+        bench_json_number(f, r->copy_gbps, ok);
         fputs(", \"frac_copy\": ", f);
-        bench_json_number(f, bytes_moved(r) / sec / 1e9 / h->copy_gbps, ok);
+        bench_json_number(f, bytes_moved(r) / sec / 1e9 / r->copy_gbps, ok);
         int cu = strcmp(h->backend, "cuda") == 0;
         fputs(", \"cusparse_ms\": ", f);
         bench_json_number(f, r->ref_ms, ref && cu);
@@ -381,6 +392,8 @@ static kedr_status write_json(const char *path, const header *h, const row *rows
         bench_json_number(f, r->ref_ms / r->ms, ref && cu);
         fputs(", \"lapack_ms\": ", f);
         bench_json_number(f, r->ref_ms, ref && !cu);
+        fputs(", \"lapack_gunknowns\": ", f);
+        bench_json_number(f, r->desc.n * r->desc.count / (r->ref_ms * 1e-3) / 1e9, ref && !cu);
         fputs(", \"ratio_vs_lapack\": ", f);
         bench_json_number(f, r->ref_ms / r->ms, ref && !cu);
         bench_json_status(f, r->status, r->message);
@@ -447,8 +460,9 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
            "%d after a warm-up; algorithm %s\n\n", h.copy_gbps, opts->n, opts->n, opts->repeats,
            algorithm_name(opts->algorithm));
     int cuda = KEDR_IS_CUDA(ctx);
-    printf("%-11s %-3s %-3s %7s %9s %9s %8s %8s %7s %9s %7s\n", "layout", "type", "cyc", "n",
-           "systems", "ms", "Gunk/s", "GB/s", "of copy", cuda ? "cuSPARSE" : "LAPACK", "vs it");
+    printf("%-11s %-3s %-3s %7s %9s %9s %8s %8s %8s %7s %9s %8s %7s\n", "layout", "type", "cyc",
+           "n", "systems", "ms", "Gunk/s", "GB/s", "copy", "of copy", cuda ? "cuSPARSE" : "LAPACK",
+           "Gunk/s", "vs it");
     int nrows = 0, nfailed = 0;
     row *rows = calloc((size_t)nlen * 8, sizeof *rows);
     kedr_status first = rows ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "out of host memory");
@@ -460,7 +474,7 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
                                           opts->algorithm};
             r->t = k / 2 % 2 ? KEDR_F64 : KEDR_F32;
             kedr_status s = run_row(ctx, ref, opts->repeats, r);
-            print_row(r, h.copy_gbps, cuda);
+            print_row(r, cuda);
             if (s != KEDR_OK) {
                 fprintf(stderr, "kedr bench tridiag: %s\n", r->message);
                 nfailed++;
@@ -468,7 +482,9 @@ kedr_status kedr_bench_tridiag(kedr_ctx *ctx, const kedr_bench_tridiag_opts *opt
             }
         }
     printf("\nGunk/s: 10^9 unknowns solved per second; GB/s: a, b, c, d read and x written once,\n"
-           "over the time; of copy: that / copy bandwidth; vs it: the reference's time / kedr's\n"
+           "over the time; copy: GB/s of a copy (read + written) of as many bytes over all\n"
+           "threads, median of as many repeats just before the row; of copy: GB/s / copy;\n"
+           "the reference's time and Gunk/s; vs it: the reference's time / kedr's\n"
            "(above 1, kedr is faster). Reference on the GPU: cuSPARSE gtsv2StridedBatch for\n"
            "contiguous, gtsvInterleavedBatch algorithm 0 for interleaved; on the cpu: LAPACK\n"
            "gtsv (LAPACKE) a system a call over the OpenMP threads, contiguous non-periodic rows\n"

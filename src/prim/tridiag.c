@@ -1,119 +1,350 @@
 /* kedr_tridiag_solve: argument checks, the cpu version and the dispatch.
  *
- * cpu: the Thomas algorithm of tridiag_cuda.h. Contiguous systems are solved one per iteration
- * of a parallel loop. Interleaved systems are taken in blocks of TRIDIAG_BLOCK neighbours: each
- * elimination step runs over the block's systems in an inner loop that reads consecutive
- * elements, which the compiler vectorizes, and the block's rows stay in cache between the
- * forward and the backward sweep. */
+ * cpu: the Thomas algorithm of tridiag_cuda.h, its operations in the same order, swept over a
+ * group of systems side by side: each step is one loop over the group's lanes, which the
+ * compiler vectorizes, so that the divisions of many systems are in flight at once instead of
+ * one system's chain of dependent divisions. Interleaved systems are swept where they lie, a
+ * block of neighbours at a time (d' in place in d). Contiguous systems are taken a group at a
+ * time: a tile of rows of each (or the whole systems, when they are short) is transposed into
+ * an interleaved tile on the way in, and the solutions are transposed out a tile of rows at a
+ * time. c' (contiguous: d' too; periodic: z) go to a scratch of the thread's own; a group is
+ * narrow enough that what lives from the forward to the backward sweep fits the thread's share
+ * of L2 and L3, so that a solve reads a, b, c, d and writes x about once from memory. */
 #include "core/internal.h"
 #include "prim/tridiag_cuda.h"
 
 #include <omp.h>
 #include <stdint.h>
+#include <unistd.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 
 #define FN "kedr_tridiag_solve"
 
-/* Systems of an interleaved block: 256 x 8 bytes x 5 arrays = 10 KB per row of the block. */
-#define TRIDIAG_BLOCK 256
+/* A thread's share of the caches when the system does not tell (sysconf: L2 + L3 / threads):
+ * what a group's rows that live from the forward to the backward sweep should fit. */
+#define TRIDIAG_CACHE_BYTES ((size_t)2 << 20)
+/* Lanes of an interleaved block at most (1 or 2 KB of each array a row) and at least (256
+ * bytes a row: shorter runs a stride apart leave the memory system idle, more than the
+ * backward sweep then loses to the cache). */
+#define TRIDIAG_BLOCK_MOST 256
+#define TRIDIAG_BLOCK_BYTES 256
+/* Rows of a contiguous group's tile (a .. d of each lane; 16 KB f32) unless the whole systems
+ * fit TRIDIAG_TILE_BYTES: then one tile holds them and the group is read straight through. */
+#define TRIDIAG_TILE_ROWS 32
+#define TRIDIAG_TILE_BYTES ((size_t)128 << 10)
+/* Bytes of a cache line: groups and per-thread scratch begin on one (no false sharing). */
+#define TRIDIAG_LINE 64
 
-/* Interleaved systems s0 .. s1-1 of count; element (s, i) at i * count + s, the same in cp and
- * zp. The steps of PRIM_TRIDIAG_THOMAS, with the system loop innermost. */
-#define TRIDIAG_INTERLEAVED(NAME, T)                                                          \
-    static void NAME(const T *a, const T *b, const T *c, T *d, T *cp, T *zp, size_t n,        \
-                     size_t count, size_t s0, size_t s1, int periodic)                         \
-    {                                                                                          \
-        size_t m = periodic ? n - 1 : n, l = (n - 1) * count;                                  \
-        for (size_t s = s0; s < s1; s++) {                                                     \
-            T r = (T)1 / b[s];                                                                 \
-            cp[s] = c[s] * r;                                                                  \
-            d[s] *= r;                                                                         \
-            if (periodic)                                                                      \
-                zp[s] = (-a[s] - (m == 1 ? c[s] : (T)0)) * r;                                  \
-        }                                                                                      \
-        for (size_t i = 1; i < m; i++) {                                                       \
-            size_t k = i * count, p = k - count;                                               \
-            T zrhs = i == m - 1 ? (T)1 : (T)0; /* z's right side is -c_{n-2} on row m-1 */    \
-            for (size_t s = s0; s < s1; s++) {                                                 \
-                T ai = a[k + s], r = (T)1 / (b[k + s] - ai * cp[p + s]);                       \
-                d[k + s] = (d[k + s] - ai * d[p + s]) * r;                                     \
-                if (periodic)                                                                  \
-                    zp[k + s] = (-zrhs * c[k + s] - ai * zp[p + s]) * r;                       \
-                cp[k + s] = c[k + s] * r;                                                      \
-            }                                                                                  \
-        }                                                                                      \
-        for (size_t i = m - 1; i-- > 0;) {                                                     \
-            size_t k = i * count, q = k + count;                                               \
-            for (size_t s = s0; s < s1; s++) {                                                 \
-                d[k + s] -= cp[k + s] * d[q + s];                                              \
-                if (periodic)                                                                  \
-                    zp[k + s] -= cp[k + s] * zp[q + s];                                        \
-            }                                                                                  \
-        }                                                                                      \
-        if (!periodic)                                                                         \
-            return;                                                                            \
-        size_t y = (m - 1) * count;                                                            \
-        for (size_t s = s0; s < s1; s++)                                                       \
-            d[l + s] = (d[l + s] - a[l + s] * d[y + s] - c[l + s] * d[s]) /                    \
-                       (b[l + s] + a[l + s] * zp[y + s] + c[l + s] * zp[s]);                   \
-        for (size_t i = 0; i < m; i++)                                                         \
-            for (size_t s = s0; s < s1; s++)                                                   \
-                d[i * count + s] += d[l + s] * zp[i * count + s];                              \
+/* The steps of PRIM_TRIDIAG_THOMAS for one row of w lanes. Row 0 of the forward sweep: c', d'
+ * and (periodic) z; `last`: row 0 is row m - 1 too. d and dp, x and d may be the same. */
+#define TRIDIAG_STEPS(SUF, T)                                                                   \
+    static inline void first_##SUF(const T *a, const T *b, const T *c, const T *d, T *cp,       \
+                                   T *dp, T *zp, size_t w, int periodic, int last)              \
+    {                                                                                           \
+        _Pragma("omp simd")                                                                     \
+        for (size_t j = 0; j < w; j++) {                                                        \
+            T r = (T)1 / b[j];                                                                  \
+            if (periodic)                                                                       \
+                zp[j] = (-a[j] - (last ? c[j] : (T)0)) * r;                                     \
+            cp[j] = c[j] * r;                                                                   \
+            dp[j] = d[j] * r;                                                                   \
+        }                                                                                       \
+    }                                                                                           \
+    /* Row i >= 1 from row i - 1's c', d', z (cq, dq, zq); `last`: i = m - 1, where z's right   \
+     * side is -c_{n-2}. */                                                                     \
+    static inline void forward_##SUF(const T *a, const T *b, const T *c, const T *d,            \
+                                     const T *cq, const T *dq, const T *zq, T *cp, T *dp,       \
+                                     T *zp, size_t w, int periodic, int last)                   \
+    {                                                                                           \
+        _Pragma("omp simd")                                                                     \
+        for (size_t j = 0; j < w; j++) {                                                        \
+            T ai = a[j], ci = c[j], r = (T)1 / (b[j] - ai * cq[j]);                             \
+            dp[j] = (d[j] - ai * dq[j]) * r;                                                    \
+            if (periodic)                                                                       \
+                zp[j] = ((last ? -ci : (T)0) - ai * zq[j]) * r;                                 \
+            cp[j] = ci * r;                                                                     \
+        }                                                                                       \
+    }                                                                                           \
+    /* Row i of the backward sweep from row i + 1's y and z (dq, zq). */                        \
+    static inline void backward_##SUF(const T *cp, const T *dq, T *dp, const T *zq, T *zp,      \
+                                      size_t w, int periodic)                                   \
+    {                                                                                           \
+        _Pragma("omp simd")                                                                     \
+        for (size_t j = 0; j < w; j++) {                                                        \
+            dp[j] = dp[j] - cp[j] * dq[j];                                                      \
+            if (periodic)                                                                       \
+                zp[j] = zp[j] - cp[j] * zq[j];                                                  \
+        }                                                                                       \
+    }                                                                                           \
+    /* Periodic: x_{n-1} from row n-1 (a .. d), y and z of rows m-1 (yl, zl) and 0 (y0, z0). */ \
+    static inline void border_##SUF(const T *a, const T *b, const T *c, const T *d,             \
+                                    const T *yl, const T *zl, const T *y0, const T *z0, T *x,   \
+                                    size_t w)                                                   \
+    {                                                                                           \
+        _Pragma("omp simd")                                                                     \
+        for (size_t j = 0; j < w; j++)                                                          \
+            x[j] = (d[j] - a[j] * yl[j] - c[j] * y0[j]) / (b[j] + a[j] * zl[j] + c[j] * z0[j]); \
     }
 
-TRIDIAG_INTERLEAVED(interleaved_f32, float)
-TRIDIAG_INTERLEAVED(interleaved_f64, double)
+TRIDIAG_STEPS(f32, float)
+TRIDIAG_STEPS(f64, double)
 
-/* The whole batch on the cpu; cp and zp (periodic only) hold n * count elements each. */
-#define TRIDIAG_CPU(NAME, T, THOMAS, INTERLEAVED)                                             \
-    static void NAME(const kedr_tridiag_desc *g, const T *a, const T *b, const T *c, T *d,     \
-                     T *cp, T *zp)                                                             \
-    {                                                                                          \
-        size_t n = g->n, count = g->count;                                                     \
-        int periodic = g->periodic != 0;                                                       \
-        if (g->layout == KEDR_TRIDIAG_CONTIGUOUS) {                                            \
-            _Pragma("omp parallel for schedule(static)")                                       \
-            for (size_t s = 0; s < count; s++)                                                 \
-                THOMAS(a + s * n, b + s * n, c + s * n, d + s * n, cp + s * n,                 \
-                       periodic ? zp + s * n : NULL, n, 1, periodic);                          \
-            return;                                                                            \
-        }                                                                                      \
-        if (n == 1) { /* no elimination: every system is one division */                       \
-            for (size_t s = 0; s < count; s++)                                                 \
-                d[s] /= periodic ? a[s] + b[s] + c[s] : b[s];                                  \
-            return;                                                                            \
-        }                                                                                      \
-        size_t blocks = (count + TRIDIAG_BLOCK - 1) / TRIDIAG_BLOCK;                           \
-        _Pragma("omp parallel for schedule(static)")                                           \
-        for (size_t k = 0; k < blocks; k++) {                                                  \
-            size_t s0 = k * TRIDIAG_BLOCK;                                                     \
-            size_t s1 = count - s0 < TRIDIAG_BLOCK ? count : s0 + TRIDIAG_BLOCK;               \
-            INTERLEAVED(a, b, c, d, cp, zp, n, count, s0, s1, periodic);                       \
-        }                                                                                      \
+/* An interleaved block of w systems: element (j, i) of a .. d at i * st + j, of the scratch cp
+ * and zp (periodic) at i * w + j; n >= 2. d holds d' after the forward sweep, then y, then x. */
+#define TRIDIAG_BLOCK(SUF, T)                                                                   \
+    static void block_##SUF(const T *a, const T *b, const T *c, T *d, size_t st, T *cp, T *zp,  \
+                            size_t n, size_t w, int periodic)                                   \
+    {                                                                                           \
+        size_t m = periodic ? n - 1 : n;                                                        \
+        first_##SUF(a, b, c, d, cp, d, zp, w, periodic, m == 1);                                \
+        for (size_t i = 1; i < m; i++) {                                                        \
+            size_t k = i * st, q = (i - 1) * w;                                                 \
+            forward_##SUF(a + k, b + k, c + k, d + k, cp + q, d + k - st, zp + q, cp + q + w,   \
+                          d + k, zp + q + w, w, periodic, i == m - 1);                          \
+        }                                                                                       \
+        for (size_t i = m - 1; i-- > 0;)                                                        \
+            backward_##SUF(cp + i * w, d + (i + 1) * st, d + i * st, zp + (i + 1) * w,          \
+                           zp + i * w, w, periodic);                                            \
+        if (!periodic)                                                                          \
+            return;                                                                             \
+        size_t l = (n - 1) * st, y = (m - 1) * st;                                              \
+        border_##SUF(a + l, b + l, c + l, d + l, d + y, zp + (m - 1) * w, d, zp, d + l, w);     \
+        for (size_t i = 0; i < m; i++) {                                                        \
+            T *x = d + i * st;                                                                  \
+            const T *z = zp + i * w;                                                            \
+            _Pragma("omp simd")                                                                 \
+            for (size_t j = 0; j < w; j++)                                                      \
+                x[j] = x[j] + d[l + j] * z[j];                                                  \
+        }                                                                                       \
     }
 
-TRIDIAG_CPU(tridiag_cpu_f32, float, prim_tridiag_thomas_f32, interleaved_f32)
-TRIDIAG_CPU(tridiag_cpu_f64, double, prim_tridiag_thomas_f64, interleaved_f64)
+TRIDIAG_BLOCK(f32, float)
+TRIDIAG_BLOCK(f64, double)
+
+/* Square blocks of the transposes between a contiguous group and its tile: 8 x 8 floats or 4 x 4
+ * doubles in registers (AVX2: a row a load, the unpack/shuffle/lane-swap network of such
+ * transposes, a column a store); elementwise where there is no AVX2, and at the edges. */
+#ifdef __AVX2__
+static inline void transpose_block_f32(const float *src, size_t ss, float *dst, size_t ds)
+{
+    __m256 t[8], u[8];
+    for (int k = 0; k < 8; k += 2) {
+        __m256 r0 = _mm256_loadu_ps(src + k * ss), r1 = _mm256_loadu_ps(src + (k + 1) * ss);
+        t[k] = _mm256_unpacklo_ps(r0, r1);
+        t[k + 1] = _mm256_unpackhi_ps(r0, r1);
+    }
+    for (int k = 0; k < 8; k += 4) { /* columns 0 and 1, 2 and 3 of rows k .. k+3, both halves */
+        u[k] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int k = 0; k < 4; k++) {
+        _mm256_storeu_ps(dst + k * ds, _mm256_permute2f128_ps(u[k], u[k + 4], 0x20));
+        _mm256_storeu_ps(dst + (k + 4) * ds, _mm256_permute2f128_ps(u[k], u[k + 4], 0x31));
+    }
+}
+
+static inline void transpose_block_f64(const double *src, size_t ss, double *dst, size_t ds)
+{
+    __m256d r0 = _mm256_loadu_pd(src), r1 = _mm256_loadu_pd(src + ss);
+    __m256d r2 = _mm256_loadu_pd(src + 2 * ss), r3 = _mm256_loadu_pd(src + 3 * ss);
+    __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+    __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+    _mm256_storeu_pd(dst, _mm256_permute2f128_pd(t0, t2, 0x20));
+    _mm256_storeu_pd(dst + ds, _mm256_permute2f128_pd(t1, t3, 0x20));
+    _mm256_storeu_pd(dst + 2 * ds, _mm256_permute2f128_pd(t0, t2, 0x31));
+    _mm256_storeu_pd(dst + 3 * ds, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
+#define TRIDIAG_SQUARE_F32 8
+#define TRIDIAG_SQUARE_F64 4
+#else
+#define TRIDIAG_SQUARE_F32 0
+#define TRIDIAG_SQUARE_F64 0
+static inline void transpose_block_f32(const float *src, size_t ss, float *dst, size_t ds)
+{
+    (void)src, (void)ss, (void)dst, (void)ds;
+}
+static inline void transpose_block_f64(const double *src, size_t ss, double *dst, size_t ds)
+{
+    (void)src, (void)ss, (void)dst, (void)ds;
+}
+#endif
+
+/* dst[c * ds + r] = src[r * ss + c] for r < rows, c < cols: in squares of B, the rest element
+ * by element. */
+#define TRIDIAG_TRANSPOSE(SUF, T, B)                                                            \
+    static inline void transpose_##SUF(const T *src, size_t ss, T *dst, size_t ds, size_t rows, \
+                                       size_t cols)                                             \
+    {                                                                                           \
+        size_t r0 = B ? rows / (B + !B) * B : 0, c0 = B ? cols / (B + !B) * B : 0;              \
+        for (size_t r = 0; r < r0; r += B)                                                      \
+            for (size_t c = 0; c < c0; c += B)                                                  \
+                transpose_block_##SUF(src + r * ss + c, ss, dst + c * ds + r, ds);              \
+        for (size_t r = 0; r < rows; r++)                                                       \
+            for (size_t c = r < r0 ? c0 : 0; c < cols; c++)                                     \
+                dst[c * ds + r] = src[r * ss + c];                                              \
+    }
+
+TRIDIAG_TRANSPOSE(f32, float, TRIDIAG_SQUARE_F32)
+TRIDIAG_TRANSPOSE(f64, double, TRIDIAG_SQUARE_F64)
+
+/* Rows i0 .. i0+rows-1 of w contiguous systems of n (system j at v + j * n) into tile rows of
+ * `lanes` (element (j, i) at (i - i0) * lanes + j). */
+#define TRIDIAG_GATHER(SUF, T)                                                                  \
+    static inline void gather_##SUF(const T *v, size_t n, size_t i0, size_t rows, size_t w,     \
+                                    size_t lanes, T *tile)                                      \
+    {                                                                                           \
+        transpose_##SUF(v + i0, n, tile, lanes, w, rows);                                       \
+    }
+
+TRIDIAG_GATHER(f32, float)
+TRIDIAG_GATHER(f64, double)
+
+/* A group of w contiguous systems of n >= 2 (system j at a + j * n ..), `lanes` >= w apart in
+ * the thread's tile (4 tr rows) and scratch (cp, dp and, periodic, zp: m rows
+ * each). The forward sweep takes a tile of rows at a time; the backward sweep runs in the
+ * scratch; x (periodic: y + x_{n-1} z) is copied out system by system. */
+#define TRIDIAG_GROUP(SUF, T)                                                                   \
+    static void group_##SUF(const T *a, const T *b, const T *c, T *d, size_t n, size_t w,       \
+                            size_t lanes, size_t tr, T *tile, T *cp, T *dp, T *zp, int periodic) \
+    {                                                                                           \
+        size_t m = periodic ? n - 1 : n;                                                        \
+        T *ta = tile, *tb = tile + tr * lanes, *tc = tb + tr * lanes, *td = tc + tr * lanes;    \
+        for (size_t i0 = 0; i0 < m; i0 += tr) {                                                 \
+            size_t rows = m - i0 < tr ? m - i0 : tr;                                            \
+            gather_##SUF(a, n, i0, rows, w, lanes, ta);                                         \
+            gather_##SUF(b, n, i0, rows, w, lanes, tb);                                         \
+            gather_##SUF(c, n, i0, rows, w, lanes, tc);                                         \
+            gather_##SUF(d, n, i0, rows, w, lanes, td);                                         \
+            for (size_t i = 0; i < rows; i++) {                                                 \
+                size_t k = i0 + i, t = i * lanes, o = k * lanes;                                \
+                if (k == 0)                                                                     \
+                    first_##SUF(ta, tb, tc, td, cp, dp, zp, w, periodic, m == 1);               \
+                else                                                                            \
+                    forward_##SUF(ta + t, tb + t, tc + t, td + t, cp + o - lanes,               \
+                                  dp + o - lanes, zp + o - lanes, cp + o, dp + o, zp + o, w,    \
+                                  periodic, k == m - 1);                                        \
+            }                                                                                   \
+        }                                                                                       \
+        if (periodic) { /* y and z, then x_{n-1} of each lane into td */                        \
+            size_t y = (m - 1) * lanes;                                                         \
+            for (size_t i = m - 1; i-- > 0;)                                                    \
+                backward_##SUF(cp + i * lanes, dp + (i + 1) * lanes, dp + i * lanes,            \
+                               zp + (i + 1) * lanes, zp + i * lanes, w, periodic);              \
+            gather_##SUF(a, n, n - 1, 1, w, lanes, ta);                                         \
+            gather_##SUF(b, n, n - 1, 1, w, lanes, tb);                                         \
+            gather_##SUF(c, n, n - 1, 1, w, lanes, tc);                                         \
+            gather_##SUF(d, n, n - 1, 1, w, lanes, td);                                         \
+            border_##SUF(ta, tb, tc, td, dp + y, zp + y, dp, zp, td, w);                        \
+            for (size_t j = 0; j < w; j++)                                                      \
+                d[j * n + n - 1] = td[j];                                                       \
+        }                                                                                       \
+        for (size_t i1 = m; i1 > 0;) { /* a tile of rows at a time, from the last */            \
+            size_t i0 = (i1 - 1) / tr * tr;                                                     \
+            if (!periodic)                                                                      \
+                for (size_t i = i1; i-- > i0;)                                                  \
+                    if (i + 1 < m)                                                              \
+                        backward_##SUF(cp + i * lanes, dp + (i + 1) * lanes, dp + i * lanes,    \
+                                       zp, zp, w, 0);                                           \
+            for (size_t i = i0; i < i1 && periodic; i++) { /* x = y + x_{n-1} z */              \
+                T *x = dp + i * lanes;                                                          \
+                const T *z = zp + i * lanes;                                                    \
+                _Pragma("omp simd")                                                             \
+                for (size_t j = 0; j < w; j++)                                                  \
+                    x[j] = x[j] + td[j] * z[j];                                                 \
+            }                                                                                   \
+            transpose_##SUF(dp + i0 * lanes, lanes, d + i0, n, i1 - i0, w);                     \
+            i1 = i0;                                                                            \
+        }                                                                                       \
+    }
+
+TRIDIAG_GROUP(f32, float)
+TRIDIAG_GROUP(f64, double)
+
+/* The bytes of cache a thread may count on: its core's L2 and its share of L3. */
+static size_t tridiag_cache(int threads)
+{
+    long l2 = sysconf(_SC_LEVEL2_CACHE_SIZE), l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l2 <= 0)
+        return TRIDIAG_CACHE_BYTES;
+    return (size_t)l2 + (l3 > 0 ? (size_t)l3 / (size_t)threads : 0);
+}
+
+/* Lanes of a group: `most`, halved while `arrays` rows of n elements a lane exceed `cache` or
+ * the groups are fewer than the threads, but not below `least`. */
+static size_t tridiag_lanes(size_t n, size_t count, size_t size, size_t arrays, size_t most,
+                            size_t least, size_t cache, int threads)
+{
+    size_t w = most;
+    while (w > least && (w * n * size * arrays > cache || (count + w - 1) / w < (size_t)threads))
+        w /= 2;
+    return w;
+}
+
+/* The whole batch on the cpu; work holds `per` elements a thread. */
+#define TRIDIAG_CPU(SUF, T)                                                                     \
+    static void tridiag_cpu_##SUF(const kedr_tridiag_desc *g, const T *a, const T *b,           \
+                                  const T *c, T *d, T *work, size_t per, size_t lanes, size_t tr) \
+    {                                                                                           \
+        size_t n = g->n, count = g->count, m = g->periodic ? n - 1 : n;                         \
+        size_t groups = (count + lanes - 1) / lanes;                                            \
+        int periodic = g->periodic != 0, inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;         \
+        if (n == 1) { /* no elimination: every system is one division */                        \
+            _Pragma("omp parallel for schedule(static)")                                        \
+            for (size_t s = 0; s < count; s++)                                                  \
+                d[s] = d[s] / (periodic ? a[s] + b[s] + c[s] : b[s]);                           \
+            return;                                                                             \
+        }                                                                                       \
+        _Pragma("omp parallel")                                                                 \
+        {                                                                                       \
+            T *w = work + (size_t)omp_get_thread_num() * per;                                   \
+            _Pragma("omp for schedule(static)")                                                 \
+            for (size_t q = 0; q < groups; q++) {                                               \
+                size_t s0 = q * lanes, ws = count - s0 < lanes ? count - s0 : lanes;            \
+                if (inter) {                                                                    \
+                    block_##SUF(a + s0, b + s0, c + s0, d + s0, count, w,                       \
+                                periodic ? w + n * ws : w, n, ws, periodic);                    \
+                    continue;                                                                   \
+                }                                                                               \
+                T *cp = w + 4 * tr * lanes, *dp = cp + m * lanes;                               \
+                size_t o = s0 * n;                                                              \
+                group_##SUF(a + o, b + o, c + o, d + o, n, ws, lanes, tr, w, cp, dp,            \
+                            periodic ? dp + m * lanes : cp, periodic);                          \
+            }                                                                                   \
+        }                                                                                       \
+    }
+
+TRIDIAG_CPU(f32, float)
+TRIDIAG_CPU(f64, double)
 
 static kedr_status tridiag_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g,
                                const void *a, const void *b, const void *c, void *d)
 {
-    size_t elems = g->n * g->count, size = kedr_dtype_size(t);
-    void *cp = NULL, *zp = NULL;
-    KEDR_TRY(kedr_scratch_get(ctx, &cp, elems * size));
-    if (g->periodic) {
-        kedr_status s = kedr_scratch_get(ctx, &zp, elems * size);
-        if (s != KEDR_OK) {
-            kedr_scratch_put(ctx, cp);
-            return s;
-        }
+    size_t n = g->n, size = kedr_dtype_size(t), line = TRIDIAG_LINE / size, rows = 0, lanes, per;
+    int threads = omp_get_max_threads(), periodic = g->periodic != 0;
+    size_t cache = tridiag_cache(threads), m = periodic ? n - 1 : n;
+    if (g->layout == KEDR_TRIDIAG_CONTIGUOUS) { /* a tile, c', d' (and z) of the lanes */
+        lanes = tridiag_lanes(n, g->count, size, 2 + periodic, 2 * line, line, cache, threads);
+        rows = 4 * m * lanes * size <= TRIDIAG_TILE_BYTES ? m : TRIDIAG_TILE_ROWS;
+        per = (4 * rows + (2 + periodic) * n) * lanes;
+    } else { /* c' (and z) of the lanes; d' is in place */
+        lanes = tridiag_lanes(n, g->count, size, 2 + periodic, TRIDIAG_BLOCK_MOST,
+                              TRIDIAG_BLOCK_BYTES / size, cache, threads);
+        per = (1 + periodic) * n * lanes;
     }
+    per = (per + line - 1) / line * line;
+    if (per > SIZE_MAX / size / (size_t)threads)
+        return kedr_fail(KEDR_ERR_NOMEM, FN ": scratch of %zu unknowns a system overflows", n);
+    void *work = NULL;
+    KEDR_TRY(kedr_scratch_get(ctx, &work, per * size * (size_t)threads));
     if (t == KEDR_F32)
-        tridiag_cpu_f32(g, a, b, c, d, cp, zp);
+        tridiag_cpu_f32(g, a, b, c, d, work, per, lanes, rows);
     else
-        tridiag_cpu_f64(g, a, b, c, d, cp, zp);
-    kedr_scratch_put(ctx, cp);
-    if (zp)
-        kedr_scratch_put(ctx, zp);
+        tridiag_cpu_f64(g, a, b, c, d, work, per, lanes, rows);
+    kedr_scratch_put(ctx, work);
     return KEDR_OK;
 }
 

@@ -15,6 +15,7 @@
  * against dense LU is allowed 6 * BACKWARD_U * (1 + 1) relative to ||x||, with the reference's
  * own rounding in long double far below. The Laplacian's condition number is (n + 1)^2 / 2
  * (||A|| = 4, ||A^-1|| <= (n + 1)^2 / 8), which takes the place of 6 in its forward bound. */
+#include "prim/tridiag_cuda.h"
 #include "test_util.h"
 
 #include <float.h>
@@ -24,6 +25,10 @@
 /* Systems of a batch checked against dense LU (n^3 each), and the longest such system. */
 #define DENSE_SYSTEMS 64
 #define DENSE_MAX_N 64
+
+/* Unknowns of the largest batch compared bit by bit with one-system Thomas on the cpu (the
+ * larger ones take the same paths, at other lane counts; time). */
+#define BITWISE_MAX ((size_t)1 << 17)
 
 /* The worst errors seen per type (index: F32, F64), in units of u, printed at the end. */
 static long double seen_backward[2], seen_forward[2];
@@ -204,6 +209,43 @@ static dev_batch upload(kedr_ctx *ctx, const batch *q, void *h[4])
     return g;
 }
 
+/* The cpu's Thomas sweeps a group of systems side by side (src/prim/tridiag.c); every system
+ * must come out to the bit as the one-system elimination prim_tridiag_thomas gives it: the same
+ * operations in the same order (and no contraction into FMAs on the cpu). h: the packed
+ * inputs, got: the solutions. */
+static void check_as_thomas(const batch *q, void *h[4], const void *got, const char *what)
+{
+    size_t n = q->n, count = q->count, es = kedr_dtype_size(q->t), bytes = n * count * es;
+    int inter = q->layout == KEDR_TRIDIAG_INTERLEAVED;
+    size_t ss = inter ? 1 : n, st = inter ? count : 1;
+    char *x = tu_host_alloc(bytes), *cp = tu_host_alloc(bytes), *zp = tu_host_alloc(bytes);
+    memcpy(x, h[3], bytes);
+    for (size_t s = 0; s < count; s++) {
+        size_t o = s * ss * es;
+        const char *a = (const char *)h[0] + o, *b = (const char *)h[1] + o;
+        const char *c = (const char *)h[2] + o;
+        if (q->t == KEDR_F32)
+            prim_tridiag_thomas_f32((const float *)a, (const float *)b, (const float *)c,
+                                    (float *)(x + o), (float *)(cp + o), (float *)(zp + o), n,
+                                    st, q->periodic);
+        else
+            prim_tridiag_thomas_f64((const double *)a, (const double *)b, (const double *)c,
+                                    (double *)(x + o), (double *)(cp + o), (double *)(zp + o),
+                                    n, st, q->periodic);
+    }
+    size_t k = 0;
+    while (k < n * count && memcmp(x + k * es, (const char *)got + k * es, es) == 0)
+        k++;
+    if (k < n * count) {
+        int f32 = q->t == KEDR_F32;
+        long double want = f32 ? ((const float *)x)[k] : ((const double *)x)[k];
+        long double have = f32 ? ((const float *)got)[k] : ((const double *)got)[k];
+        TU_CHECK(0, "%s: element %zu is %.17Lg, one-system Thomas gives %.17Lg", what, k, have,
+                 want);
+    }
+    free(x), free(cp), free(zp);
+}
+
 /* Solves one batch; checks every system (backward error, and forward error for short systems),
  * that a, b, c are unchanged and that nothing is written past d. kind as in generate. */
 static void check_batch(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
@@ -229,6 +271,9 @@ static void check_batch(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
     kedr_status st = kedr_tridiag_solve(ctx, t, &desc, g.a, g.b, g.c, g.d);
     TU_CHECK(st == KEDR_OK, "%s: %s", what, kedr_last_error());
     void *got = tu_download(ctx, g.d, bytes + 8);
+    if (kedr_ctx_backend(ctx) == KEDR_BACKEND_CPU && alg != KEDR_TRIDIAG_CHUNKED &&
+        n * count <= BITWISE_MAX)
+        check_as_thomas(&q, h, got, what);
     long double u = unit_roundoff(t), worst_b = 0, worst_f = 0;
     long double kappa = kind == 1 ? (n + 1.0L) * (n + 1) / 2 : 6;
     long double *scratch = tu_host_alloc(2 * n * sizeof *scratch);
@@ -385,6 +430,13 @@ static void check_all(kedr_ctx *ctx, kedr_tridiag_algorithm alg, kedr_dtype t,
     check_batch(ctx, alg, t, layout, 1, 20001, 7, (*seed)++, 0);
     check_batch(ctx, alg, t, layout, 0, 14000, 3, (*seed)++, 0);
     check_zero_pivot(ctx, t, layout);
+    /* counts that leave the cpu's last group of lanes part full (src/prim/tridiag.c: 8 to 256
+     * lanes), at lengths on either side of its tiles of rows */
+    static const size_t group_n[] = {1, 2, 3, 31, 33, 1000}, group_count[] = {3, 9, 33};
+    for (size_t ni = 0; ni < sizeof group_n / sizeof *group_n; ni++)
+        for (size_t ci = 0; ci < sizeof group_count / sizeof *group_count; ci++)
+            check_batch(ctx, alg, t, layout, (int)(ni + ci) % 2, group_n[ni], group_count[ci],
+                        (*seed)++, 0);
 }
 
 int main(void)
