@@ -47,6 +47,13 @@ kedr_status kedr_cuda_status(cudaError_t err, const char *what, const char *file
 #define KEDR_IS_CUDA(ctx) ((ctx)->backend == KEDR_BACKEND_CUDA)
 
 /* Argument checks shared by the primitives. */
+/* The sum over [0, n) of part(lo, hi, arg), the range cut into one static part a thread
+ * (OpenMP, when n >= min, more than one thread and not inside a parallel region) whose sums are
+ * added in thread order: a run gives the bits of the next with the same thread count. OpenMP's
+ * reduction clause adds the threads' sums in the order they finish, so with three threads or
+ * more its last bits can change from run to run. */
+double kedr_sum_parts(size_t n, size_t min, double (*part)(size_t lo, size_t hi, void *arg),
+                      void *arg);
 kedr_status kedr_check_ptr(const void *p, size_t n, const char *fn, const char *name);
 kedr_status kedr_check_dtype(kedr_dtype t, unsigned allowed_mask, const char *fn, const char *arg);
 #define KEDR_TYPE_BIT(t) (1u << (t))

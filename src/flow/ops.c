@@ -238,27 +238,40 @@ kedr_status flow_op_jacobi(kedr_ctx *ctx, const flow_level *L, const double *r, 
     return KEDR_OK;
 }
 
+/* The cpu's sums go through kedr_sum_parts (a part a thread, added in thread order), so that
+ * a run's iterations and fields are the next run's bit for bit at any thread count; one thread
+ * below FLOW_OMP_MIN, as every loop here (a parallel region a call would cost more than the sum
+ * on the coarse grids). */
+typedef struct {
+    const double *a, *b;
+} dot_arg;
+
+static double dot_part(size_t lo, size_t hi, void *arg)
+{
+    const dot_arg *d = (const dot_arg *)arg;
+    double s = 0;
+    if (d->b)
+        for (size_t i = lo; i < hi; i++)
+            s += d->a[i] * d->b[i];
+    else
+        for (size_t i = lo; i < hi; i++)
+            s += d->a[i];
+    return s;
+}
+
 kedr_status flow_op_dot(kedr_ctx *ctx, size_t n, const double *a, const double *b, double *out)
 {
     DISPATCH(ctx, flow_cuda_dot(ctx, n, a, b, out));
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
-    for (size_t i = 0; i < n; i++)
-        s += a[i] * b[i];
-    *out = s;
+    dot_arg d = {a, b};
+    *out = kedr_sum_parts(n, FLOW_OMP_MIN, dot_part, &d);
     return KEDR_OK;
 }
 
 kedr_status flow_op_sum(kedr_ctx *ctx, size_t n, const double *a, double *out)
 {
-    /* cpu: one thread below FLOW_OMP_MIN, as every loop here (a parallel region a call would
-     * cost more than the sum on the coarse grids) */
     DISPATCH(ctx, kedr_reduce(ctx, KEDR_F64, KEDR_OP_SUM, a, n, out));
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
-    for (size_t i = 0; i < n; i++)
-        s += a[i];
-    *out = s;
+    dot_arg d = {a, NULL};
+    *out = kedr_sum_parts(n, FLOW_OMP_MIN, dot_part, &d);
     return KEDR_OK;
 }
 
@@ -271,17 +284,30 @@ kedr_status flow_op_shift(kedr_ctx *ctx, size_t n, double *x, double s)
     return KEDR_OK;
 }
 
+typedef struct {
+    double *x, *r;
+    const double *p, *q;
+    double alpha;
+} cg_arg;
+
+static double cg_part(size_t lo, size_t hi, void *arg)
+{
+    const cg_arg *u = (const cg_arg *)arg;
+    double s = 0;
+    for (size_t c = lo; c < hi; c++) {
+        u->x[c] += u->alpha * u->p[c];
+        u->r[c] -= u->alpha * u->q[c];
+        s += u->r[c] * u->r[c];
+    }
+    return s;
+}
+
 kedr_status flow_op_cg_update(kedr_ctx *ctx, size_t n, double *x, double *r, const double *p,
                               const double *q, double alpha, double *rr)
 {
     DISPATCH(ctx, flow_cuda_cg_update(ctx, n, x, r, p, q, alpha, rr));
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n >= FLOW_OMP_MIN)
-    for (size_t c = 0; c < n; c++) {
-        x[c] += alpha * p[c];
-        r[c] -= alpha * q[c];
-        s += r[c] * r[c];
-    }
+    cg_arg u = {x, r, p, q, alpha};
+    double s = kedr_sum_parts(n, FLOW_OMP_MIN, cg_part, &u);
     if (rr)
         *rr = s;
     return KEDR_OK;

@@ -36,6 +36,27 @@ kedr_status flow_sop_map(kedr_ctx *ctx, const flow_grid *g, const flow_args *A, 
     return KEDR_OK;
 }
 
+typedef struct {
+    const flow_grid *g;
+    const flow_args *A;
+    flow_red op;
+    flow_box box;
+} sop_sum_arg;
+
+/* rows lo <= row < hi of the box (a row: its cells along x at one j, k) */
+static double sop_sum_part(size_t lo, size_t hi, void *arg)
+{
+    const sop_sum_arg *u = (const sop_sum_arg *)arg;
+    size_t nj = (size_t)(u->box.hi[1] - u->box.lo[1] + 1);
+    double m = 0;
+    for (size_t row = lo; row < hi; row++) {
+        int k = u->box.lo[2] + (int)(row / nj), j = u->box.lo[1] + (int)(row % nj);
+        for (int i = u->box.lo[0]; i <= u->box.hi[0]; i++)
+            m += flow_g_reduce_point(u->g, u->A, u->op, i, j, k);
+    }
+    return m;
+}
+
 kedr_status flow_sop_reduce(kedr_ctx *ctx, const flow_grid *g, const flow_args *A, flow_red op,
                             flow_box box, double *out)
 {
@@ -57,12 +78,10 @@ kedr_status flow_sop_reduce(kedr_ctx *ctx, const flow_grid *g, const flow_args *
                     double v = flow_g_reduce_point(g, A, op, i, j, k);
                     m = v != v ? HUGE_VAL : v > m ? v : m; /* NaN: reported as infinite */
                 }
-    } else {
-#pragma omp parallel for collapse(2) reduction(+ : m) if (volume(box) >= SOP_OMP_MIN)
-        for (int k = box.lo[2]; k <= box.hi[2]; k++)
-            for (int j = box.lo[1]; j <= box.hi[1]; j++)
-                for (int i = box.lo[0]; i <= box.hi[0]; i++)
-                    m += flow_g_reduce_point(g, A, op, i, j, k);
+    } else { /* a part a thread, added in thread order: the same bits on every run */
+        sop_sum_arg u = {g, A, op, box};
+        size_t nx = (size_t)(box.hi[0] - box.lo[0] + 1), rows = volume(box) / nx;
+        m = kedr_sum_parts(rows, volume(box) >= SOP_OMP_MIN ? 0 : rows + 1, sop_sum_part, &u);
     }
     *out = m;
     return KEDR_OK;

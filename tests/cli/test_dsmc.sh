@@ -55,7 +55,7 @@ sed -e 's/^stats_every = 50/stats_every = 50\ncsv = surface\nvti = surface/' "$q
 check surface-only 0 'wrote .*/surf-surface.vtp' -- \
   "$kedr" dsmc "$tmp/surf.ini" --backend cpu --steps 20 --out "$tmp/surf" --seed 5 --sample-start 10
 check surface-only-files 0 '^surf-surface.csv surf-surface.vtp surf.chk $' -- \
-  bash -c "cd '$tmp/surf' && ls | tr '\n' ' '"
+  bash -c "cd '$tmp/surf' && LC_ALL=C ls | tr '\n' ' '"
 sed -e 's/^stats_every = 50/stats_every = 50\ncsv = cells/' "$quick" >"$tmp/badcsv.ini"
 check surface-bad 1 "badcsv.ini:[0-9]+: \\[output\\] csv: 'cells': expected true, false or surface" -- \
   "$kedr" dsmc "$tmp/badcsv.ini" --backend cpu --steps 1 --out "$tmp/x"
