@@ -238,36 +238,70 @@ kedr_status adi_cpu_reg_sweep(kedr_adi *s, const adi_params *p, const unsigned c
                              : reg_f64(p, mask, d, out, old, coef, len);
 }
 
+/* The measure over the nodes in kedr_parts' parts, each part's six results kept and combined in
+ * part order (sums added, maxima taken), so that the residuals, and the global iterations they
+ * end, repeat bit for bit from run to run at any thread count. */
+typedef struct {
+    const adi_params *p;
+    const unsigned char *mask;
+    const void *gf[4], *pf[4];
+    size_t begin;
+    int prev;
+    double out[KEDR_PARTS_MOST][6]; /* div2, divmax, change, speed2, energy, bad */
+} adi_measure_parts;
+
 #define ADI_CPU_MEASURE(NAME, T, SUF)                                                           \
+    static void NAME##_part(size_t lo, size_t hi, int t, void *arg)                            \
+    {                                                                                          \
+        adi_measure_parts *u = (adi_measure_parts *)arg;                                       \
+        const T *gf[4], *pf[4];                                                                \
+        for (int v = 0; v < 4; v++) {                                                          \
+            gf[v] = (const T *)u->gf[v];                                                       \
+            pf[v] = (const T *)u->pf[v];                                                       \
+        }                                                                                      \
+        double a[6] = {0, 0, 0, 0, 0, 0};                                                      \
+        for (size_t i = u->begin + lo; i < u->begin + hi; i++) {                               \
+            if (u->mask[i] != ADI_FLUID)                                                       \
+                continue;                                                                      \
+            double o[6];                                                                       \
+            measure_node_##SUF(u->p, u->mask, gf, u->prev ? pf : NULL, (int64_t)i, o);         \
+            a[0] += o[0];                                                                      \
+            a[1] = o[1] > a[1] ? o[1] : a[1];                                                  \
+            a[2] = o[2] > a[2] ? o[2] : a[2];                                                  \
+            a[3] = o[3] > a[3] ? o[3] : a[3];                                                  \
+            a[4] += o[4];                                                                      \
+            a[5] += o[5];                                                                      \
+        }                                                                                      \
+        memcpy(u->out[t], a, sizeof a);                                                        \
+    }                                                                                          \
     static void NAME(const adi_params *p, const unsigned char *mask, size_t begin, size_t end,  \
                      const adi_state *g, const adi_state *prev, adi_measure *m)                \
     {                                                                                          \
-        const T *gf[4], *pf[4];                                                                \
-        for (int v = 0; v < 4; v++) {                                                          \
-            gf[v] = (const T *)g->f[v];                                                        \
-            pf[v] = prev ? (const T *)prev->f[v] : NULL;                                       \
-        }                                                                                      \
-        double div2 = 0, divmax = 0, change = 0, speed2 = 0, energy = 0, bad = 0;              \
+        adi_measure_parts parts_of, *u = &parts_of; /* 12 kB: a slot a part */               \
         int par = end - begin >= ADI_PARALLEL_NODES;                                           \
-        _Pragma("omp parallel for if (par) reduction(+ : div2, energy, bad) reduction(max : divmax, change, speed2)") \
-        for (int64_t i = (int64_t)begin; i < (int64_t)end; i++) {                              \
-            if (mask[i] != ADI_FLUID)                                                          \
-                continue;                                                                      \
-            double o[6];                                                                       \
-            measure_node_##SUF(p, mask, gf, prev ? pf : NULL, i, o);                           \
-            div2 += o[0];                                                                      \
-            divmax = o[1] > divmax ? o[1] : divmax;                                            \
-            change = o[2] > change ? o[2] : change;                                            \
-            speed2 = o[3] > speed2 ? o[3] : speed2;                                            \
-            energy += o[4];                                                                    \
-            bad += o[5];                                                                       \
+        u->p = p;                                                                              \
+        u->mask = mask;                                                                        \
+        u->begin = begin;                                                                      \
+        u->prev = prev != NULL;                                                                \
+        for (int v = 0; v < 4; v++) {                                                          \
+            u->gf[v] = g->f[v];                                                                \
+            u->pf[v] = prev ? prev->f[v] : NULL;                                               \
         }                                                                                      \
-        m->div2 = div2;                                                                        \
-        m->divmax = divmax;                                                                    \
-        m->change = change;                                                                    \
-        m->speed2max = speed2;                                                                 \
-        m->energy = energy;                                                                    \
-        m->nonfinite = bad;                                                                    \
+        int parts = kedr_parts(end - begin, par ? 0 : (size_t)-1, NAME##_part, u);             \
+        double r[6] = {0, 0, 0, 0, 0, 0};                                                      \
+        for (int t = 0; t < parts; t++) {                                                      \
+            r[0] += u->out[t][0];                                                              \
+            for (int k = 1; k < 4; k++)                                                        \
+                r[k] = u->out[t][k] > r[k] ? u->out[t][k] : r[k];                              \
+            r[4] += u->out[t][4];                                                              \
+            r[5] += u->out[t][5];                                                              \
+        }                                                                                      \
+        m->div2 = r[0];                                                                        \
+        m->divmax = r[1];                                                                      \
+        m->change = r[2];                                                                      \
+        m->speed2max = r[3];                                                                   \
+        m->energy = r[4];                                                                      \
+        m->nonfinite = r[5];                                                                   \
     }
 
 ADI_CPU_MEASURE(measure_f32, float, f32)

@@ -47,11 +47,16 @@ kedr_status kedr_cuda_status(cudaError_t err, const char *what, const char *file
 #define KEDR_IS_CUDA(ctx) ((ctx)->backend == KEDR_BACKEND_CUDA)
 
 /* Argument checks shared by the primitives. */
-/* The sum over [0, n) of part(lo, hi, arg), the range cut into one static part a thread
- * (OpenMP, when n >= min, more than one thread and not inside a parallel region) whose sums are
- * added in thread order: a run gives the bits of the next with the same thread count. OpenMP's
- * reduction clause adds the threads' sums in the order they finish, so with three threads or
- * more its last bits can change from run to run. */
+/* Work over [0, n) cut into one static part a thread (OpenMP; one part when n < min, with one
+ * thread, or inside a parallel region): part t (0 <= t < KEDR_PARTS_MOST) gets [lo, hi), the
+ * parts in order; returns the number of parts. A caller that adds the parts' results in part
+ * order gets the same bits on every run with the same thread count, which OpenMP's reduction
+ * clause does not give: it adds the threads' sums in the order they finish, so with three
+ * threads or more the last bits can change from run to run. */
+#define KEDR_PARTS_MOST 256
+int kedr_parts(size_t n, size_t min, void (*part)(size_t lo, size_t hi, int t, void *arg),
+               void *arg);
+/* The sum over [0, n) of part(lo, hi, arg) over kedr_parts' parts, added in part order. */
 double kedr_sum_parts(size_t n, size_t min, double (*part)(size_t lo, size_t hi, void *arg),
                       void *arg);
 kedr_status kedr_check_ptr(const void *p, size_t n, const char *fn, const char *name);

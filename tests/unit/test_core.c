@@ -5,6 +5,8 @@
 
 #include "core/internal.h"
 
+#include <omp.h>
+
 static void check_buffers(kedr_ctx *ctx, uint64_t seed)
 {
     for (size_t k = 0; k < TU_NSIZES; k++) {
@@ -106,10 +108,72 @@ static void check_format_bytes(void)
                  "%g bytes: '%s', expected '%s'", cases[i].bytes, buf, cases[i].text);
 }
 
+/* kedr_sum_parts: the parts cover [0, n) once, in order, and their sums are added in part order:
+ * every thread count gives the sum of the same static parts added left to right, bit for bit on
+ * every call (the point of it), whatever order the threads finish in. */
+static double sp_part(size_t lo, size_t hi, void *arg)
+{
+    const double *v = (const double *)arg;
+    double s = 0;
+    for (size_t i = lo; i < hi; i++)
+        s += v[i];
+    return s;
+}
+
+typedef struct {
+    size_t lo[KEDR_PARTS_MOST], hi[KEDR_PARTS_MOST];
+} sp_ranges;
+
+static void sp_range(size_t lo, size_t hi, int t, void *arg)
+{
+    sp_ranges *r = (sp_ranges *)arg;
+    r->lo[t] = lo;
+    r->hi[t] = hi;
+}
+
+static void check_sum_parts(void)
+{
+    const size_t sizes[] = {0, 1, 2, 3, 7, 1000, 65537, 100003};
+    double *v = malloc(100003 * sizeof *v);
+    uint64_t st = 17;
+    for (size_t i = 0; i < 100003; i++) /* mixed signs and magnitudes: the order shows */
+        v[i] = (tu_uniform(&st) - 0.5) * pow(10.0, 12.0 * tu_uniform(&st) - 6.0);
+    int keep = omp_get_max_threads();
+    for (int threads = 1; threads <= 7; threads++) {
+        omp_set_num_threads(threads);
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+            size_t n = sizes[z];
+            sp_ranges r;
+            int parts = kedr_parts(n, 0, sp_range, &r);
+            double want = 0;
+            int ok = parts >= 1 && parts <= threads && r.lo[0] == 0 && r.hi[parts - 1] == n;
+            for (int t = 0; t < parts; t++) {
+                ok &= r.lo[t] <= r.hi[t] && (t == 0 || r.lo[t] == r.hi[t - 1]);
+                want += sp_part(r.lo[t], r.hi[t], v);
+            }
+            TU_CHECK(ok, "kedr_parts: n = %zu, %d threads: %d parts not covering [0, n) in order",
+                     n, threads, parts);
+            for (int rep = 0; rep < 20; rep++) {
+                double got = kedr_sum_parts(n, 0, sp_part, v);
+                TU_CHECK(memcmp(&got, &want, sizeof got) == 0, "kedr_sum_parts: n = %zu, %d "
+                         "threads, call %d: %.17g, the parts in order give %.17g", n, threads,
+                         rep, got, want);
+            }
+            /* below min: one part, the plain sum */
+            double one = kedr_sum_parts(n, n + 1, sp_part, v), plain = sp_part(0, n, v);
+            TU_CHECK(memcmp(&one, &plain, sizeof one) == 0, "kedr_sum_parts below min: n = %zu",
+                     n);
+        }
+    }
+    omp_set_num_threads(keep);
+    free(v);
+}
+
 int main(void)
 {
     kedr_backend list[2];
     check_format_bytes();
+    check_sum_parts();
     int nb = tu_backends(list);
     /* Without a GPU, asking for cuda fails with a message instead of crashing. */
     if (!kedr_backend_available(KEDR_BACKEND_CUDA)) {
