@@ -1,5 +1,6 @@
-/* PNG maps of the DSMC cell fields (temperature, density, Mach number), like Fig. 6 of
- * Kashkovsky, Shershnev & Ivanov (2012), drawn through kedr/plot.h. */
+/* PNG maps of the DSMC cell fields (temperature, density, Mach number, and in a mixture each
+ * species' mole fraction), like Fig. 6 of Kashkovsky, Shershnev & Ivanov (2012), drawn through
+ * kedr/plot.h. */
 #include "kedr/dsmc.h"
 #include "kedr/plot.h"
 
@@ -26,16 +27,26 @@ kedr_status kedr_dsmc_write_png(const kedr_dsmc_case *c, const kedr_dsmc_fields 
     if (!v)
         return kedr_fail(KEDR_ERR_NOMEM, "%s: out of host memory (%zu cells)", fn, nc);
     struct {
-        const char *what, *title, *label;
+        char what[48], title[64], label[48];
         const double *data;
         int log_scale;
-    } maps[3] = {
+    } maps[3 + KEDR_DSMC_MAX_SPECIES] = {
         {"temperature", "translational temperature", "T [K]", f->temperature, 0},
         {"density", "density", "rho [kg/m#u3#d]", f->density, 1},
         {"mach", "Mach number", "Ma", f->mach, 0},
     };
+    int nmaps = 3;
+    /* a mixture: each species' mole fraction, NAME-x_SPECIES.png */
+    for (int k = 0; k < f->nspecies && k < c->nspecies && f->mole_fraction[k]; k++, nmaps++) {
+        const char *sp = c->species[k].name;
+        snprintf(maps[nmaps].what, sizeof maps[nmaps].what, "x_%s", sp);
+        snprintf(maps[nmaps].title, sizeof maps[nmaps].title, "mole fraction of %s", sp);
+        snprintf(maps[nmaps].label, sizeof maps[nmaps].label, "x_%s", sp);
+        maps[nmaps].data = f->mole_fraction[k];
+        maps[nmaps].log_scale = 0;
+    }
     kedr_status s = KEDR_OK;
-    for (int k = 0; k < 3 && s == KEDR_OK; k++) {
+    for (int k = 0; k < nmaps && s == KEDR_OK; k++) {
         /* Cells inside bodies (NaN) are grey; gas cells that no molecule entered while
          * sampling have no value (white), rather than a 0 that would stretch the colours. */
         for (size_t i = 0; i < nc; i++) {

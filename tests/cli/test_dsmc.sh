@@ -93,11 +93,20 @@ fi
 # A mixture (quick.ini in air): each species' number density n_NAME and mole fraction x_NAME
 # after the other fields, the densities adding up to number_density; 20 + 10 steps equal 30;
 # a checkpoint without the species' sums (an older kedr's: its header's count of sums, at byte
-# 124, less the three species) is refused.
-sed -e 's/^gas = Ar/gas = air/' "$quick" >"$tmp/mix.ini"
+# 124, less the three species) is refused; a PNG map of each species' mole fraction.
+sed -e 's/^gas = Ar/gas = air/' -e 's/^stats_every = 50/stats_every = 50\npng = yes/' "$quick" >"$tmp/mix.ini"
 check mix-run 0 'wrote .*/mix.vti' -- \
   "$kedr" dsmc "$tmp/mix.ini" --backend cpu --steps 20 --out "$tmp/mix" --seed 5 --sample-start 10
 check mix-csv 0 ',mfp_over_cell,n_N2,n_O2,n_Ar,x_N2,x_O2,x_Ar$' -- head -1 "$tmp/mix/mix.csv"
+if ! grep -q 'no PNG maps' "$tmp/out"; then
+  for m in temperature x_N2 x_O2 x_Ar; do
+    if [ "$(head -c 4 "$tmp/mix/mix-$m.png" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 89504e47 ]; then
+      pass
+    else
+      fail "mix-$m: no PNG written"
+    fi
+  done
+fi
 check mix-vti 0 'Name="n_O2".*Name="x_Ar"' -- bash -c "head -c 4000 '$tmp/mix/mix.vti' | tr -d '\n'"
 check mix-sums 0 '^rows [1-9][0-9]+ bad 0$' -- awk -F, 'NR == 1 { for (k = 1; k <= NF; k++) c[$k] = k; next }
   $c["particles_per_cell"] > 0 { n = $c["n_N2"] + $c["n_O2"] + $c["n_Ar"]; x = $c["x_N2"] + $c["x_O2"] + $c["x_Ar"]
