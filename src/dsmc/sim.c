@@ -2254,11 +2254,12 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
         double speed = sqrt(f->ux[c] * f->ux[c] + f->uy[c] * f->uy[c] + f->uz[c] * f->uz[c]);
         double a = sqrt(gamma * KEDR_BOLTZMANN * f->temperature_overall[c] / (m / n));
         f->mach[c] = a > 0 ? speed / a : 0;
-        double inv_mfp = 0;
+        double inv_mfp = 0; /* a mixture: the cell's own mole fractions, the case's before */
         for (int k = 0; k < sim->c.nspecies && t > 0; k++) {
             const kedr_dsmc_species *sp = &sim->c.species[k];
-            inv_mfp += sim->c.fraction[k] * sqrt(2.0) * M_PI * sp->d_ref * sp->d_ref *
-                       f->number_density[c] * pow(sp->t_ref / t, sp->omega - 0.5);
+            double xk = f->nspecies ? f->mole_fraction[k][c] : sim->c.fraction[k];
+            inv_mfp += xk * sqrt(2.0) * M_PI * sp->d_ref * sp->d_ref * f->number_density[c] *
+                       pow(sp->t_ref / t, sp->omega - 0.5);
         }
         f->mfp_ratio[c] = inv_mfp > 0 ? 1.0 / (inv_mfp * side) : 0;
     }

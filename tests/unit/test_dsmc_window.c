@@ -110,6 +110,20 @@ static void check_at_rest(kedr_ctx *ctx, const char *bn)
         for (int k = 0; k < 3; k++)
             share[k] += f.species_density[k][i];
     }
+    /* the mean free path over the cell side: the VHS sum over species (Bird 1994 eq. 4.65) with
+     * the cell's own mole fractions */
+    int wrong_mfp = 0;
+    for (size_t i = 0; i < nc; i++) {
+        double inv = 0, t = f.temperature[i];
+        for (int k = 0; k < 3; k++)
+            inv += f.mole_fraction[k][i] * sqrt(2.0) * M_PI * c.species[k].d_ref *
+                   c.species[k].d_ref * f.number_density[i] *
+                   pow(c.species[k].t_ref / t, c.species[k].omega - 0.5);
+        double want = 1 / (inv * (len / nx));
+        wrong_mfp += !(fabs(f.mfp_ratio[i] - want) <= 1e-12 * want);
+    }
+    TU_CHECK(wrong_mfp == 0, "%s: %d cells whose mfp_over_cell is not that of their own mole "
+             "fractions", bn, wrong_mfp);
     for (int k = 0; k < 3; k++) { /* the box keeps its molecules: binomial noise of the fill */
         double err = sqrt(c.fraction[k] * (1 - c.fraction[k]) / (double)np);
         TU_CHECK(fabs(share[k] / total - c.fraction[k]) < 5 * err, "%s: %s's share %.4f, set "
