@@ -9,7 +9,11 @@
 # layer 7, each as its reduced row echelon form. With the published diameters DIAM ({a1, a2})
 # and DIAM_INV ({a1^+-1, a2^+-1}) the search with inverses runs first and the other only where
 # it matches. FIRST and COUNT (environment) take a slice of the list, to split the work over
-# several runs; KEDR_ARGS adds options (e.g. "--backend cuda" or "--devices all").
+# several runs; KEDR_ARGS adds options (e.g. "--backend cuda" or "--devices all"). SPECS=FILE
+# searches the `burnside:K:ROWS` lines of FILE instead of all, e.g. one quotient an orbit of the
+# generators' symmetries, whose quotients share their diameters:
+#   python3 scripts/cayley/layer7-symmetry.py --reps 17:signed > reps.txt   (48 of the 156)
+#   SPECS=reps.txt scripts/cayley/layer7-search.sh 17 55 34
 set -u -o pipefail
 k=${1:?usage: layer7-search.sh K [DIAM DIAM_INV]}
 want=${2:-} want_inv=${3:-}
@@ -33,6 +37,11 @@ for s in out:
     print(f"burnside:{k}:{s}")
 PY
 )
+if [ -n "${SPECS:-}" ]; then
+    [ -r "$SPECS" ] || { echo "layer7-search.sh: SPECS=$SPECS: cannot read it" >&2; exit 2; }
+    specs=$(grep -E "^burnside:$k:" "$SPECS")
+    [ -n "$specs" ] || { echo "layer7-search.sh: $SPECS has no burnside:$k:ROWS line" >&2; exit 2; }
+fi
 first=${FIRST:-1} count=${COUNT:-100000}
 total=$(echo "$specs" | wc -l)
 echo "# B_$k: $total bases of layer 7; searching $first.. (at most $count)${want:+; published $want and $want_inv}"

@@ -244,4 +244,13 @@ PY
 else
   fail "sigint json: $(cat "$tmp/err")"
 fi
+# layer-7 quotients with the same Cayley graphs (scripts/cayley/layer7-symmetry.py): the swap
+# and inversion matrices pass their checks, the B_15 quotients with Kuznetsov's two diameters
+# are a union of orbits, a set that splits an orbit is refused, and B_17 has 48 orbits of lines
+# under the eight signed generator maps.
+sym="$src/scripts/cayley/layer7-symmetry.py"
+k37=1010,1011,1014,1020,1021,1022,1030,1034,1044,1100,1101,1102,1103,1104,1110,1120,1122,1130,1210,1240,1300,1302,1303,1314,1323,1332,1340,1401,1404,1411,1414,1422,1433,1441,1444,0011,0014
+check layer7-union 0 "check K = 15, plain: 37 quotients given, a union of orbits" -- python3 "$sym" 15 --check "15:plain:$k37"
+check layer7-split 1 "the orbit 0134 1212 is only partly in the set" -- python3 "$sym" 15 --check 15:plain:0134
+check layer7-reps 0 "^48$" -- bash -c "python3 '$sym' --reps 17:signed 2>/dev/null | wc -l"
 finish test_cayley
