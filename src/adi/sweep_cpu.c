@@ -278,7 +278,6 @@ typedef struct {
                      const adi_state *g, const adi_state *prev, adi_measure *m)                \
     {                                                                                          \
         adi_measure_parts parts_of, *u = &parts_of; /* 12 kB: a slot a part */               \
-        int par = end - begin >= ADI_PARALLEL_NODES;                                           \
         u->p = p;                                                                              \
         u->mask = mask;                                                                        \
         u->begin = begin;                                                                      \
@@ -287,7 +286,7 @@ typedef struct {
             u->gf[v] = g->f[v];                                                                \
             u->pf[v] = prev ? prev->f[v] : NULL;                                               \
         }                                                                                      \
-        int parts = kedr_parts(end - begin, par ? 0 : (size_t)-1, NAME##_part, u);             \
+        int parts = kedr_parts(end - begin, ADI_PARALLEL_NODES, NAME##_part, u);               \
         double r[6] = {0, 0, 0, 0, 0, 0};                                                      \
         for (int t = 0; t < parts; t++) {                                                      \
             r[0] += u->out[t][0];                                                              \

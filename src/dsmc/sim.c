@@ -2254,7 +2254,7 @@ static kedr_status get_fields(kedr_dsmc *sim, kedr_dsmc_fields *f, int window)
         double speed = sqrt(f->ux[c] * f->ux[c] + f->uy[c] * f->uy[c] + f->uz[c] * f->uz[c]);
         double a = sqrt(gamma * KEDR_BOLTZMANN * f->temperature_overall[c] / (m / n));
         f->mach[c] = a > 0 ? speed / a : 0;
-        double inv_mfp = 0; /* a mixture: the cell's own mole fractions, the case's before */
+        double inv_mfp = 0; /* a mixture: weighted by the cell's own mole fractions */
         for (int k = 0; k < sim->c.nspecies && t > 0; k++) {
             const kedr_dsmc_species *sp = &sim->c.species[k];
             double xk = f->nspecies ? f->mole_fraction[k][c] : sim->c.fraction[k];

@@ -81,7 +81,7 @@ kedr_status flow_sop_reduce(kedr_ctx *ctx, const flow_grid *g, const flow_args *
     } else { /* a part a thread, added in thread order: the same bits on every run */
         sop_sum_arg u = {g, A, op, box};
         size_t nx = (size_t)(box.hi[0] - box.lo[0] + 1), rows = volume(box) / nx;
-        m = kedr_sum_parts(rows, volume(box) >= SOP_OMP_MIN ? 0 : rows + 1, sop_sum_part, &u);
+        m = kedr_sum_parts(rows, (SOP_OMP_MIN + nx - 1) / nx, sop_sum_part, &u);
     }
     *out = m;
     return KEDR_OK;

@@ -86,6 +86,13 @@
         _Pragma("omp simd")                                                                     \
         for (size_t j = 0; j < w; j++)                                                          \
             x[j] = (d[j] - a[j] * yl[j] - c[j] * y0[j]) / (b[j] + a[j] * zl[j] + c[j] * z0[j]); \
+    }                                                                                           \
+    /* Periodic: a row's x = y + x_{n-1} z from its y (in x), its z and x_{n-1} (xl). */        \
+    static inline void correct_##SUF(T *x, const T *xl, const T *z, size_t w)                  \
+    {                                                                                           \
+        _Pragma("omp simd")                                                                     \
+        for (size_t j = 0; j < w; j++)                                                          \
+            x[j] = x[j] + xl[j] * z[j];                                                         \
     }
 
 TRIDIAG_STEPS(f32, float)
@@ -111,13 +118,8 @@ TRIDIAG_STEPS(f64, double)
             return;                                                                             \
         size_t l = (n - 1) * st, y = (m - 1) * st;                                              \
         border_##SUF(a + l, b + l, c + l, d + l, d + y, zp + (m - 1) * w, d, zp, d + l, w);     \
-        for (size_t i = 0; i < m; i++) {                                                        \
-            T *x = d + i * st;                                                                  \
-            const T *z = zp + i * w;                                                            \
-            _Pragma("omp simd")                                                                 \
-            for (size_t j = 0; j < w; j++)                                                      \
-                x[j] = x[j] + d[l + j] * z[j];                                                  \
-        }                                                                                       \
+        for (size_t i = 0; i < m; i++)                                                          \
+            correct_##SUF(d + i * st, d + l, zp + i * w, w);                                    \
     }
 
 TRIDIAG_BLOCK(f32, float)
@@ -249,13 +251,8 @@ TRIDIAG_GATHER(f64, double)
                     if (i + 1 < m)                                                              \
                         backward_##SUF(cp + i * lanes, dp + (i + 1) * lanes, dp + i * lanes,    \
                                        zp, zp, w, 0);                                           \
-            for (size_t i = i0; i < i1 && periodic; i++) { /* x = y + x_{n-1} z */              \
-                T *x = dp + i * lanes;                                                          \
-                const T *z = zp + i * lanes;                                                    \
-                _Pragma("omp simd")                                                             \
-                for (size_t j = 0; j < w; j++)                                                  \
-                    x[j] = x[j] + td[j] * z[j];                                                 \
-            }                                                                                   \
+            for (size_t i = i0; i < i1 && periodic; i++) /* x = y + x_{n-1} z */                \
+                correct_##SUF(dp + i * lanes, td, zp + i * lanes, w);                           \
             transpose_##SUF(dp + i0 * lanes, lanes, d + i0, n, i1 - i0, w);                     \
             i1 = i0;                                                                            \
         }                                                                                       \
