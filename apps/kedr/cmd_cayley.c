@@ -35,6 +35,10 @@ static void help(void)
            "options:\n"
            "  --inverses           add the inverse of each generator (abelian: -1 as well)\n"
            "  --metric htm|qtm     cube2: half-turn (default) or quarter-turn metric\n"
+           "  --basis nq|kuznetsov burnside:K: the pc basis of B0(2,5) (default nq, kedr's\n"
+           "                       own, K = 1..26); kuznetsov: the one behind Kuznetsov's\n"
+           "                       published diameters (K = 1..18 and 22; it differs from\n"
+           "                       nq at K = 15 and 17)\n"
            "  --mode M             auto (default), dense or sparse (sorted layers; also runs\n"
            "                       the ranked groups, to cross-check the two modes)\n"
            "  --json FILE          also write the results as JSON\n"
@@ -82,6 +86,7 @@ static void help(void)
            "  kedr cayley abelian:8,8,8 --inverses --json torus.json\n"
            "  kedr cayley pancake:13 --checkpoint p13.ckpt   (later: --resume p13.ckpt)\n"
            "  kedr cayley burnside:10 --inverses\n"
+           "  kedr cayley burnside:15 --basis kuznetsov\n"
            "  mpirun -np 4 kedr cayley burnside:17 --json b17.json\n"
            "  kedr cayley burnside:18 --dry-run --ranks 8\n");
 }
@@ -453,7 +458,7 @@ static int run_cayley(int argc, char **argv)
 {
     cli_common c = {KEDR_BACKEND_AUTO, 0};
     const char *spec = NULL, *json = NULL, *csv = NULL, *plot = NULL, *metric = NULL;
-    const char *word = NULL, *distance = NULL;
+    const char *word = NULL, *distance = NULL, *basis = NULL;
     long long farthest = 0;
     int inverses = 0, quiet = 0, mode_given = 0, dry = 0, plan_ranks = 0;
     kedr_cayley_options opt = {.on_level = progress, .mode = KEDR_CAYLEY_AUTO,
@@ -476,6 +481,8 @@ static int run_cayley(int argc, char **argv)
             csv = cli_value(argc, argv, &i, cmd);
         else if (is_option(a, "--metric"))
             metric = cli_value(argc, argv, &i, cmd);
+        else if (is_option(a, "--basis"))
+            basis = cli_value(argc, argv, &i, cmd);
         else if (is_option(a, "--word"))
             word = cli_value(argc, argv, &i, cmd);
         else if (is_option(a, "--distance"))
@@ -539,7 +546,7 @@ static int run_cayley(int argc, char **argv)
         spec = cube;
     }
     kedr_cayley_group *g = NULL;
-    if (kedr_cayley_parse(spec, inverses, &g) != KEDR_OK)
+    if (kedr_cayley_parse_basis(spec, basis, inverses, &g) != KEDR_OK)
         cli_usage_error(cmd, "%s", kedr_last_error());
     if (quiet || cay_rank > 0)
         opt.on_level = NULL;

@@ -120,6 +120,15 @@ typedef struct {
 kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group **g);
 void kedr_cayley_group_free(kedr_cayley_group *g);
 
+/* kedr_cayley_parse with a choice of pc basis for burnside:K (docs/cayley.md, "Kuznetsov's
+ * basis"): "nq" (or NULL) is kedr's own, the spec as given; "kuznetsov" is the basis behind
+ * A. A. Kuznetsov's published diameters, known for K = 1..18 and 22 (burnside:15 and burnside:17
+ * become the layer-7 quotients burnside:15:1100 and burnside:17:1000/0100/0012; the other K are
+ * the same groups in both). Refused, with a message saying why: another basis name, another
+ * family, a burnside:K:ROWS spec (it names its own basis), K = 19..21 or 23..26. */
+kedr_status kedr_cayley_parse_basis(const char *spec, const char *basis, int inverses,
+                                    kedr_cayley_group **g);
+
 /* The help line of family i (0, 1, ... until NULL) of the families kedr_cayley_parse knows:
  * "SYNTAX<tab>what it is (N = MIN..MAX)", the text after the tab possibly over several lines
  * separated by newlines; written to buf (truncated to size), which is returned. */

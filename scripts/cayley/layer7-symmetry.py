@@ -23,8 +23,19 @@ weight), the swap is an involution, and every phi maps layer 7 onto itself.
 With --reps K:GROUP it prints one quotient an orbit instead, as `burnside:K:ROWS` lines, the
 list that scripts/cayley/layer7-search.sh searches when given it as SPECS.
 
+With --kuznetsov it prints the layer-7 exponents of every commutator [a_i, a_j] of weight 7
+(a_i, a_j among a1..a14, Kuznetsov's generators there) with its multidegree in (a1, a2): they
+lie in V(4,3) = span(a15, a16) or V(3,4) = span(a17, a18) of nq's basis. A basis of
+commutators is homogeneous, so its B_17 kills a line of V(4,3) or of V(3,4), 6 orbits of the
+swap in all, searched on GPUs: only [a14,a1]'s line gives the published (55, 34). Then it
+prints the quotients of Kuznetsov's basis as reconstructed (docs/cayley.md, "Kuznetsov's
+basis"): a15 = [a11,a2], a16 = [a9,a3], a17 = [a12,a2], a18 = [a14,a1], B_K = B_18 / span of
+a_{K+1}..a18, as the `burnside:K:ROWS` specs that `kedr cayley burnside:K --basis kuznetsov`
+searches.
+
     python3 scripts/cayley/layer7-symmetry.py [K ...] [-v] [--check 15:plain:1010,1011,...]
     python3 scripts/cayley/layer7-symmetry.py --reps 17:signed > b17-signed.txt
+    python3 scripts/cayley/layer7-symmetry.py --kuznetsov
 """
 
 import itertools
@@ -148,8 +159,66 @@ def quotients(k):
     return sorted(set(out))
 
 
+WEIGHT = [1, 1, 2, 3, 3, 4, 4, 4, 5, 5, 6, 6, 6, 6]
+KUZNETSOV = [(11, 2), (9, 3), (12, 2), (14, 1)]  # a15..a18 as [a_i, a_j], 1-based
+
+
+def degree(G, k):
+    """(degree in a1, degree in a2) of a_k (0-based) from its definition."""
+    if k < 2:
+        return (1, 0) if k == 0 else (0, 1)
+    i, j = G.defs[k]
+    a, b = degree(G, i), degree(G, j)
+    return (a[0] + b[0], a[1] + b[1])
+
+
+def kernel_rows(vectors):
+    """The reduced row echelon rows L with ker L = span(vectors) in Z_5^4."""
+    basis = rref(vectors) if vectors else ()
+    # the rows annihilating the span: the null space of the span's matrix
+    rows = []
+    for cand in itertools.product(range(P), repeat=4):
+        if any(cand) and all(sum(c * v for c, v in zip(cand, b)) % P == 0 for b in basis):
+            rows.append(cand)
+    return rref(rows)
+
+
+def kuznetsov(G):
+    gen = [G.g.gen(k) for k in range(14)]
+    print('weight-7 commutators of a1..a14: layer-7 exponents (a15..a18 of nq) and multidegree')
+    vec = {}
+    for i in range(14):
+        for j in range(i):
+            if WEIGHT[i] + WEIGHT[j] != 7:
+                continue
+            c = G.comm(gen[i], gen[j])
+            if any(c[:14]):
+                raise ValueError('[a%d,a%d] is not in layer 7' % (i + 1, j + 1))
+            v = tuple(c[14:18])
+            di, dj = degree(G, i), degree(G, j)
+            deg = (di[0] + dj[0], di[1] + dj[1])
+            part = 'V(4,3)' if v[2:] == (0, 0) else 'V(3,4)' if v[:2] == (0, 0) else 'mixed'
+            if any(v) and part != ('V(%d,%d)' % deg):
+                raise ValueError('[a%d,a%d] of degree %s lies in %s' % (i + 1, j + 1, deg, part))
+            vec[(i + 1, j + 1)] = v
+            print('  [a%d,a%d]  %s  degree %s  %s' % (i + 1, j + 1, ''.join(map(str, v)), deg,
+                                                    part if any(v) else 'trivial'))
+    basis = [vec[ij] for ij in KUZNETSOV]
+    if len(rref(basis)) != 4:
+        raise ValueError('the reconstructed a15..a18 are not a basis of layer 7')
+    print("Kuznetsov's basis (reconstructed): " + ', '.join(
+        'a%d = [a%d,a%d]' % (15 + n, i, j) for n, (i, j) in enumerate(KUZNETSOV)))
+    for k in (15, 16, 17):
+        rows = kernel_rows(basis[k - 14:])
+        plain = rows == tuple(tuple(int(r == c) for c in range(4)) for r in range(k - 14))
+        print('kuznetsov burnside:%d%s' % (k, '' if plain else ':' + spec(rows)))
+    return 0
+
+
 def main(argv):
     ks, checks, reps = [], [], None
+    if '--kuznetsov' in argv:
+        return kuznetsov(Group())
     i = 0
     while i < len(argv):
         if argv[i] == '--reps':

@@ -462,6 +462,63 @@ kedr_status kedr_cayley_parse(const char *spec, int inverses, kedr_cayley_group 
 
 void kedr_cayley_group_free(kedr_cayley_group *g) { free(g); }
 
+/* Kuznetsov's basis of layer 7 (docs/cayley.md, "Kuznetsov's basis"): a15 = [a11,a2],
+ * a16 = [a9,a3], a17 = [a12,a2], a18 = [a14,a1] as exponent vectors over nq's a15..a18 are
+ * (1,0,0,0), (4,1,0,0), (0,0,1,0), (0,0,2,4); B_K kills a_{K+1}..a18, so its layer-7 rows are
+ * those whose kernel is spanned by them. K <= 14, 16, 18 and 22 are the same quotient as nq's. */
+static const char *kuznetsov_rows(int k)
+{
+    switch (k) {
+    case 15: return "1100";
+    case 17: return "1000/0100/0012";
+    default: return NULL;
+    }
+}
+
+kedr_status kedr_cayley_parse_basis(const char *spec, const char *basis, int inverses,
+                                    kedr_cayley_group **out)
+{
+    if (!basis || strcmp(basis, "nq") == 0)
+        return kedr_cayley_parse(spec, inverses, out);
+    if (out)
+        *out = NULL;
+    if (strcmp(basis, "kuznetsov") != 0)
+        return kedr_fail(KEDR_ERR_INVALID, "--basis %s: expected nq or kuznetsov", basis);
+    if (!spec || strncmp(spec, "burnside:", 9) != 0)
+        return kedr_fail(KEDR_ERR_INVALID, "--basis kuznetsov applies to burnside:K only (got "
+                         "'%s')", spec ? spec : "(null)");
+    kedr_cayley_group *g;
+    KEDR_TRY(kedr_cayley_parse(spec, inverses, &g));
+    int k = g->n;
+    if (strchr(spec + 9, ':')) {
+        kedr_cayley_group_free(g);
+        return kedr_fail(KEDR_ERR_INVALID, "%s gives its own basis of layer 7; --basis "
+                         "kuznetsov gives another: leave out one of them", spec);
+    }
+    if (k > 18 && k != 22) {
+        kedr_cayley_group_free(g);
+        return kedr_fail(KEDR_ERR_INVALID, "%s --basis kuznetsov: the basis covers K = 1..18 "
+                         "and 22 (his generators beyond a18 are not known here; B_18 and B_22 "
+                         "are lower-central quotients, the same in every basis); use --basis nq",
+                         spec);
+    }
+    const char *rows = kuznetsov_rows(k);
+    if (rows) {
+        char full[64];
+        snprintf(full, sizeof full, "burnside:%d:%s", k, rows);
+        kedr_cayley_group_free(g);
+        KEDR_TRY(kedr_cayley_parse(full, inverses, &g));
+    }
+    if (rows)
+        snprintf(g->description, sizeof g->description, "B_%d in Kuznetsov's basis, order 5^%d, "
+                 "generators a1, a2", k, k);
+    else
+        snprintf(g->description, sizeof g->description, "B_%d, the same in Kuznetsov's basis and "
+                 "nq's, generators a1, a2", k);
+    *out = g;
+    return KEDR_OK;
+}
+
 int kedr_cayley_element_size(const kedr_cayley_group *g)
 {
     return g->kind == KEDR_CAYLEY_SIGNED_PERMUTATION ? 2 * g->n : g->n;

@@ -253,4 +253,21 @@ k37=1010,1011,1014,1020,1021,1022,1030,1034,1044,1100,1101,1102,1103,1104,1110,1
 check layer7-union 0 "check K = 15, plain: 37 quotients given, a union of orbits" -- python3 "$sym" 15 --check "15:plain:$k37"
 check layer7-split 1 "the orbit 0134 1212 is only partly in the set" -- python3 "$sym" 15 --check 15:plain:0134
 check layer7-reps 0 "^48$" -- bash -c "python3 '$sym' --reps 17:signed 2>/dev/null | wc -l"
+# Kuznetsov's basis: what `kedr cayley burnside:K --basis kuznetsov` searches is the quotient
+# the script derives by collection from the commutators a15..a18 = [a11,a2], [a9,a3], [a12,a2],
+# [a14,a1] (every weight-7 commutator in V(4,3) or V(3,4) by its multidegree, or the script
+# fails); K <= 14 is nq's group (Kuznetsov's B_8: diameter 30, 19 with inverses); every K,
+# spec, family or basis name it does not cover is refused.
+python3 "$sym" --kuznetsov > "$tmp/kz.txt" 2>&1 || fail "layer7-symmetry.py --kuznetsov: $(tail -3 "$tmp/kz.txt")"
+for k in 15 16 17; do
+  want=$(awk -v k="burnside:$k" '$1 == "kuznetsov" && ($2 == k || index($2, k ":") == 1) {print $2}' "$tmp/kz.txt")
+  [ -n "$want" ] || fail "layer7-symmetry.py --kuznetsov printed no burnside:$k"
+  check "kuznetsov-$k" 0 "^group +$want \\(B_$k" -- "$kedr" cayley burnside:$k --basis kuznetsov --dry-run
+done
+check kuznetsov-8 0 'diameter +30' -- "$kedr" cayley burnside:8 --basis kuznetsov --backend cpu -q
+check kuznetsov-8-inv 0 'diameter +19' -- "$kedr" cayley burnside:8 --basis kuznetsov --inverses --backend cpu -q
+check kuznetsov-19 2 'burnside:19 --basis kuznetsov: the basis covers K = 1..18 and 22' -- "$kedr" cayley burnside:19 --basis kuznetsov --dry-run
+check kuznetsov-rows 2 'burnside:15:1203 gives its own basis of layer 7' -- "$kedr" cayley burnside:15:1203 --basis kuznetsov --dry-run
+check kuznetsov-family 2 'applies to burnside:K only' -- "$kedr" cayley pancake:5 --basis kuznetsov
+check basis-name 2 '--basis hall: expected nq or kuznetsov' -- "$kedr" cayley burnside:5 --basis hall
 finish test_cayley

@@ -5,7 +5,11 @@
  *  - the products: the quotient map pi(y) = (y0..y13, L (y14..y17)) from B_18 (where layer 7 is
  *    whole) to B_K(L) commutes with a1, a2 and their inverses on random elements of B_18, for
  *    random L of every rank; so B_K(L) is the quotient of B_18 by ker L, whose growth function a
- *    search of burnside:K:ROWS gives (docs/cayley.md). */
+ *    search of burnside:K:ROWS gives (docs/cayley.md);
+ *  - Kuznetsov's basis (kedr_cayley_parse_basis): B_15 and B_17 are the quotients by the spans
+ *    of his a16..a18 and of a18 (their layer-7 exponents by collection, from
+ *    `scripts/cayley/layer7-symmetry.py --kuznetsov`), every other K up to 18 and 22 nq's group,
+ *    and every K, spec, family or basis name it does not cover refused. */
 #include "test_util.h"
 #include "cayley/cayley_elem.h"
 
@@ -65,6 +69,92 @@ static void check_specs(void)
     check_refused("burnside:15:0000", "not independent");
     check_refused("burnside:16:1203/2401", "not independent");
     check_refused("burnside:17:1000/0100/1100", "not independent");
+}
+
+/* rows . v over Z_5 for each of g's layer-7 rows (nq's basis: the rows [I | 0]) */
+static int kills(const kedr_cayley_group *g, const int v[4])
+{
+    int rows = g->n - 14;
+    for (int r = 0; r < rows; r++) {
+        int dot = 0;
+        for (int j = 0; j < 4; j++)
+            dot += (g->layer7_rows ? g->layer7[r][j] : (r == j)) * v[j];
+        if (dot % 5)
+            return 0;
+    }
+    return 1;
+}
+
+static void check_basis(void)
+{
+    /* a15..a18 of Kuznetsov's basis as reconstructed: [a11,a2], [a9,a3], [a12,a2], [a14,a1] */
+    static const int a[4][4] = {{1, 0, 0, 0}, {4, 1, 0, 0}, {0, 0, 1, 0}, {0, 0, 2, 4}};
+    for (int k = 1; k <= 22; k++) {
+        if (k > 18 && k != 22)
+            continue;
+        char spec[32];
+        snprintf(spec, sizeof spec, "burnside:%d", k);
+        kedr_cayley_group *g = NULL, *h = parse(spec, 1);
+        kedr_status s = kedr_cayley_parse_basis(spec, "kuznetsov", 1, &g);
+        TU_CHECK(s == KEDR_OK && g, "%s --basis kuznetsov: %s", spec, kedr_last_error());
+        if (!g || !h) {
+            kedr_cayley_group_free(g);
+            kedr_cayley_group_free(h);
+            continue;
+        }
+        TU_CHECK(strstr(g->description, "Kuznetsov") != NULL, "%s: description '%s'", spec,
+                 g->description);
+        TU_CHECK(g->n == k && g->order == h->order && g->ngens == h->ngens && g->inverses,
+                 "%s --basis kuznetsov: another group", spec);
+        if (k == 15 || k == 17) {
+            const char *want = k == 15 ? "burnside:15:1100" : "burnside:17:1000/0100/0012";
+            TU_CHECK(strcmp(g->spec, want) == 0, "%s --basis kuznetsov: %s, expected %s", spec,
+                     g->spec, want);
+            /* the quotient kills a_{K+1}..a18 and no combination of a15..a_K */
+            for (int j = k - 14; j < 4; j++)
+                TU_CHECK(kills(g, a[j]), "%s: a%d not in the kernel", g->spec, 15 + j);
+            for (int c = 1; c < (k == 15 ? 5 : 125); c++) {
+                int v[4] = {0, 0, 0, 0};
+                for (int i = 0, cc = c; i < k - 14; i++, cc /= 5)
+                    for (int j = 0; j < 4; j++)
+                        v[j] += (cc % 5) * a[i][j];
+                TU_CHECK(!kills(g, v), "%s: combination %d of a15..a%d killed", g->spec, c, k);
+            }
+        } else {
+            TU_CHECK(strcmp(g->spec, h->spec) == 0 && g->layer7_rows == 0,
+                     "%s --basis kuznetsov: %s, expected nq's group", spec, g->spec);
+        }
+        kedr_cayley_group_free(g);
+        kedr_cayley_group_free(h);
+    }
+    /* nq (and no basis) is kedr_cayley_parse itself */
+    kedr_cayley_group *g = NULL;
+    TU_CHECK(kedr_cayley_parse_basis("burnside:17:0012/1000/0100", "nq", 0, &g) == KEDR_OK && g &&
+                 strcmp(g->spec, "burnside:17:1000/0100/0012") == 0, "--basis nq with ROWS");
+    kedr_cayley_group_free(g);
+    g = NULL;
+    TU_CHECK(kedr_cayley_parse_basis("pancake:5", NULL, 0, &g) == KEDR_OK && g, "no basis");
+    kedr_cayley_group_free(g);
+    static const struct {
+        const char *spec, *basis, *words;
+    } bad[] = {
+        {"burnside:19", "kuznetsov", "K = 1..18 and 22"},
+        {"burnside:21", "kuznetsov", "K = 1..18 and 22"},
+        {"burnside:23", "kuznetsov", "K = 1..18 and 22"},
+        {"burnside:15:1100", "kuznetsov", "its own basis"},
+        {"pancake:5", "kuznetsov", "burnside:K only"},
+        {"burnside:5", "hall", "expected nq or kuznetsov"},
+        {"burnside:27", "kuznetsov", "from 1 to"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        g = NULL;
+        kedr_status s = kedr_cayley_parse_basis(bad[i].spec, bad[i].basis, 0, &g);
+        TU_CHECK(s == KEDR_ERR_INVALID && !g, "%s --basis %s: accepted", bad[i].spec,
+                 bad[i].basis);
+        TU_CHECK(strstr(kedr_last_error(), bad[i].words) != NULL, "%s --basis %s: '%s' lacks '%s'",
+                 bad[i].spec, bad[i].basis, kedr_last_error(), bad[i].words);
+        kedr_cayley_group_free(g);
+    }
 }
 
 /* The image of an element of B_18 (rank in base 5) in B_K(L), L = g's rows. */
@@ -133,6 +223,7 @@ int main(void)
 {
     uint64_t seed = 20261127;
     check_specs();
+    check_basis();
     check_quotient(&seed);
     return tu_finish("test_cayley_layer7");
 }
