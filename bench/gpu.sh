@@ -7,7 +7,9 @@
 #   OUT=/some/dir bench/gpu.sh bench      build, bench
 #   OUT=/some/dir bench/gpu.sh multi      build, the cayley tests and burnside:14..16 timings
 #                                         over every GPU of the host (KEDR_B17=1: and burnside:17,
-#                                         KEDR_B17=inverses: with inverses)
+#                                         KEDR_B17=inverses: with inverses;
+#                                         KEDR_B17=kuznetsov: both sets in Kuznetsov's basis,
+#                                         checked against his 55 and 34)
 #   OUT=/some/dir bench/gpu.sh sanitize   build, compute-sanitizer over the test programs
 #                                         (bench/sanitize-gpu.sh: about 8 minutes)
 #   OUT=/some/dir bench/gpu.sh probe      build, every kedr probe measurement (probe-*.json)
@@ -90,11 +92,11 @@ if has bench; then
 fi
 
 if has bench; then
-    echo "== burnside:11..14 on cuda against Kuznetsov's diameters (Prikl. Diskr. Mat. 3(33), 2016)"
-    for want in 11:35:24 12:40:26 13:40:28 14:45:30; do
+    echo "== burnside:11..16 on cuda against Kuznetsov's diameters (Prikl. Diskr. Mat. 3(33), 2016), in his basis"
+    for want in 11:35:24 12:40:26 13:40:28 14:45:30 15:46:30 16:50:33; do
         IFS=: read -r k d dinv <<<"$want"
         for inv in "" --inverses; do
-            got=$(build/kedr cayley "burnside:$k" $inv --backend cuda -q 2>&1 |
+            got=$(build/kedr cayley "burnside:$k" --basis kuznetsov $inv --backend cuda -q 2>&1 |
                 tee -a "$out/bench.log" | awk '/^diameter/ {print $2}')
             expect=$([ -z "$inv" ] && echo "$d" || echo "$dinv")
             verdict=$([ "$got" = "$expect" ] && echo match || echo MISMATCH)
@@ -131,7 +133,16 @@ if has multi; then
             [ "${PIPESTATUS[0]}" -eq 0 ] || multi_rc=1
         done
     done
-    if [ -n "${KEDR_B17:-}" ]; then
+    if [ "${KEDR_B17:-}" = kuznetsov ]; then
+        # B_17 in Kuznetsov's basis against his 55 and 34 (191 GB: 2 H200s or 3 H100s)
+        for inv in "" --inverses; do
+            got=$(timeout "${KEDR_B17_TIMEOUT:-420}" build/kedr cayley burnside:17 --basis kuznetsov $inv \
+                --backend cuda --devices all -q 2>&1 | tee -a "$out/multi.log" | awk '/^diameter/ {print $2}')
+            expect=$([ -z "$inv" ] && echo 55 || echo 34)
+            [ "$got" = "$expect" ] || multi_rc=1
+            echo "burnside:17 --basis kuznetsov ${inv:-(a1, a2)}: diameter ${got:-none}, published $expect"
+        done
+    elif [ -n "${KEDR_B17:-}" ]; then
         inv=$([ "$KEDR_B17" = inverses ] && echo --inverses || echo "")
         timeout "${KEDR_B17_TIMEOUT:-420}" build/kedr cayley burnside:17 $inv --backend cuda --devices all \
             --json "$out/b17${inv:+-inverses}.json" 2>&1 | tee -a "$out/multi.log" | tail -n 70
