@@ -6,7 +6,9 @@
  * the projection
  * solver (a lid-driven box) and its pressure share,
  * and, on the cpu, the same Poisson problem through hypre (BoomerAMG-preconditioned CG) and
- * PETSc (CG with GAMG) when the build has them, one MPI rank each. */
+ * PETSc (CG with GAMG) when the build has them, over every MPI rank of the run (one process:
+ * one rank; `mpirun -np P kedr bench flow --backend cpu --solvers hypre,petsc`: P ranks, each
+ * a slab of planes, the way these libraries use all the cores of a host). */
 #include "bench_util.h"
 #include "flow_bench.h"
 
@@ -29,6 +31,12 @@
 #endif
 
 #define FB_TOL 1e-8
+
+/* The run's MPI rank and rank count while the yardsticks hold MPI (else 0 and 1): only rank 0
+ * prints, checks and writes; the other ranks join the yardsticks' solves. */
+static int fb_rank = 0, fb_ranks = 1;
+
+int kedr_bench_flow_rank(void) { return fb_rank; }
 
 const char *kedr_bench_flow_yardsticks(void)
 {
@@ -247,57 +255,133 @@ static int matrix_row(const problem *p, size_t c, long long *cols, double *vals)
     vals[0] = d;
     return m;
 }
+
+/* This rank's rows [*lo, *hi): whole planes of the slowest axis that is split (z in 3D, y in
+ * 2D), as even as the plane count allows. */
+static void slab(const problem *p, size_t *lo, size_t *hi)
+{
+    int ax = p->n[2] > 1 ? 2 : 1;
+    size_t planes = (size_t)p->n[ax], per = p->N / planes;
+    *lo = planes * (size_t)fb_rank / (size_t)fb_ranks * per;
+    *hi = planes * (size_t)(fb_rank + 1) / (size_t)fb_ranks * per;
+}
+
+/* x (rows lo..hi-1 of every rank) gathered on rank 0 into hx, its mean removed there; then the
+ * row's residual check on rank 0. */
+static kedr_status gather_check(const problem *p, const double *x, size_t lo, size_t hi,
+                                double *hx, row *r)
+{
+    int *counts = NULL, *displs = NULL;
+    if (fb_rank == 0) {
+        counts = malloc((size_t)fb_ranks * sizeof *counts);
+        displs = malloc((size_t)fb_ranks * sizeof *displs);
+        if (!counts || !displs) {
+            free(counts);
+            free(displs);
+            return kedr_fail(KEDR_ERR_NOMEM, "bench flow: %d ranks' counts", fb_ranks);
+        }
+    }
+    int mine = (int)(hi - lo), at = (int)lo;
+    MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gather(&at, 1, MPI_INT, displs, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    MPI_Gatherv(x, mine, MPI_DOUBLE, hx, counts, displs, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    free(counts);
+    free(displs);
+    if (fb_rank > 0)
+        return KEDR_OK;
+    double mean = 0;
+    for (size_t c = 0; c < p->N; c++)
+        mean += hx[c];
+    mean /= (double)p->N;
+    for (size_t c = 0; c < p->N; c++)
+        hx[c] -= mean;
+    r->residual = residual(p, hx);
+    r->status = r->residual <= 1.01 * FB_TOL ? "ok" : "MISMATCH";
+    return KEDR_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Seconds from t0 to now, the slowest rank's. */
+static double ranks_seconds(double t0)
+{
+    double t = kedr_wall_seconds() - t0, most = t;
+    MPI_Allreduce(&t, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return most;
+}
+
+/* A yardstick's row name: the library, and the ranks when more than one. */
+static void yard_name(row *r, const char *what)
+{
+    if (fb_ranks > 1)
+        snprintf(r->what, sizeof r->what, "%s (%d ranks)", what, fb_ranks);
+    else
+        snprintf(r->what, sizeof r->what, "%s", what);
+}
 #endif
 
 #ifdef KEDR_BENCH_HYPRE
-static kedr_status hypre_run(const problem *p, double *hx, row *r)
+/* hypre's BoomerAMG-preconditioned CG over the ranks (IJ interface, each rank its slab), one
+ * V-cycle a CG iteration; strong threshold 0.5 in 3D (hypre's advice for 3D Laplacians), the
+ * library's defaults otherwise. Setup (assembly + AMG setup) once, the solve `repeats` times
+ * from x = 0: the median. */
+static kedr_status hypre_run(const problem *p, int repeats, double *hx, row *r)
 {
-    HYPRE_BigInt N = (HYPRE_BigInt)p->N;
+    size_t lo, hi;
+    slab(p, &lo, &hi);
+    HYPRE_BigInt ilo = (HYPRE_BigInt)lo, ihi = (HYPRE_BigInt)hi - 1;
+    size_t nloc = hi - lo;
     HYPRE_IJMatrix A;
     HYPRE_IJVector b, x;
     HYPRE_ParCSRMatrix pA;
     HYPRE_ParVector pb, px;
     HYPRE_Solver solver, amg;
+    HYPRE_BigInt *idx = malloc((nloc + 1) * sizeof *idx);
+    HYPRE_Complex *vals = malloc((nloc + 1) * sizeof *vals);
+    double *times = malloc((size_t)repeats * sizeof *times);
+    if (!idx || !vals || !times) {
+        free(idx);
+        free(vals);
+        free(times);
+        return kedr_fail(KEDR_ERR_NOMEM, "bench flow: hypre vectors of %zu rows", nloc);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
     double t0 = kedr_wall_seconds();
-    HYPRE_IJMatrixCreate(MPI_COMM_WORLD, 0, N - 1, 0, N - 1, &A);
+    HYPRE_IJMatrixCreate(MPI_COMM_WORLD, ilo, ihi, ilo, ihi, &A);
     HYPRE_IJMatrixSetObjectType(A, HYPRE_PARCSR);
     HYPRE_IJMatrixInitialize(A);
-    for (size_t c = 0; c < p->N; c++) {
+    for (size_t c = lo; c < hi; c++) {
         long long cols[7];
-        double vals[7];
+        double v7[7];
         HYPRE_BigInt hc[7], row_i = (HYPRE_BigInt)c;
         HYPRE_Complex hv[7];
-        HYPRE_Int m = matrix_row(p, c, cols, vals);
+        HYPRE_Int m = matrix_row(p, c, cols, v7);
         for (int e = 0; e < m; e++) {
             hc[e] = (HYPRE_BigInt)cols[e];
-            hv[e] = vals[e];
+            hv[e] = v7[e];
         }
         HYPRE_IJMatrixSetValues(A, 1, &m, &row_i, hc, hv);
     }
     HYPRE_IJMatrixAssemble(A);
     HYPRE_IJMatrixGetObject(A, (void **)&pA);
-    HYPRE_BigInt *idx = malloc(p->N * sizeof *idx);
-    HYPRE_Complex *vals = malloc(p->N * sizeof *vals);
-    if (!idx || !vals) {
-        free(idx);
-        free(vals);
-        HYPRE_IJMatrixDestroy(A);
-        return kedr_fail(KEDR_ERR_NOMEM, "bench flow: hypre vectors");
-    }
-    HYPRE_IJVectorCreate(MPI_COMM_WORLD, 0, N - 1, &b);
-    HYPRE_IJVectorCreate(MPI_COMM_WORLD, 0, N - 1, &x);
+    HYPRE_IJVectorCreate(MPI_COMM_WORLD, ilo, ihi, &b);
+    HYPRE_IJVectorCreate(MPI_COMM_WORLD, ilo, ihi, &x);
     HYPRE_IJVectorSetObjectType(b, HYPRE_PARCSR);
     HYPRE_IJVectorSetObjectType(x, HYPRE_PARCSR);
     HYPRE_IJVectorInitialize(b);
     HYPRE_IJVectorInitialize(x);
-    for (size_t c = 0; c < p->N; c++) {
-        idx[c] = (HYPRE_BigInt)c;
-        vals[c] = p->b[c];
+    for (size_t c = lo; c < hi; c++) {
+        idx[c - lo] = (HYPRE_BigInt)c;
+        vals[c - lo] = p->b[c];
     }
-    HYPRE_IJVectorSetValues(b, (HYPRE_Int)N, idx, vals);
-    for (size_t c = 0; c < p->N; c++)
+    HYPRE_IJVectorSetValues(b, (HYPRE_Int)nloc, idx, vals);
+    for (size_t c = 0; c < nloc; c++)
         vals[c] = 0;
-    HYPRE_IJVectorSetValues(x, (HYPRE_Int)N, idx, vals);
+    HYPRE_IJVectorSetValues(x, (HYPRE_Int)nloc, idx, vals);
     HYPRE_IJVectorAssemble(b);
     HYPRE_IJVectorAssemble(x);
     HYPRE_IJVectorGetObject(b, (void **)&pb);
@@ -310,23 +394,26 @@ static kedr_status hypre_run(const problem *p, double *hx, row *r)
     HYPRE_BoomerAMGSetTol(amg, 0.0);
     HYPRE_BoomerAMGSetMaxIter(amg, 1);
     HYPRE_BoomerAMGSetPrintLevel(amg, 0);
+    if (p->n[2] > 1)
+        HYPRE_BoomerAMGSetStrongThreshold(amg, 0.5);
     HYPRE_PCGSetPrecond(solver, (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSolve,
                         (HYPRE_PtrToSolverFcn)HYPRE_BoomerAMGSetup, amg);
     HYPRE_ParCSRPCGSetup(solver, pA, pb, px);
-    r->setup_s = kedr_wall_seconds() - t0;
-    t0 = kedr_wall_seconds();
-    HYPRE_ParCSRPCGSolve(solver, pA, pb, px);
-    r->solve_s = kedr_wall_seconds() - t0;
+    r->setup_s = ranks_seconds(t0);
+    for (int k = 0; k < repeats; k++) {
+        HYPRE_ParVectorSetConstantValues(px, 0.0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = kedr_wall_seconds();
+        HYPRE_ParCSRPCGSolve(solver, pA, pb, px);
+        times[k] = ranks_seconds(t0);
+    }
+    qsort(times, (size_t)repeats, sizeof *times, cmp_double);
+    r->solve_s = times[repeats / 2];
     HYPRE_Int it = 0;
     HYPRE_PCGGetNumIterations(solver, &it);
     r->iterations = (int)it;
-    HYPRE_IJVectorGetValues(x, (HYPRE_Int)N, idx, vals);
-    double mean = 0;
-    for (size_t c = 0; c < p->N; c++)
-        mean += hx[c] = vals[c];
-    mean /= (double)p->N;
-    for (size_t c = 0; c < p->N; c++)
-        hx[c] -= mean;
+    HYPRE_IJVectorGetValues(x, (HYPRE_Int)nloc, idx, vals);
+    kedr_status s = gather_check(p, vals, lo, hi, hx, r);
     HYPRE_ParCSRPCGDestroy(solver);
     HYPRE_BoomerAMGDestroy(amg);
     HYPRE_IJVectorDestroy(b);
@@ -334,26 +421,36 @@ static kedr_status hypre_run(const problem *p, double *hx, row *r)
     HYPRE_IJMatrixDestroy(A);
     free(idx);
     free(vals);
-    r->residual = residual(p, hx);
-    r->status = r->residual <= 1.01 * FB_TOL ? "ok" : "MISMATCH";
-    snprintf(r->what, sizeof r->what, "hypre BoomerAMG-PCG");
-    return KEDR_OK;
+    free(times);
+    yard_name(r, "hypre BoomerAMG-PCG");
+    return s;
 }
 #endif
 
 #ifdef KEDR_BENCH_PETSC
-static kedr_status petsc_run(const problem *p, double *hx, row *r)
+/* PETSc's CG with GAMG over the ranks (MPIAIJ, each rank its slab; the constant null space
+ * attached), the library's defaults otherwise. Setup once, the solve `repeats` times from
+ * x = 0: the median. */
+static kedr_status petsc_run(const problem *p, int repeats, double *hx, row *r)
 {
-    PetscInt N = (PetscInt)p->N;
+    size_t lo, hi;
+    slab(p, &lo, &hi);
+    PetscInt N = (PetscInt)p->N, nloc = (PetscInt)(hi - lo);
     Mat A;
     Vec b, x;
     KSP ksp;
     PC pc;
     MatNullSpace ns;
+    double *times = malloc((size_t)repeats * sizeof *times);
+    if (!times)
+        return kedr_fail(KEDR_ERR_NOMEM, "bench flow: %d timings", repeats);
+    MPI_Barrier(MPI_COMM_WORLD);
     double t0 = kedr_wall_seconds();
-    if (MatCreateSeqAIJ(PETSC_COMM_SELF, N, N, 7, NULL, &A))
+    if (MatCreateAIJ(PETSC_COMM_WORLD, nloc, nloc, N, N, 7, NULL, 2, NULL, &A)) {
+        free(times);
         return kedr_fail(KEDR_ERR_NOMEM, "bench flow: PETSc matrix of %zu rows", p->N);
-    for (size_t c = 0; c < p->N; c++) {
+    }
+    for (size_t c = lo; c < hi; c++) {
         long long cols[7];
         double vals[7];
         PetscInt pc_[7], row_i = (PetscInt)c;
@@ -367,17 +464,16 @@ static kedr_status petsc_run(const problem *p, double *hx, row *r)
     }
     MatAssemblyBegin(A, MAT_FINAL_ASSEMBLY);
     MatAssemblyEnd(A, MAT_FINAL_ASSEMBLY);
-    MatNullSpaceCreate(PETSC_COMM_SELF, PETSC_TRUE, 0, NULL, &ns);
+    MatNullSpaceCreate(PETSC_COMM_WORLD, PETSC_TRUE, 0, NULL, &ns);
     MatSetNullSpace(A, ns);
-    VecCreateSeq(PETSC_COMM_SELF, N, &b);
+    VecCreateMPI(PETSC_COMM_WORLD, nloc, N, &b);
     VecDuplicate(b, &x);
     PetscScalar *bv;
     VecGetArray(b, &bv);
-    for (size_t c = 0; c < p->N; c++)
-        bv[c] = p->b[c];
+    for (size_t c = lo; c < hi; c++)
+        bv[c - lo] = p->b[c];
     VecRestoreArray(b, &bv);
-    VecSet(x, 0.0);
-    KSPCreate(PETSC_COMM_SELF, &ksp);
+    KSPCreate(PETSC_COMM_WORLD, &ksp);
     KSPSetOperators(ksp, A, A);
     KSPSetType(ksp, KSPCG);
     KSPGetPC(ksp, &pc);
@@ -385,31 +481,31 @@ static kedr_status petsc_run(const problem *p, double *hx, row *r)
     KSPSetTolerances(ksp, FB_TOL, 1e-300, 1e10, 1000);
     KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED);
     KSPSetUp(ksp);
-    r->setup_s = kedr_wall_seconds() - t0;
-    t0 = kedr_wall_seconds();
-    KSPSolve(ksp, b, x);
-    r->solve_s = kedr_wall_seconds() - t0;
+    r->setup_s = ranks_seconds(t0);
+    for (int k = 0; k < repeats; k++) {
+        VecSet(x, 0.0);
+        MPI_Barrier(MPI_COMM_WORLD);
+        t0 = kedr_wall_seconds();
+        KSPSolve(ksp, b, x);
+        times[k] = ranks_seconds(t0);
+    }
+    qsort(times, (size_t)repeats, sizeof *times, cmp_double);
+    r->solve_s = times[repeats / 2];
     PetscInt it = 0;
     KSPGetIterationNumber(ksp, &it);
     r->iterations = (int)it;
     const PetscScalar *xv;
     VecGetArrayRead(x, &xv);
-    double mean = 0;
-    for (size_t c = 0; c < p->N; c++)
-        mean += hx[c] = xv[c];
+    kedr_status s = gather_check(p, xv, lo, hi, hx, r);
     VecRestoreArrayRead(x, &xv);
-    mean /= (double)p->N;
-    for (size_t c = 0; c < p->N; c++)
-        hx[c] -= mean;
     KSPDestroy(&ksp);
     VecDestroy(&b);
     VecDestroy(&x);
     MatNullSpaceDestroy(&ns);
     MatDestroy(&A);
-    r->residual = residual(p, hx);
-    r->status = r->residual <= 1.01 * FB_TOL ? "ok" : "MISMATCH";
-    snprintf(r->what, sizeof r->what, "PETSc CG+GAMG");
-    return KEDR_OK;
+    free(times);
+    yard_name(r, "PETSc CG+GAMG");
+    return s;
 }
 #endif
 
@@ -463,12 +559,14 @@ static kedr_status bench_step(kedr_ctx *ctx, int dims, int n, int steps, row *r)
 
 static void print_row(const row *r, int step)
 {
+    if (fb_rank > 0)
+        return;
     if (step)
-        printf("%-26s %-10s %10.3f ms/step %8.3f ms pressure %5d it/step  div %.1e  %s\n",
+        printf("%-30s %-10s %10.3f ms/step %8.3f ms pressure %5d it/step  div %.1e  %s\n",
                r->what, r->grid, 1e3 * r->solve_s, 1e3 * r->setup_s, r->iterations, r->residual,
                r->status);
     else
-        printf("%-26s %-10s %10.3f ms %8.3f ms/it %5d it  setup %8.3f ms  res %.2e  %s\n",
+        printf("%-30s %-10s %10.3f ms %8.3f ms/it %5d it  setup %8.3f ms  res %.2e  %s\n",
                r->what, r->grid, 1e3 * r->solve_s,
                r->iterations ? 1e3 * r->solve_s / r->iterations : 0.0, r->iterations,
                1e3 * r->setup_s, r->residual, r->status);
@@ -488,6 +586,59 @@ static void json_row(FILE *fp, const row *r, int first, int step)
     fprintf(fp, "}");
 }
 
+/* Is `name` one of the yardsticks ("hypre", "petsc"), and is it in this build? */
+static int yardstick_name(const char *name, size_t len, int *built)
+{
+    static const struct {
+        const char *name;
+        int built;
+    } y[] = {
+#ifdef KEDR_BENCH_HYPRE
+        {"hypre", 1},
+#else
+        {"hypre", 0},
+#endif
+#ifdef KEDR_BENCH_PETSC
+        {"petsc", 1},
+#else
+        {"petsc", 0},
+#endif
+    };
+    for (int i = 0; i < 2; i++)
+        if (strlen(y[i].name) == len && strncmp(name, y[i].name, len) == 0) {
+            *built = y[i].built;
+            return 1;
+        }
+    return 0;
+}
+
+/* Every name of --solvers a solver's or a yardstick's in this build; *kedr_rows: whether it
+ * names one of kedr's. */
+static kedr_status check_solvers(const char *list, int *kedr_rows)
+{
+    *kedr_rows = !list;
+    for (const char *q = list; q && *q;) {
+        const char *end = strchr(q, ',');
+        int l = end ? (int)(end - q) : (int)strlen(q), known = 0, built = 0;
+        for (int v = 0; v < NVARIANTS; v++)
+            known |= (int)strlen(variants[v].name) == l && !strncmp(q, variants[v].name, (size_t)l);
+        *kedr_rows |= known;
+        if (!known && yardstick_name(q, (size_t)l, &built)) {
+            if (!built)
+                return kedr_fail(KEDR_ERR_INVALID, "bench flow: --solvers: %.*s is not in this "
+                                 "build (its yardsticks: %s; scripts/install-deps.sh --anchors "
+                                 "installs hypre and PETSc)", l, q, kedr_bench_flow_yardsticks());
+            known = 1;
+        }
+        if (!known)
+            return kedr_fail(KEDR_ERR_INVALID, "bench flow: --solvers: unknown solver '%.*s': "
+                             "expected a comma-separated list of cg, pcg-jacobi1..4, pcg-ssor1, "
+                             "pcg-ssor2, pcg-ainv, pcg-mg, mg, fft, hypre, petsc", l, q);
+        q += l + (end != NULL);
+    }
+    return KEDR_OK;
+}
+
 kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
 {
     int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
@@ -496,35 +647,30 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
     int fft_only = o->only && strcmp(o->only, "fft") == 0;
     int do_poisson = !o->only || strcmp(o->only, "poisson") == 0 || fft_only;
     int do_step = !o->only || strcmp(o->only, "step") == 0;
-    if (o->solvers) { /* every name must be a solver's */
-        for (const char *q = o->solvers; *q;) {
-            const char *end = strchr(q, ',');
-            int l = end ? (int)(end - q) : (int)strlen(q), known = 0;
-            for (int v = 0; v < NVARIANTS; v++)
-                known |= (int)strlen(variants[v].name) == l &&
-                         !strncmp(q, variants[v].name, (size_t)l);
-            if (!known)
-                return kedr_fail(KEDR_ERR_INVALID, "bench flow: --solvers: unknown solver '%.*s': "
-                                 "expected a comma-separated list of cg, pcg-jacobi1..4, pcg-ssor1, "
-                                 "pcg-ssor2, pcg-ainv, pcg-mg, mg, fft", l, q);
-            q += l + (end != NULL);
-        }
-    }
+    int kedr_rows = 1;
+    KEDR_TRY(check_solvers(o->solvers, &kedr_rows));
     row rows[2 * (NVARIANTS + 3) + 2];
     int nrows = 0, step_from = 0;
     char dev[256];
     bench_device_name(ctx, dev, sizeof dev);
-    printf("kedr bench flow on %s (%s): relative residual %.0e from x = 0, Neumann box, median "
-           "of %d; yardsticks: %s\n", dev, kedr_backend_name(kedr_ctx_backend(ctx)), FB_TOL,
-           repeats,
-           o->no_yardsticks || cuda ? "none (cpu runs only)" : kedr_bench_flow_yardsticks());
 #if defined(KEDR_BENCH_HYPRE) || defined(KEDR_BENCH_PETSC)
-    int we_init = 0, yard = !o->no_yardsticks && do_poisson;
+    int we_init = 0,
+        yard = !o->no_yardsticks && do_poisson && !cuda && !fft_only &&
+               (bench_in_list(o->solvers, "hypre") || bench_in_list(o->solvers, "petsc"));
     if (yard) {
         int inited = 0;
         MPI_Initialized(&inited);
         if (!inited && MPI_Init(NULL, NULL) == MPI_SUCCESS)
             we_init = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &fb_rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &fb_ranks);
+        if (fb_ranks > 1 && (kedr_rows || (do_step && !o->only))) {
+            if (we_init)
+                MPI_Finalize();
+            return kedr_fail(KEDR_ERR_INVALID, "bench flow over MPI ranks runs the yardsticks "
+                             "alone: give --solvers hypre,petsc (or one of them) and --only "
+                             "poisson; kedr's own rows run in one process");
+        }
 #ifdef KEDR_BENCH_PETSC
         PetscInitializeNoArguments();
 #endif
@@ -532,21 +678,32 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
         HYPRE_Init();
 #endif
     }
+#else
+    int yard = 0;
 #endif
+    if (fb_rank == 0)
+        printf("kedr bench flow on %s (%s): relative residual %.0e from x = 0, Neumann box, "
+               "median of %d; yardsticks: %s\n", dev, kedr_backend_name(kedr_ctx_backend(ctx)),
+               FB_TOL, repeats,
+               !yard ? (cuda ? "none (cpu runs only)" : "none")
+                     : fb_ranks > 1 ? "over the MPI ranks" : kedr_bench_flow_yardsticks());
     kedr_status s = KEDR_OK;
     for (int d = 0; d < 2 && do_poisson && s == KEDR_OK; d++) {
         int dims = d ? 3 : 2, n = d ? n3 : n2;
         problem p;
         KEDR_TRY(make_problem(&p, dims, n));
-        double *dx = NULL, *db = NULL, *hx = malloc(p.N * sizeof *hx);
-        s = hx ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "bench flow: %zu bytes", p.N * 8);
-        if (s == KEDR_OK)
+        double *dx = NULL, *db = NULL, *hx = NULL;
+        if (fb_rank == 0) {
+            hx = malloc(p.N * sizeof *hx);
+            s = hx ? KEDR_OK : kedr_fail(KEDR_ERR_NOMEM, "bench flow: %zu bytes", p.N * 8);
+        }
+        if (s == KEDR_OK && kedr_rows)
             s = kedr_alloc(ctx, (void **)&dx, p.N * sizeof *dx);
-        if (s == KEDR_OK)
+        if (s == KEDR_OK && kedr_rows)
             s = kedr_alloc(ctx, (void **)&db, p.N * sizeof *db);
-        if (s == KEDR_OK)
+        if (s == KEDR_OK && kedr_rows)
             s = kedr_upload(ctx, db, p.b, p.N * sizeof *db);
-        for (int v = 0; v < NVARIANTS && s == KEDR_OK; v++) {
+        for (int v = 0; v < NVARIANTS && s == KEDR_OK && kedr_rows; v++) {
             int fft = variants[v].method == KEDR_FLOW_METHOD_FFT;
             if ((fft_only && !fft) || !bench_in_list(o->solvers, variants[v].name))
                 continue;
@@ -568,18 +725,34 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
 #endif
         }
 #if defined(KEDR_BENCH_HYPRE) || defined(KEDR_BENCH_PETSC)
-        if (yard && !cuda && !fft_only) {
+        if (yard) {
+            int ax = dims == 3 ? 2 : 1;
+            if (s == KEDR_OK && p.n[ax] < fb_ranks)
+                s = kedr_fail(KEDR_ERR_INVALID, "bench flow: the %s grid has %d planes to split "
+                              "over %d ranks: give a larger grid or fewer ranks",
+                              dims == 2 ? "2D" : "3D", p.n[ax], fb_ranks);
+            if (s == KEDR_OK && p.N > (size_t)INT32_MAX)
+                s = kedr_fail(KEDR_ERR_INVALID, "bench flow: the yardsticks take at most 2^31 - 1 "
+                              "unknowns (this grid: %zu)", p.N);
+            int bad = s != KEDR_OK, any = bad; /* every rank goes on, or none */
+            MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+            if (any && s == KEDR_OK)
+                s = kedr_fail(KEDR_ERR_INVALID, "bench flow: another rank failed");
 #ifdef KEDR_BENCH_HYPRE
-            row *r = &rows[nrows++];
-            snprintf(r->grid, sizeof r->grid, dims == 2 ? "%d^2" : "%d^3", n);
-            if (s == KEDR_OK && (s = hypre_run(&p, hx, r)) == KEDR_OK)
-                print_row(r, 0);
+            if (bench_in_list(o->solvers, "hypre")) {
+                row *r = &rows[nrows++];
+                snprintf(r->grid, sizeof r->grid, dims == 2 ? "%d^2" : "%d^3", n);
+                if (s == KEDR_OK && (s = hypre_run(&p, repeats, hx, r)) == KEDR_OK)
+                    print_row(r, 0);
+            }
 #endif
 #ifdef KEDR_BENCH_PETSC
-            row *q = &rows[nrows++];
-            snprintf(q->grid, sizeof q->grid, dims == 2 ? "%d^2" : "%d^3", n);
-            if (s == KEDR_OK && (s = petsc_run(&p, hx, q)) == KEDR_OK)
-                print_row(q, 0);
+            if (bench_in_list(o->solvers, "petsc")) {
+                row *q = &rows[nrows++];
+                snprintf(q->grid, sizeof q->grid, dims == 2 ? "%d^2" : "%d^3", n);
+                if (s == KEDR_OK && (s = petsc_run(&p, repeats, hx, q)) == KEDR_OK)
+                    print_row(q, 0);
+            }
 #endif
         }
 #endif
@@ -600,6 +773,8 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
             MPI_Finalize();
     }
 #endif
+    if (fb_rank > 0) /* the other ranks' part ends with the yardsticks */
+        return s;
     step_from = nrows;
     for (int d = 0; d < 2 && do_step && s == KEDR_OK; d++) {
         row *r = &rows[nrows++];

@@ -17,6 +17,9 @@ typedef struct {
 } kedr_bench_flow_opts;
 
 kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o);
+/* The MPI rank of the last kedr_bench_flow's yardsticks (0 in one process): the ranks above 0
+ * print nothing and write no record. */
+int kedr_bench_flow_rank(void);
 /* Which yardsticks the build has, in words ("hypre, PETSc", or "none"). */
 const char *kedr_bench_flow_yardsticks(void);
 

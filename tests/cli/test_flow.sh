@@ -73,5 +73,18 @@ check nan-warning 0 'warning: dt = 5 is above the stable limit' -- cat "$tmp/nan
 check bench-solvers 0 'kedr mg +16\^3' -- "$kedr" bench flow --backend cpu --solvers mg --n2d 16 --n3d 16 --only poisson --repeats 1 --no-yardsticks
 if grep -qE 'kedr (cg|pcg-)' "$tmp/out"; then fail "bench-solvers: rows of solvers not asked for"; else pass; fi
 check bench-solvers-bad 1 "unknown solver 'pcg-foo'" -- "$kedr" bench flow --backend cpu --solvers mg,pcg-foo --only poisson
+# the yardsticks as solvers: in a build with hypre, its row on the same problem (the residual
+# checked: "ok"), and under mpirun over 2 ranks the yardsticks alone (kedr's rows refused there);
+# in a build without it, refused by name
+if "$kedr" bench flow --help | grep -q 'this build: .*hypre'; then
+  check bench-hypre 0 'hypre BoomerAMG-PCG +16\^3 .* ok$' -- "$kedr" bench flow --backend cpu --solvers hypre --n2d 16 --n3d 16 --only poisson --repeats 1
+  if command -v mpirun >/dev/null; then
+    mpi="env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 mpirun -np 2 --oversubscribe"
+    check bench-hypre-ranks 0 'hypre BoomerAMG-PCG \(2 ranks\) +16\^3 .* ok$' -- $mpi "$kedr" bench flow --backend cpu --solvers hypre --n2d 16 --n3d 16 --only poisson --repeats 1
+    check bench-ranks-kedr 1 'over MPI ranks runs the yardsticks alone' -- $mpi "$kedr" bench flow --backend cpu --solvers mg,hypre --n2d 16 --n3d 16 --only poisson
+  fi
+else
+  check bench-no-hypre 1 'hypre is not in this build' -- "$kedr" bench flow --backend cpu --solvers hypre --only poisson
+fi
 
 finish test_flow
