@@ -7,7 +7,7 @@
 #   YARD=.yard bench/flow-yardsticks.sh        (KEDR built with hypre: see below)
 #
 # On a host that cannot install packages, pack hypre where it is installed
-# (bench/yardsticks-pack.sh .yard, about 24 MB; carry .yard) and build with it there:
+# (bench/yardsticks-pack.sh .yard, about 17 MB; carry .yard) and build with it there:
 #   cmake -S . -B build -DKEDR_CUDA=ON -DCMAKE_PREFIX_PATH=$PWD/.yard ... &&
 #   LD_LIBRARY_PATH=$PWD/.yard/lib cmake --build build --target kedr_cli
 # Environment: KEDR (build/kedr), YARD (the packed folder, added to LD_LIBRARY_PATH), N2 (2D

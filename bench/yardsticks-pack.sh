@@ -24,16 +24,15 @@ ldd "$lib" | awk '/=> \// {print $1, $3}' | while read -r name path; do
     libc.so* | libm.so* | libstdc++* | libgcc_s* | libgomp* | libmpi.so* | libopen-* | \
     libhwloc* | libevent* | libz.so* | libudev* | liblzma* | libbz2* | libpthread* | libdl* | \
     librt* | ld-linux* | libnl-* | libibverbs* | librdmacm* | libfabric* | libpmix* | libucp* | \
-    libucs* | libuct* | libucm* | libpsm* | libnuma* | libcap* | libmunge* | libefa* | libopenblas*)
+    libucs* | libuct* | libucm* | libpsm* | libnuma* | libcap* | libmunge* | libefa* | libopenblas* | \
+    libblas.so* | liblapack.so*)
       ;;
     *) cp -L "$path" "$dir/lib/$name" ;;
   esac
 done
-# BLAS and LAPACK under the names libHYPRE asks for: the reference ones (libblas3, liblapack3;
-# hypre's AMG-PCG barely uses them) rather than OpenBLAS behind the alternatives (35 MB more)
-for n in blas/libblas.so.3 lapack/liblapack.so.3; do
-  p=/usr/lib/x86_64-linux-gnu/$n
-  [ -r "$p" ] && cp -L "$p" "$dir/lib/$(basename $n)"
-done
+# BLAS and LAPACK are left to the host (liblapack.so.3 and libblas.so.3: a host that builds
+# kedr's LAPACKE rows has them, and a packed older LAPACK ahead of the host's breaks the host's
+# liblapacke at link time)
+rm -f "$dir/lib/libblas.so.3" "$dir/lib/liblapack.so.3"
 du -sh "$dir"
 ls "$dir/lib"
