@@ -300,12 +300,6 @@ static kedr_status gather_check(const problem *p, const double *x, size_t lo, si
     return KEDR_OK;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Seconds from t0 to now, the slowest rank's. */
 static double ranks_seconds(double t0)
 {
@@ -407,8 +401,7 @@ static kedr_status hypre_run(const problem *p, int repeats, double *hx, row *r)
         HYPRE_ParCSRPCGSolve(solver, pA, pb, px);
         times[k] = ranks_seconds(t0);
     }
-    qsort(times, (size_t)repeats, sizeof *times, cmp_double);
-    r->solve_s = times[repeats / 2];
+    r->solve_s = bench_median(times, repeats);
     HYPRE_Int it = 0;
     HYPRE_PCGGetNumIterations(solver, &it);
     r->iterations = (int)it;
@@ -489,8 +482,7 @@ static kedr_status petsc_run(const problem *p, int repeats, double *hx, row *r)
         KSPSolve(ksp, b, x);
         times[k] = ranks_seconds(t0);
     }
-    qsort(times, (size_t)repeats, sizeof *times, cmp_double);
-    r->solve_s = times[repeats / 2];
+    r->solve_s = bench_median(times, repeats);
     PetscInt it = 0;
     KSPGetIterationNumber(ksp, &it);
     r->iterations = (int)it;
@@ -589,27 +581,23 @@ static void json_row(FILE *fp, const row *r, int first, int step)
 /* Is `name` one of the yardsticks ("hypre", "petsc"), and is it in this build? */
 static int yardstick_name(const char *name, size_t len, int *built)
 {
-    static const struct {
-        const char *name;
-        int built;
-    } y[] = {
 #ifdef KEDR_BENCH_HYPRE
-        {"hypre", 1},
+    const int hypre = 1;
 #else
-        {"hypre", 0},
+    const int hypre = 0;
 #endif
 #ifdef KEDR_BENCH_PETSC
-        {"petsc", 1},
+    const int petsc = 1;
 #else
-        {"petsc", 0},
+    const int petsc = 0;
 #endif
-    };
-    for (int i = 0; i < 2; i++)
-        if (strlen(y[i].name) == len && strncmp(name, y[i].name, len) == 0) {
-            *built = y[i].built;
-            return 1;
-        }
-    return 0;
+    if (len == 5 && strncmp(name, "hypre", len) == 0)
+        *built = hypre;
+    else if (len == 5 && strncmp(name, "petsc", len) == 0)
+        *built = petsc;
+    else
+        return 0;
+    return 1;
 }
 
 /* Every name of --solvers a solver's or a yardstick's in this build; *kedr_rows: whether it
@@ -664,7 +652,7 @@ kedr_status kedr_bench_flow(kedr_ctx *ctx, const kedr_bench_flow_opts *o)
             we_init = 1;
         MPI_Comm_rank(MPI_COMM_WORLD, &fb_rank);
         MPI_Comm_size(MPI_COMM_WORLD, &fb_ranks);
-        if (fb_ranks > 1 && (kedr_rows || (do_step && !o->only))) {
+        if (fb_ranks > 1 && (kedr_rows || !o->only)) { /* the step would run too */
             if (we_init)
                 MPI_Finalize();
             return kedr_fail(KEDR_ERR_INVALID, "bench flow over MPI ranks runs the yardsticks "

@@ -590,10 +590,10 @@ int cmd_bench_flow(int argc, char **argv)
                    "                   pcg-mg, mg, fft, and the yardsticks hypre, petsc;\n"
                    "                   default all)\n"
                    "  --no-yardsticks  skip hypre and PETSc\n"
-                   "Under mpirun the yardsticks run over every rank, a slab of planes each, as\n"
+                   "  --json FILE      write the record\n" CLI_COMMON_HELP
+                   "\nUnder mpirun the yardsticks run over every rank, a slab of planes each, as\n"
                    "they use all the cores of a host: mpirun -np P kedr bench flow --backend cpu\n"
-                   "--only poisson --solvers hypre,petsc (kedr's own rows: one process).\n"
-                   "  --json FILE      write the record\n" CLI_COMMON_HELP,
+                   "--only poisson --solvers hypre,petsc (kedr's own rows: one process).\n",
                    kedr_bench_flow_yardsticks());
             return 0;
         }

@@ -480,8 +480,9 @@ kedr_status kedr_cayley_parse_basis(const char *spec, const char *basis, int inv
 {
     if (!basis || strcmp(basis, "nq") == 0)
         return kedr_cayley_parse(spec, inverses, out);
-    if (out)
-        *out = NULL;
+    if (!out)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_cayley_parse_basis: g is NULL");
+    *out = NULL;
     if (strcmp(basis, "kuznetsov") != 0)
         return kedr_fail(KEDR_ERR_INVALID, "--basis %s: expected nq or kuznetsov", basis);
     if (!spec || strncmp(spec, "burnside:", 9) != 0)
@@ -508,11 +509,9 @@ kedr_status kedr_cayley_parse_basis(const char *spec, const char *basis, int inv
         snprintf(full, sizeof full, "burnside:%d:%s", k, rows);
         kedr_cayley_group_free(g);
         KEDR_TRY(kedr_cayley_parse(full, inverses, &g));
-    }
-    if (rows)
         snprintf(g->description, sizeof g->description, "B_%d in Kuznetsov's basis, order 5^%d, "
                  "generators a1, a2", k, k);
-    else
+    } else
         snprintf(g->description, sizeof g->description, "B_%d, the same in Kuznetsov's basis and "
                  "nq's, generators a1, a2", k);
     *out = g;
