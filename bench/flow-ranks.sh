@@ -16,10 +16,12 @@
 # milliseconds a step in the exchanges of device data between ranks (halos and gathers) are
 # printed as "ms halo", and under each row rank 0's pressure solve by part (smoothing,
 # residual, transfers, coarse solve, reductions, PCG's operator, the solver's exchanges and
-# their number a step). KEDR_FLOW_PROF=1 slows the step (a synchronisation at each exchange
-# and part), so by default each count over ranks runs twice (PROF="0 1"): without it (prof 0:
-# the time a step and the speedup to quote; the way column then says the way asked for) and
-# with it (prof 1: the way taken, ms halo and the parts).
+# their number a step), and the whole step by part (advance: the right-hand sides and the
+# predictor; bodies; outflow; fill: the boundary fills and velocity halos; pressure; correct;
+# umax: the largest velocity; one rank too). KEDR_FLOW_PROF=1 slows the step (a
+# synchronisation at each exchange and part), so by default each count runs twice (PROF="0
+# 1"): without it (prof 0: the time a step and the speedup to quote; the way column then says
+# the way asked for) and with it (prof 1: the way taken, ms halo and the parts).
 #
 # Memory: at N = 512 one GPU holds the whole 134 M-cell grid: about 30 GB (fits an 80 GB H100).
 #
@@ -166,8 +168,8 @@ cores=$(nproc 2> /dev/null || echo 1)
 run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PROF KEDR_FLOW_FUSE
     # KEDR_FLOW_OVERLAP
     local cmd=("$kedr" flow "$2" --backend "$backend")
-    local env=()
-    [ "$4" != default ] && env=(env KEDR_FLOW_MG_GATHER="$4")
+    local env=(env KEDR_FLOW_PROF="$7")
+    [ "$4" != default ] && env+=(KEDR_FLOW_MG_GATHER="$4")
     if [ "$1" -gt 1 ]; then
         local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
         local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_COMM_IPC_EVENTS="$6"
@@ -221,6 +223,7 @@ totals() {
 # LOG -> "    parts (ms a step): smoothing .., ..."
 parts() {
     sed -n 's/^kedr flow: rank 0: ms a step: \(.*\)$/    parts (rank 0, ms a step): \1/p' "$1"
+    sed -n 's/^kedr flow: rank 0: step by part, ms a step: \(.*\)$/    step (rank 0, ms a step): \1/p' "$1"
 }
 
 echo "kedr flow, a sphere in a $n^3 box (body $body), $steps steps$([ "$warm" -gt 0 ] && echo " after $warm (each run less a run of its first $warm)"), $backend, $(date -u +%F)"
@@ -245,7 +248,7 @@ for solver in $solvers; do
                 pl=$profs
                 fl=$fuses
                 ol=$overlaps
-                [ "$r" = 1 ] && pl=0 && fl=1 && ol=1
+                [ "$r" = 1 ] && fl=1 && ol=1
                 for fuse in $fl; do
                 for ovl in $ol; do
                 for prof in $pl; do
@@ -266,9 +269,9 @@ for solver in $solvers; do
                     printf '%-12s %-8s %6s %-5s %4s %4s %4s %12s %14s %10s %10s %8s\n' "$solver" \
                         "$g" "$r" "$took" "$([ "$r" = 1 ] && echo - || echo "$fuse")" \
                         "$([ "$r" = 1 ] && echo - || echo "$ovl")" \
-                        "$([ "$r" = 1 ] && echo - || echo "$prof")" "$ms" "$msp" "$it" \
+                        "$prof" "$ms" "$msp" "$it" \
                         "$msh" "${speed:--}"
-                    [ "$r" -gt 1 ] && [ "$prof" = 1 ] && parts "$log"
+                    [ "$prof" = 1 ] && parts "$log"
                 done
                 done
                 done

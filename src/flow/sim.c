@@ -183,10 +183,25 @@ kedr_status flow_alloc(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow_case *c,
 
 static void halo_time(const struct kedr_flow *f, double *seconds, int64_t *count);
 
+/* The step's parts timed under KEDR_FLOW_PROF=1 (kedr_flow_destroy prints them). */
+enum { FLOW_STEP_ADVANCE, FLOW_STEP_BODIES, FLOW_STEP_OUTFLOW, FLOW_STEP_FILL,
+       FLOW_STEP_PRESSURE, FLOW_STEP_CORRECT, FLOW_STEP_UMAX, FLOW_STEP_PARTS };
+static const char *const step_part_name[FLOW_STEP_PARTS] = {
+    "advance", "bodies", "outflow", "fill", "pressure", "correct", "umax"};
+
 void kedr_flow_destroy(kedr_flow *f)
 {
     if (!f)
         return;
+    if (flow_prof() && f->step > 0) { /* for bench/flow-ranks.sh: the step by part */
+        char line[512];
+        int at = snprintf(line, sizeof line, "kedr flow: rank %d: step by part, ms a step:",
+                          f->rank);
+        for (int p = 0; p < FLOW_STEP_PARTS && at > 0 && at < (int)sizeof line; p++)
+            at += snprintf(line + at, sizeof line - (size_t)at, "%s %s %.3f", p ? "," : "",
+                           step_part_name[p], 1e3 * f->sp[p] / (double)f->step);
+        fprintf(stderr, "%s\n", line);
+    }
     if (f->split >= 0 && flow_prof()) { /* for bench/flow-ranks.sh */
         double sec;
         int64_t n;
@@ -634,6 +649,17 @@ static kedr_status correct(struct kedr_flow *f, double dt)
 
 int kedr_flow_failure(const kedr_flow *f) { return f->failure; }
 
+/* Adds the time since *t to part (a device synchronisation first) and restarts *t. */
+static void step_part(struct kedr_flow *f, int part, double *t)
+{
+    if (!flow_prof())
+        return;
+    kedr_ctx_sync(f->ctx); /* a failure shows at the next call */
+    double now = kedr_wall_seconds();
+    f->sp[part] += now - *t;
+    *t = now;
+}
+
 static kedr_status step(kedr_flow *f)
 {
     double t0 = kedr_wall_seconds();
@@ -662,6 +688,9 @@ static kedr_status step(kedr_flow *f)
         A.a1 = 1 + dt / (2 * f->dt_old);
         A.a0 = -dt / (2 * f->dt_old);
     }
+    double tp = kedr_wall_seconds();
+    if (flow_prof())
+        KEDR_TRY(kedr_ctx_sync(f->ctx));
     KEDR_TRY(below_P(f));
     A.below = f->split >= 0 && f->fuse ? f->below_P : f->below;
     for (int b = 0; b < f->dims; b++) {
@@ -671,15 +700,20 @@ static kedr_status step(kedr_flow *f)
         KEDR_TRY(flow_op_copy(f->ctx, f->qt[b], f->q[b], f->padded * sizeof(double)));
         KEDR_TRY(flow_sop_map(f->ctx, &f->g, &A, FLOW_OP_PREDICT, u));
     }
+    step_part(f, FLOW_STEP_ADVANCE, &tp);
     kedr_status s = flow_ibm_force(f, dt, f->time + dt);
+    step_part(f, FLOW_STEP_BODIES, &tp);
     if (s != KEDR_OK) { /* the state is still that before the step */
         f->failure = s == KEDR_ERR_INVALID ? 4 : 3;
         f->seconds_step += kedr_wall_seconds() - t0;
         return s;
     }
     KEDR_TRY(outflow(f, dt));
+    step_part(f, FLOW_STEP_OUTFLOW, &tp);
     KEDR_TRY(flow_fill_bc(f, f->qt));
+    step_part(f, FLOW_STEP_FILL, &tp);
     s = project(f, dt);
+    step_part(f, FLOW_STEP_PRESSURE, &tp);
     if (s == KEDR_OK && !f->last.converged) {
         f->failure = 1;
         f->seconds_step += kedr_wall_seconds() - t0;
@@ -700,7 +734,9 @@ static kedr_status step(kedr_flow *f)
     if (f->split >= 0 && f->fuse && f->below_P_ok) /* the neighbour's P += phi (f->below: phi's) */
         KEDR_TRY(flow_op_axpy(f->ctx, f->cells / (size_t)f->n[f->split], 1.0, f->below,
                               f->below_P));
+    step_part(f, FLOW_STEP_CORRECT, &tp);
     KEDR_TRY(flow_fill_bc(f, f->q));
+    step_part(f, FLOW_STEP_FILL, &tp);
     for (int b = 0; b < f->dims; b++) { /* H^n becomes H^{n-1} */
         double *t = f->Hold[b];
         f->Hold[b] = f->H[b];
@@ -712,6 +748,7 @@ static kedr_status step(kedr_flow *f)
     f->step++;
     f->time += dt;
     KEDR_TRY(flow_umax(f, f->q, f->umax));
+    step_part(f, FLOW_STEP_UMAX, &tp);
     f->seconds_step += kedr_wall_seconds() - t0;
     if (!isfinite(um[0] + um[1] + um[2])) {
         f->failure = 2;

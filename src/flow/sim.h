@@ -59,6 +59,9 @@ struct kedr_flow {
     double *below_P;
     int below_P_ok, fuse;
     struct flow_xch *xch;  /* the halos' registered buffer (poisson_impl.h) */
+    /* KEDR_FLOW_PROF=1: the step's wall time by part (sim.c, FLOW_STEP_*), each from a
+     * synchronised device to a synchronised device, the exchanges inside a part counted in it */
+    double sp[8];
 };
 
 /* Host copies of the state for outputs and checkpoints: on the cpu the arrays themselves. */
