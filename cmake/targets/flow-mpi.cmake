@@ -36,7 +36,10 @@ if(KEDR_HAVE_MPI)
 endif()
 
 # An immersed body over 2 ranks: a circle oscillating across the slabs' border; its force
-# history (written by rank 0) is the one-rank run's to the 9 printed digits (1e-7 relative).
+# history (written by rank 0) is the one-rank run's within 2e-7 relative (the force is
+# (U_b - L u~) / dt, and each rank count's pressure solve leaves u~ anywhere within its
+# tolerance, 1e-9; measured 1.1e-7 with the force systems on the bodies' box, 6.8e-8 with
+# KEDR_FLOW_IBM_BOX=0).
 if(KEDR_HAVE_MPI)
   set(flow_body ${CMAKE_SOURCE_DIR}/cases/flow/cavity_circle_ranks.ini)
   add_test(NAME mpi_kedr_flow_body_np2 COMMAND bash -c "rm -rf mpi_flowb1 mpi_flowb2 && \
@@ -45,7 +48,7 @@ if(KEDR_HAVE_MPI)
              ${flow_body} --backend cpu --steps 10 --out mpi_flowb2 >/dev/null && \
            paste -d, mpi_flowb1/cavity_circle_ranks-circle.csv mpi_flowb2/cavity_circle_ranks-circle.csv | \
              awk -F, 'NR > 1 { for (i = 1; i <= 11; i++) { a = $i < 0 ? -$i : $i; d = $i - $(i + 11); \
-               if (d < 0) d = -d; if (d > 1e-7 * (a > 1 ? a : 1)) bad++ } } \
+               if (d < 0) d = -d; if (d > 2e-7 * (a > 1 ? a : 1)) bad++ } } \
                END { exit !(NR == 11 && bad == 0) }'")
   set_tests_properties(mpi_kedr_flow_body_np2 PROPERTIES LABELS mpi PROCESSORS 2
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMP_NUM_THREADS=1")

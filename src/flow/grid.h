@@ -27,6 +27,10 @@ typedef struct {
     int split;           /* the axis the grid is split along over ranks; -1 on one rank */
     int nsplit;          /* over ranks: the whole grid's cells along it */
     int periodic_split;  /* ... and whether the whole grid is periodic along it */
+    /* an immersed body's box (ibm.c): a grid of its own holding every cell the bodies'
+     * stencils touch, cells off[a] + 1 .. off[a] + n[a] of the whole grid, whose bn[a] cells
+     * along each axis are periodic where bper[a] (ibm_point.h) */
+    int box, bn[3], bper[3];
 } flow_grid;
 
 /* The arrays a step's operations read and write, and their scalars. */

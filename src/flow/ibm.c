@@ -7,7 +7,9 @@
  * with L the interpolation of one velocity component to the points and L* its adjoint, the
  * spreading (ibm_point.h). L L* is symmetric positive semidefinite; it is applied without being
  * stored (zero the points' stencils of a scratch grid, spread, interpolate), so a moving body's
- * system follows its points with nothing to rebuild but their positions. Conjugate gradients
+ * system follows its points with nothing to rebuild but their positions. The scratch grid is
+ * the bodies' box (the cells their stencils touch, in the whole grid), so that over ranks each
+ * rank applies the whole operator and the force systems' iterations need no message. Conjugate gradients
  * solve it, one system per velocity component, from g = 0 each step. The force on the fluid is
  * rho h^d sum_l g_l (sum_x w_l(x) = 1). */
 #include "core/internal.h"
@@ -237,6 +239,10 @@ void flow_ibm_destroy(flow_ibm *ib)
     kedr_free(ib->ctx, ib->q);
     kedr_free(ib->ctx, ib->scratch);
     kedr_free(ib->ctx, ib->st);
+    kedr_free(ib->ctx, ib->stb);
+    kedr_free(ib->ctx, ib->bscratch);
+    kedr_free(ib->ctx, ib->cg_state);
+    kedr_free(ib->ctx, ib->cg_part);
     kedr_comm_dev_release(ib->sum_dev);
     kedr_free(ib->ctx, ib->sum);
     free(ib->body);
@@ -247,6 +253,23 @@ void flow_ibm_destroy(flow_ibm *ib)
     free(ib->gh);
     free(ib->state);
     free(ib);
+}
+
+/* KEDR_FLOW_IBM_BOX (environment): 1, the default, L L* on the bodies' box (box_place); 0, on
+ * the slab, summed over the ranks each product (the earlier path, for comparison). */
+static kedr_status box_env(int *on)
+{
+    const char *e = getenv("KEDR_FLOW_IBM_BOX");
+    *on = 1;
+    if (!e || !*e)
+        return KEDR_OK;
+    if (!strcmp(e, "1") || !strcmp(e, "0")) {
+        *on = e[0] == '1';
+        return KEDR_OK;
+    }
+    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_IBM_BOX = '%s': expected 1 (the force systems "
+                     "on the bodies' box, every rank the whole; the default) or 0 (on the slab, "
+                     "summed over the ranks each product)", e);
 }
 
 static double hmin(const struct kedr_flow *f)
@@ -276,6 +299,8 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     ib->time = -1;
     ib->st_mask = 0;
     kedr_status s = flow_fuse_env(&ib->fuse, KEDR_IS_CUDA(ib->ctx));
+    if (s == KEDR_OK)
+        s = box_env(&ib->box_on);
     ib->first = calloc((size_t)c->nbodies + 1, sizeof *ib->first);
     ib->state = calloc((size_t)c->nbodies, sizeof *ib->state);
     if (!ib->first || !ib->state)
@@ -329,6 +354,14 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
             s = kedr_memset(f->ctx, *w[i], 0, DN * sizeof(double));
     if (s == KEDR_OK)
         s = kedr_alloc(f->ctx, (void **)&ib->st, DN * sizeof(flow_ibm_stencil));
+    if (s == KEDR_OK)
+        s = kedr_alloc(f->ctx, (void **)&ib->stb, DN * sizeof(flow_ibm_stencil));
+    if (s == KEDR_OK && KEDR_IS_CUDA(f->ctx)) {
+        s = kedr_alloc(f->ctx, (void **)&ib->cg_state, sizeof(flow_ibm_cg_state));
+        if (s == KEDR_OK)
+            s = kedr_alloc(f->ctx, (void **)&ib->cg_part,
+                           3 * FLOW_IBM_CG_BLOCKS * sizeof(double));
+    }
     if (s == KEDR_OK && (s = kedr_alloc(f->ctx, (void **)&ib->scratch,
                                         f->padded * sizeof(double))) == KEDR_OK)
         s = kedr_memset(f->ctx, ib->scratch, 0, f->padded * sizeof(double));
@@ -362,6 +395,67 @@ static void motion(const kedr_flow_body *B, double t, double d[3], double v[3], 
         v[a] = B->amplitude[a] * w * cos(ph) + B->velocity[a];
         acc[a] = -B->amplitude[a] * w * w * sin(ph);
     }
+}
+
+/* The bodies' box for the positions in Xh: along each axis the whole grid's padded indices
+ * first .. last that any point's stencil of any component can touch (the formula of
+ * flow_ibm_stencil_at, one index wider each way against rounding), or the whole axis where a
+ * periodic one wraps; kept only while its arrays are no larger than the whole padded grid
+ * over the ranks plus 2^20 cells (the same choice on every rank: the old path sums over the
+ * ranks, so all must take the same). */
+static kedr_status box_place(struct kedr_flow *f)
+{
+    flow_ibm *ib = f->ibm;
+    const flow_grid *g = &f->g;
+    size_t N = ib->N;
+    int W = flow_ibm_width(f->c.delta);
+    flow_grid b = *g;
+    double whole = 1, cells = 1;
+    b.box = 1;
+    b.split = -1;
+    for (int a = 0; a < 3; a++) {
+        int n = a == g->split ? g->nsplit : g->n[a], lo = 1, hi = 1;
+        int periodic = f->gkind[2 * a] == KEDR_FLOW_BC_PERIODIC;
+        if (a < f->dims) {
+            lo = INT32_MAX;
+            hi = INT32_MIN;
+            for (size_t l = 0; l < N; l++)
+                for (int comp = 0; comp < f->dims; comp++) {
+                    double x = ib->Xh[a * N + l] / g->h[a] + (a == comp ? 1.0 : 0.5);
+                    int i0 = (int)floor(x - 0.5 * W) + 1;
+                    lo = i0 - 1 < lo ? i0 - 1 : lo;
+                    hi = i0 + W > hi ? i0 + W : hi;
+                }
+            if (periodic && (lo < 1 || hi > n)) {
+                lo = 1;
+                hi = n;
+            }
+            whole *= n + 2.0;
+        }
+        b.bn[a] = n;
+        b.bper[a] = periodic;
+        b.off[a] = lo - 1;
+        b.n[a] = hi - lo + 1;
+    }
+    b.s[0] = 1;
+    b.s[1] = (size_t)b.n[0] + 1; /* box index 1 .. n an axis: index 0 unused */
+    b.s[2] = b.s[1] * ((size_t)b.n[1] + 1);
+    cells = (double)b.s[2] * (f->dims == 3 ? b.n[2] + 1.0 : 1.0);
+    ib->have_box = ib->box_on &&
+                   f->dims * cells <= whole / (f->nranks > 1 ? f->nranks : 1) + 1048576.0;
+    if (!ib->have_box)
+        return KEDR_OK;
+    ib->gbox = b;
+    ib->bcells = (size_t)cells;
+    size_t need = (size_t)f->dims * ib->bcells;
+    if (need > ib->bcap) {
+        kedr_free(f->ctx, ib->bscratch);
+        ib->bscratch = NULL;
+        ib->bcap = 0;
+        KEDR_TRY(kedr_alloc(f->ctx, (void **)&ib->bscratch, need * sizeof(double)));
+        ib->bcap = need;
+    }
+    return kedr_memset(f->ctx, ib->bscratch, 0, need * sizeof(double));
 }
 
 kedr_status flow_ibm_place(struct kedr_flow *f, double t)
@@ -402,7 +496,7 @@ kedr_status flow_ibm_place(struct kedr_flow *f, double t)
     }
     ib->time = t;
     ib->st_mask = 0; /* the stencils moved */
-    return KEDR_OK;
+    return box_place(f);
 }
 
 /* ---- the force system ---------------------------------------------------------------------- */
@@ -461,9 +555,36 @@ static kedr_status sum_ranks(struct kedr_flow *f, double *v, size_t N)
     return KEDR_OK;
 }
 
+/* y[c] = (L L*) x[c] for every component c in mask on the bodies' box: the whole product on
+ * every rank, no sum over ranks (each box cell adds the same points' spreads in the same order
+ * as the slabs' cells do). */
+static kedr_status apply_box(struct kedr_flow *f, int mask, const double *const x[3],
+                             double *const y[3])
+{
+    flow_ibm *ib = f->ibm;
+    for (int c = 0; c < f->dims; c++) {
+        if (!(mask >> c & 1))
+            continue;
+        flow_ibm_args A = point_args(f, c);
+        A.st = ib->st_mask >> c & 1 ? ib->stb + (size_t)c * ib->N : NULL;
+        A.field = ib->bscratch + (size_t)c * ib->bcells;
+        A.in = x[c];
+        A.out = y[c];
+        KEDR_TRY(flow_ibm_map(f->ctx, &ib->gbox, &A, FLOW_IBM_ZERO, ib->N));
+        KEDR_TRY(flow_ibm_map(f->ctx, &ib->gbox, &A, FLOW_IBM_SPREAD, ib->N));
+        KEDR_TRY(flow_ibm_map(f->ctx, &ib->gbox, &A, FLOW_IBM_INTERP, ib->N));
+    }
+    return KEDR_OK;
+}
+
 kedr_status flow_ibm_apply(struct kedr_flow *f, int comp, const double *x, double *y)
 {
     flow_ibm *ib = f->ibm;
+    if (ib->have_box) {
+        const double *xs[3] = {x, x, x};
+        double *ys[3] = {y, y, y};
+        return apply_box(f, 1 << comp, xs, ys);
+    }
     flow_ibm_args A = point_args(f, comp);
     A.field = ib->scratch;
     A.in = x;
@@ -481,6 +602,10 @@ static kedr_status apply_all(struct kedr_flow *f, int mask, const double *const 
 {
     flow_ibm *ib = f->ibm;
     size_t N = ib->N;
+    if (ib->have_box) {
+        double *ys[3] = {y, y + N, y + 2 * N};
+        return apply_box(f, mask, x, ys);
+    }
     for (int c = 0; c < f->dims; c++) {
         if (!(mask >> c & 1))
             continue;
@@ -541,6 +666,60 @@ static kedr_status solve(struct kedr_flow *f, int comp, int *iters, double *res)
     }
     return KEDR_OK;
 }
+
+#ifdef KEDR_HAVE_CUDA
+/* The iterations of solve_all below on the GPU, with the scalars on the device (ibm.cu:
+ * flow_cuda_ibm_cg, the same steps: a component leaves where solve_all's would), so that an
+ * iteration waits for no download: the state comes back every FLOW_IBM_CG_BATCH iterations (a
+ * component done inside a batch is skipped by the rest). On the bodies' box only (no sum over
+ * ranks inside). */
+#define FLOW_IBM_CG_BATCH 8
+static kedr_status solve_dev(struct kedr_flow *f, int live, const double rr[3],
+                             const double bb[3], const double tol2[3], int iters[3],
+                             double res[3], int ok[3])
+{
+    flow_ibm *ib = f->ibm;
+    size_t N = ib->N;
+    flow_ibm_cg_state S;
+    memset(&S, 0, sizeof S);
+    flow_ibm_args A[3];
+    double *g[3] = {NULL, NULL, NULL}, *r[3] = {NULL, NULL, NULL}, *p[3] = {NULL, NULL, NULL},
+           *q[3] = {NULL, NULL, NULL};
+    memset(A, 0, sizeof A);
+    for (int c = 0; c < f->dims; c++) {
+        S.rr[c] = rr[c];
+        S.bb[c] = bb[c];
+        S.tol2[c] = tol2[c];
+        S.res[c] = res[c];
+        S.iters[c] = iters[c];
+        g[c] = ib->g[c];
+        r[c] = ib->r + (size_t)c * N;
+        p[c] = ib->p + (size_t)c * N;
+        q[c] = ib->q + (size_t)c * N;
+        A[c] = point_args(f, c);
+        A[c].st = ib->st_mask >> c & 1 ? ib->stb + (size_t)c * N : NULL;
+        A[c].field = ib->bscratch + (size_t)c * ib->bcells;
+        A[c].in = p[c];
+        A[c].out = q[c];
+    }
+    S.live = live;
+    KEDR_TRY(kedr_upload(f->ctx, ib->cg_state, &S, sizeof S));
+    for (int it = 1; it <= f->c.ibm_max_iter && S.live; it += FLOW_IBM_CG_BATCH) {
+        int left = f->c.ibm_max_iter - it + 1;
+        KEDR_TRY(flow_cuda_ibm_cg(f->ctx, &ib->gbox, A, f->dims, N, g, r, p, q, ib->cg_state,
+                                  ib->cg_part, it,
+                                  left < FLOW_IBM_CG_BATCH ? left : FLOW_IBM_CG_BATCH));
+        KEDR_TRY(kedr_download(f->ctx, &S, ib->cg_state, sizeof S));
+    }
+    for (int c = 0; c < f->dims; c++) {
+        iters[c] = S.iters[c];
+        res[c] = S.res[c];
+        if (S.nan >> c & 1)
+            ok[c] = 0;
+    }
+    return KEDR_OK;
+}
+#endif
 
 /* solve() for every component side by side (KEDR_FLOW_FUSE=1): each component's CG is
  * solve()'s, step for step, with its own scalars; a component leaves the loop where solve()
@@ -610,6 +789,10 @@ static kedr_status solve_all(struct kedr_flow *f, int iters[3], double res[3], i
             KEDR_TRY(flow_op_copy(f->ctx, p[c], r[c], N * sizeof(double)));
         }
     }
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(f->ctx) && ib->have_box && live)
+        return solve_dev(f, live, rr, bb, tol2, iters, res, ok);
+#endif
     for (int it = 1; it <= f->c.ibm_max_iter && live; it++) {
         KEDR_TRY(apply_all(f, live, x, ib->q));
         m = 0;
@@ -707,6 +890,11 @@ static kedr_status stencils(struct kedr_flow *f, int b, flow_ibm_args *A)
     flow_ibm *ib = f->ibm;
     A->st = ib->st + (size_t)b * ib->N;
     KEDR_TRY(flow_ibm_map(f->ctx, &f->g, A, FLOW_IBM_STENCIL, ib->N));
+    if (ib->have_box) {
+        flow_ibm_args B = *A;
+        B.st = ib->stb + (size_t)b * ib->N;
+        KEDR_TRY(flow_ibm_map(f->ctx, &ib->gbox, &B, FLOW_IBM_STENCIL, ib->N));
+    }
     ib->st_mask |= 1 << b;
     return KEDR_OK;
 }

@@ -25,6 +25,21 @@ typedef struct flow_ibm {
     double *scratch;       /* a padded grid array */
     flow_ibm_stencil *st;  /* context memory: the points' stencils, N for each component */
     int st_mask;           /* bit c: component c's stencils held (0 after the points moved) */
+    /* the bodies' box (ibm.c, box_place): every cell of the whole grid that a stencil touches,
+     * a grid of its own (gbox) on which each rank applies the whole of L L*, so that the force
+     * systems need no sum over ranks; have_box 0 (a box too large to hold): L L* on the slab,
+     * summed over the ranks each product */
+    int box_on;            /* KEDR_FLOW_IBM_BOX (1 unless set to 0) */
+    int have_box;
+    flow_grid gbox;
+    size_t bcells;         /* of one component's box array (gbox's padded cells) */
+    double *bscratch;      /* context memory: dims box arrays, bcap doubles in all */
+    size_t bcap;
+    flow_ibm_stencil *stb; /* context memory: the stencils on gbox, N for each component */
+    /* cuda, on the box: the force systems' CG state and block sums in device memory (ibm.cu:
+     * the iterations run without a device synchronisation) */
+    struct flow_ibm_cg_state *cg_state;
+    double *cg_part;
     int fuse;              /* KEDR_FLOW_FUSE: the components' systems side by side */
     double *gh;            /* host: g of the last step, [3][N] */
     kedr_flow_body_state *state; /* host: each body after the last step */
@@ -65,6 +80,27 @@ extern "C"
 #endif
 kedr_status flow_cuda_ibm_map(kedr_ctx *ctx, const flow_grid *g, const flow_ibm_args *A,
                               flow_ibm_op op, size_t n);
+#endif
+
+/* The force systems' conjugate gradients with their scalars on the device (cuda, on the
+ * bodies' box: ibm.c solve_dev), the iterations of ibm.c's solve_all step for step: component
+ * c iterates while bit c of live is set; iters, res are solve_all's; nan: bit c set where
+ * (p, L L* p) was NaN or infinite. */
+typedef struct flow_ibm_cg_state {
+    double rr[3], bb[3], tol2[3], alpha[3], beta[3], res[3];
+    int live, upd, nan, iters[3];
+} flow_ibm_cg_state;
+#define FLOW_IBM_CG_BLOCKS 64 /* block sums a component */
+#ifdef KEDR_HAVE_CUDA
+/* count iterations from number first: A[c] the box's point operations of component c (in: p,
+ * out: q), g, r, p, q each component's vectors; S and part in device memory; nothing waited for. */
+#ifdef __cplusplus
+extern "C"
+#endif
+kedr_status flow_cuda_ibm_cg(kedr_ctx *ctx, const flow_grid *gbox, const flow_ibm_args A[3],
+                             int dims, size_t n, double *const g[3], double *const r[3],
+                             double *const p[3], double *const q[3], flow_ibm_cg_state *S,
+                             double *part, int first, int count);
 #endif
 
 /* The smallest distance, in cells, a point keeps from a non-periodic face of the box: half the

@@ -72,10 +72,13 @@ FLOW_HD void flow_ibm_stencil_at(const flow_grid *g, int delta, int comp, const 
         int i0 = (int)floor(s - 0.5 * W) + 1;
         /* over ranks, along the split axis: the whole grid's indices (X is global), then this
          * slab's own faces and cells only (1 .. its n); the rest weigh 0 here (another rank
-         * adds them) */
-        int split = a == g->split;
-        int n = split ? g->nsplit : g->n[a];
-        int periodic = split ? g->periodic_split : g->kind[2 * a] == KEDR_FLOW_BC_PERIODIC;
+         * adds them). On a body's box (g->box), every axis likewise: the whole grid's index,
+         * then the box's own. */
+        int split = g->box || a == g->split;
+        int n = g->box ? g->bn[a] : split ? g->nsplit : g->n[a];
+        int periodic = g->box ? g->bper[a]
+                       : split ? g->periodic_split
+                               : g->kind[2 * a] == KEDR_FLOW_BC_PERIODIC;
         st->cnt[a] = W;
         for (int m = 0; m < W; m++) {
             int i = i0 + m;
@@ -115,20 +118,26 @@ FLOW_HD double flow_ibm_interp(const flow_grid *g, const flow_ibm_stencil *st,
 #define FLOW_IBM_ADD(p, v) (*(p) += (v))
 #endif
 
-/* field += value w over the stencil (L* for one point); zero: field = 0 there instead. */
+/* field += value w over the stencil (L* for one point); zero: field = 0 there instead. The
+ * entries of weight 0 add nothing and are skipped (over ranks every stencil entry off the slab
+ * has weight 0 at index 1: adding there from every point would only make the atomics of all
+ * the points meet on a few cells). */
 FLOW_HD void flow_ibm_spread(const flow_grid *g, const flow_ibm_stencil *st, double *field,
                              double value, int zero)
 {
     for (int k = 0; k < st->cnt[2]; k++)
         for (int j = 0; j < st->cnt[1]; j++) {
             double wjk = st->w[1][j] * st->w[2][k];
+            if (!zero && wjk == 0)
+                continue;
             size_t row = g->s[1] * (size_t)st->idx[1][j] + g->s[2] * (size_t)st->idx[2][k];
             for (int i = 0; i < st->cnt[0]; i++) {
                 double *p = field + row + (size_t)st->idx[0][i];
+                double w = st->w[0][i] * wjk;
                 if (zero)
                     *p = 0;
-                else
-                    FLOW_IBM_ADD(p, value * (st->w[0][i] * wjk));
+                else if (w != 0)
+                    FLOW_IBM_ADD(p, value * w);
             }
         }
 }

@@ -4,9 +4,10 @@
  * memory) into a scratch array that one block then sums, in a fixed order, so that a result
  * does not depend on timing; the sum comes back to the host. */
 #include "core/internal.h"
+#include "flow/block_sum.cuh"
 #include "flow/ops.h"
 
-#define OPS_THREADS 256
+#define OPS_THREADS FLOW_SUM_THREADS
 #define OPS_MAX_BLOCKS 1024
 
 static unsigned blocks_for(size_t n)
@@ -170,16 +171,7 @@ __global__ void k_axpy(size_t n, double a, const double *x, double *y)
 /* The block's sum of v into part[blockIdx.x]. */
 __device__ __forceinline__ void block_sum(double v, double *part)
 {
-    __shared__ double sh[OPS_THREADS];
-    sh[threadIdx.x] = v;
-    __syncthreads();
-    for (int s = OPS_THREADS / 2; s > 0; s >>= 1) {
-        if (threadIdx.x < s)
-            sh[threadIdx.x] += sh[threadIdx.x + s];
-        __syncthreads();
-    }
-    if (threadIdx.x == 0)
-        part[blockIdx.x] = sh[0];
+    flow_block_sum(v, part + blockIdx.x);
 }
 
 __global__ void k_dot(size_t n, const double *a, const double *b, double *part)
