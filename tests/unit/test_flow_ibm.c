@@ -6,6 +6,9 @@
  *   and spreading are adjoint, (L u, g) = (u, L* g);
  * - the forcing: after it the velocity interpolated at the points is the body's (to the solve's
  *   tolerance), for a circle, rectangle, sphere, box, cylinder and points across a periodic end;
+ * - L L* on the bodies' box (the force systems' path) equals L L* on the whole grid's scratch
+ *   array (bit for bit on the cpu, within 1e-13 on cuda), periodic ends included;
+ *   KEDR_FLOW_IBM_BOX=0 makes no box, a bad value is refused by name;
  * - a body at rest in fluid at rest feels no force; a body carried by a uniform periodic flow at
  *   the flow's speed feels none (to rounding) while it crosses the periodic ends;
  * - a fixed body in a channel on every back end against the cpu (velocities within 1e-9 of the
@@ -283,6 +286,35 @@ static void check_spread(kedr_ctx *ctx)
                 TU_CHECK(err < 1e-8 && ib->iterations > 0,
                          "%dD shape %d: after the forcing the points move at %.3g off the body",
                          dims, shape, err);
+
+                /* L L* on the bodies' box (the force systems' path) against the scratch grid
+                 * of the whole slab (KEDR_FLOW_IBM_BOX=0's): the same sums in the same order,
+                 * so bit for bit on the cpu; on cuda the spreading's atomics add in any order */
+                TU_CHECK(ib->have_box, "%dD shape %d: the bodies' box was not made", dims, shape);
+                double worst_box = 0;
+                for (int comp = 0; comp < dims && ib->have_box; comp++) {
+                    for (size_t l = 0; l < N; l++)
+                        gp[l] = 2 * tu_uniform(&seed) - 1;
+                    TU_OK(kedr_upload(ctx, dg, gp, N * sizeof *gp));
+                    TU_OK(flow_ibm_apply(f, comp, dg, dLu));
+                    TU_OK(kedr_download(ctx, Lu, dLu, N * sizeof *Lu));
+                    ib->have_box = 0;
+                    TU_OK(kedr_memset(ctx, ib->scratch, 0, P * sizeof(double)));
+                    TU_OK(flow_ibm_apply(f, comp, dg, dLu));
+                    ib->have_box = 1;
+                    TU_OK(kedr_download(ctx, u, dLu, N * sizeof *u));
+                    double big = 0, d = 0;
+                    for (size_t l = 0; l < N; l++) {
+                        big = fmax(big, fabs(u[l]));
+                        d = fmax(d, fabs(Lu[l] - u[l]));
+                    }
+                    worst_box = fmax(worst_box, d / fmax(big, 1e-300));
+                }
+                printf("  L L* on the box against the slab: %.2e of the largest (box %d x %d x "
+                       "%d cells)\n", worst_box, ib->gbox.n[0], ib->gbox.n[1], ib->gbox.n[2]);
+                TU_CHECK(worst_box <= (kedr_ctx_backend(ctx) == KEDR_BACKEND_CPU ? 0 : 1e-13),
+                         "%dD shape %d: L L* on the bodies' box differs from the slab's by %.3g",
+                         dims, shape, worst_box);
                 kedr_free(ctx, dg);
                 kedr_free(ctx, du);
                 kedr_free(ctx, dLu);
@@ -292,6 +324,30 @@ static void check_spread(kedr_ctx *ctx)
                 free(Lu);
                 kedr_flow_destroy(f);
             }
+}
+
+/* KEDR_FLOW_IBM_BOX: 0 takes the slab's scratch grid (no box), anything but 0 or 1 is refused
+ * by name. */
+static void check_box_env(kedr_ctx *ctx)
+{
+    kedr_flow_case c = body_case(2, 0, KEDR_FLOW_BODY_CIRCLE, 0);
+    kedr_flow *f = NULL;
+    for (int on = 0; on < 2; on++) { /* a step places the points (and makes the box) */
+        setenv("KEDR_FLOW_IBM_BOX", on ? "1" : "0", 1);
+        TU_OK(kedr_flow_create(ctx, &c, &f));
+        if (f)
+            TU_OK(kedr_flow_step(f));
+        TU_CHECK(f && f->ibm && f->ibm->have_box == on, "KEDR_FLOW_IBM_BOX=%d: box %d", on,
+                 f && f->ibm ? f->ibm->have_box : -1);
+        kedr_flow_destroy(f);
+    }
+    f = NULL;
+    setenv("KEDR_FLOW_IBM_BOX", "yes", 1);
+    kedr_status s = kedr_flow_create(ctx, &c, &f);
+    TU_CHECK(s != KEDR_OK && !f && strstr(kedr_last_error(), "KEDR_FLOW_IBM_BOX = 'yes'"),
+             "KEDR_FLOW_IBM_BOX=yes: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
+    kedr_flow_destroy(f);
+    unsetenv("KEDR_FLOW_IBM_BOX");
 }
 
 /* A body of points across a periodic end, read from a file. */
@@ -454,6 +510,7 @@ int main(void)
         }
         kedr_ctx *ctx = tu_ctx(bk[ib]);
         check_spread(ctx);
+        check_box_env(ctx);
         check_points_file(ctx);
         check_rest_and_carried(ctx);
         for (int dims = 2; dims <= 3; dims++) {
