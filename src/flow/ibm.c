@@ -255,23 +255,6 @@ void flow_ibm_destroy(flow_ibm *ib)
     free(ib);
 }
 
-/* KEDR_FLOW_IBM_BOX (environment): 1, the default, L L* on the bodies' box (box_place); 0, on
- * the slab, summed over the ranks each product (the earlier path, for comparison). */
-static kedr_status box_env(int *on)
-{
-    const char *e = getenv("KEDR_FLOW_IBM_BOX");
-    *on = 1;
-    if (!e || !*e)
-        return KEDR_OK;
-    if (!strcmp(e, "1") || !strcmp(e, "0")) {
-        *on = e[0] == '1';
-        return KEDR_OK;
-    }
-    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_IBM_BOX = '%s': expected 1 (the force systems "
-                     "on the bodies' box, every rank the whole; the default) or 0 (on the slab, "
-                     "summed over the ranks each product)", e);
-}
-
 static double hmin(const struct kedr_flow *f)
 {
     double h = f->h[0];
@@ -299,8 +282,10 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
     ib->time = -1;
     ib->st_mask = 0;
     kedr_status s = flow_fuse_env(&ib->fuse, KEDR_IS_CUDA(ib->ctx));
-    if (s == KEDR_OK)
-        s = box_env(&ib->box_on);
+    if (s == KEDR_OK) /* 0: L L* on the slab, summed over the ranks each product */
+        s = flow_env_switch("KEDR_FLOW_IBM_BOX", 1, "1 (the force systems on the bodies' box, "
+                            "every rank the whole; the default) or 0 (on the slab, summed over "
+                            "the ranks each product)", &ib->box_on);
     ib->first = calloc((size_t)c->nbodies + 1, sizeof *ib->first);
     ib->state = calloc((size_t)c->nbodies, sizeof *ib->state);
     if (!ib->first || !ib->state)

@@ -289,11 +289,13 @@ typedef struct flow_xch {
 /* KEDR_FLOW_PROF=1 in the environment: each exchange first synchronises the device, so that its
  * time is its own (not the queued work's before it), and kedr_flow_destroy prints the times. */
 int flow_prof(void);
-/* KEDR_FLOW_FUSE (read at creation): 1 (the cpu's default) merges what the step and the solver over ranks
- * may merge without changing a bit: PCG's (r, r) travels in the allreduce of (r, z), and the
- * immersed bodies' three force systems run side by side, one sum over ranks an iteration for
- * all components; 0 (the default on cuda, until the merged path has passed its tests over ranks
- * on GPUs): the earlier path (a message for each). Anything else is refused. */
+/* A switch from the environment: *on = 1 or 0 as variable name says, def where it is unset or
+ * empty; any other value refused, naming it and what is expected (choices). */
+kedr_status flow_env_switch(const char *name, int def, const char *choices, int *on);
+/* KEDR_FLOW_FUSE (read at creation): 1 (the default on both back ends) merges what the step and
+ * the solver over ranks may merge without changing a bit: PCG's (r, r) travels in the allreduce
+ * of (r, z), and the immersed bodies' three force systems run side by side; 0: the earlier path
+ * (a message for each). Anything else is refused. */
 kedr_status flow_fuse_env(int *on, int cuda);
 /* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (the cpu's default) computes a slab's
  * interior planes of a product A x or residual b - A x, of AINV's two factors and of the

@@ -26,34 +26,31 @@ int flow_prof(void)
     return on;
 }
 
-kedr_status flow_fuse_env(int *on, int cuda)
+kedr_status flow_env_switch(const char *name, int def, const char *choices, int *on)
 {
-    const char *e = getenv("KEDR_FLOW_FUSE");
-    (void)cuda; /* on by default on both back ends since its tests passed on GPUs */
-    *on = 1;
+    const char *e = getenv(name);
+    *on = def;
     if (!e || !*e)
         return KEDR_OK;
     if (!strcmp(e, "1") || !strcmp(e, "0")) {
         *on = e[0] == '1';
         return KEDR_OK;
     }
-    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_FUSE = '%s': expected 1 (merged reductions "
-                     "and body sums; the default) or 0 (a message for each)", e);
+    return kedr_fail(KEDR_ERR_INVALID, "%s = '%s': expected %s", name, e, choices);
+}
+
+kedr_status flow_fuse_env(int *on, int cuda)
+{
+    (void)cuda; /* on by default on both back ends since its tests passed on GPUs */
+    return flow_env_switch("KEDR_FLOW_FUSE", 1, "1 (merged reductions and body sums; the "
+                           "default) or 0 (a message for each)", on);
 }
 
 kedr_status flow_overlap_env(int *on, int cuda)
 {
-    const char *e = getenv("KEDR_FLOW_OVERLAP");
-    *on = !cuda;
-    if (!e || !*e)
-        return KEDR_OK;
-    if (!strcmp(e, "1") || !strcmp(e, "0")) {
-        *on = e[0] == '1';
-        return KEDR_OK;
-    }
-    return kedr_fail(KEDR_ERR_INVALID, "KEDR_FLOW_OVERLAP = '%s': expected 1 (interior planes "
-                     "computed while the halo travels; the cpu's default) or 0 (after it; the "
-                     "default on cuda until the overlap has passed its tests on GPUs)", e);
+    return flow_env_switch("KEDR_FLOW_OVERLAP", !cuda, "1 (interior planes computed while the "
+                           "halo travels; the cpu's default) or 0 (after it; the default on "
+                           "cuda until the overlap has passed its tests on GPUs)", on);
 }
 
 /* The exchanges' time so far in the solver over ranks: its halos and gathers. */
