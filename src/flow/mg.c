@@ -272,26 +272,39 @@ static kedr_status coarse_solve(kedr_flow_poisson *ps, const flow_level *L, cons
     return KEDR_OK;
 }
 
+/* One rank's V-cycle; its parts timed as the ranks' are (flow_rk_part_*: with
+ * KEDR_FLOW_PROF=1 only, here). */
 static kedr_status vcycle(kedr_flow_poisson *ps, int l, const double *b, double *x)
 {
     const flow_level *L = &ps->lv[l];
-    if (l == ps->nlevels - 1)
-        return coarse_solve(ps, L, b, x);
+    flow_part_mark m = flow_rk_part_begin(ps);
+    if (l == ps->nlevels - 1) {
+        KEDR_TRY(coarse_solve(ps, L, b, x));
+        return flow_rk_part_end(ps, FLOW_PART_COARSE, m);
+    }
     const flow_level *C = &ps->lv[l + 1];
     KEDR_TRY(kedr_memset(ps->ctx, x, 0, L->N * sizeof *x));
     for (int s = 0; s < ps->o.steps; s++) {
         KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 0));
         KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 1));
     }
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_SMOOTH, m));
+    m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, L->r));
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_RESIDUAL, m));
+    m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_restrict(ps->ctx, L, C, L->r, C->b));
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_TRANSFER, m));
     KEDR_TRY(vcycle(ps, l + 1, C->b, C->x));
+    m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_prolong_add(ps->ctx, L, C, C->x, x));
+    KEDR_TRY(flow_rk_part_end(ps, FLOW_PART_TRANSFER, m));
+    m = flow_rk_part_begin(ps);
     for (int s = 0; s < ps->o.steps; s++) {
         KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 1));
         KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 0));
     }
-    return KEDR_OK;
+    return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 
 kedr_status flow_mg_vcycle(kedr_flow_poisson *ps, const double *r, double *z)

@@ -357,9 +357,6 @@ typedef struct flow_ranks {
     kedr_comm_dev_msg *gmsg; /* the gather's messages: 2 ranks */
     double gather_seconds;
     int64_t gathers;
-    /* this rank's wall time by part of the solver (flow_rk_part_*; the exchanges inside a part
-     * not counted in it: they are xch->seconds and gather_seconds) */
-    double part[FLOW_PARTS];
     int deep;          /* two-plane smoothing in force (KEDR_FLOW_MG_HALO=2 on every rank) */
     int overlap;       /* KEDR_FLOW_OVERLAP (flow_overlap_env) */
     void *side;        /* the side stream of the overlapped products (flow_op_side_create) */
@@ -388,6 +385,10 @@ struct kedr_flow_poisson {
     double *history;
     int history_cap;
     struct flow_fft *fft;   /* method fft (fft.c) */
+    /* the wall time by part of the solver (flow_rk_part_*: over ranks, or on one rank with
+     * KEDR_FLOW_PROF=1; the exchanges inside a part not counted in it: they are the ranks'
+     * xch->seconds and gather_seconds) */
+    double part[FLOW_PARTS];
 };
 
 /* Over ranks (ranks.c): sets up ps for its slab (the diagonal of the slab's end layers counts
@@ -397,7 +398,7 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, struct kedr_comm *comm
                                    int lo, int hi, int first, int gn, int periodic);
 /* A part's wall time (ranks.c): flow_rk_part_begin at its start (a device synchronisation first
  * with KEDR_FLOW_PROF=1), flow_rk_part_end at its end adds the time since, less the exchanges'
- * time in between, to rk->part[part]. No-ops on one rank (rk NULL). */
+ * time in between, to ps->part[part]. No-ops on one rank (rk NULL) without KEDR_FLOW_PROF=1. */
 typedef struct {
     double t, xch;
 } flow_part_mark;

@@ -53,16 +53,16 @@ kedr_status flow_overlap_env(int *on, int cuda)
                            "cuda until the overlap has passed its tests on GPUs)", on);
 }
 
-/* The exchanges' time so far in the solver over ranks: its halos and gathers. */
+/* The exchanges' time so far in the solver over ranks: its halos and gathers (0 on one rank). */
 static double xch_seconds(const flow_ranks *rk)
 {
-    return (rk->xch ? rk->xch->seconds : 0) + rk->gather_seconds;
+    return rk ? (rk->xch ? rk->xch->seconds : 0) + rk->gather_seconds : 0;
 }
 
 flow_part_mark flow_rk_part_begin(kedr_flow_poisson *ps)
 {
     flow_part_mark m = {0, 0};
-    if (!ps->rk)
+    if (!ps->rk && !flow_prof())
         return m;
     if (flow_prof())
         kedr_ctx_sync(ps->ctx); /* a failure shows at the part's end */
@@ -73,11 +73,11 @@ flow_part_mark flow_rk_part_begin(kedr_flow_poisson *ps)
 
 kedr_status flow_rk_part_end(kedr_flow_poisson *ps, int part, flow_part_mark m)
 {
-    if (!ps->rk)
+    if (!ps->rk && !flow_prof())
         return KEDR_OK;
     if (flow_prof())
         KEDR_TRY(kedr_ctx_sync(ps->ctx));
-    ps->rk->part[part] += kedr_wall_seconds() - m.t - (xch_seconds(ps->rk) - m.xch);
+    ps->part[part] += kedr_wall_seconds() - m.t - (xch_seconds(ps->rk) - m.xch);
     return KEDR_OK;
 }
 
@@ -298,9 +298,8 @@ kedr_status flow_rk_dot(kedr_flow_poisson *ps, size_t n, const double *a, const 
 {
     flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_dot(ps->ctx, n, a, b, out));
-    if (!ps->rk)
-        return KEDR_OK;
-    KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1));
+    if (ps->rk)
+        KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1));
     return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
 }
 
@@ -321,9 +320,8 @@ kedr_status flow_rk_sum(kedr_flow_poisson *ps, size_t n, const double *a, double
 {
     flow_part_mark m = flow_rk_part_begin(ps);
     KEDR_TRY(flow_op_sum(ps->ctx, n, a, out));
-    if (!ps->rk)
-        return KEDR_OK;
-    KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1));
+    if (ps->rk)
+        KEDR_TRY(kedr_comm_allreduce(ps->rk->comm, KEDR_F64, KEDR_OP_SUM, out, 1));
     return flow_rk_part_end(ps, FLOW_PART_REDUCE, m);
 }
 
@@ -356,20 +354,22 @@ static kedr_status couple(kedr_flow_poisson *ps, const flow_level *L, size_t lay
 
 kedr_status flow_rk_apply(kedr_flow_poisson *ps, const flow_level *L, const double *x, double *y)
 {
-    if (!ps->rk)
-        return flow_op_apply(ps->ctx, L, x, y);
     flow_part_mark m = flow_rk_part_begin(ps);
-    KEDR_TRY(couple(ps, L, ps->rk->layer, ps->rk->ih2, x, NULL, y));
+    if (ps->rk)
+        KEDR_TRY(couple(ps, L, ps->rk->layer, ps->rk->ih2, x, NULL, y));
+    else
+        KEDR_TRY(flow_op_apply(ps->ctx, L, x, y));
     return flow_rk_part_end(ps, FLOW_PART_OPERATOR, m);
 }
 
 kedr_status flow_rk_residual(kedr_flow_poisson *ps, const flow_level *L, const double *x,
                              const double *b, double *r)
 {
-    if (!ps->rk)
-        return flow_op_residual(ps->ctx, L, x, b, r);
     flow_part_mark m = flow_rk_part_begin(ps);
-    KEDR_TRY(couple(ps, L, ps->rk->layer, ps->rk->ih2, x, b, r));
+    if (ps->rk)
+        KEDR_TRY(couple(ps, L, ps->rk->layer, ps->rk->ih2, x, b, r));
+    else
+        KEDR_TRY(flow_op_residual(ps->ctx, L, x, b, r));
     return flow_rk_part_end(ps, FLOW_PART_OPERATOR, m);
 }
 

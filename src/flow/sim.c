@@ -202,33 +202,33 @@ void kedr_flow_destroy(kedr_flow *f)
                            step_part_name[p], 1e3 * f->sp[p] / (double)f->step);
         fprintf(stderr, "%s\n", line);
     }
-    if (f->split >= 0 && flow_prof()) { /* for bench/flow-ranks.sh */
-        double sec;
-        int64_t n;
+    double sec = 0;
+    int64_t n = 0;
+    if (f->split >= 0)
         halo_time(f, &sec, &n);
+    if (f->split >= 0 && flow_prof()) /* for bench/flow-ranks.sh */
         fprintf(stderr, "kedr flow: rank %d: %lld steps, %.6f s in steps, %.6f s in %lld halo "
                 "exchanges and gathers (%s)\n", f->rank, (long long)f->step, f->seconds_step,
                 sec, (long long)n, kedr_comm_dev_direct(f->xch ? f->xch->dev : NULL,
                 f->lo >= 0 ? f->lo : f->hi) ? "GPU to GPU" : "through the host");
-        const flow_ranks *rk = f->ps ? f->ps->rk : NULL;
-        if (rk && f->step > 0) { /* the pressure solver's parts, ms a step */
-            double k = 1e3 / (double)f->step, pxch = rk->xch->seconds + rk->gather_seconds;
-            double sum = pxch;
-            for (int p = 0; p < FLOW_PARTS; p++)
-                sum += rk->part[p];
-            fprintf(stderr, "kedr flow: rank %d: ms a step: smoothing %.3f, residual %.3f, "
-                    "transfers %.3f, coarse %.3f, reductions %.3f, operator %.3f, pressure "
-                    "exchanges %.3f (%lld a step), pressure other %.3f; step exchanges %.3f, "
-                    "bodies %.3f (sums %.3f, %.1f a step), step %.3f\n", f->rank,
-                    k * rk->part[FLOW_PART_SMOOTH],
-                    k * rk->part[FLOW_PART_RESIDUAL], k * rk->part[FLOW_PART_TRANSFER],
-                    k * rk->part[FLOW_PART_COARSE], k * rk->part[FLOW_PART_REDUCE],
-                    k * rk->part[FLOW_PART_OPERATOR], k * pxch,
-                    (long long)((rk->xch->count + rk->gathers) / f->step),
-                    k * (f->seconds_poisson - sum), k * sec, f->ibm ? k * f->ibm->seconds : 0,
-                    f->ibm ? k * f->ibm->sum_seconds : 0,
-                    f->ibm ? (double)f->ibm->sums / (double)f->step : 0, k * f->seconds_step);
-        }
+    const kedr_flow_poisson *ps = f->ps;
+    if (ps && flow_prof() && f->step > 0) { /* the pressure solver's parts, ms a step */
+        const flow_ranks *rk = ps->rk;
+        double k = 1e3 / (double)f->step, pxch = rk ? rk->xch->seconds + rk->gather_seconds : 0;
+        double sum = pxch;
+        for (int p = 0; p < FLOW_PARTS; p++)
+            sum += ps->part[p];
+        fprintf(stderr, "kedr flow: rank %d: ms a step: smoothing %.3f, residual %.3f, "
+                "transfers %.3f, coarse %.3f, reductions %.3f, operator %.3f, pressure "
+                "exchanges %.3f (%lld a step), pressure other %.3f; step exchanges %.3f, "
+                "bodies %.3f (sums %.3f, %.1f a step), step %.3f\n", f->rank,
+                k * ps->part[FLOW_PART_SMOOTH], k * ps->part[FLOW_PART_RESIDUAL],
+                k * ps->part[FLOW_PART_TRANSFER], k * ps->part[FLOW_PART_COARSE],
+                k * ps->part[FLOW_PART_REDUCE], k * ps->part[FLOW_PART_OPERATOR], k * pxch,
+                rk ? (long long)((rk->xch->count + rk->gathers) / f->step) : 0LL,
+                k * (f->seconds_poisson - sum), k * sec, f->ibm ? k * f->ibm->seconds : 0,
+                f->ibm ? k * f->ibm->sum_seconds : 0,
+                f->ibm ? (double)f->ibm->sums / (double)f->step : 0, k * f->seconds_step);
     }
     for (int a = 0; a < 3; a++) {
         kedr_free(f->ctx, f->q[a]);
@@ -866,8 +866,9 @@ static void halo_reset(struct kedr_flow *f)
     if (rk) {
         rk->gather_seconds = 0;
         rk->gathers = 0;
-        memset(rk->part, 0, sizeof rk->part);
     }
+    if (f->ps)
+        memset(f->ps->part, 0, sizeof f->ps->part);
     if (f->ibm) {
         f->ibm->sum_seconds = 0;
         f->ibm->sums = 0;

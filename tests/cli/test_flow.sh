@@ -44,6 +44,11 @@ check run-csv-rows 0 '^65$' -- bash -c "wc -l < '$tmp/run/tiny.csv'"
 check run-vti 0 '<ImageData WholeExtent="0 8 0 8 0 0"' -- cat "$tmp/run/tiny.vti"
 check run-profiles 0 '^u_vertical,1,1$' -- cat "$tmp/run/tiny-profiles.csv"
 
+# KEDR_FLOW_PROF=1 on one rank: the step by part and the pressure solve by part, to stderr
+check prof-step 0 'rank 0: step by part, ms a step: advance [0-9.]+, bodies [0-9.]+, .*pressure [0-9.]+, correct' -- env KEDR_FLOW_PROF=1 "$kedr" flow "$tmp/tiny.ini" --backend cpu --steps 3 --out "$tmp/prof"
+cp "$tmp/out" "$tmp/prof.log"
+check prof-solver 0 'rank 0: ms a step: smoothing [0-9.]+, residual [0-9.]+, transfers [0-9.]+, coarse [0-9.]+, reductions [0-9.]+, operator [0-9.]+' -- cat "$tmp/prof.log"
+
 # restart to step 60 equals 60 steps in one go
 check restart 0 'restart from .* at step 40' -- "$kedr" flow "$tmp/tiny.ini" --backend cpu --steps 60 --out "$tmp/run" --restart "$tmp/run/tiny.chk"
 check straight 0 'step 60 ' -- "$kedr" flow "$tmp/tiny.ini" --backend cpu --steps 60 --out "$tmp/straight"

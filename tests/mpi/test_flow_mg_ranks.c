@@ -236,7 +236,7 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
     /* the parts' times and the exchanges' so far (the set-up's exchanges) */
     double parts0 = all->rk ? all->rk->xch->seconds + all->rk->gather_seconds : 0;
     for (int p = 0; all->rk && p < FLOW_PARTS; p++)
-        parts0 += all->rk->part[p];
+        parts0 += all->part[p];
     double t_solve = kedr_wall_seconds();
     TU_OK(kedr_flow_poisson_precondition(all, sb, sx));
     TU_OK(kedr_download(ctx, hxn, sx, own * sizeof *hxn));
@@ -282,20 +282,21 @@ static void run(kedr_backend be, const grid_case *g, kedr_flow_method method, co
         /* the parts' times (KEDR_FLOW_PROF): each timed part ran, and they and the exchanges
          * fit in the wall time of the V-cycle and the solve */
         const flow_ranks *rk = all->rk;
+        const double *part = all->part;
         double parts = rk->xch->seconds + rk->gather_seconds - parts0;
         for (int p = 0; p < FLOW_PARTS; p++)
-            parts += rk->part[p];
+            parts += part[p];
         int split = rk->gather_at > 0;
-        TU_CHECK(rk->part[FLOW_PART_COARSE] > 0 && rk->part[FLOW_PART_REDUCE] > 0 &&
-                 rk->part[FLOW_PART_TRANSFER] > 0 &&
-                 (!split || (rk->part[FLOW_PART_SMOOTH] > 0 &&
-                             rk->part[FLOW_PART_RESIDUAL] > 0)) &&
-                 (method == KEDR_FLOW_METHOD_MG || rk->part[FLOW_PART_OPERATOR] > 0) &&
+        TU_CHECK(part[FLOW_PART_COARSE] > 0 && part[FLOW_PART_REDUCE] > 0 &&
+                 part[FLOW_PART_TRANSFER] > 0 &&
+                 (!split || (part[FLOW_PART_SMOOTH] > 0 &&
+                             part[FLOW_PART_RESIDUAL] > 0)) &&
+                 (method == KEDR_FLOW_METHOD_MG || part[FLOW_PART_OPERATOR] > 0) &&
                  parts <= t_solve, "%s: parts' times smoothing %g, residual %g, transfers %g, "
                  "coarse %g, reductions %g, operator %g; with exchanges %g s of %g s", what,
-                 rk->part[FLOW_PART_SMOOTH], rk->part[FLOW_PART_RESIDUAL],
-                 rk->part[FLOW_PART_TRANSFER], rk->part[FLOW_PART_COARSE],
-                 rk->part[FLOW_PART_REDUCE], rk->part[FLOW_PART_OPERATOR], parts, t_solve);
+                 part[FLOW_PART_SMOOTH], part[FLOW_PART_RESIDUAL],
+                 part[FLOW_PART_TRANSFER], part[FLOW_PART_COARSE],
+                 part[FLOW_PART_REDUCE], part[FLOW_PART_OPERATOR], parts, t_solve);
         ipc_vs_host(ctx, &o, ax, what, sb, own, hxn, &in, "KEDR_COMM_IPC", "0");
         /* the events order only cuda's copies (on the cpu both are the host path) */
         if (be == KEDR_BACKEND_CUDA)
