@@ -9,9 +9,9 @@
  * stored (zero the points' stencils of a scratch grid, spread, interpolate), so a moving body's
  * system follows its points with nothing to rebuild but their positions. The scratch grid is
  * the bodies' box (the cells their stencils touch, in the whole grid), so that over ranks each
- * rank applies the whole operator and the force systems' iterations need no message. Conjugate gradients
- * solve it, one system per velocity component, from g = 0 each step. The force on the fluid is
- * rho h^d sum_l g_l (sum_x w_l(x) = 1). */
+ * rank applies the whole operator and the force systems' iterations need no message.
+ * Conjugate gradients solve it, one system per velocity component, from the last step's g.
+ * The force on the fluid is rho h^d sum_l g_l (sum_x w_l(x) = 1). */
 #include "core/internal.h"
 #include "flow/ibm.h"
 #include "flow/ops.h"
