@@ -6,7 +6,10 @@
 # iterations a step and the speedup over one GPU. Multigrid over ranks gathers its coarse
 # levels on every rank below KEDR_FLOW_MG_GATHER cells (default 262144 on GPUs; docs/flow.md "Several
 # ranks"): GATHER="0 32768 262144" runs each multigrid solver with each value.
-# Over several ranks each count runs once per way in PATHS: "ipc" (the halos and coarse gathers
+# Over several ranks each count runs once per way in PATHS: "sig" (the halos written GPU to GPU
+# into the neighbours' memory by kernels and ordered by signal words the GPUs write and wait on:
+# no host in an exchange, KEDR_FLOW_XCH_SIGNAL=1, where every rank's neighbours are on other
+# GPUs of the host; the coarse gathers as ipc), "ipc" (the halos and coarse gathers
 # copied GPU to GPU by CUDA IPC between the ranks of the host, where their GPUs reach each other,
 # ordered on the streams by CUDA IPC events: no device synchronisation an exchange), "sync" (GPU
 # to GPU, each exchange synchronised through MPI: KEDR_COMM_IPC_EVENTS=0) and "host" (every
@@ -34,7 +37,7 @@
 # SOLVERS (default "pcg+mg mg": PCG with one V-cycle, V-cycles alone; also pcg+ssor,
 # pcg+jacobi, pcg+none), GATHER (default: unset, the solver's default), BODY (1: the sphere,
 # default; 0: an empty box whose pressure comes from the uniform start's projection and the
-# outflow alone), PATHS (default "ipc sync"; also host), PROF (default "0 1": each count over
+# outflow alone), PATHS (default "sig ipc"; also sync, host), PROF (default "0 1": each count over
 # ranks without and with KEDR_FLOW_PROF=1; "0" or "1" alone), BACKEND (cuda), MPIRUN (mpirun), MPIRUN_FLAGS (extra mpirun options), OUT
 # (scratch folder, default a temporary one), WARM (default 0; N > 0: each run also runs
 # its first N steps alone, and the row gives the STEPS after them: the first steps of a run start
@@ -57,10 +60,10 @@ steps=${STEPS:-10}
 warm=${WARM:-0}
 solvers=${SOLVERS:-pcg+mg mg}
 gathers=${GATHER:-default}
-paths=${PATHS:-ipc sync}
+paths=${PATHS:-sig ipc}
 for p in $paths; do
     case "$p" in
-        ipc | sync | host) ;;
+        sig | ipc | sync | host) ;;
         *)
             echo "flow-ranks.sh: PATHS: '$p': expected ipc, sync or host" >&2
             exit 2
@@ -166,14 +169,15 @@ CASE
 # steps, T s in steps, H s in E halo exchanges and gathers (PATH)".
 cores=$(nproc 2> /dev/null || echo 1)
 run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PROF KEDR_FLOW_FUSE
-    # KEDR_FLOW_OVERLAP
+    # KEDR_FLOW_OVERLAP KEDR_FLOW_XCH_SIGNAL
     local cmd=("$kedr" flow "$2" --backend "$backend")
     local env=(env KEDR_FLOW_PROF="$7")
     [ "$4" != default ] && env+=(KEDR_FLOW_MG_GATHER="$4")
     if [ "$1" -gt 1 ]; then
         local threads=${OMP_NUM_THREADS:-$((cores / $1 > 0 ? cores / $1 : 1))}
         local x=(-x OMP_NUM_THREADS="$threads" -x KEDR_COMM_IPC="$5" -x KEDR_COMM_IPC_EVENTS="$6"
-            -x KEDR_FLOW_PROF="$7" -x KEDR_FLOW_FUSE="$8" -x KEDR_FLOW_OVERLAP="$9")
+            -x KEDR_FLOW_PROF="$7" -x KEDR_FLOW_FUSE="$8" -x KEDR_FLOW_OVERLAP="$9"
+            -x KEDR_FLOW_XCH_SIGNAL="${10}")
         [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
         # the other settings of multigrid over ranks, passed on when set
         local v
@@ -214,7 +218,7 @@ totals() {
     local halo path
     halo=$(sed -n 's/^kedr flow: rank 0: [0-9]* steps, .* s in steps, \([0-9.e+-]*\) s in .*/\1/p' "$1")
     path=$(sed -n 's/^kedr flow: rank 0: .* halo exchanges and gathers (\(.*\))$/\1/p' "$1" |
-        sed 's/GPU to GPU/ipc/; s/through the host/host/')
+        sed 's/GPU to GPU, signalled/sig/; s/GPU to GPU/ipc/; s/through the host/host/')
     sed -n 's/^\([0-9]*\) steps, .*; \([0-9.e+-]*\) s in steps, of which \([0-9.e+-]*\) s in the pressure solve (\([0-9.]*\) iterations a step).*/\1 \2 \3 \4/p' "$1" |
         awk -v h="${halo:--}" -v p="${path:--}" '{ printf "%s %s %s %.6f %s %s\n", $1, $2, $3, $1 * $4, h, p }'
 }
@@ -242,7 +246,8 @@ for solver in $solvers; do
             ways=$paths
             [ "$r" = 1 ] && ways=one
             for way in $ways; do
-                ipc=1 events=1
+                ipc=1 events=1 sig=0
+                [ "$way" = sig ] && sig=1
                 [ "$way" = host ] && ipc=0
                 [ "$way" = sync ] && events=0
                 pl=$profs
@@ -254,7 +259,7 @@ for solver in $solvers; do
                 for prof in $pl; do
                     log="$out/$solver-g$g-r$r-$way-f$fuse-o$ovl-p$prof.log"
                     res=$(run "$r" "$out/$solver.ini" "$log" "$g" "$ipc" "$events" "$prof" "$fuse" \
-                        "$ovl")
+                        "$ovl" "$sig")
                     if [ -z "$res" ]; then
                         status=1
                         continue

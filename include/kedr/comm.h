@@ -147,6 +147,27 @@ typedef struct {
 kedr_status kedr_comm_dev_sendrecv(kedr_comm_dev *dev, int nsend, const kedr_comm_dev_msg *send,
                                    int nrecv, const kedr_comm_dev_msg *recv);
 
+/* Signals between the GPUs themselves, no host in between, for partners that are direct and on
+ * another GPU of the host (peer access). kedr_comm_dev_peer: partner rank's registered buffer
+ * as mapped here, for this rank's kernels to read and write (NULL where transfers with rank are
+ * not direct, where rank is this rank, or shares its GPU: a kernel waiting on a GPU shared with
+ * the partner that must signal it could hold that GPU). kedr_comm_dev_signal queues on the
+ * context's stream one small kernel that, after the work queued before it, stores value into
+ * the 64-bit word at byte offset sig_at[i] of rank sig_rank[i]'s buffer (i < nsig, each a rank
+ * kedr_comm_dev_peer maps), then waits until every 64-bit word at byte offset wait_at[j] of this
+ * rank's buffer (j < nwait) is at least value; the work queued after it starts only then. The
+ * words must be 8-byte aligned, inside the buffers and written by nothing else, and value must
+ * grow from call to call (words start at whatever the buffers hold: zero them first). Nothing
+ * else orders a rank's writes into a partner's buffer with the partner's reads: a protocol on
+ * top (double buffers, say) must. A wait longer than 60 s (a partner that never signals) ends
+ * the kernel with an error, reported at the context's next synchronisation. At most
+ * KEDR_COMM_SIGNALS_MOST of each. cuda only. */
+#define KEDR_COMM_SIGNALS_MOST 8
+void *kedr_comm_dev_peer(const kedr_comm_dev *dev, int rank);
+kedr_status kedr_comm_dev_signal(kedr_comm_dev *dev, int nsig, const int *sig_rank,
+                                 const size_t *sig_at, int nwait, const size_t *wait_at,
+                                 uint64_t value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,6 +18,7 @@ struct kedr_comm_dev {
     int rank, size;
     unsigned char *direct; /* by rank: transfers go GPU to GPU */
     char **peer;           /* by rank: its buffer mapped here (direct ranks) */
+    unsigned char *peer_gpu; /* by rank: mapped, and on another GPU than this rank's */
     size_t *peer_bytes;    /* by rank: its buffer's size (ranks of this host) */
     char *mirror;          /* cuda with a partner that is not direct: page-locked copy */
     int ordered;           /* KEDR_COMM_DEV_ORDERED in force: direct pairs ordered by events */
@@ -128,6 +129,7 @@ static int open_peer(kedr_comm_dev *d, const dev_record *r, int q)
         return 0;
     }
     d->peer[q] = p;
+    d->peer_gpu[q] = dev != d->ctx->device;
     return 1;
 }
 #endif
@@ -273,10 +275,11 @@ kedr_status kedr_comm_dev_register_flags(kedr_comm *comm, kedr_ctx *ctx, void *d
     if (d) {
         d->direct = calloc((size_t)P, 1);
         d->peer = calloc((size_t)P, sizeof *d->peer);
+        d->peer_gpu = calloc((size_t)P, 1);
         d->peer_bytes = calloc((size_t)P, sizeof *d->peer_bytes);
     }
     kedr_status s = KEDR_OK;
-    if (!d || !d->direct || !d->peer || !d->peer_bytes)
+    if (!d || !d->direct || !d->peer || !d->peer_gpu || !d->peer_bytes)
         s = kedr_fail(KEDR_ERR_NOMEM, "kedr_comm_dev_register: out of memory for %d ranks", P);
     s = kedr_comm_agree(comm, s); /* every rank goes on to pair up, or none */
     if (s == KEDR_OK) {
@@ -345,6 +348,7 @@ void kedr_comm_dev_release(kedr_comm_dev *d)
         kedr_host_free(d->ctx, d->mirror);
     free(d->direct);
     free(d->peer);
+    free(d->peer_gpu);
     free(d->peer_bytes);
     free(d);
 }
@@ -352,6 +356,63 @@ void kedr_comm_dev_release(kedr_comm_dev *d)
 int kedr_comm_dev_direct(const kedr_comm_dev *d, int rank)
 {
     return d && rank >= 0 && rank < d->size ? d->direct[rank] : 0;
+}
+
+void *kedr_comm_dev_peer(const kedr_comm_dev *d, int rank)
+{
+    if (!d || rank < 0 || rank >= d->size || rank == d->rank || !d->direct[rank] ||
+        !d->peer_gpu[rank])
+        return NULL;
+    return d->peer[rank];
+}
+
+#ifdef KEDR_HAVE_CUDA
+/* A word's byte offset: 8-byte aligned and inside a buffer of bytes. */
+static kedr_status word_at(size_t at, size_t bytes, const char *what, int i)
+{
+    if (at % 8 || at > bytes || bytes - at < 8)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_signal: %s %d at byte %zu: expected "
+                         "a multiple of 8 with 8 bytes inside the buffer (%zu bytes)", what, i,
+                         at, bytes);
+    return KEDR_OK;
+}
+#endif
+
+kedr_status kedr_comm_dev_signal(kedr_comm_dev *d, int nsig, const int *sig_rank,
+                                 const size_t *sig_at, int nwait, const size_t *wait_at,
+                                 uint64_t value)
+{
+    if (!d)
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_signal: no registered buffer");
+    if (nsig < 0 || nsig > KEDR_COMM_SIGNALS_MOST || nwait < 0 ||
+        nwait > KEDR_COMM_SIGNALS_MOST || (nsig && (!sig_rank || !sig_at)) ||
+        (nwait && !wait_at))
+        return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_signal: %d signals and %d waits: "
+                         "expected 0 to %d of each, with their arrays", nsig, nwait,
+                         KEDR_COMM_SIGNALS_MOST);
+#ifdef KEDR_HAVE_CUDA
+    kedr_signal_set set = {{NULL}, {NULL}, nsig, nwait};
+    for (int i = 0; i < nsig; i++) {
+        char *p = kedr_comm_dev_peer(d, sig_rank[i]);
+        if (!p)
+            return kedr_fail(KEDR_ERR_INVALID, "kedr_comm_dev_signal: signal %d to rank %d: "
+                             "not a direct partner on another GPU (kedr_comm_dev_peer)", i,
+                             sig_rank[i]);
+        KEDR_TRY(word_at(sig_at[i], d->peer_bytes[sig_rank[i]], "signal", i));
+        set.sig[i] = (unsigned long long *)(p + sig_at[i]);
+    }
+    for (int j = 0; j < nwait; j++) {
+        KEDR_TRY(word_at(wait_at[j], d->bytes, "wait", j));
+        set.wait[j] = (const unsigned long long *)(d->data + wait_at[j]);
+    }
+    if (!KEDR_IS_CUDA(d->ctx))
+        return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_comm_dev_signal: the cuda back end only");
+    return kedr_comm_signal_cuda(d->ctx, &set, value);
+#else
+    (void)value;
+    return kedr_fail(KEDR_ERR_UNSUPPORTED, "kedr_comm_dev_signal: the cuda back end only "
+                     "(this build has no CUDA)");
+#endif
 }
 
 static kedr_status check_msgs(const kedr_comm_dev *d, int n, const kedr_comm_dev_msg *m,

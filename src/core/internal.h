@@ -2,6 +2,7 @@
 #ifndef KEDR_INTERNAL_H
 #define KEDR_INTERNAL_H
 
+#include "kedr/comm.h"
 #include "kedr/core.h"
 
 #ifdef KEDR_HAVE_CUDA
@@ -41,6 +42,14 @@ kedr_status kedr_cuda_status(cudaError_t err, const char *what, const char *file
 /* After a kernel launch: reports a bad launch configuration at once. */
 #define KEDR_CUDA_LAUNCHED(name) KEDR_CUDA_TRY(cudaPeekAtLastError())
 #define KEDR_STREAM(ctx) ((cudaStream_t)(ctx)->stream)
+/* kedr_comm_dev_signal's kernel (comm_signal.cu): stores value at sig[i], then waits until
+ * every *wait[j] >= value. */
+typedef struct {
+    unsigned long long *sig[KEDR_COMM_SIGNALS_MOST];
+    const unsigned long long *wait[KEDR_COMM_SIGNALS_MOST];
+    int nsig, nwait;
+} kedr_signal_set;
+kedr_status kedr_comm_signal_cuda(kedr_ctx *ctx, const kedr_signal_set *set, uint64_t value);
 #endif
 
 /* True when the context runs on the GPU; dispatch code tests it inside #ifdef KEDR_HAVE_CUDA. */

@@ -272,10 +272,19 @@ typedef struct {
 
 /* A halo exchange between a slab and its neighbours (ranks.c): one buffer of the context's
  * memory, [send lo | send hi | recv lo | recv hi] of cap doubles each (the same cap on every
- * rank), registered with the comm layer (kedr_comm_dev: GPU to GPU between the ranks of a host,
- * through host memory otherwise). An exchange packs the end planes of its fields into the send
- * areas on the device, sends both neighbours theirs in one kedr_comm_dev_sendrecv and copies the
- * received planes out where asked (or they are read in place). */
+ * rank), then two 64-bit signal words (from the rank below, from the rank above), registered with
+ * the comm layer (kedr_comm_dev: GPU to GPU between the ranks of a host, through host memory
+ * otherwise). An exchange packs the end planes of its fields into the send areas on the device,
+ * sends both neighbours theirs in one kedr_comm_dev_sendrecv and copies the received planes out
+ * where asked (or they are read in place).
+ * Signalled (KEDR_FLOW_XCH_SIGNAL=1, the default where every rank's neighbours are on other GPUs
+ * of the host, GPU to GPU): no host in an exchange. Exchange number s writes the end planes
+ * straight into the neighbours' receive areas of parity s mod 2 (parity 0 the areas above,
+ * parity 1 the send areas, unused on this path), then kedr_comm_dev_signal stores s into their
+ * signal words and waits for theirs. Two sets of areas in turn: a neighbour writes this rank's
+ * areas of parity s only after its own wait of exchange s - 1, which follows every read this
+ * rank queued of exchange s - 2's planes (the exchanges are symmetric, each rank's work on its
+ * one stream in order). */
 typedef struct flow_xch {
     struct kedr_comm *comm;
     kedr_ctx *ctx;
@@ -285,6 +294,9 @@ typedef struct flow_xch {
     int lo, hi;        /* the neighbour ranks (-1: none) */
     double seconds;    /* wall time in exchanges (from a synchronised device with flow_prof) */
     int64_t count;     /* exchanges */
+    int signal;        /* signalled exchanges (above) */
+    int par;           /* the receive areas of the last exchange: 0 or 1 (signalled only) */
+    double *peer_lo, *peer_hi; /* signalled: the neighbours' buffers as mapped here */
 } flow_xch;
 /* KEDR_FLOW_PROF=1 in the environment: each exchange first synchronises the device, so that its
  * time is its own (not the queued work's before it), and kedr_flow_destroy prints the times. */
@@ -303,8 +315,9 @@ kedr_status flow_fuse_env(int *on, int cuda);
  * then the end planes; 0 (the default on cuda, until the overlap has passed its tests over ranks
  * on GPUs): the whole slab after the halo. The same bits either way. Anything else is refused. */
 kedr_status flow_overlap_env(int *on, int cuda);
-#define FLOW_XCH_BELOW(x) ((x)->buf + 2 * (x)->cap)
-#define FLOW_XCH_ABOVE(x) ((x)->buf + 3 * (x)->cap)
+/* Where the last exchange's planes from below and from above are. */
+#define FLOW_XCH_BELOW(x) ((x)->buf + ((x)->par ? 0 : 2) * (x)->cap)
+#define FLOW_XCH_ABOVE(x) ((x)->buf + ((x)->par ? 1 : 3) * (x)->cap)
 /* Local: the record and its buffer. Collective (every rank, after agreeing that all made
  * theirs): the registration. */
 kedr_status flow_xch_alloc(kedr_ctx *ctx, struct kedr_comm *comm, int lo, int hi, size_t cap,
@@ -339,7 +352,6 @@ typedef struct flow_ranks {
     double gN;         /* cells of the whole grid */
     double ih2;        /* 1 / h^2 along the split axis */
     flow_xch *xch;     /* the halos (two planes of level 0 at most) */
-    double *below, *above; /* where the neighbours' planes arrive: in xch's receive areas */
     int parity;        /* the slab's first layer's index in the grid, mod 2 (red-black) */
     /* multigrid: levels 0 .. nlevels - 1 of ps are this rank's slabs of the grid's levels; the
      * level gather_at (nlevels - 1: the coarsest one here; nlevels: the one after it) is

@@ -81,6 +81,11 @@ kedr_status flow_rk_part_end(kedr_flow_poisson *ps, int part, flow_part_mark m)
     return KEDR_OK;
 }
 
+/* The buffer: four areas of cap doubles, then the two signal words (from below, from above) and
+ * padding to 64 bytes. */
+#define XCH_BYTES(x) ((4 * (x)->cap + 8) * sizeof(double))
+#define XCH_SIGNAL_AT(x, from_above) ((4 * (x)->cap + (size_t)(from_above)) * sizeof(double))
+
 kedr_status flow_xch_alloc(kedr_ctx *ctx, kedr_comm *comm, int lo, int hi, size_t cap,
                            flow_xch **out)
 {
@@ -93,9 +98,10 @@ kedr_status flow_xch_alloc(kedr_ctx *ctx, kedr_comm *comm, int lo, int hi, size_
     x->cap = cap ? cap : 1;
     x->lo = lo;
     x->hi = hi;
-    KEDR_TRY(kedr_alloc(ctx, (void **)&x->buf, 4 * x->cap * sizeof(double)));
-    /* the receive areas hold zeros until the first exchange (never read before it) */
-    return kedr_memset(ctx, x->buf, 0, 4 * x->cap * sizeof(double));
+    KEDR_TRY(kedr_alloc(ctx, (void **)&x->buf, XCH_BYTES(x)));
+    /* the receive areas hold zeros until the first exchange (never read before it); the signal
+     * words start at 0 */
+    return kedr_memset(ctx, x->buf, 0, XCH_BYTES(x));
 }
 
 kedr_status flow_xch_register(flow_xch *x)
@@ -108,8 +114,58 @@ kedr_status flow_xch_register(flow_xch *x)
                          "ranks: they must be equal", -cap[1], cap[0]);
     /* ordered: the exchange is queued on the stream, the GPU not drained (every read of the
      * received planes is a kernel or copy on the context's stream) */
-    return kedr_comm_dev_register_flags(x->comm, x->ctx, x->buf, 4 * x->cap * sizeof(double),
-                                        KEDR_COMM_DEV_ORDERED, &x->dev);
+    KEDR_TRY(kedr_comm_dev_register_flags(x->comm, x->ctx, x->buf, XCH_BYTES(x),
+                                          KEDR_COMM_DEV_ORDERED, &x->dev));
+    /* signalled where asked (the default on cuda) and every rank's neighbours are mapped GPUs */
+    int want = 0;
+    KEDR_TRY(kedr_comm_agree(x->comm, flow_env_switch("KEDR_FLOW_XCH_SIGNAL",
+                                                      KEDR_IS_CUDA(x->ctx), "0 or 1", &want)));
+    double *plo = x->lo >= 0 ? kedr_comm_dev_peer(x->dev, x->lo) : NULL;
+    double *phi = x->hi >= 0 ? kedr_comm_dev_peer(x->dev, x->hi) : NULL;
+    int32_t can = want && KEDR_IS_CUDA(x->ctx) && kedr_comm_dev_ordered(x->dev) &&
+                  (x->lo < 0 || plo) && (x->hi < 0 || phi);
+    KEDR_TRY(kedr_comm_allreduce(x->comm, KEDR_I32, KEDR_OP_MIN, &can, 1));
+    x->signal = can != 0;
+    x->peer_lo = x->signal ? plo : NULL;
+    x->peer_hi = x->signal ? phi : NULL;
+    return KEDR_OK;
+}
+
+/* Signalled: the end planes straight into the neighbours' receive areas of the next parity,
+ * then the signal words, both ways (poisson_impl.h, flow_xch). */
+static kedr_status xch_signalled(flow_xch *x, int nf, const double *const *first,
+                                 const double *const *last, size_t count)
+{
+    x->par ^= 1;
+    size_t below = (x->par ? 0 : 2) * x->cap, above = (x->par ? 1 : 3) * x->cap;
+    flow_copies cp = {{NULL}, {NULL}, 0};
+    for (int f = 0; f < nf; f++)
+        for (int side = 0; side < 2; side++) {
+            double *peer = side ? x->peer_hi : x->peer_lo;
+            if (!peer)
+                continue;
+            /* this rank's first planes are the one below's planes from above, and so on */
+            cp.dst[cp.n] = peer + (side ? below : above) + (size_t)f * count;
+            cp.src[cp.n++] = side ? last[f] : first[f];
+            if (cp.n == FLOW_COPIES) {
+                KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
+                cp.n = 0;
+            }
+        }
+    KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
+    int to[2], ns = 0, nw = 0;
+    size_t at[2], wait[2];
+    if (x->lo >= 0) { /* to the rank below: this rank is its neighbour above */
+        to[ns] = x->lo;
+        at[ns++] = XCH_SIGNAL_AT(x, 1);
+        wait[nw++] = XCH_SIGNAL_AT(x, 0);
+    }
+    if (x->hi >= 0) {
+        to[ns] = x->hi;
+        at[ns++] = XCH_SIGNAL_AT(x, 0);
+        wait[nw++] = XCH_SIGNAL_AT(x, 1);
+    }
+    return kedr_comm_dev_signal(x->dev, ns, to, at, nw, wait, (uint64_t)x->count + 1);
 }
 
 void flow_xch_free(flow_xch *x)
@@ -132,10 +188,13 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
     if (flow_prof()) /* the time from here is the exchange's */
         KEDR_TRY(kedr_ctx_sync(x->ctx));
     double t0 = kedr_wall_seconds();
-    double *slo = x->buf, *shi = x->buf + x->cap;
-    double *rlo = FLOW_XCH_BELOW(x), *rhi = FLOW_XCH_ABOVE(x);
-    /* the planes into the send areas, FLOW_COPIES at a launch */
     flow_copies cp = {{NULL}, {NULL}, 0};
+    if (x->signal) {
+        KEDR_TRY(xch_signalled(x, nf, first, last, count));
+        goto out;
+    }
+    double *slo = x->buf, *shi = x->buf + x->cap;
+    /* the planes into the send areas, FLOW_COPIES at a launch */
     for (int f = 0; f < nf; f++)
         for (int side = 0; side < 2; side++) {
             if ((side ? x->hi : x->lo) < 0)
@@ -161,7 +220,8 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
         rcv[n++] = (kedr_comm_dev_msg){x->hi, tag + 1, 0, 3 * B, bytes};
     }
     KEDR_TRY(kedr_comm_dev_sendrecv(x->dev, n, snd, n, rcv));
-    /* the received planes out where asked */
+out:; /* the received planes out where asked */
+    double *rlo = FLOW_XCH_BELOW(x), *rhi = FLOW_XCH_ABOVE(x);
     cp.n = 0;
     for (int f = 0; f < nf; f++)
         for (int side = 0; side < 2; side++) {
@@ -183,10 +243,17 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
     return KEDR_OK;
 }
 
-/* One field's halo: its planes read in place at rk->below and rk->above. */
+/* One field's halo: its planes read in place (ends). */
 static kedr_status halo1(flow_ranks *rk, const double *first, const double *last, size_t count)
 {
     return flow_xch_halo(rk->xch, 20, 1, &first, &last, count, NULL, NULL);
+}
+
+/* The neighbours' planes of the last exchange (NULL where there is no neighbour). */
+static void ends(const flow_ranks *rk, const double **below, const double **above)
+{
+    *below = rk->lo >= 0 ? FLOW_XCH_BELOW(rk->xch) : NULL;
+    *above = rk->hi >= 0 ? FLOW_XCH_ABOVE(rk->xch) : NULL;
 }
 
 kedr_status flow_rk_end_diag(kedr_flow_poisson *ps, flow_level *L, size_t layer, double ih2)
@@ -249,8 +316,6 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     if (s == KEDR_OK && rk->overlap)
         s = flow_op_side_create(ps->ctx, &rk->side);
     if (s == KEDR_OK) {
-        rk->below = FLOW_XCH_BELOW(rk->xch);
-        rk->above = FLOW_XCH_ABOVE(rk->xch);
         /* the end layers' diagonals count the neighbours' cells */
         s = flow_rk_end_diag(ps, L, rk->layer, rk->ih2);
     }
@@ -335,17 +400,19 @@ static kedr_status couple(kedr_flow_poisson *ps, const flow_level *L, size_t lay
                           const double *x, const double *b, double *y)
 {
     flow_ranks *rk = ps->rk;
-    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    const double *below, *above;
     double a = b ? ih2 : -ih2;
     size_t N = L->N;
     if (!rk->overlap || N < 3 * layer) {
         KEDR_TRY(halo1(rk, x, x + (N - layer), layer));
+        ends(rk, &below, &above);
         return flow_op_apply_ends(ps->ctx, L, x, b, y, layer, a, below, above);
     }
-    KEDR_TRY(flow_op_fork(ps->ctx, rk->side));
-    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, layer, N - layer,
+    KEDR_TRY(flow_op_fork(ps->ctx, rk->side)); /* the interior planes read no neighbour */
+    KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, NULL, NULL, layer, N - layer,
                                  rk->side));
     KEDR_TRY(halo1(rk, x, x + (N - layer), layer));
+    ends(rk, &below, &above);
     KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, 0, layer, NULL));
     KEDR_TRY(flow_op_apply_range(ps->ctx, L, x, b, y, layer, a, below, above, N - layer, N,
                                  NULL));
@@ -390,22 +457,33 @@ kedr_status flow_rk_residual_at(kedr_flow_poisson *ps, int l, const double *x, c
  * upper interior while r's halo travels; the lower interior (which needs t's first plane, done
  * on the context's stream, and t's interior) while t's halo travels; the lower end planes
  * wait for the upper interior (t's plane before the last) and their halo. */
+/* A factor's neighbour planes from the last exchange: the upper factor (upper) reads the one
+ * below only across a periodic wrap, the one above otherwise; the lower factor the reverse. */
+static void ainv_ends(const flow_ranks *rk, flow_ainv_ends *e, int upper)
+{
+    const double *below, *above;
+    ends(rk, &below, &above);
+    int wrap_lo = rk->below_later, wrap_hi = rk->above_earlier;
+    e->lo = (upper ? wrap_lo : !wrap_lo) ? below : NULL;
+    e->hi = (upper ? !wrap_hi : wrap_hi) ? above : NULL;
+}
+
 kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, double *z)
 {
     const flow_level *L = &ps->lv[0];
     flow_ranks *rk = ps->rk;
     kedr_ctx *ctx = ps->ctx;
     size_t N = L->N, layer = rk->layer, last = N - layer;
-    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
-    flow_ainv_ends up = {layer, rk->axis, rk->ih2, rk->below_later ? below : NULL, NULL,
-                         rk->above_earlier ? NULL : above, NULL};
-    flow_ainv_ends dn = {layer, rk->axis, rk->ih2, rk->below_later ? NULL : below, rk->ainv_id,
-                         rk->above_earlier ? above : NULL, rk->ainv_id + layer};
+    /* each factor's neighbour planes set after its halo (the interior planes read none) */
+    flow_ainv_ends up = {layer, rk->axis, rk->ih2, NULL, NULL, NULL, NULL};
+    flow_ainv_ends dn = {layer, rk->axis, rk->ih2, NULL, rk->ainv_id, NULL, rk->ainv_id + layer};
     flow_part_mark m = flow_rk_part_begin(ps);
     if (!rk->overlap || N < 3 * layer) {
         KEDR_TRY(halo1(rk, r, r + last, layer));
+        ainv_ends(rk, &up, 1);
         KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, 0, N, NULL));
         KEDR_TRY(halo1(rk, t, t + last, layer));
+        ainv_ends(rk, &dn, 0);
         KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, 0, N, NULL));
         return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
     }
@@ -414,11 +492,13 @@ kedr_status flow_rk_ainv(kedr_flow_poisson *ps, const double *r, double *t, doub
     KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, layer, last, side));
     KEDR_TRY(flow_op_side_mark(ctx, side)); /* t's interior */
     KEDR_TRY(halo1(rk, r, r + last, layer));
+    ainv_ends(rk, &up, 1);
     KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, 0, layer, NULL));
     KEDR_TRY(flow_op_ainv_range(ctx, L, r, t, 1, &up, last, N, NULL));
     KEDR_TRY(flow_op_fork(ctx, side)); /* t's end planes */
     KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, layer, last, side));
     KEDR_TRY(halo1(rk, t, t + last, layer));
+    ainv_ends(rk, &dn, 0);
     KEDR_TRY(flow_op_side_wait(ctx, side)); /* t's interior: the last plane reads the one before */
     KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, 0, layer, NULL));
     KEDR_TRY(flow_op_ainv_range(ctx, L, t, z, 0, &dn, last, N, NULL));
@@ -432,7 +512,7 @@ kedr_status flow_rk_gs_halo(kedr_flow_poisson *ps, const flow_level *L, double *
     flow_ranks *rk = ps->rk;
     kedr_ctx *ctx = ps->ctx;
     size_t N = L->N, last = N - layer, rpp = layer / (size_t)L->n[0], rows = N / (size_t)L->n[0];
-    const double *below = rk->lo >= 0 ? rk->below : NULL, *above = rk->hi >= 0 ? rk->above : NULL;
+    const double *below, *above;
     int ovl = rk->overlap && N >= 3 * layer;
     if (ovl) { /* the interior rows: not sent, no neighbour read; colour c reads c ^ 1 only */
         KEDR_TRY(flow_op_fork(ctx, rk->side));
@@ -440,6 +520,7 @@ kedr_status flow_rk_gs_halo(kedr_flow_poisson *ps, const flow_level *L, double *
                                       rows - rpp, rk->side));
     }
     KEDR_TRY(halo1(rk, x, x + last, layer));
+    ends(rk, &below, &above);
     if (!ovl)
         return flow_op_gs_ends(ctx, L, x, b, colour, layer, ih2, below, above);
     KEDR_TRY(flow_op_gs_ends_rows(ctx, L, x, b, colour, layer, ih2, below, above, 0, rpp, NULL));

@@ -209,8 +209,10 @@ void kedr_flow_destroy(kedr_flow *f)
     if (f->split >= 0 && flow_prof()) /* for bench/flow-ranks.sh */
         fprintf(stderr, "kedr flow: rank %d: %lld steps, %.6f s in steps, %.6f s in %lld halo "
                 "exchanges and gathers (%s)\n", f->rank, (long long)f->step, f->seconds_step,
-                sec, (long long)n, kedr_comm_dev_direct(f->xch ? f->xch->dev : NULL,
-                f->lo >= 0 ? f->lo : f->hi) ? "GPU to GPU" : "through the host");
+                sec, (long long)n,
+                !kedr_comm_dev_direct(f->xch ? f->xch->dev : NULL, f->lo >= 0 ? f->lo : f->hi)
+                    ? "through the host"
+                    : f->xch->signal ? "GPU to GPU, signalled" : "GPU to GPU");
     const kedr_flow_poisson *ps = f->ps;
     if (ps && flow_prof() && f->step > 0) { /* the pressure solver's parts, ms a step */
         const flow_ranks *rk = ps->rk;

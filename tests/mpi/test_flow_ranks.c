@@ -516,6 +516,9 @@ static void refusals(void)
     setenv("KEDR_FLOW_OVERLAP", "2", 1);
     refuse("KEDR_FLOW_OVERLAP=2", text, "KEDR_FLOW_OVERLAP = '2': expected 1");
     setenv("KEDR_FLOW_OVERLAP", "1", 1);
+    setenv("KEDR_FLOW_XCH_SIGNAL", "yes", 1);
+    refuse("KEDR_FLOW_XCH_SIGNAL=yes", text, "KEDR_FLOW_XCH_SIGNAL = 'yes': expected 0 or 1");
+    unsetenv("KEDR_FLOW_XCH_SIGNAL");
     cavity_with(text, sizeof text, "solver = fft", 17, "");
     refuse("fft solver", text, "solver = fft is not supported over several ranks yet");
 #endif
@@ -591,6 +594,18 @@ int main(int argc, char **argv)
             path_vs(list[i], "taylor_green 31x22, ainv", tg2d_ainv, "KEDR_FLOW_OVERLAP", "0");
         }
         path_vs(list[i], "channel 12x10x13, ainv", channel3d_ainv, "KEDR_FLOW_OVERLAP", "0");
+        /* cuda, ranks on GPUs of their own: halos written by kernels into the neighbours'
+         * memory and ordered by signal words against copies ordered by IPC events (on the cpu,
+         * or ranks sharing a GPU, both are the earlier path): SSOR with the same neighbour both
+         * ways (two ranks), PCG + V-cycles, AINV's two halos, a body's step */
+        if (list[i] == KEDR_BACKEND_CUDA) {
+            path_vs(list[i], "taylor_green 30x22", tg2d, "KEDR_FLOW_XCH_SIGNAL", "0");
+            path_vs(list[i], "box 12x10x14, pcg + mg", box_mg, "KEDR_FLOW_XCH_SIGNAL", "0");
+            path_vs(list[i], "channel 12x10x13, ainv", channel3d_ainv, "KEDR_FLOW_XCH_SIGNAL",
+                    "0");
+            path_vs(list[i], "sphere 12x10x16, pcg + mg", sphere_mg, "KEDR_FLOW_XCH_SIGNAL",
+                    "0");
+        }
         restart(list[i]);
     }
     refusals();

@@ -6,7 +6,10 @@
  * GPU to GPU between ranks of a host where the GPUs allow, IPC being required between ranks
  * that share a GPU) and with KEDR_COMM_IPC=0 (always through the host). Then refusals: a range
  * past a buffer's end, a tag out of range, a message to itself without its receive, and a bad
- * KEDR_COMM_IPC. */
+ * KEDR_COMM_IPC. Signals (kedr_comm_dev_signal): on cuda, between ranks on GPUs of their own,
+ * every rank writes each partner a block through its mapping and signals it, three rounds; each
+ * checks what arrived after its wait; and the refusals (a partner that is not mapped, too many
+ * signals, a word out of place). */
 #include "kedr/comm.h"
 
 #include "test_util.h"
@@ -157,6 +160,100 @@ static void check_rounds(kedr_ctx *ctx, const char *ipc, const int *device)
     free(h);
 }
 
+/* Byte i of what rank p writes rank q in signal round k. */
+static unsigned char sig_byte(int p, int q, int k, size_t i)
+{
+    return (unsigned char)(p * 37 + q * 11 + k * 101 + i * 7 + 1);
+}
+
+enum { SIG_BLOCK = 200, SIG_ROUNDS = 3 };
+
+static void check_signals(kedr_ctx *ctx)
+{
+    int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+    /* rank p's block of round k at (k size + p) SIG_BLOCK; then a word from each rank */
+    size_t words = (size_t)SIG_ROUNDS * (size_t)size * SIG_BLOCK;
+    words = (words + 7) / 8 * 8;
+    size_t bytes = words + 8 * (size_t)size;
+    unsigned char *dev = NULL, *h = calloc(bytes, 1), *blk = malloc(SIG_BLOCK);
+    kedr_comm_dev *d = NULL;
+    TU_OK(kedr_alloc(ctx, (void **)&dev, bytes));
+    TU_OK(kedr_memset(ctx, dev, 0, bytes));
+    TU_OK(kedr_comm_dev_register(comm, ctx, dev, bytes, &d));
+    if (!d || !dev || !h || !blk) {
+        kedr_comm_dev_release(d);
+        kedr_free(ctx, dev);
+        free(h);
+        free(blk);
+        return;
+    }
+    int to[8], n = 0;
+    size_t at[8], wait[8];
+    for (int q = 0; q < size; q++) {
+        unsigned char *p = kedr_comm_dev_peer(d, q);
+        TU_CHECK(q != rank || !p, "the peer mapping of this rank itself: NULL");
+        if (!cuda)
+            TU_CHECK(!p, "cpu: no peer mapping of rank %d", q);
+        if (p) {
+            to[n] = q;
+            at[n] = words + 8 * (size_t)rank;
+            wait[n++] = words + 8 * (size_t)q;
+        }
+    }
+    for (int k = 0; k < SIG_ROUNDS && n; k++) {
+        for (int j = 0; j < n; j++) {
+            unsigned char *p = kedr_comm_dev_peer(d, to[j]);
+            for (size_t i = 0; i < SIG_BLOCK; i++)
+                blk[i] = sig_byte(rank, to[j], k, i);
+            TU_OK(kedr_upload(ctx, p + ((size_t)k * size + rank) * SIG_BLOCK, blk, SIG_BLOCK));
+        }
+        TU_OK(kedr_comm_dev_signal(d, n, to, at, n, wait, (uint64_t)k + 1));
+        TU_OK(kedr_download(ctx, h, dev, bytes));
+        for (int j = 0; j < n; j++) {
+            const unsigned char *got = h + ((size_t)k * size + to[j]) * SIG_BLOCK;
+            size_t bad = SIG_BLOCK;
+            for (size_t i = 0; i < SIG_BLOCK && bad == SIG_BLOCK; i++)
+                if (got[i] != sig_byte(to[j], rank, k, i))
+                    bad = i;
+            uint64_t word;
+            memcpy(&word, h + wait[j], 8);
+            TU_CHECK(bad == SIG_BLOCK && word >= (uint64_t)k + 1, "signal round %d: rank %d's "
+                     "block to rank %d wrong at byte %zu, its word %llu", k, to[j], rank, bad,
+                     (unsigned long long)word);
+        }
+    }
+    int32_t pairs = n;
+    TU_OK(kedr_comm_allreduce(comm, KEDR_I32, KEDR_OP_SUM, &pairs, 1));
+    if (rank == 0 && cuda)
+        printf("cuda: %d ranks signalled each other directly in %d pairs (both ways)\n", size,
+               (int)pairs);
+    /* refusals */
+    int other = (rank + 1) % size;
+    size_t w0 = words;
+    kedr_status st = n ? KEDR_OK : kedr_comm_dev_signal(d, 1, &other, &w0, 0, NULL, 1);
+    TU_CHECK(n || (st != KEDR_OK && strstr(kedr_last_error(), "kedr_comm_dev_signal")),
+             "a signal to rank %d, not mapped here: refused (%s)", other, kedr_last_error());
+    int many[9] = {0};
+    size_t ats[9] = {0};
+    st = kedr_comm_dev_signal(d, 9, many, ats, 0, NULL, 1);
+    TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "expected 0 to 8"),
+             "9 signals refused: %s", kedr_last_error());
+    if (cuda) {
+        size_t odd = 3, past = bytes - 4;
+        st = kedr_comm_dev_signal(d, 0, NULL, NULL, 1, &odd, 1);
+        TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "multiple of 8"),
+                 "a word at byte 3 refused: %s", kedr_last_error());
+        st = kedr_comm_dev_signal(d, 0, NULL, NULL, 1, &past, 1);
+        TU_CHECK(st == KEDR_ERR_INVALID && strstr(kedr_last_error(), "inside the buffer"),
+                 "a word past the end refused: %s", kedr_last_error());
+    }
+    TU_OK(kedr_ctx_sync(ctx));
+    kedr_comm_dev_release(d);
+    kedr_free(ctx, dev);
+    free(h);
+    free(blk);
+}
+
 static void run_backend(kedr_backend be)
 {
     kedr_ctx *ctx = NULL;
@@ -174,6 +271,7 @@ static void run_backend(kedr_backend be)
         snprintf(saved, sizeof saved, "%s", was);
     unsetenv("KEDR_COMM_IPC");
     check_rounds(ctx, "", device);
+    check_signals(ctx);
     setenv("KEDR_COMM_IPC", "0", 1);
     check_rounds(ctx, "0", device);
     setenv("KEDR_COMM_IPC", "yes", 1);
