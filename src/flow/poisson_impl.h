@@ -296,6 +296,7 @@ typedef struct flow_xch {
     int64_t count;     /* exchanges */
     int signal;        /* signalled exchanges (above) */
     int par;           /* the receive areas of the last exchange: 0 or 1 (signalled only) */
+    uint64_t seq;      /* signalled: exchanges so far (never reset, unlike count) */
     double *peer_lo, *peer_hi; /* signalled: the neighbours' buffers as mapped here */
 } flow_xch;
 /* KEDR_FLOW_PROF=1 in the environment: each exchange first synchronises the device, so that its

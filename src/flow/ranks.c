@@ -165,7 +165,7 @@ static kedr_status xch_signalled(flow_xch *x, int nf, const double *const *first
         at[ns++] = XCH_SIGNAL_AT(x, 0);
         wait[nw++] = XCH_SIGNAL_AT(x, 1);
     }
-    return kedr_comm_dev_signal(x->dev, ns, to, at, nw, wait, (uint64_t)x->count + 1);
+    return kedr_comm_dev_signal(x->dev, ns, to, at, nw, wait, ++x->seq);
 }
 
 void flow_xch_free(flow_xch *x)
