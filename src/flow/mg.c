@@ -177,10 +177,46 @@ static kedr_status dense_setup(kedr_flow_poisson *ps)
             A[i * N + j] = v / d;
         }
     }
-    ps->chol = A;
-    if (!(ps->coarse_host = malloc(2 * N * sizeof(double))))
-        return kedr_fail(KEDR_ERR_NOMEM, "multigrid coarsest grid: %zu bytes", 16 * N);
-    return KEDR_OK;
+    /* M = (A + s)^-1 (I - 1 1^T / N): column k of the inverse from L L^T m = e_k, then each
+     * row less its mean (the right-hand side's mean taken out, as the singular A needs) */
+    double *M = malloc(N * N * sizeof *M), *y = malloc(N * sizeof *y);
+    if (!M || !y) {
+        free(A);
+        free(M);
+        free(y);
+        return kedr_fail(KEDR_ERR_NOMEM, "multigrid coarsest grid: %zu bytes", N * N * 8);
+    }
+    for (size_t c = 0; c < N; c++) {
+        for (size_t i = 0; i < N; i++) { /* L y = e_c */
+            double v = i == c ? 1.0 : 0.0;
+            for (size_t k = 0; k < i; k++)
+                v -= A[i * N + k] * y[k];
+            y[i] = v / A[i * N + i];
+        }
+        for (size_t i = N; i-- > 0;) { /* L^T m = y */
+            double v = y[i];
+            for (size_t k = i + 1; k < N; k++)
+                v -= A[k * N + i] * y[k];
+            y[i] = v / A[i * N + i];
+        }
+        for (size_t i = 0; i < N; i++)
+            M[i * N + c] = y[i];
+    }
+    for (size_t i = 0; i < N; i++) {
+        double mean = 0;
+        for (size_t c = 0; c < N; c++)
+            mean += M[i * N + c];
+        mean /= (double)N;
+        for (size_t c = 0; c < N; c++)
+            M[i * N + c] -= mean;
+    }
+    free(A);
+    free(y);
+    kedr_status st = kedr_alloc(ps->ctx, (void **)&ps->coarse_inv, N * N * sizeof *M);
+    if (st == KEDR_OK)
+        st = kedr_upload(ps->ctx, ps->coarse_inv, M, N * N * sizeof *M);
+    free(M);
+    return st;
 }
 
 kedr_status flow_mg_setup(kedr_flow_poisson *ps)
@@ -227,39 +263,19 @@ void flow_mg_free(kedr_flow_poisson *ps)
             L->diag = L->idiag = L->x = L->b = L->r = NULL;
         }
     }
-    free(ps->chol);
-    free(ps->coarse_host);
-    ps->chol = ps->coarse_host = NULL;
+    kedr_free(ps->ctx, ps->coarse_inv);
+    ps->coarse_inv = NULL;
 }
 
-/* The coarsest grid: the dense factor on the host (the grid is small), or symmetric sweeps. */
+/* The coarsest grid: the dense inverse's product (the grid is small), or symmetric sweeps. */
 static kedr_status coarse_solve(kedr_flow_poisson *ps, const flow_level *L, const double *b,
                                 double *x)
 {
     size_t N = L->N;
     if (N == 1)
         return kedr_memset(ps->ctx, x, 0, sizeof *x);
-    if (ps->chol) {
-        const double *A = ps->chol;
-        double *hb = ps->coarse_host, *hx = hb + N, mean = 0;
-        KEDR_TRY(kedr_download(ps->ctx, hb, b, N * sizeof *hb));
-        for (size_t i = 0; i < N; i++)
-            mean += hb[i];
-        mean /= (double)N;
-        for (size_t i = 0; i < N; i++) { /* L y = b - mean */
-            double v = hb[i] - mean;
-            for (size_t k = 0; k < i; k++)
-                v -= A[i * N + k] * hx[k];
-            hx[i] = v / A[i * N + i];
-        }
-        for (size_t i = N; i-- > 0;) { /* L^T x = y */
-            double v = hx[i];
-            for (size_t k = i + 1; k < N; k++)
-                v -= A[k * N + i] * hx[k];
-            hx[i] = v / A[i * N + i];
-        }
-        return kedr_upload(ps->ctx, x, hx, N * sizeof *hx);
-    }
+    if (ps->coarse_inv)
+        return flow_op_dense(ps->ctx, N, ps->coarse_inv, b, x);
     KEDR_TRY(kedr_memset(ps->ctx, x, 0, N * sizeof *x));
     for (int s = 0; s < ps->coarse_sweeps; s++) {
         KEDR_TRY(flow_op_gs(ps->ctx, L, x, b, 0));

@@ -355,6 +355,18 @@ kedr_status flow_op_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, 
     return KEDR_OK;
 }
 
+kedr_status flow_op_dense(kedr_ctx *ctx, size_t n, const double *M, const double *b, double *x)
+{
+    DISPATCH(ctx, flow_cuda_dense(ctx, n, M, b, x));
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t j = 0; j < n; j++)
+            s += M[i * n + j] * b[j];
+        x[i] = s;
+    }
+    return KEDR_OK;
+}
+
 kedr_status flow_op_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y)
 {
     DISPATCH(ctx, flow_cuda_axpy(ctx, n, a, x, y));

@@ -524,6 +524,32 @@ extern "C" kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, 
     return KEDR_OK;
 }
 
+/* x = M b: a warp a row, its lanes' partial sums added by shuffles */
+__global__ void k_dense(size_t n, const double *__restrict__ M, const double *__restrict__ b,
+                        double *__restrict__ x)
+{
+    size_t row = (blockIdx.x * (size_t)blockDim.x + threadIdx.x) / 32;
+    unsigned lane = threadIdx.x % 32;
+    if (row >= n) /* whole warps leave together */
+        return;
+    double s = 0;
+    for (size_t j = lane; j < n; j += 32)
+        s += M[row * n + j] * b[j];
+    for (int o = 16; o > 0; o /= 2)
+        s += __shfl_down_sync(0xffffffffu, s, o);
+    if (lane == 0)
+        x[row] = s;
+}
+
+extern "C" kedr_status flow_cuda_dense(kedr_ctx *ctx, size_t n, const double *M,
+                                       const double *b, double *x)
+{
+    k_dense<<<(unsigned)((32 * n + OPS_THREADS - 1) / OPS_THREADS), OPS_THREADS, 0,
+              KEDR_STREAM(ctx)>>>(n, M, b, x);
+    KEDR_CUDA_LAUNCHED("k_dense");
+    return KEDR_OK;
+}
+
 extern "C" kedr_status flow_cuda_axpy(kedr_ctx *ctx, size_t n, double a, const double *x,
                                       double *y)
 {

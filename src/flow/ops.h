@@ -102,6 +102,8 @@ kedr_status flow_op_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *x,
 kedr_status flow_op_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
 /* y += a x */
 kedr_status flow_op_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y);
+/* x = M b, M dense n x n by rows (the coarsest multigrid level); x and b apart */
+kedr_status flow_op_dense(kedr_ctx *ctx, size_t n, const double *M, const double *b, double *x);
 /* b = R r (F fine, C coarse); x += P xc */
 kedr_status flow_op_restrict(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
                              const double *r, double *b);
@@ -152,6 +154,7 @@ kedr_status flow_cuda_cg_updates(kedr_ctx *ctx, int k, size_t n, double *const *
                                  const double *const *q, const double *alpha, double *rr);
 kedr_status flow_cuda_xpby(kedr_ctx *ctx, size_t n, const double *z, double beta, double *p);
 kedr_status flow_cuda_axpy(kedr_ctx *ctx, size_t n, double a, const double *x, double *y);
+kedr_status flow_cuda_dense(kedr_ctx *ctx, size_t n, const double *M, const double *b, double *x);
 kedr_status flow_cuda_copies(kedr_ctx *ctx, const flow_copies *c, size_t count);
 kedr_status flow_cuda_restrict(kedr_ctx *ctx, const flow_level *F, const flow_level *C,
                                const double *r, double *b);

@@ -387,10 +387,10 @@ struct kedr_flow_poisson {
     int fuse;               /* KEDR_FLOW_FUSE (flow_fuse_env) */
     int nlevels;
     flow_level lv[FLOW_MAX_LEVELS];
-    /* the coarsest level: a dense Cholesky factor of A + s 1 1^T / N (N <= FLOW_DENSE_MAX), or
-     * (larger) a fixed number of symmetric Gauss–Seidel sweeps */
-    double *chol;
-    double *coarse_host; /* the coarsest grid's b and x on the host */
+    /* the coarsest level: x = M b with M = (A + s 1 1^T)^-1 (I - 1 1^T / N), a dense N x N
+     * matrix in the context's memory (N <= FLOW_DENSE_MAX: one product on the device, no
+     * wait for the host), or (larger) a fixed number of symmetric Gauss–Seidel sweeps */
+    double *coarse_inv;
     int coarse_sweeps;
     double omega;           /* Jacobi relaxation in force */
     /* PCG vectors on the finest grid */
