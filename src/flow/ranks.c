@@ -131,28 +131,44 @@ kedr_status flow_xch_register(flow_xch *x)
     return KEDR_OK;
 }
 
+/* One copy of count doubles into the batch, the batch launched when full (FLOW_COPIES). */
+static kedr_status copy_add(kedr_ctx *ctx, flow_copies *cp, double *dst, const double *src,
+                            size_t count)
+{
+    cp->dst[cp->n] = dst;
+    cp->src[cp->n++] = src;
+    if (cp->n < FLOW_COPIES)
+        return KEDR_OK;
+    kedr_status st = flow_op_copies(ctx, cp, count);
+    cp->n = 0;
+    return st;
+}
+
+/* The nf fields' first planes to lo + f count and last planes to hi + f count (NULL: none). */
+static kedr_status pack(flow_xch *x, int nf, const double *const *first,
+                        const double *const *last, size_t count, double *lo, double *hi)
+{
+    flow_copies cp = {{NULL}, {NULL}, 0};
+    for (int f = 0; f < nf; f++) {
+        if (lo)
+            KEDR_TRY(copy_add(x->ctx, &cp, lo + (size_t)f * count, first[f], count));
+        if (hi)
+            KEDR_TRY(copy_add(x->ctx, &cp, hi + (size_t)f * count, last[f], count));
+    }
+    return flow_op_copies(x->ctx, &cp, count);
+}
+
 /* Signalled: the end planes straight into the neighbours' receive areas of the next parity,
  * then the signal words, both ways (poisson_impl.h, flow_xch). */
 static kedr_status xch_signalled(flow_xch *x, int nf, const double *const *first,
                                  const double *const *last, size_t count)
 {
     x->par ^= 1;
-    size_t below = (x->par ? 0 : 2) * x->cap, above = (x->par ? 1 : 3) * x->cap;
-    flow_copies cp = {{NULL}, {NULL}, 0};
-    for (int f = 0; f < nf; f++)
-        for (int side = 0; side < 2; side++) {
-            double *peer = side ? x->peer_hi : x->peer_lo;
-            if (!peer)
-                continue;
-            /* this rank's first planes are the one below's planes from above, and so on */
-            cp.dst[cp.n] = peer + (side ? below : above) + (size_t)f * count;
-            cp.src[cp.n++] = side ? last[f] : first[f];
-            if (cp.n == FLOW_COPIES) {
-                KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
-                cp.n = 0;
-            }
-        }
-    KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
+    /* this rank's first planes are the one below's planes from above, and the reverse */
+    size_t below = (size_t)(FLOW_XCH_BELOW(x) - x->buf);
+    size_t above = (size_t)(FLOW_XCH_ABOVE(x) - x->buf);
+    KEDR_TRY(pack(x, nf, first, last, count, x->peer_lo ? x->peer_lo + above : NULL,
+                  x->peer_hi ? x->peer_hi + below : NULL));
     int to[2], ns = 0, nw = 0;
     size_t at[2], wait[2];
     if (x->lo >= 0) { /* to the rank below: this rank is its neighbour above */
@@ -168,6 +184,28 @@ static kedr_status xch_signalled(flow_xch *x, int nf, const double *const *first
     return kedr_comm_dev_signal(x->dev, ns, to, at, nw, wait, ++x->seq);
 }
 
+/* Through kedr_comm_dev_sendrecv: the end planes into the send areas, then this rank's low
+ * planes to the receive-high area of the rank below (tag + 1), its high planes to the
+ * receive-low area of the rank above (tag). */
+static kedr_status xch_sendrecv(flow_xch *x, int tag, int nf, const double *const *first,
+                                const double *const *last, size_t count)
+{
+    size_t bytes = (size_t)nf * count * sizeof(double), B = x->cap * sizeof(double);
+    KEDR_TRY(pack(x, nf, first, last, count, x->lo >= 0 ? x->buf : NULL,
+                  x->hi >= 0 ? x->buf + x->cap : NULL));
+    kedr_comm_dev_msg snd[2], rcv[2];
+    int n = 0;
+    if (x->lo >= 0) {
+        snd[n] = (kedr_comm_dev_msg){x->lo, tag + 1, 0, 3 * B, bytes};
+        rcv[n++] = (kedr_comm_dev_msg){x->lo, tag, 0, 2 * B, bytes};
+    }
+    if (x->hi >= 0) {
+        snd[n] = (kedr_comm_dev_msg){x->hi, tag, B, 2 * B, bytes};
+        rcv[n++] = (kedr_comm_dev_msg){x->hi, tag + 1, 0, 3 * B, bytes};
+    }
+    return kedr_comm_dev_sendrecv(x->dev, n, snd, n, rcv);
+}
+
 void flow_xch_free(flow_xch *x)
 {
     if (!x)
@@ -181,59 +219,24 @@ kedr_status flow_xch_halo(flow_xch *x, int tag, int nf, const double *const *fir
                           const double *const *last, size_t count, double *const *below,
                           double *const *above)
 {
-    size_t bytes = (size_t)nf * count * sizeof(double), B = x->cap * sizeof(double);
     if ((size_t)nf * count > x->cap)
         return kedr_fail(KEDR_ERR_INVALID, "kedr flow: a halo of %d x %zu doubles in areas of "
                          "%zu", nf, count, x->cap);
     if (flow_prof()) /* the time from here is the exchange's */
         KEDR_TRY(kedr_ctx_sync(x->ctx));
     double t0 = kedr_wall_seconds();
-    flow_copies cp = {{NULL}, {NULL}, 0};
-    if (x->signal) {
+    if (x->signal)
         KEDR_TRY(xch_signalled(x, nf, first, last, count));
-        goto out;
-    }
-    double *slo = x->buf, *shi = x->buf + x->cap;
-    /* the planes into the send areas, FLOW_COPIES at a launch */
-    for (int f = 0; f < nf; f++)
-        for (int side = 0; side < 2; side++) {
-            if ((side ? x->hi : x->lo) < 0)
-                continue;
-            cp.dst[cp.n] = (side ? shi : slo) + f * count;
-            cp.src[cp.n++] = side ? last[f] : first[f];
-            if (cp.n == FLOW_COPIES) {
-                KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
-                cp.n = 0;
-            }
-        }
-    KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
-    /* this rank's low planes go to the receive-high area of the rank below (tag + 1), its high
-     * planes to the receive-low area of the rank above (tag) */
-    kedr_comm_dev_msg snd[2], rcv[2];
-    int n = 0;
-    if (x->lo >= 0) {
-        snd[n] = (kedr_comm_dev_msg){x->lo, tag + 1, 0, 3 * B, bytes};
-        rcv[n++] = (kedr_comm_dev_msg){x->lo, tag, 0, 2 * B, bytes};
-    }
-    if (x->hi >= 0) {
-        snd[n] = (kedr_comm_dev_msg){x->hi, tag, B, 2 * B, bytes};
-        rcv[n++] = (kedr_comm_dev_msg){x->hi, tag + 1, 0, 3 * B, bytes};
-    }
-    KEDR_TRY(kedr_comm_dev_sendrecv(x->dev, n, snd, n, rcv));
-out:; /* the received planes out where asked */
-    double *rlo = FLOW_XCH_BELOW(x), *rhi = FLOW_XCH_ABOVE(x);
-    cp.n = 0;
+    else
+        KEDR_TRY(xch_sendrecv(x, tag, nf, first, last, count));
+    /* the received planes out where asked */
+    const double *rlo = FLOW_XCH_BELOW(x), *rhi = FLOW_XCH_ABOVE(x);
+    flow_copies cp = {{NULL}, {NULL}, 0};
     for (int f = 0; f < nf; f++)
         for (int side = 0; side < 2; side++) {
             double *const *to = side ? above : below;
-            if ((side ? x->hi : x->lo) < 0 || !to || !to[f])
-                continue;
-            cp.dst[cp.n] = to[f];
-            cp.src[cp.n++] = (side ? rhi : rlo) + f * count;
-            if (cp.n == FLOW_COPIES) {
-                KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
-                cp.n = 0;
-            }
+            if ((side ? x->hi : x->lo) >= 0 && to && to[f])
+                KEDR_TRY(copy_add(x->ctx, &cp, to[f], (side ? rhi : rlo) + f * count, count));
         }
     KEDR_TRY(flow_op_copies(x->ctx, &cp, count));
     if (flow_prof()) /* ordered transfers complete on the device: their time to here */
