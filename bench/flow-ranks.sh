@@ -44,7 +44,8 @@
 # the bodies' forces and the pressure from nothing, and take more iterations than later ones), FUSE (default "1"; "1 0" runs each count over
 # ranks with KEDR_FLOW_FUSE=1, the merged reductions and body sums, and 0, the earlier path: a
 # message for each; column "fuse"). KEDR_FLOW_MG_HALO, KEDR_FLOW_MG_GATHER_PLANES and KEDR_FLOW_IBM_BOX
-# (docs/flow.md "Several ranks"), when set, are passed on to the ranks. Under each prof-1 row,
+# (docs/flow.md "Several ranks"), when set, are passed on to the ranks. MGSTEPS (default unset:
+# the case's default, 2) sets the multigrid solvers' sweeps each way ([pressure] steps). Under each prof-1 row,
 # rank 0's parts line also gives the bodies' forcing (ms a step, of which its sums over ranks,
 # and their number a step). OVERLAP (default "1"; "1 0" runs each count over ranks with
 # KEDR_FLOW_OVERLAP=1, the interior planes of PCG's products, of the residuals, of AINV's two
@@ -120,6 +121,7 @@ preconditioner = ${2#pcg+}" ;;
             return 1
             ;;
     esac
+    [ -n "${MGSTEPS:-}" ] && [[ $2 == *mg* ]] && pressure+=$'\n'"steps = $MGSTEPS"
     cat > "$1" << CASE
 [domain]
 dimensions = 3
