@@ -556,7 +556,9 @@ static kedr_status parts_complete(kedr_ctx *ctx, kedr_dtype t, const prim_tridia
 }
 
 /* The partitioned solve of whole systems on one back end: prim_tridiag_parts(n) parts, the
- * interface system of 2 rows a part (interleaved, periodic as the systems) by Thomas. */
+ * interface system of 2 rows a part (interleaved, periodic as the systems) by AUTO: Thomas on
+ * the cpu; on cuda the tiles, or for long interface systems few in number the partitioned
+ * solver again (a level deeper: 2 sqrt(n) rows a system in about 2 n^(1/4) parts). */
 static kedr_status tridiag_partitioned(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_desc *g,
                                        const void *a, const void *b, const void *c, void *d)
 {
@@ -574,7 +576,7 @@ static kedr_status tridiag_partitioned(kedr_ctx *ctx, kedr_dtype t, const kedr_t
     }
     kedr_tridiag_iface ifc = {r, r + rows * size, r + 2 * rows * size, r + 3 * rows * size};
     kedr_tridiag_desc rd = {2 * parts, count, KEDR_TRIDIAG_INTERLEAVED, g->periodic,
-                            KEDR_TRIDIAG_THOMAS};
+                            KEDR_TRIDIAG_AUTO};
     s = parts_reduce(ctx, t, &sp, a, b, c, d, w, w + elems * size, &ifc);
     if (s == KEDR_OK)
         s = kedr_tridiag_solve(ctx, t, &rd, ifc.a, ifc.b, ifc.c, ifc.d);

@@ -1093,15 +1093,26 @@ extern "C" kedr_status prim_tridiag_cuda(kedr_ctx *ctx, kedr_dtype t,
                                   (const double *)c, (double *)d);
 }
 
+/* AUTO partitions interleaved systems of at least PART_AUTO_MIN_N unknowns when there are
+ * fewer than PART_AUTO_SYSTEMS_SM of them a multiprocessor: the sweep (one thread a system)
+ * would leave the GPU nearly idle (an H100, 2026-11-27: 1024 systems of 16384 unknowns at 0.03
+ * of copy), while the partitioned solver runs about sqrt(n) threads a system. */
+#define PART_AUTO_MIN_N 256
+#define PART_AUTO_SYSTEMS_SM 64
+
 /* Systems that go to the partitioned solver (tridiag.c) on cuda: CHUNKED on interleaved
- * systems longer than the chunked kernel holds (contiguous ones are streamed). AUTO no longer
- * partitions: long contiguous systems are streamed, whatever their count (to be measured
- * against PARTITIONED, which stays selectable). */
+ * systems longer than the chunked kernel holds (contiguous ones are streamed), and AUTO on
+ * long interleaved systems too few for the sweep (above). Long contiguous systems are
+ * streamed by AUTO, whatever their count. */
 extern "C" int prim_tridiag_cuda_partitions(const kedr_ctx *ctx, kedr_dtype t,
                                             const kedr_tridiag_desc *g)
 {
-    return g->algorithm == KEDR_TRIDIAG_CHUNKED && g->layout == KEDR_TRIDIAG_INTERLEAVED &&
-           g->n >= 2 && !chunk_fits(ctx, g->n, kedr_dtype_size(t));
+    if (g->layout != KEDR_TRIDIAG_INTERLEAVED || g->n < 2)
+        return 0;
+    if (g->algorithm == KEDR_TRIDIAG_CHUNKED)
+        return !chunk_fits(ctx, g->n, kedr_dtype_size(t));
+    return g->algorithm == KEDR_TRIDIAG_AUTO && g->n >= PART_AUTO_MIN_N &&
+           g->count < (size_t)ctx->multiprocessors * PART_AUTO_SYSTEMS_SM;
 }
 
 extern "C" kedr_status prim_tridiag_part_reduce_cuda(kedr_ctx *ctx, kedr_dtype t,
