@@ -16,6 +16,7 @@
  * complex long (a real line padded to 2 (n/2 + 1)); the kernels before and after move the
  * axis's lines between the grid's order and the buffer's. */
 #include "core/internal.h"
+#include "flow/block_sum.cuh"
 #include "flow/fft.h"
 
 #include <cufft.h>
@@ -29,9 +30,6 @@ static unsigned blocks_for(size_t n)
     return b < 1 ? 1 : b > 65535u * 16 ? 65535u * 16 : (unsigned)b;
 }
 #define LAUNCH(n) blocks_for(n), FFT_THREADS, 0, KEDR_STREAM(ctx)
-#define GRID_STRIDE(c, n)                                                                     \
-    for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (n);                   \
-         c += (size_t)gridDim.x * blockDim.x)
 
 typedef flow_fft_axis fft_axis;
 

@@ -439,8 +439,11 @@ static kedr_status box_place(struct kedr_flow *f)
         ib->bcap = 0;
         KEDR_TRY(kedr_alloc(f->ctx, (void **)&ib->bscratch, need * sizeof(double)));
         ib->bcap = need;
+        /* zeroed once: every use clears its points' stencils first (FLOW_IBM_ZERO) and
+         * reads nothing outside them */
+        KEDR_TRY(kedr_memset(f->ctx, ib->bscratch, 0, need * sizeof(double)));
     }
-    return kedr_memset(f->ctx, ib->bscratch, 0, need * sizeof(double));
+    return KEDR_OK;
 }
 
 kedr_status flow_ibm_place(struct kedr_flow *f, double t)

@@ -9,9 +9,8 @@
 
 __global__ void k_ibm(flow_grid g, flow_ibm_args A, flow_ibm_op op, size_t n)
 {
-    for (size_t l = blockIdx.x * (size_t)blockDim.x + threadIdx.x; l < n;
-         l += (size_t)gridDim.x * blockDim.x)
-        flow_ibm_point(&g, &A, op, l);
+    GRID_STRIDE(l, n)
+    flow_ibm_point(&g, &A, op, l);
 }
 
 extern "C" kedr_status flow_cuda_ibm_map(kedr_ctx *ctx, const flow_grid *g,
@@ -42,14 +41,9 @@ __global__ void k_ibm_live(flow_grid g, ibm_args3 A, flow_ibm_op op, size_t n,
     int c = blockIdx.y;
     if (!(S->live >> c & 1))
         return;
-    for (size_t l = blockIdx.x * (size_t)blockDim.x + threadIdx.x; l < n;
-         l += (size_t)gridDim.x * blockDim.x)
-        flow_ibm_point(&g, &A.a[c], op, l);
+    GRID_STRIDE(l, n)
+    flow_ibm_point(&g, &A.a[c], op, l);
 }
-
-#define CG_STRIDE(i, n)                                                                       \
-    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < (n);                   \
-         i += (size_t)gridDim.x * blockDim.x)
 
 /* (p, q) of component blockIdx.y: the blocks' sums */
 __global__ void k_cg_pq(size_t n, ibm_vec3 p, ibm_vec3 q, double *part,
@@ -59,7 +53,7 @@ __global__ void k_cg_pq(size_t n, ibm_vec3 p, ibm_vec3 q, double *part,
     if (!(S->live >> c & 1))
         return;
     double s = 0;
-    CG_STRIDE(i, n)
+    GRID_STRIDE(i, n)
     s += p.v[c][i] * q.v[c][i];
     flow_block_sum(s, part + c * CG_BLOCKS + blockIdx.x);
 }
@@ -70,9 +64,7 @@ __global__ void k_cg_alpha(int dims, const double *part, flow_ibm_cg_state *S)
     for (int c = 0; c < dims; c++) {
         if (!(S->live >> c & 1))
             continue;
-        double pq = 0;
-        for (int b = 0; b < CG_BLOCKS; b++)
-            pq += part[c * CG_BLOCKS + b];
+        double pq = flow_parts_sum(part + c * CG_BLOCKS, CG_BLOCKS);
         if (!(pq > 0)) {
             S->res[c] = sqrt(S->rr[c] / S->bb[c]);
             if (!isfinite(pq))
@@ -92,7 +84,7 @@ __global__ void k_cg_upd(size_t n, ibm_vec3 g, ibm_vec3 r, ibm_vec3 p, ibm_vec3 
     if (!(S->live >> c & 1))
         return;
     double alpha = S->alpha[c], s = 0;
-    CG_STRIDE(i, n)
+    GRID_STRIDE(i, n)
     {
         g.v[c][i] += alpha * p.v[c][i];
         double rc = r.v[c][i] - alpha * q.v[c][i];
@@ -110,9 +102,7 @@ __global__ void k_cg_beta(int dims, const double *part, flow_ibm_cg_state *S, in
     for (int c = 0; c < dims; c++) {
         if (!(S->live >> c & 1))
             continue;
-        double rn = 0;
-        for (int b = 0; b < CG_BLOCKS; b++)
-            rn += part[c * CG_BLOCKS + b];
+        double rn = flow_parts_sum(part + c * CG_BLOCKS, CG_BLOCKS);
         S->iters[c] = it;
         S->res[c] = sqrt(rn / S->bb[c]);
         if (rn <= S->tol2[c]) {
@@ -132,7 +122,7 @@ __global__ void k_cg_p(size_t n, ibm_vec3 r, ibm_vec3 p, const flow_ibm_cg_state
     if (!(S->upd >> c & 1))
         return;
     double beta = S->beta[c];
-    CG_STRIDE(i, n)
+    GRID_STRIDE(i, n)
     p.v[c][i] = r.v[c][i] + beta * p.v[c][i];
 }
 

@@ -25,9 +25,6 @@ __device__ __forceinline__ void cell_ijk(const flow_level &L, size_t c, int *i, 
     *k = (int)(row / (size_t)L.n[1]);
 }
 
-#define GRID_STRIDE(c, n)                                                                     \
-    for (size_t c = blockIdx.x * (size_t)blockDim.x + threadIdx.x; c < (n);                   \
-         c += (size_t)gridDim.x * blockDim.x)
 
 __global__ void k_copies(flow_copies c, size_t count)
 {

@@ -2,6 +2,7 @@
  * functions of grid.h. Reductions: per block in shared memory, then one block over the blocks'
  * results in a fixed order; NaN counts as infinite in a maximum, as on the cpu. */
 #include "core/internal.h"
+#include "flow/block_sum.cuh"
 #include "flow/sim_ops.h"
 
 #define SOP_THREADS 256
@@ -26,8 +27,8 @@ static size_t box_volume(flow_box b)
 
 __global__ void k_map(flow_grid g, flow_args A, flow_op op, flow_box box, size_t n)
 {
-    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n;
-         t += (size_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(t, n)
+    {
         int i, j, k;
         box_point(box, t, &i, &j, &k);
         flow_g_point(&g, &A, op, i, j, k);
@@ -58,8 +59,8 @@ __global__ void k_reduce(flow_grid g, flow_args A, flow_red op, flow_box box, si
 {
     int max = op == FLOW_RED_MAXABS || op == FLOW_RED_MAXDIV;
     double m = 0;
-    for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < n;
-         t += (size_t)gridDim.x * blockDim.x) {
+    GRID_STRIDE(t, n)
+    {
         int i, j, k;
         box_point(box, t, &i, &j, &k);
         double v = flow_g_reduce_point(&g, &A, op, i, j, k);
