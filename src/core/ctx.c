@@ -161,6 +161,63 @@ kedr_status kedr_ctx_sync(kedr_ctx *ctx)
     return KEDR_OK;
 }
 
+kedr_status kedr_replay_run(kedr_ctx *ctx, kedr_replay *r, const uintptr_t key[4],
+                            kedr_status (*work)(void *arg), void *arg)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (!KEDR_IS_CUDA(ctx))
+        return work(arg);
+    size_t kb = 4 * sizeof *key;
+    if (r->exec && memcmp(r->key, key, kb)) { /* another key: recorded again when it repeats */
+        if (!(r->have_miss && !memcmp(r->miss, key, kb))) {
+            memcpy(r->miss, key, kb);
+            r->have_miss = 1;
+            return work(arg);
+        }
+        kedr_replay_clear(r);
+    }
+    cudaStream_t st = KEDR_STREAM(ctx);
+    if (!r->exec) {
+        KEDR_CUDA_TRY(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+        kedr_status s = work(arg);
+        cudaGraph_t g = NULL;
+        cudaError_t e = cudaStreamEndCapture(st, &g);
+        if (s != KEDR_OK || e != cudaSuccess) {
+            if (g)
+                cudaGraphDestroy(g);
+            cudaGetLastError(); /* the capture's error, if any, is reported here */
+            if (s != KEDR_OK)
+                return s;
+            return kedr_cuda_status(e, "cudaStreamEndCapture (work recorded for replay)",
+                                    __FILE__, __LINE__);
+        }
+        cudaGraphExec_t x = NULL;
+        e = cudaGraphInstantiate(&x, g, 0);
+        cudaGraphDestroy(g);
+        KEDR_CUDA_TRY(e);
+        r->exec = x;
+        memcpy(r->key, key, kb);
+        r->have_miss = 0;
+    }
+    KEDR_CUDA_TRY(cudaGraphLaunch((cudaGraphExec_t)r->exec, st));
+    return KEDR_OK;
+#else
+    (void)ctx;
+    (void)r;
+    (void)key;
+    return work(arg);
+#endif
+}
+
+void kedr_replay_clear(kedr_replay *r)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (r->exec)
+        cudaGraphExecDestroy((cudaGraphExec_t)r->exec);
+#endif
+    memset(r, 0, sizeof *r);
+}
+
 /* Host memory of whole 64-byte lines, 64-byte aligned. */
 static kedr_status host_aligned(void **ptr, size_t b)
 {

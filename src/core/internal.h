@@ -52,6 +52,24 @@ typedef struct {
 kedr_status kedr_comm_signal_cuda(kedr_ctx *ctx, const kedr_signal_set *set, uint64_t value);
 #endif
 
+/* Work queued on the context's stream, recorded once and replayed: on cuda a CUDA graph captured
+ * from the stream (a sequence of small kernels then costs one launch, and the GPU runs them
+ * without the gaps between separate launches); the cpu runs the work at every call. The work
+ * must queue the same operations on the same memory at every call with the same key (the
+ * pointers and sizes it depends on), must not wait for the GPU, read results back or allocate.
+ * A call whose key differs from the recorded one runs the work unrecorded; the same new key
+ * twice in a row records it again. */
+typedef struct {
+    void *exec;          /* cudaGraphExec_t, NULL before the first recording */
+    uintptr_t key[4];    /* the recorded work's key */
+    uintptr_t miss[4];   /* the last key that differed from it */
+    int have_miss;
+} kedr_replay;
+kedr_status kedr_replay_run(kedr_ctx *ctx, kedr_replay *r, const uintptr_t key[4],
+                            kedr_status (*work)(void *arg), void *arg);
+/* Frees a recording (r zeroed; a zeroed r is a valid empty one). */
+void kedr_replay_clear(kedr_replay *r);
+
 /* True when the context runs on the GPU; dispatch code tests it inside #ifdef KEDR_HAVE_CUDA. */
 #define KEDR_IS_CUDA(ctx) ((ctx)->backend == KEDR_BACKEND_CUDA)
 

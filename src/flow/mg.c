@@ -265,6 +265,7 @@ void flow_mg_free(kedr_flow_poisson *ps)
     }
     kedr_free(ps->ctx, ps->coarse_inv);
     ps->coarse_inv = NULL;
+    kedr_replay_clear(&ps->vc);
 }
 
 /* The coarsest grid: the dense inverse's product (the grid is small), or symmetric sweeps. */
@@ -323,9 +324,30 @@ static kedr_status vcycle(kedr_flow_poisson *ps, int l, const double *b, double 
     return flow_rk_part_end(ps, FLOW_PART_SMOOTH, m);
 }
 
+typedef struct {
+    kedr_flow_poisson *ps;
+    const double *r;
+    double *z;
+} vcycle_args;
+
+static kedr_status vcycle_work(void *arg)
+{
+    vcycle_args *a = arg;
+    return vcycle(a->ps, 0, a->r, a->z);
+}
+
+/* On one rank on cuda (KEDR_FLOW_MG_GRAPH=1, and not timing parts: KEDR_FLOW_PROF=1
+ * synchronises inside) the V-cycle's kernels, about a dozen a level, are recorded once for
+ * each (r, z) and replayed as one CUDA graph: the coarse levels' kernels are short, and their
+ * launches, not their cells, set their time. The gathered coarse levels of multigrid over
+ * ranks are such a V-cycle (mg_ranks.c). */
 kedr_status flow_mg_vcycle(kedr_flow_poisson *ps, const double *r, double *z)
 {
     if (ps->rk)
         return flow_rk_vcycle(ps, r, z);
-    return vcycle(ps, 0, r, z);
+    if (!ps->graph || !KEDR_IS_CUDA(ps->ctx) || flow_prof())
+        return vcycle(ps, 0, r, z);
+    vcycle_args a = {ps, r, z};
+    uintptr_t key[4] = {(uintptr_t)r, (uintptr_t)z, 0, 0};
+    return kedr_replay_run(ps->ctx, &ps->vc, key, vcycle_work, &a);
 }

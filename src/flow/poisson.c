@@ -208,6 +208,10 @@ kedr_status kedr_flow_poisson_create(kedr_ctx *ctx, const kedr_flow_poisson_opts
     ps->o = *o;
     ps->omega = o->omega > 0 ? o->omega : o->steps % 2 ? 1.0 : 0.8;
     kedr_status fs = flow_fuse_env(&ps->fuse, KEDR_IS_CUDA(ctx));
+    if (fs == KEDR_OK)
+        fs = flow_env_switch("KEDR_FLOW_MG_GRAPH", 1, "1 (a one-rank V-cycle recorded once as a "
+                             "CUDA graph and replayed, the default) or 0 (launched kernel by "
+                             "kernel)", &ps->graph);
     if (fs != KEDR_OK) {
         free(ps);
         return fs;

@@ -3,6 +3,7 @@
 #ifndef KEDR_FLOW_POISSON_IMPL_H
 #define KEDR_FLOW_POISSON_IMPL_H
 
+#include "core/internal.h"
 #include "kedr/comm.h"
 #include "kedr/flow.h"
 
@@ -385,6 +386,8 @@ struct kedr_flow_poisson {
     flow_ranks *rk;         /* NULL: the whole grid is here */
     kedr_flow_poisson_opts o;
     int fuse;               /* KEDR_FLOW_FUSE (flow_fuse_env) */
+    int graph;              /* KEDR_FLOW_MG_GRAPH: a one-rank V-cycle replayed (mg.c) */
+    kedr_replay vc;         /* the recorded V-cycle */
     int nlevels;
     flow_level lv[FLOW_MAX_LEVELS];
     /* the coarsest level: x = M b with M = (A + s 1 1^T)^-1 (I - 1 1^T / N), a dense N x N

@@ -406,6 +406,90 @@ static void bad_options(kedr_ctx *ctx)
     }
 }
 
+/* KEDR_FLOW_MG_GRAPH: the V-cycle replayed as a recorded CUDA graph gives the kernel-by-kernel
+ * V-cycle's bits (the same kernels in the same order), in PCG, multigrid alone and the
+ * preconditioner called with changing outputs (a new output pointer runs unrecorded, the same
+ * new one twice records again); a value other than 0 or 1 is refused by name. */
+static void check_graph(kedr_ctx *ctx)
+{
+    const grid gs[] = {{{32, 24, 16}, {1, 0, 0}, {0.1, 0.1, 0.05}},
+                       {{64, 64, 1}, {1, 1, 0}, {0.1, 0.1, 1}},
+                       {{17, 16, 15}, {0, 0, 0}, {1, 1, 1}}};
+    uint64_t rs = 777;
+    for (size_t gi = 0; gi < sizeof gs / sizeof gs[0]; gi++) {
+        const grid *g = &gs[gi];
+        size_t N = cells(g);
+        double *b = tu_host_alloc(N * sizeof *b);
+        double *x[2][2] = {{NULL}}, *y[2][6] = {{NULL}};
+        for (size_t i = 0; i < N; i++)
+            b[i] = tu_uniform(&rs) - 0.5;
+        for (int graph = 0; graph < 2; graph++) {
+            TU_CHECK(setenv("KEDR_FLOW_MG_GRAPH", graph ? "1" : "0", 1) == 0, "setenv");
+            for (int m = 0; m < 2; m++) {
+                kedr_flow_poisson_opts o;
+                opts_for(g, &o);
+                o.method = m ? KEDR_FLOW_METHOD_MG : KEDR_FLOW_METHOD_PCG;
+                o.precond = m ? KEDR_FLOW_PC_NONE : KEDR_FLOW_PC_MG;
+                o.steps = 2;
+                o.tol = 1e-10;
+                o.max_iter = 500;
+                kedr_flow_poisson *ps = NULL;
+                TU_OK(kedr_flow_poisson_create(ctx, &o, &ps));
+                if (!ps)
+                    continue;
+                kedr_flow_poisson_info info;
+                double *dx = to_dev(ctx, b, N), *db = to_dev(ctx, b, N);
+                TU_OK(kedr_memset(ctx, dx, 0, N * sizeof *dx));
+                TU_OK(kedr_flow_poisson_solve(ps, dx, db, &info));
+                x[graph][m] = tu_host_alloc(N * sizeof *b);
+                to_host(ctx, x[graph][m], dx, N);
+                if (m == 0) { /* outputs y0, y1, y1, y0, y0, y1 */
+                    double *dy[2] = {to_dev(ctx, b, N), to_dev(ctx, b, N)};
+                    static const int order[6] = {0, 1, 1, 0, 0, 1};
+                    for (int k = 0; k < 6; k++) {
+                        TU_OK(kedr_flow_poisson_precondition(ps, db, dy[order[k]]));
+                        y[graph][k] = tu_host_alloc(N * sizeof *b);
+                        to_host(ctx, y[graph][k], dy[order[k]], N);
+                    }
+                    kedr_free(ctx, dy[0]);
+                    kedr_free(ctx, dy[1]);
+                }
+                kedr_free(ctx, dx);
+                kedr_free(ctx, db);
+                kedr_flow_poisson_destroy(ps);
+            }
+        }
+        unsetenv("KEDR_FLOW_MG_GRAPH");
+        for (int m = 0; m < 2; m++) {
+            TU_CHECK(x[0][m] && x[1][m] && !memcmp(x[0][m], x[1][m], N * sizeof *b), "%s: %dx%dx%d %s: the replayed "
+                     "V-cycle's x differs from the launched one's",
+                     kedr_backend_name(kedr_ctx_backend(ctx)), g->n[0], g->n[1], g->n[2],
+                     m ? "mg alone" : "pcg+mg");
+            free(x[0][m]);
+            free(x[1][m]);
+        }
+        for (int k = 0; k < 6; k++) {
+            TU_CHECK(y[0][k] && y[1][k] && !memcmp(y[0][k], y[1][k], N * sizeof *b), "%s: %dx%dx%d: preconditioner "
+                     "call %d: the replayed V-cycle differs from the launched one",
+                     kedr_backend_name(kedr_ctx_backend(ctx)), g->n[0], g->n[1], g->n[2], k);
+            free(y[0][k]);
+            free(y[1][k]);
+        }
+        free(b);
+    }
+    /* a bad value, refused at creation */
+    kedr_flow_poisson_opts o;
+    opts_for(&gs[0], &o);
+    o.precond = KEDR_FLOW_PC_MG;
+    kedr_flow_poisson *ps = NULL;
+    TU_CHECK(setenv("KEDR_FLOW_MG_GRAPH", "yes", 1) == 0, "setenv");
+    kedr_status st = kedr_flow_poisson_create(ctx, &o, &ps);
+    unsetenv("KEDR_FLOW_MG_GRAPH");
+    TU_CHECK(st == KEDR_ERR_INVALID && !ps && strstr(kedr_last_error(), "KEDR_FLOW_MG_GRAPH"),
+             "KEDR_FLOW_MG_GRAPH = yes: status %d, '%s'", (int)st, kedr_last_error());
+    kedr_flow_poisson_destroy(ps);
+}
+
 int main(void)
 {
     /* awkward sizes: single cells, prime sizes, powers of two and one off, mixed ends */
@@ -431,6 +515,7 @@ int main(void)
         }
         kedr_ctx *ctx = tu_ctx(bk[ib]);
         bad_options(ctx);
+        check_graph(ctx);
         uint64_t rs = 12345;
         for (size_t gi = 0; gi < sizeof small / sizeof small[0]; gi++) {
             const grid *g = &small[gi];
