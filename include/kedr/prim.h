@@ -164,8 +164,10 @@ typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_
  * global memory (n < 2^31). Periodic systems are bordered as described below, with the leading
  * (n-1) rows solved by the chosen algorithm for two right sides.
  * PARTITIONED: each system cut into about sqrt(n) parts, each part reduced to its two interface
- * rows (kedr_tridiag_part_reduce), the interface system of 2 rows a part solved by Thomas, the
- * parts completed (kedr_tridiag_part_complete); a system of 1 unknown is one division.
+ * rows (kedr_tridiag_part_reduce), the interface system of 2 rows a part solved by AUTO, the
+ * parts completed (kedr_tridiag_part_complete); a system of 1 unknown is one division. AUTO on
+ * cuda takes it for interleaved systems of 256 unknowns or more too few to fill the GPU one
+ * thread a system (fewer than 64 a multiprocessor).
  * CHUNKED: the same elimination on chip: on cuda a block holds whole systems in shared memory,
  * its threads reduce chunks of about 8 rows each to their interface rows, solve the interface
  * system by cyclic reduction and complete the chunks; four arrays read and one written. The cpu
@@ -176,9 +178,10 @@ typedef enum { KEDR_TRIDIAG_CONTIGUOUS = 0, KEDR_TRIDIAG_INTERLEAVED = 1 } kedr_
  * periodic ones only where the split divides n; other systems as THOMAS); on the cpu, Thomas.
  * AUTO: the back end's fastest for the sizes (on cuda as measured on an H100, docs/prim.md):
  * Thomas, except on cuda for contiguous systems of 256 unknowns or more (CHUNKED: in shared
- * memory where they fit, streamed through it in segments where they do not) and for periodic
- * interleaved systems of at most 32 unknowns (f64: 16), solved by Thomas with the rows in
- * registers instead of shared memory. All agree to rounding (docs/prim.md). */
+ * memory where they fit, streamed through it in segments where they do not), for long
+ * interleaved systems few in number (PARTITIONED, above) and for periodic interleaved systems
+ * of at most 32 unknowns (f64: 16), solved by Thomas with the rows in registers instead of
+ * shared memory. All agree to rounding (docs/prim.md). */
 typedef enum {
     KEDR_TRIDIAG_AUTO = 0,
     KEDR_TRIDIAG_THOMAS = 1,
