@@ -127,6 +127,11 @@ typedef struct {
     size_t elem;
     const char *name;
 } dsmc_field;
+
+/* Below this many items a cpu loop runs on one thread: starting a team costs more than it
+ * saves. */
+#define DSMC_OMP_MIN 16384
+
 #define DSMC_MAX_FIELDS 16
 
 /* The doubles come first, x, y, (z,) vx, vy, vz: the cpu's gather moves those together and the
