@@ -1,7 +1,7 @@
 /* Private: the DSMC physics of one particle, one new particle or one cell, as inline code that
- * both back ends compile (C with OpenMP loops in sim.c, CUDA kernels in sim.cu). Keeping a single
- * copy of the physics is what makes the two back ends draw the same random numbers and follow
- * the same logic. */
+ * both back ends compile (C with OpenMP loops in sim_cpu.c, CUDA kernels in sim.cu). Keeping a
+ * single copy of the physics is what makes the two back ends draw the same random numbers and
+ * follow the same logic. */
 #ifndef DSMC_KERNELS_H
 #define DSMC_KERNELS_H
 
@@ -118,8 +118,8 @@ typedef struct {
      * (sphere: bands, azimuths; cuboid: elements along x, y, z; cone: bands, azimuths, rings;
      * stl: its first triangle in mesh and its triangle count, one element each). An stl solid's
      * params are laid out as a cone's box reads them (box lo x, centre y, centre z, unused, x
-     * length, half the larger of the y and z widths), so that a cone's bounding box, as sim.c's
-     * far box takes it, covers it. */
+     * length, half the larger of the y and z widths), so that a cone's bounding box, as
+     * dsmc_far_box (sim_cpu.c) takes it, covers it. */
     int nsolids;
     int8_t solid_type[KEDR_DSMC_MAX_BODIES];
     uint8_t solid_body[KEDR_DSMC_MAX_BODIES];

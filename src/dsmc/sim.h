@@ -1,5 +1,5 @@
-/* Private: the simulator state shared by sim.c (cpu and dispatch) and output.c, and the cuda back
- * end's entry points (sim.cu). */
+/* Private: the simulator state shared by sim.c (state and the step's dispatch), access.c and
+ * output.c, and the entry points of the cpu back end (sim_cpu.c) and the cuda one (sim.cu). */
 #ifndef DSMC_SIM_H
 #define DSMC_SIM_H
 
@@ -14,7 +14,7 @@ extern "C" {
 /* A box around every body wall (2D) or solid (3D), widened far beyond the rounding of the
  * crossing tests: a straight path whose box misses it cannot hit a wall. Empty (lo > hi)
  * without bodies; 2D leaves z unbounded. The moves take molecules whose step stays inside the
- * domain and misses this box straight through, without the event search (sim.c: dsmc_far_box). */
+ * domain and misses this box straight through, without the event search (sim_cpu.c: dsmc_far_box). */
 typedef struct {
     double lo[3], hi[3];
 } dsmc_box;
@@ -135,7 +135,7 @@ typedef struct {
 #define DSMC_MAX_FIELDS 16
 
 /* The doubles come first, x, y, (z,) vx, vy, vz: the cpu's gather moves those together and the
- * rest through this table (sim.c: gather_range). */
+ * rest through this table (sim_cpu.c: gather_range). */
 #define DSMC_FIELD(arr, label) \
     (f[n].ptr = (void **)&(arr), f[n].elem = sizeof *(arr), f[n].name = (label), n++)
 static inline int dsmc_particle_fields(dsmc_particles *a, const dsmc_params *p,
@@ -439,6 +439,30 @@ kedr_status dsmc_locate(struct kedr_dsmc *sim, uint32_t **keys);
  * keeps that memory free (sim.c). */
 kedr_status dsmc_sample_sums(struct kedr_dsmc *sim);
 
+/* The cpu back end (sim_cpu.c), stage by stage as the step driver (sim.c) calls it; the cuda
+ * back end's entry points below take the same arguments where they can. dsmc_far_box: the
+ * bodies' far box (dsmc_box, above), which both back ends' moves take. */
+void dsmc_generate_cpu(kedr_ctx *ctx, const dsmc_params *p, int fill, const uint32_t *offsets,
+                       const uint32_t *gid, uint32_t ngroups, size_t base, size_t count,
+                       dsmc_particles a);
+dsmc_box dsmc_far_box(const dsmc_params *p);
+uint64_t dsmc_move_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t n_old,
+                       dsmc_particles a, uint32_t *cell, uint32_t *copies, double *partial);
+void dsmc_clone_cpu(kedr_ctx *ctx, size_t n, const uint32_t *incl, dsmc_particles a,
+                    uint32_t *cell);
+void dsmc_locate_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
+                     uint32_t *cell);
+void dsmc_gather_cpu(kedr_ctx *ctx, const dsmc_params *p, const uint32_t *perm, size_t n,
+                     dsmc_particles from, dsmc_particles to);
+void dsmc_collide_cpu(kedr_ctx *ctx, const dsmc_params *p, dsmc_cellmap cm, size_t ncells,
+                      const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                      const dsmc_particles *from, size_t n, uint32_t *perm, float *sgmax,
+                      const dsmc_sg_bounds *sgb, int plain, const dsmc_chem *ch,
+                      uint64_t *ncoll, uint64_t *ncand, double *nsep);
+void dsmc_sample_cpu(kedr_ctx *ctx, const dsmc_params *p, size_t nlocal,
+                     const uint32_t *starts, const uint32_t *counts, dsmc_particles a,
+                     double *acc);
+
 #ifdef KEDR_HAVE_CUDA
 /* gid: NULL, or the group number of each of the ngroups groups (this rank's inflow groups). */
 kedr_status dsmc_generate_cuda(kedr_ctx *ctx, const dsmc_params *p, int fill,
@@ -456,7 +480,7 @@ kedr_status dsmc_move_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, size_t
                            dsmc_particles a, uint32_t *cell, uint32_t *copies,
                            uint64_t *counters, dsmc_box far, dsmc_cellmap m, uint32_t ncells,
                            uint32_t *tiles);
-/* The copies of radial weighting (clone_cpu in sim.c). */
+/* The copies of radial weighting (dsmc_clone_cpu in sim_cpu.c). */
 kedr_status dsmc_clone_cuda(kedr_ctx *ctx, size_t n, const uint32_t *incl, dsmc_particles a,
                             uint32_t *cell);
 kedr_status dsmc_locate_cuda(kedr_ctx *ctx, const dsmc_params *p, size_t n, dsmc_particles a,
