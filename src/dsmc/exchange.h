@@ -1,5 +1,6 @@
-/* The exchange stage over ranks (exchange.c): which rank owns which box of cells, and the
- * particles that crossed into another rank's box sent there. */
+/* The exchange stage over ranks: which rank owns which box of cells, the split taken again as
+ * the load moves (decomp.c), and the particles that crossed into another rank's box sent there
+ * (exchange.c). */
 #ifndef KEDR_DSMC_EXCHANGE_H
 #define KEDR_DSMC_EXCHANGE_H
 
