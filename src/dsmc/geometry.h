@@ -104,6 +104,12 @@ void dsmc_lines_elements(struct kedr_dsmc *sim, int q);
 kedr_status dsmc_lines_finish(struct kedr_dsmc *sim, int *cut);
 void dsmc_lines_free(struct kedr_dsmc *sim);
 
+/* Reads every [body], [body2], ... section of a case file into c (case_body.c); the wall
+ * models' names of [wall] model and a body's wall key, in kedr_dsmc_wall order. */
+struct kedr_ini;
+kedr_status dsmc_case_read_bodies(struct kedr_ini *ini, kedr_dsmc_case *c);
+extern const char *const dsmc_wall_names[];
+
 /* Clears the addresses of this run's buffers in p (gas volumes, surface sums, the stl
  * triangles and their bins, in the back end's memory and on the host): what is left describes
  * the case alone, as a checkpoint's case hash needs it. */
