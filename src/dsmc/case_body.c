@@ -141,6 +141,22 @@ static kedr_status read_body_stl(kedr_ini *ini, const char *sec, kedr_dsmc_case 
     return add_body(ini, sec, "file", c, made);
 }
 
+/* An optional key of two numbers into out[0], out[1] (left as they are when the key is absent). */
+static kedr_status read_pair(kedr_ini *ini, const char *sec, const char *key, const char *what,
+                             double out[2])
+{
+    double v[2];
+    int n = 0;
+    KEDR_TRY(kedr_ini_doubles(ini, sec, key, 0, -1e6, 1e6, v, 2, &n));
+    if (!kedr_ini_line(ini, sec, key))
+        return KEDR_OK;
+    if (n != 2)
+        return kedr_ini_fail(ini, sec, key, "expected 2 numbers: %s", what);
+    out[0] = v[0];
+    out[1] = v[1];
+    return KEDR_OK;
+}
+
 /* A 2D or axisymmetric body of type outline: file (relative to the case file's directory),
  * scale, rotate (degrees about z), translate (x y) and velocity. The file is read and checked at
  * once (dsmc_body_problem), so that an error in it names this section too. */
@@ -150,22 +166,8 @@ static kedr_status read_body_outline(kedr_ini *ini, const char *sec, kedr_dsmc_c
     kedr_dsmc_body *b;
     KEDR_TRY(new_file_body(ini, sec, c, KEDR_DSMC_BODY_OUTLINE, "an outline file", &b));
     KEDR_TRY(kedr_ini_double(ini, sec, "rotate", 0, -360, 360, &b->rotate[2]));
-    double v[2];
-    int n = 0;
-    KEDR_TRY(kedr_ini_doubles(ini, sec, "translate", 0, -1e6, 1e6, v, 2, &n));
-    if (kedr_ini_line(ini, sec, "translate")) {
-        if (n != 2)
-            return kedr_ini_fail(ini, sec, "translate", "expected 2 numbers: x y (m)");
-        b->translate[0] = v[0];
-        b->translate[1] = v[1];
-    }
-    KEDR_TRY(kedr_ini_doubles(ini, sec, "velocity", 0, -1e6, 1e6, v, 2, &n));
-    if (kedr_ini_line(ini, sec, "velocity")) {
-        if (n != 2)
-            return kedr_ini_fail(ini, sec, "velocity", "expected 2 numbers: ux uy (m/s)");
-        b->velocity[0] = v[0];
-        b->velocity[1] = v[1];
-    }
+    KEDR_TRY(read_pair(ini, sec, "translate", "x y (m)", b->translate));
+    KEDR_TRY(read_pair(ini, sec, "velocity", "ux uy (m/s)", b->velocity));
     return add_body(ini, sec, "file", c, made);
 }
 
