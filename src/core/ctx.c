@@ -185,7 +185,7 @@ kedr_status kedr_replay_run(kedr_ctx *ctx, kedr_replay *r, const uintptr_t key[4
         if (s != KEDR_OK || e != cudaSuccess) {
             if (g)
                 cudaGraphDestroy(g);
-            cudaGetLastError(); /* the capture's error, if any, is reported here */
+            cudaGetLastError(); /* a failed capture's error, cleared: the status below says it */
             if (s != KEDR_OK)
                 return s;
             return kedr_cuda_status(e, "cudaStreamEndCapture (work recorded for replay)",
