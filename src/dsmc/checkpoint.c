@@ -85,7 +85,7 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     /* outline bodies (after rx, so that a case without them hashes as before them): their
      * parameters and the hash of their segments' points */
     if (p.nlbodies)
-        h = fnv1a(h, (const unsigned char *)&p + tail, sizeof p - tail);
+        h = fnv1a(h, (const unsigned char *)&p + tail, offsetof(dsmc_params, mesh_cut) - tail);
     /* start = auto is decided during the run, so the hash takes the setting, not the step */
     int64_t sampling[2] = {sim->c.sample_auto ? -2 : sim->c.sample_start, sim->c.sample_every};
     h = fnv1a(h, sampling, sizeof sampling);

@@ -195,6 +195,12 @@ typedef struct {
     int8_t lb_out[KEDR_DSMC_MAX_BODIES];
     uint32_t lb_first[KEDR_DSMC_MAX_BODIES], lb_count[KEDR_DSMC_MAX_BODIES];
     dsmc_lines lines, lines_host; /* the back end's arrays, the host's (dsmc_lines_of picks) */
+    /* The DSMC cells of the stl bins' box (mesh.c), each mesh_k^3 bins: 1 where a triangle cuts
+     * one of the cell's bins, else 0 (x fastest; the back end's array, the host's). A path whose
+     * cells are all 0 meets no triangle (dsmc_mesh_hit). Derived from the triangles, which the
+     * mesh's hash covers: after everything case_hash takes, and left out of it. */
+    const uint8_t *mesh_cut, *mesh_cut_host;
+    int mesh_k;
 } dsmc_params;
 
 /* Collision separations over the mean free path are summed in fixed point (units of 2^-24):

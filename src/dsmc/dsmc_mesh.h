@@ -73,6 +73,31 @@ DSMC_HD int64_t dsmc_mesh_hit(const dsmc_params *p, const double *pos, const dou
     }
     if (!(t0 <= t1))
         return -1;
+#ifdef __CUDA_ARCH__
+    const uint8_t *cut = p->mesh_cut;
+#else
+    const uint8_t *cut = p->mesh_cut_host;
+#endif
+    if (cut) { /* the cells about the path's bins (one bin wider each way): none cut, no hit */
+        int lo[3], hi[3], span = 1, k = p->mesh_k;
+        for (int d = 0; d < 3; d++) {
+            double a = (pos[d] + u[d] * t0 - blo[d]) * inv[d];
+            double b = (pos[d] + u[d] * t1 - blo[d]) * inv[d];
+            int ia = (int)floor(fmin(a, b)) - 1, ib = (int)floor(fmax(a, b)) + 1;
+            lo[d] = (ia < 0 ? 0 : ia) / k;
+            hi[d] = (ib >= m->n[d] ? m->n[d] - 1 : ib) / k;
+            span *= hi[d] - lo[d] + 1;
+        }
+        if (span <= 27) {
+            int nc0 = m->n[0] / k, nc1 = m->n[1] / k, any = 0;
+            for (int c = lo[2]; c <= hi[2] && !any; c++)
+                for (int b = lo[1]; b <= hi[1] && !any; b++)
+                    for (int a = lo[0]; a <= hi[0] && !any; a++)
+                        any = cut[((size_t)c * nc1 + b) * nc0 + a];
+            if (!any)
+                return -1;
+        }
+    }
     int i[3], step[3];
     double next[3], delta[3];
     for (int d = 0; d < 3; d++) {

@@ -1045,6 +1045,7 @@ void dsmc_params_clear_addresses(dsmc_params *p)
         m[k]->start = m[k]->list = NULL;
         m[k]->solid = NULL;
     }
+    p->mesh_cut = p->mesh_cut_host = NULL;
     dsmc_lines *l[2] = {&p->lines, &p->lines_host};
     for (int k = 0; k < 2; k++) {
         l[k]->seg = NULL;

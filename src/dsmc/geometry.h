@@ -24,14 +24,15 @@ typedef struct {
     double *surf_threads; /* cpu: one set of sums per thread, added into surf after a move */
     int threads;
     int64_t surf_steps;   /* steps whose wall hits are in surf */
-    /* Bodies of type stl (mesh.c): the host arrays of dsmc_mesh (tri, start, list, solid), each
-     * triangle's vertices while the simulator is built (vert, 9 a triangle), and the context
-     * copies of the four (ctx_*; on the cpu too, as the back end's own). */
+    /* Bodies of type stl (mesh.c): the host arrays of dsmc_mesh (tri, start, list, solid) and
+     * of dsmc_params.mesh_cut (cut), each triangle's vertices while the simulator is built
+     * (vert, 9 a triangle), and the context copies of the five (ctx_*; on the cpu too, as the
+     * back end's own). */
     double *mesh_tri, *mesh_vert;
     uint32_t *mesh_start, *mesh_list;
-    uint8_t *mesh_solid;
+    uint8_t *mesh_solid, *mesh_cut;
     size_t mesh_ntri;
-    void *ctx_tri, *ctx_start, *ctx_list, *ctx_solid;
+    void *ctx_tri, *ctx_start, *ctx_list, *ctx_solid, *ctx_cut;
     /* 2D bodies of type outline (lines.c): the host arrays of dsmc_lines (seg, elem, start,
      * list, cls) and their context copies. */
     double *line_seg;

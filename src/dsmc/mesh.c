@@ -415,6 +415,30 @@ static void class_bins(kedr_dsmc *sim, const dsmc_params *hp)
     }
 }
 
+/* Which DSMC cells of the bins' box (cells, k as bin_grid made them) hold a bin that a triangle
+ * cuts: dsmc_params.mesh_cut, set on the host's parameters (the walks of the checks below use
+ * it too). */
+static kedr_status cut_cells(kedr_dsmc *sim, dsmc_params *hp, const int *cells, int k)
+{
+    dsmc_geometry *g = &sim->geo;
+    const dsmc_mesh *m = &hp->mesh_host;
+    size_t ncell = (size_t)cells[0] * cells[1] * cells[2];
+    g->mesh_cut = calloc(ncell ? ncell : 1, 1);
+    if (!g->mesh_cut)
+        return kedr_fail(KEDR_ERR_NOMEM, "kedr_dsmc_create: out of host memory for the %zu cells "
+                         "around the stl bodies", ncell);
+    for (int c = 0; c < m->n[2]; c++)
+        for (int b = 0; b < m->n[1]; b++)
+            for (int a = 0; a < m->n[0]; a++) {
+                size_t sc = ((size_t)c * m->n[1] + b) * m->n[0] + a;
+                if (g->mesh_start[sc] != g->mesh_start[sc + 1])
+                    g->mesh_cut[((size_t)(c / k) * cells[1] + b / k) * cells[0] + a / k] = 1;
+            }
+    hp->mesh_cut_host = g->mesh_cut;
+    hp->mesh_k = k;
+    return KEDR_OK;
+}
+
 /* The DSMC cells of the bins' box (lo, cells, k as bin_grid made them): a cell of a cut bin loses
  * what its lines find inside the bodies; one of uncut bins inside a body is solid. */
 static void cell_volumes(kedr_dsmc *sim, const dsmc_params *hp, const int *lo, const int *cells,
@@ -480,6 +504,7 @@ kedr_status dsmc_mesh_finish(kedr_dsmc *sim, int *cut)
     m.list = g->mesh_list;
     m.solid = NULL; /* classed below: until then every bin asks the rays */
     p->mesh_host = m;
+    KEDR_TRY(cut_cells(sim, p, cells, k));
     KEDR_TRY(crossings(sim, p));
     class_bins(sim, p);
     p->mesh_host.solid = g->mesh_solid;
@@ -493,11 +518,13 @@ kedr_status dsmc_mesh_finish(kedr_dsmc *sim, int *cut)
     KEDR_TRY(to_ctx(ctx, &g->ctx_start, g->mesh_start, (nsub + 1) * sizeof(uint32_t)));
     KEDR_TRY(to_ctx(ctx, &g->ctx_list, g->mesh_list, g->mesh_start[nsub] * sizeof(uint32_t)));
     KEDR_TRY(to_ctx(ctx, &g->ctx_solid, g->mesh_solid, nsub));
+    KEDR_TRY(to_ctx(ctx, &g->ctx_cut, g->mesh_cut, (size_t)cells[0] * cells[1] * cells[2]));
     p->mesh = p->mesh_host;
     p->mesh.tri = g->ctx_tri;
     p->mesh.start = g->ctx_start;
     p->mesh.list = g->ctx_list;
     p->mesh.solid = g->ctx_solid;
+    p->mesh_cut = g->ctx_cut;
     free(g->mesh_vert);
     g->mesh_vert = NULL;
     return KEDR_OK;
@@ -510,9 +537,11 @@ void dsmc_mesh_free(kedr_dsmc *sim)
     kedr_free(sim->ctx, g->ctx_start);
     kedr_free(sim->ctx, g->ctx_list);
     kedr_free(sim->ctx, g->ctx_solid);
+    kedr_free(sim->ctx, g->ctx_cut);
     free(g->mesh_tri);
     free(g->mesh_vert);
     free(g->mesh_start);
     free(g->mesh_list);
     free(g->mesh_solid);
+    free(g->mesh_cut);
 }

@@ -389,7 +389,18 @@ static void test_search(kedr_ctx *ctx, int grid)
            p->mesh_host.n[1], p->mesh_host.n[2]);
     TU_CHECK(split == (grid == 1 ? 2 : 1), "cells split in %d bins along x", split);
     uint64_t seed = 12345;
-    int bad = 0, hits = 0, prim_bad = 0, prim_n = 0;
+    int bad = 0, hits = 0, prim_bad = 0, prim_n = 0, walk_bad = 0;
+    /* the same parameters without the cut cells: every path walked bin by bin */
+    dsmc_params *walk = malloc(sizeof *walk);
+    TU_CHECK(walk != NULL, "out of memory");
+    if (!walk) {
+        kedr_dsmc_destroy(sim);
+        dsmc_stl_free(&m);
+        return;
+    }
+    *walk = *p;
+    TU_CHECK(p->mesh_cut_host != NULL, "the cut cells were not built");
+    walk->mesh_cut_host = NULL;
     const double lens[6] = {1e-9, 0.01, 0.111, 0.25, 0.9, 3.0};
     for (int i = 0; i < 6000; i++) {
         double pos[3], u[3], len = lens[i % 6];
@@ -405,6 +416,9 @@ static void test_search(kedr_ctx *ctx, int grid)
         double ta = 0, tb = 0;
         int64_t a = dsmc_mesh_hit(p, pos, u, len, front, -1, &ta);
         int64_t b = brute_hit(p, pos, u, len, front, &tb);
+        double tw = 0;
+        int64_t w = dsmc_mesh_hit(walk, pos, u, len, front, -1, &tw);
+        walk_bad += w != a || (a >= 0 && tw != ta);
         /* the same triangle, or one at the same time (a shared edge or vertex) */
         if (a != b && !(a >= 0 && b >= 0 && fabs(ta - tb) <= 1e-12 * (1 + tb)))
             bad++;
@@ -421,6 +435,9 @@ static void test_search(kedr_ctx *ctx, int grid)
            "the triangle test and the plane route on %d of %d\n", 6000, hits, bad, prim_bad,
            prim_n);
     TU_CHECK(bad == 0 && hits > 300, "%d of 6000 paths disagree (%d hits)", bad, hits);
+    TU_CHECK(walk_bad == 0, "the search with and without the cut cells differ on %d paths",
+             walk_bad);
+    free(walk);
     TU_CHECK(prim_bad <= prim_n / 1000, "triangle test and plane route disagree on %d of %d",
              prim_bad, prim_n);
     /* inside: against the parity of crossings over all triangles along a random direction */
