@@ -243,6 +243,7 @@ void flow_ibm_destroy(flow_ibm *ib)
     kedr_free(ib->ctx, ib->bscratch);
     kedr_free(ib->ctx, ib->cg_state);
     kedr_free(ib->ctx, ib->cg_part);
+    kedr_replay_clear(&ib->cg_graph);
     kedr_comm_dev_release(ib->sum_dev);
     kedr_free(ib->ctx, ib->sum);
     free(ib->body);
@@ -286,6 +287,10 @@ kedr_status flow_ibm_create(struct kedr_flow *f, flow_ibm **out)
         s = flow_env_switch("KEDR_FLOW_IBM_BOX", 1, "1 (the force systems on the bodies' box, "
                             "every rank the whole; the default) or 0 (on the slab, summed over "
                             "the ranks each product)", &ib->box_on);
+    if (s == KEDR_OK)
+        s = flow_env_switch("KEDR_FLOW_IBM_GRAPH", 1, "1 (on cuda, a batch of the force systems' "
+                            "CG iterations recorded once as a CUDA graph and replayed, the "
+                            "default) or 0 (launched kernel by kernel)", &ib->graph);
     ib->first = calloc((size_t)c->nbodies + 1, sizeof *ib->first);
     ib->state = calloc((size_t)c->nbodies, sizeof *ib->state);
     if (!ib->first || !ib->state)
@@ -662,6 +667,51 @@ static kedr_status solve(struct kedr_flow *f, int comp, int *iters, double *res)
  * component done inside a batch is skipped by the rest). On the bodies' box only (no sum over
  * ranks inside). */
 #define FLOW_IBM_CG_BATCH 8
+typedef struct {
+    struct kedr_flow *f;
+    const flow_ibm_args *A;
+    double *const *g, *const *r, *const *p, *const *q;
+    int count;
+} cg_batch;
+
+static kedr_status cg_batch_work(void *arg)
+{
+    const cg_batch *b = arg;
+    flow_ibm *ib = b->f->ibm;
+    return flow_cuda_ibm_cg(b->f->ctx, &ib->gbox, b->A, b->f->dims, ib->N, b->g, b->r, b->p,
+                            b->q, ib->cg_state, ib->cg_part, b->count);
+}
+
+static uint64_t fnv(uint64_t h, const void *v, size_t len)
+{
+    const unsigned char *c = v;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ c[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* One batch of the force CG's iterations: a whole batch of a fixed body's systems replayed from
+ * its recording (the key: everything its kernels are given, hashed), any other launched. */
+static kedr_status cg_batch_run(cg_batch *b)
+{
+    flow_ibm *ib = b->f->ibm;
+    if (!ib->graph || ib->moving || b->count != FLOW_IBM_CG_BATCH)
+        return cg_batch_work(b);
+    uint64_t h = fnv(0xcbf29ce484222325ull, &ib->gbox, sizeof ib->gbox);
+    h = fnv(h, b->A, 3 * sizeof *b->A);
+    const void *ptr[14] = {ib->cg_state, ib->cg_part};
+    for (int c = 0; c < 3; c++) {
+        ptr[2 + c] = b->g[c];
+        ptr[5 + c] = b->r[c];
+        ptr[8 + c] = b->p[c];
+        ptr[11 + c] = b->q[c];
+    }
+    h = fnv(h, ptr, sizeof ptr);
+    uintptr_t key[4] = {(uintptr_t)h, (uintptr_t)ib->N, (uintptr_t)b->f->dims,
+                        (uintptr_t)b->count};
+    return kedr_replay_run(b->f->ctx, &ib->cg_graph, key, cg_batch_work, b);
+}
+
 static kedr_status solve_dev(struct kedr_flow *f, int live, const double rr[3],
                              const double bb[3], const double tol2[3], int iters[3],
                              double res[3], int ok[3])
@@ -692,11 +742,10 @@ static kedr_status solve_dev(struct kedr_flow *f, int live, const double rr[3],
     }
     S.live = live;
     KEDR_TRY(kedr_upload(f->ctx, ib->cg_state, &S, sizeof S));
-    for (int it = 1; it <= f->c.ibm_max_iter && S.live; it += FLOW_IBM_CG_BATCH) {
-        int left = f->c.ibm_max_iter - it + 1;
-        KEDR_TRY(flow_cuda_ibm_cg(f->ctx, &ib->gbox, A, f->dims, N, g, r, p, q, ib->cg_state,
-                                  ib->cg_part, it,
-                                  left < FLOW_IBM_CG_BATCH ? left : FLOW_IBM_CG_BATCH));
+    for (int done = 0; done < f->c.ibm_max_iter && S.live; done += FLOW_IBM_CG_BATCH) {
+        int left = f->c.ibm_max_iter - done;
+        cg_batch b = {f, A, g, r, p, q, left < FLOW_IBM_CG_BATCH ? left : FLOW_IBM_CG_BATCH};
+        KEDR_TRY(cg_batch_run(&b));
         KEDR_TRY(kedr_download(f->ctx, &S, ib->cg_state, sizeof S));
     }
     for (int c = 0; c < f->dims; c++) {

@@ -94,10 +94,11 @@ __global__ void k_cg_upd(size_t n, ibm_vec3 g, ibm_vec3 r, ibm_vec3 p, ibm_vec3 
     flow_block_sum(s, part + c * CG_BLOCKS + blockIdx.x);
 }
 
-/* the residual of iteration it: a component below its tolerance stops, the others go on with
- * beta = rn / rr */
-__global__ void k_cg_beta(int dims, const double *part, flow_ibm_cg_state *S, int it)
+/* the residual of the iteration it counts: a component below its tolerance stops, the others go
+ * on with beta = rn / rr */
+__global__ void k_cg_beta(int dims, const double *part, flow_ibm_cg_state *S)
 {
+    int it = ++S->it;
     S->upd = 0;
     for (int c = 0; c < dims; c++) {
         if (!(S->live >> c & 1))
@@ -130,7 +131,7 @@ extern "C" kedr_status flow_cuda_ibm_cg(kedr_ctx *ctx, const flow_grid *gbox,
                                         const flow_ibm_args A[3], int dims, size_t n,
                                         double *const g[3], double *const r[3],
                                         double *const p[3], double *const q[3],
-                                        flow_ibm_cg_state *S, double *part, int first, int count)
+                                        flow_ibm_cg_state *S, double *part, int count)
 {
     cudaStream_t st = KEDR_STREAM(ctx);
     ibm_args3 a;
@@ -147,7 +148,7 @@ extern "C" kedr_status flow_cuda_ibm_cg(kedr_ctx *ctx, const flow_grid *gbox,
     size_t vb = (n + FLOW_SUM_THREADS - 1) / FLOW_SUM_THREADS;
     dim3 sums(CG_BLOCKS, (unsigned)dims), vecs((unsigned)(vb < 1 ? 1 : vb > 65535 ? 65535 : vb),
                                                (unsigned)dims);
-    for (int it = first; it < first + count; it++) {
+    for (int it = 0; it < count; it++) {
         /* q = (L L*) p on the box */
         k_ibm_live<<<points, IBM_THREADS, 0, st>>>(*gbox, a, FLOW_IBM_ZERO, n, S);
         k_ibm_live<<<points, IBM_THREADS, 0, st>>>(*gbox, a, FLOW_IBM_SPREAD, n, S);
@@ -155,7 +156,7 @@ extern "C" kedr_status flow_cuda_ibm_cg(kedr_ctx *ctx, const flow_grid *gbox,
         k_cg_pq<<<sums, FLOW_SUM_THREADS, 0, st>>>(n, P, Q, part, S);
         k_cg_alpha<<<1, 1, 0, st>>>(dims, part, S);
         k_cg_upd<<<sums, FLOW_SUM_THREADS, 0, st>>>(n, G, R, P, Q, part, S);
-        k_cg_beta<<<1, 1, 0, st>>>(dims, part, S, it);
+        k_cg_beta<<<1, 1, 0, st>>>(dims, part, S);
         k_cg_p<<<vecs, FLOW_SUM_THREADS, 0, st>>>(n, R, P, S);
         KEDR_CUDA_LAUNCHED("k_cg_p");
     }

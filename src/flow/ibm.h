@@ -7,6 +7,7 @@
 #ifndef KEDR_FLOW_IBM_H
 #define KEDR_FLOW_IBM_H
 
+#include "core/internal.h"
 #include "flow/ibm_point.h"
 
 struct kedr_flow;
@@ -40,6 +41,10 @@ typedef struct flow_ibm {
      * the iterations run without a device synchronisation) */
     struct flow_ibm_cg_state *cg_state;
     double *cg_part;
+    /* a batch of those iterations recorded once and replayed (KEDR_FLOW_IBM_GRAPH, 1 unless set
+     * to 0; fixed bodies: a moving body's box and stencils change every step) */
+    int graph;
+    kedr_replay cg_graph;
     int fuse;              /* KEDR_FLOW_FUSE: the components' systems side by side */
     double *gh;            /* host: g of the last step, [3][N] */
     kedr_flow_body_state *state; /* host: each body after the last step */
@@ -89,18 +94,20 @@ kedr_status flow_cuda_ibm_map(kedr_ctx *ctx, const flow_grid *g, const flow_ibm_
 typedef struct flow_ibm_cg_state {
     double rr[3], bb[3], tol2[3], alpha[3], beta[3], res[3];
     int live, upd, nan, iters[3];
+    int it; /* iterations run by this solve (each batch goes on from it) */
 } flow_ibm_cg_state;
 #define FLOW_IBM_CG_BLOCKS 64 /* block sums a component */
 #ifdef KEDR_HAVE_CUDA
-/* count iterations from number first: A[c] the box's point operations of component c (in: p,
- * out: q), g, r, p, q each component's vectors; S and part in device memory; nothing waited for. */
+/* count iterations after the S->it already run: A[c] the box's point operations of component c
+ * (in: p, out: q), g, r, p, q each component's vectors; S and part in device memory; nothing
+ * waited for (the same kernels whatever S holds: a batch can be recorded and replayed). */
 #ifdef __cplusplus
 extern "C"
 #endif
 kedr_status flow_cuda_ibm_cg(kedr_ctx *ctx, const flow_grid *gbox, const flow_ibm_args A[3],
                              int dims, size_t n, double *const g[3], double *const r[3],
                              double *const p[3], double *const q[3], flow_ibm_cg_state *S,
-                             double *part, int first, int count);
+                             double *part, int count);
 #endif
 
 /* The smallest distance, in cells, a point keeps from a non-periodic face of the box: half the

@@ -9,6 +9,8 @@
  * - L L* on the bodies' box (the force systems' path) equals L L* on the whole grid's scratch
  *   array (bit for bit on the cpu, within 1e-13 on cuda), periodic ends included;
  *   KEDR_FLOW_IBM_BOX=0 makes no box, a bad value is refused by name;
+ * - the force CG's batches replayed from a recording (KEDR_FLOW_IBM_GRAPH=1) against launched
+ *   (0): a fixed sphere's flow the same (to the spreading's atomics on cuda), a bad value refused;
  * - a body at rest in fluid at rest feels no force; a body carried by a uniform periodic flow at
  *   the flow's speed feels none (to rounding) while it crosses the periodic ends;
  * - a fixed body in a channel on every back end against the cpu (velocities within 1e-9 of the
@@ -350,6 +352,83 @@ static void check_box_env(kedr_ctx *ctx)
     unsetenv("KEDR_FLOW_IBM_BOX");
 }
 
+/* KEDR_FLOW_IBM_GRAPH: a fixed sphere in a stream, 6 steps, with the force CG's batches replayed
+ * from a recording (1) and launched kernel by kernel (0): on cuda the recording is made and the
+ * two agree (the spreading's atomics add in any order: to 1e-12 of the largest velocity, 1e-9
+ * of the force); anything but 0 or 1 is refused by name. */
+static void check_graph_env(kedr_ctx *ctx)
+{
+    int n[3] = {28, 16, 16};
+    kedr_flow_case c = box_case(3, n, 0);
+    c.bc[0].kind = KEDR_FLOW_BC_INFLOW;
+    c.bc[0].velocity[0] = 1;
+    c.bc[1].kind = KEDR_FLOW_BC_OUTFLOW;
+    c.nu = 0.02;
+    c.nbodies = 1;
+    body_defaults(&c.body[0], "sphere", KEDR_FLOW_BODY_SPHERE, 3);
+    c.body[0].center[0] = 0.6;
+    c.body[0].center[1] = 0.47;
+    c.body[0].center[2] = 0.52;
+    c.body[0].diameter = 0.4;
+    c.delta = KEDR_FLOW_DELTA_PESKIN4;
+    c.ibm_tol = 1e-12; /* several batches a step */
+    double *q[2] = {NULL, NULL}, F[2][3];
+    size_t total = 0;
+    int iters[2] = {0, 0};
+    for (int on = 0; on < 2; on++) {
+        setenv("KEDR_FLOW_IBM_GRAPH", on ? "1" : "0", 1);
+        kedr_flow *f = NULL;
+        TU_OK(kedr_flow_create(ctx, &c, &f));
+        if (!f)
+            break;
+        for (int st = 0; st < 6; st++)
+            TU_OK(kedr_flow_step(f));
+        int cuda = kedr_ctx_backend(ctx) == KEDR_BACKEND_CUDA;
+        TU_CHECK(!!f->ibm->cg_graph.exec == (cuda && on), "KEDR_FLOW_IBM_GRAPH=%d on %s: "
+                 "recording %s", on, kedr_backend_name(kedr_ctx_backend(ctx)),
+                 f->ibm->cg_graph.exec ? "made" : "not made");
+        iters[on] = f->ibm->iterations;
+        kedr_flow_body_state bs;
+        TU_OK(kedr_flow_body_get(f, 0, &bs));
+        memcpy(F[on], bs.force, sizeof bs.force);
+        total = 0;
+        for (int a = 0; a < 3; a++)
+            total += kedr_flow_staggered_count(f, a);
+        q[on] = tu_host_alloc(total * sizeof *q[on]);
+        double *at = q[on];
+        for (int a = 0; a < 3; a++) {
+            TU_OK(kedr_flow_get_staggered(f, a, at));
+            at += kedr_flow_staggered_count(f, a);
+        }
+        kedr_flow_destroy(f);
+    }
+    if (q[0] && q[1]) {
+        double d = 0, m = 0, df = 0, mf = 0;
+        for (size_t i = 0; i < total; i++) {
+            d = fmax(d, fabs(q[1][i] - q[0][i]));
+            m = fmax(m, fabs(q[0][i]));
+        }
+        for (int a = 0; a < 3; a++) {
+            df = fmax(df, fabs(F[1][a] - F[0][a]));
+            mf = fmax(mf, fabs(F[0][a]));
+        }
+        printf("force CG replayed against launched: %d and %d iterations (last step), velocity "
+               "%.2e of the largest, force %.2e\n", iters[1], iters[0], d / m, df / mf);
+        TU_CHECK(iters[0] > 8 && d <= 1e-12 * m && df <= 1e-9 * mf,
+                 "KEDR_FLOW_IBM_GRAPH=1 differs from 0: %d iterations, velocity %.3g, force "
+                 "%.3g", iters[0], d / m, df / mf);
+    }
+    free(q[0]);
+    free(q[1]);
+    setenv("KEDR_FLOW_IBM_GRAPH", "2", 1);
+    kedr_flow *f = NULL;
+    kedr_status s = kedr_flow_create(ctx, &c, &f);
+    TU_CHECK(s != KEDR_OK && !f && strstr(kedr_last_error(), "KEDR_FLOW_IBM_GRAPH = '2'"),
+             "KEDR_FLOW_IBM_GRAPH=2: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
+    kedr_flow_destroy(f);
+    unsetenv("KEDR_FLOW_IBM_GRAPH");
+}
+
 /* A body of points across a periodic end, read from a file. */
 static void check_points_file(kedr_ctx *ctx)
 {
@@ -511,6 +590,7 @@ int main(void)
         kedr_ctx *ctx = tu_ctx(bk[ib]);
         check_spread(ctx);
         check_box_env(ctx);
+        check_graph_env(ctx);
         check_points_file(ctx);
         check_rest_and_carried(ctx);
         for (int dims = 2; dims <= 3; dims++) {
