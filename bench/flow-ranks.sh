@@ -43,8 +43,8 @@
 # its first N steps alone, and the row gives the STEPS after them: the first steps of a run start
 # the bodies' forces and the pressure from nothing, and take more iterations than later ones), FUSE (default "1"; "1 0" runs each count over
 # ranks with KEDR_FLOW_FUSE=1, the merged reductions and body sums, and 0, the earlier path: a
-# message for each; column "fuse"). KEDR_FLOW_MG_HALO, KEDR_FLOW_MG_GATHER_PLANES, KEDR_FLOW_IBM_BOX and
-# KEDR_FLOW_MG_GRAPH (docs/flow.md "Several ranks"), when set, are passed on to the ranks. MGSTEPS (default unset:
+# message for each; column "fuse"). KEDR_FLOW_MG_HALO, KEDR_FLOW_MG_GATHER_PLANES, KEDR_FLOW_IBM_BOX,
+# KEDR_FLOW_IBM_GRAPH and KEDR_FLOW_MG_GRAPH (docs/flow.md "Several ranks"), when set, are passed on to the ranks. MGSTEPS (default unset:
 # the case's default, 2) sets the multigrid solvers' sweeps each way ([pressure] steps). Under each prof-1 row,
 # rank 0's parts line also gives the bodies' forcing (ms a step, of which its sums over ranks,
 # and their number a step). OVERLAP (default "1"; "1 0" runs each count over ranks with
@@ -183,7 +183,7 @@ run() { # NRANKS CASE LOG GATHER KEDR_COMM_IPC KEDR_COMM_IPC_EVENTS KEDR_FLOW_PR
         [ "$4" != default ] && x+=(-x KEDR_FLOW_MG_GATHER="$4")
         # the other settings of multigrid over ranks, passed on when set
         local v
-        for v in KEDR_FLOW_MG_HALO KEDR_FLOW_MG_GATHER_PLANES KEDR_FLOW_IBM_BOX KEDR_FLOW_MG_GRAPH; do
+        for v in KEDR_FLOW_MG_HALO KEDR_FLOW_MG_GATHER_PLANES KEDR_FLOW_IBM_BOX KEDR_FLOW_IBM_GRAPH KEDR_FLOW_MG_GRAPH; do
             [ -n "${!v:-}" ] && x+=(-x "$v=${!v}")
         done
         # shellcheck disable=SC2086,SC2206
