@@ -3,7 +3,7 @@
 published numbers in scripts/dsmc/ref/cone70.csv.
 
     compare_cone70.py SURFACE.csv|SURFACE.vtp [--log RUN.log] [--ref REF.csv] [--profile OUT.csv]
-                      [--set 1] [--label NAME]
+                      [--set 1] [--alpha DEG] [--label NAME]
 
 SURFACE is kedr's NAME-surface.csv of the 3D case (one row per triangle: x, y, z, area, ...)
 or of the axisymmetric one (x, y = r, area of the band), or the 3D case's binary NAME-surface.vtp
@@ -14,7 +14,10 @@ point to (x, r)). It prints:
     the whole body (which must equal kedr's own Cd, checked against RUN.log when given), the
     model without the sting (what a balance on the sting measures) and the forebody alone;
   - the heat flux averaged (by area) over +-0.13 R_n about each thermocouple position, against
-    the experiment and the published DSMC of the reference file, with the differences;
+    the experiment and the published DSMC of the reference file, with the differences; at an
+    incidence (--alpha, a 3D run whose freestream is turned towards +y) on the windward meridian
+    (the body's -y side: elements within +-WEDGE degrees of it; the first thermocouple's cap
+    whole), the leeward one printed beside it, against the reference rows of that incidence;
   - with --profile, the heat flux, pressure and shear in bins of 0.25 R_n over the whole surface
     to OUT.csv (for a plot against the paper's figure).
 Python 3 standard library only. Exit status: 0 done (whatever the agreement), 1 a missing or
@@ -37,6 +40,7 @@ N_INF = 3.715e20
 U_INF = 1502.57
 A_REF = math.pi * 0.025 ** 2
 BIN_HALF = 0.13   # thermocouple bins: +-0.13 R_n about each position
+WEDGE = 8.0       # at incidence: degrees either side of a meridian
 PROFILE_BIN = 0.25
 KINDS = ("heat_flux", "cd", "cd_nose_cone")
 
@@ -73,9 +77,9 @@ def read_csv_surface(path):
     return out, three
 
 
-def read_surface(path):
-    """The surface elements of a CSV or (3D) .vtp file, each placed at its s / R_n with its x
-    force on the body."""
+def read_surface(path, alpha=0.0):
+    """The surface elements of a CSV or (3D) .vtp file, each placed at its s / R_n with its force
+    on the body along the freestream (x turned by alpha degrees towards +y: the drag)."""
     if path.endswith(".vtp"):
         rows, three = read_vtp(path), True
     else:
@@ -86,13 +90,17 @@ def read_surface(path):
             fail("%s: element %d: NaN pressure, shear or heat flux (was the surface ever "
                  "sampled?)" % (path, i))
         x, r_ = v["x"] * 1e3, (math.hypot(v["y"], v["z"]) if three else v["y"]) * 1e3
-        nx = v["nx"]
-        # force on the body along x: -p n_x + shear t_x, t the drag direction (x) projected on
-        # the element's plane (kedr's definition of the 3D shear; t_x = sqrt(1 - n_x^2)); in the
-        # axisymmetric mode the shear is along t = (-n_y, n_x) of the meridian
-        tx = math.sqrt(max(0.0, 1.0 - nx * nx)) if three else -v["ny"]
-        fx = (-v["pressure"] * nx + v["shear"] * tx) * v["area"]
-        el.append({"x": x, "r": r_, "s": cone70.surface_distance(x, r_) / cone70.RN,
+        # force on the body along the freestream direction d: -p n.d + shear t.d, t the unit
+        # vector of d projected on the element's plane (kedr's definition of the 3D shear; t.d =
+        # sqrt(1 - (n.d)^2)); in the axisymmetric mode (d = x) the shear is along t = (-n_y,
+        # n_x) of the meridian
+        ca, sa = math.cos(math.radians(alpha)), math.sin(math.radians(alpha))
+        nd = v["nx"] * ca + v["ny"] * sa if three else v["nx"]
+        td = math.sqrt(max(0.0, 1.0 - nd * nd)) if three else -v["ny"]
+        fx = (-v["pressure"] * nd + v["shear"] * td) * v["area"]
+        # azimuth about the axis from +y (3D): 180 degrees on the -y side
+        phi = math.degrees(math.atan2(v["z"], v["y"])) if three else 0.0
+        el.append({"x": x, "r": r_, "s": cone70.surface_distance(x, r_) / cone70.RN, "phi": phi,
                    "area": v["area"], "q": v["heat_flux"], "p": v["pressure"],
                    "tau": v["shear"], "fx": fx})
     if not el:
@@ -175,7 +183,7 @@ def read_vtp(path):
     return rows
 
 
-def read_ref(path, want_set):
+def read_ref(path, want_set, want_alpha):
     try:
         f = open(path, newline="")
     except OSError as e:
@@ -183,7 +191,8 @@ def read_ref(path, want_set):
     with f:
         lines = [l for l in f if not l.startswith("#")]
     rd = csv.DictReader(lines)
-    cols = ["kind", "origin", "set", "s_over_Rn", "value", "unit", "uncertainty", "source", "note"]
+    cols = ["kind", "origin", "set", "alpha_deg", "s_over_Rn", "value", "unit", "uncertainty",
+            "source", "note"]
     if rd.fieldnames != cols:
         fail("%s: the header must be %s" % (path, ",".join(cols)))
     out = []
@@ -194,11 +203,12 @@ def read_ref(path, want_set):
         try:
             s = float(r["s_over_Rn"]) if r["s_over_Rn"] else None
             val = float(r["value"]) if r["value"] else None
+            alpha = float(r["alpha_deg"])
         except ValueError:
-            fail("%s: data row %d: s_over_Rn or value is not a number" % (path, i))
+            fail("%s: data row %d: alpha_deg, s_over_Rn or value is not a number" % (path, i))
         if r["kind"] == "heat_flux" and (s is None or r["unit"] != "kW/m2"):
             fail("%s: data row %d: a heat_flux row needs s_over_Rn and the unit kW/m2" % (path, i))
-        if r["set"] == str(want_set):
+        if r["set"] == str(want_set) and alpha == want_alpha:
             out.append({"kind": r["kind"], "origin": r["origin"], "s": s, "value": val,
                         "source": r["source"]})
     return out
@@ -215,11 +225,16 @@ def log_cd(path):
     return float(m[-1])
 
 
-def area_mean(el, lo, hi, key):
-    a = sum(e["area"] for e in el if lo <= e["s"] < hi)
+def area_mean(el, lo, hi, key, phi=None):
+    """The area mean of key over the elements with lo <= s < hi (and, given phi, within WEDGE
+    degrees of azimuth phi), with their area."""
+    def near(e):
+        return phi is None or abs((e["phi"] - phi + 180.0) % 360.0 - 180.0) <= WEDGE
+    sel = [e for e in el if lo <= e["s"] < hi and near(e)]
+    a = sum(e["area"] for e in sel)
     if a <= 0:
         return None, 0
-    return sum(e[key] * e["area"] for e in el if lo <= e["s"] < hi) / a, a
+    return sum(e[key] * e["area"] for e in sel) / a, a
 
 
 def fmt(v, spec="%.3f"):
@@ -234,10 +249,16 @@ def main():
     ap.add_argument("--ref", default=os.path.join(here, "ref", "cone70.csv"))
     ap.add_argument("--profile")
     ap.add_argument("--set", type=int, default=1)
+    ap.add_argument("--alpha", type=float, default=0.0,
+                    help="incidence in degrees of the run (3D; the freestream turned towards +y)")
     ap.add_argument("--label", default="kedr")
     a = ap.parse_args()
-    el, three = read_surface(a.surface)
-    ref = read_ref(a.ref, a.set)
+    if not 0 <= a.alpha <= 30:
+        fail("--alpha %g: expected 0 to 30 degrees" % a.alpha)
+    el, three = read_surface(a.surface, a.alpha)
+    if a.alpha and not three:
+        fail("--alpha %g: the axisymmetric surface has no incidence" % a.alpha)
+    ref = read_ref(a.ref, a.set, a.alpha)
     rho = N_INF * MASS
     q_inf = 0.5 * rho * U_INF ** 2
     marks = dict(cone70.landmarks())
@@ -248,8 +269,8 @@ def main():
     cd_fore = sum(e["fx"] for e in el if e["s"] < s_base) / (q_inf * A_REF)
     s_corner = marks["corner"] / cone70.RN
     cd_nc = sum(e["fx"] for e in el if e["s"] < s_corner) / (q_inf * A_REF)
-    print("SR3 70-degree blunted cone, set %d, %s (%s, %d surface elements)" %
-          (a.set, a.label, "3D" if three else "axisymmetric", len(el)))
+    print("SR3 70-degree blunted cone, set %d, incidence %g deg, %s (%s, %d surface elements)" %
+          (a.set, a.alpha, a.label, "3D" if three else "axisymmetric", len(el)))
     print("drag on the base area %.4g m^2 (q_inf %.4g Pa):" % (A_REF, q_inf))
     print("  Cd whole body (with the 62.5 mm sting) %.4f" % cd_all)
     if a.log:
@@ -266,12 +287,23 @@ def main():
             d = "" if v is None else "  kedr %+.1f%%" % (100 * (k - v) / v)
             print("  published %-4s Cd (%s) %s%s   [%s]" % (r["origin"], what, fmt(v, "%.3f"), d,
                                                         r["source"]))
-    print("heat flux [kW/m^2], area mean over s/R_n +-%.2f about each thermocouple:" % BIN_HALF)
-    print("  s/R_n   kedr    exp   kedr-exp     dsmc  kedr-dsmc")
+    side = "" if not a.alpha else (", windward meridian (+-%g deg; the first thermocouple's "
+                                   "cap whole), leeward beside it" % WEDGE)
+    print("heat flux [kW/m^2], area mean over s/R_n +-%.2f about each thermocouple%s:" %
+          (BIN_HALF, side))
+    print("  s/R_n   kedr    exp   kedr-exp     dsmc  kedr-dsmc" + ("  leeward" if a.alpha else ""))
     pos = sorted({r["s"] for r in ref if r["kind"] == "heat_flux"})
+    if not pos and a.alpha:
+        print("  (no reference rows at %g degrees: %s has 0, 10, 20 and 30)" % (a.alpha, a.ref))
     for s in pos:
-        q, _ = area_mean(el, max(0.0, s - BIN_HALF), s + BIN_HALF, "q")
+        wind = 180.0 if a.alpha and s > BIN_HALF else None
+        q, _ = area_mean(el, max(0.0, s - BIN_HALF), s + BIN_HALF, "q", wind)
         q = None if q is None else q / 1e3
+        lee = ""
+        if a.alpha:
+            ql, _ = area_mean(el, max(0.0, s - BIN_HALF), s + BIN_HALF, "q",
+                              0.0 if wind is not None else None)
+            lee = "  %7s" % fmt(None if ql is None else ql / 1e3, "%.2f")
         e = next((r["value"] for r in ref if r["kind"] == "heat_flux" and r["origin"] == "exp"
                   and r["s"] == s), None)
         d = next((r["value"] for r in ref if r["kind"] == "heat_flux" and r["origin"] == "dsmc"
@@ -279,8 +311,8 @@ def main():
 
         def diff(x):
             return "n/a" if q is None or x is None else "%+.1f%%" % (100 * (q - x) / x)
-        print("  %5.2f %6s %6s %9s %8s %9s" % (s, fmt(q, "%.2f"), fmt(e, "%.2f"), diff(e),
-                                               fmt(d, "%.2f"), diff(d)))
+        print("  %5.2f %6s %6s %9s %8s %9s%s" % (s, fmt(q, "%.2f"), fmt(e, "%.2f"), diff(e),
+                                                 fmt(d, "%.2f"), diff(d), lee))
     if a.profile:
         smax = max(e["s"] for e in el)
         nb = int(math.ceil(smax / PROFILE_BIN))
@@ -288,19 +320,21 @@ def main():
             with open(a.profile, "w") as f:
                 f.write("s_over_Rn_lo,s_over_Rn_hi,area_m2,heat_flux_W_m2,pressure_Pa,shear_Pa,ch,cp\n")
                 p_inf = N_INF * 1.380649e-23 * 13.3
+                ph = 180.0 if a.alpha else None  # at incidence: the windward meridian
                 for b in range(nb):
                     lo, hi = b * PROFILE_BIN, (b + 1) * PROFILE_BIN
-                    q, ar = area_mean(el, lo, hi, "q")
+                    q, ar = area_mean(el, lo, hi, "q", ph)
                     if q is None:
                         continue
-                    p, _ = area_mean(el, lo, hi, "p")
-                    t, _ = area_mean(el, lo, hi, "tau")
+                    p, _ = area_mean(el, lo, hi, "p", ph)
+                    t, _ = area_mean(el, lo, hi, "tau", ph)
                     f.write("%.3f,%.3f,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n" %
                             (lo, hi, ar, q, p, t, q / (q_inf * U_INF), (p - p_inf) / q_inf))
         except OSError as e:
             fail("cannot write %s: %s" % (a.profile, e.strerror))
-        print("profile (bins of %.2f R_n, forebody to s/R_n %.2f, base %.2f-%.2f, sting %.2f-%.2f)"
-              " written to %s" % (PROFILE_BIN, marks["corner"] / cone70.RN, s_base,
+        print("profile (bins of %.2f R_n%s, forebody to s/R_n %.2f, base %.2f-%.2f, sting %.2f-%.2f)"
+              " written to %s" % (PROFILE_BIN, ", windward meridian" if a.alpha else "",
+                                  marks["corner"] / cone70.RN, s_base,
                                   marks["fillet"] / cone70.RN, s_sting,
                                   marks["sting end"] / cone70.RN, a.profile))
 

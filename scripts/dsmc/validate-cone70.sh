@@ -12,6 +12,10 @@
 #            with its full log (run.log), the surface (3D: .vtp; axisymmetric: .csv and .vtp),
 #            the fields (3D: .vti; axisymmetric: .csv and .vti) and the binned profile
 #   VARIANT  both (default), 3d or axi
+#   ALPHA    incidence in degrees (default 0; 0 <= ALPHA <= 30): the 3D case with the freestream
+#            turned by ALPHA in the x-y plane (towards +y, so the windward meridian is the body's
+#            -y side), compared on that meridian with the measured heat flux at 10, 20 and 30
+#            degrees; the axisymmetric variant has no incidence (VARIANT=both runs 3d alone)
 #   SMALL=1  a shrunken run for 2 cpu cores (coarse cells, fewer particles and steps; about a
 #            minute or two): proves the chain, not the validation
 # The GPU to use is the caller's (CUDA_VISIBLE_DEVICES). Full size: 8.4e7 particles x 2400 steps
@@ -27,10 +31,21 @@ BACKEND=${BACKEND:-cuda}
 OUT=${OUT:-cone70-validate-out}
 VARIANT=${VARIANT:-both}
 SMALL=${SMALL:-0}
+ALPHA=${ALPHA:-0}
 cases=$root/cases/dsmc
 
 case $VARIANT in both | 3d | axi) ;; *) echo "validate-cone70.sh: VARIANT must be both, 3d or axi (got '$VARIANT')" >&2; exit 2 ;; esac
 case $SMALL in 0 | 1) ;; *) echo "validate-cone70.sh: SMALL must be 0 or 1 (got '$SMALL')" >&2; exit 2 ;; esac
+if ! [[ $ALPHA =~ ^[0-9]+([.][0-9]+)?$ ]] || ! awk -v a="$ALPHA" 'BEGIN { exit !(a <= 30) }'; then
+    echo "validate-cone70.sh: ALPHA must be a number of degrees from 0 to 30 (got '$ALPHA')" >&2
+    exit 2
+fi
+incidence=$(awk -v a="$ALPHA" 'BEGIN { print (a > 0) }')
+if [ "$incidence" = 1 ]; then
+    [ "$VARIANT" = axi ] && { echo "validate-cone70.sh: ALPHA=$ALPHA: the axisymmetric variant has no incidence (VARIANT=3d)" >&2; exit 2; }
+    [ "$VARIANT" = both ] && echo "ALPHA=$ALPHA: the 3D variant alone (the axisymmetric one has no incidence)"
+    VARIANT=3d
+fi
 [ -x "$KEDR" ] || { echo "validate-cone70.sh: no kedr binary at $KEDR (set KEDR)" >&2; exit 1; }
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -63,10 +78,28 @@ if [ "$SMALL" = 1 ]; then
     cases=$dir
 fi
 
+# ALPHA: a copy of the 3D case (in OUT/alpha-ALPHA, with the files it names) whose freestream
+# velocity is turned by ALPHA degrees towards +y, and its output directory named after it
+three=cone70-sr3.ini
+if [ "$incidence" = 1 ]; then
+    dir=$OUT/alpha-$ALPHA
+    mkdir -p "$dir"
+    cp "$cases/species.ini" "$cases/cone70.stl" "$dir/"
+    awk -v a="$ALPHA" '
+        /^velocity_x = / { u = substr($0, 14) + 0; t = a * atan2(0, -1) / 180
+                           printf "velocity_x = %.10g\nvelocity_y = %.10g\n", u * cos(t), u * sin(t); n++; next }
+        /^dir = / { print $0 "-alpha" a; next }
+        { print }
+        END { if (n != 1) exit 1 }' "$cases/cone70-sr3.ini" > "$dir/cone70-sr3.ini" ||
+        { echo "validate-cone70.sh: could not turn the freestream of $cases/cone70-sr3.ini" >&2; exit 1; }
+    cases=$dir
+fi
+
 status=0
 run() { # run VARIANT CASE SURFACE-EXTENSION
     local v=$1 ini=$cases/$2 name=${2%.ini} ext=$3
     local out=$OUT/$v
+    [ "$incidence" = 1 ] && out=$OUT/$v-alpha$ALPHA
     mkdir -p "$out"
     echo "== $v: $(basename "$ini") on $BACKEND$([ "$SMALL" = 1 ] && echo ', SMALL (cpu-size, not the validation)')"
     local t0=$SECONDS
@@ -81,7 +114,7 @@ run() { # run VARIANT CASE SURFACE-EXTENSION
     grep -E '^(kedr dsmc|estimate:|start:|steady|body 1:|mean collision|wall time)' "$out/run.log" || true
     echo "($((SECONDS - t0)) s in all)"
     if ! python3 "$here/compare_cone70.py" "$out/$name-surface.$ext" --log "$out/run.log" \
-        --profile "$out/profile.csv" --label "kedr $v"; then
+        --profile "$out/profile.csv" --label "kedr $v" --alpha "$ALPHA"; then
         status=1
     fi
 }
