@@ -3,7 +3,8 @@
 # cpu: the run, the comparison and its summary. The Lofthouse cylinder at Kn 0.25 is compared
 # with the paper's DSMC drag (2.08 N/m) and peak heat flux (5984 W/m^2): on cells twice the
 # case's it gives them within 3% and 9%, so the checks allow 6% and 15%. The re-entry sphere must
-# lie below the free-molecular limits its comparison computes. Bad settings are refused.
+# lie below the free-molecular limits its comparison computes. The SR3 cone at incidence: its
+# drag along the turned freestream and the windward meridian. Bad settings are refused.
 # usage: test_dsmc_validate.sh KEDR_BINARY SOURCE_DIR
 kedr=$1
 src=$2
@@ -34,5 +35,19 @@ cd_fm=$(awk '/^free-molecular Cd/ { print $4 }' "$tmp/out")
 if awk -v c="$cd_re" -v f="$cd_fm" 'BEGIN { exit !(c > 1 && f > 2 && c < f) }'; then pass; else
   fail "reentry: Cd $cd_re not between 1 and the free-molecular $cd_fm"; fi
 check reentry-no-kedr 1 'no kedr binary at' -- env KEDR="$tmp/none" bash "$re"
+
+# The SR3 cone at 20 degrees of incidence (the 3D case alone, SMALL): the drag along the turned
+# freestream summed from the surface elements equals kedr's printed Cd, the measured heat flux
+# at 20 degrees is the reference, and the windward meridian is hotter than the leeward one at
+# the fourth thermocouple; an incidence beyond the data is refused.
+cone=$src/scripts/dsmc/validate-cone70.sh
+check cone70-alpha20 0 "elements' sum [+-]0\.0[0-2]%" -- \
+  env SMALL=1 BACKEND=cpu ALPHA=20 KEDR="$kedr" OUT="$tmp/cone" bash "$cone"
+cp "$tmp/out" "$tmp/cone.log"
+check cone70-alpha20-ref 0 '^ +1\.56 +[0-9.]+ +7\.53 ' -- cat "$tmp/cone.log"
+if awk '$1 == "1.56" { exit !($2 > $NF) }' "$tmp/cone.log"; then pass; else
+  fail "cone70 at 20 degrees: the windward heat flux at s/R_n 1.56 is not above the leeward"; fi
+check cone70-bad-alpha 2 "ALPHA must be a number of degrees from 0 to 30 \(got '45'\)" -- \
+  env ALPHA=45 KEDR="$kedr" bash "$cone"
 
 finish test_dsmc_validate
