@@ -32,6 +32,17 @@ static void body_defaults(kedr_flow_body *b, const char *name, kedr_flow_body_sh
     b->ref_velocity = b->ref_length = b->ref_area = 1;
 }
 
+/* A 3D sphere of diameter d about (x, y, z), the case file's defaults otherwise. */
+static void sphere_at(kedr_flow_body *b, const char *name, double x, double y, double z,
+                      double d)
+{
+    body_defaults(b, name, KEDR_FLOW_BODY_SPHERE, 3);
+    b->center[0] = x;
+    b->center[1] = y;
+    b->center[2] = z;
+    b->diameter = d;
+}
+
 static kedr_flow_case box_case(int dims, const int n[3], int periodic)
 {
     kedr_flow_case c;
@@ -365,11 +376,7 @@ static void check_graph_env(kedr_ctx *ctx)
     c.bc[1].kind = KEDR_FLOW_BC_OUTFLOW;
     c.nu = 0.02;
     c.nbodies = 1;
-    body_defaults(&c.body[0], "sphere", KEDR_FLOW_BODY_SPHERE, 3);
-    c.body[0].center[0] = 0.6;
-    c.body[0].center[1] = 0.47;
-    c.body[0].center[2] = 0.52;
-    c.body[0].diameter = 0.4;
+    sphere_at(&c.body[0], "sphere", 0.6, 0.47, 0.52, 0.4);
     c.delta = KEDR_FLOW_DELTA_PESKIN4;
     c.ibm_tol = 1e-12; /* several batches a step */
     double *q[2] = {NULL, NULL}, F[2][3];
@@ -497,11 +504,7 @@ static void check_rest_and_carried(kedr_ctx *ctx)
     c.init_velocity[1] = -0.2;
     c.init_velocity[2] = 0.1;
     c.nbodies = 1;
-    body_defaults(&c.body[0], "carried", KEDR_FLOW_BODY_SPHERE, 3);
-    c.body[0].center[0] = 1.4;
-    c.body[0].center[1] = 0.7;
-    c.body[0].center[2] = 0.6;
-    c.body[0].diameter = 0.5;
+    sphere_at(&c.body[0], "carried", 1.4, 0.7, 0.6, 0.5);
     c.body[0].volume = M_PI / 6 * 0.125;
     for (int a = 0; a < 3; a++)
         c.body[0].velocity[a] = c.init_velocity[a];
