@@ -33,23 +33,33 @@ const char *cli_value(int argc, char **argv, int *i, const char *cmd)
     return argv[++*i];
 }
 
-/* Matches "--name" and "--name=value". */
-static int is_option(const char *arg, const char *name)
+int cli_is_option(const char *arg, const char *name)
 {
     size_t len = strlen(name);
     return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
 }
 
+void cli_rank_path(const char *path, int rank, int nranks, char *out, size_t size)
+{
+    size_t len = strlen(path);
+    if (nranks <= 1) {
+        snprintf(out, size, "%s", path);
+        return;
+    }
+    int ext = len >= 4 && strcmp(path + len - 4, ".chk") == 0;
+    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, rank, nranks);
+}
+
 int cli_common_option(int argc, char **argv, int *i, cli_common *c, const char *cmd)
 {
     const char *a = argv[*i];
-    if (is_option(a, "--backend")) {
+    if (cli_is_option(a, "--backend")) {
         const char *v = cli_value(argc, argv, i, cmd);
         if (kedr_backend_parse(v, &c->backend) != KEDR_OK)
             cli_usage_error(cmd, "--backend %s: expected cpu, cuda or auto", v);
         return 1;
     }
-    if (is_option(a, "--device")) {
+    if (cli_is_option(a, "--device")) {
         c->device = (int)cli_int(cli_value(argc, argv, i, cmd), 0, 1023, "--device", cmd);
         return 1;
     }

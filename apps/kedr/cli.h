@@ -29,6 +29,11 @@ typedef struct {
 int cli_common_option(int argc, char **argv, int *i, cli_common *c, const char *cmd);
 /* The value of option argv[*i] (advancing *i), or exit 2 naming the option. */
 const char *cli_value(int argc, char **argv, int *i, const char *cmd);
+/* Whether arg is the option name ("--name") or carries its value ("--name=value"). */
+int cli_is_option(const char *arg, const char *name);
+/* A checkpoint's file for a rank: DIR/NAME.chk on one rank, DIR/NAME.rankRofN.chk on rank R
+ * of N (the path's .chk, if any, replaced). */
+void cli_rank_path(const char *path, int rank, int nranks, char *out, size_t size);
 /* A positive count: digits, optional k/M/G suffix (powers of 1024) or 2^K. Exit 2 otherwise. */
 size_t cli_size(const char *text, const char *option, const char *cmd);
 long cli_int(const char *text, long lo, long hi, const char *option, const char *cmd);

@@ -33,19 +33,6 @@ typedef struct {
 static kedr_comm *adi_comm;
 static int adi_rank, adi_nranks = 1;
 
-/* DIR/NAME.chk on one rank; DIR/NAME.rankRofN.chk on rank R of N. */
-static void rank_path(const char *path, char *out, size_t size)
-{
-    size_t len = strlen(path);
-    if (adi_nranks <= 1) {
-        snprintf(out, size, "%s", path);
-        return;
-    }
-    int ext = len >= 4 && strcmp(path + len - 4, ".chk") == 0;
-    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, adi_rank,
-             adi_nranks);
-}
-
 static void help(void)
 {
     printf("usage: kedr adi CASE.ini [options]\n\n"
@@ -91,11 +78,11 @@ static void parse_options(int argc, char **argv, adi_options *o)
         }
         if (cli_common_option(argc, argv, &i, &o->com, cmd))
             continue;
-        if (strncmp(a, "--steps", 7) == 0 && (a[7] == 0 || a[7] == '='))
+        if (cli_is_option(a, "--steps"))
             o->steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 1000000000000L, "--steps", cmd);
-        else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (cli_is_option(a, "--restart"))
             o->restart = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
+        else if (cli_is_option(a, "--out"))
             o->out = cli_value(argc, argv, &i, cmd);
         else if (strcmp(a, "--check") == 0)
             o->check = 1;
@@ -194,7 +181,7 @@ static int checkpoint(kedr_adi *s, const kedr_adi_case *c, const char *what)
 {
     char base[ADI_PATH], path[ADI_PATH + 32];
     snprintf(base, sizeof base, "%s/%s.chk", c->out_dir, c->name);
-    rank_path(base, path, sizeof path);
+    cli_rank_path(base, adi_rank, adi_nranks, path, sizeof path);
     if (make_dirs(c) != 0)
         return CLI_EXIT_FAIL;
     if (kedr_adi_write_checkpoint(s, path) != KEDR_OK)
@@ -458,11 +445,11 @@ int cmd_bench_adi(int argc, char **argv)
         }
         if (cli_common_option(argc, argv, &i, &com, cmd))
             continue;
-        if (strncmp(a, "--n", 3) == 0 && (a[3] == 0 || a[3] == '='))
+        if (cli_is_option(a, "--n"))
             o.n = (int)cli_int(cli_value(argc, argv, &i, cmd), 3, 2048, "--n", cmd);
-        else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (cli_is_option(a, "--repeats"))
             o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 100000, "--repeats", cmd);
-        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+        else if (cli_is_option(a, "--json"))
             o.json = cli_value(argc, argv, &i, cmd);
         else
             cli_usage_error(cmd, "unknown option '%s'", a);

@@ -33,13 +33,13 @@ static int bench_prim(int argc, char **argv)
         }
         if (cli_common_option(argc, argv, &i, &c, cmd))
             continue;
-        if (strncmp(a, "--n", 3) == 0 && (a[3] == 0 || a[3] == '='))
+        if (cli_is_option(a, "--n"))
             o.n = cli_size(cli_value(argc, argv, &i, cmd), "--n", cmd);
-        else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (cli_is_option(a, "--repeats"))
             o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 100000, "--repeats", cmd);
-        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+        else if (cli_is_option(a, "--json"))
             o.json = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--only", 6) == 0 && (a[6] == 0 || a[6] == '='))
+        else if (cli_is_option(a, "--only"))
             o.only = cli_value(argc, argv, &i, cmd);
         else
             cli_usage_error(cmd, "unknown option '%s'", a);
@@ -96,17 +96,17 @@ static int bench_dsmc(int argc, char **argv)
         }
         if (cli_common_option(argc, argv, &i, &c, cmd))
             continue;
-        if (strncmp(a, "--particles", 11) == 0 && (a[11] == 0 || a[11] == '='))
+        if (cli_is_option(a, "--particles"))
             o.particles = cli_size(cli_value(argc, argv, &i, cmd), "--particles", cmd);
-        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+        else if (cli_is_option(a, "--json"))
             o.json = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--cases", 7) == 0 && (a[7] == 0 || a[7] == '='))
+        else if (cli_is_option(a, "--cases"))
             o.cases = cli_value(argc, argv, &i, cmd);
         else if (strcmp(a, "--ranks") == 0)
             ranks = 1;
-        else if (strncmp(a, "--sphere", 8) == 0 && (a[8] == 0 || a[8] == '='))
+        else if (cli_is_option(a, "--sphere"))
             o.sphere = cli_size(cli_value(argc, argv, &i, cmd), "--sphere", cmd);
-        else if (strncmp(a, "--split", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
+        else if (cli_is_option(a, "--split")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             if (strcmp(v, "rcb") != 0 && strcmp(v, "x") != 0)
                 cli_usage_error(cmd, "--split '%s': expected rcb or x", v);
@@ -172,11 +172,11 @@ static int bench_cayley(int argc, char **argv)
         }
         if (cli_common_option(argc, argv, &i, &c, cmd))
             continue;
-        if (strncmp(a, "--groups", 8) == 0 && (a[8] == 0 || a[8] == '='))
+        if (cli_is_option(a, "--groups"))
             o.groups = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (cli_is_option(a, "--repeats"))
             o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 16, "--repeats", cmd);
-        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+        else if (cli_is_option(a, "--json"))
             o.json = cli_value(argc, argv, &i, cmd);
         else
             cli_usage_error(cmd, "unknown option '%s'", a);
@@ -216,9 +216,9 @@ static int bench_tridiag(int argc, char **argv)
         }
         if (cli_common_option(argc, argv, &i, &c, cmd))
             continue;
-        if (strncmp(a, "--n", 3) == 0 && (a[3] == 0 || a[3] == '='))
+        if (cli_is_option(a, "--n"))
             o.n = cli_size(cli_value(argc, argv, &i, cmd), "--n", cmd);
-        else if (strncmp(a, "--algorithm", 11) == 0 && (a[11] == 0 || a[11] == '=')) {
+        else if (cli_is_option(a, "--algorithm")) {
             static const char *const names[] = {"auto", "thomas", "cr", "pcr", "cr_pcr",
                                                 "partitioned", "chunked", "pcr_thomas"};
             const char *v = cli_value(argc, argv, &i, cmd);
@@ -229,11 +229,11 @@ static int bench_tridiag(int argc, char **argv)
                 cli_usage_error(cmd, "--algorithm '%s': expected auto, thomas, cr, pcr, cr_pcr, "
                                 "partitioned, chunked or pcr_thomas", v);
             o.algorithm = (kedr_tridiag_algorithm)k;
-        } else if (strncmp(a, "--lengths", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        } else if (cli_is_option(a, "--lengths"))
             o.lengths = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--repeats", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (cli_is_option(a, "--repeats"))
             o.repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 100000, "--repeats", cmd);
-        else if (strncmp(a, "--json", 6) == 0 && (a[6] == 0 || a[6] == '='))
+        else if (cli_is_option(a, "--json"))
             o.json = cli_value(argc, argv, &i, cmd);
         else
             cli_usage_error(cmd, "unknown option '%s'", a);

@@ -425,13 +425,6 @@ static int rank_files_exist(const char *base)
     return 0;
 }
 
-/* Matches "--name" and "--name=value". */
-static int is_option(const char *arg, const char *name)
-{
-    size_t len = strlen(name);
-    return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
-}
-
 static int run_cayley(int argc, char **argv);
 
 int cmd_cayley(int argc, char **argv)
@@ -475,21 +468,21 @@ static int run_cayley(int argc, char **argv)
             inverses = 1;
         else if (strcmp(a, "-q") == 0 || strcmp(a, "--quiet") == 0)
             quiet = 1;
-        else if (is_option(a, "--json"))
+        else if (cli_is_option(a, "--json"))
             json = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--csv"))
+        else if (cli_is_option(a, "--csv"))
             csv = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--metric"))
+        else if (cli_is_option(a, "--metric"))
             metric = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--basis"))
+        else if (cli_is_option(a, "--basis"))
             basis = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--word"))
+        else if (cli_is_option(a, "--word"))
             word = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--distance"))
+        else if (cli_is_option(a, "--distance"))
             distance = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--farthest"))
+        else if (cli_is_option(a, "--farthest"))
             farthest = cli_int(cli_value(argc, argv, &i, cmd), 1, 1000000, "--farthest", cmd);
-        else if (is_option(a, "--mode")) {
+        else if (cli_is_option(a, "--mode")) {
             const char *m = cli_value(argc, argv, &i, cmd);
             mode_given = 1;
             if (strcmp(m, "auto") == 0)
@@ -500,31 +493,31 @@ static int run_cayley(int argc, char **argv)
                 opt.mode = KEDR_CAYLEY_SPARSE;
             else
                 cli_usage_error(cmd, "--mode %s: expected auto, dense or sparse", m);
-        } else if (is_option(a, "--plot"))
+        } else if (cli_is_option(a, "--plot"))
             plot = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--checkpoint-every"))
+        else if (cli_is_option(a, "--checkpoint-every"))
             opt.checkpoint_every = (double)cli_int(cli_value(argc, argv, &i, cmd), 0, 1000000000,
                                                    "--checkpoint-every", cmd);
-        else if (is_option(a, "--checkpoint"))
+        else if (cli_is_option(a, "--checkpoint"))
             opt.checkpoint_path = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--resume"))
+        else if (cli_is_option(a, "--resume"))
             opt.resume_path = cli_value(argc, argv, &i, cmd);
-        else if (is_option(a, "--max-levels"))
+        else if (cli_is_option(a, "--max-levels"))
             opt.max_levels = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 1 << 24,
                                           "--max-levels", cmd);
-        else if (is_option(a, "--devices")) {
+        else if (cli_is_option(a, "--devices")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             opt.devices = strcmp(v, "all") == 0
                               ? -1
                               : (int)cli_int(v, 1, 1024, "--devices", cmd);
-        } else if (is_option(a, "--batch"))
+        } else if (cli_is_option(a, "--batch"))
             opt.batch_bytes = cli_size(cli_value(argc, argv, &i, cmd), "--batch", cmd);
         else if (strcmp(a, "--dry-run") == 0)
             dry = 1;
-        else if (is_option(a, "--ranks"))
+        else if (cli_is_option(a, "--ranks"))
             plan_ranks = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, KEDR_CAYLEY_MAX_RANKS,
                                       "--ranks", cmd);
-        else if (is_option(a, "--memory-limit"))
+        else if (cli_is_option(a, "--memory-limit"))
             opt.memory_limit = cli_size(cli_value(argc, argv, &i, cmd), "--memory-limit", cmd);
         else if (a[0] == '-' && a[1] != 0)
             cli_usage_error(cmd, "unknown option '%s'", a);

@@ -32,22 +32,9 @@ typedef struct {
 } dsmc_options;
 
 /* Under mpirun, one simulator a rank (kedr_dsmc_create_on): rank 0 prints and writes the
- * fields; each rank writes its own checkpoint (rank_path). */
+ * fields; each rank writes its own checkpoint (cli_rank_path). */
 static kedr_comm *dsmc_comm;
 static int dsmc_rank, dsmc_nranks = 1;
-
-/* DIR/NAME.chk on one rank; DIR/NAME.rankRofN.chk on rank R of N. */
-static void rank_path(const char *path, char *out, size_t size)
-{
-    size_t len = strlen(path);
-    if (dsmc_nranks <= 1) {
-        snprintf(out, size, "%s", path);
-        return;
-    }
-    int ext = len >= 4 && strcmp(path + len - 4, ".chk") == 0;
-    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, dsmc_rank,
-             dsmc_nranks);
-}
 
 static void help(void)
 {
@@ -205,7 +192,7 @@ static int checkpoint(kedr_dsmc *sim, const kedr_dsmc_case *c)
 {
     char path[DSMC_PATH], base[DSMC_PATH];
     snprintf(base, sizeof base, "%s/%s.chk", c->out_dir, c->name);
-    rank_path(base, path, sizeof path);
+    cli_rank_path(base, dsmc_rank, dsmc_nranks, path, sizeof path);
     if (cli_make_dirs(c->out_dir) != 0) {
         fprintf(stderr, "kedr dsmc: cannot create the output directory %s: %s\n", c->out_dir,
                 strerror(errno));
@@ -268,20 +255,20 @@ static void parse_options(int argc, char **argv, dsmc_options *o)
         }
         if (cli_common_option(argc, argv, &i, &o->com, cmd))
             continue;
-        if (strncmp(a, "--steps", 7) == 0 && (a[7] == 0 || a[7] == '='))
+        if (cli_is_option(a, "--steps"))
             o->steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--steps", cmd);
-        else if (strncmp(a, "--seed", 6) == 0 && (a[6] == 0 || a[6] == '='))
+        else if (cli_is_option(a, "--seed"))
             o->seed = cli_int(cli_value(argc, argv, &i, cmd), 0, INT64_MAX, "--seed", cmd);
-        else if (strncmp(a, "--sample-start", 14) == 0 && (a[14] == 0 || a[14] == '='))
+        else if (cli_is_option(a, "--sample-start"))
             o->sample_start = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--output-every", 14) == 0 && (a[14] == 0 || a[14] == '='))
+        else if (cli_is_option(a, "--output-every"))
             o->window = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--output-every",
                                 cmd);
-        else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (cli_is_option(a, "--restart"))
             o->restart = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
+        else if (cli_is_option(a, "--out"))
             o->out = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--split", 7) == 0 && (a[7] == 0 || a[7] == '=')) {
+        else if (cli_is_option(a, "--split")) {
             o->split = cli_value(argc, argv, &i, cmd);
             if (strcmp(o->split, "rcb") != 0 && strcmp(o->split, "x") != 0)
                 cli_usage_error(cmd, "--split '%s': expected rcb or x", o->split);

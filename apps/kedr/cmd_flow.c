@@ -20,22 +20,9 @@
 #define FLOW_PATH (KEDR_FLOW_PATH_MAX + KEDR_FLOW_NAME_MAX + KEDR_FLOW_BODY_NAME_MAX + 32)
 
 /* Under mpirun, the grid is split over the ranks (kedr_flow_create_on): rank 0 prints and
- * writes the fields, gathered; each rank writes its own checkpoint (rank_path). */
+ * writes the fields, gathered; each rank writes its own checkpoint (cli_rank_path). */
 static kedr_comm *flow_comm;
 static int flow_rank, flow_nranks = 1;
-
-/* DIR/NAME.chk on one rank; DIR/NAME.rankRofN.chk on rank R of N. */
-static void rank_path(const char *path, char *out, size_t size)
-{
-    size_t len = strlen(path);
-    if (flow_nranks <= 1) {
-        snprintf(out, size, "%s", path);
-        return;
-    }
-    int ext = len > 4 && strcmp(path + len - 4, ".chk") == 0;
-    snprintf(out, size, "%.*s.rank%dof%d.chk", (int)(ext ? len - 4 : len), path, flow_rank,
-             flow_nranks);
-}
 
 /* Every rank's status agreed (one rank: its own). */
 static kedr_status agree(kedr_status s)
@@ -93,11 +80,11 @@ static void parse_options(int argc, char **argv, flow_options *o)
         }
         if (cli_common_option(argc, argv, &i, &o->com, cmd))
             continue;
-        if (strncmp(a, "--steps", 7) == 0 && (a[7] == 0 || a[7] == '='))
+        if (cli_is_option(a, "--steps"))
             o->steps = cli_int(cli_value(argc, argv, &i, cmd), 0, 4000000000L, "--steps", cmd);
-        else if (strncmp(a, "--restart", 9) == 0 && (a[9] == 0 || a[9] == '='))
+        else if (cli_is_option(a, "--restart"))
             o->restart = cli_value(argc, argv, &i, cmd);
-        else if (strncmp(a, "--out", 5) == 0 && (a[5] == 0 || a[5] == '='))
+        else if (cli_is_option(a, "--out"))
             o->out = cli_value(argc, argv, &i, cmd);
         else if (a[0] == '-')
             cli_usage_error(cmd, "unknown option '%s'", a);
@@ -114,7 +101,7 @@ static int checkpoint(kedr_flow *f, const kedr_flow_case *c)
 {
     char base[FLOW_PATH], path[FLOW_PATH + 32];
     snprintf(base, sizeof base, "%s/%s.chk", c->out_dir, c->name);
-    rank_path(base, path, sizeof path);
+    cli_rank_path(base, flow_rank, flow_nranks, path, sizeof path);
     kedr_status s = KEDR_OK;
     if (cli_make_dirs(c->out_dir) != 0)
         s = kedr_fail(KEDR_ERR_IO, "cannot create the output directory %s: %s", c->out_dir,
@@ -495,7 +482,7 @@ static int run_flow(flow_options *op)
     kedr_flow *f = NULL;
     char rpath[FLOW_PATH + 32] = "";
     if (o.restart)
-        rank_path(o.restart, rpath, sizeof rpath);
+        cli_rank_path(o.restart, flow_rank, flow_nranks, rpath, sizeof rpath);
     kedr_status s = o.restart ? kedr_flow_restart_on(ctx, flow_comm, &c, rpath, &f)
                               : kedr_flow_create_on(ctx, flow_comm, &c, &f);
     s = agree(s);

@@ -77,12 +77,6 @@ typedef struct {
 
 static const char *cmdname = "probe";
 
-static int is_opt(const char *arg, const char *name)
-{
-    size_t len = strlen(name);
-    return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
-}
-
 static void parse(int argc, char **argv, probe_opts *o)
 {
     for (int i = 2; i < argc; i++) {
@@ -91,23 +85,23 @@ static void parse(int argc, char **argv, probe_opts *o)
             fputs(help, stdout);
             exit(0);
         } else if (cli_common_option(argc, argv, &i, &o->c, cmdname)) {
-        } else if (is_opt(a, "--n")) {
+        } else if (cli_is_option(a, "--n")) {
             o->n = cli_size(cli_value(argc, argv, &i, cmdname), "--n", cmdname);
             o->n_set = 1;
-        } else if (is_opt(a, "--matrix")) {
+        } else if (cli_is_option(a, "--matrix")) {
             o->matrix = cli_size(cli_value(argc, argv, &i, cmdname), "--matrix", cmdname);
             if (o->matrix > 16384)
                 cli_usage_error(cmdname, "--matrix %zu: expected N up to 16384", o->matrix);
-        } else if (is_opt(a, "--sizes")) {
+        } else if (cli_is_option(a, "--sizes")) {
             o->sizes = cli_value(argc, argv, &i, cmdname);
-        } else if (is_opt(a, "--repeats")) {
+        } else if (cli_is_option(a, "--repeats")) {
             o->repeats = (int)cli_int(cli_value(argc, argv, &i, cmdname), 1, 10000, "--repeats",
                                       cmdname);
-        } else if (is_opt(a, "--json")) {
+        } else if (cli_is_option(a, "--json")) {
             o->json = cli_value(argc, argv, &i, cmdname);
-        } else if (is_opt(a, "--plot")) {
+        } else if (cli_is_option(a, "--plot")) {
             o->plot = cli_value(argc, argv, &i, cmdname);
-        } else if (is_opt(a, "--type")) {
+        } else if (cli_is_option(a, "--type")) {
             const char *v = cli_value(argc, argv, &i, cmdname);
             o->types = strcmp(v, "f32") == 0 ? 1 : strcmp(v, "f64") == 0 ? 2
                      : strcmp(v, "both") == 0 ? 3 : 0;

@@ -47,12 +47,6 @@ static void help(void)
            CLI_COMMON_HELP);
 }
 
-static int is_opt(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    return strncmp(a, name, n) == 0 && (a[n] == 0 || a[n] == '=');
-}
-
 static void parse(int argc, char **argv, render_cli *o)
 {
     const char *cmd = "render";
@@ -68,13 +62,13 @@ static void parse(int argc, char **argv, render_cli *o)
         }
         if (cli_common_option(argc, argv, &i, &o->com, cmd))
             continue;
-        if (is_opt(a, "--accel")) {
+        if (cli_is_option(a, "--accel")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             if (kedr_accel_parse(v, &o->accel) != KEDR_OK)
                 cli_usage_error(cmd, "--accel %s: expected grid, kdtree, kdtree-bf, bvh, lbvh or "
                                 "brute", v);
             o->accel_set = 1;
-        } else if (is_opt(a, "--test")) {
+        } else if (cli_is_option(a, "--test")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             if (strcmp(v, "moller") == 0)
                 o->test = KEDR_TRI_MOLLER;
@@ -82,18 +76,18 @@ static void parse(int argc, char **argv, render_cli *o)
                 o->test = KEDR_TRI_WOOP;
             else
                 cli_usage_error(cmd, "--test %s: expected moller or woop", v);
-        } else if (is_opt(a, "--size")) {
+        } else if (cli_is_option(a, "--size")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             char tail;
             if (sscanf(v, "%dx%d%c", &o->width, &o->height, &tail) != 2 || o->width < 1 ||
                 o->height < 1 || o->width > 65536 || o->height > 65536)
                 cli_usage_error(cmd, "--size %s: expected WxH, each 1 to 65536 (e.g. 1920x1080)",
                                 v);
-        } else if (is_opt(a, "--spp")) {
+        } else if (cli_is_option(a, "--spp")) {
             o->spp = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 4096, "--spp", cmd);
-        } else if (is_opt(a, "--depth")) {
+        } else if (cli_is_option(a, "--depth")) {
             o->depth = (int)cli_int(cli_value(argc, argv, &i, cmd), 0, 64, "--depth", cmd);
-        } else if (is_opt(a, "--kernel")) {
+        } else if (cli_is_option(a, "--kernel")) {
             const char *v = cli_value(argc, argv, &i, cmd);
             if (strcmp(v, "mega") == 0)
                 o->kernel = KEDR_RENDER_MEGA;
@@ -103,11 +97,11 @@ static void parse(int argc, char **argv, render_cli *o)
                 o->kernel = KERNEL_BOTH;
             else
                 cli_usage_error(cmd, "--kernel %s: expected mega, wave or both", v);
-        } else if (is_opt(a, "--repeats")) {
+        } else if (cli_is_option(a, "--repeats")) {
             o->repeats = (int)cli_int(cli_value(argc, argv, &i, cmd), 1, 1000, "--repeats", cmd);
-        } else if (is_opt(a, "--out")) {
+        } else if (cli_is_option(a, "--out")) {
             o->out = cli_value(argc, argv, &i, cmd);
-        } else if (is_opt(a, "--json")) {
+        } else if (cli_is_option(a, "--json")) {
             o->json = cli_value(argc, argv, &i, cmd);
         } else if (a[0] == '-') {
             cli_usage_error(cmd, "unknown option '%s'", a);
