@@ -30,10 +30,15 @@
  * backward sweep then loses to the cache). */
 #define TRIDIAG_BLOCK_MOST 256
 #define TRIDIAG_BLOCK_BYTES 256
-/* Rows of a contiguous group's tile (a .. d of each lane; 16 KB f32) unless the whole systems
- * fit TRIDIAG_TILE_BYTES: then one tile holds them and the group is read straight through. */
-#define TRIDIAG_TILE_ROWS 32
-#define TRIDIAG_TILE_BYTES ((size_t)128 << 10)
+/* Rows of a contiguous group's tile (a .. d of each lane). f32: as many as fit
+ * TRIDIAG_TILE_BYTES_F32, so that each system is read in runs of at least a KB (256 rows of 32
+ * lanes), which the hardware prefetchers follow: tiles of 32 rows (runs of 128 bytes) left
+ * 2048- and 16384-row systems a quarter slower. f64: 32 rows (runs of 256 bytes), or the whole
+ * systems when they fit TRIDIAG_TILE_BYTES_F64: larger f64 tiles were 3 to 10% slower. (2 cores,
+ * 2026-11-28; docs/prim.md.) */
+#define TRIDIAG_TILE_BYTES_F32 ((size_t)256 << 10)
+#define TRIDIAG_TILE_ROWS_F64 32
+#define TRIDIAG_TILE_BYTES_F64 ((size_t)128 << 10)
 /* Bytes of a cache line: groups and per-thread scratch begin on one (no false sharing). */
 #define TRIDIAG_LINE 64
 
@@ -325,7 +330,11 @@ static kedr_status tridiag_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_d
     size_t cache = tridiag_cache(threads), m = periodic ? n - 1 : n;
     if (g->layout == KEDR_TRIDIAG_CONTIGUOUS) { /* a tile, c', d' (and z) of the lanes */
         lanes = tridiag_lanes(n, g->count, size, 2 + periodic, 2 * line, line, cache, threads);
-        rows = 4 * m * lanes * size <= TRIDIAG_TILE_BYTES ? m : TRIDIAG_TILE_ROWS;
+        if (t == KEDR_F32)
+            rows = TRIDIAG_TILE_BYTES_F32 / (4 * lanes * size);
+        else
+            rows = 4 * m * lanes * size <= TRIDIAG_TILE_BYTES_F64 ? m : TRIDIAG_TILE_ROWS_F64;
+        rows = rows < 1 ? 1 : rows < m ? rows : m;
         per = (4 * rows + (2 + periodic) * n) * lanes;
     } else { /* c' (and z) of the lanes; d' is in place */
         lanes = tridiag_lanes(n, g->count, size, 2 + periodic, TRIDIAG_BLOCK_MOST,
