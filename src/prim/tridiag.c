@@ -183,8 +183,8 @@ static inline void transpose_block_f64(const double *src, size_t ss, double *dst
 /* dst[c * ds + r] = src[r * ss + c] for r < rows, c < cols: in squares of B, the rest element
  * by element. */
 #define TRIDIAG_TRANSPOSE(SUF, T, B)                                                            \
-    static inline void transpose_##SUF(const T *src, size_t ss, T *dst, size_t ds, size_t rows, \
-                                       size_t cols)                                             \
+    static inline void transpose_sq_##SUF(const T *src, size_t ss, T *dst, size_t ds,           \
+                                          size_t rows, size_t cols)                             \
     {                                                                                           \
         size_t r0 = B ? rows / (B + !B) * B : 0, c0 = B ? cols / (B + !B) * B : 0;              \
         for (size_t r = 0; r < r0; r += B)                                                      \
@@ -197,6 +197,104 @@ static inline void transpose_block_f64(const double *src, size_t ss, double *dst
 
 TRIDIAG_TRANSPOSE(f32, float, TRIDIAG_SQUARE_F32)
 TRIDIAG_TRANSPOSE(f64, double, TRIDIAG_SQUARE_F64)
+
+#ifdef __AVX512F__
+/* A 16 x 16 square of floats (AVX-512: a row a whole cache line): pairs unpacked, 64-bit pairs
+ * shuffled (4 x 4 squares in each 128-bit lane), then the lanes gathered in two steps. */
+static inline void transpose_block16_f32(const float *src, size_t ss, float *dst, size_t ds)
+{
+    __m512 r[16], t[16];
+    for (int k = 0; k < 16; k++)
+        r[k] = _mm512_loadu_ps(src + k * ss);
+    for (int k = 0; k < 16; k += 2) {
+        t[k] = _mm512_unpacklo_ps(r[k], r[k + 1]);
+        t[k + 1] = _mm512_unpackhi_ps(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 16; k += 4) {
+        r[k] = _mm512_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(1, 0, 1, 0));
+        r[k + 1] = _mm512_shuffle_ps(t[k], t[k + 2], _MM_SHUFFLE(3, 2, 3, 2));
+        r[k + 2] = _mm512_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(1, 0, 1, 0));
+        r[k + 3] = _mm512_shuffle_ps(t[k + 1], t[k + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int k = 0; k < 4; k++) { /* r[4q + j], lane l: column 4l + j of rows 4q .. 4q+3 */
+        t[k] = _mm512_shuffle_f32x4(r[k], r[k + 4], _MM_SHUFFLE(2, 0, 2, 0));
+        t[k + 4] = _mm512_shuffle_f32x4(r[k], r[k + 4], _MM_SHUFFLE(3, 1, 3, 1));
+        t[k + 8] = _mm512_shuffle_f32x4(r[k + 8], r[k + 12], _MM_SHUFFLE(2, 0, 2, 0));
+        t[k + 12] = _mm512_shuffle_f32x4(r[k + 8], r[k + 12], _MM_SHUFFLE(3, 1, 3, 1));
+    }
+    for (int k = 0; k < 4; k++) {
+        r[k] = _mm512_shuffle_f32x4(t[k], t[k + 8], _MM_SHUFFLE(2, 0, 2, 0));
+        r[k + 8] = _mm512_shuffle_f32x4(t[k], t[k + 8], _MM_SHUFFLE(3, 1, 3, 1));
+        r[k + 4] = _mm512_shuffle_f32x4(t[k + 4], t[k + 12], _MM_SHUFFLE(2, 0, 2, 0));
+        r[k + 12] = _mm512_shuffle_f32x4(t[k + 4], t[k + 12], _MM_SHUFFLE(3, 1, 3, 1));
+    }
+    for (int k = 0; k < 16; k++)
+        _mm512_storeu_ps(dst + k * ds, r[k]);
+}
+
+/* An 8 x 8 square of doubles likewise: pairs unpacked (2 x 2 squares in each 128-bit lane),
+ * then the lanes gathered in two steps. */
+static inline void transpose_block8_f64(const double *src, size_t ss, double *dst, size_t ds)
+{
+    __m512d r[8], t[8];
+    for (int k = 0; k < 8; k++)
+        r[k] = _mm512_loadu_pd(src + k * ss);
+    for (int k = 0; k < 8; k += 2) { /* t[k], lane l: column 2l of rows k, k+1; t[k+1]: 2l+1 */
+        t[k] = _mm512_unpacklo_pd(r[k], r[k + 1]);
+        t[k + 1] = _mm512_unpackhi_pd(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 2; k++) {
+        r[k] = _mm512_shuffle_f64x2(t[k], t[k + 2], _MM_SHUFFLE(2, 0, 2, 0));
+        r[k + 2] = _mm512_shuffle_f64x2(t[k], t[k + 2], _MM_SHUFFLE(3, 1, 3, 1));
+        r[k + 4] = _mm512_shuffle_f64x2(t[k + 4], t[k + 6], _MM_SHUFFLE(2, 0, 2, 0));
+        r[k + 6] = _mm512_shuffle_f64x2(t[k + 4], t[k + 6], _MM_SHUFFLE(3, 1, 3, 1));
+    }
+    for (int k = 0; k < 2; k++) {
+        t[k] = _mm512_shuffle_f64x2(r[k], r[k + 4], _MM_SHUFFLE(2, 0, 2, 0));
+        t[k + 4] = _mm512_shuffle_f64x2(r[k], r[k + 4], _MM_SHUFFLE(3, 1, 3, 1));
+        t[k + 2] = _mm512_shuffle_f64x2(r[k + 2], r[k + 6], _MM_SHUFFLE(2, 0, 2, 0));
+        t[k + 6] = _mm512_shuffle_f64x2(r[k + 2], r[k + 6], _MM_SHUFFLE(3, 1, 3, 1));
+    }
+    for (int k = 0; k < 8; k++)
+        _mm512_storeu_pd(dst + k * ds, t[k]);
+}
+#endif
+
+/* f32: squares of 16 where AVX-512 has them (whole cache lines a row), the rest in squares of 8 */
+static inline void transpose_f32(const float *src, size_t ss, float *dst, size_t ds, size_t rows,
+                                 size_t cols)
+{
+#ifdef __AVX512F__
+    size_t r0 = rows / 16 * 16, c0 = cols / 16 * 16;
+    for (size_t r = 0; r < r0; r += 16)
+        for (size_t c = 0; c < c0; c += 16)
+            transpose_block16_f32(src + r * ss + c, ss, dst + c * ds + r, ds);
+    if (c0 < cols)
+        transpose_sq_f32(src + c0, ss, dst + c0 * ds, ds, r0, cols - c0);
+    if (r0 < rows)
+        transpose_sq_f32(src + r0 * ss, ss, dst + r0, ds, rows - r0, cols);
+#else
+    transpose_sq_f32(src, ss, dst, ds, rows, cols);
+#endif
+}
+
+/* f64: squares of 8 where AVX-512 has them, the rest in squares of 4 */
+static inline void transpose_f64(const double *src, size_t ss, double *dst, size_t ds,
+                                 size_t rows, size_t cols)
+{
+#ifdef __AVX512F__
+    size_t r0 = rows / 8 * 8, c0 = cols / 8 * 8;
+    for (size_t r = 0; r < r0; r += 8)
+        for (size_t c = 0; c < c0; c += 8)
+            transpose_block8_f64(src + r * ss + c, ss, dst + c * ds + r, ds);
+    if (c0 < cols)
+        transpose_sq_f64(src + c0, ss, dst + c0 * ds, ds, r0, cols - c0);
+    if (r0 < rows)
+        transpose_sq_f64(src + r0 * ss, ss, dst + r0, ds, rows - r0, cols);
+#else
+    transpose_sq_f64(src, ss, dst, ds, rows, cols);
+#endif
+}
 
 /* Rows i0 .. i0+rows-1 of w contiguous systems of n (system j at v + j * n) into tile rows of
  * `lanes` (element (j, i) at (i - i0) * lanes + j). */
