@@ -309,22 +309,25 @@ TRIDIAG_GATHER(f32, float)
 TRIDIAG_GATHER(f64, double)
 
 /* A group of w contiguous systems of n >= 2 (system j at a + j * n ..), `lanes` >= w apart in
- * the thread's tile (4 tr rows) and scratch (cp, dp and, periodic, zp: m rows
- * each). The forward sweep takes a tile of rows at a time; the backward sweep runs in the
- * scratch; x (periodic: y + x_{n-1} z) is copied out system by system. */
+ * the thread's tile (4 tr rows) and scratch (cp, dp and, periodic, zp: n rows each). The
+ * forward sweep takes a tile of rows at a time; the tiles cover all n rows (periodic: the last
+ * row too, which the bordering reads from the last tile), so that every transpose moves whole
+ * squares where it can; the backward sweep runs in the scratch, x (periodic: y + x_{n-1} z,
+ * with x_{n-1} in dp's row n - 1) is copied out a tile of rows at a time. */
 #define TRIDIAG_GROUP(SUF, T)                                                                   \
     static void group_##SUF(const T *a, const T *b, const T *c, T *d, size_t n, size_t w,       \
                             size_t lanes, size_t tr, T *tile, T *cp, T *dp, T *zp, int periodic) \
     {                                                                                           \
-        size_t m = periodic ? n - 1 : n;                                                        \
+        size_t m = periodic ? n - 1 : n, last = 0;                                              \
         T *ta = tile, *tb = tile + tr * lanes, *tc = tb + tr * lanes, *td = tc + tr * lanes;    \
-        for (size_t i0 = 0; i0 < m; i0 += tr) {                                                 \
-            size_t rows = m - i0 < tr ? m - i0 : tr;                                            \
+        for (size_t i0 = 0; i0 < n; i0 += tr) {                                                 \
+            size_t rows = n - i0 < tr ? n - i0 : tr;                                            \
             gather_##SUF(a, n, i0, rows, w, lanes, ta);                                         \
             gather_##SUF(b, n, i0, rows, w, lanes, tb);                                         \
             gather_##SUF(c, n, i0, rows, w, lanes, tc);                                         \
             gather_##SUF(d, n, i0, rows, w, lanes, td);                                         \
-            for (size_t i = 0; i < rows; i++) {                                                 \
+            last = i0;                                                                          \
+            for (size_t i = 0; i < rows && i0 + i < m; i++) {                                   \
                 size_t k = i0 + i, t = i * lanes, o = k * lanes;                                \
                 if (k == 0)                                                                     \
                     first_##SUF(ta, tb, tc, td, cp, dp, zp, w, periodic, m == 1);               \
@@ -334,28 +337,23 @@ TRIDIAG_GATHER(f64, double)
                                   periodic, k == m - 1);                                        \
             }                                                                                   \
         }                                                                                       \
-        if (periodic) { /* y and z, then x_{n-1} of each lane into td */                        \
-            size_t y = (m - 1) * lanes;                                                         \
+        T *xl = dp + m * lanes; /* periodic: x_{n-1} */                                         \
+        if (periodic) { /* y and z, then x_{n-1} of each lane from the last tile's last row */  \
+            size_t y = (m - 1) * lanes, t = (n - 1 - last) * lanes;                             \
             for (size_t i = m - 1; i-- > 0;)                                                    \
                 backward_##SUF(cp + i * lanes, dp + (i + 1) * lanes, dp + i * lanes,            \
                                zp + (i + 1) * lanes, zp + i * lanes, w, periodic);              \
-            gather_##SUF(a, n, n - 1, 1, w, lanes, ta);                                         \
-            gather_##SUF(b, n, n - 1, 1, w, lanes, tb);                                         \
-            gather_##SUF(c, n, n - 1, 1, w, lanes, tc);                                         \
-            gather_##SUF(d, n, n - 1, 1, w, lanes, td);                                         \
-            border_##SUF(ta, tb, tc, td, dp + y, zp + y, dp, zp, td, w);                        \
-            for (size_t j = 0; j < w; j++)                                                      \
-                d[j * n + n - 1] = td[j];                                                       \
+            border_##SUF(ta + t, tb + t, tc + t, td + t, dp + y, zp + y, dp, zp, xl, w);        \
         }                                                                                       \
-        for (size_t i1 = m; i1 > 0;) { /* a tile of rows at a time, from the last */            \
+        for (size_t i1 = n; i1 > 0;) { /* a tile of rows at a time, from the last */            \
             size_t i0 = (i1 - 1) / tr * tr;                                                     \
             if (!periodic)                                                                      \
                 for (size_t i = i1; i-- > i0;)                                                  \
                     if (i + 1 < m)                                                              \
                         backward_##SUF(cp + i * lanes, dp + (i + 1) * lanes, dp + i * lanes,    \
                                        zp, zp, w, 0);                                           \
-            for (size_t i = i0; i < i1 && periodic; i++) /* x = y + x_{n-1} z */                \
-                correct_##SUF(dp + i * lanes, td, zp + i * lanes, w);                           \
+            for (size_t i = i0; i < i1 && i < m && periodic; i++) /* x = y + x_{n-1} z */       \
+                correct_##SUF(dp + i * lanes, xl, zp + i * lanes, w);                           \
             transpose_##SUF(dp + i0 * lanes, lanes, d + i0, n, i1 - i0, w);                     \
             i1 = i0;                                                                            \
         }                                                                                       \
@@ -389,7 +387,7 @@ static size_t tridiag_lanes(size_t n, size_t count, size_t size, size_t arrays, 
     static void tridiag_cpu_##SUF(const kedr_tridiag_desc *g, const T *a, const T *b,           \
                                   const T *c, T *d, T *work, size_t per, size_t lanes, size_t tr) \
     {                                                                                           \
-        size_t n = g->n, count = g->count, m = g->periodic ? n - 1 : n;                         \
+        size_t n = g->n, count = g->count;                                                      \
         size_t groups = (count + lanes - 1) / lanes;                                            \
         int periodic = g->periodic != 0, inter = g->layout == KEDR_TRIDIAG_INTERLEAVED;         \
         if (n == 1) { /* no elimination: every system is one division */                        \
@@ -409,10 +407,10 @@ static size_t tridiag_lanes(size_t n, size_t count, size_t size, size_t arrays, 
                                 periodic ? w + n * ws : w, n, ws, periodic);                    \
                     continue;                                                                   \
                 }                                                                               \
-                T *cp = w + 4 * tr * lanes, *dp = cp + m * lanes;                               \
+                T *cp = w + 4 * tr * lanes, *dp = cp + n * lanes;                               \
                 size_t o = s0 * n;                                                              \
                 group_##SUF(a + o, b + o, c + o, d + o, n, ws, lanes, tr, w, cp, dp,            \
-                            periodic ? dp + m * lanes : cp, periodic);                          \
+                            periodic ? dp + n * lanes : cp, periodic);                          \
             }                                                                                   \
         }                                                                                       \
     }
@@ -425,14 +423,14 @@ static kedr_status tridiag_cpu(kedr_ctx *ctx, kedr_dtype t, const kedr_tridiag_d
 {
     size_t n = g->n, size = kedr_dtype_size(t), line = TRIDIAG_LINE / size, rows = 0, lanes, per;
     int threads = omp_get_max_threads(), periodic = g->periodic != 0;
-    size_t cache = tridiag_cache(threads), m = periodic ? n - 1 : n;
+    size_t cache = tridiag_cache(threads);
     if (g->layout == KEDR_TRIDIAG_CONTIGUOUS) { /* a tile, c', d' (and z) of the lanes */
         lanes = tridiag_lanes(n, g->count, size, 2 + periodic, 2 * line, line, cache, threads);
-        if (t == KEDR_F32)
+        if (t == KEDR_F32) /* the tiles cover all n rows, periodic ones the last too */
             rows = TRIDIAG_TILE_BYTES_F32 / (4 * lanes * size);
         else
-            rows = 4 * m * lanes * size <= TRIDIAG_TILE_BYTES_F64 ? m : TRIDIAG_TILE_ROWS_F64;
-        rows = rows < 1 ? 1 : rows < m ? rows : m;
+            rows = 4 * n * lanes * size <= TRIDIAG_TILE_BYTES_F64 ? n : TRIDIAG_TILE_ROWS_F64;
+        rows = rows < 1 ? 1 : rows < n ? rows : n;
         per = (4 * rows + (2 + periodic) * n) * lanes;
     } else { /* c' (and z) of the lanes; d' is in place */
         lanes = tridiag_lanes(n, g->count, size, 2 + periodic, TRIDIAG_BLOCK_MOST,
