@@ -260,41 +260,34 @@ static inline void transpose_block8_f64(const double *src, size_t ss, double *ds
 }
 #endif
 
-/* f32: squares of 16 where AVX-512 has them (whole cache lines a row), the rest in squares of 8 */
-static inline void transpose_f32(const float *src, size_t ss, float *dst, size_t ds, size_t rows,
-                                 size_t cols)
-{
+/* The transposes of the groups: squares of B (AVX-512: 16 floats or 8 doubles, a whole cache
+ * line a row) where the processor has them, the rest by transpose_sq (AVX2 squares, then
+ * element by element). */
 #ifdef __AVX512F__
-    size_t r0 = rows / 16 * 16, c0 = cols / 16 * 16;
-    for (size_t r = 0; r < r0; r += 16)
-        for (size_t c = 0; c < c0; c += 16)
-            transpose_block16_f32(src + r * ss + c, ss, dst + c * ds + r, ds);
-    if (c0 < cols)
-        transpose_sq_f32(src + c0, ss, dst + c0 * ds, ds, r0, cols - c0);
-    if (r0 < rows)
-        transpose_sq_f32(src + r0 * ss, ss, dst + r0, ds, rows - r0, cols);
+#define TRIDIAG_TRANSPOSE_WIDE(SUF, T, B, BLOCK)                                                \
+    static inline void transpose_##SUF(const T *src, size_t ss, T *dst, size_t ds, size_t rows, \
+                                       size_t cols)                                             \
+    {                                                                                           \
+        size_t r0 = rows / B * B, c0 = cols / B * B;                                            \
+        for (size_t r = 0; r < r0; r += B)                                                      \
+            for (size_t c = 0; c < c0; c += B)                                                  \
+                BLOCK(src + r * ss + c, ss, dst + c * ds + r, ds);                              \
+        if (c0 < cols)                                                                          \
+            transpose_sq_##SUF(src + c0, ss, dst + c0 * ds, ds, r0, cols - c0);                 \
+        if (r0 < rows)                                                                          \
+            transpose_sq_##SUF(src + r0 * ss, ss, dst + r0, ds, rows - r0, cols);               \
+    }
 #else
-    transpose_sq_f32(src, ss, dst, ds, rows, cols);
+#define TRIDIAG_TRANSPOSE_WIDE(SUF, T, B, BLOCK)                                                \
+    static inline void transpose_##SUF(const T *src, size_t ss, T *dst, size_t ds, size_t rows, \
+                                       size_t cols)                                             \
+    {                                                                                           \
+        transpose_sq_##SUF(src, ss, dst, ds, rows, cols);                                       \
+    }
 #endif
-}
 
-/* f64: squares of 8 where AVX-512 has them, the rest in squares of 4 */
-static inline void transpose_f64(const double *src, size_t ss, double *dst, size_t ds,
-                                 size_t rows, size_t cols)
-{
-#ifdef __AVX512F__
-    size_t r0 = rows / 8 * 8, c0 = cols / 8 * 8;
-    for (size_t r = 0; r < r0; r += 8)
-        for (size_t c = 0; c < c0; c += 8)
-            transpose_block8_f64(src + r * ss + c, ss, dst + c * ds + r, ds);
-    if (c0 < cols)
-        transpose_sq_f64(src + c0, ss, dst + c0 * ds, ds, r0, cols - c0);
-    if (r0 < rows)
-        transpose_sq_f64(src + r0 * ss, ss, dst + r0, ds, rows - r0, cols);
-#else
-    transpose_sq_f64(src, ss, dst, ds, rows, cols);
-#endif
-}
+TRIDIAG_TRANSPOSE_WIDE(f32, float, 16, transpose_block16_f32)
+TRIDIAG_TRANSPOSE_WIDE(f64, double, 8, transpose_block8_f64)
 
 /* Rows i0 .. i0+rows-1 of w contiguous systems of n (system j at v + j * n) into tile rows of
  * `lanes` (element (j, i) at (i - i0) * lanes + j). */
