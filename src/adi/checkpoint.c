@@ -4,6 +4,7 @@
  * untrusted input: its size is checked against its header and the case before anything else,
  * and every header value against the case and the ranks. */
 #include "adi/adi_internal.h"
+#include "core/internal.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -28,15 +29,6 @@ typedef struct {
     int32_t rank, nranks, lo, hi; /* this file's rank, of nranks, and its planes [lo, hi) */
 } chk_header;
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-#define FNV_START 0xcbf29ce484222325ull
-
 typedef struct {
     FILE *f;
     uint64_t hash;
@@ -45,7 +37,7 @@ typedef struct {
 
 static void put(chk_writer *w, const void *p, size_t len)
 {
-    w->hash = fnv1a(w->hash, p, len);
+    w->hash = kedr_fnv1a(w->hash, p, len);
     if (w->ok && fwrite(p, 1, len, w->f) != len)
         w->ok = 0;
 }
@@ -88,7 +80,7 @@ static kedr_status write_checkpoint(kedr_adi *s, const char *path)
     h.nranks = s->nranks;
     h.lo = s->lo;
     h.hi = s->hi;
-    chk_writer w = {KEDR_FILE(&fw), FNV_START, 1};
+    chk_writer w = {KEDR_FILE(&fw), KEDR_FNV_START, 1};
     put(&w, &h, sizeof h);
     put(&w, f, 4 * n * sizeof *f);
     for (size_t k = 0; k < s->nhistory; k++) {
@@ -177,7 +169,7 @@ static kedr_status read_checkpoint(const kedr_adi_case *c, const char *path, int
     if (st == KEDR_OK) {
         uint64_t sum = 0;
         memcpy(&sum, *data + len - 8, 8);
-        if (fnv1a(FNV_START, *data, len - 8) != sum)
+        if (kedr_fnv1a(KEDR_FNV_START, *data, len - 8) != sum)
             st = kedr_fail(KEDR_ERR_PARSE, "%s: corrupt checkpoint (checksum mismatch)", path);
     }
     if (st != KEDR_OK) {

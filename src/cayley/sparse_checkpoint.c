@@ -51,17 +51,9 @@ _Static_assert(sizeof(sck_header) == 224, "the header is 224 bytes without paddi
 
 static const char *const layer_name[3] = {"previous layer", "current layer", "visited set"};
 
-static uint64_t sck_hash(uint64_t h, const void *p, size_t len)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull; /* FNV-1a */
-    return h;
-}
-
 static int sck_put(FILE *f, uint64_t *h, const void *p, size_t len)
 {
-    *h = sck_hash(*h, p, len);
+    *h = kedr_fnv1a(*h, p, len);
     return fwrite(p, 1, len, f) == len;
 }
 
@@ -107,7 +99,7 @@ kedr_status cayley_sck_write(kedr_ctx *ctx, const kedr_cayley_group *g, const ch
         return s;
     }
     FILE *f = KEDR_FILE(&w);
-    uint64_t hash = 0xcbf29ce484222325ull;
+    uint64_t hash = KEDR_FNV_START;
     if (!sck_put(f, &hash, &h, sizeof h) ||
         !sck_put(f, &hash, ck->growth, ((size_t)ck->level + 1) * 8))
         s = kedr_fail(KEDR_ERR_IO, "checkpoint %s: cannot write: %s", w.tmp, strerror(errno));
@@ -353,7 +345,7 @@ static kedr_status read_body(const char *path, int fd, const sck_header *h, uint
     uint64_t stored = 0;
     KEDR_TRY(cayley_ck_read(fd, path, sizeof *h, ck->block, body));
     KEDR_TRY(cayley_ck_read(fd, path, sizeof *h + body, &stored, 8));
-    uint64_t hash = sck_hash(sck_hash(0xcbf29ce484222325ull, h, sizeof *h), ck->block, body);
+    uint64_t hash = kedr_fnv1a(kedr_fnv1a(KEDR_FNV_START, h, sizeof *h), ck->block, body);
     if (stored != hash)
         return kedr_fail(KEDR_ERR_PARSE, "checkpoint %s: the checksum does not match (corrupt "
                          "file)", path);

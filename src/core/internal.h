@@ -70,6 +70,17 @@ kedr_status kedr_replay_run(kedr_ctx *ctx, kedr_replay *r, const uintptr_t key[4
 /* Frees a recording (r zeroed; a zeroed r is a valid empty one). */
 void kedr_replay_clear(kedr_replay *r);
 
+/* 64-bit FNV-1a of len bytes, going on from h (KEDR_FNV_START to begin): the checksums of the
+ * checkpoint files, the hashes of cases and surfaces, the keys of recordings. */
+#define KEDR_FNV_START 0xcbf29ce484222325ull
+static inline uint64_t kedr_fnv1a(uint64_t h, const void *data, size_t len)
+{
+    const unsigned char *b = (const unsigned char *)data;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
 /* True when the context runs on the GPU; dispatch code tests it inside #ifdef KEDR_HAVE_CUDA. */
 #define KEDR_IS_CUDA(ctx) ((ctx)->backend == KEDR_BACKEND_CUDA)
 

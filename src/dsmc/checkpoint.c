@@ -62,15 +62,6 @@ typedef struct {
     uint64_t elem;
 } chk_field;
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t len)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ b[i]) * 0x100000001b3ull;
-    return h;
-}
-#define FNV_START 0xcbf29ce484222325ull
-
 /* The case as the run sees it, less what a restart may change (steps, output, seed, step). */
 static uint64_t case_hash(const kedr_dsmc *sim)
 {
@@ -81,16 +72,16 @@ static uint64_t case_hash(const kedr_dsmc *sim)
     dsmc_params_clear_addresses(&p); /* addresses of this run's buffers */
     /* a gas that does not react: the parameters as before chemistry (dsmc_params.rx last) */
     size_t tail = offsetof(dsmc_params, nlbodies);
-    uint64_t h = fnv1a(FNV_START, &p, p.rx.nreact ? tail : offsetof(dsmc_params, rx));
+    uint64_t h = kedr_fnv1a(KEDR_FNV_START, &p, p.rx.nreact ? tail : offsetof(dsmc_params, rx));
     /* outline bodies (after rx, so that a case without them hashes as before them): their
      * parameters and the hash of their segments' points */
     if (p.nlbodies)
-        h = fnv1a(h, (const unsigned char *)&p + tail, offsetof(dsmc_params, mesh_cut) - tail);
+        h = kedr_fnv1a(h, (const unsigned char *)&p + tail, offsetof(dsmc_params, mesh_cut) - tail);
     /* start = auto is decided during the run, so the hash takes the setting, not the step */
     int64_t sampling[2] = {sim->c.sample_auto ? -2 : sim->c.sample_start, sim->c.sample_every};
-    h = fnv1a(h, sampling, sizeof sampling);
+    h = kedr_fnv1a(h, sampling, sizeof sampling);
     uint64_t ncells = sim->ncells;
-    h = fnv1a(h, &ncells, sizeof ncells);
+    h = kedr_fnv1a(h, &ncells, sizeof ncells);
     /* the rank and the split are in the header: a restart over as many ranks takes them, one
      * over another number gathers the files (kedr_dsmc_restart_files) */
     return h;
@@ -106,7 +97,7 @@ typedef struct {
 
 static void put(chk_writer *w, const void *p, size_t len)
 {
-    w->hash = fnv1a(w->hash, p, len);
+    w->hash = kedr_fnv1a(w->hash, p, len);
     if (!w->failed && len && fwrite(p, 1, len, w->f) != len)
         w->failed = 1;
 }
@@ -287,7 +278,7 @@ kedr_status kedr_dsmc_write_checkpoint(kedr_dsmc *sim, const char *path)
         free(buf);
         return s;
     }
-    chk_writer w = {KEDR_FILE(&fw), FNV_START, 0};
+    chk_writer w = {KEDR_FILE(&fw), KEDR_FNV_START, 0};
     s = write_body(sim, &w, buf);
     free(buf);
     if (s == KEDR_OK && w.failed)
@@ -577,7 +568,7 @@ static kedr_status get(chk_reader *r, void *p, size_t len)
     if (len && fread(p, 1, len, r->f) != len)
         return kedr_fail(KEDR_ERR_PARSE, "%s: truncated checkpoint (ends at byte %ld)", r->path,
                          ftell(r->f));
-    r->hash = fnv1a(r->hash, p, len);
+    r->hash = kedr_fnv1a(r->hash, p, len);
     return KEDR_OK;
 }
 
@@ -779,7 +770,7 @@ static kedr_status read_header(chk_reader *r, const kedr_dsmc *sim, chk_header *
     if (fread(h->magic, 1, 8, r->f) != 8 || memcmp(h->magic, CHK_MAGIC, 8) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "%s: not a kedr DSMC checkpoint (no %s signature)",
                          r->path, CHK_MAGIC);
-    r->hash = fnv1a(r->hash, h->magic, 8);
+    r->hash = kedr_fnv1a(r->hash, h->magic, 8);
     KEDR_TRY(get(r, (char *)h + 8, sizeof *h - 8));
     KEDR_TRY(check_shape(r, sim, h));
     KEDR_TRY(check_values(r, sim, h));
@@ -904,7 +895,7 @@ static kedr_status read_pass(chk_reader *r, kedr_dsmc *sim, chk_limits *l, chk_h
 {
     if (fseek(r->f, 0, SEEK_SET) != 0)
         return kedr_fail(KEDR_ERR_IO, "%s: cannot seek: %s", r->path, strerror(errno));
-    r->hash = FNV_START;
+    r->hash = KEDR_FNV_START;
     KEDR_TRY(read_header(r, sim, h));
     if (expect && memcmp(h, expect, sizeof *h) != 0)
         return kedr_fail(KEDR_ERR_PARSE, "%s: the checkpoint changed while it was read", r->path);

@@ -370,10 +370,7 @@ kedr_status dsmc_lines_finish(kedr_dsmc *sim, int *cut)
     L.start = g->line_start;
     L.list = g->line_list;
     L.cls = NULL; /* classed below: until then every bin counts crossings */
-    L.hash = 0xcbf29ce484222325ull;
-    const unsigned char *bytes = (const unsigned char *)g->line_seg;
-    for (size_t i = 0; i < g->line_nseg * 4 * sizeof(double); i++)
-        L.hash = (L.hash ^ bytes[i]) * 0x100000001b3ull;
+    L.hash = kedr_fnv1a(KEDR_FNV_START, g->line_seg, g->line_nseg * 4 * sizeof(double));
     p->lines_host = L;
     class_bins(sim, p);
     p->lines_host.cls = g->line_cls;

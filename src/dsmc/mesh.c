@@ -439,8 +439,8 @@ static kedr_status cut_cells(kedr_dsmc *sim, dsmc_params *hp, const int *cells, 
     return KEDR_OK;
 }
 
-/* The DSMC cells of the bins' box (lo, cells, k as bin_grid made them): a cell of a cut bin loses
- * what its lines find inside the bodies; one of uncut bins inside a body is solid. */
+/* The DSMC cells of the bins' box (lo, cells, k as bin_grid made them): a cut cell (cut_cells)
+ * loses what its lines find inside the bodies; one of uncut bins inside a body is solid. */
 static void cell_volumes(kedr_dsmc *sim, const dsmc_params *hp, const int *lo, const int *cells,
                          int k, int *cut)
 {
@@ -452,13 +452,8 @@ static void cell_volumes(kedr_dsmc *sim, const dsmc_params *hp, const int *lo, c
 #pragma omp parallel for schedule(dynamic, 4)
     for (int i = 0; i < ncell; i++) {
         int a = i % cells[0], b = i / cells[0] % cells[1], c = i / cells[0] / cells[1];
-        int ix = lo[0] + a, iy = lo[1] + b, iz = lo[2] + c, any = 0;
+        int ix = lo[0] + a, iy = lo[1] + b, iz = lo[2] + c, any = g->mesh_cut[i];
         size_t first = ((size_t)(c * k) * m->n[1] + (size_t)(b * k)) * m->n[0] + (size_t)(a * k);
-        for (int q = 0; q < k * k * k && !any; q++) {
-            size_t sc = ((size_t)(c * k + q / (k * k)) * m->n[1] + (size_t)(b * k + q / k % k)) *
-                            m->n[0] + (size_t)(a * k + q % k);
-            any = g->mesh_start[sc] != g->mesh_start[sc + 1];
-        }
         size_t cell = ((size_t)iz * p->ny + iy) * p->nx + ix;
         double *gv = &g->gas_host[cell];
         if (!any) {
@@ -496,10 +491,7 @@ kedr_status dsmc_mesh_finish(kedr_dsmc *sim, int *cut)
     KEDR_TRY(bin(sim, &m));
     m.ntri = (uint32_t)g->mesh_ntri;
     m.tri = g->mesh_tri;
-    m.hash = 0xcbf29ce484222325ull;
-    const unsigned char *bytes = (const unsigned char *)g->mesh_tri;
-    for (size_t i = 0; i < g->mesh_ntri * 12 * sizeof(double); i++)
-        m.hash = (m.hash ^ bytes[i]) * 0x100000001b3ull;
+    m.hash = kedr_fnv1a(KEDR_FNV_START, g->mesh_tri, g->mesh_ntri * 12 * sizeof(double));
     m.start = g->mesh_start;
     m.list = g->mesh_list;
     m.solid = NULL; /* classed below: until then every bin asks the rays */

@@ -682,14 +682,6 @@ static kedr_status cg_batch_work(void *arg)
                             b->q, ib->cg_state, ib->cg_part, b->count);
 }
 
-static uint64_t fnv(uint64_t h, const void *v, size_t len)
-{
-    const unsigned char *c = v;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ c[i]) * 0x100000001b3ull;
-    return h;
-}
-
 /* One batch of the force CG's iterations: a whole batch of a fixed body's systems replayed from
  * its recording (the key: everything its kernels are given, hashed), any other launched. */
 static kedr_status cg_batch_run(cg_batch *b)
@@ -697,8 +689,8 @@ static kedr_status cg_batch_run(cg_batch *b)
     flow_ibm *ib = b->f->ibm;
     if (!ib->graph || ib->moving || b->count != FLOW_IBM_CG_BATCH)
         return cg_batch_work(b);
-    uint64_t h = fnv(0xcbf29ce484222325ull, &ib->gbox, sizeof ib->gbox);
-    h = fnv(h, b->A, 3 * sizeof *b->A);
+    uint64_t h = kedr_fnv1a(KEDR_FNV_START, &ib->gbox, sizeof ib->gbox);
+    h = kedr_fnv1a(h, b->A, 3 * sizeof *b->A);
     const void *ptr[14] = {ib->cg_state, ib->cg_part};
     for (int c = 0; c < 3; c++) {
         ptr[2 + c] = b->g[c];
@@ -706,7 +698,7 @@ static kedr_status cg_batch_run(cg_batch *b)
         ptr[8 + c] = b->p[c];
         ptr[11 + c] = b->q[c];
     }
-    h = fnv(h, ptr, sizeof ptr);
+    h = kedr_fnv1a(h, ptr, sizeof ptr);
     uintptr_t key[4] = {(uintptr_t)h, (uintptr_t)ib->N, (uintptr_t)b->f->dims,
                         (uintptr_t)b->count};
     return kedr_replay_run(b->f->ctx, &ib->cg_graph, key, cg_batch_work, b);

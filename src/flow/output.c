@@ -127,14 +127,6 @@ kedr_status kedr_flow_write_png(const kedr_flow_fields *fl, const char *dir, con
 
 #define CHK_MAGIC "KEDRFLW1"
 
-static uint64_t fnv(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
 typedef struct {
     int32_t dims, n[3], have_old, pad;
     int64_t step;
@@ -170,25 +162,25 @@ kedr_status kedr_flow_write_checkpoint(const kedr_flow *f, const char *path)
         return st;
     }
     FILE *fp = KEDR_FILE(&w);
-    uint64_t sum = 0xcbf29ce484222325ull;
-    sum = fnv(sum, CHK_MAGIC, 8);
+    uint64_t sum = KEDR_FNV_START;
+    sum = kedr_fnv1a(sum, CHK_MAGIC, 8);
     fwrite(CHK_MAGIC, 1, 8, fp);
-    sum = fnv(sum, &h, sizeof h);
+    sum = kedr_fnv1a(sum, &h, sizeof h);
     fwrite(&h, sizeof h, 1, fp);
     for (int a = 0; a < f->dims; a++)
         for (int t = 0; t < 2; t++) {
             const double *v = t ? hv.Hold[a] : hv.q[a];
-            sum = fnv(sum, v, f->padded * 8);
+            sum = kedr_fnv1a(sum, v, f->padded * 8);
             fwrite(v, 8, f->padded, fp);
         }
-    sum = fnv(sum, hv.P, f->cells * 8);
+    sum = kedr_fnv1a(sum, hv.P, f->cells * 8);
     fwrite(hv.P, 8, f->cells, fp);
     if (f->ibm) {
         double have = f->ibm->have_force;
         size_t n = (size_t)f->dims * f->ibm->N;
-        sum = fnv(sum, &have, 8);
+        sum = kedr_fnv1a(sum, &have, 8);
         fwrite(&have, 8, 1, fp);
-        sum = fnv(sum, f->ibm->gh, n * 8);
+        sum = kedr_fnv1a(sum, f->ibm->gh, n * 8);
         fwrite(f->ibm->gh, 8, n, fp);
     }
     fwrite(&sum, 8, 1, fp);
@@ -223,7 +215,7 @@ kedr_status kedr_flow_restart_on(kedr_ctx *ctx, kedr_comm *comm, const kedr_flow
         bad = "not a flow checkpoint of this case's grid (size or magic differs)";
     if (!bad) {
         memcpy(&h, data + 8, sizeof h);
-        uint64_t sum = fnv(0xcbf29ce484222325ull, data, len - 8), stored;
+        uint64_t sum = kedr_fnv1a(KEDR_FNV_START, data, len - 8), stored;
         memcpy(&stored, data + len - 8, 8);
         if (sum != stored)
             bad = "its checksum does not match: the file is damaged";
