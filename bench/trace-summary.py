@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""Summarise GPU timelines written by bench/trace/gpu_trace.c (one CSV a process).
+
+    bench/trace-summary.py [--last K] [--per-step D] [--top T] DIR_OR_FILES...
+
+Steps are found by the copies a kedr flow step starts with (each velocity component copied
+whole: the largest device-to-device copies, D of them a step, D = --per-step, default 3); the
+last K whole steps are summarised (default 3): for each file (rank), the milliseconds a step
+of wall time, of GPU work (kernels, copies and memsets, their union over the streams), of GPU
+idle time and its largest gaps by the work they follow, the kernels by total time, the time in
+the signal kernels (an exchange's wait for its partners) and the runtime calls that wait for
+the device."""
+import argparse
+import collections
+import glob
+import os
+import re
+import sys
+
+
+def load(path):
+    recs = []
+    with open(path) as f:
+        for line in f:
+            p = line.rstrip("\n").split(",", 4)
+            if len(p) < 5:
+                continue
+            try:
+                recs.append((p[0], int(p[1]), int(p[2]), int(p[3]), p[4]))
+            except ValueError:
+                continue
+    recs.sort(key=lambda r: r[1])
+    return recs
+
+
+def demangle_len(name):
+    m = re.match(r"_Z(\d+)", name)
+    if m:
+        k = int(m.group(1))
+        s = len(m.group(0))
+        return name[s:s + k]
+    return name.split("(")[0].split("<")[0]
+
+
+def steps_of(recs, per_step):
+    copies = [r for r in recs if r[0] == "C" and r[4].startswith("8:")]
+    if not copies:
+        return []
+    big = max(int(r[4].split(":")[1]) for r in copies)
+    marks = [r[1] for r in copies if int(r[4].split(":")[1]) == big]
+    return marks[::per_step], big, len(marks)
+
+
+def summarise(path, last, per_step, top):
+    recs = load(path)
+    found = steps_of(recs, per_step)
+    if not found:
+        print(f"{path}: no step marks (no device-to-device copies)")
+        return
+    starts, big, nmarks = found
+    if len(starts) < 2:
+        print(f"{path}: {len(starts)} step marks: too few")
+        return
+    k = min(last, len(starts) - 1)
+    t0, t1 = starts[-k - 1], starts[-1]
+    wall = (t1 - t0) / 1e6 / k
+    gpu = [r for r in recs if r[0] in "KCS" and r[2] > t0 and r[1] < t1]
+    api = [r for r in recs if r[0] == "A" and r[2] > t0 and r[1] < t1]
+    # union of the GPU's work and the gaps between, each gap named by the work before it
+    busy = 0
+    gaps = collections.Counter()
+    gapn = collections.Counter()
+    end = t0
+    last_name = "(start)"
+    for r in gpu:
+        s, e = max(r[1], t0), min(r[2], t1)
+        if s > end:
+            g = s - end
+            gaps[last_name] += g
+            if g > 5000:
+                gapn[last_name] += 1
+        if e > end:
+            busy += e - max(s, end)
+            end = e
+            last_name = demangle_len(r[4]) if r[0] == "K" else {"C": "copy", "S": "memset"}[r[0]]
+    if t1 > end:
+        gaps[last_name] += t1 - end
+    kt = collections.Counter()
+    kn = collections.Counter()
+    small_n = small_t = 0
+    for r in gpu:
+        name = demangle_len(r[4]) if r[0] == "K" else ("copy " + r[4] if r[0] == "C" else "memset")
+        d = r[2] - r[1]
+        kt[name] += d
+        kn[name] += 1
+        if r[0] == "K" and d < 5000:
+            small_n += 1
+            small_t += d
+    at = collections.Counter()
+    an = collections.Counter()
+    for r in api:
+        at[r[4]] += r[2] - r[1]
+        an[r[4]] += 1
+    ms = lambda ns: ns / 1e6 / k
+    print(f"== {os.path.basename(path)}: {len(starts)} steps found ({nmarks} copies of {big} "
+          f"bytes), the last {k}: ms a step")
+    print(f"  wall {wall:.2f}  gpu busy {ms(busy):.2f}  idle {wall - ms(busy):.2f}  "
+          f"kernels {sum(1 for r in gpu if r[0] == 'K') / k:.0f} a step, of which "
+          f"{small_n / k:.0f} under 5 us ({ms(small_t):.2f} ms)")
+    print("  kernels and copies by time (ms a step, count a step, us each):")
+    for name, t in kt.most_common(top):
+        print(f"    {ms(t):8.3f} {kn[name] / k:7.0f} {t / kn[name] / 1e3:9.1f}  {name}")
+    print("  idle by the work before it (ms a step, gaps over 5 us a step):")
+    for name, t in gaps.most_common(top // 2):
+        print(f"    {ms(t):8.3f} {gapn[name] / k:7.0f}  {name}")
+    print("  runtime calls (ms a step, count a step):")
+    for name, t in at.most_common(top // 2):
+        print(f"    {ms(t):8.3f} {an[name] / k:7.0f}  {name}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="+")
+    ap.add_argument("--last", type=int, default=3)
+    ap.add_argument("--per-step", type=int, default=3)
+    ap.add_argument("--top", type=int, default=24)
+    a = ap.parse_args()
+    files = []
+    for p in a.paths:
+        files += sorted(glob.glob(os.path.join(p, "trace-*.csv"))) if os.path.isdir(p) else [p]
+    if not files:
+        sys.exit("trace-summary.py: no trace files")
+    for f in files:
+        summarise(f, a.last, a.per_step, a.top)
+
+
+if __name__ == "__main__":
+    main()
