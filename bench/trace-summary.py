@@ -1,11 +1,10 @@
 #!/usr/bin/env python3
 """Summarise GPU timelines written by bench/trace/gpu_trace.c (one CSV a process).
 
-    bench/trace-summary.py [--last K] [--per-step D] [--top T] DIR_OR_FILES...
+    bench/trace-summary.py [--last K] [--top T] DIR_OR_FILES...
 
 Steps are found by the copies a kedr flow step starts with (each velocity component copied
-whole: the largest device-to-device copies, D of them a step, D = --per-step, default 3); the
-last K whole steps are summarised (default 3): for each file (rank), the milliseconds a step
+whole: the largest device-to-device copies; see steps_of); the last K whole steps are summarised (default 3): for each file (rank), the milliseconds a step
 of wall time, of GPU work (kernels, copies and memsets, their union over the streams), of GPU
 idle time and its largest gaps by the work they follow, the kernels by total time, the time in
 the signal kernels (an exchange's wait for its partners) and the runtime calls that wait for
@@ -42,18 +41,22 @@ def demangle_len(name):
     return name.split("(")[0].split("<")[0]
 
 
-def steps_of(recs, per_step):
-    copies = [r for r in recs if r[0] == "C" and r[4].startswith("8:")]
+def steps_of(recs):
+    """Step starts: a step copies the velocity whole (the largest device-to-device copies, a
+    few in a row) after copying cell-sized vectors (the next largest) at the end of the step
+    before, so a largest copy that follows a smaller large one (or none) starts a step."""
+    copies = [(r[1], int(r[4].split(":")[1])) for r in recs if r[0] == "C" and r[4].startswith("8:")]
     if not copies:
         return []
-    big = max(int(r[4].split(":")[1]) for r in copies)
-    marks = [r[1] for r in copies if int(r[4].split(":")[1]) == big]
-    return marks[::per_step], big, len(marks)
+    big = max(b for _, b in copies)
+    large = [(t, b) for t, b in copies if b >= big // 2]
+    marks = [t for i, (t, b) in enumerate(large) if b == big and (i == 0 or large[i - 1][1] < big)]
+    return marks, big, len(large)
 
 
-def summarise(path, last, per_step, top):
+def summarise(path, last, top):
     recs = load(path)
-    found = steps_of(recs, per_step)
+    found = steps_of(recs)
     if not found:
         print(f"{path}: no step marks (no device-to-device copies)")
         return
@@ -102,8 +105,8 @@ def summarise(path, last, per_step, top):
         at[r[4]] += r[2] - r[1]
         an[r[4]] += 1
     ms = lambda ns: ns / 1e6 / k
-    print(f"== {os.path.basename(path)}: {len(starts)} steps found ({nmarks} copies of {big} "
-          f"bytes), the last {k}: ms a step")
+    print(f"== {os.path.basename(path)}: {len(starts)} steps found ({nmarks} large copies, the largest "
+          f"{big} bytes), the last {k}: ms a step")
     print(f"  wall {wall:.2f}  gpu busy {ms(busy):.2f}  idle {wall - ms(busy):.2f}  "
           f"kernels {sum(1 for r in gpu if r[0] == 'K') / k:.0f} a step, of which "
           f"{small_n / k:.0f} under 5 us ({ms(small_t):.2f} ms)")
@@ -122,7 +125,6 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("paths", nargs="+")
     ap.add_argument("--last", type=int, default=3)
-    ap.add_argument("--per-step", type=int, default=3)
     ap.add_argument("--top", type=int, default=24)
     a = ap.parse_args()
     files = []
@@ -131,7 +133,7 @@ def main():
     if not files:
         sys.exit("trace-summary.py: no trace files")
     for f in files:
-        summarise(f, a.last, a.per_step, a.top)
+        summarise(f, a.last, a.top)
 
 
 if __name__ == "__main__":

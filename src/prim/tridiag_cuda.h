@@ -91,6 +91,17 @@ PRIM_TRIDIAG_THOMAS(prim_tridiag_thomas_f64, double)
 #define PRIM_TRIDIAG_SYNC() ((void)0)
 #endif
 #endif
+/* Rows the partitioned solver's part elimination reads before it writes any (their loads in
+ * flight together: a thread's chain of rows waits on memory otherwise), and the hint that
+ * unrolls its loops over them, so that the rows stay in registers. */
+#define PRIM_TRIDIAG_AHEAD 4
+#if defined(__CUDACC__)
+#define PRIM_TRIDIAG_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__) && !defined(__clang__)
+#define PRIM_TRIDIAG_UNROLL _Pragma("GCC unroll 4")
+#else
+#define PRIM_TRIDIAG_UNROLL
+#endif
 /* Rows at which the CR-PCR hybrid turns from CR to PCR, the same on both back ends. */
 #define PRIM_TRIDIAG_HYBRID_ROWS 64
 

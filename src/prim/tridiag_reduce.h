@@ -139,19 +139,67 @@ PRIM_TRIDIAG_HD void PRIM_NAME(prim_tridiag_part_reduce)(const PRIM_T *a, const 
         PRIM_T inv = (PRIM_T)1 / b[k];
         wa[e] = a[k] * inv, wc[e] = c[k] * inv, d[k] *= inv;
     }
-    for (size_t i = 2; i < len; i++) { /* x_{i-1} eliminated by row i-1: couples to x_first */
-        size_t k = i * st, e = i * wst;
-        PRIM_T ai = a[k], inv = (PRIM_T)1 / (b[k] - ai * wc[e - wst]);
-        d[k] = (d[k] - ai * d[k - st]) * inv;
-        wa[e] = -ai * wa[e - wst] * inv;
-        wc[e] = c[k] * inv;
+    /* x_{i-1} eliminated by row i-1: couples to x_first. The row before is carried in
+     * registers (wap, wcp, dp), and the rows are read PRIM_TRIDIAG_AHEAD at a time before any
+     * is written, so that their loads are in flight together (a row's results go where only
+     * that row was read: wa and wc may be a and c) */
+    PRIM_T wap = wa[wst], wcp = wc[wst], dp = d[st];
+    size_t i = 2;
+    for (; i + PRIM_TRIDIAG_AHEAD <= len; i += PRIM_TRIDIAG_AHEAD) {
+        PRIM_T ra[PRIM_TRIDIAG_AHEAD], rb[PRIM_TRIDIAG_AHEAD], rc[PRIM_TRIDIAG_AHEAD],
+            rd[PRIM_TRIDIAG_AHEAD];
+        PRIM_TRIDIAG_UNROLL
+        for (size_t u = 0; u < PRIM_TRIDIAG_AHEAD; u++) {
+            size_t k = (i + u) * st;
+            ra[u] = a[k], rb[u] = b[k], rc[u] = c[k], rd[u] = d[k];
+        }
+        PRIM_TRIDIAG_UNROLL
+        for (size_t u = 0; u < PRIM_TRIDIAG_AHEAD; u++) {
+            size_t k = (i + u) * st, e = (i + u) * wst;
+            PRIM_T ai = ra[u], inv = (PRIM_T)1 / (rb[u] - ai * wcp);
+            dp = (rd[u] - ai * dp) * inv;
+            wap = -ai * wap * inv;
+            wcp = rc[u] * inv;
+            d[k] = dp, wa[e] = wap, wc[e] = wcp;
+        }
     }
-    for (size_t i = len - 2; i-- > 1;) { /* x_{i+1} eliminated by row i+1: couples to x_last */
+    for (; i < len; i++) {
+        size_t k = i * st, e = i * wst;
+        PRIM_T ai = a[k], inv = (PRIM_T)1 / (b[k] - ai * wcp);
+        dp = (d[k] - ai * dp) * inv;
+        wap = -ai * wap * inv;
+        wcp = c[k] * inv;
+        d[k] = dp, wa[e] = wap, wc[e] = wcp;
+    }
+    /* x_{i+1} eliminated by row i+1: couples to x_last; the row after in registers (dn, wan,
+     * wcn), the rows read ahead as above, downwards */
+    size_t l = (len - 1) * st, el = (len - 1) * wst;
+    PRIM_T dn = d[l - st], wan = wa[el - wst], wcn = wc[el - wst];
+    i = len - 2; /* rows i - 1 .. 1 are left */
+    for (; i > PRIM_TRIDIAG_AHEAD; i -= PRIM_TRIDIAG_AHEAD) {
+        PRIM_T rc[PRIM_TRIDIAG_AHEAD], rd[PRIM_TRIDIAG_AHEAD], ra[PRIM_TRIDIAG_AHEAD];
+        PRIM_TRIDIAG_UNROLL
+        for (size_t u = 0; u < PRIM_TRIDIAG_AHEAD; u++) {
+            size_t k = (i - 1 - u) * st, e = (i - 1 - u) * wst;
+            rc[u] = wc[e], rd[u] = d[k], ra[u] = wa[e];
+        }
+        PRIM_TRIDIAG_UNROLL
+        for (size_t u = 0; u < PRIM_TRIDIAG_AHEAD; u++) {
+            size_t k = (i - 1 - u) * st, e = (i - 1 - u) * wst;
+            PRIM_T ci = rc[u];
+            dn = rd[u] - ci * dn;
+            wan = ra[u] - ci * wan;
+            wcn = -ci * wcn;
+            d[k] = dn, wa[e] = wan, wc[e] = wcn;
+        }
+    }
+    for (; i-- > 1;) {
         size_t k = i * st, e = i * wst;
         PRIM_T ci = wc[e];
-        d[k] -= ci * d[k + st];
-        wa[e] -= ci * wa[e + wst];
-        wc[e] = -ci * wc[e + wst];
+        dn = d[k] - ci * dn;
+        wan = wa[e] - ci * wan;
+        wcn = -ci * wcn;
+        d[k] = dn, wa[e] = wan, wc[e] = wcn;
     }
     if (len > 2) { /* row 0: x_1 eliminated by row 1 */
         PRIM_T c0 = wc[0], inv = (PRIM_T)1 / (1 - c0 * wa[wst]);
@@ -159,17 +207,27 @@ PRIM_TRIDIAG_HD void PRIM_NAME(prim_tridiag_part_reduce)(const PRIM_T *a, const 
         wa[0] *= inv;
         wc[0] = -c0 * wc[wst] * inv;
     }
-    size_t l = (len - 1) * st, e = (len - 1) * wst;
     row[0] = wa[0], row[1] = wc[0], row[2] = d[0];
-    row[3] = wa[e], row[4] = wc[e], row[5] = d[l];
+    row[3] = wa[el], row[4] = wc[el], row[5] = d[l];
 }
-
 /* The part's unknowns from its first and last, x0 and xl, after prim_tridiag_part_reduce. */
 PRIM_TRIDIAG_HD void PRIM_NAME(prim_tridiag_part_complete)(const PRIM_T *wa, const PRIM_T *wc,
                                                           size_t wst, PRIM_T *d, size_t st,
                                                           size_t len, PRIM_T x0, PRIM_T xl)
 {
-    for (size_t i = 1; i + 1 < len; i++) {
+    size_t i = 1;
+    for (; i + PRIM_TRIDIAG_AHEAD < len; i += PRIM_TRIDIAG_AHEAD) { /* loads first, as above */
+        PRIM_T ra[PRIM_TRIDIAG_AHEAD], rc[PRIM_TRIDIAG_AHEAD], rd[PRIM_TRIDIAG_AHEAD];
+        PRIM_TRIDIAG_UNROLL
+        for (size_t u = 0; u < PRIM_TRIDIAG_AHEAD; u++) {
+            size_t k = (i + u) * st, e = (i + u) * wst;
+            ra[u] = wa[e], rc[u] = wc[e], rd[u] = d[k];
+        }
+        PRIM_TRIDIAG_UNROLL
+        for (size_t u = 0; u < PRIM_TRIDIAG_AHEAD; u++)
+            d[(i + u) * st] = rd[u] - ra[u] * x0 - rc[u] * xl;
+    }
+    for (; i + 1 < len; i++) {
         size_t k = i * st, e = i * wst;
         d[k] = d[k] - wa[e] * x0 - wc[e] * xl;
     }
