@@ -4,7 +4,8 @@
     bench/trace-summary.py [--last K] [--top T] DIR_OR_FILES...
 
 Steps are found by the copies a kedr flow step starts with (each velocity component copied
-whole: the largest device-to-device copies; see steps_of); the last K whole steps are summarised (default 3): for each file (rank), the milliseconds a step
+whole: the largest device-to-device copies; see steps_of); the last K whole steps are summarised (default 3; --whole: one window from the kernel a
+third of the way through the run's kernels to the last, for programs other than kedr flow): for each file (rank), the milliseconds a step
 of wall time, of GPU work (kernels, copies and memsets, their union over the streams), of GPU
 idle time and its largest gaps by the work they follow, the kernels by total time, the time in
 the signal kernels (an exchange's wait for its partners) and the runtime calls that wait for
@@ -54,9 +55,11 @@ def steps_of(recs):
     return marks, big, len(large)
 
 
-def summarise(path, last, top):
+def summarise(path, last, top, whole=False):
     recs = load(path)
-    found = steps_of(recs)
+    ks = [r for r in recs if r[0] == "K"]
+    found = steps_of(recs) if not whole else (
+        [ks[len(ks) // 3][1], max(r[2] for r in ks)], 0, 0) if ks else []
     if not found:
         print(f"{path}: no step marks (no device-to-device copies)")
         return
@@ -126,6 +129,8 @@ def main():
     ap.add_argument("paths", nargs="+")
     ap.add_argument("--last", type=int, default=3)
     ap.add_argument("--top", type=int, default=24)
+    ap.add_argument("--whole", action="store_true",
+                    help="one window, from the kernel a third of the way through the run's kernels (past its set-up) to the last (any program)")
     a = ap.parse_args()
     files = []
     for p in a.paths:
@@ -133,7 +138,7 @@ def main():
     if not files:
         sys.exit("trace-summary.py: no trace files")
     for f in files:
-        summarise(f, a.last, a.top)
+        summarise(f, a.last, a.top, a.whole)
 
 
 if __name__ == "__main__":
