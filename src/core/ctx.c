@@ -141,6 +141,8 @@ void kedr_ctx_destroy(kedr_ctx *ctx)
     if (KEDR_IS_CUDA(ctx)) {
         cudaStreamSynchronize(KEDR_STREAM(ctx));
         cudaStreamDestroy(KEDR_STREAM(ctx));
+        if (ctx->readback)
+            cudaFreeHost(ctx->readback);
     }
 #endif
     free(ctx);
@@ -342,6 +344,25 @@ kedr_status kedr_download(kedr_ctx *ctx, void *host_dst, const void *src, size_t
     (void)ctx;
     memcpy(host_dst, src, bytes);
     return KEDR_OK;
+}
+
+kedr_status kedr_read_back(kedr_ctx *ctx, void *host_dst, const void *src, size_t bytes)
+{
+#ifdef KEDR_HAVE_CUDA
+    if (KEDR_IS_CUDA(ctx) && bytes && bytes <= KEDR_READBACK_BYTES) {
+        if (!ctx->readback && cudaMallocHost(&ctx->readback, KEDR_READBACK_BYTES) != cudaSuccess) {
+            cudaGetLastError();
+            ctx->readback = NULL;
+            return kedr_download(ctx, host_dst, src, bytes);
+        }
+        KEDR_CUDA_TRY(cudaMemcpyAsync(ctx->readback, src, bytes, cudaMemcpyDeviceToHost,
+                                      KEDR_STREAM(ctx)));
+        KEDR_CUDA_TRY(cudaStreamSynchronize(KEDR_STREAM(ctx)));
+        memcpy(host_dst, ctx->readback, bytes);
+        return KEDR_OK;
+    }
+#endif
+    return kedr_download(ctx, host_dst, src, bytes);
 }
 
 kedr_status kedr_copy(kedr_ctx *ctx, void *dst, const void *src, size_t bytes)

@@ -28,7 +28,15 @@ struct kedr_ctx {
     int multiprocessors;  /* SMs (cuda) */
     void *stream;         /* cudaStream_t (cuda) */
     kedr_scratch_block scratch[KEDR_SCRATCH_SLOTS];
+    void *readback;       /* cuda: KEDR_READBACK_BYTES of pinned host memory, made by the
+                             first kedr_read_back */
 };
+/* A few results (sums, counts, a solver's state: at most KEDR_READBACK_BYTES) read back to the
+ * host, as kedr_download, through the context's pinned buffer: the wait is the copy's own, not
+ * the driver's staging of a pageable destination as well. A context serves one host thread at
+ * a time (its stream, scratch and this buffer are its own). */
+#define KEDR_READBACK_BYTES 4096
+kedr_status kedr_read_back(kedr_ctx *ctx, void *host_dst, const void *src, size_t bytes);
 
 #ifdef KEDR_HAVE_CUDA
 /* Turns a CUDA error into a kedr status with a message naming the call and where it was made. */

@@ -738,7 +738,7 @@ static kedr_status solve_dev(struct kedr_flow *f, int live, const double rr[3],
         int left = f->c.ibm_max_iter - done;
         cg_batch b = {f, A, g, r, p, q, left < FLOW_IBM_CG_BATCH ? left : FLOW_IBM_CG_BATCH};
         KEDR_TRY(cg_batch_run(&b));
-        KEDR_TRY(kedr_download(f->ctx, &S, ib->cg_state, sizeof S));
+        KEDR_TRY(kedr_read_back(f->ctx, &S, ib->cg_state, sizeof S));
     }
     for (int c = 0; c < f->dims; c++) {
         iters[c] = S.iters[c];

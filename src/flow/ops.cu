@@ -407,10 +407,7 @@ static kedr_status finish_sum(kedr_ctx *ctx, double *part, unsigned blocks, doub
 {
     k_sum_parts<<<1, OPS_THREADS, 0, KEDR_STREAM(ctx)>>>(part, (int)blocks, part + OPS_MAX_BLOCKS);
     KEDR_CUDA_LAUNCHED("k_sum_parts");
-    KEDR_CUDA_TRY(cudaMemcpyAsync(out, part + OPS_MAX_BLOCKS, sizeof *out, cudaMemcpyDeviceToHost,
-                                  KEDR_STREAM(ctx)));
-    KEDR_CUDA_TRY(cudaStreamSynchronize(KEDR_STREAM(ctx)));
-    return KEDR_OK;
+    return kedr_read_back(ctx, out, part + OPS_MAX_BLOCKS, sizeof *out);
 }
 
 static unsigned reduce_blocks(size_t n)
@@ -470,10 +467,7 @@ static kedr_status finish_sums(kedr_ctx *ctx, double *part, int k, unsigned bloc
                                                              (int)blocks, res + i);
         KEDR_CUDA_LAUNCHED("k_sum_parts");
     }
-    KEDR_CUDA_TRY(cudaMemcpyAsync(out, res, (size_t)k * sizeof *out, cudaMemcpyDeviceToHost,
-                                  KEDR_STREAM(ctx)));
-    KEDR_CUDA_TRY(cudaStreamSynchronize(KEDR_STREAM(ctx)));
-    return KEDR_OK;
+    return kedr_read_back(ctx, out, res, (size_t)k * sizeof *out);
 }
 
 extern "C" kedr_status flow_cuda_dots(kedr_ctx *ctx, int k, size_t n, const double *const *a,

@@ -110,13 +110,8 @@ extern "C" kedr_status flow_cuda_sop_reduce(kedr_ctx *ctx, const flow_grid *g,
                                                                 part + SOP_MAX_BLOCKS);
         e = cudaPeekAtLastError();
     }
-    if (e == cudaSuccess)
-        e = cudaMemcpyAsync(out, part + SOP_MAX_BLOCKS, sizeof *out, cudaMemcpyDeviceToHost,
-                            KEDR_STREAM(ctx));
-    if (e == cudaSuccess)
-        e = cudaStreamSynchronize(KEDR_STREAM(ctx));
+    kedr_status s = e == cudaSuccess ? kedr_read_back(ctx, out, part + SOP_MAX_BLOCKS, sizeof *out)
+                                     : kedr_cuda_status(e, "flow reduction", __FILE__, __LINE__);
     kedr_scratch_put(ctx, part);
-    if (e != cudaSuccess)
-        return kedr_cuda_status(e, "flow reduction", __FILE__, __LINE__);
-    return KEDR_OK;
+    return s;
 }
