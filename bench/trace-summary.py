@@ -134,7 +134,13 @@ def main():
     a = ap.parse_args()
     files = []
     for p in a.paths:
-        files += sorted(glob.glob(os.path.join(p, "trace-*.csv"))) if os.path.isdir(p) else [p]
+        if os.path.isdir(p):
+            files += sorted(glob.glob(os.path.join(p, "trace-*.csv")))
+        elif os.path.isfile(p):
+            files.append(p)
+        else:
+            sys.exit(f"trace-summary.py: {p}: no such file or folder (expected trace CSV files "
+                     "or a folder of them)")
     if not files:
         sys.exit("trace-summary.py: no trace files")
     for f in files:
