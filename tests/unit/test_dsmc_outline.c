@@ -254,6 +254,13 @@ static void test_search(kedr_ctx *ctx, int axi)
             ux = 0;
         if (i % 13 == 0)
             uy = 0;
+        if (i % 17 == 0) /* along a row of bins' edge, or a column's (the walk's margins) */
+            py = L->o[1] + (int)(urand() * L->n[1]) * L->h[1], uy = 0;
+        if (i % 19 == 0)
+            px = L->o[0] + (int)(urand() * L->n[0]) * L->h[0], ux = 0;
+        if (i % 23 == 0) /* from a bins' corner */
+            px = L->o[0] + (int)(urand() * L->n[0]) * L->h[0],
+            py = L->o[1] + (int)(urand() * L->n[1]) * L->h[1];
         double tmax = 1e-4 * (0.01 + 4 * urand() * urand()); /* 0.5 to 400 mm */
         double ta = tmax, tb = tmax;
         int wa = -1, wb = -1;
