@@ -311,12 +311,16 @@ kedr_status flow_env_switch(const char *name, int def, const char *choices, int 
  * of (r, z), and the immersed bodies' three force systems run side by side; 0: the earlier path
  * (a message for each). Anything else is refused. */
 kedr_status flow_fuse_env(int *on, int cuda);
-/* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 (the cpu's default) computes a slab's
- * interior planes of a product A x or residual b - A x, of AINV's two factors and of the
- * smoothing's half-sweeps after an exchange (multigrid, SSOR) while the halo travels (cuda: on a second stream),
- * then the end planes; 0 (the default on cuda, until the overlap has passed its tests over ranks
- * on GPUs): the whole slab after the halo. The same bits either way. Anything else is refused. */
-kedr_status flow_overlap_env(int *on, int cuda);
+/* KEDR_FLOW_OVERLAP (read when a solver is set over ranks): 1 computes a slab's interior planes
+ * of a product A x or residual b - A x, of AINV's two factors and of the smoothing's half-sweeps
+ * after an exchange (multigrid, SSOR) while the halo travels (cuda: on a second stream), then
+ * the end planes; 0: the whole slab after the halo. The same bits either way. Unset: 1 on the
+ * cpu, and on cuda where the whole grid's cells over the ranks (slab_cells) reach
+ * FLOW_OVERLAP_AUTO_CELLS (measured: the 512^3 sphere on 4 GPUs 2.7% faster with it; tiny
+ * test grids slower, the second stream's events costing more than they hide). Anything else
+ * is refused. */
+#define FLOW_OVERLAP_AUTO_CELLS 4194304.0
+kedr_status flow_overlap_env(int *on, int cuda, double slab_cells);
 /* Where the last exchange's planes from below and from above are. */
 #define FLOW_XCH_BELOW(x) ((x)->buf + ((x)->par ? 0 : 2) * (x)->cap)
 #define FLOW_XCH_ABOVE(x) ((x)->buf + ((x)->par ? 1 : 3) * (x)->cap)

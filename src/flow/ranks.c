@@ -46,11 +46,14 @@ kedr_status flow_fuse_env(int *on, int cuda)
                            "default) or 0 (a message for each)", on);
 }
 
-kedr_status flow_overlap_env(int *on, int cuda)
+kedr_status flow_overlap_env(int *on, int cuda, double slab_cells)
 {
-    return flow_env_switch("KEDR_FLOW_OVERLAP", !cuda, "1 (interior planes computed while the "
-                           "halo travels; the cpu's default) or 0 (after it; the default on "
-                           "cuda until the overlap has passed its tests on GPUs)", on);
+    return flow_env_switch("KEDR_FLOW_OVERLAP",
+                           !cuda || slab_cells >= FLOW_OVERLAP_AUTO_CELLS,
+                           "1 (interior planes computed while the halo travels; the default on "
+                           "the cpu, and on cuda for slabs of 2^22 cells or more) or 0 (after "
+                           "it; the default on cuda for smaller slabs, where a second stream "
+                           "costs more than it hides)", on);
 }
 
 /* The exchanges' time so far in the solver over ranks: its halos and gathers (0 on one rank). */
@@ -313,7 +316,8 @@ kedr_status flow_poisson_set_ranks(kedr_flow_poisson *ps, kedr_comm *comm, int a
     rk->ih2 = 1.0 / (ps->o.h[axis] * ps->o.h[axis]);
     /* what this rank makes alone, then (all ranks agreed) the registrations */
     /* two planes of level 0; multigrid's smoothing lends two fields of up to three */
-    kedr_status s = flow_overlap_env(&rk->overlap, KEDR_IS_CUDA(ps->ctx));
+    kedr_status s = flow_overlap_env(&rk->overlap, KEDR_IS_CUDA(ps->ctx),
+                                     rk->gN / kedr_comm_size(comm));
     if (s == KEDR_OK)
         s = flow_xch_alloc(ps->ctx, comm, lo, hi, (mg ? 6 : 2) * rk->layer, &rk->xch);
     if (s == KEDR_OK && rk->overlap)

@@ -324,6 +324,41 @@ out:
 }
 
 /* A bad KEDR_FLOW_MG_GATHER and red-black on an odd periodic split axis are refused. */
+/* KEDR_FLOW_OVERLAP's default: on for the cpu; on cuda from FLOW_OVERLAP_AUTO_CELLS cells a
+ * rank; 0 and 1 as asked; anything else refused (any rank count). */
+static void overlap_default(void)
+{
+    const char *was = getenv("KEDR_FLOW_OVERLAP");
+    char keep[16] = "";
+    if (was)
+        snprintf(keep, sizeof keep, "%s", was);
+    unsetenv("KEDR_FLOW_OVERLAP");
+    const struct { int cuda; double cells; const char *env; int want; } ov[] = {
+        {0, 10, NULL, 1}, {1, 10, NULL, 0}, {1, FLOW_OVERLAP_AUTO_CELLS - 1, NULL, 0},
+        {1, FLOW_OVERLAP_AUTO_CELLS, NULL, 1}, {1, 1e9, "0", 0}, {0, 10, "0", 0},
+        {1, 10, "1", 1}};
+    for (size_t i = 0; i < sizeof ov / sizeof ov[0]; i++) {
+        if (ov[i].env)
+            setenv("KEDR_FLOW_OVERLAP", ov[i].env, 1);
+        else
+            unsetenv("KEDR_FLOW_OVERLAP");
+        int on = -1;
+        TU_OK(flow_overlap_env(&on, ov[i].cuda, ov[i].cells));
+        TU_CHECK(on == ov[i].want, "KEDR_FLOW_OVERLAP=%s, cuda %d, %.0f cells a rank: %d, "
+                 "expected %d", ov[i].env ? ov[i].env : "(unset)", ov[i].cuda, ov[i].cells, on,
+                 ov[i].want);
+    }
+    setenv("KEDR_FLOW_OVERLAP", "yes", 1);
+    int on = -1;
+    kedr_status s = flow_overlap_env(&on, 1, 10);
+    TU_CHECK(s == KEDR_ERR_INVALID && strstr(kedr_last_error(), "KEDR_FLOW_OVERLAP = 'yes'"),
+             "KEDR_FLOW_OVERLAP=yes: %s", s == KEDR_OK ? "accepted" : kedr_last_error());
+    if (was)
+        setenv("KEDR_FLOW_OVERLAP", keep, 1);
+    else
+        unsetenv("KEDR_FLOW_OVERLAP");
+}
+
 static void refusals(void)
 {
     if (size < 2)
@@ -421,6 +456,7 @@ int main(int argc, char **argv)
                 unsetenv("KEDR_FLOW_MG_GATHER_PLANES");
             }
         }
+    overlap_default();
     refusals();
     uint64_t counts[2] = {(uint64_t)tu_passed, (uint64_t)tu_failed};
     kedr_comm_allreduce(comm, KEDR_U64, KEDR_OP_SUM, counts, 2);
