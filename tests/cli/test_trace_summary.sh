@@ -7,7 +7,7 @@
 # usage: test_trace_summary.sh KEDR_BINARY SOURCE_DIR
 src=$2
 . "$(dirname "$0")/lib.sh"
-command -v python3 >/dev/null || { echo "test_trace_summary: no python3"; exit 0; }
+command -v python3 >/dev/null || { echo "test_trace_summary: python3 not found (scripts/install-deps.sh installs it)"; exit 1; }
 summary=$src/bench/trace-summary.py
 
 # times in ns; step s starts at 1e6 + s 1e7
