@@ -17,6 +17,16 @@
 
 #define BUF_BYTES (8u << 20)
 
+/* The records' layouts of this CUPTI (the fields read here are in every version). */
+#if CUPTI_API_VERSION >= 130000
+typedef CUpti_ActivityKernel10 trace_kernel;
+typedef CUpti_ActivityMemcpy6 trace_memcpy;
+#else
+typedef CUpti_ActivityKernel9 trace_kernel;
+typedef CUpti_ActivityMemcpy5 trace_memcpy;
+#endif
+typedef CUpti_ActivityMemset4 trace_memset;
+
 static FILE *out;
 
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
@@ -44,20 +54,20 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         switch (rec->kind) {
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-            const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+            const trace_kernel *k = (const trace_kernel *)rec;
             fprintf(out, "K,%llu,%llu,%u,%s\n", (unsigned long long)k->start,
                     (unsigned long long)k->end, k->streamId, k->name ? k->name : "?");
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
-            const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+            const trace_memcpy *m = (const trace_memcpy *)rec;
             fprintf(out, "C,%llu,%llu,%u,%u:%llu\n", (unsigned long long)m->start,
                     (unsigned long long)m->end, m->streamId, (unsigned)m->copyKind,
                     (unsigned long long)m->bytes);
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMSET: {
-            const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+            const trace_memset *m = (const trace_memset *)rec;
             fprintf(out, "S,%llu,%llu,%u,%llu\n", (unsigned long long)m->start,
                     (unsigned long long)m->end, m->streamId, (unsigned long long)m->bytes);
             break;
@@ -109,7 +119,7 @@ static void at_exit(void)
         if (r_ != CUPTI_SUCCESS) {                                                             \
             const char *e_ = "?";                                                              \
             cuptiGetResultString(r_, &e_);                                                     \
-            fprintf(stderr, "gpu_trace: %s: %s\n", #call, e_);                                 \
+            fprintf(stderr, "gpu_trace: %s: %s (not tracing)\n", #call, e_);                   \
             return 1;                                                                          \
         }                                                                                      \
     } while (0)
