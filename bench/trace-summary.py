@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Summarise GPU timelines written by bench/trace/gpu_trace.c (one CSV a process).
 
-    bench/trace-summary.py [--last K] [--top T] DIR_OR_FILES...
+    bench/trace-summary.py [--last K] [--top T] [--whole] DIR_OR_FILES...
 
 Steps are found by the copies a kedr flow step starts with (each velocity component copied
-whole: the largest device-to-device copies; see steps_of); the last K whole steps are summarised (default 3; --whole: one window from the kernel a
-third of the way through the run's kernels to the last, for programs other than kedr flow): for each file (rank), the milliseconds a step
-of wall time, of GPU work (kernels, copies and memsets, their union over the streams), of GPU
-idle time and its largest gaps by the work they follow, the kernels by total time, the time in
-the signal kernels (an exchange's wait for its partners) and the runtime calls that wait for
-the device."""
+whole: the largest device-to-device copies; see steps_of), and the last K whole steps are
+summarised (default 3); --whole takes one window instead, from the kernel a third of the way
+through the run's kernels to the last, for programs other than kedr flow. For each file (rank),
+in milliseconds a step: the wall time, the GPU's work (kernels, copies and memsets, their union
+over the streams) and idle time, the idle time by the work each gap follows, the kernels and
+copies by total time, and the runtime calls that wait for the device or start its work."""
 import argparse
 import collections
 import glob
@@ -51,65 +51,62 @@ def steps_of(recs):
         return []
     big = max(b for _, b in copies)
     large = [(t, b) for t, b in copies if b >= big // 2]
-    marks = [t for i, (t, b) in enumerate(large) if b == big and (i == 0 or large[i - 1][1] < big)]
-    return marks, big, len(large)
+    return [t for i, (t, b) in enumerate(large) if b == big and (i == 0 or large[i - 1][1] < big)]
+
+
+def what(r):
+    """A record's label: a kernel's name, "copy KIND:BYTES" or "memset"."""
+    return demangle_len(r[4]) if r[0] == "K" else ("copy " + r[4] if r[0] == "C" else "memset")
 
 
 def summarise(path, last, top, whole=False):
     recs = load(path)
     ks = [r for r in recs if r[0] == "K"]
-    found = steps_of(recs) if not whole else (
-        [ks[len(ks) // 3][1], max(r[2] for r in ks)], 0, 0) if ks else []
-    if not found:
-        print(f"{path}: no step marks (no device-to-device copies)")
-        return
-    starts, big, nmarks = found
+    if whole:
+        starts = [ks[len(ks) // 3][1], max(r[2] for r in ks)] if ks else []
+        what_window = "one window"
+    else:
+        starts = steps_of(recs)
+        what_window = f"{len(starts)} steps found"
     if len(starts) < 2:
-        print(f"{path}: {len(starts)} step marks: too few")
+        print(f"{path}: {len(starts)} step marks: too few (no kernels, or no kedr flow steps: "
+              "--whole takes any program)")
         return
     k = min(last, len(starts) - 1)
     t0, t1 = starts[-k - 1], starts[-1]
     wall = (t1 - t0) / 1e6 / k
     gpu = [r for r in recs if r[0] in "KCS" and r[2] > t0 and r[1] < t1]
     api = [r for r in recs if r[0] == "A" and r[2] > t0 and r[1] < t1]
-    # union of the GPU's work and the gaps between, each gap named by the work before it
-    busy = 0
-    gaps = collections.Counter()
-    gapn = collections.Counter()
+    # the union of the GPU's work and the gaps between, each gap named by the work before it;
+    # each record's time by its label
+    busy = small_n = small_t = 0
+    gaps, gapn, kt, kn = (collections.Counter() for _ in range(4))
     end = t0
     last_name = "(start)"
     for r in gpu:
-        s, e = max(r[1], t0), min(r[2], t1)
+        name, s, e = what(r), max(r[1], t0), min(r[2], t1)
         if s > end:
-            g = s - end
-            gaps[last_name] += g
-            if g > 5000:
-                gapn[last_name] += 1
+            gaps[last_name] += s - end
+            gapn[last_name] += s - end > 5000
         if e > end:
             busy += e - max(s, end)
             end = e
-            last_name = demangle_len(r[4]) if r[0] == "K" else {"C": "copy", "S": "memset"}[r[0]]
-    if t1 > end:
-        gaps[last_name] += t1 - end
-    kt = collections.Counter()
-    kn = collections.Counter()
-    small_n = small_t = 0
-    for r in gpu:
-        name = demangle_len(r[4]) if r[0] == "K" else ("copy " + r[4] if r[0] == "C" else "memset")
+            last_name = name
         d = r[2] - r[1]
         kt[name] += d
         kn[name] += 1
         if r[0] == "K" and d < 5000:
             small_n += 1
             small_t += d
+    if t1 > end:
+        gaps[last_name] += t1 - end
     at = collections.Counter()
     an = collections.Counter()
     for r in api:
         at[r[4]] += r[2] - r[1]
         an[r[4]] += 1
     ms = lambda ns: ns / 1e6 / k
-    print(f"== {os.path.basename(path)}: {len(starts)} steps found ({nmarks} large copies, the largest "
-          f"{big} bytes), the last {k}: ms a step")
+    print(f"== {os.path.basename(path)}: {what_window}, the last {k}: ms a step")
     print(f"  wall {wall:.2f}  gpu busy {ms(busy):.2f}  idle {wall - ms(busy):.2f}  "
           f"kernels {sum(1 for r in gpu if r[0] == 'K') / k:.0f} a step, of which "
           f"{small_n / k:.0f} under 5 us ({ms(small_t):.2f} ms)")
@@ -130,7 +127,8 @@ def main():
     ap.add_argument("--last", type=int, default=3)
     ap.add_argument("--top", type=int, default=24)
     ap.add_argument("--whole", action="store_true",
-                    help="one window, from the kernel a third of the way through the run's kernels (past its set-up) to the last (any program)")
+                    help="one window, from the kernel a third of the way through the run's "
+                    "kernels (past its set-up) to the last (any program)")
     a = ap.parse_args()
     files = []
     for p in a.paths:

@@ -126,6 +126,11 @@ kedr_status kedr_ctx_create(kedr_ctx **out, kedr_backend backend, int device)
             return s;
         }
         ctx->stream = stream;
+        /* kedr_read_back's buffer; without it (pinned memory refused) reads are pageable */
+        if (cudaMallocHost(&ctx->readback, KEDR_READBACK_BYTES) != cudaSuccess) {
+            cudaGetLastError();
+            ctx->readback = NULL;
+        }
     }
 #endif
     *out = ctx;
@@ -349,12 +354,7 @@ kedr_status kedr_download(kedr_ctx *ctx, void *host_dst, const void *src, size_t
 kedr_status kedr_read_back(kedr_ctx *ctx, void *host_dst, const void *src, size_t bytes)
 {
 #ifdef KEDR_HAVE_CUDA
-    if (KEDR_IS_CUDA(ctx) && bytes && bytes <= KEDR_READBACK_BYTES) {
-        if (!ctx->readback && cudaMallocHost(&ctx->readback, KEDR_READBACK_BYTES) != cudaSuccess) {
-            cudaGetLastError();
-            ctx->readback = NULL;
-            return kedr_download(ctx, host_dst, src, bytes);
-        }
+    if (KEDR_IS_CUDA(ctx) && ctx->readback && bytes && bytes <= KEDR_READBACK_BYTES) {
         KEDR_CUDA_TRY(cudaMemcpyAsync(ctx->readback, src, bytes, cudaMemcpyDeviceToHost,
                                       KEDR_STREAM(ctx)));
         KEDR_CUDA_TRY(cudaStreamSynchronize(KEDR_STREAM(ctx)));

@@ -28,8 +28,8 @@ struct kedr_ctx {
     int multiprocessors;  /* SMs (cuda) */
     void *stream;         /* cudaStream_t (cuda) */
     kedr_scratch_block scratch[KEDR_SCRATCH_SLOTS];
-    void *readback;       /* cuda: KEDR_READBACK_BYTES of pinned host memory, made by the
-                             first kedr_read_back */
+    void *readback;       /* cuda: KEDR_READBACK_BYTES of pinned host memory for
+                             kedr_read_back (NULL where pinned memory was refused) */
 };
 /* A few results (sums, counts, a solver's state: at most KEDR_READBACK_BYTES) read back to the
  * host, as kedr_download, through the context's pinned buffer: the wait is the copy's own, not
